@@ -1,0 +1,7 @@
+"""Corpora: vocabulary, the corpus type, preprocessing and readers."""
+
+from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
+from tealeaves.corpus.vocabulary import Vocabulary
+
+__all__ = ["Corpus", "Vocabulary", "Preprocessor", "LETTERS_PATTERN"]

@@ -1,0 +1,207 @@
+"""The corpus type shared by every tealeaves component.
+
+A :class:`Corpus` stores each document as a sequence of word ids over a
+:class:`~tealeaves.corpus.vocabulary.Vocabulary`, concatenated into one flat
+array with CSR-style offsets (fast for compiled samplers and sliding windows),
+plus document ids and optional labels.  Sparse document-term counts are derived
+on demand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from tealeaves.corpus.vocabulary import Vocabulary
+from tealeaves.errors import EmptyInputError
+
+
+@dataclass(eq=False)
+class Corpus:
+    """Documents as token-id sequences over a fixed vocabulary.
+
+    Attributes
+    ----------
+    vocabulary : Vocabulary
+    tokens : int32 array of every document's word ids, concatenated.
+    offsets : int64 array of length ``n_documents + 1``; document ``d`` is
+        ``tokens[offsets[d]:offsets[d + 1]]``.
+    ids : one string id per document.
+    labels : optional per-document labels (any objects, e.g. lists of categories).
+    n_dropped : number of tokens dropped as out-of-vocabulary when the corpus
+        was encoded.
+    """
+
+    vocabulary: Vocabulary
+    tokens: np.ndarray
+    offsets: np.ndarray
+    ids: list[str]
+    labels: list | None = None
+    n_dropped: int = 0
+    metadata: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.tokens = np.ascontiguousarray(self.tokens, dtype=np.int32)
+        self.offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
+        if self.offsets.ndim != 1 or len(self.offsets) != len(self.ids) + 1:
+            raise ValueError("offsets must have one more entry than there are document ids")
+        if self.offsets[0] != 0 or self.offsets[-1] != len(self.tokens):
+            raise ValueError("offsets must start at 0 and end at len(tokens)")
+        if np.any(np.diff(self.offsets) < 0):
+            raise ValueError("offsets must be non-decreasing")
+        if self.labels is not None and len(self.labels) != len(self.ids):
+            raise ValueError("labels must have one entry per document")
+        if len(self.tokens) and (self.tokens.min() < 0 or self.tokens.max() >= len(self.vocabulary)):
+            raise ValueError("token ids fall outside the vocabulary")
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_token_lists(
+        cls,
+        documents: Iterable[Sequence[str]],
+        vocabulary: Vocabulary | None = None,
+        ids: Sequence[str] | None = None,
+        labels: Sequence | None = None,
+    ) -> Corpus:
+        """Encode tokenised documents; unknown tokens are dropped and counted.
+
+        With no ``vocabulary``, one is built from the documents themselves.
+        """
+        docs = [list(d) for d in documents]
+        if vocabulary is None:
+            vocabulary = Vocabulary.from_documents(docs)
+        index = vocabulary.index
+        lengths = np.zeros(len(docs) + 1, dtype=np.int64)
+        flat: list[int] = []
+        dropped = 0
+        for d, doc in enumerate(docs):
+            ids_d = [index[t] for t in doc if t in index]
+            dropped += len(doc) - len(ids_d)
+            flat.extend(ids_d)
+            lengths[d + 1] = len(ids_d)
+        doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
+        if len(doc_ids) != len(docs):
+            raise ValueError(f"got {len(doc_ids)} ids for {len(docs)} documents")
+        return cls(
+            vocabulary,
+            np.asarray(flat, dtype=np.int32),
+            np.cumsum(lengths),
+            doc_ids,
+            list(labels) if labels is not None else None,
+            dropped,
+        )
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: np.ndarray | sp.spmatrix,
+        vocabulary: Vocabulary | Sequence[str],
+        ids: Sequence[str] | None = None,
+    ) -> Corpus:
+        """Build a corpus from a document-term count matrix (word order is lost)."""
+        counts = sp.csr_matrix(counts)
+        if counts.nnz and counts.data.min() < 0:
+            raise ValueError("counts must be non-negative")
+        if not isinstance(vocabulary, Vocabulary):
+            vocabulary = Vocabulary(vocabulary)
+        if counts.shape[1] != len(vocabulary):
+            raise ValueError(
+                f"counts have {counts.shape[1]} columns but the vocabulary has {len(vocabulary)} words"
+            )
+        docs = []
+        for d in range(counts.shape[0]):
+            row = counts.getrow(d)
+            docs.append(np.repeat(row.indices, row.data.astype(np.int64)))
+        lengths = np.array([0] + [len(x) for x in docs], dtype=np.int64)
+        tokens = np.concatenate(docs) if docs else np.zeros(0, dtype=np.int32)
+        doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
+        return cls(vocabulary, tokens, np.cumsum(lengths), doc_ids)
+
+    # -- access -------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_documents(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_tokens(self) -> int:
+        return int(len(self.tokens))
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of tokens in each document."""
+        return np.diff(self.offsets)
+
+    def document(self, d: int) -> np.ndarray:
+        """Word ids of document ``d`` in their original order."""
+        return self.tokens[self.offsets[d] : self.offsets[d + 1]]
+
+    def words(self, d: int) -> list[str]:
+        """Tokens of document ``d`` as strings."""
+        return self.vocabulary.decode(self.document(d))
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for d in range(len(self)):
+            yield self.document(d)
+
+    def token_lists(self) -> list[list[str]]:
+        """Every document as a list of word strings (for interoperability)."""
+        return [self.words(d) for d in range(len(self))]
+
+    @cached_property
+    def counts(self) -> sp.csr_matrix:
+        """Sparse ``n_documents x V`` matrix of word counts."""
+        rows = np.repeat(np.arange(len(self), dtype=np.int64), self.lengths)
+        data = np.ones(len(self.tokens), dtype=np.int64)
+        m = sp.csr_matrix(
+            (data, (rows, self.tokens)), shape=(len(self), len(self.vocabulary)), dtype=np.int64
+        )
+        m.sum_duplicates()
+        return m
+
+    def term_frequencies(self) -> np.ndarray:
+        """Total count of every vocabulary word over the corpus."""
+        return np.bincount(self.tokens, minlength=len(self.vocabulary)).astype(np.int64)
+
+    def document_frequencies(self) -> np.ndarray:
+        """Number of documents containing each vocabulary word."""
+        return np.asarray((self.counts > 0).sum(axis=0)).ravel().astype(np.int64)
+
+    def subset(self, indices: Sequence[int] | np.ndarray) -> Corpus:
+        """A new corpus holding the given documents, in the given order."""
+        idx = np.asarray(indices, dtype=np.int64)
+        pieces = [self.document(int(d)) for d in idx]
+        lengths = np.array([0] + [len(p) for p in pieces], dtype=np.int64)
+        tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
+        labels = [self.labels[int(d)] for d in idx] if self.labels is not None else None
+        return Corpus(
+            self.vocabulary,
+            tokens,
+            np.cumsum(lengths),
+            [self.ids[int(d)] for d in idx],
+            labels,
+            0,
+            dict(self.metadata),
+        )
+
+    def require_nonempty(self, what: str = "corpus") -> None:
+        """Raise :class:`EmptyInputError` if there are no documents or no tokens."""
+        if len(self) == 0:
+            raise EmptyInputError(f"the {what} has no documents; check the input path and reader")
+        if self.n_tokens == 0:
+            raise EmptyInputError(
+                f"the {what} has {len(self)} documents but no tokens in the vocabulary; "
+                "check the preprocessing (stop words, min_df/max_df) and the vocabulary"
+            )
+
+    def __repr__(self) -> str:
+        return (
+            f"Corpus({len(self)} documents, {self.n_tokens} tokens, "
+            f"{len(self.vocabulary)} word vocabulary)"
+        )

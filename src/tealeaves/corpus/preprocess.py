@@ -1,0 +1,141 @@
+"""A preprocessing recipe fitted on training documents and applied to others.
+
+The recipe records every setting (see :meth:`Preprocessor.get_params`) so a
+run can be repeated exactly, and its vocabulary is fixed by ``fit``: test
+documents are encoded over the training vocabulary, their unknown words
+dropped and counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.vocabulary import Vocabulary
+from tealeaves.errors import EmptyInputError
+
+#: Words of two or more letters (no digits or underscores).
+LETTERS_PATTERN = r"(?u)\b[^\W\d_][^\W\d_]+\b"
+
+
+@dataclass
+class Preprocessor:
+    """Tokenise, lowercase, remove stop words and prune rare/common words.
+
+    Parameters
+    ----------
+    token_pattern : regular expression whose matches are the tokens.
+    lowercase : lowercase text before matching.
+    stop_words : ``"english"`` (scikit-learn's list), ``None`` or a collection.
+    min_df, max_df : keep words in at least ``min_df`` and at most ``max_df``
+        training documents; an ``int`` is a count, a ``float`` a fraction.
+    max_features : keep only the most frequent words (ties broken alphabetically).
+    tokenizer : optional callable replacing the regular expression (e.g. a
+        Chinese segmenter); recorded by name.
+
+    Fitted attributes: ``vocabulary_``, ``document_frequencies_``,
+    ``n_documents_``.
+    """
+
+    token_pattern: str = LETTERS_PATTERN
+    lowercase: bool = True
+    stop_words: str | Sequence[str] | None = "english"
+    min_df: int | float = 1
+    max_df: int | float = 1.0
+    max_features: int | None = None
+    tokenizer: Callable[[str], list[str]] | None = field(default=None, repr=False)
+
+    # -- tokenising ---------------------------------------------------------
+    def _stop_set(self) -> frozenset[str]:
+        if self.stop_words is None:
+            return frozenset()
+        if isinstance(self.stop_words, str):
+            if self.stop_words != "english":
+                raise ValueError(
+                    f"stop_words={self.stop_words!r} is not known; use 'english', None or a list"
+                )
+            return frozenset(ENGLISH_STOP_WORDS)
+        return frozenset(w.lower() if self.lowercase else w for w in self.stop_words)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Split ``text`` into tokens and remove stop words (no vocabulary pruning)."""
+        if self.lowercase:
+            text = text.lower()
+        tokens = self.tokenizer(text) if self.tokenizer else re.findall(self.token_pattern, text)
+        stop = self._stop_set()
+        return [t for t in tokens if t not in stop] if stop else list(tokens)
+
+    # -- fitting ------------------------------------------------------------
+    def fit(self, texts: Iterable[str]) -> Preprocessor:
+        """Choose the vocabulary from training texts."""
+        self._fit_tokens([self.tokenize(t) for t in texts])
+        return self
+
+    def _fit_tokens(self, docs: list[list[str]]) -> None:
+        n = len(docs)
+        if n == 0:
+            raise EmptyInputError("cannot fit a preprocessor on zero documents")
+        df: Counter[str] = Counter()
+        for doc in docs:
+            df.update(set(doc))
+        lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n
+        hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n
+        kept = [w for w, c in df.items() if lo <= c <= hi]
+        if self.max_features is not None:
+            kept.sort(key=lambda w: (-df[w], w))
+            kept = kept[: self.max_features]
+        if not kept:
+            raise EmptyInputError(
+                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n} "
+                "documents; relax them"
+            )
+        kept.sort()
+        self.vocabulary_ = Vocabulary(kept)
+        self.document_frequencies_ = {w: df[w] for w in kept}
+        self.n_documents_ = n
+
+    def transform(
+        self,
+        texts: Iterable[str],
+        ids: Sequence[str] | None = None,
+        labels: Sequence | None = None,
+    ) -> Corpus:
+        """Encode texts over the fitted vocabulary (unknown words dropped, counted)."""
+        self._check_fitted()
+        corpus = Corpus.from_token_lists(
+            (self.tokenize(t) for t in texts), self.vocabulary_, ids, labels
+        )
+        corpus.metadata["preprocessing"] = self.get_params()
+        return corpus
+
+    def fit_transform(
+        self,
+        texts: Sequence[str],
+        ids: Sequence[str] | None = None,
+        labels: Sequence | None = None,
+    ) -> Corpus:
+        """Fit on ``texts`` and encode them."""
+        docs = [self.tokenize(t) for t in texts]
+        self._fit_tokens(docs)
+        corpus = Corpus.from_token_lists(docs, self.vocabulary_, ids, labels)
+        corpus.metadata["preprocessing"] = self.get_params()
+        return corpus
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "vocabulary_"):
+            raise RuntimeError("this Preprocessor is not fitted yet; call fit() first")
+
+    def get_params(self) -> dict:
+        """Every setting of the recipe, JSON-serialisable (the tokenizer by name)."""
+        params = asdict(self)
+        params.pop("tokenizer")
+        if self.tokenizer is not None:
+            params["tokenizer"] = getattr(self.tokenizer, "__qualname__", repr(self.tokenizer))
+        if params["stop_words"] is not None and not isinstance(params["stop_words"], str):
+            params["stop_words"] = sorted(params["stop_words"])
+        return params

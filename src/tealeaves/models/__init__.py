@@ -1,0 +1,11 @@
+"""Topic models behind one protocol (see :mod:`tealeaves.models.base`)."""
+
+from tealeaves.models.base import (
+    FixedTopicModel,
+    TopicModel,
+    check_alpha,
+    check_topic_word,
+    load_model,
+)
+
+__all__ = ["TopicModel", "FixedTopicModel", "load_model", "check_topic_word", "check_alpha"]

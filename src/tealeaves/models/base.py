@@ -1,0 +1,183 @@
+"""The topic-model protocol every tealeaves measure works on.
+
+A fitted model exposes
+
+``vocabulary_``
+    the :class:`~tealeaves.corpus.Vocabulary` its columns refer to;
+``topic_word_``
+    a ``K x V`` array whose rows are probability distributions over words
+    (``None`` for models without probabilities, such as LSI);
+``topic_word_weights_``
+    a ``K x V`` array used to *rank* words within a topic (equal to
+    ``topic_word_`` for probabilistic models; LSI's signed loadings);
+``doc_topic_prior_``
+    the Dirichlet parameter ``alpha`` as a length-``K`` vector, or ``None``;
+
+and ``transform(corpus)``, which returns the ``D x K`` topic proportions of new
+documents.  Any object with these attributes is a tealeaves model; deriving
+from :class:`TopicModel` adds ``top_words`` and ``save``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import InvalidModelError
+
+FORMAT_VERSION = 1
+
+
+def check_topic_word(phi: np.ndarray, *, atol: float = 1e-6, name: str = "topic_word_") -> np.ndarray:
+    """Validate a topic-word matrix: finite, non-negative, rows summing to one.
+
+    Returns it as a float64 array; raises :class:`InvalidModelError` naming the
+    first offending topic otherwise.
+    """
+    phi = np.asarray(phi, dtype=np.float64)
+    if phi.ndim != 2 or phi.shape[0] == 0 or phi.shape[1] == 0:
+        raise InvalidModelError(f"{name} must be a non-empty 2-d array (K x V), got shape {phi.shape}")
+    bad = ~np.isfinite(phi).all(axis=1)
+    if bad.any():
+        raise InvalidModelError(f"{name} has NaN or infinite values in topic {int(np.argmax(bad))}")
+    neg = (phi < 0).any(axis=1)
+    if neg.any():
+        raise InvalidModelError(f"{name} has negative probabilities in topic {int(np.argmax(neg))}")
+    sums = phi.sum(axis=1)
+    off = np.abs(sums - 1.0) > atol
+    if off.any():
+        k = int(np.argmax(off))
+        raise InvalidModelError(
+            f"{name} row {k} sums to {sums[k]:.6g}, not 1; normalise each topic "
+            "(phi / phi.sum(axis=1, keepdims=True)) before evaluating"
+        )
+    return phi
+
+
+def check_alpha(alpha: float | np.ndarray | None, n_topics: int) -> np.ndarray | None:
+    """Return alpha as a positive length-``K`` vector (a scalar is broadcast)."""
+    if alpha is None:
+        return None
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    if not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise InvalidModelError(f"doc_topic_prior_ (alpha) must be positive and finite, got {a[:5]}")
+    return a
+
+
+class TopicModel:
+    """Base class with the shared behaviour of fitted tealeaves models."""
+
+    vocabulary_: Vocabulary
+    topic_word_: np.ndarray | None
+    doc_topic_prior_: np.ndarray | None = None
+
+    @property
+    def topic_word_weights_(self) -> np.ndarray:
+        """Weights used to rank words in each topic (``topic_word_`` by default)."""
+        if self.topic_word_ is None:
+            raise InvalidModelError(f"{type(self).__name__} has no topic-word weights")
+        return self.topic_word_
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.topic_word_weights_.shape[0])
+
+    def top_word_ids(self, n: int = 10) -> np.ndarray:
+        """``K x n`` array of each topic's ``n`` highest-weighted word ids, best first.
+
+        Ties are broken by word id, so the ranking is deterministic.
+        """
+        w = self.topic_word_weights_
+        if n < 1:
+            raise ValueError(f"n must be at least 1, got {n}")
+        n = min(n, w.shape[1])
+        # lexsort: last key is primary; sort by -weight then id
+        order = np.lexsort((np.broadcast_to(np.arange(w.shape[1]), w.shape), -w), axis=1)
+        return order[:, :n]
+
+    def top_words(self, n: int = 10) -> list[list[str]]:
+        """Each topic's ``n`` highest-weighted words, best first."""
+        vocab = self.vocabulary_
+        return [[vocab[i] for i in row] for row in self.top_word_ids(n)]
+
+    def transform(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- persistence --------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Save the fitted parameters to a ``.npz`` file readable by :func:`load_model`."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_suffix(".npz")
+        meta = {
+            "format": "tealeaves-model",
+            "format_version": FORMAT_VERSION,
+            "class": type(self).__name__,
+            "vocabulary": list(self.vocabulary_),
+            "probabilistic": self.topic_word_ is not None,
+        }
+        arrays = {"topic_word_weights": np.asarray(self.topic_word_weights_, dtype=np.float64)}
+        if self.doc_topic_prior_ is not None:
+            arrays["doc_topic_prior"] = np.asarray(self.doc_topic_prior_, dtype=np.float64)
+        np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+        return path
+
+
+class FixedTopicModel(TopicModel):
+    """A model given by its parameters alone (e.g. read from another tool's output).
+
+    ``transform`` infers topic proportions with the variational fold-in of
+    :func:`tealeaves.models.inference.infer_theta`, which needs ``alpha``.
+    """
+
+    def __init__(
+        self,
+        topic_word: np.ndarray | None,
+        vocabulary: Vocabulary | list[str],
+        doc_topic_prior: float | np.ndarray | None = None,
+        topic_word_weights: np.ndarray | None = None,
+    ):
+        self.vocabulary_ = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary(vocabulary)
+        self.topic_word_ = None if topic_word is None else check_topic_word(topic_word)
+        self._weights = topic_word_weights
+        ref = self.topic_word_ if self.topic_word_ is not None else topic_word_weights
+        if ref is None:
+            raise InvalidModelError("a model needs topic_word or topic_word_weights")
+        if ref.shape[1] != len(self.vocabulary_):
+            raise InvalidModelError(
+                f"topic-word matrix has {ref.shape[1]} columns but the vocabulary has "
+                f"{len(self.vocabulary_)} words"
+            )
+        self.doc_topic_prior_ = check_alpha(doc_topic_prior, ref.shape[0])
+
+    @property
+    def topic_word_weights_(self) -> np.ndarray:
+        return self._weights if self._weights is not None else super().topic_word_weights_
+
+    def transform(self, corpus: Corpus) -> np.ndarray:
+        from tealeaves.models.inference import infer_theta
+
+        if self.topic_word_ is None:
+            raise InvalidModelError("this model has no probabilities; it cannot infer topic proportions")
+        alpha = self.doc_topic_prior_ if self.doc_topic_prior_ is not None else 1.0 / self.n_topics
+        return infer_theta(self.topic_word_, alpha, corpus)
+
+
+def load_model(path: str | Path) -> FixedTopicModel:
+    """Load a model saved by :meth:`TopicModel.save`."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            weights = z["topic_word_weights"]
+            alpha = z["doc_topic_prior"] if "doc_topic_prior" in z else None
+    except (OSError, KeyError, ValueError) as exc:
+        raise InvalidModelError(f"{path} is not a tealeaves model file ({exc})") from exc
+    if meta.get("format") != "tealeaves-model":
+        raise InvalidModelError(f"{path} is not a tealeaves model file")
+    if meta["probabilistic"]:
+        return FixedTopicModel(weights, meta["vocabulary"], alpha)
+    return FixedTopicModel(None, meta["vocabulary"], alpha, topic_word_weights=weights)

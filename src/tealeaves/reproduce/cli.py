@@ -1,0 +1,7 @@
+"""Command-line sub-commands of tealeaves.reproduce."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    """Add this area's sub-commands to the top-level parser (none yet)."""

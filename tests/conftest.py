@@ -1,0 +1,54 @@
+"""Shared test fixtures: data location and a disk cache for expensive objects.
+
+Expensive objects (parsed Reuters, fitted models) are built once per test run
+and shared between pytest-xdist workers through a pickle cache guarded by a
+file lock, in ``$TEALEAVES_TEST_CACHE`` (default ``.cache/tests`` in the repo).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from tealeaves import data
+
+T = TypeVar("T")
+REPO = Path(__file__).resolve().parent.parent
+CACHE_DIR = Path(os.environ.get("TEALEAVES_TEST_CACHE", REPO / ".cache" / "tests"))
+
+#: Set TEALEAVES_FULL=1 to run slow reproductions at full size instead of the reduced CI size.
+FULL = os.environ.get("TEALEAVES_FULL") == "1"
+
+
+def disk_cached(name: str, build: Callable[[], T]) -> T:
+    """Return the object cached under ``name``, building (and caching) it if absent.
+
+    Safe across processes: the first process builds while others wait on the lock.
+    """
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    path = CACHE_DIR / f"{name}.pkl"
+    with open(CACHE_DIR / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        obj = build()
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+        return obj
+
+
+def require_data(relative: str) -> Path:
+    """Return the data path, or skip the calling test naming the missing file."""
+    try:
+        return data.locate(relative)
+    except data.DataNotFoundError as exc:
+        pytest.skip(str(exc))
