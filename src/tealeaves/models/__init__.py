@@ -7,5 +7,17 @@ from tealeaves.models.base import (
     check_topic_word,
     load_model,
 )
+from tealeaves.models.lsi import LSI
+from tealeaves.models.plsa import PLSA
+from tealeaves.models.sklearn_lda import SklearnLDA
 
-__all__ = ["TopicModel", "FixedTopicModel", "load_model", "check_topic_word", "check_alpha"]
+__all__ = [
+    "TopicModel",
+    "FixedTopicModel",
+    "load_model",
+    "check_topic_word",
+    "check_alpha",
+    "PLSA",
+    "LSI",
+    "SklearnLDA",
+]

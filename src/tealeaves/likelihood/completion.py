@@ -1,0 +1,163 @@
+"""Document completion (Rosen-Zvi et al. 2004; Wallach et al. 2009, §4).
+
+Each test document's tokens are split in two at random; the document's topic
+proportions ``theta_hat`` are inferred from the *observed* half with the
+model's own ``transform`` and the *held-out* half is scored with
+``p(w) = sum_k theta_hat_k phi_kw``.  Only the held-out words are scored, so
+baselines scored on the same words are directly comparable.
+
+A document with ``n`` tokens is split into ``n // 2`` observed and
+``n - n // 2`` held-out tokens (342 -> 171 / 171); documents shorter than
+``min_length`` (default 2) cannot be split and are skipped and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import EmptyInputError, InvalidModelError
+from tealeaves.likelihood.perplexity import (
+    align_corpus,
+    check_proportions,
+    document_log_likelihoods,
+    perplexity,
+)
+from tealeaves.models._fit import describe
+from tealeaves.models.base import check_topic_word
+from tealeaves.signature import Signature
+
+#: How the held-out half is chosen, recorded in every signature.
+SPLIT_NAME = "random-half"
+
+
+@dataclass
+class SplitReport:
+    """What :func:`split_documents` did."""
+
+    seed: int
+    min_length: int
+    n_documents: int
+    n_documents_split: int
+    n_skipped_too_short: int
+    skipped_ids: list[str]
+    n_observed_words: int
+    n_heldout_words: int
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class CompletionResult:
+    """Held-out log-likelihood and perplexity of the held-out halves."""
+
+    log_likelihood: float
+    perplexity: float
+    n_documents_split: int
+    n_skipped_too_short: int
+    n_heldout_words: int
+    signature: Signature
+    document_log_likelihoods: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+
+    def to_dict(self) -> dict:
+        return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
+                "n_documents_split": self.n_documents_split,
+                "n_skipped_too_short": self.n_skipped_too_short,
+                "n_heldout_words": self.n_heldout_words, "signature": str(self.signature)}
+
+
+def _halves(corpus: Corpus, seed: int, min_length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices of split documents and boolean masks (observed, held-out) over ``corpus.tokens``."""
+    rng = np.random.default_rng(seed)
+    lengths = corpus.lengths
+    observed = np.zeros(corpus.n_tokens, dtype=bool)
+    heldout = np.zeros(corpus.n_tokens, dtype=bool)
+    split = np.flatnonzero(lengths >= min_length)
+    for d in split:
+        start, n = corpus.offsets[d], int(lengths[d])
+        perm = rng.permutation(n)
+        observed[start + perm[: n // 2]] = True
+        heldout[start + perm[n // 2:]] = True
+    return split, observed, heldout
+
+
+def _keep_tokens(corpus: Corpus, docs: np.ndarray, mask: np.ndarray) -> Corpus:
+    """The documents ``docs`` restricted to the tokens selected by ``mask`` (original order kept)."""
+    doc_of = np.repeat(np.arange(len(corpus)), corpus.lengths)
+    lengths = np.bincount(doc_of[mask], minlength=len(corpus))[docs]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    labels = [corpus.labels[d] for d in docs] if corpus.labels is not None else None
+    return Corpus(corpus.vocabulary, corpus.tokens[mask], offsets, [corpus.ids[d] for d in docs], labels,
+                  0, dict(corpus.metadata))
+
+
+def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple[Corpus, Corpus, SplitReport]:
+    """Split every document of at least ``min_length`` tokens into two random halves.
+
+    Returns ``(observed, heldout, report)``: two corpora with the same
+    documents (the split ones, in order) and the same vocabulary; the
+    observed half has ``n // 2`` tokens and the held-out half the rest.  The
+    split depends only on ``seed`` and the corpus.
+    """
+    if min_length < 2:
+        raise ValueError(f"min_length must be at least 2 (one word on each side), got {min_length}")
+    if len(corpus) == 0:
+        raise EmptyInputError("the test corpus has no documents; check the input path and reader")
+    split, obs_mask, held_mask = _halves(corpus, seed, min_length)
+    if len(split) == 0:
+        raise EmptyInputError(
+            f"no test document has at least {min_length} words, so none can be split; "
+            "check the preprocessing and vocabulary of the test documents"
+        )
+    skipped = np.setdiff1d(np.arange(len(corpus)), split)
+    report = SplitReport(seed, min_length, len(corpus), len(split), len(skipped),
+                         [corpus.ids[d] for d in skipped], int(obs_mask.sum()), int(held_mask.sum()))
+    return _keep_tokens(corpus, split, obs_mask), _keep_tokens(corpus, split, held_mask), report
+
+
+def completion_signature(model_description: str, seed: int, min_length: int = 2,
+                         estimator: str = "point-theta") -> Signature:
+    """The signature of a document-completion perplexity."""
+    return Signature("perplexity", {"eval": "doc-completion", "split": SPLIT_NAME, "seed": seed,
+                                    "min_len": min_length, "est": estimator, "model": model_description})
+
+
+def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
+                 ) -> tuple[Corpus, Corpus, SplitReport]:
+    """Align ``test`` to the model's vocabulary, check it is usable and split it."""
+    test = align_corpus(test, model.vocabulary_)
+    test.require_nonempty("test corpus")
+    return split_documents(test, seed, min_length)
+
+
+def score_heldout(theta: np.ndarray, phi: np.ndarray, heldout: Corpus, report: SplitReport,
+                  signature: Signature) -> CompletionResult:
+    """Score the held-out halves with ``p(w) = sum_k theta_dk phi_kw``."""
+    theta = check_proportions(theta, len(heldout), phi.shape[0])
+    per_doc = document_log_likelihoods(theta, phi, heldout)
+    ll = float(per_doc.sum())
+    return CompletionResult(ll, perplexity(ll, heldout.n_tokens), report.n_documents_split,
+                            report.n_skipped_too_short, heldout.n_tokens, signature, per_doc)
+
+
+def document_completion(model: object, test: Corpus, seed: int = 0, min_length: int = 2) -> CompletionResult:
+    """Document-completion perplexity of ``model`` on ``test`` (see the module docstring).
+
+    ``model`` is any tealeaves model with probabilities (``topic_word_``) and
+    ``transform``; ``test`` is encoded over its vocabulary (other words are
+    dropped).  Too-short documents are skipped and counted in the result.
+    """
+    phi = getattr(model, "topic_word_", None)
+    if phi is None:
+        raise InvalidModelError(
+            f"{type(model).__name__} has no topic-word probabilities (e.g. LSI); held-out likelihood "
+            "needs a probabilistic model"
+        )
+    phi = check_topic_word(phi)
+    observed, heldout, report = prepare_test(model, test, seed, min_length)
+    theta = model.transform(observed)
+    return score_heldout(theta, phi, heldout, report,
+                         completion_signature(describe(model), seed, min_length))

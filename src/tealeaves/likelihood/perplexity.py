@@ -1,0 +1,109 @@
+"""Log-likelihood and perplexity of words under topic mixtures.
+
+A word ``w`` of document ``d`` has probability ``p(w | d) = sum_k theta_dk phi_kw``
+(the mixture used by pLSA, LDA with a point estimate of ``theta``, and, with
+one topic, the unigram and uniform baselines).  Perplexity is the inverse
+geometric mean probability per word, ``exp(-sum log p / N)`` (Blei, Ng and
+Jordan 2003, §7.1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
+from tealeaves.signature import Signature
+
+
+@dataclass
+class LikelihoodResult:
+    """Log-likelihood of a set of words, their count and the perplexity."""
+
+    log_likelihood: float
+    perplexity: float
+    n_words: int
+    n_documents: int
+    signature: Signature
+
+    def to_dict(self) -> dict:
+        return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
+                "n_words": self.n_words, "n_documents": self.n_documents,
+                "signature": str(self.signature)}
+
+
+def perplexity(log_likelihood: float, n_words: int) -> float:
+    """``exp(-log_likelihood / n_words)``; refuses zero words and non-finite likelihoods."""
+    if n_words <= 0:
+        raise EmptyInputError("perplexity needs at least one scored word; the held-out set is empty")
+    if not math.isfinite(log_likelihood):
+        raise TealeavesError(f"the log-likelihood is {log_likelihood}; perplexity is undefined")
+    return math.exp(-log_likelihood / n_words)
+
+
+def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.ndarray:
+    """Validate ``D x K`` topic proportions (finite, non-negative, rows summing to one)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    if theta.shape != (n_documents, n_topics):
+        raise InvalidModelError(
+            f"topic proportions have shape {theta.shape}, expected {(n_documents, n_topics)}"
+        )
+    bad = ~np.isfinite(theta).all(axis=1) | (theta < 0).any(axis=1) | (np.abs(theta.sum(axis=1) - 1) > 1e-6)
+    if bad.any():
+        raise InvalidModelError(
+            f"the topic proportions of document {int(np.argmax(bad))} are not a distribution "
+            "(NaN, negative or not summing to 1); check the model's transform()"
+        )
+    return theta
+
+
+def document_log_likelihoods(theta: np.ndarray, phi: np.ndarray, corpus: Corpus) -> np.ndarray:
+    """``sum_i log sum_k theta_dk phi_{k, w_di}`` for every document ``d`` of ``corpus``.
+
+    Raises :class:`InvalidModelError` if some word gets probability zero (its
+    perplexity would be infinite); smooth the topics to avoid that.
+    """
+    counts = corpus.counts
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    p = np.einsum("ik,ki->i", theta[rows], phi[:, counts.indices])
+    zero = p <= 0
+    if zero.any():
+        words = corpus.vocabulary.decode(np.unique(counts.indices[zero])[:5])
+        raise InvalidModelError(
+            f"the model gives probability zero to {int(counts.data[zero].sum())} scored words "
+            f"(e.g. {', '.join(words)}); smooth topic_word_ so every word has positive probability"
+        )
+    return np.bincount(rows, weights=counts.data * np.log(p), minlength=counts.shape[0])
+
+
+def score_words(theta: np.ndarray, phi: np.ndarray, corpus: Corpus, signature: Signature) -> LikelihoodResult:
+    """Log-likelihood and perplexity of every token of ``corpus`` under ``theta @ phi``."""
+    corpus.require_nonempty("scored corpus")
+    theta = check_proportions(theta, len(corpus), phi.shape[0])
+    ll = float(document_log_likelihoods(theta, phi, corpus).sum())
+    return LikelihoodResult(ll, perplexity(ll, corpus.n_tokens), corpus.n_tokens, len(corpus), signature)
+
+
+def align_corpus(corpus: Corpus, vocabulary: Vocabulary) -> Corpus:
+    """Re-encode ``corpus`` over ``vocabulary``: words it lacks are dropped and counted in ``n_dropped``.
+
+    Raises :class:`EmptyInputError` when the two share no word at all.
+    """
+    if corpus.vocabulary == vocabulary:
+        return corpus
+    mapping = np.array([vocabulary.index.get(w, -1) for w in corpus.vocabulary], dtype=np.int64)
+    mapped = mapping[corpus.tokens] if corpus.n_tokens else np.zeros(0, dtype=np.int64)
+    keep = mapped >= 0
+    if corpus.n_tokens and not keep.any():
+        raise EmptyInputError(
+            "the test documents share no word with the model's vocabulary; encode them with the "
+            "preprocessor (and vocabulary) the model was trained with"
+        )
+    doc_of = np.repeat(np.arange(len(corpus)), corpus.lengths)
+    lengths = np.bincount(doc_of[keep], minlength=len(corpus))
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    return Corpus(vocabulary, mapped[keep], offsets, list(corpus.ids), corpus.labels,
+                  corpus.n_dropped + int((~keep).sum()), dict(corpus.metadata))

@@ -1,0 +1,33 @@
+"""Input checks shared by the tealeaves model estimators."""
+
+from __future__ import annotations
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import InvalidModelError
+
+
+def check_fit_input(corpus: Corpus, n_components: int, name: str) -> None:
+    """Refuse an empty corpus, a non-positive K or more topics than vocabulary words."""
+    if not isinstance(corpus, Corpus):
+        raise TypeError(f"{name}.fit expects a tealeaves Corpus, got {type(corpus).__name__}")
+    corpus.require_nonempty(f"{name} training corpus")
+    if int(n_components) < 1:
+        raise InvalidModelError(f"{name}: n_components must be at least 1, got {n_components}")
+    n_words = len(corpus.vocabulary)
+    if n_components > n_words:
+        raise InvalidModelError(
+            f"{name}: n_components={n_components} is larger than the vocabulary ({n_words} words); "
+            "choose fewer topics or a larger vocabulary (relax min_df/max_features)"
+        )
+
+
+def describe(model: object) -> str:
+    """A short, signature-safe description of a fitted model (no ``|`` characters).
+
+    Models may define ``description()``; otherwise the class name, K and V are used.
+    """
+    if hasattr(model, "description"):
+        return str(model.description()).replace("|", "/")
+    weights = getattr(model, "topic_word_weights_", None)
+    shape = getattr(weights, "shape", (0, 0))
+    return f"{type(model).__name__}/K{shape[0]}/V{shape[1]}"

@@ -1,0 +1,116 @@
+"""Probabilistic latent semantic analysis fitted by EM (Hofmann 1999).
+
+The model is ``p(w | d) = sum_k theta_dk phi_kw``.  EM alternates the
+posterior ``q(k | d, w) ∝ theta_dk phi_kw`` with the updates
+``phi_kw ∝ sum_d n_dw q(k | d, w)`` and ``theta_dk ∝ sum_w n_dw q(k | d, w)``,
+which in matrix form are the multiplicative updates
+``phi <- phi * (theta^T R)``, ``theta <- theta * (R phi^T)`` with
+``R_dw = n_dw / (theta phi)_dw`` on the non-zero counts.  EM finds a local
+maximum only, so the fit keeps the best of several random restarts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from tealeaves.corpus import Corpus
+from tealeaves.models._fit import check_fit_input
+from tealeaves.models.base import TopicModel
+
+
+def _pointwise(theta: np.ndarray, phi: np.ndarray, counts: sp.csr_matrix) -> np.ndarray:
+    """``(theta @ phi)[d, w]`` at the non-zero entries of ``counts`` (CSR order)."""
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    return np.einsum("ik,ki->i", theta[rows], phi[:, counts.indices])
+
+
+def _ratio(theta: np.ndarray, phi: np.ndarray, counts: sp.csr_matrix) -> tuple[sp.csr_matrix, float]:
+    """``R = n / (theta phi)`` on the non-zeros, and the log-likelihood ``sum n log(theta phi)``."""
+    p = np.maximum(_pointwise(theta, phi, counts), 1e-300)
+    n = counts.data.astype(np.float64)
+    ratio = sp.csr_matrix((n / p, counts.indices, counts.indptr), shape=counts.shape)
+    return ratio, float(n @ np.log(p))
+
+
+def _normalise_rows(m: np.ndarray) -> np.ndarray:
+    s = m.sum(axis=1, keepdims=True)
+    k = m.shape[1]
+    return np.divide(m, s, out=np.full_like(m, 1.0 / k), where=s > 0)
+
+
+def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
+    """EM for the documents' ``theta`` with the topics ``phi`` held fixed (pLSA fold-in)."""
+    theta = np.full((counts.shape[0], phi.shape[0]), 1.0 / phi.shape[0])
+    previous = -np.inf
+    for _ in range(max_iter):
+        ratio, ll = _ratio(theta, phi, counts)
+        theta = _normalise_rows(theta * (ratio @ phi.T))
+        if abs(ll - previous) <= tol * abs(ll):
+            break
+        previous = ll
+    return theta
+
+
+class PLSA(TopicModel):
+    """pLSA by EM, best of ``n_restarts`` random starts by training log-likelihood.
+
+    Parameters
+    ----------
+    n_components : number of topics K.
+    n_restarts : random initialisations tried; the highest log-likelihood wins.
+    max_iter : EM iterations per restart.
+    tol : stop when the relative improvement of the log-likelihood is below ``tol``.
+    random_state : seed of the restarts.
+
+    Fitted attributes: ``topic_word_`` (K x V), ``doc_topic_`` (D x K, the
+    training documents), ``log_likelihood_`` (``sum_dw n_dw log p(w | d)`` of
+    the best restart), ``restart_log_likelihoods_``, ``vocabulary_``.
+    """
+
+    def __init__(self, n_components: int = 10, n_restarts: int = 10, max_iter: int = 1000,
+                 tol: float = 1e-10, random_state: int | None = 0):
+        self.n_components = n_components
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, corpus: Corpus) -> PLSA:
+        """Fit the topics and training-document proportions to ``corpus``."""
+        check_fit_input(corpus, self.n_components, "PLSA")
+        counts = corpus.counts.astype(np.float64)
+        rng = np.random.default_rng(self.random_state)
+        best = None
+        self.restart_log_likelihoods_ = []
+        for _ in range(max(1, self.n_restarts)):
+            theta, phi, ll = self._em(counts, rng)
+            self.restart_log_likelihoods_.append(ll)
+            if best is None or ll > best[2]:
+                best = (theta, phi, ll)
+        self.doc_topic_, self.topic_word_, self.log_likelihood_ = best
+        self.vocabulary_ = corpus.vocabulary
+        return self
+
+    def _em(self, counts: sp.csr_matrix, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
+        k = self.n_components
+        theta = rng.dirichlet(np.ones(k), size=counts.shape[0])
+        phi = rng.dirichlet(np.ones(counts.shape[1]), size=k)
+        previous = -np.inf
+        for _ in range(self.max_iter):
+            ratio, ll = _ratio(theta, phi, counts)
+            phi_new = _normalise_rows(phi * (ratio.T @ theta).T)
+            theta = _normalise_rows(theta * (ratio @ phi.T))
+            phi = phi_new
+            if ll - previous <= self.tol * abs(ll):
+                break
+            previous = ll
+        _, ll = _ratio(theta, phi, counts)
+        return theta, phi, ll
+
+    def transform(self, corpus: Corpus) -> np.ndarray:
+        """Topic proportions of new documents by EM with the topics fixed (fold-in)."""
+        return fold_in(self.topic_word_, corpus.counts, self.max_iter)
+
+    def description(self) -> str:
+        return f"plsa/K{self.n_components}/restarts{self.n_restarts}/rs{self.random_state}"

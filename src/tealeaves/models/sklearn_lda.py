@@ -1,0 +1,93 @@
+"""LDA fitted by scikit-learn's ``LatentDirichletAllocation``, behind the tealeaves protocol.
+
+scikit-learn fits LDA by variational Bayes (Hoffman, Blei and Bach 2010);
+its ``components_`` are the variational Dirichlet parameters ``lambda`` of the
+topics, so the topic-word distributions are their normalised rows
+``phi_k = lambda_k / sum_w lambda_kw``.  :meth:`SklearnLDA.from_sklearn` wraps
+any already fitted estimator so it can be evaluated with tealeaves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.decomposition import LatentDirichletAllocation
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import InvalidModelError
+from tealeaves.models._fit import check_fit_input
+from tealeaves.models.base import TopicModel, check_alpha, check_topic_word
+
+
+class SklearnLDA(TopicModel):
+    """scikit-learn's LDA with ``n_components`` topics; other keywords go to the estimator.
+
+    Fitted attributes: ``estimator_`` (the fitted ``LatentDirichletAllocation``),
+    ``topic_word_`` (normalised ``components_``), ``doc_topic_prior_``
+    (scikit-learn's alpha, default ``1/K``, as a vector), ``vocabulary_``.
+    """
+
+    def __init__(self, n_components: int = 10, **params):
+        self.n_components = n_components
+        self.params = params
+
+    def fit(self, corpus: Corpus) -> SklearnLDA:
+        """Fit scikit-learn's LDA to the document-term counts of ``corpus``."""
+        check_fit_input(corpus, self.n_components, "SklearnLDA")
+        estimator = LatentDirichletAllocation(n_components=self.n_components, **self.params)
+        estimator.fit(corpus.counts)
+        return self._adopt(estimator, corpus.vocabulary)
+
+    @classmethod
+    def from_sklearn(cls, estimator: LatentDirichletAllocation, vocabulary: Vocabulary | list[str]
+                     ) -> SklearnLDA:
+        """Wrap an already fitted ``LatentDirichletAllocation`` whose columns are ``vocabulary``."""
+        if not hasattr(estimator, "components_"):
+            raise InvalidModelError("the scikit-learn estimator is not fitted; call its fit() first")
+        params = {k: v for k, v in estimator.get_params().items() if k != "n_components"}
+        model = cls(estimator.n_components, **params)
+        vocab = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary(vocabulary)
+        return model._adopt(estimator, vocab)
+
+    def _adopt(self, estimator: LatentDirichletAllocation, vocabulary: Vocabulary) -> SklearnLDA:
+        lam = np.asarray(estimator.components_, dtype=np.float64)
+        if lam.shape[1] != len(vocabulary):
+            raise InvalidModelError(
+                f"the estimator has {lam.shape[1]} vocabulary columns but {len(vocabulary)} words "
+                "were given; pass the vocabulary the estimator was fitted with"
+            )
+        sums = lam.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.topic_word_ = check_topic_word(lam / sums)
+        self.estimator_ = estimator
+        self.vocabulary_ = vocabulary
+        self.doc_topic_prior_ = check_alpha(estimator.doc_topic_prior_, lam.shape[0])
+        return self
+
+    def _counts(self, corpus: Corpus):
+        if len(corpus.vocabulary) != len(self.vocabulary_):
+            raise InvalidModelError(
+                f"the corpus has a {len(corpus.vocabulary)}-word vocabulary but the model "
+                f"{len(self.vocabulary_)}; encode it with the model's vocabulary "
+                "(tealeaves.likelihood.align_corpus)"
+            )
+        return corpus.counts.astype(np.float64)
+
+    def transform(self, corpus: Corpus) -> np.ndarray:
+        """Topic proportions by scikit-learn's own variational E-step, rows normalised."""
+        theta = self.estimator_.transform(self._counts(corpus))
+        sums = theta.sum(axis=1, keepdims=True)
+        return np.divide(theta, sums, out=np.full_like(theta, 1.0 / theta.shape[1]), where=sums > 0)
+
+    def perplexity(self, corpus: Corpus) -> float:
+        """scikit-learn's reported perplexity: ``exp(-bound / N)`` from its variational bound.
+
+        The bound includes the corpus-wide topic-word Dirichlet term, so this is
+        not the predictive perplexity (see ``docs/likelihood.md``).
+        """
+        return float(self.estimator_.perplexity(self._counts(corpus)))
+
+    def description(self) -> str:
+        est = getattr(self, "estimator_", None)
+        p = est.get_params() if est is not None else self.params
+        return (f"sklearn-lda/K{self.n_components}/{p.get('learning_method', 'batch')}"
+                f"/it{p.get('max_iter', 10)}/rs{p.get('random_state')}")
