@@ -1,0 +1,160 @@
+"""Bilingual dictionaries for matching translation accuracy (MTA).
+
+Two on-disk formats are read:
+
+* **MUSE** (Conneau et al. 2018): one ``english<space or tab>foreign`` pair per line,
+  e.g. ``dictionaries/muse/en-ro.txt``;
+* **Wiktionary** ``.all`` lists (Wiktionary_bli): ``foreign<TAB>english`` per line,
+  e.g. ``dictionaries/wiktionary/ro-en.all``.
+
+Both are loaded into a :class:`BilingualDictionary`, a set of (english, foreign)
+pairs that answers "is (a, b) a translation pair?" in either direction.  Lines that
+do not hold exactly two fields are skipped and counted in ``n_skipped``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tealeaves.errors import EmptyInputError, TealeavesError
+
+
+@dataclass
+class BilingualDictionary:
+    """Translation pairs between ``source`` (usually ``en``) and ``target`` languages.
+
+    ``pairs`` holds lowercased ``(source_word, target_word)`` tuples.
+    """
+
+    source: str
+    target: str
+    pairs: set[tuple[str, str]] = field(default_factory=set)
+    name: str = "dict"
+    n_skipped: int = 0
+
+    def __post_init__(self) -> None:
+        self._source_words = {a for a, _ in self.pairs}
+        self._target_words = {b for _, b in self.pairs}
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def languages(self) -> tuple[str, str]:
+        return self.source, self.target
+
+    def oriented(self, l1: str, l2: str) -> BilingualDictionary:
+        """Return this dictionary with ``l1`` as source and ``l2`` as target.
+
+        Raises :class:`TealeavesError` when the languages do not match.
+        """
+        if (l1, l2) == (self.source, self.target):
+            return self
+        if (l1, l2) == (self.target, self.source):
+            return BilingualDictionary(self.target, self.source,
+                                       {(b, a) for a, b in self.pairs}, self.name, self.n_skipped)
+        raise TealeavesError(
+            f"dictionary '{self.name}' translates {self.source}-{self.target}, not {l1}-{l2}; "
+            f"load the {l1}-{l2} dictionary (or check the language codes)"
+        )
+
+    def is_translation(self, a: str, b: str) -> bool:
+        """True when ``(a, b)`` (source word, target word) is a listed pair."""
+        return (a.lower(), b.lower()) in self.pairs
+
+    def covers(self, word: str, side: str) -> bool:
+        """True when ``word`` has at least one entry on ``side`` ('source' or 'target')."""
+        words = self._source_words if side == "source" else self._target_words
+        return word.lower() in words
+
+
+def _read_pairs(path: Path, swap: bool, split_any_space: bool) -> tuple[set[tuple[str, str]], int]:
+    pairs: set[tuple[str, str]] = set()
+    skipped = 0
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            parts = line.split() if split_any_space else line.split("\t")
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                skipped += 1
+                continue
+            a, b = parts[0].strip().lower(), parts[1].strip().lower()
+            pairs.add((b, a) if swap else (a, b))
+    return pairs, skipped
+
+
+def _check_nonempty(pairs: set, path: Path) -> None:
+    if not pairs:
+        raise EmptyInputError(
+            f"dictionary {path} holds no translation pairs; check that it is a MUSE "
+            "('english foreign') or Wiktionary ('foreign<TAB>english') file"
+        )
+
+
+def read_muse(path: str | os.PathLike[str], source: str = "en",
+              target: str | None = None) -> BilingualDictionary:
+    """Read a MUSE dictionary (``english foreign`` per line, space or tab separated).
+
+    ``target`` defaults to the language code after the dash in a name like ``en-ro.txt``.
+    """
+    path = Path(path)
+    target = target or _codes_from_name(path.name)[1]
+    pairs, skipped = _read_pairs(path, swap=False, split_any_space=True)
+    _check_nonempty(pairs, path)
+    return BilingualDictionary(source, target, pairs, f"muse:{path.name}", skipped)
+
+
+def read_wiktionary(path: str | os.PathLike[str], source: str = "en",
+                    target: str | None = None) -> BilingualDictionary:
+    """Read a Wiktionary ``.all`` list (``foreign<TAB>english`` per line).
+
+    The english side may hold several words (a definition); only single-token
+    lines are kept, multi-token ones are counted in ``n_skipped``.
+    """
+    path = Path(path)
+    target = target or _codes_from_name(path.name)[0]
+    pairs, skipped = _read_pairs(path, swap=True, split_any_space=False)
+    kept = {(a, b) for a, b in pairs if " " not in a and " " not in b}
+    skipped += len(pairs) - len(kept)
+    _check_nonempty(kept, path)
+    return BilingualDictionary(source, target, kept, f"wiktionary:{path.name}", skipped)
+
+
+def _codes_from_name(name: str) -> tuple[str, str]:
+    stem = name.split(".")[0]
+    codes = stem.split("-")
+    if len(codes) != 2 or not all(codes):
+        raise TealeavesError(
+            f"cannot tell the languages of dictionary file '{name}'; name it like 'en-ro.txt' "
+            "or pass source= and target="
+        )
+    return codes[0], codes[1]
+
+
+def read_dictionary(path: str | os.PathLike[str], fmt: str = "auto", **kwargs) -> BilingualDictionary:
+    """Read a dictionary in ``fmt`` ('muse', 'wiktionary' or 'auto': ``.all`` means Wiktionary)."""
+    path = Path(path)
+    if fmt == "auto":
+        fmt = "wiktionary" if path.suffix == ".all" else "muse"
+    if fmt == "muse":
+        return read_muse(path, **kwargs)
+    if fmt == "wiktionary":
+        return read_wiktionary(path, **kwargs)
+    raise TealeavesError(f"unknown dictionary format '{fmt}'; use 'muse', 'wiktionary' or 'auto'")
+
+
+def merge(dictionaries: Iterable[BilingualDictionary]) -> BilingualDictionary:
+    """Union of several dictionaries for the same language pair (oriented like the first)."""
+    dicts = list(dictionaries)
+    if not dicts:
+        raise EmptyInputError("no dictionaries to merge")
+    first = dicts[0]
+    pairs: set[tuple[str, str]] = set()
+    for d in dicts:
+        pairs |= d.oriented(first.source, first.target).pairs
+    name = "+".join(d.name for d in dicts)
+    return BilingualDictionary(first.source, first.target, pairs, name, sum(d.n_skipped for d in dicts))

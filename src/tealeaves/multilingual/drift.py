@@ -1,0 +1,116 @@
+"""Meaning drift between a poor (Bible) and a rich (modern) reference (``drift`` features).
+
+After Hamilton et al. (2016) as used by Hao, Boyd-Graber and Paul (2018, §3.1):
+a word's **context vector** in a corpus counts the tokens within ``window``
+positions on either side of each of its occurrences (inside one document); the
+word's drift similarity is the cosine between its context vector in the poor
+reference and in the rich reference.  Both vectors live in a **shared context
+vocabulary**: the words present in both references (a context word only one
+corpus knows cannot be compared, so it is dropped).
+
+Documented value: a word that does not occur in one of the references, or
+whose context vector in the shared vocabulary is all zero, has similarity
+``missing_value`` (default 0.0: no evidence that its usage carries over) and is
+counted in ``n_missing``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import EmptyInputError, TealeavesError
+
+
+def context_vectors(corpus: Corpus, targets: Sequence[str], context_vocab: dict[str, int],
+                    window: int = 5) -> sp.csr_matrix:
+    """len(targets) x len(context_vocab) counts of context words within ``window`` tokens.
+
+    Row i counts, over every occurrence of ``targets[i]`` in ``corpus``, the tokens at
+    distance 1..window on either side in the same document whose word is in ``context_vocab``.
+    """
+    if window < 1:
+        raise TealeavesError(f"window must be a positive number of tokens, got {window}")
+    vocab = corpus.vocabulary
+    row_of = np.full(len(vocab), -1, dtype=np.int64)
+    for i, w in enumerate(targets):
+        if w in vocab:
+            row_of[vocab.id(w)] = i
+    col_of = np.full(len(vocab), -1, dtype=np.int64)
+    for w, j in context_vocab.items():
+        if w in vocab:
+            col_of[vocab.id(w)] = j
+    tokens = corpus.tokens
+    doc_of = np.repeat(np.arange(len(corpus)), corpus.lengths)
+    pos = np.nonzero(row_of[tokens] >= 0)[0]
+    rows, cols = [], []
+    for off in [o for o in range(-window, window + 1) if o]:
+        nb = pos + off
+        ok = (nb >= 0) & (nb < len(tokens))
+        p, nb = pos[ok], nb[ok]
+        ok = doc_of[nb] == doc_of[p]
+        p, nb = p[ok], nb[ok]
+        c = col_of[tokens[nb]]
+        keep = c >= 0
+        rows.append(row_of[tokens[p[keep]]])
+        cols.append(c[keep])
+    r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    c = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+    return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(targets), len(context_vocab)))
+
+
+class MeaningDrift:
+    """Cosine between a word's context vectors in a poor and a rich reference.
+
+    Parameters
+    ----------
+    window : context window on each side (the paper uses 5).
+    missing_value : similarity of a word absent from either reference (documented: 0.0).
+    """
+
+    def __init__(self, window: int = 5, missing_value: float = 0.0):
+        self.window = window
+        self.missing_value = missing_value
+
+    def fit(self, poor: Corpus, rich: Corpus) -> MeaningDrift:
+        """Fix the two references and their shared context vocabulary."""
+        for name, c in (("poor", poor), ("rich", rich)):
+            if len(c) == 0 or c.n_tokens == 0:
+                raise EmptyInputError(f"the {name} reference for meaning drift holds no tokens; "
+                                      "pass the English side of that reference")
+        shared = sorted(set(poor.vocabulary) & set(rich.vocabulary))
+        if not shared:
+            raise EmptyInputError("the poor and rich references share no word; are both English?")
+        self.poor_, self.rich_ = poor, rich
+        self.context_vocabulary_ = {w: j for j, w in enumerate(shared)}
+        self._cache: dict[str, float | None] = {}
+        return self
+
+    def _compute(self, words: Sequence[str]) -> None:
+        todo = [w for w in dict.fromkeys(words) if w not in self._cache]
+        if not todo:
+            return
+        a = context_vectors(self.poor_, todo, self.context_vocabulary_, self.window)
+        b = context_vectors(self.rich_, todo, self.context_vocabulary_, self.window)
+        dot = np.asarray(a.multiply(b).sum(axis=1)).ravel()
+        na = np.sqrt(np.asarray(a.multiply(a).sum(axis=1)).ravel())
+        nb = np.sqrt(np.asarray(b.multiply(b).sum(axis=1)).ravel())
+        for i, w in enumerate(todo):
+            self._cache[w] = float(dot[i] / (na[i] * nb[i])) if na[i] > 0 and nb[i] > 0 else None
+
+    def similarity(self, words: Sequence[str]) -> np.ndarray:
+        """Cosine per word (``missing_value`` for words missing from either reference)."""
+        self._compute(words)
+        return np.array([self._cache[w] if self._cache[w] is not None else self.missing_value
+                         for w in words], dtype=float)
+
+    def features(self, words: Sequence[str]) -> tuple[float, float, int]:
+        """(mean, population standard deviation, number of missing words) over ``words``."""
+        if not words:
+            raise EmptyInputError("meaning drift of an empty word list; pass the topic's English words")
+        sims = self.similarity(words)
+        n_missing = sum(self._cache[w] is None for w in words)
+        return float(sims.mean()), float(sims.std()), int(n_missing)
