@@ -52,3 +52,17 @@ def require_data(relative: str) -> Path:
         return data.locate(relative)
     except data.DataNotFoundError as exc:
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def reuters():
+    """``(train, test, preprocessor)``: Reuters-21578 ModApte under the default recipe.
+
+    Built once per run and cached on disk; the key carries a digest of
+    ``REUTERS_RECIPE`` so a change of the default recipe rebuilds it.
+    Skips when the Reuters files are absent.
+    """
+    require_data("reuters21578/reut2-000.sgm")
+    from tealeaves.corpus.reuters import load_reuters_modapte, recipe_digest
+
+    return disk_cached(f"reuters_modapte_v1_{recipe_digest()}", load_reuters_modapte)

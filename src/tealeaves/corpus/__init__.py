@@ -2,6 +2,16 @@
 
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
+from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
 from tealeaves.corpus.vocabulary import Vocabulary
 
-__all__ = ["Corpus", "Vocabulary", "Preprocessor", "LETTERS_PATTERN"]
+__all__ = [
+    "Corpus",
+    "Vocabulary",
+    "Preprocessor",
+    "LETTERS_PATTERN",
+    "REUTERS_RECIPE",
+    "load_reuters_modapte",
+    "modapte_split",
+    "read_reuters",
+]

@@ -1,0 +1,290 @@
+"""Reuters-21578 (Distribution 1.0) and its ModApte split.
+
+The reader parses the 22 original SGML files ``reut2-000.sgm`` ...
+``reut2-021.sgm`` (latin-1) with regular expressions; no SGML library is
+needed because every story is delimited by ``<REUTERS ...>`` / ``</REUTERS>``
+lines and every field by a fixed pair of tags (README.txt §VI).
+
+ModApte split (README.txt §VIII.B, Apté et al. 1994, as used by NLTK's
+``reuters`` corpus and most text-categorisation work):
+
+* candidates: ``TOPICS="YES"`` stories with ``LEWISSPLIT="TRAIN"`` (9,603) or
+  ``LEWISSPLIT="TEST"`` (3,299);
+* the *90 categories* are the TOPICS categories that label at least one
+  candidate training story and at least one candidate test story;
+* a story is kept when it carries at least one of those 90 categories, and
+  its labels are its categories restricted to them.
+
+A literal reading of these rules gives 7,770 training and 3,019 test stories.
+The customary 7,769 (Yang and Liu 1999's "ApteMod", NLTK's ``reuters``
+corpus) lacks exactly one training story: NEWID 1199 (OLDID 16519,
+``reut2-001.sgm``), labelled ``trade``.  It is not a news story but a test
+transmission: its REUTERS tag is the only ModApte candidate carrying the extra
+``CSECS`` attribute, its DATE has a doubled space, its TITLE
+("ROSTENKOWSKI SAYS HE WILL OPPOSE PROTECTIONIST TRADE BILL IN U.S. HOUSE")
+is preceded by ``******`` and broken over two lines, and its only text is
+``Blah blah blah.`` outside any BODY element.  Removing it also reproduces the
+published per-category sizes (``trade``: 485 stories, not 486).  See
+:data:`MODAPTE_EXCLUDED` and ``docs/corpus.md``.
+
+Two stories list a category twice (NEWID 5467 ``corn``, NEWID 19918
+``trade``); labels are de-duplicated, so ``corn`` has 181 training stories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tealeaves import data
+from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.preprocess import Preprocessor
+from tealeaves.errors import EmptyInputError
+
+#: The 22 SGML files of the distribution, relative to the data root.
+SGML_FILES: tuple[str, ...] = tuple(f"reuters21578/reut2-{i:03d}.sgm" for i in range(22))
+
+#: NEWIDs left out of the standard ModApte split: the test transmission NEWID 1199
+#: ("Blah blah blah."), see the module docstring.
+MODAPTE_EXCLUDED: frozenset[int] = frozenset({1199})
+
+#: Standard sizes of the ModApte split.
+MODAPTE_SIZES = {"train": 7769, "test": 3019, "categories": 90}
+
+_STORY = re.compile(r"<REUTERS([^>]*)>(.*?)</REUTERS>", re.S)
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
+_D = re.compile(r"<D>(.*?)</D>", re.S)
+_ENTITY = re.compile(r"&#(\d+);")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_TAGS = re.compile(r"</?(?:TITLE|DATELINE|AUTHOR|BODY)>")
+
+
+@dataclass(frozen=True)
+class ReutersStory:
+    """One Reuters-21578 story, with the REUTERS tag attributes and its fields."""
+
+    newid: int
+    oldid: int
+    lewissplit: str
+    cgisplit: str
+    topics_attr: str
+    topics: tuple[str, ...]
+    places: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()
+    orgs: tuple[str, ...] = ()
+    exchanges: tuple[str, ...] = ()
+    date: str = ""
+    text_type: str = "NORM"
+    title: str = ""
+    dateline: str = ""
+    author: str = ""
+    body: str = ""
+    file: str = field(default="", compare=False)
+
+    @property
+    def text(self) -> str:
+        """Title and body, separated by a newline (the text of NLTK's ``reuters`` files)."""
+        return f"{self.title}\n{self.body}" if self.title else self.body
+
+
+def clean(raw: str) -> str:
+    """Decode SGML character references and replace control characters by spaces.
+
+    ``&lt;`` and ``&amp;`` become ``<`` and ``&``; numeric references ``&#N;``
+    are decoded first, and every control character (``&#2;``, ``&#3;``, the
+    DEL ``&#127;`` the wire used between words, ...) except newline becomes a
+    space, so no two words are ever glued together.
+    """
+    text = _ENTITY.sub(lambda m: chr(int(m.group(1))), raw)
+    text = html.unescape(text)
+    return _CONTROL.sub(" ", text)
+
+
+def _field(tag: str, block: str) -> str | None:
+    m = re.search(rf"<{tag}>(.*?)</{tag}>", block, re.S)
+    return m.group(1) if m else None
+
+
+def _categories(tag: str, block: str) -> tuple[str, ...]:
+    inner = _field(tag, block) or ""
+    return tuple(d.strip() for d in _D.findall(inner))
+
+
+def _parse_story(attrs: str, block: str, file: str) -> ReutersStory:
+    a = dict(_ATTR.findall(attrs))
+    text_m = re.search(r"<TEXT([^>]*)>(.*?)</TEXT>", block, re.S)
+    text_attrs, text = (text_m.group(1), text_m.group(2)) if text_m else ("", "")
+    text_type = dict(_ATTR.findall(text_attrs)).get("TYPE", "NORM")
+    body = _field("BODY", text)
+    if body is None:  # BRIEF stories have a title only; UNPROC ones untagged text
+        body = "" if text_type == "BRIEF" else _TAGS.sub(" ", _strip_fields(text))
+    return ReutersStory(
+        newid=int(a["NEWID"]),
+        oldid=int(a["OLDID"]),
+        lewissplit=a.get("LEWISSPLIT", ""),
+        cgisplit=a.get("CGISPLIT", ""),
+        topics_attr=a.get("TOPICS", ""),
+        topics=_categories("TOPICS", block),
+        places=_categories("PLACES", block),
+        people=_categories("PEOPLE", block),
+        orgs=_categories("ORGS", block),
+        exchanges=_categories("EXCHANGES", block),
+        date=clean(_field("DATE", block) or "").strip(),
+        text_type=text_type,
+        title=clean(_field("TITLE", text) or "").strip(),
+        dateline=clean(_field("DATELINE", text) or "").strip(),
+        author=clean(_field("AUTHOR", text) or "").strip(),
+        body=clean(body).strip(),
+        file=file,
+    )
+
+
+def _strip_fields(text: str) -> str:
+    """Remove the TITLE, DATELINE and AUTHOR elements (kept in their own fields)."""
+    return re.sub(r"<(TITLE|DATELINE|AUTHOR)>.*?</\1>", " ", text, flags=re.S)
+
+
+def parse_sgml(text: str, file: str = "") -> list[ReutersStory]:
+    """Parse the stories of one SGML file's text (already decoded from latin-1)."""
+    return [_parse_story(m.group(1), m.group(2), file) for m in _STORY.finditer(text)]
+
+
+def read_reuters(files: Sequence[str | Path] | None = None) -> list[ReutersStory]:
+    """Read every story of Reuters-21578 (21,578 stories), in file order.
+
+    ``files`` defaults to the 22 SGML files found by :func:`tealeaves.data.locate`.
+    """
+    paths = [data.locate(f) for f in SGML_FILES] if files is None else [Path(f) for f in files]
+    stories: list[ReutersStory] = []
+    for path in paths:
+        stories.extend(parse_sgml(Path(path).read_text(encoding="latin-1"), Path(path).name))
+    if not stories:
+        raise EmptyInputError(f"no <REUTERS> story found in {', '.join(map(str, paths))}")
+    return stories
+
+
+def modapte_categories(stories: Iterable[ReutersStory]) -> list[str]:
+    """The TOPICS categories with at least one ModApte training and one test candidate story."""
+    seen: dict[str, set[str]] = {"TRAIN": set(), "TEST": set()}
+    for s in stories:
+        if s.topics_attr == "YES" and s.lewissplit in seen:
+            seen[s.lewissplit].update(s.topics)
+    return sorted(seen["TRAIN"] & seen["TEST"])
+
+
+def modapte_split(
+    stories: Sequence[ReutersStory] | None = None,
+    exclude: Iterable[int] = MODAPTE_EXCLUDED,
+) -> tuple[list[ReutersStory], list[ReutersStory], list[str]]:
+    """Return ``(train, test, categories)`` of the ModApte split.
+
+    Each story keeps only its ModApte categories (the 90 of
+    :func:`modapte_categories`) in ``topics``.  ``exclude`` lists NEWIDs left
+    out of the split; the default drops the test transmission NEWID 1199 so
+    the sizes are the standard 7,769 / 3,019 (pass ``exclude=()`` for the
+    7,770 of a literal reading of the README).  Labels are de-duplicated.
+    """
+    stories = read_reuters() if stories is None else stories
+    cats = modapte_categories(stories)
+    keep = set(cats)
+    skip = set(exclude)
+    out: dict[str, list[ReutersStory]] = {"TRAIN": [], "TEST": []}
+    for s in stories:
+        if s.topics_attr != "YES" or s.lewissplit not in out or s.newid in skip:
+            continue
+        labels = tuple(dict.fromkeys(c for c in s.topics if c in keep))
+        if labels:
+            out[s.lewissplit].append(_relabel(s, labels))
+    return out["TRAIN"], out["TEST"], cats
+
+
+def _relabel(story: ReutersStory, labels: tuple[str, ...]) -> ReutersStory:
+    return replace(story, topics=labels)
+
+
+def story_id(story: ReutersStory) -> str:
+    """NLTK-style document id: ``training/NEWID`` or ``test/NEWID``."""
+    return f"{'training' if story.lewissplit == 'TRAIN' else 'test'}/{story.newid}"
+
+
+def duplicate_stories(stories: Sequence[ReutersStory]) -> list[tuple[int, int]]:
+    """Pairs ``(first NEWID, later NEWID)`` of stories whose title and body are identical."""
+    first: dict[tuple[str, str], int] = {}
+    pairs = []
+    for s in stories:
+        key = (s.title, s.body)
+        if key in first:
+            pairs.append((first[key], s.newid))
+        else:
+            first[key] = s.newid
+    return pairs
+
+
+def category_counts(stories: Iterable[ReutersStory]) -> Counter[str]:
+    """How many stories carry each category."""
+    return Counter(c for s in stories for c in s.topics)
+
+
+# -- loading as corpora -------------------------------------------------------
+
+#: The default preprocessing recipe for Reuters (see ``docs/corpus.md`` and
+#: ``benchmarks/reuters_recipe_search.py`` for how it was calibrated).
+REUTERS_RECIPE: dict = {
+    "token_pattern": r"(?u)\b[^\W\d_][^\W\d_]+\b",
+    "lowercase": True,
+    "stop_words": "english",
+    "min_df": 5,
+    "max_df": 0.5,
+    "max_features": None,
+}
+
+
+def reuters_preprocessor() -> Preprocessor:
+    """A fresh :class:`Preprocessor` with the default recipe :data:`REUTERS_RECIPE`."""
+    return Preprocessor(**REUTERS_RECIPE)
+
+
+def story_text(story: ReutersStory, include_title: bool = True) -> str:
+    """The text a story contributes to the corpus: title and body, or the body alone."""
+    return story.text if include_title else story.body
+
+
+def load_reuters_modapte(
+    preprocessor: Preprocessor | None = None,
+    include_title: bool = True,
+) -> tuple[Corpus, Corpus, Preprocessor]:
+    """Return ``(train, test, preprocessor)`` for the ModApte split of Reuters-21578.
+
+    The preprocessor (default :func:`reuters_preprocessor`) is fitted on the
+    7,769 training stories and applied to the 3,019 test stories.  Document
+    ids are ``training/NEWID`` and ``test/NEWID``; labels are tuples of the
+    story's ModApte categories.
+    """
+    train_s, test_s, _ = modapte_split()
+    pre = reuters_preprocessor() if preprocessor is None else preprocessor
+    train = pre.fit_transform(
+        [story_text(s, include_title) for s in train_s],
+        ids=[story_id(s) for s in train_s],
+        labels=[s.topics for s in train_s],
+    )
+    test = pre.transform(
+        [story_text(s, include_title) for s in test_s],
+        ids=[story_id(s) for s in test_s],
+        labels=[s.topics for s in test_s],
+    )
+    for corpus in (train, test):
+        corpus.metadata["source"] = "Reuters-21578 ModApte"
+        corpus.metadata["include_title"] = include_title
+    return train, test, pre
+
+
+def recipe_digest(recipe: dict | None = None) -> str:
+    """A short hash of a recipe (default :data:`REUTERS_RECIPE`) and the split, for cache keys."""
+    payload = {"recipe": REUTERS_RECIPE if recipe is None else recipe, "exclude": sorted(MODAPTE_EXCLUDED)}
+    return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
