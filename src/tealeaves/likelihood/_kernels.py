@@ -1,0 +1,407 @@
+"""Compiled (numba) samplers behind :mod:`tealeaves.likelihood.estimators`.
+
+Every kernel works on a whole corpus in CSR form (``tokens``, ``offsets``) with
+the topics given transposed, ``phi_t[w, k] = phi_{k,w}`` (``V x K``, contiguous
+per word), and a length-``K`` Dirichlet parameter ``alpha``.  Kernels seed
+numba's generator once per call, so a call is reproducible for a given seed.
+
+Within a document the topic counts ``n_k`` exclude the token being resampled;
+the collapsed conditional of LDA with fixed topics is
+``p(z_n = k | z_-n, w) ∝ (n_k^{-n} + alpha_k) phi_{k,w_n}`` (Griffiths & Steyvers 2004).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _categorical(weights, total):
+    """Draw an index with probability ``weights[k] / total``."""
+    u = np.random.random() * total
+    acc = 0.0
+    last = weights.shape[0] - 1
+    for k in range(last):
+        acc += weights[k]
+        if u < acc:
+            return k
+    return last
+
+
+@njit(cache=True)
+def log_mean_exp_se(logw):
+    """``log(mean(exp(logw)))`` and its delta-method standard error.
+
+    ``se(log mean) ≈ sd(w) / (sqrt(S) mean(w))`` over ``S`` independent draws;
+    NaN when ``S < 2``.
+    """
+    s = logw.shape[0]
+    top = logw.max()
+    if top == -np.inf:
+        return -np.inf, np.nan
+    w = np.exp(logw - top)
+    mean = w.mean()
+    est = top + math.log(mean)
+    if s < 2:
+        return est, np.nan
+    var = ((w - mean) ** 2).sum() / (s - 1)
+    return est, math.sqrt(var / s) / mean
+
+
+@njit(cache=True)
+def _log_dirmult(counts, alpha):
+    """log p(z | alpha): the Dirichlet-multinomial probability of one ordered assignment."""
+    a_sum = alpha.sum()
+    n = counts.sum()
+    out = math.lgamma(a_sum) - math.lgamma(a_sum + n)
+    for k in range(alpha.shape[0]):
+        out += math.lgamma(alpha[k] + counts[k]) - math.lgamma(alpha[k])
+    return out
+
+
+@njit(cache=True)
+def _sample_prior(n_tok, alpha, z, counts):
+    """Draw ``z`` from p(z | alpha) by the Polya urn (theta integrated out)."""
+    a_sum = alpha.sum()
+    k_top = alpha.shape[0]
+    weights = np.empty(k_top)
+    counts[:] = 0
+    for n in range(n_tok):
+        for k in range(k_top):
+            weights[k] = counts[k] + alpha[k]
+        z[n] = _categorical(weights, n + a_sum)
+        counts[z[n]] += 1
+
+
+@njit(cache=True)
+def _gibbs_sweep(words, z, counts, phi_t, alpha, beta, reverse):
+    """One collapsed Gibbs sweep over ``z`` targeting ``p(z|alpha) p(w|z)^beta``.
+
+    Positions are visited ``0..N-1`` (or ``N-1..0`` when ``reverse``).
+    """
+    n_tok = words.shape[0]
+    k_top = alpha.shape[0]
+    weights = np.empty(k_top)
+    for i in range(n_tok):
+        n = n_tok - 1 - i if reverse else i
+        w = words[n]
+        counts[z[n]] -= 1
+        total = 0.0
+        for k in range(k_top):
+            p = phi_t[w, k] if beta == 1.0 else phi_t[w, k] ** beta
+            weights[k] = (counts[k] + alpha[k]) * p
+            total += weights[k]
+        z[n] = _categorical(weights, total)
+        counts[z[n]] += 1
+
+
+@njit(cache=True)
+def _log_lik_given_z(words, z, phi_t):
+    """log p(w | z, Phi) = sum_n log phi_{z_n, w_n}."""
+    out = 0.0
+    for n in range(words.shape[0]):
+        out += math.log(phi_t[words[n], z[n]])
+    return out
+
+
+# -- left-to-right (Wallach 2008; MALLET's MarginalProbEstimator) -------------
+@njit(cache=True)
+def _l2r_particles(words, phi_t, alpha, n_particles, resample, a):
+    """Fill ``a[r, n] = p(w_n | w_<n, z_<n^(r))`` for every particle ``r`` and position ``n``.
+
+    Before position ``n`` a particle optionally resamples ``z_<n`` (one Gibbs sweep,
+    Wallach 2008), records ``sum_k (N_k^{<n} + alpha_k) / (n + sum alpha) phi_{k,w_n}``
+    and then draws ``z_n`` from its conditional.
+    """
+    k_top = alpha.shape[0]
+    a_sum = alpha.sum()
+    n_tok = words.shape[0]
+    weights = np.empty(k_top)
+    counts = np.zeros(k_top, dtype=np.int64)
+    z = np.zeros(n_tok, dtype=np.int64)
+    for r in range(n_particles):
+        counts[:] = 0
+        for n in range(n_tok):
+            if resample and n > 0:
+                _gibbs_sweep(words[:n], z[:n], counts, phi_t, alpha, 1.0, False)
+            w = words[n]
+            total = 0.0
+            for k in range(k_top):
+                weights[k] = (counts[k] + alpha[k]) * phi_t[w, k]
+                total += weights[k]
+            a[r, n] = total / (n + a_sum)
+            z[n] = _categorical(weights, total)
+            counts[z[n]] += 1
+
+
+@njit(cache=True)
+def _per_position(a, start):
+    """MALLET/Wallach combination: ``sum_{n>=start} log mean_r a_rn``.
+
+    Standard error by the delta method over independent particles:
+    ``sd_r(sum_n a_rn / mean_r a_rn) / sqrt(R)``.
+    """
+    n_particles, n_tok = a.shape
+    mean = np.empty(n_tok)
+    est = 0.0
+    for n in range(start, n_tok):
+        mean[n] = a[:, n].mean()
+        est += math.log(mean[n])
+    s = np.zeros(n_particles)
+    for r in range(n_particles):
+        for n in range(start, n_tok):
+            s[r] += a[r, n] / mean[n]
+    return est, s
+
+
+@njit(cache=True)
+def _sequential(a, start):
+    """Importance-weighted combination: ``log mean_r prod_n a_rn - log mean_r prod_{n<start} a_rn``.
+
+    Each particle's product of predictive probabilities is an unbiased estimate of
+    ``p(w)`` (sequential importance sampling with Gibbs rejuvenation); the ratio
+    gives ``p(w_{>=start} | w_<start)``.  Delta method: ``s_r = x_r / mean x - y_r / mean y``.
+    """
+    n_particles, n_tok = a.shape
+    log_x = np.zeros(n_particles)
+    log_y = np.zeros(n_particles)
+    for r in range(n_particles):
+        for n in range(n_tok):
+            v = math.log(a[r, n])
+            log_x[r] += v
+            if n < start:
+                log_y[r] += v
+    x = np.exp(log_x - log_x.max())
+    y = np.exp(log_y - log_y.max())
+    est = log_x.max() + math.log(x.mean()) - log_y.max() - math.log(y.mean())
+    return est, x / x.mean() - y / y.mean()
+
+
+@njit(cache=True)
+def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resample, weighted, seed):
+    """Left-to-right estimates of ``log p(w_{>=score_from} | w_<score_from)`` per document.
+
+    ``weighted=False`` averages each position over particles (Wallach 2008, MALLET);
+    ``weighted=True`` averages whole-document particle products (unbiased, consistent).
+    """
+    _seed(seed)
+    n_docs = offsets.shape[0] - 1
+    est = np.zeros(n_docs)
+    se = np.full(n_docs, np.nan)
+    for d in range(n_docs):
+        words = tokens[offsets[d]:offsets[d + 1]]
+        n_tok = words.shape[0]
+        start = score_from[d]
+        if n_tok == 0 or start >= n_tok:
+            se[d] = 0.0
+            continue
+        a = np.empty((n_particles, n_tok))
+        _l2r_particles(words, phi_t, alpha, n_particles, resample, a)
+        if weighted:
+            est[d], s = _sequential(a, start)
+        else:
+            est[d], s = _per_position(a, start)
+        if n_particles > 1:
+            se[d] = s.std() * math.sqrt(1.0 / (n_particles - 1.0))
+    return est, se
+
+
+# -- importance sampling from the prior ----------------------------------------
+@njit(cache=True)
+def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed):
+    """theta_s ~ Dir(alpha); log p(w) ≈ log mean_s prod_n sum_k theta_sk phi_{k,w_n}."""
+    _seed(seed)
+    n_docs = offsets.shape[0] - 1
+    k_top = alpha.shape[0]
+    est = np.zeros(n_docs)
+    se = np.full(n_docs, np.nan)
+    theta = np.empty(k_top)
+    logw = np.empty(n_samples)
+    for d in range(n_docs):
+        words = tokens[offsets[d]:offsets[d + 1]]
+        if words.shape[0] == 0:
+            se[d] = 0.0
+            continue
+        for s in range(n_samples):
+            tot = 0.0
+            for k in range(k_top):
+                theta[k] = np.random.gamma(alpha[k], 1.0)
+                tot += theta[k]
+            if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
+                theta[np.random.randint(k_top)] = 1.0
+                tot = 1.0
+            lw = 0.0
+            for n in range(words.shape[0]):
+                p = 0.0
+                w = words[n]
+                for k in range(k_top):
+                    p += theta[k] * phi_t[w, k]
+                lw += math.log(p / tot)
+            logw[s] = lw
+        est[d], se[d] = log_mean_exp_se(logw)
+    return est, se
+
+
+# -- harmonic mean (Newton & Raftery 1994) -------------------------------------
+@njit(cache=True)
+def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
+    """Gibbs samples z_s ~ p(z|w); log p(w) ≈ -log mean_s 1/p(w|z_s).  Biased upwards."""
+    _seed(seed)
+    n_docs = offsets.shape[0] - 1
+    k_top = alpha.shape[0]
+    est = np.zeros(n_docs)
+    counts = np.zeros(k_top, dtype=np.int64)
+    neg = np.empty(n_samples)
+    for d in range(n_docs):
+        words = tokens[offsets[d]:offsets[d + 1]]
+        if words.shape[0] == 0:
+            continue
+        z = np.zeros(words.shape[0], dtype=np.int64)
+        _sample_prior(words.shape[0], alpha, z, counts)
+        for _ in range(burn_in):
+            _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, False)
+        for s in range(n_samples):
+            _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, False)
+            neg[s] = -_log_lik_given_z(words, z, phi_t)
+        est[d] = -log_mean_exp_se(neg)[0]
+    return est
+
+
+# -- annealed importance sampling (Neal 2001) ----------------------------------
+@njit(cache=True)
+def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed):
+    """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t.
+
+    Each chain adds ``(beta_t - beta_{t-1}) log p(w|z)`` to its log weight, then
+    takes one Gibbs sweep at ``beta_t``; the estimate is the log mean weight.
+    """
+    _seed(seed)
+    n_docs = offsets.shape[0] - 1
+    k_top = alpha.shape[0]
+    est = np.zeros(n_docs)
+    se = np.full(n_docs, np.nan)
+    counts = np.zeros(k_top, dtype=np.int64)
+    logw = np.empty(n_chains)
+    n_temp = betas.shape[0]
+    for d in range(n_docs):
+        words = tokens[offsets[d]:offsets[d + 1]]
+        if words.shape[0] == 0:
+            se[d] = 0.0
+            continue
+        z = np.zeros(words.shape[0], dtype=np.int64)
+        for c in range(n_chains):
+            _sample_prior(words.shape[0], alpha, z, counts)
+            lw = 0.0
+            for t in range(1, n_temp):
+                lw += (betas[t] - betas[t - 1]) * _log_lik_given_z(words, z, phi_t)
+                if t < n_temp - 1:
+                    _gibbs_sweep(words, z, counts, phi_t, alpha, betas[t], False)
+            logw[c] = lw
+        est[d], se[d] = log_mean_exp_se(logw)
+    return est, se
+
+
+# -- Chib-style estimator (Murray & Salakhutdinov 2009) -------------------------
+@njit(cache=True)
+def _log_transition(words, z_from, z_to, counts_from, phi_t, alpha):
+    """log T(z_to <- z_from) for one forward Gibbs sweep (positions 0..N-1)."""
+    k_top = alpha.shape[0]
+    counts = counts_from.copy()
+    weights = np.empty(k_top)
+    out = 0.0
+    for n in range(words.shape[0]):
+        w = words[n]
+        counts[z_from[n]] -= 1
+        total = 0.0
+        for k in range(k_top):
+            weights[k] = (counts[k] + alpha[k]) * phi_t[w, k]
+            total += weights[k]
+        out += math.log(weights[z_to[n]] / total)
+        counts[z_to[n]] += 1
+    return out
+
+
+@njit(cache=True)
+def _iterated_conditional_modes(words, z, counts, phi_t, alpha, max_sweeps):
+    """Set each z_n to the mode of its conditional until nothing changes."""
+    k_top = alpha.shape[0]
+    for _ in range(max_sweeps):
+        changed = False
+        for n in range(words.shape[0]):
+            w = words[n]
+            counts[z[n]] -= 1
+            best, best_k = -1.0, 0
+            for k in range(k_top):
+                v = (counts[k] + alpha[k]) * phi_t[w, k]
+                if v > best:
+                    best, best_k = v, k
+            if best_k != z[n]:
+                changed = True
+            z[n] = best_k
+            counts[best_k] += 1
+        if not changed:
+            break
+
+
+@njit(cache=True)
+def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed):
+    """Chib-style estimator with a special state z* (Murray & Salakhutdinov 2009).
+
+    z* comes from ``burn_in`` Gibbs sweeps then iterated conditional modes.  Each
+    chain picks ``s`` uniformly in ``0..S-1``, draws ``z^(s)`` from the reverse
+    sweep ``T~(. <- z*)``, runs forward sweeps ``T`` for later indices and reverse
+    sweeps for earlier ones, and averages ``T(z* <- z^(s'))`` over its ``S`` states,
+    an estimate of ``p(z*|w)``.  ``log p(w) ≈ log p(w, z*) - log mean_c D_c``, the
+    standard error being the delta method over the independent chains.
+    """
+    _seed(seed)
+    n_docs = offsets.shape[0] - 1
+    k_top = alpha.shape[0]
+    est = np.zeros(n_docs)
+    se = np.full(n_docs, np.nan)
+    counts = np.zeros(k_top, dtype=np.int64)
+    counts_star = np.zeros(k_top, dtype=np.int64)
+    log_t = np.empty(n_samples)
+    log_d = np.empty(n_chains)
+    for d in range(n_docs):
+        words = tokens[offsets[d]:offsets[d + 1]]
+        n_tok = words.shape[0]
+        if n_tok == 0:
+            se[d] = 0.0
+            continue
+        z_star = np.zeros(n_tok, dtype=np.int64)
+        _sample_prior(n_tok, alpha, z_star, counts_star)
+        for _ in range(burn_in):
+            _gibbs_sweep(words, z_star, counts_star, phi_t, alpha, 1.0, False)
+        _iterated_conditional_modes(words, z_star, counts_star, phi_t, alpha, 1000)
+        log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
+        z = np.empty(n_tok, dtype=np.int64)
+        for c in range(n_chains):
+            s = np.random.randint(n_samples)
+            z_s = z_star.copy()
+            counts_s = counts_star.copy()
+            _gibbs_sweep(words, z_s, counts_s, phi_t, alpha, 1.0, True)
+            log_t[s] = _log_transition(words, z_s, z_star, counts_s, phi_t, alpha)
+            z[:] = z_s
+            counts[:] = counts_s
+            for j in range(s + 1, n_samples):
+                _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, False)
+                log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
+            z[:] = z_s
+            counts[:] = counts_s
+            for j in range(s - 1, -1, -1):
+                _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, True)
+                log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
+            log_d[c] = log_mean_exp_se(log_t)[0]
+        den, den_se = log_mean_exp_se(log_d)
+        est[d] = log_joint - den
+        se[d] = den_se
+    return est, se

@@ -1,0 +1,322 @@
+"""Estimators of held-out ``log p(w_d | Phi, alpha)`` for LDA (Wallach, Murray, Salakhutdinov & Mimno 2009).
+
+With the topics ``Phi`` fixed, a document's marginal likelihood integrates over
+its topic proportions, ``p(w) = ∫ Dir(theta; alpha) prod_n sum_k theta_k phi_{k,w_n} dtheta``,
+or equivalently sums over topic assignments,
+``p(w) = sum_z p(z | alpha) prod_n phi_{z_n, w_n}`` with ``p(z | alpha)`` the
+Dirichlet-multinomial.  Neither has a closed form; the estimators here are
+
+``left-to-right``
+    the sequential sampler of Wallach (2008) as in MALLET's evaluator, with
+    ``n_particles`` particles (``resample=True`` resamples ``z_<n`` before each
+    position, Wallach's algorithm; ``False`` is MALLET's default, linear in length);
+``is``
+    importance sampling from the prior, ``theta_s ~ Dir(alpha)``;
+``hm``
+    the harmonic mean of ``p(w | z_s)`` over posterior Gibbs samples, kept only
+    to show its bias: it overestimates ``log p(w)``;
+``ais``
+    annealed importance sampling (Neal 2001) from ``p(z|alpha)`` to ``p(z|w)``;
+``chib``
+    the Chib-style estimator of Murray & Salakhutdinov (2009);
+
+plus :func:`exact_log_likelihood`, which enumerates every assignment (small
+problems only) and is what the estimators are tested against.  Standard errors
+are over independent particles / samples / chains, by the delta method in log
+space (``se(log mean x) ≈ sd(x) / (sqrt(S) mean x)``); the harmonic mean has none.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import InvalidModelError, TealeavesError
+from tealeaves.likelihood import _kernels
+from tealeaves.likelihood.perplexity import align_corpus, perplexity
+from tealeaves.models._fit import describe
+from tealeaves.models.base import check_alpha, check_topic_word
+from tealeaves.signature import Signature
+
+#: Estimators of the whole-document likelihood, by CLI name.
+METHODS = ("left-to-right", "is", "hm", "ais", "chib")
+#: Methods that need the Dirichlet prior alpha (everything but point-estimate completion).
+NEEDS_ALPHA = METHODS + ("left-to-right-completion",)
+#: Default number of samples (particles, prior draws, posterior draws, chains, Chib states).
+DEFAULT_SAMPLES = {"left-to-right": 20, "is": 1000, "hm": 1000, "ais": 20, "chib": 100}
+#: Largest number of assignments (K ** N) :func:`exact_log_likelihood` enumerates.
+MAX_ENUMERATION = 2_000_000
+
+
+@dataclass
+class HeldOutEstimate:
+    """An estimate of the held-out log-likelihood of a corpus, with its Monte Carlo error.
+
+    ``standard_error`` is ``sqrt(sum_d se_d^2)`` (documents are estimated
+    independently), or ``None`` for the harmonic mean or a single sample.
+    ``perplexity`` is ``exp(-log_likelihood / n_words)``.
+    """
+
+    method: str
+    log_likelihood: float
+    standard_error: float | None
+    perplexity: float
+    n_words: int
+    n_documents: int
+    n_dropped: int
+    signature: Signature
+    document_log_likelihoods: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    document_standard_errors: np.ndarray | None = field(repr=False, default=None)
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = {"method": self.method, "log_likelihood": self.log_likelihood,
+               "standard_error": self.standard_error, "perplexity": self.perplexity,
+               "n_words": self.n_words, "n_documents": self.n_documents,
+               "n_dropped_oov": self.n_dropped}
+        out.update(self.extra)
+        out["signature"] = str(self.signature)
+        return out
+
+
+# -- parameter checks ----------------------------------------------------------
+def model_parameters(model: object, method: str = "left-to-right") -> tuple[np.ndarray, np.ndarray]:
+    """``(phi, alpha)`` of a tealeaves model, refusing models the estimators cannot use."""
+    phi = getattr(model, "topic_word_", None)
+    if phi is None:
+        raise InvalidModelError(
+            f"{type(model).__name__} has no topic-word probabilities (e.g. LSI); held-out likelihood "
+            "needs a probabilistic model"
+        )
+    phi = check_topic_word(phi)
+    alpha = check_alpha(getattr(model, "doc_topic_prior_", None), phi.shape[0])
+    if alpha is None:
+        raise InvalidModelError(
+            f"{type(model).__name__} has no Dirichlet prior alpha (doc_topic_prior_), which the "
+            f"'{method}' estimator needs; every estimator except point-estimate completion "
+            f"('completion') needs alpha ({', '.join(NEEDS_ALPHA)}). Give the model a doc_topic_prior, "
+            "e.g. FixedTopicModel(phi, vocabulary, doc_topic_prior=1/K), or use --method completion"
+        )
+    return phi, alpha
+
+
+def _check_count(name: str, value: int, minimum: int = 1) -> int:
+    if int(value) != value or value < minimum:
+        raise TealeavesError(f"{name} must be an integer of at least {minimum}, got {value}")
+    return int(value)
+
+
+def _check_scorable(phi: np.ndarray, corpus: Corpus) -> None:
+    """Refuse words every topic gives probability zero (their log-likelihood is -inf)."""
+    if corpus.n_tokens == 0:
+        return
+    dead = phi.max(axis=0)[corpus.tokens] <= 0
+    if dead.any():
+        words = corpus.vocabulary.decode(np.unique(corpus.tokens[dead])[:5])
+        raise InvalidModelError(
+            f"every topic gives probability zero to {int(dead.sum())} test tokens (e.g. "
+            f"{', '.join(words)}); smooth topic_word_ so every word has positive probability"
+        )
+
+
+def _phi_t(phi: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(phi.T, dtype=np.float64)
+
+
+def _seed(seed: int | None) -> int:
+    return int(np.random.SeedSequence(seed).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+# -- exact value by enumeration ------------------------------------------------
+def log_dirichlet_multinomial(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """``log p(z | alpha)`` of one ordered assignment with topic counts ``counts`` (last axis K).
+
+    ``Gamma(A) / Gamma(A + N) prod_k Gamma(alpha_k + n_k) / Gamma(alpha_k)``, ``A = sum alpha``.
+    """
+    a_sum = alpha.sum()
+    n = counts.sum(axis=-1)
+    return (gammaln(a_sum) - gammaln(a_sum + n)
+            + (gammaln(alpha + counts) - gammaln(alpha)).sum(axis=-1))
+
+
+def exact_log_likelihood(words: np.ndarray, phi: np.ndarray, alpha: float | np.ndarray) -> float:
+    """``log p(w | Phi, alpha)`` by summing over all ``K^N`` topic assignments.
+
+    ``p(w) = sum_z p(z | alpha) prod_n phi_{z_n, w_n}``; refuses problems with more
+    than :data:`MAX_ENUMERATION` assignments.
+    """
+    phi = check_topic_word(phi)
+    k = phi.shape[0]
+    alpha = check_alpha(alpha, k)
+    words = np.asarray(words, dtype=np.int64)
+    if len(words) == 0:
+        return 0.0
+    if k ** len(words) > MAX_ENUMERATION:
+        raise TealeavesError(
+            f"enumerating {k}^{len(words)} assignments is too large (limit {MAX_ENUMERATION}); "
+            "use a shorter document or an estimator"
+        )
+    z = np.array(list(itertools.product(range(k), repeat=len(words))), dtype=np.int64)
+    counts = (z[:, :, None] == np.arange(k)).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        log_lik = np.log(phi[z, words]).sum(axis=1)
+    return float(logsumexp(log_dirichlet_multinomial(counts, alpha) + log_lik))
+
+
+# -- per-document estimators on arrays --------------------------------------------
+def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particles: int = 20, *,
+                  resample: bool = True, weighted: bool = False, score_from: np.ndarray | None = None,
+                  seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per-document left-to-right estimates and standard errors (Wallach 2008, Alg. 5.1).
+
+    ``p(w) = prod_n p(w_n | w_<n)``, each factor the average over particles of
+    ``a_rn = sum_k (N_k^{<n} + alpha_k) / (n + sum alpha) phi_{k,w_n}`` (``weighted=False``,
+    Wallach's and MALLET's estimator; slightly biased, since its particles are not
+    weighted).  ``weighted=True`` averages each particle's product ``prod_n a_rn``
+    instead, an unbiased estimate of ``p(w)`` that converges to it.  Only positions
+    ``n >= score_from[d]`` are scored (document completion scores the held-out part).
+    """
+    n_particles = _check_count("n_particles", n_particles)
+    if score_from is None:
+        score_from = np.zeros(len(corpus), dtype=np.int64)
+    starts = np.asarray(score_from, dtype=np.int64)
+    return _kernels.left_to_right(corpus.tokens, corpus.offsets, starts, _phi_t(phi), alpha, n_particles,
+                                  bool(resample), bool(weighted), _seed(seed))
+
+
+def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
+                        seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Importance sampling from the prior: ``log mean_s prod_n sum_k theta_sk phi_{k,w_n}``."""
+    n_samples = _check_count("n_samples", n_samples)
+    return _kernels.importance_prior(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples,
+                                     _seed(seed))
+
+
+def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
+                  burn_in: int = 100, seed: int | None = 0) -> tuple[np.ndarray, None]:
+    """Harmonic mean of ``p(w | z_s)`` over Gibbs samples (Newton & Raftery 1994).  BIASED upwards.
+
+    Returned only to demonstrate the bias Wallach et al. (2009) report; there is no standard error.
+    """
+    n_samples = _check_count("n_samples", n_samples)
+    burn_in = _check_count("burn_in", burn_in, 0)
+    est = _kernels.harmonic_mean(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples, burn_in,
+                                 _seed(seed))
+    return est, None
+
+
+def temperature_schedule(n_temperatures: int) -> np.ndarray:
+    """Inverse temperatures ``beta_t = (t / T)^4``, ``t = 0..T`` (dense near 0)."""
+    return np.linspace(0.0, 1.0, n_temperatures + 1) ** 4
+
+
+def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_chains: int = 20,
+                                 *, n_temperatures: int = 200, seed: int | None = 0
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    """AIS over ``z`` with intermediate targets ``p(z|alpha) p(w|z)^beta`` (Wallach et al. 2009, §4.2)."""
+    n_chains = _check_count("n_chains", n_chains)
+    n_temperatures = _check_count("n_temperatures", n_temperatures)
+    return _kernels.annealed_importance(corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
+                                        temperature_schedule(n_temperatures), n_chains, _seed(seed))
+
+
+def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 100, *,
+               n_chains: int = 4, burn_in: int = 20, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Chib-style estimator (Murray & Salakhutdinov 2009; Wallach et al. 2009, Alg. 2).
+
+    ``p(w) = p(w, z*) / p(z* | w)``, ``p(z*|w)`` estimated by averaging the Gibbs
+    transition probability into ``z*`` over ``n_samples`` states of each of
+    ``n_chains`` independent chains.
+    """
+    n_samples = _check_count("n_samples", n_samples)
+    n_chains = _check_count("n_chains", n_chains)
+    burn_in = _check_count("burn_in", burn_in, 0)
+    return _kernels.chib_style(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples, n_chains,
+                               burn_in, _seed(seed))
+
+
+_ESTIMATORS = {
+    "left-to-right": (left_to_right, "n_particles"),
+    "is": (importance_sampling, "n_samples"),
+    "hm": (harmonic_mean, "n_samples"),
+    "ais": (annealed_importance_sampling, "n_chains"),
+    "chib": (chib_style, "n_samples"),
+}
+
+
+# -- model-level API ---------------------------------------------------------------
+def _summarise(method: str, est: np.ndarray, se: np.ndarray | None, n_words: int, corpus: Corpus,
+               signature: Signature, extra: dict) -> HeldOutEstimate:
+    total = float(est.sum())
+    total_se = None
+    if se is not None and not np.isnan(se).any():
+        total_se = float(math.sqrt(float((se ** 2).sum())))
+    return HeldOutEstimate(method, total, total_se, perplexity(total, n_words), n_words, len(corpus),
+                           corpus.n_dropped, signature, est, se, extra)
+
+
+def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-to-right",
+                            n_samples: int | None = None, *, seed: int | None = 0,
+                            **options) -> HeldOutEstimate:
+    """Estimate ``sum_d log p(w_d)`` of ``corpus`` under ``model`` with ``method`` (see :data:`METHODS`).
+
+    ``n_samples`` is the number of particles (left-to-right), prior draws (is),
+    posterior draws (hm), AIS chains (ais) or Chib states per chain (chib);
+    ``options`` go to the method's function (e.g. ``resample``, ``n_temperatures``,
+    ``n_chains``, ``burn_in``).  Test words missing from the model's vocabulary
+    are dropped and counted in ``n_dropped``; an empty document contributes 0.
+    """
+    if method not in _ESTIMATORS:
+        raise TealeavesError(f"unknown estimator {method!r}; choose one of {', '.join(METHODS)}")
+    phi, alpha = model_parameters(model, method)
+    corpus = align_corpus(corpus, model.vocabulary_)
+    corpus.require_nonempty("test corpus")
+    _check_scorable(phi, corpus)
+    func, count_name = _ESTIMATORS[method]
+    n = DEFAULT_SAMPLES[method] if n_samples is None else n_samples
+    est, se = func(phi, alpha, corpus, n, seed=seed, **options)
+    fields = {"est": method, count_name.removeprefix("n_"): n, **options, "seed": seed,
+              "model": describe(model)}
+    return _summarise(method, est, se, corpus.n_tokens, corpus, Signature("loglik", fields),
+                      {"biased": method == "hm"})
+
+
+def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20, *, resample: bool = True,
+                             weighted: bool = False, seed: int | None = 0, split_seed: int = 0,
+                             min_length: int = 2) -> HeldOutEstimate:
+    """Document completion scored by left-to-right: ``log p(w_held | w_obs)`` (Wallach et al. 2009, §5).
+
+    Uses the same random halves as point-estimate :func:`~tealeaves.likelihood.document_completion`
+    (``split_seed``, ``min_length``); the left-to-right sampler runs over the
+    observed half followed by the held-out half and sums the log-probabilities of
+    the held-out positions only.
+    """
+    from tealeaves.likelihood.completion import completion_signature, prepare_test
+
+    phi, alpha = model_parameters(model, "left-to-right-completion")
+    test = align_corpus(test, model.vocabulary_)
+    observed, heldout, report = prepare_test(model, test, split_seed, min_length)
+    _check_scorable(phi, heldout)
+    joined = _concatenate(observed, heldout)
+    est, se = left_to_right(phi, alpha, joined, n_particles, resample=resample, weighted=weighted,
+                            score_from=observed.lengths, seed=seed)
+    sig = completion_signature(describe(model), split_seed, min_length,
+                               estimator=f"left-to-right/particles={n_particles}/resample={resample}"
+                                         f"/weighted={weighted}/seed={seed}")
+    out = _summarise("left-to-right-completion", est, se, heldout.n_tokens, heldout, sig,
+                     {"n_skipped_too_short": report.n_skipped_too_short})
+    out.n_dropped = test.n_dropped
+    return out
+
+
+def _concatenate(first: Corpus, second: Corpus) -> Corpus:
+    """Each document of ``first`` followed by the same document of ``second``."""
+    pieces = [np.concatenate([first.document(d), second.document(d)]) for d in range(len(first))]
+    lengths = first.lengths + second.lengths
+    tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
+    return Corpus(first.vocabulary, tokens, np.concatenate([[0], np.cumsum(lengths)]), list(first.ids))
