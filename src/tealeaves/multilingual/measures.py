@@ -1,0 +1,267 @@
+"""Multilingual topic measures (Hao, Boyd-Graber and Paul 2018, §2-3).
+
+Topics are given per language: ``topics[lang][k]`` is the list of topic ``k``'s
+top ``C`` words in language ``lang`` (most probable first).  Counts come from
+an :class:`~tealeaves.multilingual.reference.AlignedReference`, which wraps the
+coherence engine's aligned index (one counting core for every measure).
+
+* **CNPMI** (eq. 3-4): for languages l1, l2 the reference is the set of tuples
+  holding a document in both; P(w) is the share of those tuples whose side in w's
+  language contains w, P(wi, wj) the share whose l1 side contains wi and whose
+  l2 side contains wj.  CNPMI(l1, l2, k) is the mean NPMI over the C x C
+  bilingual pairs; over more than two languages, the mean over language pairs.
+* **INPMI**: a language's monolingual NPMI (mean over its C(C-1)/2 pairs, counted
+  on that language's documents of the reference); over languages, the mean.
+* **MTA**: share of translation pairs among the C x C bilingual pairs
+  (``mode="pairs"``, default), or share of l1 words with a translation among the
+  l2 words (``mode="words"``, a per-word reading of Boyd-Graber and Blei 2009).
+* **TWC**: share of the topic's words (all languages) found in the reference.
+* **MC** = CNPMI / (INPMI(l1) + a) and **ICC** = (INPMI(l1) + a) / (INPMI(l2) + a),
+  a = 0.001 (eq. 5-6).
+
+Documented values: a pair with a word absent from the reference (side) scores 0
+and is counted in ``details["n_absent_pairs"]``; a pair of present words that never
+co-occur scores by ``zero_cooccurrence`` ("limit": -1, "zero": 0, "epsilon": NPMI
+with ``epsilon`` added to the joint count); a pair with P(wi, wj) = 1 scores 1.
+MTA of a topic none of whose words the dictionary lists is 0, counted in
+``details["n_uncovered_topics"]``.  MC/ICC with a zero denominator are 0, counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.multilingual.dictionaries import BilingualDictionary
+from tealeaves.signature import Signature
+
+#: Smoothing of MC and ICC (eq. 5-6).
+GAP_ALPHA = 0.001
+ZERO_POLICIES = ("limit", "zero", "epsilon")
+
+Topics = Mapping[str, Sequence[Sequence[str]]]
+
+
+@dataclass
+class TopicScores:
+    """Per-topic values of one measure, their mean, and the settings that produced them."""
+
+    measure: str
+    per_topic: np.ndarray
+    signature: Signature
+    details: dict = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        """Model-level value: the mean over topics."""
+        return float(np.mean(self.per_topic)) if len(self.per_topic) else 0.0
+
+    def to_dict(self) -> dict:
+        return {"measure": self.measure, "score": self.score, "per_topic": self.per_topic.tolist(),
+                "signature": str(self.signature), "details": self.details}
+
+
+# -- input checks ------------------------------------------------------------
+def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tuple[list[str], int, int]:
+    """Validate ``topics`` and return (languages, number of topics K, cardinality C).
+
+    Every language needs the same number of topics, each a non-empty word list.
+    """
+    langs = list(languages) if languages is not None else list(topics)
+    if not langs:
+        raise EmptyInputError("no languages given; pass topics as {language: [[word, ...], ...]}")
+    missing = [x for x in langs if x not in topics]
+    if missing:
+        raise TealeavesError(f"topics have no words for languages {missing} (they have {list(topics)}); "
+                             "check the language codes")
+    sizes = {x: len(topics[x]) for x in langs}
+    if len(set(sizes.values())) != 1:
+        raise TealeavesError(f"languages have different numbers of topics: {sizes}")
+    k = sizes[langs[0]]
+    if k == 0:
+        raise EmptyInputError("the model has no topics")
+    cards = {len(t) for x in langs for t in topics[x]}
+    if 0 in cards:
+        empty = [x for x in langs if any(len(t) == 0 for t in topics[x])]
+        raise EmptyInputError(f"topics with no words in languages {empty}; a topic needs its top words "
+                              "in every language")
+    return langs, k, max(cards)
+
+
+# -- NPMI from counts -------------------------------------------------------
+def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: int,
+                     zero_cooccurrence: str = "limit", epsilon: float = 1e-12) -> np.ndarray:
+    """NPMI = log(P(a,b) / (P(a) P(b))) / -log P(a,b) for count arrays (Bouma 2009, eq. 1).
+
+    ``joint`` is len(a) x len(b); words with zero document frequency give 0.
+    """
+    if zero_cooccurrence not in ZERO_POLICIES:
+        raise TealeavesError(f"unknown zero_cooccurrence policy {zero_cooccurrence!r}; "
+                             f"use one of {ZERO_POLICIES}")
+    joint = np.asarray(joint, dtype=float)
+    pa = np.asarray(df_a, dtype=float)[:, None] / n
+    pb = np.asarray(df_b, dtype=float)[None, :] / n
+    present = (pa > 0) & (pb > 0)
+    j = joint + (epsilon if zero_cooccurrence == "epsilon" else 0.0)
+    pj = j / n
+    out = np.zeros(joint.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = np.log(pj / (pa * pb)) / -np.log(pj)
+    ok = present & (pj > 0) & (pj < 1)
+    out[ok] = val[ok]
+    out[present & (pj >= 1)] = 1.0
+    never = present & (joint == 0)
+    if zero_cooccurrence == "limit":
+        out[never] = -1.0
+    elif zero_cooccurrence == "zero":
+        out[never] = 0.0
+    return out
+
+
+# -- measures ----------------------------------------------------------------
+def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str, **extra) -> Signature:
+    fields = {"ref": getattr(reference, "name", "reference"), "langs": "-".join(langs), "top": c,
+              "win": "doc"}
+    if zero is not None:
+        fields["zero"] = zero
+        fields["absent"] = "zero"
+    fields.update(extra)
+    return Signature(measure, fields)
+
+
+def cnpmi_pair(topics: Topics, reference, l1: str, l2: str, zero_cooccurrence: str = "limit",
+               epsilon: float = 1e-12) -> tuple[np.ndarray, dict]:
+    """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs."""
+    _, k, _ = check_topics(topics, [l1, l2])
+    n = reference.n_pairs(l1, l2)
+    values = np.zeros(k)
+    n_absent = n_never = 0
+    for t in range(k):
+        ids1 = reference.word_ids(l1, topics[l1][t])
+        ids2 = reference.word_ids(l2, topics[l2][t])
+        df1 = reference.pair_df(l1, ids1, l2)
+        df2 = reference.pair_df(l2, ids2, l1)
+        joint = reference.pair_codf(l1, ids1, l2, ids2)
+        m = npmi_from_counts(joint, df1, df2, n, zero_cooccurrence, epsilon)
+        absent = (df1 == 0)[:, None] | (df2 == 0)[None, :]
+        n_absent += int(absent.sum())
+        n_never += int(((joint == 0) & ~absent).sum())
+        values[t] = m.mean()
+    return values, {"n_absent_pairs": n_absent, "n_never_cooccurring_pairs": n_never, "n_tuples": n}
+
+
+def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
+          zero_cooccurrence: str = "limit", epsilon: float = 1e-12) -> TopicScores:
+    """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4)."""
+    langs, k, c = check_topics(topics, languages)
+    if len(langs) < 2:
+        raise TealeavesError(f"CNPMI needs at least two languages, got {langs}")
+    per_pair, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
+    for l1, l2 in combinations(langs, 2):
+        vals, det = cnpmi_pair(topics, reference, l1, l2, zero_cooccurrence, epsilon)
+        per_pair[f"{l1}-{l2}"] = vals
+        details["n_absent_pairs"] += det["n_absent_pairs"]
+        details["n_never_cooccurring_pairs"] += det["n_never_cooccurring_pairs"]
+        details[f"n_tuples_{l1}-{l2}"] = det["n_tuples"]
+    details["per_language_pair"] = {p: v.tolist() for p, v in per_pair.items()}
+    values = np.mean(list(per_pair.values()), axis=0)
+    return TopicScores("cnpmi", values, _signature("cnpmi", reference, langs, c, zero_cooccurrence), details)
+
+
+def npmi_language(topics: Topics, reference, lang: str, zero_cooccurrence: str = "limit",
+                  epsilon: float = 1e-12) -> tuple[np.ndarray, dict]:
+    """Monolingual NPMI per topic of one language over its side of the reference (eq. 2)."""
+    _, k, _ = check_topics(topics, [lang])
+    n = reference.n_documents(lang)
+    values = np.zeros(k)
+    n_absent = n_never = 0
+    for t in range(k):
+        ids = reference.word_ids(lang, topics[lang][t])
+        c = len(ids)
+        if c < 2:
+            raise TealeavesError(f"NPMI needs at least two words per topic; topic {t} in {lang} has {c}")
+        df = reference.df(lang, ids)
+        joint = reference.codf(lang, ids)
+        m = npmi_from_counts(joint, df, df, n, zero_cooccurrence, epsilon)
+        iu = np.triu_indices(c, 1)
+        absent = ((df == 0)[:, None] | (df == 0)[None, :])[iu]
+        n_absent += int(absent.sum())
+        n_never += int(((joint[iu] == 0) & ~absent).sum())
+        values[t] = m[iu].mean()
+    return values, {"n_absent_pairs": n_absent, "n_never_cooccurring_pairs": n_never, "n_documents": n}
+
+
+def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
+          zero_cooccurrence: str = "limit", epsilon: float = 1e-12) -> TopicScores:
+    """Internal NPMI: the mean over languages of each language's monolingual NPMI."""
+    langs, k, c = check_topics(topics, languages)
+    per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
+    for lang in langs:
+        vals, det = npmi_language(topics, reference, lang, zero_cooccurrence, epsilon)
+        per_lang[lang] = vals
+        details["n_absent_pairs"] += det["n_absent_pairs"]
+        details["n_never_cooccurring_pairs"] += det["n_never_cooccurring_pairs"]
+    details["per_language"] = {x: v.tolist() for x, v in per_lang.items()}
+    values = np.mean(list(per_lang.values()), axis=0)
+    return TopicScores("inpmi", values, _signature("inpmi", reference, langs, c, zero_cooccurrence), details)
+
+
+def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:
+    """Topic word coverage: share of a topic's words (all languages) occurring in the reference."""
+    langs, k, c = check_topics(topics, languages)
+    values = np.zeros(k)
+    for t in range(k):
+        found = total = 0
+        for lang in langs:
+            df = reference.df(lang, reference.word_ids(lang, topics[lang][t]))
+            found += int((df > 0).sum())
+            total += len(df)
+        values[t] = found / total
+    return TopicScores("twc", values, _signature("twc", reference, langs, c, None))
+
+
+def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
+        mode: str = "pairs") -> TopicScores:
+    """Matching translation accuracy of each topic between ``l1`` and ``l2`` (see module docstring)."""
+    langs, k, c = check_topics(topics, [l1, l2])
+    if mode not in ("pairs", "words"):
+        raise TealeavesError(f"unknown MTA mode {mode!r}; use 'pairs' or 'words'")
+    d = dictionary.oriented(l1, l2)
+    values = np.zeros(k)
+    uncovered = 0
+    for t in range(k):
+        a = [w.lower() for w in topics[l1][t]]
+        b = [w.lower() for w in topics[l2][t]]
+        hits = np.array([[(x, y) in d.pairs for y in b] for x in a], dtype=bool)
+        if not any(d.covers(x, "source") for x in a) and not any(d.covers(y, "target") for y in b):
+            uncovered += 1
+        values[t] = hits.mean() if mode == "pairs" else hits.any(axis=1).mean()
+    sig = Signature("mta", {"dict": d.name, "langs": f"{l1}-{l2}", "top": c, "mode": mode})
+    return TopicScores("mta", values, sig, {"n_uncovered_topics": uncovered, "n_entries": len(d)})
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, int]:
+    zero = den == 0
+    out = np.divide(num, np.where(zero, 1.0, den))
+    out[zero] = 0.0
+    return out, int(zero.sum())
+
+
+def gap_features(cnpmi_scores: TopicScores, inpmi_scores: TopicScores, l1: str, l2: str,
+                 alpha: float = GAP_ALPHA) -> tuple[TopicScores, TopicScores]:
+    """MC(l1; l2, k) and ICC(l1, l2, k) from per-topic CNPMI and per-language INPMI (eq. 5-6)."""
+    per_lang = inpmi_scores.details.get("per_language", {})
+    if l1 not in per_lang or l2 not in per_lang:
+        raise TealeavesError(f"INPMI scores lack languages {l1}/{l2}; compute inpmi over both")
+    i1 = np.asarray(per_lang[l1]) + alpha
+    i2 = np.asarray(per_lang[l2]) + alpha
+    mc, z1 = _ratio(cnpmi_scores.per_topic, i1)
+    icc, z2 = _ratio(i1, i2)
+    base = dict(cnpmi_scores.signature.fields)
+    base["alpha"] = alpha
+    return (TopicScores("mc", mc, Signature("mc", base), {"n_zero_denominator": z1}),
+            TopicScores("icc", icc, Signature("icc", base), {"n_zero_denominator": z2}))
