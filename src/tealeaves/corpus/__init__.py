@@ -1,5 +1,6 @@
 """Corpora: vocabulary, the corpus type, preprocessing and readers."""
 
+from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
 from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
@@ -14,4 +15,7 @@ __all__ = [
     "load_reuters_modapte",
     "modapte_split",
     "read_reuters",
+    "AlignedCorpus",
+    "default_preprocessor",
+    "normalize_language",
 ]

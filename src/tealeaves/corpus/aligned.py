@@ -1,0 +1,293 @@
+"""Aligned multilingual corpora: tuples of comparable documents, one per language.
+
+An :class:`AlignedCorpus` holds ``n_tuples`` tuples, each with one shared id
+(e.g. the Bible chapter ``"GEN 1"`` or a FLORES document id) and at most one
+document per language.  Every language keeps its own
+:class:`~tealeaves.corpus.Corpus` over its own vocabulary, indexed by the *same*
+tuple positions; a language missing from a tuple has an empty document there and
+``present[lang][t]`` is ``False``.  Languages are named by the ISO 639-1 style
+codes of :func:`tealeaves.corpus.parallel.normalize_language` (``en``, ``sv``,
+``zh``...).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
+from tealeaves.errors import EmptyInputError, TealeavesError
+
+
+class LanguageMismatchError(TealeavesError):
+    """Languages of two inputs (corpus, model, texts, preprocessors) do not match."""
+
+
+class UnknownLanguageError(TealeavesError):
+    """A language code is not one tealeaves knows how to normalise."""
+
+
+#: Canonical language codes (ISO 639-1 style) and their names.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "ro": "Romanian",
+    "sv": "Swedish",
+    "am": "Amharic",
+    "tl": "Tagalog/Filipino",
+    "tr": "Turkish",
+    "zh": "Chinese",
+}
+
+#: Every accepted spelling (lowercased) -> canonical code.  ISO 639-2/3 codes,
+#: FLORES-200 ``xxx_Scrp`` codes, NTREX ``xxx-REGION`` codes and the file-name
+#: prefixes of the eBible and UDHR files used by tealeaves.
+LANGUAGE_ALIASES: dict[str, str] = {
+    **{code: code for code in LANGUAGES},
+    "eng": "en", "eng_latn": "en", "eng-us": "en", "eng-gb": "en", "en-us": "en", "en-gb": "en",
+    "ron": "ro", "rum": "ro", "ron_latn": "ro", "mo": "ro",
+    "swe": "sv", "swe_latn": "sv",
+    "amh": "am", "amh_ethi": "am",
+    "tgl": "tl", "tgl_latn": "tl", "fil": "tl", "fil_latn": "tl",
+    "tur": "tr", "tur_latn": "tr",
+    "zho": "zh", "chi": "zh", "cmn": "zh", "zho_hans": "zh", "zho-cn": "zh", "cmn_hans": "zh",
+    "zh-cn": "zh", "zh-hans": "zh", "zh_hans": "zh",
+}
+
+
+def normalize_language(code: str) -> str:
+    """Map a language code (``eng``, ``eng_Latn``, ``eng-US``, ``fil``, ``zho_Hans``...) to ``en``, ``tl``...
+
+    Traditional-script Chinese (``zho_Hant``, ``zho-TW``) is deliberately not
+    mapped to ``zh``: it is a different written corpus.  Unknown codes raise
+    :class:`UnknownLanguageError` listing the accepted ones.
+    """
+    key = str(code).strip().lower()
+    if key in LANGUAGE_ALIASES:
+        return LANGUAGE_ALIASES[key]
+    known = ", ".join(sorted(LANGUAGE_ALIASES))
+    raise UnknownLanguageError(
+        f"unknown language code {code!r}; known codes: {known} "
+        "(add an alias to tealeaves.corpus.aligned.LANGUAGE_ALIASES for another language)"
+    )
+
+
+#: A token made only of letters (no digits, underscores or symbols).
+_LETTERS_ONLY = re.compile(r"^[^\W\d_]+$")
+
+
+def jieba_tokenize(text: str) -> list[str]:
+    """Segment Chinese text with jieba (precise mode, HMM on), keeping letter-only tokens.
+
+    jieba's start-up log is silenced; its segmentation is deterministic for a
+    given dictionary, so repeated runs give the same tokens.
+    """
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return [t for t in jieba.lcut(text, cut_all=False, HMM=True) if _LETTERS_ONLY.match(t)]
+
+
+def default_preprocessor(language: str, max_df: float = 0.3, min_df: int | float = 1) -> Preprocessor:
+    """The preprocessing of Hao, Boyd-Graber and Paul (2018, section 4) for one language.
+
+    No stemming and no stop list; digits and symbols are removed (tokens are
+    runs of letters, two or more except in Chinese); words in more than
+    ``max_df`` (30%) of the language's documents are removed.  Chinese (``zh``)
+    is segmented with :func:`jieba_tokenize`.
+    """
+    if language == "zh":
+        return Preprocessor(stop_words=None, max_df=max_df, min_df=min_df, tokenizer=jieba_tokenize)
+    return Preprocessor(token_pattern=LETTERS_PATTERN, stop_words=None, max_df=max_df, min_df=min_df)
+
+
+@dataclass(eq=False)
+class AlignedCorpus:
+    """Document tuples over several languages (see the module docstring).
+
+    Attributes
+    ----------
+    languages : language codes, in order.
+    corpora : per language, a :class:`Corpus` with one (possibly empty)
+        document per tuple, ids equal to ``ids``.
+    present : per language, a boolean array: the language has a document in
+        that tuple.
+    ids : one shared id per tuple.
+    labels : optional per-tuple labels.
+    """
+
+    languages: list[str]
+    corpora: dict[str, Corpus]
+    present: dict[str, np.ndarray]
+    ids: list[str]
+    labels: list | None = None
+    metadata: dict = field(default_factory=dict)
+    preprocessors: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.languages = list(self.languages)
+        self.ids = [str(i) for i in self.ids]
+        if len(set(self.languages)) != len(self.languages):
+            raise LanguageMismatchError(f"languages are repeated: {self.languages}")
+        for lang in self.languages:
+            if lang not in self.corpora or lang not in self.present:
+                raise LanguageMismatchError(
+                    f"language {lang!r} has no corpus or presence mask; give both for every language"
+                )
+            corpus = self.corpora[lang]
+            mask = np.asarray(self.present[lang], dtype=bool)
+            if len(corpus) != len(self.ids) or len(mask) != len(self.ids):
+                raise ValueError(
+                    f"language {lang!r}: {len(corpus)} documents and {len(mask)} presence flags "
+                    f"for {len(self.ids)} tuples; each language needs one entry per tuple"
+                )
+            if np.any(corpus.lengths[~mask] > 0):
+                raise ValueError(f"language {lang!r} has tokens in tuples marked absent")
+            self.present[lang] = mask
+        if self.labels is not None and len(self.labels) != len(self.ids):
+            raise ValueError("labels must have one entry per tuple")
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Mapping[str, Sequence[str | None]],
+        ids: Sequence[str],
+        preprocessors: Mapping[str, Preprocessor] | None = None,
+        labels: Sequence | None = None,
+        fit: bool = True,
+    ) -> AlignedCorpus:
+        """Build an aligned corpus from raw texts, ``None`` marking a missing document.
+
+        ``preprocessors`` maps each language to its :class:`Preprocessor`
+        (default: :func:`default_preprocessor`).  With ``fit=True`` each one is
+        fitted on that language's present texts; with ``fit=False`` they must be
+        fitted already (e.g. to encode held-out tuples over the training
+        vocabularies).
+        """
+        texts = {normalize_language(lang): docs for lang, docs in texts.items()}
+        languages = list(texts)
+        if not languages:
+            raise EmptyInputError("no languages given; pass texts as {language: [text or None, ...]}")
+        preprocessors = {normalize_language(k): v for k, v in (preprocessors or {}).items()}
+        unknown = sorted(set(preprocessors) - set(languages))
+        if unknown:
+            raise LanguageMismatchError(
+                f"preprocessors given for {unknown}, which have no texts (languages: {languages})"
+            )
+        corpora, present = {}, {}
+        for lang in languages:
+            docs = list(texts[lang])
+            if len(docs) != len(ids):
+                raise ValueError(f"language {lang!r} has {len(docs)} texts for {len(ids)} tuple ids")
+            mask = np.array([d is not None for d in docs], dtype=bool)
+            if not mask.any():
+                raise EmptyInputError(f"language {lang!r} has no documents; drop it or supply texts")
+            prep = preprocessors.get(lang) or default_preprocessor(lang)
+            kept = [d for d in docs if d is not None]
+            if fit:
+                prep.fit(kept)
+            encoded = prep.transform(kept)
+            corpora[lang] = _expand(encoded, mask, ids)
+            present[lang] = mask
+            preprocessors[lang] = prep
+        labels = list(labels) if labels is not None else None
+        out = cls(languages, corpora, present, list(ids), labels, preprocessors=preprocessors)
+        out.metadata["preprocessing"] = {lang: preprocessors[lang].get_params() for lang in languages}
+        return out
+
+    # -- access -------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_tuples(self) -> int:
+        return len(self.ids)
+
+    def vocabulary(self, lang: str):
+        """The vocabulary of language ``lang``."""
+        return self.corpora[self._check_language(lang)].vocabulary
+
+    def n_tokens(self, lang: str | None = None) -> int:
+        """Tokens of one language, or of all languages."""
+        langs = [self._check_language(lang)] if lang else self.languages
+        return int(sum(self.corpora[x].n_tokens for x in langs))
+
+    def _check_language(self, lang: str) -> str:
+        if lang not in self.corpora:
+            raise LanguageMismatchError(
+                f"language {lang!r} is not in this aligned corpus; it has {self.languages}"
+            )
+        return lang
+
+    def language(self, lang: str) -> Corpus:
+        """The documents of ``lang`` present in some tuple, as a monolingual corpus."""
+        self._check_language(lang)
+        idx = np.flatnonzero(self.present[lang])
+        sub = self.corpora[lang].subset(idx)
+        if self.labels is not None:
+            sub.labels = [self.labels[i] for i in idx]
+        return sub
+
+    def subset(self, indices: Sequence[int] | np.ndarray) -> AlignedCorpus:
+        """A new aligned corpus holding the given tuples, in the given order."""
+        idx = np.asarray(indices, dtype=np.int64)
+        return AlignedCorpus(
+            self.languages,
+            {lang: self.corpora[lang].subset(idx) for lang in self.languages},
+            {lang: self.present[lang][idx] for lang in self.languages},
+            [self.ids[i] for i in idx],
+            [self.labels[i] for i in idx] if self.labels is not None else None,
+            dict(self.metadata),
+            self.preprocessors,
+        )
+
+    def select_languages(self, languages: Sequence[str]) -> AlignedCorpus:
+        """Keep only ``languages`` (tuples left with no document are kept, all absent)."""
+        langs = [self._check_language(x) for x in languages]
+        return AlignedCorpus(
+            langs,
+            {x: self.corpora[x] for x in langs},
+            {x: self.present[x] for x in langs},
+            self.ids,
+            self.labels,
+            dict(self.metadata),
+            {x: self.preprocessors[x] for x in langs if x in self.preprocessors},
+        )
+
+    def pairs(self, l1: str, l2: str) -> AlignedCorpus:
+        """The tuples holding a document in both ``l1`` and ``l2``, restricted to those languages."""
+        both = self.present[self._check_language(l1)] & self.present[self._check_language(l2)]
+        return self.select_languages([l1, l2]).subset(np.flatnonzero(both))
+
+    def drop_empty(self) -> AlignedCorpus:
+        """Drop tuples with no tokens in any language (e.g. after vocabulary pruning)."""
+        keep = np.zeros(len(self), dtype=bool)
+        for lang in self.languages:
+            keep |= self.corpora[lang].lengths > 0
+        return self.subset(np.flatnonzero(keep))
+
+    def require_nonempty(self, what: str = "aligned corpus") -> None:
+        """Raise :class:`EmptyInputError` if there are no tuples or no tokens at all."""
+        if len(self) == 0:
+            raise EmptyInputError(f"the {what} has no tuples; check the reader and the language filter")
+        if self.n_tokens() == 0:
+            raise EmptyInputError(f"the {what} has {len(self)} tuples but no tokens; check preprocessing")
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{x}: {int(self.present[x].sum())} docs" for x in self.languages)
+        return f"AlignedCorpus({len(self)} tuples; {parts})"
+
+
+def _expand(encoded: Corpus, mask: np.ndarray, ids: Sequence[str]) -> Corpus:
+    """Spread the documents of ``encoded`` over the tuple positions where ``mask`` is True."""
+    lengths = np.zeros(len(mask), dtype=np.int64)
+    lengths[mask] = encoded.lengths
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    out = Corpus(encoded.vocabulary, encoded.tokens, offsets, [str(i) for i in ids], None, encoded.n_dropped)
+    out.metadata = dict(encoded.metadata)
+    return out
