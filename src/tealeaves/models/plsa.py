@@ -110,7 +110,7 @@ class PLSA(TopicModel):
 
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of new documents by EM with the topics fixed (fold-in)."""
-        return fold_in(self.topic_word_, corpus.counts, self.max_iter)
+        return fold_in(self.topic_word_, corpus.counts, self.max_iter, self.tol)
 
     def description(self) -> str:
         return f"plsa/K{self.n_components}/restarts{self.n_restarts}/rs{self.random_state}"

@@ -1,1 +1,1 @@
-"""tealeaves.reproduce."""
+"""Reproductions of the article's worked examples and tables (``tealeaves reproduce ...``)."""

@@ -1,0 +1,165 @@
+"""The article's Reuters table: LDA with K topics, document completion vs scikit-learn's perplexity.
+
+LDA is fitted with scikit-learn to the 7,769 ModApte training stories
+(preprocessed by :func:`tealeaves.corpus.reuters.load_reuters_modapte`) and
+evaluated on the 3,019 test stories, for each K:
+
+* document-completion perplexity (:func:`tealeaves.likelihood.document_completion`);
+* scikit-learn's own ``perplexity()`` on the whole test stories;
+* the uniform and add-one unigram baselines on the same held-out words.
+
+Fitted models are cached on disk (per-user cache by default) so other
+measures (coherence, human evaluation, estimators) reuse exactly the same
+models through :func:`fit_reuters_models`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import sklearn
+
+from tealeaves import data
+from tealeaves.corpus import Corpus
+from tealeaves.likelihood import baselines, document_completion
+from tealeaves.models import SklearnLDA
+from tealeaves.signature import Signature
+
+DEFAULT_KS = (5, 10, 20, 40, 80)
+
+#: scikit-learn settings of the reproduction (see docs/likelihood.md for how they were chosen).
+LDA_PARAMS: dict = {"learning_method": "batch", "max_iter": 10}
+
+#: Reduced settings for continuous integration (``--quick``).
+QUICK_PARAMS: dict = {"learning_method": "batch", "max_iter": 5}
+
+#: The article's figures: K -> (document-completion perplexity, scikit-learn's perplexity).
+ARTICLE = {5: (1517, 2158), 10: (1339, 2240), 20: (1174, 2376), 40: (1096, 2916), 80: (1066, 4319)}
+ARTICLE_BASELINES = {"uniform": 6855, "unigram": 2238}
+
+Progress = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def lda_params(seed: int = 0, quick: bool = False) -> dict:
+    """The scikit-learn keyword arguments of the reproduction's LDA fits."""
+    return {**(QUICK_PARAMS if quick else LDA_PARAMS), "random_state": seed}
+
+
+def load_corpora() -> tuple[Corpus, Corpus]:
+    """The preprocessed ModApte training and test stories."""
+    from tealeaves.corpus.reuters import load_reuters_modapte
+
+    train, test, _ = load_reuters_modapte()
+    return train, test
+
+
+def corpus_fingerprint(corpus: Corpus) -> str:
+    """A short hash of a corpus's vocabulary and tokens (changes when the preprocessing does)."""
+    h = hashlib.sha1()
+    h.update("\n".join(corpus.vocabulary).encode())
+    h.update(corpus.tokens.tobytes())
+    h.update(corpus.offsets.tobytes())
+    return h.hexdigest()[:12]
+
+
+def model_key(k: int, params: dict, train: Corpus) -> str:
+    """The stable cache key of one fitted model: K, settings, training data and scikit-learn version."""
+    settings = ",".join(f"{name}={params[name]}" for name in sorted(params))
+    digest = hashlib.sha1(f"{settings}|sklearn={sklearn.__version__}".encode()).hexdigest()[:10]
+    return f"reuters-lda-K{k}-{corpus_fingerprint(train)}-{digest}"
+
+
+def default_cache_dir() -> Path:
+    """Where fitted Reuters models are kept: ``<per-user cache>/models``."""
+    return data.cache_dir() / "models"
+
+
+def fit_reuters_models(
+    ks: Iterable[int] = DEFAULT_KS,
+    seed: int = 0,
+    quick: bool = False,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    train: Corpus | None = None,
+    progress: Progress | None = _stderr,
+) -> dict[int, SklearnLDA]:
+    """Fit (or load from the disk cache) scikit-learn LDA on the Reuters training stories for each K.
+
+    Models are pickled under ``cache_dir`` (default :func:`default_cache_dir`)
+    with the key of :func:`model_key`; ``use_cache=False`` neither reads nor writes it.
+    """
+    train = load_corpora()[0] if train is None else train
+    params = lda_params(seed, quick)
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    models: dict[int, SklearnLDA] = {}
+    for k in ks:
+        path = folder / f"{model_key(k, params, train)}.pkl"
+        if use_cache and path.exists():
+            with open(path, "rb") as fh:
+                models[k] = pickle.load(fh)
+            continue
+        if progress:
+            progress(f"fitting scikit-learn LDA with K={k} ({params}) on {len(train)} stories ...")
+        models[k] = SklearnLDA(k, **params).fit(train)
+        if use_cache:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{np.random.default_rng().integers(1 << 30)}")
+            with open(tmp, "wb") as fh:
+                pickle.dump(models[k], fh, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp.replace(path)
+    return models
+
+
+def reuters_table(
+    ks: Iterable[int] = DEFAULT_KS,
+    seed: int = 0,
+    split_seed: int = 0,
+    quick: bool = False,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    corpora: tuple[Corpus, Corpus] | None = None,
+    models: dict[int, SklearnLDA] | None = None,
+    progress: Progress | None = _stderr,
+) -> dict:
+    """The reproduction's rows (one per K) and baselines, with signatures and settings."""
+    train, test = load_corpora() if corpora is None else corpora
+    ks = list(ks)
+    if models is None:
+        models = fit_reuters_models(ks, seed, quick, cache_dir, use_cache, train, progress)
+    base = baselines(train, test, seed=split_seed)
+    rows = []
+    for k in ks:
+        if progress:
+            progress(f"scoring K={k} ...")
+        result = document_completion(models[k], test, seed=split_seed)
+        rows.append({
+            "k": k,
+            "completion_perplexity": result.perplexity,
+            "sklearn_perplexity": models[k].perplexity(test),
+            "vocabulary_size": len(train.vocabulary),
+            "stories_split": result.n_documents_split,
+            "heldout_words": result.n_heldout_words,
+            "uniform_perplexity": base["uniform"].perplexity,
+            "unigram_perplexity": base["unigram"].perplexity,
+            "signature": str(result.signature),
+        })
+    return {
+        "rows": rows,
+        "baselines": {name: r.to_dict() for name, r in base.items()},
+        "settings": {"lda": lda_params(seed, quick), "split_seed": split_seed,
+                     "n_train": len(train), "n_test": len(test),
+                     "preprocessing": train.metadata.get("preprocessing"),
+                     "sklearn_perplexity": str(Signature("sklearn-perplexity",
+                                                         {"bound": "variational", "docs": "whole-test"}))},
+        "article": {"rows": {k: {"completion_perplexity": a, "sklearn_perplexity": b}
+                             for k, (a, b) in ARTICLE.items()}, "baselines": ARTICLE_BASELINES},
+    }
