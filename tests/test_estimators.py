@@ -1,0 +1,258 @@
+"""Held-out likelihood estimators against exact enumeration on small LDA problems.
+
+The exact ``log p(w_d)`` sums ``p(z | alpha) prod_n phi_{z_n, w_n}`` over every
+topic assignment; it is itself checked against numerical integration over theta
+and against normalisation over all documents.  Every consistent estimator must
+land within ``4 SE + 0.01`` of it; the harmonic mean must overestimate.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.special import betaln
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
+from tealeaves.likelihood import estimators as E
+from tealeaves.likelihood.completion import split_documents
+from tealeaves.models.base import FixedTopicModel
+
+
+def problem(seed: int, k: int = 3, v: int = 10, n_docs: int = 4, length: int = 8, symmetric: bool = False):
+    """A random LDA (phi ~ Dir(0.3), alpha symmetric or not) and documents drawn from it."""
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.full(v, 0.3), size=k)
+    alpha = np.full(k, 0.5) if symmetric else rng.uniform(0.2, 2.0, size=k)
+    docs = []
+    for _ in range(n_docs):
+        theta = rng.dirichlet(alpha)
+        docs.append([int(rng.choice(v, p=phi[z])) for z in rng.choice(k, size=length, p=theta)])
+    vocab = Vocabulary([f"w{i}" for i in range(v)])
+    corpus = Corpus.from_token_lists([[f"w{i}" for i in d] for d in docs], vocab)
+    exact = np.array([E.exact_log_likelihood(corpus.document(d), phi, alpha) for d in range(n_docs)])
+    return phi, alpha, corpus, exact
+
+
+PROBLEMS = [problem(1), problem(2, symmetric=True), problem(3, k=2, v=6, length=6), problem(4, k=1, v=5)]
+
+
+# -- the exact value itself ------------------------------------------------------
+def test_exact_matches_numerical_integration_over_theta():
+    """K = 2: p(w) = ∫ Beta(t; a1, a2) prod_n (t phi_1w + (1 - t) phi_2w) dt (QUADPACK, Beta weight)."""
+    phi, alpha, corpus, exact = problem(5, k=2, v=7, n_docs=2, length=7)
+    for d in range(2):
+        words = corpus.document(d)
+
+        def likelihood(t, words=words):
+            return np.prod(t * phi[0, words] + (1 - t) * phi[1, words])
+
+        value, _ = integrate.quad(likelihood, 0, 1, weight="alg", wvar=(alpha[0] - 1, alpha[1] - 1))
+        assert exact[d] == pytest.approx(np.log(value) - betaln(alpha[0], alpha[1]), abs=1e-9)
+
+
+def test_exact_sums_to_one_over_all_documents():
+    rng = np.random.default_rng(0)
+    phi = rng.dirichlet(np.ones(3), size=2)
+    alpha = np.array([0.4, 1.7])
+    total = sum(np.exp(E.exact_log_likelihood(np.array(w), phi, alpha))
+                for w in itertools.product(range(3), repeat=4))
+    assert total == pytest.approx(1.0, abs=1e-12)
+
+
+def test_exact_refuses_huge_enumerations():
+    phi = np.full((3, 4), 0.25)
+    with pytest.raises(TealeavesError, match="too large"):
+        E.exact_log_likelihood(np.zeros(20, dtype=int), phi, 0.1)
+
+
+# -- consistent estimators converge to the exact value --------------------------------
+CONSISTENT = {
+    "is": lambda phi, a, c: E.importance_sampling(phi, a, c, 20000, seed=1),
+    "ais": lambda phi, a, c: E.annealed_importance_sampling(phi, a, c, 400, n_temperatures=100, seed=2),
+    "chib": lambda phi, a, c: E.chib_style(phi, a, c, 200, n_chains=20, seed=3),
+    "l2r-weighted": lambda phi, a, c: E.left_to_right(phi, a, c, 5000, weighted=True, seed=4),
+    "l2r-weighted-no-resampling": lambda phi, a, c: E.left_to_right(phi, a, c, 5000, weighted=True,
+                                                                     resample=False, seed=5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSISTENT))
+@pytest.mark.parametrize("index", range(len(PROBLEMS)))
+def test_consistent_estimators_agree_with_enumeration(name, index):
+    phi, alpha, corpus, exact = PROBLEMS[index]
+    est, se = CONSISTENT[name](phi, alpha, corpus)
+    assert np.all(np.isfinite(se)) and np.all(se >= 0)
+    np.testing.assert_array_less(np.abs(est - exact), 4 * se + 0.01)
+
+
+@pytest.mark.parametrize("name", sorted(CONSISTENT))
+def test_error_shrinks_with_more_samples(name):
+    """Mean absolute error over 40 documents falls when the sample count grows 20-fold."""
+    phi, alpha, corpus, exact = problem(6, n_docs=40)
+    small = {"is": (E.importance_sampling, 100), "ais": (E.annealed_importance_sampling, 3),
+             "chib": (E.chib_style, 3), "l2r-weighted": (E.left_to_right, 10),
+             "l2r-weighted-no-resampling": (E.left_to_right, 10)}[name]
+    func, n = small
+    kw = {"weighted": True} if name.startswith("l2r") else {}
+    if name.endswith("no-resampling"):
+        kw["resample"] = False
+    if name == "chib":
+        kw["n_chains"] = 1
+    errors = [np.abs(func(phi, alpha, corpus, m, seed=7, **kw)[0] - exact).mean() for m in (n, 20 * n)]
+    assert errors[1] < errors[0]
+
+
+@pytest.mark.parametrize("name", ["is", "l2r-weighted", "chib", "ais"])
+def test_standard_error_matches_spread_over_seeds(name):
+    """The reported SE agrees (within a factor of 2) with the spread of 30 independent runs."""
+    phi, alpha, corpus, _ = problem(8, n_docs=1)
+    runs = {
+        "is": lambda s: E.importance_sampling(phi, alpha, corpus, 300, seed=s),
+        "l2r-weighted": lambda s: E.left_to_right(phi, alpha, corpus, 100, weighted=True, seed=s),
+        "chib": lambda s: E.chib_style(phi, alpha, corpus, 5, n_chains=10, seed=s),
+        "ais": lambda s: E.annealed_importance_sampling(phi, alpha, corpus, 20, n_temperatures=20, seed=s),
+    }[name]
+    results = [runs(s) for s in range(30)]
+    spread = np.std([r[0][0] for r in results], ddof=1)
+    reported = np.median([r[1][0] for r in results])
+    assert 0.5 < reported / spread < 2.0
+
+
+# -- Wallach's (MALLET's) left-to-right ------------------------------------------------
+def test_left_to_right_is_exact_for_one_word_and_one_topic():
+    """With one token, p(w) = sum_k alpha_k / A phi_kw; with one topic, prod_n phi_w — no randomness."""
+    phi, alpha, corpus, _ = problem(9, n_docs=3, length=1)
+    est, se = E.left_to_right(phi, alpha, corpus, 7)
+    words = corpus.tokens
+    np.testing.assert_allclose(est, np.log(alpha @ phi[:, words] / alpha.sum()), rtol=1e-12)
+    np.testing.assert_allclose(se, 0, atol=1e-12)
+    phi1, alpha1, corpus1, exact1 = PROBLEMS[3]
+    np.testing.assert_allclose(E.left_to_right(phi1, alpha1, corpus1, 3)[0], exact1, rtol=1e-12)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_left_to_right_per_position_is_close_but_biased(index):
+    """Per-position averaging (Wallach 2008, MALLET) is not consistent: its particles are unweighted.
+
+    With resampling its bias on 8-token documents stays below 0.1 nats, far below the
+    harmonic mean's; without resampling (MALLET's default) it is larger.
+    """
+    phi, alpha, corpus, exact = PROBLEMS[index]
+    est, se = E.left_to_right(phi, alpha, corpus, 4000, seed=10)
+    assert np.all(np.abs(est - exact) < 0.1)
+    no_resampling, _ = E.left_to_right(phi, alpha, corpus, 4000, resample=False, seed=11)
+    assert np.abs(no_resampling - exact).mean() > np.abs(est - exact).mean()
+
+
+# -- the harmonic mean overestimates ----------------------------------------------------
+def test_harmonic_mean_overestimates():
+    phi, alpha, corpus, exact = problem(12, n_docs=30)
+    est, se = E.harmonic_mean(phi, alpha, corpus, 200, seed=13)
+    assert se is None
+    bias = est - exact
+    assert bias.mean() > 0.2
+    assert (bias > 0).mean() > 0.7
+    consistent, _ = E.importance_sampling(phi, alpha, corpus, 200, seed=13)
+    assert abs((consistent - exact).mean()) < bias.mean() / 4
+
+
+# -- model-level API, document completion, bad input -------------------------------------
+def model_of(index, alpha=True):
+    phi, a, corpus, exact = PROBLEMS[index]
+    return FixedTopicModel(phi, corpus.vocabulary, a if alpha else None), corpus, exact
+
+
+@pytest.mark.parametrize("method", E.METHODS)
+def test_estimate_log_likelihood_totals_documents(method):
+    model, corpus, exact = model_of(0)
+    res = E.estimate_log_likelihood(model, corpus, method, seed=3)
+    assert res.n_words == corpus.n_tokens == 32
+    assert res.log_likelihood == pytest.approx(res.document_log_likelihoods.sum())
+    assert res.perplexity == pytest.approx(np.exp(-res.log_likelihood / 32))
+    if method == "hm":
+        assert res.standard_error is None and res.to_dict()["biased"] is True
+    else:
+        assert res.standard_error == pytest.approx(np.sqrt((res.document_standard_errors ** 2).sum()))
+        assert abs(res.log_likelihood - exact.sum()) < 4 * res.standard_error + 0.2
+    assert str(res.signature).startswith(f"loglik|est={method}|")
+    again = E.estimate_log_likelihood(model, corpus, method, seed=3)
+    assert again.log_likelihood == res.log_likelihood
+
+
+def test_left_to_right_completion_matches_exact_conditional():
+    """log p(w_held | w_obs) = log p(w_obs, w_held) - log p(w_obs), on helper split_documents' halves."""
+    model, corpus, _ = model_of(0)
+    observed, heldout, _ = split_documents(corpus, seed=4)
+    exact = sum(
+        E.exact_log_likelihood(np.concatenate([observed.document(d), heldout.document(d)]),
+                               model.topic_word_, model.doc_topic_prior_)
+        - E.exact_log_likelihood(observed.document(d), model.topic_word_, model.doc_topic_prior_)
+        for d in range(len(corpus))
+    )
+    res = E.left_to_right_completion(model, corpus, 5000, weighted=True, split_seed=4, seed=1)
+    assert res.n_words == heldout.n_tokens == 16
+    assert abs(res.log_likelihood - exact) < 4 * res.standard_error + 0.01
+    mallet_style = E.left_to_right_completion(model, corpus, 2000, split_seed=4, seed=1)
+    assert abs(mallet_style.log_likelihood - exact) < 0.2
+    assert "est=left-to-right" in str(res.signature) and "seed=4" in str(res.signature)
+
+
+def test_model_without_alpha_is_refused_naming_the_estimators():
+    model, corpus, _ = model_of(0, alpha=False)
+    for method in E.METHODS:
+        with pytest.raises(InvalidModelError, match="alpha") as info:
+            E.estimate_log_likelihood(model, corpus, method)
+        assert "completion" in str(info.value) and method in str(info.value)
+    with pytest.raises(InvalidModelError, match="alpha"):
+        E.left_to_right_completion(model, corpus)
+
+
+@pytest.mark.parametrize("method", E.METHODS)
+def test_zero_samples_is_refused(method):
+    model, corpus, _ = model_of(0)
+    with pytest.raises(TealeavesError, match="at least 1"):
+        E.estimate_log_likelihood(model, corpus, method, n_samples=0)
+
+
+def test_unknown_method_is_refused():
+    model, corpus, _ = model_of(0)
+    with pytest.raises(TealeavesError, match="unknown estimator"):
+        E.estimate_log_likelihood(model, corpus, "magic")
+
+
+def test_empty_documents_contribute_zero_and_an_empty_corpus_is_refused():
+    model, corpus, exact = model_of(0)
+    vocab = corpus.vocabulary
+    with_empty = Corpus.from_token_lists([corpus.words(0), [], corpus.words(1)], vocab)
+    for method in E.METHODS:
+        res = E.estimate_log_likelihood(model, with_empty, method, seed=0)
+        assert res.document_log_likelihoods[1] == 0.0
+        assert res.n_documents == 3 and res.n_words == 16
+    with pytest.raises(EmptyInputError):
+        E.estimate_log_likelihood(model, Corpus.from_token_lists([[], []], vocab), "is")
+
+
+def test_out_of_vocabulary_tokens_are_dropped_and_counted():
+    model, corpus, _ = model_of(0)
+    words = [corpus.words(d) for d in range(len(corpus))]
+    noisy = [["zzz"] + w + ["qqq", "zzz"] for w in words]
+    big_vocab = Vocabulary(list(corpus.vocabulary) + ["zzz", "qqq"])
+    test = Corpus.from_token_lists(noisy, big_vocab)
+    for method in ("left-to-right", "chib"):
+        res = E.estimate_log_likelihood(model, test, method, seed=2)
+        clean = E.estimate_log_likelihood(model, corpus, method, seed=2)
+        assert res.n_dropped == 3 * len(corpus)
+        assert res.to_dict()["n_dropped_oov"] == 3 * len(corpus)
+        assert res.log_likelihood == clean.log_likelihood
+
+
+def test_words_no_topic_can_produce_are_refused():
+    phi = np.array([[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]])
+    model = FixedTopicModel(phi, ["a", "b", "c"], 0.5)
+    corpus = Corpus.from_token_lists([["a", "c"]], model.vocabulary_)
+    with pytest.raises(InvalidModelError, match="probability zero"):
+        E.estimate_log_likelihood(model, corpus, "is")
