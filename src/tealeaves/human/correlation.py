@@ -1,0 +1,184 @@
+"""Correlation of human scores with automatic measures, with seeded bootstrap intervals over topics.
+
+Pearson's r, Spearman's rho (Pearson's r of average ranks) and Kendall's
+tau-b, ``(P - Q) / sqrt((P + Q + T_x) (P + Q + T_y))`` with ``P``/``Q`` the
+concordant/discordant pairs and ``T_x``/``T_y`` the pairs tied only in x / y.
+Confidence intervals are percentile intervals over ``n_boot`` resamples of
+topics with replacement; resamples in which either variable is constant
+(correlation undefined) are skipped and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from tealeaves.errors import TealeavesError
+from tealeaves.signature import Signature
+
+METHODS = ("pearson", "spearman", "kendall")
+
+
+class CorrelationError(TealeavesError):
+    """A correlation cannot be computed (too few topics, constant scores)."""
+
+
+def rankdata(x: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based), ties sharing the mean of their positions."""
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    ends = np.r_[starts[1:], xs.size]
+    avg = (starts + ends + 1) / 2.0
+    ranks = np.empty_like(x)
+    ranks[order] = np.repeat(avg, ends - starts)
+    return ranks
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's product-moment correlation."""
+    x, y = np.asarray(x, float) - np.mean(x), np.asarray(y, float) - np.mean(y)
+    den = np.sqrt((x * x).sum() * (y * y).sum())
+    if den == 0:
+        raise CorrelationError("correlation is undefined: one of the variables is constant")
+    return float(np.clip((x * y).sum() / den, -1.0, 1.0))
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho: Pearson's r of the average ranks."""
+    return pearson(rankdata(x), rankdata(y))
+
+
+def kendall(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b over all pairs (O(n^2), fine for topic counts)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    i, j = np.triu_indices(x.size, 1)
+    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    s = (sx * sy).sum()
+    nx, ny = (sx != 0).sum(), (sy != 0).sum()
+    if nx == 0 or ny == 0:
+        raise CorrelationError("correlation is undefined: one of the variables is constant")
+    return float(s / np.sqrt(float(nx) * float(ny)))
+
+
+FUNCS = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
+
+
+def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Topics present in both mappings (keys compared as strings), with their values."""
+    h = {str(k): float(v) for k, v in human.items() if v is not None}
+    m = {str(k): float(v) for k, v in measure.items() if v is not None}
+    keys = sorted(set(h) & set(m), key=lambda s: (len(s), s))
+    bad = [k for k in keys if not (np.isfinite(h[k]) and np.isfinite(m[k]))]
+    if bad:
+        raise CorrelationError(f"non-finite scores for topics {bad[:5]}; drop or fix them")
+    return keys, np.array([h[k] for k in keys]), np.array([m[k] for k in keys])
+
+
+def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 2000, seed: int = 0,
+                 level: float = 0.95) -> dict:
+    """Seeded percentile bootstrap interval of a correlation over topics."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, x.size, size=(n_boot, x.size))
+    stats = []
+    for row in idx:
+        try:
+            stats.append(FUNCS[method](x[row], y[row]))
+        except CorrelationError:
+            continue
+    if not stats:
+        raise CorrelationError("every bootstrap resample was constant; too few distinct topics")
+    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return {"low": float(lo), "high": float(hi), "level": level, "n_boot": n_boot,
+            "n_degenerate": n_boot - len(stats), "seed": seed}
+
+
+def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
+              level: float = 0.95, human_name: str = "human", measure_name: str = "measure") -> dict:
+    """Correlations of a human score with a measure over the topics they share, with bootstrap CIs."""
+    keys, x, y = align(human, measure)
+    if len(keys) < 3:
+        raise CorrelationError(f"{human_name} and {measure_name} share {len(keys)} topics; "
+                               "a correlation needs at least 3")
+    out = {"human": human_name, "measure": measure_name, "n_topics": len(keys),
+           "signature": str(Signature("correlation", {"human": human_name, "measure": measure_name,
+                                                      "boot": n_boot, "seed": seed, "ci": level}))}
+    for method in methods:
+        out[method] = {"estimate": FUNCS[method](x, y),
+                       "ci": bootstrap_ci(x, y, method, n_boot=n_boot, seed=seed, level=level)}
+    return out
+
+
+def scatter_plot(human: Mapping, measure: Mapping, path, *, human_name: str = "human score",
+                 measure_name: str = "measure", annotate: bool = True):
+    """Scatter plot of the human score against the measure (matplotlib, Agg backend), saved to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys, x, y = align(human, measure)
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.scatter(y, x, s=18)
+    if annotate and len(keys) <= 60:
+        for k, xi, yi in zip(keys, x, y):
+            ax.annotate(k, (yi, xi), fontsize=7, xytext=(2, 2), textcoords="offset points")
+    ax.set_xlabel(measure_name)
+    ax.set_ylabel(human_name)
+    try:
+        ax.set_title(f"Spearman rho = {spearman(x, y):.3f} over {len(keys)} topics", fontsize=9)
+    except CorrelationError:
+        pass
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def read_topic_table(path) -> dict[str, dict[str, float]]:
+    """Read per-topic values keyed by topic id: ``{column: {topic: value}}``.
+
+    Accepted: a CSV/TSV with a ``topic`` column and one column per score or
+    measure; a JSON list of records with a ``topic`` key; a JSON object with
+    a ``topics`` list of such records (the output of ``tealeaves human
+    score``); or a JSON object ``{name: {topic: value}}``.
+    """
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    path = Path(path)
+    if not path.exists():
+        raise CorrelationError(f"{path} does not exist")
+    try:
+        if path.suffix.lower() == ".json":
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(raw, dict) and isinstance(raw.get("topics"), list):
+                raw = raw["topics"]
+            if isinstance(raw, dict):
+                return {str(name): {str(k): v for k, v in col.items()} for name, col in raw.items()
+                        if isinstance(col, dict)}
+            frame = pd.DataFrame.from_records(raw)
+        else:
+            frame = pd.read_csv(path, sep=None, engine="python")
+    except (ValueError, TypeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise CorrelationError(f"cannot read {path}: {exc}") from exc
+    if "topic" not in frame.columns:
+        raise CorrelationError(f"{path} needs a 'topic' column keyed by topic id "
+                               f"(found {list(frame.columns)})")
+    frame["topic"] = frame["topic"].astype(str)
+    if frame["topic"].duplicated().any():
+        dup = sorted(set(frame["topic"][frame["topic"].duplicated()]))[:5]
+        raise CorrelationError(f"{path} lists topic(s) {dup} "
+                               "more than once")
+    out = {}
+    for col in frame.columns:
+        if col == "topic":
+            continue
+        values = pd.to_numeric(frame[col], errors="coerce")
+        if values.notna().any():
+            out[str(col)] = {t: float(v) for t, v in zip(frame["topic"], values) if pd.notna(v)}
+    return out

@@ -1,0 +1,76 @@
+"""Export of study items for survey and crowdsourcing platforms, and of judgments in long format.
+
+Item files never contain answers or check flags (those stay in the study
+file).  The CSV has one row per item with flat columns (``option_1`` ...
+``option_n``, ``words``, ``title``, ``text``, per-option topic words, per-language
+words) so that platforms that template HTML from CSV columns (Amazon
+Mechanical Turk, Prolific/Qualtrics loop-and-merge, Figure Eight) can ingest
+it directly; the JSON is the list of the same public items.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from tealeaves.human.items import RATING_SCALE
+from tealeaves.human.study import Study
+
+#: Columns of the long results format, in order (the first three are required).
+LONG_COLUMNS = ("item_id", "annotator", "response", "confidence", "time", "platform")
+
+
+def item_row(item: Mapping) -> dict:
+    """Flatten a public item into one CSV row."""
+    row = {"item_id": item["id"], "task": item["task"], "n_options": len(item["options"])}
+    for i, opt in enumerate(item["options"], 1):
+        row[f"option_{i}"] = opt
+        if "option_words" in item:
+            row[f"option_{i}_words"] = " ".join(item["option_words"][opt])
+        elif set(item["options"]) == set(RATING_SCALE):
+            row[f"option_{i}_label"] = RATING_SCALE[opt]
+    if isinstance(item.get("words"), list):
+        row["words"] = " ".join(item["words"])
+    elif isinstance(item.get("words"), Mapping):
+        for j, lang in enumerate(item["languages"], 1):
+            row[f"language_{j}"] = lang
+            row[f"words_{j}"] = " ".join(item["words"][lang])
+    for key in ("document", "title", "text"):
+        if key in item:
+            row[key] = item[key]
+    return row
+
+
+def export_items(study: Study, path: str | Path, fmt: str | None = None) -> Path:
+    """Write the study's public items as ``csv`` or ``json`` (guessed from the suffix by default)."""
+    path = Path(path)
+    fmt = fmt or path.suffix.lstrip(".").lower()
+    public = [study.public_item(item["id"]) for item in study.items]
+    if fmt == "json":
+        path.write_text(json.dumps(public, indent=1, ensure_ascii=False), encoding="utf-8")
+    elif fmt == "csv":
+        rows = [item_row(p) for p in public]
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+    else:
+        from tealeaves.human.items import StudyError
+
+        raise StudyError(f"unknown item export format {fmt!r}; use csv or json")
+    return path
+
+
+def write_long(rows: Iterable[Mapping], path: str | Path, extra: tuple[str, ...] = ()) -> int:
+    """Write judgments in the long format (one row per item, annotator and response)."""
+    n = 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=[*LONG_COLUMNS, *extra], extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in (*LONG_COLUMNS, *extra)})
+            n += 1
+    return n

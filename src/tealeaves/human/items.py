@@ -1,0 +1,247 @@
+"""Construction of human-evaluation items (Chang et al. 2009 §3; Hao et al. 2018 §5.1).
+
+Every builder takes a :class:`numpy.random.Generator` and is deterministic
+given its seed.  Items are plain dicts (JSON-ready); the keys shared by all
+tasks are ``id``, ``task``, ``options`` (the allowed responses, as strings),
+``check`` (True for attention-check items) and, where the task has one,
+``answer`` (the correct response: the intruder) or ``expected`` (the
+responses a check item accepts).
+
+A topic that cannot yield a valid item (fewer than six distinct candidate
+words, no admissible intruder) is not an error of the whole study: builders
+return it in an ``excluded`` list with the reason, and the study records it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from tealeaves.errors import EmptyInputError, TealeavesError
+
+WORD_INTRUSION = "word_intrusion"
+TOPIC_INTRUSION = "topic_intrusion"
+RATING = "rating"
+MULTILINGUAL_RATING = "multilingual_rating"
+TASKS = (WORD_INTRUSION, TOPIC_INTRUSION, RATING, MULTILINGUAL_RATING)
+
+#: Rating scale of Lau et al. (2014) and Hao et al. (2018): response -> label.
+RATING_SCALE = {"2": "coherent", "1": "somewhat coherent", "0": "incoherent"}
+
+
+class StudyError(TealeavesError):
+    """A study cannot be built or read (bad settings, malformed study file)."""
+
+
+def topic_rankings(model) -> np.ndarray:
+    """``K x V`` array of word ids of each topic, most probable first (ties by word id).
+
+    Uses the model's own ``top_word_ids`` so that rankings match every other
+    tealeaves measure.
+    """
+    weights = np.asarray(model.topic_word_weights_)
+    if hasattr(model, "top_word_ids"):
+        return np.asarray(model.top_word_ids(weights.shape[1]))
+    from tealeaves.models.base import FixedTopicModel
+
+    return FixedTopicModel(None, list(model.vocabulary_), topic_word_weights=weights).top_word_ids(
+        weights.shape[1])
+
+
+def intruder_candidates(rankings: np.ndarray, k: int, n_top: int = 5, other_top: int = 10) -> np.ndarray:
+    """Word ids admissible as topic ``k``'s intruder (Chang et al. 2009 §3).
+
+    A candidate lies in the bottom half of topic ``k``'s ranking (rank
+    ``>= ceil(V / 2)``), is among the ``other_top`` most probable words of at
+    least one other topic, and is not among topic ``k``'s ``n_top`` words.
+    """
+    n_topics, n_words = rankings.shape
+    bottom = rankings[k, (n_words + 1) // 2:]
+    others = np.delete(rankings[:, :other_top], k, axis=0).ravel()
+    cand = np.intersect1d(bottom, others)
+    return np.setdiff1d(cand, rankings[k, :n_top])
+
+
+def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int = 5,
+                        other_top: int = 10, rankings: np.ndarray | None = None) -> dict:
+    """One word-intrusion item for topic ``k``: its ``n_top`` words plus an intruder, shuffled.
+
+    Raises :class:`StudyError` (caught by :func:`word_intrusion_items`, which
+    records an exclusion) when the topic has fewer than ``n_top + 1`` distinct
+    candidate words or no admissible intruder.
+    """
+    rankings = topic_rankings(model) if rankings is None else rankings
+    vocab = model.vocabulary_
+    n_words = rankings.shape[1]
+    if n_words < n_top + 1:
+        raise StudyError(f"topic {k}: the vocabulary has {n_words} words, fewer than the "
+                         f"{n_top + 1} distinct words a word-intrusion item needs")
+    top = [vocab[i] for i in rankings[k, :n_top]]
+    cand = intruder_candidates(rankings, k, n_top, other_top)
+    cand = [c for c in cand if vocab[c] not in top]
+    if len(set(top)) < n_top or not cand:
+        raise StudyError(f"topic {k}: fewer than {n_top + 1} distinct candidate words (no word in the "
+                         f"bottom half of the topic is among another topic's top {other_top})")
+    intruder = vocab[int(rng.choice(cand))]
+    options = top + [intruder]
+    rng.shuffle(options)
+    return {"id": f"wi-{k}", "task": WORD_INTRUSION, "topic": int(k), "options": options,
+            "answer": intruder, "top_words": top, "check": False}
+
+
+def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Generator, *,
+                         n_top: int = 5, other_top: int = 10) -> tuple[list[dict], list[dict]]:
+    """Word-intrusion items for ``topics`` (all by default) and the topics excluded, with reasons."""
+    rankings = topic_rankings(model)
+    topics = range(rankings.shape[0]) if topics is None else topics
+    items, excluded = [], []
+    for k in topics:
+        try:
+            items.append(word_intrusion_item(model, int(k), rng, n_top=n_top, other_top=other_top,
+                                             rankings=rankings))
+        except StudyError as exc:
+            excluded.append({"task": WORD_INTRUSION, "topic": int(k), "reason": str(exc)})
+    return items, excluded
+
+
+def opening(text: str, n_chars: int = 400) -> str:
+    """The first ``n_chars`` characters of ``text``, cut at a word boundary, with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= n_chars:
+        return text
+    cut = text.rfind(" ", 0, n_chars)
+    return text[: cut if cut > 0 else n_chars] + " …"
+
+
+def topic_intrusion_item(doc_topic_row: np.ndarray, d: int, top_words: Sequence[Sequence[str]],
+                         rng: np.random.Generator, *, doc_id: str, title: str, text: str,
+                         n_shown: int = 3, opening_chars: int = 400) -> dict:
+    """One topic-intrusion item for a document (Chang et al. 2009 §3).
+
+    Shows the document's ``n_shown`` most probable topics and one intruder
+    drawn uniformly from its low-probability topics: the bottom half of the
+    document's topics by ``theta`` (rank ``>= ceil(K / 2)``), never one of
+    the shown topics.  The item keeps ``theta`` of the four topics shown so
+    that the topic log odds can be scored from the study file alone.
+    """
+    theta = np.asarray(doc_topic_row, dtype=np.float64)
+    n_topics = theta.size
+    if not np.all(np.isfinite(theta)) or np.any(theta <= 0):
+        raise StudyError(f"document {doc_id}: topic proportions must be positive and finite "
+                         "(the log odds need log theta); smooth them or infer them with a prior")
+    order = np.lexsort((np.arange(n_topics), -theta))
+    shown = [int(j) for j in order[:n_shown]]
+    low = [int(j) for j in order[(n_topics + 1) // 2:] if j not in shown]
+    if not low:
+        raise StudyError(f"topic intrusion with {n_shown} shown topics needs a low-probability topic "
+                         f"outside them; K={n_topics} is too small (use K >= {n_shown + 1})")
+    intruder = int(rng.choice(low))
+    options = shown + [intruder]
+    rng.shuffle(options)
+    return {"id": f"ti-{d}", "task": TOPIC_INTRUSION, "document": str(doc_id), "doc_index": int(d),
+            "title": title, "text": opening(text, opening_chars),
+            "options": [str(j) for j in options],
+            "option_words": {str(j): list(top_words[j]) for j in options},
+            "theta": {str(j): float(theta[j]) for j in options},
+            "answer": str(intruder), "check": False}
+
+
+def rating_item(k: int, words: Sequence[str]) -> dict:
+    """A coherence-rating item: a topic's top words judged 2 / 1 / 0 (Lau et al. 2014)."""
+    return {"id": f"r-{k}", "task": RATING, "topic": int(k), "words": list(words),
+            "options": list(RATING_SCALE), "check": False}
+
+
+def multilingual_words(topic_words, n: int) -> dict[str, list[list[str]]]:
+    """Per-language top-``n`` word lists of a multilingual model.
+
+    Accepts a mapping ``language -> list of word lists`` (one per topic) or
+    an object whose ``top_words(n)`` returns such a mapping.
+    """
+    if not isinstance(topic_words, Mapping):
+        if not hasattr(topic_words, "top_words"):
+            raise StudyError("a multilingual rating needs a mapping language -> topic word lists, "
+                             "or a model whose top_words(n) returns one")
+        topic_words = topic_words.top_words(n)
+    if len(topic_words) < 2:
+        raise StudyError(f"a multilingual rating needs at least two languages, got {list(topic_words)}")
+    sizes = {lang: len(ws) for lang, ws in topic_words.items()}
+    if len(set(sizes.values())) != 1:
+        raise StudyError(f"every language must have the same number of topics, got {sizes}")
+    return {str(lang): [list(w)[:n] for w in ws] for lang, ws in topic_words.items()}
+
+
+def multilingual_rating_item(k: int, words: Mapping[str, Sequence[str]], languages: Sequence[str]) -> dict:
+    """A Hao et al. (2018) item: topic ``k``'s top words in two languages side by side."""
+    return {"id": f"ml-{k}", "task": MULTILINGUAL_RATING, "topic": int(k), "languages": list(languages),
+            "words": {lang: list(words[lang]) for lang in languages},
+            "options": list(RATING_SCALE), "check": False}
+
+
+# -- attention checks -------------------------------------------------------------------------------
+def rating_check_item(i: int, word_lists: Sequence[Sequence[str]], n_words: int,
+                      rng: np.random.Generator) -> dict:
+    """An obviously incoherent topic: the top word of ``n_words`` different topics.
+
+    Its expected rating is 0 (incoherent).
+    """
+    if len(word_lists) < n_words:
+        raise StudyError(f"an incoherent check topic needs {n_words} topics to draw from, got "
+                         f"{len(word_lists)}; ask for fewer words or no check items")
+    picks = rng.choice(len(word_lists), size=n_words, replace=False)
+    words = list(dict.fromkeys(word_lists[j][0] for j in picks))
+    return {"id": f"check-r-{i}", "task": RATING, "topic": None, "words": words,
+            "options": list(RATING_SCALE), "check": True, "expected": ["0"]}
+
+
+def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: int = 5,
+                              rankings: np.ndarray | None = None) -> dict:
+    """An obvious intruder: a topic's top words plus the top word of the least similar topic.
+
+    The host topic is drawn at random; the intruder comes from the topic
+    whose word distribution has the smallest cosine similarity with it,
+    so it has (close to) no probability in the host topic.
+    """
+    rankings = topic_rankings(model) if rankings is None else rankings
+    w = np.asarray(model.topic_word_weights_, dtype=np.float64)
+    if w.shape[0] < 2:
+        raise StudyError("a word-intrusion check item needs at least two topics")
+    k = int(rng.integers(w.shape[0]))
+    norm = w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-300)
+    sim = norm @ norm[k]
+    sim[k] = np.inf
+    other = int(np.argmin(sim))
+    vocab = model.vocabulary_
+    top = [vocab[j] for j in rankings[k, :n_top]]
+    intruder = next((vocab[j] for j in rankings[other] if vocab[j] not in top), None)
+    if intruder is None:
+        raise StudyError("no word outside the host topic's top words to use as an obvious intruder")
+    options = top + [intruder]
+    rng.shuffle(options)
+    return {"id": f"check-wi-{i}", "task": WORD_INTRUSION, "topic": None, "host_topic": k,
+            "options": options, "answer": intruder, "expected": [intruder], "check": True}
+
+
+def multilingual_check_item(i: int, words: Mapping[str, Sequence[Sequence[str]]], languages: Sequence[str],
+                            rng: np.random.Generator) -> dict:
+    """A mismatched pair: topic ``a``'s words in one language next to topic ``b``'s in the other.
+
+    The two sides are about different subjects, so the expected rating is 0
+    (Hao et al. 2018 §5.1 insert such easily identified incoherent topics).
+    """
+    n_topics = len(words[languages[0]])
+    if n_topics < 2:
+        raise StudyError("a multilingual check item needs at least two topics")
+    a, b = (int(x) for x in rng.choice(n_topics, size=2, replace=False))
+    return {"id": f"check-ml-{i}", "task": MULTILINGUAL_RATING, "topic": None,
+            "languages": list(languages),
+            "words": {languages[0]: list(words[languages[0]][a]), languages[1]: list(words[languages[1]][b])},
+            "options": list(RATING_SCALE), "check": True, "expected": ["0"]}
+
+
+def require_items(items: Sequence[dict]) -> None:
+    """Raise :class:`EmptyInputError` when a study has no items."""
+    if not items:
+        raise EmptyInputError("the study has no items: ask for at least one task with at least one "
+                              "topic or document (see the exclusions for topics that could not be used)")

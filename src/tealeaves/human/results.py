@@ -1,0 +1,167 @@
+"""Import of human judgments in the long format, validated against the study.
+
+The long format has one row per (item, annotator, response)::
+
+    item_id,annotator,response[,confidence][,time][,platform]
+
+``response`` is one of the item's options: the chosen word (word intrusion),
+the chosen topic id (topic intrusion), or 2 / 1 / 0 for a rating (the labels
+"coherent", "somewhat coherent", "incoherent" are accepted too).  ``time`` is
+the seconds spent on the item, ``confidence`` any number.  Other columns are
+ignored.  A column mapping (``{"item_id": "Input.item", ...}``) reads platform
+exports whose columns have other names.
+
+Rows that cannot be used are excluded and counted by reason (the
+``report``); with ``strict=True`` any such row is an error instead.  Missing
+required columns and an empty file are always errors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.human.export import LONG_COLUMNS
+from tealeaves.human.items import RATING_SCALE
+from tealeaves.human.study import Study
+
+REQUIRED = LONG_COLUMNS[:3]
+
+#: Exclusion reasons, in report order.
+REASONS = ("missing_value", "unknown_item", "unknown_annotator", "invalid_response", "duplicate_row",
+           "conflicting_duplicate")
+
+
+class ResultsError(TealeavesError):
+    """A results file cannot be read or does not match the study."""
+
+
+@dataclass
+class Results:
+    """Validated judgments (a DataFrame in the long format) and the import report."""
+
+    frame: pd.DataFrame
+    report: dict = field(default_factory=dict)
+
+    @property
+    def annotators(self) -> list[str]:
+        return sorted(self.frame["annotator"].unique())
+
+
+def parse_column_map(text: str | None) -> dict[str, str]:
+    """Parse ``"item_id=Input.item,annotator=WorkerId"`` into ``{"item_id": "Input.item", ...}``."""
+    if not text:
+        return {}
+    out = {}
+    for part in text.split(","):
+        ours, sep, theirs = part.partition("=")
+        if not sep or ours.strip() not in LONG_COLUMNS:
+            raise ResultsError(f"bad column mapping {part!r}: write OURS=THEIRS with OURS one of "
+                               f"{LONG_COLUMNS}")
+        out[ours.strip()] = theirs.strip()
+    return out
+
+
+def normalize_response(item: Mapping, value: object) -> str | None:
+    """The item option ``value`` denotes, or None if it is not one of them."""
+    text = str(value).strip()
+    options = item["options"]
+    if text in options:
+        return text
+    if set(options) == set(RATING_SCALE):
+        labels = {label: key for key, label in RATING_SCALE.items()}
+        if text.lower() in labels:
+            return labels[text.lower()]
+    try:
+        number = float(text)
+        if number.is_integer() and str(int(number)) in options:
+            return str(int(number))
+    except ValueError:
+        pass
+    folded = {o.casefold(): o for o in options}
+    return folded.get(text.casefold())
+
+
+def _read_table(source) -> pd.DataFrame:
+    if isinstance(source, pd.DataFrame):
+        return source.copy()
+    path = Path(source)
+    if not path.exists():
+        raise ResultsError(f"results file {path} does not exist")
+    try:
+        if path.suffix.lower() in (".json", ".jsonl"):
+            frame = pd.read_json(path, lines=path.suffix.lower() == ".jsonl", dtype=False)
+        else:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ResultsError(f"cannot parse results file {path}: {exc}") from exc
+    return frame
+
+
+def read_results(source, study: Study, columns: Mapping[str, str] | None = None, *,
+                 annotators: list[str] | None = None, strict: bool = False) -> Results:
+    """Read and validate judgments from a CSV/TSV/JSON file or a DataFrame.
+
+    ``columns`` maps our column names to the file's.  ``annotators`` (or the
+    study's ``annotators``, if set) lists the known annotators; rows naming
+    others are excluded.  Exact duplicate rows are kept once; an annotator who
+    gave different responses to the same item has all those rows excluded.
+    """
+    frame = _read_table(source)
+    columns = dict(columns or {})
+    rename = {theirs: ours for ours, theirs in columns.items()}
+    frame = frame.rename(columns=rename)
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
+                           "rename them or pass a column mapping, e.g. --columns item_id=Input.item")
+    if frame.empty:
+        raise EmptyInputError("the results file has no rows")
+    keep = [c for c in LONG_COLUMNS if c in frame.columns]
+    frame = frame[keep].copy()
+    for c in REQUIRED:
+        frame[c] = frame[c].map(_text)
+    reasons = pd.Series("", index=frame.index)
+    known = annotators if annotators is not None else study.annotators
+    reasons[(frame[list(REQUIRED)] == "").any(axis=1)] = "missing_value"
+    reasons[(reasons == "") & ~frame["item_id"].isin(study.by_id)] = "unknown_item"
+    if known is not None:
+        reasons[(reasons == "") & ~frame["annotator"].isin(set(known))] = "unknown_annotator"
+    ok = reasons == ""
+    frame.loc[ok, "response"] = [normalize_response(study.by_id[i], r)
+                                 for i, r in zip(frame.loc[ok, "item_id"], frame.loc[ok, "response"])]
+    reasons[ok & frame["response"].isna()] = "invalid_response"
+    ok = reasons == ""
+    dup = ok & frame.duplicated(["item_id", "annotator", "response"], keep="first")
+    reasons[dup] = "duplicate_row"
+    ok = reasons == ""
+    twice = frame[ok].duplicated(["item_id", "annotator"], keep=False)
+    conflict = ok & twice.reindex(frame.index, fill_value=False)
+    reasons[conflict] = "conflicting_duplicate"
+    counts = Counter(reasons[reasons != ""])
+    report = {"rows_read": int(len(frame)), "rows_kept": int((reasons == "").sum()),
+              "excluded": {r: int(counts.get(r, 0)) for r in REASONS},
+              "examples": {r: _examples(frame[reasons == r]) for r in REASONS if counts.get(r)}}
+    if strict and counts:
+        raise ResultsError(f"results rows rejected (strict mode): {dict(counts)}; e.g. {report['examples']}")
+    kept = frame[reasons == ""].reset_index(drop=True)
+    if kept.empty:
+        raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
+    for c in ("confidence", "time"):
+        if c in kept.columns:
+            kept[c] = pd.to_numeric(kept[c].replace("", None), errors="coerce")
+    return Results(kept, report)
+
+
+def _text(value) -> str:
+    """A cell as stripped text; missing cells (None, NaN) become ''."""
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value).strip()
+
+
+def _examples(rows: pd.DataFrame, n: int = 3) -> list[dict]:
+    return rows.head(n)[list(REQUIRED)].astype(str).to_dict("records")

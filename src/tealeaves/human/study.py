@@ -1,0 +1,232 @@
+"""A human-evaluation study: seeded construction, JSON persistence, the public view of items.
+
+A study file is JSON::
+
+    {"format": "tealeaves-study", "format_version": 1, "name": ..., "seed": ...,
+     "settings": {...}, "annotators": [...] | null, "items": [...], "excluded": [...],
+     "created_with": "tealeaves-<version>"}
+
+``items`` are the dicts of :mod:`tealeaves.human.items`; ``excluded`` lists
+the topics/documents that could not yield a valid item, with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves._version import __version__
+from tealeaves.human import items as it
+from tealeaves.human.items import StudyError
+
+FORMAT = "tealeaves-study"
+FORMAT_VERSION = 1
+
+#: Keys the annotator must not see (answers, check flags, model internals).
+HIDDEN_KEYS = frozenset({"answer", "expected", "check", "theta", "top_words", "host_topic", "doc_index",
+                         "topic"})
+
+
+@dataclass
+class Study:
+    """The items of a study with the settings and seed that produced them."""
+
+    items: list[dict]
+    name: str = "study"
+    seed: int | None = None
+    settings: dict = field(default_factory=dict)
+    excluded: list[dict] = field(default_factory=list)
+    annotators: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        ids = [item["id"] for item in self.items]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise StudyError(f"the study has duplicate item ids {dup[:5]}; item ids must be unique")
+        self.by_id = {item["id"]: item for item in self.items}
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "name": self.name, "seed": self.seed,
+                "settings": self.settings, "annotators": self.annotators, "items": self.items,
+                "excluded": self.excluded, "created_with": f"tealeaves-{__version__}"}
+
+    @property
+    def fingerprint(self) -> str:
+        """First 16 hex digits of the SHA-256 of the items (canonical JSON)."""
+        blob = json.dumps(self.items, sort_keys=True, ensure_ascii=False).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def save(self, path: str | Path) -> Path:
+        """Write the study as JSON (UTF-8)."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Study:
+        """Read a study file written by :meth:`save`; raise :class:`StudyError` if malformed or empty."""
+        path = Path(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise StudyError(f"cannot read study file {path}: {exc}") from exc
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+            raise StudyError(f"{path} is not a tealeaves study file (build one with `tealeaves human "
+                             "build-study`)")
+        study = cls(items=list(raw.get("items") or []), name=raw.get("name", "study"), seed=raw.get("seed"),
+                    settings=raw.get("settings") or {}, excluded=raw.get("excluded") or [],
+                    annotators=raw.get("annotators"))
+        it.require_items(study.items)
+        for item in study.items:
+            _check_item(item)
+        return study
+
+    def public_item(self, item_id: str) -> dict:
+        """The item as shown to an annotator: no answer, no check flag, no model internals."""
+        return {k: v for k, v in self.by_id[item_id].items() if k not in HIDDEN_KEYS}
+
+    def order_for(self, annotator: str) -> list[str]:
+        """The item order shown to ``annotator``: a shuffle seeded by the study seed and the name."""
+        digest = hashlib.sha256(f"{self.seed}|{annotator}".encode()).digest()
+        rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        ids = [item["id"] for item in self.items]
+        return [ids[i] for i in rng.permutation(len(ids))]
+
+
+def _check_item(item: Mapping) -> None:
+    missing = [k for k in ("id", "task", "options") if k not in item]
+    if missing:
+        raise StudyError(f"study item {item.get('id', '?')} lacks {missing}")
+    if item["task"] not in it.TASKS:
+        raise StudyError(f"study item {item['id']} has unknown task {item['task']!r}; known: {it.TASKS}")
+
+
+def build_study(
+    model=None,
+    *,
+    tasks: Sequence[str] = (it.WORD_INTRUSION, it.RATING),
+    seed: int = 0,
+    topics: Sequence[int] | None = None,
+    n_top: int = 5,
+    other_top: int = 10,
+    rating_words: int = 10,
+    confidence: bool = False,
+    doc_topic: np.ndarray | None = None,
+    documents: Sequence[int] | None = None,
+    n_documents: int = 20,
+    titles: Sequence[str] | None = None,
+    texts: Sequence[str] | None = None,
+    doc_ids: Sequence[str] | None = None,
+    topic_intrusion_words: int = 8,
+    multilingual=None,
+    languages: Sequence[str] | None = None,
+    n_checks: int = 2,
+    annotators: Sequence[str] | None = None,
+    name: str = "study",
+) -> Study:
+    """Build a seeded, reproducible study.
+
+    ``tasks`` chooses among ``word_intrusion``, ``topic_intrusion``,
+    ``rating`` and ``multilingual_rating``.  Word intrusion and rating use
+    ``model`` (any tealeaves model); topic intrusion also needs ``doc_topic``
+    (``D x K`` proportions, e.g. ``model.transform(corpus)``) and ``titles``
+    and ``texts`` of the documents; the multilingual rating takes
+    ``multilingual`` (a mapping ``language -> topic word lists`` or a model
+    whose ``top_words(n)`` returns one) and the two ``languages`` shown.
+    ``n_checks`` attention-check items are added per task (0 for none).
+    Each task draws from its own child of ``seed``, so adding a task does not
+    change the items of the others.
+    """
+    unknown = [t for t in tasks if t not in it.TASKS]
+    if unknown or not tasks:
+        raise StudyError(f"unknown or no tasks {unknown or list(tasks)}; choose from {it.TASKS}")
+    rngs = dict(zip(it.TASKS, (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))))
+    items: list[dict] = []
+    excluded: list[dict] = []
+    settings: dict = {"tasks": list(tasks), "n_checks": n_checks}
+    if (it.WORD_INTRUSION in tasks or it.RATING in tasks) and model is None:
+        raise StudyError("word intrusion and rating need a model")
+    if it.WORD_INTRUSION in tasks:
+        new, exc = _word_intrusion(model, topics, rngs[it.WORD_INTRUSION], n_top, other_top, n_checks)
+        items += new
+        excluded += exc
+        settings.update(n_top=n_top, other_top=other_top)
+    if it.RATING in tasks:
+        items += _ratings(model, topics, rngs[it.RATING], rating_words, n_checks)
+        settings.update(rating_words=rating_words, confidence=confidence)
+    if it.TOPIC_INTRUSION in tasks:
+        new, exc = _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids,
+                                    topic_intrusion_words, rngs[it.TOPIC_INTRUSION])
+        items += new
+        excluded += exc
+        settings.update(topic_intrusion_words=topic_intrusion_words)
+    if it.MULTILINGUAL_RATING in tasks:
+        items += _multilingual(multilingual, languages, topics, rating_words, n_checks,
+                               rngs[it.MULTILINGUAL_RATING])
+        settings.update(rating_words=rating_words, confidence=confidence)
+    it.require_items(items)
+    return Study(items=items, name=name, seed=seed, settings=settings, excluded=excluded,
+                 annotators=list(annotators) if annotators else None)
+
+
+def _word_intrusion(model, topics, rng, n_top, other_top, n_checks):
+    items, excluded = it.word_intrusion_items(model, topics, rng, n_top=n_top, other_top=other_top)
+    rankings = it.topic_rankings(model)
+    items += [it.word_intrusion_check_item(i, model, rng, n_top, rankings) for i in range(n_checks)]
+    return items, excluded
+
+
+def _ratings(model, topics, rng, n_words, n_checks):
+    words = model.top_words(n_words) if hasattr(model, "top_words") else [
+        [model.vocabulary_[j] for j in row[:n_words]] for row in it.topic_rankings(model)]
+    topics = range(len(words)) if topics is None else topics
+    items = [it.rating_item(int(k), words[k]) for k in topics]
+    return items + [it.rating_check_item(i, words, min(n_words, len(words)), rng) for i in range(n_checks)]
+
+
+def _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids, n_words, rng):
+    if doc_topic is None or titles is None or texts is None:
+        raise StudyError("topic intrusion needs doc_topic (D x K proportions), titles and texts")
+    theta = np.asarray(doc_topic, dtype=np.float64)
+    n_docs = theta.shape[0]
+    if len(titles) != n_docs or len(texts) != n_docs:
+        raise StudyError(f"doc_topic has {n_docs} rows but {len(titles)} titles and {len(texts)} texts")
+    if model is not None:
+        words = model.top_words(n_words)
+        if len(words) != theta.shape[1]:
+            raise StudyError(f"doc_topic has {theta.shape[1]} columns but the model {len(words)} topics")
+    else:
+        raise StudyError("topic intrusion needs the model to show each topic by its top words")
+    if documents is None:
+        documents = sorted(rng.choice(n_docs, size=min(n_documents, n_docs), replace=False).tolist())
+    ids = doc_ids if doc_ids is not None else [str(d) for d in range(n_docs)]
+    items, excluded = [], []
+    for d in documents:
+        try:
+            items.append(it.topic_intrusion_item(theta[d], int(d), words, rng, doc_id=ids[d], title=titles[d],
+                                                 text=texts[d]))
+        except StudyError as exc:
+            excluded.append({"task": it.TOPIC_INTRUSION, "document": str(ids[d]), "reason": str(exc)})
+    return items, excluded
+
+
+def _multilingual(multilingual, languages, topics, n_words, n_checks, rng):
+    if multilingual is None:
+        raise StudyError("a multilingual rating needs per-language topic words (multilingual=...)")
+    words = it.multilingual_words(multilingual, n_words)
+    languages = list(languages or list(words)[:2])
+    if len(languages) != 2 or any(lang not in words for lang in languages):
+        raise StudyError(f"choose two of the languages {list(words)} to show side by side, got {languages}")
+    n_topics = len(words[languages[0]])
+    topics = range(n_topics) if topics is None else topics
+    items = [it.multilingual_rating_item(int(k), {lang: words[lang][k] for lang in languages}, languages)
+             for k in topics]
+    return items + [it.multilingual_check_item(i, words, languages, rng) for i in range(n_checks)]
