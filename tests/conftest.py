@@ -66,3 +66,23 @@ def reuters():
     from tealeaves.corpus.reuters import load_reuters_modapte, recipe_digest
 
     return disk_cached(f"reuters_modapte_v1_{recipe_digest()}", load_reuters_modapte)
+
+
+@pytest.fixture(scope="session")
+def reuters_lda(reuters):
+    """A function ``k -> SklearnLDA`` fitted on the Reuters training stories, cached on disk.
+
+    Uses the reproduction's default settings (``tealeaves.reproduce.reuters.lda_params``,
+    ``random_state=0``); pass ``quick=True`` for the reduced CI settings.  The cache key
+    carries K, the settings, the scikit-learn version and a fingerprint of the corpus.
+    """
+    from tealeaves.reproduce.reuters import fit_reuters_models, lda_params, model_key
+
+    train = reuters[0]
+
+    def get(k: int, quick: bool = False):
+        key = model_key(k, lda_params(0, quick), train)
+        return disk_cached(key, lambda: fit_reuters_models([k], quick=quick, use_cache=False, train=train,
+                                                           progress=None)[k])
+
+    return get
