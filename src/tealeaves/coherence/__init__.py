@@ -1,1 +1,37 @@
-"""tealeaves.coherence."""
+"""Topic coherence from a reference index (Röder, Both and Hinneburg 2015 pipeline).
+
+* :mod:`~tealeaves.coherence.index` -- the on-disk reference index
+  (:class:`ReferenceIndex`, :func:`build_index`, :class:`AlignedIndex`);
+* :mod:`~tealeaves.coherence.core` -- the one counting core (documents and
+  sliding windows over postings, also crosslingual);
+* segmentation, confirmation, aggregation and :mod:`~tealeaves.coherence.presets`
+  (``umass``, ``uci``, ``npmi``, ``c_v``);
+* :func:`coherence` / :class:`Coherence` -- the API, returning a :class:`CoherenceResult`.
+"""
+
+from tealeaves.coherence.confirmation import ZeroCooccurrenceError
+from tealeaves.coherence.core import (
+    CooccurrenceCounts,
+    count_documents,
+    count_windows,
+    document_counts,
+    intersect_count,
+    pair_document_counts,
+)
+from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
+from tealeaves.coherence.measure import (
+    Coherence,
+    CoherenceResult,
+    TopicError,
+    TopicScore,
+    coherence,
+    score_counts,
+)
+from tealeaves.coherence.presets import PRESETS, MeasureSpec
+
+__all__ = [
+    "AlignedIndex", "Coherence", "CoherenceResult", "CooccurrenceCounts", "MeasureSpec", "PRESETS",
+    "ReferenceIndex", "TopicError", "TopicScore", "ZeroCooccurrenceError", "build_index", "coherence",
+    "count_documents", "count_windows", "document_counts", "index_from_token_lists", "intersect_count",
+    "pair_document_counts", "score_counts",
+]

@@ -1,0 +1,314 @@
+"""The single co-occurrence counting core behind every coherence measure.
+
+Everything here works on *postings*: for a word, the sorted array of the ids
+of the documents it occurs in (and, for sliding windows, its sorted positions
+inside each of them).  Counting a set of words therefore costs in proportion
+to the postings of those words, never to the size of the reference corpus.
+
+Two kinds of unit are counted.
+
+Documents
+    ``document_counts(postings)`` gives each word's document frequency and
+    ``pair_document_counts(left, right, pairs)`` the number of documents shared
+    by ``left[i]`` and ``right[j]`` for every requested pair ``(i, j)``.  The two
+    lists may come from *different* indices that share one document-id space:
+    that is how crosslingual co-occurrence over aligned document tuples is
+    counted (word ``a`` in language 1's postings, word ``b`` in language 2's,
+    restricted by ``mask`` to the tuples that have both sides).
+
+Boolean sliding windows of size ``w``
+    A document of ``n >= w`` tokens yields the ``n - w + 1`` windows
+    ``[s, s + w)``; a shorter document (including an empty one) is a single
+    window.  A word counts in a window if any copy of it lies inside.  The set
+    of window starts containing a word is a union of intervals, one per
+    occurrence ``p``: ``[max(0, p - w + 1), min(p, n - w)]``.  Pair counts are
+    sizes of intersections of two such unions, found by a sweep.
+
+    ``compat="gensim"`` reproduces gensim 4.4's single-process
+    ``WordOccurrenceAccumulator``: it slides a boolean presence vector and, when
+    the token at the left edge leaves, clears that word even if another copy is
+    still inside.  Its window set for occurrence ``p`` is
+    ``[a, q]`` with ``a = max(0, p - w + 1)`` and ``q`` the first occurrence of
+    the word at a position ``>= a`` (then clipped to ``n - w``): the word stays
+    present until that occurrence leaves.
+
+The kernels are compiled with numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+#: Supported window-counting modes.
+COMPAT_MODES = ("exact", "gensim")
+
+
+# --------------------------------------------------------------------------------------------
+# numba kernels
+# --------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def _intersect_count(a, a0, a1, b, b0, b1, mask, use_mask):
+    """Size of the intersection of sorted ``a[a0:a1]`` and ``b[b0:b1]`` (optionally masked)."""
+    i, j, n = a0, b0, 0
+    while i < a1 and j < b1:
+        x, y = a[i], b[j]
+        if x < y:
+            i += 1
+        elif y < x:
+            j += 1
+        else:
+            if not use_mask or mask[x]:
+                n += 1
+            i += 1
+            j += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_doc_kernel(a_docs, a_ptr, b_docs, b_ptr, pairs, mask, use_mask):
+    out = np.zeros(len(pairs), dtype=np.int64)
+    for m in range(len(pairs)):
+        i, j = pairs[m, 0], pairs[m, 1]
+        out[m] = _intersect_count(a_docs, a_ptr[i], a_ptr[i + 1], b_docs, b_ptr[j], b_ptr[j + 1],
+                                  mask, use_mask)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _masked_sizes(docs, ptr, mask):
+    out = np.zeros(len(ptr) - 1, dtype=np.int64)
+    for i in range(len(ptr) - 1):
+        n = 0
+        for k in range(ptr[i], ptr[i + 1]):
+            if mask[docs[k]]:
+                n += 1
+        out[i] = n
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, gensim):
+    """Per selected word and posting, the merged intervals of window starts containing the word.
+
+    Returns ``(wptr, docs, iptr, starts, ends, single)``: postings of selected
+    word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
+    of local posting ``k`` are ``iptr[k]:iptr[k+1]`` (inclusive ``[starts, ends]``),
+    and ``single[i]`` is the number of windows containing word ``i``.
+    """
+    k = len(word_ids)
+    wptr = np.zeros(k + 1, dtype=np.int64)
+    n_post = 0
+    n_pos = 0
+    for i in range(k):
+        w_id = word_ids[i]
+        n_post += word_ptr[w_id + 1] - word_ptr[w_id]
+        n_pos += pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
+        wptr[i + 1] = n_post
+    docs = np.empty(n_post, dtype=np.int64)
+    iptr = np.zeros(n_post + 1, dtype=np.int64)
+    starts = np.empty(n_pos, dtype=np.int64)
+    ends = np.empty(n_pos, dtype=np.int64)
+    single = np.zeros(k, dtype=np.int64)
+    loc = 0
+    n_iv = 0
+    for i in range(k):
+        w_id = word_ids[i]
+        total = 0
+        for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
+            d = post_docs[g]
+            docs[loc] = d
+            n = doc_len[d]
+            last = n - w  # last window start
+            p0, p1 = pos_ptr[g], pos_ptr[g + 1]
+            if last <= 0:  # one window for the whole document
+                starts[n_iv] = 0
+                ends[n_iv] = 0
+                n_iv += 1
+                total += 1
+            else:
+                q = p0  # pointer to the first occurrence >= a (gensim mode)
+                cur_s = -1
+                cur_e = -2
+                for t in range(p0, p1):
+                    p = positions[t]
+                    a = p - w + 1
+                    if a < 0:
+                        a = 0
+                    if gensim:
+                        while positions[q] < a:
+                            q += 1
+                        e = positions[q]
+                    else:
+                        e = p
+                    if e > last:
+                        e = last
+                    if a > e:
+                        continue
+                    if a <= cur_e + 1:  # overlaps or touches the open interval
+                        if e > cur_e:
+                            cur_e = e
+                    else:
+                        if cur_e >= cur_s and cur_s >= 0:
+                            starts[n_iv] = cur_s
+                            ends[n_iv] = cur_e
+                            n_iv += 1
+                            total += cur_e - cur_s + 1
+                        cur_s = a
+                        cur_e = e
+                if cur_s >= 0 and cur_e >= cur_s:
+                    starts[n_iv] = cur_s
+                    ends[n_iv] = cur_e
+                    n_iv += 1
+                    total += cur_e - cur_s + 1
+            loc += 1
+            iptr[loc] = n_iv
+        single[i] = total
+    return wptr, docs, iptr, starts[:n_iv], ends[:n_iv], single
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends):
+    out = np.zeros(len(pairs), dtype=np.int64)
+    for m in range(len(pairs)):
+        a, b = pairs[m, 0], pairs[m, 1]
+        i, i1 = wptr[a], wptr[a + 1]
+        j, j1 = wptr[b], wptr[b + 1]
+        total = 0
+        while i < i1 and j < j1:
+            if docs[i] < docs[j]:
+                i += 1
+            elif docs[j] < docs[i]:
+                j += 1
+            else:
+                u, u1 = iptr[i], iptr[i + 1]
+                v, v1 = iptr[j], iptr[j + 1]
+                while u < u1 and v < v1:
+                    lo = starts[u] if starts[u] > starts[v] else starts[v]
+                    hi = ends[u] if ends[u] < ends[v] else ends[v]
+                    if hi >= lo:
+                        total += hi - lo + 1
+                    if ends[u] < ends[v]:
+                        u += 1
+                    else:
+                        v += 1
+                i += 1
+                j += 1
+        out[m] = total
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------------
+@dataclass
+class CooccurrenceCounts:
+    """Counts of units (documents or windows) for a list of words and pairs of them.
+
+    ``n_units`` is the total number of units, ``single[i]`` the units holding
+    word ``i``, and ``joint[m]`` the units holding both words of ``pairs[m]``
+    (indices into the word lists; for crosslingual counts ``pairs[m, 0]``
+    indexes the left words and ``pairs[m, 1]`` the right ones).  ``unit`` is
+    ``"doc"`` or ``"window=<w>"``.
+    """
+
+    n_units: int
+    single: np.ndarray
+    pairs: np.ndarray
+    joint: np.ndarray
+    unit: str = "doc"
+    single_right: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+    def joint_of(self, i: int, j: int) -> int:
+        """Joint count of pair ``(i, j)`` (either order for monolingual counts)."""
+        hits = np.flatnonzero(((self.pairs[:, 0] == i) & (self.pairs[:, 1] == j))
+                              | ((self.pairs[:, 0] == j) & (self.pairs[:, 1] == i)))
+        if len(hits) == 0:
+            raise KeyError(f"pair ({i}, {j}) was not counted")
+        return int(self.joint[hits[0]])
+
+
+def _concat(postings: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    ptr = np.zeros(len(postings) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(p) for p in postings])
+    docs = (np.concatenate([np.asarray(p, dtype=np.int64) for p in postings]) if len(postings)
+            else np.zeros(0, dtype=np.int64))
+    return docs, ptr
+
+
+def _as_pairs(pairs) -> np.ndarray:
+    arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return np.ascontiguousarray(arr)
+
+
+def _as_mask(mask) -> tuple[np.ndarray, bool]:
+    if mask is None:
+        return np.zeros(1, dtype=np.bool_), False
+    return np.ascontiguousarray(mask, dtype=np.bool_), True
+
+
+def intersect_count(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> int:
+    """Number of ids in both sorted, duplicate-free id arrays ``a`` and ``b`` (and in ``mask``)."""
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    b = np.ascontiguousarray(b, dtype=np.int64)
+    m, use = _as_mask(mask)
+    return int(_intersect_count(a, 0, len(a), b, 0, len(b), m, use))
+
+
+def document_counts(postings: Sequence[np.ndarray], mask: np.ndarray | None = None) -> np.ndarray:
+    """Document frequency of each word from its postings, counting only ids where ``mask`` is true."""
+    if mask is None:
+        return np.array([len(p) for p in postings], dtype=np.int64)
+    docs, ptr = _concat(postings)
+    return _masked_sizes(docs, ptr, np.ascontiguousarray(mask, dtype=np.bool_))
+
+
+def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray], pairs,
+                         mask: np.ndarray | None = None) -> np.ndarray:
+    """Co-document counts ``|left[i] ∩ right[j] ∩ mask|`` for every ``(i, j)`` in ``pairs``.
+
+    ``left`` and ``right`` are lists of sorted document-id arrays over one
+    shared id space (pass the same list twice for monolingual counts).
+    """
+    a_docs, a_ptr = _concat(left)
+    b_docs, b_ptr = (a_docs, a_ptr) if right is left else _concat(right)
+    m, use = _as_mask(mask)
+    return _pair_doc_kernel(a_docs, a_ptr, b_docs, b_ptr, _as_pairs(pairs), m, use)
+
+
+def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
+    """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
+    post = [index.postings(int(w)) for w in word_ids]
+    pairs = _as_pairs(pairs)
+    return CooccurrenceCounts(index.n_present, document_counts(post), pairs,
+                              pair_document_counts(post, post, pairs), "doc")
+
+
+def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None) -> int:
+    """Total number of windows: ``max(1, n - w + 1)`` per document (present documents only)."""
+    lengths = np.asarray(doc_lengths, dtype=np.int64)
+    per_doc = np.maximum(1, lengths - int(window) + 1)
+    if present is not None:
+        per_doc = per_doc[np.asarray(present, dtype=bool)]
+    return int(per_doc.sum())
+
+
+def count_windows(index, word_ids: Sequence[int], pairs, window: int,
+                  compat: str = "exact") -> CooccurrenceCounts:
+    """Boolean sliding-window counts (see the module docstring) for words of one index."""
+    if compat not in COMPAT_MODES:
+        raise ValueError(f"compat={compat!r} is not known; use one of {COMPAT_MODES}")
+    if int(window) < 1:
+        raise ValueError(f"window must be at least 1 token, got {window}")
+    arr = index.arrays
+    wptr, docs, iptr, starts, ends, single = _window_intervals(
+        np.asarray(word_ids, dtype=np.int64), arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
+        arr["positions"], arr["doc_lengths"], int(window), compat == "gensim")
+    pairs = _as_pairs(pairs)
+    joint = _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends)
+    total = index.window_total(int(window))
+    return CooccurrenceCounts(total, single, pairs, joint, f"window={int(window)}")

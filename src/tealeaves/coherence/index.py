@@ -1,0 +1,490 @@
+"""The on-disk reference index: postings with positions for every word.
+
+One pass over a reference corpus (a counting sort over token ids, compiled
+with numba) produces, for every word, the sorted ids of the documents it
+occurs in and its sorted positions inside each.  Coherence is then counted
+from the postings of the topic words alone (:mod:`tealeaves.coherence.core`).
+
+File format (version 1, little-endian; see ``docs/coherence.md``)::
+
+    bytes 0-7     magic  b"TLXINDEX"
+    bytes 8-11    uint32 format version (1)
+    bytes 12-15   uint32 reserved (0)
+    bytes 16-23   uint64 length H of the JSON header
+    bytes 24-55   SHA-256 of every byte from 56 to the end of the file
+    bytes 56-     JSON header (UTF-8, H bytes), zero padding to a multiple of 64,
+                  then the arrays listed in the header, each starting at a
+                  multiple of 64
+
+The header records the name, the counts, the tokenisation of the corpus, the
+source, and for every array its ``dtype``, ``shape`` and byte ``offset``.
+Arrays are memory-mapped on load, after the checksum is verified (pass
+``verify=False`` to skip the full read on very large files).
+
+Documents live in an id *space* of ``n_documents`` slots.  A plain index has
+one document per slot.  Per-language indices of an aligned corpus share the
+tuple-id space (``build_index(corpus, doc_ids=tuple_ids, n_space=n_tuples)``)
+and mark which slots they fill in ``present``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from tealeaves._version import __version__
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.errors import EmptyInputError, IndexIntegrityError, TealeavesError
+
+MAGIC = b"TLXINDEX"
+FORMAT_VERSION = 1
+_PREFIX = struct.Struct("<8sIIQ32s")  # magic, version, reserved, header length, sha256
+_ALIGN = 64
+#: Arrays of an index, in file order.
+ARRAY_NAMES = ("vocab_blob", "vocab_offsets", "doc_lengths", "present", "word_ptr", "post_docs",
+               "pos_ptr", "positions", "docid_blob", "docid_offsets")
+
+
+@numba.njit(cache=True)
+def _build_kernel(tokens, offsets, order, space_ids, n_words):
+    """Counting sort of token positions by word id; documents visited in ``order``."""
+    n_tok = len(tokens)
+    tok_ptr = np.zeros(n_words + 1, dtype=np.int64)
+    df = np.zeros(n_words, dtype=np.int64)
+    last = np.full(n_words, -1, dtype=np.int64)
+    for r in range(len(order)):
+        d = order[r]
+        for i in range(offsets[d], offsets[d + 1]):
+            w = tokens[i]
+            tok_ptr[w + 1] += 1
+            if last[w] != r:
+                last[w] = r
+                df[w] += 1
+    for w in range(n_words):
+        tok_ptr[w + 1] += tok_ptr[w]
+    word_ptr = np.zeros(n_words + 1, dtype=np.int64)
+    for w in range(n_words):
+        word_ptr[w + 1] = word_ptr[w] + df[w]
+    n_post = word_ptr[n_words]
+    positions = np.empty(n_tok, dtype=np.int32)
+    post_docs = np.empty(n_post, dtype=np.int32)
+    pos_ptr = np.empty(n_post + 1, dtype=np.int64)
+    tcur = tok_ptr[:-1].copy()
+    pcur = word_ptr[:-1].copy()
+    last[:] = -1
+    for r in range(len(order)):
+        d = order[r]
+        start = offsets[d]
+        for i in range(start, offsets[d + 1]):
+            w = tokens[i]
+            if last[w] != r:
+                last[w] = r
+                k = pcur[w]
+                post_docs[k] = space_ids[d]
+                pos_ptr[k] = tcur[w]
+                pcur[w] += 1
+            positions[tcur[w]] = i - start
+            tcur[w] += 1
+    pos_ptr[n_post] = n_tok
+    return word_ptr, post_docs, pos_ptr, positions
+
+
+def _blob(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    encoded = [s.encode("utf-8") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(b) for b in encoded])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), offsets
+
+
+def _unblob(blob: np.ndarray, offsets: np.ndarray) -> list[str]:
+    raw = bytes(blob)
+    off = offsets.tolist()
+    return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(len(off) - 1)]
+
+
+class ReferenceIndex:
+    """Postings (documents and positions) of every word of a reference corpus.
+
+    Build one with :func:`build_index` (in memory) and write it with
+    :meth:`save`; read it back with :meth:`load`.  Attributes: ``name``,
+    ``n_documents`` (slots of the document-id space), ``n_present`` (documents
+    actually held), ``n_tokens``, ``tokenization`` (how the corpus was
+    tokenised), ``source``, ``checksum`` (SHA-256 hex of the serialised body)
+    and ``path`` (``None`` in memory).
+    """
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping, checksum: str | None = None,
+                 path: Path | None = None):
+        self.arrays = dict(arrays)
+        self.header = dict(header)
+        self.path = path
+        self._checksum = checksum
+        self._window_totals: dict[int, int] = {}
+
+    # -- basic facts --------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return str(self.header.get("name", "reference"))
+
+    @property
+    def n_documents(self) -> int:
+        return int(self.header["n_documents"])
+
+    @property
+    def n_present(self) -> int:
+        return int(self.header["n_present"])
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.header["n_tokens"])
+
+    @property
+    def n_words(self) -> int:
+        return int(self.header["n_words"])
+
+    @property
+    def tokenization(self) -> dict:
+        return dict(self.header.get("tokenization") or {})
+
+    @property
+    def source(self) -> str:
+        return str(self.header.get("source", ""))
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 (hex) of the serialised index body; identical in memory and on disk."""
+        if self._checksum is None:
+            digest = hashlib.sha256()
+            _write_body(self.header, self.arrays, digest.update)
+            self._checksum = digest.hexdigest()
+        return self._checksum
+
+    @property
+    def short_checksum(self) -> str:
+        """First 12 hex digits of :attr:`checksum`, as used in signatures."""
+        return self.checksum[:12]
+
+    @property
+    def present(self) -> np.ndarray:
+        """Boolean mask over the document-id space: which slots hold a document."""
+        return self.arrays["present"].astype(bool)
+
+    @property
+    def doc_lengths(self) -> np.ndarray:
+        return self.arrays["doc_lengths"]
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        """The index's words (decoded lazily on first use)."""
+        return Vocabulary(_unblob(self.arrays["vocab_blob"], self.arrays["vocab_offsets"]))
+
+    @cached_property
+    def document_ids(self) -> list[str]:
+        """Names of the held documents, in order of their slot in the id space."""
+        return _unblob(self.arrays["docid_blob"], self.arrays["docid_offsets"])
+
+    # -- lookups ------------------------------------------------------------
+    def word_id(self, word: str) -> int | None:
+        """Id of ``word``, or ``None`` if the reference never saw it."""
+        return self.vocabulary.index.get(word)
+
+    def document_frequency(self, word_id: int) -> int:
+        ptr = self.arrays["word_ptr"]
+        return int(ptr[word_id + 1] - ptr[word_id])
+
+    def document_frequencies(self) -> np.ndarray:
+        """Document frequency of every word id."""
+        return np.diff(self.arrays["word_ptr"])
+
+    def postings(self, word_id: int) -> np.ndarray:
+        """Sorted document ids (slots) holding ``word_id`` (a view, no copy)."""
+        ptr = self.arrays["word_ptr"]
+        return self.arrays["post_docs"][ptr[word_id]:ptr[word_id + 1]]
+
+    def positions(self, word_id: int, k: int) -> np.ndarray:
+        """Sorted positions of ``word_id`` in its ``k``-th posting document."""
+        g = int(self.arrays["word_ptr"][word_id]) + k
+        pp = self.arrays["pos_ptr"]
+        return self.arrays["positions"][pp[g]:pp[g + 1]]
+
+    def window_total(self, window: int) -> int:
+        """Number of sliding windows of size ``window`` over the held documents (cached)."""
+        if window not in self._window_totals:
+            from tealeaves.coherence.core import n_windows
+
+            self._window_totals[window] = n_windows(self.doc_lengths, window, self.present)
+        return self._window_totals[window]
+
+    @property
+    def max_document_length(self) -> int:
+        return int(self.doc_lengths.max()) if len(self.doc_lengths) else 0
+
+    def info(self) -> dict:
+        """A JSON-ready summary of the index (``tealeaves index info``)."""
+        return {
+            "name": self.name,
+            "path": str(self.path) if self.path else None,
+            "format_version": self.header.get("format_version", FORMAT_VERSION),
+            "checksum": self.checksum,
+            "n_documents": self.n_present,
+            "id_space": self.n_documents,
+            "n_tokens": self.n_tokens,
+            "n_words": self.n_words,
+            "n_postings": int(len(self.arrays["post_docs"])),
+            "max_document_length": self.max_document_length,
+            "tokenization": self.tokenization,
+            "source": self.source,
+            "created_by": self.header.get("created_by"),
+        }
+
+    def __repr__(self) -> str:
+        return (f"ReferenceIndex({self.name!r}, {self.n_present} documents, {self.n_tokens} tokens, "
+                f"{self.n_words} words, sha256={self.short_checksum})")
+
+    # -- persistence --------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the index to ``path`` (format above); returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        digest = hashlib.sha256()
+        header_bytes = _header_bytes(self.header, self.arrays)
+        with open(tmp, "wb") as fh:
+            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), b"\0" * 32))
+
+            def sink(chunk: bytes) -> None:
+                digest.update(chunk)
+                fh.write(chunk)
+
+            _write_body(self.header, self.arrays, sink)
+            fh.seek(0)
+            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), digest.digest()))
+        tmp.replace(path)
+        self._checksum = digest.hexdigest()
+        self.path = path
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, verify: bool = True) -> ReferenceIndex:
+        """Open an index file, verifying its SHA-256 (unless ``verify=False``) and memory-mapping it.
+
+        Raises :class:`~tealeaves.errors.IndexIntegrityError` naming the file if
+        it is truncated, corrupted, or of an unknown format version.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise TealeavesError(f"no index file at {path}; build one with `tealeaves index build`")
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            prefix = fh.read(_PREFIX.size)
+            if len(prefix) < _PREFIX.size:
+                raise IndexIntegrityError(f"{path} is truncated ({size} bytes): rebuild the index")
+            magic, version, _, hlen, stored = _PREFIX.unpack(prefix)
+            if magic != MAGIC:
+                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)")
+            if version != FORMAT_VERSION:
+                raise IndexIntegrityError(
+                    f"{path} has index format version {version}; this tealeaves reads version "
+                    f"{FORMAT_VERSION}: rebuild the index with `tealeaves index build`")
+            if verify:
+                digest = hashlib.sha256()
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    digest.update(chunk)
+                if digest.digest() != stored:
+                    raise IndexIntegrityError(
+                        f"checksum mismatch in {path}: the file is corrupted or truncated; "
+                        "rebuild it with `tealeaves index build`")
+            fh.seek(_PREFIX.size)
+            try:
+                header = json.loads(fh.read(hlen).decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise IndexIntegrityError(f"{path} has an unreadable header ({exc}); rebuild it") from exc
+        if header.get("file_size") != size:
+            raise IndexIntegrityError(
+                f"{path} is {size} bytes but its header says {header.get('file_size')}: the file is "
+                "truncated or corrupted; rebuild it")
+        arrays = {}
+        for spec in header["arrays"]:
+            shape = tuple(spec["shape"])
+            if int(np.prod(shape)) == 0:
+                arrays[spec["name"]] = np.zeros(shape, dtype=spec["dtype"])
+            else:
+                arrays[spec["name"]] = np.asarray(np.memmap(path, mode="r", dtype=spec["dtype"],
+                                                            offset=spec["offset"], shape=shape))
+        return cls(arrays, header, stored.hex(), path)
+
+
+def _layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, list[dict]]:
+    """Header JSON (with array offsets and the file size filled in) and the array specs."""
+    specs = [{"name": n, "dtype": np.dtype(arrays[n].dtype).str, "shape": list(arrays[n].shape)}
+             for n in ARRAY_NAMES]
+    # offsets depend on the header length, which depends on the offsets: iterate to a fixed point
+    guess = 0
+    while True:
+        pos = _round_up(_PREFIX.size + guess)
+        for spec, n in zip(specs, ARRAY_NAMES):
+            spec["offset"] = pos
+            pos = _round_up(pos + arrays[n].nbytes)
+        full = {**{k: v for k, v in header.items() if k not in ("arrays", "file_size")},
+                "arrays": specs, "file_size": pos}
+        text = json.dumps(full, sort_keys=True, ensure_ascii=False).encode("utf-8")
+        if len(text) == guess:
+            return text, specs
+        guess = len(text)
+
+
+def _header_bytes(header: Mapping, arrays: Mapping[str, np.ndarray]) -> bytes:
+    return _layout(header, arrays)[0]
+
+
+def _round_up(n: int) -> int:
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _write_body(header: Mapping, arrays: Mapping[str, np.ndarray], sink) -> None:
+    """Stream the header and arrays (everything after the fixed prefix) into ``sink``."""
+    text, specs = _layout(header, arrays)
+    sink(text)
+    pos = _PREFIX.size + len(text)
+    for spec in specs:
+        sink(b"\0" * (spec["offset"] - pos))
+        data = np.ascontiguousarray(arrays[spec["name"]])
+        sink(memoryview(data).cast("B") if data.nbytes else b"")
+        pos = spec["offset"] + data.nbytes
+    sink(b"\0" * (_round_up(pos) - pos))
+
+
+def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[int] | None = None,
+                n_space: int | None = None, tokenization: Mapping | None = None,
+                source: str = "") -> ReferenceIndex:
+    """Index a :class:`~tealeaves.corpus.Corpus` in memory (one counting-sort pass).
+
+    ``doc_ids`` places document ``d`` in slot ``doc_ids[d]`` of an id space of
+    ``n_space`` slots (default: slot ``d`` of ``len(corpus)``), so indices of
+    the languages of an aligned corpus share one tuple-id space.  Empty
+    documents are held (they count as documents and as one window each).
+    ``tokenization`` defaults to ``corpus.metadata["preprocessing"]``.
+    """
+    n_docs = len(corpus)
+    if n_docs == 0:
+        raise EmptyInputError("the reference corpus has no documents; check the input path and reader")
+    if doc_ids is None:
+        space = np.arange(n_docs, dtype=np.int64)
+        n_space = n_docs if n_space is None else int(n_space)
+    else:
+        space = np.asarray(doc_ids, dtype=np.int64)
+        if space.shape != (n_docs,):
+            raise TealeavesError(f"doc_ids has {space.size} entries for {n_docs} documents; give one each")
+        n_space = int(space.max()) + 1 if n_space is None else int(n_space)
+        if space.min() < 0 or space.max() >= n_space or len(np.unique(space)) != n_docs:
+            raise TealeavesError("doc_ids must be distinct slots in [0, n_space); check the tuple ids")
+    order = np.argsort(space, kind="stable")
+    n_words = len(corpus.vocabulary)
+    word_ptr, post_docs, pos_ptr, positions = _build_kernel(
+        corpus.tokens, corpus.offsets, order.astype(np.int64), space, n_words)
+    lengths = np.zeros(n_space, dtype=np.int64)
+    lengths[space] = corpus.lengths
+    present = np.zeros(n_space, dtype=np.uint8)
+    present[space] = 1
+    vocab_blob, vocab_offsets = _blob(list(corpus.vocabulary))
+    docid_blob, docid_offsets = _blob([corpus.ids[int(d)] for d in order])
+    arrays = {"vocab_blob": vocab_blob, "vocab_offsets": vocab_offsets, "doc_lengths": lengths,
+              "present": present, "word_ptr": word_ptr, "post_docs": post_docs, "pos_ptr": pos_ptr,
+              "positions": positions, "docid_blob": docid_blob, "docid_offsets": docid_offsets}
+    tok = dict(tokenization) if tokenization is not None else dict(corpus.metadata.get("preprocessing") or {})
+    header = {"format": "tealeaves-reference-index", "format_version": FORMAT_VERSION,
+              "name": name or corpus.metadata.get("name") or "reference", "n_documents": n_space,
+              "n_present": n_docs, "n_tokens": corpus.n_tokens, "n_words": n_words,
+              "tokenization": tok, "source": source, "created_by": f"tealeaves-{__version__}"}
+    index = ReferenceIndex(arrays, header)
+    index.vocabulary = corpus.vocabulary  # already decoded: skip the lazy decode
+    return index
+
+
+def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "reference",
+                           ids: Sequence[str] | None = None) -> ReferenceIndex:
+    """Index pre-tokenised documents (lists of strings) in memory."""
+    corpus = Corpus.from_token_lists(documents, ids=ids)
+    return build_index(corpus, name=name, tokenization={"tokenizer": "pre-tokenised"})
+
+
+class AlignedIndex:
+    """One :class:`ReferenceIndex` per language over a shared tuple-id space.
+
+    ``present[lang]`` marks the tuples that have a document in ``lang``.
+    Crosslingual co-occurrence of word ``a`` (language ``l1``) and word ``b``
+    (language ``l2``) counts the tuples holding ``a`` on the ``l1`` side and
+    ``b`` on the ``l2`` side, out of the tuples having both sides
+    (:meth:`count`).
+    """
+
+    def __init__(self, indices: Mapping[str, ReferenceIndex]):
+        if not indices:
+            raise EmptyInputError("an aligned index needs at least one language")
+        sizes = {lang: ix.n_documents for lang, ix in indices.items()}
+        if len(set(sizes.values())) != 1:
+            raise TealeavesError(f"the languages' indices have different tuple-id spaces {sizes}; "
+                                 "build them with the same n_space")
+        self.indices = dict(indices)
+        self.n_tuples = next(iter(sizes.values()))
+
+    @classmethod
+    def from_corpora(cls, corpora: Mapping[str, Corpus], doc_ids: Mapping[str, Sequence[int]] | None = None,
+                     n_tuples: int | None = None, name: str = "aligned") -> AlignedIndex:
+        """Index each language's corpus in the shared space (``doc_ids[lang][d]`` = tuple of doc ``d``).
+
+        Without ``doc_ids`` every corpus must hold the same number of documents,
+        document ``d`` belonging to tuple ``d``.
+        """
+        if n_tuples is None:
+            n_tuples = (max(int(np.max(v)) + 1 for v in doc_ids.values()) if doc_ids
+                        else max(len(c) for c in corpora.values()))
+        out = {}
+        for lang, corpus in corpora.items():
+            ids = None if doc_ids is None else doc_ids[lang]
+            out[lang] = build_index(corpus, name=f"{name}-{lang}", doc_ids=ids, n_space=n_tuples)
+        return cls(out)
+
+    def present(self, lang: str) -> np.ndarray:
+        return self.indices[lang].present
+
+    def count(self, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
+              pairs=None):
+        """Crosslingual document counts over the tuples having both a ``lang_a`` and a ``lang_b`` side.
+
+        Returns a :class:`~tealeaves.coherence.core.CooccurrenceCounts` whose
+        ``single`` are the left words' counts, ``single_right`` the right
+        words', and ``joint[m]`` the tuples holding ``words_a[pairs[m, 0]]`` and
+        ``words_b[pairs[m, 1]]`` (default: every combination).  Words absent
+        from a language get empty postings (count 0).
+        """
+        from tealeaves.coherence.core import (
+            CooccurrenceCounts,
+            _as_pairs,
+            document_counts,
+            pair_document_counts,
+        )
+
+        ia, ib = self.indices[lang_a], self.indices[lang_b]
+        mask = ia.present & ib.present
+        left = [_postings_or_empty(ia, w) for w in words_a]
+        right = [_postings_or_empty(ib, w) for w in words_b]
+        if pairs is None:
+            pairs = [(i, j) for i in range(len(words_a)) for j in range(len(words_b))]
+        pairs = _as_pairs(pairs)
+        return CooccurrenceCounts(int(mask.sum()), document_counts(left, mask), pairs,
+                                  pair_document_counts(left, right, pairs, mask), "doc",
+                                  single_right=document_counts(right, mask))
+
+
+def _postings_or_empty(index: ReferenceIndex, word: str) -> np.ndarray:
+    wid = index.word_id(word)
+    return index.postings(wid) if wid is not None else np.zeros(0, dtype=np.int32)

@@ -1,0 +1,175 @@
+"""The counting core and the reference index, against independent brute-force counts and gensim."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tealeaves.coherence import core
+from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
+from tealeaves.corpus import Corpus
+from tealeaves.errors import EmptyInputError, IndexIntegrityError
+
+
+def _random_docs(seed: int, n_docs: int = 120, n_types: int = 6, max_len: int = 30) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    # few word types, so repeated words inside a window are frequent; some empty documents
+    return [[f"w{x}" for x in rng.integers(0, n_types, size=rng.integers(0, max_len))] for _ in range(n_docs)]
+
+
+def _brute_windows(docs, w, words):
+    """Enumerate every window as a set of words (``w=None``: whole documents)."""
+    windows = []
+    for d in docs:
+        if w is None or len(d) <= w:
+            windows.append(set(d))
+        else:
+            windows.extend(set(d[s:s + w]) for s in range(len(d) - w + 1))
+    single = [sum(x in win for win in windows) for x in words]
+    joint = {(a, b): sum(words[a] in win and words[b] in win for win in windows)
+             for a, b in itertools.combinations(range(len(words)), 2)}
+    return len(windows), single, joint
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    docs = _random_docs(0)
+    docs[3] = ["w1", "w2", "w1", "w1", "w3", "w1"]  # repeated words at a window's edge
+    docs[4] = []
+    return docs, index_from_token_lists(docs, name="synthetic")
+
+
+@pytest.mark.parametrize("w", [1, 2, 3, 5, 10, 29, 40])
+def test_window_counts_equal_brute_force(synthetic, w):
+    docs, ix = synthetic
+    words = sorted(ix.vocabulary)
+    ids = [ix.word_id(x) for x in words]
+    pairs = list(itertools.combinations(range(len(words)), 2))
+    counts = core.count_windows(ix, ids, pairs, w)
+    n, single, joint = _brute_windows(docs, w, words)
+    assert counts.n_units == n
+    assert counts.single.tolist() == single
+    assert counts.joint.tolist() == [joint[p] for p in pairs]
+
+
+def test_document_counts_equal_brute_force(synthetic):
+    docs, ix = synthetic
+    words = sorted(ix.vocabulary)
+    ids = [ix.word_id(x) for x in words]
+    pairs = list(itertools.combinations(range(len(words)), 2))
+    counts = core.count_documents(ix, ids, pairs)
+    n, single, joint = _brute_windows(docs, None, words)
+    assert counts.n_units == n == len(docs)
+    assert counts.single.tolist() == single
+    assert counts.joint.tolist() == [joint[p] for p in pairs]
+
+
+def test_window_longer_than_every_document_counts_documents(synthetic):
+    docs, ix = synthetic
+    ids = [ix.word_id(x) for x in sorted(ix.vocabulary)]
+    pairs = list(itertools.combinations(range(len(ids)), 2))
+    win = core.count_windows(ix, ids, pairs, ix.max_document_length + 1)
+    doc = core.count_documents(ix, ids, pairs)
+    assert win.n_units == doc.n_units
+    assert np.array_equal(win.single, doc.single) and np.array_equal(win.joint, doc.joint)
+
+
+@pytest.mark.parametrize("w", [2, 3, 4, 7, 10])
+def test_gensim_compat_windows_equal_gensim_accumulator(synthetic, w):
+    from gensim.corpora import Dictionary
+    from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator
+
+    docs, ix = synthetic
+    dictionary = Dictionary(docs)
+    words = sorted(ix.vocabulary)
+    acc = WordOccurrenceAccumulator({dictionary.token2id[x] for x in words}, dictionary)
+    acc.accumulate(docs, w)
+    ids = [ix.word_id(x) for x in words]
+    pairs = list(itertools.combinations(range(len(words)), 2))
+    counts = core.count_windows(ix, ids, pairs, w, compat="gensim")
+    assert counts.n_units == acc.num_docs
+    assert counts.single.tolist() == [int(acc[dictionary.token2id[x]]) for x in words]
+    expected = [int(acc[(dictionary.token2id[words[a]], dictionary.token2id[words[b]])]) for a, b in pairs]
+    assert counts.joint.tolist() == expected
+    exact = core.count_windows(ix, ids, pairs, w)
+    assert (counts.single <= exact.single).all() and (counts.single < exact.single).any()
+
+
+def test_gensim_drops_a_word_whose_other_copy_is_still_inside():
+    ix = index_from_token_lists([["a", "a", "b"]])
+    a, b = ix.word_id("a"), ix.word_id("b")
+    exact = core.count_windows(ix, [a, b], [(0, 1)], 2)
+    compat = core.count_windows(ix, [a, b], [(0, 1)], 2, compat="gensim")
+    assert exact.single.tolist() == [2, 1] and exact.joint.tolist() == [1]  # [a a], [a b]
+    assert compat.single.tolist() == [1, 1] and compat.joint.tolist() == [0]
+
+
+def test_index_round_trip_and_checksum(tmp_path, synthetic):
+    _, ix = synthetic
+    path = ix.save(tmp_path / "ref.tlx")
+    loaded = ReferenceIndex.load(path)
+    assert loaded.checksum == ix.checksum
+    assert list(loaded.vocabulary) == list(ix.vocabulary)
+    for name in ix.arrays:
+        assert np.array_equal(np.asarray(loaded.arrays[name]), np.asarray(ix.arrays[name])), name
+    assert loaded.tokenization == {"tokenizer": "pre-tokenised"}
+    assert loaded.info()["n_documents"] == 120
+
+
+def test_corrupted_or_truncated_index_names_the_file(tmp_path, synthetic):
+    _, ix = synthetic
+    path = ix.save(tmp_path / "ref.tlx")
+    raw = bytearray(path.read_bytes())
+    bad = tmp_path / "flipped.tlx"
+    raw[-100] ^= 0xFF
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(IndexIntegrityError, match="flipped.tlx"):
+        ReferenceIndex.load(bad)
+    short = tmp_path / "short.tlx"
+    short.write_bytes(path.read_bytes()[:-64])
+    with pytest.raises(IndexIntegrityError, match="short.tlx"):
+        ReferenceIndex.load(short)
+    tiny = tmp_path / "tiny.tlx"
+    tiny.write_bytes(b"TLX")
+    with pytest.raises(IndexIntegrityError, match="tiny.tlx"):
+        ReferenceIndex.load(tiny)
+
+
+def test_empty_reference_is_refused():
+    with pytest.raises(EmptyInputError):
+        build_index(Corpus.from_token_lists([["x"]]).subset([]))
+
+
+def test_crosslingual_counts_over_shared_tuple_space():
+    rng = np.random.default_rng(3)
+    n_tuples = 60
+    en_slots = np.sort(rng.choice(n_tuples, 45, replace=False))
+    fr_slots = np.sort(rng.choice(n_tuples, 40, replace=False))[::-1]  # any order
+    en_docs = [[f"e{x}" for x in rng.integers(0, 5, 6)] for _ in en_slots]
+    fr_docs = [[f"f{x}" for x in rng.integers(0, 5, 6)] for _ in fr_slots]
+    aligned = AlignedIndex.from_corpora(
+        {"en": Corpus.from_token_lists(en_docs), "fr": Corpus.from_token_lists(fr_docs)},
+        doc_ids={"en": en_slots, "fr": fr_slots}, n_tuples=n_tuples)
+    words_en, words_fr = ["e0", "e1", "e4", "zz"], ["f0", "f2", "f3"]
+    counts = aligned.count("en", words_en, "fr", words_fr)
+    by_slot_en = {int(s): set(d) for s, d in zip(en_slots, en_docs)}
+    by_slot_fr = {int(s): set(d) for s, d in zip(fr_slots, fr_docs)}
+    both = sorted(set(by_slot_en) & set(by_slot_fr))
+    assert counts.n_units == len(both)
+    assert counts.single.tolist() == [sum(w in by_slot_en[t] for t in both) for w in words_en]
+    assert counts.single_right.tolist() == [sum(w in by_slot_fr[t] for t in both) for w in words_fr]
+    expected = [sum(words_en[i] in by_slot_en[t] and words_fr[j] in by_slot_fr[t] for t in both)
+                for i, j in counts.pairs]
+    assert counts.joint.tolist() == expected
+
+
+def test_intersect_count_and_masks():
+    a = np.array([1, 3, 5, 7, 9])
+    b = np.array([3, 4, 5, 9, 10])
+    assert core.intersect_count(a, b) == 3
+    mask = np.zeros(11, dtype=bool)
+    mask[[5, 9]] = True
+    assert core.intersect_count(a, b, mask) == 2
+    assert core.document_counts([a, b], mask).tolist() == [2, 2]
