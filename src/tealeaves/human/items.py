@@ -196,12 +196,12 @@ def rating_check_item(i: int, word_lists: Sequence[Sequence[str]], n_words: int,
 
 
 def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: int = 5,
-                              rankings: np.ndarray | None = None) -> dict:
-    """An obvious intruder: a topic's top words plus the top word of the least similar topic.
+                              rankings: np.ndarray | None = None, other_top: int = 10) -> dict:
+    """An obvious intruder: a topic's top words plus a word of the least similar topic.
 
-    The host topic is drawn at random; the intruder comes from the topic
-    whose word distribution has the smallest cosine similarity with it,
-    so it has (close to) no probability in the host topic.
+    The host topic is drawn at random; the intruder is, among the
+    ``other_top`` words of the topic whose word distribution has the smallest
+    cosine similarity with the host, the one least probable in the host.
     """
     rankings = topic_rankings(model) if rankings is None else rankings
     w = np.asarray(model.topic_word_weights_, dtype=np.float64)
@@ -214,13 +214,15 @@ def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: in
     other = int(np.argmin(sim))
     vocab = model.vocabulary_
     top = [vocab[j] for j in rankings[k, :n_top]]
-    intruder = next((vocab[j] for j in rankings[other] if vocab[j] not in top), None)
-    if intruder is None:
+    pool = [j for j in rankings[other, :other_top] if vocab[j] not in top]
+    if not pool:
         raise StudyError("no word outside the host topic's top words to use as an obvious intruder")
+    intruder = vocab[int(min(pool, key=lambda j: (w[k, j], j)))]
     options = top + [intruder]
     rng.shuffle(options)
     return {"id": f"check-wi-{i}", "task": WORD_INTRUSION, "topic": None, "host_topic": k,
-            "options": options, "answer": intruder, "expected": [intruder], "check": True}
+            "source_topic": other, "options": options, "answer": intruder, "expected": [intruder],
+            "check": True}
 
 
 def multilingual_check_item(i: int, words: Mapping[str, Sequence[Sequence[str]]], languages: Sequence[str],

@@ -28,8 +28,8 @@ FORMAT = "tealeaves-study"
 FORMAT_VERSION = 1
 
 #: Keys the annotator must not see (answers, check flags, model internals).
-HIDDEN_KEYS = frozenset({"answer", "expected", "check", "theta", "top_words", "host_topic", "doc_index",
-                         "topic"})
+HIDDEN_KEYS = frozenset({"answer", "expected", "check", "theta", "top_words", "host_topic", "source_topic",
+                         "doc_index", "topic"})
 
 
 @dataclass
@@ -180,7 +180,8 @@ def build_study(
 def _word_intrusion(model, topics, rng, n_top, other_top, n_checks):
     items, excluded = it.word_intrusion_items(model, topics, rng, n_top=n_top, other_top=other_top)
     rankings = it.topic_rankings(model)
-    items += [it.word_intrusion_check_item(i, model, rng, n_top, rankings) for i in range(n_checks)]
+    items += [it.word_intrusion_check_item(i, model, rng, n_top, rankings, other_top)
+              for i in range(n_checks)]
     return items, excluded
 
 

@@ -1,0 +1,264 @@
+"""Study construction (Chang et al. 2009 §3; Hao et al. 2018 §5.1), persistence and item export."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from tealeaves.errors import EmptyInputError
+from tealeaves.human import items as it
+from tealeaves.human.export import export_items
+from tealeaves.human.items import StudyError
+from tealeaves.human.study import HIDDEN_KEYS, Study, build_study
+from tealeaves.models.base import FixedTopicModel
+
+
+def block_model(n_topics=8, n_words=120, block=12, seed=0) -> FixedTopicModel:
+    """Topics concentrated on disjoint blocks of words, plus noise."""
+    rng = np.random.default_rng(seed)
+    phi = rng.random((n_topics, n_words)) * 0.01
+    for k in range(n_topics):
+        phi[k, k * 15:k * 15 + block] += rng.random(block) + 0.5
+    phi /= phi.sum(axis=1, keepdims=True)
+    return FixedTopicModel(phi, [f"w{i}" for i in range(n_words)], 0.1)
+
+
+def documents(n_docs=30, n_topics=8, seed=1):
+    rng = np.random.default_rng(seed)
+    theta = rng.dirichlet(np.full(n_topics, 0.3), size=n_docs) + 1e-4
+    theta /= theta.sum(axis=1, keepdims=True)
+    titles = [f"Story {d}" for d in range(n_docs)]
+    texts = [f"Story {d} says " + "many things about markets and prices. " * 30 for d in range(n_docs)]
+    return theta, titles, texts
+
+
+def ranks(model) -> np.ndarray:
+    """Rank (0 = most probable) of every word in every topic, by brute-force sorting."""
+    w = model.topic_word_
+    out = np.empty_like(w, dtype=int)
+    for k in range(w.shape[0]):
+        order = sorted(range(w.shape[1]), key=lambda j: (-w[k, j], j))
+        out[k, order] = np.arange(w.shape[1])
+    return out
+
+
+def check_word_intrusion_rules(model, item):
+    """Every rule of Chang et al. (2009) §3 for a word-intrusion item, checked from the raw phi."""
+    r = ranks(model)
+    vocab = list(model.vocabulary_)
+    k, intruder = item["topic"], vocab.index(item["answer"])
+    n_words = len(vocab)
+    top5 = sorted(range(n_words), key=lambda j: r[k, j])[:5]
+    assert sorted(item["options"]) == sorted([vocab[j] for j in top5] + [item["answer"]])
+    assert len(set(item["options"])) == 6
+    assert r[k, intruder] >= n_words / 2, "intruder not in the bottom half of the topic"
+    assert any(r[j, intruder] < 10 for j in range(r.shape[0]) if j != k), "intruder not in another top ten"
+    assert intruder not in top5
+
+
+def test_word_intrusion_items_follow_chang_rules():
+    model = block_model()
+    study = build_study(model, tasks=["word_intrusion"], seed=3)
+    wi = [i for i in study.items if i["task"] == "word_intrusion" and not i["check"]]
+    assert len(wi) == 8 and not study.excluded
+    for item in wi:
+        check_word_intrusion_rules(model, item)
+
+
+def test_intruder_position_is_shuffled_and_seeded():
+    model = block_model()
+    a = build_study(model, tasks=["word_intrusion"], seed=5)
+    b = build_study(model, tasks=["word_intrusion"], seed=5)
+    c = build_study(model, tasks=["word_intrusion"], seed=6)
+    assert a.items == b.items and a.fingerprint == b.fingerprint
+    assert a.items != c.items
+    positions = {i["options"].index(i["answer"]) for i in a.items + c.items}
+    assert len(positions) > 2, "the intruder always lands in the same place"
+
+
+def test_topic_intrusion_items_follow_chang_rules():
+    model = block_model()
+    theta, titles, texts = documents()
+    study = build_study(model, tasks=["topic_intrusion"], doc_topic=theta, titles=titles, texts=texts,
+                        n_documents=12, seed=2)
+    assert len(study.items) == 12
+    top_words = model.top_words(8)
+    for item in study.items:
+        d = item["doc_index"]
+        order = np.argsort(-theta[d], kind="stable")
+        shown = {str(j) for j in order[:3]}
+        assert set(item["options"]) == shown | {item["answer"]} and len(item["options"]) == 4
+        assert item["answer"] not in shown
+        rank = list(order).index(int(item["answer"]))
+        assert rank >= theta.shape[1] / 2, "intruding topic is not of low probability in the document"
+        assert item["theta"][item["answer"]] == pytest.approx(theta[d, int(item["answer"])])
+        assert item["title"] == titles[d] and texts[d].startswith(item["text"].rstrip(" …")[:50])
+        assert len(item["text"]) <= 402
+        assert item["option_words"] == {j: top_words[int(j)] for j in item["options"]}
+
+
+def test_rating_items_and_checks():
+    model = block_model()
+    study = build_study(model, tasks=["rating"], rating_words=7, confidence=True, n_checks=3, seed=0)
+    normal = [i for i in study.items if not i["check"]]
+    checks = [i for i in study.items if i["check"]]
+    assert [i["words"] for i in normal] == model.top_words(7)
+    assert all(i["options"] == ["2", "1", "0"] for i in study.items)
+    assert len(checks) == 3 and all(c["expected"] == ["0"] for c in checks)
+    tops = {t[0] for t in model.top_words(1)}
+    for c in checks:  # each word of an incoherent check topic is the top word of a different topic
+        assert set(c["words"]) <= tops and len(c["words"]) == 7
+    assert study.settings["confidence"] is True
+
+
+def test_word_intrusion_check_item_has_obvious_intruder():
+    model = block_model()
+    study = build_study(model, tasks=["word_intrusion"], n_checks=4, seed=9)
+    phi = model.topic_word_
+    r = ranks(model)
+    vocab = list(model.vocabulary_)
+    unit = phi / np.linalg.norm(phi, axis=1, keepdims=True)
+    for c in (i for i in study.items if i["check"]):
+        host, intruder = c["host_topic"], vocab.index(c["answer"])
+        cos = [unit[host] @ unit[j] if j != host else np.inf for j in range(len(phi))]
+        assert c["source_topic"] == int(np.argmin(cos))
+        pool = [j for j in range(len(vocab)) if r[c["source_topic"], j] < 10]
+        assert phi[host, intruder] == min(phi[host, j] for j in pool)
+        assert r[host, intruder] >= 5 and c["expected"] == [c["answer"]] and len(set(c["options"])) == 6
+
+
+class Bilingual:
+    """A stand-in for the polylingual model: top_words(n) returns language -> topic word lists."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def top_words(self, n):
+        top = self.model.top_words(n)
+        return {"en": top, "de": [[w.upper() for w in t] for t in top]}
+
+
+@pytest.mark.parametrize("source", ["mapping", "object"])
+def test_multilingual_rating_items(source):
+    model = block_model()
+    ml = Bilingual(model) if source == "object" else Bilingual(model).top_words(10)
+    study = build_study(tasks=["multilingual_rating"], multilingual=ml, rating_words=5, n_checks=2, seed=1)
+    normal = [i for i in study.items if not i["check"]]
+    assert len(normal) == 8
+    for i in normal:
+        k = i["topic"]
+        assert i["languages"] == ["en", "de"]
+        assert i["words"]["en"] == model.top_words(5)[k]
+        assert i["words"]["de"] == [w.upper() for w in model.top_words(5)[k]]
+    for c in (i for i in study.items if i["check"]):  # two different topics side by side
+        en, de = c["words"]["en"], [w.lower() for w in c["words"]["de"]]
+        assert en in model.top_words(5) and de in model.top_words(5) and en != de
+        assert c["expected"] == ["0"]
+
+
+def test_multilingual_bad_input():
+    with pytest.raises(StudyError, match="two languages"):
+        build_study(tasks=["multilingual_rating"], multilingual={"en": [["a", "b"]]})
+    with pytest.raises(StudyError, match="same number of topics"):
+        build_study(tasks=["multilingual_rating"], multilingual={"en": [["a"]], "de": [["b"], ["c"]]})
+    with pytest.raises(StudyError, match="choose two"):
+        build_study(tasks=["multilingual_rating"], multilingual={"en": [["a"]], "de": [["b"]]},
+                    languages=["en", "fr"])
+
+
+def test_topic_with_too_few_candidate_words_is_excluded_and_empty_study_is_an_error():
+    # Topic 2 puts all its mass on words that no other topic has in its top ten... only
+    # the bottom half is the other topics' block, so give it a five-word vocabulary instead.
+    tiny = FixedTopicModel(np.full((3, 5), 0.2), list("abcde"))
+    with pytest.raises(EmptyInputError, match="no items"):
+        build_study(tiny, tasks=["word_intrusion"], n_checks=0)
+    items, excluded = it.word_intrusion_items(tiny, None, np.random.default_rng(0))
+    assert not items and len(excluded) == 3 and "fewer than the 6 distinct words" in excluded[0]["reason"]
+    # a topic whose bottom half holds no other topic's top-ten word: excluded with its reason
+    model = block_model(n_topics=2, n_words=40, block=12)
+    study = build_study(model, tasks=["word_intrusion", "rating"], n_checks=0, seed=0)
+    reasons = {e["topic"]: e["reason"] for e in study.excluded}
+    for k in range(2):
+        rule_ok = bool(it.intruder_candidates(it.topic_rankings(model), k).size)
+        assert (k in reasons) == (not rule_ok)
+
+
+def test_unknown_task_and_missing_inputs():
+    with pytest.raises(StudyError, match="unknown"):
+        build_study(block_model(), tasks=["guess"])
+    with pytest.raises(StudyError, match="need a model"):
+        build_study(tasks=["rating"])
+    with pytest.raises(StudyError, match="doc_topic"):
+        build_study(block_model(), tasks=["topic_intrusion"])
+
+
+def test_topic_intrusion_needs_positive_theta_and_enough_topics():
+    model = block_model(n_topics=3)
+    theta = np.full((2, 3), 1 / 3)
+    study_kw = dict(tasks=["topic_intrusion"], doc_topic=theta, titles=["a", "b"], texts=["x", "y"])
+    with pytest.raises(EmptyInputError):
+        build_study(model, **study_kw)
+    model = block_model(n_topics=6)
+    theta = np.full((2, 6), 1 / 6)
+    theta[0] = [0.5, 0.5, 0, 0, 0, 0]
+    study = build_study(model, tasks=["topic_intrusion"], doc_topic=theta, titles=["a", "b"],
+                        texts=["x", "y"])
+    assert len(study.items) == 1 and "positive" in study.excluded[0]["reason"]
+
+
+def test_save_load_round_trip_and_public_view(tmp_path):
+    model = block_model()
+    theta, titles, texts = documents()
+    study = build_study(model, tasks=list(it.TASKS), doc_topic=theta, titles=titles, texts=texts,
+                        multilingual=Bilingual(model), n_documents=4, seed=11, annotators=["ann", "bob"])
+    path = study.save(tmp_path / "study.json")
+    again = Study.load(path)
+    assert again.items == study.items and again.fingerprint == study.fingerprint
+    assert again.annotators == ["ann", "bob"] and again.seed == 11
+    for item in study.items:
+        public = study.public_item(item["id"])
+        assert not HIDDEN_KEYS & set(public)
+        assert public["options"] == item["options"]
+    # per-annotator order: a permutation, repeatable, differing between annotators
+    assert sorted(study.order_for("ann")) == sorted(study.by_id)
+    assert study.order_for("ann") == again.order_for("ann") != study.order_for("bob")
+
+
+def test_load_rejects_bad_study_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(StudyError, match="cannot read"):
+        Study.load(bad)
+    bad.write_text(json.dumps({"format": "tealeaves-study", "items": []}))
+    with pytest.raises(EmptyInputError):
+        Study.load(bad)
+    bad.write_text(json.dumps({"items": []}))
+    with pytest.raises(StudyError, match="not a tealeaves study"):
+        Study.load(bad)
+
+
+def test_export_items_csv_and_json_hide_answers(tmp_path):
+    model = block_model()
+    theta, titles, texts = documents()
+    study = build_study(model, tasks=list(it.TASKS), doc_topic=theta, titles=titles, texts=texts,
+                        multilingual=Bilingual(model), n_documents=3, seed=4)
+    export_items(study, tmp_path / "items.csv")
+    export_items(study, tmp_path / "items.json")
+    with open(tmp_path / "items.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["item_id"] for r in rows] == [i["id"] for i in study.items]
+    for row, item in zip(rows, study.items):
+        n = int(row["n_options"])
+        assert [row[f"option_{j}"] for j in range(1, n + 1)] == item["options"]
+        assert "answer" not in row and "check" not in row
+        if item["task"] == "topic_intrusion":
+            assert row["option_1_words"] == " ".join(item["option_words"][item["options"][0]])
+            assert row["title"] == item["title"]
+        if item["task"] == "multilingual_rating":
+            assert row["words_2"] == " ".join(item["words"]["de"])
+    public = json.loads((tmp_path / "items.json").read_text(encoding="utf-8"))
+    assert [p["id"] for p in public] == [i["id"] for i in study.items]
+    assert all("answer" not in p and "expected" not in p for p in public)
