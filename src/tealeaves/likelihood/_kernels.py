@@ -82,8 +82,8 @@ def _sample_prior(n_tok, alpha, z, counts):
 
 
 @njit(cache=True)
-def _gibbs_sweep(words, z, counts, phi_t, alpha, beta, reverse):
-    """One collapsed Gibbs sweep over ``z`` targeting ``p(z|alpha) p(w|z)^beta``.
+def _gibbs_sweep(words, z, counts, phi_t, alpha, reverse):
+    """One collapsed Gibbs sweep over ``z`` targeting ``p(z | w, alpha)``.
 
     Positions are visited ``0..N-1`` (or ``N-1..0`` when ``reverse``).
     """
@@ -96,8 +96,7 @@ def _gibbs_sweep(words, z, counts, phi_t, alpha, beta, reverse):
         counts[z[n]] -= 1
         total = 0.0
         for k in range(k_top):
-            p = phi_t[w, k] if beta == 1.0 else phi_t[w, k] ** beta
-            weights[k] = (counts[k] + alpha[k]) * p
+            weights[k] = (counts[k] + alpha[k]) * phi_t[w, k]
             total += weights[k]
         z[n] = _categorical(weights, total)
         counts[z[n]] += 1
@@ -131,7 +130,7 @@ def _l2r_particles(words, phi_t, alpha, n_particles, resample, a):
         counts[:] = 0
         for n in range(n_tok):
             if resample and n > 0:
-                _gibbs_sweep(words[:n], z[:n], counts, phi_t, alpha, 1.0, False)
+                _gibbs_sweep(words[:n], z[:n], counts, phi_t, alpha, False)
             w = words[n]
             total = 0.0
             for k in range(k_top):
@@ -267,9 +266,9 @@ def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
         z = np.zeros(words.shape[0], dtype=np.int64)
         _sample_prior(words.shape[0], alpha, z, counts)
         for _ in range(burn_in):
-            _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, False)
+            _gibbs_sweep(words, z, counts, phi_t, alpha, False)
         for s in range(n_samples):
-            _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, False)
+            _gibbs_sweep(words, z, counts, phi_t, alpha, False)
             neg[s] = -_log_lik_given_z(words, z, phi_t)
         est[d] = -log_mean_exp_se(neg)[0]
     return est
@@ -277,34 +276,64 @@ def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
 
 # -- annealed importance sampling (Neal 2001) ----------------------------------
 @njit(cache=True)
+def _tempered_sweep(z, counts, phi_beta, alpha, weights):
+    """One Gibbs sweep with the tempered likelihood ``phi_beta[n, k] = phi_{k,w_n}^beta``."""
+    k_top = alpha.shape[0]
+    for n in range(z.shape[0]):
+        counts[z[n]] -= 1
+        total = 0.0
+        for k in range(k_top):
+            weights[k] = (counts[k] + alpha[k]) * phi_beta[n, k]
+            total += weights[k]
+        z[n] = _categorical(weights, total)
+        counts[z[n]] += 1
+
+
+@njit(cache=True)
 def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed):
     """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t.
 
     Each chain adds ``(beta_t - beta_{t-1}) log p(w|z)`` to its log weight, then
     takes one Gibbs sweep at ``beta_t``; the estimate is the log mean weight.
+    The chains of a document advance together so ``phi^beta`` is computed once
+    per temperature.
     """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
     k_top = alpha.shape[0]
     est = np.zeros(n_docs)
     se = np.full(n_docs, np.nan)
-    counts = np.zeros(k_top, dtype=np.int64)
-    logw = np.empty(n_chains)
+    weights = np.empty(k_top)
     n_temp = betas.shape[0]
     for d in range(n_docs):
         words = tokens[offsets[d]:offsets[d + 1]]
-        if words.shape[0] == 0:
+        n_tok = words.shape[0]
+        if n_tok == 0:
             se[d] = 0.0
             continue
-        z = np.zeros(words.shape[0], dtype=np.int64)
+        log_phi = np.empty((n_tok, k_top))
+        for n in range(n_tok):
+            for k in range(k_top):
+                log_phi[n, k] = math.log(phi_t[words[n], k])
+        phi_beta = np.empty((n_tok, k_top))
+        z = np.zeros((n_chains, n_tok), dtype=np.int64)
+        counts = np.zeros((n_chains, k_top), dtype=np.int64)
+        logw = np.zeros(n_chains)
         for c in range(n_chains):
-            _sample_prior(words.shape[0], alpha, z, counts)
-            lw = 0.0
-            for t in range(1, n_temp):
-                lw += (betas[t] - betas[t - 1]) * _log_lik_given_z(words, z, phi_t)
-                if t < n_temp - 1:
-                    _gibbs_sweep(words, z, counts, phi_t, alpha, betas[t], False)
-            logw[c] = lw
+            _sample_prior(n_tok, alpha, z[c], counts[c])
+        for t in range(1, n_temp):
+            step = betas[t] - betas[t - 1]
+            for c in range(n_chains):
+                ll = 0.0
+                for n in range(n_tok):
+                    ll += log_phi[n, z[c, n]]
+                logw[c] += step * ll
+            if t < n_temp - 1:
+                for n in range(n_tok):
+                    for k in range(k_top):
+                        phi_beta[n, k] = math.exp(betas[t] * log_phi[n, k])
+                for c in range(n_chains):
+                    _tempered_sweep(z[c], counts[c], phi_beta, alpha, weights)
         est[d], se[d] = log_mean_exp_se(logw)
     return est, se
 
@@ -380,7 +409,7 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
         z_star = np.zeros(n_tok, dtype=np.int64)
         _sample_prior(n_tok, alpha, z_star, counts_star)
         for _ in range(burn_in):
-            _gibbs_sweep(words, z_star, counts_star, phi_t, alpha, 1.0, False)
+            _gibbs_sweep(words, z_star, counts_star, phi_t, alpha, False)
         _iterated_conditional_modes(words, z_star, counts_star, phi_t, alpha, 1000)
         log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
         z = np.empty(n_tok, dtype=np.int64)
@@ -388,17 +417,17 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
             s = np.random.randint(n_samples)
             z_s = z_star.copy()
             counts_s = counts_star.copy()
-            _gibbs_sweep(words, z_s, counts_s, phi_t, alpha, 1.0, True)
+            _gibbs_sweep(words, z_s, counts_s, phi_t, alpha, True)
             log_t[s] = _log_transition(words, z_s, z_star, counts_s, phi_t, alpha)
             z[:] = z_s
             counts[:] = counts_s
             for j in range(s + 1, n_samples):
-                _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, False)
+                _gibbs_sweep(words, z, counts, phi_t, alpha, False)
                 log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
             z[:] = z_s
             counts[:] = counts_s
             for j in range(s - 1, -1, -1):
-                _gibbs_sweep(words, z, counts, phi_t, alpha, 1.0, True)
+                _gibbs_sweep(words, z, counts, phi_t, alpha, True)
                 log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
             log_d[c] = log_mean_exp_se(log_t)[0]
         den, den_se = log_mean_exp_se(log_d)

@@ -48,7 +48,7 @@ METHODS = ("left-to-right", "is", "hm", "ais", "chib")
 #: Methods that need the Dirichlet prior alpha (everything but point-estimate completion).
 NEEDS_ALPHA = METHODS + ("left-to-right-completion",)
 #: Default number of samples (particles, prior draws, posterior draws, chains, Chib states).
-DEFAULT_SAMPLES = {"left-to-right": 20, "is": 1000, "hm": 1000, "ais": 20, "chib": 100}
+DEFAULT_SAMPLES = {"left-to-right": 20, "is": 1000, "hm": 1000, "ais": 20, "chib": 1000}
 #: Largest number of assignments (K ** N) :func:`exact_log_likelihood` enumerates.
 MAX_ENUMERATION = 2_000_000
 
@@ -216,7 +216,7 @@ def temperature_schedule(n_temperatures: int) -> np.ndarray:
 
 
 def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_chains: int = 20,
-                                 *, n_temperatures: int = 200, seed: int | None = 0
+                                 *, n_temperatures: int = 1000, seed: int | None = 0
                                  ) -> tuple[np.ndarray, np.ndarray]:
     """AIS over ``z`` with intermediate targets ``p(z|alpha) p(w|z)^beta`` (Wallach et al. 2009, §4.2)."""
     n_chains = _check_count("n_chains", n_chains)
@@ -225,7 +225,7 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
                                         temperature_schedule(n_temperatures), n_chains, _seed(seed))
 
 
-def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 100, *,
+def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
                n_chains: int = 4, burn_in: int = 20, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
     """Chib-style estimator (Murray & Salakhutdinov 2009; Wallach et al. 2009, Alg. 2).
 

@@ -1,0 +1,108 @@
+"""Speed of the left-to-right estimator on the Reuters test stories (K = 20, 10 particles).
+
+Reports tokens per second per particle for tealeaves' compiled sampler, with and
+without resampling of earlier positions, and compares it with
+
+* MALLET's evaluator (``mallet evaluate-topics --num-particles 10``), when a
+  ``mallet`` executable is on the PATH; otherwise the published anchor figure
+  (about 2 seconds, Java start-up included, for 233,652 test tokens at K = 20
+  with 10 particles, MALLET's default of no resampling) is printed instead;
+* a pure-numpy reference implementation of the same algorithm (particles
+  vectorised, a Python loop over positions), run on the same stories.
+
+    TEALEAVES_DATA=/path/to/data python benchmarks/estimators.py [--particles 10] [--k 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+
+import numpy as np
+
+from tealeaves.likelihood import estimators as E
+from tealeaves.reproduce.reuters import fit_reuters_models, load_corpora
+
+MALLET_ANCHOR_TOKENS = 233_652
+MALLET_ANCHOR_SECONDS = 2.0
+
+
+def numpy_left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus, n_particles: int, seed: int = 0
+                        ) -> np.ndarray:
+    """Reference left-to-right without resampling, in numpy (MALLET's default algorithm).
+
+    ``log p(w) = sum_n log mean_r sum_k (N_rk + alpha_k) / (n + A) phi_{k,w_n}``.
+    """
+    rng = np.random.default_rng(seed)
+    a_sum = alpha.sum()
+    out = np.zeros(len(corpus))
+    rows = np.arange(n_particles)
+    for d in range(len(corpus)):
+        counts = np.zeros((n_particles, len(alpha)))
+        for n, w in enumerate(corpus.document(d)):
+            weights = (counts + alpha) * phi[:, w]
+            totals = weights.sum(axis=1)
+            out[d] += np.log(totals.mean() / (n + a_sum))
+            u = rng.random(n_particles) * totals
+            z = np.minimum((np.cumsum(weights, axis=1) < u[:, None]).sum(axis=1), len(alpha) - 1)
+            counts[rows, z] += 1
+    return out
+
+
+def timed(func, *args, **kwargs) -> tuple[object, float]:
+    start = time.perf_counter()
+    result = func(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--particles", type=int, default=10)
+    parser.add_argument("--k", type=int, default=20)
+    parser.add_argument("--numpy-stories", type=int, default=300,
+                        help="stories for the (slow) numpy reference, extrapolated per token")
+    args = parser.parse_args()
+
+    _, test = load_corpora()
+    model = fit_reuters_models([args.k])[args.k]
+    phi, alpha = E.model_parameters(model)
+    r = args.particles
+    n_tok = test.n_tokens
+    print(f"Reuters ModApte test: {len(test)} stories, {n_tok} tokens; K={args.k}; {r} particles")
+
+    E.left_to_right(phi, alpha, test.subset(range(3)), 2, resample=False)  # compile / load the cache
+    rows = []
+    for resample in (False, True):
+        (est, _), secs = timed(E.left_to_right, phi, alpha, test, r, resample=resample, seed=0)
+        rate = n_tok * r / secs
+        rows.append((resample, secs, rate, est.sum()))
+        print(f"tealeaves left-to-right resample={resample!s:5}: {secs:7.2f} s, "
+              f"{rate:,.0f} tokens/s/particle, log-likelihood {est.sum():,.1f}")
+
+    sub = test.subset(range(min(args.numpy_stories, len(test))))
+    ref, ref_secs = timed(numpy_left_to_right, phi, alpha, sub, r)
+    ref_rate = sub.n_tokens * r / ref_secs
+    mine, _ = timed(E.left_to_right, phi, alpha, sub, r, resample=False, seed=0)
+    print(f"numpy reference (no resampling, {len(sub)} stories, {sub.n_tokens} tokens): {ref_secs:.2f} s, "
+          f"{ref_rate:,.0f} tokens/s/particle; its log-likelihood {ref.sum():,.1f} vs tealeaves "
+          f"{mine[0].sum():,.1f} (different random streams)")
+    fast = rows[0][2]
+    print(f"speed-up of tealeaves over numpy (no resampling): {fast / ref_rate:.1f}x")
+
+    anchor_secs = MALLET_ANCHOR_TOKENS * r / fast
+    if shutil.which("mallet"):
+        print("mallet found on PATH; run `mallet evaluate-topics --num-particles 10` on the same stories "
+              "for a direct comparison (not automated here: it needs a MALLET model file)")
+    else:
+        print("MALLET is not installed (`which mallet` finds nothing): comparing with the published anchor")
+    print(f"anchor: MALLET evaluate-topics, {MALLET_ANCHOR_TOKENS:,} tokens x 10 particles at K=20, "
+          f"about {MALLET_ANCHOR_SECONDS:.0f} s including Java start-up "
+          f"({MALLET_ANCHOR_TOKENS * 10 / MALLET_ANCHOR_SECONDS:,.0f} tokens/s/particle)")
+    print(f"tealeaves at its measured rate on {MALLET_ANCHOR_TOKENS:,} tokens x {r} particles: "
+          f"{anchor_secs:.2f} s (no resampling, MALLET's default); ratio anchor/tealeaves "
+          f"{MALLET_ANCHOR_SECONDS / anchor_secs:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
