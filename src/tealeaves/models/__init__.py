@@ -9,6 +9,7 @@ from tealeaves.models.base import (
 )
 from tealeaves.models.lsi import LSI
 from tealeaves.models.plsa import PLSA
+from tealeaves.models.polylingual import PolylingualTopicModel
 from tealeaves.models.sklearn_lda import SklearnLDA
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "PLSA",
     "LSI",
     "SklearnLDA",
+    "PolylingualTopicModel",
 ]

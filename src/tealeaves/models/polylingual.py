@@ -1,0 +1,471 @@
+"""The polylingual topic model (Mimno et al. 2009), fitted by collapsed Gibbs sampling.
+
+Each tuple ``t`` of an :class:`~tealeaves.corpus.aligned.AlignedCorpus` has one
+topic distribution ``theta_t ~ Dirichlet(alpha)`` shared by all its language
+sides; every language ``l`` has its own topics ``phi_lk ~ Dirichlet(beta_l)``
+over its own vocabulary, and each token of side ``l`` draws ``z ~ theta_t`` and
+``w ~ phi_lz``.  Collapsing ``theta`` and ``phi`` gives the conditional
+
+    p(z_i = k | rest) ∝ (n_tk + alpha_k) (n_wk + beta_l) / (n_lk + V_l beta_l)
+
+where ``n_tk`` counts the tuple's tokens in topic ``k`` over *all* its
+languages.  Hyperparameters are re-estimated as MALLET's
+``PolylingualTopicModel`` does: after ``optimize_burn_in`` iterations, every
+``sample_interval`` iterations the document-topic count histograms are
+collected, and every ``optimize_interval`` iterations ``alpha`` is updated by
+Minka's fixed point with a Gamma(1.00001, 1) prior and each ``beta_l`` by the
+symmetric-concentration fixed point (see :mod:`tealeaves.models._pltm_kernels`).
+
+``link_fraction`` < 1 keeps only that share of tuples linked (chosen at random
+with the seed); the sides of the other tuples become separate documents, each
+with its own ``theta`` (Hao et al. 2018, Figure 7).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln
+
+from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, normalize_language
+from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
+from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models.base import TopicModel, check_alpha
+
+
+@dataclass
+class _Layout:
+    """Tokens of an aligned corpus flattened into segments for the kernels."""
+
+    tokens: np.ndarray
+    seg_start: np.ndarray
+    seg_lang: np.ndarray
+    seg_row: np.ndarray
+    seg_tuple: np.ndarray
+    n_rows: int
+
+
+def _layout(
+    corpus: AlignedCorpus, languages: Sequence[str], offsets: np.ndarray, linked: np.ndarray
+) -> _Layout:
+    """One segment per (tuple, language) side with tokens, in tuple then language order.
+
+    Linked tuples share one row of document-topic counts; each side of an
+    unlinked tuple gets its own row.  Tuples with no tokens get a row (its
+    ``theta`` is the prior mean) but no segment.
+    """
+    pieces, starts, langs, rows, tuples = [], [0], [], [], []
+    row = 0
+    docs = {lang: corpus.corpora[lang] for lang in languages}
+    for t in range(len(corpus)):
+        first = row
+        for li, lang in enumerate(languages):
+            toks = docs[lang].document(t)
+            if len(toks) == 0:
+                continue
+            pieces.append(toks.astype(np.int32) + np.int32(offsets[li]))
+            starts.append(starts[-1] + len(toks))
+            langs.append(li)
+            tuples.append(t)
+            if linked[t]:
+                rows.append(first)
+                row = first + 1
+            else:
+                rows.append(row)
+                row += 1
+        if row == first:
+            row += 1  # an empty tuple keeps a row of its own
+    tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
+    return _Layout(
+        tokens.astype(np.int32),
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(langs, dtype=np.int32),
+        np.asarray(rows, dtype=np.int32),
+        np.asarray(tuples, dtype=np.int64),
+        row,
+    )
+
+
+def _chain_seed(random_state: int | None, chain: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([0 if random_state is None else int(random_state), chain])
+
+
+def _seeds(seq: np.random.SeedSequence, n: int) -> np.ndarray:
+    """``n`` 31-bit seeds for the numba generator drawn from a seed sequence."""
+    return (seq.generate_state(n, dtype=np.uint32) >> 1).astype(np.int64)
+
+
+class PolylingualTopicModel:
+    """Polylingual LDA with a MALLET-style collapsed Gibbs sampler (numba-compiled).
+
+    Parameters
+    ----------
+    n_topics : K.
+    alpha : initial symmetric Dirichlet parameter of each topic in ``theta``
+        (a per-topic value; MALLET's ``--alpha`` is the sum ``K * alpha``).
+    beta : initial symmetric Dirichlet parameter of every language's topics.
+    n_iter : Gibbs sweeps.
+    optimize_interval : re-estimate ``alpha`` and ``beta`` every this many
+        sweeps (0 disables); ``optimize_burn_in`` sweeps pass first and
+        histograms are collected every ``sample_interval`` sweeps after it.
+    n_chains : independent chains (seeds derived from ``random_state``); the
+        one with the highest final log-likelihood is kept and every chain's
+        final log-likelihood is in ``chain_log_likelihoods_``.
+    link_fraction : share of tuples kept linked (1 = every tuple shares one
+        ``theta``); the others are split into monolingual documents.
+    evaluate_every : record the log-likelihood every this many sweeps.
+    random_state : integer seed; the same seed repeats a fit exactly.
+
+    Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
+    ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
+    ``alpha_`` (K), ``beta_`` (lang -> float), ``log_likelihood_trace_`` and
+    ``log_likelihood_iterations_``, ``linked_`` (tuple mask), ``n_tokens_``,
+    ``sampling_seconds_`` (wall time of all chains) and ``sampling_cpu_seconds_``
+    (this thread's CPU time in the kept chain's Gibbs sweeps, for throughput).
+    """
+
+    def __init__(
+        self,
+        n_topics: int = 20,
+        alpha: float = 0.1,
+        beta: float = 0.01,
+        n_iter: int = 1000,
+        optimize_interval: int = 50,
+        optimize_burn_in: int = 200,
+        sample_interval: int = 5,
+        n_chains: int = 1,
+        link_fraction: float = 1.0,
+        evaluate_every: int = 10,
+        random_state: int | None = 0,
+    ):
+        self.n_topics = n_topics
+        self.alpha = alpha
+        self.beta = beta
+        self.n_iter = n_iter
+        self.optimize_interval = optimize_interval
+        self.optimize_burn_in = optimize_burn_in
+        self.sample_interval = sample_interval
+        self.n_chains = n_chains
+        self.link_fraction = link_fraction
+        self.evaluate_every = evaluate_every
+        self.random_state = random_state
+
+    # -- fitting ------------------------------------------------------------
+    def _check_params(self, corpus: AlignedCorpus) -> None:
+        if not isinstance(corpus, AlignedCorpus):
+            raise TypeError(
+                f"PolylingualTopicModel.fit expects an AlignedCorpus, got {type(corpus).__name__}; "
+                "build one with AlignedCorpus.from_texts or a reader in tealeaves.corpus.parallel"
+            )
+        corpus.require_nonempty("PLTM training corpus")
+        if int(self.n_topics) < 1:
+            raise InvalidModelError(f"n_topics must be at least 1, got {self.n_topics}")
+        if not 0.0 <= float(self.link_fraction) <= 1.0:
+            raise InvalidModelError(f"link_fraction must be in [0, 1], got {self.link_fraction}")
+        if int(self.n_chains) < 1 or int(self.n_iter) < 1:
+            raise InvalidModelError("n_chains and n_iter must be at least 1")
+        if not (np.isfinite(self.beta) and self.beta > 0):
+            raise InvalidModelError(f"beta must be positive, got {self.beta}")
+        for lang in corpus.languages:
+            if corpus.corpora[lang].n_tokens == 0:
+                raise EmptyInputError(
+                    f"language {lang!r} has no tokens in the training corpus; drop it "
+                    "(AlignedCorpus.select_languages) or relax its preprocessing"
+                )
+
+    def fit(self, corpus: AlignedCorpus) -> PolylingualTopicModel:
+        """Fit on the tuples of ``corpus``; runs ``n_chains`` chains and keeps the best."""
+        self._check_params(corpus)
+        K = int(self.n_topics)
+        self.languages_ = list(corpus.languages)
+        self.vocabularies_ = {x: corpus.vocabulary(x) for x in self.languages_}
+        sizes = np.array([len(self.vocabularies_[x]) for x in self.languages_], dtype=np.int64)
+        self._offsets = np.concatenate([[0], np.cumsum(sizes)])
+        link_rng = np.random.default_rng(_chain_seed(self.random_state, 2**31))
+        n_linked = int(round(float(self.link_fraction) * len(corpus)))
+        linked = np.zeros(len(corpus), dtype=bool)
+        linked[link_rng.permutation(len(corpus))[:n_linked]] = True
+        self.linked_ = linked
+        lay = _layout(corpus, self.languages_, self._offsets, linked)
+        self.n_tokens_ = int(len(lay.tokens))
+        self.n_tuples_ = len(corpus)
+        best, results = None, []
+        start = time.perf_counter()
+        for chain in range(int(self.n_chains)):
+            res = self._run_chain(lay, sizes, K, chain)
+            results.append(res)
+            if best is None or res["log_likelihood"] > best["log_likelihood"]:
+                best = res
+        self.sampling_seconds_ = time.perf_counter() - start
+        self.chain_log_likelihoods_ = np.array([r["log_likelihood"] for r in results])
+        self.best_chain_ = int(np.argmax(self.chain_log_likelihoods_))
+        self._store(best, lay, sizes)
+        return self
+
+    def _run_chain(self, lay: _Layout, sizes: np.ndarray, K: int, chain: int) -> dict:
+        """Sample one chain; returns its counts, hyperparameters and likelihood trace."""
+        L = len(sizes)
+        seeds = _seeds(_chain_seed(self.random_state, chain), int(self.n_iter) + 1)
+        z = np.zeros(len(lay.tokens), dtype=np.int32)
+        n_wk = np.zeros((int(sizes.sum()), K), dtype=np.int32)
+        n_lk = np.zeros((L, K), dtype=np.int32)
+        n_rk = np.zeros((lay.n_rows, K), dtype=np.int32)
+        kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, seeds[0])
+        alpha = check_alpha(self.alpha, K)
+        beta = np.full(L, float(self.beta))
+        beta_sum = beta * sizes
+        row_len = np.bincount(lay.seg_row, weights=np.diff(lay.seg_start), minlength=lay.n_rows)
+        max_len = int(row_len.max()) if len(row_len) else 0
+        topic_doc_hist = np.zeros((K, max_len + 1), dtype=np.int64)
+        doc_len_hist = np.zeros(max_len + 1, dtype=np.int64)
+        trace, trace_it = [], []
+        seconds = 0.0
+        for it in range(1, int(self.n_iter) + 1):
+            if self._optimize_now(it):
+                kern.learn_dirichlet(alpha, topic_doc_hist, doc_len_hist, 1.00001, 1.0, 200)
+                self._optimize_betas(n_wk, n_lk, sizes, beta, beta_sum)
+                topic_doc_hist[:] = 0
+                doc_len_hist[:] = 0
+            t0 = time.thread_time()
+            kern.gibbs_sweep(
+                lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk,
+                alpha, beta, beta_sum, seeds[it],
+            )
+            seconds += time.thread_time() - t0
+            if self.optimize_interval and it >= self.optimize_burn_in and it % self.sample_interval == 0:
+                _add_histograms(n_rk, topic_doc_hist, doc_len_hist)
+            if it % max(int(self.evaluate_every), 1) == 0 or it == int(self.n_iter):
+                trace.append(_log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes))
+                trace_it.append(it)
+        return {
+            "z": z, "n_wk": n_wk, "n_lk": n_lk, "n_rk": n_rk, "alpha": alpha.copy(), "beta": beta.copy(),
+            "trace": np.array(trace), "trace_it": np.array(trace_it), "log_likelihood": trace[-1],
+            "seconds": seconds,
+        }
+
+    def _optimize_now(self, it: int) -> bool:
+        """MALLET's schedule: after the burn-in, every ``optimize_interval`` sweeps."""
+        every = int(self.optimize_interval)
+        return every > 0 and it > self.optimize_burn_in and it % every == 0
+
+    def _optimize_betas(self, n_wk, n_lk, sizes, beta, beta_sum) -> None:
+        """Re-estimate each language's symmetric ``beta`` from its word-topic counts."""
+        for li in range(len(sizes)):
+            block = n_wk[self._offsets[li] : self._offsets[li + 1]]
+            counts = np.bincount(block[block > 0].ravel())
+            lengths = np.bincount(n_lk[li].astype(np.int64))
+            beta_sum[li] = kern.learn_symmetric_concentration(
+                counts.astype(np.int64), lengths.astype(np.int64), int(sizes[li]), float(beta_sum[li]), 200
+            )
+            beta[li] = beta_sum[li] / sizes[li]
+
+    def _store(self, res: dict, lay: _Layout, sizes: np.ndarray) -> None:
+        """Fitted attributes from the kept chain."""
+        self.alpha_ = res["alpha"]
+        self.beta_ = {x: float(res["beta"][i]) for i, x in enumerate(self.languages_)}
+        self.log_likelihood_trace_ = res["trace"]
+        self.log_likelihood_iterations_ = res["trace_it"]
+        self.sampling_cpu_seconds_ = res["seconds"]
+        n_wk, n_rk = res["n_wk"], res["n_rk"]
+        self.topic_word_ = {}
+        for li, x in enumerate(self.languages_):
+            block = n_wk[self._offsets[li] : self._offsets[li + 1]].T.astype(np.float64)
+            phi = block + res["beta"][li]
+            self.topic_word_[x] = phi / phi.sum(axis=1, keepdims=True)
+        self._n_rk = n_rk
+        self._lay = lay
+        self.doc_topic_ = self._tuple_theta(n_rk, lay, self.n_tuples_)
+
+    def _tuple_theta(self, n_rk: np.ndarray, lay: _Layout, n_tuples: int) -> np.ndarray:
+        """``theta`` per tuple: (counts over all its sides + alpha), normalised.
+
+        For a linked tuple this is its shared ``theta``; for an unlinked one it
+        pools its sides; a tuple without tokens gets the prior mean.
+        """
+        counts = np.zeros((n_tuples, n_rk.shape[1]))
+        seen = np.zeros(n_rk.shape[0], dtype=bool)
+        for s in range(len(lay.seg_row)):
+            r = lay.seg_row[s]
+            if not seen[r]:
+                counts[lay.seg_tuple[s]] += n_rk[r]
+                seen[r] = True
+        theta = counts + self.alpha_
+        return theta / theta.sum(axis=1, keepdims=True)
+
+    def language_doc_topic(self, lang: str) -> np.ndarray:
+        """``theta`` of each training tuple's side in ``lang`` (tuples x K), from its own row.
+
+        Linked tuples return their shared ``theta``; unlinked ones the side's
+        own; tuples without tokens in ``lang`` the tuple's ``doc_topic_`` row.
+        """
+        li = self._language_index(lang)
+        out = self.doc_topic_.copy()
+        lay = self._lay
+        sel = lay.seg_lang == li
+        rows = self._n_rk[lay.seg_row[sel]] + self.alpha_
+        out[lay.seg_tuple[sel]] = rows / rows.sum(axis=1, keepdims=True)
+        return out
+
+    # -- using the fitted model ------------------------------------------------
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "topic_word_"):
+            raise TealeavesError("this PolylingualTopicModel is not fitted yet; call fit() first")
+
+    def _language_index(self, lang: str) -> int:
+        self._check_fitted()
+        code = normalize_language(lang)
+        if code not in self.languages_:
+            raise LanguageMismatchError(
+                f"the model has no language {lang!r}; its languages are {self.languages_}"
+            )
+        return self.languages_.index(code)
+
+    def top_word_ids(self, lang: str, n: int = 10) -> np.ndarray:
+        """``K x n`` ids of each topic's most probable words in ``lang`` (ties by id)."""
+        return self.language_model(lang).top_word_ids(n)
+
+    def top_words(self, lang: str, n: int = 10) -> list[list[str]]:
+        """Each topic's ``n`` most probable words in ``lang``."""
+        return self.language_model(lang).top_words(n)
+
+    def language_model(self, lang: str) -> PLTMLanguageModel:
+        """The monolingual view of language ``lang``: a :class:`TopicModel` over its vocabulary."""
+        li = self._language_index(lang)
+        return PLTMLanguageModel(self, self.languages_[li])
+
+    def transform(
+        self, corpus: AlignedCorpus, n_iter: int = 100, burn_in: int = 50, thin: int = 5,
+        random_state: int | None = None,
+    ) -> np.ndarray:
+        """Infer ``theta`` for new tuples with the topics fixed (Gibbs fold-in).
+
+        Every tuple's sides share one ``theta`` (tuples are treated as linked).
+        Tokens are initialised sequentially, then ``n_iter`` sweeps run; the
+        estimate ``(n_tk + alpha) / (N_t + sum alpha)`` is averaged over every
+        ``thin``-th sweep after ``burn_in``.  The corpus must use the model's
+        vocabularies (encode held-out texts with the training preprocessors,
+        ``fit=False``); languages absent from the model raise an error, and a
+        tuple without tokens gets the prior mean ``alpha / sum(alpha)``.
+        """
+        self._check_fitted()
+        lay = self._fold_in_layout(corpus)
+        K = self.alpha_.shape[0]
+        seq = _chain_seed(self.random_state if random_state is None else random_state, 10_000)
+        seeds = _seeds(seq, n_iter + 1)
+        phi_t = np.ascontiguousarray(np.concatenate([self.topic_word_[x].T for x in self.languages_]))
+        z = np.zeros(len(lay.tokens), dtype=np.int32)
+        n_rk = np.zeros((lay.n_rows, K), dtype=np.int32)
+        args = (lay.tokens, lay.seg_start, lay.seg_row, z, phi_t, n_rk, self.alpha_)
+        kern.fold_in_sweep(*args, seeds[0], True)
+        acc = np.zeros((lay.n_rows, K))
+        n_samples = 0
+        for it in range(1, n_iter + 1):
+            kern.fold_in_sweep(*args, seeds[it], False)
+            if it > burn_in and (it - burn_in) % thin == 0:
+                theta = n_rk + self.alpha_
+                acc += theta / theta.sum(axis=1, keepdims=True)
+                n_samples += 1
+        if n_samples == 0:
+            theta = n_rk + self.alpha_
+            return theta / theta.sum(axis=1, keepdims=True)
+        return acc / n_samples
+
+    def _fold_in_layout(self, corpus: AlignedCorpus) -> _Layout:
+        """Check languages and vocabularies of new tuples and lay them out (one row per tuple)."""
+        if not isinstance(corpus, AlignedCorpus):
+            raise TypeError(f"transform expects an AlignedCorpus, got {type(corpus).__name__}")
+        common = [x for x in corpus.languages if x in self.languages_]
+        if not common:
+            raise LanguageMismatchError(
+                f"the tuples' languages {corpus.languages} have none in common with the model's "
+                f"{self.languages_}; encode the texts in at least one of the model's languages"
+            )
+        extra = [x for x in corpus.languages if x not in self.languages_]
+        if extra:
+            raise LanguageMismatchError(
+                f"languages {extra} are not in the model {self.languages_}; drop them with "
+                "AlignedCorpus.select_languages"
+            )
+        for x in common:
+            if corpus.vocabulary(x) != self.vocabularies_[x]:
+                raise LanguageMismatchError(
+                    f"language {x!r} is encoded over a different vocabulary than the model's; encode new "
+                    "texts with the training preprocessors (ParallelTexts.to_aligned(train.preprocessors, "
+                    "fit=False))"
+                )
+        empty = {x: Corpus(self.vocabularies_[x], np.zeros(0, np.int32), np.zeros(len(corpus) + 1, np.int64),
+                           list(corpus.ids)) for x in self.languages_ if x not in common}
+        full = AlignedCorpus(
+            self.languages_,
+            {x: corpus.corpora[x] if x in common else empty[x] for x in self.languages_},
+            {x: corpus.present[x] if x in common else np.zeros(len(corpus), bool) for x in self.languages_},
+            list(corpus.ids),
+        )
+        return _layout(full, self.languages_, self._offsets, np.ones(len(corpus), dtype=bool))
+
+    def description(self) -> str:
+        """Short description for signatures."""
+        return (
+            f"PLTM/K{self.n_topics}/{'-'.join(getattr(self, 'languages_', []))}/it{self.n_iter}"
+            f"/link{self.link_fraction:g}/seed{self.random_state}"
+        )
+
+
+class PLTMLanguageModel(TopicModel):
+    """One language's topics of a fitted PLTM, as a monolingual tealeaves model.
+
+    ``topic_word_`` is that language's ``K x V_l`` matrix, ``doc_topic_prior_``
+    the PLTM's ``alpha``, ``transform(corpus)`` folds in monolingual documents
+    with the PLTM's Gibbs inference, and ``doc_topic_`` holds the training
+    documents of this language (one row per present document).
+    """
+
+    def __init__(self, parent: PolylingualTopicModel, lang: str):
+        self.parent = parent
+        self.language = lang
+        self.vocabulary_: Vocabulary = parent.vocabularies_[lang]
+        self.topic_word_ = parent.topic_word_[lang]
+        self.doc_topic_prior_ = parent.alpha_
+
+    @property
+    def doc_topic_(self) -> np.ndarray:
+        return self.parent.language_doc_topic(self.language)
+
+    def transform(self, corpus: Corpus, **kwargs) -> np.ndarray:
+        """Infer ``theta`` of monolingual documents over this language's vocabulary."""
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"transform expects a Corpus, got {type(corpus).__name__}")
+        present = corpus.lengths >= 0
+        ac = AlignedCorpus([self.language], {self.language: corpus}, {self.language: present}, corpus.ids)
+        return self.parent.transform(ac, **kwargs)
+
+    def description(self) -> str:
+        return f"{self.parent.description()}/{self.language}"
+
+
+def _add_histograms(n_rk: np.ndarray, topic_doc_hist: np.ndarray, doc_len_hist: np.ndarray) -> None:
+    """Accumulate MALLET's document-topic and document-length histograms from the row counts."""
+    K, width = topic_doc_hist.shape
+    for k in range(K):
+        col = n_rk[:, k]
+        topic_doc_hist[k] += np.bincount(col[col > 0], minlength=width)[:width]
+    doc_len_hist += np.bincount(n_rk.sum(axis=1), minlength=width)[:width]
+
+
+def _log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes) -> float:
+    """Joint ``log p(w, z)``, ``theta`` and every ``phi_l`` integrated out (MALLET's modelLogLikelihood)."""
+    a_sum = alpha.sum()
+    ll = float(np.sum(gammaln(n_rk + alpha) - gammaln(alpha)))
+    ll += len(n_rk) * gammaln(a_sum) - float(np.sum(gammaln(n_rk.sum(axis=1) + a_sum)))
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    for li in range(len(sizes)):
+        block = n_wk[offsets[li] : offsets[li + 1]]
+        nz = block[block > 0]
+        ll += float(np.sum(gammaln(nz + beta[li]) - gammaln(beta[li])))
+        bsum = beta[li] * sizes[li]
+        ll += float(np.sum(gammaln(bsum) - gammaln(n_lk[li] + bsum)))
+    return ll

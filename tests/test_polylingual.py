@@ -1,0 +1,225 @@
+"""The polylingual topic model: recovery of known topics, determinism, linking, inference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment, minimize, minimize_scalar
+from scipy.special import digamma, gammaln
+
+from tealeaves.corpus import AlignedCorpus, Corpus, Vocabulary
+from tealeaves.corpus.aligned import LanguageMismatchError
+from tealeaves.errors import EmptyInputError
+from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models.base import TopicModel, check_topic_word
+from tealeaves.models.polylingual import PolylingualTopicModel
+
+K, V, N_TUPLES, LENGTH = 5, 40, 300, 60
+LANGS = ("en", "sv", "tr")
+
+
+def draw_corpus(n_tuples: int, seed: int, phis=None, alpha: float = 0.1):
+    """Tuples drawn from a known PLTM: shared theta, one topic-word matrix per language."""
+    rng = np.random.default_rng(seed)
+    if phis is None:
+        phis = {x: rng.dirichlet(np.full(V, 0.1), size=K) for x in LANGS}
+    theta = rng.dirichlet(np.full(K, alpha), size=n_tuples)
+    corpora, present = {}, {}
+    for li, x in enumerate(LANGS):
+        docs = []
+        for t in range(n_tuples):
+            z = rng.choice(K, size=LENGTH, p=theta[t])
+            docs.append(np.array([rng.choice(V, p=phis[x][k]) for k in z], dtype=np.int32))
+        if li == 2:  # the third language is missing from every fourth tuple
+            docs = [d if t % 4 else d[:0] for t, d in enumerate(docs)]
+        lengths = np.array([0] + [len(d) for d in docs])
+        vocab = Vocabulary([f"{x}{w}" for w in range(V)])
+        ids = [str(t) for t in range(n_tuples)]
+        corpora[x] = Corpus(vocab, np.concatenate(docs), np.cumsum(lengths), ids)
+        present[x] = lengths[1:] > 0
+    return AlignedCorpus(list(LANGS), corpora, present, ids), phis, theta
+
+
+@pytest.fixture(scope="module")
+def data():
+    return draw_corpus(N_TUPLES, 7)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    corpus, _, _ = data
+    model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3)
+    return model.fit(corpus)
+
+
+def _cos(a, b):
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return a @ b.T
+
+
+def test_recovers_known_topics_with_one_matching_for_all_languages(data, fitted):
+    _, phis, _ = data
+    sims = {x: _cos(fitted.topic_word_[x], phis[x]) for x in LANGS}
+    rows, cols = linear_sum_assignment(-sims["en"])
+    for x in LANGS:
+        # the matching found on English is the best one in every language: topics are aligned
+        r, c = linear_sum_assignment(-sims[x])
+        assert list(c) == list(cols)
+        assert sims[x][rows, cols].mean() > 0.9
+        check_topic_word(fitted.topic_word_[x])
+
+
+def test_log_likelihood_rises_and_settles(fitted):
+    trace = fitted.log_likelihood_trace_
+    assert fitted.log_likelihood_iterations_[-1] == 300
+    assert trace[-1] > trace[0]
+    tail = trace[-10:]
+    assert np.ptp(tail) < 0.01 * abs(tail.mean())
+    assert trace[len(trace) // 2 :].mean() > trace[: len(trace) // 10].mean()
+
+
+def test_hyperparameters_are_optimised(fitted):
+    assert not np.allclose(fitted.alpha_, 0.1)
+    assert all(b != 0.01 and b > 0 for b in fitted.beta_.values())
+    # true alpha is 0.1 per topic: the estimate lands in its neighbourhood
+    assert 0.05 < fitted.alpha_.mean() < 0.2
+    # the true topics were drawn from a symmetric Dirichlet(0.1)
+    assert all(0.05 < b < 0.2 for b in fitted.beta_.values())
+
+
+def test_fixed_seeds_repeat_exactly(data):
+    corpus, _, _ = data
+    small = corpus.subset(range(60))
+    runs = [PolylingualTopicModel(K, n_iter=30, random_state=s).fit(small) for s in (11, 11, 12)]
+    for x in LANGS:
+        np.testing.assert_array_equal(runs[0].topic_word_[x], runs[1].topic_word_[x])
+        assert not np.array_equal(runs[0].topic_word_[x], runs[2].topic_word_[x])
+    np.testing.assert_array_equal(runs[0].log_likelihood_trace_, runs[1].log_likelihood_trace_)
+    t1 = runs[0].transform(small.subset(range(10)), n_iter=20, burn_in=10)
+    t2 = runs[1].transform(small.subset(range(10)), n_iter=20, burn_in=10)
+    np.testing.assert_array_equal(t1, t2)
+
+
+def test_chains_keep_the_best(data):
+    corpus, _, _ = data
+    model = PolylingualTopicModel(K, n_iter=20, n_chains=3, random_state=5).fit(corpus.subset(range(60)))
+    assert len(model.chain_log_likelihoods_) == 3
+    assert model.log_likelihood_trace_[-1] == model.chain_log_likelihoods_.max()
+    assert len(set(model.chain_log_likelihoods_)) == 3
+
+
+def test_link_fraction_zero_shares_no_theta(data):
+    corpus, _, _ = data
+    small = corpus.subset(range(80))
+    unlinked = PolylingualTopicModel(K, n_iter=20, link_fraction=0.0, random_state=1).fit(small)
+    assert not unlinked.linked_.any()
+    # every language side has its own row of document-topic counts
+    n_sides = sum(int((small.corpora[x].lengths > 0).sum()) for x in LANGS)
+    assert unlinked._lay.n_rows == n_sides
+    assert len(set(unlinked._lay.seg_row.tolist())) == n_sides
+    en, sv = unlinked.language_doc_topic("en"), unlinked.language_doc_topic("sv")
+    assert not np.isclose(en, sv).all(axis=1).any()
+    linked = PolylingualTopicModel(K, n_iter=20, link_fraction=1.0, random_state=1).fit(small)
+    np.testing.assert_array_equal(linked.language_doc_topic("en"), linked.language_doc_topic("sv"))
+    half = PolylingualTopicModel(K, n_iter=5, link_fraction=0.5, random_state=1).fit(small)
+    assert half.linked_.sum() == 40
+
+
+def test_transform_recovers_held_out_topic_mixtures(data, fitted):
+    corpus, phis, _ = data
+    new, _, theta = draw_corpus(100, 99, phis=phis)
+    inferred = fitted.transform(new)
+    assert inferred.shape == (100, K)
+    np.testing.assert_allclose(inferred.sum(axis=1), 1.0)
+    _, cols = linear_sum_assignment(-_cos(fitted.topic_word_["en"], phis["en"]))
+    # column j of the fitted model is true topic cols[j]
+    agree = np.mean(cols[inferred.argmax(axis=1)] == theta.argmax(axis=1))
+    assert agree > 0.85
+
+
+def test_language_model_view_is_a_topic_model(data, fitted):
+    corpus, _, _ = data
+    view = fitted.language_model("swe")
+    assert isinstance(view, TopicModel) and view.vocabulary_ == corpus.vocabulary("sv")
+    np.testing.assert_array_equal(view.topic_word_, fitted.topic_word_["sv"])
+    np.testing.assert_array_equal(view.doc_topic_prior_, fitted.alpha_)
+    assert view.top_words(3) == fitted.top_words("sv", 3)
+    assert view.top_words(1)[0][0] == corpus.vocabulary("sv")[int(np.argmax(fitted.topic_word_["sv"][0]))]
+    theta = view.transform(corpus.language("sv").subset(range(5)), n_iter=20, burn_in=10)
+    assert theta.shape == (5, K)
+    assert view.doc_topic_.shape == (N_TUPLES, K)
+
+
+def test_bad_input(data, fitted):
+    corpus, _, _ = data
+    other = AlignedCorpus(
+        ["ro"], {"ro": corpus.corpora["en"]}, {"ro": corpus.present["en"]}, corpus.ids
+    )
+    with pytest.raises(LanguageMismatchError, match="none in common"):
+        fitted.transform(other)
+    with pytest.raises(LanguageMismatchError, match="no language"):
+        fitted.top_words("ro")
+    no_tokens = np.zeros(N_TUPLES + 1, np.int64)
+    empty_sv = Corpus(corpus.vocabulary("sv"), np.zeros(0, np.int32), no_tokens, corpus.ids)
+    bad = AlignedCorpus(
+        ["en", "sv"], {"en": corpus.corpora["en"], "sv": empty_sv},
+        {"en": corpus.present["en"], "sv": np.zeros(N_TUPLES, bool)}, corpus.ids,
+    )
+    with pytest.raises(EmptyInputError, match="'sv' has no tokens"):
+        PolylingualTopicModel(K, n_iter=2).fit(bad)
+    wrong_vocab = Corpus(Vocabulary([f"x{w}" for w in range(V)]), corpus.corpora["en"].tokens,
+                         corpus.corpora["en"].offsets, corpus.ids)
+    mism = AlignedCorpus(["en"], {"en": wrong_vocab}, {"en": corpus.present["en"]}, corpus.ids)
+    with pytest.raises(LanguageMismatchError, match="different vocabulary"):
+        fitted.transform(mism)
+
+
+def test_digamma_matches_scipy():
+    xs = [1e-3, 0.1, 0.5, 1.0, 2.5, 7.0, 40.0, 1234.5]
+    np.testing.assert_allclose([kern.digamma(x) for x in xs], digamma(xs), rtol=1e-10, atol=1e-10)
+
+
+def test_alpha_fixed_point_matches_direct_optimisation():
+    rng = np.random.default_rng(0)
+    true = np.array([0.3, 0.1, 0.05, 0.6])
+    counts = np.array([rng.multinomial(rng.integers(5, 40), rng.dirichlet(true)) for _ in range(400)])
+    lengths = counts.sum(axis=1)
+    width = lengths.max() + 1
+    hist = np.zeros((4, width), dtype=np.int64)
+    for k in range(4):
+        hist[k] = np.bincount(counts[:, k][counts[:, k] > 0], minlength=width)
+    len_hist = np.bincount(lengths, minlength=width).astype(np.int64)
+    alpha = np.full(4, 0.25)
+    for _ in range(20):
+        kern.learn_dirichlet(alpha, hist, len_hist, 1.00001, 1.0, 200)
+
+    def neg_objective(log_a):
+        # MALLET's update (a S_k + shape) / (D - 1/scale) is the stationary point of the
+        # Dirichlet-multinomial log-likelihood plus shape * log(a_k) + a_k / scale
+        a = np.exp(log_a)
+        ll = np.sum(gammaln(counts + a) - gammaln(a)) + len(counts) * gammaln(a.sum())
+        ll -= np.sum(gammaln(lengths + a.sum()))
+        return -(ll + np.sum(1.00001 * np.log(a) + a))
+
+    direct = np.exp(minimize(neg_objective, np.log(np.full(4, 0.25)), method="Nelder-Mead",
+                             options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000}).x)
+    np.testing.assert_allclose(alpha, direct, rtol=2e-3)
+
+
+def test_beta_concentration_fixed_point_matches_direct_mle():
+    rng = np.random.default_rng(1)
+    n_dims, true_beta = 30, 0.2
+    rows = np.array([rng.multinomial(rng.integers(20, 200), rng.dirichlet(np.full(n_dims, true_beta)))
+                     for _ in range(50)])
+    count_hist = np.bincount(rows[rows > 0]).astype(np.int64)
+    len_hist = np.bincount(rows.sum(axis=1)).astype(np.int64)
+    value = kern.learn_symmetric_concentration(count_hist, len_hist, n_dims, 1.0, 200)
+
+    def nll(log_b):
+        b = np.exp(log_b)
+        ll = np.sum(gammaln(rows + b) - gammaln(b)) + len(rows) * gammaln(n_dims * b)
+        return -(ll - np.sum(gammaln(rows.sum(axis=1) + n_dims * b)))
+
+    direct = np.exp(minimize_scalar(nll, bounds=(-8, 4), method="bounded", options={"xatol": 1e-10}).x)
+    assert value / n_dims == pytest.approx(direct, rel=1e-4)
