@@ -1,0 +1,183 @@
+"""Crash-and-retry load test of the annotation server (used by the test suite and ``benchmarks/``).
+
+Simulated annotators submit judgments over loopback, each with its own
+idempotency key, retrying with the same key until the server acknowledges
+(HTTP 200).  Midway the server process is killed with SIGKILL and started
+again on the same port and database.  Afterwards the database must hold
+every acknowledged judgment exactly once.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves.human.store import JudgmentStore
+from tealeaves.human.study import Study, build_study
+from tealeaves.models.base import FixedTopicModel
+
+HOST = "127.0.0.1"
+
+
+def load_study(n_items: int = 40, seed: int = 0) -> Study:
+    """A synthetic study of ``n_items`` items (half word intrusion, half rating), no check items."""
+    n_topics = n_items // 2
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.full(200, 0.05), size=n_topics)
+    model = FixedTopicModel(phi, [f"w{i}" for i in range(200)])
+    study = build_study(model, tasks=["word_intrusion", "rating"], n_checks=0, seed=seed, name="load")
+    if len(study) < n_items:  # topics without an admissible intruder: pad with ratings of the same topics
+        extra = [dict(i, id=f"{i['id']}-b") for i in study.items if i["task"] == "rating"]
+        study = Study(study.items + extra[: n_items - len(study)], name="load", seed=seed)
+    return Study(study.items[:n_items], name="load", seed=seed)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def start_server(study_path: Path, db: Path, port: int, annotators: list[str]) -> subprocess.Popen:
+    """Start ``tealeaves annotate serve`` in a child process and wait until it answers /healthz."""
+    cmd = [sys.executable, "-m", "tealeaves.cli", "annotate", "serve", str(study_path), "--db", str(db),
+           "--host", HOST, "--port", str(port), "--annotators", ",".join(annotators)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=1)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("server did not start within 15 s")
+
+
+class Client(threading.Thread):
+    """One simulated annotator: answers its items in order, retrying each with the same key until acked."""
+
+    def __init__(self, token: str, items: list[dict], port: int, deadline: float, acked: list, lock):
+        super().__init__(daemon=True)
+        self.token, self.items, self.port, self.deadline = token, items, port, deadline
+        self.acked, self.lock = acked, lock
+        self.retries = 0
+        self.error: str | None = None
+
+    def run(self) -> None:
+        conn = None
+        for item in self.items:
+            body = json.dumps({"item_id": item["id"], "response": item["options"][0],
+                               "key": uuid.uuid4().hex}).encode()
+            while True:
+                if time.monotonic() > self.deadline:
+                    self.error = "deadline passed"
+                    return
+                try:
+                    conn = conn or http.client.HTTPConnection(HOST, self.port, timeout=5)
+                    conn.request("POST", f"/api/{self.token}/judgments", body,
+                                 {"Content-Type": "application/json"})
+                    resp = conn.getresponse()
+                    reply = json.loads(resp.read() or b"{}")
+                    if resp.status == 200:
+                        with self.lock:
+                            self.acked.append((json.loads(body)["key"], item["id"], item["options"][0],
+                                               reply["status"]))
+                        break
+                    self.error = f"HTTP {resp.status}: {reply}"
+                    return
+                except (OSError, http.client.HTTPException, ValueError):
+                    self.retries += 1
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+                    time.sleep(0.02)
+        if conn is not None:
+            conn.close()
+
+
+def run(workdir: Path, n_clients: int = 50, n_judgments: int = 2000, kill_after: float = 0.4,
+        timeout: float = 60.0) -> dict:
+    """Run the crash-and-retry load test; return throughput and the exactly-once audit.
+
+    ``kill_after`` is the fraction of judgments acknowledged before the
+    SIGKILL.  Every client stops by itself at ``timeout`` seconds.
+    """
+    workdir = Path(workdir)
+    per_client = n_judgments // n_clients
+    study = load_study(per_client)
+    study_path = study.save(workdir / "load_study.json")
+    db = workdir / "load.sqlite"
+    names = [f"ann{i:02d}" for i in range(n_clients)]
+    store = JudgmentStore(db)
+    store.bind_study(study.fingerprint, study.name)
+    tokens = store.ensure_annotators(names)
+    store.close()
+    port = free_port()
+    proc = start_server(study_path, db, port, names)
+    acked: list = []
+    lock = threading.Lock()
+    t0 = time.monotonic()
+    deadline = t0 + timeout
+    clients = [Client(tokens[n], [study.by_id[i] for i in study.order_for(n)], port, deadline, acked, lock)
+               for n in names]
+    for c in clients:
+        c.start()
+    target = int(kill_after * n_judgments)
+    while len(acked) < target and time.monotonic() < deadline and any(c.is_alive() for c in clients):
+        time.sleep(0.005)
+    t_kill = time.monotonic()
+    acked_before_kill = len(acked)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc = start_server(study_path, db, port, names)
+    t_up = time.monotonic()
+    for c in clients:
+        c.join(max(0.0, deadline - time.monotonic()))
+    t_end = time.monotonic()
+    proc.terminate()
+    proc.wait(timeout=10)
+    return _audit(db, acked, clients, n_judgments, acked_before_kill,
+                  first_phase=t_kill - t0, downtime=t_up - t_kill, total=t_end - t0)
+
+
+def _audit(db: Path, acked, clients, n_judgments, acked_before_kill, first_phase, downtime, total) -> dict:
+    store = JudgmentStore(db)
+    rows = store.rows()
+    store.close()
+    by_key: dict[str, list[dict]] = {}
+    for r in rows:
+        by_key.setdefault(r["idem_key"], []).append(r)
+    acked_keys = {k for k, *_ in acked}
+    lost = [k for k, item, resp, _ in acked if k not in by_key or by_key[k][0]["response"] != resp
+            or by_key[k][0]["item_id"] != item]
+    pairs = {(r["annotator"], r["item_id"]) for r in rows}
+    return {
+        "n_clients": len(clients), "n_judgments": n_judgments, "acknowledged": len(acked),
+        "acknowledged_as_duplicate": sum(s == "duplicate" for *_, s in acked),
+        "stored_rows": len(rows), "lost": len(lost),
+        "stored_more_than_once": sum(len(v) > 1 for v in by_key.values()) + (len(rows) - len(pairs)),
+        "stored_unacknowledged": len(set(by_key) - acked_keys),
+        "client_errors": [c.error for c in clients if c.error],
+        "client_retries": sum(c.retries for c in clients),
+        "acked_before_kill": acked_before_kill, "seconds_before_kill": round(first_phase, 3),
+        "restart_seconds": round(downtime, 3), "seconds_total": round(total, 3),
+        "throughput_before_kill": round(acked_before_kill / max(first_phase, 1e-9), 1),
+        "throughput_overall": round(len(acked) / max(total, 1e-9), 1),
+    }
