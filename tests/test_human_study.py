@@ -141,10 +141,22 @@ class Bilingual:
         return {"en": top, "de": [[w.upper() for w in t] for t in top]}
 
 
-@pytest.mark.parametrize("source", ["mapping", "object"])
+class PolylingualLike:
+    """The polylingual model's interface: languages_ and top_words(lang, n)."""
+
+    def __init__(self, model):
+        self.languages_ = ["en", "de"]
+        self._words = Bilingual(model).top_words
+
+    def top_words(self, lang, n=10):
+        return self._words(n)[lang]
+
+
+@pytest.mark.parametrize("source", ["mapping", "object", "polylingual"])
 def test_multilingual_rating_items(source):
     model = block_model()
-    ml = Bilingual(model) if source == "object" else Bilingual(model).top_words(10)
+    ml = {"object": Bilingual(model), "mapping": Bilingual(model).top_words(10),
+          "polylingual": PolylingualLike(model)}[source]
     study = build_study(tasks=["multilingual_rating"], multilingual=ml, rating_words=5, n_checks=2, seed=1)
     normal = [i for i in study.items if not i["check"]]
     assert len(normal) == 8
@@ -262,3 +274,35 @@ def test_export_items_csv_and_json_hide_answers(tmp_path):
     public = json.loads((tmp_path / "items.json").read_text(encoding="utf-8"))
     assert [p["id"] for p in public] == [i["id"] for i in study.items]
     assert all("answer" not in p and "expected" not in p for p in public)
+
+
+@pytest.mark.xdist_group("reuters_lda")
+def test_chang_rules_on_fitted_reuters_lda(reuters, reuters_lda):
+    """Word and topic intrusion items built from a fitted 20-topic Reuters LDA and real test stories."""
+    from tealeaves.corpus.reuters import modapte_split, story_id
+
+    model = reuters_lda(20)
+    _, test, _ = reuters
+    _, test_stories, _ = modapte_split()
+    assert [story_id(s) for s in test_stories] == list(test.ids)
+    docs = np.sort(np.random.default_rng(0).choice(len(test), size=25, replace=False))
+    theta = model.transform(test.subset(docs))
+    stories = [test_stories[d] for d in docs]
+    study = build_study(model, tasks=["word_intrusion", "topic_intrusion"], doc_topic=theta,
+                        titles=[s.title for s in stories], texts=[s.body for s in stories],
+                        doc_ids=[story_id(s) for s in stories], n_documents=25, seed=0)
+    wi = [i for i in study.items if i["task"] == "word_intrusion" and not i["check"]]
+    assert len(wi) + len([e for e in study.excluded if e["task"] == "word_intrusion"]) == 20
+    assert len(wi) >= 15
+    for item in wi:
+        check_word_intrusion_rules(model, item)
+    ti = [i for i in study.items if i["task"] == "topic_intrusion"]
+    assert len(ti) == 25
+    for item in ti:
+        row = theta[item["doc_index"]]
+        order = list(np.argsort(-row, kind="stable"))
+        assert {str(j) for j in order[:3]} == set(item["options"]) - {item["answer"]}
+        assert order.index(int(item["answer"])) >= 10, "intruding topic not in the document's bottom half"
+        assert item["theta"][item["answer"]] < min(row[order[:3]])
+        story = stories[item["doc_index"]]
+        assert item["document"] == story_id(story) and item["title"] == story.title

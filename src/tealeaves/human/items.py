@@ -156,14 +156,19 @@ def rating_item(k: int, words: Sequence[str]) -> dict:
 def multilingual_words(topic_words, n: int) -> dict[str, list[list[str]]]:
     """Per-language top-``n`` word lists of a multilingual model.
 
-    Accepts a mapping ``language -> list of word lists`` (one per topic) or
-    an object whose ``top_words(n)`` returns such a mapping.
+    Accepts a mapping ``language -> list of word lists`` (one per topic); a
+    model with ``languages_`` and ``top_words(lang, n)`` (such as
+    :class:`~tealeaves.models.polylingual.PolylingualTopicModel`); or an
+    object whose ``top_words(n)`` returns such a mapping.
     """
     if not isinstance(topic_words, Mapping):
-        if not hasattr(topic_words, "top_words"):
+        if hasattr(topic_words, "languages_") and hasattr(topic_words, "top_words"):
+            topic_words = {lang: topic_words.top_words(lang, n) for lang in topic_words.languages_}
+        elif hasattr(topic_words, "top_words"):
+            topic_words = topic_words.top_words(n)
+        else:
             raise StudyError("a multilingual rating needs a mapping language -> topic word lists, "
-                             "or a model whose top_words(n) returns one")
-        topic_words = topic_words.top_words(n)
+                             "or a model whose top_words gives them")
     if len(topic_words) < 2:
         raise StudyError(f"a multilingual rating needs at least two languages, got {list(topic_words)}")
     sizes = {lang: len(ws) for lang, ws in topic_words.items()}
