@@ -40,17 +40,17 @@ def _sets(lang):
     return [set(t.split()) if t is not None else None for t in TEXTS[lang]]
 
 
-def _npmi(pij, pi, pj):
+def _npmi(pij, pi, pj, never=-1.0):
     if pi == 0 or pj == 0:
         return 0.0
     if pij == 0:
-        return -1.0
+        return never
     if pij == 1:
         return 1.0
     return math.log(pij / (pi * pj)) / -math.log(pij)
 
 
-def brute_cnpmi(l1, l2, k):
+def brute_cnpmi(l1, l2, k, never=-1.0):
     s1, s2 = _sets(l1), _sets(l2)
     both = [(a, b) for a, b in zip(s1, s2) if a is not None and b is not None]
     n = len(both)
@@ -60,7 +60,7 @@ def brute_cnpmi(l1, l2, k):
             pi = sum(wi in a for a, _ in both) / n
             pj = sum(wj in b for _, b in both) / n
             pij = sum(wi in a and wj in b for a, b in both) / n
-            vals.append(_npmi(pij, pi, pj))
+            vals.append(_npmi(pij, pi, pj, never))
     return sum(vals) / len(vals)
 
 
@@ -83,7 +83,8 @@ def test_cnpmi_matches_brute_force_over_language_pairs(reference):
         assert scores.per_topic[k] == pytest.approx(sum(pairs) / 3)
     en_ro = M.cnpmi(TOPICS, reference, languages=["en", "ro"])
     assert en_ro.per_topic == pytest.approx([brute_cnpmi("en", "ro", k) for k in range(2)])
-    assert str(en_ro.signature).startswith("cnpmi|ref=toy|langs=en-ro|top=3|")
+    assert str(en_ro.signature).startswith(f"cnpmi|ref={reference.label}|langs=en-ro|top=3|")
+    assert reference.label.startswith("toy@")
 
 
 def test_cnpmi_counts_absent_words(reference):
@@ -98,7 +99,7 @@ def test_cnpmi_counts_absent_words(reference):
     det = M.cnpmi(TOPICS, reference, languages=["en", "ro"]).details
     # zebra x 3, zzz x 3, and lemn x 3: lemn is only in t2, where en is missing
     assert expected == 9
-    assert reference.word_ids("ro", ["lemn"])[0] >= 0
+    assert reference.df("ro", ["lemn"])[0] == 1
     assert det["n_absent_pairs"] == expected
     assert det["n_tuples_en-ro"] == len(both) == 4
     en_sv = M.cnpmi(TOPICS, reference, languages=["en", "sv"])
@@ -114,13 +115,15 @@ def test_inpmi_and_per_language_npmi_match_brute_force(reference):
 
 
 def test_zero_cooccurrence_policies(reference):
-    topics = {"en": [["dog", "tree"]], "ro": [["copac", "caine"]]}
-    limit = M.cnpmi(topics, reference, zero_cooccurrence="limit").per_topic[0]
-    zero = M.cnpmi(topics, reference, zero_cooccurrence="zero").per_topic[0]
-    # en dog never co-occurs with nothing here except caine; tree (t3, t4) vs caine (t0, t1, t5 -> t5 has en)
-    assert limit < zero
+    limit = M.cnpmi(TOPICS, reference, languages=["en", "sv"], zero_cooccurrence="limit")
+    zero = M.cnpmi(TOPICS, reference, languages=["en", "sv"], zero_cooccurrence="zero")
+    assert limit.details["n_never_cooccurring_pairs"] > 0
+    for k in range(2):
+        assert limit.per_topic[k] == pytest.approx(brute_cnpmi("en", "sv", k, never=-1.0))
+        assert zero.per_topic[k] == pytest.approx(brute_cnpmi("en", "sv", k, never=0.0))
+    assert "zero=zero" in str(zero.signature)
     with pytest.raises(TealeavesError, match="zero_cooccurrence"):
-        M.cnpmi(topics, reference, zero_cooccurrence="bogus")
+        M.cnpmi(TOPICS, reference, zero_cooccurrence="bogus")
 
 
 def test_npmi_from_counts_matches_spec_reuters_pairs():

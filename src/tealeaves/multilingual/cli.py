@@ -1,7 +1,69 @@
-"""Command-line sub-commands of tealeaves.multilingual."""
+"""Command-line sub-commands of tealeaves.multilingual: ``tealeaves cnpmi``."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves.errors import TealeavesError
+from tealeaves.multilingual.reference import REFERENCES
+
 
 def register(subparsers) -> None:
-    """Add this area's sub-commands to the top-level parser (none yet)."""
+    """Add ``tealeaves cnpmi`` to the top-level parser."""
+    p = subparsers.add_parser(
+        "cnpmi", help="multilingual topic measures: CNPMI, INPMI, TWC, MTA (Hao et al. 2018)",
+        description="Score multilingual topics given as JSON {lang: [[word, ...], ...]} against an "
+                    "aligned reference built from $TEALEAVES_DATA.")
+    p.add_argument("topics", help="JSON file: {language: [[top words of topic 0], ...], ...}")
+    p.add_argument("--reference", choices=REFERENCES, default="bible", help="aligned reference corpus")
+    p.add_argument("--top", type=int, default=10, help="cardinality C: top words used per topic (default 10)")
+    p.add_argument("--zero", choices=("limit", "epsilon", "zero"), default="limit",
+                   help="NPMI of present words that never co-occur (default: limit, -1)")
+    p.add_argument("--dictionary", default=None,
+                   help="bilingual dictionary for MTA (MUSE 'en foreign' or Wiktionary '.all'); "
+                        "two languages only")
+    add_format_option(p)
+    p.set_defaults(func=_cnpmi)
+
+
+def load_topics(path: str | Path, top: int) -> dict[str, list[list[str]]]:
+    """Read ``{lang: [[word, ...], ...]}`` and keep the first ``top`` words of each topic."""
+    from tealeaves.corpus.aligned import normalize_language
+
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TealeavesError(f"cannot read topics from {path}: {exc}; give a JSON object "
+                             "{language: [[word, ...], ...]}") from exc
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        raise TealeavesError(f"{path} must hold a JSON object {{language: [[word, ...], ...]}}")
+    return {normalize_language(k): [[str(w) for w in t[:top]] for t in v] for k, v in raw.items()}
+
+
+def _cnpmi(args) -> int:
+    from tealeaves.multilingual import measures as M
+    from tealeaves.multilingual.dictionaries import read_dictionary
+    from tealeaves.multilingual.reference import named_reference
+
+    topics = load_topics(args.topics, args.top)
+    langs = list(topics)
+    ref = named_reference(args.reference, langs)
+    scores = [M.cnpmi(topics, ref, langs, args.zero), M.inpmi(topics, ref, langs, args.zero),
+              M.twc(topics, ref, langs)]
+    if args.dictionary:
+        if len(langs) != 2:
+            raise TealeavesError(f"MTA compares two languages; the topics have {langs}")
+        d = read_dictionary(args.dictionary)
+        scores.append(M.mta(topics, d, *d.oriented(*langs).languages()))
+    if args.format == "json":
+        print(dump_json({s.measure: s.to_dict() for s in scores}))
+        return 0
+    rows = [{"topic": k, **{s.measure: float(s.per_topic[k]) for s in scores}}
+            for k in range(len(scores[0].per_topic))]
+    rows.append({"topic": "mean", **{s.measure: s.score for s in scores}})
+    print(format_table(rows))
+    for s in scores:
+        print(s.signature)
+    return 0

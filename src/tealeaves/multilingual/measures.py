@@ -21,8 +21,8 @@ coherence engine's aligned index (one counting core for every measure).
 
 Documented values: a pair with a word absent from the reference (side) scores 0
 and is counted in ``details["n_absent_pairs"]``; a pair of present words that never
-co-occur scores by ``zero_cooccurrence`` ("limit": -1, "zero": 0, "epsilon": NPMI
-with ``epsilon`` added to the joint count); a pair with P(wi, wj) = 1 scores 1.
+co-occur scores by ``zero_cooccurrence`` ("limit": -1, "zero": 0, "epsilon": the
+coherence engine's 1e-12 added to every joint probability); a pair with P(wi, wj) = 1 scores 1.
 MTA of a topic none of whose words the dictionary lists is 0, counted in
 ``details["n_uncovered_topics"]``.  MC/ICC with a zero denominator are 0, counted.
 """
@@ -35,13 +35,13 @@ from itertools import combinations
 
 import numpy as np
 
+from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
 from tealeaves.errors import EmptyInputError, TealeavesError
 from tealeaves.multilingual.dictionaries import BilingualDictionary
 from tealeaves.signature import Signature
 
 #: Smoothing of MC and ICC (eq. 5-6).
 GAP_ALPHA = 0.001
-ZERO_POLICIES = ("limit", "zero", "epsilon")
 
 Topics = Mapping[str, Sequence[Sequence[str]]]
 
@@ -94,38 +94,28 @@ def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tupl
 
 # -- NPMI from counts -------------------------------------------------------
 def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: int,
-                     zero_cooccurrence: str = "limit", epsilon: float = 1e-12) -> np.ndarray:
-    """NPMI = log(P(a,b) / (P(a) P(b))) / -log P(a,b) for count arrays (Bouma 2009, eq. 1).
+                     zero_cooccurrence: str = "limit") -> np.ndarray:
+    """NPMI (Bouma 2009; Hao et al. 2018 eq. 1) of a len(a) x len(b) block of count pairs.
 
-    ``joint`` is len(a) x len(b); words with zero document frequency give 0.
+    The confirmation itself is the coherence engine's
+    (:func:`tealeaves.coherence.confirmation.confirm`); here a word with zero
+    document frequency makes its pairs 0 (the paper's rule for absent words).
     """
     if zero_cooccurrence not in ZERO_POLICIES:
         raise TealeavesError(f"unknown zero_cooccurrence policy {zero_cooccurrence!r}; "
                              f"use one of {ZERO_POLICIES}")
-    joint = np.asarray(joint, dtype=float)
     pa = np.asarray(df_a, dtype=float)[:, None] / n
     pb = np.asarray(df_b, dtype=float)[None, :] / n
     present = (pa > 0) & (pb > 0)
-    j = joint + (epsilon if zero_cooccurrence == "epsilon" else 0.0)
-    pj = j / n
-    out = np.zeros(joint.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        val = np.log(pj / (pa * pb)) / -np.log(pj)
-    ok = present & (pj > 0) & (pj < 1)
-    out[ok] = val[ok]
-    out[present & (pj >= 1)] = 1.0
-    never = present & (joint == 0)
-    if zero_cooccurrence == "limit":
-        out[never] = -1.0
-    elif zero_cooccurrence == "zero":
-        out[never] = 0.0
-    return out
+    pab = np.asarray(joint, dtype=float) / n
+    out = confirm("npmi", pab, np.where(present, pa, 1.0), np.where(present, pb, 1.0), zero_cooccurrence)
+    return np.where(present, out, 0.0)
 
 
 # -- measures ----------------------------------------------------------------
 def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str, **extra) -> Signature:
-    fields = {"ref": getattr(reference, "name", "reference"), "langs": "-".join(langs), "top": c,
-              "win": "doc"}
+    ref = getattr(reference, "label", getattr(reference, "name", "reference"))
+    fields = {"ref": ref, "langs": "-".join(langs), "top": c, "win": "doc"}
     if zero is not None:
         fields["zero"] = zero
         fields["absent"] = "zero"
@@ -133,20 +123,17 @@ def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str,
     return Signature(measure, fields)
 
 
-def cnpmi_pair(topics: Topics, reference, l1: str, l2: str, zero_cooccurrence: str = "limit",
-               epsilon: float = 1e-12) -> tuple[np.ndarray, dict]:
+def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
+               zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
     """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs."""
     _, k, _ = check_topics(topics, [l1, l2])
     n = reference.n_pairs(l1, l2)
     values = np.zeros(k)
     n_absent = n_never = 0
     for t in range(k):
-        ids1 = reference.word_ids(l1, topics[l1][t])
-        ids2 = reference.word_ids(l2, topics[l2][t])
-        df1 = reference.pair_df(l1, ids1, l2)
-        df2 = reference.pair_df(l2, ids2, l1)
-        joint = reference.pair_codf(l1, ids1, l2, ids2)
-        m = npmi_from_counts(joint, df1, df2, n, zero_cooccurrence, epsilon)
+        c = reference.cross_counts(l1, topics[l1][t], l2, topics[l2][t])
+        df1, df2, joint = c.df_a, c.df_b, c.joint
+        m = npmi_from_counts(joint, df1, df2, n, zero_cooccurrence)
         absent = (df1 == 0)[:, None] | (df2 == 0)[None, :]
         n_absent += int(absent.sum())
         n_never += int(((joint == 0) & ~absent).sum())
@@ -155,14 +142,14 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str, zero_cooccurrence: s
 
 
 def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
-          zero_cooccurrence: str = "limit", epsilon: float = 1e-12) -> TopicScores:
+          zero_cooccurrence: str = "limit") -> TopicScores:
     """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4)."""
     langs, k, c = check_topics(topics, languages)
     if len(langs) < 2:
         raise TealeavesError(f"CNPMI needs at least two languages, got {langs}")
     per_pair, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for l1, l2 in combinations(langs, 2):
-        vals, det = cnpmi_pair(topics, reference, l1, l2, zero_cooccurrence, epsilon)
+        vals, det = cnpmi_pair(topics, reference, l1, l2, zero_cooccurrence)
         per_pair[f"{l1}-{l2}"] = vals
         details["n_absent_pairs"] += det["n_absent_pairs"]
         details["n_never_cooccurring_pairs"] += det["n_never_cooccurring_pairs"]
@@ -172,21 +159,22 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     return TopicScores("cnpmi", values, _signature("cnpmi", reference, langs, c, zero_cooccurrence), details)
 
 
-def npmi_language(topics: Topics, reference, lang: str, zero_cooccurrence: str = "limit",
-                  epsilon: float = 1e-12) -> tuple[np.ndarray, dict]:
+def npmi_language(topics: Topics, reference, lang: str,
+                  zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
     """Monolingual NPMI per topic of one language over its side of the reference (eq. 2)."""
     _, k, _ = check_topics(topics, [lang])
-    n = reference.n_documents(lang)
     values = np.zeros(k)
+    n = 0
     n_absent = n_never = 0
     for t in range(k):
-        ids = reference.word_ids(lang, topics[lang][t])
-        c = len(ids)
+        words = topics[lang][t]
+        c = len(words)
         if c < 2:
             raise TealeavesError(f"NPMI needs at least two words per topic; topic {t} in {lang} has {c}")
-        df = reference.df(lang, ids)
-        joint = reference.codf(lang, ids)
-        m = npmi_from_counts(joint, df, df, n, zero_cooccurrence, epsilon)
+        counts = reference.mono_counts(lang, words)
+        n = counts.n
+        df, joint = counts.df_a, counts.joint
+        m = npmi_from_counts(joint, df, df, n, zero_cooccurrence)
         iu = np.triu_indices(c, 1)
         absent = ((df == 0)[:, None] | (df == 0)[None, :])[iu]
         n_absent += int(absent.sum())
@@ -196,12 +184,12 @@ def npmi_language(topics: Topics, reference, lang: str, zero_cooccurrence: str =
 
 
 def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
-          zero_cooccurrence: str = "limit", epsilon: float = 1e-12) -> TopicScores:
+          zero_cooccurrence: str = "limit") -> TopicScores:
     """Internal NPMI: the mean over languages of each language's monolingual NPMI."""
     langs, k, c = check_topics(topics, languages)
     per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for lang in langs:
-        vals, det = npmi_language(topics, reference, lang, zero_cooccurrence, epsilon)
+        vals, det = npmi_language(topics, reference, lang, zero_cooccurrence)
         per_lang[lang] = vals
         details["n_absent_pairs"] += det["n_absent_pairs"]
         details["n_never_cooccurring_pairs"] += det["n_never_cooccurring_pairs"]
@@ -217,7 +205,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
     for t in range(k):
         found = total = 0
         for lang in langs:
-            df = reference.df(lang, reference.word_ids(lang, topics[lang][t]))
+            df = reference.df(lang, topics[lang][t])
             found += int((df > 0).sum())
             total += len(df)
         values[t] = found / total

@@ -1,41 +1,86 @@
 """Aligned reference corpora for the multilingual measures.
 
-:class:`AlignedReference` answers the count queries of
-:mod:`tealeaves.multilingual.measures` over an
-:class:`~tealeaves.corpus.aligned.AlignedCorpus` (tuples of parallel or
-comparable documents sharing one tuple id):
+:class:`AlignedReference` wraps the coherence engine's
+:class:`~tealeaves.coherence.index.AlignedIndex` (one
+:class:`~tealeaves.coherence.index.ReferenceIndex` per language over a shared
+tuple-id space) and answers the two count queries of
+:mod:`tealeaves.multilingual.measures`, both through the one counting core
+(:mod:`tealeaves.coherence.core`):
 
-* ``n_pairs(l1, l2)``: tuples holding a document in both languages;
-* ``pair_df(l1, ids, l2)``: documents of l1 containing each word, among those tuples;
-* ``pair_codf(l1, ids1, l2, ids2)``: tuples whose l1 side contains ``ids1[i]`` and
-  whose l2 side contains ``ids2[j]``;
-* ``n_documents(lang)``, ``df(lang, ids)``, ``codf(lang, ids)``: the monolingual counts
-  over one language's present documents.
+* :meth:`cross_counts`: over the tuples holding a document in both ``l1`` and
+  ``l2``, each l1 word's and each l2 word's document count and, for every
+  (l1 word, l2 word) pair, the tuples whose l1 side holds the first and whose l2
+  side holds the second;
+* :meth:`mono_counts`: document and co-document counts over one language's
+  present documents.
 
-Word ids are the reference's own per-language vocabulary ids; a word it lacks
-has id -1 and count 0.
+Words the reference lacks get count 0.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, normalize_language
-from tealeaves.errors import EmptyInputError
+from tealeaves.coherence.core import count_documents
+from tealeaves.coherence.index import AlignedIndex
+from tealeaves.corpus.aligned import (
+    AlignedCorpus,
+    LanguageMismatchError,
+    default_preprocessor,
+    normalize_language,
+)
+from tealeaves.errors import EmptyInputError, TealeavesError
+
+#: Reference corpora :func:`named_reference` builds from ``$TEALEAVES_DATA``.
+REFERENCES = ("bible", "flores", "ntrex", "tico19", "udhr")
+
+
+@dataclass
+class PairCounts:
+    """Counts for a len(a) x len(b) block of word pairs: ``n`` units, marginals and joint matrix."""
+
+    n: int
+    df_a: np.ndarray
+    df_b: np.ndarray
+    joint: np.ndarray
 
 
 class AlignedReference:
-    """Document-level co-occurrence counts over an aligned corpus (see module docstring)."""
+    """Document-level co-occurrence counts over aligned tuples (see module docstring).
 
-    def __init__(self, corpus: AlignedCorpus, name: str = "aligned"):
-        if len(corpus) == 0:
-            raise EmptyInputError(f"reference '{name}' has no tuples; check its reader")
+    Build it from an :class:`AlignedCorpus` (``AlignedReference(corpus, name)``) or
+    wrap an existing :class:`AlignedIndex` with :meth:`from_index`.
+    """
+
+    def __init__(self, corpus: AlignedCorpus | None, name: str = "aligned", *,
+                 index: AlignedIndex | None = None):
+        if index is None:
+            if corpus is None or len(corpus) == 0:
+                raise EmptyInputError(f"reference '{name}' has no tuples; check its reader")
+            index = _index_aligned(corpus, name)
+        self.index = index
         self.corpus = corpus
         self.name = name
-        self.languages = list(corpus.languages)
-        self._index = _build_index(corpus)
+        self.languages = list(index.indices)
+
+    @property
+    def label(self) -> str:
+        """``name@checksum``: the name plus the first 12 hex digits of a SHA-256 over the
+        per-language index checksums (identifies the exact counts, for signatures)."""
+        if getattr(self, "_label", None) is None:
+            digest = hashlib.sha256()
+            for lang in sorted(self.index.indices):
+                digest.update(f"{lang}:{self.index.indices[lang].checksum};".encode())
+            self._label = f"{self.name}@{digest.hexdigest()[:12]}"
+        return self._label
+
+    @classmethod
+    def from_index(cls, index: AlignedIndex, name: str = "aligned") -> AlignedReference:
+        return cls(None, name, index=index)
 
     def _lang(self, lang: str) -> str:
         code = normalize_language(lang)
@@ -46,15 +91,10 @@ class AlignedReference:
             )
         return code
 
-    def word_ids(self, lang: str, words: Sequence[str]) -> np.ndarray:
-        """Vocabulary ids of ``words`` on ``lang``'s side (-1 for words the reference lacks)."""
-        vocab = self.corpus.vocabulary(self._lang(lang))
-        index = vocab.index
-        return np.array([index.get(w, -1) for w in words], dtype=np.int64)
-
     def n_pairs(self, l1: str, l2: str) -> int:
         """Tuples with a document in both ``l1`` and ``l2``; raises when there are none."""
-        n = self._index.n_both(self._lang(l1), self._lang(l2))
+        a, b = self._lang(l1), self._lang(l2)
+        n = int((self.index.present(a) & self.index.present(b)).sum())
         if n == 0:
             raise EmptyInputError(
                 f"the reference '{self.name}' has no tuple holding both a {l1} and a {l2} document; "
@@ -62,63 +102,76 @@ class AlignedReference:
             )
         return n
 
-    def pair_df(self, l1: str, ids: np.ndarray, l2: str) -> np.ndarray:
-        return self._index.pair_df(self._lang(l1), ids, self._lang(l2))
+    def cross_counts(self, l1: str, words1: Sequence[str], l2: str, words2: Sequence[str]) -> PairCounts:
+        """Crosslingual counts over the tuples having both sides (Hao et al. 2018, eq. 3)."""
+        n = self.n_pairs(l1, l2)
+        c = self.index.count(self._lang(l1), list(words1), self._lang(l2), list(words2))
+        joint = c.joint.reshape(len(words1), len(words2))
+        return PairCounts(n, np.asarray(c.single), np.asarray(c.single_right), joint)
 
-    def pair_codf(self, l1: str, ids1: np.ndarray, l2: str, ids2: np.ndarray) -> np.ndarray:
-        return self._index.pair_codf(self._lang(l1), ids1, self._lang(l2), ids2)
-
-    def n_documents(self, lang: str) -> int:
-        n = int(self.corpus.present[self._lang(lang)].sum())
-        if n == 0:
+    def mono_counts(self, lang: str, words: Sequence[str]) -> PairCounts:
+        """Monolingual document counts over ``lang``'s present documents (all ordered pairs)."""
+        ix = self.index.indices[self._lang(lang)]
+        if ix.n_present == 0:
             raise EmptyInputError(f"the reference '{self.name}' has no {lang} document")
-        return n
+        ids = [ix.word_id(w) for w in words]
+        known = [i for i, w in enumerate(ids) if w is not None]
+        k = len(words)
+        df = np.zeros(k, dtype=np.int64)
+        joint = np.zeros((k, k), dtype=np.int64)
+        if known:
+            pairs = [(a, b) for a in range(len(known)) for b in range(len(known)) if a < b]
+            c = count_documents(ix, [ids[i] for i in known], pairs if pairs else np.zeros((0, 2)))
+            kn = np.asarray(known)
+            df[kn] = c.single
+            if len(pairs):
+                p = np.asarray(pairs)
+                joint[kn[p[:, 0]], kn[p[:, 1]]] = c.joint
+                joint[kn[p[:, 1]], kn[p[:, 0]]] = c.joint
+            joint[kn, kn] = c.single
+        return PairCounts(ix.n_present, df, df, joint)
 
-    def df(self, lang: str, ids: np.ndarray) -> np.ndarray:
-        return self._index.df(self._lang(lang), ids)
-
-    def codf(self, lang: str, ids: np.ndarray) -> np.ndarray:
-        return self._index.codf(self._lang(lang), ids)
-
-
-def _build_index(corpus: AlignedCorpus):
-    """The counting core's aligned index over ``corpus`` (placeholder until it lands)."""
-    return _IncidenceIndex(corpus)
+    def df(self, lang: str, words: Sequence[str]) -> np.ndarray:
+        """Document frequency of each word on ``lang``'s side (0 for words it lacks)."""
+        ix = self.index.indices[self._lang(lang)]
+        return np.array([0 if (w := ix.word_id(x)) is None else ix.document_frequency(w) for x in words],
+                        dtype=np.int64)
 
 
-class _IncidenceIndex:
-    """Temporary: binary tuple x word incidence per language (to be replaced by the core)."""
+def _index_aligned(corpus: AlignedCorpus, name: str) -> AlignedIndex:
+    """Index each language's present documents in the corpus's tuple-id space."""
+    corpora, slots = {}, {}
+    for lang in corpus.languages:
+        where = np.flatnonzero(corpus.present[lang])
+        corpora[lang] = corpus.corpora[lang].subset(where)
+        slots[lang] = where
+    return AlignedIndex.from_corpora(corpora, slots, n_tuples=len(corpus), name=name)
 
-    def __init__(self, corpus: AlignedCorpus):
-        self.present = {x: corpus.present[x] for x in corpus.languages}
-        self.inc = {}
-        for x in corpus.languages:
-            m = corpus.corpora[x].counts.tocsc(copy=True)
-            m.data[:] = 1
-            self.inc[x] = m
 
-    def _cols(self, lang, ids, rows=None):
-        ids = np.asarray(ids, dtype=np.int64)
-        m = self.inc[lang]
-        if rows is not None:
-            m = m[rows]
-        out = m[:, np.where(ids >= 0, ids, 0)].toarray().astype(np.int64)
-        out[:, ids < 0] = 0
-        return out
+def reference_from_texts(texts, name: str) -> AlignedReference:
+    """Tokenise :class:`~tealeaves.corpus.parallel.ParallelTexts` like training data (the
+    per-language :func:`~tealeaves.corpus.aligned.default_preprocessor`) but without frequency
+    pruning, and wrap the result as a reference."""
+    corpus = texts.to_aligned({x: default_preprocessor(x, max_df=1.0) for x in texts.languages})
+    return AlignedReference(corpus, name)
 
-    def n_both(self, l1, l2):
-        return int((self.present[l1] & self.present[l2]).sum())
 
-    def pair_df(self, l1, ids, l2):
-        return self._cols(l1, ids, self.present[l1] & self.present[l2]).sum(axis=0)
+def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
+    """A reference from ``$TEALEAVES_DATA``: ``bible`` (chapters, fullest text per language),
+    ``flores``, ``ntrex``, ``tico19`` or ``udhr`` documents, in ``languages``."""
+    from tealeaves.corpus import parallel
 
-    def pair_codf(self, l1, ids1, l2, ids2):
-        both = self.present[l1] & self.present[l2]
-        return self._cols(l1, ids1, both).T @ self._cols(l2, ids2, both)
-
-    def df(self, lang, ids):
-        return self._cols(lang, ids).sum(axis=0)
-
-    def codf(self, lang, ids):
-        a = self._cols(lang, ids)
-        return a.T @ a
+    langs = [normalize_language(x) for x in languages]
+    if name == "bible":
+        missing = [x for x in langs if x not in parallel.BIBLE_TEXTS_FULL]
+        if missing:
+            raise LanguageMismatchError(f"no Bible text for {missing}; "
+                                        f"available: {sorted(parallel.BIBLE_TEXTS_FULL)}")
+        texts = parallel.bible_chapters({x: parallel.BIBLE_TEXTS_FULL[x] for x in langs})
+    else:
+        readers = {"flores": parallel.flores_documents, "ntrex": parallel.ntrex_documents,
+                   "tico19": parallel.tico19_documents, "udhr": parallel.udhr_articles}
+        if name not in readers:
+            raise TealeavesError(f"unknown reference {name!r}; use one of {REFERENCES}")
+        texts = readers[name](langs)
+    return reference_from_texts(texts, f"{name}-{'-'.join(langs)}")

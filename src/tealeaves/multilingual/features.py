@@ -1,0 +1,67 @@
+"""Per-topic feature table for the coherence estimator (Hao et al. 2018, §3.1).
+
+:func:`topic_features` computes, for the bilingual topics of a language pair
+(l1 = the high-resource side, English in the paper; l2 = the other language),
+over a (poor) reference:
+
+=========  ===============================================================
+C          cardinality (number of top words per language)
+cnpmi      CNPMI(l1, l2, k)
+inpmi      mean of NPMI(l1, k) and NPMI(l2, k)
+mta        matching translation accuracy (needs ``dictionary``)
+twc        topic word coverage
+mc, icc    MC(l1; l2, k), ICC(l1, l2, k), alpha = 0.001
+era_mean   mean / std of the first-attestation year of l1's words (needs ``era``)
+era_std
+drift_*    mean / std of the drift cosine of l1's words (needs ``drift``)
+=========  ===============================================================
+
+plus diagnostic counts.  Groups whose resource is not given are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.multilingual import measures as M
+from tealeaves.multilingual.dictionaries import BilingualDictionary
+from tealeaves.multilingual.drift import MeaningDrift
+from tealeaves.multilingual.era import WordEra
+from tealeaves.signature import Signature
+
+
+def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
+                   dictionary: BilingualDictionary | None = None, era: WordEra | None = None,
+                   drift: MeaningDrift | None = None, zero_cooccurrence: str = "limit",
+                   mta_mode: str = "pairs") -> tuple[pd.DataFrame, dict[str, str]]:
+    """One row per topic with the estimator features; also the signature of each measure."""
+    langs, k, c = M.check_topics(topics, [l1, l2])
+    pair = {l1: topics[l1], l2: topics[l2]}
+    cn = M.cnpmi(pair, reference, [l1, l2], zero_cooccurrence)
+    inp = M.inpmi(pair, reference, [l1, l2], zero_cooccurrence)
+    tw = M.twc(pair, reference, [l1, l2])
+    mc, icc = M.gap_features(cn, inp, l1, l2)
+    cols: dict[str, Sequence] = {
+        "C": [min(len(topics[l1][t]), len(topics[l2][t])) for t in range(k)],
+        "cnpmi": cn.per_topic, "inpmi": inp.per_topic, "twc": tw.per_topic,
+        "mc": mc.per_topic, "icc": icc.per_topic,
+        f"inpmi_{l1}": inp.details["per_language"][l1], f"inpmi_{l2}": inp.details["per_language"][l2],
+    }
+    sigs = {s.measure: str(s.signature) for s in (cn, inp, tw, mc, icc)}
+    if dictionary is not None:
+        mt = M.mta(pair, dictionary, l1, l2, mta_mode)
+        cols["mta"] = mt.per_topic
+        sigs["mta"] = str(mt.signature)
+    if era is not None:
+        stats = np.array([era.features(topics[l1][t]) for t in range(k)])
+        cols["era_mean"], cols["era_std"], cols["era_n_missing"] = stats[:, 0], stats[:, 1], stats[:, 2]
+        sigs["era"] = str(Signature("era", {"source": era.source, "missing": era.missing_year, "lang": l1}))
+    if drift is not None:
+        stats = np.array([drift.features(topics[l1][t]) for t in range(k)])
+        cols["drift_mean"], cols["drift_std"], cols["drift_n_missing"] = stats[:, 0], stats[:, 1], stats[:, 2]
+        sigs["drift"] = str(Signature("drift", {"win": drift.window, "missing": drift.missing_value,
+                                              "lang": l1}))
+    return pd.DataFrame(cols), sigs
