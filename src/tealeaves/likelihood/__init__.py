@@ -14,6 +14,7 @@ from tealeaves.likelihood.perplexity import (
     align_corpus,
     document_log_likelihoods,
     perplexity,
+    require_topic_word,
     score_words,
 )
 
@@ -21,6 +22,7 @@ __all__ = [
     "perplexity",
     "document_log_likelihoods",
     "score_words",
+    "require_topic_word",
     "align_corpus",
     "LikelihoodResult",
     "split_documents",

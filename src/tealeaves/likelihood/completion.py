@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyInputError, InvalidModelError
+from tealeaves.errors import EmptyInputError
 from tealeaves.likelihood.perplexity import (
     align_corpus,
     check_proportions,
     document_log_likelihoods,
     perplexity,
+    require_topic_word,
 )
 from tealeaves.models._fit import describe
-from tealeaves.models.base import check_topic_word
 from tealeaves.signature import Signature
 
 #: How the held-out half is chosen, recorded in every signature.
@@ -150,13 +150,7 @@ def document_completion(model: object, test: Corpus, seed: int = 0, min_length: 
     ``transform``; ``test`` is encoded over its vocabulary (other words are
     dropped).  Too-short documents are skipped and counted in the result.
     """
-    phi = getattr(model, "topic_word_", None)
-    if phi is None:
-        raise InvalidModelError(
-            f"{type(model).__name__} has no topic-word probabilities (e.g. LSI); held-out likelihood "
-            "needs a probabilistic model"
-        )
-    phi = check_topic_word(phi)
+    phi = require_topic_word(model)
     observed, heldout, report = prepare_test(model, test, seed, min_length)
     theta = model.transform(observed)
     return score_heldout(theta, phi, heldout, report,

@@ -16,6 +16,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
+from tealeaves.models.base import check_topic_word
 from tealeaves.signature import Signature
 
 
@@ -42,6 +43,17 @@ def perplexity(log_likelihood: float, n_words: int) -> float:
     if not math.isfinite(log_likelihood):
         raise TealeavesError(f"the log-likelihood is {log_likelihood}; perplexity is undefined")
     return math.exp(-log_likelihood / n_words)
+
+
+def require_topic_word(model: object) -> np.ndarray:
+    """The validated ``topic_word_`` of a model; models without probabilities (LSI) are refused."""
+    phi = getattr(model, "topic_word_", None)
+    if phi is None:
+        raise InvalidModelError(
+            f"{type(model).__name__} has no topic-word probabilities (e.g. LSI); held-out likelihood "
+            "needs a probabilistic model"
+        )
+    return check_topic_word(phi)
 
 
 def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.ndarray:
