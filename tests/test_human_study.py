@@ -306,3 +306,33 @@ def test_chang_rules_on_fitted_reuters_lda(reuters, reuters_lda):
         assert item["theta"][item["answer"]] < min(row[order[:3]])
         story = stories[item["doc_index"]]
         assert item["document"] == story_id(story) and item["title"] == story.title
+
+
+def test_cli_build_study_and_export_items(tmp_path, capsys):
+    from tealeaves.cli import main
+
+    model = block_model()
+    model.save(tmp_path / "model.npz")
+    theta, titles, texts = documents(n_docs=6)
+    np.save(tmp_path / "theta.npy", theta)
+    (tmp_path / "docs.jsonl").write_text("\n".join(json.dumps({"id": f"d{i}", "title": t, "text": x})
+                                                   for i, (t, x) in enumerate(zip(titles, texts))))
+    (tmp_path / "ml.json").write_text(json.dumps(Bilingual(model).top_words(10)))
+    args = ["human", "build-study", str(tmp_path / "model.npz"), "-o", str(tmp_path / "study.json"),
+            "--tasks", ",".join(it.TASKS), "--seed", "7", "--doc-topic", str(tmp_path / "theta.npy"),
+            "--documents", str(tmp_path / "docs.jsonl"), "--n-documents", "3",
+            "--multilingual", str(tmp_path / "ml.json"), "--checks", "1"]
+    assert main(args) == 0
+    study = Study.load(tmp_path / "study.json")
+    direct = build_study(model, tasks=list(it.TASKS), seed=7, doc_topic=theta, titles=titles, texts=texts,
+                         doc_ids=[f"d{i}" for i in range(6)], n_documents=3,
+                         multilingual=Bilingual(model).top_words(10), n_checks=1)
+    assert study.items == direct.items
+    args[1], args[4] = "build", str(tmp_path / "again.json")
+    assert main(["annotate", *args[1:]]) == 0
+    assert Study.load(tmp_path / "again.json").items == study.items
+    assert main(["human", "export-items", str(tmp_path / "study.json"), "-o", str(tmp_path / "items.csv")]) == 0
+    assert (tmp_path / "items.csv").read_text(encoding="utf-8").startswith("item_id,task,n_options")
+    assert main(["human", "build-study", str(tmp_path / "model.npz"), "-o", str(tmp_path / "x.json"),
+                 "--tasks", "nonsense"]) == 1
+    assert "unknown" in capsys.readouterr().err
