@@ -62,27 +62,26 @@ def _task_rows(frame: pd.DataFrame, study: Study, task: str) -> pd.DataFrame:
     return frame[frame["item_id"].isin(ids)]
 
 
-def _word_intrusion(frame, study, seed, n_splits):
-    rows = _task_rows(frame, study, it.WORD_INTRUSION)
+def _item_score(item: dict, choices: Sequence[str]) -> float:
+    """Model precision (word intrusion) or topic log odds (topic intrusion) of one item."""
+    if item["task"] == it.WORD_INTRUSION:
+        return model_precision(choices, item["answer"])
+    return topic_log_odds(item["theta"], item["answer"], choices)
+
+
+def _intrusion(frame, study, task, seed, n_splits):
+    """Per-item intrusion scores keyed by topic (word) or document (topic), and split-half reliability."""
+    rows = _task_rows(frame, study, task)
     out, units = {}, []
     for item_id, group in rows.groupby("item_id", sort=False):
         item = study.by_id[item_id]
         choices = list(group["response"])
-        out[str(item["topic"])] = {"model_precision": model_precision(choices, item["answer"]),
-                                   "n_word_intrusion": len(choices)}
-        units.append([float(c == item["answer"]) for c in choices])
-    return out, _reliability(units, seed, n_splits)
-
-
-def _topic_intrusion(frame, study, seed, n_splits):
-    rows = _task_rows(frame, study, it.TOPIC_INTRUSION)
-    out, units = {}, []
-    for item_id, group in rows.groupby("item_id", sort=False):
-        item = study.by_id[item_id]
-        choices = list(group["response"])
-        out[item["document"]] = {"topic_log_odds": topic_log_odds(item["theta"], item["answer"], choices),
-                                 "n": len(choices)}
-        units.append([math.log(item["theta"][item["answer"]]) - math.log(item["theta"][c]) for c in choices])
+        if task == it.WORD_INTRUSION:
+            out[str(item["topic"])] = {"model_precision": _item_score(item, choices),
+                                       "n_word_intrusion": len(choices)}
+        else:
+            out[item["document"]] = {"topic_log_odds": _item_score(item, choices), "n": len(choices)}
+        units.append([_item_score(item, [c]) for c in choices])
     return out, _reliability(units, seed, n_splits)
 
 
@@ -121,13 +120,13 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
         raise EmptyInputError(f"every annotator failed the check items ({screening['excluded']}); "
                               "nothing left to score (lower --min-check-accuracy to inspect them)")
     topics: dict[str, dict] = {}
-    wi, wi_rel = _word_intrusion(frame, study, seed, n_splits)
+    wi, wi_rel = _intrusion(frame, study, it.WORD_INTRUSION, seed, n_splits)
     r, r_agree = _ratings(frame, study, it.RATING, "mean_rating")
     ml, ml_agree = _ratings(frame, study, it.MULTILINGUAL_RATING, "mean_multilingual_rating")
     for part in (wi, r, ml):
         for k, v in part.items():
             topics.setdefault(k, {"topic": k}).update(v)
-    docs, ti_rel = _topic_intrusion(frame, study, seed, n_splits)
+    docs, ti_rel = _intrusion(frame, study, it.TOPIC_INTRUSION, seed, n_splits)
     sig = Signature("human", {"study": study.fingerprint, "checks": min_check_accuracy, "seed": seed,
                               "splits": n_splits})
     return {"signature": str(sig), "study": study.name, "n_annotators": int(frame["annotator"].nunique()),
