@@ -9,7 +9,6 @@
 * :func:`coherence` / :class:`Coherence` -- the API, returning a :class:`CoherenceResult`.
 """
 
-from tealeaves.coherence.confirmation import ZeroCooccurrenceError
 from tealeaves.coherence.core import (
     CooccurrenceCounts,
     count_documents,
@@ -18,11 +17,11 @@ from tealeaves.coherence.core import (
     intersect_count,
     pair_document_counts,
 )
+from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.measure import (
     Coherence,
     CoherenceResult,
-    TopicError,
     TopicScore,
     coherence,
     score_counts,
@@ -31,7 +30,8 @@ from tealeaves.coherence.presets import PRESETS, MeasureSpec
 
 __all__ = [
     "AlignedIndex", "Coherence", "CoherenceResult", "CooccurrenceCounts", "MeasureSpec", "PRESETS",
-    "ReferenceIndex", "TopicError", "TopicScore", "ZeroCooccurrenceError", "build_index", "coherence",
+    "ReferenceIndex", "SettingsError", "TopicError", "TopicScore", "ZeroCooccurrenceError", "build_index",
+    "coherence",
     "count_documents", "count_windows", "document_counts", "index_from_token_lists", "intersect_count",
     "pair_document_counts", "score_counts",
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves.coherence.errors import SettingsError
+
 AGGREGATIONS = ("mean", "median", "sum")
 
 
@@ -13,7 +15,7 @@ def aggregate(values: np.ndarray, valid: np.ndarray, how: str) -> np.ndarray:
     Rows with no valid entry get ``nan`` here; callers report them as unscored.
     """
     if how not in AGGREGATIONS:
-        raise ValueError(f"aggregation={how!r} is not known; use one of {AGGREGATIONS}")
+        raise SettingsError(f"aggregation={how!r} is not known; use one of {AGGREGATIONS}")
     n = valid.sum(axis=1)
     total = np.where(valid, values, 0.0).sum(axis=1)
     if how == "sum":

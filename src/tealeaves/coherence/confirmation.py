@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tealeaves.errors import TealeavesError
+from tealeaves.coherence.errors import SettingsError
 
 #: gensim's epsilon (``direct_confirmation_measure.EPSILON``).
 EPSILON = 1e-12
@@ -35,20 +35,17 @@ DIRECT = ("log-conditional", "pmi", "log-ratio", "npmi")
 INDIRECT = ("cosine",)
 
 
-class ZeroCooccurrenceError(TealeavesError):
-    """An unbounded confirmation measure met a pair of words that never co-occur under ``zero="limit"``."""
-
-
 def confirm(name: str, p_ab: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, zero: str) -> np.ndarray:
     """Direct confirmation ``name`` elementwise; entries where ``p_ab == 0`` follow ``zero``.
 
-    Raises :class:`ZeroCooccurrenceError` for an unbounded measure under
-    ``zero="limit"`` when some ``p_ab`` is 0 (the caller names the pair).
+    An unbounded measure under ``zero="limit"`` gives ``-inf`` where ``p_ab`` is
+    0; the scoring pipeline refuses such pairs with :class:`ZeroCooccurrenceError`
+    naming them before this is reached.
     """
     if zero not in ZERO_POLICIES:
-        raise ValueError(f"zero={zero!r} is not known; use one of {ZERO_POLICIES}")
+        raise SettingsError(f"zero={zero!r} is not known; use one of {ZERO_POLICIES}")
     if name not in DIRECT:
-        raise ValueError(f"confirmation={name!r} is not known; use one of {DIRECT + INDIRECT}")
+        raise SettingsError(f"confirmation={name!r} is not known; use one of {DIRECT + INDIRECT}")
     none = p_ab <= 0
     if zero == "epsilon":
         p = p_ab + EPSILON
@@ -69,6 +66,4 @@ def confirm(name: str, p_ab: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, zero:
         return np.where(none, 0.0, out)
     if name == "npmi":
         return np.where(none, -1.0, out)
-    if np.any(none):
-        raise ZeroCooccurrenceError(f"{name} of words that never co-occur is -inf")
-    return out
+    return np.where(none, -np.inf, out)

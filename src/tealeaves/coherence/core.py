@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
+from tealeaves.coherence.errors import SettingsError
+
 #: Supported window-counting modes.
 COMPAT_MODES = ("exact", "gensim")
 
@@ -301,9 +303,9 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
                   compat: str = "exact") -> CooccurrenceCounts:
     """Boolean sliding-window counts (see the module docstring) for words of one index."""
     if compat not in COMPAT_MODES:
-        raise ValueError(f"compat={compat!r} is not known; use one of {COMPAT_MODES}")
+        raise SettingsError(f"compat={compat!r} is not known; use one of {COMPAT_MODES}")
     if int(window) < 1:
-        raise ValueError(f"window must be at least 1 token, got {window}")
+        raise SettingsError(f"window must be at least 1 token, got {window}")
     arr = index.arrays
     wptr, docs, iptr, starts, ends, single = _window_intervals(
         np.asarray(word_ids, dtype=np.int64), arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],

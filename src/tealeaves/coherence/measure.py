@@ -22,17 +22,14 @@ import pandas as pd
 from tealeaves._output import format_table
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
-from tealeaves.coherence.confirmation import ZeroCooccurrenceError, confirm
+from tealeaves.coherence.confirmation import confirm
+from tealeaves.coherence.errors import TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.presets import MeasureSpec, resolve
 from tealeaves.coherence.segmentation import segment
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError
 from tealeaves.signature import Signature
-
-
-class TopicError(TealeavesError):
-    """A topic cannot be scored as given (too few words, duplicates, ...)."""
 
 
 @dataclass

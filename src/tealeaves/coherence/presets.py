@@ -25,6 +25,7 @@ from dataclasses import dataclass, fields, replace
 from tealeaves.coherence.aggregation import AGGREGATIONS
 from tealeaves.coherence.confirmation import DIRECT, INDIRECT, ZERO_POLICIES
 from tealeaves.coherence.core import COMPAT_MODES
+from tealeaves.coherence.errors import SettingsError
 from tealeaves.coherence.segmentation import SEGMENTATIONS, is_pairwise
 
 
@@ -45,25 +46,25 @@ class MeasureSpec:
     def validate(self) -> MeasureSpec:
         """Check every setting; returns ``self``."""
         if self.segmentation not in SEGMENTATIONS:
-            raise ValueError(f"segmentation={self.segmentation!r} is not known; use one of "
+            raise SettingsError(f"segmentation={self.segmentation!r} is not known; use one of "
                              f"{sorted(SEGMENTATIONS)}")
         if self.confirmation not in DIRECT + INDIRECT:
-            raise ValueError(f"confirmation={self.confirmation!r} is not known; "
+            raise SettingsError(f"confirmation={self.confirmation!r} is not known; "
                              f"use one of {DIRECT + INDIRECT}")
         if self.confirmation in DIRECT and not is_pairwise(self.segmentation):
-            raise ValueError(f"direct confirmation {self.confirmation!r} compares single words; use "
+            raise SettingsError(f"direct confirmation {self.confirmation!r} compares single words; use "
                              "segmentation one-one or one-pre, or confirmation='cosine' for one-set/one-all")
         if self.aggregation not in AGGREGATIONS:
-            raise ValueError(f"aggregation={self.aggregation!r} is not known; use one of {AGGREGATIONS}")
+            raise SettingsError(f"aggregation={self.aggregation!r} is not known; use one of {AGGREGATIONS}")
         if self.zero not in ZERO_POLICIES:
-            raise ValueError(f"zero={self.zero!r} is not known; use one of {ZERO_POLICIES}")
+            raise SettingsError(f"zero={self.zero!r} is not known; use one of {ZERO_POLICIES}")
         if self.compat not in COMPAT_MODES:
-            raise ValueError(f"compat={self.compat!r} is not known; use one of {COMPAT_MODES}")
+            raise SettingsError(f"compat={self.compat!r} is not known; use one of {COMPAT_MODES}")
         if self.window != "doc" and (isinstance(self.window, bool) or not isinstance(self.window, int)
                                      or self.window < 1):
-            raise ValueError(f"window={self.window!r} must be 'doc' or a positive number of tokens")
+            raise SettingsError(f"window={self.window!r} must be 'doc' or a positive number of tokens")
         if self.smoothing < 0:
-            raise ValueError(f"smoothing={self.smoothing} must be >= 0")
+            raise SettingsError(f"smoothing={self.smoothing} must be >= 0")
         return self
 
 
@@ -83,7 +84,7 @@ def parse_window(window: str | int | None) -> str | int | None:
     try:
         return int(window)
     except (TypeError, ValueError):
-        raise ValueError(f"window={window!r} must be 'doc' or a positive number of tokens") from None
+        raise SettingsError(f"window={window!r} must be 'doc' or a positive number of tokens") from None
 
 
 def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:
@@ -93,12 +94,12 @@ def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:
     else:
         key = _ALIASES.get(measure, measure)
         if key not in PRESETS:
-            raise ValueError(f"measure={measure!r} is not known; use one of {sorted(PRESETS)}")
+            raise SettingsError(f"measure={measure!r} is not known; use one of {sorted(PRESETS)}")
         spec = PRESETS[key]
     names = {f.name for f in fields(MeasureSpec)}
     unknown = set(overrides) - names
     if unknown:
-        raise TypeError(f"unknown coherence settings {sorted(unknown)}; known: {sorted(names)}")
+        raise SettingsError(f"unknown coherence settings {sorted(unknown)}; known: {sorted(names)}")
     changes = {k: v for k, v in overrides.items() if v is not None}
     if "window" in changes:
         changes["window"] = parse_window(changes["window"])

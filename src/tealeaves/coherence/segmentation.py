@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tealeaves.coherence.errors import SettingsError
+
 Segment = tuple[tuple[int, ...], tuple[int, ...]]
 
 
@@ -42,7 +44,8 @@ def segment(name: str, k: int) -> list[Segment]:
     try:
         return SEGMENTATIONS[name](k)
     except KeyError:
-        raise ValueError(f"segmentation={name!r} is not known; use one of {sorted(SEGMENTATIONS)}") from None
+        known = sorted(SEGMENTATIONS)
+        raise SettingsError(f"segmentation={name!r} is not known; use one of {known}") from None
 
 
 def is_pairwise(name: str) -> bool:
