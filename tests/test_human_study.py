@@ -331,8 +331,28 @@ def test_cli_build_study_and_export_items(tmp_path, capsys):
     args[1], args[4] = "build", str(tmp_path / "again.json")
     assert main(["annotate", *args[1:]]) == 0
     assert Study.load(tmp_path / "again.json").items == study.items
-    assert main(["human", "export-items", str(tmp_path / "study.json"), "-o", str(tmp_path / "items.csv")]) == 0
+    items_csv = str(tmp_path / "items.csv")
+    assert main(["human", "export-items", str(tmp_path / "study.json"), "-o", items_csv]) == 0
     assert (tmp_path / "items.csv").read_text(encoding="utf-8").startswith("item_id,task,n_options")
     assert main(["human", "build-study", str(tmp_path / "model.npz"), "-o", str(tmp_path / "x.json"),
                  "--tasks", "nonsense"]) == 1
     assert "unknown" in capsys.readouterr().err
+
+
+def test_multilingual_study_from_a_fitted_polylingual_model():
+    from tealeaves.corpus import AlignedCorpus, Corpus, Vocabulary
+    from tealeaves.models.polylingual import PolylingualTopicModel
+
+    rng = np.random.default_rng(0)
+    corpora, present = {}, {}
+    ids = [str(t) for t in range(30)]
+    for lang in ("en", "sv"):
+        tokens = rng.integers(0, 25, size=30 * 20).astype(np.int32)
+        corpora[lang] = Corpus(Vocabulary([f"{lang}{w}" for w in range(25)]), tokens,
+                               np.arange(0, 30 * 20 + 1, 20), ids)
+        present[lang] = np.ones(30, dtype=bool)
+    model = PolylingualTopicModel(4, n_iter=3, random_state=0).fit(AlignedCorpus(["en", "sv"], corpora,
+                                                                                   present, ids))
+    study = build_study(tasks=["multilingual_rating"], multilingual=model, rating_words=6, n_checks=1)
+    for item in (i for i in study.items if not i["check"]):
+        assert item["words"] == {lang: model.top_words(lang, 6)[item["topic"]] for lang in ("en", "sv")}
