@@ -105,7 +105,13 @@ def test_api_hides_answers_and_validates(running):
     assert code == 200 and reply["status"] == "duplicate" and reply["answered"] == 1
     code, reply = call(port, "POST", base, dict(ok, key="other-key-1"))
     assert code == 409 and reply["status"] == "conflict"
-    assert len(store.rows()) == 1
+    second = study.order_for("alice")[1]
+    rating = {"item_id": second, "response": study.by_id[second]["options"][1], "key": "k2" * 5,
+              "confidence": 3, "time": 1.25}
+    assert call(port, "POST", base, rating)[0] == 200
+    assert [(r["item_id"], r["response"], r["confidence"], r["time"]) for r in store.rows()] == [
+        (item["id"], item["options"][0], None, None), (second, rating["response"], 3.0, 1.25)]
+    assert call(port, "POST", base, dict(rating, key="k3" * 5, confidence="high"))[0] == 400
 
 
 def answer_all(page, choose) -> list[tuple[str, str]]:

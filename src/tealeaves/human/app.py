@@ -142,10 +142,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 - http.server naming
         parts = self.path.split("?", 1)[0].strip("/").split("/")
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
             self.close_connection = True
-            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": "request body too large"})
+            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                              {"error": "missing, bad or too large Content-Length"})
         raw = self.rfile.read(length)
         if not (len(parts) == 3 and parts[0] == "api" and parts[2] == "judgments"):
             return self._json(404, {"error": "not found"})
