@@ -19,7 +19,8 @@ is (Mimno et al. 2009, eq. for the PLTM collapsed conditional)::
 computed as ``coef[k] * (n_wk + beta_l)`` with ``coef[k] = (n_rk + alpha_k) /
 (n_lk + V_l beta_l)`` cached per segment and updated only for the two topics a
 token leaves and joins (MALLET's ``cachedCoefficients``), so each token costs
-one multiply-add per topic plus a cumulative-sum search.
+one vectorised pass of multiply-adds for the normaliser plus a walk that stops
+at the sampled topic.
 
 Random numbers come from numba's Mersenne Twister, seeded at the start of each
 call, so a run is repeated exactly by its seeds.
@@ -60,7 +61,6 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
         for k in range(n_topics):
             inv[lang, k] = 1.0 / (n_lk[lang, k] + beta_sum[lang])
     coef = np.empty(n_topics)
-    cum = np.empty(n_topics)
     for s in range(len(seg_lang)):
         lang = seg_lang[s]
         row = seg_row[s]
@@ -81,13 +81,14 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
             inv_l[old] = 1.0 / (n_l[old] + bs)
             coef[old] = (n_r[old] + alpha[old]) * inv_l[old]
             total = 0.0
-            for k in range(n_topics):
+            for k in range(n_topics):  # vectorised: no stores
                 total += coef[k] * (n_w[k] + b)
-                cum[k] = total
             u = np.random.random() * total
             new = 0
-            while new < n_topics - 1 and cum[new] <= u:
+            acc = coef[0] * (n_w[0] + b)
+            while acc <= u and new < n_topics - 1:
                 new += 1
+                acc += coef[new] * (n_w[new] + b)
             z[i] = new
             n_w[new] += 1
             n_r[new] += 1
