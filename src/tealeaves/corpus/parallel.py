@@ -138,6 +138,16 @@ def _read_lines(path: Path) -> list[str]:
         return fh.read().split("\n")
 
 
+def _aligned_lines(path: Path, expected: int, why: str) -> list[str]:
+    """The lines of a line-aligned file (one final newline allowed); exactly ``expected`` of them."""
+    lines = _read_lines(path)
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+    if len(lines) != expected:
+        raise ParallelFormatError(f"{path} has {len(lines)} lines but {why}")
+    return lines
+
+
 # -- Bible --------------------------------------------------------------------
 def _chapter(ref: str) -> str:
     """``"GEN 1:1"`` -> ``"GEN 1"``."""
@@ -163,14 +173,10 @@ def read_ebible(path: str | Path, vref: str | Path | None = None) -> dict[str, s
         if not vref.exists():
             vref = locate("bible/ebible/vref.txt")
     refs = [r for r in _read_lines(_resolve(vref)) if r.strip()]
-    lines = _read_lines(path)
-    if lines and lines[-1] == "":
-        lines = lines[:-1]
-    if len(lines) != len(refs):
-        raise ParallelFormatError(
-            f"{path} has {len(lines)} lines but {vref} lists {len(refs)} verses; an eBible text must "
-            "have exactly one line per vref.txt entry (use the vref.txt it was extracted with)"
-        )
+    lines = _aligned_lines(
+        path, len(refs), f"{vref} lists {len(refs)} verses; an eBible text must have exactly one line "
+        "per vref.txt entry (use the vref.txt it was extracted with)"
+    )
     chapters: dict[str, list[str]] = {}
     present: dict[str, bool] = {}
     for ref, line in zip(refs, lines, strict=True):
@@ -387,14 +393,10 @@ def read_line_aligned(
     texts: dict[str, list[str | None]] = {}
     for lang, f in files.items():
         lang = normalize_language(lang)
-        lines = _read_lines(_resolve(f))
-        if lines and lines[-1] == "":
-            lines = lines[:-1]
-        if len(lines) != len(doc_ids):
-            raise ParallelFormatError(
-                f"{f} has {len(lines)} lines but there are {len(doc_ids)} document ids; "
-                "line-aligned files need one line per id"
-            )
+        lines = _aligned_lines(
+            _resolve(f), len(doc_ids),
+            f"there are {len(doc_ids)} document ids; line-aligned files need one line per id",
+        )
         grouped: dict[str, list[str]] = {d: [] for d in order}
         for d, line in zip(doc_ids, lines, strict=True):
             if line.strip():
