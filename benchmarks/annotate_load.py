@@ -32,6 +32,7 @@ def main() -> int:
                                kill_after=args.kill_after, timeout=args.timeout)
     print(json.dumps(report, indent=1))
     print(f"throughput: {report['throughput_before_kill']:.0f} judgments/s before the kill, "
+          f"{report['throughput_after_restart']:.0f} after the restart, "
           f"{report['throughput_overall']:.0f} judgments/s overall including a "
           f"{report['restart_seconds']:.2f} s restart")
     ok = (report["lost"] == 0 and report["stored_more_than_once"] == 0 and not report["client_errors"]

@@ -179,3 +179,4 @@ def test_load_crash_and_retry_exactly_once(tmp_path):
     assert report["acknowledged"] == 2000 and report["acked_before_kill"] < 2000
     assert report["lost"] == 0 and report["stored_more_than_once"] == 0
     assert report["stored_rows"] == 2000 and report["stored_unacknowledged"] == 0
+    assert report["replays_answered_duplicate"] == 50 * 4  # every 10th of 40 judgments per client replayed

@@ -71,45 +71,68 @@ def start_server(study_path: Path, db: Path, port: int, annotators: list[str]) -
 
 
 class Client(threading.Thread):
-    """One simulated annotator: answers its items in order, retrying each with the same key until acked."""
+    """One simulated annotator: answers its items in order, retrying each with the same key until acked.
+
+    Every ``replay_every``-th acknowledged judgment is sent once more with its
+    key, as a client does when a response is lost; the server must answer
+    "duplicate" and store nothing.
+    """
+
+    replay_every = 10
 
     def __init__(self, token: str, items: list[dict], port: int, deadline: float, acked: list, lock):
         super().__init__(daemon=True)
         self.token, self.items, self.port, self.deadline = token, items, port, deadline
         self.acked, self.lock = acked, lock
         self.retries = 0
+        self.replays = 0
         self.error: str | None = None
 
     def run(self) -> None:
         conn = None
-        for item in self.items:
+        for n, item in enumerate(self.items):
             body = json.dumps({"item_id": item["id"], "response": item["options"][0],
                                "key": uuid.uuid4().hex}).encode()
-            while True:
-                if time.monotonic() > self.deadline:
-                    self.error = "deadline passed"
+            for attempt in range(2 if n % self.replay_every == 0 else 1):
+                conn = self._send(conn, item, body, replay=attempt == 1)
+                if self.error:
                     return
-                try:
-                    conn = conn or http.client.HTTPConnection(HOST, self.port, timeout=5)
-                    conn.request("POST", f"/api/{self.token}/judgments", body,
-                                 {"Content-Type": "application/json"})
-                    resp = conn.getresponse()
-                    reply = json.loads(resp.read() or b"{}")
-                    if resp.status == 200:
-                        with self.lock:
-                            self.acked.append((json.loads(body)["key"], item["id"], item["options"][0],
-                                               reply["status"]))
-                        break
-                    self.error = f"HTTP {resp.status}: {reply}"
-                    return
-                except (OSError, http.client.HTTPException, ValueError):
-                    self.retries += 1
-                    if conn is not None:
-                        conn.close()
-                    conn = None
-                    time.sleep(0.02)
         if conn is not None:
             conn.close()
+
+    def _send(self, conn, item, body, replay):
+        """POST ``body`` until the server acknowledges it; return the (possibly new) connection.
+
+        Failed attempts back off exponentially from 20 ms to 250 ms.
+        """
+        failures = 0
+        while True:
+            if time.monotonic() > self.deadline:
+                self.error = "deadline passed"
+                return conn
+            try:
+                conn = conn or http.client.HTTPConnection(HOST, self.port, timeout=5)
+                conn.request("POST", f"/api/{self.token}/judgments", body,
+                             {"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                reply = json.loads(resp.read() or b"{}")
+            except (OSError, http.client.HTTPException, ValueError):
+                self.retries += 1
+                if conn is not None:
+                    conn.close()
+                conn = None
+                time.sleep(min(0.02 * 2 ** failures, 0.25))
+                failures += 1
+                continue
+            if resp.status != 200 or (replay and reply.get("status") != "duplicate"):
+                self.error = f"HTTP {resp.status}: {reply} (replay={replay})"
+            elif replay:
+                self.replays += 1
+            else:
+                with self.lock:
+                    self.acked.append((json.loads(body)["key"], item["id"], item["options"][0],
+                                       reply["status"]))
+            return conn
 
 
 def run(workdir: Path, n_clients: int = 50, n_judgments: int = 2000, kill_after: float = 0.4,
@@ -148,13 +171,16 @@ def run(workdir: Path, n_clients: int = 50, n_judgments: int = 2000, kill_after:
     proc.wait()
     proc = start_server(study_path, db, port, names)
     t_up = time.monotonic()
+    acked_at_restart = len(acked)
     for c in clients:
         c.join(max(0.0, deadline - time.monotonic()))
     t_end = time.monotonic()
     proc.terminate()
     proc.wait(timeout=10)
-    return _audit(db, acked, clients, n_judgments, acked_before_kill,
-                  first_phase=t_kill - t0, downtime=t_up - t_kill, total=t_end - t0)
+    report = _audit(db, acked, clients, n_judgments, acked_before_kill,
+                    first_phase=t_kill - t0, downtime=t_up - t_kill, total=t_end - t0)
+    report["throughput_after_restart"] = round((len(acked) - acked_at_restart) / max(t_end - t_up, 1e-9), 1)
+    return report
 
 
 def _audit(db: Path, acked, clients, n_judgments, acked_before_kill, first_phase, downtime, total) -> dict:
@@ -176,6 +202,7 @@ def _audit(db: Path, acked, clients, n_judgments, acked_before_kill, first_phase
         "stored_unacknowledged": len(set(by_key) - acked_keys),
         "client_errors": [c.error for c in clients if c.error],
         "client_retries": sum(c.retries for c in clients),
+        "replays_answered_duplicate": sum(c.replays for c in clients),
         "acked_before_kill": acked_before_kill, "seconds_before_kill": round(first_phase, 3),
         "restart_seconds": round(downtime, 3), "seconds_total": round(total, 3),
         "throughput_before_kill": round(acked_before_kill / max(first_phase, 1e-9), 1),
