@@ -14,6 +14,8 @@ from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models.base import TopicModel, check_topic_word
 from tealeaves.models.polylingual import PolylingualTopicModel
 
+pytestmark = pytest.mark.xdist_group("pltm-synthetic")
+
 K, V, N_TUPLES, LENGTH = 5, 40, 300, 60
 LANGS = ("en", "sv", "tr")
 
@@ -29,7 +31,9 @@ def draw_corpus(n_tuples: int, seed: int, phis=None, alpha: float = 0.1):
         docs = []
         for t in range(n_tuples):
             z = rng.choice(K, size=LENGTH, p=theta[t])
-            docs.append(np.array([rng.choice(V, p=phis[x][k]) for k in z], dtype=np.int32))
+            cdf = np.cumsum(phis[x][z], axis=1)  # inverse-CDF draw of each token's word
+            words = (rng.random(LENGTH)[:, None] * cdf[:, -1:] >= cdf).sum(axis=1)
+            docs.append(np.minimum(words, V - 1).astype(np.int32))
         if li == 2:  # the third language is missing from every fourth tuple
             docs = [d if t % 4 else d[:0] for t, d in enumerate(docs)]
         lengths = np.array([0] + [len(d) for d in docs])
