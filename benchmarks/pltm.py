@@ -19,6 +19,7 @@ says so and compares with the published-anchor figure instead.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import tempfile
@@ -102,6 +103,9 @@ def main() -> None:
           f"{ours['cpu']:.2f}s CPU in sweeps ({ours['wall']:.2f}s wall for the whole fit); "
           f"{ours['rate'] / 1e6:.2f}M token samples/s/thread "
           f"({ours['rate_wall'] / 1e6:.2f}M by wall time); final log-likelihood {ours['final_ll']:.1f}")
+
+    print(f"load average (1, 5, 15 min) after the fit: {os.getloadavg()}; on {os.cpu_count()} CPUs "
+          "(wall-time figures shrink when other processes share the CPUs; CPU time does not)")
 
     mallet = shutil.which("mallet")
     if mallet:
