@@ -217,6 +217,11 @@ def test_cli_score_reads_real_export_with_column_mapping(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["n_annotators"] == 3 and len(out["topics"]) == 6
     assert json.loads((tmp_path / "scores.json").read_text())["topics"] == out["topics"]
+    assert main(["human", "score", str(tmp_path / "mturk.tsv"), "--study", str(path), "--format", "json",
+                 "--columns", "item_id=Input.item,annotator=WorkerId,response=Answer",
+                 "--annotators", "a,b"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_annotators"] == 2 and out["import"]["excluded"]["unknown_annotator"] == len(study)
     assert main(["human", "score", str(tmp_path / "mturk.tsv"), "--study", str(path)]) == 1
     assert "--columns" in capsys.readouterr().err
 

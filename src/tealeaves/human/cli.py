@@ -119,6 +119,8 @@ def _add_score(p) -> None:
     p.add_argument("--study", required=True)
     p.add_argument("--columns", help="column mapping OURS=THEIRS,..., e.g. annotator=WorkerId")
     p.add_argument("--strict", action="store_true", help="fail on any unusable row instead of excluding it")
+    p.add_argument("--annotators", help="comma-separated known annotators; rows of others are excluded "
+                   "(default: the study's list, if it has one)")
     p.add_argument("--min-check-accuracy", type=float, default=1.0,
                    help="exclude annotators below this share of correct check answers (default 1.0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split-half reliability")
@@ -133,7 +135,8 @@ def _score(args) -> int:
     from tealeaves.human.study import Study
 
     study = Study.load(args.study)
-    results = read_results(args.results, study, parse_column_map(args.columns), strict=args.strict)
+    results = read_results(args.results, study, parse_column_map(args.columns), strict=args.strict,
+                           annotators=_csv(args.annotators))
     report = score(results, study, min_check_accuracy=args.min_check_accuracy, seed=args.seed)
     if args.out:
         Path(args.out).write_text(dump_json(report), encoding="utf-8")

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tealeaves.human.items import RATING_SCALE
+from tealeaves.human.items import RATING_SCALE, StudyError
 from tealeaves.human.study import Study
 
 #: Columns of the long results format, in order (the first three are required).
@@ -58,8 +58,6 @@ def export_items(study: Study, path: str | Path, fmt: str | None = None) -> Path
             writer.writeheader()
             writer.writerows(rows)
     else:
-        from tealeaves.human.items import StudyError
-
         raise StudyError(f"unknown item export format {fmt!r}; use csv or json")
     return path
 
