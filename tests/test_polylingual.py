@@ -227,3 +227,74 @@ def test_beta_concentration_fixed_point_matches_direct_mle():
 
     direct = np.exp(minimize_scalar(nll, bounds=(-8, 4), method="bounded", options={"xatol": 1e-10}).x)
     assert value / n_dims == pytest.approx(direct, rel=1e-4)
+
+
+def _tiny_layout():
+    """Two linked tuples: tuple 0 has en words [0, 1] and sv word [0]; tuple 1 has en [1], sv [1]."""
+    from tealeaves.models.polylingual import _layout
+
+    en = Corpus(Vocabulary(["a", "b"]), np.array([0, 1, 1], np.int32), np.array([0, 2, 3]), ["0", "1"])
+    sv = Corpus(Vocabulary(["x", "y"]), np.array([0, 1], np.int32), np.array([0, 1, 2]), ["0", "1"])
+    ac = AlignedCorpus(["en", "sv"], {"en": en, "sv": sv}, {"en": np.ones(2, bool), "sv": np.ones(2, bool)},
+                       ["0", "1"])
+    return _layout(ac, ["en", "sv"], np.array([0, 2, 4]), np.ones(2, bool))
+
+
+def test_gibbs_sampler_matches_exact_posterior_by_enumeration():
+    import itertools
+
+    lay = _tiny_layout()
+    n_topics, alpha, beta, sizes = 2, np.array([0.5, 0.8]), np.array([0.3, 0.6]), np.array([2, 2])
+    langs = np.repeat(lay.seg_lang, np.diff(lay.seg_start))
+    rows = np.repeat(lay.seg_row, np.diff(lay.seg_start))
+
+    def log_joint(z):  # sequential Polya-urn predictive probabilities: independent of the kernels
+        lp, n_rk, n_wk, n_lk = 0.0, np.zeros((2, 2)), np.zeros((4, 2)), np.zeros((2, 2))
+        for i, k in enumerate(z):
+            r, lang, w = rows[i], langs[i], lay.tokens[i]
+            lp += np.log((n_rk[r, k] + alpha[k]) / (n_rk[r].sum() + alpha.sum()))
+            lp += np.log((n_wk[w, k] + beta[lang]) / (n_lk[lang, k] + sizes[lang] * beta[lang]))
+            n_rk[r, k] += 1
+            n_wk[w, k] += 1
+            n_lk[lang, k] += 1
+        return lp
+
+    states = list(itertools.product(range(n_topics), repeat=len(lay.tokens)))
+    exact = np.exp([log_joint(s) for s in states])
+    exact /= exact.sum()
+    z = np.zeros(len(lay.tokens), np.int32)
+    n_wk, n_lk, n_rk = np.zeros((4, 2), np.int32), np.zeros((2, 2), np.int32), np.zeros((2, 2), np.int32)
+    kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, 1)
+    freq = np.zeros(len(states))
+    index = {s: i for i, s in enumerate(states)}
+    n_sweeps = 40_000
+    for it in range(n_sweeps):
+        kern.gibbs_sweep(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk,
+                         alpha, beta, beta * sizes, it + 2)
+        freq[index[tuple(z)]] += 1
+    assert 0.5 * np.abs(freq / n_sweeps - exact).sum() < 0.02
+
+
+def test_log_likelihood_matches_sequential_predictive_product():
+    from tealeaves.models.polylingual import _log_likelihood
+
+    rng = np.random.default_rng(3)
+    n_rk = rng.integers(0, 5, size=(3, 4))
+    n_wk = rng.integers(0, 3, size=(5, 4))  # language 0 owns words 0-1, language 1 words 2-4
+    sizes = np.array([2, 3])
+    n_lk = np.stack([n_wk[:2].sum(0), n_wk[2:].sum(0)])
+    alpha, beta = np.array([0.2, 0.5, 0.1, 0.9]), np.array([0.05, 0.4])
+
+    def polya(counts, prior):  # log probability of one sequence with these counts, token by token
+        seen, lp, total = np.zeros_like(prior), 0.0, 0
+        for k in np.repeat(np.arange(len(counts)), counts):
+            lp += np.log((seen[k] + prior[k]) / (total + prior.sum()))
+            seen[k] += 1
+            total += 1
+        return lp
+
+    expected = sum(polya(n_rk[r], alpha) for r in range(3))
+    for lang, (lo, hi) in enumerate([(0, 2), (2, 5)]):
+        for k in range(4):
+            expected += polya(n_wk[lo:hi, k], np.full(hi - lo, beta[lang]))
+    assert _log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes) == pytest.approx(expected, rel=1e-10)
