@@ -298,3 +298,28 @@ def test_log_likelihood_matches_sequential_predictive_product():
         for k in range(4):
             expected += polya(n_wk[lo:hi, k], np.full(hi - lo, beta[lang]))
     assert _log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes) == pytest.approx(expected, rel=1e-10)
+
+
+def test_fold_in_matches_exact_posterior_mean_of_theta():
+    import itertools
+
+    en = Corpus(Vocabulary(["a", "b"]), np.array([0, 1, 1], np.int32), np.array([0, 3]), ["0"])
+    sv = Corpus(Vocabulary(["x", "y"]), np.array([0], np.int32), np.array([0, 1]), ["0"])
+    ac = AlignedCorpus(["en", "sv"], {"en": en, "sv": sv}, {"en": np.ones(1, bool), "sv": np.ones(1, bool)},
+                       ["0"])
+    model = PolylingualTopicModel(2, n_iter=2, optimize_interval=0, random_state=0).fit(ac)
+    model.alpha_ = np.array([0.4, 1.1])
+    model.topic_word_ = {"en": np.array([[0.8, 0.2], [0.3, 0.7]]), "sv": np.array([[0.1, 0.9], [0.6, 0.4]])}
+    phi = [model.topic_word_["en"][:, 0], model.topic_word_["en"][:, 1], model.topic_word_["en"][:, 1],
+           model.topic_word_["sv"][:, 0]]
+    post, mean = 0.0, np.zeros(2)
+    for z in itertools.product(range(2), repeat=4):
+        counts = np.bincount(z, minlength=2)
+        # p(z) under the Dirichlet-multinomial times p(w | z, phi)
+        pz = np.exp(gammaln(counts + model.alpha_).sum() - gammaln(model.alpha_).sum()
+                    + gammaln(model.alpha_.sum()) - gammaln(4 + model.alpha_.sum()))
+        p = pz * np.prod([phi[i][k] for i, k in enumerate(z)])
+        post += p
+        mean += p * (counts + model.alpha_) / (4 + model.alpha_.sum())
+    theta = model.transform(ac, n_iter=30_000, burn_in=100, thin=1)
+    np.testing.assert_allclose(theta[0], mean / post, atol=0.01)
