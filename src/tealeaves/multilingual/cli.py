@@ -7,7 +7,10 @@ from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.errors import TealeavesError
-from tealeaves.multilingual.reference import REFERENCES
+
+#: Reference corpora ``tealeaves cnpmi`` builds from ``$TEALEAVES_DATA`` (see ``named_reference``).
+REFERENCES = ("bible", "flores", "ntrex", "tico19", "udhr")
+LANGUAGES = ("ro", "sv", "am", "tl", "tr", "zh")
 
 
 def register(subparsers) -> None:
@@ -66,4 +69,36 @@ def _cnpmi(args) -> int:
     print(format_table(rows))
     for s in scores:
         print(s.signature)
+    return 0
+
+
+def add_bible_vs_modern_parser(subparsers) -> None:
+    """Register ``bible-vs-modern`` under ``tealeaves reproduce`` (kept here: importing it is cheap)."""
+    p = subparsers.add_parser("bible-vs-modern", help="Bible-to-modern coherence estimator (Hao et al. 2018)")
+    p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
+    p.add_argument("--languages", nargs="+", default=None, help=f"languages paired with English {LANGUAGES}")
+    p.add_argument("--rich", choices=("heldout", "all"), default="heldout",
+                   help="rich reference: modern tuples not used for training (default) or all of them")
+    p.add_argument("--n-iter", type=int, default=None, help="Gibbs sweeps per model")
+    p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
+    add_format_option(p)
+    p.set_defaults(func=_bible_vs_modern)
+
+
+def _bible_vs_modern(args) -> int:
+    import sys
+
+    from tealeaves.reproduce.bible_vs_modern import Config, report, run
+
+    config = Config.quick() if args.quick else Config()
+    if args.languages:
+        config.languages = tuple(args.languages)
+    if args.n_iter:
+        config.n_iter = args.n_iter
+    config.rich = args.rich
+    result = run(config, log=lambda m: print(m, file=sys.stderr))
+    if args.topics_csv:
+        result["topics"].to_csv(args.topics_csv, index=False)
+    result.pop("topics")
+    print(dump_json(result) if args.format == "json" else report(result))
     return 0

@@ -29,6 +29,10 @@ def register(subparsers) -> None:
     add_format_option(reuters)
     reuters.set_defaults(func=_reuters)
 
+    from tealeaves.multilingual.cli import add_bible_vs_modern_parser  # bible-vs-modern (multilingual area)
+
+    add_bible_vs_modern_parser(sub)
+
 
 def _five_term(args) -> int:
     from tealeaves.reproduce.five_term import five_term_table
