@@ -182,20 +182,23 @@ def test_multilingual_bad_input():
 
 
 def test_topic_with_too_few_candidate_words_is_excluded_and_empty_study_is_an_error():
-    # Topic 2 puts all its mass on words that no other topic has in its top ten... only
-    # the bottom half is the other topics' block, so give it a five-word vocabulary instead.
-    tiny = FixedTopicModel(np.full((3, 5), 0.2), list("abcde"))
+    tiny = FixedTopicModel(np.full((3, 5), 0.2), list("abcde"))  # five words: no six distinct candidates
     with pytest.raises(EmptyInputError, match="no items"):
         build_study(tiny, tasks=["word_intrusion"], n_checks=0)
     items, excluded = it.word_intrusion_items(tiny, None, np.random.default_rng(0))
     assert not items and len(excluded) == 3 and "fewer than the 6 distinct words" in excluded[0]["reason"]
-    # a topic whose bottom half holds no other topic's top-ten word: excluded with its reason
-    model = block_model(n_topics=2, n_words=40, block=12)
+    # Topic 0 ranks topic 1's top ten (words 10-19) in its own top half, so no word of its bottom half
+    # (20-39) is in another topic's top ten: excluded.  Topic 1 ranks topic 0's words (0-9) last: fine.
+    phi = np.full((2, 40), 1e-3)
+    phi[0, :10], phi[0, 10:20] = 1.0, 0.1
+    phi[1, 10:20], phi[1, 20:], phi[1, :10] = 1.0, 0.01, 1e-4
+    model = FixedTopicModel(phi / phi.sum(axis=1, keepdims=True), [f"w{i}" for i in range(40)])
     study = build_study(model, tasks=["word_intrusion", "rating"], n_checks=0, seed=0)
-    reasons = {e["topic"]: e["reason"] for e in study.excluded}
-    for k in range(2):
-        rule_ok = bool(it.intruder_candidates(it.topic_rankings(model), k).size)
-        assert (k in reasons) == (not rule_ok)
+    assert [(e["task"], e["topic"]) for e in study.excluded] == [("word_intrusion", 0)]
+    assert "fewer than 6 distinct candidate words" in study.excluded[0]["reason"]
+    (wi,) = [i for i in study.items if i["task"] == "word_intrusion"]
+    assert wi["topic"] == 1 and int(wi["answer"][1:]) < 10
+    assert len([i for i in study.items if i["task"] == "rating"]) == 2
 
 
 def test_unknown_task_and_missing_inputs():
