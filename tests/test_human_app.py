@@ -33,7 +33,8 @@ def small_study(**kw):
     ml = {"en": model.top_words(5), "fr": [[w + "_fr" for w in t] for t in model.top_words(5)]}
     args = dict(tasks=["word_intrusion", "rating", "topic_intrusion", "multilingual_rating"], topics=[0, 1],
                 doc_topic=theta, titles=[f"Title {d}" for d in range(5)], texts=["Body text. " * 20] * 5,
-                documents=[0], multilingual=ml, n_checks=1, rating_words=5, seed=3, name="small")
+                documents=[0], multilingual=ml, n_checks=1, rating_words=5, seed=3, name="small",
+                confidence=True)
     args.update(kw)
     return build_study(model, **args)
 
@@ -140,7 +141,8 @@ def test_two_annotators_complete_a_study_in_chromium(running):
 
     study, store, tokens, port, tmp_path = running
 
-    def by_click(page, options):
+    def by_click(page, options):  # alice also gives her confidence, "high"
+        page.check("input[name=confidence][value='3']")
         value = options[-1]
         page.click(f"button.option[data-value='{value}']")
         return value
@@ -169,6 +171,8 @@ def test_two_annotators_complete_a_study_in_chromium(running):
     assert {(r["item_id"], r["annotator"], r["response"]) for r in rows} == expected
     assert len(rows) == len(expected) == 2 * len(study)
     assert all(r["platform"] == "tealeaves-app" and float(r["time"]) >= 0 for r in rows)
+    assert {r["confidence"] for r in rows if r["annotator"] == "alice"} == {"3.0"}
+    assert {r["confidence"] for r in rows if r["annotator"] == "bob"} == {""}
 
 
 def test_load_crash_and_retry_exactly_once(tmp_path):
