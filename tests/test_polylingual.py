@@ -111,6 +111,10 @@ def test_chains_keep_the_best(data):
     assert len(model.chain_log_likelihoods_) == 3
     assert model.log_likelihood_trace_[-1] == model.chain_log_likelihoods_.max()
     assert len(set(model.chain_log_likelihoods_)) == 3
+    threaded = PolylingualTopicModel(K, n_iter=20, n_chains=3, random_state=5, n_jobs=2)
+    threaded.fit(corpus.subset(range(60)))
+    np.testing.assert_array_equal(threaded.chain_log_likelihoods_, model.chain_log_likelihoods_)
+    np.testing.assert_array_equal(threaded.topic_word_["en"], model.topic_word_["en"])
 
 
 def test_link_fraction_zero_shares_no_theta(data):

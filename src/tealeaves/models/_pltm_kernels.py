@@ -22,8 +22,9 @@ token leaves and joins (MALLET's ``cachedCoefficients``), so each token costs
 one vectorised pass of multiply-adds for the normaliser plus a walk that stops
 at the sampled topic.
 
-Random numbers come from numba's Mersenne Twister, seeded at the start of each
-call, so a run is repeated exactly by its seeds.
+Random numbers come from numba's Mersenne Twister (one state per thread), seeded
+at the start of each call, so a run is repeated exactly by its seeds.  The
+sampling kernels release the GIL, so chains can run in parallel threads.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed):
     """Assign every token a uniformly random topic and fill the count tables."""
     np.random.seed(seed)
@@ -50,7 +51,7 @@ def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed)
             n_rk[row, k] += 1
 
 
-@numba.njit(cache=True, fastmath=True)
+@numba.njit(cache=True, fastmath=True, nogil=True)
 def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed):
     """One collapsed Gibbs sweep over every token, segment by segment."""
     np.random.seed(seed)

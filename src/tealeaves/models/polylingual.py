@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,6 +120,8 @@ class PolylingualTopicModel:
         ``theta``); the others are split into monolingual documents.
     evaluate_every : record the log-likelihood every this many sweeps.
     random_state : integer seed; the same seed repeats a fit exactly.
+    n_jobs : chains run in this many threads at once (the kernels release the
+        GIL); results do not depend on it.
 
     Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
     ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
@@ -141,6 +144,7 @@ class PolylingualTopicModel:
         link_fraction: float = 1.0,
         evaluate_every: int = 10,
         random_state: int | None = 0,
+        n_jobs: int = 1,
     ):
         self.n_topics = n_topics
         self.alpha = alpha
@@ -153,6 +157,7 @@ class PolylingualTopicModel:
         self.link_fraction = link_fraction
         self.evaluate_every = evaluate_every
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # -- fitting ------------------------------------------------------------
     def _check_params(self, corpus: AlignedCorpus) -> None:
@@ -193,17 +198,18 @@ class PolylingualTopicModel:
         lay = _layout(corpus, self.languages_, self._offsets, linked)
         self.n_tokens_ = int(len(lay.tokens))
         self.n_tuples_ = len(corpus)
-        best, results = None, []
         start = time.perf_counter()
-        for chain in range(int(self.n_chains)):
-            res = self._run_chain(lay, sizes, K, chain)
-            results.append(res)
-            if best is None or res["log_likelihood"] > best["log_likelihood"]:
-                best = res
+        chains = range(int(self.n_chains))
+        workers = max(1, min(int(self.n_jobs), len(chains)))
+        if workers == 1:
+            results = [self._run_chain(lay, sizes, K, c) for c in chains]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(lambda c: self._run_chain(lay, sizes, K, c), chains))
         self.sampling_seconds_ = time.perf_counter() - start
         self.chain_log_likelihoods_ = np.array([r["log_likelihood"] for r in results])
         self.best_chain_ = int(np.argmax(self.chain_log_likelihoods_))
-        self._store(best, lay, sizes)
+        self._store(results[self.best_chain_], lay, sizes)
         return self
 
     def _run_chain(self, lay: _Layout, sizes: np.ndarray, K: int, chain: int) -> dict:
