@@ -71,12 +71,112 @@ def _intersect_count(a, a0, a1, b, b0, b1, mask, use_mask):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_doc_kernel(a_docs, a_ptr, b_docs, b_ptr, pairs, mask, use_mask):
-    out = np.zeros(len(pairs), dtype=np.int64)
-    for m in range(len(pairs)):
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space):
+    """Co-document counts of pairs ``(left i, right j)``.
+
+    A pair of two *dense* words (postings longer than ``n_space / 64``) is
+    counted by AND-ing bitsets (``n_space / 64`` operations, fewer than either
+    posting list); any other pair by probing the shorter posting list against a
+    scratch bitmap of the longer one, so each pair costs at most its shorter
+    postings.  Pairs are grouped by their longer ("anchor") word.
+    """
+    # local views: word i of the left list has postings a_docs[a_ptr[i]:a_ptr[i + 1]]
+    a_ptr = np.empty((len(a_ids), 2), dtype=np.int64)
+    for i in range(len(a_ids)):
+        a_ptr[i, 0] = a_ptr0[a_ids[i]]
+        a_ptr[i, 1] = a_ptr0[a_ids[i] + 1]
+    b_ptr = np.empty((len(b_ids), 2), dtype=np.int64)
+    for j in range(len(b_ids)):
+        b_ptr[j, 0] = b_ptr0[b_ids[j]]
+        b_ptr[j, 1] = b_ptr0[b_ids[j] + 1]
+    n_pairs = len(pairs)
+    out = np.zeros(n_pairs, dtype=np.int64)
+    n_blocks = (n_space + 63) // 64
+    threshold = n_blocks  # dense: longer than n_space / 64
+    n_a = len(a_ids)
+    n_b = len(b_ids)
+    # bitsets of the dense words (left ones masked, so masked counts need no extra check)
+    a_slot = np.full(n_a, -1, dtype=np.int64)
+    b_slot = np.full(n_b, -1, dtype=np.int64)
+    n_dense_a = 0
+    n_dense_b = 0
+    for i in range(n_a):
+        if a_ptr[i, 1] - a_ptr[i, 0] > threshold:
+            a_slot[i] = n_dense_a
+            n_dense_a += 1
+    for j in range(n_b):
+        if b_ptr[j, 1] - b_ptr[j, 0] > threshold:
+            b_slot[j] = n_dense_b
+            n_dense_b += 1
+    a_bits = np.zeros((n_dense_a, n_blocks), dtype=np.uint64)
+    b_bits = np.zeros((n_dense_b, n_blocks), dtype=np.uint64)
+    for i in range(n_a):
+        if a_slot[i] >= 0:
+            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                d = a_docs[k]
+                if not use_mask or mask[d]:
+                    a_bits[a_slot[i], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+    for j in range(n_b):
+        if b_slot[j] >= 0:
+            for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                d = b_docs[k]
+                b_bits[b_slot[j], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+    # anchor of each pair: its longer side; group pairs by anchor to reuse one scratch bitmap
+    key = np.empty(n_pairs, dtype=np.int64)
+    for m in range(n_pairs):
         i, j = pairs[m, 0], pairs[m, 1]
-        out[m] = _intersect_count(a_docs, a_ptr[i], a_ptr[i + 1], b_docs, b_ptr[j], b_ptr[j + 1],
-                                  mask, use_mask)
+        la = a_ptr[i, 1] - a_ptr[i, 0]
+        lb = b_ptr[j, 1] - b_ptr[j, 0]
+        key[m] = i if la >= lb else n_a + j
+    order = np.argsort(key)
+    scratch = np.zeros(n_space, dtype=np.bool_)
+    current = -1
+    for r in range(n_pairs):
+        m = order[r]
+        i, j = pairs[m, 0], pairs[m, 1]
+        if a_slot[i] >= 0 and b_slot[j] >= 0:
+            x = a_bits[a_slot[i]]
+            y = b_bits[b_slot[j]]
+            n = 0
+            for blk in range(n_blocks):
+                n += _popcount(x[blk] & y[blk])
+            out[m] = n
+            continue
+        if key[m] != current:  # load the anchor's postings into the scratch bitmap
+            if current >= 0:
+                if current < n_a:
+                    for k in range(a_ptr[current, 0], a_ptr[current, 1]):
+                        scratch[a_docs[k]] = False
+                else:
+                    for k in range(b_ptr[current - n_a, 0], b_ptr[current - n_a, 1]):
+                        scratch[b_docs[k]] = False
+            current = key[m]
+            if current < n_a:
+                for k in range(a_ptr[current, 0], a_ptr[current, 1]):
+                    scratch[a_docs[k]] = True
+            else:
+                for k in range(b_ptr[current - n_a, 0], b_ptr[current - n_a, 1]):
+                    scratch[b_docs[k]] = True
+        n = 0
+        if current < n_a:  # probe the right word's postings
+            for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                d = b_docs[k]
+                if scratch[d] and (not use_mask or mask[d]):
+                    n += 1
+        else:
+            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                d = a_docs[k]
+                if scratch[d] and (not use_mask or mask[d]):
+                    n += 1
+        out[m] = n
     return out
 
 
@@ -173,32 +273,46 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends):
-    out = np.zeros(len(pairs), dtype=np.int64)
-    for m in range(len(pairs)):
+def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, n_space):
+    """Windows shared by each pair: the shorter word's documents are probed against a scratch map
+    (document -> posting) of the longer word's, then their interval lists are intersected by a sweep."""
+    n_pairs = len(pairs)
+    out = np.zeros(n_pairs, dtype=np.int64)
+    key = np.empty(n_pairs, dtype=np.int64)
+    for m in range(n_pairs):
         a, b = pairs[m, 0], pairs[m, 1]
-        i, i1 = wptr[a], wptr[a + 1]
-        j, j1 = wptr[b], wptr[b + 1]
+        key[m] = a if wptr[a + 1] - wptr[a] >= wptr[b + 1] - wptr[b] else b
+    order = np.argsort(key)
+    slot = np.full(n_space, -1, dtype=np.int64)
+    current = -1
+    for r in range(n_pairs):
+        m = order[r]
+        a, b = pairs[m, 0], pairs[m, 1]
+        anchor = key[m]
+        other = b if anchor == a else a
+        if anchor != current:
+            if current >= 0:
+                for g in range(wptr[current], wptr[current + 1]):
+                    slot[docs[g]] = -1
+            current = anchor
+            for g in range(wptr[current], wptr[current + 1]):
+                slot[docs[g]] = g
         total = 0
-        while i < i1 and j < j1:
-            if docs[i] < docs[j]:
-                i += 1
-            elif docs[j] < docs[i]:
-                j += 1
-            else:
-                u, u1 = iptr[i], iptr[i + 1]
-                v, v1 = iptr[j], iptr[j + 1]
-                while u < u1 and v < v1:
-                    lo = starts[u] if starts[u] > starts[v] else starts[v]
-                    hi = ends[u] if ends[u] < ends[v] else ends[v]
-                    if hi >= lo:
-                        total += hi - lo + 1
-                    if ends[u] < ends[v]:
-                        u += 1
-                    else:
-                        v += 1
-                i += 1
-                j += 1
+        for h in range(wptr[other], wptr[other + 1]):
+            g = slot[docs[h]]
+            if g < 0:
+                continue
+            u, u1 = iptr[g], iptr[g + 1]
+            v, v1 = iptr[h], iptr[h + 1]
+            while u < u1 and v < v1:
+                lo = starts[u] if starts[u] > starts[v] else starts[v]
+                hi = ends[u] if ends[u] < ends[v] else ends[v]
+                if hi >= lo:
+                    total += hi - lo + 1
+                if ends[u] < ends[v]:
+                    u += 1
+                else:
+                    v += 1
         out[m] = total
     return out
 
@@ -279,15 +393,22 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     a_docs, a_ptr = _concat(left)
     b_docs, b_ptr = (a_docs, a_ptr) if right is left else _concat(right)
     m, use = _as_mask(mask)
-    return _pair_doc_kernel(a_docs, a_ptr, b_docs, b_ptr, _as_pairs(pairs), m, use)
+    top = max(int(a_docs.max()) if len(a_docs) else 0, int(b_docs.max()) if len(b_docs) else 0)
+    n_space = max(top + 1, len(m) if use else 0)
+    a_ids = np.arange(len(a_ptr) - 1, dtype=np.int64)
+    b_ids = np.arange(len(b_ptr) - 1, dtype=np.int64)
+    return _pair_doc_kernel(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, _as_pairs(pairs), m, use, n_space)
 
 
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
     """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
-    post = [index.postings(int(w)) for w in word_ids]
+    ids = np.asarray(word_ids, dtype=np.int64)
+    ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
-    return CooccurrenceCounts(index.n_present, document_counts(post), pairs,
-                              pair_document_counts(post, post, pairs), "doc")
+    m, _ = _as_mask(None)
+    joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents)
+    single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
+    return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
 
 def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None) -> int:
@@ -311,6 +432,6 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
         np.asarray(word_ids, dtype=np.int64), arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
         arr["positions"], arr["doc_lengths"], int(window), compat == "gensim")
     pairs = _as_pairs(pairs)
-    joint = _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends)
+    joint = _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents)
     total = index.window_total(int(window))
     return CooccurrenceCounts(total, single, pairs, joint, f"window={int(window)}")

@@ -56,7 +56,7 @@ class CoherenceResult:
     signature: Signature
     topics: list[TopicScore]
     spec: MeasureSpec
-    _matrices: list[pd.DataFrame] = field(repr=False, default_factory=list)
+    _matrices: tuple = field(repr=False, default=())  # (topics x k x k values, valid mask)
 
     @property
     def scores(self) -> list[float | None]:
@@ -80,7 +80,10 @@ class CoherenceResult:
         (all off-diagonal cells for one-one, the lower triangle for one-pre).
         For ``cosine`` it is the NPMI matrix the context vectors are made of.
         """
-        return self._matrices[topic]
+        mat, valid = self._matrices
+        keep = np.flatnonzero(valid[topic])
+        names = [self.topics[topic].words[i] for i in keep]
+        return pd.DataFrame(mat[topic][np.ix_(keep, keep)], index=names, columns=names)
 
     def to_dict(self) -> dict:
         return {"signature": str(self.signature), "measure": self.spec.name, "mean": self.mean,
@@ -279,15 +282,10 @@ def _score_from_counts(topics, missing, valid, joint, single, n, spec):
         values = mat[:, ii, jj]
     # short topics: positions beyond their length are not valid
     scores = aggregate(values, seg_valid, spec.aggregation)
-    n_present = valid.sum(axis=1)
-    results, matrices = [], []
-    for t, words in enumerate(topics):
-        ok = n_present[t] >= 2 and np.isfinite(scores[t])
-        results.append(TopicScore(list(words), float(scores[t]) if ok else None, missing[t]))
-        keep = np.flatnonzero(valid[t])
-        names = [words[i] for i in keep]
-        matrices.append(pd.DataFrame(mat[t][np.ix_(keep, keep)], index=names, columns=names))
-    return results, matrices
+    ok = (valid.sum(axis=1) >= 2) & np.isfinite(scores)
+    results = [TopicScore(list(words), float(scores[t]) if ok[t] else None, missing[t])
+               for t, words in enumerate(topics)]
+    return results, (mat, valid)
 
 
 def score_counts(words: Sequence[str], joint: np.ndarray, n_units: int, measure: str | MeasureSpec = "npmi",
@@ -304,7 +302,8 @@ def score_counts(words: Sequence[str], joint: np.ndarray, n_units: int, measure:
     valid = single > 0
     missing = [[w for w, ok in zip(words, valid[0]) if not ok]]
     results, matrices = _score_from_counts([list(words)], missing, valid, joint, single, int(n_units), spec)
-    return results[0].score, matrices[0]
+    result = CoherenceResult(Signature(spec.name), results, spec, matrices)
+    return results[0].score, result.pair_matrix(0)
 
 
 def _check_zero(spec, joint, seg_valid, ii, jj, topics) -> None:
