@@ -3,6 +3,13 @@
 from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
+from tealeaves.corpus.readers import (
+    RawDocuments,
+    read_corpus,
+    read_jsonl,
+    read_text_folder,
+    read_token_lines,
+)
 from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
 from tealeaves.corpus.vocabulary import Vocabulary
 
@@ -15,6 +22,11 @@ __all__ = [
     "load_reuters_modapte",
     "modapte_split",
     "read_reuters",
+    "RawDocuments",
+    "read_corpus",
+    "read_jsonl",
+    "read_text_folder",
+    "read_token_lines",
     "AlignedCorpus",
     "default_preprocessor",
     "normalize_language",

@@ -1,0 +1,270 @@
+"""Read corpora from common on-disk layouts.
+
+Three layouts are supported, each returning either raw texts (to be fed to a
+:class:`~tealeaves.corpus.preprocess.Preprocessor`) or, for input that is
+already tokenised, a :class:`~tealeaves.corpus.corpus.Corpus` directly:
+
+* a folder of text files, one document per file (:func:`read_text_folder`);
+* a JSON Lines file, one JSON object per document (:func:`read_jsonl`);
+* a file of one document per line, tokens separated by whitespace, with an
+  optional file of document ids, one per line (:func:`read_token_lines`).
+
+:func:`read_corpus` dispatches on the path (folder, ``.jsonl``, anything
+else = token lines) and always returns a :class:`Corpus`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.preprocess import Preprocessor
+from tealeaves.corpus.vocabulary import Vocabulary
+from tealeaves.errors import EmptyInputError, TealeavesError
+
+PathLike = str | os.PathLike[str]
+
+#: Suffixes read as JSON Lines by :func:`read_corpus`.
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+class CorpusFormatError(TealeavesError):
+    """A corpus file is malformed (bad JSON, a missing field, mismatched ids...)."""
+
+
+@dataclass
+class RawDocuments:
+    """Untokenised documents: texts, their ids and optional labels."""
+
+    texts: list[str]
+    ids: list[str]
+    labels: list | None = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def to_corpus(self, preprocessor: Preprocessor | None = None) -> Corpus:
+        """Encode with ``preprocessor``: fitted ones are applied, unfitted ones fitted here first.
+
+        The default is a fresh :class:`Preprocessor` with its default recipe.
+        """
+        pre = Preprocessor() if preprocessor is None else preprocessor
+        if hasattr(pre, "vocabulary_"):
+            return pre.transform(self.texts, self.ids, self.labels)
+        return pre.fit_transform(self.texts, self.ids, self.labels)
+
+
+def _existing(path: PathLike, what: str) -> Path:
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise FileNotFoundError(f"{what} '{p}' does not exist; check the path")
+    return p
+
+
+def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str = "utf-8") -> RawDocuments:
+    """Read every file under ``path`` matching ``glob`` as one document.
+
+    Ids are the files' paths relative to ``path`` (with ``/`` separators), in
+    sorted order; hidden files (any path part starting with ``.``) are skipped.
+    Raises :class:`EmptyInputError` naming the folder when nothing matches.
+    """
+    root = _existing(path, "corpus folder")
+    if not root.is_dir():
+        raise TealeavesError(f"'{root}' is not a folder; give a folder of text files")
+    files = sorted(
+        f for f in root.glob(glob)
+        if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts)
+    )
+    if not files:
+        raise EmptyInputError(
+            f"no file matching '{glob}' in folder '{root}'; put one text file per document there "
+            "or change the glob"
+        )
+    texts = []
+    for f in files:
+        try:
+            texts.append(f.read_text(encoding=encoding))
+        except UnicodeDecodeError as exc:
+            raise CorpusFormatError(
+                f"'{f}' is not valid {encoding} ({exc.reason} at byte {exc.start}); "
+                "pass the right encoding (e.g. encoding='latin-1')"
+            ) from None
+    return RawDocuments(texts, [f.relative_to(root).as_posix() for f in files])
+
+
+def read_jsonl(
+    path: PathLike,
+    text_field: str = "text",
+    id_field: str | None = "id",
+    label_field: str | None = None,
+    encoding: str = "utf-8",
+) -> RawDocuments:
+    """Read one document per line of a JSON Lines file.
+
+    Each non-blank line must be a JSON object holding ``text_field`` (a
+    string) and, unless ``id_field`` is ``None``, ``id_field`` (ids are
+    converted to strings; with ``id_field=None`` they are the 1-based line
+    numbers).  ``label_field``, when given, is read too.  A malformed line or a
+    missing field raises :class:`CorpusFormatError` naming the line number.
+    """
+    p = _existing(path, "JSON Lines file")
+    texts: list[str] = []
+    ids: list[str] = []
+    labels: list = []
+    with open(p, encoding=encoding) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            record = _json_record(line, lineno, p)
+            texts.append(_field(record, text_field, lineno, p, want_str=True))
+            ids.append(str(_field(record, id_field, lineno, p)) if id_field else str(lineno))
+            if label_field is not None:
+                labels.append(_field(record, label_field, lineno, p))
+    if not texts:
+        raise EmptyInputError(f"JSON Lines file '{p}' holds no document")
+    _check_unique(ids, p)
+    return RawDocuments(texts, ids, labels if label_field is not None else None)
+
+
+def _json_record(line: str, lineno: int, path: Path) -> dict:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CorpusFormatError(
+            f"{path}, line {lineno}: malformed JSON ({exc.msg} at column {exc.colno}); "
+            "each line must be one JSON object"
+        ) from None
+    if not isinstance(record, dict):
+        raise CorpusFormatError(
+            f"{path}, line {lineno}: expected a JSON object, got {type(record).__name__}"
+        )
+    return record
+
+
+def _field(record: dict, name: str, lineno: int, path: Path, want_str: bool = False):
+    if name not in record:
+        raise CorpusFormatError(
+            f"{path}, line {lineno}: field '{name}' is missing (fields present: "
+            f"{', '.join(sorted(record)) or 'none'}); choose the field with the text_field/"
+            "id_field/label_field options"
+        )
+    value = record[name]
+    if want_str and not isinstance(value, str):
+        raise CorpusFormatError(
+            f"{path}, line {lineno}: field '{name}' must be a string, got {type(value).__name__}"
+        )
+    return value
+
+
+def _check_unique(ids: Sequence[str], path: Path) -> None:
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise CorpusFormatError(
+                f"document id '{i}' occurs more than once in '{path}'; ids must be unique"
+            )
+        seen.add(i)
+
+
+def read_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
+    """The lines of a text file without their line endings (an empty last line is dropped)."""
+    p = _existing(path, "file")
+    return p.read_text(encoding=encoding).splitlines()
+
+
+def _line_ids(ids_path: PathLike | None, n_docs: int, path: Path, encoding: str) -> list[str]:
+    """Ids for a one-document-per-line file: from ``ids_path``, else 1-based line numbers."""
+    if ids_path is None:
+        return [str(i) for i in range(1, n_docs + 1)]
+    ids = [line.strip() for line in read_lines(ids_path, encoding)]
+    if len(ids) != n_docs:
+        raise CorpusFormatError(
+            f"ids file '{ids_path}' has {len(ids)} lines but '{path}' has {n_docs} documents; "
+            "give one id per document line"
+        )
+    _check_unique(ids, Path(ids_path))
+    return ids
+
+
+def read_token_lines(
+    path: PathLike,
+    ids_path: PathLike | None = None,
+    vocabulary: Vocabulary | None = None,
+    encoding: str = "utf-8",
+) -> Corpus:
+    """Read a pre-tokenised corpus: one document per line, tokens separated by whitespace.
+
+    ``ids_path`` names a file with one id per line (as many lines as
+    documents); without it, ids are the 1-based line numbers.  An empty line is
+    an empty document.  With a ``vocabulary``, tokens outside it are dropped
+    and counted in ``Corpus.n_dropped``; otherwise the vocabulary is built from
+    the file.
+    """
+    p = _existing(path, "token file")
+    docs = [line.split() for line in read_lines(p, encoding)]
+    if not docs:
+        raise EmptyInputError(f"token file '{p}' holds no line (no document)")
+    corpus = Corpus.from_token_lists(docs, vocabulary, _line_ids(ids_path, len(docs), p, encoding))
+    corpus.metadata["source"] = str(p)
+    return corpus
+
+
+def read_raw(
+    path: PathLike,
+    *,
+    glob: str = "**/*",
+    text_field: str = "text",
+    id_field: str | None = "id",
+    label_field: str | None = None,
+    ids_path: PathLike | None = None,
+    encoding: str = "utf-8",
+) -> RawDocuments:
+    """Read untokenised documents from a folder, a JSON Lines file or a one-per-line text file."""
+    p = _existing(path, "corpus path")
+    if p.is_dir():
+        return read_text_folder(p, glob, encoding)
+    if p.name.lower().endswith(JSONL_SUFFIXES):
+        return read_jsonl(p, text_field, id_field, label_field, encoding)
+    texts = read_lines(p, encoding)
+    if not texts:
+        raise EmptyInputError(f"file '{p}' holds no line (no document)")
+    return RawDocuments(texts, _line_ids(ids_path, len(texts), p, encoding))
+
+
+def read_corpus(
+    path: PathLike,
+    preprocessor: Preprocessor | None = None,
+    *,
+    glob: str = "**/*",
+    text_field: str = "text",
+    id_field: str | None = "id",
+    label_field: str | None = None,
+    ids_path: PathLike | None = None,
+    vocabulary: Vocabulary | None = None,
+    encoding: str = "utf-8",
+) -> Corpus:
+    """Read a corpus from ``path``, choosing the reader by the path.
+
+    * a folder: one document per file (:func:`read_text_folder`), preprocessed;
+    * ``*.jsonl`` / ``*.ndjson``: :func:`read_jsonl`, preprocessed;
+    * any other file: one document per line.  Without a ``preprocessor`` the
+      lines are taken as already tokenised (:func:`read_token_lines`); with
+      one, each line is a raw text.
+
+    Raw texts go through ``preprocessor`` (fitted: applied; unfitted: fitted
+    on these documents; default: a fresh :class:`Preprocessor`).
+    """
+    p = _existing(path, "corpus path")
+    if p.is_file() and not p.name.lower().endswith(JSONL_SUFFIXES) and preprocessor is None:
+        return read_token_lines(p, ids_path, vocabulary, encoding)
+    raw = read_raw(
+        p, glob=glob, text_field=text_field, id_field=id_field, label_field=label_field,
+        ids_path=ids_path, encoding=encoding,
+    )
+    corpus = raw.to_corpus(preprocessor)
+    corpus.metadata["source"] = str(p)
+    return corpus
