@@ -97,6 +97,8 @@ def test_flores_documents_and_sib_labels():
             assert lab is None
         else:
             assert labs.count(lab) == max(labs.count(x) for x in labs)
+    devtest = flores_documents(["en"], split="devtest")
+    assert len(devtest.ids) == 281 and all(d.startswith("flores_devtest_") for d in devtest.ids)
     n_labelled = sum(1 for d in p.ids if any(s in sib for s in first[d]))
     assert sum(lab is not None for lab in p.labels) == n_labelled > 350
 

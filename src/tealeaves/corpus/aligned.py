@@ -131,6 +131,7 @@ class AlignedCorpus:
     def __post_init__(self) -> None:
         self.languages = list(self.languages)
         self.ids = [str(i) for i in self.ids]
+        self.corpora, self.present = dict(self.corpora), dict(self.present)  # never alias the caller's
         if len(set(self.languages)) != len(self.languages):
             raise LanguageMismatchError(f"languages are repeated: {self.languages}")
         for lang in self.languages:
