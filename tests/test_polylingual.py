@@ -92,6 +92,13 @@ def test_hyperparameters_are_optimised(fitted):
     assert all(0.05 < b < 0.2 for b in fitted.beta_.values())
 
 
+def test_optimisation_waits_for_histogram_samples(data):
+    corpus, _, _ = data
+    model = PolylingualTopicModel(K, n_iter=12, optimize_interval=1, optimize_burn_in=0, sample_interval=5)
+    model.fit(corpus.subset(range(30)))
+    assert np.all(model.alpha_ > 0) and np.all(np.isfinite(model.alpha_))
+
+
 def test_fixed_seeds_repeat_exactly(data):
     corpus, _, _ = data
     small = corpus.subset(range(60))

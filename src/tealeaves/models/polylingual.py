@@ -231,7 +231,7 @@ class PolylingualTopicModel:
         trace, trace_it = [], []
         seconds = 0.0
         for it in range(1, int(self.n_iter) + 1):
-            if self._optimize_now(it):
+            if self._optimize_now(it) and doc_len_hist.sum() > 0:  # skip until a histogram sample exists
                 kern.learn_dirichlet(alpha, topic_doc_hist, doc_len_hist, 1.00001, 1.0, 200)
                 self._optimize_betas(n_wk, n_lk, sizes, beta, beta_sum)
                 topic_doc_hist[:] = 0
