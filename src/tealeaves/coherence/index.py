@@ -35,6 +35,7 @@ import os
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 
 import numba
@@ -411,8 +412,23 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
 
 def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "reference",
                            ids: Sequence[str] | None = None) -> ReferenceIndex:
-    """Index pre-tokenised documents (lists of strings) in memory."""
-    corpus = Corpus.from_token_lists(documents, ids=ids)
+    """Index pre-tokenised documents (lists of strings) in memory.
+
+    Words are numbered in order of first appearance, as
+    :meth:`Corpus.from_token_lists` does, in a single dictionary pass.
+    """
+    docs = documents if isinstance(documents, list) else list(documents)
+    if not docs:
+        raise EmptyInputError("the reference has no documents; check the input")
+    flat = list(chain.from_iterable(docs))
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
+    if not vocab:
+        raise EmptyInputError(f"the reference's {len(docs)} documents hold no tokens")
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
+    tokens = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
+    corpus = Corpus(Vocabulary(list(vocab)), tokens, offsets, doc_ids)
     return build_index(corpus, name=name, tokenization={"tokenizer": "pre-tokenised"})
 
 
