@@ -189,3 +189,12 @@ def test_reference_without_aligned_pairs_is_a_clear_error():
     ref = AlignedReference(AlignedCorpus.from_texts(texts, ids=["a", "b"], preprocessors=pre), "disjoint")
     with pytest.raises(EmptyInputError, match="no tuple holding both"):
         M.cnpmi({"en": [["dog", "cat"]], "am": [["ውሻ", "ድመት"]]}, ref)
+
+
+def test_language_aliases_and_empty_language_side(reference):
+    # 'eng' and 'ron' are aliases of the reference's 'en' and 'ro'
+    alias = M.cnpmi({"eng": TOPICS["en"], "ron": TOPICS["ro"]}, reference)
+    assert alias.per_topic == pytest.approx(M.cnpmi(TOPICS, reference, languages=["en", "ro"]).per_topic)
+    pre = {x: Preprocessor(stop_words=None) for x in ("en", "ro")}
+    with pytest.raises(EmptyInputError, match="'ro' has no documents"):
+        AlignedCorpus.from_texts({"en": ["dog cat"], "ro": [None]}, ids=["a"], preprocessors=pre)
