@@ -7,6 +7,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment, minimize, minimize_scalar
 from scipy.special import digamma, gammaln
 
+from conftest import disk_cached
 from tealeaves.corpus import AlignedCorpus, Corpus, Vocabulary
 from tealeaves.corpus.aligned import LanguageMismatchError
 from tealeaves.errors import EmptyInputError
@@ -53,7 +54,8 @@ def data():
 def fitted(data):
     corpus, _, _ = data
     model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3)
-    return model.fit(corpus)
+    # shared across xdist workers through the disk cache (the fit is seeded, so any worker builds the same)
+    return disk_cached("pltm-synthetic-k5-v1", lambda: model.fit(corpus))
 
 
 def _cos(a, b):
