@@ -15,6 +15,7 @@ import pytest
 from scipy import integrate
 from scipy.special import betaln
 
+from conftest import FULL
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.likelihood import estimators as E
@@ -256,3 +257,49 @@ def test_words_no_topic_can_produce_are_refused():
     corpus = Corpus.from_token_lists([["a", "c"]], model.vocabulary_)
     with pytest.raises(InvalidModelError, match="probability zero"):
         E.estimate_log_likelihood(model, corpus, "is")
+
+
+# -- Reuters, K = 20 (slow: reduced in CI, full under TEALEAVES_FULL=1) -----------------------
+def reuters_subset(test: Corpus, n: int) -> Corpus:
+    """``n`` test stories drawn without replacement (seed 0), in corpus order; all of them if FULL."""
+    if FULL or n >= len(test):
+        return test
+    return test.subset(np.sort(np.random.default_rng(0).choice(len(test), n, replace=False)))
+
+
+#: Agreement tolerance per scored word on Reuters, added to 3 combined standard errors: heavy-tailed
+#: importance weights make within-run SEs of AIS and Chib optimistic (their estimates spread about
+#: 2-3 times their SE across seeds), and each is a stochastic lower bound on log p(w).
+PER_WORD_TOLERANCE = 0.002
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("reuters_lda")
+def test_reuters_k20_left_to_right_chib_and_ais_agree(reuters, reuters_lda):
+    """Wallach et al. (2009): the consistent estimators agree; the harmonic mean is far above them."""
+    model = reuters_lda(20)
+    stories = reuters_subset(reuters[1], 100)
+    runs = {
+        "left-to-right (SMC)": E.estimate_log_likelihood(model, stories, "left-to-right", 400, weighted=True,
+                                                         n_filters=4, seed=1),
+        "chib": E.estimate_log_likelihood(model, stories, "chib", 100, n_chains=40, seed=2),
+        "ais": E.estimate_log_likelihood(model, stories, "ais", 50, n_temperatures=1000, seed=3),
+    }
+    slack = PER_WORD_TOLERANCE * runs["chib"].n_words
+    for (a, ra), (b, rb) in itertools.combinations(runs.items(), 2):
+        combined = np.hypot(ra.standard_error, rb.standard_error)
+        assert abs(ra.log_likelihood - rb.log_likelihood) < 3 * combined + slack, (a, b, ra, rb)
+    mallet = E.estimate_log_likelihood(model, stories, "left-to-right", 100, seed=4)
+    assert abs(mallet.log_likelihood - runs["chib"].log_likelihood) < 0.01 * mallet.n_words
+    hm = E.estimate_log_likelihood(model, stories, "hm", 1000, seed=5)
+    assert hm.log_likelihood - runs["chib"].log_likelihood > 100 * slack
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("reuters_lda")
+def test_reuters_left_to_right_completion_ranks_k_like_the_article(reuters, reuters_lda):
+    """Held-out perplexity falls with K: 1517 > 1339 > 1174 > 1096 > 1066 in the article's table."""
+    stories = reuters_subset(reuters[1], 600)
+    perplexities = [E.left_to_right_completion(reuters_lda(k), stories, 10, seed=k).perplexity
+                    for k in (5, 10, 20, 40, 80)]
+    assert all(a > b for a, b in zip(perplexities, perplexities[1:])), perplexities

@@ -162,22 +162,13 @@ def _per_position(a, start):
 
 
 @njit(cache=True)
-def _sequential(a, start):
-    """Importance-weighted combination: ``log mean_r prod_n a_rn - log mean_r prod_{n<start} a_rn``.
+def _ratio(log_x, log_y):
+    """``log mean exp(log_x) - log mean exp(log_y)`` and the delta-method terms ``x/mean x - y/mean y``.
 
-    Each particle's product of predictive probabilities is an unbiased estimate of
-    ``p(w)`` (sequential importance sampling with Gibbs rejuvenation); the ratio
-    gives ``p(w_{>=start} | w_<start)``.  Delta method: ``s_r = x_r / mean x - y_r / mean y``.
+    Each ``exp(log_x[g])`` is an unbiased estimate of ``p(w)`` and ``exp(log_y[g])`` of
+    ``p(w_<start)`` from the same independent replicate; the ratio estimates
+    ``p(w_{>=start} | w_<start)``.
     """
-    n_particles, n_tok = a.shape
-    log_x = np.zeros(n_particles)
-    log_y = np.zeros(n_particles)
-    for r in range(n_particles):
-        for n in range(n_tok):
-            v = math.log(a[r, n])
-            log_x[r] += v
-            if n < start:
-                log_y[r] += v
     x = np.exp(log_x - log_x.max())
     y = np.exp(log_y - log_y.max())
     est = log_x.max() + math.log(x.mean()) - log_y.max() - math.log(y.mean())
@@ -185,11 +176,70 @@ def _sequential(a, start):
 
 
 @njit(cache=True)
-def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resample, weighted, seed):
+def _log_mean(log_w):
+    top = log_w.max()
+    return top + math.log(np.exp(log_w - top).mean())
+
+
+@njit(cache=True)
+def _smc_filter(words, phi_t, alpha, n_particles, resample, start):
+    """One sequential Monte Carlo filter over positions; returns ``(log Z, log Z_<start)``.
+
+    Particle ``m`` is rejuvenated (one Gibbs sweep over ``z_<n``, invariant for
+    ``p(z_<n | w_<n)``), weighted by its predictive ``a_mn = p(w_n | z_<n, w_<n)`` and
+    extended with ``z_n ~ p(z_n | w_n, z_<n)``; when the effective sample size falls
+    below half, the running estimate absorbs the mean weight and the particles are
+    resampled systematically.  ``Z`` is an unbiased estimate of ``p(w)`` (Del Moral,
+    Doucet & Jasra 2006) and ``Z_<start`` of ``p(w_<start)``.
+    """
+    k_top = alpha.shape[0]
+    a_sum = alpha.sum()
+    n_tok = words.shape[0]
+    weights = np.empty(k_top)
+    z = np.zeros((n_particles, n_tok), dtype=np.int64)
+    counts = np.zeros((n_particles, k_top), dtype=np.int64)
+    log_w = np.zeros(n_particles)
+    log_z = 0.0
+    log_z_start = 0.0
+    for n in range(n_tok):
+        w = words[n]
+        for m in range(n_particles):
+            if resample and n > 0:
+                _gibbs_sweep(words[:n], z[m, :n], counts[m], phi_t, alpha, False)
+            total = 0.0
+            for k in range(k_top):
+                weights[k] = (counts[m, k] + alpha[k]) * phi_t[w, k]
+                total += weights[k]
+            log_w[m] += math.log(total / (n + a_sum))
+            z[m, n] = _categorical(weights, total)
+            counts[m, z[m, n]] += 1
+        if n == start - 1:
+            log_z_start = log_z + _log_mean(log_w)
+        wn = np.exp(log_w - log_w.max())
+        ess = wn.sum() ** 2 / (wn ** 2).sum()
+        if ess < 0.5 * n_particles and n < n_tok - 1:
+            log_z += _log_mean(log_w)
+            cum = np.cumsum(wn / wn.sum())
+            u = np.random.random() / n_particles
+            parents = np.empty(n_particles, dtype=np.int64)
+            j = 0
+            for m in range(n_particles):
+                while j < n_particles - 1 and cum[j] < u + m / n_particles:
+                    j += 1
+                parents[m] = j
+            z[:, : n + 1] = z[parents, : n + 1]
+            counts[:, :] = counts[parents, :]
+            log_w[:] = 0.0
+    return log_z + _log_mean(log_w), log_z_start
+
+
+@njit(cache=True)
+def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resample, n_filters, seed):
     """Left-to-right estimates of ``log p(w_{>=score_from} | w_<score_from)`` per document.
 
-    ``weighted=False`` averages each position over particles (Wallach 2008, MALLET);
-    ``weighted=True`` averages whole-document particle products (unbiased, consistent).
+    ``n_filters == 0``: average each position over the particles (Wallach 2008, MALLET).
+    ``n_filters > 0``: split the particles into that many independent SMC filters
+    (:func:`_smc_filter`) and combine their unbiased estimates (consistent).
     """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
@@ -202,14 +252,21 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
         if n_tok == 0 or start >= n_tok:
             se[d] = 0.0
             continue
-        a = np.empty((n_particles, n_tok))
-        _l2r_particles(words, phi_t, alpha, n_particles, resample, a)
-        if weighted:
-            est[d], s = _sequential(a, start)
+        if n_filters > 0:
+            log_x = np.empty(n_filters)
+            log_y = np.zeros(n_filters)
+            for g in range(n_filters):
+                log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
+                                                 start)
+            est[d], s = _ratio(log_x, log_y)
+            reps = n_filters
         else:
+            a = np.empty((n_particles, n_tok))
+            _l2r_particles(words, phi_t, alpha, n_particles, resample, a)
             est[d], s = _per_position(a, start)
-        if n_particles > 1:
-            se[d] = s.std() * math.sqrt(1.0 / (n_particles - 1.0))
+            reps = n_particles
+        if reps > 1:
+            se[d] = s.std() * math.sqrt(1.0 / (reps - 1.0))
     return est, se
 
 
@@ -381,15 +438,40 @@ def _iterated_conditional_modes(words, z, counts, phi_t, alpha, max_sweeps):
 
 
 @njit(cache=True)
+def _special_state(words, phi_t, alpha, burn_in, counts_star):
+    """A high-posterior state z*: the best joint ``p(w, z)`` among ``burn_in`` Gibbs sweeps, then ICM.
+
+    Fills ``counts_star`` with its topic counts and returns it.
+    """
+    n_tok = words.shape[0]
+    z = np.zeros(n_tok, dtype=np.int64)
+    counts = np.zeros(alpha.shape[0], dtype=np.int64)
+    _sample_prior(n_tok, alpha, z, counts)
+    z_star = z.copy()
+    counts_star[:] = counts
+    best = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
+    for _ in range(burn_in):
+        _gibbs_sweep(words, z, counts, phi_t, alpha, False)
+        joint = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
+        if joint > best:
+            best = joint
+            z_star[:] = z
+            counts_star[:] = counts
+    _iterated_conditional_modes(words, z_star, counts_star, phi_t, alpha, 1000)
+    return z_star
+
+
+@njit(cache=True)
 def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed):
     """Chib-style estimator with a special state z* (Murray & Salakhutdinov 2009).
 
-    z* comes from ``burn_in`` Gibbs sweeps then iterated conditional modes.  Each
+    z* is the best of ``burn_in`` Gibbs sweeps polished by iterated conditional modes.  Each
     chain picks ``s`` uniformly in ``0..S-1``, draws ``z^(s)`` from the reverse
     sweep ``T~(. <- z*)``, runs forward sweeps ``T`` for later indices and reverse
-    sweeps for earlier ones, and averages ``T(z* <- z^(s'))`` over its ``S`` states,
-    an estimate of ``p(z*|w)``.  ``log p(w) ≈ log p(w, z*) - log mean_c D_c``, the
-    standard error being the delta method over the independent chains.
+    sweeps for earlier ones, and averages ``T(z* <- z^(s'))`` over its ``S`` states:
+    ``D_c``.  ``p(w, z*) / D_c`` is an unbiased estimate of ``p(w)`` (its reciprocal
+    ``D_c / p(w, z*)`` is not, but ``E[1 / D_c] = 1 / p(z*|w)``), so chains are
+    combined as ``log mean_c p(w, z*) / D_c``, with the delta-method standard error.
     """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
@@ -399,18 +481,14 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
     counts = np.zeros(k_top, dtype=np.int64)
     counts_star = np.zeros(k_top, dtype=np.int64)
     log_t = np.empty(n_samples)
-    log_d = np.empty(n_chains)
+    log_p = np.empty(n_chains)
     for d in range(n_docs):
         words = tokens[offsets[d]:offsets[d + 1]]
         n_tok = words.shape[0]
         if n_tok == 0:
             se[d] = 0.0
             continue
-        z_star = np.zeros(n_tok, dtype=np.int64)
-        _sample_prior(n_tok, alpha, z_star, counts_star)
-        for _ in range(burn_in):
-            _gibbs_sweep(words, z_star, counts_star, phi_t, alpha, False)
-        _iterated_conditional_modes(words, z_star, counts_star, phi_t, alpha, 1000)
+        z_star = _special_state(words, phi_t, alpha, burn_in, counts_star)
         log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
         z = np.empty(n_tok, dtype=np.int64)
         for c in range(n_chains):
@@ -429,8 +507,6 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
             for j in range(s - 1, -1, -1):
                 _gibbs_sweep(words, z, counts, phi_t, alpha, True)
                 log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
-            log_d[c] = log_mean_exp_se(log_t)[0]
-        den, den_se = log_mean_exp_se(log_d)
-        est[d] = log_joint - den
-        se[d] = den_se
+            log_p[c] = log_joint - log_mean_exp_se(log_t)[0]
+        est[d], se[d] = log_mean_exp_se(log_p)
     return est, se

@@ -170,23 +170,32 @@ def exact_log_likelihood(words: np.ndarray, phi: np.ndarray, alpha: float | np.n
 
 # -- per-document estimators on arrays --------------------------------------------
 def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particles: int = 20, *,
-                  resample: bool = True, weighted: bool = False, score_from: np.ndarray | None = None,
-                  seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Per-document left-to-right estimates and standard errors (Wallach 2008, Alg. 5.1).
+                  resample: bool = True, weighted: bool = False, n_filters: int = 10,
+                  score_from: np.ndarray | None = None, seed: int | None = 0
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-document left-to-right estimates and standard errors.
 
-    ``p(w) = prod_n p(w_n | w_<n)``, each factor the average over particles of
-    ``a_rn = sum_k (N_k^{<n} + alpha_k) / (n + sum alpha) phi_{k,w_n}`` (``weighted=False``,
-    Wallach's and MALLET's estimator; slightly biased, since its particles are not
-    weighted).  ``weighted=True`` averages each particle's product ``prod_n a_rn``
-    instead, an unbiased estimate of ``p(w)`` that converges to it.  Only positions
-    ``n >= score_from[d]`` are scored (document completion scores the held-out part).
+    ``p(w) = prod_n p(w_n | w_<n)``.  With ``weighted=False`` (Wallach 2008, Alg. 5.1;
+    Wallach et al. 2009, Alg. 3; MALLET) each factor is the average over particles of
+    ``a_rn = sum_k (N_k^{<n} + alpha_k) / (n + sum alpha) phi_{k,w_n}``; the particles
+    are never weighted, so the estimate is slightly biased and does not converge to
+    ``p(w)`` as particles grow.  ``weighted=True`` runs the same moves as a proper
+    sequential Monte Carlo sampler (importance weights ``a_rn``, resampling when the
+    effective sample size halves): the particles are split into ``n_filters``
+    independent filters whose unbiased estimates are averaged, and the standard
+    error is over filters.  ``resample`` rejuvenates ``z_<n`` by one Gibbs sweep
+    before each position (quadratic in length; MALLET's default is ``False``).
+    Only positions ``n >= score_from[d]`` are scored (document completion).
     """
     n_particles = _check_count("n_particles", n_particles)
+    groups = 0
+    if weighted:
+        groups = min(_check_count("n_filters", n_filters), n_particles)
     if score_from is None:
         score_from = np.zeros(len(corpus), dtype=np.int64)
     starts = np.asarray(score_from, dtype=np.int64)
     return _kernels.left_to_right(corpus.tokens, corpus.offsets, starts, _phi_t(phi), alpha, n_particles,
-                                  bool(resample), bool(weighted), _seed(seed))
+                                  bool(resample), groups, _seed(seed))
 
 
 def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
@@ -226,7 +235,7 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
 
 
 def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
-               n_chains: int = 4, burn_in: int = 20, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+               n_chains: int = 4, burn_in: int = 100, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
     """Chib-style estimator (Murray & Salakhutdinov 2009; Wallach et al. 2009, Alg. 2).
 
     ``p(w) = p(w, z*) / p(z* | w)``, ``p(z*|w)`` estimated by averaging the Gibbs
