@@ -282,7 +282,7 @@ def test_reuters_k20_left_to_right_chib_and_ais_agree(reuters, reuters_lda):
     runs = {
         "left-to-right (SMC)": E.estimate_log_likelihood(model, stories, "left-to-right", 400, weighted=True,
                                                          n_filters=4, seed=1),
-        "chib": E.estimate_log_likelihood(model, stories, "chib", 100, n_chains=40, seed=2),
+        "chib": E.estimate_log_likelihood(model, stories, "chib", 1000, n_chains=8, seed=2),
         "ais": E.estimate_log_likelihood(model, stories, "ais", 50, n_temperatures=1000, seed=3),
     }
     slack = PER_WORD_TOLERANCE * runs["chib"].n_words
