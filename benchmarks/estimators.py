@@ -11,6 +11,11 @@ without resampling of earlier positions, and compares it with
   vectorised, a Python loop over positions), run on the same stories.
 
     TEALEAVES_DATA=/path/to/data python benchmarks/estimators.py [--particles 10] [--k 20]
+
+Two further reports on the same Reuters models (not timings of a competitor):
+``--agreement N`` prints every estimator's log-likelihood and standard error on
+N random test stories at K (0 = all), and ``--ranking N`` prints point-estimate
+and left-to-right document-completion perplexity for K = 5, 10, 20, 40, 80.
 """
 
 from __future__ import annotations
@@ -56,13 +61,70 @@ def timed(func, *args, **kwargs) -> tuple[object, float]:
     return result, time.perf_counter() - start
 
 
+def stories(test, n: int):
+    """``n`` test stories drawn without replacement with seed 0, in corpus order (all if ``n`` is 0)."""
+    if n <= 0 or n >= len(test):
+        return test
+    return test.subset(np.sort(np.random.default_rng(0).choice(len(test), n, replace=False)))
+
+
+#: The agreement table's settings: label -> (method, samples, options).
+AGREEMENT = {
+    "left-to-right (SMC, 400 particles / 4 filters)": ("left-to-right", 400,
+                                                       {"weighted": True, "n_filters": 4}),
+    "left-to-right (Wallach/MALLET, 200 particles)": ("left-to-right", 200, {}),
+    "left-to-right (MALLET default: no resampling, 10)": ("left-to-right", 10, {"resample": False}),
+    "Chib-style (1000 states x 8 chains)": ("chib", 1000, {"n_chains": 8}),
+    "AIS (50 chains x 1000 temperatures)": ("ais", 50, {"n_temperatures": 1000}),
+    "AIS (20 chains x 1000 temperatures)": ("ais", 20, {"n_temperatures": 1000}),
+    "importance sampling from the prior (1000)": ("is", 1000, {}),
+    "harmonic mean (1000 draws; biased)": ("hm", 1000, {}),
+}
+
+
+def agreement(k: int, n: int) -> None:
+    _, test = load_corpora()
+    model = fit_reuters_models([k])[k]
+    sub = stories(test, n)
+    print(f"K={k}: {len(sub)} test stories, {sub.n_tokens} tokens")
+    for label, (method, samples, options) in AGREEMENT.items():
+        res, secs = timed(E.estimate_log_likelihood, model, sub, method, samples, seed=1, **options)
+        se = "-" if res.standard_error is None else f"{res.standard_error:8.2f}"
+        print(f"{label:52s} {res.log_likelihood:14,.2f}  SE {se:>8}  perplexity {res.perplexity:8.2f}"
+              f"  {secs:6.1f} s")
+
+
+def ranking(n: int, particles: int = 10) -> None:
+    from tealeaves.likelihood import document_completion
+    from tealeaves.reproduce.reuters import ARTICLE, DEFAULT_KS
+
+    _, test = load_corpora()
+    sub = stories(test, n)
+    models = fit_reuters_models(DEFAULT_KS)
+    print(f"document completion on {len(sub)} test stories (split seed 0); article's table in brackets")
+    for k in DEFAULT_KS:
+        point = document_completion(models[k], sub, seed=0)
+        l2r, secs = timed(E.left_to_right_completion, models[k], sub, particles, seed=k)
+        print(f"K={k:3d}  point-estimate {point.perplexity:8.1f}  left-to-right ({particles} particles) "
+              f"{l2r.perplexity:8.1f} +- {l2r.perplexity * l2r.standard_error / l2r.n_words:.1f}  "
+              f"[{ARTICLE[k][0]}]  {secs:.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--particles", type=int, default=10)
     parser.add_argument("--k", type=int, default=20)
     parser.add_argument("--numpy-stories", type=int, default=300,
                         help="stories for the (slow) numpy reference, extrapolated per token")
+    parser.add_argument("--agreement", type=int, metavar="N", default=None,
+                        help="print the estimator agreement table on N test stories (0 = all) instead")
+    parser.add_argument("--ranking", type=int, metavar="N", default=None,
+                        help="print document-completion perplexity for K=5..80 on N stories (0 = all)")
     args = parser.parse_args()
+    if args.agreement is not None:
+        return agreement(args.k, args.agreement)
+    if args.ranking is not None:
+        return ranking(args.ranking, args.particles)
 
     _, test = load_corpora()
     model = fit_reuters_models([args.k])[args.k]
