@@ -173,3 +173,22 @@ def test_intersect_count_and_masks():
     mask[[5, 9]] = True
     assert core.intersect_count(a, b, mask) == 2
     assert core.document_counts([a, b], mask).tolist() == [2, 2]
+
+
+def test_index_restricted_to_some_words_counts_them_identically(synthetic):
+    docs, full = synthetic
+    words = ["w1", "w3", "w4", "absent"]
+    small = index_from_token_lists(docs, words=words)
+    assert small.n_tokens == full.n_tokens and np.array_equal(small.doc_lengths, full.doc_lengths)
+    assert small.document_frequency(small.word_id("absent")) == 0
+    pairs = list(itertools.combinations(range(3), 2))
+    ids_small = [small.word_id(w) for w in words[:3]]
+    ids_full = [full.word_id(w) for w in words[:3]]
+    both = ((small, ids_small), (full, ids_full))
+    for w in (None, 3, 7):
+        if w is None:
+            a, b = (core.count_documents(ix, ids, pairs) for ix, ids in both)
+        else:
+            a, b = (core.count_windows(ix, ids, pairs, w) for ix, ids in both)
+        assert a.n_units == b.n_units
+        assert np.array_equal(a.single, b.single) and np.array_equal(a.joint, b.joint)

@@ -35,7 +35,7 @@ import os
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 
 import numba
@@ -57,7 +57,6 @@ ARRAY_NAMES = ("vocab_blob", "vocab_offsets", "doc_lengths", "present", "word_pt
 @numba.njit(cache=True)
 def _build_kernel(tokens, offsets, order, space_ids, n_words):
     """Counting sort of token positions by word id; documents visited in ``order``."""
-    n_tok = len(tokens)
     tok_ptr = np.zeros(n_words + 1, dtype=np.int64)
     df = np.zeros(n_words, dtype=np.int64)
     last = np.full(n_words, -1, dtype=np.int64)
@@ -65,6 +64,8 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words):
         d = order[r]
         for i in range(offsets[d], offsets[d + 1]):
             w = tokens[i]
+            if w < 0:
+                continue
             tok_ptr[w + 1] += 1
             if last[w] != r:
                 last[w] = r
@@ -75,7 +76,7 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words):
     for w in range(n_words):
         word_ptr[w + 1] = word_ptr[w] + df[w]
     n_post = word_ptr[n_words]
-    positions = np.empty(n_tok, dtype=np.int32)
+    positions = np.empty(tok_ptr[n_words], dtype=np.int32)
     post_docs = np.empty(n_post, dtype=np.int32)
     pos_ptr = np.empty(n_post + 1, dtype=np.int64)
     tcur = tok_ptr[:-1].copy()
@@ -86,6 +87,8 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words):
         start = offsets[d]
         for i in range(start, offsets[d + 1]):
             w = tokens[i]
+            if w < 0:
+                continue
             if last[w] != r:
                 last[w] = r
                 k = pcur[w]
@@ -94,7 +97,7 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words):
                 pcur[w] += 1
             positions[tcur[w]] = i - start
             tcur[w] += 1
-    pos_ptr[n_post] = n_tok
+    pos_ptr[n_post] = tok_ptr[n_words]
     return word_ptr, post_docs, pos_ptr, positions
 
 
@@ -374,7 +377,19 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
     documents are held (they count as documents and as one window each).
     ``tokenization`` defaults to ``corpus.metadata["preprocessing"]``.
     """
-    n_docs = len(corpus)
+    tok = dict(tokenization) if tokenization is not None else dict(corpus.metadata.get("preprocessing") or {})
+    index = _index_arrays(corpus.tokens, corpus.offsets, list(corpus.vocabulary), corpus.ids,
+                          name=name or corpus.metadata.get("name") or "reference", doc_ids=doc_ids,
+                          n_space=n_space, tokenization=tok, source=source)
+    index.vocabulary = corpus.vocabulary  # already decoded: skip the lazy decode
+    return index
+
+
+def _index_arrays(tokens: np.ndarray, offsets: np.ndarray, words: list[str], ids: Sequence[str], *,
+                  name: str, doc_ids=None, n_space: int | None = None, tokenization: Mapping | None = None,
+                  source: str = "") -> ReferenceIndex:
+    """Index flat token ids (``-1`` = a token outside ``words``, kept only for positions and lengths)."""
+    n_docs = len(offsets) - 1
     if n_docs == 0:
         raise EmptyInputError("the reference corpus has no documents; check the input path and reader")
     if doc_ids is None:
@@ -388,48 +403,55 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
         if space.min() < 0 or space.max() >= n_space or len(np.unique(space)) != n_docs:
             raise TealeavesError("doc_ids must be distinct slots in [0, n_space); check the tuple ids")
     order = np.argsort(space, kind="stable")
-    n_words = len(corpus.vocabulary)
-    word_ptr, post_docs, pos_ptr, positions = _build_kernel(
-        corpus.tokens, corpus.offsets, order.astype(np.int64), space, n_words)
+    word_ptr, post_docs, pos_ptr, positions = _build_kernel(tokens, offsets, order.astype(np.int64), space,
+                                                            len(words))
     lengths = np.zeros(n_space, dtype=np.int64)
-    lengths[space] = corpus.lengths
+    lengths[space] = np.diff(offsets)
     present = np.zeros(n_space, dtype=np.uint8)
     present[space] = 1
-    vocab_blob, vocab_offsets = _blob(list(corpus.vocabulary))
-    docid_blob, docid_offsets = _blob([corpus.ids[int(d)] for d in order])
+    vocab_blob, vocab_offsets = _blob(words)
+    docid_blob, docid_offsets = _blob([ids[int(d)] for d in order])
     arrays = {"vocab_blob": vocab_blob, "vocab_offsets": vocab_offsets, "doc_lengths": lengths,
               "present": present, "word_ptr": word_ptr, "post_docs": post_docs, "pos_ptr": pos_ptr,
               "positions": positions, "docid_blob": docid_blob, "docid_offsets": docid_offsets}
-    tok = dict(tokenization) if tokenization is not None else dict(corpus.metadata.get("preprocessing") or {})
-    header = {"format": "tealeaves-reference-index", "format_version": FORMAT_VERSION,
-              "name": name or corpus.metadata.get("name") or "reference", "n_documents": n_space,
-              "n_present": n_docs, "n_tokens": corpus.n_tokens, "n_words": n_words,
-              "tokenization": tok, "source": source, "created_by": f"tealeaves-{__version__}"}
-    index = ReferenceIndex(arrays, header)
-    index.vocabulary = corpus.vocabulary  # already decoded: skip the lazy decode
-    return index
+    header = {"format": "tealeaves-reference-index", "format_version": FORMAT_VERSION, "name": name,
+              "n_documents": n_space, "n_present": n_docs, "n_tokens": int(offsets[-1]),
+              "n_words": len(words), "tokenization": dict(tokenization or {}), "source": source,
+              "created_by": f"tealeaves-{__version__}"}
+    return ReferenceIndex(arrays, header)
 
 
 def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "reference",
-                           ids: Sequence[str] | None = None) -> ReferenceIndex:
+                           ids: Sequence[str] | None = None, words: Sequence[str] | None = None
+                           ) -> ReferenceIndex:
     """Index pre-tokenised documents (lists of strings) in memory.
 
     Words are numbered in order of first appearance, as
-    :meth:`Corpus.from_token_lists` does, in a single dictionary pass.
+    :meth:`Corpus.from_token_lists` does.  With ``words``, only those words
+    are indexed (a *restricted* index, e.g. the topic words for a one-shot
+    score): other tokens still count for document lengths and positions, so
+    every count of the listed words is the same as in a full index.
     """
     docs = documents if isinstance(documents, list) else list(documents)
     if not docs:
         raise EmptyInputError("the reference has no documents; check the input")
-    flat = list(chain.from_iterable(docs))
-    vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
-    if not vocab:
-        raise EmptyInputError(f"the reference's {len(docs)} documents hold no tokens")
     offsets = np.zeros(len(docs) + 1, dtype=np.int64)
     np.cumsum([len(d) for d in docs], out=offsets[1:])
+    n_tok = int(offsets[-1])
+    if n_tok == 0:
+        raise EmptyInputError(f"the reference's {len(docs)} documents hold no tokens")
+    if words is None:
+        flat = list(chain.from_iterable(docs))
+        vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
+        tokens = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=n_tok)
+        tokenization = {"tokenizer": "pre-tokenised"}
+    else:
+        vocab = {w: i for i, w in enumerate(dict.fromkeys(words))}
+        tokens = np.fromiter(map(vocab.get, chain.from_iterable(docs), repeat(-1, n_tok)), dtype=np.int32,
+                             count=n_tok)
+        tokenization = {"tokenizer": "pre-tokenised", "restricted_to_words": len(vocab)}
     doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
-    tokens = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
-    corpus = Corpus(Vocabulary(list(vocab)), tokens, offsets, doc_ids)
-    return build_index(corpus, name=name, tokenization={"tokenizer": "pre-tokenised"})
+    return _index_arrays(tokens, offsets, list(vocab), doc_ids, name=name, tokenization=tokenization)
 
 
 class AlignedIndex:

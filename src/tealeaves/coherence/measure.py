@@ -108,8 +108,12 @@ class CoherenceResult:
 # --------------------------------------------------------------------------------------------
 # inputs
 # --------------------------------------------------------------------------------------------
-def as_reference(reference, name: str | None = None) -> ReferenceIndex:
-    """A :class:`ReferenceIndex` from an index, an index file path, a Corpus or token lists."""
+def as_reference(reference, name: str | None = None, words: Sequence[str] | None = None) -> ReferenceIndex:
+    """A :class:`ReferenceIndex` from an index, an index file path, a Corpus or token lists.
+
+    Token lists are indexed in memory, restricted to ``words`` when given (the
+    topic words of a one-shot score; every count of those words is unchanged).
+    """
     if isinstance(reference, ReferenceIndex):
         return reference
     if isinstance(reference, (str, os.PathLike)):
@@ -121,7 +125,7 @@ def as_reference(reference, name: str | None = None) -> ReferenceIndex:
     docs = list(reference)
     if not docs:
         raise EmptyInputError("the reference has no documents")
-    return index_from_token_lists(docs, name=name or "token-lists")
+    return index_from_token_lists(docs, name=name or "token-lists", words=words)
 
 
 def read_topics_file(path: str | os.PathLike) -> list[list[str]]:
@@ -357,7 +361,8 @@ class Coherence:
             raise TopicError(f"top_n={self.top_n}: coherence needs at least two words per topic")
         spec = self.spec
         words = as_topics(topics, int(self.top_n))
-        return score_topics(as_reference(reference), words, spec, int(self.top_n))
+        vocab = list(dict.fromkeys(w for t in words for w in t))
+        return score_topics(as_reference(reference, words=vocab), words, spec, int(self.top_n))
 
 
 def coherence(topics, reference, measure: str = "npmi", top_n: int = 10, **settings) -> CoherenceResult:
