@@ -29,6 +29,10 @@ def register(subparsers) -> None:
     add_format_option(reuters)
     reuters.set_defaults(func=_reuters)
 
+    from tealeaves.reproduce.reuters_coherence import add_parser as add_reuters_coherence
+
+    add_reuters_coherence(sub)
+
     from tealeaves.multilingual.cli import add_bible_vs_modern_parser  # bible-vs-modern (multilingual area)
 
     add_bible_vs_modern_parser(sub)
