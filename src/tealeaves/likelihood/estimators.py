@@ -28,6 +28,7 @@ space (``se(log mean x) ≈ sd(x) / (sqrt(S) mean x)``); the harmonic mean has n
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -289,10 +290,21 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
     func, count_name = _ESTIMATORS[method]
     n = DEFAULT_SAMPLES[method] if n_samples is None else n_samples
     est, se = func(phi, alpha, corpus, n, seed=seed, **options)
-    fields = {"est": method, count_name.removeprefix("n_"): n, **options, "seed": seed,
+    fields = {"est": method, count_name.removeprefix("n_"): n, **_settings(func, options), "seed": seed,
               "model": describe(model)}
     return _summarise(method, est, se, corpus.n_tokens, corpus, Signature("loglik", fields),
                       {"biased": method == "hm"})
+
+
+def _settings(func, options: dict) -> dict:
+    """The method's keyword options with their defaults filled in, in signature order."""
+    params = inspect.signature(func).parameters.values()
+    defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name not in
+                ("seed", "score_from")}
+    unknown = set(options) - set(defaults)
+    if unknown:
+        raise TealeavesError(f"unknown option(s) {sorted(unknown)}; this estimator takes {sorted(defaults)}")
+    return {name.removeprefix("n_"): options.get(name, default) for name, default in defaults.items()}
 
 
 def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20, *, resample: bool = True,
