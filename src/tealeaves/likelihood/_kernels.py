@@ -57,6 +57,16 @@ def log_mean_exp_se(logw):
 
 
 @njit(cache=True)
+def _conditional(counts, alpha, phi_row, weights):
+    """Fill ``weights[k] = (n_k + alpha_k) phi_row[k]`` (the collapsed conditional) and return their sum."""
+    total = 0.0
+    for k in range(alpha.shape[0]):
+        weights[k] = (counts[k] + alpha[k]) * phi_row[k]
+        total += weights[k]
+    return total
+
+
+@njit(cache=True)
 def _log_dirmult(counts, alpha):
     """log p(z | alpha): the Dirichlet-multinomial probability of one ordered assignment."""
     a_sum = alpha.sum()
@@ -94,10 +104,7 @@ def _gibbs_sweep(words, z, counts, phi_t, alpha, reverse):
         n = n_tok - 1 - i if reverse else i
         w = words[n]
         counts[z[n]] -= 1
-        total = 0.0
-        for k in range(k_top):
-            weights[k] = (counts[k] + alpha[k]) * phi_t[w, k]
-            total += weights[k]
+        total = _conditional(counts, alpha, phi_t[w], weights)
         z[n] = _categorical(weights, total)
         counts[z[n]] += 1
 
@@ -132,10 +139,7 @@ def _l2r_particles(words, phi_t, alpha, n_particles, resample, a):
             if resample and n > 0:
                 _gibbs_sweep(words[:n], z[:n], counts, phi_t, alpha, False)
             w = words[n]
-            total = 0.0
-            for k in range(k_top):
-                weights[k] = (counts[k] + alpha[k]) * phi_t[w, k]
-                total += weights[k]
+            total = _conditional(counts, alpha, phi_t[w], weights)
             a[r, n] = total / (n + a_sum)
             z[n] = _categorical(weights, total)
             counts[z[n]] += 1
@@ -206,10 +210,7 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start):
         for m in range(n_particles):
             if resample and n > 0:
                 _gibbs_sweep(words[:n], z[m, :n], counts[m], phi_t, alpha, False)
-            total = 0.0
-            for k in range(k_top):
-                weights[k] = (counts[m, k] + alpha[k]) * phi_t[w, k]
-                total += weights[k]
+            total = _conditional(counts[m], alpha, phi_t[w], weights)
             log_w[m] += math.log(total / (n + a_sum))
             z[m, n] = _categorical(weights, total)
             counts[m, z[m, n]] += 1
@@ -335,13 +336,9 @@ def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
 @njit(cache=True)
 def _tempered_sweep(z, counts, phi_beta, alpha, weights):
     """One Gibbs sweep with the tempered likelihood ``phi_beta[n, k] = phi_{k,w_n}^beta``."""
-    k_top = alpha.shape[0]
     for n in range(z.shape[0]):
         counts[z[n]] -= 1
-        total = 0.0
-        for k in range(k_top):
-            weights[k] = (counts[k] + alpha[k]) * phi_beta[n, k]
-            total += weights[k]
+        total = _conditional(counts, alpha, phi_beta[n], weights)
         z[n] = _categorical(weights, total)
         counts[z[n]] += 1
 
@@ -406,10 +403,7 @@ def _log_transition(words, z_from, z_to, counts_from, phi_t, alpha):
     for n in range(words.shape[0]):
         w = words[n]
         counts[z_from[n]] -= 1
-        total = 0.0
-        for k in range(k_top):
-            weights[k] = (counts[k] + alpha[k]) * phi_t[w, k]
-            total += weights[k]
+        total = _conditional(counts, alpha, phi_t[w], weights)
         out += math.log(weights[z_to[n]] / total)
         counts[z_to[n]] += 1
     return out
