@@ -103,3 +103,12 @@ def test_model_save_load_and_top_words(tmp_path):
     theta = back.transform(Corpus.from_token_lists([["b", "b", "b"], ["a", "a"]], back.vocabulary_))
     assert theta.shape == (2, 2) and np.allclose(theta.sum(axis=1), 1)
     assert theta[0, 0] > theta[0, 1] and theta[1, 1] > theta[1, 0]
+
+
+def test_max_features_ranks_by_total_count_like_scikit_learn():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = ["apple apple apple pear", "pear plum", "plum kiwi", "kiwi fig pear"]
+    ours = Preprocessor(stop_words=None, max_features=2).fit(texts)
+    theirs = CountVectorizer(max_features=2).fit(texts)
+    assert list(ours.vocabulary_) == sorted(theirs.vocabulary_)

@@ -34,7 +34,9 @@ class Preprocessor:
     stop_words : ``"english"`` (scikit-learn's list), ``None`` or a collection.
     min_df, max_df : keep words in at least ``min_df`` and at most ``max_df``
         training documents; an ``int`` is a count, a ``float`` a fraction.
-    max_features : keep only the most frequent words (ties broken alphabetically).
+    max_features : keep only the ``max_features`` words with the largest total count in
+        the training documents, after the ``min_df``/``max_df`` bounds (as scikit-learn's
+        ``CountVectorizer``; ties broken alphabetically).
     tokenizer : optional callable replacing the regular expression (e.g. a
         Chinese segmenter); recorded by name.
 
@@ -81,13 +83,15 @@ class Preprocessor:
         if n == 0:
             raise EmptyInputError("cannot fit a preprocessor on zero documents")
         df: Counter[str] = Counter()
+        tf: Counter[str] = Counter()
         for doc in docs:
             df.update(set(doc))
+            tf.update(doc)
         lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n
         hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n
         kept = [w for w, c in df.items() if lo <= c <= hi]
         if self.max_features is not None:
-            kept.sort(key=lambda w: (-df[w], w))
+            kept.sort(key=lambda w: (-tf[w], w))
             kept = kept[: self.max_features]
         if not kept:
             raise EmptyInputError(
