@@ -250,6 +250,9 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
                                burn_in, _seed(seed))
 
 
+_HM_WARNING = {"biased": True, "warning": "the harmonic mean overestimates log p(w) (Wallach et al. 2009); "
+                                          "shown for comparison only, use left-to-right, chib or ais"}
+
 _ESTIMATORS = {
     "left-to-right": (left_to_right, "n_particles"),
     "is": (importance_sampling, "n_samples"),
@@ -293,7 +296,7 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
     fields = {"est": method, count_name.removeprefix("n_"): n, **_settings(func, options), "seed": seed,
               "model": describe(model)}
     return _summarise(method, est, se, corpus.n_tokens, corpus, Signature("loglik", fields),
-                      {"biased": method == "hm"})
+                      _HM_WARNING if method == "hm" else {})
 
 
 def _settings(func, options: dict) -> dict:
