@@ -14,7 +14,7 @@ from scipy.stats import pearsonr
 from sklearn.ensemble import AdaBoostRegressor
 from sklearn.linear_model import LinearRegression
 
-from conftest import FULL, require_data
+from conftest import FULL, disk_cached, require_data
 from tealeaves.cli import main
 from tealeaves.corpus.aligned import default_preprocessor
 from tealeaves.corpus.parallel import udhr_articles
@@ -73,21 +73,43 @@ def test_cnpmi_command_bad_input(tmp_path, capsys):
     assert "unknown language code 'xx'" in capsys.readouterr().err
 
 
-@pytest.fixture(scope="module")
-def reproduction(tmp_path_factory):
-    require_data("bible/ebible/vref.txt")
-    require_data("parallel/flores200/docs/eng_Latn.jsonl")
-    csv = tmp_path_factory.mktemp("bvm") / "topics.csv"
-    args = ["reproduce", "bible-vs-modern", "--format", "json", "--topics-csv", str(csv)]
-    if not FULL:
-        args.insert(2, "--quick")
+def _source_key() -> str:
+    """Hash of the code the reproduction runs, so a stale disk cache is never reused."""
+    import hashlib
+    from pathlib import Path
+
+    import tealeaves
+
+    root = Path(tealeaves.__file__).parent
+    files = sorted(root.glob("multilingual/*.py")) + [root / "reproduce/bible_vs_modern.py"]
+    files += sorted(root.glob("coherence/*.py")) + [root / "models/polylingual.py"]
+    return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
+
+
+def _run_reproduction() -> tuple[dict, pd.DataFrame]:
     import contextlib
     import io
+    import tempfile
+    from pathlib import Path
 
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        assert main(args) == 0
-    return json.loads(buf.getvalue()), pd.read_csv(csv)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / "topics.csv"
+        args = ["reproduce", "bible-vs-modern", "--format", "json", "--topics-csv", str(csv)]
+        if not FULL:
+            args.insert(2, "--quick")
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(args) == 0
+        return json.loads(buf.getvalue()), pd.read_csv(csv)
+
+
+@pytest.fixture(scope="session")
+def reproduction():
+    """The CLI run, shared across xdist workers through the conftest disk cache."""
+    require_data("bible/ebible/vref.txt")
+    require_data("parallel/flores200/docs/eng_Latn.jsonl")
+    name = f"bible_vs_modern_{'full' if FULL else 'quick'}_{_source_key()}"
+    return disk_cached(name, _run_reproduction)
 
 
 @pytest.mark.slow

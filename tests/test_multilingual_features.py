@@ -102,14 +102,17 @@ def _synthetic(n_per_group=40, seed=0):
 
 def test_estimator_equals_adaboost_with_the_selected_parameters():
     X, y, groups = _synthetic()
-    est = CoherenceEstimator(features=("base", "era"), random_state=3).fit(X, y, groups)
-    assert set(est.best_params_) == {"learning_rate", "loss"}
+    grid = {"learning_rate": [0.1, 1.0], "loss": ["linear", "square"]}
+    est = CoherenceEstimator(features=("base", "era"), param_grid=grid, n_estimators=20,
+                             random_state=3).fit(X, y, groups)
+    assert est.best_params_["learning_rate"] in grid["learning_rate"]
+    assert est.best_params_["loss"] in grid["loss"]
     cols = list(FEATURE_GROUPS["base"] + FEATURE_GROUPS["era"])
-    direct = AdaBoostRegressor(estimator=LinearRegression(), n_estimators=50, random_state=3,
+    direct = AdaBoostRegressor(estimator=LinearRegression(), n_estimators=20, random_state=3,
                                **est.best_params_).fit(X[cols].to_numpy(), y)
     np.testing.assert_allclose(est.predict(X), direct.predict(X[cols].to_numpy()))
     # the era group carries signal the base group lacks
-    base_only = CoherenceEstimator(features=("base",)).fit(X, y, groups)
+    base_only = CoherenceEstimator(features=("base",), param_grid=grid, n_estimators=20).fit(X, y, groups)
     assert pearson(est.predict(X), y) > pearson(base_only.predict(X), y) + 0.3
 
 
