@@ -79,6 +79,14 @@ def _popcount(x):
 
 
 @numba.njit(cache=True, nogil=True)
+def _mark_anchor(scratch, key, n_a, a_docs, a_ptr, b_docs, b_ptr, value):
+    """Set ``scratch`` to ``value`` on the documents of anchor ``key`` (right word ``key - n_a``)."""
+    docs, ptr, i = (a_docs, a_ptr, key) if key < n_a else (b_docs, b_ptr, key - n_a)
+    for k in range(ptr[i, 0], ptr[i, 1]):
+        scratch[docs[k]] = value
+
+
+@numba.njit(cache=True, nogil=True)
 def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space):
     """Co-document counts of pairs ``(left i, right j)``.
 
@@ -152,19 +160,9 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
             continue
         if key[m] != current:  # load the anchor's postings into the scratch bitmap
             if current >= 0:
-                if current < n_a:
-                    for k in range(a_ptr[current, 0], a_ptr[current, 1]):
-                        scratch[a_docs[k]] = False
-                else:
-                    for k in range(b_ptr[current - n_a, 0], b_ptr[current - n_a, 1]):
-                        scratch[b_docs[k]] = False
+                _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, False)
             current = key[m]
-            if current < n_a:
-                for k in range(a_ptr[current, 0], a_ptr[current, 1]):
-                    scratch[a_docs[k]] = True
-            else:
-                for k in range(b_ptr[current - n_a, 0], b_ptr[current - n_a, 1]):
-                    scratch[b_docs[k]] = True
+            _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, True)
         n = 0
         if current < n_a:  # probe the right word's postings
             for k in range(b_ptr[j, 0], b_ptr[j, 1]):
