@@ -58,3 +58,16 @@ def test_cli_errors_are_clean(files, capsys):
     assert "checksum mismatch in" in capsys.readouterr().err
     assert main(["coherence", "--reference", str(ref), "--topics", str(topics), "--window", "x"]) == 1
     assert "window" in capsys.readouterr().err
+
+
+def test_build_from_json_lines_records_the_tokenisation(tmp_path, capsys):
+    src = tmp_path / "ref.jsonl"
+    src.write_text('{"id": "a", "text": "Oil and gas prices rose."}\n'
+                   '{"id": "b", "text": "Bank loans, 3 rates"}\n')
+    out = tmp_path / "ref.tlx"
+    assert main(["index", "build", str(src), "-o", str(out), "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["n_documents"] == 2 and info["n_tokens"] == 7  # stop word "and" and the digit dropped
+    assert info["tokenization"]["stop_words"] == "english"
+    assert main(["index", "build", str(tmp_path / "missing.txt"), "-o", str(out)]) == 1
+    assert "does not exist" in capsys.readouterr().err

@@ -223,3 +223,18 @@ def test_corrupted_index_path_as_reference(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(IndexIntegrityError, match="t.tlx"):
         coherence([["a", "b"]], path)
+
+
+def test_cosine_gamma_never_gives_nan():
+    docs = [["a", "b"], ["c", "d"], ["a", "d"], ["b", "c"], ["a", "b", "c"]]
+    topic = [["a", "b", "c", "d"]]  # some NPMI values are negative
+    base = coherence(topic, docs, measure="c_v", window="doc")
+    m = base.pair_matrix(0).to_numpy()
+    for gamma in (2.0, 0.5):
+        vec = m ** gamma if gamma == 2.0 else np.sign(m) * np.abs(m) ** gamma
+        total = vec.sum(axis=0)
+        cos = [vec[i] @ total / (np.linalg.norm(vec[i]) * np.linalg.norm(total)) for i in range(4)]
+        res = coherence(topic, docs, measure="c_v", window="doc", gamma=gamma)
+        assert res.topics[0].score == pytest.approx(np.mean(cos), abs=1e-12)
+    with pytest.raises(ValueError, match="gamma"):
+        coherence(topic, docs, measure="c_v", gamma=0)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.errors import EmptyInputError
 
 
 def register(subparsers) -> None:
@@ -20,6 +19,7 @@ def register(subparsers) -> None:
     build.add_argument("-o", "--output", required=True, help="index file to write (e.g. reuters.tlx)")
     build.add_argument("--name", default=None, help="reference name recorded in signatures "
                                                     "(default: the input's file name)")
+    build.add_argument("--text-field", default="text", help="JSON Lines field holding the text")
     add_format_option(build)
     build.set_defaults(func=_build)
 
@@ -50,36 +50,30 @@ def register(subparsers) -> None:
     coh.set_defaults(func=_coherence)
 
 
-def read_reference_corpus(path: str | Path):
+def read_reference_corpus(path: str | Path, text_field: str = "text"):
     """Read a reference corpus with :func:`tealeaves.corpus.readers.read_corpus`.
 
-    Until that reader is available only one-document-per-line token files are read here.
+    A folder of texts or a JSON Lines file is tokenised with the default
+    :class:`~tealeaves.corpus.Preprocessor` (recorded in the index); any other
+    file is read as one already tokenised document per line.
     """
+    from tealeaves.corpus.readers import read_corpus
+    from tealeaves.errors import TealeavesError
+
     try:
-        from tealeaves.corpus.readers import read_corpus
-    except ImportError:
-        return _read_token_lines(Path(path))
-    return read_corpus(path)
-
-
-def _read_token_lines(path: Path):
-    from tealeaves.corpus import Corpus
-
-    if not path.is_file():
-        raise EmptyInputError(f"{path} is not a file; give a one-document-per-line token file")
-    docs = [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
-    if not any(docs):
-        raise EmptyInputError(f"{path} holds no tokens; the reference must not be empty")
-    corpus = Corpus.from_token_lists(docs)
-    corpus.metadata["preprocessing"] = {"tokenizer": "whitespace", "reader": "one document per line"}
+        corpus = read_corpus(path, text_field=text_field)
+    except FileNotFoundError as exc:
+        raise TealeavesError(str(exc)) from exc
+    corpus.require_nonempty("reference corpus")
+    if not corpus.metadata.get("preprocessing"):
+        corpus.metadata["preprocessing"] = {"tokenizer": "whitespace (pre-tokenised, one document per line)"}
     return corpus
 
 
 def _build(args) -> int:
     from tealeaves.coherence.index import build_index
 
-    corpus = read_reference_corpus(args.input)
-    corpus.require_nonempty("reference corpus")
+    corpus = read_reference_corpus(args.input, args.text_field)
     name = args.name or Path(args.input).stem
     index = build_index(corpus, name=name, source=str(Path(args.input).resolve()))
     index.save(args.output)

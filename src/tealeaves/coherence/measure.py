@@ -237,9 +237,16 @@ def _npmi_matrix(spec: MeasureSpec, joint: np.ndarray, single: np.ndarray, n: in
     return confirm("npmi", p_ab, p[:, :, None], p[:, None, :], spec.zero)
 
 
+def _power(x: np.ndarray, gamma: float) -> np.ndarray:
+    """``x ** gamma`` (as gensim); for a non-integer ``gamma`` the sign is kept, ``sign(x) |x|^gamma``."""
+    if float(gamma).is_integer():
+        return x ** gamma
+    return np.sign(x) * np.abs(x) ** gamma
+
+
 def _cosine_segments(npmi: np.ndarray, valid: np.ndarray, segs, gamma: float) -> np.ndarray:
     """Cosine between context vectors ``sum_{a in W'} npmi(a, .)^gamma`` and the same for W*."""
-    vec = np.where(valid[:, :, None] & valid[:, None, :], npmi, 0.0) ** gamma
+    vec = _power(np.where(valid[:, :, None] & valid[:, None, :], npmi, 0.0), gamma)
     vec = np.where(valid[:, None, :], vec, 0.0)
     out = np.zeros((npmi.shape[0], len(segs)))
     for s, (wp, ws) in enumerate(segs):

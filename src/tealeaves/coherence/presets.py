@@ -63,6 +63,8 @@ class MeasureSpec:
         if self.window != "doc" and (isinstance(self.window, bool) or not isinstance(self.window, int)
                                      or self.window < 1):
             raise SettingsError(f"window={self.window!r} must be 'doc' or a positive number of tokens")
+        if not self.gamma > 0:
+            raise SettingsError(f"gamma={self.gamma} must be positive")
         if self.smoothing < 0:
             raise SettingsError(f"smoothing={self.smoothing} must be >= 0")
         return self
@@ -103,6 +105,7 @@ def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:
     changes = {k: v for k, v in overrides.items() if v is not None}
     if "window" in changes:
         changes["window"] = parse_window(changes["window"])
-    if "smoothing" in changes:
-        changes["smoothing"] = float(changes["smoothing"])
+    for key in ("smoothing", "gamma"):
+        if key in changes:
+            changes[key] = float(changes[key])
     return replace(spec, **changes).validate()
