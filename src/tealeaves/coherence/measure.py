@@ -131,10 +131,8 @@ def as_reference(reference, name: str | None = None, words: Sequence[str] | None
 def read_topics_file(path: str | os.PathLike) -> list[list[str]]:
     """Topics from a text file, one per line, words separated by whitespace (blank lines skipped)."""
     path = Path(path)
-    if path.suffix == ".npz":
-        from tealeaves.models import load_model
-
-        return load_model(path).top_words(10**9)
+    if not path.is_file():
+        raise EmptyInputError(f"no topics file at {path}; give a text file (a topic per line) or a model")
     lines = [ln.split() for ln in path.read_text(encoding="utf-8").splitlines()]
     topics = [ln for ln in lines if ln]
     if not topics:
@@ -144,7 +142,11 @@ def read_topics_file(path: str | os.PathLike) -> list[list[str]]:
 
 def as_topics(topics, top_n: int) -> list[list[str]]:
     """Lists of ranked words from lists, a tealeaves model, or a topics/model file; truncated to ``top_n``."""
-    if isinstance(topics, (str, os.PathLike)):
+    if isinstance(topics, (str, os.PathLike)) and Path(topics).suffix == ".npz":
+        from tealeaves.models import load_model
+
+        topics = load_model(topics).top_words(top_n)
+    elif isinstance(topics, (str, os.PathLike)):
         topics = read_topics_file(topics)
     elif hasattr(topics, "top_words"):
         topics = topics.top_words(top_n)
