@@ -227,16 +227,12 @@ def _count(index: ReferenceIndex, spec: MeasureSpec, uniq: np.ndarray):
     return lambda pairs: core.count_windows(index, uniq, pairs, int(spec.window), spec.compat)
 
 
-def _direct_matrix(spec: MeasureSpec, joint: np.ndarray, single: np.ndarray, n: int) -> np.ndarray:
+def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.ndarray,
+                    n: int) -> np.ndarray:
+    """Confirmation ``name`` of every ordered word pair (row W', column W*) of every topic."""
     p_ab = (joint + spec.smoothing) / n
     p = single / n
-    return confirm(spec.confirmation, p_ab, p[:, :, None], p[:, None, :], spec.zero)
-
-
-def _npmi_matrix(spec: MeasureSpec, joint: np.ndarray, single: np.ndarray, n: int) -> np.ndarray:
-    p_ab = (joint + spec.smoothing) / n
-    p = single / n
-    return confirm("npmi", p_ab, p[:, :, None], p[:, None, :], spec.zero)
+    return confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero)
 
 
 def _power(x: np.ndarray, gamma: float) -> np.ndarray:
@@ -283,7 +279,7 @@ def _score_from_counts(topics, missing, valid, joint, single, n, spec):
     k = valid.shape[1]
     segs = segment(spec.segmentation, k)
     if spec.confirmation == "cosine":
-        mat = _npmi_matrix(spec, joint, single, n)
+        mat = _confirm_matrix("npmi", spec, joint, single, n)
         values = _cosine_segments(mat, valid, segs, spec.gamma)
         seg_valid = valid[:, [wp[0] for wp, _ in segs]]
     else:
@@ -291,9 +287,9 @@ def _score_from_counts(topics, missing, valid, joint, single, n, spec):
         jj = np.array([ws[0] for _, ws in segs])
         seg_valid = valid[:, ii] & valid[:, jj]
         _check_zero(spec, joint, seg_valid, ii, jj, topics)
-        mat = _direct_matrix(spec, joint, single, n)
+        mat = _confirm_matrix(spec.confirmation, spec, joint, single, n)
         values = mat[:, ii, jj]
-    # short topics: positions beyond their length are not valid
+    # positions beyond a short topic's length are not valid, like missing words
     scores = aggregate(values, seg_valid, spec.aggregation)
     ok = (valid.sum(axis=1) >= 2) & np.isfinite(scores)
     results = [TopicScore(list(words), float(scores[t]) if ok[t] else None, missing[t])
