@@ -136,6 +136,18 @@ def test_estimator_column_equals_adaboost_refit_on_other_languages(reproduction)
 
 
 @pytest.mark.slow
+def test_model_level_rows_are_pearson_of_model_means(reproduction):
+    result, topics = reproduction
+    for row in result["model_rows"]:
+        t = topics[topics["lang"] == row["test"]]
+        cols = ["cnpmi", "target", "estimate_+drift"]
+        means = t.groupby(["n_topics", "seed", "link_fraction"])[cols].mean()
+        assert row["models"] == len(means) >= 3
+        assert row["bible_cnpmi"] == pytest.approx(pearsonr(means["cnpmi"], means["target"])[0])
+        assert row["estimator"] == pytest.approx(pearsonr(means["estimate_+drift"], means["target"])[0])
+
+
+@pytest.mark.slow
 def test_rich_target_matches_brute_force_for_romanian(reproduction):
     from tealeaves.reproduce.bible_vs_modern import Config, modern_texts, split_modern
 
