@@ -131,6 +131,12 @@ def test_corrupted_or_truncated_index_names_the_file(tmp_path, synthetic):
     short.write_bytes(path.read_bytes()[:-64])
     with pytest.raises(IndexIntegrityError, match="short.tlx"):
         ReferenceIndex.load(short)
+    newer = tmp_path / "newer.tlx"
+    raw = bytearray(path.read_bytes())
+    raw[8] = 2  # format version 2
+    newer.write_bytes(bytes(raw))
+    with pytest.raises(IndexIntegrityError, match="newer.tlx has index format version 2"):
+        ReferenceIndex.load(newer)
     tiny = tmp_path / "tiny.tlx"
     tiny.write_bytes(b"TLX")
     with pytest.raises(IndexIntegrityError, match="tiny.tlx"):
