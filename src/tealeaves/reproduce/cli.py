@@ -20,13 +20,8 @@ def register(subparsers) -> None:
     five.set_defaults(func=_five_term)
 
     reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
-    reuters.add_argument("--k", type=int, nargs="+", default=[5, 10, 20, 40, 80], help="numbers of topics")
-    reuters.add_argument("--seed", type=int, default=0, help="LDA random_state (default 0)")
+    add_sweep_options(reuters)
     reuters.add_argument("--split-seed", type=int, default=0, help="seed of the half split (default 0)")
-    reuters.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
-    reuters.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
-    reuters.add_argument("--cache-dir", default=None, help="fitted-model folder (default: user cache)")
-    add_format_option(reuters)
     reuters.set_defaults(func=_reuters)
 
     from tealeaves.reproduce.reuters_coherence import add_parser as add_reuters_coherence
@@ -36,6 +31,16 @@ def register(subparsers) -> None:
     from tealeaves.multilingual.cli import add_bible_vs_modern_parser  # bible-vs-modern (multilingual area)
 
     add_bible_vs_modern_parser(sub)
+
+
+def add_sweep_options(parser) -> None:
+    """Options shared by the Reuters sweeps (``fit_reuters_models``): K values, seed, cache, format."""
+    parser.add_argument("--k", type=int, nargs="+", default=[5, 10, 20, 40, 80], help="numbers of topics")
+    parser.add_argument("--seed", type=int, default=0, help="LDA random_state (default 0)")
+    parser.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
+    parser.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
+    parser.add_argument("--cache-dir", default=None, help="fitted-model folder (default: user cache)")
+    add_format_option(parser)
 
 
 def _five_term(args) -> int:
