@@ -154,15 +154,15 @@ def reuters_table(
             "uniform_perplexity": base["uniform"].perplexity,
             "unigram_perplexity": base["unigram"].perplexity,
             "signature": str(result.signature),
+            "sklearn_signature": str(Signature("sklearn-perplexity", {
+                "bound": "variational", "docs": "whole-test", "model": models[k].description()})),
         })
     return {
         "rows": rows,
         "baselines": {name: r.to_dict() for name, r in base.items()},
         "settings": {"lda": lda_params(seed, quick), "split_seed": split_seed,
                      "n_train": len(train), "n_test": len(test),
-                     "preprocessing": train.metadata.get("preprocessing"),
-                     "sklearn_perplexity": str(Signature("sklearn-perplexity",
-                                                         {"bound": "variational", "docs": "whole-test"}))},
+                     "preprocessing": train.metadata.get("preprocessing")},
         "article": {"rows": {k: {"completion_perplexity": a, "sklearn_perplexity": b}
                              for k, (a, b) in ARTICLE.items()}, "baselines": ARTICLE_BASELINES},
     }
