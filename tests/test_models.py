@@ -136,10 +136,11 @@ def test_from_sklearn_wraps_any_fitted_estimator(small_lda):
 
 
 def test_transform_refuses_a_corpus_over_another_vocabulary(small_lda):
-    _, model = small_lda
+    corpus, lda = small_lda
     other = Corpus.from_token_lists([["a", "b"]])
-    with pytest.raises(InvalidModelError, match="align_corpus"):
-        model.transform(other)
+    for model in (lda, PLSA(2, n_restarts=1, max_iter=5).fit(corpus), LSI(2).fit(corpus)):
+        with pytest.raises(InvalidModelError, match="align_corpus"):
+            model.transform(other)
 
 
 @pytest.mark.parametrize("make", [lambda k: PLSA(k), lambda k: LSI(k), lambda k: SklearnLDA(k)])

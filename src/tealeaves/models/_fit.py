@@ -21,6 +21,16 @@ def check_fit_input(corpus: Corpus, n_components: int, name: str) -> None:
         )
 
 
+def check_transform_input(model: object, corpus: Corpus) -> None:
+    """Refuse documents encoded over a vocabulary of another size than the model's."""
+    n_model, n_corpus = len(model.vocabulary_), len(corpus.vocabulary)
+    if n_model != n_corpus:
+        raise InvalidModelError(
+            f"the corpus has a {n_corpus}-word vocabulary but the model {n_model}; encode it with the "
+            "model's vocabulary (tealeaves.likelihood.align_corpus)"
+        )
+
+
 def describe(model: object) -> str:
     """A short, signature-safe description of a fitted model (no ``|`` characters).
 

@@ -15,7 +15,7 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from tealeaves.corpus import Corpus
-from tealeaves.models._fit import check_fit_input
+from tealeaves.models._fit import check_fit_input, check_transform_input
 from tealeaves.models.base import TopicModel
 
 
@@ -67,6 +67,7 @@ class LSI(TopicModel):
 
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Project documents onto the LSI dimensions (``X V^T``, D x K; not proportions)."""
+        check_transform_input(self, corpus)
         x = corpus.counts.astype(np.float64)
         if self.weighting == "tfidf":
             x = self.tfidf_.transform(x)

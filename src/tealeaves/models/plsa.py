@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tealeaves.corpus import Corpus
-from tealeaves.models._fit import check_fit_input
+from tealeaves.models._fit import check_fit_input, check_transform_input
 from tealeaves.models.base import TopicModel
 
 
@@ -110,6 +110,7 @@ class PLSA(TopicModel):
 
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of new documents by EM with the topics fixed (fold-in)."""
+        check_transform_input(self, corpus)
         return fold_in(self.topic_word_, corpus.counts, self.max_iter, self.tol)
 
     def description(self) -> str:

@@ -14,7 +14,7 @@ from sklearn.decomposition import LatentDirichletAllocation
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
-from tealeaves.models._fit import check_fit_input
+from tealeaves.models._fit import check_fit_input, check_transform_input
 from tealeaves.models.base import TopicModel, check_alpha, check_topic_word
 
 
@@ -64,12 +64,7 @@ class SklearnLDA(TopicModel):
         return self
 
     def _counts(self, corpus: Corpus):
-        if len(corpus.vocabulary) != len(self.vocabulary_):
-            raise InvalidModelError(
-                f"the corpus has a {len(corpus.vocabulary)}-word vocabulary but the model "
-                f"{len(self.vocabulary_)}; encode it with the model's vocabulary "
-                "(tealeaves.likelihood.align_corpus)"
-            )
+        check_transform_input(self, corpus)
         return corpus.counts.astype(np.float64)
 
     def transform(self, corpus: Corpus) -> np.ndarray:
