@@ -82,12 +82,14 @@ AGREEMENT = {
 }
 
 
-def agreement(k: int, n: int) -> None:
+def agreement(k: int, n: int, only: str | None = None) -> None:
     _, test = load_corpora()
     model = fit_reuters_models([k])[k]
     sub = stories(test, n)
     print(f"K={k}: {len(sub)} test stories, {sub.n_tokens} tokens")
     for label, (method, samples, options) in AGREEMENT.items():
+        if only and method not in only.split(","):
+            continue
         res, secs = timed(E.estimate_log_likelihood, model, sub, method, samples, seed=1, **options)
         se = "-" if res.standard_error is None else f"{res.standard_error:8.2f}"
         print(f"{label:52s} {res.log_likelihood:14,.2f}  SE {se:>8}  perplexity {res.perplexity:8.2f}"
@@ -120,9 +122,10 @@ def main() -> None:
                         help="print the estimator agreement table on N test stories (0 = all) instead")
     parser.add_argument("--ranking", type=int, metavar="N", default=None,
                         help="print document-completion perplexity for K=5..80 on N stories (0 = all)")
+    parser.add_argument("--methods", default=None, help="with --agreement: comma-separated methods to run")
     args = parser.parse_args()
     if args.agreement is not None:
-        return agreement(args.k, args.agreement)
+        return agreement(args.k, args.agreement, args.methods)
     if args.ranking is not None:
         return ranking(args.ranking, args.particles)
 
