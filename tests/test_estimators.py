@@ -273,26 +273,40 @@ def reuters_subset(test: Corpus, n: int) -> Corpus:
 PER_WORD_TOLERANCE = 0.002
 
 
+def assert_agree(runs: dict) -> None:
+    """Every pair within 3 combined standard errors plus PER_WORD_TOLERANCE nats per word."""
+    for (a, ra), (b, rb) in itertools.combinations(runs.items(), 2):
+        allowed = 3 * np.hypot(ra.standard_error, rb.standard_error) + PER_WORD_TOLERANCE * ra.n_words
+        assert abs(ra.log_likelihood - rb.log_likelihood) < allowed, (a, b, ra, rb)
+
+
 @pytest.mark.slow
 @pytest.mark.xdist_group("reuters_lda")
 def test_reuters_k20_left_to_right_chib_and_ais_agree(reuters, reuters_lda):
-    """Wallach et al. (2009): the consistent estimators agree; the harmonic mean is far above them."""
+    """Wallach et al. (2009): the consistent estimators agree; the harmonic mean is far above them.
+
+    AIS is compared on 100 stories even under FULL: with 1000 temperatures it falls
+    about 0.004 nats per word short on the full test set, whose longest stories need
+    more temperatures than a test can afford (docs/estimators.md).
+    """
     model = reuters_lda(20)
-    stories = reuters_subset(reuters[1], 100)
-    runs = {
-        "left-to-right (SMC)": E.estimate_log_likelihood(model, stories, "left-to-right", 400, weighted=True,
-                                                         n_filters=4, seed=1),
-        "chib": E.estimate_log_likelihood(model, stories, "chib", 1000, n_chains=8, seed=2),
-        "ais": E.estimate_log_likelihood(model, stories, "ais", 50, n_temperatures=1000, seed=3),
-    }
-    slack = PER_WORD_TOLERANCE * runs["chib"].n_words
-    for (a, ra), (b, rb) in itertools.combinations(runs.items(), 2):
-        combined = np.hypot(ra.standard_error, rb.standard_error)
-        assert abs(ra.log_likelihood - rb.log_likelihood) < 3 * combined + slack, (a, b, ra, rb)
+    hundred = reuters_subset(reuters[1], 100)
+    stories = reuters[1] if FULL else hundred
+
+    def smc(corpus):
+        return E.estimate_log_likelihood(model, corpus, "left-to-right", 400, weighted=True, n_filters=4,
+                                         seed=1)
+
+    runs = {"left-to-right (SMC)": smc(stories),
+            "chib": E.estimate_log_likelihood(model, stories, "chib", 1000, n_chains=8, seed=2)}
+    assert_agree(runs)
+    ais = E.estimate_log_likelihood(model, hundred, "ais", 50, n_temperatures=1000, seed=3)
+    same = runs["left-to-right (SMC)"] if not FULL else smc(hundred)
+    assert_agree({"left-to-right (SMC)": same, "ais": ais})
     mallet = E.estimate_log_likelihood(model, stories, "left-to-right", 100, seed=4)
     assert abs(mallet.log_likelihood - runs["chib"].log_likelihood) < 0.01 * mallet.n_words
     hm = E.estimate_log_likelihood(model, stories, "hm", 1000, seed=5)
-    assert hm.log_likelihood - runs["chib"].log_likelihood > 100 * slack
+    assert hm.log_likelihood - runs["chib"].log_likelihood > 100 * PER_WORD_TOLERANCE * hm.n_words
 
 
 @pytest.mark.slow
