@@ -103,6 +103,11 @@ def _run_reproduction() -> tuple[dict, pd.DataFrame]:
         return json.loads(buf.getvalue()), pd.read_csv(csv)
 
 
+def test_reproduction_refuses_too_few_languages(capsys):
+    assert main(["reproduce", "bible-vs-modern", "--languages", "ro", "sv"]) == 1
+    assert "at least three distinct languages" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="session")
 def reproduction():
     """The CLI run, shared across xdist workers through the conftest disk cache."""

@@ -153,7 +153,8 @@ def test_mta_pairs_and_words():
 
 def test_mta_with_no_entries_for_the_topic_is_zero_and_counted():
     d = BilingualDictionary("en", "ro", {("house", "casa")}, "toy")
-    scores = M.mta(TOPICS, d, "en", "ro")
+    with pytest.warns(UserWarning, match="none of the words of 2 of 2 topics"):
+        scores = M.mta(TOPICS, d, "en", "ro")
     assert scores.per_topic.tolist() == [0.0, 0.0]
     assert scores.details["n_uncovered_topics"] == 2
     with pytest.raises(TealeavesError, match="en-ro"):

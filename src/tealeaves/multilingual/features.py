@@ -37,7 +37,11 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
                    dictionary: BilingualDictionary | None = None, era: WordEra | None = None,
                    drift: MeaningDrift | None = None, zero_cooccurrence: str = "limit",
                    mta_mode: str = "pairs") -> tuple[pd.DataFrame, dict[str, str]]:
-    """One row per topic with the estimator features; also the signature of each measure."""
+    """One row per topic with the estimator features; also the signature of each measure.
+
+    Diagnostic columns: ``inpmi_<lang>``, ``mta_uncovered`` (1 when the dictionary lists none
+    of the topic's words; its MTA is 0), ``era_n_missing``, ``drift_n_missing``.
+    """
     langs, k, c = M.check_topics(topics, [l1, l2])
     pair = {l1: topics[l1], l2: topics[l2]}
     cn = M.cnpmi(pair, reference, [l1, l2], zero_cooccurrence)
@@ -54,6 +58,7 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
     if dictionary is not None:
         mt = M.mta(pair, dictionary, l1, l2, mta_mode)
         cols["mta"] = mt.per_topic
+        cols["mta_uncovered"] = np.isin(np.arange(k), mt.details["uncovered_topics"]).astype(int)
         sigs["mta"] = str(mt.signature)
     if era is not None:
         stats = np.array([era.features(topics[l1][t]) for t in range(k)])

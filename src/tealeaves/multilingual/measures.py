@@ -29,6 +29,7 @@ MTA of a topic none of whose words the dictionary lists is 0, counted in
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -220,16 +221,20 @@ def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
         raise TealeavesError(f"unknown MTA mode {mode!r}; use 'pairs' or 'words'")
     d = dictionary.oriented(l1, l2)
     values = np.zeros(k)
-    uncovered = 0
+    uncovered: list[int] = []
     for t in range(k):
         a = [w.lower() for w in topics[l1][t]]
         b = [w.lower() for w in topics[l2][t]]
         hits = np.array([[(x, y) in d.pairs for y in b] for x in a], dtype=bool)
         if not any(d.covers(x, "source") for x in a) and not any(d.covers(y, "target") for y in b):
-            uncovered += 1
+            uncovered.append(t)
         values[t] = hits.mean() if mode == "pairs" else hits.any(axis=1).mean()
+    if uncovered:
+        warnings.warn(f"MTA: the dictionary '{d.name}' lists none of the words of {len(uncovered)} of {k} "
+                      "topics; they score 0 (details['n_uncovered_topics'])", stacklevel=2)
     sig = Signature("mta", {"dict": d.name, "langs": f"{l1}-{l2}", "top": c, "mode": mode})
-    return TopicScores("mta", values, sig, {"n_uncovered_topics": uncovered, "n_entries": len(d)})
+    details = {"n_uncovered_topics": len(uncovered), "uncovered_topics": uncovered, "n_entries": len(d)}
+    return TopicScores("mta", values, sig, details)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, int]:

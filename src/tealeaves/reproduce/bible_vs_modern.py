@@ -27,6 +27,7 @@ Wikipedia is not available, so:
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves._output import format_table
-from tealeaves.corpus.aligned import AlignedCorpus
+from tealeaves.corpus.aligned import AlignedCorpus, normalize_language
 from tealeaves.corpus.parallel import (
     TICO_LANGUAGES,
     ParallelTexts,
@@ -181,8 +182,11 @@ def language_pair_table(lang: str, config: Config, resources: dict) -> tuple[pd.
     dictionary = read_wiktionary(locate(f"dictionaries/wiktionary/{lang}-en.all"))
     rows, sigs = [], {}
     for st, topics in train_topics(train, lang, config):
-        feats, sigs = topic_features(topics, poor, "en", lang, dictionary=dictionary, era=resources["era"],
-                                     drift=drift, zero_cooccurrence=config.zero_cooccurrence)
+        with warnings.catch_warnings():  # uncovered MTA topics are counted in the table instead
+            warnings.simplefilter("ignore", UserWarning)
+            feats, sigs = topic_features(topics, poor, "en", lang, dictionary=dictionary,
+                                         era=resources["era"], drift=drift,
+                                         zero_cooccurrence=config.zero_cooccurrence)
         target = M.cnpmi(topics, rich, ["en", lang], config.zero_cooccurrence)
         feats["target"] = target.per_topic
         feats["lang"] = lang
@@ -195,6 +199,7 @@ def language_pair_table(lang: str, config: Config, resources: dict) -> tuple[pd.
         sigs["target"] = str(target.signature)
     info = {"n_modern": len(modern.ids), "n_train": len(train_texts.ids), "n_rich": len(rich_texts.ids),
             "n_bible_pairs": poor.n_pairs("en", lang), "dictionary_entries": len(dictionary),
+            "mta_uncovered_topics": int(sum(int(r["mta_uncovered"].sum()) for r in rows)),
             "signatures": sigs}
     return pd.concat(rows, ignore_index=True), info
 
@@ -245,6 +250,12 @@ def model_level_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
 def run(config: Config, log=None) -> dict:
     """The whole reproduction; returns tables, per-pair data facts, signatures and timings."""
     start = time.perf_counter()
+    config.languages = tuple(normalize_language(x) for x in config.languages)
+    bad = [x for x in config.languages if x == "en" or x not in LANGUAGES]
+    if bad or len(set(config.languages)) < 3:
+        raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among {LANGUAGES} "
+                             f"(each paired with English; one is held out, the others train), got "
+                             f"{list(config.languages)}")
     resources = {"era": read_spelleng()}
     tables, info = [], {}
     for lang in config.languages:
@@ -282,7 +293,8 @@ def report(result: dict) -> str:
     lines += ["", "Model level (mean over each model's topics), Pearson r with rich CNPMI",
               format_table(result["model_rows"], ["test", "models", "bible_cnpmi", "estimator"])]
     facts = [{"pair": f"en-{k}", **{c: v[c] for c in ("n_modern", "n_train", "n_rich", "n_bible_pairs",
-                                                        "dictionary_entries", "seconds")}}
+                                                        "dictionary_entries", "mta_uncovered_topics",
+                                                        "seconds")}}
              for k, v in result["pairs"].items()]
     lines += ["", format_table(facts), "", f"signature: {result['signature']}"]
     return "\n".join(lines)
