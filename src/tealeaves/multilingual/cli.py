@@ -32,7 +32,7 @@ def register(subparsers) -> None:
 
 
 def load_topics(path: str | Path, top: int) -> dict[str, list[list[str]]]:
-    """Read ``{lang: [[word, ...], ...]}`` and keep the first ``top`` words of each topic."""
+    """Read ``{lang: [[word, ...], ...]}``, keep the first ``top`` words of each topic, lowercased."""
     from tealeaves.corpus.aligned import normalize_language
 
     try:
@@ -42,7 +42,8 @@ def load_topics(path: str | Path, top: int) -> dict[str, list[list[str]]]:
                              "{language: [[word, ...], ...]}") from exc
     if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
         raise TealeavesError(f"{path} must hold a JSON object {{language: [[word, ...], ...]}}")
-    return {normalize_language(k): [[str(w) for w in t[:top]] for t in v] for k, v in raw.items()}
+    # references are lowercased by their preprocessing, so topic words are too
+    return {normalize_language(k): [[str(w).lower() for w in t[:top]] for t in v] for k, v in raw.items()}
 
 
 def _cnpmi(args) -> int:
