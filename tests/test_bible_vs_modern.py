@@ -184,3 +184,21 @@ def test_data_facts_and_features(reproduction):
 def test_estimator_beats_uncorrected_bible_cnpmi_for_most_languages(reproduction):
     result, _ = reproduction
     assert result["n_improved"] > result["n_languages"] / 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FULL, reason="the Table 3 layout needs all six languages (TEALEAVES_FULL=1)")
+def test_paper_layout_cells_equal_adaboost_refits(reproduction):
+    result, topics = reproduction
+    cols = [c for g in ("base", "gap", "era", "drift") for c in FEATURE_GROUPS[g]]
+    assert [r["test"] for r in result["paper_rows"]] == ["am", "tl", "ro", "sv", "zh", "tr"]
+    for row in result["paper_rows"]:
+        test = topics[topics["lang"] == row["test"]]
+        for i in (1, 2, 3):
+            train = topics[topics["lang"].isin(row[f"train{i}"].split("+"))]
+            assert row["test"] not in set(train["lang"])
+            n_est = result["config"]["n_estimators"]
+            model = AdaBoostRegressor(estimator=LinearRegression(), n_estimators=n_est, random_state=0,
+                                      **row[f"params{i}"]).fit(train[cols].to_numpy(), train["target"])
+            pred = model.predict(test[cols].to_numpy())
+            assert row[f"r{i}"] == pytest.approx(pearsonr(pred, test["target"])[0], abs=1e-9)
