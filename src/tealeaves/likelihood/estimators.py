@@ -182,10 +182,11 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     are never weighted, so the estimate is slightly biased and does not converge to
     ``p(w)`` as particles grow.  ``weighted=True`` runs the same moves as a proper
     sequential Monte Carlo sampler (importance weights ``a_rn``, resampling when the
-    effective sample size halves): the particles are split into ``n_filters``
-    independent filters whose unbiased estimates are averaged, and the standard
-    error is over filters.  ``resample`` rejuvenates ``z_<n`` by one Gibbs sweep
-    before each position (quadratic in length; MALLET's default is ``False``).
+    effective sample size halves): ``n_filters`` independent filters of
+    ``n_particles // n_filters`` particles each (at most one filter per particle)
+    whose unbiased estimates are averaged; the standard error is over filters.
+    ``resample`` rejuvenates ``z_<n`` by one Gibbs sweep before each position
+    (quadratic in length; MALLET's default is ``False``).
     Only positions ``n >= score_from[d]`` are scored (document completion).
     """
     n_particles = _check_count("n_particles", n_particles)
