@@ -317,3 +317,11 @@ def test_reuters_left_to_right_completion_ranks_k_like_the_article(reuters, reut
     perplexities = [E.left_to_right_completion(reuters_lda(k), stories, 10, seed=k).perplexity
                     for k in (5, 10, 20, 40, 80)]
     assert all(a > b for a, b in zip(perplexities, perplexities[1:])), perplexities
+
+
+def test_model_without_probabilities_is_refused():
+    weights = np.array([[1.0, -0.5, 0.2], [0.1, 0.3, -0.9]])
+    lsi_like = FixedTopicModel(None, ["a", "b", "c"], 0.5, topic_word_weights=weights)
+    corpus = Corpus.from_token_lists([["a", "b"]], lsi_like.vocabulary_)
+    with pytest.raises(InvalidModelError, match="no topic-word probabilities"):
+        E.estimate_log_likelihood(lsi_like, corpus, "left-to-right")

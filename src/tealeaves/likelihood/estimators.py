@@ -39,7 +39,7 @@ from scipy.special import gammaln, logsumexp
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, TealeavesError
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.perplexity import align_corpus, perplexity
+from tealeaves.likelihood.perplexity import align_corpus, perplexity, require_topic_word
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_alpha, check_topic_word
 from tealeaves.signature import Signature
@@ -88,13 +88,7 @@ class HeldOutEstimate:
 # -- parameter checks ----------------------------------------------------------
 def model_parameters(model: object, method: str = "left-to-right") -> tuple[np.ndarray, np.ndarray]:
     """``(phi, alpha)`` of a tealeaves model, refusing models the estimators cannot use."""
-    phi = getattr(model, "topic_word_", None)
-    if phi is None:
-        raise InvalidModelError(
-            f"{type(model).__name__} has no topic-word probabilities (e.g. LSI); held-out likelihood "
-            "needs a probabilistic model"
-        )
-    phi = check_topic_word(phi)
+    phi = require_topic_word(model)
     alpha = check_alpha(getattr(model, "doc_topic_prior_", None), phi.shape[0])
     if alpha is None:
         raise InvalidModelError(
