@@ -150,3 +150,12 @@ def test_locator_error_for_empty_data_dir(tmp_path, monkeypatch):
 
     with pytest.raises(DataNotFoundError, match="TEALEAVES_DATA"):
         read_reuters()
+
+
+def test_missing_input_is_a_tealeaves_error(tmp_path):
+    from tealeaves.corpus.readers import read_corpus
+    from tealeaves.errors import InputNotFoundError, TealeavesError
+
+    with pytest.raises(InputNotFoundError, match="does not exist") as info:
+        read_corpus(tmp_path / "nope.jsonl")
+    assert isinstance(info.value, TealeavesError)

@@ -11,6 +11,7 @@ from tealeaves.errors import (
     DataNotFoundError,
     EmptyInputError,
     IndexIntegrityError,
+    InputNotFoundError,
     InvalidModelError,
     TealeavesError,
 )
@@ -22,4 +23,5 @@ __all__ = [
     "EmptyInputError",
     "InvalidModelError",
     "IndexIntegrityError",
+    "InputNotFoundError",
 ]

@@ -16,6 +16,10 @@ class DataNotFoundError(TealeavesError, FileNotFoundError):
     """A data file could not be found in ``$TEALEAVES_DATA`` or the user cache."""
 
 
+class InputNotFoundError(TealeavesError, FileNotFoundError):
+    """A file or folder the user named (a corpus, a model, a study) does not exist."""
+
+
 class EmptyInputError(TealeavesError):
     """An input (corpus, study, reference, ...) holds nothing to work on."""
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputNotFoundError, TealeavesError
 
 PathLike = str | os.PathLike[str]
 
@@ -61,7 +61,7 @@ class RawDocuments:
 def _existing(path: PathLike, what: str) -> Path:
     p = Path(path).expanduser()
     if not p.exists():
-        raise FileNotFoundError(f"{what} '{p}' does not exist; check the path")
+        raise InputNotFoundError(f"{what} '{p}' does not exist; check the path")
     return p
 
 
