@@ -13,8 +13,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyInputError
@@ -61,6 +59,10 @@ class Preprocessor:
                 raise ValueError(
                     f"stop_words={self.stop_words!r} is not known; use 'english', None or a list"
                 )
+            # imported here: scikit-learn takes about a second to import, which every
+            # command-line start would otherwise pay
+            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
             return frozenset(ENGLISH_STOP_WORDS)
         return frozenset(w.lower() if self.lowercase else w for w in self.stop_words)
 
