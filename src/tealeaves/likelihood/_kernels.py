@@ -459,9 +459,11 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star):
 def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed):
     """Chib-style estimator with a special state z* (Murray & Salakhutdinov 2009).
 
-    z* is the best of ``burn_in`` Gibbs sweeps polished by iterated conditional modes.  Each
-    chain picks ``s`` uniformly in ``0..S-1``, draws ``z^(s)`` from the reverse
-    sweep ``T~(. <- z*)``, runs forward sweeps ``T`` for later indices and reverse
+    Each chain finds its own z*: the best of ``burn_in`` Gibbs sweeps polished by iterated
+    conditional modes.  The chains are therefore independent replicates and their spread
+    includes the error due to the choice of z* (a z* shared by all chains left it out of
+    the standard error).  Each chain then picks ``s`` uniformly in ``0..S-1``, draws
+    ``z^(s)`` from the reverse sweep ``T~(. <- z*)``, runs forward sweeps ``T`` for later indices and reverse
     sweeps for earlier ones, and averages ``T(z* <- z^(s'))`` over its ``S`` states:
     ``D_c``.  ``p(w, z*) / D_c`` is an unbiased estimate of ``p(w)`` (its reciprocal
     ``D_c / p(w, z*)`` is not, but ``E[1 / D_c] = 1 / p(z*|w)``), so chains are
@@ -482,10 +484,10 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
         if n_tok == 0:
             se[d] = 0.0
             continue
-        z_star = _special_state(words, phi_t, alpha, burn_in, counts_star)
-        log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
         z = np.empty(n_tok, dtype=np.int64)
         for c in range(n_chains):
+            z_star = _special_state(words, phi_t, alpha, burn_in, counts_star)
+            log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
             s = np.random.randint(n_samples)
             z_s = z_star.copy()
             counts_s = counts_star.copy()

@@ -37,8 +37,8 @@ def register(subparsers) -> None:
                    help="left-to-right: do not resample earlier positions (MALLET's default; linear time)")
     p.add_argument("--weighted", action="store_true",
                    help="left-to-right: weight whole particles (unbiased) instead of averaging per position")
-    p.add_argument("--temperatures", type=int, default=1000,
-                   help="ais: number of temperatures (default 1000)")
+    p.add_argument("--temperatures", type=int, default=5000,
+                   help="ais: number of temperatures (default 5000)")
     p.add_argument("--chains", type=int, default=4, help="chib: independent chains (default 4)")
     add_format_option(p)
     p.set_defaults(func=run)
