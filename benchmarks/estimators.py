@@ -105,7 +105,8 @@ def agreement(k: int, n: int, only: str | None = None, seeds: int = 1) -> None:
         res, secs = runs[0]
         se = "-" if res.standard_error is None else f"{np.median([r.standard_error for r, _ in runs]):8.2f}"
         spread = f"  spread over seeds {np.std(totals, ddof=1):6.2f}" if seeds > 1 else ""
-        print(f"{label:62s} {np.mean(totals):14,.2f}  SE {se:>8}  perplexity {res.perplexity:8.2f}"
+        ppl = np.exp(-np.mean(totals) / res.n_words)
+        print(f"{label:62s} {np.mean(totals):14,.2f}  SE {se:>8}  perplexity {ppl:8.2f}"
               f"  {np.mean([t for _, t in runs]):6.1f} s{spread}")
 
 
