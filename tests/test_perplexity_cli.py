@@ -100,3 +100,17 @@ def test_bad_input_is_reported_cleanly(files, capsys, tmp_path):
     empty.write_text("oov only\n\n")
     code, _, err = run(capsys, model_path, empty, "--method", "is")
     assert code == 1 and "no tokens" in err
+
+
+def test_replicates_option_matches_python_api(files, capsys):
+    model_path, _, test, _ = files
+    code, out, _ = run(capsys, model_path, test, "--method", "chib", "--samples", 40, "--seed", 3,
+                       "--replicates", 3, "--format", "json")
+    assert code == 0
+    got = json.loads(out)
+    model = load_model(model_path)
+    expected = E.estimate_log_likelihood(model, read_corpus(test, vocabulary=model.vocabulary_), "chib", 40,
+                                         seed=3, replicates=3, n_chains=4)
+    assert got["log_likelihood"] == pytest.approx(expected.log_likelihood, rel=1e-12)
+    assert got["standard_error"] == pytest.approx(expected.standard_error, rel=1e-12)
+    assert "replicates=3" in got["signature"]

@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     p.add_argument("--temperatures", type=int, default=5000,
                    help="ais: number of temperatures (default 5000)")
     p.add_argument("--chains", type=int, default=4, help="chib: independent chains (default 4)")
+    p.add_argument("--replicates", type=int, default=1,
+                   help="run the estimator R times with independent seeds; the standard error then "
+                        "comes from their spread (default 1)")
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -71,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                                                   **_options(args)).to_dict()
     else:
         out = estimators.estimate_log_likelihood(model, test, args.method, args.samples, seed=args.seed,
-                                                 **_options(args)).to_dict()
+                                                 replicates=args.replicates, **_options(args)).to_dict()
     out = {"model": str(args.model), "test": str(args.test), **out}
     if args.format == "json":
         print(dump_json(out))
