@@ -112,3 +112,9 @@ def test_max_features_ranks_by_total_count_like_scikit_learn():
     ours = Preprocessor(stop_words=None, max_features=2).fit(texts)
     theirs = CountVectorizer(max_features=2).fit(texts)
     assert list(ours.vocabulary_) == sorted(theirs.vocabulary_)
+
+
+def test_encode_counts_dropped_tokens_from_any_iterable():
+    vocab = Vocabulary(["a", "b"])
+    ids, dropped = vocab.encode(t for t in ["a", "x", "b", "y"])
+    assert list(ids) == [0, 1] and dropped == 2

@@ -74,21 +74,20 @@ class Corpus:
         docs = [list(d) for d in documents]
         if vocabulary is None:
             vocabulary = Vocabulary.from_documents(docs)
-        index = vocabulary.index
         lengths = np.zeros(len(docs) + 1, dtype=np.int64)
-        flat: list[int] = []
+        pieces: list[np.ndarray] = []
         dropped = 0
         for d, doc in enumerate(docs):
-            ids_d = [index[t] for t in doc if t in index]
-            dropped += len(doc) - len(ids_d)
-            flat.extend(ids_d)
+            ids_d, n_dropped = vocabulary.encode(doc)
+            dropped += n_dropped
+            pieces.append(ids_d)
             lengths[d + 1] = len(ids_d)
         doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
         if len(doc_ids) != len(docs):
             raise ValueError(f"got {len(doc_ids)} ids for {len(docs)} documents")
         return cls(
             vocabulary,
-            np.asarray(flat, dtype=np.int32),
+            np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32),
             np.cumsum(lengths),
             doc_ids,
             list(labels) if labels is not None else None,

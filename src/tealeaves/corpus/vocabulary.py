@@ -57,12 +57,10 @@ class Vocabulary(Sequence[str]):
 
         Returns ``(ids, n_dropped)`` so callers can report what was dropped.
         """
+        tokens = tokens if isinstance(tokens, Sequence) else list(tokens)
         index = self.index
         ids = [index[t] for t in tokens if t in index]
-        n_total = len(tokens) if isinstance(tokens, Sequence) else None
-        arr = np.asarray(ids, dtype=np.int32)
-        dropped = (n_total - len(ids)) if n_total is not None else 0
-        return arr, dropped
+        return np.asarray(ids, dtype=np.int32), len(tokens) - len(ids)
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         """Map ids back to words."""
