@@ -20,6 +20,14 @@ from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyInputError
 
 
+def _flatten(pieces: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate per-document id arrays into ``(tokens, offsets)``."""
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(p) for p in pieces])
+    tokens = np.concatenate(pieces) if len(pieces) else np.zeros(0, dtype=np.int32)
+    return tokens, offsets
+
+
 @dataclass(eq=False)
 class Corpus:
     """Documents as token-id sequences over a fixed vocabulary.
@@ -74,21 +82,20 @@ class Corpus:
         docs = [list(d) for d in documents]
         if vocabulary is None:
             vocabulary = Vocabulary.from_documents(docs)
-        lengths = np.zeros(len(docs) + 1, dtype=np.int64)
         pieces: list[np.ndarray] = []
         dropped = 0
-        for d, doc in enumerate(docs):
+        for doc in docs:
             ids_d, n_dropped = vocabulary.encode(doc)
             dropped += n_dropped
             pieces.append(ids_d)
-            lengths[d + 1] = len(ids_d)
+        tokens, offsets = _flatten(pieces)
         doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
         if len(doc_ids) != len(docs):
             raise ValueError(f"got {len(doc_ids)} ids for {len(docs)} documents")
         return cls(
             vocabulary,
-            np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32),
-            np.cumsum(lengths),
+            tokens,
+            offsets,
             doc_ids,
             list(labels) if labels is not None else None,
             dropped,
@@ -115,10 +122,9 @@ class Corpus:
         for d in range(counts.shape[0]):
             row = counts.getrow(d)
             docs.append(np.repeat(row.indices, row.data.astype(np.int64)))
-        lengths = np.array([0] + [len(x) for x in docs], dtype=np.int64)
-        tokens = np.concatenate(docs) if docs else np.zeros(0, dtype=np.int32)
+        tokens, offsets = _flatten(docs)
         doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
-        return cls(vocabulary, tokens, np.cumsum(lengths), doc_ids)
+        return cls(vocabulary, tokens, offsets, doc_ids)
 
     # -- access -------------------------------------------------------------
     def __len__(self) -> int:
@@ -175,14 +181,12 @@ class Corpus:
     def subset(self, indices: Sequence[int] | np.ndarray) -> Corpus:
         """A new corpus holding the given documents, in the given order."""
         idx = np.asarray(indices, dtype=np.int64)
-        pieces = [self.document(int(d)) for d in idx]
-        lengths = np.array([0] + [len(p) for p in pieces], dtype=np.int64)
-        tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
+        tokens, offsets = _flatten([self.document(int(d)) for d in idx])
         labels = [self.labels[int(d)] for d in idx] if self.labels is not None else None
         return Corpus(
             self.vocabulary,
             tokens,
-            np.cumsum(lengths),
+            offsets,
             [self.ids[int(d)] for d in idx],
             labels,
             0,
