@@ -11,8 +11,6 @@ result independent of the solver's arbitrary choice.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfTransformer
 
 from tealeaves.corpus import Corpus
 from tealeaves.models._fit import check_fit_input, check_transform_input
@@ -44,6 +42,8 @@ class LSI(TopicModel):
             raise ValueError(f"weighting={self.weighting!r} is not known; use 'count' or 'tfidf'")
         x = corpus.counts.astype(np.float64)
         if self.weighting == "tfidf":
+            from sklearn.feature_extraction.text import TfidfTransformer  # slow import: load on use
+
             self.tfidf_ = TfidfTransformer().fit(x)
             x = self.tfidf_.transform(x)
         k = self.n_components
@@ -51,6 +51,8 @@ class LSI(TopicModel):
             u, s, vt = np.linalg.svd(x.toarray(), full_matrices=False)
             vt, s = vt[:k], s[:k]
         else:
+            from sklearn.decomposition import TruncatedSVD
+
             svd = TruncatedSVD(k, algorithm="randomized", n_iter=self.n_iter, random_state=self.random_state)
             svd.fit(x)
             vt, s = svd.components_, svd.singular_values_

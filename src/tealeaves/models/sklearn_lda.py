@@ -9,13 +9,17 @@ any already fitted estimator so it can be evaluated with tealeaves.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from sklearn.decomposition import LatentDirichletAllocation
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
 from tealeaves.models._fit import check_fit_input, check_transform_input
 from tealeaves.models.base import TopicModel, check_alpha, check_topic_word
+
+if TYPE_CHECKING:
+    from sklearn.decomposition import LatentDirichletAllocation
 
 
 class SklearnLDA(TopicModel):
@@ -33,6 +37,8 @@ class SklearnLDA(TopicModel):
     def fit(self, corpus: Corpus) -> SklearnLDA:
         """Fit scikit-learn's LDA to the document-term counts of ``corpus``."""
         check_fit_input(corpus, self.n_components, "SklearnLDA")
+        from sklearn.decomposition import LatentDirichletAllocation  # slow import: load on use
+
         estimator = LatentDirichletAllocation(n_components=self.n_components, **self.params)
         estimator.fit(corpus.counts)
         return self._adopt(estimator, corpus.vocabulary)

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
-import sklearn
 
 from tealeaves import data
 from tealeaves.corpus import Corpus
@@ -77,7 +76,9 @@ def corpus_fingerprint(corpus: Corpus) -> str:
 def model_key(k: int, params: dict, train: Corpus) -> str:
     """The stable cache key of one fitted model: K, settings, training data and scikit-learn version."""
     settings = ",".join(f"{name}={params[name]}" for name in sorted(params))
-    digest = hashlib.sha1(f"{settings}|sklearn={sklearn.__version__}".encode()).hexdigest()[:10]
+    from sklearn import __version__ as sklearn_version
+
+    digest = hashlib.sha1(f"{settings}|sklearn={sklearn_version}".encode()).hexdigest()[:10]
     return f"reuters-lda-K{k}-{corpus_fingerprint(train)}-{digest}"
 
 
