@@ -1,13 +1,27 @@
 """The ``tealeaves`` command line.
 
 Each area of the library registers its own sub-commands from a ``cli``
-module exposing ``register(subparsers)``; this file only assembles them.
+module exposing ``register(subparsers)``; this file only assembles them and
+holds the one error boundary every command ends in: a result, or
+``tealeaves: error: <what is wrong> (<how to fix it>)`` with a non-zero exit
+status.  No traceback reaches a user unless ``--debug`` (or
+``TEALEAVES_DEBUG=1``) asks for it.  Exit statuses (``docs/errors.md``):
+
+====  ==========================================================
+0     success
+1     a tealeaves error (bad input, missing file, ...)
+2     a usage error (unknown option, bad option value)
+70    an unexpected internal error (a bug: please report it)
+130   interrupted (Ctrl-C)
+141   the output pipe was closed (e.g. ``| head``); nothing more is printed
+====  ==========================================================
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -23,33 +37,89 @@ COMMAND_MODULES = (
     "tealeaves.multilingual.cli",
 )
 
+EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130, 141
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, reporting usage errors as ``tealeaves: error: ...`` (exit 2) like every other error."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        self.exit(EXIT_USAGE, f"tealeaves: error: {self.prog}: {message} (see '{self.prog} --help')\n")
+
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every registered sub-command."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="tealeaves",
         description="Tell whether a topic model is any good: held-out likelihood, "
         "coherence, human studies and multilingual measures.",
     )
     parser.add_argument("--version", action="version", version=f"tealeaves {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback of an error (also TEALEAVES_DEBUG=1)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
+def _fail(message: str, status: int) -> int:
+    print(f"tealeaves: error: {message}", file=sys.stderr)
+    return status
+
+
+def _os_error_message(exc: OSError) -> str:
+    where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+    return f"{exc.strerror or exc}{where} (check the path, its permissions and the free disk space)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tealeaves`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    """Entry point of the ``tealeaves`` console script: run one command inside the error boundary."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or os.environ.get("TEALEAVES_DEBUG", "") not in ("", "0")
+    argv = [a for a in argv if a != "--debug"]  # accepted anywhere on the line
     try:
-        return int(args.func(args) or 0)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_USAGE
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        return _fail("interrupted (Ctrl-C); nothing was left half-written", EXIT_INTERRUPT)
+    except SystemExit:
+        raise
     except TealeavesError as exc:
-        print(f"tealeaves: error: {exc}", file=sys.stderr)
-        return 1
+        if debug:
+            raise
+        return _fail(str(exc), EXIT_ERROR)
+    except UnicodeDecodeError as exc:
+        if debug:
+            raise
+        return _fail(f"an input is not valid {exc.encoding} ({exc.reason}) "
+                     "(give its encoding with --encoding, or convert it to UTF-8)", EXIT_ERROR)
+    except OSError as exc:
+        if debug:
+            raise
+        return _fail(_os_error_message(exc), EXIT_ERROR)
+    except MemoryError:
+        if debug:
+            raise
+        return _fail("out of memory (use a smaller input or a machine with more memory)", EXIT_ERROR)
+    except Exception as exc:  # the last line of defence: a bug, reported as one
+        if debug:
+            raise
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (this is a bug in tealeaves; rerun "
+                     "with --debug to see the traceback and report it)", EXIT_INTERNAL)
 
 
 if __name__ == "__main__":  # pragma: no cover

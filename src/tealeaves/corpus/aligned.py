@@ -86,8 +86,9 @@ def jieba_tokenize(text: str) -> list[str]:
     jieba's start-up log is silenced; its segmentation is deterministic for a
     given dictionary, so repeated runs give the same tokens.
     """
-    import jieba
+    from tealeaves._optional import optional_import
 
+    jieba = optional_import("jieba", "zh", "segmenting Chinese text")
     jieba.setLogLevel(logging.WARNING)
     return [t for t in jieba.lcut(text, cut_all=False, HMM=True) if _LETTERS_ONLY.match(t)]
 

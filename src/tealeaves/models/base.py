@@ -12,6 +12,13 @@ A fitted model exposes
     ``topic_word_`` for probabilistic models; LSI's signed loadings);
 ``doc_topic_prior_``
     the Dirichlet parameter ``alpha`` as a length-``K`` vector, or ``None``;
+``metadata_`` (optional)
+    a JSON-ready dict describing where the model came from: ``description``
+    (the short name used in signatures), ``source`` (``library``,
+    ``version``, ``file``, ``class`` of the tool that fitted it, as recorded
+    by an adapter) and ``preprocessing`` (the recorded settings of the
+    :class:`~tealeaves.corpus.Preprocessor` that made its vocabulary, so raw
+    text can be tokenised the same way); saved and loaded with the model;
 
 and ``transform(corpus)``, which returns the ``D x K`` topic proportions of new
 documents.  Any object with these attributes is a tealeaves model; deriving
@@ -73,6 +80,22 @@ class TopicModel:
     vocabulary_: Vocabulary
     topic_word_: np.ndarray | None
     doc_topic_prior_: np.ndarray | None = None
+    metadata_: dict
+
+    def model_metadata(self) -> dict:
+        """The model's metadata (see the module docstring), with its ``description`` filled in."""
+        meta = dict(getattr(self, "metadata_", None) or {})
+        if "description" not in meta and type(self).description is not TopicModel.description:
+            meta["description"] = self.description()
+        return meta
+
+    def description(self) -> str:
+        """Short, signature-safe name of the model (kept across save and load)."""
+        meta = getattr(self, "metadata_", None) or {}
+        if meta.get("description"):
+            return str(meta["description"])
+        w = self.topic_word_weights_
+        return f"{type(self).__name__}/K{w.shape[0]}/V{w.shape[1]}"
 
     @property
     def topic_word_weights_(self) -> np.ndarray:
@@ -118,6 +141,7 @@ class TopicModel:
             "class": type(self).__name__,
             "vocabulary": list(self.vocabulary_),
             "probabilistic": self.topic_word_ is not None,
+            "metadata": self.model_metadata(),
         }
         arrays = {"topic_word_weights": np.asarray(self.topic_word_weights_, dtype=np.float64)}
         if self.doc_topic_prior_ is not None:
@@ -139,7 +163,9 @@ class FixedTopicModel(TopicModel):
         vocabulary: Vocabulary | list[str],
         doc_topic_prior: float | np.ndarray | None = None,
         topic_word_weights: np.ndarray | None = None,
+        metadata: dict | None = None,
     ):
+        self.metadata_ = dict(metadata or {})
         self.vocabulary_ = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary(vocabulary)
         self.topic_word_ = None if topic_word is None else check_topic_word(topic_word)
         self._weights = topic_word_weights
@@ -178,6 +204,7 @@ def load_model(path: str | Path) -> FixedTopicModel:
         raise InvalidModelError(f"{path} is not a tealeaves model file ({exc})") from exc
     if meta.get("format") != "tealeaves-model":
         raise InvalidModelError(f"{path} is not a tealeaves model file")
+    extra = meta.get("metadata") or {}
     if meta["probabilistic"]:
-        return FixedTopicModel(weights, meta["vocabulary"], alpha)
-    return FixedTopicModel(None, meta["vocabulary"], alpha, topic_word_weights=weights)
+        return FixedTopicModel(weights, meta["vocabulary"], alpha, metadata=extra)
+    return FixedTopicModel(None, meta["vocabulary"], alpha, topic_word_weights=weights, metadata=extra)

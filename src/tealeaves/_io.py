@@ -1,0 +1,120 @@
+"""Reading and writing files with one explicit policy.
+
+Reading: text is UTF-8 unless an ``encoding`` is given; a UTF-8 byte-order
+mark is removed (never glued to the first word); bytes that are not valid in
+the encoding raise :class:`~tealeaves.errors.InputEncodingError` naming the
+file, the line and the ``--encoding`` option.  A missing path, a folder where
+a file is expected and an unreadable file are clear errors, not tracebacks.
+
+Writing: :func:`atomic_write` writes to a temporary file beside the target and
+renames it into place only when everything was written, so an interrupted or
+failed write leaves neither a partial file nor a stray temporary one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from tealeaves.errors import InputEncodingError, InputNotFoundError, OutputError, TealeavesError
+
+PathLike = str | os.PathLike[str]
+DEFAULT_ENCODING = "utf-8"
+
+
+def existing_file(path: PathLike, what: str = "file") -> Path:
+    """``path`` as a :class:`Path` if it is an existing, readable file; a clear error otherwise."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise InputNotFoundError(f"{what} '{p}' does not exist", fix="check the path")
+    if p.is_dir():
+        raise TealeavesError(f"{what} '{p}' is a folder, not a file", fix="give the path of a file")
+    if not os.access(p, os.R_OK):
+        raise TealeavesError(f"{what} '{p}' cannot be read (permission denied)",
+                             fix="check the file's permissions")
+    return p
+
+
+def decode(data: bytes, path: PathLike, encoding: str | None = None) -> str:
+    """Decode ``data`` read from ``path`` strictly, dropping a UTF-8 byte-order mark."""
+    enc = encoding or DEFAULT_ENCODING
+    try:
+        codecs.lookup(enc)
+    except LookupError:
+        raise TealeavesError(f"unknown encoding {enc!r}", fix="give a Python codec name such as utf-8 "
+                             "or latin-1 with --encoding") from None
+    if codecs.lookup(enc).name in ("utf-8", "utf-8-sig") and data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        return data.decode(enc)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputEncodingError(
+            f"'{path}' is not valid {enc}: byte 0x{data[exc.start]:02x} at line {line} ({exc.reason})",
+            fix="give its encoding with --encoding (e.g. --encoding latin-1), or convert it to UTF-8",
+        ) from None
+
+
+def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -> str:
+    """The whole text of ``path`` under the reading policy above."""
+    p = existing_file(path, what)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise TealeavesError(f"cannot read {what} '{p}': {exc.strerror or exc}",
+                             fix="check the path and its permissions") from None
+    return decode(data, p, encoding)
+
+
+def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
+    """The lines of ``path`` (without line ends) under the reading policy above."""
+    return read_text(path, encoding, what).splitlines()
+
+
+@contextlib.contextmanager
+def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8",
+                 what: str = "output file") -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success rename it to ``path``, on any failure delete it.
+
+    >>> with atomic_write(tmp_path / "out.json") as fh:  # doctest: +SKIP
+    ...     fh.write("{}")
+    """
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise OutputError(f"{what} '{target}' is a folder", fix="give a file name")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {what} '{target}': folder '{parent}' does not exist",
+                          fix="create it first or choose another path")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise OutputError(f"cannot write {what} '{target}': {exc.strerror or exc}",
+                          fix="check the folder's permissions and free space") from None
+    binary = "b" in mode
+    try:
+        with os.fdopen(fd, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
+            yield fh
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file ordinary permissions
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {what} '{target}': {exc.strerror or exc}",
+                              fix="check the folder's permissions and free space") from None
+        raise
+
+
+def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
+    """Write ``text`` to ``path`` atomically (UTF-8); returns the path."""
+    with atomic_write(path, what=what) as fh:
+        fh.write(text)
+    return Path(path)

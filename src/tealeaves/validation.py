@@ -1,0 +1,156 @@
+"""Validation of parameters at the boundary, in one place.
+
+Every public function and command-line option checks its inputs with these
+helpers, so that a bad value is refused with a message naming the parameter,
+what it must be, and what it got, instead of being coerced into a different
+computation.  In the spirit of scikit-learn's ``utils.validation.check_scalar``.
+
+>>> check_int(10, "top_n", min_value=2)
+10
+>>> check_int(1.5, "top_n", min_value=2)
+Traceback (most recent call last):
+...
+tealeaves.errors.ParameterError: top_n must be a whole number >= 2, got 1.5 (float)
+>>> check_window("doc"), check_window("10")
+('doc', 10)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import numbers
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from tealeaves.errors import ParameterError
+
+T = TypeVar("T")
+
+
+def _bounds(min_value: float | None, max_value: float | None, include_min: bool = True,
+            include_max: bool = True) -> str:
+    parts = []
+    if min_value is not None:
+        parts.append(f"{'>=' if include_min else '>'} {min_value:g}")
+    if max_value is not None:
+        parts.append(f"{'<=' if include_max else '<'} {max_value:g}")
+    return " and ".join(parts)
+
+
+def _got(value: object) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_int(value: object, name: str, *, min_value: int | None = None, max_value: int | None = None,
+              allow_str: bool = False) -> int:
+    """Return ``value`` as an ``int`` if it is a whole number within ``[min_value, max_value]``.
+
+    Booleans and floats are refused (``1.5`` and ``True`` are not counts); a
+    numeric string is accepted only with ``allow_str`` (command-line values).
+    """
+    original = value
+    if allow_str and isinstance(value, str):
+        try:
+            value = int(value.strip(), 10)
+        except ValueError:
+            value = original
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(f"{name} must be a whole number{_suffix(min_value, max_value)}, "
+                             f"got {_got(original)}")
+    value = int(value)
+    if (min_value is not None and value < min_value) or (max_value is not None and value > max_value):
+        raise ParameterError(f"{name} must be a whole number {_bounds(min_value, max_value)}, got {value}")
+    return value
+
+
+def _suffix(min_value: float | None, max_value: float | None) -> str:
+    b = _bounds(min_value, max_value)
+    return f" {b}" if b else ""
+
+
+def check_float(value: object, name: str, *, min_value: float | None = None,
+                max_value: float | None = None, include_min: bool = True, include_max: bool = True,
+                allow_str: bool = False) -> float:
+    """Return ``value`` as a finite ``float`` within the bounds (NaN and infinity are always refused)."""
+    original = value
+    if allow_str and isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            value = original
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ParameterError(f"{name} must be a number{_suffix(min_value, max_value)}, got {_got(original)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ParameterError(f"{name} must be a finite number, got {value}")
+    low_bad = min_value is not None and (value < min_value or (not include_min and value == min_value))
+    high_bad = max_value is not None and (value > max_value or (not include_max and value == max_value))
+    if low_bad or high_bad:
+        raise ParameterError(f"{name} must be a number "
+                             f"{_bounds(min_value, max_value, include_min, include_max)}, got {value:g}")
+    return value
+
+
+def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
+    """Return ``value`` if it is one of ``choices``; otherwise list them."""
+    if value not in choices:
+        raise ParameterError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_window(value: object, name: str = "window") -> str | int:
+    """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1."""
+    if isinstance(value, str) and value.strip().lower() in ("doc", "document", "boolean_document"):
+        return "doc"
+    try:
+        return check_int(value, name, min_value=1, allow_str=True)
+    except ParameterError:
+        raise ParameterError(f"{name} must be 'doc' or a whole number of tokens >= 1, got {_got(value)}",
+                             fix="e.g. --window doc or --window 10") from None
+
+
+def check_seed(value: object, name: str = "seed") -> int:
+    """A random seed: a whole number in ``[0, 2**32 - 1]`` (what numpy accepts everywhere)."""
+    return check_int(value, name, min_value=0, max_value=2**32 - 1, allow_str=True)
+
+
+def check_unique(values: Iterable[T], name: str) -> list[T]:
+    """Return ``values`` as a list, refusing duplicates (naming the first one)."""
+    out = list(values)
+    seen: set = set()
+    for v in out:
+        if v in seen:
+            raise ParameterError(f"{name} lists {v!r} more than once", fix="give each value once")
+        seen.add(v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# argparse ``type=`` adapters: the same checks, reported as argparse errors naming the option
+# --------------------------------------------------------------------------------------------
+def _arg(check: Callable[[str], T]) -> Callable[[str], T]:
+    def convert(text: str) -> T:
+        try:
+            return check(text)
+        except ParameterError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = getattr(check, "__name__", "value")
+    return convert
+
+
+def int_arg(min_value: int | None = None, max_value: int | None = None, name: str = "value"
+            ) -> Callable[[str], int]:
+    """An argparse ``type`` accepting whole numbers within bounds."""
+    return _arg(lambda s: check_int(s, name, min_value=min_value, max_value=max_value, allow_str=True))
+
+
+def float_arg(min_value: float | None = None, max_value: float | None = None, name: str = "value",
+              include_min: bool = True) -> Callable[[str], float]:
+    """An argparse ``type`` accepting finite numbers within bounds."""
+    return _arg(lambda s: check_float(s, name, min_value=min_value, max_value=max_value,
+                                      include_min=include_min, allow_str=True))
+
+
+window_arg = _arg(check_window)
+seed_arg = _arg(check_seed)
