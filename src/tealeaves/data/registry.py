@@ -41,7 +41,7 @@ class FileEntry:
     derived: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Dataset:
     """A data set: a folder under the data root and the files it must hold."""
 
