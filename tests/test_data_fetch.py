@@ -19,8 +19,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import require_data
 
+from conftest import require_data
 from tealeaves import data
 from tealeaves.cli import main
 from tealeaves.data import fetch as fetch_mod
@@ -119,14 +119,17 @@ def _run(argv, capsys):
 
 def _cache_files(tmp_path: Path) -> list[Path]:
     base = tmp_path / "xdg" / "tealeaves"
-    return sorted(p for p in base.rglob("*") if p.is_file() and p.name != ".fetch.lock") if base.exists() else []
+    if not base.exists():
+        return []
+    return sorted(p for p in base.rglob("*") if p.is_file() and p.name != ".fetch.lock")
 
 
 def test_fetch_from_mirror_verifies_and_locate_finds_it(server, tmp_path, capsys):
     udhr = registry.get("udhr")
     code, out, err = _run(["data", "fetch", "udhr"], capsys)
     assert code == 0, err
-    assert f"fetching udhr (194.5 kB, 15 files) from {server.url}/data/ into {tmp_path / 'xdg' / 'tealeaves'}" in err
+    cache_root = tmp_path / "xdg" / "tealeaves"
+    assert f"fetching udhr (194.5 kB, 15 files) from {server.url}/data/ into {cache_root} ..." in err
     assert "udhr: 15 fetched, 0 already present (complete)" in out
     cache = tmp_path / "xdg" / "tealeaves" / "parallel" / "udhr"
     for entry in udhr.files:
@@ -231,7 +234,8 @@ def test_zip_archive_from_the_publisher(server, tmp_path, monkeypatch):
     cache = tmp_path / "xdg/tealeaves/parallel/udhr"
     for entry in udhr.files:
         if not entry.derived:
-            assert (cache / entry.path).read_bytes() == (server.root / "parallel/udhr" / entry.path).read_bytes()
+            reference = server.root / "parallel/udhr" / entry.path
+            assert (cache / entry.path).read_bytes() == reference.read_bytes()
     assert not (cache / "README").exists()
     assert list((tmp_path / "xdg/tealeaves/.downloads").iterdir()) == []  # the archive is deleted
 

@@ -94,13 +94,18 @@ def _fetch(args) -> int:
     unavailable: list[str] = []
     for dataset in _selected(args.names, args.all):
         report = fetch_dataset(dataset, mirror=mirror, stream=stream)
-        unavailable += report.unavailable.values()
-        state = "complete" if not report.unavailable else f"{len(report.unavailable)} files unavailable"
+        state = "complete" if not report.unavailable else f"{len(report.unavailable)} files need a mirror"
         print(f"{dataset.name}: {len(report.fetched)} fetched, {len(report.present)} already present "
               f"({state}); in {report.target}")
+        if report.unavailable:
+            paths = list(report.unavailable)
+            more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+            unavailable.append(f"{dataset.name}: {len(paths)} files ({', '.join(paths[:3])}{more})")
     if unavailable:
-        more = f" and {len(unavailable) - 3} more" if len(unavailable) > 3 else ""
-        raise FetchError(f"{len(unavailable)} files could not be fetched: {'; '.join(unavailable[:3])}{more}")
+        raise FetchError("files that no publisher serves could not be fetched: " + "; ".join(unavailable),
+                         fix="they were prepared for tealeaves (docs/data.md): fetch them from a mirror "
+                             "(--mirror URL / TEALEAVES_DATA_MIRROR) or set TEALEAVES_DATA to a folder "
+                             "holding them")
     return 0
 
 

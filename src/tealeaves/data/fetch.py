@@ -344,13 +344,20 @@ def fetch_dataset(dataset: Dataset, *, mirror: str | None = None, stream: IO[str
     report = FetchReport(dataset.name, target)
     missing = []
     for entry in dataset.files:
-        (report.present.append(entry.path) if _present(dataset, entry) else missing.append(entry))
+        if _present(dataset, entry):
+            report.present.append(entry.path)
+        elif base or not entry.derived:
+            missing.append(entry)
+        else:
+            report.unavailable[entry.path] = (
+                f"'{entry.path}' is not published by the source ({entry.derived}); only a mirror serves it "
+                "(--mirror URL / TEALEAVES_DATA_MIRROR)")
     if not missing:
         return report
     _writable(target)
     if announce and stream is not None:
         size = human_size(sum(e.size for e in missing))
-        source = base or dataset.source_summary()
+        source = base or "; ".join(dataset.sources()[:2]) + (" ..." if len(dataset.sources()) > 2 else "")
         print(f"fetching {dataset.name} ({size}, {len(missing)} files) from {source} into {root} ...",
               file=stream, flush=True)
     with _lock(root):
@@ -368,10 +375,6 @@ def fetch_dataset(dataset: Dataset, *, mirror: str | None = None, stream: IO[str
             if entry.url:
                 _fetch_single(dataset, entry, entry.url, target, stream)
                 report.fetched.append(entry.path)
-            elif entry.derived:
-                report.unavailable[entry.path] = (
-                    f"'{entry.path}' is not published by the source ({entry.derived}): only a mirror "
-                    f"serves it (--mirror URL / TEALEAVES_DATA_MIRROR), or copy it from a data folder")
     return report
 
 
