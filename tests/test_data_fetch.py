@@ -334,11 +334,18 @@ def test_progress_bar_on_a_terminal_and_lines_otherwise():
     for stream in (tty, plain):
         p = fetch_mod.Progress("f.txt", 4000, stream)
         for _ in range(4):
-            p._last -= 1  # let every update draw
+            p._last -= fetch_mod.PLAIN_EVERY  # let every update draw
             p.update(1000)
         p.finish()
     assert "\r[######" in tty.getvalue() and "4.0 kB / 4.0 kB 100%" in tty.getvalue()
     lines = plain.getvalue().splitlines()
     assert "\r" not in plain.getvalue()
-    assert [ln.split(":")[1].split("/")[0].strip() for ln in lines[:-1]] == ["1.0 kB", "2.0 kB", "3.0 kB"]
+    done = [ln.split(":")[1].split("/")[0].strip() for ln in lines[:-1]]
+    assert done == ["1.0 kB", "2.0 kB", "3.0 kB", "4.0 kB"]
     assert "ETA" in lines[0] and lines[-1].startswith("f.txt: 4.0 kB in ")
+    quiet = io.StringIO()  # plain: a line per PLAIN_EVERY seconds, so a quick file prints only the last
+    p = fetch_mod.Progress("g.txt", 4000, quiet)
+    for _ in range(4):
+        p.update(1000)
+    p.finish()
+    assert quiet.getvalue().count("\n") == 1 and quiet.getvalue().startswith("g.txt: 4.0 kB in ")

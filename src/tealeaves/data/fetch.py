@@ -48,6 +48,8 @@ ATTEMPTS = 4
 #: Backoff before retry i (1-based) is ``BACKOFF * 2 ** (i - 1)`` seconds.
 BACKOFF = 1.0
 CHUNK = 1 << 16
+#: Seconds between two progress lines when stderr is not a terminal.
+PLAIN_EVERY = 5.0
 TRANSIENT_HTTP = (408, 425, 429, 500, 502, 503, 504)
 
 
@@ -115,8 +117,7 @@ def human_size(n: float) -> str:
 class Progress:
     """Bytes, rate and ETA of one download on ``stream``: a redrawn bar on a terminal, else lines.
 
-    Plain (non-terminal) output prints a line at each quarter of a known total, or every
-    10 s when the total is unknown, and a final line.
+    Plain (non-terminal) output prints a line every ``PLAIN_EVERY`` seconds and a final line.
     """
 
     def __init__(self, label: str, total: int | None, stream: IO[str] | None, start: int = 0):
@@ -124,7 +125,6 @@ class Progress:
         self.done = self.start = start
         self.t0 = self._last = time.monotonic()
         self.tty = bool(stream is not None and getattr(stream, "isatty", lambda: False)())
-        self._quarter = (4 * start // total) if total else 0
 
     def _line(self) -> str:
         elapsed = max(time.monotonic() - self.t0, 1e-6)
@@ -151,12 +151,7 @@ class Progress:
                 bar = f"[{'#' * filled}{'.' * (width - filled)}] " if self.total else ""
                 self.stream.write(f"\r{bar}{self._line()}\033[K")
                 self.stream.flush()
-        elif self.total:
-            quarter = 4 * self.done // self.total
-            if quarter > self._quarter and self.done < self.total:
-                self._quarter = quarter
-                print(self._line(), file=self.stream, flush=True)
-        elif now - self._last >= 10:
+        elif now - self._last >= PLAIN_EVERY:
             self._last = now
             print(self._line(), file=self.stream, flush=True)
 
