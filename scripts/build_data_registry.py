@@ -19,10 +19,12 @@ Templates use ``{path}`` (the local relative path) and ``{name}`` (its last comp
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+from tealeaves.data.fetch import sha256_of  # noqa: E402 - the one SHA-256 of a file
 
 GH = "https://raw.githubusercontent.com"
 
@@ -44,7 +46,8 @@ SPEC: list[dict] = [
                    "swe CC BY-NC-ND 4.0; turytc CC BY-ND 4.0",
         "homepage": "https://github.com/BibleNLP/ebible",
         "rules": [("vref.txt", {"url": "{gh}/BibleNLP/ebible/HEAD/metadata/vref.txt"}),
-                  ("licences.tsv", {"url": "{gh}/BibleNLP/ebible/HEAD/metadata/licences.tsv"}),
+                  ("licences.tsv", {"url": "{gh}/BibleNLP/ebible/"
+                    "8fd9a98042b9b5b918c0814bea6a05590e4aceb5/metadata/licences.tsv"}),
                   ("licenses/*", {"url": "{gh}/BibleNLP/ebible/HEAD/metadata/licences/{name}"}),
                   ("*.txt", {"url": "{gh}/BibleNLP/ebible/HEAD/corpus/{name}"}),
                   ("*", {"url": "{gh}/BibleNLP/ebible/HEAD/{name}"})],
@@ -62,7 +65,8 @@ SPEC: list[dict] = [
                   ("ebible_status_subset.csv", {"derived": "the rows of metadata/ebible_status.csv "
                                                 "for the texts kept here"}),
                   ("*.txt", {"url": "{gh}/davidbaines/ebible_data/HEAD/corpus/{name}"}),
-                  ("*", {"url": "{gh}/davidbaines/ebible_data/HEAD/{name}"})],
+                  ("README.md", {"url": "{gh}/davidbaines/ebible_data/"
+                    "112680b51a8c773dcb9b206cd78b6706408d087f/README.md"})],
     },
     {
         "name": "tagalog-angbiblia1905", "folder": "bible/tagalog-angbiblia1905",
@@ -81,7 +85,10 @@ SPEC: list[dict] = [
                  "and Steedman 2015)",
         "licence": "CC0 1.0 (LICENSE)",
         "homepage": "https://github.com/christos-c/bible-corpus",
-        "rules": [("*.xml", {"url": "{gh}/christos-c/bible-corpus/HEAD/bibles/{name}"}),
+        "rules": [("*.xml", {"url": "{gh}/christos-c/bible-corpus/"
+          "0f35d074af28a0499cffe37e62b39922595f9db7/bibles/{name}"}),
+                  ("README.md", {"url": "{gh}/christos-c/bible-corpus/"
+                    "44e5fca1bfb369a5da2ee23ebc6f421c88489c5c/README.md"}),
                   ("*", {"url": "{gh}/christos-c/bible-corpus/HEAD/{name}"})],
     },
     {
@@ -96,8 +103,10 @@ SPEC: list[dict] = [
         "title": "Wiktionary-derived dictionaries {am,ro,sv,tl,tr,zh}-en (Izbicki, wiktionary_bli)",
         "licence": "CC BY-SA (Wiktionary)",
         "homepage": "https://github.com/mikeizbicki/wiktionary_bli",
-        "rules": [("*.all", {"url": "{gh}/mikeizbicki/wiktionary_bli/HEAD/final/{name}"}),
-                  ("*", {"url": "{gh}/mikeizbicki/wiktionary_bli/HEAD/{name}"})],
+        "rules": [("*.all", {"url": "{gh}/mikeizbicki/wiktionary_bli/"
+          "c714d58acc741cc3feca7c429874a011259258d0/final/{name}"}),
+                  ("*", {"url": "{gh}/mikeizbicki/wiktionary_bli/"
+                    "c714d58acc741cc3feca7c429874a011259258d0/{name}"})],
     },
     {
         "name": "flores200", "folder": "parallel/flores200",
@@ -117,7 +126,8 @@ SPEC: list[dict] = [
         "licence": "CC BY-SA 4.0 (text, from FLORES-200); annotations and code Apache-2.0 (LICENSE)",
         "homepage": "https://github.com/dadelani/sib-200",
         "rules": [("annotated/*/labels.txt", {"derived": "the seven category names, one a line"}),
-                  ("annotated/*", {"url": "{gh}/dadelani/sib-200/HEAD/data/{path}"}),
+                  ("annotated/*", {"url": "{gh}/dadelani/sib-200/"
+                    "e7a172159963fd28c65f1ea53a0cea931bd08719/data/{path}"}),
                   ("*", {"url": "{gh}/dadelani/sib-200/HEAD/{name}"})],
     },
     {
@@ -125,7 +135,8 @@ SPEC: list[dict] = [
         "title": "NTREX-128 news test references (en, am, fil, ro, sv, tr, zh) with document ids",
         "licence": "CC BY-SA 4.0 (LICENSE.md)",
         "homepage": "https://github.com/MicrosoftTranslator/NTREX",
-        "rules": [("newstest2019-*", {"url": "{gh}/MicrosoftTranslator/NTREX/HEAD/NTREX-128/{name}"}),
+        "rules": [("newstest2019-*", {"url": "{gh}/MicrosoftTranslator/NTREX/"
+          "c9f006f2c132c932b83ccd7aaa6a35930dd9c370/NTREX-128/{name}"}),
                   ("*", {"url": "{gh}/MicrosoftTranslator/NTREX/HEAD/{name}"})],
     },
     {
@@ -154,7 +165,12 @@ SPEC: list[dict] = [
         "title": "Amharic-English sentence pairs (news, history, legal)",
         "licence": "MIT (LICENSE.md); README: free for academic or research use, ask for commercial use",
         "homepage": "https://github.com/MarsPanther/Amharic-English-Machine-Translation-Corpus",
-        "rules": [("*", {"url": "{gh}/MarsPanther/Amharic-English-Machine-Translation-Corpus/HEAD/{path}"})],
+        "rules": [("README.md", {"url": "{gh}/MarsPanther/Amharic-English-Machine-Translation-Corpus/"
+          "e3b9661ad60779be744271d0552675416a556640/README.md"}),
+                  ("LICENSE.md", {"url": "{gh}/MarsPanther/Amharic-English-Machine-Translation-Corpus/"
+                    "442a49446c84639ac2c76a50e95ff2383eb277f0/LICENSE.md"}),
+                  ("*", {"url": "{gh}/MarsPanther/Amharic-English-Machine-Translation-Corpus/"
+                    "b2b42c56bc5dd3bf362bc207058cb26deb629827/{path}"})],
     },
     {
         "name": "spelleng", "folder": "word-era/spelleng",
@@ -162,7 +178,8 @@ SPEC: list[dict] = [
         "licence": "CC BY 4.0 (license.md)",
         "homepage": "https://github.com/jwcarr/spelleng",
         "rules": [("REPO_README.md", {"url": "{gh}/jwcarr/spelleng/HEAD/README.md"}),
-                  ("readme.md", {"url": "{gh}/jwcarr/spelleng/HEAD/spelleng/readme.md"}),
+                  ("readme.md", {"url": "{gh}/jwcarr/spelleng/"
+                    "937dfc6c435568233c8521c259f10b8812a3ed8e/spelleng/readme.md"}),
                   ("*", {"derived": "computed from SpellEng v1 (spelleng/spelleng_v1.zip): the earliest "
                                     "band with an OED quotation per lemma, and corpus frequencies"})],
     },
@@ -188,14 +205,6 @@ def _source(rules: list, rel: str) -> dict:
     raise SystemExit(f"no rule for {rel}")
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def build(root: Path) -> dict:
     """Return the registry for the data sets in ``SPEC`` as found under ``root``."""
     datasets = []
@@ -204,7 +213,7 @@ def build(root: Path) -> dict:
         files = []
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             rel = path.relative_to(folder).as_posix()
-            files.append({"path": rel, "size": path.stat().st_size, "sha256": _digest(path),
+            files.append({"path": rel, "size": path.stat().st_size, "sha256": sha256_of(path),
                           **_source(spec["rules"], rel)})
         entry = {k: v for k, v in spec.items() if k not in ("rules", "archives")}
         archives = spec.get("archives", {})

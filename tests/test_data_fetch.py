@@ -244,10 +244,10 @@ def test_tar_gz_archive_from_the_publisher_resumes(server, tmp_path, monkeypatch
     monkeypatch.delenv("TEALEAVES_DATA_MIRROR")
     flores = registry.get("flores200")
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:  # the FLORES-200 tarball layout
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:  # the FLORES-200 tarball layout, "./"-prefixed
         for entry in flores.files:
             if not entry.derived:
-                tar.add(server.root / flores.folder / entry.path, arcname=entry.member)
+                tar.add(server.root / flores.folder / entry.path, arcname=f"./{entry.member}")
     ds = _publisher(flores, server, buf.getvalue())
     server.drop_once.add("/pub/flores200_dataset.tar.gz")
     report = fetch_mod.fetch_dataset(ds, stream=io.StringIO())
@@ -255,6 +255,23 @@ def test_tar_gz_archive_from_the_publisher_resumes(server, tmp_path, monkeypatch
     assert len(report.fetched) == 12 and len(report.unavailable) == 8
     dev = tmp_path / "xdg/tealeaves/parallel/flores200/devtest/eng_Latn.devtest"
     assert dev.read_bytes() == (server.root / "parallel/flores200/devtest/eng_Latn.devtest").read_bytes()
+
+
+def test_archive_under_a_top_folder_and_a_missing_member(server, tmp_path, monkeypatch):
+    monkeypatch.delenv("TEALEAVES_DATA_MIRROR")
+    udhr = registry.get("udhr")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:  # one more folder level, and raw/tur.txt left out
+        for f in (server.root / "parallel/udhr/raw").iterdir():
+            if f.name != "tur.txt":
+                z.writestr(f"corpora/udhr2/{f.name}", f.read_bytes())
+    ds = _publisher(udhr, server, buf.getvalue())
+    with pytest.raises(fetch_mod.FetchError, match="has no member 'udhr2/tur.txt'"):
+        fetch_mod.fetch_dataset(ds, stream=None)
+    cache = tmp_path / "xdg/tealeaves/parallel/udhr/raw"
+    assert (cache / "amh.txt").read_bytes() == (server.root / "parallel/udhr/raw/amh.txt").read_bytes()
+    assert not (cache / "tur.txt").exists() and not list(cache.glob("*.part"))
+    assert list((tmp_path / "xdg/tealeaves/.downloads").iterdir()) == []
 
 
 def test_corrupt_archive_is_refused(server, tmp_path, monkeypatch):

@@ -356,6 +356,7 @@ def fetch_dataset(dataset: Dataset, *, mirror: str | None = None, stream: IO[str
         print(f"fetching {dataset.name} ({size}, {len(missing)} files) from {source} into {root} ...",
               file=stream, flush=True)
     with _lock(root):
+        missing = [e for e in missing if not _present(dataset, e)]  # another process may have fetched them
         if base:
             for entry in missing:
                 _fetch_single(dataset, entry, base + quote(f"{dataset.folder}/{entry.path}"), target, stream)
@@ -385,27 +386,28 @@ def _fetch_archive(dataset: Dataset, archive: Archive, members: list[FileEntry],
                    stream) -> None:
     downloads = cache_dir() / ".downloads"
     downloads.mkdir(parents=True, exist_ok=True)
-    path = downloads / f"{dataset.name}-{archive.url.rsplit('/', 1)[-1]}"
+    basename = archive.url.rsplit("/", 1)[-1]
+    path = downloads / f"{dataset.name}-{basename}"
     part = path.with_name(path.name + ".part")
-    if not path.exists():
-        download(archive.url, part, label=path.name.split("-", 1)[1], stream=stream)
-        os.replace(part, path)
+    download(archive.url, part, label=basename, stream=stream)
+    os.replace(part, path)
     try:
         with _ArchiveReader(path, archive) as reader:
             for entry in members:
                 final = target / entry.path
                 final.parent.mkdir(parents=True, exist_ok=True)
                 tmp = final.with_name(final.name + ".part")
-                reader.extract(entry.member, tmp)
+                try:
+                    reader.extract(entry.member, tmp)
+                except BaseException:
+                    tmp.unlink(missing_ok=True)
+                    raise
                 _install(tmp, final, entry, f"{archive.url} (member {entry.member})")
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        path.unlink(missing_ok=True)
         raise FetchError(f"the archive {archive.url} is not a readable {archive.format} file ({exc})",
                          fix="the download was probably corrupted: run the fetch again") from None
-    except ChecksumError:
-        path.unlink(missing_ok=True)
-        raise
-    path.unlink(missing_ok=True)
+    finally:
+        path.unlink(missing_ok=True)  # the archive served its purpose (or is broken): never kept
 
 
 class _ArchiveReader:
@@ -430,6 +432,10 @@ class _ArchiveReader:
         norm = {n.removeprefix("./"): n for n in self.names}
         if member in norm:
             return norm[member]
+        # the same layout under one top-level folder (e.g. 'reuters21578/reut2-000.sgm')
+        nested = [n for k, n in norm.items() if "/" in k and k.split("/", 1)[1] == member]
+        if len(nested) == 1:
+            return nested[0]
         raise FetchError(f"the archive {self.archive.url} has no member '{member}'",
                          fix="the publisher changed the archive: use a mirror (--mirror URL / "
                              "TEALEAVES_DATA_MIRROR) or set TEALEAVES_DATA to a folder holding the data")
