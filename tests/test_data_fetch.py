@@ -292,6 +292,7 @@ def test_locate_inside_pytest_does_not_fetch(server):
     # require_data (tests/conftest.py) calls data.locate(relative): in a test it must skip, not download
     with pytest.raises(data.DataNotFoundError, match="tealeaves data fetch udhr"):
         data.locate(UDHR_FILE)
+    assert not data.has(UDHR_FILE)  # has() never fetches
     assert server.requests == []
 
 
