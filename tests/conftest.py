@@ -24,6 +24,10 @@ T = TypeVar("T")
 REPO = Path(__file__).resolve().parent.parent
 CACHE_DIR = Path(os.environ.get("TEALEAVES_TEST_CACHE", REPO / ".cache" / "tests"))
 
+#: Tests never download data: a missing file skips the test (see require_data); tests of the fetch
+#: itself lift this with monkeypatch and serve the files from 127.0.0.1.
+os.environ["TEALEAVES_NO_FETCH"] = "1"
+
 #: Set TEALEAVES_FULL=1 to run slow reproductions at full size instead of the reduced CI size.
 FULL = os.environ.get("TEALEAVES_FULL") == "1"
 

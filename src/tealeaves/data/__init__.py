@@ -51,14 +51,14 @@ def fetch_allowed(fetch: bool | None = None) -> bool:
 
     The rule when ``fetch`` is None: no when ``TEALEAVES_NO_FETCH`` is true (offline use), no
     when ``TEALEAVES_DATA`` is set (the user, or CI, chose a data folder: a miss there is
-    reported, not filled from the network), no inside a pytest test (``PYTEST_CURRENT_TEST``:
-    tests skip on missing data), yes otherwise.
+    reported, not filled from the network), yes otherwise.  The test suite sets
+    ``TEALEAVES_NO_FETCH=1`` (``tests/conftest.py``), so tests skip on missing data.
     """
     if fetch is not None:
         return bool(fetch)
     if os.environ.get("TEALEAVES_NO_FETCH", "").strip().lower() in _TRUE:
         return False
-    return not os.environ.get("TEALEAVES_DATA") and not os.environ.get("PYTEST_CURRENT_TEST")
+    return not os.environ.get("TEALEAVES_DATA")
 
 
 def _find(rel: Path) -> Path | None:
