@@ -313,7 +313,7 @@ class ReferenceIndex:
             magic, version, reserved, hlen, stored = _PREFIX.unpack(prefix)
             if magic != MAGIC:
                 raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
-                                          fix=_FIX)
+                                          fix="give a file written by `tealeaves index build`")
             if version != FORMAT_VERSION:
                 raise IndexIntegrityError(
                     f"{path} has index format version {version}; this tealeaves reads version "
