@@ -307,13 +307,13 @@ class ReferenceIndex:
         size = path.stat().st_size
         with open(path, "rb") as fh:
             prefix = fh.read(_PREFIX.size)
+            if not MAGIC.startswith(prefix[:len(MAGIC)]):
+                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
+                                          fix="give a file written by `tealeaves index build`")
             if len(prefix) < _PREFIX.size:
                 raise _integrity(path, f"is truncated ({size} bytes, shorter than the {_PREFIX.size}-byte "
                                        "prefix of an index)")
-            magic, version, reserved, hlen, stored = _PREFIX.unpack(prefix)
-            if magic != MAGIC:
-                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
-                                          fix="give a file written by `tealeaves index build`")
+            _, version, reserved, hlen, stored = _PREFIX.unpack(prefix)
             if version != FORMAT_VERSION:
                 raise IndexIntegrityError(
                     f"{path} has index format version {version}; this tealeaves reads version "
@@ -440,8 +440,8 @@ def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: s
     steps = np.diff(ptr)
     if len(steps) and steps.min() < min_step:
         k = int(np.argmax(steps < min_step))
-        what = "decreases" if steps[k] < 0 else "has an empty entry"
-        raise _integrity(path, f"has {name} that {what} at entry {k} ({ptr[k]} -> {ptr[k + 1]})")
+        what = "decreasing" if steps[k] < 0 else "not increasing (an empty run)"
+        raise _integrity(path, f"has {name} {what} at entry {k} ({ptr[k]} -> {ptr[k + 1]})")
 
 
 def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str) -> None:
