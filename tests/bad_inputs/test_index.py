@@ -104,7 +104,8 @@ def test_checksum_mismatch_is_caught_and_verify_false_still_checks_the_structure
     header, _, _ = fuzz.split(good)
     spec = next(s for s in header["arrays"] if s["name"] == "word_ptr")
     data = bytearray(good)
-    data[spec["offset"] + 8:spec["offset"] + 16] = struct.pack("<q", 5)  # word_ptr [0 5 4 6 7], not re-stamped
+    # word_ptr [0 5 4 6 7], not re-stamped
+    data[spec["offset"] + 8:spec["offset"] + 16] = struct.pack("<q", 5)
     path = _write(tmp_path, bytes(data))
     _refused(path, "checksum mismatch in")
     _refused(path, "has word_ptr decreasing at entry 1 (5 -> 4)", verify=False)
@@ -123,7 +124,8 @@ def test_truncated_or_extended_file_restamped(tmp_path, good):
 def test_header_not_utf8_or_not_json(tmp_path, good):
     data = bytearray(good)
     data[fuzz.PREFIX.size] = 0xFF
-    _refused(_write(tmp_path, fuzz.restamp(data), "latin.tlx"), "has an unreadable header (UnicodeDecodeError")
+    _refused(_write(tmp_path, fuzz.restamp(data), "latin.tlx"),
+             "has an unreadable header (UnicodeDecodeError")
     data[fuzz.PREFIX.size] = ord("]")
     _refused(_write(tmp_path, fuzz.restamp(data), "json.tlx"), "has an unreadable header (JSONDecodeError")
 
@@ -264,4 +266,5 @@ def test_coherence_on_a_restamped_bad_index(tmp_path, good, cli_error):
     topics = tmp_path / "topics.txt"
     topics.write_text("oil gas price\n", encoding="utf-8")
     bad = _write(tmp_path, _arrays_edit(good, _set("post_docs", 0, 7)))
-    cli_error(["coherence", "--reference", bad, "--topics", topics], "has postings naming document slots 0 to 7")
+    cli_error(["coherence", "--reference", bad, "--topics", topics],
+              "has postings naming document slots 0 to 7")
