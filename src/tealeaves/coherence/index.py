@@ -118,9 +118,15 @@ def _blob(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _unblob(blob: np.ndarray, offsets: np.ndarray) -> list[str]:
-    raw = bytes(blob)
+    """The strings ``blob[offsets[i]:offsets[i+1]]`` (UTF-8): the blob is decoded once and sliced by
+    character offsets (byte offsets less the continuation bytes before them)."""
+    text = bytes(blob).decode("utf-8")
+    if len(text) != len(blob):
+        continuation = np.zeros(len(blob) + 1, dtype=np.int64)
+        np.cumsum((np.asarray(blob) & 0xC0) == 0x80, out=continuation[1:])
+        offsets = np.asarray(offsets) - continuation[offsets]
     off = offsets.tolist()
-    return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(len(off) - 1)]
+    return [text[a:b] for a, b in zip(off[:-1], off[1:])]
 
 
 class ReferenceIndex:
@@ -346,7 +352,7 @@ class ReferenceIndex:
                 arrays[spec["name"]] = np.asarray(np.memmap(path, mode="r", dtype=spec["dtype"],
                                                             offset=spec["offset"], shape=(n,)))
         index = cls(arrays, header, stored.hex(), path)
-        index.vocabulary, index.document_ids = _check_arrays(path, header, arrays)
+        index.vocabulary = _check_arrays(path, header, arrays)
         return index
 
 
@@ -457,19 +463,24 @@ def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: st
                                f"{values[k - 1]} then {values[k]})")
 
 
-def _decode_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str) -> list[str]:
+def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str) -> None:
+    """The blob is UTF-8 and every offset falls on the start of a character (so each string is UTF-8)."""
     _check_pointer(path, offsets, f"{what} offsets", len(blob), f"the {what} bytes")
     try:
-        return _unblob(blob, offsets)
+        bytes(blob).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _integrity(path, f"has {what} that are not valid UTF-8 ({exc.reason})") from None
+        raise _integrity(path, f"has {what} that are not valid UTF-8 ({exc.reason} at byte "
+                               f"{exc.start})") from None
+    inner = offsets[(offsets > 0) & (offsets < len(blob))]
+    if ((blob[inner] & 0xC0) == 0x80).any():
+        raise _integrity(path, f"has {what} that are not valid UTF-8 (an offset splits a character)")
 
 
 def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
-                  ) -> tuple[Vocabulary, list[str]]:
+                  ) -> Vocabulary:
     """Check every array of a loaded index (vectorised numpy only: no compiled kernel touches them yet).
 
-    Returns the decoded vocabulary and document ids.  The invariants are those
+    Returns the decoded vocabulary.  The invariants are those
     :func:`build_index` guarantees: words are distinct UTF-8 strings; document
     lengths are non-negative, zero on absent slots and sum to ``n_tokens``;
     ``present`` is 0/1 with ``n_present`` ones; ``word_ptr`` and ``pos_ptr``
@@ -478,12 +489,12 @@ def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     position, strictly increasing and inside its document; and no two words
     claim the same (document, position).
     """
-    words = _decode_strings(path, arrays["vocab_blob"], arrays["vocab_offsets"], "words")
+    _check_strings(path, arrays["vocab_blob"], arrays["vocab_offsets"], "words")
     try:
-        vocabulary = Vocabulary(words)
+        vocabulary = Vocabulary(_unblob(arrays["vocab_blob"], arrays["vocab_offsets"]))
     except ValueError as exc:
         raise _integrity(path, f"has a repeated word ({exc})") from None
-    doc_ids = _decode_strings(path, arrays["docid_blob"], arrays["docid_offsets"], "document ids")
+    _check_strings(path, arrays["docid_blob"], arrays["docid_offsets"], "document ids")
     lengths, present = arrays["doc_lengths"], arrays["present"]
     if lengths.min() < 0 or lengths.max() > _MAX_DOC_LENGTH:
         raise _integrity(path, f"has document lengths from {lengths.min()} to {lengths.max()} (expected "
@@ -515,7 +526,7 @@ def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     _check_sorted_runs(path, post_docs, word_ptr, "documents of a word")
     _check_pointer(path, pos_ptr, "pos_ptr", len(positions), "positions", min_step=1)
     _check_positions(path, lengths, post_docs, pos_ptr, positions, total)
-    return vocabulary, doc_ids
+    return vocabulary
 
 
 def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos_ptr: np.ndarray,
@@ -523,12 +534,14 @@ def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos
     """Positions lie inside their document, increase within a posting, and no token has two words."""
     if not len(positions):
         return
-    doc_of = np.repeat(post_docs, np.diff(pos_ptr))
-    if positions.min() < 0 or (positions >= lengths[doc_of]).any():
+    _check_sorted_runs(path, positions, pos_ptr, "positions within a posting")
+    # sorted within each posting: its first position is its smallest, its last its largest
+    if positions[pos_ptr[:-1]].min() < 0 or (positions[pos_ptr[1:] - 1] >= lengths[post_docs]).any():
         raise _integrity(path, "has a token position outside its document (negative or not below the "
                                "document's length)")
-    _check_sorted_runs(path, positions, pos_ptr, "positions within a posting")
-    token = (np.cumsum(lengths) - lengths)[doc_of] + positions  # index of the token in the whole corpus
+    start = np.cumsum(lengths) - lengths
+    token = np.repeat(start[post_docs], np.diff(pos_ptr))
+    token += positions  # the token's index in the whole corpus
     if n_tokens <= 8 * len(positions) + (1 << 24):
         seen = np.zeros(n_tokens, dtype=bool)
         seen[token] = True
