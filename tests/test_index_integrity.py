@@ -127,3 +127,17 @@ def test_structural_checks_do_not_depend_on_the_checksum(tmp_path):
         ReferenceIndex.load(tmp_path / "bad.tlx")
     with pytest.raises(IndexIntegrityError, match="token position outside its document"):
         ReferenceIndex.load(tmp_path / "bad.tlx", verify=False)
+
+
+def test_words_and_ids_in_any_script_round_trip(tmp_path):
+    docs = [["ሰላም", "世界", "oil"], ["Ünïcödé", "", "😀x"], ["oil", "世界"]]
+    ix = index_from_token_lists(docs, ids=["α", "b", "文"])
+    assert list(ix.vocabulary) == ["ሰላም", "世界", "oil", "Ünïcödé", "", "😀x"]
+    loaded = ReferenceIndex.load(ix.save(tmp_path / "u.tlx"))
+    assert list(loaded.vocabulary) == list(ix.vocabulary)
+    assert loaded.document_ids == ["α", "b", "文"]
+    header, arrays, _ = fuzz.split((tmp_path / "u.tlx").read_bytes())
+    arrays["vocab_offsets"][1] = 1  # inside the first (three-byte) character of "ሰላም"
+    (tmp_path / "split.tlx").write_bytes(fuzz.serialise(header, arrays))
+    with pytest.raises(IndexIntegrityError, match="not valid UTF-8 .an offset splits a character"):
+        ReferenceIndex.load(tmp_path / "split.tlx")
