@@ -319,82 +319,82 @@ def m_header_field(raw, rng):
     return restamp(with_header(raw, header, hlen)), what, True
 
 
-def m_array_truncate(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
-    a = arrays[name]
+def _on_one_array(change):
+    """A mutation applying ``change(a, rng) -> (new a, description)`` to one random array, re-serialised."""
+    def mutate(raw, rng):
+        header, arrays, _ = split(raw)
+        name = _pick_array(arrays, rng)
+        arrays[name], what = change(arrays[name], rng)
+        return serialise(header, arrays), f"{name} {what}", True
+    mutate.__doc__ = change.__doc__
+    return mutate
+
+
+@_on_one_array
+def m_array_truncate(a, rng):
+    """Entries dropped from the end or the start."""
     k = max(1, int(rng.integers(1, 11)) if rng.random() < 0.8 else len(a) // 2)
-    arrays[name] = a[:-k] if rng.random() < 0.5 else a[k:]
-    return serialise(header, arrays), f"{name} lost {k} entries", True
+    return (a[:-k] if rng.random() < 0.5 else a[k:]), f"lost {k} entries"
 
 
-def m_array_scale(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
-    a = arrays[name]
+@_on_one_array
+def m_array_scale(a, rng):
+    """An entry, a run or the whole array multiplied (wrapping around like the stored integers)."""
     s = _slice(rng, len(a))
     factor = _choose(rng, [2, 3, -1, 0, 10, 1000])
-    a[s] = _wrap([int(v) * int(factor) for v in a[s]], a.dtype)
-    return serialise(header, arrays), f"{name}[{s.start}:{s.stop}] * {factor}", True
+    a[s] = _wrap([int(v) * factor for v in a[s]], a.dtype)
+    return a, f"[{s.start}:{s.stop}] * {factor}"
 
 
-def m_array_shift(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
-    a = arrays[name]
+@_on_one_array
+def m_array_shift(a, rng):
+    """An entry, a run or the whole array shifted."""
     s = _slice(rng, len(a))
     delta = _choose(rng, [1, -1, 2, -2, 64, len(a), -len(a), 2**31, -(2**31), 2**32])
     a[s] = _wrap([int(v) + delta for v in a[s]], a.dtype)
-    return serialise(header, arrays), f"{name}[{s.start}:{s.stop}] + {delta}", True
+    return a, f"[{s.start}:{s.stop}] + {delta}"
 
 
-def m_array_permute(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
-    a = arrays[name]
+@_on_one_array
+def m_array_permute(a, rng):
+    """Two entries swapped, or a run shuffled."""
     if len(a) < 2:
-        return m_array_shift(raw, rng)
+        return a, "(too short to permute)"
     if rng.random() < 0.5:
         i, j = (int(x) for x in rng.choice(len(a), size=2, replace=False))
         a[i], a[j] = a[j], a[i]
-        what = f"{name} entries {i} and {j} swapped"
-    else:
-        i = int(rng.integers(len(a) - 1))
-        s = slice(i, min(len(a), i + int(rng.integers(2, 60))))
-        a[s] = rng.permutation(a[s])
-        what = f"{name}[{s.start}:{s.stop}] permuted"
-    return serialise(header, arrays), what, True
+        return a, f"entries {i} and {j} swapped"
+    i = int(rng.integers(len(a) - 1))
+    s = slice(i, min(len(a), i + int(rng.integers(2, 60))))
+    a[s] = rng.permutation(a[s])
+    return a, f"[{s.start}:{s.stop}] permuted"
 
 
-def m_array_set(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
-    a = arrays[name]
+@_on_one_array
+def m_array_set(a, rng):
+    """One entry set to an edge value."""
     i = int(rng.integers(len(a)))
     info = np.iinfo(a.dtype)
     value = _choose(rng, [0, -1, 1, int(info.max), int(info.min), len(a), len(a) - 1, int(a.max()) + 1])
     a[i] = _wrap([value], a.dtype)[0]
-    return serialise(header, arrays), f"{name}[{i}] = {value}", True
+    return a, f"[{i}] = {value}"
 
 
-def m_array_extend(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
-    a = arrays[name]
+@_on_one_array
+def m_array_extend(a, rng):
+    """Entries appended (copies of the last, or random)."""
     k = int(rng.integers(1, 5))
     extra = a[-1:].repeat(k) if rng.random() < 0.5 else _wrap(rng.integers(-5, 2**20, size=k), a.dtype)
-    arrays[name] = np.concatenate([a, extra]).astype(a.dtype)
-    return serialise(header, arrays), f"{name} + {k} entries", True
+    return np.concatenate([a, extra]).astype(a.dtype), f"+ {k} entries"
 
 
-def m_array_dtype(raw, rng):
-    header, arrays, _ = split(raw)
-    name = _pick_array(arrays, rng)
+@_on_one_array
+def m_array_dtype(a, rng):
+    """The array stored with another dtype (same values)."""
     new = str(rng.choice(["<i4", "<i8", "<u4", "<u8", "|u1", "<i2", "<f8", ">i8"]))
-    if np.dtype(new) == arrays[name].dtype:
+    if np.dtype(new) == a.dtype:
         new = "<f8"
-    arrays[name] = arrays[name].astype(new)
-    return serialise(header, arrays), f"{name} as {new}", True
+    return a.astype(new), f"as {new}"
 
 
 def m_valid_edit(raw, rng):
