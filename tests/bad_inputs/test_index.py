@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -268,3 +269,9 @@ def test_coherence_on_a_restamped_bad_index(tmp_path, good, cli_error):
     bad = _write(tmp_path, _arrays_edit(good, _set("post_docs", 0, 7)))
     cli_error(["coherence", "--reference", bad, "--topics", topics],
               "has postings naming document slots 0 to 7")
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pipe.tlx")
+    with pytest.raises(TealeavesError, match="is not a regular file"):
+        ReferenceIndex.load(tmp_path / "pipe.tlx")

@@ -19,7 +19,11 @@ File format (version 1, little-endian; see ``docs/coherence.md``)::
 The header records the name, the counts, the tokenisation of the corpus, the
 source, and for every array its ``dtype``, ``shape`` and byte ``offset``.
 Arrays are memory-mapped on load, after the checksum is verified (pass
-``verify=False`` to skip the full read on very large files).
+``verify=False`` to skip that full read on very large files) and after the
+header and every array have been checked structurally (``_check_header``,
+``_check_arrays``): the compiled kernels do not check bounds, so no array
+reaches them before its pointers, postings and positions are known to be
+consistent.
 
 Documents live in an id *space* of ``n_documents`` slots.  A plain index has
 one document per slot.  Per-language indices of an aligned corpus share the
@@ -310,6 +314,9 @@ class ReferenceIndex:
         from tealeaves._io import existing_file
 
         path = existing_file(path, "index file")
+        if not path.is_file():
+            raise TealeavesError(f"index file '{path}' is not a regular file", fix="give the path of a "
+                                 "file written by `tealeaves index build`")
         size = path.stat().st_size
         with open(path, "rb") as fh:
             prefix = fh.read(_PREFIX.size)
