@@ -14,20 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from tealeaves._io import read_text, write_text
 from tealeaves._version import __version__
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
 from tealeaves.human.items import StudyError
+from tealeaves.human.schema import FORMAT, FORMAT_VERSION, StudyFormatError, validate_study
 from tealeaves.validation import check_int, check_seed, check_unique
-
-FORMAT = "tealeaves-study"
-FORMAT_VERSION = 1
 
 #: The documented tie-break rule, recorded in every study's settings.
 TIE_BREAK = "probability, then sha256(seed, word)"
@@ -70,29 +69,27 @@ class Study:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def save(self, path: str | Path) -> Path:
-        """Write the study as JSON (UTF-8)."""
-        path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
-        return path
+        """Write the study as JSON (UTF-8), atomically."""
+        return write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False), what="study file")
 
     @classmethod
     def load(cls, path: str | Path) -> Study:
-        """Read a study file written by :meth:`save`; raise :class:`StudyError` if malformed or empty."""
-        path = Path(path)
+        """Read a study file; :class:`~tealeaves.human.schema.StudyFormatError` if it breaks the schema.
+
+        A file without items is an :class:`~tealeaves.errors.EmptyInputError`.
+        """
+        text = read_text(path, what="study file")
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise StudyError(f"cannot read study file {path}: {exc}") from exc
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-            raise StudyError(f"{path} is not a tealeaves study file (build one with `tealeaves human "
-                             "build-study`)")
-        study = cls(items=list(raw.get("items") or []), name=raw.get("name", "study"), seed=raw.get("seed"),
-                    settings=raw.get("settings") or {}, excluded=raw.get("excluded") or [],
-                    annotators=raw.get("annotators"))
-        it.require_items(study.items)
-        for item in study.items:
-            _check_item(item)
-        return study
+            raw = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc})",
+                                   fix="give a study file written by `tealeaves human build-study`") from None
+        if isinstance(raw, dict) and raw.get("format") == FORMAT and raw.get("items") == []:
+            it.require_items([])
+        validate_study(raw, str(path))
+        return cls(items=list(raw["items"]), name=raw.get("name", "study"), seed=raw.get("seed"),
+                   settings=raw.get("settings") or {}, excluded=raw.get("excluded") or [],
+                   annotators=raw.get("annotators"))
 
     def public_item(self, item_id: str) -> dict:
         """The item as shown to an annotator: no answer, no check flag, no model internals."""
@@ -106,12 +103,8 @@ class Study:
         return [ids[i] for i in rng.permutation(len(ids))]
 
 
-def _check_item(item: Mapping) -> None:
-    missing = [k for k in ("id", "task", "options") if k not in item]
-    if missing:
-        raise StudyError(f"study item {item.get('id', '?')} lacks {missing}")
-    if item["task"] not in it.TASKS:
-        raise StudyError(f"study item {item['id']} has unknown task {item['task']!r}; known: {it.TASKS}")
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a valid JSON number")
 
 
 def build_study(
