@@ -39,6 +39,7 @@ from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
 from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailable
 from tealeaves.human.study import Study
+from tealeaves.human.terminal import escape
 
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8",
           "index.html": "text/html; charset=utf-8"}
@@ -366,15 +367,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(code, {"error": escape(str(message or HTTPStatus(code).phrase))[:200]})
         except (OSError, ValueError):
             pass
-
-
-def escape(text: object) -> str:
-    """``text`` with every non-printable character (control, ANSI escape, newline, bidi) shown escaped.
-
-    Anything from a study file or a client printed to the terminal goes
-    through this, so that it cannot forge a line or recolour the terminal.
-    """
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
 
 
 def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1", port: int = 8000,

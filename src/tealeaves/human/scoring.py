@@ -43,6 +43,12 @@ def topic_log_odds(theta: dict, intruder: str, choices: Sequence[str]) -> float:
     return float(np.mean([math.log(theta[intruder]) - math.log(theta[c]) for c in choices]))
 
 
+def topic_order(topic: str) -> tuple:
+    """Sort key of topic ids (strings): whole numbers first, numerically, then other ids as text."""
+    text = str(topic)
+    return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
+
+
 def screen_annotators(results: Results, study: Study, min_check_accuracy: float = 1.0) -> dict:
     """Check-item accuracy per annotator and the list of those excluded."""
     frame = results.frame
@@ -131,7 +137,7 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
                               "splits": n_splits})
     return {"signature": str(sig), "study": study.name, "n_annotators": int(frame["annotator"].nunique()),
             "n_judgments": int(len(frame)),
-            "topics": sorted(topics.values(), key=lambda t: int(t["topic"])),
+            "topics": sorted(topics.values(), key=lambda t: topic_order(t["topic"])),
             "documents": [{"document": d, **v} for d, v in docs.items()],
             "agreement": {"word_intrusion_split_half": wi_rel, "topic_intrusion_split_half": ti_rel,
                           "rating": r_agree, "multilingual_rating": ml_agree},
