@@ -210,6 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
     allowed_origins: frozenset[str] = frozenset()
     quiet = True
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.0"  # answer even an unparseable request line with a status line
     server_version = "tealeaves-annotate"
 
     def log_message(self, fmt, *args):  # noqa: D102 - silence the default stderr log unless asked
@@ -304,6 +305,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length, not chunked")
         text = self.headers.get("Content-Length")
         if text is None:
+            self.close_connection = True  # a body may follow that we cannot delimit
             raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length header")
         if not text.strip().isdigit():
             self.close_connection = True
@@ -385,10 +387,10 @@ def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1",
         store.close()
         raise
     base = f"http://{server.server_address[0]}:{server.server_address[1]}"
-    announce(f"serving study '{escape(study.name)}' ({len(study)} items) on {base}", flush=True)
-    for name in annotators:
-        announce(f"LINK {escape(name)} {base}/a/{tokens[name]}", flush=True)
     try:
+        announce(f"serving study '{escape(study.name)}' ({len(study)} items) on {base}", flush=True)
+        for name in annotators:
+            announce(f"LINK {escape(name)} {base}/a/{tokens[name]}", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
