@@ -106,7 +106,11 @@ class JudgmentStore:
             db.close()
             raise StoreError(f"'{self.path}' is a SQLite database but not a tealeaves judgment database "
                              f"(tables: {sorted(tables)})", fix="give a new --db file for this study")
-        db.execute("PRAGMA quick_check(1)").fetchone()
+        verdict = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if verdict != "ok":
+            db.close()
+            raise StoreError(f"'{self.path}' is corrupt (SQLite quick_check: {verdict})",
+                             fix="restore it from a backup or give a new --db file")
         if not readonly:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={synchronous}")
