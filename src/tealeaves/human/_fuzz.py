@@ -1,9 +1,10 @@
 """Random request bodies for the annotation server (used by the test suite and ``benchmarks/``).
 
-:func:`bodies` is a hypothesis strategy of raw POST bodies: arbitrary JSON
-values, judgment-shaped objects whose fields take random values (valid item
-ids and options mixed in so that deep validation is reached), JSON with
-NaN/Infinity literals, and bytes that are not JSON or not UTF-8.
+:func:`bodies` is a hypothesis strategy of raw POST bodies: valid
+judgments, valid judgments with one field replaced by a random value,
+judgment-shaped objects whose fields take random values, arbitrary JSON
+values, JSON with NaN/Infinity literals, and bytes that are not JSON or not
+UTF-8.
 :func:`post` sends one and returns the status, never raising on a reply.
 """
 
@@ -31,7 +32,13 @@ def bodies(study: Study):
              "time": st.none() | st.floats(allow_nan=True) | st.integers(-5, 10**400) | values}
     judgment = st.fixed_dictionaries({}, optional=field).flatmap(
         lambda d: st.dictionaries(st.text(max_size=8), values, max_size=2).map(lambda extra: {**extra, **d}))
-    as_json = (judgment | values).map(lambda v: json.dumps(v, allow_nan=True).encode("utf-8"))
+    valid = st.sampled_from(study.items).flatmap(lambda item: st.fixed_dictionaries(
+        {"item_id": st.just(item["id"]), "response": st.sampled_from(item["options"]),
+         "key": st.text("0123456789abcdef", min_size=8, max_size=16)},
+        optional={"confidence": st.none() | st.floats(0, 5), "time": st.none() | st.floats(0, 600)}))
+    one_wrong = st.tuples(valid, st.sampled_from(sorted(field)), values).map(lambda t: {**t[0], t[1]: t[2]})
+    as_json = (valid | one_wrong | judgment | values).map(
+        lambda v: json.dumps(v, allow_nan=True).encode("utf-8"))
     as_text = st.text(max_size=100).map(lambda t: t.encode("utf-8", "replace"))
     return as_json | st.binary(max_size=200) | as_text
 
