@@ -23,7 +23,7 @@ from tealeaves.errors import (
     InputNotFoundError,
     ParameterError,
 )
-from tealeaves.human.correlation import CorrelationError, read_topic_table
+from tealeaves.human.correlation import CorrelationError, correlate, read_topic_table
 from tealeaves.human.items import StudyError
 from tealeaves.human.results import ResultsError, read_results
 from tealeaves.human.schema import StudyFormatError
@@ -477,3 +477,22 @@ def test_store_api(tmp_path):
         JudgmentStore(tmp_path / "absent.sqlite", readonly=True)
     with pytest.raises(StoreError, match="synchronous must be FULL"):
         JudgmentStore(tmp_path / "j.sqlite", synchronous="OFF")
+
+
+@pytest.mark.parametrize("call, cls, fragment", [
+    (lambda s, r: score(r, s, min_check_accuracy=float("nan")), ParameterError,
+     "min_check_accuracy must be a finite number"),
+    (lambda s, r: score(r, s, min_check_accuracy=2), ParameterError,
+     "min_check_accuracy must be a number >= 0"),
+    (lambda s, r: score(r, s, n_splits=0), ParameterError, "n_splits must be a whole number >= 1"),
+    (lambda s, r: read_results(r.frame, s, annotators="ann"), ParameterError, "annotators must be a list"),
+    (lambda s, r: correlate({"0": 1, "1": 2, "2": 3}, {"0": 1, "1": 3, "2": 2}, level=1.0), ParameterError,
+     "level must be a number > 0 and < 1"),
+    (lambda s, r: correlate({"0": 1, "1": 2, "2": 3}, {"0": 1, "1": 3, "2": 2}, n_boot=0), ParameterError,
+     "n_boot must be a whole number >= 1"),
+    (lambda s, r: build_study(model(), name=""), ParameterError, "the study name must be a non-empty string"),
+])
+def test_scoring_and_correlation_api(files, call, cls, fragment):
+    _, study, rows = files
+    with pytest.raises(cls, match=re.escape(fragment)):
+        call(study, read_results(pd.DataFrame(rows), study))

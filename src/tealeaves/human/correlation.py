@@ -19,6 +19,7 @@ import numpy as np
 
 from tealeaves.errors import TealeavesError
 from tealeaves.signature import Signature
+from tealeaves.validation import check_choice, check_float, check_int, check_seed
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -101,6 +102,10 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
 def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
               level: float = 0.95, human_name: str = "human", measure_name: str = "measure") -> dict:
     """Correlations of a human score with a measure over the topics they share, with bootstrap CIs."""
+    n_boot = check_int(n_boot, "n_boot", min_value=1)
+    seed = check_seed(seed)
+    level = check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False)
+    methods = [check_choice(m, "method", METHODS) for m in methods]
     keys, x, y = align(human, measure)
     if len(keys) < 3:
         raise CorrelationError(f"{human_name} and {measure_name} share {len(keys)} topics; "

@@ -34,7 +34,7 @@ from tealeaves._io import read_text
 from tealeaves.errors import EmptyInputError, InputFormatError
 from tealeaves.human.export import LONG_COLUMNS
 from tealeaves.human.items import RATING_SCALE
-from tealeaves.human.study import Study
+from tealeaves.human.study import Study, check_annotators
 
 REQUIRED = LONG_COLUMNS[:3]
 
@@ -143,6 +143,7 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     others are excluded.  Exact duplicate rows are kept once; an annotator who
     gave different responses to the same item has all those rows excluded.
     """
+    annotators = check_annotators(annotators) if annotators is not None else None
     frame = _read_table(source, encoding)
     columns = dict(columns or {})
     rename = {theirs: ours for ours, theirs in columns.items()}

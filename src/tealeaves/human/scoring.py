@@ -27,6 +27,7 @@ from tealeaves.human.agreement import AgreementUndefined, krippendorff_alpha, sp
 from tealeaves.human.results import Results
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
+from tealeaves.validation import check_float, check_int, check_seed
 
 
 def model_precision(choices: Sequence[str], intruder: str) -> float:
@@ -120,6 +121,9 @@ def _reliability(units, seed, n_splits):
 def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
           n_splits: int = 200) -> dict:
     """All scores of a study: per topic, per document, agreement, screening and import report."""
+    min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
+    seed = check_seed(seed)
+    n_splits = check_int(n_splits, "n_splits", min_value=1)
     screening = screen_annotators(results, study, min_check_accuracy)
     frame = results.frame[~results.frame["annotator"].isin(screening["excluded"])]
     if frame.empty:

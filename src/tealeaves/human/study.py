@@ -147,6 +147,9 @@ def build_study(
     if unknown or not tasks:
         raise StudyError(f"unknown or no tasks {unknown or list(tasks)}; choose from {it.TASKS}")
     seed = check_seed(seed)
+    if not isinstance(name, str) or not name.strip():
+        raise ParameterError(f"the study name must be a non-empty string, got {name!r}",
+                             fix="e.g. --name pilot")
     tasks = check_unique(tasks, "tasks")
     n_top, other_top, rating_words, n_checks, n_documents, topic_intrusion_words = (
         check_int(v, name, min_value=low) for v, name, low in (
@@ -183,7 +186,7 @@ def build_study(
                                rngs[it.MULTILINGUAL_RATING])
         settings.update(rating_words=rating_words, confidence=confidence)
     it.require_items(items)
-    return Study(items=items, name=str(name), seed=seed, settings=settings, excluded=excluded,
+    return Study(items=items, name=name, seed=seed, settings=settings, excluded=excluded,
                  annotators=annotators)
 
 
