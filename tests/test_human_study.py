@@ -427,3 +427,29 @@ def test_permuting_the_vocabulary_gives_the_same_study(make):
 def test_no_ties_ranking_equals_the_models_own():
     model = block_model()
     assert np.array_equal(it.topic_rankings(model, 3), model.top_word_ids(model.topic_word_.shape[1]))
+
+
+def test_real_tomotopy_model_ties_give_a_vocabulary_order_free_study():
+    """A fitted tomotopy LDA: most of each topic's probabilities are one tied value (eta over the norm)."""
+    tp = pytest.importorskip("tomotopy")
+    rng = np.random.default_rng(0)
+    n_topics, n_words = 8, 400
+    topic_words = [rng.choice(n_words, size=25, replace=False) for _ in range(n_topics)]
+    lda = tp.LDAModel(k=n_topics, seed=1, eta=0.01, alpha=0.1)
+    for _ in range(300):
+        lda.add_doc([f"v{int(w)}" for k in rng.choice(n_topics, 2, replace=False)
+                     for w in rng.choice(topic_words[k], size=30)])
+    lda.train(200, workers=1)
+    phi = np.array([lda.get_topic_word_dist(k) for k in range(n_topics)], dtype=np.float64)
+    vocab = list(lda.used_vocabs)
+    assert all(len(np.unique(row)) < phi.shape[1] / 4 for row in phi)  # massive ties
+    model = FixedTopicModel(phi / phi.sum(axis=1, keepdims=True), vocab)
+    perm = np.random.default_rng(3).permutation(len(vocab))
+    permuted = FixedTopicModel(model.topic_word_[:, perm], [vocab[j] for j in perm])
+    a = build_study(model, tasks=["word_intrusion", "rating"], seed=0)
+    b = build_study(permuted, tasks=["word_intrusion", "rating"], seed=0)
+    assert a.items == b.items and not a.excluded
+    r = tie_ranks(model, 0)
+    for item in (i for i in a.items if i["task"] == "word_intrusion" and not i["check"]):
+        k, w = item["topic"], vocab.index(item["answer"])
+        assert r[k, w] >= len(vocab) / 2 and any(r[j, w] < 10 for j in range(n_topics) if j != k)

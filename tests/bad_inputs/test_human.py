@@ -496,3 +496,11 @@ def test_scoring_and_correlation_api(files, call, cls, fragment):
     _, study, rows = files
     with pytest.raises(cls, match=re.escape(fragment)):
         call(study, read_results(pd.DataFrame(rows), study))
+
+
+def test_serve_refuses_a_bad_study_file(cli_error, tmp_path):
+    bad = write(tmp_path / "s.json",
+                '{"format": "tealeaves-study", "items": [{"id": "x", "task": "rating"}]}')
+    cli_error(["annotate", "serve", bad, "--db", tmp_path / "j.sqlite", "--annotators", "ann", "--port", "0"],
+              "items[0] ('x').options must be a list of at least two options")
+    assert not (tmp_path / "j.sqlite").exists()  # refused before the database is touched
