@@ -35,11 +35,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import urlsplit
 
+from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
 from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailable
 from tealeaves.human.study import Study
-from tealeaves.human.terminal import escape
 
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8",
           "index.html": "text/html; charset=utf-8"}

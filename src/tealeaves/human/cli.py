@@ -12,9 +12,9 @@ from pathlib import Path
 
 from tealeaves._io import atomic_write, existing_file, read_lines, read_text, write_text
 from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import InputFormatError, ParameterError
 from tealeaves.human import items as it
-from tealeaves.human.terminal import escape, escape_rows
 from tealeaves.validation import check_unique, float_arg, int_arg, seed_arg
 
 HUMAN_SCORES = ("model_precision", "mean_rating", "mean_multilingual_rating")
