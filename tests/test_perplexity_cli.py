@@ -103,7 +103,7 @@ def test_bad_input_is_reported_cleanly(files, capsys, tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("oov only\n\n")
     code, _, err = run(capsys, model_path, empty, "--method", "is")
-    assert code == 1 and "no tokens" in err
+    assert code == 1 and "all 2 tokens are out of vocabulary" in err
 
 
 def test_replicates_option_matches_python_api(files, capsys):

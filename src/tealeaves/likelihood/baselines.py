@@ -27,7 +27,7 @@ from tealeaves.likelihood.completion import (
     score_heldout,
     split_documents,
 )
-from tealeaves.likelihood.perplexity import align_corpus, check_corpus
+from tealeaves.likelihood.perplexity import align_corpus, check_corpus, require_tokens
 from tealeaves.validation import check_float
 
 
@@ -76,8 +76,7 @@ def baselines(train: Corpus, test: Corpus, seed: int = 0, min_length: int = 2, s
     seed, min_length = check_split(seed, min_length)
     vocabulary = baseline_vocabulary(train, vocabulary, model)
     unigram = unigram_distribution(align_corpus(train, vocabulary, "training documents"), smoothing)
-    test = align_corpus(test, vocabulary)
-    test.require_nonempty("test corpus")
+    test = require_tokens(align_corpus(test, vocabulary))
     _, heldout, report = split_documents(test, seed, min_length)
     v = len(vocabulary)
     return {

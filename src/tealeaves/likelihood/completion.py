@@ -29,6 +29,7 @@ from tealeaves.likelihood.perplexity import (
     check_proportions,
     document_log_likelihoods,
     perplexity,
+    require_tokens,
     require_topic_word,
 )
 from tealeaves.models._fit import describe
@@ -156,8 +157,7 @@ def completion_signature(model_description: str, seed: int, min_length: int = 2,
 def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> tuple[Corpus, Corpus, SplitReport]:
     """Align ``test`` to the model's vocabulary, check it is usable and split it."""
-    test = align_corpus(test, model.vocabulary_)
-    test.require_nonempty("test corpus")
+    test = require_tokens(align_corpus(test, model.vocabulary_))
     return split_documents(test, seed, min_length)
 
 

@@ -44,7 +44,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood.completion import check_split, completion_signature, prepare_test
-from tealeaves.likelihood.perplexity import align_corpus, perplexity, require_topic_word
+from tealeaves.likelihood.perplexity import align_corpus, perplexity, require_tokens, require_topic_word
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_alpha, check_topic_word
 from tealeaves.signature import Signature
@@ -334,8 +334,7 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
     seed = check_sampler_seed(seed)
     settings = _settings(func, options)
     phi, alpha = model_parameters(model, method)
-    corpus = align_corpus(corpus, model.vocabulary_)
-    corpus.require_nonempty("test corpus")
+    corpus = require_tokens(align_corpus(corpus, model.vocabulary_))
     _check_scorable(phi, corpus)
     if replicates == 1:
         est, se = func(phi, alpha, corpus, n, seed=seed, **options)

@@ -125,13 +125,23 @@ def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test docum
     mapping = np.array([vocabulary.index.get(w, -1) for w in corpus.vocabulary], dtype=np.int64)
     mapped = mapping[corpus.tokens] if corpus.n_tokens else np.zeros(0, dtype=np.int64)
     keep = mapped >= 0
-    if corpus.n_tokens and not keep.any():
-        raise EmptyInputError(
-            f"the {what} share no word with the model's vocabulary; encode them with the "
-            "preprocessor (and vocabulary) the model was trained with"
-        )
     doc_of = np.repeat(np.arange(len(corpus)), corpus.lengths)
     lengths = np.bincount(doc_of[keep], minlength=len(corpus))
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    return Corpus(vocabulary, mapped[keep], offsets, list(corpus.ids), corpus.labels,
-                  corpus.n_dropped + int((~keep).sum()), dict(corpus.metadata))
+    aligned = Corpus(vocabulary, mapped[keep], offsets, list(corpus.ids), corpus.labels,
+                     corpus.n_dropped + int((~keep).sum()), dict(corpus.metadata))
+    if aligned.n_dropped and not aligned.n_tokens:
+        require_tokens(aligned, what)
+    return aligned
+
+
+def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
+    """Refuse a corpus with no document or no token to score, saying why when every token was dropped."""
+    if len(corpus) and not corpus.n_tokens and corpus.n_dropped:
+        raise EmptyInputError(
+            f"the {what} share no word with the model's vocabulary (all {corpus.n_dropped} tokens are "
+            "out of vocabulary)",
+            fix="encode them with the preprocessor (and vocabulary) the model was trained with; on the "
+                "command line, give raw text without --tokenized when the model records its preprocessing")
+    corpus.require_nonempty(what)
+    return corpus
