@@ -56,10 +56,30 @@ def files(tmp_path_factory):
     }
     for name, text in texts.items():
         (root / name).write_text(text, encoding="utf-8")
+    for name, weights, alpha, extra in [
+        ("nan-phi.npz", np.where(np.arange(8) == 3, np.nan, phi), [0.5, 0.5], {}),
+        ("neg-alpha.npz", phi, [0.5, -1.0], {}),
+        ("nan-total.npz", lda.topic_word_, [0.5, 0.5],
+         {"inference": {**lda.metadata_["inference"], "topic_word_totals": [float("nan"), 1.0]}}),
+    ]:
+        _write_model(root / name, weights, alpha, extra)
+    bad_folder = root / "bad-folder"
+    bad_folder.mkdir()
+    (bad_folder / "a.txt").write_bytes("w1 w2 caf\u00e9".encode("latin-1"))
     (root / "latin.txt").write_bytes("w1 w2\nw3 caf\u00e9\n".encode("latin-1"))
     (root / "bom.txt").write_bytes(b"\xef\xbb\xbf" + (root / "tokens.txt").read_bytes())
     (root / "empty-folder").mkdir()
-    return {**paths, **{name: root / name for name in [*texts, "latin.txt", "bom.txt", "empty-folder"]}}
+    names = [*texts, "latin.txt", "bom.txt", "empty-folder", "bad-folder", "nan-phi.npz", "neg-alpha.npz",
+             "nan-total.npz"]
+    return {**paths, **{name: root / name for name in names}}
+
+
+def _write_model(path, weights, alpha, metadata: dict) -> None:
+    """A model file written by hand (``TopicModel.save`` refuses to build such a model)."""
+    meta = {"format": "tealeaves-model", "format_version": 1, "class": "FixedTopicModel", "vocabulary": WORDS,
+            "probabilistic": True, "metadata": metadata}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), topic_word_weights=np.asarray(weights),
+                        doc_topic_prior=np.asarray(alpha, dtype=np.float64))
 
 
 # -- CLI: option values (usage errors, exit 2) -----------------------------------------------------
@@ -111,6 +131,11 @@ def test_option_values_are_usage_errors(files, cli_error, option, value, fragmen
     ("bad-recipe", "tokens.txt", [], "setting lowercase is 'yes' (str); expected true or false"),
     ("bad-inference", "tokens.txt", ["--tokenized", "--method", "completion"],
      "topic_word_totals [1.0]; expected 2"),
+    ("nan-total.npz", "tokens.txt", ["--tokenized", "--method", "completion"],
+     "topic_word_totals [nan, 1.0]; expected 2 positive finite numbers"),
+    ("nan-phi.npz", "tokens.txt", ["--tokenized"], "topic_word_ has NaN or infinite values in topic 0"),
+    ("neg-alpha.npz", "tokens.txt", ["--tokenized"], "doc_topic_prior_ (alpha) must be positive and finite"),
+    ("model", "bad-folder", ["--tokenized"], "is not valid utf-8"),
 ])
 def test_bad_inputs_are_errors(files, cli_error, model, test, extra, fragment):
     model_path = files.get(model, files["model"].parent / model)
