@@ -267,3 +267,41 @@ def test_a_loaded_model_without_recorded_inference_says_so_in_its_signature(fitt
     sig = Signature.parse(str(document_completion(bare, test).signature))
     assert sig.fields["infer"] == "vb-fold-in"
     assert Signature.parse(str(document_completion(model, test).signature)).fields["infer"] == "plsa-fold-in"
+
+
+# -- property: random vocabularies never break "the same words" -------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tealeaves.errors import EmptyInputError  # noqa: E402
+
+_POOL = [f"t{i}" for i in range(15)]
+_docs = st.lists(st.lists(st.sampled_from(_POOL), max_size=12), min_size=1, max_size=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(train_docs=_docs, test_docs=_docs, known=st.sets(st.sampled_from(_POOL), min_size=2),
+       seed=st.integers(0, 2**32 - 1))
+def test_model_and_baselines_always_score_the_same_words(train_docs, test_docs, known, seed):
+    known = sorted(known)
+    model = FixedTopicModel(np.random.default_rng(0).dirichlet(np.ones(len(known)), size=2), known, 0.5)
+    if not any(train_docs) or not any(test_docs):
+        return
+    train, test = Corpus.from_token_lists(train_docs), Corpus.from_token_lists(test_docs)
+    try:
+        result = document_completion(model, test, seed=seed)
+    except EmptyInputError:  # nothing of the test set can be scored: the baselines refuse it too
+        with pytest.raises(EmptyInputError):
+            baselines(train, test, seed=seed, model=model)
+        return
+    if not any(w in known for d in train_docs for w in d):  # no training count over the model's words
+        with pytest.raises(EmptyInputError, match="training documents share no word"):
+            baselines(train, test, seed=seed, model=model)
+        return
+    base = baselines(train, test, seed=seed, model=model)
+    kept = [[w for w in d if w in known] for d in test_docs]
+    assert result.n_heldout_words == sum(map(len, _split_by_hand(kept, seed)))
+    for b in base.values():
+        assert (b.n_heldout_words, b.n_dropped_oov) == (result.n_heldout_words, result.n_dropped_oov)
+        assert math.isfinite(b.perplexity) and math.isfinite(b.log_likelihood)
+    assert base["uniform"].perplexity == pytest.approx(len(known), rel=1e-12)

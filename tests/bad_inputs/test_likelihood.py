@@ -67,9 +67,8 @@ def files(tmp_path_factory):
     bad_folder.mkdir()
     (bad_folder / "a.txt").write_bytes("w1 w2 caf\u00e9".encode("latin-1"))
     (root / "latin.txt").write_bytes("w1 w2\nw3 caf\u00e9\n".encode("latin-1"))
-    (root / "bom.txt").write_bytes(b"\xef\xbb\xbf" + (root / "tokens.txt").read_bytes())
     (root / "empty-folder").mkdir()
-    names = [*texts, "latin.txt", "bom.txt", "empty-folder", "bad-folder", "nan-phi.npz", "neg-alpha.npz",
+    names = [*texts, "latin.txt", "empty-folder", "bad-folder", "nan-phi.npz", "neg-alpha.npz",
              "nan-total.npz"]
     return {**paths, **{name: root / name for name in names}}
 
@@ -143,11 +142,18 @@ def test_bad_inputs_are_errors(files, cli_error, model, test, extra, fragment):
     cli_error(["perplexity", model_path, test_path, *extra], fragment)
 
 
-def test_a_byte_order_mark_is_removed_not_glued_to_the_first_word(files, run_cli):
-    """Documented value: UTF-8 with a BOM reads exactly as without it."""
+@pytest.mark.parametrize("suffix", [".txt", ".jsonl"])
+def test_a_byte_order_mark_is_removed_not_glued_to_the_first_word(files, run_cli, tmp_path, suffix):
+    """Documented value: UTF-8 with a BOM reads exactly as without it (lines and JSON Lines)."""
+    lines = files["tokens.txt"].read_text().splitlines()
+    if suffix == ".jsonl":
+        lines = [json.dumps({"text": line}) for line in lines]
+    plain, bom = tmp_path / f"plain{suffix}", tmp_path / f"bom{suffix}"
+    plain.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
     results = []
-    for name in ("tokens.txt", "bom.txt"):
-        r = run_cli(["perplexity", files["model"], files[name], "--tokenized", "--method", "is",
+    for path in (plain, bom):
+        r = run_cli(["perplexity", files["model"], path, "--tokenized", "--method", "is",
                      "--format", "json"])
         assert r.code == 0
         results.append(json.loads(r.out))
@@ -244,6 +250,9 @@ def test_all_oov_test_set_is_an_error_naming_the_fix(api):
         document_completion(model, Corpus.from_token_lists([["xx", "yy"]], model.vocabulary_))
     with pytest.raises(EmptyInputError, match="share no word"):
         E.estimate_log_likelihood(model, Corpus.from_token_lists([["xx", "yy"]]), "is")
+    test = Corpus.from_token_lists([["w1", "w2", "w3"]], model.vocabulary_)
+    with pytest.raises(EmptyInputError, match=r"the training documents share no word .*\(all 2 tokens"):
+        baselines(Corpus.from_token_lists([["xx", "yy"]]), test, model=model)
 
 
 @pytest.mark.parametrize("params, error, fragment", [

@@ -141,7 +141,6 @@ def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
         raise EmptyInputError(
             f"the {what} share no word with the model's vocabulary (all {corpus.n_dropped} tokens are "
             "out of vocabulary)",
-            fix="encode them with the preprocessor (and vocabulary) the model was trained with; on the "
-                "command line, give raw text without --tokenized when the model records its preprocessing")
+            fix="encode them with the preprocessor (and vocabulary) the model was trained with")
     corpus.require_nonempty(what)
     return corpus
