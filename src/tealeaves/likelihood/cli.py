@@ -61,24 +61,48 @@ def register(subparsers) -> None:
                    help="left-to-right: do not resample earlier positions (MALLET's default; linear time)")
     p.add_argument("--weighted", action="store_true",
                    help="left-to-right: weight whole particles (unbiased) instead of averaging per position")
-    p.add_argument("--temperatures", type=int_arg(2, name="--temperatures"), default=5000,
+    p.add_argument("--temperatures", type=int_arg(2, name="--temperatures"), default=None,
                    help="ais: number of temperatures, >= 2 (default 5000)")
-    p.add_argument("--chains", type=int_arg(1, name="--chains"), default=4,
+    p.add_argument("--chains", type=int_arg(1, name="--chains"), default=None,
                    help="chib: independent chains, >= 1 (default 4)")
-    p.add_argument("--replicates", type=int_arg(1, name="--replicates"), default=1,
-                   help="run the estimator R times with independent seeds; with R >= 2 the standard error "
-                        "comes from their spread, with R = 1 (default) from the run's own samples")
+    p.add_argument("--replicates", type=int_arg(1, name="--replicates"), default=None,
+                   help="whole-document estimators: run R times with independent seeds; with R >= 2 the "
+                        "standard error comes from their spread, with R = 1 (default) from the run's own "
+                        "samples")
     add_format_option(p)
     p.set_defaults(func=run)
+
+
+#: The methods each method-specific option applies to; giving it with another method is an error
+#: (it would be silently ignored, and the result would not be what was asked for).
+APPLIES_TO = {
+    "samples": ("left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib"),
+    "no_resample": ("left-to-right", "left-to-right-completion"),
+    "weighted": ("left-to-right", "left-to-right-completion"),
+    "temperatures": ("ais",),
+    "chains": ("chib",),
+    "replicates": ("left-to-right", "is", "hm", "ais", "chib"),
+}
+
+
+def _check_applicable(args: argparse.Namespace) -> None:
+    """Refuse an option the chosen method does not use."""
+    from tealeaves.errors import ParameterError
+
+    for name, methods in APPLIES_TO.items():
+        if getattr(args, name) not in (None, False) and args.method not in methods:
+            option = "--" + name.replace("_", "-")
+            raise ParameterError(f"{option} does not apply to --method {args.method}",
+                                 fix=f"it is used by --method {', '.join(methods)}; drop it")
 
 
 def _options(args: argparse.Namespace) -> dict:
     if args.method in ("left-to-right", "left-to-right-completion"):
         return {"resample": not args.no_resample, "weighted": args.weighted}
     if args.method == "ais":
-        return {"n_temperatures": args.temperatures}
+        return {"n_temperatures": 5000 if args.temperatures is None else args.temperatures}
     if args.method == "chib":
-        return {"n_chains": args.chains}
+        return {"n_chains": 4 if args.chains is None else args.chains}
     return {}
 
 
@@ -88,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from tealeaves.likelihood.completion import document_completion
     from tealeaves.models.base import load_model
 
+    _check_applicable(args)
     model = load_model(args.model)
     test, tokenization = read_test(args.test, model, tokenized=args.tokenized, encoding=args.encoding,
                                    text_field=args.text_field)
@@ -99,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                                                   **_options(args)).to_dict()
     else:
         out = estimators.estimate_log_likelihood(model, test, args.method, args.samples, seed=args.seed,
-                                                 replicates=args.replicates, **_options(args)).to_dict()
+                                                 replicates=args.replicates or 1, **_options(args)).to_dict()
     out = {"model": str(args.model), "test": str(args.test), "tokenization": tokenization, **out}
     if args.format == "json":
         print(dump_json(out))
