@@ -269,6 +269,18 @@ def test_a_loaded_model_without_recorded_inference_says_so_in_its_signature(fitt
     assert Signature.parse(str(document_completion(model, test).signature)).fields["infer"] == "plsa-fold-in"
 
 
+def test_a_record_that_is_not_ours_leaves_inference_to_transform(fitted):
+    """The adapters record their choice as a string ("native"/"tealeaves"): transform decides, named so."""
+    pre, _, models = fitted
+    model = models["plsa"]
+    other = FixedTopicModel(model.topic_word_, model.vocabulary_, metadata={"inference": "native"})
+    plain = FixedTopicModel(model.topic_word_, model.vocabulary_)
+    test = pre.transform(_texts(11, 20))
+    a, b = document_completion(other, test), document_completion(plain, test)
+    assert a.perplexity == b.perplexity  # FixedTopicModel.transform, not a recorded fold-in
+    assert Signature.parse(str(a.signature)).fields["infer"] == "FixedTopicModel.transform/native"
+
+
 # -- property: random vocabularies never break "the same words" -------------------------------------
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -20,6 +20,9 @@ the recorded way:
 
 The method's name goes into the completion signature (``infer=``), so two
 figures share a signature only if their proportions were inferred the same way.
+A record that is not a dict (e.g. the adapters' ``"native"``/``"tealeaves"``
+choice, which the adapted model's own ``transform`` implements) leaves the
+inference to ``transform`` and is named ``<Class>.transform/<record>``.
 """
 
 from __future__ import annotations
@@ -36,12 +39,14 @@ from tealeaves.models.base import FixedTopicModel
 CLASS_INFERENCE = {"PLSA": "plsa-fold-in", "SklearnLDA": "sklearn-e-step", "FixedTopicModel": "vb-fold-in"}
 
 
+def _raw_record(model: object) -> object:
+    return (getattr(model, "metadata_", None) or {}).get("inference")
+
+
 def recorded_inference(model: object) -> dict | None:
     """The validated ``metadata_["inference"]`` of a loaded model, or ``None`` (use ``transform``)."""
-    if not isinstance(model, FixedTopicModel):
-        return None
-    record = (getattr(model, "metadata_", None) or {}).get("inference")
-    if record is None:
+    record = _raw_record(model)
+    if not isinstance(model, FixedTopicModel) or not isinstance(record, dict):
         return None
     _check_record(record, model.n_topics)
     return record
@@ -53,6 +58,9 @@ def inference_name(model: object) -> str:
     if record is not None:
         return record["method"]
     name = type(model).__name__
+    raw = _raw_record(model)
+    if isinstance(raw, str):
+        return f"{name}.transform/{raw}".replace("|", "/")
     return CLASS_INFERENCE.get(name, f"{name}.transform")
 
 
