@@ -9,7 +9,10 @@ Two on-disk formats are read:
 
 Both are loaded into a :class:`BilingualDictionary`, a set of (english, foreign)
 pairs that answers "is (a, b) a translation pair?" in either direction.  Lines that
-do not hold exactly two fields are skipped and counted in ``n_skipped``.
+do not hold exactly two fields are skipped and counted in ``n_skipped``.  Files are
+read with the policy of :mod:`tealeaves._io`: UTF-8 unless ``encoding`` says
+otherwise, a byte-order mark removed, undecodable bytes refused with
+:class:`~tealeaves.errors.InputEncodingError` (never replaced).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tealeaves import _io
 from tealeaves.errors import EmptyInputError, TealeavesError
 
 
@@ -70,20 +74,22 @@ class BilingualDictionary:
         return word.lower() in words
 
 
-def _read_pairs(path: Path, swap: bool, split_any_space: bool) -> tuple[set[tuple[str, str]], int]:
+def _read_pairs(path: Path, swap: bool, split_any_space: bool,
+                encoding: str | None = None) -> tuple[set[tuple[str, str]], int]:
+    from tealeaves.corpus.readers import split_lines
+
     pairs: set[tuple[str, str]] = set()
     skipped = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            parts = line.split() if split_any_space else line.split("\t")
-            if len(parts) != 2 or not parts[0] or not parts[1]:
-                skipped += 1
-                continue
-            a, b = parts[0].strip().lower(), parts[1].strip().lower()
-            pairs.add((b, a) if swap else (a, b))
+    for line in split_lines(_io.read_text(path, encoding, what="dictionary")):
+        line = line.strip()
+        if not line:
+            continue
+        parts = line.split() if split_any_space else line.split("\t")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            skipped += 1
+            continue
+        a, b = parts[0].strip().lower(), parts[1].strip().lower()
+        pairs.add((b, a) if swap else (a, b))
     return pairs, skipped
 
 
@@ -96,20 +102,20 @@ def _check_nonempty(pairs: set, path: Path) -> None:
 
 
 def read_muse(path: str | os.PathLike[str], source: str = "en",
-              target: str | None = None) -> BilingualDictionary:
+              target: str | None = None, encoding: str | None = None) -> BilingualDictionary:
     """Read a MUSE dictionary (``english foreign`` per line, space or tab separated).
 
     ``target`` defaults to the language code after the dash in a name like ``en-ro.txt``.
     """
     path = Path(path)
     target = target or _codes_from_name(path.name)[1]
-    pairs, skipped = _read_pairs(path, swap=False, split_any_space=True)
+    pairs, skipped = _read_pairs(path, swap=False, split_any_space=True, encoding=encoding)
     _check_nonempty(pairs, path)
     return BilingualDictionary(source, target, pairs, f"muse:{path.name}", skipped)
 
 
 def read_wiktionary(path: str | os.PathLike[str], source: str = "en",
-                    target: str | None = None) -> BilingualDictionary:
+                    target: str | None = None, encoding: str | None = None) -> BilingualDictionary:
     """Read a Wiktionary ``.all`` list (``foreign<TAB>english`` per line).
 
     The english side may hold several words (a definition); only single-token
@@ -117,7 +123,7 @@ def read_wiktionary(path: str | os.PathLike[str], source: str = "en",
     """
     path = Path(path)
     target = target or _codes_from_name(path.name)[0]
-    pairs, skipped = _read_pairs(path, swap=True, split_any_space=False)
+    pairs, skipped = _read_pairs(path, swap=True, split_any_space=False, encoding=encoding)
     kept = {(a, b) for a, b in pairs if " " not in a and " " not in b}
     skipped += len(pairs) - len(kept)
     _check_nonempty(kept, path)
