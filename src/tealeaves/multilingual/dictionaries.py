@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tealeaves import _io
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 
 
 @dataclass
@@ -107,7 +107,7 @@ def read_muse(path: str | os.PathLike[str], source: str = "en",
 
     ``target`` defaults to the language code after the dash in a name like ``en-ro.txt``.
     """
-    path = Path(path)
+    path = _io.existing_file(path, "dictionary")
     target = target or _codes_from_name(path.name)[1]
     pairs, skipped = _read_pairs(path, swap=False, split_any_space=True, encoding=encoding)
     _check_nonempty(pairs, path)
@@ -121,7 +121,7 @@ def read_wiktionary(path: str | os.PathLike[str], source: str = "en",
     The english side may hold several words (a definition); only single-token
     lines are kept, multi-token ones are counted in ``n_skipped``.
     """
-    path = Path(path)
+    path = _io.existing_file(path, "dictionary")
     target = target or _codes_from_name(path.name)[0]
     pairs, skipped = _read_pairs(path, swap=True, split_any_space=False, encoding=encoding)
     kept = {(a, b) for a, b in pairs if " " not in a and " " not in b}
@@ -134,9 +134,9 @@ def _codes_from_name(name: str) -> tuple[str, str]:
     stem = name.split(".")[0]
     codes = stem.split("-")
     if len(codes) != 2 or not all(codes):
-        raise TealeavesError(
-            f"cannot tell the languages of dictionary file '{name}'; name it like 'en-ro.txt' "
-            "or pass source= and target="
+        raise InputFormatError(
+            f"cannot tell the languages of dictionary file '{name}'",
+            fix="name it like 'en-ro.txt' (MUSE) or 'ro-en.all' (Wiktionary), or pass source= and target=",
         )
     return codes[0], codes[1]
 
@@ -150,7 +150,7 @@ def read_dictionary(path: str | os.PathLike[str], fmt: str = "auto", **kwargs) -
         return read_muse(path, **kwargs)
     if fmt == "wiktionary":
         return read_wiktionary(path, **kwargs)
-    raise TealeavesError(f"unknown dictionary format '{fmt}'; use 'muse', 'wiktionary' or 'auto'")
+    raise ParameterError(f"unknown dictionary format {fmt!r}", fix="use 'muse', 'wiktionary' or 'auto'")
 
 
 def merge(dictionaries: Iterable[BilingualDictionary]) -> BilingualDictionary:
