@@ -152,10 +152,11 @@ def read_topics(path: str | os.PathLike[str], top: int | None = None, encoding: 
     for lang, ts in lowered.items():
         for k, t in enumerate(ts):
             _check_distinct(lang, k, t, where)
+    shortest = min(len(t) for ts in lowered.values() for t in ts)
+    if shortest < 2:
+        raise InputFormatError(f"{where}: a topic has only {shortest} word; NPMI needs at least two per "
+                               "topic", fix="give at least two words per topic")
     c = cardinality(lowered, top)
-    if c < 2:
-        raise InputFormatError(f"{where}: a topic has only {c} word; NPMI needs at least two per topic",
-                               fix="give at least two words per topic")
     return {lang: [t[:c] for t in ts] for lang, ts in lowered.items()}
 
 
