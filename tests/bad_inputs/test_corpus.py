@@ -246,3 +246,15 @@ def test_index_build_bom_and_crlf_reference_equals_plain(run_cli, tmp_path):
 def test_index_build_bad_corpus_files(cli_error, tmp_path, name, content, fragment):
     f = _write(tmp_path / name, content)
     cli_error(["index", "build", f, "-o", tmp_path / "r.tlx"], fragment)
+
+
+def test_reuters_reader_paths(tmp_path):
+    from tealeaves.corpus.reuters import read_reuters
+
+    with pytest.raises(TealeavesError, match="Reuters SGML file .* is a folder"):
+        read_reuters([tmp_path])
+    with pytest.raises(InputNotFoundError, match="does not exist"):
+        read_reuters([tmp_path / "reut2-999.sgm"])
+    sgm = _write(tmp_path / "x.sgm", b"no stories here \xe9")  # latin-1 by definition: decodes, no story
+    with pytest.raises(EmptyInputError, match="no <REUTERS> story found"):
+        read_reuters([sgm])

@@ -156,6 +156,14 @@ def test_aliases_alone_are_understood(toy):
     assert validate_topics({"eng": topics["en"], "swe_Latn": topics["sv"]}) == topics
 
 
+def test_numpy_word_arrays_are_understood(toy):
+    import numpy as np
+
+    topics = {"en": [["dog", "cat", "fish"]], "sv": [["hund", "katt", "trad"]]}
+    arrays = {x: [np.array(t) for t in ts] for x, ts in topics.items()}
+    assert M.cnpmi(arrays, toy).per_topic.tolist() == M.cnpmi(topics, toy).per_topic.tolist()
+
+
 def test_validate_topics_refuses_non_objects():
     with pytest.raises(InputFormatError, match="holds null; expected an object"):
         validate_topics(None)

@@ -84,7 +84,7 @@ def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tupl
                              "check the language codes")
     check_languages(langs)
     for x in langs:
-        if isinstance(topics[x], str) or not isinstance(topics[x], Sequence):
+        if isinstance(topics[x], str) or not isinstance(topics[x], (Sequence, np.ndarray)):
             raise InputFormatError(f"topics of {x!r} must be a list of topics, "
                                    f"got {type(topics[x]).__name__}")
         for k, t in enumerate(topics[x]):

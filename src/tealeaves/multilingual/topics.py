@@ -51,6 +51,8 @@ def _found(value: object) -> str:
 
 def check_topic(lang: str, k: int, topic: object, where: str = "topics") -> list[str]:
     """Topic ``k`` of ``lang`` as a list of word strings; :class:`InputFormatError` if it is not one."""
+    if type(topic).__name__ == "ndarray":  # a numpy array of words (np.str_ is a str)
+        topic = topic.tolist()
     if isinstance(topic, str) or not isinstance(topic, (list, tuple)):
         raise InputFormatError(f"{where}: topic {k} of {lang!r} is {_found(topic)}; expected a list of words",
                                fix='e.g. ["rights", "freedom", "dignity"]; expected ' + SCHEMA)
