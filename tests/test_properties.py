@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tealeaves.cli import main
+from test_multilingual_measures import _npmi  # the brute-force NPMI of one pair (-1 never, 1 always)
 
 UDHR = "parallel/udhr/eng.articles.jsonl"
 BOM = "\ufeff"
@@ -77,16 +78,8 @@ def brute_npmi(words: list[str], doc_sets: list[set[str]]) -> float | None:
     known = [w for w in words if df[w] > 0]
     if len(known) < 2:
         return None
-    vals = []
-    for a, b in combinations(known, 2):
-        pab = sum(a in d and b in d for d in doc_sets) / n
-        pa, pb = df[a] / n, df[b] / n
-        if pab == 0:
-            vals.append(-1.0)
-        elif pab == 1:
-            vals.append(1.0)
-        else:
-            vals.append(math.log(pab / (pa * pb)) / -math.log(pab))
+    vals = [_npmi(sum(a in d and b in d for d in doc_sets) / n, df[a] / n, df[b] / n)
+            for a, b in combinations(known, 2)]
     return sum(vals) / len(vals)
 
 
