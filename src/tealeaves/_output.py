@@ -1,8 +1,8 @@
 """Shared rendering of results for the command line (JSON or aligned text), and writing them.
 
-JSON output never holds NaN or infinity: a non-finite number anywhere in a result
-raises :class:`~tealeaves.errors.OutputError` naming where it is (e.g.
-``rows[2].perplexity``), so the command ends with ``tealeaves: error: ...`` and exit
+Output never holds NaN or infinity: a non-finite number anywhere in a JSON result or a
+text table raises :class:`~tealeaves.errors.OutputError` naming where it is (e.g.
+``result.rows[2].perplexity``), so the command ends with ``tealeaves: error: ...`` and exit
 status 1 instead of printing a number no JSON reader accepts.  Measures that have no
 value for an input return a documented ``None`` (written ``null``) instead.  An output
 path is checked before the work starts with :func:`check_output_path` (the same
@@ -37,15 +37,18 @@ def to_jsonable(obj: object, where: str = "result") -> object:
     if isinstance(obj, np.integer):
         return int(obj)
     if isinstance(obj, (np.floating, float)):
-        value = float(obj)
-        if not math.isfinite(value):
-            raise OutputError(f"the result holds a non-finite number ({value}) at {where}, which JSON "
-                              "cannot carry", fix="this is a bug in tealeaves: please report it with the "
-                              "command line that produced it")
-        return value
+        return _check_finite(float(obj), where)
     if hasattr(obj, "to_dict"):
         return to_jsonable(obj.to_dict(), where)
     return obj
+
+
+def _check_finite(value: float, where: str) -> float:
+    if not math.isfinite(value):
+        raise OutputError(f"the result holds a non-finite number ({value}) at {where}, which no output "
+                          "may carry", fix="this is a bug in tealeaves: please report it with the command "
+                          "line that produced it")
+    return value
 
 
 def dump_json(obj: object) -> str:
@@ -74,17 +77,18 @@ def check_output_path(path: str | os.PathLike[str], what: str = "output file") -
 
 def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                  floatfmt: str = ".3f") -> str:
-    """Render rows of dicts as a plain aligned text table."""
+    """Render rows of dicts as a plain aligned text table (a NaN or infinite cell: :class:`OutputError`)."""
     if not rows:
         return "(no rows)"
     columns = list(columns or rows[0].keys())
 
-    def cell(v: object) -> str:
+    def cell(v: object, where: str) -> str:
         if isinstance(v, (float, np.floating)):
+            _check_finite(float(v), where)
             return format(float(v), floatfmt)
         return str(v)
 
-    body = [[cell(r.get(c, "")) for c in columns] for r in rows]
+    body = [[cell(r.get(c, ""), f"row {i}, column {c!r}") for c in columns] for i, r in enumerate(rows)]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.rjust(w) for c, w in zip(columns, widths))]
     lines.append("  ".join("-" * w for w in widths))

@@ -142,6 +142,7 @@ def toy():
     ({"en": [["dog", "cat"]], "sv": []}, InputFormatError, "different numbers of topics"),
     ({"en": [["dog", "cat"]], "xx": [["hund", "katt"]]}, UnknownLanguageError, "unknown language code 'xx'"),
     ({"en": [[]], "sv": [["hund", "katt"]]}, EmptyInputError, "topics with no words"),
+    ({"en": [["dog", "dog"]], "sv": [["hund", "katt"]]}, InputFormatError, "lists 'dog' twice"),
 ])
 def test_measures_validate_topics(toy, topics, error, fragment):
     with pytest.raises(error, match=fragment):

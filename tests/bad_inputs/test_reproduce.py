@@ -144,6 +144,14 @@ def test_json_output_refuses_non_finite_numbers(value, where):
         dump_json(value)
 
 
+def test_text_tables_refuse_non_finite_numbers():
+    from tealeaves._output import format_table
+
+    assert format_table([{"k": 5, "p": 1.25}]).splitlines()[-1].split() == ["5", "1.250"]
+    with pytest.raises(OutputError, match=r"\(nan\) at row 1, column 'p'"):
+        format_table([{"k": 5, "p": 1.0}, {"k": 10, "p": float("nan")}])
+
+
 def test_json_output_converts_numpy_exactly():
     out = json.loads(dump_json({"a": np.int64(3), "b": np.float32(0.5), "c": np.bool_(True),
                                 "d": np.arange(3), "e": None}))

@@ -13,10 +13,10 @@ Schema (``tealeaves cnpmi TOPICS``, and the ``topics`` argument of every measure
   two keys naming the same language (``en`` and ``eng``) are refused;
 * every language has the same number K >= 1 of topics, topic ``k`` of every language
   being the same topic;
-* a topic is a list of at least two distinct words; a word is a non-empty string with no
-  whitespace (reference tokens never hold any).  A topic given as one string, ``null``,
-  ``true`` or a number as a word, and ``[word, weight]`` pairs are refused: nothing is
-  guessed.
+* a topic is a list of distinct words (the file reader and NPMI need at least two); a word
+  is a non-empty string with no whitespace (reference tokens never hold any).  A topic
+  given as one string, ``null``, ``true`` or a number as a word, and ``[word, weight]``
+  pairs are refused: nothing is guessed.
 
 Everything that violates the schema raises
 :class:`~tealeaves.errors.InputFormatError` saying what was found and what is expected.
@@ -70,6 +70,9 @@ def check_topic(lang: str, k: int, topic: object, where: str = "topics") -> list
             raise InputFormatError(
                 f"{where}: word {i} of topic {k} of {lang!r} is {w!r}; a word is a non-empty string "
                 "without spaces (the references' tokens never hold any)", fix="give one token per word")
+        if w in words:
+            raise InputFormatError(f"{where}: topic {k} of {lang!r} lists {w!r} twice",
+                                   fix="give each word of a topic once")
         words.append(w)
     return words
 
