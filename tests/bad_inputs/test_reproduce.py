@@ -165,3 +165,15 @@ def test_check_output_path(tmp_path):
         check_output_path(tmp_path / "missing" / "out.json")
     check_output_path(tmp_path / "ok.json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_during_a_reproduction_leaves_no_output(run_cli, tmp_path, monkeypatch):
+    import tealeaves.reproduce.bible_vs_modern as bvm
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bvm, "run", interrupted)
+    result = run_cli(["reproduce", "bible-vs-modern", "--quick", "--topics-csv", tmp_path / "t.csv"])
+    assert result.code == 130 and "interrupted (Ctrl-C)" in result.err
+    assert list(tmp_path.iterdir()) == []
