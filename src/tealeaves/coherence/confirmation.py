@@ -31,6 +31,13 @@ Pairs that never co-occur (``p_ab = 0``) follow the ``zero`` policy:
 
 When ``p_ab = 1`` (both words in every unit) NPMI is ``1``, its limit.  A
 Fitelson value with both conditionals 0 is 0 (Palmetto).
+
+A word set of probability 0 (``p_a = 0`` or ``p_b = 0``, e.g. two words of an
+any-any segment that never co-occur) leaves the ratio measures (``ratio``,
+``pmi``, ``log-ratio``, ``npmi``, ``log-conditional``) undefined: they score 0, as
+in Palmetto.  The others take their formula's value with ``P(W'|W*) = 0`` when
+``p_b = 0`` (difference ``-p_a``, Fitelson -1, Jaccard 0, log-Jaccard
+``log(eps / p_a)`` under ``epsilon``), as Palmetto and tomotopy compute them.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ EPSILON = 1e-12
 ZERO_POLICIES = ("limit", "epsilon", "zero")
 #: Measures unbounded below as ``p_ab -> 0``.
 LOGARITHMIC = ("log-conditional", "pmi", "log-ratio", "log-jaccard")
+#: Measures undefined (scored 0) when a marginal is 0.
+RATIOS = ("ratio", "pmi", "log-ratio", "npmi", "log-conditional")
 DIRECT = ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson", "jaccard",
           "log-jaccard")
 INDIRECT = ("cosine", "dice", "indirect-jaccard")
@@ -74,14 +83,16 @@ def confirm(name: str, p_ab: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, zero:
             out = _logarithmic(name, p_ab, p_a, p_b, none, zero, LOG_BASES[log_base])
         else:
             out = _plain(name, p_ab, p_a, p_b)
-    if zero == "epsilon":
-        return out
     if zero == "zero":
-        return np.where(none, 0.0, out)
-    if name == "npmi":
-        return np.where(none, -1.0, out)
-    if name in LOGARITHMIC:
-        return np.where(none, -np.inf, out)
+        out = np.where(none, 0.0, out)
+    elif zero == "limit" and name == "npmi":
+        out = np.where(none, -1.0, out)
+    elif zero == "limit" and name in LOGARITHMIC:
+        out = np.where(none, -np.inf, out)
+    if name in RATIOS:
+        out = np.where((p_a > 0) & (p_b > 0), out, 0.0)
+    elif name == "log-jaccard":
+        out = np.where(p_a + p_b - p_ab > 0, out, 0.0)
     return out
 
 
@@ -100,7 +111,7 @@ def _logarithmic(name, p_ab, p_a, p_b, none, zero, ln_base):
 
 def _plain(name, p_ab, p_a, p_b):
     if name == "difference":
-        return p_ab / p_b - p_a
+        return np.where(p_b > 0, p_ab / np.where(p_b > 0, p_b, 1.0), 0.0) - p_a
     if name == "ratio":
         return p_ab / (p_a * p_b)
     if name == "jaccard":

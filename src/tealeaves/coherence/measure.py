@@ -327,7 +327,7 @@ def _vector_values(name: str, npmi: np.ndarray, present: np.ndarray, a: np.ndarr
 
 
 def _direct_values(spec: MeasureSpec, counts: _Counts, mat: np.ndarray, a: np.ndarray, b: np.ndarray):
-    """Direct confirmation of each segment and its joint count (for the zero check)."""
+    """Direct confirmation of each segment (T x S) and the joint count of its two sets."""
     if is_pairwise(spec.segmentation):
         ii = np.log2(a).astype(np.int64)
         jj = np.log2(b).astype(np.int64)
@@ -340,8 +340,7 @@ def _direct_values(spec: MeasureSpec, counts: _Counts, mat: np.ndarray, a: np.nd
     n = counts.n
     values = confirm(spec.confirmation, (c_ab + spec.smoothing) / n, c_a / n, c_b / n, spec.zero,
                      spec.log_base)
-    # a word set that never occurs (P(W') = 0 or P(W*) = 0): undefined, 0 as in Palmetto
-    return np.where((c_a > 0) & (c_b > 0), values, 0.0), np.where((c_a > 0) & (c_b > 0), c_ab, 1.0)
+    return values, c_ab
 
 
 def _segments(spec: MeasureSpec, k: int, pmask: np.ndarray):
@@ -364,8 +363,8 @@ def _score_group(spec, counts: _Counts, mat, present, topics, idx) -> np.ndarray
     pmask = (pres * (1 << np.arange(k))).sum(axis=1).astype(np.int64)
     a, b, touches = _segments(spec, k, pmask)
     if spec.direct:
-        values, joint = _direct_values(spec, sub, mat[idx][:, :k, :k], a, b)
-        _check_zero(spec, joint, ~touches, a, b, [topics[t] for t in idx], idx)
+        values, _ = _direct_values(spec, sub, mat[idx][:, :k, :k], a, b)
+        _check_zero(spec, values, ~touches, a, b, [topics[t] for t in idx], idx)
     else:
         values = _vector_values(spec.confirmation, mat[idx][:, :k, :k], pres, a, b, spec.gamma)
     if spec.absent == "zero":
@@ -474,11 +473,12 @@ def score_counts(words: Sequence[str], joint: np.ndarray, n_units: int, measure:
     return results[0].score, result.pair_matrix(0)
 
 
-def _check_zero(spec, joint, seg_valid, a, b, topics, idx) -> None:
-    """Name the first never co-occurring segment a logarithmic measure cannot score under ``zero="limit"``."""
-    if spec.zero != "limit" or spec.confirmation not in LOGARITHMIC or spec.smoothing > 0:
+def _check_zero(spec, values, seg_valid, a, b, topics, idx) -> None:
+    """Name the first never co-occurring segment a logarithmic measure cannot score under ``zero="limit"``
+    (its value is ``-inf``)."""
+    if spec.zero != "limit" or spec.confirmation not in LOGARITHMIC:
         return
-    zero = (joint <= 0) & seg_valid
+    zero = np.isneginf(values) & seg_valid
     if zero.any():
         t, s = np.argwhere(zero)[0]
         bs = b[t, s] if b.ndim == 2 else b[s]
