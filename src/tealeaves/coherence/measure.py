@@ -11,6 +11,7 @@ confirmation is computed on ``topics x k x k`` arrays.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -560,4 +561,8 @@ def coherence(topics, reference, measure: str = "npmi", top_n: int | Sequence[in
     or token lists (indexed in memory).  ``top_n=[5, 10, 15, 20]`` gives each topic
     the mean of its scores at those cardinalities (Lau and Baldwin 2016).
     """
+    known = set(inspect.signature(Coherence).parameters) - {"measure", "top_n"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise SettingsError(f"unknown coherence settings {unknown}", fix=f"use {sorted(known)}")
     return Coherence(measure, top_n=top_n, **settings).score(topics, reference)
