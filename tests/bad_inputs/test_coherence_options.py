@@ -30,9 +30,6 @@ USAGE = [  # (extra options, message fragment): argparse refuses them, exit 2
     (["--top", "x"], "--top must be a whole number"),
     (["--top", "5,5"], "more than once"),
     (["--top", "5,,10"], "--top must be a whole number"),
-    (["--window", "0"], "window must be 'doc' or a whole number of tokens >= 1"),
-    (["--window", "-3"], "window must be 'doc'"),
-    (["--window", "ten"], "window must be 'doc'"),
     (["--smoothing", "-1"], "--smoothing must be a number >= 0"),
     (["--smoothing", "nan"], "finite"),
     (["--smoothing", "inf"], "finite"),
@@ -54,6 +51,9 @@ def test_cli_usage_errors(cli_error, files, extra, fragment):
 
 
 SETTINGS = [  # (extra options, message fragment): tealeaves refuses them, exit 1
+    (["--window", "0"], "window='doc'"),  # the fix names jhlau's window 0
+    (["--window", "-3"], "window must be 'doc' or a whole number of tokens >= 1"),
+    (["--window", "ten"], "window must be 'doc'"),
     (["--measure", "nosuch"], "measure='nosuch' is not known"),
     (["--pairs", "7"], "there are 2 topics"),
     (["--pairs", "0", "0"], "lists 0 more than once"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.validation import check_int, check_unique, float_arg, int_arg, window_arg
+from tealeaves.validation import check_int, check_unique, float_arg, int_arg
 
 
 def register(subparsers) -> None:
@@ -80,8 +80,8 @@ def _add_coherence_options(coh) -> None:
     coh.add_argument("--top", type=top_arg, default=10, metavar="N[,N...]",
                      help="top words per topic (default 10); several, e.g. 5,10,15,20, give the mean over "
                           "those cardinalities")
-    coh.add_argument("--window", type=window_arg, default=None,
-                     help="'doc' or a window size in tokens (default: preset's)")
+    # checked by tealeaves.validation.check_window when the measure is resolved (exit 1, as before)
+    coh.add_argument("--window", default=None, help="'doc' or a window size in tokens (default: preset's)")
     coh.add_argument("--segmentation", default=None, choices=CHOICES["segmentation"])
     coh.add_argument("--confirmation", default=None, choices=CHOICES["confirmation"])
     coh.add_argument("--aggregation", default=None, choices=CHOICES["aggregation"])

@@ -302,9 +302,45 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, n_space):
-    """Windows shared by each pair: the shorter word's documents are probed against a scratch map
-    (document -> posting) of the longer word's, then their interval lists are intersected by a sweep."""
+def _overlap(g, h, iptr, starts, ends):
+    """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
+    total = 0
+    u, u1 = iptr[g], iptr[g + 1]
+    v, v1 = iptr[h], iptr[h + 1]
+    while u < u1 and v < v1:
+        lo = starts[u] if starts[u] > starts[v] else starts[v]
+        hi = ends[u] if ends[u] < ends[v] else ends[v]
+        if hi >= lo:
+            total += hi - lo + 1
+        if ends[u] < ends[v]:
+            u += 1
+        else:
+            v += 1
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _near(g, h, pptr, positions, w):
+    """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
+    total = 0
+    lo = pptr[g]
+    hi = pptr[g]
+    for v in range(pptr[h], pptr[h + 1]):
+        q = positions[v]
+        while lo < pptr[g + 1] and positions[lo] < q - w:
+            lo += 1
+        while hi < pptr[g + 1] and positions[hi] <= q + w:
+            hi += 1
+        total += hi - lo
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_unit_kernel(pairs, wptr, docs, ptr, x, y, n_space, context, w):
+    """Units shared by each pair: the shorter word's documents are probed against a scratch map
+    (document -> posting) of the longer word's, then each shared document is counted: windows by
+    intersecting the interval lists (``ptr, x, y`` = ``iptr, starts, ends``), or, with ``context``,
+    occurrence pairs at most ``w`` apart (``ptr, x`` = position ranges, positions)."""
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     key = np.empty(n_pairs, dtype=np.int64)
@@ -331,20 +367,9 @@ def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, n_space):
             g = slot[docs[h]]
             if g < 0:
                 continue
-            u, u1 = iptr[g], iptr[g + 1]
-            v, v1 = iptr[h], iptr[h + 1]
-            while u < u1 and v < v1:
-                lo = starts[u] if starts[u] > starts[v] else starts[v]
-                hi = ends[u] if ends[u] < ends[v] else ends[v]
-                if hi >= lo:
-                    total += hi - lo + 1
-                if ends[u] < ends[v]:
-                    u += 1
-                else:
-                    v += 1
+            total += _near(g, h, ptr, x, w) if context else _overlap(g, h, ptr, x, y)
         out[m] = total
     return out
-
 
 
 @numba.njit(cache=True, nogil=True)
@@ -400,51 +425,6 @@ def _subset_kernel(topic_loc, wptr, docs, iptr, starts, ends):
                     out[t, mask] += out[t, mask | step]
     return out
 
-
-@numba.njit(cache=True, nogil=True)
-def _pair_context_kernel(pairs, wptr, docs, pptr, positions, w, n_space):
-    """Occurrence pairs of each word pair at most ``w`` tokens apart in one document (Palmetto P_cw).
-
-    ``wptr``/``docs`` are the selected words' postings and ``pptr`` the position ranges of
-    each posting (local numbering); pairs are grouped by their longer word like the window kernel.
-    """
-    n_pairs = len(pairs)
-    out = np.zeros(n_pairs, dtype=np.int64)
-    key = np.empty(n_pairs, dtype=np.int64)
-    for m in range(n_pairs):
-        a, b = pairs[m, 0], pairs[m, 1]
-        key[m] = a if wptr[a + 1] - wptr[a] >= wptr[b + 1] - wptr[b] else b
-    order = np.argsort(key)
-    slot = np.full(n_space, -1, dtype=np.int64)
-    current = -1
-    for r in range(n_pairs):
-        m = order[r]
-        a, b = pairs[m, 0], pairs[m, 1]
-        anchor = key[m]
-        other = b if anchor == a else a
-        if anchor != current:
-            if current >= 0:
-                for g in range(wptr[current], wptr[current + 1]):
-                    slot[docs[g]] = -1
-            current = anchor
-            for g in range(wptr[current], wptr[current + 1]):
-                slot[docs[g]] = g
-        total = 0
-        for h in range(wptr[other], wptr[other + 1]):
-            g = slot[docs[h]]
-            if g < 0:
-                continue
-            lo = pptr[g]
-            hi = pptr[g]
-            for v in range(pptr[h], pptr[h + 1]):  # positions of `other`, increasing
-                q = positions[v]
-                while lo < pptr[g + 1] and positions[lo] < q - w:
-                    lo += 1
-                while hi < pptr[g + 1] and positions[hi] <= q + w:
-                    hi += 1
-                total += hi - lo
-        out[m] = total
-    return out
 
 # --------------------------------------------------------------------------------------------
 # public API
@@ -591,7 +571,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
     _check_window(window, compat)
     wptr, docs, iptr, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    joint = _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents)
+    joint = _pair_unit_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents, False, 0)
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -645,8 +625,9 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     local = np.zeros(len(g) + 1, dtype=np.int64)
     local[1:] = np.cumsum(pend - pptr)
     pairs = _as_pairs(pairs)
-    joint = _pair_context_kernel(pairs, wptr, docs, local, positions.astype(np.int64), int(window),
-                                 index.n_documents)
+    positions = positions.astype(np.int64)
+    joint = _pair_unit_kernel(pairs, wptr, docs, local, positions, positions, index.n_documents, True,
+                              int(window))
     single = np.array([local[wptr[i + 1]] - local[wptr[i]] for i in range(len(ids))], dtype=np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
