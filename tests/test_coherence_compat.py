@@ -184,6 +184,19 @@ def test_palmetto_uci_and_npmi_hand_example():
     assert got == pytest.approx(math.log(EPS / (pa * pb)) / -math.log(EPS), abs=1e-12)
 
 
+def test_palmetto_umass_hand_example():
+    # boolean documents, min count 10: the pair a,c (7 documents) counts as 0; one-pre, log((P + eps) / P(W*))
+    n = 500
+    joint = _joint([60, 40, 12], {(0, 1): 20, (0, 2): 7, (1, 2): 10})
+    expected = (math.log((20 / n + EPS) / (60 / n)) + math.log((0 + EPS) / (60 / n))
+                + math.log((10 / n + EPS) / (40 / n))) / 3
+    got, _ = score_counts(["a", "b", "c"], joint, n, "palmetto_umass")
+    assert got == pytest.approx(expected, abs=1e-12)
+    # a word below the minimum (9 documents): its segments score 0 and count
+    joint = _joint([60, 9], {(0, 1): 5})
+    assert score_counts(["a", "b"], joint, n, "palmetto_umass")[0] == 0.0
+
+
 def test_palmetto_c_p_hand_example():
     # min count 700 (10 x window 70); one-pre: (b | a), (c | a), (c | b); Fitelson's measure
     n = 100_000

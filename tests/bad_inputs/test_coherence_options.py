@@ -134,6 +134,13 @@ def test_score_counts_needs_word_set_counts_for_set_segmentations():
         score_counts(["a", "b"], [[3, 1], [1, 2]], 5, "npmi", segmentation="one-any", confirmation="fitelson")
 
 
+def test_context_windows_need_long_enough_documents():
+    from tealeaves.errors import EmptyInputError
+
+    with pytest.raises(EmptyInputError, match="context windows of 5 tokens"):
+        coherence([["a", "b"]], [["a", "b"], ["b"]], measure="c_a")
+
+
 def test_a_logarithmic_measure_refuses_a_never_cooccurring_set():
     docs = [["a", "b"], ["c", "d"], ["a", "d"], ["b", "c"]]
     from tealeaves.coherence import ZeroCooccurrenceError

@@ -61,8 +61,8 @@ CHOICES = {
     "log_base": ("e", "2", "10"),
     "absent": ("skip", "zero"),
     "window_kind": ("sliding", "context"),
-    "measure": ("umass", "uci", "npmi", "c_v", "jhlau_pmi", "jhlau_npmi", "palmetto_uci", "palmetto_npmi",
-                "c_a", "c_p", "palmetto_c_v"),
+    "measure": ("umass", "uci", "npmi", "c_v", "jhlau_pmi", "jhlau_npmi", "palmetto_umass", "palmetto_uci",
+                "palmetto_npmi", "c_a", "c_p", "palmetto_c_v"),
 }
 
 

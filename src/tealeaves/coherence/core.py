@@ -65,6 +65,7 @@ import numba
 import numpy as np
 
 from tealeaves.coherence.errors import SettingsError
+from tealeaves.errors import EmptyInputError
 
 #: Supported window-counting modes.
 COMPAT_MODES = ("exact", "gensim", "jhlau")
@@ -631,4 +632,8 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     single = np.array([local[wptr[i + 1]] - local[wptr[i]] for i in range(len(ids))], dtype=np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
+    if n_units <= 0:
+        raise EmptyInputError(f"context windows of {int(window)} tokens count sum(n - {int(window) - 1}) "
+                              f"over the documents, {n_units} for the reference {index.name!r}",
+                              fix="use a reference with longer documents, or a smaller window")
     return CooccurrenceCounts(n_units, single, pairs, joint, f"context={int(window)}")

@@ -11,6 +11,7 @@ npmi          one-one         doc     npmi                  mean  limit    0
 c_v           one-set         110     cosine (NPMI, g=1)    mean  limit    0
 jhlau_pmi     one-pre         20      pmi                   mean  zero     0        jhlau, log 10, absent 0
 jhlau_npmi    one-pre         20      npmi                  mean  zero     0        jhlau, absent 0
+palmetto_umass one-pre        doc     log-conditional       mean  epsilon  10       absent 0
 palmetto_uci  one-one         10      log-ratio             mean  epsilon  100      absent 0
 palmetto_npmi one-one         10      npmi                  mean  epsilon  100      absent 0
 c_a           one-one         5       cosine (NPMI, g=1)    mean  epsilon  50       context windows, absent 0
@@ -127,6 +128,9 @@ PRESETS: dict[str, MeasureSpec] = {
     "jhlau_npmi": MeasureSpec("jhlau_npmi", "one-pre", 20, "npmi", "mean", zero="zero", compat="jhlau",
                               log_base="10", absent="zero"),
     # org.aksw.palmetto.Palmetto.getCoherence; min frequency DEFAULT_MIN_FREQUENCY (10) x window
+    # (boolean documents: the default 10)
+    "palmetto_umass": MeasureSpec("palmetto_umass", "one-pre", "doc", "log-conditional", "mean",
+                                  zero="epsilon", min_count=10, absent="zero"),
     "palmetto_uci": MeasureSpec("palmetto_uci", "one-one", 10, "log-ratio", "mean", zero="epsilon",
                                 min_count=100, absent="zero"),
     "palmetto_npmi": MeasureSpec("palmetto_npmi", "one-one", 10, "npmi", "mean", zero="epsilon",
