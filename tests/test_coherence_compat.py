@@ -197,6 +197,22 @@ def test_palmetto_umass_hand_example():
     assert score_counts(["a", "b"], joint, n, "palmetto_umass")[0] == 0.0
 
 
+@pytest.mark.parametrize("confirmation,value", [("difference", -0.1), ("fitelson", -1.0), ("jaccard", 0.0),
+                                                ("log-jaccard", math.log(EPS / 0.1)), ("npmi", 0.0),
+                                                ("log-ratio", 0.0)])
+def test_absent_words_take_palmetto_values(confirmation, value):
+    """A word below the minimum count: Palmetto's arithmetic at probability 0 (W' absent: 0, but
+    log-Jaccard, symmetric, is log(eps / P(a)) either way)."""
+    n = 1000
+    joint = _joint([100, 5], {(0, 1): 5})  # b (5 < 10) is absent under min_count=10
+    got, _ = score_counts(["a", "b"], joint, n, "palmetto_umass", confirmation=confirmation)
+    # one-pre: the single segment (W' = b, W* = a) has W' absent; one-succeeding: (W' = a, W* = b)
+    assert got == (value if confirmation == "log-jaccard" else 0.0)
+    got, _ = score_counts(["a", "b"], joint, n, "palmetto_umass", confirmation=confirmation,
+                          segmentation="one-succeeding")
+    assert got == pytest.approx(value, abs=1e-12)
+
+
 def test_palmetto_c_p_hand_example():
     # min count 700 (10 x window 70); one-pre: (b | a), (c | a), (c | b); Fitelson's measure
     n = 100_000

@@ -363,16 +363,14 @@ def _score_group(spec, counts: _Counts, mat, present, topics, idx) -> np.ndarray
     pres = present[idx][:, :k]
     pmask = (pres * (1 << np.arange(k))).sum(axis=1).astype(np.int64)
     a, b, touches = _segments(spec, k, pmask)
+    # absent="zero": every segment counts, a word of probability 0 taking the measure's value there
+    # (0 for the ratio measures and the cosine, -P(W') for difference, ...: see confirmation.py)
+    seg_valid = np.ones_like(touches) if spec.absent == "zero" else ~touches
     if spec.direct:
         values, _ = _direct_values(spec, sub, mat[idx][:, :k, :k], a, b)
-        _check_zero(spec, values, ~touches, a, b, [topics[t] for t in idx], idx)
+        _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx)
     else:
         values = _vector_values(spec.confirmation, mat[idx][:, :k, :k], pres, a, b, spec.gamma)
-    if spec.absent == "zero":
-        values = np.where(touches, 0.0, values)
-        seg_valid = np.ones_like(touches)
-    else:
-        seg_valid = ~touches
     return aggregate(values, seg_valid, spec.aggregation)
 
 

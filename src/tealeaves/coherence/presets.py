@@ -30,8 +30,9 @@ The ``jhlau_*`` presets are jhlau/topic_interpretability's ``ComputeWordCount.py
 ``ComputeObservedCoherence.py`` (log base 10; a pair with any zero count scores 0 and
 counts in the mean).  The Palmetto presets are ``org.aksw.palmetto.Palmetto``'s
 (Röder et al. 2015): every count below ``min_count`` (Palmetto: 10 x the window) is
-taken as 0, and a segment with a word of probability 0 scores 0 and counts in the mean
-(``absent="zero"``); logarithms are natural.
+taken as 0, and a segment with a word of probability 0 counts in the mean with the
+measure's value at probability 0, as Palmetto computes it (``absent="zero"``; 0 for the
+ratio measures); logarithms are natural.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ from tealeaves.coherence.segmentation import SEGMENTATIONS, is_pairwise
 from tealeaves.errors import ParameterError
 from tealeaves.validation import check_float, check_int, check_window
 
-#: Treatment of segments holding a word of probability 0 (absent from the reference, or below ``min_count``).
+#: Segments holding a word of probability 0 (absent from the reference, or below ``min_count``): left out
+#: (``skip``), or kept with the measure's value at probability 0 (``zero``, jhlau and Palmetto).
 ABSENT_POLICIES = ("skip", "zero")
 #: How windows are made: boolean sliding windows, or Palmetto's context windows (``P_cw``, C_A).
 WINDOW_KINDS = ("sliding", "context")
