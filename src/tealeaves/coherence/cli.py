@@ -54,7 +54,8 @@ def top_arg(text: str) -> int | tuple[int, ...]:
 CHOICES = {
     "segmentation": ("one-one", "one-pre", "one-succeeding", "one-set", "one-all", "one-any", "any-any"),
     "confirmation": ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson",
-                     "jaccard", "log-jaccard", "cosine", "dice", "indirect-jaccard"),
+                     "jaccard", "log-jaccard", "likelihood", "log-likelihood", "cosine", "dice",
+                     "indirect-jaccard"),
     "aggregation": ("mean", "median", "sum"),
     "zero": ("limit", "epsilon", "zero"),
     "compat": ("exact", "gensim", "jhlau"),

@@ -14,6 +14,11 @@ default; Palmetto's names in brackets):
                      ``P(a|¬b) = (p_a - p_ab) / (1 - p_b)`` (0 when ``p_b = 1``), in ``[-1, 1]`` [m_f]
 ``jaccard``          ``p_ab / (p_a + p_b - p_ab)``  [m_j]
 ``log-jaccard``      ``log(p_ab / (p_a + p_b - p_ab))``  [m_lj]
+``likelihood``       ``P(a|b) / (P(a|¬b) + eps)``  [m_l]
+``log-likelihood``   ``log((P(a|b) + eps) / (P(a|¬b) + eps))``  [m_ll]
+
+The likelihood measures always add ``eps = 1e-12`` as Palmetto does (``P(a|¬b)`` is 0
+whenever ``a`` never occurs without ``b``), and are 0 (undefined) when ``p_b = 1``.
 
 The indirect measures (``cosine`` [m_cos], ``dice`` [m_dice], ``indirect-jaccard``
 [m_jac]) compare context vectors built from NPMI; see :func:`similarity`.
@@ -54,9 +59,11 @@ ZERO_POLICIES = ("limit", "epsilon", "zero")
 #: Measures unbounded below as ``p_ab -> 0``.
 LOGARITHMIC = ("log-conditional", "pmi", "log-ratio", "log-jaccard")
 #: Measures undefined (scored 0) when a marginal is 0.
-RATIOS = ("ratio", "pmi", "log-ratio", "npmi", "log-conditional")
+RATIOS = ("ratio", "pmi", "log-ratio", "npmi", "log-conditional", "likelihood", "log-likelihood")
 DIRECT = ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson", "jaccard",
-          "log-jaccard")
+          "log-jaccard", "likelihood", "log-likelihood")
+#: Measures with a logarithm (``log_base`` applies).
+WITH_LOG = LOGARITHMIC + ("log-likelihood",)
 INDIRECT = ("cosine", "dice", "indirect-jaccard")
 #: Logarithm bases (jhlau/topic_interpretability uses 10).
 LOG_BASES = {"e": 1.0, "2": math.log(2.0), "10": math.log(10.0)}
@@ -81,6 +88,8 @@ def confirm(name: str, p_ab: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, zero:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if name in LOGARITHMIC or name == "npmi":
             out = _logarithmic(name, p_ab, p_a, p_b, none, zero, LOG_BASES[log_base])
+        elif name in ("likelihood", "log-likelihood"):
+            out = _likelihood(name, p_ab, p_a, p_b, LOG_BASES[log_base])
         else:
             out = _plain(name, p_ab, p_a, p_b)
     if zero == "zero":
@@ -107,6 +116,17 @@ def _logarithmic(name, p_ab, p_a, p_b, none, zero, ln_base):
     num = np.log(p / (p_a * p_b))
     den = -np.log(p)
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
+
+
+def _likelihood(name, p_ab, p_a, p_b, ln_base):
+    """Palmetto's m_l and m_ll; 0 where ``p_b = 1`` (no unit without W*)."""
+    cond = p_ab / p_b
+    inverse = (p_a - p_ab) / (1.0 - p_b)
+    if name == "likelihood":
+        out = cond / (inverse + EPSILON)
+    else:
+        out = np.log((cond + EPSILON) / (inverse + EPSILON)) / ln_base
+    return np.where(p_b < 1, out, 0.0)
 
 
 def _plain(name, p_ab, p_a, p_b):

@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from tealeaves.coherence.aggregation import AGGREGATIONS
-from tealeaves.coherence.confirmation import DIRECT, INDIRECT, LOG_BASES, LOGARITHMIC, ZERO_POLICIES
+from tealeaves.coherence.confirmation import DIRECT, INDIRECT, LOG_BASES, WITH_LOG, ZERO_POLICIES
 from tealeaves.coherence.core import COMPAT_MODES
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.coherence.segmentation import SEGMENTATIONS, is_pairwise
@@ -199,9 +199,9 @@ def _check_overrides(spec: MeasureSpec, changes: dict) -> None:
         raise SettingsError(f"gamma only shapes the context vectors of indirect confirmations {INDIRECT}; "
                             f"{spec.confirmation!r} is direct",
                             fix="drop gamma, or choose confirmation='cosine'")
-    uses_log = spec.confirmation in LOGARITHMIC
+    uses_log = spec.confirmation in WITH_LOG
     if "log_base" in changes and changes["log_base"] != "e" and not uses_log:
-        raise SettingsError(f"log_base changes only {LOGARITHMIC}; {spec.confirmation!r} is the same in "
+        raise SettingsError(f"log_base changes only {WITH_LOG}; {spec.confirmation!r} is the same in "
                             "every base", fix="drop log_base")
     if "compat" in changes and spec.window == "doc":
         raise SettingsError(f"compat={spec.compat!r} selects how sliding windows are counted, but this "
