@@ -5,8 +5,11 @@ LDA is fitted with scikit-learn to the 7,769 ModApte training stories
 evaluated on the 3,019 test stories, for each K:
 
 * document-completion perplexity (:func:`tealeaves.likelihood.document_completion`);
-* scikit-learn's own ``perplexity()`` on the whole test stories;
-* the uniform and add-one unigram baselines on the same held-out words.
+* scikit-learn's own ``perplexity()`` on the whole test stories (the article's
+  figure), encoded over the model's vocabulary;
+* the uniform and add-one unigram baselines on the same held-out words, over the
+  model's vocabulary (checked token for token: ``heldout_words`` is the count of
+  both, and a mismatch is an error, never a row).
 
 Fitted models are cached on disk (per-user cache by default) so other
 measures (coherence, human evaluation, estimators) reuse exactly the same
@@ -25,7 +28,8 @@ import numpy as np
 
 from tealeaves import data
 from tealeaves.corpus import Corpus
-from tealeaves.likelihood import baselines, document_completion
+from tealeaves.errors import TealeavesError
+from tealeaves.likelihood import align_corpus, baselines, document_completion
 from tealeaves.models import SklearnLDA
 from tealeaves.signature import Signature
 
@@ -123,6 +127,15 @@ def fit_reuters_models(
     return models
 
 
+def _check_same_words(result, base: dict) -> None:
+    """Refuse to report a model and baselines scored on different held-out words (a bug if it happens)."""
+    for name, b in base.items():
+        if (b.n_heldout_words, b.n_documents_split) != (result.n_heldout_words, result.n_documents_split):
+            raise TealeavesError(f"the {name} baseline scored {b.n_heldout_words} held-out words of "
+                                 f"{b.n_documents_split} stories but the model {result.n_heldout_words} of "
+                                 f"{result.n_documents_split}", fix="this is a bug in tealeaves; report it")
+
+
 def reuters_table(
     ks: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
@@ -139,19 +152,24 @@ def reuters_table(
     ks = list(ks)
     if models is None:
         models = fit_reuters_models(ks, seed, quick, cache_dir, use_cache, train, progress)
-    base = baselines(train, test, seed=split_seed)
     rows = []
     for k in ks:
         if progress:
             progress(f"scoring K={k} ...")
-        result = document_completion(models[k], test, seed=split_seed)
+        model = models[k]
+        base = baselines(train, test, seed=split_seed, model=model)
+        result = document_completion(model, test, seed=split_seed)
+        _check_same_words(result, base)
+        whole = align_corpus(test, model.vocabulary_)
         rows.append({
             "k": k,
             "completion_perplexity": result.perplexity,
-            "sklearn_perplexity": models[k].perplexity(test),
-            "vocabulary_size": len(train.vocabulary),
+            "sklearn_perplexity": model.perplexity(whole),
+            "vocabulary_size": len(model.vocabulary_),
             "stories_split": result.n_documents_split,
             "heldout_words": result.n_heldout_words,
+            "sklearn_words": whole.n_tokens,
+            "n_dropped_oov": result.n_dropped_oov,
             "uniform_perplexity": base["uniform"].perplexity,
             "unigram_perplexity": base["unigram"].perplexity,
             "signature": str(result.signature),
@@ -160,7 +178,7 @@ def reuters_table(
         })
     return {
         "rows": rows,
-        "baselines": {name: r.to_dict() for name, r in base.items()},
+        "baselines": {name: r.to_dict() for name, r in base.items()} if ks else {},
         "settings": {"lda": lda_params(seed, quick), "split_seed": split_seed,
                      "n_train": len(train), "n_test": len(test),
                      "preprocessing": train.metadata.get("preprocessing")},
