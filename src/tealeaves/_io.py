@@ -71,9 +71,22 @@ def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -
     return decode(data, p, encoding)
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines ending at ``\n``, ``\r\n`` or ``\r`` only, without their ends.
+
+    Unlike :meth:`str.splitlines`, a form feed, U+0085 or U+2028 inside a line does not
+    split it (a document must not become two because of a control character in its text).
+
+    >>> split_lines("a\x0cb\r\nc\rd\n")
+    ['a\x0cb', 'c', 'd']
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
-    """The lines of ``path`` (without line ends) under the reading policy above."""
-    return read_text(path, encoding, what).splitlines()
+    """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy above."""
+    return split_lines(read_text(path, encoding, what))
 
 
 @contextlib.contextmanager

@@ -28,13 +28,18 @@ from tealeaves.errors import ParameterError
 T = TypeVar("T")
 
 
+def _num(value: float) -> str:
+    """A bound as written: whole numbers in full (4294967295, not 4.29497e+09), others with %g."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def _bounds(min_value: float | None, max_value: float | None, include_min: bool = True,
             include_max: bool = True) -> str:
     parts = []
     if min_value is not None:
-        parts.append(f"{'>=' if include_min else '>'} {min_value:g}")
+        parts.append(f"{'>=' if include_min else '>'} {_num(min_value)}")
     if max_value is not None:
-        parts.append(f"{'<=' if include_max else '<'} {max_value:g}")
+        parts.append(f"{'<=' if include_max else '<'} {_num(max_value)}")
     return " and ".join(parts)
 
 

@@ -92,7 +92,7 @@ def _write_model(path, weights, alpha, metadata: dict) -> None:
     ("--chains", "0", "--chains must be a whole number >= 1, got 0"),
     ("--replicates", "0", "--replicates must be a whole number >= 1, got 0"),
     ("--replicates", "2.0", "--replicates must be a whole number >= 1"),
-    ("--seed", "-1", "seed must be a whole number >= 0 and <= 4.29497e+09, got -1"),
+    ("--seed", "-1", "seed must be a whole number >= 0 and <= 4294967295, got -1"),
     ("--seed", "4294967296", "seed must be a whole number >= 0"),
     ("--seed", "1e3", "seed must be a whole number"),
     ("--split-seed", "abc", "seed must be a whole number"),

@@ -21,7 +21,7 @@ Formats
 Files are read with the policy of :mod:`tealeaves._io` (UTF-8 unless an
 ``encoding`` is given, a byte-order mark removed, other bytes refused with
 :class:`~tealeaves.errors.InputEncodingError` naming file and line); lines end
-at ``\\n``, ``\\r\\n`` or ``\\r`` (:func:`tealeaves.corpus.readers.split_lines`).
+at ``\\n``, ``\\r\\n`` or ``\\r`` (:func:`tealeaves._io.split_lines`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from tealeaves.corpus.aligned import (
     normalize_language,
 )
 from tealeaves.corpus.preprocess import Preprocessor
-from tealeaves.corpus.readers import split_lines
 from tealeaves.data import locate
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 
@@ -141,7 +140,7 @@ def _languages(languages: Sequence[str] | str, available: Mapping[str, object], 
 
 
 def _read_lines(path: Path, encoding: str | None = None) -> list[str]:
-    return split_lines(_io.read_text(path, encoding))
+    return _io.read_lines(path, encoding)
 
 
 def _aligned_lines(path: Path, expected: int, why: str, encoding: str | None = None) -> list[str]:

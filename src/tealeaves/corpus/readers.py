@@ -76,21 +76,6 @@ def _existing(path: PathLike, what: str) -> Path:
     return p
 
 
-def split_lines(text: str) -> list[str]:
-    """Split ``text`` at ``\\n``, ``\\r\\n`` and ``\\r`` only (one final line end allowed).
-
-    Unlike :meth:`str.splitlines`, form feeds, U+0085, U+2028 and other Unicode
-    separators stay inside their line, as in files read with ``open()``.
-
-    >>> split_lines("a b\\r\\nc\\x0cd\\n\\ne\\n")
-    ['a b', 'c\\x0cd', '', 'e']
-    """
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = None) -> RawDocuments:
     """Read every file under ``path`` matching ``glob`` as one document.
 
@@ -203,7 +188,7 @@ def _check_unique(ids: Sequence[str], path: Path) -> None:
 
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
     """The lines of a text file (:func:`split_lines`) read under the :mod:`tealeaves._io` policy."""
-    return split_lines(_io.read_text(path, encoding, what))
+    return _io.read_lines(path, encoding, what)
 
 
 def _line_ids(ids_path: PathLike | None, n_docs: int, path: Path, encoding: str | None) -> list[str]:

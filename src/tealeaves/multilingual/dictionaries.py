@@ -76,7 +76,7 @@ class BilingualDictionary:
 
 def _read_pairs(path: Path, swap: bool, split_any_space: bool,
                 encoding: str | None = None) -> tuple[set[tuple[str, str]], int]:
-    from tealeaves.corpus.readers import split_lines
+    from tealeaves._io import split_lines
 
     pairs: set[tuple[str, str]] = set()
     skipped = 0
