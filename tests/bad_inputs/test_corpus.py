@@ -12,6 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from tealeaves._io import split_lines
 from tealeaves.corpus import AlignedCorpus, Corpus, Preprocessor, Vocabulary
 from tealeaves.corpus.aligned import UnknownLanguageError, normalize_language
 from tealeaves.corpus.parallel import ParallelFormatError, read_ces_bible, read_line_aligned
@@ -22,7 +23,6 @@ from tealeaves.corpus.readers import (
     read_raw,
     read_text_folder,
     read_token_lines,
-    split_lines,
 )
 from tealeaves.errors import (
     EmptyInputError,
