@@ -32,6 +32,8 @@ def register(subparsers) -> None:
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="text file, one topic per line (most probable word "
                                                      "first), or a saved tealeaves model (.npz)")
+    coh.add_argument("--topics-format", default=None, choices=("words", "mallet-keys", "csv", "json", "gensim"),
+                     help="format of the --topics file (default: sniffed; see docs/models-files.md)")
     coh.add_argument("--measure", default="npmi", help="umass, uci, npmi or c_v (default npmi)")
     coh.add_argument("--top", type=int, default=10, help="top words per topic (default 10)")
     coh.add_argument("--window", default=None, help="'doc' or a window size in tokens (default: preset's)")
@@ -118,7 +120,9 @@ def _coherence(args) -> int:
                         smoothing=args.smoothing, zero=args.zero, gamma=args.gamma, compat=args.compat)
     spec = measure.spec  # validate settings before the (possibly long) work
     del spec
-    result = measure.score(args.topics, _as_reference(args.reference))
+    from tealeaves.models.adapters.paths import load_path
+
+    result = measure.score(load_path(args.topics, args.topics_format), _as_reference(args.reference))
     if args.format == "json":
         print(dump_json(result.to_dict()))
     else:
