@@ -138,9 +138,9 @@ def _check_topics(topics) -> list[list[str]]:
         words = list(t)
         if not words:
             raise InvalidModelError(f"topic {k} has no words")
-        bad = next((w for w in words if not isinstance(w, str) or not w.strip()), None)
-        if bad is not None:
-            raise InvalidModelError(f"topic {k} has the word {bad!r}; words must be non-empty strings")
+        bad = [w for w in words if not isinstance(w, str) or not w.strip()]
+        if bad:
+            raise InvalidModelError(f"topic {k} has the word {bad[0]!r}; words must be non-empty strings")
         dup = _first_duplicate(words)
         if dup is not None:
             raise InvalidModelError(f"topic {k} repeats {dup!r}; list each word once")
@@ -266,6 +266,9 @@ def _fits_mallet_keys(lines: list[str]) -> bool:
 
 
 def _fits_csv(lines: list[str]) -> bool:
+    delim = "\t" if "\t" in lines[0] else ","
+    if _csv_columns(next(csv.reader([lines[0]], delimiter=delim))) is not None:
+        return True  # a header naming the columns: a table, even if a row is then malformed
     try:
         rows, _ = _csv_rows("\n".join(lines), "")
     except InputFormatError:
