@@ -108,8 +108,8 @@ class KnownModel:
         path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
     def write_keys(self, path, n: int = 20) -> None:
-        out = [f"{k}\t{java_format5(ALPHA[k])}\t" + "".join(self.vocab[w] + " " for w in self.sorted_words(k)[:n])
-               for k in range(self.k)]
+        out = [f"{k}\t{java_format5(ALPHA[k])}\t"
+               + "".join(self.vocab[w] + " " for w in self.sorted_words(k)[:n]) for k in range(self.k)]
         path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
     def theta(self) -> np.ndarray:
@@ -134,7 +134,8 @@ class KnownModel:
 @pytest.fixture(scope="module")
 def known(reuters):
     docs = [d for d in reuters[0].token_lists()[:150] if d]
-    return KnownModel(Corpus.from_token_lists(docs), n_topics=len(ALPHA))  # its own vocabulary: every type occurs
+    # encoded over its own vocabulary, so every type occurs (as in a MALLET run)
+    return KnownModel(Corpus.from_token_lists(docs), n_topics=len(ALPHA))
 
 
 @pytest.fixture(scope="module")
@@ -240,9 +241,9 @@ def test_completion_from_state_equals_completion_from_weights(reuters, files):
     assert a.perplexity == pytest.approx(b.perplexity, rel=1e-10)
 
 
-@pytest.mark.parametrize("name,fmt", [("state.gz", "mallet-state"), ("weights.txt", "mallet-weights"),
-                                      ("counts.txt", "mallet-counts"), ("keys.txt", "mallet-keys"),
-                                      ("dense.txt", "mallet-doc-topics"), ("sparse.txt", "mallet-doc-topics")])
+@pytest.mark.parametrize("name,fmt", [
+    ("state.gz", "mallet-state"), ("weights.txt", "mallet-weights"), ("counts.txt", "mallet-counts"),
+    ("keys.txt", "mallet-keys"), ("dense.txt", "mallet-doc-topics"), ("sparse.txt", "mallet-doc-topics")])
 def test_sniffing_recognises_each_mallet_file(files, name, fmt):
     assert paths.sniff_format(files[name]) == fmt
 
@@ -370,7 +371,8 @@ def test_coherence_of_mallet_keys_equals_the_python_api_on_lists(known, files, r
 
 def test_topics_format_option_chooses(tmp_path, reference_file, capsys):
     path = tmp_path / "ambiguous.txt"
-    path.write_text("0\t1990\t0.5\n0\t1991\t0.4\n", encoding="utf-8")  # MALLET keys or a TSV of (topic, word, weight)
+    # MALLET keys (alpha 1990, word "0.5") or a TSV of (topic, word, weight)
+    path.write_text("0\t1990\t0.5\n0\t1991\t0.4\n", encoding="utf-8")
     assert main(["coherence", "--reference", str(reference_file), "--topics", str(path)]) == 1
     assert "could be mallet-keys or csv" in capsys.readouterr().err
     words, _, _ = _cli_scores(capsys, reference_file, path, "--topics-format", "csv")

@@ -154,7 +154,8 @@ ERRORS = [
      "is not positive"),
     ("weights-two-fields", "0\toil\n", "weights", {}, InputFormatError, "found 2 field(s)"),
     ("counts-bad-pair", "0 oil 1-3\n", "counts", {}, InputFormatError, "'1-3' is not 'topic:count'"),
-    ("counts-out-of-order", "0 oil 0:3\n2 gas 1:1\n", "counts", {}, InputFormatError, "type index 2, expected 1"),
+    ("counts-out-of-order", "0 oil 0:3\n2 gas 1:1\n", "counts", {}, InputFormatError, "type index 2, "
+                                                                                      "expected 1"),
     ("counts-bad-beta", "0 oil 0:3\n1 gas 1:1\n", "counts", {"beta": -1.0}, InputFormatError,
      "beta is -1.0"),
     ("counts-too-few-topics", "0 oil 0:3\n1 gas 4:1\n", "counts", {"n_topics": 2}, InputFormatError,
@@ -192,13 +193,16 @@ def test_bad_file_is_refused(case, tmp_path):
 # (id, file content, options, documented value: the topics read)
 VALUES = [
     ("bom-is-removed", "\ufeffoil gas\nbank loan\n", {}, [["oil", "gas"], ["bank", "loan"]]),
-    ("latin-1-with-encoding", "caf\xe9 oil\n".encode("latin-1"), {"encoding": "latin-1"}, [["caf\xe9", "oil"]]),
+    ("latin-1-with-encoding", "caf\xe9 "
+                              "oil\n".encode("latin-1"), {"encoding": "latin-1"}, [["caf\xe9", "oil"]]),
     ("numbers-kept-as-words-on-request", "0 oil gas\n1 bank loan\n", {"format": "words"},
      [["0", "oil", "gas"], ["1", "bank", "loan"]]),
     ("keys-with-spaces-on-request", "0 0.5 oil gas\n1 0.5 bank loan\n", {"format": "mallet-keys"},
      [["oil", "gas"], ["bank", "loan"]]),
-    ("keys-never-read-as-words", "0\t0.5\toil gas \n1\t0.05\tbank loan \n", {}, [["oil", "gas"], ["bank", "loan"]]),
-    ("keys-topic-order-by-id", "1\t0.5\tbank loan \n0\t0.5\toil gas \n", {}, [["oil", "gas"], ["bank", "loan"]]),
+    ("keys-never-read-as-words", "0\t0.5\toil gas \n1\t0.05\tbank loan "
+                                 "\n", {}, [["oil", "gas"], ["bank", "loan"]]),
+    ("keys-topic-order-by-id", "1\t0.5\tbank loan \n0\t0.5\toil gas "
+                               "\n", {}, [["oil", "gas"], ["bank", "loan"]]),
     ("keys-alpha-decimal-comma", "0\t0,05\toil gas\n", {"format": "mallet-keys"}, [["oil", "gas"]]),
     ("csv-weights-rank-the-words", "topic,word,weight\n0,gas,0.1\n0,oil,0.3\n", {}, [["oil", "gas"]]),
     ("tuples-are-words-and-weights", "[(0, [('oil', 0.3), ('gas', 0.1)])]", {}, [["oil", "gas"]]),
@@ -297,12 +301,14 @@ def test_cli_refuses_bad_topics_files(content, extra, fragment, code, reference,
 def test_cli_latin1_topics_names_encoding(reference, tmp_path, cli_error):
     topics = tmp_path / "topics.txt"
     topics.write_bytes("oil caf\xe9\n".encode("latin-1"))
-    cli_error(["coherence", "--reference", reference, "--topics", topics], "is not valid utf-8: byte 0xe9 at line 1")
+    cli_error(["coherence", "--reference", reference, "--topics", topics], "is not valid utf-8: byte 0xe9 "
+                                                                           "at line 1")
 
 
 def test_cli_keys_file_scores_the_words_not_the_numbers(reference, tmp_path, run_cli):
     topics = tmp_path / "keys.txt"
     topics.write_text("0\t0.5\toil gas prices \n1\t0.5\tbank loan rates \n", encoding="utf-8")
-    out = run_cli(["coherence", "--reference", reference, "--topics", topics, "--format", "json", "--top", "3"])
+    out = run_cli(["coherence", "--reference", reference, "--topics", topics, "--format", "json",
+                   "--top", "3"])
     assert out.code == 0
     assert '"0.5"' not in out.out and '"oil"' in out.out and '"missing": []' in out.out

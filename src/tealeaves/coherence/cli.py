@@ -32,7 +32,8 @@ def register(subparsers) -> None:
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="text file, one topic per line (most probable word "
                                                      "first), or a saved tealeaves model (.npz)")
-    coh.add_argument("--topics-format", default=None, choices=("words", "mallet-keys", "csv", "json", "gensim"),
+    coh.add_argument("--topics-format", default=None,
+                     choices=("words", "mallet-keys", "csv", "json", "gensim"),
                      help="format of the --topics file (default: sniffed; see docs/models-files.md)")
     coh.add_argument("--measure", default="npmi", help="umass, uci, npmi or c_v (default npmi)")
     coh.add_argument("--top", type=int, default=10, help="top words per topic (default 10)")

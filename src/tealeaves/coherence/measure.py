@@ -158,7 +158,8 @@ def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
     if hasattr(topics, "top_words"):
         topics = topics.top_words(top_n)
     if isinstance(topics, str):
-        raise TopicError(f"topics is the string {topics[:40]!r}; give a list of word lists, a model or a path")
+        raise TopicError(f"topics is the string {topics[:40]!r}; give a list of word lists, a model or a "
+                         "path")
     out = []
     for i, t in enumerate(topics):
         if isinstance(t, str):

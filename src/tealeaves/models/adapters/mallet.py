@@ -197,7 +197,8 @@ def read_topic_word_weights(path, alpha=None, topic_keys=None, encoding: str | N
         k = parse_index(parts[0], path, n, "the topic id")
         w = parse_number(parts[2], path, n, "the weight")
         if w <= 0:
-            raise InputFormatError(f"{_where(path, n)}: weight {w} is not positive (MALLET writes beta + count)")
+            raise InputFormatError(f"{_where(path, n)}: weight {w} is not positive (MALLET writes beta + "
+                                   "count)")
         row = topics.setdefault(k, {})
         if parts[1] in row:
             raise InputFormatError(f"{_where(path, n)}: topic {k} lists {parts[1]!r} twice")
@@ -224,8 +225,10 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
         if len(row) != len(words):
             lacking = next(w for w in words if w not in row)
             raise InputFormatError(f"'{path}': topic {k} has no weight for {lacking!r} ({len(row)} of "
-                                   f"{len(words)} words); a MALLET weights file lists every word in every topic",
-                                   fix="give the complete file, or read it as a top-words CSV (--topics-format csv)")
+                                   f"{len(words)} words); a MALLET weights file lists every word in every "
+                                   "topic",
+                                   fix="give the complete file, or read it as a top-words CSV "
+                                       "(--topics-format csv)")
 
 
 def looks_like_word_topic_counts(line: str) -> bool:
@@ -250,7 +253,8 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
             continue
         parts = line.split(" ")
         if len(parts) < 2:
-            raise InputFormatError(f"{_where(path, n)}: expected 'typeindex word topic:count ...', found {line!r}")
+            raise InputFormatError(f"{_where(path, n)}: expected 'typeindex word topic:count ...', found "
+                                   f"{line!r}")
         v = parse_index(parts[0], path, n, "the type index")
         if v != len(words):
             raise InputFormatError(f"{_where(path, n)}: type index {v}, expected {len(words)} "
@@ -307,7 +311,8 @@ def _state_text(path, encoding) -> str:
             raw = gzip.decompress(raw)
         except (EOFError, OSError, zlib.error) as exc:
             raise InputFormatError(f"'{p}' is a truncated or corrupted gzip file ({exc})",
-                                   fix="write the state again with mallet train-topics --output-state") from None
+                                   fix="write the state again with mallet train-topics "
+                                       "--output-state") from None
     return decode(raw, p, encoding)
 
 
@@ -330,7 +335,8 @@ def _state_header(lines: list[str], path) -> tuple[np.ndarray, float, int]:
         raise InputFormatError(f"'{path}' lacks the '#alpha : ...' or '#beta : ...' header line",
                                fix="give the complete file written by mallet train-topics --output-state")
     if np.any(alpha <= 0) or beta <= 0:
-        raise InputFormatError(f"'{path}': alpha and beta must be positive, found alpha {alpha[:5]}, beta {beta}")
+        raise InputFormatError(f"'{path}': alpha and beta must be positive, found alpha {alpha[:5]}, beta "
+                               f"{beta}")
     return alpha, beta, i
 
 
@@ -358,9 +364,11 @@ def read_state(path, encoding: str | None = None) -> MalletState:
         v = parse_index(parts[1], path, n + 1, "the type index")
         k = parse_index(parts[3], path, n + 1, "the topic")
         if k >= k_total:
-            raise InputFormatError(f"{_where(path, n + 1)}: topic {k}, but the #alpha header lists {k_total} topics")
+            raise InputFormatError(f"{_where(path, n + 1)}: topic {k}, but the #alpha header lists "
+                                   f"{k_total} topics")
         if words.setdefault(v, parts[2]) != parts[2]:
-            raise InputFormatError(f"{_where(path, n + 1)}: type {v} is {parts[2]!r} here but {words[v]!r} earlier")
+            raise InputFormatError(f"{_where(path, n + 1)}: type {v} is {parts[2]!r} here but {words[v]!r} "
+                                   "earlier")
         sources.setdefault(d, " ".join(head[1:-1]))
         docs.append(d)
         types.append(v)

@@ -60,7 +60,8 @@ def load_path(path, format: str | None = None, *, encoding: str | None = None, a
         return mallet.read_word_topic_counts(p, beta, alpha, topic_keys, n_topics, encoding)
     if fmt == "mallet-doc-topics":
         raise UnsupportedModelError(f"'{p}' is a MALLET doc-topics file: it holds document proportions, "
-                                    "not topics", fix="give the run's --output-state, --topic-word-weights-file "
+                                    "not topics", fix="give the run's --output-state, "
+                                                      "--topic-word-weights-file "
                                     "or --output-topic-keys file (tealeaves.models.adapters.mallet."
                                     "read_doc_topics reads this one)")
     return _native(p, fmt)
@@ -79,7 +80,8 @@ def _native(p: Path, fmt: str):
         module = None
     reader = getattr(module, "from_file", None)
     if reader is None:
-        raise UnsupportedModelError(f"'{p}' is a saved {name} model, but this tealeaves has no {name} adapter",
+        raise UnsupportedModelError(f"'{p}' is a saved {name} model, but this tealeaves has no {name} "
+                                    "adapter",
                                     fix=f"install a tealeaves with the {name} adapter, or export its topics")
     return reader(p)
 
@@ -97,7 +99,7 @@ def sniff_format(path: Path, encoding: str | None = None) -> str:
     if head[:1] == b"\x80":
         return _pickle_format(path)
     if b"\x00" in head:
-        raise UnsupportedModelError(f"'{path}' is a binary file of a kind tealeaves does not read",
+        raise UnsupportedModelError(f"'{path}' is a binary file (or UTF-16 text) of a kind tealeaves does not read",
                                     fix="give a tealeaves .npz, a MALLET output file or a topics file")
     return _text_format(path, encoding)
 
@@ -119,7 +121,8 @@ def _pickle_format(path: Path) -> str:
     if any(Path(str(path) + s).exists() for s in GENSIM_SIBLINGS):
         return "gensim-model"
     raise UnsupportedModelError(f"'{path}' is a Python pickle, but not a saved gensim model (no "
-                                f"{path.name}.state or {path.name}.expElogbeta.npy beside it); tealeaves does "
+                                f"{path.name}.state or {path.name}.expElogbeta.npy beside it); tealeaves "
+                                "does "
                                 "not unpickle files it cannot identify",
                                 fix="pass the model object to tealeaves.load_model, or save it with its own "
                                     "save() next to its sibling files")
@@ -194,6 +197,7 @@ def _refuse_truncated_weights(lines: list[str], path: Path) -> None:
     seqs = list(order.values())
     if len(seqs) > 1 and len(seqs[-1]) < len(seqs[0]) and seqs[0][:len(seqs[-1])] == seqs[-1] \
             and all(s == seqs[0] for s in seqs[:-1]):
-        raise InputFormatError(f"'{path}' looks like a truncated MALLET topic-word weights file: the last topic "
+        raise InputFormatError(f"'{path}' looks like a truncated MALLET topic-word weights file: the last "
+                               "topic "
                                f"lists {len(seqs[-1])} of the {len(seqs[0])} words of the others",
                                fix="write the file again with --topic-word-weights-file")

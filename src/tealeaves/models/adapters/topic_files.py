@@ -81,7 +81,8 @@ class RankedWordsModel(TopicModel):
                  topic_ids: Sequence[int] | None = None, doc_topic_prior=None, metadata: dict | None = None):
         self.topics_ = _check_topics(topics)
         self.word_weights_ = None if weights is None else [[float(x) for x in w] for w in weights]
-        if self.word_weights_ is not None and [len(w) for w in self.word_weights_] != [len(t) for t in self.topics_]:
+        lengths = [len(t) for t in self.topics_]
+        if self.word_weights_ is not None and [len(w) for w in self.word_weights_] != lengths:
             raise InvalidModelError("weights must give one number per listed word of every topic")
         self.topic_ids_ = list(range(len(self.topics_))) if topic_ids is None else [int(i) for i in topic_ids]
         if len(self.topic_ids_) != len(self.topics_) or len(set(self.topic_ids_)) != len(self.topic_ids_):
@@ -213,9 +214,11 @@ def read_topics(path, format: str | None = None, encoding: str | None = None) ->
 def parse_topics(text: str, format: str | None = None, source="<text>") -> RankedWordsModel:
     """Parse topic-word ``text`` in ``format`` (one of :data:`TOPIC_FORMATS`, sniffed when ``None``)."""
     if format is not None and format not in TOPIC_FORMATS:
-        raise ParameterError(f"topics format {format!r} is not known; choose one of {', '.join(TOPIC_FORMATS)}")
+        raise ParameterError(f"topics format {format!r} is not known; choose one of "
+                             f"{', '.join(TOPIC_FORMATS)}")
     if not text.strip():
-        raise EmptyInputError(f"'{source}' is empty", fix="write one topic per line, words separated by spaces")
+        raise EmptyInputError(f"'{source}' is empty", fix="write one topic per line, words separated by "
+                                                          "spaces")
     fmt = format or sniff_topic_format(text, source)
     parsed = _Parsed(source, fmt)
     _READERS[fmt](text, parsed)
@@ -238,7 +241,8 @@ def sniff_topic_format(text: str, source="<text>") -> str:
                 return "gensim"
             line = getattr(exc, "lineno", "?")
             raise InputFormatError(f"'{source}' starts like JSON but is not valid JSON (line {line}: "
-                                   f"{getattr(exc, 'msg', exc)})", fix="fix the JSON, or " + FORMAT_FIX) from None
+                                   f"{getattr(exc, 'msg', exc)})", fix="fix the JSON, or "
+                                                                       "" + FORMAT_FIX) from None
     lines = [ln for _, ln in _lines(text)]
     if all(_is_gensim_line(ln) for ln in lines):
         return "gensim"
@@ -250,14 +254,16 @@ def sniff_topic_format(text: str, source="<text>") -> str:
         return fits[0]
     firsts = [ln.split()[0] for ln in lines]
     if all(_NUMBER.match(f) for f in firsts):
-        raise InputFormatError(f"every line of '{source}' starts with a number ({firsts[0]!r}), like a topic id "
+        raise InputFormatError(f"every line of '{source}' starts with a number ({firsts[0]!r}), like a "
+                               "topic id "
                                "or weight; read as plain words, the numbers would become words",
                                fix="remove the numbers, give MALLET keys as 'topic<TAB>alpha<TAB>words', "
                                    "or choose --topics-format words to keep them as words")
     if all("," in ln and "\t" not in ln for ln in lines):
         raise InputFormatError(f"the lines of '{source}' hold commas, as if words were comma-separated; "
                                "plain word lists are separated by whitespace",
-                               fix="separate words with spaces, or choose --topics-format words to keep the commas")
+                               fix="separate words with spaces, or choose --topics-format words to keep "
+                                   "the commas")
     return "words"
 
 
