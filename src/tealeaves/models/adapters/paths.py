@@ -99,7 +99,8 @@ def sniff_format(path: Path, encoding: str | None = None) -> str:
     if head[:1] == b"\x80":
         return _pickle_format(path)
     if b"\x00" in head:
-        raise UnsupportedModelError(f"'{path}' is a binary file (or UTF-16 text) of a kind tealeaves does not read",
+        raise UnsupportedModelError(f"'{path}' is a binary file (or UTF-16 text) of a kind tealeaves does "
+                                    "not read",
                                     fix="give a tealeaves .npz, a MALLET output file or a topics file")
     return _text_format(path, encoding)
 
