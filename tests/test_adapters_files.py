@@ -182,6 +182,16 @@ def test_weights_give_the_same_phi_and_alpha_from_keys(known, files):
     np.testing.assert_array_equal(model.doc_topic_prior_, ALPHA)
 
 
+def test_weights_without_alpha_refuse_inference(known, files):
+    model = paths.load_path(files["weights.txt"])
+    np.testing.assert_allclose(model.topic_word_, known.phi, rtol=1e-13, atol=0)
+    assert model.doc_topic_prior_ is None
+    with pytest.raises(InvalidModelError, match="has no alpha"):
+        document_completion(model, known.corpus)
+    given = paths.load_path(files["weights.txt"], alpha=ALPHA)
+    np.testing.assert_array_equal(given.doc_topic_prior_, ALPHA)
+
+
 def test_word_topic_counts_exact_and_probabilistic_only_with_beta(known, files):
     ranked = mallet.read_word_topic_counts(files["counts.txt"])
     assert ranked.topic_word_ is None

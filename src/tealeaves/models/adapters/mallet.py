@@ -37,7 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves._io import decode, existing_file, read_lines
-from tealeaves.errors import EmptyInputError, InputFormatError
+from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError
+from tealeaves.models.base import FixedTopicModel
 
 STATE_HEADER = "#doc source pos typeindex type topic"
 SPARSE_DOC_TOPICS_HEADER = "#doc name topic proportion"
@@ -152,13 +153,27 @@ def _metadata(path, kind: str, **extra) -> dict:
     return meta
 
 
+class MalletModel(FixedTopicModel):
+    """A model read from MALLET files; without alpha it refuses to infer topic proportions.
+
+    (:class:`FixedTopicModel` would otherwise fall back to ``alpha = 1/K``, which
+    is not the alpha MALLET trained with.)
+    """
+
+    def transform(self, corpus):
+        if self.doc_topic_prior_ is None:
+            raise InvalidModelError(
+                "this MALLET model has no alpha (the topic-word weights and word-topic counts files do not "
+                "hold it), so topic proportions cannot be inferred",
+                fix="give alpha= or topic_keys= (the run's --output-topic-keys file), or read --output-state")
+        return super().transform(corpus)
+
+
 def model_from_counts(counts: np.ndarray, vocabulary: list[str], alpha, beta: float, metadata: dict):
     """``phi_kw = (n_kw + beta) / (n_k + V beta)`` (MALLET's smoothed, normalised topic-word matrix)."""
-    from tealeaves.models.base import FixedTopicModel
-
     counts = np.asarray(counts, dtype=np.float64)
     phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + counts.shape[1] * beta)
-    return FixedTopicModel(phi, vocabulary, alpha, metadata=metadata)
+    return MalletModel(phi, vocabulary, alpha, metadata=metadata)
 
 
 def _check_beta(beta, where: str) -> float:
@@ -210,11 +225,9 @@ def read_topic_word_weights(path, alpha=None, topic_keys=None, encoding: str | N
     _check_grid(path, topics, words)
     weights = np.array([[topics[k][w] for w in words] for k in range(len(topics))])
     a = _resolve_alpha(alpha, topic_keys, len(topics), encoding)
-    from tealeaves.models.base import FixedTopicModel
-
     meta = _metadata(path, "topic-word-weights", alpha_source="topic keys (5 decimals)" if topic_keys
                      else "given" if alpha is not None else "not in the file")
-    return FixedTopicModel(weights / weights.sum(axis=1, keepdims=True), words, a, metadata=meta)
+    return MalletModel(weights / weights.sum(axis=1, keepdims=True), words, a, metadata=meta)
 
 
 def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> None:
@@ -277,9 +290,7 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
         counts[k, v] += c
     meta = _metadata(path, "word-topic-counts")
     if beta is None:
-        from tealeaves.models.base import FixedTopicModel
-
-        return FixedTopicModel(None, words, a, topic_word_weights=counts, metadata=meta)
+        return MalletModel(None, words, a, topic_word_weights=counts, metadata=meta)
     return model_from_counts(counts, words, a, _check_beta(beta, str(path)), meta)
 
 
