@@ -248,7 +248,8 @@ def sniff_topic_format(text: str, source="<text>") -> str:
         return "gensim"
     fits = [f for f, test in (("mallet-keys", _fits_mallet_keys), ("csv", _fits_csv)) if test(lines)]
     if len(fits) > 1:
-        raise InputFormatError(f"'{source}' could be {' or '.join(fits)}: its lines read both ways",
+        raise InputFormatError(f"'{source}' could be {' or '.join(fits)}: its lines read both as MALLET "
+                               "topic keys (topic<TAB>alpha<TAB>words) and as topic,word,weight rows",
                                fix=FORMAT_FIX)
     if fits:
         return fits[0]
