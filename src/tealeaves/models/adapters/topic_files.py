@@ -360,8 +360,16 @@ def _read_json(text: str, parsed: _Parsed) -> None:
         raise InputFormatError(f"'{parsed.source}' holds {name}, which is not a number JSON allows",
                                fix="write finite numbers")
 
+    def unique_keys(pairs):
+        keys = [k for k, _ in pairs]
+        dup = _first_duplicate(keys)
+        if dup is not None:
+            raise InputFormatError(f"'{parsed.source}' gives the key {dup!r} twice in one object",
+                                   fix="give each topic (or word) once")
+        return dict(pairs)
+
     try:
-        data = json.loads(text, parse_constant=no_constant)
+        data = json.loads(text, parse_constant=no_constant, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"'{parsed.source}' is not valid JSON (line {exc.lineno}: {exc.msg})",
                                fix="fix the JSON, or " + FORMAT_FIX) from None
