@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import pickle
 import zipfile
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tealeaves.coherence.errors import TopicError
 from tealeaves.coherence.measure import as_topics
@@ -28,6 +32,7 @@ from tealeaves.models.adapters import mallet, paths, topic_files
 from tealeaves.models.adapters.topic_files import RankedWordsModel
 
 STATE_HEAD = "#doc source pos typeindex type topic\n#alpha : 0.1 0.2 \n#beta : 0.01\n"
+WEIGHTS_25 = "".join(f"{k}\tw{i}\t{0.01 + (i * k) % 7}\n" for k in range(2) for i in range(25))
 STATE_OK = STATE_HEAD + "0 NA 0 0 oil 0\n0 NA 1 1 gas 1\n1 NA 0 0 oil 1\n"
 
 
@@ -152,8 +157,10 @@ ERRORS = [
     # ---- MALLET topic-word weights and word-topic counts
     ("weights-incomplete", "0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n", "weights", {}, InputFormatError,
      "topic 1 has no weight for 'gas'"),
-    ("weights-truncated", "0\toil\t1.01\n0\tgas\t0.01\n0\tx\t2.01\n1\toil\t0.01\n1\tgas\t3.01\n", "load", {},
-     InputFormatError, "truncated MALLET topic-word weights"),
+    ("weights-truncated", WEIGHTS_25[: WEIGHTS_25.rindex("1\tw20")], "load", {}, InputFormatError,
+     "topic 1 lists 20 of the 25 words"),
+    ("weights-line-missing", WEIGHTS_25.replace("0\tw3\t0.01\n", ""), "load", {}, InputFormatError,
+     "incomplete or truncated MALLET topic-word weights"),
     ("weights-zero", "0\toil\t0\n0\tgas\t1.01\n1\toil\t0.01\n1\tgas\t1.01\n", "weights", {}, InputFormatError,
      "is not positive"),
     ("weights-two-fields", "0\toil\n", "weights", {}, InputFormatError, "found 2 field(s)"),
@@ -316,3 +323,112 @@ def test_cli_keys_file_scores_the_words_not_the_numbers(reference, tmp_path, run
                    "--top", "3"])
     assert out.code == 0
     assert '"0.5"' not in out.out and '"oil"' in out.out and '"missing": []' in out.out
+
+
+# ---- property tests: random topics files never give a traceback or a non-string word
+
+PIECES = ["oil", "gas", "bank", "0", "1", "0.5", "-1", "1e-3", "NaN", "null", "true", "\t", " ", ",", ";",
+          '0.1*"oil"', " + ", '"', "'", "[", "]", "{", "}", "(", ")", ":", "#doc", "caf\xe9", "\ufeff",
+          "topic", "word", "weight", '"topics"', "\x00", "\r"]
+#: examples per property test (TEALEAVES_FUZZ=5000 for a long run)
+FUZZ = int(os.environ.get("TEALEAVES_FUZZ", 150))
+texts = st.lists(st.lists(st.sampled_from(PIECES), max_size=8).map("".join), min_size=0, max_size=6) \
+    .map("\n".join)
+
+
+def _assert_understood_or_refused(load) -> None:
+    try:
+        model = load()
+    except TealeavesError:
+        return
+    topics = getattr(model, "topics_", None)
+    if topics is not None:
+        assert topics and all(t and all(isinstance(w, str) and w.strip() for w in t) for t in topics)
+        # a line that is MALLET topic keys never yields its id and alpha as words
+        assert model.top_words(3) == [t[:3] for t in topics]
+
+
+@settings(max_examples=FUZZ * 2, deadline=None)
+@given(text=texts, fmt=st.sampled_from([None, *topic_files.TOPIC_FORMATS]))
+def test_random_topics_text_is_understood_or_refused(text, fmt):
+    _assert_understood_or_refused(lambda: topic_files.parse_topics(text, fmt))
+
+
+@settings(max_examples=FUZZ, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(texts.map(lambda t: t.encode("utf-8")), st.binary(max_size=200),
+                      texts.map(lambda t: _gz(STATE_HEAD + t))))
+def test_random_files_are_understood_or_refused(data, tmp_path):
+    path = tmp_path / "random.bin"
+    path.write_bytes(data)
+    _assert_understood_or_refused(lambda: paths.load_path(path))
+
+
+@settings(max_examples=FUZZ, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts, reader=st.sampled_from(["state", "doc-topics", "weights", "counts"]))
+def test_random_mallet_files_are_understood_or_refused(text, reader, tmp_path):
+    path = tmp_path / "random.txt"
+    path.write_text(STATE_HEAD + text if reader == "state" else text, encoding="utf-8")
+    try:
+        out = READERS[reader](path)
+    except TealeavesError:
+        return
+    values = getattr(out, "proportions", None)
+    if values is None:
+        values = out.topic_word_weights_ if reader != "state" else out.topic_word_counts
+    assert np.all(np.isfinite(values)) and np.all(values >= 0)
+
+
+VALID = {
+    "state": (STATE_OK, "state"),
+    "dense-doc-topics": ("0\ta\t0.5\t0.5\n1\tb\t0.25\t0.75\n", "doc-topics"),
+    "sparse-doc-topics": ("#doc name topic proportion ...\n0\ta\t1\t0.6\t0\t0.4\t\n", "doc-topics"),
+    "weights": ("0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t3.01\n", "weights"),
+    "counts": ("0 oil 0:3 1:1\n1 gas 1:2\n", "counts"),
+    "keys": ("0\t0.05\toil gas \n1\t0.05\tbank loan \n", "load"),
+    "csv": ("topic,word,weight\n0,oil,0.2\n0,gas,0.1\n1,bank,0.3\n1,loan,0.2\n", "load"),
+    "json": ('{"0": [["oil", 0.2], ["gas", 0.1]], "1": ["bank", "loan"]}', "load"),
+    "gensim": ("(0, '0.2*\"oil\" + 0.1*\"gas\"')\n(1, '0.3*\"bank\" + 0.2*\"loan\"')\n", "load"),
+}
+
+
+@st.composite
+def mutated(draw):
+    """A valid file of some format with a few random edits (characters, pieces or whole lines)."""
+    name = draw(st.sampled_from(sorted(VALID)))
+    text, reader = VALID[name]
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(text)))
+        op = draw(st.sampled_from(["delete", "insert", "line-drop", "line-dup", "truncate"]))
+        lines = text.split("\n")
+        if op == "delete":
+            text = text[:i] + text[i + 1:]
+        elif op == "insert":
+            text = text[:i] + draw(st.sampled_from(PIECES + ["\n"])) + text[i:]
+        elif op == "truncate":
+            text = text[:i]
+        else:
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[j:j + 1] = [] if op == "line-drop" else [lines[j], lines[j]]
+            text = "\n".join(lines)
+    return text, reader
+
+
+@settings(max_examples=FUZZ * 2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=mutated())
+def test_mutated_files_are_understood_or_refused(case, tmp_path):
+    text, reader = case
+    path = tmp_path / "mutated.txt"
+    path.write_bytes(_gz(text) if reader == "state" else text.encode("utf-8"))
+    try:
+        out = READERS[reader](path)
+    except TealeavesError:
+        return
+    if reader == "load" and isinstance(out, RankedWordsModel):
+        assert all(t and all(isinstance(w, str) and w.strip() for w in t) for t in out.topics_)
+        return
+    values = getattr(out, "proportions", None)
+    if values is None:
+        values = out.topic_word_counts if reader == "state" else out.topic_word_weights_
+    assert np.all(np.isfinite(values)) and np.all(values >= 0)
+    if reader == "doc-topics" and out.complete:
+        np.testing.assert_allclose(values.sum(axis=1), 1, atol=1e-6)

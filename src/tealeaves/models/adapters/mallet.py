@@ -481,6 +481,13 @@ def _sparse_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopic
         raise InputFormatError(f"'{path}' lists topic {seen - 1} but n_topics is {k_total}")
     theta = np.zeros((len(ids), k_total))
     for d, row in enumerate(pairs):
+        topics = [k for k, _ in row]
+        if len(set(topics)) != len(topics):
+            raise InputFormatError(f"{_where(path, d + 2)}: a topic is listed twice")
         for k, p in row:
             theta[d, k] = p
+        total = theta[d].sum()
+        if (len(row) == k_total and abs(total - 1) > 1e-6) or total > 1 + 1e-6:
+            raise InputFormatError(f"{_where(path, d + 2)}: proportions sum to {total:.6g}"
+                                   + (", not 1" if len(row) == k_total else ", more than 1"))
     return DocTopics(ids, names, theta, complete=all(len(r) == k_total for r in pairs))

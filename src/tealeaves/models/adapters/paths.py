@@ -184,21 +184,24 @@ def _looks_like_weights_grid(lines: list[str]) -> bool:
 
 
 def _refuse_truncated_weights(lines: list[str], path: Path) -> None:
-    """Refuse a MALLET weights file whose last topic stops early (its top words would be wrong).
+    """Refuse a MALLET weights file with rows missing (its top words could be wrong).
 
-    MALLET lists the words of every topic in the same (vocabulary) order; when
-    the last topic's words are a strict prefix of the first topic's, the file was cut.
+    A top-words table lists different words in each topic; MALLET's weights file
+    lists every word in every topic.  Headerless ``topic<TAB>word<TAB>weight``
+    rows of at least two topics over at least 20 distinct words, each topic
+    listing at least half of them but not all, are an incomplete weights file.
     """
     rows = [ln.split("\t") for ln in lines]
     if not all(len(r) == 3 and r[0].isdigit() and _floats(r[2:]) for r in rows):
         return
-    order: dict[str, list[str]] = {}
+    words: dict[str, set[str]] = {}
     for r in rows:
-        order.setdefault(r[0], []).append(r[1])
-    seqs = list(order.values())
-    if len(seqs) > 1 and len(seqs[-1]) < len(seqs[0]) and seqs[0][:len(seqs[-1])] == seqs[-1] \
-            and all(s == seqs[0] for s in seqs[:-1]):
-        raise InputFormatError(f"'{path}' looks like a truncated MALLET topic-word weights file: the last "
-                               "topic "
-                               f"lists {len(seqs[-1])} of the {len(seqs[0])} words of the others",
-                               fix="write the file again with --topic-word-weights-file")
+        words.setdefault(r[0], set()).add(r[1])
+    union = set().union(*words.values())
+    if len(words) < 2 or len(union) < 20 or any(2 * len(w) < len(union) for w in words.values()):
+        return
+    short = next(k for k, w in words.items() if len(w) < len(union))
+    raise InputFormatError(f"'{path}' looks like an incomplete or truncated MALLET topic-word weights file: "
+                           f"topic {short} lists {len(words[short])} of the {len(union)} words",
+                           fix="write the file again with --topic-word-weights-file, or choose "
+                               "--topics-format csv to read it as a table of top words")

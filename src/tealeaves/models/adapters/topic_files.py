@@ -273,8 +273,11 @@ def _fits_mallet_keys(lines: list[str]) -> bool:
 
 
 def _fits_csv(lines: list[str]) -> bool:
-    delim = "\t" if "\t" in lines[0] else ","
-    if _csv_columns(next(csv.reader([lines[0]], delimiter=delim))) is not None:
+    try:
+        header = next(csv.reader([lines[0]], delimiter="\t" if "\t" in lines[0] else ","))
+    except csv.Error:
+        return False
+    if _csv_columns(header) is not None:
         return True  # a header naming the columns: a table, even if a row is then malformed
     try:
         rows, _ = _csv_rows("\n".join(lines), "")
@@ -300,10 +303,17 @@ def _read_mallet_keys(text: str, parsed: _Parsed) -> None:
 
 def _csv_rows(text: str, source) -> tuple[list[tuple[int, str, float | None, int]], bool]:
     """``(topic, word, weight, line)`` rows of a comma/tab-separated table; ``True`` if it has weights."""
-    first = text.lstrip().splitlines()[0]
-    delim = "\t" if "\t" in first else ","
-    table = [(n, r) for n, r in enumerate(csv.reader(io.StringIO(text), delimiter=delim), 1)
-             if any(c.strip() for c in r)]
+    lines = text.splitlines()
+    first = next((ln for ln in lines if ln.strip()), "")
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter="\t" if "\t" in first else ",")
+    table = []
+    try:
+        for r in reader:
+            if any(c.strip() for c in r):
+                table.append((reader.line_num, r))
+    except csv.Error as exc:
+        raise InputFormatError(f"'{source}' line {reader.line_num} is not a valid CSV row ({exc})",
+                               fix=FORMAT_FIX) from None
     if not table:
         raise InputFormatError(f"'{source}' has no rows")
     cols = _csv_columns(table[0][1])
