@@ -214,6 +214,7 @@ VALUES = [
                                  "\n", {}, [["oil", "gas"], ["bank", "loan"]]),
     ("keys-topic-order-by-id", "1\t0.5\tbank loan \n0\t0.5\toil gas "
                                "\n", {}, [["oil", "gas"], ["bank", "loan"]]),
+    ("keys-alpha-printed-as-zero", "0\t0\toil gas \n", {}, [["oil", "gas"]]),
     ("keys-alpha-decimal-comma", "0\t0,05\toil gas\n", {"format": "mallet-keys"}, [["oil", "gas"]]),
     ("csv-weights-rank-the-words", "topic,word,weight\n0,gas,0.1\n0,oil,0.3\n", {}, [["oil", "gas"]]),
     ("tuples-are-words-and-weights", "[(0, [('oil', 0.3), ('gas', 0.1)])]", {}, [["oil", "gas"]]),
@@ -233,6 +234,17 @@ def test_edge_file_is_understood(case, tmp_path):
     else:
         path.write_text(content, encoding="utf-8", newline="")
     assert paths.load_path(path, **options).topics_ == expected
+
+
+def test_keys_alpha_printed_as_zero(tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("0\t0\toil gas \n1\t0.5\tbank loan \n", encoding="utf-8")
+    model = paths.load_path(keys)
+    assert model.doc_topic_prior_ is None and model.metadata_["alpha_printed"] == [0.0, 0.5]
+    weights = tmp_path / "w.txt"
+    weights.write_text("0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match="prints alpha 0.0 for topic 0"):
+        mallet.read_topic_word_weights(weights, topic_keys=keys)
 
 
 def test_mallet_alpha_formats_are_read():

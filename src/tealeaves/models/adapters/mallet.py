@@ -139,6 +139,11 @@ def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> n
                                fix="give the topic-keys file of the same MALLET run")
     out = np.zeros(n_topics)
     out[ids] = alphas
+    if np.any(out <= 0):
+        k = int(np.argmax(out <= 0))
+        raise InputFormatError(f"'{path}' prints alpha {alphas[ids.index(k)]} for topic {k} (MALLET keeps 5 "
+                               "decimals), so the model's alpha is not known",
+                               fix="read the run's --output-state, which holds alpha in full, or give alpha=")
     return out
 
 

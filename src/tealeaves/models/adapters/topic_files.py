@@ -198,6 +198,10 @@ class _Parsed:
         meta = {"description": f"{self.fmt}:{p.name}".replace("|", "/"),
                 "source": {"library": "mallet" if self.fmt == "mallet-keys" else None, "version": None,
                            "file": str(p), "class": f"topics ({self.fmt})"}}
+        if alpha is not None:
+            meta["alpha_printed"] = alpha  # MALLET prints 5 decimals: a tiny alpha reads as 0
+            if min(alpha) <= 0:
+                alpha = None
         return RankedWordsModel([r[1] for r in rows], [r[2] for r in rows] if all(weighted) else None,
                                 [r[0] for r in rows], alpha, meta)
 
