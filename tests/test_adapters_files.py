@@ -337,6 +337,29 @@ def test_gensim_strings_from_a_real_gensim_model(reuters):
                                atol=5e-4)  # print_topics rounds to 3 decimals
 
 
+@pytest.mark.parametrize("kind", ["lsi", "hdp"])
+def test_gensim_lsi_and_hdp_strings_keep_gensim_order(kind, reuters):
+    gensim = pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+
+    docs = reuters[0].token_lists()[:300]
+    dct = Dictionary(docs)
+    bows = [dct.doc2bow(d) for d in docs]
+    if kind == "lsi":  # signed weights, shown by absolute value, unquoted sign before the quote
+        model = gensim.models.LsiModel(bows, id2word=dct, num_topics=3)
+        shown = model.print_topics(3, 6)
+        expected = [[w for w, _ in model.show_topic(k, 6)] for k in range(3)]
+    else:  # HDP writes weight*word without quotes
+        model = gensim.models.HdpModel(bows, dct, random_state=0)
+        shown = model.show_topics(num_topics=3, num_words=6, formatted=True)
+        raw = model.show_topics(num_topics=3, num_words=6, formatted=False)
+        expected = [[w for w, _ in t] for _, t in raw]
+    parsed = topic_files.parse_topics("\n".join(repr(t) for t in shown))
+    assert parsed.topics_ == expected
+    if kind == "lsi":
+        assert any(x < 0 for ws in parsed.word_weights_ for x in ws)
+
+
 # -------------------------------------------------------------------------------------------------
 # tealeaves coherence --topics FILE scores the same words as plain lists
 # -------------------------------------------------------------------------------------------------

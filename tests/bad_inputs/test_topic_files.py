@@ -220,6 +220,8 @@ VALUES = [
     ("tuples-are-words-and-weights", "[(0, [('oil', 0.3), ('gas', 0.1)])]", {}, [["oil", "gas"]]),
     ("json-pairs-are-words-and-weights", '[[["gas", 0.1], ["oil", 0.3]]]', {}, [["oil", "gas"]]),
     ("json-gensim-string", '["0.3*\\"oil\\" + 0.1*\\"gas\\""]', {}, [["oil", "gas"]]),
+    ("gensim-hdp-unquoted", "(0, '0.300*oil + 0.100*gas')\n(1, '0.2*bank + 0.1*loan')\n", {},
+     [["oil", "gas"], ["bank", "loan"]]),
     ("gensim-scientific-weights", '1.5e-02*"oil" + 2e-03*"gas"\n', {}, [["oil", "gas"]]),
     ("crlf-line-ends", "oil gas\r\nbank loan\r\n", {}, [["oil", "gas"], ["bank", "loan"]]),
 ]

@@ -20,12 +20,13 @@ sniffed from its content unless ``format`` is given:
     ``{"0": topic, "1": topic}``; a topic is a list of words, a list of
     ``[word, weight]`` pairs, a ``{word: weight}`` object or a gensim string;
 ``gensim``
-    ``0.021*"oil" + 0.015*"gas"`` per line, optionally as ``(0, '...')``
+    ``0.021*"oil" + 0.015*"gas"`` per line (HDP's unquoted ``0.021*oil`` too), optionally as ``(0, '...')``
     (``print_topics``), or a Python list as printed by
     ``show_topics(formatted=False)``.
 
-When weights are given, words are ranked by weight, highest first (ties keep
-the file's order).  A file that fits several formats is refused with an
+When a CSV or JSON file gives weights, words are ranked by weight, highest
+first (ties keep the file's order); gensim strings keep gensim's own order (by
+weight, or by absolute weight for LSI).  A file that fits several formats is refused with an
 :class:`~tealeaves.errors.InputFormatError` naming them and the option that
 chooses; a line ``0<TAB>0.5<TAB>oil gas`` is never read as the words ``0``, ``0.5``.
 """
@@ -54,7 +55,9 @@ TOPIC_FORMATS = ("words", "mallet-keys", "csv", "json", "gensim")
 FORMAT_FIX = "choose the format with --topics-format {words,mallet-keys,csv,json,gensim} (format= in Python)"
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_GENSIM_TERM = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*"((?:[^"\\]|\\.)*)"\s*')
+#: one ``weight*"word"`` term (``print_topics``; HDP's ``show_topics`` writes ``weight*word`` unquoted)
+_GENSIM_TERM = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*'
+                          r'(?:"((?:[^"\\]|\\.)*)"|([^\s"*+]+))\s*')
 _GENSIM_EXPR = re.compile(rf'^(?:{_GENSIM_TERM.pattern})(?:\+(?:{_GENSIM_TERM.pattern}))*$')
 _WORD_KEYS = ("word", "term", "token", "words")
 _WEIGHT_KEYS = ("weight", "score", "probability", "prob", "value", "beta", "count")
@@ -167,13 +170,15 @@ class _Parsed:
         self.rows: list[tuple[int, list[str], list[float] | None, str]] = []  # id, words, weights, where
         self.alpha: list[float] | None = None
 
-    def add(self, topic_id: int, words: list[str], weights: list[float] | None, where: str) -> None:
+    def add(self, topic_id: int, words: list[str], weights: list[float] | None, where: str,
+            rank: bool = True) -> None:
+        """Add a topic; with weights and ``rank``, its words are ordered by weight, highest first."""
         if not words:
             raise InputFormatError(f"{where}: the topic has no words", fix="give at least one word")
         dup = _first_duplicate(words)
         if dup is not None:
             raise InputFormatError(f"{where}: the topic repeats {dup!r}", fix="list each word once")
-        if weights is not None:
+        if weights is not None and rank:
             order = sorted(range(len(words)), key=lambda i: -weights[i])  # stable: ties keep file order
             words, weights = [words[i] for i in order], [weights[i] for i in order]
         self.rows.append((topic_id, words, weights, where))
@@ -487,7 +492,7 @@ def _gensim_terms(expr: str, where: str) -> tuple[list[str], list[float]]:
         raise InputFormatError(f"{where}: {s[:50]!r} is not a gensim topic string like 0.021*\"oil\" + ...")
     words, weights = [], []
     for m in _GENSIM_TERM.finditer(s):
-        words.append(m.group(2))
+        words.append(m.group(2) if m.group(2) is not None else m.group(3))
         weights.append(float(m.group(1)))
     return words, weights
 
@@ -513,7 +518,7 @@ def _read_gensim(text: str, parsed: _Parsed) -> None:
             words, weights = _json_pairs([list(p) if isinstance(p, tuple) else p for p in body], where)
         else:
             words, weights = _gensim_terms(body, where)
-        parsed.add(tid, words, weights, where)
+        parsed.add(tid, words, weights, where, rank=False)  # gensim's own order (|weight| for LSI)
 
 
 _READERS = {"words": _read_words, "mallet-keys": _read_mallet_keys, "csv": _read_csv, "json": _read_json,
