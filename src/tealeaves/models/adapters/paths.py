@@ -24,6 +24,7 @@ import zipfile
 from pathlib import Path
 
 from tealeaves._io import decode, existing_file
+from tealeaves._optional import optional_import
 from tealeaves.errors import InputFormatError, ParameterError, UnsupportedModelError
 from tealeaves.models.adapters import mallet, topic_files
 
@@ -75,7 +76,8 @@ def _native(p: Path, fmt: str):
     try:
         module = importlib.import_module(f"tealeaves.models.adapters.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name != f"tealeaves.models.adapters.{name}":
+        if exc.name != f"tealeaves.models.adapters.{name}":  # the adapter is there, its library is not
+            optional_import(name, name, f"reading the saved {name} model '{p}'")
             raise
         module = None
     reader = getattr(module, "from_file", None)
