@@ -30,8 +30,9 @@ def register(subparsers) -> None:
 
     coh = subparsers.add_parser("coherence", help="score topics against a reference index")
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
-    coh.add_argument("--topics", required=True, help="text file, one topic per line (most probable word "
-                                                     "first), or a saved tealeaves model (.npz)")
+    coh.add_argument("--topics", required=True, help="topics file (a topic per line, MALLET topic keys, "
+                                                     "CSV, JSON or gensim strings) or model file (.npz, "
+                                                     "MALLET state/weights...); see docs/models-files.md")
     coh.add_argument("--topics-format", default=None,
                      choices=("words", "mallet-keys", "csv", "json", "gensim"),
                      help="format of the --topics file (default: sniffed; see docs/models-files.md)")
