@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "tealeaves.coherence.cli",
     "tealeaves.human.cli",
     "tealeaves.multilingual.cli",
+    "tealeaves.data.cli",
 )
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130, 141

@@ -23,8 +23,10 @@ def register(subparsers) -> None:
     add_format_option(build)
     build.set_defaults(func=_build)
 
-    info = sub.add_parser("info", help="describe an index file (verifies its checksum)")
+    info = sub.add_parser("info", help="describe an index file (checks its structure and checksum)")
     info.add_argument("reference", help="index file")
+    info.add_argument("--verify", action="store_true",
+                      help="report the outcome of the full check (checksum and structure) as 'verified'")
     add_format_option(info)
     info.set_defaults(func=_info)
 
@@ -88,18 +90,24 @@ def _build(args) -> int:
 def _info(args) -> int:
     from tealeaves.coherence.index import ReferenceIndex
 
-    _print_info(ReferenceIndex.load(args.reference), args.format)
+    index = ReferenceIndex.load(args.reference, verify=True)  # every check; raises IndexIntegrityError
+    _print_info(index, args.format, verified=args.verify)
     return 0
 
 
-def _print_info(index, fmt: str) -> None:
+def _print_info(index, fmt: str, verified: bool = False) -> None:
+    """Print :meth:`ReferenceIndex.info`; ``verified`` adds the outcome of the full check."""
     info = index.info()
+    if verified:
+        info["verified"] = True
     if fmt == "json":
         print(dump_json(info))
     else:
         rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
-                for k, v in info.items()]
+                for k, v in info.items() if k != "verified"]
         print(format_table(rows))
+        if verified:
+            print(f"verified: {index.path} passed the checksum and every structural check")
 
 
 def _as_reference(path: str):
