@@ -201,6 +201,16 @@ def test_word_topic_counts_exact_and_probabilistic_only_with_beta(known, files):
     np.testing.assert_array_equal(with_beta.doc_topic_prior_, ALPHA)
 
 
+def test_word_topic_counts_keep_topics_no_word_is_assigned_to(tmp_path):
+    path = tmp_path / "counts.txt"
+    path.write_text("0 oil 0:3 2:1\n1 gas 0:1\n", encoding="utf-8")  # topic 1 and 3 are empty
+    a = mallet.read_word_topic_counts(path, beta=0.5, alpha=[0.1, 0.2, 0.3, 0.4])
+    b = mallet.read_word_topic_counts(path, beta=0.5, n_topics=4)
+    expected = (np.array([[3, 1], [0, 0], [1, 0], [0, 0]]) + 0.5) / (np.array([[4], [0], [1], [0]]) + 2 * 0.5)
+    np.testing.assert_allclose(a.topic_word_, expected, rtol=1e-15)
+    np.testing.assert_array_equal(a.topic_word_, b.topic_word_)
+
+
 def test_topic_keys_are_ranked_words_not_probabilities(known, files):
     model = paths.load_path(files["keys.txt"])
     assert isinstance(model, RankedWordsModel) and model.topic_word_ is None

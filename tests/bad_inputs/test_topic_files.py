@@ -169,6 +169,12 @@ ERRORS = [
                                                                                       "expected 1"),
     ("counts-bad-beta", "0 oil 0:3\n1 gas 1:1\n", "counts", {"beta": -1.0}, InputFormatError,
      "beta is -1.0"),
+    ("weights-alpha-wrong-length", "0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n", "weights",
+     {"alpha": [0.1, 0.2, 0.3]}, ParameterError, "alpha has 3 values but the file has 2 topics"),
+    ("weights-alpha-and-keys", "0\toil\t1.01\n", "weights", {"alpha": 0.1, "topic_keys": "k"}, ParameterError,
+     "not both"),
+    ("weights-alpha-negative", "0\toil\t1.01\n0\tgas\t0.01\n", "weights", {"alpha": -1.0}, InvalidModelError,
+     "must be positive"),
     ("counts-too-few-topics", "0 oil 0:3\n1 gas 4:1\n", "counts", {"n_topics": 2}, InputFormatError,
      "has topic 4 but the model has 2 topics"),
     # ---- files that are not text topics
@@ -253,6 +259,26 @@ def test_mallet_alpha_formats_are_read():
     assert mallet.parse_number("1,234.5", "f", 1, "alpha") == 1234.5
     assert mallet.parse_number("0,05", "f", 1, "alpha") == 0.05
     assert mallet.parse_number("1.0E-4", "f", 1, "beta") == 1e-4
+
+
+@pytest.mark.parametrize("content,options,fragment", [
+    ("oil gas\n", {"beta": 0.01}, "option 'beta' does not apply"),
+    ("oil gas\n", {"inference": "native"}, "has no library of its own"),
+    (STATE_OK, {"alpha": 0.1}, "option 'alpha' does not apply"),
+    ("0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n", {"n_topics": 2},
+     "mallet-weights takes alpha, encoding, topic_keys"),
+])
+def test_options_a_format_does_not_use_are_refused(content, options, fragment, tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ParameterError, match=fragment):
+        paths.load_path(path, **options)
+
+
+def test_inference_tealeaves_and_encoding_are_accepted(tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_bytes("caf\xe9 oil\n".encode("latin-1"))
+    assert paths.load_path(path, inference="tealeaves", encoding="latin-1").topics_ == [["caf\xe9", "oil"]]
 
 
 def test_missing_file_and_folder(tmp_path):

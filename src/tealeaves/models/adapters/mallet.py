@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves._io import decode, existing_file, read_lines
-from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError
+from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
 from tealeaves.models.base import FixedTopicModel
 
 STATE_HEADER = "#doc source pos typeindex type topic"
@@ -188,12 +188,23 @@ def _check_beta(beta, where: str) -> float:
     return float(beta)
 
 
+def _topics_named(alpha, topic_keys, encoding) -> int | None:
+    """The number of topics an alpha vector or a topic-keys file names (``None`` if neither does)."""
+    if topic_keys is not None:
+        lines = read_lines(topic_keys, encoding, "MALLET topic-keys file")
+        return len(parse_topic_keys(lines, topic_keys)[0])
+    return int(np.size(alpha)) if alpha is not None and np.ndim(alpha) else None
+
+
 def _resolve_alpha(alpha, topic_keys, n_topics: int, encoding):
     """Alpha from an explicit value or a topic-keys file; ``None`` when neither is given."""
     if alpha is not None and topic_keys is not None:
-        raise InputFormatError("give alpha or topic_keys, not both")
+        raise ParameterError("give alpha or topic_keys, not both")
     if topic_keys is not None:
         return alpha_from_topic_keys(topic_keys, n_topics, encoding)
+    if alpha is not None and np.ndim(alpha) and np.size(alpha) != n_topics:
+        raise ParameterError(f"alpha has {np.size(alpha)} values but the file has {n_topics} topics",
+                             fix="give one alpha per topic, or a single number")
     return alpha
 
 
@@ -286,8 +297,8 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
     if not words:
         raise EmptyInputError(f"'{path}' holds no word-topic counts")
     seen = max((k for k, _, _ in cells), default=-1) + 1
-    a = _resolve_alpha(alpha, topic_keys, n_topics or seen, encoding)
-    k_total = n_topics or (len(np.atleast_1d(a)) if a is not None and np.ndim(a) else seen)
+    k_total = n_topics or _topics_named(alpha, topic_keys, encoding) or seen
+    a = _resolve_alpha(alpha, topic_keys, k_total, encoding)
     if seen > k_total:
         raise InputFormatError(f"'{path}' has topic {seen - 1} but the model has {k_total} topics")
     counts = np.zeros((k_total, len(words)))

@@ -35,18 +35,42 @@ GENSIM_SIBLINGS = (".state", ".expElogbeta.npy", ".id2word")
 _SNIFF_LINES = 200
 
 
-def load_path(path, format: str | None = None, *, encoding: str | None = None, alpha=None, beta=None,
-              topic_keys=None, n_topics: int | None = None):
+#: the options each format takes (besides ``format``); any other option is refused
+_OPTIONS = {"mallet-state": {"encoding"}, "mallet-weights": {"encoding", "alpha", "topic_keys"},
+            "mallet-counts": {"encoding", "alpha", "beta", "topic_keys", "n_topics"},
+            **{f: {"encoding"} for f in topic_files.TOPIC_FORMATS}}
+
+
+def load_path(path, format: str | None = None, **options):
     """The model in the file ``path``, whatever tool wrote it (see the module docstring).
 
-    ``alpha`` / ``topic_keys`` give the Dirichlet parameter for MALLET files
-    that lack it (topic-word weights, word-topic counts); ``beta`` makes
-    word-topic counts probabilistic; ``encoding`` is for text files.
+    Options: ``encoding`` (text files and the MALLET state); ``alpha`` /
+    ``topic_keys`` (the Dirichlet parameter for MALLET files that lack it:
+    topic-word weights, word-topic counts); ``beta`` (makes word-topic counts
+    probabilistic); ``n_topics`` (word-topic counts).  Saved gensim and
+    tomotopy files take their adapter's options (e.g. ``inference``), passed to
+    its ``from_file``.  ``inference="tealeaves"`` (the default everywhere) is
+    accepted by every format; an option a format does not use is refused.
     """
     p = existing_file(path, "model or topics file")
-    fmt = format or sniff_format(p, encoding)
+    fmt = format or sniff_format(p, options.get("encoding"))
     if fmt not in FORMATS:
         raise ParameterError(f"format {fmt!r} is not known; choose one of {', '.join(FORMATS)}")
+    if fmt in ("gensim-model", "tomotopy"):
+        return _native(p, fmt, options)
+    if options.pop("inference", "tealeaves") != "tealeaves":
+        raise ParameterError(f"'{p}' ({fmt}) has no library of its own to infer topic proportions with",
+                             fix="leave out inference= (tealeaves' fold-in from phi and alpha is used)")
+    unused = sorted(set(options) - _OPTIONS.get(fmt, set()))
+    if unused:
+        raise ParameterError(f"option {unused[0]!r} does not apply to '{p}' ({fmt})",
+                             fix="leave it out" + (f"; {fmt} takes {', '.join(sorted(_OPTIONS[fmt]))}"
+                                                   if fmt in _OPTIONS else ""))
+    return _read(p, fmt, **options)
+
+
+def _read(p: Path, fmt: str, encoding=None, alpha=None, beta=None, topic_keys=None, n_topics=None):
+    """Read ``p`` in the non-native format ``fmt``."""
     if fmt in topic_files.TOPIC_FORMATS:
         return topic_files.read_topics(p, fmt, encoding)
     if fmt == "tealeaves":
@@ -59,18 +83,17 @@ def load_path(path, format: str | None = None, *, encoding: str | None = None, a
         return mallet.read_topic_word_weights(p, alpha, topic_keys, encoding)
     if fmt == "mallet-counts":
         return mallet.read_word_topic_counts(p, beta, alpha, topic_keys, n_topics, encoding)
-    if fmt == "mallet-doc-topics":
-        raise UnsupportedModelError(f"'{p}' is a MALLET doc-topics file: it holds document proportions, "
-                                    "not topics", fix="give the run's --output-state, "
-                                                      "--topic-word-weights-file "
-                                    "or --output-topic-keys file (tealeaves.models.adapters.mallet."
+    raise UnsupportedModelError(f"'{p}' is a MALLET doc-topics file: it holds document proportions, "
+                                "not topics",
+                                fix="give the run's --output-state, --topic-word-weights-file or "
+                                    "--output-topic-keys file (tealeaves.models.adapters.mallet."
                                     "read_doc_topics reads this one)")
-    return _native(p, fmt)
 
 
-def _native(p: Path, fmt: str):
-    """A saved gensim or tomotopy model through its adapter's ``from_file``."""
+def _native(p: Path, fmt: str, options: dict):
+    """A saved gensim or tomotopy model through its adapter's ``from_file(path, **options)``."""
     import importlib
+    import inspect
 
     name = "gensim" if fmt == "gensim-model" else "tomotopy"
     try:
@@ -85,7 +108,12 @@ def _native(p: Path, fmt: str):
         raise UnsupportedModelError(f"'{p}' is a saved {name} model, but this tealeaves has no {name} "
                                     "adapter",
                                     fix=f"install a tealeaves with the {name} adapter, or export its topics")
-    return reader(p)
+    try:
+        inspect.signature(reader).bind(p, **options)
+    except TypeError as exc:
+        raise ParameterError(f"bad option for the saved {name} model '{p}': {exc}",
+                             fix=f"see tealeaves.models.adapters.{name}.from_file for its options") from None
+    return reader(p, **options)
 
 
 def sniff_format(path: Path, encoding: str | None = None) -> str:
