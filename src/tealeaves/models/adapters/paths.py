@@ -7,7 +7,7 @@ format                 recognised by                                          gi
 =====================  =====================================================  =========================
 ``tealeaves``          a zip (``.npz``) holding ``meta.npy``                  the saved model
 ``mallet-state``       gzip, or text starting ``#doc source pos typeindex``   probabilistic (exact counts)
-``tomotopy``           ``TPTK`` in the first 32 bytes (``model.save``)        ``tomotopy.from_file``
+``tomotopy``           ``TPTK`` in the first 32 bytes, or a binary ``.bin``   ``tomotopy.from_file``
 ``gensim-model``       a pickle with ``.state``/``.expElogbeta.npy`` siblings ``gensim.from_file``
 ``mallet-doc-topics``  ``#doc name topic proportion`` or rows of proportions  refused: not a model
 ``mallet-weights``     ``topic<TAB>word<TAB>weight`` for every topic and word probabilistic
@@ -59,8 +59,8 @@ def load_path(path, format: str | None = None, **options):
     if fmt in ("gensim-model", "tomotopy"):
         return _native(p, fmt, options)
     if options.pop("inference", "tealeaves") != "tealeaves":
-        raise ParameterError(f"'{p}' ({fmt}) has no library of its own to infer topic proportions with",
-                             fix="leave out inference= (tealeaves' fold-in from phi and alpha is used)")
+        raise ParameterError(f"'{p}' ({fmt}) has no library of its own to infer topic proportions with: "
+                             "it uses tealeaves' fold-in only", fix="leave out inference= or give 'tealeaves'")
     unused = sorted(set(options) - _OPTIONS.get(fmt, set()))
     if unused:
         raise ParameterError(f"option {unused[0]!r} does not apply to '{p}' ({fmt})",
@@ -128,6 +128,8 @@ def sniff_format(path: Path, encoding: str | None = None) -> str:
         return "tomotopy"
     if head[:1] == b"\x80":
         return _pickle_format(path)
+    if b"\x00" in head and path.suffix == ".bin":
+        return "tomotopy"  # a damaged tomotopy file: its reader says what is wrong
     if b"\x00" in head:
         raise UnsupportedModelError(f"'{path}' is a binary file (or UTF-16 text) of a kind tealeaves does "
                                     "not read",
