@@ -60,7 +60,8 @@ def load_path(path, format: str | None = None, **options):
         return _native(p, fmt, options)
     if options.pop("inference", "tealeaves") != "tealeaves":
         raise ParameterError(f"'{p}' ({fmt}) has no library of its own to infer topic proportions with: "
-                             "it uses tealeaves' fold-in only", fix="leave out inference= or give 'tealeaves'")
+                             "it uses tealeaves' fold-in only",
+                             fix="leave out inference= or give 'tealeaves'")
     unused = sorted(set(options) - _OPTIONS.get(fmt, set()))
     if unused:
         raise ParameterError(f"option {unused[0]!r} does not apply to '{p}' ({fmt})",
