@@ -130,7 +130,9 @@ def cli_error(run_cli):
     def check(argv: Sequence[str], fragment: str, code: int = 1) -> CliRun:
         result = run_cli(argv)
         assert result.code == code, (result.code, result.err)
-        assert result.err.startswith("tealeaves: error: "), result.err
+        lines = result.err.splitlines()
+        assert lines and lines[-1].startswith("tealeaves: error: "), result.err  # one error line, last
+        assert all(ln.startswith("tealeaves: warning: ") for ln in lines[:-1]), result.err
         assert fragment.lower() in result.err.lower(), result.err
         assert "internal error" not in result.err, result.err
         return result

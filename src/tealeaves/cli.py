@@ -71,6 +71,13 @@ def _fail(message: str, status: int) -> int:
     return status
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print warnings as ``tealeaves: warning: <message>`` (escaped), not Python's file:line form."""
+    from tealeaves._terminal import escape
+
+    print(f"tealeaves: warning: {escape(message)}", file=sys.stderr if file is None else file)
+
+
 def _os_error_message(exc: OSError) -> str:
     where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
     return f"{exc.strerror or exc}{where} (check the path, its permissions and the free disk space)"
@@ -81,6 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv or os.environ.get("TEALEAVES_DEBUG", "") not in ("", "0")
     argv = [a for a in argv if a != "--debug"]  # accepted anywhere on the line
+    import warnings
+
+    shown = warnings.showwarning
+    if not debug:
+        warnings.showwarning = _show_warning
+    try:
+        return _run(argv, debug)
+    finally:
+        warnings.showwarning = shown
+
+
+def _run(argv: list[str], debug: bool) -> int:
+    """Parse ``argv`` and run its command inside the error boundary (see the module docstring)."""
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

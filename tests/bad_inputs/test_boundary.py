@@ -76,3 +76,18 @@ def test_error_messages_are_escaped(monkeypatch, run_cli):
     result = run_cli(["x"])
     assert result.code == cli.EXIT_ERROR
     assert result.err.count("\n") == 1 and "\x1b" not in result.err and "\\nLINK eve" in result.err
+
+
+def test_warnings_are_printed_as_tealeaves_warnings(monkeypatch, run_cli):
+    import warnings
+
+    def warns(args):
+        warnings.warn("3 topics list fewer than 10 words\x1b[2J", UserWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cli, "build_parser", lambda: _parser_running(warns))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        result = run_cli(["x"])
+    assert result.code == 0
+    assert result.err == "tealeaves: warning: 3 topics list fewer than 10 words\\x1b[2J\n"

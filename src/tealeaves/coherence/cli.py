@@ -76,8 +76,12 @@ def _add_coherence_options(coh) -> None:
     import the numba kernels; ``tests/test_coherence_compat.py`` checks them against the modules.
     """
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
-    coh.add_argument("--topics", required=True, help="text file, one topic per line (most probable word "
-                                                     "first), or a saved tealeaves model (.npz)")
+    coh.add_argument("--topics", required=True, help="topics file (a topic per line, MALLET topic keys, "
+                                                     "CSV, JSON or gensim strings) or model file (.npz, "
+                                                     "MALLET state/weights...); see docs/models-files.md")
+    coh.add_argument("--topics-format", default=None,
+                     choices=("words", "mallet-keys", "csv", "json", "gensim"),
+                     help="format of the --topics file (default: sniffed; see docs/models-files.md)")
     coh.add_argument("--measure", default="npmi",
                      help=f"preset: {', '.join(CHOICES['measure'])} (default npmi; see docs/coherence.md)")
     coh.add_argument("--top", type=top_arg, default=10, metavar="N[,N...]",
@@ -189,7 +193,9 @@ def _coherence(args) -> int:
     if pairs and args.format == "json":
         raise SettingsError("--pairs prints word-pair matrices in the text report; JSON output has none",
                             fix="drop --pairs, or use --format text")
-    result = measure.score(args.topics, _as_reference(args.reference))
+    from tealeaves.models.adapters.paths import load_path
+
+    result = measure.score(load_path(args.topics, args.topics_format), _as_reference(args.reference))
     n_topics = len(result.topics)
     bad = [t for t in pairs if t >= n_topics]
     if bad:

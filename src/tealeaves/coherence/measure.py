@@ -15,7 +15,6 @@ import inspect
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -135,29 +134,49 @@ def as_reference(reference, name: str | None = None, words: Sequence[str] | None
     return index_from_token_lists(docs, name=name or "token-lists", words=words)
 
 
-def read_topics_file(path: str | os.PathLike) -> list[list[str]]:
-    """Topics from a text file, one per line, words separated by whitespace (blank lines skipped)."""
-    path = Path(path)
-    if not path.is_file():
-        raise EmptyInputError(f"no topics file at {path}; give a text file (a topic per line) or a model")
-    lines = [ln.split() for ln in path.read_text(encoding="utf-8").splitlines()]
-    topics = [ln for ln in lines if ln]
-    if not topics:
-        raise EmptyInputError(f"{path} holds no topics; write one topic per line, words separated by spaces")
-    return topics
+def read_topics_file(path: str | os.PathLike, format: str | None = None,
+                     encoding: str | None = None) -> list[list[str]]:
+    """Topics from a topic-word file, each topic's listed words best first.
+
+    The format (plain words, MALLET topic keys, CSV/TSV, JSON, gensim strings) is
+    sniffed unless ``format`` is given: see :mod:`tealeaves.models.adapters.topic_files`.
+    """
+    from tealeaves.models.adapters.topic_files import read_topics
+
+    return [list(t) for t in read_topics(path, format, encoding).topics_]
 
 
-def as_topics(topics, top_n: int) -> list[list[str]]:
-    """Lists of ranked words from lists, a tealeaves model, or a topics/model file; truncated to ``top_n``."""
-    if isinstance(topics, (str, os.PathLike)) and Path(topics).suffix == ".npz":
-        from tealeaves.models import load_model
+def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
+    """Lists of ranked words from lists, a model, or a model/topics file; truncated to ``top_n``.
 
-        topics = load_model(topics).top_words(top_n)
-    elif isinstance(topics, (str, os.PathLike)):
-        topics = read_topics_file(topics)
-    elif hasattr(topics, "top_words"):
+    A path is read by :func:`tealeaves.models.adapters.paths.load_path` (any
+    model file tealeaves knows, or a topic-word file in ``format``).  A
+    ranked-word-list model listing fewer than ``top_n`` words in a topic gives
+    that topic's words whole, with a warning (a clamped top-N).
+    """
+    from tealeaves.models.adapters.topic_files import RankedWordsModel, warn_if_clamped
+
+    if isinstance(topics, (str, os.PathLike)):
+        from tealeaves.models.adapters.paths import load_path
+
+        topics = load_path(topics, format)
+    if isinstance(topics, RankedWordsModel):
+        warn_if_clamped(topics, top_n)
+    if hasattr(topics, "top_words"):
         topics = topics.top_words(top_n)
-    out = [[str(w) for w in t][:top_n] for t in topics]
+    if isinstance(topics, str):
+        raise TopicError(f"topics is the string {topics[:40]!r}; give a list of word lists, a model or a "
+                         "path")
+    out = []
+    for i, t in enumerate(topics):
+        if isinstance(t, str):
+            raise TopicError(f"topic {i} is the string {t[:40]!r}, expected a list of words",
+                             fix="split it into words, e.g. text.split()")
+        bad = next((w for w in t if not isinstance(w, str)), None)
+        if bad is not None:
+            raise TopicError(f"topic {i} has the word {bad!r} ({type(bad).__name__}); words must be strings",
+                             fix="give words as strings; for (word, weight) pairs keep only the words")
+        out.append(list(t)[:top_n])
     if not out:
         raise EmptyInputError("no topics given")
     for i, words in enumerate(out):

@@ -1,0 +1,509 @@
+"""Reading MALLET's output files (``mallet train-topics``, cc.mallet.topics.ParallelTopicModel).
+
+Formats, as MALLET writes them:
+
+``--output-topic-keys`` (``printTopWords``)
+    ``topic<TAB>alpha<TAB>word word ... `` per topic; alpha printed with at
+    most 5 decimals.  Top words only: a :class:`~tealeaves.models.adapters.topic_files.RankedWordsModel`.
+``--topic-word-weights-file`` (``printTopicWordWeights``)
+    ``topic<TAB>word<TAB>weight`` for every topic and every word, with the
+    unnormalised weight ``beta + n_kw``.  Probabilistic:
+    ``phi_kw = (n_kw + beta) / (n_k + V beta)``, i.e. the weights normalised per topic.
+``--word-topic-counts-file`` (``printTypeTopicCounts``)
+    ``typeindex word topic:count topic:count ...`` per word (space-separated,
+    counts in decreasing order).  Counts without ``beta``: probabilistic only
+    when ``beta`` is given.
+``--output-state`` (``printState``, gzip)
+    ``#doc source pos typeindex type topic``, ``#alpha : a_0 a_1 ...``,
+    ``#beta : b``, then one ``doc source pos typeindex type topic`` line per
+    token.  The counts are exact, so ``phi`` is computed exactly as MALLET's
+    ``getTopicWords(normalized=true, smoothed=true)`` and alpha has full precision.
+``--output-doc-topics`` (``printDenseDocumentTopics`` / ``printDocumentTopics``)
+    ``doc<TAB>name<TAB>p_0<TAB>...<TAB>p_{K-1}`` (MALLET 2.0.8+, the default),
+    or with ``--doc-topics-threshold`` the older sorted
+    ``#doc name topic proportion ...`` format of ``doc name topic p topic p ...``.
+    Document proportions, not a model: read them with :func:`read_doc_topics`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves._io import decode, existing_file, read_lines
+from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
+from tealeaves.models.base import FixedTopicModel
+
+STATE_HEADER = "#doc source pos typeindex type topic"
+SPARSE_DOC_TOPICS_HEADER = "#doc name topic proportion"
+_INT = re.compile(r"^\d+$")
+_GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d*)?$")  # Java NumberFormat grouping in English locales
+_DECIMAL_COMMA = re.compile(r"^\d+,\d+$")  # NumberFormat in locales with a decimal comma
+
+
+def _where(path, line: int) -> str:
+    return f"'{path}' line {line}"
+
+
+def parse_number(text: str, path, line: int, what: str) -> float:
+    """A finite float as MALLET prints it (Java ``Double.toString`` or ``NumberFormat``).
+
+    Accepts ``1.0E-4``, the English grouping ``1,234.5`` and a decimal comma ``0,05``.
+    """
+    t = text.strip()
+    if _GROUPED.match(t):
+        t = t.replace(",", "")
+    elif _DECIMAL_COMMA.match(t):
+        t = t.replace(",", ".")
+    try:
+        value = float(t)
+    except ValueError:
+        raise InputFormatError(f"{_where(path, line)}: {what} is {text!r}, not a number",
+                               fix="check that the file is the MALLET output it is read as") from None
+    if not math.isfinite(value):
+        raise InputFormatError(f"{_where(path, line)}: {what} is {text!r}; it must be finite")
+    return value
+
+
+def parse_index(text: str, path, line: int, what: str) -> int:
+    """A non-negative integer field."""
+    t = text.strip()
+    if not _INT.match(t):
+        raise InputFormatError(f"{_where(path, line)}: {what} is {text!r}, not a whole number >= 0",
+                               fix="check that the file is the MALLET output it is read as")
+    return int(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# topic keys
+# ---------------------------------------------------------------------------------------------
+def split_topic_keys_line(line: str) -> list[str] | None:
+    """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated)."""
+    parts = line.split("\t", 2)
+    return parts if len(parts) == 3 else None
+
+
+def looks_like_topic_keys(line: str) -> bool:
+    """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``."""
+    parts = split_topic_keys_line(line)
+    if parts is None or not _INT.match(parts[0].strip()) or not parts[2].strip():
+        return False
+    try:
+        parse_number(parts[1], "", 0, "")
+    except InputFormatError:
+        return False
+    return True
+
+
+def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], list[list[str]]]:
+    """Topic ids, alphas and word lists of ``--output-topic-keys`` lines (blank lines skipped).
+
+    Lines without tabs are split on whitespace (a file whose tabs were turned into spaces).
+    """
+    ids, alphas, topics = [], [], []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = split_topic_keys_line(line) or line.split(None, 2)
+        if len(parts) < 3 or not parts[2].strip():
+            raise InputFormatError(
+                f"{_where(path, n)}: expected 'topic<TAB>alpha<TAB>top words' (MALLET --output-topic-keys), "
+                f"found {line[:60]!r}", fix="give a MALLET topic-keys file or choose another --topics-format")
+        ids.append(parse_index(parts[0], path, n, "the topic id"))
+        alphas.append(parse_number(parts[1], path, n, "alpha"))
+        topics.append(parts[2].split())
+    if not topics:
+        raise EmptyInputError(f"'{path}' holds no topics", fix="give a non-empty MALLET topic-keys file")
+    return ids, alphas, topics
+
+
+def read_topic_keys(path, encoding: str | None = None):
+    """A ranked-word-list model from ``--output-topic-keys`` (alpha recorded, 5 decimals)."""
+    from tealeaves.models.adapters.topic_files import parse_topics
+
+    text = "\n".join(read_lines(path, encoding, "MALLET topic-keys file"))
+    return parse_topics(text, "mallet-keys", source=path)
+
+
+def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> np.ndarray:
+    """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals)."""
+    ids, alphas, _ = parse_topic_keys(read_lines(path, encoding, "MALLET topic-keys file"), path)
+    if sorted(ids) != list(range(n_topics)):
+        raise InputFormatError(f"'{path}' lists topics {sorted(ids)[:10]}, expected 0..{n_topics - 1}",
+                               fix="give the topic-keys file of the same MALLET run")
+    out = np.zeros(n_topics)
+    out[ids] = alphas
+    if np.any(out <= 0):
+        k = int(np.argmax(out <= 0))
+        raise InputFormatError(f"'{path}' prints alpha {alphas[ids.index(k)]} for topic {k} (MALLET keeps 5 "
+                               "decimals), so the model's alpha is not known",
+                               fix="read the run's --output-state, which holds alpha in full, or give alpha=")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# models from counts / weights
+# ---------------------------------------------------------------------------------------------
+def _metadata(path, kind: str, **extra) -> dict:
+    p = Path(path)
+    meta = {"description": f"mallet-{kind}:{p.name}".replace("|", "/"),
+            "source": {"library": "mallet", "version": None, "file": str(p), "class": kind}}
+    meta.update(extra)
+    return meta
+
+
+class MalletModel(FixedTopicModel):
+    """A model read from MALLET files; without alpha it refuses to infer topic proportions.
+
+    (:class:`FixedTopicModel` would otherwise fall back to ``alpha = 1/K``, which
+    is not the alpha MALLET trained with.)
+    """
+
+    def transform(self, corpus):
+        if self.doc_topic_prior_ is None:
+            raise InvalidModelError(
+                "this MALLET model has no alpha (the topic-word weights and word-topic counts files do not "
+                "hold it), so topic proportions cannot be inferred",
+                fix="give alpha= or topic_keys= (the run's --output-topic-keys file), or read --output-state")
+        return super().transform(corpus)
+
+
+def model_from_counts(counts: np.ndarray, vocabulary: list[str], alpha, beta: float, metadata: dict):
+    """``phi_kw = (n_kw + beta) / (n_k + V beta)`` (MALLET's smoothed, normalised topic-word matrix)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + counts.shape[1] * beta)
+    return MalletModel(phi, vocabulary, alpha, metadata=metadata)
+
+
+def _check_beta(beta, where: str) -> float:
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0:
+        raise InputFormatError(f"{where}: beta is {beta!r}; it must be a positive number",
+                               fix="give MALLET's --beta (default 0.01)")
+    return float(beta)
+
+
+def _topics_named(alpha, topic_keys, encoding) -> int | None:
+    """The number of topics an alpha vector or a topic-keys file names (``None`` if neither does)."""
+    if topic_keys is not None:
+        lines = read_lines(topic_keys, encoding, "MALLET topic-keys file")
+        return len(parse_topic_keys(lines, topic_keys)[0])
+    return int(np.size(alpha)) if alpha is not None and np.ndim(alpha) else None
+
+
+def _resolve_alpha(alpha, topic_keys, n_topics: int, encoding):
+    """Alpha from an explicit value or a topic-keys file; ``None`` when neither is given."""
+    if alpha is not None and topic_keys is not None:
+        raise ParameterError("give alpha or topic_keys, not both")
+    if topic_keys is not None:
+        return alpha_from_topic_keys(topic_keys, n_topics, encoding)
+    if alpha is not None and np.ndim(alpha) and np.size(alpha) != n_topics:
+        raise ParameterError(f"alpha has {np.size(alpha)} values but the file has {n_topics} topics",
+                             fix="give one alpha per topic, or a single number")
+    return alpha
+
+
+def read_topic_word_weights(path, alpha=None, topic_keys=None, encoding: str | None = None):
+    """A probabilistic model from ``--topic-word-weights-file``: ``phi_kw = w_kw / sum_w w_kw``.
+
+    The file holds ``beta + n_kw`` for every topic and word, so normalising
+    each topic gives ``(n_kw + beta) / (n_k + V beta)`` exactly.  Alpha is not
+    in the file: pass ``alpha`` or the run's ``topic_keys`` file (5 decimals).
+    """
+    lines = read_lines(path, encoding, "MALLET topic-word weights file")
+    topics: dict[int, dict[str, float]] = {}
+    vocab: dict[str, None] = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise InputFormatError(f"{_where(path, n)}: expected 'topic<TAB>word<TAB>weight' "
+                                   f"(MALLET --topic-word-weights-file), found {len(parts)} field(s)")
+        k = parse_index(parts[0], path, n, "the topic id")
+        w = parse_number(parts[2], path, n, "the weight")
+        if w <= 0:
+            raise InputFormatError(f"{_where(path, n)}: weight {w} is not positive (MALLET writes beta + "
+                                   "count)")
+        row = topics.setdefault(k, {})
+        if parts[1] in row:
+            raise InputFormatError(f"{_where(path, n)}: topic {k} lists {parts[1]!r} twice")
+        row[parts[1]] = w
+        vocab.setdefault(parts[1], None)
+    if not topics:
+        raise EmptyInputError(f"'{path}' holds no topic-word weights")
+    words = list(vocab)
+    _check_grid(path, topics, words)
+    weights = np.array([[topics[k][w] for w in words] for k in range(len(topics))])
+    a = _resolve_alpha(alpha, topic_keys, len(topics), encoding)
+    meta = _metadata(path, "topic-word-weights", alpha_source="topic keys (5 decimals)" if topic_keys
+                     else "given" if alpha is not None else "not in the file")
+    return MalletModel(weights / weights.sum(axis=1, keepdims=True), words, a, metadata=meta)
+
+
+def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> None:
+    """Every topic 0..K-1 lists every word (a complete K x V table)."""
+    if sorted(topics) != list(range(len(topics))):
+        raise InputFormatError(f"'{path}' has topics {sorted(topics)[:10]}, expected 0..{len(topics) - 1}")
+    for k, row in topics.items():
+        if len(row) != len(words):
+            lacking = next(w for w in words if w not in row)
+            raise InputFormatError(f"'{path}': topic {k} has no weight for {lacking!r} ({len(row)} of "
+                                   f"{len(words)} words); a MALLET weights file lists every word in every "
+                                   "topic",
+                                   fix="give the complete file, or read it as a top-words CSV "
+                                       "(--topics-format csv)")
+
+
+def looks_like_word_topic_counts(line: str) -> bool:
+    """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``."""
+    parts = line.split(" ")
+    return (len(parts) >= 3 and bool(_INT.match(parts[0]))
+            and all(re.match(r"^\d+:\d+$", p) for p in parts[2:]))
+
+
+def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_keys=None,
+                           n_topics: int | None = None, encoding: str | None = None):
+    """A model from ``--word-topic-counts-file``: probabilistic when ``beta`` is given, else ranked by counts.
+
+    Topics that no word is assigned to are invisible in the file; pass
+    ``n_topics`` (or ``alpha``/``topic_keys``) to keep them.
+    """
+    lines = read_lines(path, encoding, "MALLET word-topic counts file")
+    words: list[str] = []
+    cells: list[tuple[int, int, int]] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = line.split(" ")
+        if len(parts) < 2:
+            raise InputFormatError(f"{_where(path, n)}: expected 'typeindex word topic:count ...', found "
+                                   f"{line!r}")
+        v = parse_index(parts[0], path, n, "the type index")
+        if v != len(words):
+            raise InputFormatError(f"{_where(path, n)}: type index {v}, expected {len(words)} "
+                                   "(MALLET writes types 0, 1, 2, ... in order)")
+        words.append(parts[1])
+        for pair in parts[2:]:
+            k, sep, c = pair.partition(":")
+            if not sep:
+                raise InputFormatError(f"{_where(path, n)}: {pair!r} is not 'topic:count'")
+            cells.append((parse_index(k, path, n, "the topic"), v, parse_index(c, path, n, "the count")))
+    if not words:
+        raise EmptyInputError(f"'{path}' holds no word-topic counts")
+    seen = max((k for k, _, _ in cells), default=-1) + 1
+    k_total = n_topics or _topics_named(alpha, topic_keys, encoding) or seen
+    a = _resolve_alpha(alpha, topic_keys, k_total, encoding)
+    if seen > k_total:
+        raise InputFormatError(f"'{path}' has topic {seen - 1} but the model has {k_total} topics")
+    counts = np.zeros((k_total, len(words)))
+    for k, v, c in cells:
+        counts[k, v] += c
+    meta = _metadata(path, "word-topic-counts")
+    if beta is None:
+        return MalletModel(None, words, a, topic_word_weights=counts, metadata=meta)
+    return model_from_counts(counts, words, a, _check_beta(beta, str(path)), meta)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gibbs state
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class MalletState:
+    """The counts of a MALLET Gibbs state: exact ``n_kw`` and ``n_dk``, alpha and beta."""
+
+    topic_word_counts: np.ndarray  # K x V
+    doc_topic_counts: np.ndarray  # D x K
+    vocabulary: list[str]
+    alpha: np.ndarray
+    beta: float
+    sources: list[str] = field(default_factory=list)
+
+    def to_model(self, metadata: dict | None = None):
+        """The probabilistic model ``phi_kw = (n_kw + beta) / (n_k + V beta)`` with the state's alpha."""
+        return model_from_counts(self.topic_word_counts, self.vocabulary, self.alpha, self.beta,
+                                 metadata or {})
+
+
+def _state_text(path, encoding) -> str:
+    p = existing_file(path, "MALLET state file")
+    raw = p.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise InputFormatError(f"'{p}' is a truncated or corrupted gzip file ({exc})",
+                                   fix="write the state again with mallet train-topics "
+                                       "--output-state") from None
+    return decode(raw, p, encoding)
+
+
+def _state_header(lines: list[str], path) -> tuple[np.ndarray, float, int]:
+    """Alpha, beta and the index of the first token line."""
+    if not lines or lines[0].strip() != STATE_HEADER:
+        found = lines[0][:60] if lines else "an empty file"
+        raise InputFormatError(f"'{path}' does not start with {STATE_HEADER!r} (found {found!r})",
+                               fix="give the file written by mallet train-topics --output-state")
+    alpha = beta = None
+    i = 1
+    while i < len(lines) and lines[i].startswith("#"):
+        head, _, value = lines[i].partition(":")
+        if head.strip() == "#alpha":
+            alpha = np.array([parse_number(x, path, i + 1, "alpha") for x in value.split()])
+        elif head.strip() == "#beta":
+            beta = parse_number(value, path, i + 1, "beta")
+        i += 1
+    if alpha is None or beta is None or alpha.size == 0:
+        raise InputFormatError(f"'{path}' lacks the '#alpha : ...' or '#beta : ...' header line",
+                               fix="give the complete file written by mallet train-topics --output-state")
+    if np.any(alpha <= 0) or beta <= 0:
+        raise InputFormatError(f"'{path}': alpha and beta must be positive, found alpha {alpha[:5]}, beta "
+                               f"{beta}")
+    return alpha, beta, i
+
+
+def read_state(path, encoding: str | None = None) -> MalletState:
+    """Read a MALLET Gibbs state (gzip or plain text) and count ``n_kw`` and ``n_dk`` exactly.
+
+    A line is ``doc source pos typeindex type topic``; the source may contain
+    spaces, so the last three fields are read from the right.  Type indices
+    must map to one word each and cover ``0..V-1``; topics must be below the
+    number of alphas in the header.
+    """
+    lines = _state_text(path, encoding).splitlines()
+    alpha, beta, start = _state_header(lines, path)
+    k_total = alpha.size
+    words: dict[int, str] = {}
+    docs, types, topics, sources = [], [], [], {}
+    for n in range(start, len(lines)):
+        line = lines[n]
+        parts = line.rsplit(" ", 3)
+        head = parts[0].split(" ")
+        if len(parts) != 4 or len(head) < 3:
+            raise InputFormatError(f"{_where(path, n + 1)}: expected 'doc source pos typeindex type topic', "
+                                   f"found {line[:60]!r}", fix="the state file may be truncated or edited")
+        d = parse_index(head[0], path, n + 1, "the document number")
+        v = parse_index(parts[1], path, n + 1, "the type index")
+        k = parse_index(parts[3], path, n + 1, "the topic")
+        if k >= k_total:
+            raise InputFormatError(f"{_where(path, n + 1)}: topic {k}, but the #alpha header lists "
+                                   f"{k_total} topics")
+        if words.setdefault(v, parts[2]) != parts[2]:
+            raise InputFormatError(f"{_where(path, n + 1)}: type {v} is {parts[2]!r} here but {words[v]!r} "
+                                   "earlier")
+        sources.setdefault(d, " ".join(head[1:-1]))
+        docs.append(d)
+        types.append(v)
+        topics.append(k)
+    if not words:
+        raise EmptyInputError(f"'{path}' holds no tokens", fix="give the state of a trained MALLET model")
+    n_types = max(words) + 1
+    if len(words) != n_types:
+        gap = next(i for i in range(n_types) if i not in words)
+        raise InputFormatError(f"'{path}': no token has type index {gap}, so its word is unknown "
+                               f"({len(words)} of {n_types} types seen)",
+                               fix="read the run's --topic-word-weights-file instead, which lists every word")
+    counts = np.zeros((k_total, n_types), dtype=np.int64)
+    np.add.at(counts, (np.array(topics), np.array(types)), 1)
+    d_arr = np.array(docs)
+    dk = np.zeros((int(d_arr.max()) + 1, k_total), dtype=np.int64)
+    np.add.at(dk, (d_arr, np.array(topics)), 1)
+    return MalletState(counts, dk, [words[i] for i in range(n_types)], alpha, beta,
+                       [sources.get(i, "") for i in range(dk.shape[0])])
+
+
+def load_state(path, encoding: str | None = None):
+    """The probabilistic model of a MALLET Gibbs state (see :func:`read_state`)."""
+    state = read_state(path, encoding)
+    return state.to_model(_metadata(path, "state", beta=state.beta))
+
+
+# ---------------------------------------------------------------------------------------------
+# document topics
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class DocTopics:
+    """Topic proportions of MALLET's training documents (``--output-doc-topics``).
+
+    In the sparse format only topics above the threshold (at most ``max``) are
+    listed; the others are recorded as 0 and ``complete`` is ``False``.
+    """
+
+    doc_ids: list[int]
+    names: list[str]
+    proportions: np.ndarray  # D x K
+    complete: bool = True
+
+
+def _check_proportion(x: float, path, n: int) -> float:
+    if not 0.0 <= x <= 1.0:
+        raise InputFormatError(f"{_where(path, n)}: proportion {x} is outside [0, 1]")
+    return x
+
+
+def read_doc_topics(path, n_topics: int | None = None, encoding: str | None = None) -> DocTopics:
+    """Read ``--output-doc-topics`` in either of MALLET's formats (sniffed from the first line)."""
+    lines = [ln for ln in read_lines(path, encoding, "MALLET doc-topics file") if ln.strip()]
+    if not lines:
+        raise EmptyInputError(f"'{path}' holds no document topics")
+    if lines[0].startswith(SPARSE_DOC_TOPICS_HEADER):
+        return _sparse_doc_topics(lines[1:], path, n_topics)
+    return _dense_doc_topics(lines, path, n_topics)
+
+
+def _dense_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopics:
+    ids, names, rows = [], [], []
+    width = None
+    for n, line in enumerate(lines, 1):
+        parts = line.rstrip("\t").split("\t")
+        width = width or len(parts)
+        if len(parts) != width or len(parts) < 3:
+            raise InputFormatError(f"{_where(path, n)}: {len(parts)} tab-separated columns, expected {width} "
+                                   "(doc, name, one proportion per topic)",
+                                   fix="give the complete file written by --output-doc-topics")
+        ids.append(parse_index(parts[0], path, n, "the document number"))
+        names.append(parts[1])
+        rows.append([_check_proportion(parse_number(x, path, n, "a proportion"), path, n) for x in parts[2:]])
+    theta = np.array(rows)
+    if n_topics is not None and theta.shape[1] != n_topics:
+        raise InputFormatError(f"'{path}' has {theta.shape[1]} topic columns, expected {n_topics}")
+    bad = np.abs(theta.sum(axis=1) - 1) > 1e-6
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputFormatError(f"{_where(path, i + 1)}: proportions sum to {theta[i].sum():.6g}, not 1")
+    return DocTopics(ids, names, theta)
+
+
+def _sparse_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopics:
+    ids, names, pairs = [], [], []
+    for n, line in enumerate(lines, 2):
+        parts = line.rstrip("\t").split("\t")
+        if len(parts) < 2 or (len(parts) - 2) % 2:
+            raise InputFormatError(f"{_where(path, n)}: expected 'doc<TAB>name' then topic/proportion pairs, "
+                                   f"found {len(parts)} columns")
+        ids.append(parse_index(parts[0], path, n, "the document number"))
+        names.append(parts[1])
+        pairs.append([(parse_index(parts[i], path, n, "a topic"),
+                       _check_proportion(parse_number(parts[i + 1], path, n, "a proportion"), path, n))
+                      for i in range(2, len(parts), 2)])
+    seen = max((k for row in pairs for k, _ in row), default=-1) + 1
+    k_total = n_topics or seen
+    if seen > k_total:
+        raise InputFormatError(f"'{path}' lists topic {seen - 1} but n_topics is {k_total}")
+    theta = np.zeros((len(ids), k_total))
+    for d, row in enumerate(pairs):
+        topics = [k for k, _ in row]
+        if len(set(topics)) != len(topics):
+            raise InputFormatError(f"{_where(path, d + 2)}: a topic is listed twice")
+        for k, p in row:
+            theta[d, k] = p
+        total = theta[d].sum()
+        if (len(row) == k_total and abs(total - 1) > 1e-6) or total > 1 + 1e-6:
+            raise InputFormatError(f"{_where(path, d + 2)}: proportions sum to {total:.6g}"
+                                   + (", not 1" if len(row) == k_total else ", more than 1"))
+    return DocTopics(ids, names, theta, complete=all(len(r) == k_total for r in pairs))
