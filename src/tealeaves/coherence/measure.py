@@ -142,8 +142,9 @@ def read_topics_file(path: str | os.PathLike) -> list[list[str]]:
 
 def as_topics(topics, top_n: int) -> list[list[str]]:
     """Lists of ranked words from lists, a tealeaves model, or a topics/model file; truncated to ``top_n``."""
-    if isinstance(topics, (str, os.PathLike)) and Path(topics).suffix == ".npz":
-        from tealeaves.models import load_model
+    if isinstance(topics, (str, os.PathLike)) and (Path(topics).suffix in (".npz", ".bin")
+                                                   or Path(f"{topics}.state").is_file()):
+        from tealeaves.models.adapters import load_model  # tealeaves, tomotopy and gensim model files
 
         topics = load_model(topics).top_words(top_n)
     elif isinstance(topics, (str, os.PathLike)):

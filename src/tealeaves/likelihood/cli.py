@@ -23,7 +23,11 @@ def register(subparsers) -> None:
         "documents (Wallach et al. 2009). 'hm' (harmonic mean) is biased and shown for comparison. "
         "All methods but 'completion' need the model's Dirichlet prior alpha.",
     )
-    p.add_argument("model", type=Path, help="model file (.npz from TopicModel.save)")
+    p.add_argument("model", type=Path, help="model file: .npz from TopicModel.save, or another "
+                   "toolkit's saved model (gensim save(), tomotopy .bin, ...; see docs/models.md)")
+    p.add_argument("--inference", choices=("tealeaves", "native"), default=None,
+                   help="completion: infer topic proportions with tealeaves' fold-in from phi and alpha "
+                   "(default) or the source library's own inference (gensim, tomotopy files)")
     p.add_argument("test", type=Path, help="test corpus file (e.g. one document per line)")
     p.add_argument("--method", choices=CLI_METHODS, default="left-to-right",
                    help="estimator (default: left-to-right)")
@@ -61,9 +65,14 @@ def run(args: argparse.Namespace) -> int:
     """Load the model and corpus, estimate, print text or JSON."""
     from tealeaves.likelihood import estimators
     from tealeaves.likelihood.completion import document_completion
-    from tealeaves.models.base import load_model
+    from tealeaves.models.adapters import load_model
 
-    model = load_model(args.model)
+    if args.inference and args.method != "completion":
+        from tealeaves.errors import ParameterError
+
+        raise ParameterError(f"--inference applies to --method completion only, not {args.method}",
+                             fix="leave out --inference, or use --method completion")
+    model = load_model(args.model, **({"inference": args.inference} if args.inference else {}))
     test = _read_test(args.test, model.vocabulary_)
     if args.method == "completion":
         result = document_completion(model, test, seed=args.split_seed)
