@@ -104,18 +104,13 @@ def _check_eta(eta: float | np.ndarray | None, shape: tuple[int, int]) -> float 
     if eta is None:
         return None
     arr = np.asarray(eta, dtype=np.float64)
-    if arr.ndim == 0 or (arr.size > 0 and np.all(arr == arr.flat[0])):
-        value = float(arr.flat[0]) if arr.size else float("nan")
-        if not (np.isfinite(value) and value > 0):
-            raise InvalidModelError(f"the topic-word prior (eta/beta) must be positive and finite, "
-                                    f"got {value}")
-        return value
-    if arr.shape not in ((shape[1],), shape):
+    if arr.ndim and arr.shape not in ((shape[1],), shape):
         raise InvalidModelError(f"the topic-word prior (eta/beta) has shape {arr.shape}; expected a scalar, "
                                 f"({shape[1]},) or {shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise InvalidModelError("the topic-word prior (eta/beta) must be positive and finite everywhere")
-    return arr
+    bad = arr[~(np.isfinite(arr) & (arr > 0))]
+    if bad.size:
+        raise InvalidModelError(f"the topic-word prior (eta/beta) must be positive and finite, got {bad[0]}")
+    return float(arr.flat[0]) if np.all(arr == arr.flat[0]) else arr  # symmetric: one number
 
 
 def _prior_metadata(alpha: np.ndarray | None, eta: float | np.ndarray | None) -> dict:

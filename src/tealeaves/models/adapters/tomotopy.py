@@ -165,13 +165,24 @@ def model_class(path: Path) -> str:
     return name
 
 
+#: Seconds (plus one per 20 MB) a child process may take to load a tomotopy file (then: unreadable).
+PROBE_SECONDS = 60.0
+
+
 def _probe(cls: str, path: Path) -> None:
     """Load ``path`` with ``cls`` in a child process first: a corrupt file aborts tomotopy, not tealeaves."""
     import subprocess
     import sys
 
     code = "import sys, tomotopy as tp; getattr(tp, sys.argv[1]).load(sys.argv[2])"
-    run = subprocess.run([sys.executable, "-c", code, cls, str(path)], capture_output=True, text=True)
+    timeout = PROBE_SECONDS + path.stat().st_size / 20e6  # a truncated file makes tomotopy read forever
+    try:
+        run = subprocess.run([sys.executable, "-c", code, cls, str(path)], capture_output=True, text=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} (tomotopy was still "
+                               f"reading it after {timeout:.0f} s)",
+                               fix="the file may be truncated") from None
     if run.returncode != 0:
         lines = [ln.strip() for ln in run.stderr.splitlines() if ln.strip() and "Warning" not in ln]
         raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} "
