@@ -435,3 +435,26 @@ def test_cli_build_study_from_a_corrupt_tomotopy_file(cli_error, tmp_path):
     path.write_bytes(b"LDA\x00\x00one" + b"\x00" * 40)
     cli_error(["human", "build-study", path, "-o", tmp_path / "s.json", "--tasks", "rating"],
               "could not be read as a saved tomotopy")
+
+
+@pytest.fixture(scope="module")
+def dmr():
+    tp = pytest.importorskip("tomotopy")
+    mdl = tp.DMRModel(k=2, seed=0)
+    for i, d in enumerate(DOCS):
+        mdl.add_doc(d, metadata="even" if i % 2 == 0 else "odd")
+    mdl.train(10, workers=1)
+    return mdl
+
+
+def test_dmr_has_no_native_inference_since_documents_need_metadata(dmr):
+    """tomotopy aborts the interpreter when a DMR document has no metadata: refused before that."""
+    with pytest.raises(ParameterError, match="DMRModel/K2/V.* has no native inference"):
+        load_model(dmr, inference="native")
+
+
+def test_dmr_has_no_single_alpha_for_the_fold_in(dmr):
+    model = load_model(dmr)
+    assert model.doc_topic_prior_ is None
+    with pytest.raises(UnsupportedModelError, match="no Dirichlet prior alpha"):
+        document_completion(model, Corpus.from_token_lists(DOCS[:3], model.vocabulary_))

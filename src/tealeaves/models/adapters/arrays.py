@@ -95,7 +95,8 @@ class AdaptedModel(FixedTopicModel):
         if self.doc_topic_prior_ is None:
             raise UnsupportedModelError(
                 f"{self._name()} has no Dirichlet prior alpha over topics, which tealeaves' fold-in needs",
-                fix="pass alpha= to tealeaves.load_model, or use inference='native'")
+                fix="use inference='native' if its library has its own inference, or pass phi and alpha as "
+                    "arrays: tealeaves.load_model(model.topic_word_, vocabulary=..., alpha=...)")
         return super().transform(corpus)
 
 

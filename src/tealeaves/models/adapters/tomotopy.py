@@ -11,8 +11,10 @@ during training, when ``optim_interval`` > 0).
 Read: ``LDAModel`` and the models with one flat set of K topics and a
 Dirichlet prior per document (``LLDAModel``, ``PLDAModel``, ``SLDAModel``,
 ``PTModel``); ``DMRModel``/``GDMRModel`` and ``CTModel``, whose document prior
-is not one Dirichlet, so they have no ``alpha`` (use ``inference="native"`` or
-pass one); ``HDPModel`` through tomotopy's own ``convert_to_lda()`` (its live
+is not one Dirichlet, so they have no ``alpha`` (CT: use ``inference="native"``;
+DMR/GDMR: no native inference either, since their documents need metadata --
+coherence and studies work, document completion needs an alpha given with
+the arrays); ``HDPModel`` through tomotopy's own ``convert_to_lda()`` (its live
 topics; the original topic ids are in ``metadata_["topic_ids"]``).  Refused:
 hierarchical and dynamic models (``PAModel``, ``HPAModel``, ``HLDAModel``,
 ``MGLDAModel``, ``DTModel``), whose topics are not one flat set.
@@ -113,9 +115,10 @@ def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike 
     meta = source_metadata("tomotopy", tp.__version__, f"tomotopy.{name}",
                            f"tomotopy-{tp.__version__}:{name}/{shape_tag(*phi.shape)}",
                            file=None if file is None else str(file), **extra)
+    # DMR/GDMR documents need their metadata to be inferred (tomotopy aborts without it)
+    native = None if isinstance(mdl, tp.DMRModel) else _native_transform(mdl, native_iterations)
     return AdaptedModel(phi, list(mdl.used_vocabs), _alpha(mdl), metadata=meta,
-                        topic_word_prior=float(mdl.eta), inference=inference,
-                        native_transform=_native_transform(mdl, native_iterations))
+                        topic_word_prior=float(mdl.eta), inference=inference, native_transform=native)
 
 
 #: The model-type tag in the first four bytes of a tomotopy file (``LDA\0`` is shared: :func:`model_class`).
