@@ -401,20 +401,15 @@ def test_cli_perplexity_unknown_model_file(cli_error, tmp_path):
     cli_error(["perplexity", model, test, "--method", "completion"], "is not a model file tealeaves can read")
 
 
-def test_cli_perplexity_native_inference_of_a_tealeaves_npz(cli_error, tmp_path):
+@pytest.mark.parametrize("method, fragment", [
+    ("completion", "tealeaves' fold-in only"),  # a .npz has no native inference
+    ("is", "--inference applies to --method completion only"),
+])
+def test_cli_perplexity_native_inference_refused(cli_error, tmp_path, method, fragment):
     path = load_model(PHI, vocabulary=WORDS, alpha=0.5).save(tmp_path / "m.npz")
     test = tmp_path / "test.txt"
     test.write_text("a b c a\n", encoding="utf-8")
-    cli_error(["perplexity", path, test, "--method", "completion", "--inference", "native"],
-              "tealeaves' fold-in only")
-
-
-def test_cli_perplexity_inference_with_another_method(cli_error, tmp_path):
-    path = load_model(PHI, vocabulary=WORDS, alpha=0.5).save(tmp_path / "m.npz")
-    test = tmp_path / "test.txt"
-    test.write_text("a b c a\n", encoding="utf-8")
-    cli_error(["perplexity", path, test, "--method", "is", "--inference", "native"],
-              "--inference applies to --method completion only")
+    cli_error(["perplexity", path, test, "--method", method, "--inference", "native"], fragment)
 
 
 def test_cli_perplexity_bad_inference_choice(cli_error, tmp_path):

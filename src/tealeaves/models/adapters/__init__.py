@@ -32,8 +32,8 @@ def _library(obj: object) -> str:
 
 
 def _is_tealeaves_model(obj: object) -> bool:
-    return hasattr(obj, "vocabulary_") and hasattr(type(obj), "topic_word_weights_") or (
-        hasattr(obj, "vocabulary_") and hasattr(obj, "topic_word_"))
+    """Whether ``obj`` already follows the tealeaves model protocol (:mod:`tealeaves.models.base`)."""
+    return hasattr(obj, "vocabulary_") and hasattr(obj, "topic_word_")
 
 
 def _reject_options(what: str, options: dict) -> None:

@@ -90,7 +90,10 @@ class AdaptedModel(FixedTopicModel):
         if self.topic_word_ is None:
             raise UnsupportedModelError(f"{self._name()} has no topic-word probabilities, so no topic "
                                         f"proportions can be inferred ({self.not_probabilistic_})")
-        if self.inference == "native":
+        if check_choice(self.inference, "inference", INFERENCE_CHOICES) == "native":
+            if self._native is None:
+                raise ParameterError(f"{self._name()} has no native inference of topic proportions",
+                                     fix="set inference='tealeaves'")
             return self._native(corpus)
         if self.doc_topic_prior_ is None:
             raise UnsupportedModelError(
