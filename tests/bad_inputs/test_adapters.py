@@ -395,10 +395,10 @@ def test_missing_bertopic_names_the_extra(monkeypatch, fake_bertopic):
 # -- the command line ------------------------------------------------------------------------------
 def test_cli_perplexity_unknown_model_file(cli_error, tmp_path):
     model = tmp_path / "model.xyz"
-    model.write_text("hello", encoding="utf-8")
+    model.write_bytes(b"\x00\x01\x02 no model format")
     test = tmp_path / "test.txt"
     test.write_text("a b c\n", encoding="utf-8")
-    cli_error(["perplexity", model, test, "--method", "completion"], "is not a model file tealeaves can read")
+    cli_error(["perplexity", model, test, "--method", "completion"], "of a kind tealeaves does not read")
 
 
 @pytest.mark.parametrize("method, fragment", [

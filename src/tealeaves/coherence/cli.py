@@ -31,7 +31,7 @@ def register(subparsers) -> None:
     coh = subparsers.add_parser("coherence", help="score topics against a reference index")
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="text file, one topic per line (most probable word "
-                                                     "first), or a saved model (docs/models.md)")
+                                                     "first), or a saved tealeaves model (.npz)")
     coh.add_argument("--measure", default="npmi", help="umass, uci, npmi or c_v (default npmi)")
     coh.add_argument("--top", type=int, default=10, help="top words per topic (default 10)")
     coh.add_argument("--window", default=None, help="'doc' or a window size in tokens (default: preset's)")

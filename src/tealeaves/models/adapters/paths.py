@@ -33,5 +33,5 @@ def load_path(path: str | os.PathLike, **options):
         from tealeaves.models.adapters.gensim import from_file
 
         return from_file(path, **options)
-    raise UnsupportedModelError(f"{path} is not a model file tealeaves can read",
+    raise UnsupportedModelError(f"'{path}' is a file of a kind tealeaves does not read",
                                 fix="give a tealeaves .npz, a tomotopy .bin or a gensim save() file")
