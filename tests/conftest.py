@@ -10,17 +10,23 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
 from tealeaves import data
+from tealeaves.cli import main as cli_main
 
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parent.parent
 CACHE_DIR = Path(os.environ.get("TEALEAVES_TEST_CACHE", REPO / ".cache" / "tests"))
+
+#: Tests never download data: a missing file skips the test (see require_data); tests of the fetch
+#: itself lift this with monkeypatch and serve the files from 127.0.0.1.
+os.environ["TEALEAVES_NO_FETCH"] = "1"
 
 #: Set TEALEAVES_FULL=1 to run slow reproductions at full size instead of the reduced CI size.
 FULL = os.environ.get("TEALEAVES_FULL") == "1"
@@ -86,3 +92,47 @@ def reuters_lda(reuters):
                                                            progress=None)[k])
 
     return get
+
+
+# ------------------------------------------------------------------------------------------------
+# the bad-input harness (tests/bad_inputs/): run the CLI in-process and assert the exact outcome
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class CliRun:
+    """The outcome of one in-process ``tealeaves`` invocation."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run_cli(capsys, monkeypatch):
+    """``run_cli(argv) -> CliRun``: run ``tealeaves argv`` in this process, capturing its output."""
+    monkeypatch.delenv("TEALEAVES_DEBUG", raising=False)
+
+    def run(argv: Sequence[str]) -> CliRun:
+        try:
+            code = cli_main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse --help/usage errors exit through SystemExit
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err, captured.err
+        return CliRun(int(code), captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def cli_error(run_cli):
+    """``cli_error(argv, fragment, code=1)``: assert a clean failure with ``fragment`` in the message."""
+
+    def check(argv: Sequence[str], fragment: str, code: int = 1) -> CliRun:
+        result = run_cli(argv)
+        assert result.code == code, (result.code, result.err)
+        assert result.err.startswith("tealeaves: error: "), result.err
+        assert fragment.lower() in result.err.lower(), result.err
+        assert "internal error" not in result.err, result.err
+        return result
+
+    return check

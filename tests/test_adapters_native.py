@@ -403,8 +403,8 @@ def test_cli_perplexity_reads_a_saved_gensim_model_with_either_inference(gensim_
     path = tmp_path / "lda.model"
     gensim_lda.save(str(path))
     test = _test_file(tmp_path, texts[1])
-    code = main(["perplexity", str(path), test, "--method", "completion", "--inference", inference,
-                 "--format", "json"])
+    code = main(["perplexity", str(path), test, "--tokenized", "--method", "completion", "--inference",
+                 inference, "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and f"/inf-{inference}" in out["signature"]
     expected = document_completion(load_model(gensim_lda, inference=inference),

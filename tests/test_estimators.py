@@ -17,7 +17,7 @@ from scipy.special import betaln
 
 from conftest import FULL
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
+from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import estimators as E
 from tealeaves.likelihood.completion import split_documents
 from tealeaves.models.base import FixedTopicModel
@@ -204,7 +204,7 @@ def test_replicates_average_independent_runs():
     assert res.log_likelihood == pytest.approx(runs.sum(axis=1).mean())
     assert "replicates=4" in str(res.signature)
     assert abs(res.log_likelihood - exact.sum()) < 4 * res.standard_error + 0.05
-    with pytest.raises(TealeavesError, match="replicates must be an integer of at least 1"):
+    with pytest.raises(ParameterError, match="replicates must be a whole number >= 1, got 0"):
         E.estimate_log_likelihood(model, corpus, "chib", 50, replicates=0)
 
 
@@ -239,7 +239,7 @@ def test_model_without_alpha_is_refused_naming_the_estimators():
 @pytest.mark.parametrize("method", E.METHODS)
 def test_zero_samples_is_refused(method):
     model, corpus, _ = model_of(0)
-    with pytest.raises(TealeavesError, match="at least 1"):
+    with pytest.raises(ParameterError, match=">= 1, got 0"):
         E.estimate_log_likelihood(model, corpus, method, n_samples=0)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import http.client
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -12,13 +13,16 @@ import numpy as np
 import pytest
 
 from tealeaves.cli import main
-from tealeaves.human import _loadtest
-from tealeaves.human.app import AnnotationApp
-from tealeaves.human.store import CONFLICT, DUPLICATE, STORED, JudgmentStore, StoreError
+from tealeaves.errors import ParameterError
+from tealeaves.human import _fuzz, _loadtest
+from tealeaves.human.app import MAX_BODY, AnnotationApp, serve
+from tealeaves.human.store import CONFLICT, DUPLICATE, STORED, JudgmentStore, StoreError, StoreUnavailable
 from tealeaves.human.study import build_study
 from tealeaves.models.base import FixedTopicModel
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: Random bodies posted by the property test (TEALEAVES_FUZZ_EXAMPLES; the benchmark runs more).
+FUZZ_EXAMPLES = int(os.environ.get("TEALEAVES_FUZZ_EXAMPLES", "200"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -184,3 +188,193 @@ def test_load_crash_and_retry_exactly_once(tmp_path):
     assert report["lost"] == 0 and report["stored_more_than_once"] == 0
     assert report["stored_rows"] == 2000 and report["stored_unacknowledged"] == 0
     assert report["replays_answered_duplicate"] == 50 * 4  # every 10th of 40 judgments per client replayed
+
+
+# -- the server always answers (issue 9, point 6) ------------------------------------------------------
+def raw_request(port, data: bytes) -> bytes:
+    """Send raw bytes and return everything the server answers before closing."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def judgment(study, tokens, name="alice", **over):
+    item = study.by_id[study.order_for(name)[0]]
+    body = {"item_id": item["id"], "response": item["options"][0], "key": "key-" + "x" * 12}
+    body.update(over)
+    return f"/api/{tokens[name]}/judgments", body
+
+
+@pytest.mark.parametrize("over, status, fragment", [
+    ({"time": -1}, 400, "time must be a finite number >= 0"),
+    ({"confidence": -0.5}, 400, "confidence must be a finite number >= 0"),
+    ({"confidence": True}, 400, "confidence must be"),
+    ({"time": "3"}, 400, "time must be"),
+    ({"time": 10**400}, 400, "time must be"),
+    ({"response": ["a"]}, 400, "response must be a string"),
+    ({"response": None}, 400, "missing ['response']"),
+    ({"item_id": 7}, 400, "item_id must be a string"),
+    ({"key": 12345678}, 400, "idempotency key"),
+    ({"extra": 1}, 400, "unknown ['extra']"),
+    ({"item_id": "no-such-item"}, 404, "unknown item"),
+])
+def test_bad_judgment_fields_are_400(running, over, status, fragment):
+    study, store, tokens, port, _ = running
+    path, body = judgment(study, tokens, **over)
+    code, reply = call(port, "POST", path, body)
+    assert code == status and fragment in reply["error"]
+    assert store.rows() == []
+
+
+@pytest.mark.parametrize("body, fragment", [
+    (b'{"item_id": "r-0", "response": "1", "key": "kkkkkkkk", "time": NaN}', "NaN is not valid JSON"),
+    (b'{"time": Infinity}', "Infinity is not valid JSON"),
+    (b"\xff\xfe not utf-8", "UTF-8"),
+    (b'{"item_id": "\\ud800", "response": "1", "key": "kkkkkkkk"}', "surrogates"),
+    (b"[" * 60000, "JSON"),
+    (b"[1, 2]", "must be a JSON object, found an array"),
+    (b"", "JSON"),
+])
+def test_malformed_bodies_are_400(running, body, fragment):
+    study, store, tokens, port, _ = running
+    code, _, data = _fuzz.post(port, f"/api/{tokens['alice']}/judgments", body)
+    assert code == 400 and fragment in json.loads(data)["error"]
+
+
+def test_sizes_methods_paths_and_raw_http(running):
+    study, store, tokens, port, _ = running
+    path = f"/api/{tokens['alice']}/judgments"
+    code, headers, data = _fuzz.post(port, path, b" " * (MAX_BODY + 1))
+    assert code == 413 and "at most 65536" in json.loads(data)["error"]
+    assert _fuzz.post(port, path, b" " * MAX_BODY)[0] == 400  # at the limit: read, then judged as JSON
+    assert call(port, "GET", path)[0] == 405
+    assert call(port, "PUT", path, {})[0] == 405 and call(port, "DELETE", "/healthz")[0] == 405
+    assert call(port, "POST", f"/api/{tokens['alice']}/state", {})[0] == 405
+    assert call(port, "POST", "/nowhere", {})[0] == 404 and call(port, "GET", "/nowhere")[0] == 404
+    assert call(port, "POST", "/api/not-a-token/judgments", {})[0] == 404
+    assert raw_request(port, b"GARBAGE\r\n\r\n").split(b" ")[1] == b"400"
+    assert raw_request(port, b"BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n").split(b" ")[1] == b"405"
+    for length in (b"abc", b"-5"):
+        reply = raw_request(port, b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                            b"Content-Length: " % port + length + b"\r\n\r\n")
+        assert reply.split(b" ")[1] == b"400"
+    reply = raw_request(port, b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" % port)
+    assert reply.split(b" ")[1] == b"411"
+    reply = raw_request(port, b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+    assert reply.split(b" ")[1] == b"411"
+    assert call(port, "GET", "/healthz") == (200, "ok")
+
+
+def test_origin_and_host_are_checked_on_posts(running):
+    study, store, tokens, port, _ = running
+    path, body = judgment(study, tokens)
+    raw = json.dumps(body).encode()
+    evil = _fuzz.post(port, path, raw, {"Origin": "http://evil.example"})
+    assert evil[0] == 403 and "Origin 'http://evil.example' may not post" in json.loads(evil[2])["error"]
+    assert _fuzz.post(port, path, raw, {"Origin": "null"})[0] == 403
+    rebound = _fuzz.post(port, path, raw, {"Host": f"evil.example:{port}"})
+    assert rebound[0] == 403 and "is not this server's address" in json.loads(rebound[2])["error"]
+    assert store.rows() == []
+    ok = _fuzz.post(port, path, raw, {"Origin": f"http://localhost:{port}", "Host": f"localhost:{port}"})
+    assert ok[0] == 200 and len(store.rows()) == 1
+
+
+def test_allow_origin_admits_a_reverse_proxy(tmp_path):
+    study = small_study()
+    store = JudgmentStore(tmp_path / "p.sqlite")
+    app = AnnotationApp(study, store)
+    tokens = store.ensure_annotators(["alice"])
+    server = app.make_server("127.0.0.1", 0, allowed_origins=["https://annotate.example.org/"])
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        path, body = judgment(study, tokens)
+        proxy = {"Origin": "https://annotate.example.org", "Host": "annotate.example.org"}
+        assert _fuzz.post(port, path, json.dumps(body).encode(), proxy)[0] == 200
+        assert _fuzz.post(port, path, json.dumps(body).encode(), {"Origin": "https://other.org"})[0] == 403
+    finally:
+        server.shutdown()
+        server.server_close()
+        store.close()
+    with pytest.raises(ParameterError, match="is not an origin"):
+        app.make_server("127.0.0.1", 0, allowed_origins=["annotate.example.org/path"])
+
+
+def test_database_that_cannot_be_written_gives_503_and_recovers(running, tmp_path):
+    """Disk full (SQLite's max_page_count: a real SQLITE_FULL), read-only and locked: 503, nothing stored."""
+    import sqlite3
+
+    study, store, tokens, port, _ = running
+    path, body = judgment(study, tokens)
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(StoreUnavailable, match="database or disk is full"):  # fill the last page
+        for i in range(10_000):
+            store.submit("zz", f"junk-{i}", "1", f"junk-{i:06d}")
+    n_rows = len(store.rows())
+    code, headers, data = _fuzz.post(port, path, json.dumps(body).encode())
+    assert code == 503 and headers["Retry-After"] == "2" and "disk is full" in json.loads(data)["error"]
+    assert len(store.rows()) == n_rows and call(port, "GET", f"/api/{tokens['alice']}/state")[0] == 200
+    store._db.execute("PRAGMA max_page_count = 1073741823")
+    code, _, data = _fuzz.post(port, path, json.dumps(body).encode())  # the page retries with the same key
+    assert code == 200 and json.loads(data)["status"] == "stored"
+    second = dict(body, item_id=study.order_for("alice")[1], key="key-second-1")
+    second["response"] = study.by_id[second["item_id"]]["options"][0]
+    store._db.execute("PRAGMA query_only = ON")  # a read-only database
+    code, _, data = _fuzz.post(port, path, json.dumps(second).encode())
+    assert code == 503 and "readonly" in json.loads(data)["error"]
+    store._db.execute("PRAGMA query_only = OFF")
+    other = sqlite3.connect(store.path, timeout=0)
+    other.execute("BEGIN EXCLUSIVE")  # another program holds the write lock
+    store._db.execute("PRAGMA busy_timeout = 50")
+    try:
+        code, _, data = _fuzz.post(port, path, json.dumps(second).encode())
+        assert code == 503 and "locked" in json.loads(data)["error"]
+    finally:
+        other.rollback()
+        other.close()
+    assert _fuzz.post(port, path, json.dumps(second).encode())[0] == 200
+    assert sum(r["annotator"] == "alice" for r in store.rows()) == 2
+
+
+def test_random_bodies_never_break_the_server(running):
+    """Hypothesis: random JSON/bytes bodies get a status < 500 and the server keeps answering."""
+    from hypothesis import HealthCheck, given, settings
+
+    study, store, tokens, port, _ = running
+    path = f"/api/{tokens['bob']}/judgments"
+    seen = set()
+
+    @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(_fuzz.bodies(study))
+    def check(body):
+        code, _, data = _fuzz.post(port, path, body)
+        assert code < 500, (code, body, data)
+        assert isinstance(json.loads(data)["status" if code in (200, 409) else "error"], str)
+        seen.add(code)
+
+    check()
+    assert {200, 400} <= seen and call(port, "GET", "/healthz") == (200, "ok")
+    assert all(r["annotator"] == "bob" for r in store.rows())
+
+
+def test_names_printed_by_serve_are_escaped(tmp_path):
+    study = small_study(name="evil\nLINK mallory http://evil.example/a/x \x1b[2J")
+    lines = []
+
+    def announce(text, flush=True):
+        lines.append(text)
+        if text.startswith("LINK"):
+            raise KeyboardInterrupt  # stop after the first link, as Ctrl-C would
+
+    serve(study, str(tmp_path / "e.sqlite"), ["bob\r\u202eeve"], port=0, announce=announce)
+    assert len(lines) == 2 and all("\n" not in x and "\x1b" not in x and "\r" not in x for x in lines)
+    assert "evil\\nLINK mallory http://evil.example/a/x \\x1b[2J" in lines[0]
+    assert lines[1].startswith("LINK bob\\r\\u202eeve http://127.0.0.1:")

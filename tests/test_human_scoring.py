@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from tealeaves.cli import main
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, InputNotFoundError
 from tealeaves.human.agreement import (
     AgreementUndefined,
     krippendorff_alpha,
@@ -196,7 +196,7 @@ def test_import_missing_columns_mapping_and_empty(tmp_path):
     empty.write_text("item_id,annotator,response\n")
     with pytest.raises(EmptyInputError):
         read_results(empty, study)
-    with pytest.raises(ResultsError, match="does not exist"):
+    with pytest.raises(InputNotFoundError, match="does not exist"):
         read_results(tmp_path / "absent.csv", study)
     only_bad = pd.DataFrame({"item_id": ["zzz"], "annotator": ["a"], "response": ["1"]})
     with pytest.raises(EmptyInputError, match="no usable"):

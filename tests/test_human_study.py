@@ -359,3 +359,97 @@ def test_multilingual_study_from_a_fitted_polylingual_model():
     study = build_study(tasks=["multilingual_rating"], multilingual=model, rating_words=6, n_checks=1)
     for item in (i for i in study.items if not i["check"]):
         assert item["words"] == {lang: model.top_words(lang, 6)[item["topic"]] for lang in ("en", "sv")}
+
+
+# -- vocabulary-order-independent tie-breaking (issue 9, point 5) ---------------------------------------
+def tied_model(n_topics=10, n_words=1000, n_own=15, seed=0) -> FixedTopicModel:
+    """A tomotopy/MALLET-like model: each topic draws 15 words; every other word has one equal probability.
+
+    The vocabulary is in frequency order (the topics' words first), as tomotopy and MALLET store it.
+    """
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((n_topics, n_words))
+    for k in range(n_topics):
+        counts[k, k * n_own:(k + 1) * n_own] = rng.integers(5, 500, size=n_own)
+    beta = 0.01
+    phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + n_words * beta)
+    return FixedTopicModel(phi, [f"w{i:04d}" for i in range(n_words)])
+
+
+def tie_ranks(model, seed):
+    """Ranks under the documented rule, recomputed independently: -probability, then SHA-256(seed, word)."""
+    import hashlib
+
+    vocab = list(model.vocabulary_)
+    key = [int.from_bytes(hashlib.sha256(f"{seed}\x00{w}".encode()).digest()[:8], "little") for w in vocab]
+    w = model.topic_word_
+    out = np.empty_like(w, dtype=int)
+    for k in range(w.shape[0]):
+        order = sorted(range(w.shape[1]), key=lambda j: (-w[k, j], key[j]))
+        out[k, order] = np.arange(w.shape[1])
+    return out
+
+
+def test_massive_ties_do_not_exclude_every_topic():
+    model = tied_model()
+    phi = model.topic_word_
+    # the bug this guards against: with ties broken by word id, no topic has an admissible intruder
+    by_id = model.top_word_ids(phi.shape[1])
+    assert all(it.intruder_candidates(by_id, k).size == 0 for k in range(phi.shape[0]))
+    study = build_study(model, tasks=["word_intrusion"], seed=4, n_checks=2)
+    wi = [i for i in study.items if not i["check"]]
+    assert not study.excluded and sorted(i["topic"] for i in wi) == list(range(10))
+    r, vocab = tie_ranks(model, 4), list(model.vocabulary_)
+    for item in wi:
+        k, intruder = item["topic"], vocab.index(item["answer"])
+        top5 = [vocab[j] for j in np.argsort(r[k])[:5]]
+        assert sorted(item["options"]) == sorted(top5 + [item["answer"]])
+        assert r[k, intruder] >= phi.shape[1] / 2 and item["answer"] not in top5
+        assert any(r[j, intruder] < 10 for j in range(phi.shape[0]) if j != k)
+    assert study.settings["tie_break"] == "probability, then sha256(seed, word)"
+
+
+@pytest.mark.parametrize("make", [tied_model, block_model], ids=["ties", "no-ties"])
+def test_permuting_the_vocabulary_gives_the_same_study(make):
+    model = make()
+    n_topics = model.topic_word_.shape[0]
+    perm = np.random.default_rng(7).permutation(model.topic_word_.shape[1])
+    permuted = FixedTopicModel(model.topic_word_[:, perm], [model.vocabulary_[j] for j in perm])
+    theta, titles, texts = documents(n_docs=6, n_topics=n_topics)
+    kw = dict(tasks=["word_intrusion", "rating", "topic_intrusion"], seed=12, n_checks=3, doc_topic=theta,
+              titles=titles, texts=texts, n_documents=6)
+    a, b = build_study(model, **kw), build_study(permuted, **kw)
+    assert a.items == b.items and a.excluded == b.excluded and a.fingerprint == b.fingerprint
+    # and a different seed permutes the ties differently (the rule is the seed's, not a fixed order)
+    assert it.topic_rankings(model, 0).tolist() != it.topic_rankings(model, 1).tolist() or make is block_model
+
+
+def test_no_ties_ranking_equals_the_models_own():
+    model = block_model()
+    assert np.array_equal(it.topic_rankings(model, 3), model.top_word_ids(model.topic_word_.shape[1]))
+
+
+def test_real_tomotopy_model_ties_give_a_vocabulary_order_free_study():
+    """A fitted tomotopy LDA: most of each topic's probabilities are one tied value (eta over the norm)."""
+    tp = pytest.importorskip("tomotopy")
+    rng = np.random.default_rng(0)
+    n_topics, n_words = 8, 400
+    topic_words = [rng.choice(n_words, size=25, replace=False) for _ in range(n_topics)]
+    lda = tp.LDAModel(k=n_topics, seed=1, eta=0.01, alpha=0.1)
+    for _ in range(300):
+        lda.add_doc([f"v{int(w)}" for k in rng.choice(n_topics, 2, replace=False)
+                     for w in rng.choice(topic_words[k], size=30)])
+    lda.train(200, workers=1)
+    phi = np.array([lda.get_topic_word_dist(k) for k in range(n_topics)], dtype=np.float64)
+    vocab = list(lda.used_vocabs)
+    assert all(len(np.unique(row)) < phi.shape[1] / 4 for row in phi)  # massive ties
+    model = FixedTopicModel(phi / phi.sum(axis=1, keepdims=True), vocab)
+    perm = np.random.default_rng(3).permutation(len(vocab))
+    permuted = FixedTopicModel(model.topic_word_[:, perm], [vocab[j] for j in perm])
+    a = build_study(model, tasks=["word_intrusion", "rating"], seed=0)
+    b = build_study(permuted, tasks=["word_intrusion", "rating"], seed=0)
+    assert a.items == b.items and not a.excluded
+    r = tie_ranks(model, 0)
+    for item in (i for i in a.items if i["task"] == "word_intrusion" and not i["check"]):
+        k, w = item["topic"], vocab.index(item["answer"])
+        assert r[k, w] >= len(vocab) / 2 and any(r[j, w] < 10 for j in range(n_topics) if j != k)

@@ -16,7 +16,7 @@ from tealeaves.corpus.readers import (
     read_text_folder,
     read_token_lines,
 )
-from tealeaves.errors import DataNotFoundError, EmptyInputError
+from tealeaves.errors import DataNotFoundError, EmptyInputError, InputEncodingError
 
 
 def test_text_folder_ids_are_relative_paths(tmp_path):
@@ -32,7 +32,7 @@ def test_text_folder_ids_are_relative_paths(tmp_path):
 
 def test_text_folder_encoding(tmp_path):
     (tmp_path / "x.txt").write_bytes("café crème".encode("latin-1"))
-    with pytest.raises(CorpusFormatError, match="latin-1"):
+    with pytest.raises(InputEncodingError, match=r"x.txt. is not valid utf-8: byte 0xe9 at line 1"):
         read_text_folder(tmp_path)
     assert read_text_folder(tmp_path, encoding="latin-1").texts == ["café crème"]
 

@@ -1,54 +1,94 @@
-"""Shared rendering of results for the command line (JSON or aligned text)."""
+"""Shared rendering of results for the command line (JSON or aligned text), and writing them.
+
+Output never holds NaN or infinity: a non-finite number anywhere in a JSON result or a
+text table raises :class:`~tealeaves.errors.OutputError` naming where it is (e.g.
+``result.rows[2].perplexity``), so the command ends with ``tealeaves: error: ...`` and exit
+status 1 instead of printing a number no JSON reader accepts.  Measures that have no
+value for an input return a documented ``None`` (written ``null``) instead.  An output
+path is checked before the work starts with :func:`check_output_path` (the same
+:func:`tealeaves._io.atomic_write` the final write uses: no partial files).
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves.errors import OutputError
 
-def to_jsonable(obj: object) -> object:
-    """Convert numpy scalars/arrays and dataclass-like objects for ``json.dumps``."""
+
+def to_jsonable(obj: object, where: str = "result") -> object:
+    """Convert numpy scalars/arrays and dataclass-like objects for ``json.dumps``.
+
+    Raises :class:`OutputError` for a NaN or infinite number, naming its place in ``obj``.
+    """
     if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
+        return {str(k): to_jsonable(v, f"{where}.{k}") for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
+        return [to_jsonable(v, f"{where}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
+        return to_jsonable(obj.tolist(), where)
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
     if isinstance(obj, np.integer):
         return int(obj)
     if isinstance(obj, (np.floating, float)):
-        value = float(obj)
-        if not math.isfinite(value):
-            raise ValueError(f"refusing to emit a non-finite number ({value}) as JSON")
-        return value
-    if isinstance(obj, np.bool_):
-        return bool(obj)
+        return _check_finite(float(obj), where)
     if hasattr(obj, "to_dict"):
-        return to_jsonable(obj.to_dict())
+        return to_jsonable(obj.to_dict(), where)
     return obj
 
 
+def _check_finite(value: float, where: str) -> float:
+    if not math.isfinite(value):
+        raise OutputError(f"the result holds a non-finite number ({value}) at {where}, which no output "
+                          "may carry", fix="this is a bug in tealeaves: please report it with the command "
+                          "line that produced it")
+    return value
+
+
 def dump_json(obj: object) -> str:
-    """Serialise ``obj`` as indented JSON, refusing NaN and infinity."""
+    """Serialise ``obj`` as indented JSON, refusing NaN and infinity (:class:`OutputError`)."""
     return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def check_output_path(path: str | os.PathLike[str], what: str = "output file") -> None:
+    """Refuse, before any long work, an output path that cannot be written.
+
+    Tries :func:`tealeaves._io.atomic_write` itself (its temporary file is removed), so
+    the check is exactly the one the final write makes: a folder, a missing folder, no
+    permission, a full disk all raise :class:`OutputError` now rather than at the end.
+    """
+    from tealeaves._io import atomic_write
+
+    class _Probe(Exception):
+        pass
+
+    try:
+        with atomic_write(path, what=what):
+            raise _Probe
+    except _Probe:
+        pass
 
 
 def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                  floatfmt: str = ".3f") -> str:
-    """Render rows of dicts as a plain aligned text table."""
+    """Render rows of dicts as a plain aligned text table (a NaN or infinite cell: :class:`OutputError`)."""
     if not rows:
         return "(no rows)"
     columns = list(columns or rows[0].keys())
 
-    def cell(v: object) -> str:
+    def cell(v: object, where: str) -> str:
         if isinstance(v, (float, np.floating)):
+            _check_finite(float(v), where)
             return format(float(v), floatfmt)
         return str(v)
 
-    body = [[cell(r.get(c, "")) for c in columns] for r in rows]
+    body = [[cell(r.get(c, ""), f"row {i}, column {c!r}") for c in columns] for i, r in enumerate(rows)]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.rjust(w) for c, w in zip(columns, widths))]
     lines.append("  ".join("-" * w for w in widths))

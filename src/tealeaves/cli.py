@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "tealeaves.coherence.cli",
     "tealeaves.human.cli",
     "tealeaves.multilingual.cli",
+    "tealeaves.data.cli",
 )
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130, 141
@@ -64,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str, status: int) -> int:
-    print(f"tealeaves: error: {message}", file=sys.stderr)
+    from tealeaves._terminal import escape  # an input must not forge terminal lines through a message
+
+    print(f"tealeaves: error: {escape(message)}", file=sys.stderr)
     return status
 
 

@@ -398,18 +398,19 @@ def test_cli_perplexity_unknown_model_file(cli_error, tmp_path):
     model.write_bytes(b"\x00\x01\x02 no model format")
     test = tmp_path / "test.txt"
     test.write_text("a b c\n", encoding="utf-8")
-    cli_error(["perplexity", model, test, "--method", "completion"], "of a kind tealeaves does not read")
+    cli_error(["perplexity", model, test, "--tokenized", "--method", "completion"], "model.xyz")
 
 
 @pytest.mark.parametrize("method, fragment", [
     ("completion", "tealeaves' fold-in only"),  # a .npz has no native inference
-    ("is", "--inference applies to --method completion only"),
+    ("is", "--inference does not apply to --method is"),
 ])
 def test_cli_perplexity_native_inference_refused(cli_error, tmp_path, method, fragment):
     path = load_model(PHI, vocabulary=WORDS, alpha=0.5).save(tmp_path / "m.npz")
     test = tmp_path / "test.txt"
     test.write_text("a b c a\n", encoding="utf-8")
-    cli_error(["perplexity", path, test, "--method", method, "--inference", "native"], fragment)
+    cli_error(["perplexity", path, test, "--tokenized", "--method", method, "--inference", "native"],
+              fragment)
 
 
 def test_cli_perplexity_bad_inference_choice(cli_error, tmp_path):
@@ -421,7 +422,8 @@ def test_cli_perplexity_of_a_non_probabilistic_model(cli_error, tmp_path):
     path = load_model(PHI * 3, vocabulary=WORDS, probabilistic=False).save(tmp_path / "m.npz")
     test = tmp_path / "test.txt"
     test.write_text("a b c a\n", encoding="utf-8")
-    cli_error(["perplexity", path, test, "--method", "completion"], "no topic-word probabilities")
+    cli_error(["perplexity", path, test, "--tokenized", "--method", "completion"],
+              "no topic-word probabilities")
 
 
 def test_cli_build_study_from_a_corrupt_tomotopy_file(cli_error, tmp_path):

@@ -63,3 +63,16 @@ def _parser_running(func):
     parser.add_argument("x")
     parser.set_defaults(func=func)
     return parser
+
+
+def test_error_messages_are_escaped(monkeypatch, run_cli):
+    """A file name or value with a newline or an ANSI escape cannot forge a line on the terminal."""
+    from tealeaves.errors import TealeavesError
+
+    def forged(args):
+        raise TealeavesError("bad file 'x\nLINK eve http://evil\x1b[2J'")
+
+    monkeypatch.setattr(cli, "build_parser", lambda: _parser_running(forged))
+    result = run_cli(["x"])
+    assert result.code == cli.EXIT_ERROR
+    assert result.err.count("\n") == 1 and "\x1b" not in result.err and "\\nLINK eve" in result.err

@@ -5,7 +5,8 @@
 * :mod:`~tealeaves.coherence.core` -- the one counting core (documents and
   sliding windows over postings, also crosslingual);
 * segmentation, confirmation, aggregation and :mod:`~tealeaves.coherence.presets`
-  (``umass``, ``uci``, ``npmi``, ``c_v``);
+  (``umass``, ``uci``, ``npmi``, ``c_v``; jhlau/topic_interpretability's ``jhlau_pmi``,
+  ``jhlau_npmi``; Palmetto's ``c_a``, ``c_p``, ``palmetto_*``);
 * :func:`coherence` / :class:`Coherence` -- the API, returning a :class:`CoherenceResult`.
 """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves.validation import check_int, check_unique, float_arg, int_arg
 
 
 def register(subparsers) -> None:
@@ -23,31 +24,87 @@ def register(subparsers) -> None:
     add_format_option(build)
     build.set_defaults(func=_build)
 
-    info = sub.add_parser("info", help="describe an index file (verifies its checksum)")
+    info = sub.add_parser("info", help="describe an index file (checks its structure and checksum)")
     info.add_argument("reference", help="index file")
+    info.add_argument("--verify", action="store_true",
+                      help="report the outcome of the full check (checksum and structure) as 'verified'")
     add_format_option(info)
     info.set_defaults(func=_info)
 
     coh = subparsers.add_parser("coherence", help="score topics against a reference index")
+    _add_coherence_options(coh)
+    add_format_option(coh)
+    coh.set_defaults(func=_coherence)
+
+
+def top_arg(text: str) -> int | tuple[int, ...]:
+    """argparse type of ``--top``: a number of words >= 2, or several separated by commas (5,10,15,20)."""
+    import argparse
+
+    from tealeaves.coherence.measure import check_top_n
+    from tealeaves.errors import ParameterError
+
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = [check_int(p, "--top", min_value=2, allow_str=True) for p in parts]
+        return check_top_n(values)
+    except ParameterError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (e.g. --top 10 or --top 5,10,15,20)") from None
+
+
+#: Choices of the coherence options (the modules' constants, checked equal by the tests).
+CHOICES = {
+    "segmentation": ("one-one", "one-pre", "one-succeeding", "one-set", "one-all", "one-any", "any-any"),
+    "confirmation": ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson",
+                     "jaccard", "log-jaccard", "likelihood", "log-likelihood", "cosine", "dice",
+                     "indirect-jaccard"),
+    "aggregation": ("mean", "median", "sum"),
+    "zero": ("limit", "epsilon", "zero"),
+    "compat": ("exact", "gensim", "jhlau"),
+    "log_base": ("e", "2", "10"),
+    "absent": ("skip", "zero"),
+    "window_kind": ("sliding", "context"),
+    "measure": ("umass", "uci", "npmi", "c_v", "jhlau_pmi", "jhlau_npmi", "palmetto_umass", "palmetto_uci",
+                "palmetto_npmi", "c_a", "c_p", "palmetto_c_v"),
+}
+
+
+def _add_coherence_options(coh) -> None:
+    """The options of ``tealeaves coherence``: the preset, its overrides, and the output.
+
+    The choices are spelled out in :data:`CHOICES` so that ``tealeaves --help`` does not
+    import the numba kernels; ``tests/test_coherence_compat.py`` checks them against the modules.
+    """
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="text file, one topic per line (most probable word "
                                                      "first), or a saved tealeaves model (.npz)")
-    coh.add_argument("--measure", default="npmi", help="umass, uci, npmi or c_v (default npmi)")
-    coh.add_argument("--top", type=int, default=10, help="top words per topic (default 10)")
+    coh.add_argument("--measure", default="npmi",
+                     help=f"preset: {', '.join(CHOICES['measure'])} (default npmi; see docs/coherence.md)")
+    coh.add_argument("--top", type=top_arg, default=10, metavar="N[,N...]",
+                     help="top words per topic (default 10); several, e.g. 5,10,15,20, give the mean over "
+                          "those cardinalities")
+    # checked by tealeaves.validation.check_window when the measure is resolved (exit 1, as before)
     coh.add_argument("--window", default=None, help="'doc' or a window size in tokens (default: preset's)")
-    coh.add_argument("--segmentation", default=None, choices=("one-one", "one-pre", "one-set", "one-all"))
-    coh.add_argument("--confirmation", default=None,
-                     choices=("log-conditional", "pmi", "log-ratio", "npmi", "cosine"))
-    coh.add_argument("--aggregation", default=None, choices=("mean", "median", "sum"))
-    coh.add_argument("--smoothing", type=float, default=None, help="pseudo-count added to joint counts")
-    coh.add_argument("--zero", default=None, choices=("limit", "epsilon", "zero"),
+    coh.add_argument("--segmentation", default=None, choices=CHOICES["segmentation"])
+    coh.add_argument("--confirmation", default=None, choices=CHOICES["confirmation"])
+    coh.add_argument("--aggregation", default=None, choices=CHOICES["aggregation"])
+    coh.add_argument("--smoothing", type=float_arg(0, name="--smoothing"), default=None,
+                     help="pseudo-count added to joint counts (>= 0)")
+    coh.add_argument("--zero", default=None, choices=CHOICES["zero"],
                      help="value for pairs that never co-occur (default: limit, NPMI -1)")
-    coh.add_argument("--gamma", type=float, default=None, help="exponent of C_V's context vectors")
-    coh.add_argument("--compat", default=None, choices=("exact", "gensim"), help="window counting")
-    coh.add_argument("--pairs", type=int, nargs="*", default=[], metavar="TOPIC",
+    coh.add_argument("--gamma", type=float_arg(0, name="--gamma", include_min=False), default=None,
+                     help="exponent of the context vectors of indirect confirmations (> 0)")
+    coh.add_argument("--compat", default=None, choices=CHOICES["compat"], help="sliding-window counting")
+    coh.add_argument("--log-base", default=None, choices=CHOICES["log_base"],
+                     help="base of the logarithms of PMI, log-conditional, log-Jaccard (default e)")
+    coh.add_argument("--min-count", type=int_arg(0, name="--min-count"), default=None,
+                     help="counts below this are taken as 0 (Palmetto's minimum frequency)")
+    coh.add_argument("--absent", default=None, choices=CHOICES["absent"],
+                     help="segments with a word of probability 0: left out (skip) or scored 0 (zero)")
+    coh.add_argument("--window-kind", default=None, choices=CHOICES["window_kind"],
+                     help="boolean sliding windows, or Palmetto's context windows (C_A)")
+    coh.add_argument("--pairs", type=int_arg(0, name="--pairs"), nargs="*", default=[], metavar="TOPIC",
                      help="also print these topics' word-pair matrices (text output)")
-    add_format_option(coh)
-    coh.set_defaults(func=_coherence)
 
 
 def read_reference_corpus(path: str | Path, text_field: str = "text"):
@@ -84,18 +141,24 @@ def _build(args) -> int:
 def _info(args) -> int:
     from tealeaves.coherence.index import ReferenceIndex
 
-    _print_info(ReferenceIndex.load(args.reference), args.format)
+    index = ReferenceIndex.load(args.reference, verify=True)  # every check; raises IndexIntegrityError
+    _print_info(index, args.format, verified=args.verify)
     return 0
 
 
-def _print_info(index, fmt: str) -> None:
+def _print_info(index, fmt: str, verified: bool = False) -> None:
+    """Print :meth:`ReferenceIndex.info`; ``verified`` adds the outcome of the full check."""
     info = index.info()
+    if verified:
+        info["verified"] = True
     if fmt == "json":
         print(dump_json(info))
     else:
         rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
-                for k, v in info.items()]
+                for k, v in info.items() if k != "verified"]
         print(format_table(rows))
+        if verified:
+            print(f"verified: {index.path} passed the checksum and every structural check")
 
 
 def _as_reference(path: str):
@@ -111,16 +174,29 @@ def _as_reference(path: str):
 
 
 def _coherence(args) -> int:
+    from tealeaves.coherence.errors import SettingsError
     from tealeaves.coherence.measure import Coherence
+    from tealeaves.errors import ParameterError
 
     measure = Coherence(args.measure, top_n=args.top, segmentation=args.segmentation, window=args.window,
                         confirmation=args.confirmation, aggregation=args.aggregation,
-                        smoothing=args.smoothing, zero=args.zero, gamma=args.gamma, compat=args.compat)
+                        smoothing=args.smoothing, zero=args.zero, gamma=args.gamma, compat=args.compat,
+                        log_base=args.log_base, min_count=args.min_count, absent=args.absent,
+                        window_kind=args.window_kind)
     spec = measure.spec  # validate settings before the (possibly long) work
     del spec
+    pairs = check_unique(args.pairs, "--pairs")
+    if pairs and args.format == "json":
+        raise SettingsError("--pairs prints word-pair matrices in the text report; JSON output has none",
+                            fix="drop --pairs, or use --format text")
     result = measure.score(args.topics, _as_reference(args.reference))
+    n_topics = len(result.topics)
+    bad = [t for t in pairs if t >= n_topics]
+    if bad:
+        raise ParameterError(f"--pairs {bad[0]}: there are {n_topics} topics, numbered 0 to {n_topics - 1}",
+                             fix="give topic numbers within that range")
     if args.format == "json":
         print(dump_json(result.to_dict()))
     else:
-        print(result.to_text(args.pairs))
+        print(result.to_text(pairs))
     return 0

@@ -32,6 +32,27 @@ Boolean sliding windows of size ``w``
     the word at a position ``>= a`` (then clipped to ``n - w``): the word stays
     present until that occurrence leaves.
 
+    ``compat="jhlau"`` reproduces jhlau/topic_interpretability
+    (``ComputeWordCount.py``): a document of ``n`` tokens yields ``n + w - 1``
+    windows, the partial ones at both ends included (window ``t = 1 .. n + w - 1``
+    holds tokens ``[max(0, t - w), min(t, n))``), so a short document gives more
+    than one window and an empty one ``w - 1`` empty windows.  With the window
+    start shifted by ``w - 1``, occurrence ``p`` is in windows ``[p, p + w - 1]``,
+    never clipped.
+
+Word sets
+    ``count_subsets`` gives, for every topic, the number of units holding *all*
+    words of each subset of its words (bit ``i`` = topic position ``i``): one
+    sweep over the same window intervals per topic, then a superset sum.  Set
+    segmentations (one-any, any-any; one-set/one-all with direct confirmations)
+    need these.
+
+Context windows (Palmetto's ``P_cw``, used by C_A)
+    ``count_context`` counts, for each pair, the occurrence pairs of the two
+    words at most ``w`` tokens apart in one document; a word's count is its
+    number of tokens; the total is ``sum(n - w + 1)`` over documents
+    (Palmetto's ``ContextWindowFrequencyDeterminer``).
+
 The kernels are compiled with numba.
 """
 
@@ -44,9 +65,13 @@ import numba
 import numpy as np
 
 from tealeaves.coherence.errors import SettingsError
+from tealeaves.errors import EmptyInputError
 
 #: Supported window-counting modes.
-COMPAT_MODES = ("exact", "gensim")
+COMPAT_MODES = ("exact", "gensim", "jhlau")
+_MODE_CODE = {"exact": 0, "gensim": 1, "jhlau": 2}
+#: Largest topic whose word subsets are counted (2**k subsets per topic).
+MAX_SUBSET_WORDS = 12
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,13 +216,14 @@ def _masked_sizes(docs, ptr, mask):
 
 
 @numba.njit(cache=True, nogil=True)
-def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, gensim):
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
     Returns ``(wptr, docs, iptr, starts, ends, single)``: postings of selected
     word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
     of local posting ``k`` are ``iptr[k]:iptr[k+1]`` (inclusive ``[starts, ends]``),
-    and ``single[i]`` is the number of windows containing word ``i``.
+    and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
+    1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
     """
     k = len(word_ids)
     wptr = np.zeros(k + 1, dtype=np.int64)
@@ -223,8 +249,10 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
             docs[loc] = d
             n = doc_len[d]
             last = n - w  # last window start
+            if mode == 2:
+                last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
             p0, p1 = pos_ptr[g], pos_ptr[g + 1]
-            if last <= 0:  # one window for the whole document
+            if last <= 0 and mode != 2:  # one window for the whole document
                 starts[n_iv] = 0
                 ends[n_iv] = 0
                 n_iv += 1
@@ -235,17 +263,21 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
                 cur_e = -2
                 for t in range(p0, p1):
                     p = positions[t]
-                    a = p - w + 1
-                    if a < 0:
-                        a = 0
-                    if gensim:
-                        while positions[q] < a:
-                            q += 1
-                        e = positions[q]
+                    if mode == 2:
+                        a = p
+                        e = p + w - 1
                     else:
-                        e = p
-                    if e > last:
-                        e = last
+                        a = p - w + 1
+                        if a < 0:
+                            a = 0
+                        if mode == 1:
+                            while positions[q] < a:
+                                q += 1
+                            e = positions[q]
+                        else:
+                            e = p
+                        if e > last:
+                            e = last
                     if a > e:
                         continue
                     if a <= cur_e + 1:  # overlaps or touches the open interval
@@ -271,9 +303,45 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, n_space):
-    """Windows shared by each pair: the shorter word's documents are probed against a scratch map
-    (document -> posting) of the longer word's, then their interval lists are intersected by a sweep."""
+def _overlap(g, h, iptr, starts, ends):
+    """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
+    total = 0
+    u, u1 = iptr[g], iptr[g + 1]
+    v, v1 = iptr[h], iptr[h + 1]
+    while u < u1 and v < v1:
+        lo = starts[u] if starts[u] > starts[v] else starts[v]
+        hi = ends[u] if ends[u] < ends[v] else ends[v]
+        if hi >= lo:
+            total += hi - lo + 1
+        if ends[u] < ends[v]:
+            u += 1
+        else:
+            v += 1
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _near(g, h, pptr, positions, w):
+    """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
+    total = 0
+    lo = pptr[g]
+    hi = pptr[g]
+    for v in range(pptr[h], pptr[h + 1]):
+        q = positions[v]
+        while lo < pptr[g + 1] and positions[lo] < q - w:
+            lo += 1
+        while hi < pptr[g + 1] and positions[hi] <= q + w:
+            hi += 1
+        total += hi - lo
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_unit_kernel(pairs, wptr, docs, ptr, x, y, n_space, context, w):
+    """Units shared by each pair: the shorter word's documents are probed against a scratch map
+    (document -> posting) of the longer word's, then each shared document is counted: windows by
+    intersecting the interval lists (``ptr, x, y`` = ``iptr, starts, ends``), or, with ``context``,
+    occurrence pairs at most ``w`` apart (``ptr, x`` = position ranges, positions)."""
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     key = np.empty(n_pairs, dtype=np.int64)
@@ -300,18 +368,62 @@ def _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, n_space):
             g = slot[docs[h]]
             if g < 0:
                 continue
-            u, u1 = iptr[g], iptr[g + 1]
-            v, v1 = iptr[h], iptr[h + 1]
-            while u < u1 and v < v1:
-                lo = starts[u] if starts[u] > starts[v] else starts[v]
-                hi = ends[u] if ends[u] < ends[v] else ends[v]
-                if hi >= lo:
-                    total += hi - lo + 1
-                if ends[u] < ends[v]:
-                    u += 1
-                else:
-                    v += 1
+            total += _near(g, h, ptr, x, w) if context else _overlap(g, h, ptr, x, y)
         out[m] = total
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _subset_kernel(topic_loc, wptr, docs, iptr, starts, ends):
+    """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
+
+    Each word's window starts form disjoint, non-touching intervals per document, so
+    entering/leaving toggles its bit; a sweep over the sorted interval boundaries adds the
+    length of every stretch to the count of its exact word set, and a superset sum turns
+    "exactly this set" into "at least this set".  Entry 0 is left 0 (callers set the total).
+    """
+    n_t, k = topic_loc.shape
+    out = np.zeros((n_t, 1 << k), dtype=np.int64)
+    for t in range(n_t):
+        n_ev = 0
+        top = 0
+        for i in range(k):
+            w = topic_loc[t, i]
+            if w >= 0:
+                n_ev += 2 * (iptr[wptr[w + 1]] - iptr[wptr[w]])
+                for g in range(wptr[w], wptr[w + 1]):
+                    for u in range(iptr[g], iptr[g + 1]):
+                        if ends[u] + 2 > top:
+                            top = ends[u] + 2
+        key = np.empty(n_ev, dtype=np.int64)
+        bit = np.empty(n_ev, dtype=np.int64)
+        m = 0
+        for i in range(k):
+            w = topic_loc[t, i]
+            if w < 0:
+                continue
+            for g in range(wptr[w], wptr[w + 1]):
+                d = docs[g]
+                for u in range(iptr[g], iptr[g + 1]):
+                    key[m] = d * top + starts[u]
+                    bit[m] = 1 << i
+                    key[m + 1] = d * top + ends[u] + 1
+                    bit[m + 1] = 1 << i
+                    m += 2
+        order = np.argsort(key, kind="mergesort")
+        sig = 0
+        prev = -1
+        for r in range(n_ev):
+            e = order[r]
+            if sig != 0:
+                out[t, sig] += key[e] - prev  # a stretch never crosses documents: sig is 0 there
+            sig ^= bit[e]
+            prev = key[e]
+        for b in range(k):
+            step = 1 << b
+            for mask in range(1 << k):
+                if not mask & step:
+                    out[t, mask] += out[t, mask | step]
     return out
 
 
@@ -409,27 +521,119 @@ def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
 
-def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None) -> int:
-    """Total number of windows: ``max(1, n - w + 1)`` per document (present documents only)."""
+def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None,
+              compat: str = "exact") -> int:
+    """Total number of windows over the (present) documents.
+
+    ``max(1, n - w + 1)`` per document (``exact``, ``gensim``); ``n + w - 1`` for ``jhlau``.
+    """
     lengths = np.asarray(doc_lengths, dtype=np.int64)
-    per_doc = np.maximum(1, lengths - int(window) + 1)
+    if compat == "jhlau":
+        per_doc = lengths + int(window) - 1
+    else:
+        per_doc = np.maximum(1, lengths - int(window) + 1)
     if present is not None:
         per_doc = per_doc[np.asarray(present, dtype=bool)]
     return int(per_doc.sum())
 
 
-def count_windows(index, word_ids: Sequence[int], pairs, window: int,
-                  compat: str = "exact") -> CooccurrenceCounts:
-    """Boolean sliding-window counts (see the module docstring) for words of one index."""
+def _check_window(window: int, compat: str) -> None:
     if compat not in COMPAT_MODES:
         raise SettingsError(f"compat={compat!r} is not known; use one of {COMPAT_MODES}")
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
+
+
+def _intervals(index, word_ids, window: int | None, compat: str):
+    """Window-start intervals of the selected words (``window=None``: one unit per document)."""
     arr = index.arrays
-    wptr, docs, iptr, starts, ends, single = _window_intervals(
-        np.asarray(word_ids, dtype=np.int64), arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
-        arr["positions"], arr["doc_lengths"], int(window), compat == "gensim")
+    ids = np.asarray(word_ids, dtype=np.int64)
+    if window is None:
+        ptr, docs = arr["word_ptr"], arr["post_docs"]
+        wptr = np.zeros(len(ids) + 1, dtype=np.int64)
+        wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
+        sel = (np.concatenate([docs[ptr[i]:ptr[i + 1]] for i in ids]).astype(np.int64) if len(ids)
+               else np.zeros(0, dtype=np.int64))
+        zeros = np.zeros(len(sel), dtype=np.int64)
+        return wptr, sel, np.arange(len(sel) + 1, dtype=np.int64), zeros, zeros, np.diff(wptr)
+    return _window_intervals(ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
+                             arr["doc_lengths"], int(window), _MODE_CODE[compat])
+
+
+def _window_units(index, window: int, compat: str) -> int:
+    if compat == "jhlau":
+        return n_windows(index.doc_lengths, window, index.present, compat)
+    return index.window_total(int(window))
+
+
+def count_windows(index, word_ids: Sequence[int], pairs, window: int,
+                  compat: str = "exact") -> CooccurrenceCounts:
+    """Boolean sliding-window counts (see the module docstring) for words of one index."""
+    _check_window(window, compat)
+    wptr, docs, iptr, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    joint = _pair_window_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents)
-    total = index.window_total(int(window))
-    return CooccurrenceCounts(total, single, pairs, joint, f"window={int(window)}")
+    joint = _pair_unit_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents, False, 0)
+    return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
+                              f"window={int(window)}")
+
+
+def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = None,
+                  compat: str = "exact") -> tuple[np.ndarray, int]:
+    """Units holding all words of every subset of each topic's words.
+
+    ``topics`` is a ``(T, k)`` array of indices into ``word_ids`` (``-1``: no word);
+    returns ``(counts, n_units)`` with ``counts[t, mask]`` the units holding every word
+    at the positions set in ``mask`` (``counts[t, 0] = n_units``).  ``window=None``
+    counts documents; otherwise boolean sliding windows under ``compat``.
+    """
+    loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
+    if loc.shape[1] > MAX_SUBSET_WORDS:
+        raise SettingsError(f"word-set counts need 2**k subsets per topic; k={loc.shape[1]} is more than "
+                            f"{MAX_SUBSET_WORDS}", fix=f"score at most {MAX_SUBSET_WORDS} words per topic")
+    if window is None:
+        n_units = index.n_present
+    else:
+        _check_window(window, compat)
+        n_units = _window_units(index, window, compat)
+    wptr, docs, iptr, starts, ends, _ = _intervals(index, word_ids, window, compat)
+    counts = _subset_kernel(loc, wptr, docs, iptr, starts, ends)
+    counts[:, 0] = n_units
+    return counts, n_units
+
+
+def count_context(index, word_ids: Sequence[int], pairs, window: int) -> CooccurrenceCounts:
+    """Palmetto's context-window counts (``P_cw``, C_A): see the module docstring.
+
+    ``single`` is each word's number of tokens, ``joint[m]`` the occurrence pairs of
+    ``pairs[m]`` at most ``window`` tokens apart, ``n_units`` = ``sum(n - window + 1)``
+    over the present documents.
+    """
+    if int(window) < 1:
+        raise SettingsError(f"window must be at least 1 token, got {window}")
+    arr = index.arrays
+    ids = np.asarray(word_ids, dtype=np.int64)
+    ptr, pos_ptr = arr["word_ptr"], arr["pos_ptr"]
+    wptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
+    blocks = [np.arange(ptr[i], ptr[i + 1]) for i in ids]
+    g = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
+    docs = arr["post_docs"][g].astype(np.int64)
+    pptr = np.ascontiguousarray(pos_ptr[g].astype(np.int64))
+    pend = pos_ptr[g + 1].astype(np.int64)
+    # local position ranges: posting r covers positions[pptr[r]:pend[r]]; kernel needs pptr[r + 1] = end
+    positions = np.concatenate([arr["positions"][a:b] for a, b in zip(pptr, pend)]) if len(g) else \
+        np.zeros(0, dtype=np.int64)
+    local = np.zeros(len(g) + 1, dtype=np.int64)
+    local[1:] = np.cumsum(pend - pptr)
+    pairs = _as_pairs(pairs)
+    positions = positions.astype(np.int64)
+    joint = _pair_unit_kernel(pairs, wptr, docs, local, positions, positions, index.n_documents, True,
+                              int(window))
+    single = np.array([local[wptr[i + 1]] - local[wptr[i]] for i in range(len(ids))], dtype=np.int64)
+    lengths = index.doc_lengths[index.present].astype(np.int64)
+    n_units = int((lengths - int(window) + 1).sum())
+    if n_units <= 0:
+        raise EmptyInputError(f"context windows of {int(window)} tokens count sum(n - {int(window) - 1}) "
+                              f"over the documents, {n_units} for the reference {index.name!r}",
+                              fix="use a reference with longer documents, or a smaller window")
+    return CooccurrenceCounts(n_units, single, pairs, joint, f"context={int(window)}")

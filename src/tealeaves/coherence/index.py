@@ -19,7 +19,11 @@ File format (version 1, little-endian; see ``docs/coherence.md``)::
 The header records the name, the counts, the tokenisation of the corpus, the
 source, and for every array its ``dtype``, ``shape`` and byte ``offset``.
 Arrays are memory-mapped on load, after the checksum is verified (pass
-``verify=False`` to skip the full read on very large files).
+``verify=False`` to skip that full read on very large files) and after the
+header and every array have been checked structurally (``_check_header``,
+``_check_arrays``): the compiled kernels do not check bounds, so no array
+reaches them before its pointers, postings and positions are known to be
+consistent.
 
 Documents live in an id *space* of ``n_documents`` slots.  A plain index has
 one document per slot.  Per-language indices of an aligned corpus share the
@@ -52,6 +56,15 @@ _ALIGN = 64
 #: Arrays of an index, in file order.
 ARRAY_NAMES = ("vocab_blob", "vocab_offsets", "doc_lengths", "present", "word_ptr", "post_docs",
                "pos_ptr", "positions", "docid_blob", "docid_offsets")
+#: The dtype (numpy ``dtype.str``) of each array in a version-1 file.
+ARRAY_DTYPES = {"vocab_blob": "|u1", "vocab_offsets": "<i8", "doc_lengths": "<i8", "present": "|u1",
+                "word_ptr": "<i8", "post_docs": "<i4", "pos_ptr": "<i8", "positions": "<i4",
+                "docid_blob": "|u1", "docid_offsets": "<i8"}
+#: Largest count a header may hold (keeps every sum and offset inside int64).
+_MAX_COUNT = 2**62
+#: Positions are int32, so no document can be longer than this.
+_MAX_DOC_LENGTH = 2**31
+_FIX = "rebuild it with `tealeaves index build`"
 
 
 @numba.njit(cache=True)
@@ -109,9 +122,15 @@ def _blob(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _unblob(blob: np.ndarray, offsets: np.ndarray) -> list[str]:
-    raw = bytes(blob)
+    """The strings ``blob[offsets[i]:offsets[i+1]]`` (UTF-8): the blob is decoded once and sliced by
+    character offsets (byte offsets less the continuation bytes before them)."""
+    text = bytes(blob).decode("utf-8")
+    if len(text) != len(blob):
+        continuation = np.zeros(len(blob) + 1, dtype=np.int64)
+        np.cumsum((np.asarray(blob) & 0xC0) == 0x80, out=continuation[1:])
+        offsets = np.asarray(offsets) - continuation[offsets]
     off = offsets.tolist()
-    return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(len(off) - 1)]
+    return [text[a:b] for a, b in zip(off[:-1], off[1:])]
 
 
 class ReferenceIndex:
@@ -255,13 +274,19 @@ class ReferenceIndex:
 
     # -- persistence --------------------------------------------------------
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the index to ``path`` (format above); returns the path."""
+        """Write the index to ``path`` (format above) atomically; returns the path.
+
+        The file is written beside ``path`` and renamed into place when complete:
+        a failed or interrupted write leaves neither a partial index nor a
+        temporary file.
+        """
+        from tealeaves._io import atomic_write
+
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
         digest = hashlib.sha256()
         header_bytes = _header_bytes(self.header, self.arrays)
-        with open(tmp, "wb") as fh:
+        with atomic_write(path, mode="wb", encoding=None, what="index file") as fh:
             fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), b"\0" * 32))
 
             def sink(chunk: bytes) -> None:
@@ -271,59 +296,268 @@ class ReferenceIndex:
             _write_body(self.header, self.arrays, sink)
             fh.seek(0)
             fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), digest.digest()))
-        tmp.replace(path)
         self._checksum = digest.hexdigest()
         self.path = path
         return path
 
     @classmethod
     def load(cls, path: str | os.PathLike, verify: bool = True) -> ReferenceIndex:
-        """Open an index file, verifying its SHA-256 (unless ``verify=False``) and memory-mapping it.
+        """Open an index file, check it and memory-map its arrays.
 
-        Raises :class:`~tealeaves.errors.IndexIntegrityError` naming the file if
-        it is truncated, corrupted, or of an unknown format version.
+        The SHA-256 of the body is verified unless ``verify=False`` (which
+        skips only that full read); the header and every array are then
+        checked structurally (:func:`validate_index`) before any compiled
+        kernel can read them.  Raises :class:`~tealeaves.errors.IndexIntegrityError`
+        naming the file and the inconsistency if it is truncated, corrupted,
+        inconsistent or of an unknown format version.
         """
-        path = Path(path)
+        from tealeaves._io import existing_file
+
+        path = existing_file(path, "index file")
         if not path.is_file():
-            raise TealeavesError(f"no index file at {path}; build one with `tealeaves index build`")
+            raise TealeavesError(f"index file '{path}' is not a regular file", fix="give the path of a "
+                                 "file written by `tealeaves index build`")
         size = path.stat().st_size
         with open(path, "rb") as fh:
             prefix = fh.read(_PREFIX.size)
+            if not MAGIC.startswith(prefix[:len(MAGIC)]):
+                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
+                                          fix="give a file written by `tealeaves index build`")
             if len(prefix) < _PREFIX.size:
-                raise IndexIntegrityError(f"{path} is truncated ({size} bytes): rebuild the index")
-            magic, version, _, hlen, stored = _PREFIX.unpack(prefix)
-            if magic != MAGIC:
-                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)")
+                raise _integrity(path, f"is truncated ({size} bytes, shorter than the {_PREFIX.size}-byte "
+                                       "prefix of an index)")
+            _, version, reserved, hlen, stored = _PREFIX.unpack(prefix)
             if version != FORMAT_VERSION:
                 raise IndexIntegrityError(
                     f"{path} has index format version {version}; this tealeaves reads version "
-                    f"{FORMAT_VERSION}: rebuild the index with `tealeaves index build`")
+                    f"{FORMAT_VERSION}", fix=_FIX)
+            if reserved != 0:
+                raise _integrity(path, f"has {reserved} in its reserved prefix field (expected 0)")
+            if hlen > size - _PREFIX.size:
+                raise _integrity(path, f"declares a {hlen}-byte header but holds only {size} bytes: "
+                                       "the file is truncated or corrupted")
             if verify:
                 digest = hashlib.sha256()
                 for chunk in iter(lambda: fh.read(1 << 22), b""):
                     digest.update(chunk)
                 if digest.digest() != stored:
                     raise IndexIntegrityError(
-                        f"checksum mismatch in {path}: the file is corrupted or truncated; "
-                        "rebuild it with `tealeaves index build`")
+                        f"checksum mismatch in {path}: the file is corrupted or truncated", fix=_FIX)
             fh.seek(_PREFIX.size)
-            try:
-                header = json.loads(fh.read(hlen).decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise IndexIntegrityError(f"{path} has an unreadable header ({exc}); rebuild it") from exc
-        if header.get("file_size") != size:
-            raise IndexIntegrityError(
-                f"{path} is {size} bytes but its header says {header.get('file_size')}: the file is "
-                "truncated or corrupted; rebuild it")
+            raw = fh.read(hlen)
+        try:
+            header = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, absurd numbers or nesting
+            raise _integrity(path, f"has an unreadable header ({type(exc).__name__}: {exc})") from None
+        _check_header(path, header, size, hlen)
         arrays = {}
         for spec in header["arrays"]:
-            shape = tuple(spec["shape"])
-            if int(np.prod(shape)) == 0:
-                arrays[spec["name"]] = np.zeros(shape, dtype=spec["dtype"])
+            n = spec["shape"][0]
+            if n == 0:
+                arrays[spec["name"]] = np.zeros(0, dtype=spec["dtype"])
             else:
                 arrays[spec["name"]] = np.asarray(np.memmap(path, mode="r", dtype=spec["dtype"],
-                                                            offset=spec["offset"], shape=shape))
-        return cls(arrays, header, stored.hex(), path)
+                                                            offset=spec["offset"], shape=(n,)))
+        index = cls(arrays, header, stored.hex(), path)
+        index.vocabulary = _check_arrays(path, header, arrays)
+        return index
+
+
+def _integrity(path: Path, problem: str) -> IndexIntegrityError:
+    """The error for an index file that fails a check: the file, the inconsistency and the fix."""
+    return IndexIntegrityError(f"index file {path} {problem}", fix=_FIX)
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT
+
+
+def _check_header(path: Path, header, size: int, hlen: int) -> None:
+    """Check the JSON header of a version-1 index against the format (``docs/coherence.md``).
+
+    Required counts are non-negative integers; the optional descriptive fields
+    have their documented types; ``arrays`` lists exactly :data:`ARRAY_NAMES`
+    in order with the dtypes of :data:`ARRAY_DTYPES`, one-dimensional shapes
+    consistent with the counts, and 64-aligned offsets laid out in order after
+    the header, without overlap and inside the file.
+    """
+    if not isinstance(header, dict):
+        raise _integrity(path, f"has a header that is a JSON {type(header).__name__}, not an object")
+    if header.get("format", "tealeaves-reference-index") != "tealeaves-reference-index":
+        raise _integrity(path, f"has header format {header.get('format')!r}, not 'tealeaves-reference-index'")
+    if header.get("format_version", FORMAT_VERSION) != FORMAT_VERSION:
+        raise _integrity(path, f"has format_version {header.get('format_version')!r} in its header but "
+                               f"{FORMAT_VERSION} in its prefix")
+    for key in ("n_documents", "n_present", "n_tokens", "n_words", "file_size"):
+        if key not in header:
+            raise _integrity(path, f"has no {key!r} in its header")
+        if not _is_count(header[key]):
+            raise _integrity(path, f"has {key}={header[key]!r} in its header (expected an integer "
+                                   f"from 0 to 2**62)")
+    for key, kinds, what in (("name", (str,), "a string"), ("source", (str,), "a string"),
+                             ("tokenization", (dict,), "an object"),
+                             ("created_by", (str, type(None)), "a string")):
+        if key in header and not isinstance(header[key], kinds):
+            raise _integrity(path, f"has {key}={header[key]!r} in its header (expected {what})")
+    if header["file_size"] != size:
+        raise _integrity(path, f"is {size} bytes but its header says {header['file_size']}: the file is "
+                               "truncated or corrupted")
+    if not 1 <= header["n_present"] <= header["n_documents"]:
+        raise _integrity(path, f"holds n_present={header['n_present']} documents in an id space of "
+                               f"n_documents={header['n_documents']} (expected 1 <= n_present "
+                               "<= n_documents)")
+    specs = header.get("arrays")
+    if not isinstance(specs, list) or len(specs) != len(ARRAY_NAMES):
+        raise _integrity(path, f"lists {len(specs) if isinstance(specs, list) else 'no'} arrays in its "
+                               f"header (expected the {len(ARRAY_NAMES)} arrays {', '.join(ARRAY_NAMES)})")
+    end = _PREFIX.size + hlen
+    for spec, name in zip(specs, ARRAY_NAMES):
+        end = _check_spec(path, spec, name, end, size)
+    lengths = {spec["name"]: spec["shape"][0] for spec in specs}
+    expected = {"vocab_offsets": header["n_words"] + 1, "word_ptr": header["n_words"] + 1,
+                "doc_lengths": header["n_documents"], "present": header["n_documents"],
+                "pos_ptr": lengths["post_docs"] + 1, "docid_offsets": header["n_present"] + 1}
+    for name, n in expected.items():
+        if lengths[name] != n:
+            raise _integrity(path, f"has {lengths[name]} entries in array {name!r} where its counts "
+                                   f"imply {n}")
+
+
+def _check_spec(path: Path, spec, name: str, start: int, size: int) -> int:
+    """Check one array entry of the header; returns the byte where the array ends."""
+    if not isinstance(spec, dict) or spec.get("name") != name:
+        found = spec.get("name") if isinstance(spec, dict) else spec
+        raise _integrity(path, f"lists array {found!r} where the format has {name!r}")
+    if spec.get("dtype") != ARRAY_DTYPES[name]:
+        raise _integrity(path, f"gives array {name!r} dtype {spec.get('dtype')!r} (expected "
+                               f"{ARRAY_DTYPES[name]!r})")
+    shape, offset = spec.get("shape"), spec.get("offset")
+    if not (isinstance(shape, list) and len(shape) == 1 and _is_count(shape[0])):
+        raise _integrity(path, f"gives array {name!r} shape {shape!r} (expected [length])")
+    if not _is_count(offset) or offset % _ALIGN or offset < start:
+        raise _integrity(path, f"places array {name!r} at offset {offset!r} (expected a multiple of "
+                               f"{_ALIGN} at or after byte {start}, where the previous part ends)")
+    end = offset + shape[0] * np.dtype(ARRAY_DTYPES[name]).itemsize
+    if end > size:
+        raise _integrity(path, f"places array {name!r} at bytes {offset}-{end}, beyond the end of the "
+                               f"{size}-byte file")
+    return end
+
+
+def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: str,
+                   min_step: int = 0) -> None:
+    """``ptr`` must start at 0, end at ``total`` (the length of ``target``) and rise by >= ``min_step``."""
+    if ptr[0] != 0 or ptr[-1] != total:
+        raise _integrity(path, f"has {name} running from {ptr[0]} to {ptr[-1]} (expected 0 to {total}, the "
+                               f"length of {target})")
+    steps = np.diff(ptr)
+    if len(steps) and steps.min() < min_step:
+        k = int(np.argmax(steps < min_step))
+        what = "decreasing" if steps[k] < 0 else "not increasing (an empty run)"
+        raise _integrity(path, f"has {name} {what} at entry {k} ({ptr[k]} -> {ptr[k + 1]})")
+
+
+def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str) -> None:
+    """Each run ``values[ptr[i]:ptr[i+1]]`` must be strictly increasing."""
+    if len(values) < 2:
+        return
+    starts = np.zeros(len(values), dtype=bool)
+    starts[ptr[:-1][ptr[:-1] < len(values)]] = True
+    bad = (values[1:] <= values[:-1]) & ~starts[1:]
+    if bad.any():
+        k = int(np.argmax(bad)) + 1
+        raise _integrity(path, f"has {what} that are not strictly increasing (entry {k}: "
+                               f"{values[k - 1]} then {values[k]})")
+
+
+def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str) -> None:
+    """The blob is UTF-8 and every offset falls on the start of a character (so each string is UTF-8)."""
+    _check_pointer(path, offsets, f"{what} offsets", len(blob), f"the {what} bytes")
+    try:
+        bytes(blob).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _integrity(path, f"has {what} that are not valid UTF-8 ({exc.reason} at byte "
+                               f"{exc.start})") from None
+    inner = offsets[(offsets > 0) & (offsets < len(blob))]
+    if ((blob[inner] & 0xC0) == 0x80).any():
+        raise _integrity(path, f"has {what} that are not valid UTF-8 (an offset splits a character)")
+
+
+def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
+                  ) -> Vocabulary:
+    """Check every array of a loaded index (vectorised numpy only: no compiled kernel touches them yet).
+
+    Returns the decoded vocabulary.  The invariants are those
+    :func:`build_index` guarantees: words are distinct UTF-8 strings; document
+    lengths are non-negative, zero on absent slots and sum to ``n_tokens``;
+    ``present`` is 0/1 with ``n_present`` ones; ``word_ptr`` and ``pos_ptr``
+    are pointers over ``post_docs`` and ``positions``; each word's documents
+    are strictly increasing present slots; each posting has at least one
+    position, strictly increasing and inside its document; and no two words
+    claim the same (document, position).
+    """
+    _check_strings(path, arrays["vocab_blob"], arrays["vocab_offsets"], "words")
+    try:
+        vocabulary = Vocabulary(_unblob(arrays["vocab_blob"], arrays["vocab_offsets"]))
+    except ValueError as exc:
+        raise _integrity(path, f"has a repeated word ({exc})") from None
+    _check_strings(path, arrays["docid_blob"], arrays["docid_offsets"], "document ids")
+    lengths, present = arrays["doc_lengths"], arrays["present"]
+    if lengths.min() < 0 or lengths.max() > _MAX_DOC_LENGTH:
+        raise _integrity(path, f"has document lengths from {lengths.min()} to {lengths.max()} (expected "
+                               f"0 to {_MAX_DOC_LENGTH})")
+    if present.max() > 1:
+        raise _integrity(path, f"has the value {present.max()} in 'present' (expected 0 or 1)")
+    absent = present == 0
+    n_present = len(present) - int(absent.sum())
+    if n_present != header["n_present"]:
+        raise _integrity(path, f"marks {n_present} slots present but its header says "
+                               f"n_present={header['n_present']}")
+    if lengths[absent].any():
+        raise _integrity(path, "gives a non-zero length to an absent document slot")
+    if lengths.sum(dtype=np.float64) > _MAX_COUNT:  # guards the exact int64 sum below against overflow
+        raise _integrity(path, f"has document lengths summing to more than 2**62 (n_tokens="
+                               f"{header['n_tokens']})")
+    total = int(lengths.sum())
+    if total != header["n_tokens"]:
+        raise _integrity(path, f"has document lengths summing to {total} but its header says "
+                               f"n_tokens={header['n_tokens']}")
+    word_ptr, post_docs, pos_ptr, positions = (arrays[k] for k in ("word_ptr", "post_docs", "pos_ptr",
+                                                                   "positions"))
+    _check_pointer(path, word_ptr, "word_ptr", len(post_docs), "post_docs")
+    if len(post_docs) and (post_docs.min() < 0 or post_docs.max() >= len(present)):
+        raise _integrity(path, f"has postings naming document slots {post_docs.min()} to {post_docs.max()} "
+                               f"(expected 0 to {len(present) - 1})")
+    if absent[post_docs].any():
+        raise _integrity(path, "has postings naming an absent document slot")
+    _check_sorted_runs(path, post_docs, word_ptr, "documents of a word")
+    _check_pointer(path, pos_ptr, "pos_ptr", len(positions), "positions", min_step=1)
+    _check_positions(path, lengths, post_docs, pos_ptr, positions, total)
+    return vocabulary
+
+
+def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos_ptr: np.ndarray,
+                     positions: np.ndarray, n_tokens: int) -> None:
+    """Positions lie inside their document, increase within a posting, and no token has two words."""
+    if not len(positions):
+        return
+    _check_sorted_runs(path, positions, pos_ptr, "positions within a posting")
+    # sorted within each posting: its first position is its smallest, its last its largest
+    if positions[pos_ptr[:-1]].min() < 0 or (positions[pos_ptr[1:] - 1] >= lengths[post_docs]).any():
+        raise _integrity(path, "has a token position outside its document (negative or not below the "
+                               "document's length)")
+    start = np.cumsum(lengths) - lengths
+    token = np.repeat(start[post_docs], np.diff(pos_ptr))
+    token += positions  # the token's index in the whole corpus
+    if n_tokens <= 8 * len(positions) + (1 << 24):
+        seen = np.zeros(n_tokens, dtype=bool)
+        seen[token] = True
+        clash = int(seen.sum()) != len(token)
+    else:  # a sparse (restricted) index: sort rather than allocate one flag per token
+        ordered = np.sort(token)
+        clash = bool((ordered[1:] == ordered[:-1]).any())
+    if clash:
+        raise _integrity(path, "has two words at the same position of one document")
 
 
 def _layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, list[dict]]:

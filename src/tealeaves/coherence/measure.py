@@ -11,6 +11,7 @@ confirmation is computed on ``topics x k x k`` arrays.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,14 +23,15 @@ import pandas as pd
 from tealeaves._output import format_table
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
-from tealeaves.coherence.confirmation import confirm
-from tealeaves.coherence.errors import TopicError, ZeroCooccurrenceError
+from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
+from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.presets import MeasureSpec, resolve
-from tealeaves.coherence.segmentation import segment
+from tealeaves.coherence.segmentation import WHOLE_SET, is_pairwise, segment_masks
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.signature import Signature
+from tealeaves.validation import check_int
 
 
 @dataclass
@@ -44,9 +46,14 @@ class TopicScore:
     words: list[str]
     score: float | None
     missing: list[str] = field(default_factory=list)
+    #: with several cardinalities (``top_n=[5, 10, ...]``): the score of each; ``score`` is their mean
+    by_top: dict[int, float | None] | None = None
 
     def to_dict(self) -> dict:
-        return {"words": self.words, "score": self.score, "missing": self.missing}
+        out = {"words": self.words, "score": self.score, "missing": self.missing}
+        if self.by_top is not None:
+            out["by_top"] = {str(n): v for n, v in self.by_top.items()}
+        return out
 
 
 @dataclass
@@ -168,16 +175,43 @@ def as_topics(topics, top_n: int) -> list[list[str]]:
 # --------------------------------------------------------------------------------------------
 # the pipeline
 # --------------------------------------------------------------------------------------------
-def signature_for(spec: MeasureSpec, index: ReferenceIndex, top_n: int) -> Signature:
+def check_top_n(top_n) -> int | tuple[int, ...]:
+    """``top_n`` as a whole number >= 2, or a tuple of distinct such numbers (Lau and Baldwin 2016)."""
+    if isinstance(top_n, (list, tuple)):
+        if not top_n:
+            raise ParameterError("top_n is an empty list", fix="give one or more numbers of words >= 2, "
+                                 "e.g. [5, 10, 15, 20]")
+        values = tuple(check_int(n, "top_n", min_value=2) for n in top_n)
+        if len(set(values)) != len(values):
+            dup = next(n for n in values if values.count(n) > 1)
+            raise ParameterError(f"top_n lists {dup} more than once", fix="give each cardinality once")
+        return values if len(values) > 1 else values[0]
+    return check_int(top_n, "top_n", min_value=2)
+
+
+def signature_for(spec: MeasureSpec, index: ReferenceIndex, top_n: int | tuple[int, ...]) -> Signature:
     """The reproducibility signature of a score computed with ``spec`` on ``index``."""
     fields: dict[str, object] = {"ref": f"{index.name}@{index.short_checksum}", "win": spec.window,
                                  "top": top_n, "seg": spec.segmentation, "conf": spec.confirmation,
                                  "agg": spec.aggregation, "smooth": spec.smoothing, "zero": spec.zero}
-    if spec.confirmation == "cosine":
-        fields["gamma"] = spec.gamma
-    if spec.window != "doc":
-        fields["count"] = spec.compat
+    fields.update(_extra_fields(spec))
     return Signature(spec.name, fields)
+
+
+def _extra_fields(spec: MeasureSpec) -> dict[str, object]:
+    """Signature fields of the settings that differ from the defaults (so older signatures are unchanged)."""
+    out: dict[str, object] = {}
+    if not spec.direct:
+        out["gamma"] = spec.gamma
+    if spec.window != "doc":
+        out["count"] = spec.compat if spec.window_kind == "sliding" else "context"
+    if spec.log_base != "e":
+        out["log"] = spec.log_base
+    if spec.min_count:
+        out["min"] = spec.min_count
+    if spec.absent != "skip":
+        out["absent"] = spec.absent
+    return out
 
 
 def _word_table(index: ReferenceIndex, topics: list[list[str]]):
@@ -186,20 +220,15 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
     df = index.arrays["word_ptr"]
     k = max(len(t) for t in topics)
     ids = np.full((len(topics), k), -1, dtype=np.int64)
-    missing: list[list[str]] = []
     for t, words in enumerate(topics):
-        miss = []
         for i, w in enumerate(words):
             wid = vocab.get(w)
-            if wid is None or df[wid + 1] == df[wid]:
-                miss.append(w)
-            else:
+            if wid is not None and df[wid + 1] > df[wid]:
                 ids[t, i] = wid
-        missing.append(miss)
     uniq, local = np.unique(ids[ids >= 0], return_inverse=True)
     loc = np.full(ids.shape, -1, dtype=np.int64)
     loc[ids >= 0] = local
-    return loc, uniq, missing
+    return loc, uniq
 
 
 def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray, int]:
@@ -225,7 +254,39 @@ def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray,
 def _count(index: ReferenceIndex, spec: MeasureSpec, uniq: np.ndarray):
     if spec.window == "doc":
         return lambda pairs: core.count_documents(index, uniq, pairs)
+    if spec.window_kind == "context":
+        return lambda pairs: core.count_context(index, uniq, pairs, int(spec.window))
     return lambda pairs: core.count_windows(index, uniq, pairs, int(spec.window), spec.compat)
+
+
+@dataclass
+class _Counts:
+    """Counts of one scoring run: ``joint`` (T x k x k, diagonal = single), ``single`` (T x k), ``n``
+    units, and for set segmentations ``subsets`` (T x 2**k, units holding all words of each subset)."""
+
+    joint: np.ndarray
+    single: np.ndarray
+    n: int
+    subsets: np.ndarray | None = None
+
+    def first(self, k: int) -> _Counts:
+        """The counts of the first ``k`` words of every topic."""
+        sub = None if self.subsets is None else self.subsets[:, : 1 << k]
+        return _Counts(self.joint[:, :k, :k], self.single[:, :k], self.n, sub)
+
+    def thresholded(self, min_count: int) -> _Counts:
+        """Counts below ``min_count`` taken as 0 (Palmetto's minimum frequency)."""
+        if not min_count:
+            return self
+
+        def cut(x):
+            return np.where(x < min_count, 0.0, x)
+
+        sub = None
+        if self.subsets is not None:
+            sub = np.where(self.subsets < min_count, 0, self.subsets)
+            sub[:, 0] = self.subsets[:, 0]
+        return _Counts(cut(self.joint), cut(self.single), self.n, sub)
 
 
 def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.ndarray,
@@ -233,7 +294,7 @@ def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.
     """Confirmation ``name`` of every ordered word pair (row W', column W*) of every topic."""
     p_ab = (joint + spec.smoothing) / n
     p = single / n
-    return confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero)
+    return confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
 
 
 def _power(x: np.ndarray, gamma: float) -> np.ndarray:
@@ -243,106 +304,211 @@ def _power(x: np.ndarray, gamma: float) -> np.ndarray:
     return np.sign(x) * np.abs(x) ** gamma
 
 
-def _cosine_segments(npmi: np.ndarray, valid: np.ndarray, segs, gamma: float) -> np.ndarray:
-    """Cosine between context vectors ``sum_{a in W'} npmi(a, .)^gamma`` and the same for W*."""
-    vec = _power(np.where(valid[:, :, None] & valid[:, None, :], npmi, 0.0), gamma)
-    vec = np.where(valid[:, None, :], vec, 0.0)
-    out = np.zeros((npmi.shape[0], len(segs)))
-    for s, (wp, ws) in enumerate(segs):
-        u = (vec[:, list(wp), :] * valid[:, list(wp), None]).sum(axis=1)
-        z = (vec[:, list(ws), :] * valid[:, list(ws), None]).sum(axis=1)
-        norm = np.linalg.norm(u, axis=1) * np.linalg.norm(z, axis=1)
-        out[:, s] = np.where(norm > 0, (u * z).sum(axis=1) / np.where(norm > 0, norm, 1.0), 0.0)
+def _bits(masks: np.ndarray, k: int) -> np.ndarray:
+    """0/1 matrix (segments x k) of the positions set in each mask."""
+    return ((np.asarray(masks)[..., None] >> np.arange(k)) & 1).astype(np.float64)
+
+
+def _vector_values(name: str, npmi: np.ndarray, present: np.ndarray, a: np.ndarray, b: np.ndarray,
+                   gamma: float) -> np.ndarray:
+    """Indirect confirmation of each segment: ``similarity(sum_{w in W'} v_w, sum_{w in W*} v_w)``.
+
+    ``v_w`` is word ``w``'s context vector, its NPMI with every present top word raised to
+    ``gamma``; absent words have zero vectors and zero entries.  ``b`` may be per topic (T x S).
+    """
+    both = present[:, :, None] & present[:, None, :]
+    vec = _power(np.where(both, npmi, 0.0), gamma)
+    vec = np.where(both, vec, 0.0)
+    k = npmi.shape[1]
+    a_bits = _bits(a, k)
+    out = np.empty((npmi.shape[0], len(a)))
+    for t in range(npmi.shape[0]):  # per topic: segments x k vectors stay small even for any-any
+        b_bits = _bits(b[t] if b.ndim == 2 else b, k)
+        out[t] = similarity(name, a_bits @ vec[t], b_bits @ vec[t])
     return out
 
 
+def _direct_values(spec: MeasureSpec, counts: _Counts, mat: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Direct confirmation of each segment (T x S) and the joint count of its two sets."""
+    if is_pairwise(spec.segmentation):
+        ii = np.log2(a).astype(np.int64)
+        jj = np.log2(b).astype(np.int64)
+        return mat[:, ii, jj], counts.joint[:, ii, jj]
+    rows = np.arange(counts.subsets.shape[0])[:, None]
+    bb = b if b.ndim == 2 else np.broadcast_to(b, (len(rows), len(b)))
+    c_a = counts.subsets[rows, a[None, :]].astype(np.float64)
+    c_b = counts.subsets[rows, bb].astype(np.float64)
+    c_ab = counts.subsets[rows, a[None, :] | bb].astype(np.float64)
+    n = counts.n
+    values = confirm(spec.confirmation, (c_ab + spec.smoothing) / n, c_a / n, c_b / n, spec.zero,
+                     spec.log_base)
+    return values, c_ab
+
+
+def _segments(spec: MeasureSpec, k: int, pmask: np.ndarray):
+    """Segment masks of a ``k``-word group, W* restricted to present words for one-set/one-all (skip)."""
+    a, b = segment_masks(spec.segmentation, k)
+    if spec.segmentation in WHOLE_SET and spec.absent == "skip":
+        b_eff = b[None, :] & pmask[:, None]
+        touches = ((a[None, :] & ~pmask[:, None]) != 0) | (b_eff == 0)
+        return a, b_eff, touches
+    touches = ((a | b)[None, :] & ~pmask[:, None]) != 0
+    return a, b, touches
+
+
+def _score_group(spec, counts: _Counts, mat, present, topics, idx) -> np.ndarray:
+    """Scores of topics ``idx``, which all have the same number of words."""
+    k = len(topics[idx[0]])
+    sub = _Counts(counts.joint[idx][:, :k, :k], counts.single[idx][:, :k], counts.n,
+                  None if counts.subsets is None else counts.subsets[idx][:, : 1 << k])
+    pres = present[idx][:, :k]
+    pmask = (pres * (1 << np.arange(k))).sum(axis=1).astype(np.int64)
+    a, b, touches = _segments(spec, k, pmask)
+    # absent="zero": every segment counts, a word of probability 0 taking the measure's value there
+    # (0 for the ratio measures and the cosine, -P(W') for difference, ...: see confirmation.py)
+    seg_valid = np.ones_like(touches) if spec.absent == "zero" else ~touches
+    if spec.direct:
+        values, _ = _direct_values(spec, sub, mat[idx][:, :k, :k], a, b)
+        _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx)
+    else:
+        values = _vector_values(spec.confirmation, mat[idx][:, :k, :k], pres, a, b, spec.gamma)
+    return aggregate(values, seg_valid, spec.aggregation)
+
+
+def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSpec):
+    """Confirmation, aggregation and pair matrices from the counts of ``topics``."""
+    counts = counts.thresholded(spec.min_count)
+    k = counts.single.shape[1]
+    lengths = np.array([len(t) for t in topics])
+    present = (counts.single > 0) & (np.arange(k)[None, :] < lengths[:, None])
+    mat = _confirm_matrix(spec.confirmation if spec.direct else "npmi", spec, counts.joint, counts.single,
+                          counts.n)
+    scores = np.full(len(topics), np.nan)
+    for length in np.unique(lengths):
+        idx = np.flatnonzero(lengths == length)
+        scores[idx] = _score_group(spec, counts, mat, present, topics, idx)
+    enough = present.sum(axis=1) >= 2 if spec.absent == "skip" else np.ones(len(topics), dtype=bool)
+    ok = enough & np.isfinite(scores)
+    results = [TopicScore(list(words), float(scores[t]) if ok[t] else None,
+                          [w for i, w in enumerate(words) if not present[t, i]])
+               for t, words in enumerate(topics)]
+    return results, (mat, present)
+
+
+def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec) -> _Counts:
+    """Every count the pipeline needs for ``topics`` (one call of the counting core per kind)."""
+    loc, uniq = _word_table(index, topics)
+    t_, k = loc.shape
+    if not (loc >= 0).any():
+        return _Counts(np.zeros((t_, k, k)), np.zeros((t_, k)), 1,
+                       np.zeros((t_, 1 << k), dtype=np.int64) if spec.needs_subsets else None)
+    joint, single, n = _joint_matrices(loc, _count(index, spec, uniq))
+    subsets = None
+    if spec.needs_subsets:
+        window = None if spec.window == "doc" else int(spec.window)
+        subsets, n = core.count_subsets(index, uniq, loc, window, spec.compat)
+    return _Counts(joint, single, n, subsets)
+
+
+def _check_subset_size(spec: MeasureSpec, k: int) -> None:
+    if spec.needs_subsets and k > core.MAX_SUBSET_WORDS:
+        raise SettingsError(f"segmentation {spec.segmentation!r} with the direct confirmation "
+                            f"{spec.confirmation!r} needs the probabilities of word sets, counted for at "
+                            f"most {core.MAX_SUBSET_WORDS} words per topic; got {k}",
+                            fix=f"use top_n <= {core.MAX_SUBSET_WORDS}, a pairwise segmentation, or an "
+                                "indirect confirmation such as 'cosine'")
+    if spec.segmentation in ("one-any", "any-any") and k > core.MAX_SUBSET_WORDS:
+        raise SettingsError(f"segmentation {spec.segmentation!r} has 2**k or 3**k segments; k={k} is more "
+                            f"than {core.MAX_SUBSET_WORDS}", fix=f"use top_n <= {core.MAX_SUBSET_WORDS}")
+
+
 def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec,
-                 top_n: int = 10) -> CoherenceResult:
-    """Score ranked word lists against ``index`` with the pipeline ``spec`` (see :func:`coherence`)."""
+                 top_n: int | tuple[int, ...] = 10) -> CoherenceResult:
+    """Score ranked word lists against ``index`` with the pipeline ``spec`` (see :func:`coherence`).
+
+    With several cardinalities (a tuple ``top_n``) every topic is scored on its first
+    ``n`` words for each ``n`` and its score is the mean of those scores (Lau and Baldwin
+    2016), over the cardinalities at which it could be scored; the counts are made once.
+    """
     if index.n_tokens == 0:
         raise EmptyInputError(f"the reference {index.name!r} holds no tokens; "
                               "rebuild it from a non-empty corpus")
-    loc, uniq, missing = _word_table(index, topics)
-    t_, k = loc.shape
-    valid = loc >= 0
-    if not valid.any():
-        joint = np.zeros((t_, k, k))
-        single = np.zeros((t_, k))
-        n = 1
-    else:
-        joint, single, n = _joint_matrices(loc, _count(index, spec, uniq))
-    results, matrices = _score_from_counts(topics, missing, valid, joint, single, n, spec)
+    _check_subset_size(spec, max(len(t) for t in topics))
+    counts = _count_all(index, topics, spec)
+    if not isinstance(top_n, tuple):
+        results, matrices = _score_from_counts(topics, counts, spec)
+        return CoherenceResult(signature_for(spec, index, top_n), results, spec, matrices)
+    per_n = {n: _score_from_counts([t[:n] for t in topics], counts.first(n), spec)[0] for n in top_n}
+    results, matrices = _score_from_counts(topics, counts, spec)
+    for t, res in enumerate(results):
+        res.by_top = {n: per_n[n][t].score for n in top_n}
+        got = [v for v in res.by_top.values() if v is not None]
+        res.score = float(np.mean(got)) if got else None
     return CoherenceResult(signature_for(spec, index, top_n), results, spec, matrices)
 
 
-def _score_from_counts(topics, missing, valid, joint, single, n, spec):
-    """Confirmation, aggregation and pair matrices from ``topics x k x k`` joint counts."""
-    k = valid.shape[1]
-    segs = segment(spec.segmentation, k)
-    if spec.confirmation == "cosine":
-        mat = _confirm_matrix("npmi", spec, joint, single, n)
-        values = _cosine_segments(mat, valid, segs, spec.gamma)
-        seg_valid = valid[:, [wp[0] for wp, _ in segs]]
-    else:
-        ii = np.array([wp[0] for wp, _ in segs])
-        jj = np.array([ws[0] for _, ws in segs])
-        seg_valid = valid[:, ii] & valid[:, jj]
-        _check_zero(spec, joint, seg_valid, ii, jj, topics)
-        mat = _confirm_matrix(spec.confirmation, spec, joint, single, n)
-        values = mat[:, ii, jj]
-    # positions beyond a short topic's length are not valid, like missing words
-    scores = aggregate(values, seg_valid, spec.aggregation)
-    ok = (valid.sum(axis=1) >= 2) & np.isfinite(scores)
-    results = [TopicScore(list(words), float(scores[t]) if ok[t] else None, missing[t])
-               for t, words in enumerate(topics)]
-    return results, (mat, valid)
-
-
 def score_counts(words: Sequence[str], joint: np.ndarray, n_units: int, measure: str | MeasureSpec = "npmi",
-                 **settings) -> tuple[float | None, pd.DataFrame]:
+                 subsets: np.ndarray | None = None, **settings) -> tuple[float | None, pd.DataFrame]:
     """Score one topic from its counts: ``joint[i, j]`` units shared by words ``i`` and ``j``, ``joint[i, i]``
     the units holding word ``i``, out of ``n_units`` (hand-worked examples, external counts).
 
+    Set segmentations with a direct confirmation also need ``subsets[mask]``: the units
+    holding every word whose bit is set in ``mask`` (bit ``i`` = word ``i``).
     Returns ``(score, pair matrix)``.
     """
     spec = resolve(measure, **settings)
     joint = np.asarray(joint, dtype=np.float64)[None]
     k = joint.shape[1]
+    _check_subset_size(spec, k)
     single = joint[:, np.arange(k), np.arange(k)]
-    valid = single > 0
-    missing = [[w for w, ok in zip(words, valid[0]) if not ok]]
-    results, matrices = _score_from_counts([list(words)], missing, valid, joint, single, int(n_units), spec)
+    sub = None
+    if spec.needs_subsets:
+        if subsets is None or len(subsets) != 1 << k:
+            raise SettingsError(f"segmentation {spec.segmentation!r} with {spec.confirmation!r} needs the "
+                                f"counts of word sets", fix=f"pass subsets= with 2**{k} counts")
+        sub = np.asarray(subsets, dtype=np.int64)[None].copy()
+        sub[:, 0] = n_units
+    results, matrices = _score_from_counts([list(words)], _Counts(joint, single, int(n_units), sub), spec)
     result = CoherenceResult(Signature(spec.name), results, spec, matrices)
     return results[0].score, result.pair_matrix(0)
 
 
-def _check_zero(spec, joint, seg_valid, ii, jj, topics) -> None:
-    """Name the first never co-occurring pair an unbounded measure cannot score under ``zero="limit"``."""
-    if spec.zero != "limit" or spec.confirmation == "npmi" or spec.smoothing > 0:
+def _check_zero(spec, values, seg_valid, a, b, topics, idx) -> None:
+    """Name the first never co-occurring segment a logarithmic measure cannot score under ``zero="limit"``
+    (its value is ``-inf``)."""
+    if spec.zero != "limit" or spec.confirmation not in LOGARITHMIC:
         return
-    zero = (joint[:, ii, jj] <= 0) & seg_valid
+    zero = np.isneginf(values) & seg_valid
     if zero.any():
         t, s = np.argwhere(zero)[0]
-        a, b = topics[t][ii[s]], topics[t][jj[s]]
+        bs = b[t, s] if b.ndim == 2 else b[s]
+        words = topics[t]
+        first = " ".join(w for i, w in enumerate(words) if a[s] >> i & 1)
+        second = " ".join(w for i, w in enumerate(words) if bs >> i & 1)
         raise ZeroCooccurrenceError(
-            f"{spec.confirmation} of {a!r} and {b!r} (topic {t}), which never co-occur, is -inf; "
-            "choose zero='epsilon' (gensim's 1e-12), zero='zero', or a smoothing count")
+            f"{spec.confirmation} of {first!r} and {second!r} (topic {idx[t]}), which never co-occur, is "
+            "-inf; choose zero='epsilon' (gensim's 1e-12), zero='zero', or a smoothing count")
 
 
 class Coherence:
     """A coherence measure with its settings, scikit-learn style.
 
-    Parameters are the preset name (``umass``, ``uci``, ``npmi``, ``c_v``) and
-    overrides of any of its settings (``segmentation``, ``window`` -- ``"doc"``
-    or tokens --, ``confirmation``, ``aggregation``, ``smoothing``, ``zero``,
-    ``gamma``, ``compat``).  ``score(topics, reference)`` returns a
+    Parameters are the preset name (see :data:`tealeaves.coherence.presets.PRESETS`),
+    ``top_n`` (a number of words, or several, e.g. ``[5, 10, 15, 20]``, whose
+    per-topic scores are averaged) and overrides of any of the preset's settings
+    (``segmentation``, ``window`` -- ``"doc"`` or tokens --, ``confirmation``,
+    ``aggregation``, ``smoothing``, ``zero``, ``gamma``, ``compat``, ``log_base``,
+    ``min_count``, ``absent``, ``window_kind``).  Settings are validated when the
+    measure is used (``spec``, ``score``).  ``score(topics, reference)`` returns a
     :class:`CoherenceResult`.
     """
 
-    def __init__(self, measure: str = "npmi", *, top_n: int = 10, segmentation: str | None = None,
-                 window: str | int | None = None, confirmation: str | None = None,
-                 aggregation: str | None = None, smoothing: float | None = None, zero: str | None = None,
-                 gamma: float | None = None, compat: str | None = None):
+    def __init__(self, measure: str = "npmi", *, top_n: int | Sequence[int] = 10,
+                 segmentation: str | None = None, window: str | int | None = None,
+                 confirmation: str | None = None, aggregation: str | None = None,
+                 smoothing: float | None = None, zero: str | None = None, gamma: float | None = None,
+                 compat: str | None = None, log_base: str | None = None, min_count: int | None = None,
+                 absent: str | None = None, window_kind: str | None = None):
         self.measure = measure
         self.top_n = top_n
         self.segmentation = segmentation
@@ -353,30 +519,49 @@ class Coherence:
         self.zero = zero
         self.gamma = gamma
         self.compat = compat
+        self.log_base = log_base
+        self.min_count = min_count
+        self.absent = absent
+        self.window_kind = window_kind
 
     @property
     def spec(self) -> MeasureSpec:
         """The resolved pipeline."""
         return resolve(self.measure, segmentation=self.segmentation, window=self.window,
                        confirmation=self.confirmation, aggregation=self.aggregation,
-                       smoothing=self.smoothing, zero=self.zero, gamma=self.gamma, compat=self.compat)
+                       smoothing=self.smoothing, zero=self.zero, gamma=self.gamma, compat=self.compat,
+                       log_base=self.log_base, min_count=self.min_count, absent=self.absent,
+                       window_kind=self.window_kind)
 
     def score(self, topics, reference) -> CoherenceResult:
         """Score topics (word lists, a model, or a topics/model file) against ``reference``."""
-        if int(self.top_n) < 2:
-            raise TopicError(f"top_n={self.top_n}: coherence needs at least two words per topic")
+        top_n = check_top_n(self.top_n)
         spec = self.spec
-        words = as_topics(topics, int(self.top_n))
+        longest = max(top_n) if isinstance(top_n, tuple) else top_n
+        _check_subset_size(spec, longest)
+        words = as_topics(topics, longest)
+        if isinstance(top_n, tuple):
+            short = [i for i, t in enumerate(words) if len(t) < longest]
+            if short:
+                raise TopicError(f"topic {short[0]} has {len(words[short[0]])} words; top_n={list(top_n)} "
+                                 f"averages over cardinalities up to {longest}",
+                                 fix=f"give topics of at least {longest} words or smaller cardinalities")
         vocab = list(dict.fromkeys(w for t in words for w in t))
-        return score_topics(as_reference(reference, words=vocab), words, spec, int(self.top_n))
+        return score_topics(as_reference(reference, words=vocab), words, spec, top_n)
 
 
-def coherence(topics, reference, measure: str = "npmi", top_n: int = 10, **settings) -> CoherenceResult:
+def coherence(topics, reference, measure: str = "npmi", top_n: int | Sequence[int] = 10,
+              **settings) -> CoherenceResult:
     """Score ``topics`` against ``reference`` with preset ``measure`` and optional overrides.
 
     ``topics``: lists of words (most probable first), a fitted tealeaves model,
     or a path to a topics text file / saved ``.npz`` model.  ``reference``: a
     :class:`ReferenceIndex`, an index file path, a :class:`~tealeaves.corpus.Corpus`
-    or token lists (indexed in memory).
+    or token lists (indexed in memory).  ``top_n=[5, 10, 15, 20]`` gives each topic
+    the mean of its scores at those cardinalities (Lau and Baldwin 2016).
     """
+    known = set(inspect.signature(Coherence).parameters) - {"measure", "top_n"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise SettingsError(f"unknown coherence settings {unknown}", fix=f"use {sorted(known)}")
     return Coherence(measure, top_n=top_n, **settings).score(topics, reference)

@@ -2,20 +2,37 @@
 
 Every setting of a preset can be overridden (``Coherence("npmi", window=10)``).
 
-========  ============  ==============  ==================  ===========  =========  =======
-preset    segmentation  window          confirmation        aggregation  smoothing  zero
-========  ============  ==============  ==================  ===========  =========  =======
-umass     one-pre       doc             log-conditional     sum          1          limit
-uci       one-one       10              pmi                 mean         0          epsilon
-npmi      one-one       doc             npmi                mean         0          limit
-c_v       one-set       110             cosine (NPMI, g=1)  mean         0          limit
-========  ============  ==============  ==================  ===========  =========  =======
+============  ==============  ======  ====================  ====  =======  =======  ===============
+preset        segmentation    window  confirmation          agg.  zero     min      other
+============  ==============  ======  ====================  ====  =======  =======  ===============
+umass         one-pre         doc     log-conditional       sum   limit    0        smoothing 1
+uci           one-one         10      pmi                   mean  epsilon  0
+npmi          one-one         doc     npmi                  mean  limit    0
+c_v           one-set         110     cosine (NPMI, g=1)    mean  limit    0
+jhlau_pmi     one-pre         20      pmi                   mean  zero     0        jhlau, log 10, absent 0
+jhlau_npmi    one-pre         20      npmi                  mean  zero     0        jhlau, absent 0
+palmetto_umass one-pre        doc     log-conditional       mean  epsilon  10       absent 0
+palmetto_uci  one-one         10      log-ratio             mean  epsilon  100      absent 0
+palmetto_npmi one-one         10      npmi                  mean  epsilon  100      absent 0
+c_a           one-one         5       cosine (NPMI, g=1)    mean  epsilon  50       context windows, absent 0
+c_p           one-pre         70      fitelson              mean  limit    700      absent 0
+palmetto_c_v  one-set         110     cosine (NPMI, g=1)    mean  epsilon  1100     absent 0
+============  ==============  ======  ====================  ====  =======  =======  ===============
 
 ``umass`` follows Mimno et al. (2011) as written in the article: document
 co-occurrence in the training corpus, ``+1`` added to the joint count, the sum
 over pairs.  gensim's ``u_mass`` is ``smoothing=0, zero="epsilon",
 aggregation="mean"``.  ``uci`` keeps PMI's customary epsilon because its
 limit for a never co-occurring pair is ``-inf``.
+
+The ``jhlau_*`` presets are jhlau/topic_interpretability's ``ComputeWordCount.py``
+(window 20; its window 0, the whole document, is ``window="doc"``) and
+``ComputeObservedCoherence.py`` (log base 10; a pair with any zero count scores 0 and
+counts in the mean).  The Palmetto presets are ``org.aksw.palmetto.Palmetto``'s
+(Röder et al. 2015): every count below ``min_count`` (Palmetto: 10 x the window) is
+taken as 0, and a segment with a word of probability 0 counts in the mean with the
+measure's value at probability 0, as Palmetto computes it (``absent="zero"``; 0 for the
+ratio measures); logarithms are natural.
 """
 
 from __future__ import annotations
@@ -23,10 +40,18 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from tealeaves.coherence.aggregation import AGGREGATIONS
-from tealeaves.coherence.confirmation import DIRECT, INDIRECT, ZERO_POLICIES
+from tealeaves.coherence.confirmation import DIRECT, INDIRECT, LOG_BASES, WITH_LOG, ZERO_POLICIES
 from tealeaves.coherence.core import COMPAT_MODES
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.coherence.segmentation import SEGMENTATIONS, is_pairwise
+from tealeaves.errors import ParameterError
+from tealeaves.validation import check_float, check_int, check_window
+
+#: Segments holding a word of probability 0 (absent from the reference, or below ``min_count``): left out
+#: (``skip``), or kept with the measure's value at probability 0 (``zero``, jhlau and Palmetto).
+ABSENT_POLICIES = ("skip", "zero")
+#: How windows are made: boolean sliding windows, or Palmetto's context windows (``P_cw``, C_A).
+WINDOW_KINDS = ("sliding", "context")
 
 
 @dataclass(frozen=True)
@@ -42,32 +67,56 @@ class MeasureSpec:
     zero: str = "limit"
     gamma: float = 1.0
     compat: str = "exact"
+    log_base: str = "e"
+    min_count: int = 0
+    absent: str = "skip"
+    window_kind: str = "sliding"
+
+    @property
+    def direct(self) -> bool:
+        """Whether the confirmation is direct (not a comparison of context vectors)."""
+        return self.confirmation in DIRECT
+
+    @property
+    def needs_subsets(self) -> bool:
+        """Whether scoring needs probabilities of word sets (direct measure, set segmentation)."""
+        return self.direct and not is_pairwise(self.segmentation)
 
     def validate(self) -> MeasureSpec:
         """Check every setting; returns ``self``."""
-        if self.segmentation not in SEGMENTATIONS:
-            raise SettingsError(f"segmentation={self.segmentation!r} is not known; use one of "
-                             f"{sorted(SEGMENTATIONS)}")
-        if self.confirmation not in DIRECT + INDIRECT:
-            raise SettingsError(f"confirmation={self.confirmation!r} is not known; "
-                             f"use one of {DIRECT + INDIRECT}")
-        if self.confirmation in DIRECT and not is_pairwise(self.segmentation):
-            raise SettingsError(f"direct confirmation {self.confirmation!r} compares single words; use "
-                             "segmentation one-one or one-pre, or confirmation='cosine' for one-set/one-all")
-        if self.aggregation not in AGGREGATIONS:
-            raise SettingsError(f"aggregation={self.aggregation!r} is not known; use one of {AGGREGATIONS}")
-        if self.zero not in ZERO_POLICIES:
-            raise SettingsError(f"zero={self.zero!r} is not known; use one of {ZERO_POLICIES}")
-        if self.compat not in COMPAT_MODES:
-            raise SettingsError(f"compat={self.compat!r} is not known; use one of {COMPAT_MODES}")
+        _choice(self.segmentation, "segmentation", sorted(SEGMENTATIONS))
+        _choice(self.confirmation, "confirmation", DIRECT + INDIRECT)
+        _choice(self.aggregation, "aggregation", AGGREGATIONS)
+        _choice(self.zero, "zero", ZERO_POLICIES)
+        _choice(self.compat, "compat", COMPAT_MODES)
+        _choice(self.log_base, "log_base", tuple(LOG_BASES))
+        _choice(self.absent, "absent", ABSENT_POLICIES)
+        _choice(self.window_kind, "window_kind", WINDOW_KINDS)
         if self.window != "doc" and (isinstance(self.window, bool) or not isinstance(self.window, int)
                                      or self.window < 1):
-            raise SettingsError(f"window={self.window!r} must be 'doc' or a positive number of tokens")
-        if not self.gamma > 0:
-            raise SettingsError(f"gamma={self.gamma} must be positive")
-        if self.smoothing < 0:
-            raise SettingsError(f"smoothing={self.smoothing} must be >= 0")
+            raise SettingsError(f"window={self.window!r} must be 'doc' or a positive number of tokens",
+                                fix="e.g. window='doc' or window=10")
+        check_float(self.gamma, "gamma", min_value=0, include_min=False)
+        check_float(self.smoothing, "smoothing", min_value=0)
+        check_int(self.min_count, "min_count", min_value=0)
+        if self.window_kind == "context":
+            if self.window == "doc":
+                raise SettingsError("context windows need a window size in tokens, not window='doc'",
+                                    fix="give window=N, or window_kind='sliding'")
+            if self.needs_subsets:
+                raise SettingsError(f"context windows count word pairs only; segmentation "
+                                    f"{self.segmentation!r} with direct confirmation {self.confirmation!r} "
+                                    "needs word sets", fix="use window_kind='sliding' or a pairwise "
+                                    "segmentation (one-one, one-pre, one-succeeding)")
+            if self.compat != "exact":
+                raise SettingsError(f"compat={self.compat!r} changes how sliding windows are counted; "
+                                    "context windows have one definition", fix="drop compat")
         return self
+
+
+def _choice(value, name: str, choices) -> None:
+    if value not in choices:
+        raise SettingsError(f"{name}={value!r} is not known; use one of {list(choices)}")
 
 
 PRESETS: dict[str, MeasureSpec] = {
@@ -75,30 +124,57 @@ PRESETS: dict[str, MeasureSpec] = {
     "uci": MeasureSpec("uci", "one-one", 10, "pmi", "mean", zero="epsilon"),
     "npmi": MeasureSpec("npmi", "one-one", "doc", "npmi", "mean"),
     "c_v": MeasureSpec("c_v", "one-set", 110, "cosine", "mean"),
+    # jhlau/topic_interpretability: ComputeWordCount.py window_size = 20, ComputeObservedCoherence.py
+    "jhlau_pmi": MeasureSpec("jhlau_pmi", "one-pre", 20, "pmi", "mean", zero="zero", compat="jhlau",
+                             log_base="10", absent="zero"),
+    "jhlau_npmi": MeasureSpec("jhlau_npmi", "one-pre", 20, "npmi", "mean", zero="zero", compat="jhlau",
+                              log_base="10", absent="zero"),
+    # org.aksw.palmetto.Palmetto.getCoherence; min frequency DEFAULT_MIN_FREQUENCY (10) x window
+    # (boolean documents: the default 10)
+    "palmetto_umass": MeasureSpec("palmetto_umass", "one-pre", "doc", "log-conditional", "mean",
+                                  zero="epsilon", min_count=10, absent="zero"),
+    "palmetto_uci": MeasureSpec("palmetto_uci", "one-one", 10, "log-ratio", "mean", zero="epsilon",
+                                min_count=100, absent="zero"),
+    "palmetto_npmi": MeasureSpec("palmetto_npmi", "one-one", 10, "npmi", "mean", zero="epsilon",
+                                 min_count=100, absent="zero"),
+    "c_a": MeasureSpec("c_a", "one-one", 5, "cosine", "mean", zero="epsilon", min_count=50, absent="zero",
+                       window_kind="context"),
+    "c_p": MeasureSpec("c_p", "one-pre", 70, "fitelson", "mean", min_count=700, absent="zero"),
+    "palmetto_c_v": MeasureSpec("palmetto_c_v", "one-set", 110, "cosine", "mean", zero="epsilon",
+                                min_count=1100, absent="zero"),
 }
 _ALIASES = {"u_mass": "umass", "c_uci": "uci", "c_npmi": "npmi", "cv": "c_v"}
 
 
 def parse_window(window: str | int | None) -> str | int | None:
-    """``"doc"``, ``None`` or a positive int (accepts numeric strings from the command line)."""
-    if window is None or window == "doc":
-        return window
+    """``"doc"``, ``None`` or a whole number of tokens >= 1 (numeric strings from the command line too)."""
+    if window is None:
+        return None
     try:
-        return int(window)
-    except (TypeError, ValueError):
-        raise SettingsError(f"window={window!r} must be 'doc' or a positive number of tokens") from None
+        return check_window(window)
+    except ParameterError as exc:
+        if not isinstance(window, bool) and str(window).strip() == "0":
+            raise ParameterError("window must be 'doc' or a whole number of tokens >= 1, got 0",
+                                 fix="jhlau's window 0 (the whole document) is window='doc'") from None
+        raise exc from None
 
 
 def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:
-    """The preset ``measure`` with the given non-``None`` settings overridden, validated."""
+    """The preset ``measure`` with the given non-``None`` settings overridden, validated.
+
+    Overrides that would have no effect on the preset are refused rather than ignored:
+    ``gamma`` with a direct confirmation, ``log_base`` with a measure without logarithm
+    (NPMI is the same in every base), and ``compat`` when documents are counted.
+    """
     if isinstance(measure, MeasureSpec):
         spec = measure
     else:
-        key = _ALIASES.get(measure, measure)
+        key = _ALIASES.get(measure, measure) if isinstance(measure, str) else measure
         if key not in PRESETS:
-            raise SettingsError(f"measure={measure!r} is not known; use one of {sorted(PRESETS)}")
+            raise SettingsError(f"measure={measure!r} is not known; use one of {sorted(PRESETS)}",
+                                fix="or give segmentation/confirmation/... overrides of one of them")
         spec = PRESETS[key]
-    names = {f.name for f in fields(MeasureSpec)}
+    names = {f.name for f in fields(MeasureSpec)} - {"name"}
     unknown = set(overrides) - names
     if unknown:
         raise SettingsError(f"unknown coherence settings {sorted(unknown)}; known: {sorted(names)}")
@@ -107,5 +183,28 @@ def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:
         changes["window"] = parse_window(changes["window"])
     for key in ("smoothing", "gamma"):
         if key in changes:
-            changes[key] = float(changes[key])
-    return replace(spec, **changes).validate()
+            changes[key] = check_float(changes[key], key)
+    if "min_count" in changes:
+        changes["min_count"] = check_int(changes["min_count"], "min_count", min_value=0, allow_str=True)
+    if "log_base" in changes:
+        changes["log_base"] = str(changes["log_base"])
+    out = replace(spec, **changes).validate()
+    _check_overrides(out, changes)
+    return out
+
+
+def _check_overrides(spec: MeasureSpec, changes: dict) -> None:
+    """Refuse overrides that do not change the computation (they would be silently ignored)."""
+    if "gamma" in changes and spec.direct:
+        raise SettingsError(f"gamma only shapes the context vectors of indirect confirmations {INDIRECT}; "
+                            f"{spec.confirmation!r} is direct",
+                            fix="drop gamma, or choose confirmation='cosine'")
+    uses_log = spec.confirmation in WITH_LOG
+    if "log_base" in changes and changes["log_base"] != "e" and not uses_log:
+        raise SettingsError(f"log_base changes only {WITH_LOG}; {spec.confirmation!r} is the same in "
+                            "every base", fix="drop log_base")
+    if "compat" in changes and spec.window == "doc":
+        raise SettingsError(f"compat={spec.compat!r} selects how sliding windows are counted, but this "
+                            "measure counts whole documents (window='doc')",
+                            fix="give a window in tokens, or drop compat (jhlau's window 0 is window='doc' "
+                                "with the jhlau_npmi / jhlau_pmi presets)")

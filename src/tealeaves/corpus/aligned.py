@@ -21,15 +21,15 @@ import numpy as np
 
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 
 
 class LanguageMismatchError(TealeavesError):
     """Languages of two inputs (corpus, model, texts, preprocessors) do not match."""
 
 
-class UnknownLanguageError(TealeavesError):
-    """A language code is not one tealeaves knows how to normalise."""
+class UnknownLanguageError(InputFormatError):
+    """A language code (in a file, an option or an argument) is not one tealeaves knows how to normalise."""
 
 
 #: Canonical language codes (ISO 639-1 style) and their names.
@@ -71,8 +71,8 @@ def normalize_language(code: str) -> str:
         return LANGUAGE_ALIASES[key]
     known = ", ".join(sorted(LANGUAGE_ALIASES))
     raise UnknownLanguageError(
-        f"unknown language code {code!r}; known codes: {known} "
-        "(add an alias to tealeaves.corpus.aligned.LANGUAGE_ALIASES for another language)"
+        f"unknown language code {code!r}; known codes: {known}",
+        fix="add an alias to tealeaves.corpus.aligned.LANGUAGE_ALIASES for another language",
     )
 
 
@@ -143,15 +143,15 @@ class AlignedCorpus:
             corpus = self.corpora[lang]
             mask = np.asarray(self.present[lang], dtype=bool)
             if len(corpus) != len(self.ids) or len(mask) != len(self.ids):
-                raise ValueError(
+                raise InputFormatError(
                     f"language {lang!r}: {len(corpus)} documents and {len(mask)} presence flags "
                     f"for {len(self.ids)} tuples; each language needs one entry per tuple"
                 )
             if np.any(corpus.lengths[~mask] > 0):
-                raise ValueError(f"language {lang!r} has tokens in tuples marked absent")
+                raise InputFormatError(f"language {lang!r} has tokens in tuples marked absent")
             self.present[lang] = mask
         if self.labels is not None and len(self.labels) != len(self.ids):
-            raise ValueError("labels must have one entry per tuple")
+            raise InputFormatError("labels must have one entry per tuple")
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -185,7 +185,7 @@ class AlignedCorpus:
         for lang in languages:
             docs = list(texts[lang])
             if len(docs) != len(ids):
-                raise ValueError(f"language {lang!r} has {len(docs)} texts for {len(ids)} tuple ids")
+                raise InputFormatError(f"language {lang!r} has {len(docs)} texts for {len(ids)} tuple ids")
             mask = np.array([d is not None for d in docs], dtype=bool)
             if not mask.any():
                 raise EmptyInputError(f"language {lang!r} has no documents; drop it or supply texts")

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, InputFormatError
 
 
 def _flatten(pieces: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -56,15 +56,15 @@ class Corpus:
         self.tokens = np.ascontiguousarray(self.tokens, dtype=np.int32)
         self.offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
         if self.offsets.ndim != 1 or len(self.offsets) != len(self.ids) + 1:
-            raise ValueError("offsets must have one more entry than there are document ids")
+            raise InputFormatError("offsets must have one more entry than there are document ids")
         if self.offsets[0] != 0 or self.offsets[-1] != len(self.tokens):
-            raise ValueError("offsets must start at 0 and end at len(tokens)")
+            raise InputFormatError("offsets must start at 0 and end at len(tokens)")
         if np.any(np.diff(self.offsets) < 0):
-            raise ValueError("offsets must be non-decreasing")
+            raise InputFormatError("offsets must be non-decreasing")
         if self.labels is not None and len(self.labels) != len(self.ids):
-            raise ValueError("labels must have one entry per document")
+            raise InputFormatError("labels must have one entry per document")
         if len(self.tokens) and (self.tokens.min() < 0 or self.tokens.max() >= len(self.vocabulary)):
-            raise ValueError("token ids fall outside the vocabulary")
+            raise InputFormatError("token ids fall outside the vocabulary")
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -91,7 +91,7 @@ class Corpus:
         tokens, offsets = _flatten(pieces)
         doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
         if len(doc_ids) != len(docs):
-            raise ValueError(f"got {len(doc_ids)} ids for {len(docs)} documents")
+            raise InputFormatError(f"got {len(doc_ids)} ids for {len(docs)} documents")
         return cls(
             vocabulary,
             tokens,
@@ -111,11 +111,11 @@ class Corpus:
         """Build a corpus from a document-term count matrix (word order is lost)."""
         counts = sp.csr_matrix(counts)
         if counts.nnz and counts.data.min() < 0:
-            raise ValueError("counts must be non-negative")
+            raise InputFormatError("counts must be non-negative")
         if not isinstance(vocabulary, Vocabulary):
             vocabulary = Vocabulary(vocabulary)
         if counts.shape[1] != len(vocabulary):
-            raise ValueError(
+            raise InputFormatError(
                 f"counts have {counts.shape[1]} columns but the vocabulary has {len(vocabulary)} words"
             )
         docs = []

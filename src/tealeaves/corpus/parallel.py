@@ -17,6 +17,11 @@ Formats
 * TICO-19 documents (``docs/<lang>.jsonl``);
 * UDHR articles (``<lang>.articles.jsonl``);
 * any line-aligned files with a document-id file (:func:`read_line_aligned`).
+
+Files are read with the policy of :mod:`tealeaves._io` (UTF-8 unless an
+``encoding`` is given, a byte-order mark removed, other bytes refused with
+:class:`~tealeaves.errors.InputEncodingError` naming file and line); lines end
+at ``\\n``, ``\\r\\n`` or ``\\r`` (:func:`tealeaves.corpus.readers.split_lines`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tealeaves import _io
 from tealeaves.corpus.aligned import (
     AlignedCorpus,
     LanguageMismatchError,
@@ -36,8 +42,9 @@ from tealeaves.corpus.aligned import (
     normalize_language,
 )
 from tealeaves.corpus.preprocess import Preprocessor
+from tealeaves.corpus.readers import split_lines
 from tealeaves.data import locate
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 
 __all__ = [
     "ParallelTexts",
@@ -92,7 +99,7 @@ CES_TO_USFM: dict[str, str] = {
 }
 
 
-class ParallelFormatError(TealeavesError):
+class ParallelFormatError(InputFormatError):
     """A parallel-corpus file does not have the expected layout."""
 
 
@@ -133,16 +140,13 @@ def _languages(languages: Sequence[str] | str, available: Mapping[str, object], 
     return out
 
 
-def _read_lines(path: Path) -> list[str]:
-    with open(path, encoding="utf-8") as fh:
-        return fh.read().split("\n")
+def _read_lines(path: Path, encoding: str | None = None) -> list[str]:
+    return split_lines(_io.read_text(path, encoding))
 
 
-def _aligned_lines(path: Path, expected: int, why: str) -> list[str]:
+def _aligned_lines(path: Path, expected: int, why: str, encoding: str | None = None) -> list[str]:
     """The lines of a line-aligned file (one final newline allowed); exactly ``expected`` of them."""
-    lines = _read_lines(path)
-    if lines and lines[-1] == "":
-        lines = lines[:-1]
+    lines = _read_lines(path, encoding)
     if len(lines) != expected:
         raise ParallelFormatError(f"{path} has {len(lines)} lines but {why}")
     return lines
@@ -198,7 +202,7 @@ def read_ces_bible(path: str | Path) -> dict[str, str | None]:
     ``JHN``...).  Chapters come in document order; a chapter whose
     verses are all empty is ``None``.
     """
-    path = _resolve(path)
+    path = _io.existing_file(_resolve(path), "CES XML Bible")
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
@@ -275,9 +279,21 @@ FLORES_CODES: dict[str, str] = {
 }
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+def _read_jsonl(path: Path, key: str = "doc_id") -> list[dict]:
+    """The JSON objects of a JSON Lines file, each holding ``key``; malformed lines name their number."""
+    records = []
+    for lineno, line in enumerate(_read_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ParallelFormatError(f"{path}, line {lineno}: malformed JSON ({exc})",
+                                      fix="each line must be one JSON object") from None
+        if not isinstance(record, dict) or key not in record:
+            raise ParallelFormatError(f"{path}, line {lineno}: expected a JSON object with a {key!r} field")
+        records.append(record)
+    return records
 
 
 def _jsonl_documents(
@@ -368,7 +384,8 @@ NTREX_FILES: dict[str, str] = {
 
 
 def read_line_aligned(
-    files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " "
+    files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " ",
+    encoding: str | None = None,
 ) -> ParallelTexts:
     """Line-aligned sentence files grouped into documents by a document-id file.
 
@@ -376,10 +393,11 @@ def read_line_aligned(
     tab-separated field), or the list itself; consecutive lines with the same
     id form one document (ids must not recur after another id).  Empty lines
     are missing sentences; a document with no sentence in a language is
-    ``None`` there.
+    ``None`` there.  Every file is read in ``encoding`` (default UTF-8).
     """
     if isinstance(doc_ids, (str, Path)):
-        doc_ids = [line.split("\t")[0].strip() for line in _read_lines(_resolve(doc_ids)) if line.strip()]
+        doc_ids = [line.split("\t")[0].strip() for line in _read_lines(_resolve(doc_ids), encoding)
+                   if line.strip()]
     doc_ids = list(doc_ids)
     order: list[str] = []
     for i, d in enumerate(doc_ids):
@@ -395,7 +413,7 @@ def read_line_aligned(
         lang = normalize_language(lang)
         lines = _aligned_lines(
             _resolve(f), len(doc_ids),
-            f"there are {len(doc_ids)} document ids; line-aligned files need one line per id",
+            f"there are {len(doc_ids)} document ids; line-aligned files need one line per id", encoding,
         )
         grouped: dict[str, list[str]] = {d: [] for d in order}
         for d, line in zip(doc_ids, lines, strict=True):

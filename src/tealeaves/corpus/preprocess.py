@@ -3,11 +3,15 @@
 The recipe records every setting (see :meth:`Preprocessor.get_params`) so a
 run can be repeated exactly, and its vocabulary is fixed by ``fit``: test
 documents are encoded over the training vocabulary, their unknown words
-dropped and counted.
+dropped and counted.  :meth:`Preprocessor.from_params` rebuilds a recipe from
+its recorded settings (e.g. a model's ``metadata_["preprocessing"]``) and, given
+a vocabulary, applies it over that vocabulary, so raw test text is tokenised
+exactly as the training text was.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -15,10 +19,16 @@ from dataclasses import asdict, dataclass, field
 
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, InputFormatError
 
 #: Words of two or more letters (no digits or underscores).
 LETTERS_PATTERN = r"(?u)\b[^\W\d_][^\W\d_]+\b"
+
+#: Tokenizers a recorded recipe may name (``get_params()["tokenizer"]``), as ``module:function``.
+KNOWN_TOKENIZERS = {"jieba_tokenize": "tealeaves.corpus.aligned:jieba_tokenize"}
+
+#: The settings :meth:`Preprocessor.get_params` records (``tokenizer`` only when one is set).
+RECIPE_KEYS = ("token_pattern", "lowercase", "stop_words", "min_df", "max_df", "max_features")
 
 
 @dataclass
@@ -136,6 +146,37 @@ class Preprocessor:
         if not hasattr(self, "vocabulary_"):
             raise RuntimeError("this Preprocessor is not fitted yet; call fit() first")
 
+    @classmethod
+    def from_params(cls, params: object, vocabulary: Vocabulary | None = None) -> Preprocessor:
+        """Rebuild the recipe recorded by :meth:`get_params`; with ``vocabulary``, fitted to it.
+
+        The recorded settings are checked against their documented types (an
+        :class:`~tealeaves.errors.InputFormatError` names the setting, what was
+        found and what is expected); a tokenizer is rebuilt from its recorded
+        name when it is one of :data:`KNOWN_TOKENIZERS`, and refused otherwise.
+        With ``vocabulary`` the result is ready to :meth:`transform` texts over
+        it (``min_df``/``max_df``/``max_features`` then play no part: the
+        vocabulary is already chosen).
+        """
+        if not isinstance(params, dict):
+            raise InputFormatError(f"the recorded preprocessing is a {type(params).__name__}, not a "
+                                   "Preprocessor's settings (a JSON object)",
+                                   fix="record Preprocessor.get_params()")
+        unknown = sorted(set(params) - set(RECIPE_KEYS) - {"tokenizer"})
+        missing = [k for k in RECIPE_KEYS if k not in params]
+        if unknown or missing:
+            raise InputFormatError(
+                "the recorded preprocessing is not a Preprocessor's settings "
+                f"(unknown keys: {', '.join(map(str, unknown)) or 'none'}; "
+                f"missing: {', '.join(missing) or 'none'})",
+                fix=f"it must hold exactly {', '.join(RECIPE_KEYS)} and optionally tokenizer")
+        settings = {k: params[k] for k in RECIPE_KEYS}
+        _check_recipe(settings)
+        pre = cls(**settings, tokenizer=_known_tokenizer(params.get("tokenizer")))
+        if vocabulary is not None:
+            pre.vocabulary_ = vocabulary
+        return pre
+
     def get_params(self) -> dict:
         """Every setting of the recipe, JSON-serialisable (the tokenizer by name)."""
         params = asdict(self)
@@ -145,3 +186,46 @@ class Preprocessor:
         if params["stop_words"] is not None and not isinstance(params["stop_words"], str):
             params["stop_words"] = sorted(params["stop_words"])
         return params
+
+
+def _check_recipe(settings: dict) -> None:
+    """Refuse recorded settings of the wrong type (they would silently tokenise differently)."""
+    def bad(name: str, expected: str) -> InputFormatError:
+        value = settings[name]
+        return InputFormatError(f"the recorded preprocessing setting {name} is {value!r} "
+                                f"({type(value).__name__}); expected {expected}",
+                                fix="record the settings with Preprocessor.get_params()")
+
+    if not isinstance(settings["token_pattern"], str):
+        raise bad("token_pattern", "a regular expression (string)")
+    try:
+        re.compile(settings["token_pattern"])
+    except re.error as exc:
+        raise InputFormatError(f"the recorded token_pattern {settings['token_pattern']!r} is not a valid "
+                               f"regular expression ({exc})", fix="record a valid pattern") from None
+    if not isinstance(settings["lowercase"], bool):
+        raise bad("lowercase", "true or false")
+    stop = settings["stop_words"]
+    if not (stop is None or stop == "english"
+            or (isinstance(stop, list) and all(isinstance(w, str) for w in stop))):
+        raise bad("stop_words", "\"english\", null or a list of words")
+    for name in ("min_df", "max_df"):
+        value = settings[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise bad(name, "a non-negative count or fraction")
+    max_features = settings["max_features"]
+    if max_features is not None and (isinstance(max_features, bool) or not isinstance(max_features, int)):
+        raise bad("max_features", "null or a whole number")
+
+
+def _known_tokenizer(name: object) -> Callable[[str], list[str]] | None:
+    """The tokenizer a recipe recorded by name, or ``None`` for the regular expression."""
+    if name is None:
+        return None
+    if name not in KNOWN_TOKENIZERS:
+        raise InputFormatError(
+            f"the recorded preprocessing used the tokenizer {name!r}, which tealeaves cannot rebuild "
+            f"(known: {', '.join(KNOWN_TOKENIZERS)})",
+            fix="tokenise the test documents with it yourself and give them as tokens (--tokenized)")
+    module, func = KNOWN_TOKENIZERS[name].split(":")
+    return getattr(importlib.import_module(module), func)

@@ -11,6 +11,16 @@ already tokenised, a :class:`~tealeaves.corpus.corpus.Corpus` directly:
 
 :func:`read_corpus` dispatches on the path (folder, ``.jsonl``, anything
 else = token lines) and always returns a :class:`Corpus`.
+
+Every file is read with the policy of :mod:`tealeaves._io`: UTF-8 unless an
+``encoding`` is given, a UTF-8 byte-order mark removed (never glued to the
+first word), bytes invalid in the encoding refused with
+:class:`~tealeaves.errors.InputEncodingError` naming the file, the line and the
+``--encoding`` option; a missing path, a folder where a file is expected and an
+unreadable file are clear :class:`~tealeaves.errors.TealeavesError` s.  Lines
+end at ``\\n``, ``\\r\\n`` or ``\\r`` only (:func:`split_lines`: the
+universal newlines of Python's ``open``), so a
+form feed or U+2028 inside a line never splits a document in two.
 """
 
 from __future__ import annotations
@@ -21,10 +31,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tealeaves import _io
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError, InputNotFoundError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, InputNotFoundError
 
 PathLike = str | os.PathLike[str]
 
@@ -32,7 +43,7 @@ PathLike = str | os.PathLike[str]
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
-class CorpusFormatError(TealeavesError):
+class CorpusFormatError(InputFormatError):
     """A corpus file is malformed (bad JSON, a missing field, mismatched ids...)."""
 
 
@@ -61,11 +72,26 @@ class RawDocuments:
 def _existing(path: PathLike, what: str) -> Path:
     p = Path(path).expanduser()
     if not p.exists():
-        raise InputNotFoundError(f"{what} '{p}' does not exist; check the path")
+        raise InputNotFoundError(f"{what} '{p}' does not exist", fix="check the path")
     return p
 
 
-def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str = "utf-8") -> RawDocuments:
+def split_lines(text: str) -> list[str]:
+    """Split ``text`` at ``\\n``, ``\\r\\n`` and ``\\r`` only (one final line end allowed).
+
+    Unlike :meth:`str.splitlines`, form feeds, U+0085, U+2028 and other Unicode
+    separators stay inside their line, as in files read with ``open()``.
+
+    >>> split_lines("a b\\r\\nc\\x0cd\\n\\ne\\n")
+    ['a b', 'c\\x0cd', '', 'e']
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = None) -> RawDocuments:
     """Read every file under ``path`` matching ``glob`` as one document.
 
     Ids are the files' paths relative to ``path`` (with ``/`` separators), in
@@ -74,7 +100,7 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str = "utf-8"
     """
     root = _existing(path, "corpus folder")
     if not root.is_dir():
-        raise TealeavesError(f"'{root}' is not a folder; give a folder of text files")
+        raise InputFormatError(f"'{root}' is not a folder", fix="give a folder of text files")
     files = sorted(
         f for f in root.glob(glob)
         if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts)
@@ -84,15 +110,7 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str = "utf-8"
             f"no file matching '{glob}' in folder '{root}'; put one text file per document there "
             "or change the glob"
         )
-    texts = []
-    for f in files:
-        try:
-            texts.append(f.read_text(encoding=encoding))
-        except UnicodeDecodeError as exc:
-            raise CorpusFormatError(
-                f"'{f}' is not valid {encoding} ({exc.reason} at byte {exc.start}); "
-                "pass the right encoding (e.g. encoding='latin-1')"
-            ) from None
+    texts = [_io.read_text(f, encoding, what="corpus file") for f in files]
     return RawDocuments(texts, [f.relative_to(root).as_posix() for f in files])
 
 
@@ -101,7 +119,7 @@ def read_jsonl(
     text_field: str = "text",
     id_field: str | None = "id",
     label_field: str | None = None,
-    encoding: str = "utf-8",
+    encoding: str | None = None,
 ) -> RawDocuments:
     """Read one document per line of a JSON Lines file.
 
@@ -111,28 +129,41 @@ def read_jsonl(
     numbers).  ``label_field``, when given, is read too.  A malformed line or a
     missing field raises :class:`CorpusFormatError` naming the line number.
     """
-    p = _existing(path, "JSON Lines file")
+    p = _io.existing_file(path, "JSON Lines file")
     texts: list[str] = []
     ids: list[str] = []
     labels: list = []
-    with open(p, encoding=encoding) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            record = _json_record(line, lineno, p)
-            texts.append(_field(record, text_field, lineno, p, want_str=True))
-            ids.append(str(_field(record, id_field, lineno, p)) if id_field else str(lineno))
-            if label_field is not None:
-                labels.append(_field(record, label_field, lineno, p))
+    for lineno, line in enumerate(read_lines(p, encoding), start=1):
+        if not line.strip():
+            continue
+        record = _json_record(line, lineno, p)
+        texts.append(_field(record, text_field, lineno, p, want_str=True))
+        ids.append(_id(_field(record, id_field, lineno, p), lineno, p) if id_field else str(lineno))
+        if label_field is not None:
+            labels.append(_field(record, label_field, lineno, p))
     if not texts:
-        raise EmptyInputError(f"JSON Lines file '{p}' holds no document")
+        raise EmptyInputError(f"JSON Lines file '{p}' holds no document",
+                              fix='give one JSON object per line, e.g. {"id": "d1", "text": "..."}')
     _check_unique(ids, p)
     return RawDocuments(texts, ids, labels if label_field is not None else None)
+
+
+def _id(value: object, lineno: int, path: Path) -> str:
+    """A document id: a string or a whole number (``7`` -> ``"7"``); anything else is refused."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    raise CorpusFormatError(
+        f"{path}, line {lineno}: a document id must be a string or a whole number, "
+        f"got {json.dumps(value)} ({type(value).__name__})"
+    )
 
 
 def _json_record(line: str, lineno: int, path: Path) -> dict:
     try:
         record = json.loads(line)
+    except RecursionError:
+        raise CorpusFormatError(f"{path}, line {lineno}: JSON nested too deeply; "
+                                "each line must be one flat JSON object") from None
     except json.JSONDecodeError as exc:
         raise CorpusFormatError(
             f"{path}, line {lineno}: malformed JSON ({exc.msg} at column {exc.colno}); "
@@ -170,17 +201,16 @@ def _check_unique(ids: Sequence[str], path: Path) -> None:
         seen.add(i)
 
 
-def read_lines(path: PathLike, encoding: str = "utf-8") -> list[str]:
-    """The lines of a text file without their line endings (an empty last line is dropped)."""
-    p = _existing(path, "file")
-    return p.read_text(encoding=encoding).splitlines()
+def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
+    """The lines of a text file (:func:`split_lines`) read under the :mod:`tealeaves._io` policy."""
+    return split_lines(_io.read_text(path, encoding, what))
 
 
-def _line_ids(ids_path: PathLike | None, n_docs: int, path: Path, encoding: str) -> list[str]:
+def _line_ids(ids_path: PathLike | None, n_docs: int, path: Path, encoding: str | None) -> list[str]:
     """Ids for a one-document-per-line file: from ``ids_path``, else 1-based line numbers."""
     if ids_path is None:
         return [str(i) for i in range(1, n_docs + 1)]
-    ids = [line.strip() for line in read_lines(ids_path, encoding)]
+    ids = [line.strip() for line in read_lines(ids_path, encoding, "ids file")]
     if len(ids) != n_docs:
         raise CorpusFormatError(
             f"ids file '{ids_path}' has {len(ids)} lines but '{path}' has {n_docs} documents; "
@@ -194,7 +224,7 @@ def read_token_lines(
     path: PathLike,
     ids_path: PathLike | None = None,
     vocabulary: Vocabulary | None = None,
-    encoding: str = "utf-8",
+    encoding: str | None = None,
 ) -> Corpus:
     """Read a pre-tokenised corpus: one document per line, tokens separated by whitespace.
 
@@ -204,10 +234,11 @@ def read_token_lines(
     and counted in ``Corpus.n_dropped``; otherwise the vocabulary is built from
     the file.
     """
-    p = _existing(path, "token file")
-    docs = [line.split() for line in read_lines(p, encoding)]
+    p = _io.existing_file(path, "token file")
+    docs = [line.split() for line in read_lines(p, encoding, "token file")]
     if not docs:
-        raise EmptyInputError(f"token file '{p}' holds no line (no document)")
+        raise EmptyInputError(f"token file '{p}' holds no line (no document)",
+                              fix="give one document per line, tokens separated by spaces")
     corpus = Corpus.from_token_lists(docs, vocabulary, _line_ids(ids_path, len(docs), p, encoding))
     corpus.metadata["source"] = str(p)
     return corpus
@@ -221,7 +252,7 @@ def read_raw(
     id_field: str | None = "id",
     label_field: str | None = None,
     ids_path: PathLike | None = None,
-    encoding: str = "utf-8",
+    encoding: str | None = None,
 ) -> RawDocuments:
     """Read untokenised documents from a folder, a JSON Lines file or a one-per-line text file."""
     p = _existing(path, "corpus path")
@@ -229,9 +260,9 @@ def read_raw(
         return read_text_folder(p, glob, encoding)
     if p.name.lower().endswith(JSONL_SUFFIXES):
         return read_jsonl(p, text_field, id_field, label_field, encoding)
-    texts = read_lines(p, encoding)
+    texts = read_lines(p, encoding, "corpus file")
     if not texts:
-        raise EmptyInputError(f"file '{p}' holds no line (no document)")
+        raise EmptyInputError(f"file '{p}' holds no line (no document)", fix="give one document per line")
     return RawDocuments(texts, _line_ids(ids_path, len(texts), p, encoding))
 
 
@@ -245,7 +276,7 @@ def read_corpus(
     label_field: str | None = None,
     ids_path: PathLike | None = None,
     vocabulary: Vocabulary | None = None,
-    encoding: str = "utf-8",
+    encoding: str | None = None,
 ) -> Corpus:
     """Read a corpus from ``path``, choosing the reader by the path.
 

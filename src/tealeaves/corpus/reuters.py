@@ -48,7 +48,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tealeaves import data
+from tealeaves import _io, data
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.errors import EmptyInputError
@@ -169,12 +169,14 @@ def parse_sgml(text: str, file: str = "") -> list[ReutersStory]:
 def read_reuters(files: Sequence[str | Path] | None = None) -> list[ReutersStory]:
     """Read every story of Reuters-21578 (21,578 stories), in file order.
 
-    ``files`` defaults to the 22 SGML files found by :func:`tealeaves.data.locate`.
+    ``files`` defaults to the 22 SGML files found by :func:`tealeaves.data.locate`; a missing
+    file or a folder among ``files`` is a clear error (:mod:`tealeaves._io`).
     """
     paths = [data.locate(f) for f in SGML_FILES] if files is None else [Path(f) for f in files]
     stories: list[ReutersStory] = []
     for path in paths:
-        stories.extend(parse_sgml(Path(path).read_text(encoding="latin-1"), Path(path).name))
+        text = _io.read_text(path, "latin-1", what="Reuters SGML file")  # latin-1 by definition
+        stories.extend(parse_sgml(text, Path(path).name))
     if not stories:
         raise EmptyInputError(f"no <REUTERS> story found in {', '.join(map(str, paths))}")
     return stories

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, InputFormatError
 
 
 class Vocabulary(Sequence[str]):
@@ -21,7 +21,7 @@ class Vocabulary(Sequence[str]):
         if len(self.index) != len(self.words):
             seen: set[str] = set()
             dupes = [w for w in self.words if w in seen or seen.add(w)]  # type: ignore[func-returns-value]
-            raise ValueError(f"vocabulary has duplicate words: {dupes[:5]}")
+            raise InputFormatError(f"vocabulary has duplicate words: {dupes[:5]}")
 
     def __len__(self) -> int:
         return len(self.words)

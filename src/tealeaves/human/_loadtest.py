@@ -38,7 +38,8 @@ def load_study(n_items: int = 40, seed: int = 0) -> Study:
     model = FixedTopicModel(phi, [f"w{i}" for i in range(200)])
     study = build_study(model, tasks=["word_intrusion", "rating"], n_checks=0, seed=seed, name="load")
     if len(study) < n_items:  # topics without an admissible intruder: pad with ratings of the same topics
-        extra = [dict(i, id=f"{i['id']}-b") for i in study.items if i["task"] == "rating"]
+        extra = [dict(i, id=f"{i['id']}-b", topic=f"{i['topic']}-b") for i in study.items
+                 if i["task"] == "rating"]
         study = Study(study.items + extra[: n_items - len(study)], name="load", seed=seed)
     return Study(study.items[:n_items], name="load", seed=seed)
 

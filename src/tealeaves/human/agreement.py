@@ -109,5 +109,8 @@ def split_half_reliability(units: Sequence[Sequence[float]], *, n_splits: int = 
         raise AgreementUndefined("split-half reliability is undefined: the half scores never varied "
                                  "across units")
     r = float(np.mean(rs))
+    if r <= -1.0:
+        raise AgreementUndefined("split-half reliability is undefined: the halves are perfectly "
+                                 "anti-correlated in every split (Spearman-Brown divides by 0)")
     return {"r_half": r, "spearman_brown": spearman_brown(r), "n_units": len(units),
             "n_splits": n_splits, "n_splits_used": len(rs), "seed": seed}

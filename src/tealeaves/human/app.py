@@ -6,9 +6,18 @@ Routes (``TOKEN`` is an annotator's personal link token):
 * ``GET /static/{app.js,style.css}`` - its script and style;
 * ``GET /api/TOKEN/state`` - progress and the next unanswered item (public view: no answer, no check flag);
 * ``POST /api/TOKEN/judgments`` - ``{"item_id", "response", "key"[, "confidence", "time"]}``; answers
-  ``{"status": "stored" | "duplicate"}`` (200), 409 if the item was already answered under another key,
-  400 for a response that is not one of the item's options, 404 for an unknown token or item;
+  ``{"status": "stored" | "duplicate"}`` (200), 409 if the item was already answered under another key;
 * ``GET /healthz`` - ``ok``.
+
+Every request gets a status and a JSON (or text) body, never a dropped
+connection or a traceback: 400 for a malformed body (not JSON, not an
+object, a missing or wrongly typed field, an unknown field, a response that
+is not an option, a negative or non-finite ``time``/``confidence``), 403 for
+a POST whose ``Origin``/``Host`` is not the server's own address, 404 for an
+unknown path, token or item, 405 for a known path with another method, 411
+without ``Content-Length``, 413 for a body above :data:`MAX_BODY` bytes, and
+503 with ``Retry-After`` when the database cannot be written (disk full,
+read-only, locked); the page retries a 503 with the same idempotency key.
 
 A web framework is not needed: the app serves three static files and two
 JSON routes, and ``ThreadingHTTPServer`` gives one thread per connection.
@@ -16,19 +25,43 @@ JSON routes, and ``ThreadingHTTPServer`` gives one thread per connection.
 
 from __future__ import annotations
 
+import errno
 import json
+import math
+import sys
+from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from urllib.parse import urlsplit
 
+from tealeaves._terminal import escape
+from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
-from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError
+from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailable
 from tealeaves.human.study import Study
 
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8",
           "index.html": "text/html; charset=utf-8"}
+#: Largest accepted request body (bytes); larger ones are answered 413.
 MAX_BODY = 64 * 1024
+#: A body up to this size is read and discarded before the 413, so the client sees the reply; above
+#: it the connection is closed after replying, without reading the body.
+MAX_DRAIN = 1024 * 1024
+#: Seconds a client is asked to wait (``Retry-After``) after a 503.
+RETRY_AFTER = 2
 PLATFORM = "tealeaves-app"
+#: Fields of a judgment body: name -> required.
+FIELDS = {"item_id": True, "response": True, "key": True, "confidence": False, "time": False}
+ROUTES = {"judgments": "POST", "state": "GET"}
+
+
+class BadRequest(Exception):
+    """A client error answered with ``status`` and a JSON ``{"error": ...}`` body."""
+
+    def __init__(self, status: int, message: str, **extra):
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
 
 
 class AnnotationApp:
@@ -51,32 +84,57 @@ class AnnotationApp:
                 "confidence": bool(self.study.settings.get("confidence")),
                 "item": None if nxt is None else self.study.public_item(nxt)}
 
-    def submit(self, annotator: str, body: dict) -> tuple[int, dict]:
-        """Validate and store one judgment; return the HTTP status and the JSON reply."""
-        item = self.study.by_id.get(str(body.get("item_id")))
-        key = body.get("key")
-        if item is None:
-            return HTTPStatus.NOT_FOUND, {"error": f"unknown item {body.get('item_id')!r}"}
-        if not isinstance(key, str) or not 8 <= len(key) <= 128:
-            return HTTPStatus.BAD_REQUEST, {"error": "a submission needs an idempotency key "
-                                                                 "of 8-128 characters"}
-        response = normalize_response(item, body.get("response", ""))
-        if response is None:
-            return HTTPStatus.BAD_REQUEST, {"error": f"response {body.get('response')!r} is not an option",
-                                            "options": item["options"]}
+    def submit(self, annotator: str, body: object) -> tuple[int, dict]:
+        """Validate and store one judgment; return the HTTP status and the JSON reply.
+
+        Raises :class:`BadRequest` for a body that is not a valid judgment and
+        :class:`~tealeaves.human.store.StoreUnavailable` when it cannot be stored.
+        """
+        item, response, key, confidence, seconds = self.validate(body)
         try:
-            confidence = _number(body.get("confidence"))
-            seconds = _number(body.get("time"))
             status = self.store.submit(annotator, item["id"], response, key, confidence=confidence,
                                        time=seconds, platform=PLATFORM)
-        except (StoreError, ValueError) as exc:
-            return HTTPStatus.BAD_REQUEST, {"error": str(exc)}
+        except StoreUnavailable:
+            raise
+        except StoreError as exc:  # an idempotency key reused for another judgment
+            raise BadRequest(HTTPStatus.BAD_REQUEST, str(exc)) from None
         code = HTTPStatus.CONFLICT if status == CONFLICT else HTTPStatus.OK
         return code, {"status": status, **{k: v for k, v in self.state(annotator).items() if k != "item"}}
 
-    def make_server(self, host: str = "127.0.0.1", port: int = 8000,
-                    quiet: bool = True) -> ThreadingHTTPServer:
-        """A ThreadingHTTPServer bound to ``host:port`` serving this app (port 0 picks a free port)."""
+    def validate(self, body: object) -> tuple[dict, str, str, float | None, float | None]:
+        """The item, response, key, confidence and time of a judgment body, or :class:`BadRequest`."""
+        bad = HTTPStatus.BAD_REQUEST
+        if not isinstance(body, dict):
+            raise BadRequest(bad, f"the body must be a JSON object, found {_kind(body)}")
+        unknown = sorted(set(body) - set(FIELDS))
+        missing = [f for f, required in FIELDS.items() if required and body.get(f) is None]
+        if unknown or missing:
+            raise BadRequest(bad, "a judgment is an object with item_id, response and key (and optionally "
+                             f"confidence and time); missing {missing}, unknown {unknown[:5]}")
+        if not isinstance(body["item_id"], str):
+            raise BadRequest(bad, f"item_id must be a string, found {_kind(body['item_id'])}")
+        item = self.study.by_id.get(body["item_id"])
+        if item is None:
+            raise BadRequest(HTTPStatus.NOT_FOUND, f"unknown item {body['item_id'][:80]!r}")
+        key = body["key"]
+        if not isinstance(key, str) or not 8 <= len(key) <= 128:
+            raise BadRequest(bad, "a submission needs an idempotency key (key) of 8-128 characters")
+        raw = body["response"]
+        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+            raise BadRequest(bad, f"response must be a string (one of the options), found {_kind(raw)}",
+                             options=item["options"])
+        response = normalize_response(item, raw)
+        if response is None:
+            raise BadRequest(bad, f"response {str(raw)[:80]!r} is not an option", options=item["options"])
+        return item, response, key, _number(body, "confidence"), _number(body, "time")
+
+    def make_server(self, host: str = "127.0.0.1", port: int = 8000, quiet: bool = True,
+                    allowed_origins: Sequence[str] = ()) -> ThreadingHTTPServer:
+        """A ThreadingHTTPServer bound to ``host:port`` serving this app (port 0 picks a free port).
+
+        ``allowed_origins`` (``scheme://host[:port]``) may post judgments besides
+        the server's own address, e.g. the public origin of a reverse proxy.
+        """
         app = self
 
         class Handler(_Handler):
@@ -84,100 +142,255 @@ class AnnotationApp:
 
         Handler.app = app
         Handler.quiet = quiet
-        server = ThreadingHTTPServer((host, port), Handler)
+        Handler.allowed_origins = frozenset(check_origins(allowed_origins))
+        try:
+            server = ThreadingHTTPServer((host, port), Handler)
+        except OSError as exc:
+            reason = "the address is already in use" if exc.errno == errno.EADDRINUSE else (
+                exc.strerror or str(exc))
+            raise ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
+                                 fix="choose another --port (--port 0 picks a free one) or --host") from None
         server.daemon_threads = True
         return server
 
 
-def _number(value) -> float | None:
-    if value is None or value == "":
+def check_origins(origins: Sequence[str]) -> list[str]:
+    """Origins allowed to post, each ``http(s)://host[:port]`` without a path (no trailing slash)."""
+    out = []
+    for origin in origins:
+        parts = urlsplit(str(origin).rstrip("/"))
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
+            raise ParameterError(f"--allow-origin {escape(origin)!r} is not an origin",
+                                 fix="write scheme://host[:port], e.g. https://annotate.example.org")
+        out.append(f"{parts.scheme}://{parts.netloc}")
+    return out
+
+
+def _kind(value: object) -> str:
+    """How a JSON value is named in an error message."""
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _number(body: dict, name: str) -> float | None:
+    """An optional field that, when given, is a finite number >= 0 (null means not given)."""
+    value = body.get(name)
+    if value is None:
         return None
+    number = not isinstance(value, bool) and isinstance(value, (int, float))
+    if number:
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond float range
+            value = math.inf
+    if not number or not math.isfinite(value) or value < 0:
+        raise BadRequest(HTTPStatus.BAD_REQUEST, f"{name} must be a finite number >= 0 or null, "
+                         f"found {repr(value)[:40] if isinstance(value, str) else str(value)[:40]}")
     return float(value)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_body(raw: bytes) -> object:
+    """Strict JSON: UTF-8, no NaN/Infinity literals; :class:`BadRequest` (400) otherwise."""
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        json.dumps(body, ensure_ascii=False).encode("utf-8")  # lone surrogates (\ud800) cannot be stored
+        return body
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, huge ints
+        raise BadRequest(HTTPStatus.BAD_REQUEST, f"the body must be a JSON object (UTF-8): {str(exc)[:120]}"
+                         ) from None
 
 
 class _Handler(BaseHTTPRequestHandler):
     app: AnnotationApp
+    allowed_origins: frozenset[str] = frozenset()
     quiet = True
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.0"  # answer even an unparseable request line with a status line
     server_version = "tealeaves-annotate"
 
     def log_message(self, fmt, *args):  # noqa: D102 - silence the default stderr log unless asked
         if not self.quiet:
-            super().log_message(fmt, *args)
+            sys.stderr.write(escape(f"{self.address_string()} - {fmt % args}") + "\n")
 
-    def _send(self, code: int, body: bytes, ctype: str) -> None:
+    def _send(self, code: int, body: bytes, ctype: str, headers: dict | None = None) -> None:
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
-    def _json(self, code: int, obj: dict) -> None:
-        self._send(code, json.dumps(obj, ensure_ascii=False).encode(), "application/json; charset=utf-8")
+    def _json(self, code: int, obj: dict, headers: dict | None = None) -> None:
+        self._send(code, json.dumps(obj, ensure_ascii=False).encode("utf-8", "backslashreplace"),
+                   "application/json; charset=utf-8", headers)
 
-    def _annotator(self, token: str) -> str | None:
+    def _dispatch(self, handler) -> None:
+        """Run ``handler``; every outcome is an HTTP reply (client errors 4xx, storage failures 503)."""
+        try:
+            handler()
+        except BadRequest as exc:
+            headers = exc.extra.pop("_headers", None)
+            self._json(exc.status, {"error": exc.message, **exc.extra}, headers)
+        except StoreUnavailable as exc:
+            self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(exc), "retry_after": RETRY_AFTER},
+                       {"Retry-After": str(RETRY_AFTER)})
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True  # the client went away: nobody to answer
+        except Exception as exc:  # a bug: answer 500, log one line, keep serving
+            self.close_connection = True
+            sys.stderr.write(escape(f"tealeaves annotate: internal error on {self.command} {self.path}: "
+                                    f"{type(exc).__name__}: {exc} (this is a bug)") + "\n")
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal error (logged by the server)"})
+
+    def _route(self) -> tuple[str, list[str]]:
+        parts = urlsplit(self.path).path.strip("/").split("/")
+        if parts == ["healthz"]:
+            return "healthz", parts
+        if len(parts) == 2 and parts[0] == "static" and parts[1] in STATIC:
+            return "static", parts
+        if len(parts) == 2 and parts[0] == "a":
+            return "page", parts
+        if len(parts) == 3 and parts[0] == "api" and parts[2] in ROUTES:
+            return parts[2], parts
+        return "", parts
+
+    def _annotator(self, token: str) -> str:
         name = self.app.store.annotator_for_token(token)
         if name is None:
-            self._json(HTTPStatus.NOT_FOUND, {"error": "unknown annotator link; ask the study lead "
-                                                       "for yours"})
+            raise BadRequest(HTTPStatus.NOT_FOUND, "unknown annotator link; ask the study lead for yours")
         return name
 
-    def do_GET(self):  # noqa: N802 - http.server naming
-        parts = self.path.split("?", 1)[0].strip("/").split("/")
-        if parts == ["healthz"]:
+    def _get(self) -> None:
+        route, parts = self._route()
+        if route == "healthz":
             return self._send(200, b"ok", "text/plain")
-        if len(parts) == 2 and parts[0] == "static" and parts[1] in STATIC:
+        if route == "static":
             return self._send(200, self.app._static[parts[1]], STATIC[parts[1]])
-        if len(parts) == 2 and parts[0] == "a":
+        if route == "page":
             if self.app.store.annotator_for_token(parts[1]) is None:
                 return self._send(404, b"Unknown annotator link.", "text/plain; charset=utf-8")
             return self._send(200, self.app._static["index.html"], STATIC["index.html"])
-        if len(parts) == 3 and parts[0] == "api" and parts[2] == "state":
-            name = self._annotator(parts[1])
-            if name is not None:
-                self._json(200, self.app.state(name))
-            return None
+        if route == "state":
+            return self._json(200, self.app.state(self._annotator(parts[1])))
+        if route == "judgments":
+            raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "use POST", _headers={"Allow": "POST"})
         return self._send(404, b"Not found.", "text/plain")
 
-    def do_POST(self):  # noqa: N802 - http.server naming
-        parts = self.path.split("?", 1)[0].strip("/").split("/")
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if not 0 <= length <= MAX_BODY:
-            self.close_connection = True
-            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                              {"error": "missing, bad or too large Content-Length"})
-        raw = self.rfile.read(length)
-        if not (len(parts) == 3 and parts[0] == "api" and parts[2] == "judgments"):
-            return self._json(404, {"error": "not found"})
+    def _post(self) -> None:
+        raw = self._body()
+        route, parts = self._route()
+        if route in ("healthz", "static", "page", "state"):
+            raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "use GET", _headers={"Allow": "GET, HEAD"})
+        if route != "judgments":
+            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+        self._check_origin()
         name = self._annotator(parts[1])
-        if name is None:
-            return None
+        code, reply = self.app.submit(name, parse_body(raw))
+        self._json(code, reply)
+
+    def _body(self) -> bytes:
+        """The request body, or :class:`BadRequest` (400/411/413) for a missing, bad or oversized length."""
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length, not chunked")
+        text = self.headers.get("Content-Length")
+        if text is None:
+            self.close_connection = True  # a body may follow that we cannot delimit
+            raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length header")
+        if not text.strip().isdigit():
+            self.close_connection = True
+            raise BadRequest(HTTPStatus.BAD_REQUEST, f"bad Content-Length {text[:40]!r}")
+        length = int(text)
+        if length > MAX_BODY:
+            self.close_connection = True
+            if length <= MAX_DRAIN:
+                self.rfile.read(length)
+            raise BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                             f"the body has {length} bytes; at most {MAX_BODY} are accepted")
+        return self.rfile.read(length)
+
+    def _check_origin(self) -> None:
+        """403 unless ``Host`` (and ``Origin``, when sent) name this server or an allowed origin.
+
+        The server's own address is the one the connection arrived at
+        (``localhost`` too when that is a loopback address); ``--allow-origin``
+        adds the origins a reverse proxy serves the app under.
+        """
+        ip, port = self.connection.getsockname()[:2]
+        hosts = {f"{ip}:{port}", f"[{ip}]:{port}"}
+        if ip in ("127.0.0.1", "::1"):
+            hosts |= {f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"}
+        origins = {f"http://{h}" for h in hosts} | set(self.allowed_origins)
+        hosts |= {urlsplit(o).netloc for o in self.allowed_origins}
+        host, origin = self.headers.get("Host"), self.headers.get("Origin")
+        if host not in hosts:
+            raise BadRequest(HTTPStatus.FORBIDDEN, f"Host {str(host)[:80]!r} is not this server's address")
+        if origin is not None and origin.rstrip("/") not in origins:
+            raise BadRequest(HTTPStatus.FORBIDDEN, f"Origin {origin[:80]!r} may not post judgments "
+                             "(start the server with --allow-origin to allow it)")
+
+    def do_GET(self):  # noqa: N802 - http.server naming
+        self._dispatch(self._get)
+
+    def do_HEAD(self):  # noqa: N802
+        self._dispatch(self._get)
+
+    def do_POST(self):  # noqa: N802
+        self._dispatch(self._post)
+
+    def _other(self) -> None:
+        route, _ = self._route()
+        if not route:
+            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+        allow = "POST" if route == "judgments" else "GET, HEAD"
+        raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, f"use {allow}", _headers={"Allow": allow})
+
+    def do_PUT(self):  # noqa: N802
+        self.close_connection = True  # a body may follow that we do not read
+        self._dispatch(self._other)
+
+    do_DELETE = do_PATCH = do_OPTIONS = do_PUT  # noqa: N815
+
+    def send_error(self, code, message=None, explain=None):  # noqa: D102 - http.server's own errors
+        self.close_connection = True  # malformed request line or headers: answer, then close
+        if code == HTTPStatus.NOT_IMPLEMENTED:  # an unknown method
+            code = HTTPStatus.METHOD_NOT_ALLOWED
         try:
-            body = json.loads(raw or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            return self._json(HTTPStatus.BAD_REQUEST, {"error": "the body must be a JSON object"})
-        code, reply = self.app.submit(name, body)
-        return self._json(code, reply)
+            self._json(code, {"error": escape(str(message or HTTPStatus(code).phrase))[:200]})
+        except (OSError, ValueError):
+            pass
 
 
 def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1", port: int = 8000,
-          quiet: bool = True, synchronous: str = "FULL", announce=print) -> None:
-    """Run the annotation server until interrupted, announcing each annotator's personal link."""
+          quiet: bool = True, synchronous: str = "FULL", announce=print,
+          allowed_origins: Sequence[str] = ()) -> None:
+    """Run the annotation server until interrupted, announcing each annotator's personal link.
+
+    Names from the study or the command line are printed through :func:`escape`.
+    """
     store = JudgmentStore(db, synchronous=synchronous)
-    app = AnnotationApp(study, store)
-    tokens = store.ensure_annotators(annotators)
-    server = app.make_server(host, port, quiet=quiet)
-    base = f"http://{server.server_address[0]}:{server.server_address[1]}"
-    announce(f"serving study {study.name!r} ({len(study)} items) on {base}", flush=True)
-    for name in annotators:
-        announce(f"LINK {name} {base}/a/{tokens[name]}", flush=True)
     try:
+        app = AnnotationApp(study, store)
+        tokens = store.ensure_annotators(annotators)
+        server = app.make_server(host, port, quiet=quiet, allowed_origins=allowed_origins)
+    except BaseException:
+        store.close()
+        raise
+    base = f"http://{server.server_address[0]}:{server.server_address[1]}"
+    try:
+        announce(f"serving study '{escape(study.name)}' ({len(study)} items) on {base}", flush=True)
+        for name in annotators:
+            announce(f"LINK {escape(name)} {base}/a/{tokens[name]}", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

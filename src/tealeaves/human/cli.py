@@ -10,8 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tealeaves._io import atomic_write, existing_file, read_lines, read_text, write_text
 from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._terminal import escape, escape_rows
+from tealeaves.errors import InputFormatError, ParameterError
 from tealeaves.human import items as it
+from tealeaves.validation import check_unique, float_arg, int_arg, seed_arg
 
 HUMAN_SCORES = ("model_precision", "mean_rating", "mean_multilingual_rating")
 
@@ -34,11 +38,15 @@ def register(subparsers) -> None:
     p.add_argument("study")
     p.add_argument("--db", required=True, help="SQLite file of judgments (created if absent)")
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1 only)")
-    p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
+    p.add_argument("--port", type=int_arg(0, 65535, "--port"), default=8000,
+                   help="port (0 picks a free one; default 8000)")
     p.add_argument("--annotators",
                    help="comma-separated annotator names (default: the study's, else the db's)")
     p.add_argument("--synchronous", default="FULL", choices=("FULL", "NORMAL", "EXTRA"),
                    help="SQLite synchronous mode (default FULL: durable even on power loss)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                   help="an origin (scheme://host[:port]) besides the server's own address that may post "
+                   "judgments, e.g. the public address of a reverse proxy; repeatable")
     p.add_argument("--verbose", action="store_true", help="log every request")
     p.set_defaults(func=_serve)
     p = asub.add_parser("export", help="write the stored judgments in the long format (CSV)")
@@ -54,55 +62,117 @@ def _add_build(p) -> None:
     p.add_argument("-o", "--out", required=True, help="study file to write (JSON)")
     p.add_argument("--tasks", default="word_intrusion,rating",
                    help=f"comma-separated, from {','.join(it.TASKS)}")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--name", default="study")
     p.add_argument("--topics", help="comma-separated topic ids (default: all)")
-    p.add_argument("--n-top", type=int, default=5, help="words shown with the intruder (default 5)")
-    p.add_argument("--rating-words", type=int, default=10, help="words C shown for a rating (default 10)")
+    p.add_argument("--n-top", type=int_arg(2, 50, "--n-top"), default=5,
+                   help="words shown with the intruder (default 5)")
+    p.add_argument("--rating-words", type=int_arg(2, 100, "--rating-words"), default=10,
+                   help="words C shown for a rating (default 10)")
     p.add_argument("--confidence", action="store_true", help="also ask annotators for their confidence")
-    p.add_argument("--checks", type=int, default=2, help="attention-check items per task (default 2)")
+    p.add_argument("--checks", type=int_arg(0, 100, "--checks"), default=2,
+                   help="attention-check items per task (default 2)")
     p.add_argument("--doc-topic", help="topic intrusion: D x K proportions (.npy)")
     p.add_argument("--documents",
                    help="topic intrusion: JSON lines with 'title' and 'text' (and 'id'), one per row")
-    p.add_argument("--n-documents", type=int, default=20)
+    p.add_argument("--n-documents", type=int_arg(1, None, "--n-documents"), default=20)
     p.add_argument("--multilingual", help="multilingual rating: JSON {language: [[words of topic 0], ...]}")
     p.add_argument("--languages", help="the two languages shown side by side (default: the first two)")
     p.add_argument("--annotators", help="comma-separated annotator names recorded in the study")
     p.set_defaults(func=_build)
 
 
-def _csv(text: str | None) -> list[str] | None:
-    return None if not text else [t.strip() for t in text.split(",") if t.strip()]
+def _csv(text: str | None, name: str | None = None) -> list[str] | None:
+    """A comma-separated option as a list (None if absent); with ``name``, empty items and repeats refused."""
+    if text is None:
+        return None
+    values = [t.strip() for t in text.split(",")]
+    if name is None:
+        return [v for v in values if v] or None
+    if not any(values) or "" in values:
+        raise ParameterError(f"{name} {text!r} has an empty entry", fix=f"e.g. {name} a,b (no empty names)")
+    return check_unique(values, name)
+
+
+def _load_doc_topic(path: str):
+    """``--doc-topic``: a D x K array of finite proportions in a .npy file."""
+    import numpy as np
+
+    p = existing_file(path, "--doc-topic file")
+    try:
+        theta = np.load(p, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise InputFormatError(f"--doc-topic '{p}' is not a .npy array ({exc})",
+                               fix="save it with numpy.save(path, theta)") from None
+    if theta.ndim != 2 or not np.issubdtype(theta.dtype, np.number) or not np.all(np.isfinite(theta)):
+        raise InputFormatError(f"--doc-topic '{p}' must be a D x K array of finite numbers, got shape "
+                               f"{theta.shape} of {theta.dtype}", fix="save model.transform(corpus)")
+    return theta
+
+
+def _load_documents(path: str | None, n_rows: int) -> dict:
+    """``--documents``: JSON lines with a string ``title`` and ``text`` (and optional ``id``), one per row."""
+    if not path:
+        raise ParameterError("--doc-topic needs --documents (JSON lines with 'title' and 'text')")
+    docs = []
+    for n, line in enumerate(read_lines(path, what="--documents file"), 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except ValueError as exc:
+            raise InputFormatError(f"--documents '{path}' line {n} is not JSON ({exc})") from None
+        if not isinstance(doc, dict) or not all(isinstance(doc.get(k, ""), str) for k in ("title", "text")):
+            raise InputFormatError(f"--documents '{path}' line {n} must be an object with string 'title' and "
+                                   f"'text', found {escape(line[:60])!r}")
+        docs.append(doc)
+    if len(docs) != n_rows:
+        raise InputFormatError(f"--documents '{path}' has {len(docs)} documents but --doc-topic "
+                               f"{n_rows} rows",
+                               fix="give one line per row of the proportions, in the same order")
+    ids = [str(d.get("id", i)) for i, d in enumerate(docs)]
+    return {"titles": [d.get("title", "") for d in docs], "texts": [d.get("text", "") for d in docs],
+            "doc_ids": check_unique(ids, "document ids")}
+
+
+def _load_multilingual(path: str) -> dict:
+    """``--multilingual``: JSON ``{language: [[words of topic 0], ...]}`` with string words."""
+    try:
+        raw = json.loads(read_text(path, what="--multilingual file"))
+    except ValueError as exc:
+        raise InputFormatError(f"--multilingual '{path}' is not JSON ({exc})") from None
+    ok = isinstance(raw, dict) and all(
+        isinstance(ws, list) and all(isinstance(t, list) and t and all(isinstance(w, str) and w for w in t)
+                                     for t in ws) for ws in raw.values())
+    if not ok:
+        raise InputFormatError(f"--multilingual '{path}' must be an object {{language: [[word, ...], ...]}} "
+                               "with one non-empty list of words (strings) per topic")
+    return raw
 
 
 def _build(args) -> int:
-    import numpy as np
-
     from tealeaves.human.study import build_study
     from tealeaves.models.adapters import load_model
 
-    model = load_model(args.model)
+    model = load_model(existing_file(args.model, "model file"))
     kwargs = {}
     if args.doc_topic:
-        kwargs["doc_topic"] = np.load(args.doc_topic)
-        docs = [json.loads(line) for line in Path(args.documents).read_text(encoding="utf-8").splitlines()
-                if line.strip()] if args.documents else []
-        kwargs.update(titles=[d.get("title", "") for d in docs], texts=[d.get("text", "") for d in docs],
-                      doc_ids=[str(d.get("id", i)) for i, d in enumerate(docs)])
+        kwargs["doc_topic"] = _load_doc_topic(args.doc_topic)
+        kwargs.update(_load_documents(args.documents, kwargs["doc_topic"].shape[0]))
     if args.multilingual:
-        kwargs["multilingual"] = json.loads(Path(args.multilingual).read_text(encoding="utf-8"))
-    topics = _csv(args.topics)
-    study = build_study(model, tasks=_csv(args.tasks), seed=args.seed, name=args.name,
-                        topics=[int(t) for t in topics] if topics else None, n_top=args.n_top,
+        kwargs["multilingual"] = _load_multilingual(args.multilingual)
+    topics = _csv(args.topics, "--topics")
+    study = build_study(model, tasks=_csv(args.tasks, "--tasks"), seed=args.seed, name=args.name,
+                        topics=topics, n_top=args.n_top,
                         rating_words=args.rating_words, confidence=args.confidence, n_checks=args.checks,
-                        n_documents=args.n_documents, languages=_csv(args.languages),
-                        annotators=_csv(args.annotators), **kwargs)
+                        n_documents=args.n_documents, languages=_csv(args.languages, "--languages"),
+                        annotators=_csv(args.annotators, "--annotators"), **kwargs)
     study.save(args.out)
     n_checks = sum(bool(i.get("check")) for i in study.items)
-    print(f"wrote {len(study)} items ({n_checks} checks) to {args.out}; "
+    print(f"wrote {len(study)} items ({n_checks} checks) to {escape(args.out)}; "
           f"{len(study.excluded)} excluded")
     for exc in study.excluded:
-        print(f"  excluded: {exc['reason']}")
+        print(f"  excluded: {escape(exc['reason'])}")
     return 0
 
 
@@ -111,7 +181,7 @@ def _export_items(args) -> int:
     from tealeaves.human.study import Study
 
     export_items(Study.load(args.study), args.out)
-    print(f"wrote {args.out}")
+    print(f"wrote {escape(args.out)}")
     return 0
 
 
@@ -122,9 +192,10 @@ def _add_score(p) -> None:
     p.add_argument("--strict", action="store_true", help="fail on any unusable row instead of excluding it")
     p.add_argument("--annotators", help="comma-separated known annotators; rows of others are excluded "
                    "(default: the study's list, if it has one)")
-    p.add_argument("--min-check-accuracy", type=float, default=1.0,
+    p.add_argument("--min-check-accuracy", type=float_arg(0, 1, "--min-check-accuracy"), default=1.0,
                    help="exclude annotators below this share of correct check answers (default 1.0)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split-half reliability")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the split-half reliability")
+    p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
     p.add_argument("-o", "--out", help="also write the scores as JSON here (input of `human correlate`)")
     add_format_option(p)
     p.set_defaults(func=_score)
@@ -137,20 +208,20 @@ def _score(args) -> int:
 
     study = Study.load(args.study)
     results = read_results(args.results, study, parse_column_map(args.columns), strict=args.strict,
-                           annotators=_csv(args.annotators))
+                           annotators=_csv(args.annotators, "--annotators"), encoding=args.encoding)
     report = score(results, study, min_check_accuracy=args.min_check_accuracy, seed=args.seed)
+    text = dump_json(report)
     if args.out:
-        Path(args.out).write_text(dump_json(report), encoding="utf-8")
+        write_text(args.out, text + "\n", what="scores file")
     if args.format == "json":
-        print(dump_json(report))
+        print(text)
         return 0
-    print(report["signature"])
+    print(escape(report["signature"]))
     print(f"{report['n_judgments']} judgments from {report['n_annotators']} annotators; excluded by checks: "
           f"{report['screening']['excluded'] or 'none'}; import exclusions: {report['import']['excluded']}")
-    if report["topics"]:
-        print(format_table(report["topics"]))
-    if report["documents"]:
-        print(format_table(report["documents"]))
+    for rows in (report["topics"], report["documents"]):
+        if rows:
+            print(format_table(escape_rows(rows), list(dict.fromkeys(k for r in rows for k in r))))
     print("agreement:", json.dumps(report["agreement"], indent=1))
     return 0
 
@@ -162,9 +233,9 @@ def _add_correlate(p) -> None:
                    help="automatic measures keyed by topic (CSV with 'topic', JSON)")
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--measure", action="append", help="measure column(s) to use (default: all)")
-    p.add_argument("--n-boot", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--level", type=float, default=0.95)
+    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     p.add_argument("--plot", help="save a scatter plot (PNG) per measure: PATH, or PATH with {measure}")
     add_format_option(p)
     p.set_defaults(func=_correlate)
@@ -173,61 +244,70 @@ def _add_correlate(p) -> None:
 def _correlate(args) -> int:
     from tealeaves.human.correlation import CorrelationError, correlate, read_topic_table, scatter_plot
 
-    scores = read_topic_table(args.scores)
-    measures = read_topic_table(args.measures)
+    if args.level >= 1:
+        raise ParameterError(f"--level must be a number > 0 and < 1, got {args.level:g}", fix="e.g. 0.95")
+    dropped: dict = {"scores": {}, "measures": {}}
+    scores = read_topic_table(args.scores, dropped["scores"])
+    measures = read_topic_table(args.measures, dropped["measures"])
     name = args.score or next((s for s in HUMAN_SCORES if s in scores), None)
     if name not in scores:
-        raise CorrelationError(f"no human score {name!r} in {args.scores}; available: {list(scores)}")
-    chosen = args.measure or list(measures)
+        raise CorrelationError(f"no human score {escape(name)!r} in {args.scores}; available: "
+                               f"{[escape(s) for s in scores]}")
+    chosen = check_unique(args.measure or list(measures), "--measure")
     missing = [m for m in chosen if m not in measures]
     if missing or not chosen:
-        raise CorrelationError(f"measure(s) {missing} not in {args.measures}; available: {list(measures)}")
+        raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {args.measures}; "
+                               f"available: {[escape(m) for m in measures]}")
     out = [correlate(scores[name], measures[m], n_boot=args.n_boot, seed=args.seed, level=args.level,
                      human_name=name, measure_name=m) for m in chosen]
+    for o in out:
+        o["dropped"] = {"human": dropped["scores"].get(name),
+                        "measure": dropped["measures"].get(o["measure"])}
     if args.plot:
         for m in chosen:
             path = args.plot.format(measure=m) if "{measure}" in args.plot else (
                 args.plot if len(chosen) == 1 else str(Path(args.plot).with_suffix("")) + f"_{m}.png")
-            scatter_plot(scores[name], measures[m], path, human_name=name, measure_name=m)
+            with atomic_write(path, "wb", what="plot") as fh:
+                scatter_plot(scores[name], measures[m], fh, human_name=name, measure_name=m)
     if args.format == "json":
         print(dump_json(out))
         return 0
     rows = [{"measure": o["measure"], "n": o["n_topics"], "method": meth, "estimate": o[meth]["estimate"],
              "ci_low": o[meth]["ci"]["low"], "ci_high": o[meth]["ci"]["high"]}
             for o in out for meth in ("pearson", "spearman", "kendall")]
-    print(f"human score: {name}")
-    print(format_table(rows))
+    print(f"human score: {escape(name)}")
+    print(format_table(escape_rows(rows)))
     for o in out:
-        print(o["signature"])
+        print(escape(o["signature"]))
     return 0
 
 
 def _serve(args) -> int:
     from tealeaves.human.app import serve
     from tealeaves.human.store import JudgmentStore, StoreError
-    from tealeaves.human.study import Study
+    from tealeaves.human.study import Study, check_annotators
 
     study = Study.load(args.study)
-    names = _csv(args.annotators) or study.annotators
-    if not names:
-        store = JudgmentStore(args.db)
+    names = _csv(args.annotators, "--annotators") or study.annotators
+    if not names and Path(args.db).is_file():
+        store = JudgmentStore(args.db, readonly=True)
         names = list(store.annotators())
         store.close()
     if not names:
         raise StoreError("no annotators: pass --annotators alice,bob (or record them in the study)")
-    serve(study, args.db, names, host=args.host, port=args.port, quiet=not args.verbose,
-          synchronous=args.synchronous)
+    serve(study, args.db, check_annotators(names), host=args.host, port=args.port, quiet=not args.verbose,
+          synchronous=args.synchronous, allowed_origins=args.allow_origin)
     return 0
 
 
 def _annotate_export(args) -> int:
     from tealeaves.human.export import write_long
-    from tealeaves.human.store import JudgmentStore, StoreError
+    from tealeaves.human.store import JudgmentStore
 
-    if not Path(args.db).exists():
-        raise StoreError(f"no judgment database at {args.db}")
-    store = JudgmentStore(args.db)
-    n = write_long(store.rows(), args.out, extra=("submitted_at",))
-    store.close()
-    print(f"wrote {n} judgments to {args.out}")
+    store = JudgmentStore(args.db, readonly=True)
+    try:
+        n = write_long(store.rows(), args.out, extra=("submitted_at",))
+    finally:
+        store.close()
+    print(f"wrote {n} judgments to {escape(args.out)}")
     return 0

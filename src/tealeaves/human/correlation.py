@@ -10,12 +10,16 @@ topics with replacement; resamples in which either variable is constant
 
 from __future__ import annotations
 
+import csv
+import io
+import math
 from collections.abc import Mapping
 
 import numpy as np
 
 from tealeaves.errors import TealeavesError
 from tealeaves.signature import Signature
+from tealeaves.validation import check_choice, check_float, check_int, check_seed
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -98,6 +102,10 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
 def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
               level: float = 0.95, human_name: str = "human", measure_name: str = "measure") -> dict:
     """Correlations of a human score with a measure over the topics they share, with bootstrap CIs."""
+    n_boot = check_int(n_boot, "n_boot", min_value=1)
+    seed = check_seed(seed)
+    level = check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False)
+    methods = [check_choice(m, "method", METHODS) for m in methods]
     keys, x, y = align(human, measure)
     if len(keys) < 3:
         raise CorrelationError(f"{human_name} and {measure_name} share {len(keys)} topics; "
@@ -137,48 +145,87 @@ def scatter_plot(human: Mapping, measure: Mapping, path, *, human_name: str = "h
     return path
 
 
-def read_topic_table(path) -> dict[str, dict[str, float]]:
+def read_topic_table(path, report: dict | None = None) -> dict[str, dict[str, float]]:
     """Read per-topic values keyed by topic id: ``{column: {topic: value}}``.
 
     Accepted: a CSV/TSV with a ``topic`` column and one column per score or
     measure; a JSON list of records with a ``topic`` key; a JSON object with
     a ``topics`` list of such records (the output of ``tealeaves human
-    score``); or a JSON object ``{name: {topic: value}}``.
+    score``); or a JSON object ``{name: {topic: value}}``.  Topic ids are
+    read as text (``3`` and ``"3"`` are one topic).  A missing value (empty
+    cell, ``null``, absent key) leaves the topic out of that column; a value
+    that is not a finite number (``high``, ``NaN``, ``inf``, ``true``) too,
+    and both are counted per column in ``report`` (``{column: {"missing": n,
+    "invalid": n}}``) when a dict is passed.
     """
     import json
-    from pathlib import Path
 
     import pandas as pd
 
-    path = Path(path)
-    if not path.exists():
-        raise CorrelationError(f"{path} does not exist")
+    from tealeaves._io import read_text
+
+    text = read_text(path, what="topic table")
+    report = {} if report is None else report
     try:
-        if path.suffix.lower() == ".json":
-            raw = json.loads(path.read_text(encoding="utf-8"))
+        if str(path).lower().endswith(".json"):
+            raw = json.loads(text, parse_constant=lambda name: name)  # NaN literals: counted invalid
             if isinstance(raw, dict) and isinstance(raw.get("topics"), list):
                 raw = raw["topics"]
             if isinstance(raw, dict):
-                return {str(name): {str(k): v for k, v in col.items()} for name, col in raw.items()
-                        if isinstance(col, dict)}
+                return {str(name): _numbers(col, report.setdefault(str(name), {"missing": 0, "invalid": 0}))
+                        for name, col in raw.items() if isinstance(col, dict)}
+            if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+                raise CorrelationError(f"{path} must hold records with a 'topic' key, a 'topics' list or "
+                                       "an object {measure: {topic: value}}")
             frame = pd.DataFrame.from_records(raw)
         else:
-            frame = pd.read_csv(path, sep=None, engine="python")
-    except (ValueError, TypeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise CorrelationError(f"cannot read {path}: {exc}") from exc
+            frame = pd.read_csv(io.StringIO(text), sep=None, engine="python", dtype=str,
+                                keep_default_na=False)
+    except (ValueError, TypeError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise CorrelationError(f"cannot read {path}: {exc}") from None
     if "topic" not in frame.columns:
         raise CorrelationError(f"{path} needs a 'topic' column keyed by topic id "
-                               f"(found {list(frame.columns)})")
-    frame["topic"] = frame["topic"].astype(str)
-    if frame["topic"].duplicated().any():
-        dup = sorted(set(frame["topic"][frame["topic"].duplicated()]))[:5]
-        raise CorrelationError(f"{path} lists topic(s) {dup} "
-                               "more than once")
+                               f"(found {list(frame.columns)[:10]})")
+    topics = [_topic_id(t, path) for t in frame["topic"]]
+    dup = sorted({t for t in topics if topics.count(t) > 1})
+    if dup:
+        raise CorrelationError(f"{path} lists topic(s) {dup[:5]} more than once")
     out = {}
     for col in frame.columns:
         if col == "topic":
             continue
-        values = pd.to_numeric(frame[col], errors="coerce")
-        if values.notna().any():
-            out[str(col)] = {t: float(v) for t, v in zip(frame["topic"], values) if pd.notna(v)}
+        counts = {"missing": 0, "invalid": 0}
+        values = _numbers(dict(zip(topics, frame[col])), counts)
+        if values:  # a column with no number at all (labels, names) is not a score
+            out[str(col)] = values
+            report[str(col)] = counts
+    return out
+
+
+def _topic_id(value: object, path) -> str:
+    """A topic id as text; whole-number floats (``3.0`` from a JSON number) read as ``3``."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = "" if value is None or isinstance(value, float) and value != value else str(value).strip()
+    if not text or isinstance(value, (bool, dict, list)):
+        raise CorrelationError(f"{path} has a topic id {value!r}",
+                               fix="every row needs a topic id (a number or text)")
+    return text
+
+
+def _numbers(column: Mapping, counts: dict) -> dict[str, float]:
+    """The finite numeric values of ``{topic: value}``; missing and invalid values counted in ``counts``."""
+    out = {}
+    for topic, value in column.items():
+        if value is None or (isinstance(value, str) and not value.strip()):
+            counts["missing"] += 1
+            continue
+        try:
+            x = float(value) if not isinstance(value, (bool, dict, list)) else math.nan
+        except ValueError:
+            x = math.nan
+        if math.isfinite(x):
+            out[str(topic)] = x
+        else:
+            counts["invalid"] += 1
     return out

@@ -15,7 +15,9 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tealeaves.human.items import RATING_SCALE, StudyError
+from tealeaves._io import atomic_write, write_text
+from tealeaves.errors import ParameterError
+from tealeaves.human.items import RATING_SCALE
 from tealeaves.human.study import Study
 
 #: Columns of the long results format, in order (the first three are required).
@@ -47,25 +49,26 @@ def export_items(study: Study, path: str | Path, fmt: str | None = None) -> Path
     """Write the study's public items as ``csv`` or ``json`` (guessed from the suffix by default)."""
     path = Path(path)
     fmt = fmt or path.suffix.lstrip(".").lower()
+    if fmt not in ("csv", "json"):
+        raise ParameterError(f"unknown item export format {fmt!r} (from '{path.name}')",
+                             fix="name the output .csv or .json")
     public = [study.public_item(item["id"]) for item in study.items]
     if fmt == "json":
-        path.write_text(json.dumps(public, indent=1, ensure_ascii=False), encoding="utf-8")
-    elif fmt == "csv":
-        rows = [item_row(p) for p in public]
-        columns = list(dict.fromkeys(k for r in rows for k in r))
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
-    else:
-        raise StudyError(f"unknown item export format {fmt!r}; use csv or json")
+        write_text(path, json.dumps(public, indent=1, ensure_ascii=False), what="items file")
+        return path
+    rows = [item_row(p) for p in public]
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    with atomic_write(path, what="items file") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
     return path
 
 
 def write_long(rows: Iterable[Mapping], path: str | Path, extra: tuple[str, ...] = ()) -> int:
     """Write judgments in the long format (one row per item, annotator and response)."""
     n = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path, what="results file") as fh:
         writer = csv.DictWriter(fh, fieldnames=[*LONG_COLUMNS, *extra], extrasaction="ignore")
         writer.writeheader()
         for row in rows:

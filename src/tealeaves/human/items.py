@@ -34,33 +34,56 @@ class StudyError(TealeavesError):
     """A study cannot be built or read (bad settings, malformed study file)."""
 
 
-def topic_rankings(model) -> np.ndarray:
-    """``K x V`` array of word ids of each topic, most probable first (ties by word id).
+def word_keys(vocabulary: Sequence[str], seed: int = 0) -> np.ndarray:
+    """The tie-break key of every word: a permutation of the words drawn from ``seed``, keyed by the word.
 
-    Uses the model's own ``top_word_ids`` so that rankings match every other
-    tealeaves measure.
+    The key of ``w`` is the first eight bytes (little-endian ``uint64``) of
+    ``SHA-256(f"{seed}\\x00{w}")``: it depends only on the seed and the word
+    string, never on the word's column, so ranking ties broken by it are the
+    same whatever order the vocabulary is in, and, unlike alphabetical order,
+    do not favour any part of the alphabet.
     """
-    weights = np.asarray(model.topic_word_weights_)
-    if hasattr(model, "top_word_ids"):
-        return np.asarray(model.top_word_ids(weights.shape[1]))
-    from tealeaves.models.base import FixedTopicModel
+    import hashlib
 
-    return FixedTopicModel(None, list(model.vocabulary_), topic_word_weights=weights).top_word_ids(
-        weights.shape[1])
+    def key(word: str) -> int:
+        blob = f"{seed}\x00{word}".encode("utf-8", "surrogatepass")
+        return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little")
+
+    return np.fromiter((key(w) for w in vocabulary), dtype=np.uint64, count=len(vocabulary))
+
+
+def topic_rankings(model, seed: int = 0) -> np.ndarray:
+    """``K x V`` array of word ids of each topic, most probable first.
+
+    Words of equal probability are ordered by :func:`word_keys` (the study
+    seed's permutation keyed by the word string), then by word id (only if
+    two columns hold the same string).  Where a topic has no ties this is the
+    model's own ``top_word_ids`` ranking; where it has (tomotopy and MALLET
+    give every word a topic never drew one and the same probability), the
+    ranking no longer depends on the order of the vocabulary columns.
+    """
+    weights = np.asarray(model.topic_word_weights_, dtype=np.float64)
+    keys = word_keys([str(w) for w in model.vocabulary_], seed)
+    n_topics, n_words = weights.shape
+    ids = np.broadcast_to(np.arange(n_words), weights.shape)
+    # lexsort: the last key is primary; by -weight, then the word's key, then its id
+    return np.lexsort((ids, np.broadcast_to(keys, weights.shape), -weights), axis=1)
 
 
 def intruder_candidates(rankings: np.ndarray, k: int, n_top: int = 5, other_top: int = 10) -> np.ndarray:
-    """Word ids admissible as topic ``k``'s intruder (Chang et al. 2009 §3).
+    """Word ids admissible as topic ``k``'s intruder (Chang et al. 2009 §3), in topic ``k``'s rank order.
 
     A candidate lies in the bottom half of topic ``k``'s ranking (rank
     ``>= ceil(V / 2)``), is among the ``other_top`` most probable words of at
     least one other topic, and is not among topic ``k``'s ``n_top`` words.
+    The order (by rank, not by word id) keeps the draw independent of the
+    vocabulary's column order.
     """
-    n_topics, n_words = rankings.shape
+    n_words = rankings.shape[1]
     bottom = rankings[k, (n_words + 1) // 2:]
     others = np.delete(rankings[:, :other_top], k, axis=0).ravel()
-    cand = np.intersect1d(bottom, others)
-    return np.setdiff1d(cand, rankings[k, :n_top])
+    keep = np.isin(bottom, others) & ~np.isin(bottom, rankings[k, :n_top])
+    return bottom[keep]
 
 
 def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int = 5,
@@ -91,9 +114,10 @@ def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int =
 
 
 def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Generator, *,
-                         n_top: int = 5, other_top: int = 10) -> tuple[list[dict], list[dict]]:
+                         n_top: int = 5, other_top: int = 10,
+                         rankings: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
     """Word-intrusion items for ``topics`` (all by default) and the topics excluded, with reasons."""
-    rankings = topic_rankings(model)
+    rankings = topic_rankings(model) if rankings is None else rankings
     topics = range(rankings.shape[0]) if topics is None else topics
     items, excluded = [], []
     for k in topics:
@@ -213,16 +237,21 @@ def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: in
     if w.shape[0] < 2:
         raise StudyError("a word-intrusion check item needs at least two topics")
     k = int(rng.integers(w.shape[0]))
-    norm = w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-300)
+    # cosines over the columns in one canonical order (the host's ranking), so that permuting the
+    # vocabulary cannot change a sum's rounding and with it the least similar topic
+    canon = w[:, rankings[k]]
+    norm = canon / np.maximum(np.linalg.norm(canon, axis=1, keepdims=True), 1e-300)
     sim = norm @ norm[k]
     sim[k] = np.inf
     other = int(np.argmin(sim))
     vocab = model.vocabulary_
     top = [vocab[j] for j in rankings[k, :n_top]]
-    pool = [j for j in rankings[other, :other_top] if vocab[j] not in top]
+    pool = [int(j) for j in rankings[other, :other_top] if vocab[j] not in top]
     if not pool:
         raise StudyError("no word outside the host topic's top words to use as an obvious intruder")
-    intruder = vocab[int(min(pool, key=lambda j: (w[k, j], j)))]
+    rank_in_host = np.empty(w.shape[1], dtype=np.int64)
+    rank_in_host[rankings[k]] = np.arange(w.shape[1])
+    intruder = vocab[max(pool, key=lambda j: rank_in_host[j])]  # least probable in the host, ties by key
     options = top + [intruder]
     rng.shuffle(options)
     return {"id": f"check-wi-{i}", "task": WORD_INTRUSION, "topic": None, "host_topic": k,

@@ -18,6 +18,11 @@ required columns and an empty file are always errors.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import math
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,10 +30,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves._io import read_text
+from tealeaves.errors import EmptyInputError, InputFormatError
 from tealeaves.human.export import LONG_COLUMNS
 from tealeaves.human.items import RATING_SCALE
-from tealeaves.human.study import Study
+from tealeaves.human.study import Study, check_annotators
 
 REQUIRED = LONG_COLUMNS[:3]
 
@@ -37,7 +43,7 @@ REASONS = ("missing_value", "unknown_item", "unknown_annotator", "invalid_respon
            "conflicting_duplicate")
 
 
-class ResultsError(TealeavesError):
+class ResultsError(InputFormatError):
     """A results file cannot be read or does not match the study."""
 
 
@@ -87,24 +93,49 @@ def normalize_response(item: Mapping, value: object) -> str | None:
     return folded.get(text.casefold())
 
 
-def _read_table(source) -> pd.DataFrame:
+def _read_table(source, encoding: str | None = None) -> pd.DataFrame:
+    """A results table from a DataFrame or a CSV/TSV/JSON/JSON-lines file (read by :mod:`tealeaves._io`)."""
     if isinstance(source, pd.DataFrame):
         return source.copy()
     path = Path(source)
-    if not path.exists():
-        raise ResultsError(f"results file {path} does not exist")
+    text = read_text(path, encoding, what="results file")
+    if not text.strip():
+        raise EmptyInputError(f"the results file {path} is empty",
+                              fix="export the judgments again (header item_id,annotator,response)")
     try:
         if path.suffix.lower() in (".json", ".jsonl"):
-            frame = pd.read_json(path, lines=path.suffix.lower() == ".jsonl", dtype=False)
-        else:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ResultsError(f"cannot parse results file {path}: {exc}") from exc
+            return _json_records(text, path)
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=None, engine="python")
+    except (ValueError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ResultsError(f"cannot parse results file {path}: {exc}",
+                           fix="give a CSV/TSV with a header line, or JSON records") from None
+    doubled = [c for c in frame.columns if re.fullmatch(r".+\.\d+", str(c)) and str(c).rsplit(".", 1)[0]
+               in frame.columns]
+    if doubled:
+        name = doubled[0].rsplit(".", 1)[0]
+        raise ResultsError(f"results file {path} has the column {name!r} more than once",
+                           fix="keep one column of each name")
     return frame
 
 
+def _json_records(text: str, path: Path) -> pd.DataFrame:
+    """JSON: a list of objects, or JSON lines (one object per line); NaN/Infinity literals are refused."""
+    def strict(name):
+        raise ValueError(f"{name} is not valid JSON")
+
+    if path.suffix.lower() == ".jsonl":
+        records = [json.loads(line, parse_constant=strict) for line in text.splitlines() if line.strip()]
+    else:
+        records = json.loads(text, parse_constant=strict)
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise ResultsError(f"results file {path} must hold a list of objects (records), one per judgment",
+                           fix='e.g. [{"item_id": "wi-0", "annotator": "ann", "response": "oil"}]')
+    return pd.DataFrame.from_records(records)
+
+
 def read_results(source, study: Study, columns: Mapping[str, str] | None = None, *,
-                 annotators: list[str] | None = None, strict: bool = False) -> Results:
+                 annotators: list[str] | None = None, strict: bool = False,
+                 encoding: str | None = None) -> Results:
     """Read and validate judgments from a CSV/TSV/JSON file or a DataFrame.
 
     ``columns`` maps our column names to the file's.  ``annotators`` (or the
@@ -112,10 +143,15 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     others are excluded.  Exact duplicate rows are kept once; an annotator who
     gave different responses to the same item has all those rows excluded.
     """
-    frame = _read_table(source)
+    annotators = check_annotators(annotators) if annotators is not None else None
+    frame = _read_table(source, encoding)
     columns = dict(columns or {})
     rename = {theirs: ours for ours, theirs in columns.items()}
     frame = frame.rename(columns=rename)
+    clash = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    if clash:
+        raise ResultsError(f"after the column mapping the results have the column(s) {clash} twice",
+                           fix="map each of our columns to one column of the file")
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
@@ -133,11 +169,12 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     if known is not None:
         reasons[(reasons == "") & ~frame["annotator"].isin(set(known))] = "unknown_annotator"
     ok = reasons == ""
-    frame.loc[ok, "response"] = [normalize_response(study.by_id[i], r)
-                                 for i, r in zip(frame.loc[ok, "item_id"], frame.loc[ok, "response"])]
-    reasons[ok & frame["response"].isna()] = "invalid_response"
+    chosen = pd.Series(None, index=frame.index, dtype=object)
+    chosen[ok] = [normalize_response(study.by_id[i], r)
+                  for i, r in zip(frame.loc[ok, "item_id"], frame.loc[ok, "response"])]
+    reasons[ok & chosen.isna()] = "invalid_response"
     ok = reasons == ""
-    dup = ok & frame.duplicated(["item_id", "annotator", "response"], keep="first")
+    dup = ok & frame.assign(response=chosen).duplicated(["item_id", "annotator", "response"], keep="first")
     reasons[dup] = "duplicate_row"
     ok = reasons == ""
     twice = frame[ok].duplicated(["item_id", "annotator"], keep=False)
@@ -149,13 +186,34 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
               "examples": {r: _examples(frame[reasons == r]) for r in REASONS if counts.get(r)}}
     if strict and counts:
         raise ResultsError(f"results rows rejected (strict mode): {dict(counts)}; e.g. {report['examples']}")
-    kept = frame[reasons == ""].reset_index(drop=True)
+    kept = frame[reasons == ""].assign(response=chosen[reasons == ""]).reset_index(drop=True)
     if kept.empty:
         raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
+    report["invalid_values"] = {}
     for c in ("confidence", "time"):
         if c in kept.columns:
-            kept[c] = pd.to_numeric(kept[c].replace("", None), errors="coerce")
+            kept[c], report["invalid_values"][c] = _optional_numbers(kept[c])
     return Results(kept, report)
+
+
+def _optional_numbers(column: pd.Series) -> tuple[pd.Series, int]:
+    """An optional numeric column (confidence, time): finite numbers >= 0 kept, others null and counted.
+
+    An empty cell is simply missing; a cell that is not a finite number >= 0
+    (``high``, ``inf``, ``-3``) becomes null and is counted under
+    ``import.invalid_values`` (the row itself is kept: scores do not use it).
+    """
+    def number(value) -> float | None:
+        text = _text(value)
+        try:
+            x = float(text)
+        except ValueError:
+            return None
+        return x if math.isfinite(x) and x >= 0 else None
+
+    values = column.map(number)
+    invalid = int((values.isna() & (column.map(_text) != "")).sum())
+    return values.astype(float), invalid
 
 
 def _text(value) -> str:
@@ -164,4 +222,5 @@ def _text(value) -> str:
 
 
 def _examples(rows: pd.DataFrame, n: int = 3) -> list[dict]:
-    return rows.head(n)[list(REQUIRED)].astype(str).to_dict("records")
+    """Up to ``n`` excluded rows as they were read (text), for the report."""
+    return rows.head(n)[list(REQUIRED)].map(_text).to_dict("records")

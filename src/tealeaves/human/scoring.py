@@ -27,6 +27,7 @@ from tealeaves.human.agreement import AgreementUndefined, krippendorff_alpha, sp
 from tealeaves.human.results import Results
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
+from tealeaves.validation import check_float, check_int, check_seed
 
 
 def model_precision(choices: Sequence[str], intruder: str) -> float:
@@ -41,6 +42,12 @@ def topic_log_odds(theta: dict, intruder: str, choices: Sequence[str]) -> float:
     if not choices:
         raise EmptyInputError("topic log odds need at least one judgment")
     return float(np.mean([math.log(theta[intruder]) - math.log(theta[c]) for c in choices]))
+
+
+def topic_order(topic: str) -> tuple:
+    """Sort key of topic ids (strings): whole numbers first, numerically, then other ids as text."""
+    text = str(topic)
+    return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 
 def screen_annotators(results: Results, study: Study, min_check_accuracy: float = 1.0) -> dict:
@@ -114,6 +121,9 @@ def _reliability(units, seed, n_splits):
 def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
           n_splits: int = 200) -> dict:
     """All scores of a study: per topic, per document, agreement, screening and import report."""
+    min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
+    seed = check_seed(seed)
+    n_splits = check_int(n_splits, "n_splits", min_value=1)
     screening = screen_annotators(results, study, min_check_accuracy)
     frame = results.frame[~results.frame["annotator"].isin(screening["excluded"])]
     if frame.empty:
@@ -131,7 +141,7 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
                               "splits": n_splits})
     return {"signature": str(sig), "study": study.name, "n_annotators": int(frame["annotator"].nunique()),
             "n_judgments": int(len(frame)),
-            "topics": sorted(topics.values(), key=lambda t: int(t["topic"])),
+            "topics": sorted(topics.values(), key=lambda t: topic_order(t["topic"])),
             "documents": [{"document": d, **v} for d, v in docs.items()],
             "agreement": {"word_intrusion_split_half": wi_rel, "topic_intrusion_split_half": ti_rel,
                           "rating": r_agree, "multilingual_rating": ml_agree},

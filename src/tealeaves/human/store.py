@@ -11,6 +11,7 @@ being killed.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sqlite3
 import threading
@@ -43,37 +44,108 @@ class StoreError(TealeavesError):
     """The judgment database cannot be used (other study, reused key...)."""
 
 
+class StoreUnavailable(StoreError):
+    """The judgment database cannot be written right now (disk full, read-only, locked, I/O error).
+
+    The server answers 503 with ``Retry-After``; the judgment was not stored.
+    """
+
+
+#: Seconds a writer waits for a lock held by another connection before giving up (503).
+BUSY_TIMEOUT = 5.0
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class JudgmentStore:
-    """Judgments of one study in a SQLite file, safe to share between server threads."""
+def _check_db_path(path: Path, must_exist: bool) -> None:
+    """Refuse a --db path that cannot be a SQLite file, before SQLite reports it obscurely."""
+    if path.is_dir():
+        raise StoreError(f"--db '{path}' is a folder, not a database file",
+                         fix="give a file name, e.g. --db judgments.sqlite")
+    if must_exist and not path.exists():
+        raise StoreError(f"no judgment database at '{path}'", fix="check the --db path")
+    if not path.parent.is_dir():
+        raise StoreError(f"--db '{path}': folder '{path.parent}' does not exist", fix="create it first")
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                raise StoreError(f"--db '{path}' is not a SQLite database",
+                                 fix="give a new file name or a database of `tealeaves annotate serve`")
 
-    def __init__(self, path: str | Path, synchronous: str = "FULL"):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
+
+class JudgmentStore:
+    """Judgments of one study in a SQLite file, safe to share between server threads.
+
+    ``readonly=True`` opens an existing database without writing to it (``annotate export``).
+    Any SQLite failure on opening is a :class:`StoreError` naming the file.
+    """
+
+    def __init__(self, path: str | Path, synchronous: str = "FULL", *, readonly: bool = False,
+                 timeout: float = BUSY_TIMEOUT):
+        self.path = Path(path).expanduser()
         if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
             raise StoreError(f"synchronous must be FULL, NORMAL or EXTRA, got {synchronous!r}")
-        self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
-        self._db.executescript(SCHEMA)
+        _check_db_path(self.path, must_exist=readonly)
+        self._lock = threading.Lock()
+        try:
+            self._db = self._open(readonly, synchronous.upper(), timeout)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot use '{self.path}' as a judgment database: {exc}",
+                             fix="check that it is a database written by `tealeaves annotate serve`, that "
+                             "its folder is writable, or give a new --db file") from None
+
+    def _open(self, readonly: bool, synchronous: str, timeout: float) -> sqlite3.Connection:
+        uri = f"{self.path.resolve().as_uri()}?mode=ro" if readonly else str(self.path)
+        db = sqlite3.connect(uri, uri=readonly, isolation_level=None, check_same_thread=False,
+                             timeout=timeout)
+        db.row_factory = sqlite3.Row
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if (tables or readonly) and not {"meta", "annotators", "judgments"} <= tables:
+            db.close()
+            raise StoreError(f"'{self.path}' is a SQLite database but not a tealeaves judgment database "
+                             f"(tables: {sorted(tables)})", fix="give a new --db file for this study")
+        verdict = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if verdict != "ok":
+            db.close()
+            raise StoreError(f"'{self.path}' is corrupt (SQLite quick_check: {verdict})",
+                             fix="restore it from a backup or give a new --db file")
+        if not readonly:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(f"PRAGMA synchronous={synchronous}")
+            db.executescript(SCHEMA)
+        return db
 
     def close(self) -> None:
         self._db.close()
 
     def _transaction(self, fn):
+        """Run ``fn(db)`` in one ``BEGIN IMMEDIATE`` transaction; SQLite failures become StoreUnavailable."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                out = fn(self._db)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(self._db)
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise StoreUnavailable(f"the judgment database '{self.path}' cannot be written: {exc}",
+                                       fix="free disk space, check its permissions or stop the other "
+                                       "program using it; nothing was stored") from None
             return out
+
+    def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreUnavailable(f"the judgment database '{self.path}' cannot be read: {exc}",
+                                       fix="check the file and its folder") from None
 
     def bind_study(self, fingerprint: str, name: str = "") -> None:
         """Record the study this database belongs to; refuse a database of another study."""
@@ -96,18 +168,15 @@ class JudgmentStore:
         return self._transaction(run)
 
     def annotators(self) -> dict[str, str]:
-        with self._lock:
-            return {r["name"]: r["token"] for r in self._db.execute("SELECT name, token FROM annotators")}
+        return {r["name"]: r["token"] for r in self._read("SELECT name, token FROM annotators")}
 
     def annotator_for_token(self, token: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT name FROM annotators WHERE token=?", (token,)).fetchone()
-        return None if row is None else row["name"]
+        rows = self._read("SELECT name FROM annotators WHERE token=?", (token,))
+        return rows[0]["name"] if rows else None
 
     def answered(self, annotator: str) -> set[str]:
-        with self._lock:
-            rows = self._db.execute("SELECT item_id FROM judgments WHERE annotator=?", (annotator,))
-            return {r["item_id"] for r in rows}
+        return {r["item_id"] for r in self._read("SELECT item_id FROM judgments WHERE annotator=?",
+                                                 (annotator,))}
 
     def submit(self, annotator: str, item_id: str, response: str, key: str, *,
                confidence: float | None = None, time: float | None = None,
@@ -134,7 +203,10 @@ class JudgmentStore:
 
     def rows(self) -> list[dict]:
         """All judgments in submission order, as long-format dicts."""
-        with self._lock:
-            cur = self._db.execute("SELECT item_id, annotator, response, confidence, time, platform, "
-                                   "submitted_at, idem_key FROM judgments ORDER BY id")
-            return [dict(r) for r in cur]
+        return [dict(r) for r in self._read("SELECT item_id, annotator, response, confidence, time, "
+                                            "platform, submitted_at, idem_key FROM judgments ORDER BY id")]
+
+    def study_fingerprint(self) -> str | None:
+        """The fingerprint of the study this database is bound to (None if not yet bound)."""
+        rows = self._read("SELECT value FROM meta WHERE key='study'")
+        return rows[0]["value"] if rows else None

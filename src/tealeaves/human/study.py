@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from tealeaves._io import read_text, write_text
 from tealeaves._version import __version__
+from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
 from tealeaves.human.items import StudyError
+from tealeaves.human.schema import FORMAT, FORMAT_VERSION, StudyFormatError, validate_study
+from tealeaves.validation import check_int, check_seed, check_unique
 
-FORMAT = "tealeaves-study"
-FORMAT_VERSION = 1
+#: The documented tie-break rule, recorded in every study's settings.
+TIE_BREAK = "probability, then sha256(seed, word)"
 
 #: Keys the annotator must not see (answers, check flags, model internals).
 HIDDEN_KEYS = frozenset({"answer", "expected", "check", "theta", "top_words", "host_topic", "source_topic",
@@ -65,29 +69,27 @@ class Study:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def save(self, path: str | Path) -> Path:
-        """Write the study as JSON (UTF-8)."""
-        path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
-        return path
+        """Write the study as JSON (UTF-8), atomically."""
+        return write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False), what="study file")
 
     @classmethod
     def load(cls, path: str | Path) -> Study:
-        """Read a study file written by :meth:`save`; raise :class:`StudyError` if malformed or empty."""
-        path = Path(path)
+        """Read a study file; :class:`~tealeaves.human.schema.StudyFormatError` if it breaks the schema.
+
+        A file without items is an :class:`~tealeaves.errors.EmptyInputError`.
+        """
+        text = read_text(path, what="study file")
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise StudyError(f"cannot read study file {path}: {exc}") from exc
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-            raise StudyError(f"{path} is not a tealeaves study file (build one with `tealeaves human "
-                             "build-study`)")
-        study = cls(items=list(raw.get("items") or []), name=raw.get("name", "study"), seed=raw.get("seed"),
-                    settings=raw.get("settings") or {}, excluded=raw.get("excluded") or [],
-                    annotators=raw.get("annotators"))
-        it.require_items(study.items)
-        for item in study.items:
-            _check_item(item)
-        return study
+            raw = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc})",
+                                   fix="give a study file written by `tealeaves human build-study`") from None
+        if isinstance(raw, dict) and raw.get("format") == FORMAT and raw.get("items") == []:
+            it.require_items([])
+        validate_study(raw, str(path))
+        return cls(items=list(raw["items"]), name=raw.get("name", "study"), seed=raw.get("seed"),
+                   settings=raw.get("settings") or {}, excluded=raw.get("excluded") or [],
+                   annotators=raw.get("annotators"))
 
     def public_item(self, item_id: str) -> dict:
         """The item as shown to an annotator: no answer, no check flag, no model internals."""
@@ -101,12 +103,8 @@ class Study:
         return [ids[i] for i in rng.permutation(len(ids))]
 
 
-def _check_item(item: Mapping) -> None:
-    missing = [k for k in ("id", "task", "options") if k not in item]
-    if missing:
-        raise StudyError(f"study item {item.get('id', '?')} lacks {missing}")
-    if item["task"] not in it.TASKS:
-        raise StudyError(f"study item {item['id']} has unknown task {item['task']!r}; known: {it.TASKS}")
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a valid JSON number")
 
 
 def build_study(
@@ -148,23 +146,38 @@ def build_study(
     unknown = [t for t in tasks if t not in it.TASKS]
     if unknown or not tasks:
         raise StudyError(f"unknown or no tasks {unknown or list(tasks)}; choose from {it.TASKS}")
+    seed = check_seed(seed)
+    if not isinstance(name, str) or not name.strip():
+        raise ParameterError(f"the study name must be a non-empty string, got {name!r}",
+                             fix="e.g. --name pilot")
+    tasks = check_unique(tasks, "tasks")
+    n_top, other_top, rating_words, n_checks, n_documents, topic_intrusion_words = (
+        check_int(v, name, min_value=low) for v, name, low in (
+            (n_top, "n_top", 1), (other_top, "other_top", 1), (rating_words, "rating_words", 1),
+            (n_checks, "n_checks", 0), (n_documents, "n_documents", 1),
+            (topic_intrusion_words, "topic_intrusion_words", 1)))
+    annotators = check_annotators(annotators)
     rngs = dict(zip(it.TASKS, (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))))
     items: list[dict] = []
     excluded: list[dict] = []
-    settings: dict = {"tasks": list(tasks), "n_checks": n_checks}
+    settings: dict = {"tasks": list(tasks), "n_checks": n_checks, "tie_break": TIE_BREAK}
     if (it.WORD_INTRUSION in tasks or it.RATING in tasks) and model is None:
         raise StudyError("word intrusion and rating need a model")
+    rankings = None if model is None else it.topic_rankings(model, seed)
+    if rankings is not None:
+        topics = check_topics(topics, rankings.shape[0])
     if it.WORD_INTRUSION in tasks:
-        new, exc = _word_intrusion(model, topics, rngs[it.WORD_INTRUSION], n_top, other_top, n_checks)
+        new, exc = _word_intrusion(model, topics, rngs[it.WORD_INTRUSION], n_top, other_top, n_checks,
+                                   rankings)
         items += new
         excluded += exc
         settings.update(n_top=n_top, other_top=other_top)
     if it.RATING in tasks:
-        items += _ratings(model, topics, rngs[it.RATING], rating_words, n_checks)
+        items += _ratings(model, topics, rngs[it.RATING], rating_words, n_checks, rankings)
         settings.update(rating_words=rating_words, confidence=confidence)
     if it.TOPIC_INTRUSION in tasks:
         new, exc = _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids,
-                                    topic_intrusion_words, rngs[it.TOPIC_INTRUSION])
+                                    topic_intrusion_words, rngs[it.TOPIC_INTRUSION], rankings)
         items += new
         excluded += exc
         settings.update(topic_intrusion_words=topic_intrusion_words)
@@ -174,40 +187,72 @@ def build_study(
         settings.update(rating_words=rating_words, confidence=confidence)
     it.require_items(items)
     return Study(items=items, name=name, seed=seed, settings=settings, excluded=excluded,
-                 annotators=list(annotators) if annotators else None)
+                 annotators=annotators)
 
 
-def _word_intrusion(model, topics, rng, n_top, other_top, n_checks):
-    items, excluded = it.word_intrusion_items(model, topics, rng, n_top=n_top, other_top=other_top)
-    rankings = it.topic_rankings(model)
+def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | None:
+    """``topics`` as a list of distinct topic ids in ``[0, n_topics - 1]`` (None: all topics)."""
+    if topics is None:
+        return None
+    out = check_unique([check_int(t, "topic id", min_value=0, max_value=n_topics - 1, allow_str=True)
+                        for t in topics], "topics")
+    if not out:
+        raise ParameterError("topics is empty", fix="give at least one topic id, or omit it for all topics")
+    return out
+
+
+def check_annotators(annotators: Sequence[str] | None) -> list[str] | None:
+    """Annotator names: distinct, non-empty strings (None or empty: no list)."""
+    if not annotators:
+        return None
+    if isinstance(annotators, str) or any(not isinstance(a, str) or not a.strip() for a in annotators):
+        raise ParameterError(f"annotators must be a list of non-empty names, got {annotators!r}",
+                             fix="e.g. --annotators alice,bob")
+    return check_unique([a.strip() for a in annotators], "annotators")
+
+
+def _word_intrusion(model, topics, rng, n_top, other_top, n_checks, rankings):
+    items, excluded = it.word_intrusion_items(model, topics, rng, n_top=n_top, other_top=other_top,
+                                              rankings=rankings)
     items += [it.word_intrusion_check_item(i, model, rng, n_top, rankings, other_top)
               for i in range(n_checks)]
     return items, excluded
 
 
-def _ratings(model, topics, rng, n_words, n_checks):
-    words = model.top_words(n_words) if hasattr(model, "top_words") else [
-        [model.vocabulary_[j] for j in row[:n_words]] for row in it.topic_rankings(model)]
+def _top_words(model, rankings, n: int) -> list[list[str]]:
+    """Each topic's ``n`` first words in the study's ranking (:func:`items.topic_rankings`)."""
+    vocab = model.vocabulary_
+    return [[vocab[j] for j in row[:n]] for row in rankings]
+
+
+def _ratings(model, topics, rng, n_words, n_checks, rankings):
+    words = _top_words(model, rankings, n_words)
     topics = range(len(words)) if topics is None else topics
     items = [it.rating_item(int(k), words[k]) for k in topics]
     return items + [it.rating_check_item(i, words, min(n_words, len(words)), rng) for i in range(n_checks)]
 
 
-def _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids, n_words, rng):
+def _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids, n_words, rng,
+                     rankings):
     if doc_topic is None or titles is None or texts is None:
         raise StudyError("topic intrusion needs doc_topic (D x K proportions), titles and texts")
     theta = np.asarray(doc_topic, dtype=np.float64)
+    if theta.ndim != 2 or theta.shape[0] == 0:
+        raise StudyError(f"doc_topic must be a D x K array of topic proportions, got shape {theta.shape}")
     n_docs = theta.shape[0]
     if len(titles) != n_docs or len(texts) != n_docs:
         raise StudyError(f"doc_topic has {n_docs} rows but {len(titles)} titles and {len(texts)} texts")
     if model is not None:
-        words = model.top_words(n_words)
+        words = _top_words(model, rankings, n_words)
         if len(words) != theta.shape[1]:
             raise StudyError(f"doc_topic has {theta.shape[1]} columns but the model {len(words)} topics")
     else:
         raise StudyError("topic intrusion needs the model to show each topic by its top words")
     if documents is None:
         documents = sorted(rng.choice(n_docs, size=min(n_documents, n_docs), replace=False).tolist())
+    else:
+        documents = check_unique([check_int(d, "document index", min_value=0, max_value=n_docs - 1)
+                                  for d in documents], "documents")
     ids = doc_ids if doc_ids is not None else [str(d) for d in range(n_docs)]
     items, excluded = [], []
     for d in documents:
@@ -227,7 +272,7 @@ def _multilingual(multilingual, languages, topics, n_words, n_checks, rng):
     if len(languages) != 2 or any(lang not in words for lang in languages):
         raise StudyError(f"choose two of the languages {list(words)} to show side by side, got {languages}")
     n_topics = len(words[languages[0]])
-    topics = range(n_topics) if topics is None else topics
+    topics = range(n_topics) if topics is None else check_topics(topics, n_topics)
     items = [it.multilingual_rating_item(int(k), {lang: words[lang][k] for lang in languages}, languages)
              for k in topics]
     return items + [it.multilingual_check_item(i, words, languages, rng) for i in range(n_checks)]

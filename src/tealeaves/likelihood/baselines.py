@@ -4,6 +4,12 @@
 * unigram: ``p(w) = (c_w + s) / (N + s V)`` from the training counts ``c_w``
   (``N`` training tokens, add-``s`` smoothing, ``s = 1`` by default).
 
+The same words, always: ``V`` is the size of the *model's* vocabulary (pass
+``model=``), the test documents are aligned to it before they are split (so the
+held-out halves are those :func:`~tealeaves.likelihood.document_completion`
+scores, token for token), and the training corpus is aligned to it too, so
+``c_w`` and ``N`` count only training tokens of words the model knows.
+
 Both are one-topic mixtures, so they are scored by the same code as the topic
 models (:func:`tealeaves.likelihood.completion.score_heldout`).
 """
@@ -13,21 +19,22 @@ from __future__ import annotations
 import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.likelihood.completion import (
     CompletionResult,
+    check_split,
     completion_signature,
     score_heldout,
     split_documents,
 )
-from tealeaves.likelihood.perplexity import align_corpus
+from tealeaves.likelihood.perplexity import align_corpus, check_corpus, require_tokens
+from tealeaves.validation import check_float
 
 
 def unigram_distribution(train: Corpus, smoothing: float = 1.0) -> np.ndarray:
     """``(c_w + smoothing) / (N + smoothing * V)`` over the training corpus's vocabulary."""
-    if smoothing < 0:
-        raise ValueError(f"smoothing must be non-negative, got {smoothing}")
-    counts = train.term_frequencies().astype(np.float64) + smoothing
+    smoothing = check_float(smoothing, "smoothing", min_value=0.0)
+    counts = check_corpus(train, "training documents").term_frequencies().astype(np.float64) + smoothing
     if counts.sum() <= 0:
         raise EmptyInputError("the training corpus has no tokens to estimate a unigram distribution from")
     return counts / counts.sum()
@@ -40,22 +47,39 @@ def _one_topic(phi_row: np.ndarray, heldout: Corpus, report, name: str, seed: in
     return score_heldout(theta, phi_row[None, :], heldout, report, signature)
 
 
+def baseline_vocabulary(train: Corpus, vocabulary: Vocabulary | None = None, model: object | None = None
+                        ) -> Vocabulary:
+    """The vocabulary of both baselines: the model's, else ``vocabulary``, else the training corpus's."""
+    if model is not None:
+        model_vocabulary = getattr(model, "vocabulary_", None)
+        if not isinstance(model_vocabulary, Vocabulary):
+            raise ParameterError(f"model must be a fitted tealeaves model (with vocabulary_), "
+                                 f"got {type(model).__name__}")
+        if vocabulary is not None and vocabulary != model_vocabulary:
+            raise ParameterError("vocabulary differs from the model's vocabulary",
+                                 fix="give one of them; the baselines use the model's")
+        return model_vocabulary
+    return vocabulary if vocabulary is not None else check_corpus(train, "training documents").vocabulary
+
+
 def baselines(train: Corpus, test: Corpus, seed: int = 0, min_length: int = 2, smoothing: float = 1.0,
-              vocabulary: Vocabulary | None = None) -> dict[str, CompletionResult]:
+              vocabulary: Vocabulary | None = None, model: object | None = None
+              ) -> dict[str, CompletionResult]:
     """Uniform and add-``smoothing`` unigram perplexity on the held-out halves of ``test``.
 
     The split is the one :func:`~tealeaves.likelihood.completion.document_completion`
-    makes with the same ``seed`` and ``min_length``; ``vocabulary`` defaults to the
-    training corpus's.
+    makes with the same ``seed`` and ``min_length``.  Pass the ``model`` the baselines
+    are shown beside: both are then defined over its vocabulary and scored on
+    exactly its held-out words (see the module docstring).  Without it,
+    ``vocabulary`` (default: the training corpus's) plays that role.
     """
-    vocabulary = vocabulary or train.vocabulary
-    train = align_corpus(train, vocabulary)
-    test = align_corpus(test, vocabulary)
-    test.require_nonempty("test corpus")
+    seed, min_length = check_split(seed, min_length)
+    vocabulary = baseline_vocabulary(train, vocabulary, model)
+    unigram = unigram_distribution(align_corpus(train, vocabulary, "training documents"), smoothing)
+    test = require_tokens(align_corpus(test, vocabulary))
     _, heldout, report = split_documents(test, seed, min_length)
     v = len(vocabulary)
     return {
         "uniform": _one_topic(np.full(v, 1.0 / v), heldout, report, f"uniform/V{v}", seed, min_length),
-        "unigram": _one_topic(unigram_distribution(train, smoothing), heldout, report,
-                              f"unigram/add{smoothing:g}/V{v}", seed, min_length),
+        "unigram": _one_topic(unigram, heldout, report, f"unigram/add{smoothing:g}/V{v}", seed, min_length),
     }

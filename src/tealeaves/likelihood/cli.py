@@ -1,4 +1,16 @@
-"""Command-line sub-commands of tealeaves.likelihood: ``tealeaves perplexity``."""
+"""Command-line sub-commands of tealeaves.likelihood: ``tealeaves perplexity``.
+
+How TEST is read (``docs/likelihood.md``, "Test documents from the command line"):
+
+* ``--tokenized``: every document is already tokens separated by whitespace
+  (a line of a plain file, the text field of a JSON Lines record, a file of a folder);
+* otherwise TEST holds raw text, tokenised the way the model's recorded
+  preprocessing says (``metadata_["preprocessing"]``, recorded when tealeaves fits a
+  model on a preprocessed corpus), over the model's vocabulary;
+* a model that records no preprocessing with input not declared ``--tokenized`` is an
+  error (:class:`~tealeaves.errors.UnsupportedModelError`): tealeaves cannot know how
+  the text was tokenised, and guessing would score different words silently.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +18,7 @@ import argparse
 from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves.validation import int_arg, seed_arg
 
 #: ``--method`` choices: point-estimate document completion, its left-to-right version, the estimators.
 CLI_METHODS = ("completion", "left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib")
@@ -21,43 +34,80 @@ def register(subparsers) -> None:
         "topic proportions inferred from the other half; 'left-to-right-completion' scores the "
         "same half with the left-to-right sampler; the other methods estimate log p(w_d) of whole "
         "documents (Wallach et al. 2009). 'hm' (harmonic mean) is biased and shown for comparison. "
-        "All methods but 'completion' need the model's Dirichlet prior alpha.",
+        "All methods but 'completion' need the model's Dirichlet prior alpha. TEST is raw text "
+        "tokenised as the model's recorded preprocessing says, or tokens with --tokenized.",
     )
     p.add_argument("model", type=Path, help="model file: .npz from TopicModel.save, or another "
                    "toolkit's saved model (gensim save(), tomotopy .bin, ...; see docs/models.md)")
     p.add_argument("--inference", choices=("tealeaves", "native"), default=None,
                    help="completion: infer topic proportions with tealeaves' fold-in from phi and alpha "
                    "(default) or the source library's own inference (gensim, tomotopy files)")
-    p.add_argument("test", type=Path, help="test corpus file (e.g. one document per line)")
+    p.add_argument("test", type=Path,
+                   help="test documents: a text file (one document per line), a JSON Lines file "
+                   "(.jsonl/.ndjson) or a folder of text files")
+    p.add_argument("--tokenized", action="store_true",
+                   help="TEST is already tokenised: tokens separated by whitespace, one document per line "
+                   "(or per JSON Lines record / file); default: raw text, tokenised as the model records")
+    p.add_argument("--encoding", default=None,
+                   help="encoding of TEST (default UTF-8; a UTF-8 byte-order mark is removed)")
+    p.add_argument("--text-field", default="text",
+                   help="JSON Lines: the field holding the text (default text)")
     p.add_argument("--method", choices=CLI_METHODS, default="left-to-right",
                    help="estimator (default: left-to-right)")
-    p.add_argument("--samples", "--particles", dest="samples", type=int, default=None,
+    p.add_argument("--samples", "--particles", dest="samples", type=int_arg(1, name="--samples"),
+                   default=None,
                    help="particles (left-to-right), prior draws (is), posterior draws (hm), chains (ais), "
-                   "states per chain (chib); default per method")
-    p.add_argument("--seed", type=int, default=0, help="sampler seed (default 0)")
-    p.add_argument("--split-seed", type=int, default=0,
+                   "states per chain (chib); a whole number >= 1; default per method")
+    p.add_argument("--seed", type=seed_arg, default=0, help="sampler seed (default 0)")
+    p.add_argument("--split-seed", type=seed_arg, default=0,
                    help="seed of the random halves for completion methods (default 0)")
     p.add_argument("--no-resample", action="store_true",
                    help="left-to-right: do not resample earlier positions (MALLET's default; linear time)")
     p.add_argument("--weighted", action="store_true",
                    help="left-to-right: weight whole particles (unbiased) instead of averaging per position")
-    p.add_argument("--temperatures", type=int, default=5000,
-                   help="ais: number of temperatures (default 5000)")
-    p.add_argument("--chains", type=int, default=4, help="chib: independent chains (default 4)")
-    p.add_argument("--replicates", type=int, default=1,
-                   help="run the estimator R times with independent seeds; the standard error then "
-                        "comes from their spread (default 1)")
+    p.add_argument("--temperatures", type=int_arg(2, name="--temperatures"), default=None,
+                   help="ais: number of temperatures, >= 2 (default 5000)")
+    p.add_argument("--chains", type=int_arg(1, name="--chains"), default=None,
+                   help="chib: independent chains, >= 1 (default 4)")
+    p.add_argument("--replicates", type=int_arg(1, name="--replicates"), default=None,
+                   help="whole-document estimators: run R times with independent seeds; with R >= 2 the "
+                        "standard error comes from their spread, with R = 1 (default) from the run's own "
+                        "samples")
     add_format_option(p)
     p.set_defaults(func=run)
+
+
+#: The methods each method-specific option applies to; giving it with another method is an error
+#: (it would be silently ignored, and the result would not be what was asked for).
+APPLIES_TO = {
+    "samples": ("left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib"),
+    "no_resample": ("left-to-right", "left-to-right-completion"),
+    "weighted": ("left-to-right", "left-to-right-completion"),
+    "temperatures": ("ais",),
+    "chains": ("chib",),
+    "replicates": ("left-to-right", "is", "hm", "ais", "chib"),
+    "inference": ("completion",),
+}
+
+
+def _check_applicable(args: argparse.Namespace) -> None:
+    """Refuse an option the chosen method does not use."""
+    from tealeaves.errors import ParameterError
+
+    for name, methods in APPLIES_TO.items():
+        if getattr(args, name) not in (None, False) and args.method not in methods:
+            option = "--" + name.replace("_", "-")
+            raise ParameterError(f"{option} does not apply to --method {args.method}",
+                                 fix=f"it is used by --method {', '.join(methods)}; drop it")
 
 
 def _options(args: argparse.Namespace) -> dict:
     if args.method in ("left-to-right", "left-to-right-completion"):
         return {"resample": not args.no_resample, "weighted": args.weighted}
     if args.method == "ais":
-        return {"n_temperatures": args.temperatures}
+        return {"n_temperatures": 5000 if args.temperatures is None else args.temperatures}
     if args.method == "chib":
-        return {"n_chains": args.chains}
+        return {"n_chains": 4 if args.chains is None else args.chains}
     return {}
 
 
@@ -67,24 +117,20 @@ def run(args: argparse.Namespace) -> int:
     from tealeaves.likelihood.completion import document_completion
     from tealeaves.models.adapters import load_model
 
-    if args.inference and args.method != "completion":
-        from tealeaves.errors import ParameterError
-
-        raise ParameterError(f"--inference applies to --method completion only, not {args.method}",
-                             fix="leave out --inference, or use --method completion")
+    _check_applicable(args)
     model = load_model(args.model, **({"inference": args.inference} if args.inference else {}))
-    test = _read_test(args.test, model.vocabulary_)
+    test, tokenization = read_test(args.test, model, tokenized=args.tokenized, encoding=args.encoding,
+                                   text_field=args.text_field)
     if args.method == "completion":
-        result = document_completion(model, test, seed=args.split_seed)
-        out = {"method": "completion", **result.to_dict(), "n_dropped_oov": test.n_dropped}
+        out = {"method": "completion", **document_completion(model, test, seed=args.split_seed).to_dict()}
     elif args.method == "left-to-right-completion":
         n = estimators.DEFAULT_SAMPLES["left-to-right"] if args.samples is None else args.samples
         out = estimators.left_to_right_completion(model, test, n, seed=args.seed, split_seed=args.split_seed,
                                                   **_options(args)).to_dict()
     else:
         out = estimators.estimate_log_likelihood(model, test, args.method, args.samples, seed=args.seed,
-                                                 replicates=args.replicates, **_options(args)).to_dict()
-    out = {"model": str(args.model), "test": str(args.test), **out}
+                                                 replicates=args.replicates or 1, **_options(args)).to_dict()
+    out = {"model": str(args.model), "test": str(args.test), "tokenization": tokenization, **out}
     if args.format == "json":
         print(dump_json(out))
     else:
@@ -92,12 +138,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_test(path: Path, vocabulary):
-    """Read the test corpus over the model's vocabulary (other tokens are dropped and counted)."""
-    from tealeaves.corpus.readers import read_corpus
-    from tealeaves.errors import TealeavesError
+def read_test(path: Path, model, *, tokenized: bool = False, encoding: str | None = None,
+              text_field: str = "text"):
+    """``(corpus, tokenization)``: TEST encoded over the model's vocabulary (see the module docstring).
 
-    try:
-        return read_corpus(path, vocabulary=vocabulary)
-    except FileNotFoundError as exc:
-        raise TealeavesError(str(exc)) from exc
+    Tokens outside the vocabulary are dropped and counted in ``corpus.n_dropped``.
+    """
+    from tealeaves.corpus import Corpus, Preprocessor
+    from tealeaves.errors import UnsupportedModelError
+
+    raw = _read_documents(path, encoding, text_field)
+    if tokenized:
+        corpus = Corpus.from_token_lists([text.split() for text in raw.texts], model.vocabulary_, raw.ids)
+        return corpus, "whitespace (--tokenized)"
+    params = (getattr(model, "metadata_", None) or {}).get("preprocessing")
+    if params is None:
+        raise UnsupportedModelError(
+            f"the model records no preprocessing (metadata 'preprocessing'), so tealeaves cannot know how "
+            f"to tokenise the raw text of '{path}'",
+            fix="pass --tokenized if it holds whitespace-separated tokens, one document per line; or save "
+                "a model fitted by tealeaves on a corpus made by a Preprocessor")
+    corpus = raw.to_corpus(Preprocessor.from_params(params, model.vocabulary_))
+    return corpus, "the model's recorded preprocessing"
+
+
+def _read_documents(path: Path, encoding: str | None, text_field: str):
+    """The documents of TEST as texts with ids: lines of a file, JSON Lines records or files of a folder."""
+    import codecs
+
+    from tealeaves import _io
+    from tealeaves.corpus.readers import JSONL_SUFFIXES, RawDocuments, read_jsonl, read_text_folder
+    from tealeaves.errors import EmptyInputError, InputNotFoundError
+
+    path = Path(path).expanduser()
+    _io.decode(b"", path, encoding)  # an unknown --encoding is refused here, for every layout
+    # UTF-8 with an optional byte-order mark, which is removed (never glued to the first word)
+    utf8 = codecs.lookup(encoding or _io.DEFAULT_ENCODING).name == "utf-8"
+    readers_encoding = "utf-8-sig" if utf8 else encoding
+    if path.is_dir():
+        return read_text_folder(path, encoding=readers_encoding)
+    if not path.exists():
+        raise InputNotFoundError(f"test file '{path}' does not exist", fix="check the path")
+    text = _io.read_text(path, encoding, what="test file")  # names the file and line of a bad byte
+    if path.name.lower().endswith(JSONL_SUFFIXES):
+        return read_jsonl(path, text_field, id_field=None, encoding=readers_encoding)
+    lines = text.splitlines()
+    if not lines:
+        raise EmptyInputError(f"test file '{path}' holds no line (no document)", fix="give a non-empty file")
+    return RawDocuments(lines, [str(i) for i in range(1, len(lines) + 1)])

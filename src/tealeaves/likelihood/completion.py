@@ -9,6 +9,10 @@ baselines scored on the same words are directly comparable.
 A document with ``n`` tokens is split into ``n // 2`` observed and
 ``n - n // 2`` held-out tokens (342 -> 171 / 171); documents shorter than
 ``min_length`` (default 2) cannot be split and are skipped and counted.
+
+Every result states the tokens scored (``n_heldout_words``) and the tokens
+dropped as out of the model's vocabulary (``n_dropped_oov``: dropped when the
+test documents were encoded plus those dropped aligning them to the model).
 """
 
 from __future__ import annotations
@@ -19,15 +23,18 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError
+from tealeaves.likelihood.inference import infer_proportions, inference_name
 from tealeaves.likelihood.perplexity import (
     align_corpus,
     check_proportions,
     document_log_likelihoods,
     perplexity,
+    require_tokens,
     require_topic_word,
 )
 from tealeaves.models._fit import describe
 from tealeaves.signature import Signature
+from tealeaves.validation import check_int
 
 #: How the held-out half is chosen, recorded in every signature.
 SPLIT_NAME = "random-half"
@@ -45,6 +52,7 @@ class SplitReport:
     skipped_ids: list[str]
     n_observed_words: int
     n_heldout_words: int
+    n_dropped_oov: int = 0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -52,7 +60,11 @@ class SplitReport:
 
 @dataclass
 class CompletionResult:
-    """Held-out log-likelihood and perplexity of the held-out halves."""
+    """Held-out log-likelihood and perplexity of the held-out halves.
+
+    ``n_heldout_words`` is the number of tokens scored; ``n_dropped_oov`` the test
+    tokens dropped as out of the model's vocabulary.
+    """
 
     log_likelihood: float
     perplexity: float
@@ -61,12 +73,18 @@ class CompletionResult:
     n_heldout_words: int
     signature: Signature
     document_log_likelihoods: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    n_dropped_oov: int = 0
+
+    @property
+    def n_tokens_scored(self) -> int:
+        return self.n_heldout_words
 
     def to_dict(self) -> dict:
         return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
                 "n_documents_split": self.n_documents_split,
                 "n_skipped_too_short": self.n_skipped_too_short,
-                "n_heldout_words": self.n_heldout_words, "signature": str(self.signature)}
+                "n_heldout_words": self.n_heldout_words, "n_tokens_scored": self.n_heldout_words,
+                "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
 
 
 def _halves(corpus: Corpus, seed: int, min_length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,8 +120,7 @@ def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple
     observed half has ``n // 2`` tokens and the held-out half the rest.  The
     split depends only on ``seed`` and the corpus.
     """
-    if min_length < 2:
-        raise ValueError(f"min_length must be at least 2 (one word on each side), got {min_length}")
+    seed, min_length = check_split(seed, min_length)
     if len(corpus) == 0:
         raise EmptyInputError("the test corpus has no documents; check the input path and reader")
     split, obs_mask, held_mask = _halves(corpus, seed, min_length)
@@ -114,22 +131,33 @@ def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple
         )
     skipped = np.setdiff1d(np.arange(len(corpus)), split)
     report = SplitReport(seed, min_length, len(corpus), len(split), len(skipped),
-                         [corpus.ids[d] for d in skipped], int(obs_mask.sum()), int(held_mask.sum()))
+                         [corpus.ids[d] for d in skipped], int(obs_mask.sum()), int(held_mask.sum()),
+                         corpus.n_dropped)
     return _keep_tokens(corpus, split, obs_mask), _keep_tokens(corpus, split, held_mask), report
 
 
+def check_split(seed: object, min_length: object) -> tuple[int, int]:
+    """Validate the split's ``seed`` (a whole number in ``[0, 2**32)``) and ``min_length`` (>= 2)."""
+    seed = check_int(seed, "split seed", min_value=0, max_value=2**32 - 1)
+    min_length = check_int(min_length, "min_length", min_value=2)
+    return seed, min_length
+
+
 def completion_signature(model_description: str, seed: int, min_length: int = 2,
-                         estimator: str = "point-theta") -> Signature:
-    """The signature of a document-completion perplexity."""
-    return Signature("perplexity", {"eval": "doc-completion", "split": SPLIT_NAME, "seed": seed,
-                                    "min_len": min_length, "est": estimator, "model": model_description})
+                         estimator: str = "point-theta", inference: str | None = None) -> Signature:
+    """The signature of a document-completion perplexity (``infer``: how theta_hat was inferred)."""
+    fields = {"eval": "doc-completion", "split": SPLIT_NAME, "seed": seed, "min_len": min_length,
+              "est": estimator}
+    if inference is not None:
+        fields["infer"] = inference
+    fields["model"] = model_description
+    return Signature("perplexity", fields)
 
 
 def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> tuple[Corpus, Corpus, SplitReport]:
     """Align ``test`` to the model's vocabulary, check it is usable and split it."""
-    test = align_corpus(test, model.vocabulary_)
-    test.require_nonempty("test corpus")
+    test = require_tokens(align_corpus(test, model.vocabulary_))
     return split_documents(test, seed, min_length)
 
 
@@ -140,7 +168,8 @@ def score_heldout(theta: np.ndarray, phi: np.ndarray, heldout: Corpus, report: S
     per_doc = document_log_likelihoods(theta, phi, heldout)
     ll = float(per_doc.sum())
     return CompletionResult(ll, perplexity(ll, heldout.n_tokens), report.n_documents_split,
-                            report.n_skipped_too_short, heldout.n_tokens, signature, per_doc)
+                            report.n_skipped_too_short, heldout.n_tokens, signature, per_doc,
+                            report.n_dropped_oov)
 
 
 def document_completion(model: object, test: Corpus, seed: int = 0, min_length: int = 2) -> CompletionResult:
@@ -148,10 +177,15 @@ def document_completion(model: object, test: Corpus, seed: int = 0, min_length: 
 
     ``model`` is any tealeaves model with probabilities (``topic_word_``) and
     ``transform``; ``test`` is encoded over its vocabulary (other words are
-    dropped).  Too-short documents are skipped and counted in the result.
+    dropped and counted in ``n_dropped_oov``).  Too-short documents are skipped
+    and counted in the result.  ``theta_hat`` is inferred as the model records
+    (:mod:`tealeaves.likelihood.inference`), so a saved and loaded model scores
+    exactly as before.
     """
+    seed, min_length = check_split(seed, min_length)
     phi = require_topic_word(model)
     observed, heldout, report = prepare_test(model, test, seed, min_length)
-    theta = model.transform(observed)
+    theta = infer_proportions(model, observed)
     return score_heldout(theta, phi, heldout, report,
-                         completion_signature(describe(model), seed, min_length))
+                         completion_signature(describe(model), seed, min_length,
+                                              inference=inference_name(model)))

@@ -24,6 +24,10 @@ plus :func:`exact_log_likelihood`, which enumerates every assignment (small
 problems only) and is what the estimators are tested against.  Standard errors
 are over independent particles / samples / chains, by the delta method in log
 space (``se(log mean x) ≈ sd(x) / (sqrt(S) mean x)``); the harmonic mean has none.
+With ``replicates=R >= 2`` it is instead the spread of R independent runs
+(``sd / sqrt(R)``); one replicate (the default) keeps the run's own delta-method
+error, which is ``None`` when it cannot be estimated (the harmonic mean, or a
+single particle, filter or chain).  ``standard_error_from`` in the results says which.
 """
 
 from __future__ import annotations
@@ -37,12 +41,14 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InvalidModelError, TealeavesError
+from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
-from tealeaves.likelihood.perplexity import align_corpus, perplexity, require_topic_word
+from tealeaves.likelihood.completion import check_split, completion_signature, prepare_test
+from tealeaves.likelihood.perplexity import align_corpus, perplexity, require_tokens, require_topic_word
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_alpha, check_topic_word
 from tealeaves.signature import Signature
+from tealeaves.validation import check_int
 
 #: Estimators of the whole-document likelihood, by CLI name.
 METHODS = ("left-to-right", "is", "hm", "ais", "chib")
@@ -52,6 +58,9 @@ NEEDS_ALPHA = METHODS + ("left-to-right-completion",)
 DEFAULT_SAMPLES = {"left-to-right": 20, "is": 1000, "hm": 1000, "ais": 20, "chib": 1000}
 #: Largest number of assignments (K ** N) :func:`exact_log_likelihood` enumerates.
 MAX_ENUMERATION = 2_000_000
+#: Smallest value of each count option (AIS needs at least two temperatures: one step is plain IS).
+MINIMUM = {"n_particles": 1, "n_samples": 1, "n_chains": 1, "n_filters": 1, "n_temperatures": 2,
+           "burn_in": 0, "replicates": 1}
 
 
 @dataclass
@@ -60,7 +69,9 @@ class HeldOutEstimate:
 
     ``standard_error`` is ``sqrt(sum_d se_d^2)`` (documents are estimated
     independently), or ``None`` for the harmonic mean or a single sample.
-    ``perplexity`` is ``exp(-log_likelihood / n_words)``.
+    ``perplexity`` is ``exp(-log_likelihood / n_words)``; ``n_words`` is the
+    number of tokens scored, ``n_dropped`` the test tokens dropped as out of the
+    model's vocabulary.
     """
 
     method: str
@@ -75,10 +86,18 @@ class HeldOutEstimate:
     document_standard_errors: np.ndarray | None = field(repr=False, default=None)
     extra: dict = field(default_factory=dict)
 
+    @property
+    def n_dropped_oov(self) -> int:
+        return self.n_dropped
+
+    @property
+    def n_tokens_scored(self) -> int:
+        return self.n_words
+
     def to_dict(self) -> dict:
         out = {"method": self.method, "log_likelihood": self.log_likelihood,
                "standard_error": self.standard_error, "perplexity": self.perplexity,
-               "n_words": self.n_words, "n_documents": self.n_documents,
+               "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
                "n_dropped_oov": self.n_dropped}
         out.update(self.extra)
         out["signature"] = str(self.signature)
@@ -100,10 +119,21 @@ def model_parameters(model: object, method: str = "left-to-right") -> tuple[np.n
     return phi, alpha
 
 
-def _check_count(name: str, value: int, minimum: int = 1) -> int:
-    if int(value) != value or value < minimum:
-        raise TealeavesError(f"{name} must be an integer of at least {minimum}, got {value}")
-    return int(value)
+def _check_count(name: str, value: object) -> int:
+    """A count option: a whole number (not a bool or float) of at least :data:`MINIMUM`."""
+    return check_int(value, name, min_value=MINIMUM[name])
+
+
+def _check_flag(name: str, value: object) -> bool:
+    """A switch: exactly ``True`` or ``False`` (``"no"`` or ``0`` would silently mean something else)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def check_sampler_seed(seed: object) -> int | None:
+    """The sampler seed of the public functions: a whole number in ``[0, 2**32)``, or ``None`` (fresh)."""
+    return None if seed is None else check_int(seed, "seed", min_value=0, max_value=2**32 - 1)
 
 
 def _check_scorable(phi: np.ndarray, corpus: Corpus) -> None:
@@ -184,6 +214,7 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     Only positions ``n >= score_from[d]`` are scored (document completion).
     """
     n_particles = _check_count("n_particles", n_particles)
+    resample, weighted = _check_flag("resample", resample), _check_flag("weighted", weighted)
     groups = 0
     if weighted:
         groups = min(_check_count("n_filters", n_filters), n_particles)
@@ -209,7 +240,7 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
     Returned only to demonstrate the bias Wallach et al. (2009) report; there is no standard error.
     """
     n_samples = _check_count("n_samples", n_samples)
-    burn_in = _check_count("burn_in", burn_in, 0)
+    burn_in = _check_count("burn_in", burn_in)
     est = _kernels.harmonic_mean(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples, burn_in,
                                  _seed(seed))
     return est, None
@@ -217,6 +248,7 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
 
 def temperature_schedule(n_temperatures: int) -> np.ndarray:
     """Inverse temperatures ``beta_t = (t / T)^4``, ``t = 0..T`` (dense near 0)."""
+    n_temperatures = _check_count("n_temperatures", n_temperatures)
     return np.linspace(0.0, 1.0, n_temperatures + 1) ** 4
 
 
@@ -248,7 +280,7 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     """
     n_samples = _check_count("n_samples", n_samples)
     n_chains = _check_count("n_chains", n_chains)
-    burn_in = _check_count("burn_in", burn_in, 0)
+    burn_in = _check_count("burn_in", burn_in)
     return _kernels.chib_style(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples, n_chains,
                                burn_in, _seed(seed))
 
@@ -270,8 +302,10 @@ def _summarise(method: str, est: np.ndarray, se: np.ndarray | None, n_words: int
                signature: Signature, extra: dict) -> HeldOutEstimate:
     total = float(est.sum())
     total_se = None
-    if se is not None and not np.isnan(se).any():
+    if se is not None and np.isfinite(se).all():
         total_se = float(math.sqrt(float((se ** 2).sum())))
+    extra = {**extra, "standard_error_from": None if total_se is None else extra.get(
+        "standard_error_from", "delta-method")}
     return HeldOutEstimate(method, total, total_se, perplexity(total, n_words), n_words, len(corpus),
                            corpus.n_dropped, signature, est, se, extra)
 
@@ -288,18 +322,20 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
     times with independent seeds and reports the mean of the replicates' log
     estimates, with the standard error from their spread (:func:`replicate`).
     Test words missing from the model's vocabulary are dropped and counted in
-    ``n_dropped``; an empty document contributes 0.
+    ``n_dropped``; an empty document contributes 0.  Every parameter is checked
+    first (:class:`~tealeaves.errors.ParameterError`): counts are whole numbers
+    (not floats or bools), switches are bools, the seed a whole number or ``None``.
     """
-    if method not in _ESTIMATORS:
-        raise TealeavesError(f"unknown estimator {method!r}; choose one of {', '.join(METHODS)}")
-    replicates = _check_count("replicates", replicates)
-    phi, alpha = model_parameters(model, method)
-    corpus = align_corpus(corpus, model.vocabulary_)
-    corpus.require_nonempty("test corpus")
-    _check_scorable(phi, corpus)
+    if not isinstance(method, str) or method not in _ESTIMATORS:
+        raise ParameterError(f"unknown estimator {method!r}; choose one of {', '.join(METHODS)}")
     func, count_name = _ESTIMATORS[method]
-    n = DEFAULT_SAMPLES[method] if n_samples is None else n_samples
+    replicates = _check_count("replicates", replicates)
+    n = DEFAULT_SAMPLES[method] if n_samples is None else _check_count(count_name, n_samples)
+    seed = check_sampler_seed(seed)
     settings = _settings(func, options)
+    phi, alpha = model_parameters(model, method)
+    corpus = require_tokens(align_corpus(corpus, model.vocabulary_))
+    _check_scorable(phi, corpus)
     if replicates == 1:
         est, se = func(phi, alpha, corpus, n, seed=seed, **options)
     else:
@@ -307,8 +343,10 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
         settings["replicates"] = replicates
     fields = {"est": method, count_name.removeprefix("n_"): n, **settings, "seed": seed,
               "model": describe(model)}
-    return _summarise(method, est, se, corpus.n_tokens, corpus, Signature("loglik", fields),
-                      _HM_WARNING if method == "hm" else {})
+    extra = dict(_HM_WARNING) if method == "hm" else {}
+    if replicates > 1:
+        extra["standard_error_from"] = "replicates"
+    return _summarise(method, est, se, corpus.n_tokens, corpus, Signature("loglik", fields), extra)
 
 
 def replicate(run, seed: int | None, replicates: int) -> tuple[np.ndarray, np.ndarray]:
@@ -327,14 +365,18 @@ def replicate(run, seed: int | None, replicates: int) -> tuple[np.ndarray, np.nd
 
 
 def _settings(func, options: dict) -> dict:
-    """The method's keyword options with their defaults filled in, in signature order."""
+    """The method's keyword options, checked, with their defaults filled in, in signature order."""
     params = inspect.signature(func).parameters.values()
     defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name not in
                 ("seed", "score_from")}
     unknown = set(options) - set(defaults)
     if unknown:
-        raise TealeavesError(f"unknown option(s) {sorted(unknown)}; this estimator takes {sorted(defaults)}")
-    return {name.removeprefix("n_"): options.get(name, default) for name, default in defaults.items()}
+        raise ParameterError(f"unknown option(s) {sorted(unknown)}; this estimator takes {sorted(defaults)}")
+    values = {name: options.get(name, default) for name, default in defaults.items()}
+    for name, value in values.items():
+        check = _check_flag if isinstance(defaults[name], bool) else _check_count
+        values[name] = check(name, value)
+    return {name.removeprefix("n_"): value for name, value in values.items()}
 
 
 def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20, *, resample: bool = True,
@@ -345,12 +387,13 @@ def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20,
     Uses the same random halves as point-estimate :func:`~tealeaves.likelihood.document_completion`
     (``split_seed``, ``min_length``); the left-to-right sampler runs over the
     observed half followed by the held-out half and sums the log-probabilities of
-    the held-out positions only.
+    the held-out positions only.  Parameters are checked as in :func:`estimate_log_likelihood`.
     """
-    from tealeaves.likelihood.completion import completion_signature, prepare_test
-
+    n_particles = _check_count("n_particles", n_particles)
+    resample, weighted = _check_flag("resample", resample), _check_flag("weighted", weighted)
+    seed = check_sampler_seed(seed)
+    split_seed, min_length = check_split(split_seed, min_length)
     phi, alpha = model_parameters(model, "left-to-right-completion")
-    test = align_corpus(test, model.vocabulary_)
     observed, heldout, report = prepare_test(model, test, split_seed, min_length)
     _check_scorable(phi, heldout)
     joined = _concatenate(observed, heldout)
@@ -361,7 +404,7 @@ def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20,
                                          f"/weighted={weighted}/seed={seed}")
     out = _summarise("left-to-right-completion", est, se, heldout.n_tokens, heldout, sig,
                      {"n_skipped_too_short": report.n_skipped_too_short})
-    out.n_dropped = test.n_dropped
+    out.n_dropped = report.n_dropped_oov
     return out
 
 

@@ -15,25 +15,36 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError, UnsupportedModelError
+from tealeaves.errors import (
+    EmptyInputError,
+    InvalidModelError,
+    ParameterError,
+    TealeavesError,
+    UnsupportedModelError,
+)
 from tealeaves.models.base import check_topic_word
 from tealeaves.signature import Signature
 
 
 @dataclass
 class LikelihoodResult:
-    """Log-likelihood of a set of words, their count and the perplexity."""
+    """Log-likelihood of a set of words, their count (``n_words``, the tokens scored) and the perplexity.
+
+    ``n_dropped_oov`` counts the tokens dropped as out of vocabulary when the
+    scored corpus was encoded.
+    """
 
     log_likelihood: float
     perplexity: float
     n_words: int
     n_documents: int
     signature: Signature
+    n_dropped_oov: int = 0
 
     def to_dict(self) -> dict:
         return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
-                "n_words": self.n_words, "n_documents": self.n_documents,
-                "signature": str(self.signature)}
+                "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
+                "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
 
 
 def perplexity(log_likelihood: float, n_words: int) -> float:
@@ -105,29 +116,49 @@ def document_log_likelihoods(theta: np.ndarray, phi: np.ndarray, corpus: Corpus)
 
 def score_words(theta: np.ndarray, phi: np.ndarray, corpus: Corpus, signature: Signature) -> LikelihoodResult:
     """Log-likelihood and perplexity of every token of ``corpus`` under ``theta @ phi``."""
-    corpus.require_nonempty("scored corpus")
+    check_corpus(corpus, "scored corpus").require_nonempty("scored corpus")
+    phi = check_topic_word(phi, name="phi")
     theta = check_proportions(theta, len(corpus), phi.shape[0])
     ll = float(document_log_likelihoods(theta, phi, corpus).sum())
-    return LikelihoodResult(ll, perplexity(ll, corpus.n_tokens), corpus.n_tokens, len(corpus), signature)
+    return LikelihoodResult(ll, perplexity(ll, corpus.n_tokens), corpus.n_tokens, len(corpus), signature,
+                            corpus.n_dropped)
 
 
-def align_corpus(corpus: Corpus, vocabulary: Vocabulary) -> Corpus:
+def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
+    """Refuse anything but a :class:`~tealeaves.corpus.Corpus` (lists of words are not encoded silently)."""
+    if not isinstance(corpus, Corpus):
+        raise ParameterError(f"the {name} must be a tealeaves Corpus, got {type(corpus).__name__}",
+                             fix="encode the documents with Corpus.from_token_lists or read_corpus")
+    return corpus
+
+
+def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test documents") -> Corpus:
     """Re-encode ``corpus`` over ``vocabulary``: words it lacks are dropped and counted in ``n_dropped``.
 
     Raises :class:`EmptyInputError` when the two share no word at all.
     """
+    check_corpus(corpus, what)
     if corpus.vocabulary == vocabulary:
         return corpus
     mapping = np.array([vocabulary.index.get(w, -1) for w in corpus.vocabulary], dtype=np.int64)
     mapped = mapping[corpus.tokens] if corpus.n_tokens else np.zeros(0, dtype=np.int64)
     keep = mapped >= 0
-    if corpus.n_tokens and not keep.any():
-        raise EmptyInputError(
-            "the test documents share no word with the model's vocabulary; encode them with the "
-            "preprocessor (and vocabulary) the model was trained with"
-        )
     doc_of = np.repeat(np.arange(len(corpus)), corpus.lengths)
     lengths = np.bincount(doc_of[keep], minlength=len(corpus))
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    return Corpus(vocabulary, mapped[keep], offsets, list(corpus.ids), corpus.labels,
-                  corpus.n_dropped + int((~keep).sum()), dict(corpus.metadata))
+    aligned = Corpus(vocabulary, mapped[keep], offsets, list(corpus.ids), corpus.labels,
+                     corpus.n_dropped + int((~keep).sum()), dict(corpus.metadata))
+    if aligned.n_dropped and not aligned.n_tokens:
+        require_tokens(aligned, what)
+    return aligned
+
+
+def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
+    """Refuse a corpus with no document or no token to score, saying why when every token was dropped."""
+    if len(corpus) and not corpus.n_tokens and corpus.n_dropped:
+        raise EmptyInputError(
+            f"the {what} share no word with the model's vocabulary (all {corpus.n_dropped} tokens are "
+            "out of vocabulary)",
+            fix="encode them with the preprocessor (and vocabulary) the model was trained with")
+    corpus.require_nonempty(what)
+    return corpus

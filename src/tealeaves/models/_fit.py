@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError
 
@@ -41,3 +43,29 @@ def describe(model: object) -> str:
     weights = getattr(model, "topic_word_weights_", None)
     shape = getattr(weights, "shape", (0, 0))
     return f"{type(model).__name__}/K{shape[0]}/V{shape[1]}"
+
+
+def fit_metadata(corpus: Corpus, source: dict, inference: dict | None = None) -> dict:
+    """The ``metadata_`` of a model fitted by tealeaves on ``corpus`` (see :mod:`tealeaves.models.base`).
+
+    ``source`` names the library, version and class that fitted it; the corpus's
+    recorded preprocessing (``corpus.metadata["preprocessing"]``, the settings of
+    the :class:`~tealeaves.corpus.Preprocessor` that encoded it) is kept so raw
+    text can be tokenised the same way later; ``inference`` records how
+    ``transform`` infers topic proportions, so a saved and loaded model infers
+    them identically (:mod:`tealeaves.likelihood.inference`).
+    """
+    meta: dict = {"source": dict(source)}
+    preprocessing = corpus.metadata.get("preprocessing")
+    if preprocessing is not None:
+        meta["preprocessing"] = copy.deepcopy(preprocessing)
+    if inference is not None:
+        meta["inference"] = inference
+    return meta
+
+
+def tealeaves_source(cls: type) -> dict:
+    """``source`` metadata of a model class implemented by tealeaves itself."""
+    from tealeaves._version import __version__
+
+    return {"library": "tealeaves", "version": __version__, "class": cls.__name__}

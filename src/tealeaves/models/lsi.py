@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tealeaves.corpus import Corpus
-from tealeaves.models._fit import check_fit_input, check_transform_input
+from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
 
 
@@ -61,6 +61,7 @@ class LSI(TopicModel):
         self._loadings = vt * signs[:, None]
         self.singular_values_ = s
         self.vocabulary_ = corpus.vocabulary
+        self.metadata_ = fit_metadata(corpus, tealeaves_source(type(self)))
         return self
 
     @property

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tealeaves.corpus import Corpus
-from tealeaves.models._fit import check_fit_input, check_transform_input
+from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
 
 
@@ -90,6 +90,9 @@ class PLSA(TopicModel):
                 best = (theta, phi, ll)
         self.doc_topic_, self.topic_word_, self.log_likelihood_ = best
         self.vocabulary_ = corpus.vocabulary
+        self.metadata_ = fit_metadata(corpus, tealeaves_source(type(self)),
+                                      {"method": "plsa-fold-in", "max_iter": int(self.max_iter),
+                                       "tol": float(self.tol)})
         return self
 
     def _em(self, counts: sp.csr_matrix, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:

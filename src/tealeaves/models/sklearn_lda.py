@@ -5,6 +5,12 @@ its ``components_`` are the variational Dirichlet parameters ``lambda`` of the
 topics, so the topic-word distributions are their normalised rows
 ``phi_k = lambda_k / sum_w lambda_kw``.  :meth:`SklearnLDA.from_sklearn` wraps
 any already fitted estimator so it can be evaluated with tealeaves.
+
+A model fitted here keeps ``lambda`` as ``topic_word_ * totals`` (each row's
+total recorded in ``metadata_["inference"]``; within one rounding of
+scikit-learn's own ``components_``), so the saved ``topic_word_`` and totals
+rebuild the same E-step bit for bit after :func:`~tealeaves.models.load_model`
+(:func:`estimator_from_record`).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
-from tealeaves.models._fit import check_fit_input, check_transform_input
+from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata
 from tealeaves.models.base import TopicModel, check_alpha, check_topic_word
 
 if TYPE_CHECKING:
@@ -41,7 +47,14 @@ class SklearnLDA(TopicModel):
 
         estimator = LatentDirichletAllocation(n_components=self.n_components, **self.params)
         estimator.fit(corpus.counts)
-        return self._adopt(estimator, corpus.vocabulary)
+        self._adopt(estimator, corpus.vocabulary)
+        record = _e_step_record(estimator)
+        estimator.components_, estimator.exp_dirichlet_component_ = _components(self.topic_word_, record)
+        from sklearn import __version__ as sklearn_version
+
+        self.metadata_ = fit_metadata(corpus, {"library": "scikit-learn", "version": sklearn_version,
+                                               "class": "LatentDirichletAllocation"}, record)
+        return self
 
     @classmethod
     def from_sklearn(cls, estimator: LatentDirichletAllocation, vocabulary: Vocabulary | list[str]
@@ -92,3 +105,37 @@ class SklearnLDA(TopicModel):
         p = est.get_params() if est is not None else self.params
         return (f"sklearn-lda/K{self.n_components}/{p.get('learning_method', 'batch')}"
                 f"/it{p.get('max_iter', 10)}/rs{p.get('random_state')}")
+
+
+def _e_step_record(estimator: LatentDirichletAllocation) -> dict:
+    """What scikit-learn's E-step (``transform``) needs besides ``topic_word_``, JSON-ready."""
+    lam = np.asarray(estimator.components_, dtype=np.float64)
+    return {"method": "sklearn-e-step", "topic_word_totals": [float(t) for t in lam.sum(axis=1)],
+            "doc_topic_prior": float(estimator.doc_topic_prior_),
+            "max_doc_update_iter": int(estimator.max_doc_update_iter),
+            "mean_change_tol": float(estimator.mean_change_tol)}
+
+
+def _components(topic_word: np.ndarray, record: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``lambda = topic_word_ * totals`` and ``exp(E[log beta])`` as scikit-learn computes it."""
+    from sklearn.decomposition._online_lda_fast import _dirichlet_expectation_2d
+
+    lam = topic_word * np.asarray(record["topic_word_totals"], dtype=np.float64)[:, None]
+    return lam, np.exp(_dirichlet_expectation_2d(lam))
+
+
+def estimator_from_record(topic_word: np.ndarray, record: dict) -> LatentDirichletAllocation:
+    """A fitted ``LatentDirichletAllocation`` whose ``transform`` is that of the recorded model.
+
+    ``record`` is ``metadata_["inference"]`` of a model fitted by :meth:`SklearnLDA.fit`
+    (saved with it); only what the E-step reads is set.
+    """
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    k, v = topic_word.shape
+    estimator = LatentDirichletAllocation(n_components=k, max_doc_update_iter=record["max_doc_update_iter"],
+                                          mean_change_tol=record["mean_change_tol"])
+    estimator.components_, estimator.exp_dirichlet_component_ = _components(topic_word, record)
+    estimator.doc_topic_prior_ = record["doc_topic_prior"]
+    estimator.n_features_in_ = v
+    return estimator

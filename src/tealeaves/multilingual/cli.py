@@ -1,16 +1,21 @@
-"""Command-line sub-commands of tealeaves.multilingual: ``tealeaves cnpmi``."""
+"""Command-line sub-commands of tealeaves.multilingual: ``tealeaves cnpmi``.
+
+The topics file follows the schema of :mod:`tealeaves.multilingual.topics`
+(``{language: [[word, ...], ...]}``); every option is validated at the boundary
+(:mod:`tealeaves.validation`).
+"""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import contextlib
+import sys
+import warnings
+from collections.abc import Iterator
 
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.errors import TealeavesError
-
-#: Reference corpora ``tealeaves cnpmi`` builds from ``$TEALEAVES_DATA`` (see ``named_reference``).
-REFERENCES = ("bible", "flores", "ntrex", "tico19", "udhr")
-LANGUAGES = ("ro", "sv", "am", "tl", "tr", "zh")
+from tealeaves.errors import ParameterError
+from tealeaves.multilingual.reference import REFERENCES
+from tealeaves.validation import int_arg
 
 
 def register(subparsers) -> None:
@@ -19,48 +24,56 @@ def register(subparsers) -> None:
         "cnpmi", help="multilingual topic measures: CNPMI, INPMI, TWC, MTA (Hao et al. 2018)",
         description="Score multilingual topics given as JSON {lang: [[word, ...], ...]} against an "
                     "aligned reference built from $TEALEAVES_DATA.")
-    p.add_argument("topics", help="JSON file: {language: [[top words of topic 0], ...], ...}")
+    p.add_argument("topics", help="JSON file: {language: [[top words of topic 0], ...], ...} "
+                                  "(schema: docs/multilingual.md)")
     p.add_argument("--reference", choices=REFERENCES, default="bible", help="aligned reference corpus")
-    p.add_argument("--top", type=int, default=10, help="cardinality C: top words used per topic (default 10)")
+    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
+                   help="cardinality C: top words used per topic, >= 2 (default 10; clamped to the "
+                        "shortest topic, with a warning)")
     p.add_argument("--zero", choices=("limit", "epsilon", "zero"), default="limit",
                    help="NPMI of present words that never co-occur (default: limit, -1)")
     p.add_argument("--dictionary", default=None,
                    help="bilingual dictionary for MTA (MUSE 'en foreign' or Wiktionary '.all'); "
                         "two languages only")
+    p.add_argument("--encoding", default=None,
+                   help="encoding of the topics file and the dictionary (default: UTF-8; a byte-order "
+                        "mark is removed)")
     add_format_option(p)
     p.set_defaults(func=_cnpmi)
 
 
-def load_topics(path: str | Path, top: int) -> dict[str, list[list[str]]]:
-    """Read ``{lang: [[word, ...], ...]}``, keep the first ``top`` words of each topic, lowercased."""
-    from tealeaves.corpus.aligned import normalize_language
-
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise TealeavesError(f"cannot read topics from {path}: {exc}; give a JSON object "
-                             "{language: [[word, ...], ...]}") from exc
-    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
-        raise TealeavesError(f"{path} must hold a JSON object {{language: [[word, ...], ...]}}")
-    # references are lowercased by their preprocessing, so topic words are too
-    return {normalize_language(k): [[str(w).lower() for w in t[:top]] for t in v] for k, v in raw.items()}
+@contextlib.contextmanager
+def warnings_to_stderr() -> Iterator[None]:
+    """Print the warnings raised inside as ``tealeaves: warning: ...`` lines on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        print(f"tealeaves: warning: {w.message}", file=sys.stderr)
 
 
 def _cnpmi(args) -> int:
     from tealeaves.multilingual import measures as M
     from tealeaves.multilingual.dictionaries import read_dictionary
     from tealeaves.multilingual.reference import named_reference
+    from tealeaves.multilingual.topics import read_topics
 
-    topics = load_topics(args.topics, args.top)
+    with warnings_to_stderr():
+        topics = read_topics(args.topics, args.top, args.encoding)
     langs = list(topics)
+    if len(langs) < 2:
+        raise ParameterError(f"the topics file has one language ({langs[0]}); CNPMI compares two or more",
+                             fix="give every topic in at least two languages")
+    if args.dictionary and len(langs) != 2:
+        raise ParameterError(f"MTA compares two languages; the topics have {langs}",
+                             fix="give a topics file with two languages, or drop --dictionary")
+    d = read_dictionary(args.dictionary, encoding=args.encoding) if args.dictionary else None
     ref = named_reference(args.reference, langs)
     scores = [M.cnpmi(topics, ref, langs, args.zero), M.inpmi(topics, ref, langs, args.zero),
               M.twc(topics, ref, langs)]
-    if args.dictionary:
-        if len(langs) != 2:
-            raise TealeavesError(f"MTA compares two languages; the topics have {langs}")
-        d = read_dictionary(args.dictionary)
-        scores.append(M.mta(topics, d, *d.oriented(*langs).languages()))
+    if d is not None:
+        with warnings_to_stderr():
+            scores.append(M.mta(topics, d, *d.oriented(*langs).languages()))
     if args.format == "json":
         print(dump_json({s.measure: s.to_dict() for s in scores}))
         return 0
@@ -70,36 +83,4 @@ def _cnpmi(args) -> int:
     print(format_table(rows))
     for s in scores:
         print(s.signature)
-    return 0
-
-
-def add_bible_vs_modern_parser(subparsers) -> None:
-    """Register ``bible-vs-modern`` under ``tealeaves reproduce`` (kept here: importing it is cheap)."""
-    p = subparsers.add_parser("bible-vs-modern", help="Bible-to-modern coherence estimator (Hao et al. 2018)")
-    p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
-    p.add_argument("--languages", nargs="+", default=None, help=f"languages paired with English {LANGUAGES}")
-    p.add_argument("--rich", choices=("heldout", "all"), default="heldout",
-                   help="rich reference: modern tuples not used for training (default) or all of them")
-    p.add_argument("--n-iter", type=int, default=None, help="Gibbs sweeps per model")
-    p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
-    add_format_option(p)
-    p.set_defaults(func=_bible_vs_modern)
-
-
-def _bible_vs_modern(args) -> int:
-    import sys
-
-    from tealeaves.reproduce.bible_vs_modern import Config, report, run
-
-    config = Config.quick() if args.quick else Config()
-    if args.languages:
-        config.languages = tuple(args.languages)
-    if args.n_iter:
-        config.n_iter = args.n_iter
-    config.rich = args.rich
-    result = run(config, log=lambda m: print(m, file=sys.stderr))
-    if args.topics_csv:
-        result["topics"].to_csv(args.topics_csv, index=False)
-    result.pop("topics")
-    print(dump_json(result) if args.format == "json" else report(result))
     return 0

@@ -9,7 +9,10 @@ Two on-disk formats are read:
 
 Both are loaded into a :class:`BilingualDictionary`, a set of (english, foreign)
 pairs that answers "is (a, b) a translation pair?" in either direction.  Lines that
-do not hold exactly two fields are skipped and counted in ``n_skipped``.
+do not hold exactly two fields are skipped and counted in ``n_skipped``.  Files are
+read with the policy of :mod:`tealeaves._io`: UTF-8 unless ``encoding`` says
+otherwise, a byte-order mark removed, undecodable bytes refused with
+:class:`~tealeaves.errors.InputEncodingError` (never replaced).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves import _io
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 
 
 @dataclass
@@ -70,20 +74,22 @@ class BilingualDictionary:
         return word.lower() in words
 
 
-def _read_pairs(path: Path, swap: bool, split_any_space: bool) -> tuple[set[tuple[str, str]], int]:
+def _read_pairs(path: Path, swap: bool, split_any_space: bool,
+                encoding: str | None = None) -> tuple[set[tuple[str, str]], int]:
+    from tealeaves.corpus.readers import split_lines
+
     pairs: set[tuple[str, str]] = set()
     skipped = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            parts = line.split() if split_any_space else line.split("\t")
-            if len(parts) != 2 or not parts[0] or not parts[1]:
-                skipped += 1
-                continue
-            a, b = parts[0].strip().lower(), parts[1].strip().lower()
-            pairs.add((b, a) if swap else (a, b))
+    for line in split_lines(_io.read_text(path, encoding, what="dictionary")):
+        line = line.strip()
+        if not line:
+            continue
+        parts = line.split() if split_any_space else line.split("\t")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            skipped += 1
+            continue
+        a, b = parts[0].strip().lower(), parts[1].strip().lower()
+        pairs.add((b, a) if swap else (a, b))
     return pairs, skipped
 
 
@@ -96,28 +102,28 @@ def _check_nonempty(pairs: set, path: Path) -> None:
 
 
 def read_muse(path: str | os.PathLike[str], source: str = "en",
-              target: str | None = None) -> BilingualDictionary:
+              target: str | None = None, encoding: str | None = None) -> BilingualDictionary:
     """Read a MUSE dictionary (``english foreign`` per line, space or tab separated).
 
     ``target`` defaults to the language code after the dash in a name like ``en-ro.txt``.
     """
-    path = Path(path)
+    path = _io.existing_file(path, "dictionary")
     target = target or _codes_from_name(path.name)[1]
-    pairs, skipped = _read_pairs(path, swap=False, split_any_space=True)
+    pairs, skipped = _read_pairs(path, swap=False, split_any_space=True, encoding=encoding)
     _check_nonempty(pairs, path)
     return BilingualDictionary(source, target, pairs, f"muse:{path.name}", skipped)
 
 
 def read_wiktionary(path: str | os.PathLike[str], source: str = "en",
-                    target: str | None = None) -> BilingualDictionary:
+                    target: str | None = None, encoding: str | None = None) -> BilingualDictionary:
     """Read a Wiktionary ``.all`` list (``foreign<TAB>english`` per line).
 
     The english side may hold several words (a definition); only single-token
     lines are kept, multi-token ones are counted in ``n_skipped``.
     """
-    path = Path(path)
+    path = _io.existing_file(path, "dictionary")
     target = target or _codes_from_name(path.name)[0]
-    pairs, skipped = _read_pairs(path, swap=True, split_any_space=False)
+    pairs, skipped = _read_pairs(path, swap=True, split_any_space=False, encoding=encoding)
     kept = {(a, b) for a, b in pairs if " " not in a and " " not in b}
     skipped += len(pairs) - len(kept)
     _check_nonempty(kept, path)
@@ -128,9 +134,9 @@ def _codes_from_name(name: str) -> tuple[str, str]:
     stem = name.split(".")[0]
     codes = stem.split("-")
     if len(codes) != 2 or not all(codes):
-        raise TealeavesError(
-            f"cannot tell the languages of dictionary file '{name}'; name it like 'en-ro.txt' "
-            "or pass source= and target="
+        raise InputFormatError(
+            f"cannot tell the languages of dictionary file '{name}'",
+            fix="name it like 'en-ro.txt' (MUSE) or 'ro-en.all' (Wiktionary), or pass source= and target=",
         )
     return codes[0], codes[1]
 
@@ -144,7 +150,7 @@ def read_dictionary(path: str | os.PathLike[str], fmt: str = "auto", **kwargs) -
         return read_muse(path, **kwargs)
     if fmt == "wiktionary":
         return read_wiktionary(path, **kwargs)
-    raise TealeavesError(f"unknown dictionary format '{fmt}'; use 'muse', 'wiktionary' or 'auto'")
+    raise ParameterError(f"unknown dictionary format {fmt!r}", fix="use 'muse', 'wiktionary' or 'auto'")
 
 
 def merge(dictionaries: Iterable[BilingualDictionary]) -> BilingualDictionary:

@@ -37,8 +37,9 @@ from itertools import combinations
 import numpy as np
 
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.multilingual.dictionaries import BilingualDictionary
+from tealeaves.multilingual.topics import check_languages, check_topic
 from tealeaves.signature import Signature
 
 #: Smoothing of MC and ICC (eq. 5-6).
@@ -68,9 +69,11 @@ class TopicScores:
 
 # -- input checks ------------------------------------------------------------
 def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tuple[list[str], int, int]:
-    """Validate ``topics`` and return (languages, number of topics K, cardinality C).
+    """Validate ``topics`` (schema: :mod:`tealeaves.multilingual.topics`) and return
+    (languages, number of topics K, cardinality C).
 
-    Every language needs the same number of topics, each a non-empty word list.
+    Every language needs the same number of topics, each a non-empty list of word strings;
+    two keys naming the same language (``en`` and ``eng``) are refused.
     """
     langs = list(languages) if languages is not None else list(topics)
     if not langs:
@@ -79,9 +82,16 @@ def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tupl
     if missing:
         raise TealeavesError(f"topics have no words for languages {missing} (they have {list(topics)}); "
                              "check the language codes")
+    check_languages(langs)
+    for x in langs:
+        if isinstance(topics[x], str) or not isinstance(topics[x], (Sequence, np.ndarray)):
+            raise InputFormatError(f"topics of {x!r} must be a list of topics, "
+                                   f"got {type(topics[x]).__name__}")
+        for k, t in enumerate(topics[x]):
+            check_topic(x, k, t)
     sizes = {x: len(topics[x]) for x in langs}
     if len(set(sizes.values())) != 1:
-        raise TealeavesError(f"languages have different numbers of topics: {sizes}")
+        raise InputFormatError(f"languages have different numbers of topics: {sizes}")
     k = sizes[langs[0]]
     if k == 0:
         raise EmptyInputError("the model has no topics")

@@ -35,6 +35,12 @@ from tealeaves.corpus.aligned import (
 )
 from tealeaves.errors import EmptyInputError, TealeavesError
 
+#: Reference corpora :func:`named_reference` builds from ``$TEALEAVES_DATA``.
+REFERENCES = ("bible", "flores", "ntrex", "tico19", "udhr")
+
+#: The languages Hao, Boyd-Graber and Paul (2018) pair with English.
+LANGUAGES = ("ro", "sv", "am", "tl", "tr", "zh")
+
 
 @dataclass
 class PairCounts:
@@ -169,6 +175,6 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
         readers = {"flores": parallel.flores_documents, "ntrex": parallel.ntrex_documents,
                    "tico19": parallel.tico19_documents, "udhr": parallel.udhr_articles}
         if name not in readers:
-            raise TealeavesError(f"unknown reference {name!r}; use 'bible' or one of {sorted(readers)}")
+            raise TealeavesError(f"unknown reference {name!r}", fix=f"use one of {', '.join(REFERENCES)}")
         texts = readers[name](langs)
     return reference_from_texts(texts, f"{name}-{'-'.join(langs)}")

@@ -48,13 +48,12 @@ from tealeaves.corpus.parallel import (
 from tealeaves.data import locate
 from tealeaves.errors import TealeavesError
 from tealeaves.multilingual import measures as M
-from tealeaves.multilingual.cli import LANGUAGES
 from tealeaves.multilingual.dictionaries import read_wiktionary
 from tealeaves.multilingual.drift import MeaningDrift
 from tealeaves.multilingual.era import read_spelleng
 from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
 from tealeaves.multilingual.features import topic_features
-from tealeaves.multilingual.reference import named_reference, reference_from_texts
+from tealeaves.multilingual.reference import LANGUAGES, named_reference, reference_from_texts
 from tealeaves.signature import Signature
 
 #: The incremental feature sets of the comparison.

@@ -1,8 +1,16 @@
-"""Command-line sub-commands of tealeaves.reproduce: ``tealeaves reproduce five-term|reuters``."""
+"""Command-line sub-commands of tealeaves.reproduce: ``tealeaves reproduce five-term|reuters|...``.
+
+Every option is validated at the boundary (:mod:`tealeaves.validation`): numbers of topics
+``--k`` are whole numbers >= 2, each given once (rows come in the order given); seeds are
+whole numbers in [0, 2**32 - 1]; counts (restarts, iterations, dimensions, top words) are
+whole numbers >= their minimum.  An output file (``--topics-csv``) is checked before the
+run starts and written atomically.
+"""
 
 from __future__ import annotations
 
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
+from tealeaves.validation import check_unique, int_arg, seed_arg
 
 REUTERS_COLUMNS = ("k", "completion_perplexity", "sklearn_perplexity", "vocabulary_size", "stories_split",
                    "heldout_words", "uniform_perplexity", "unigram_perplexity")
@@ -15,32 +23,37 @@ def register(subparsers) -> None:
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
     five = sub.add_parser("five-term", help="perplexity of four models on the five-term example")
-    five.add_argument("--restarts", type=int, default=10, help="pLSA EM restarts (default 10)")
+    five.add_argument("--restarts", type=int_arg(1, 10_000, name="--restarts"), default=10,
+                      help="pLSA EM restarts, 1 to 10000 (default 10)")
     add_format_option(five)
     five.set_defaults(func=_five_term)
 
     reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
     add_sweep_options(reuters)
-    reuters.add_argument("--split-seed", type=int, default=0, help="seed of the half split (default 0)")
+    reuters.add_argument("--split-seed", type=seed_arg, default=0, help="seed of the half split (default 0)")
     reuters.set_defaults(func=_reuters)
 
     from tealeaves.reproduce.reuters_coherence import add_parser as add_reuters_coherence
 
     add_reuters_coherence(sub)
-
-    from tealeaves.multilingual.cli import add_bible_vs_modern_parser  # bible-vs-modern (multilingual area)
-
     add_bible_vs_modern_parser(sub)
 
 
 def add_sweep_options(parser) -> None:
     """Options shared by the Reuters sweeps (``fit_reuters_models``): K values, seed, cache, format."""
-    parser.add_argument("--k", type=int, nargs="+", default=[5, 10, 20, 40, 80], help="numbers of topics")
-    parser.add_argument("--seed", type=int, default=0, help="LDA random_state (default 0)")
+    parser.add_argument("--k", type=int_arg(2, name="--k"), nargs="+", default=[5, 10, 20, 40, 80],
+                        help="numbers of topics, each >= 2 and given once; rows follow this order "
+                             "(default 5 10 20 40 80)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="LDA random_state (default 0)")
     parser.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
     parser.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
     parser.add_argument("--cache-dir", default=None, help="fitted-model folder (default: user cache)")
     add_format_option(parser)
+
+
+def sweep_ks(args) -> list[int]:
+    """``--k`` checked for duplicates (each value is range-checked by its argparse type)."""
+    return check_unique(args.k, "--k")
 
 
 def _five_term(args) -> int:
@@ -57,11 +70,52 @@ def _five_term(args) -> int:
 def _reuters(args) -> int:
     from tealeaves.reproduce.reuters import reuters_table
 
-    table = reuters_table(args.k, seed=args.seed, split_seed=args.split_seed, quick=args.quick,
+    table = reuters_table(sweep_ks(args), seed=args.seed, split_seed=args.split_seed, quick=args.quick,
                           cache_dir=args.cache_dir, use_cache=not args.no_cache)
     if args.format == "json":
         print(dump_json(table))
     else:
         print(format_table(table["rows"], REUTERS_COLUMNS, floatfmt=".1f"))
         print(f"settings: {table['settings']['lda']}; split seed {table['settings']['split_seed']}")
+    return 0
+
+
+def add_bible_vs_modern_parser(subparsers) -> None:
+    """Register ``bible-vs-modern`` under ``tealeaves reproduce``."""
+    from tealeaves.multilingual.reference import LANGUAGES
+
+    p = subparsers.add_parser("bible-vs-modern", help="Bible-to-modern coherence estimator (Hao et al. 2018)")
+    p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
+    p.add_argument("--languages", nargs="+", default=None,
+                   help=f"at least three of {', '.join(LANGUAGES)} (each paired with English), each once")
+    p.add_argument("--rich", choices=("heldout", "all"), default="heldout",
+                   help="rich reference: modern tuples not used for training (default) or all of them")
+    p.add_argument("--n-iter", type=int_arg(1, name="--n-iter"), default=None,
+                   help="Gibbs sweeps per model, >= 1 (default: 400, or 100 with --quick)")
+    p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
+    add_format_option(p)
+    p.set_defaults(func=_bible_vs_modern)
+
+
+def _bible_vs_modern(args) -> int:
+    import sys
+
+    from tealeaves._io import atomic_write
+    from tealeaves.corpus.aligned import normalize_language
+    from tealeaves.reproduce.bible_vs_modern import Config, report, run
+
+    config = Config.quick() if args.quick else Config()
+    if args.languages:
+        config.languages = tuple(check_unique([normalize_language(x) for x in args.languages], "--languages"))
+    if args.n_iter is not None:
+        config.n_iter = args.n_iter
+    config.rich = args.rich
+    if args.topics_csv:
+        check_output_path(args.topics_csv, "--topics-csv")
+    result = run(config, log=lambda m: print(m, file=sys.stderr))
+    if args.topics_csv:
+        with atomic_write(args.topics_csv, what="--topics-csv file") as fh:
+            result["topics"].to_csv(fh, index=False)
+    result.pop("topics")
+    print(dump_json(result) if args.format == "json" else report(result))
     return 0

@@ -5,8 +5,11 @@ LDA is fitted with scikit-learn to the 7,769 ModApte training stories
 evaluated on the 3,019 test stories, for each K:
 
 * document-completion perplexity (:func:`tealeaves.likelihood.document_completion`);
-* scikit-learn's own ``perplexity()`` on the whole test stories;
-* the uniform and add-one unigram baselines on the same held-out words.
+* scikit-learn's own ``perplexity()`` on the whole test stories (the article's
+  figure), encoded over the model's vocabulary;
+* the uniform and add-one unigram baselines on the same held-out words, over the
+  model's vocabulary (checked token for token: ``heldout_words`` is the count of
+  both, and a mismatch is an error, never a row).
 
 Fitted models are cached on disk (per-user cache by default) so other
 measures (coherence, human evaluation, estimators) reuse exactly the same
@@ -21,13 +24,14 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import numpy as np
-
 from tealeaves import data
+from tealeaves._io import atomic_write
 from tealeaves.corpus import Corpus
-from tealeaves.likelihood import baselines, document_completion
+from tealeaves.errors import OutputError, TealeavesError
+from tealeaves.likelihood import align_corpus, baselines, document_completion
 from tealeaves.models import SklearnLDA
 from tealeaves.signature import Signature
+from tealeaves.validation import check_int, check_seed, check_unique
 
 DEFAULT_KS = (5, 10, 20, 40, 80)
 
@@ -100,27 +104,71 @@ def fit_reuters_models(
 
     Models are pickled under ``cache_dir`` (default :func:`default_cache_dir`)
     with the key of :func:`model_key`; ``use_cache=False`` neither reads nor writes it.
+    A cache file that cannot be unpickled (truncated, from another version) is refitted
+    and overwritten.  ``ks`` are whole numbers >= 2, each given once (:func:`check_ks`).
     """
+    ks = check_ks(ks)
+    seed = check_seed(seed)
     train = load_corpora()[0] if train is None else train
     params = lda_params(seed, quick)
-    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    folder = _cache_folder(cache_dir) if use_cache else None
     models: dict[int, SklearnLDA] = {}
     for k in ks:
-        path = folder / f"{model_key(k, params, train)}.pkl"
-        if use_cache and path.exists():
-            with open(path, "rb") as fh:
-                models[k] = pickle.load(fh)
+        path = folder / f"{model_key(k, params, train)}.pkl" if folder is not None else None
+        cached = _load_cached(path, progress) if path is not None else None
+        if cached is not None:
+            models[k] = cached
             continue
         if progress:
             progress(f"fitting scikit-learn LDA with K={k} ({params}) on {len(train)} stories ...")
         models[k] = SklearnLDA(k, **params).fit(train)
-        if use_cache:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{np.random.default_rng().integers(1 << 30)}")
-            with open(tmp, "wb") as fh:
+        if path is not None:
+            with atomic_write(path, "wb", what="model cache file") as fh:
                 pickle.dump(models[k], fh, protocol=pickle.HIGHEST_PROTOCOL)
-            tmp.replace(path)
     return models
+
+
+def _check_same_words(result, base: dict) -> None:
+    """Refuse to report a model and baselines scored on different held-out words (a bug if it happens)."""
+    for name, b in base.items():
+        if (b.n_heldout_words, b.n_documents_split) != (result.n_heldout_words, result.n_documents_split):
+            raise TealeavesError(f"the {name} baseline scored {b.n_heldout_words} held-out words of "
+                                 f"{b.n_documents_split} stories but the model {result.n_heldout_words} of "
+                                 f"{result.n_documents_split}", fix="this is a bug in tealeaves; report it")
+
+
+def check_ks(ks: Iterable[int]) -> list[int]:
+    """Numbers of topics: whole numbers >= 2, each once, kept in the order given."""
+    return check_unique([check_int(k, "k", min_value=2) for k in ks], "k")
+
+
+def _cache_folder(cache_dir: str | Path | None) -> Path:
+    """The model cache folder, created if needed; a clear error when it cannot be."""
+    folder = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"model cache folder '{folder}' is a file", fix="give a folder with --cache-dir")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create model cache folder '{folder}': {exc.strerror or exc}",
+                          fix="give a writable folder with --cache-dir, or use --no-cache") from None
+    return folder
+
+
+def _load_cached(path: Path, progress: Progress | None) -> SklearnLDA | None:
+    """The model pickled at ``path``, or ``None`` when there is none or it cannot be read."""
+    if not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as fh:
+            model = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+        model = None
+    if not isinstance(model, SklearnLDA):
+        if progress:
+            progress(f"ignoring unreadable model cache file {path}; refitting")
+        return None
+    return model
 
 
 def reuters_table(
@@ -136,22 +184,28 @@ def reuters_table(
 ) -> dict:
     """The reproduction's rows (one per K) and baselines, with signatures and settings."""
     train, test = load_corpora() if corpora is None else corpora
-    ks = list(ks)
+    ks = check_ks(ks)
+    split_seed = check_seed(split_seed, "split_seed")
     if models is None:
         models = fit_reuters_models(ks, seed, quick, cache_dir, use_cache, train, progress)
-    base = baselines(train, test, seed=split_seed)
     rows = []
     for k in ks:
         if progress:
             progress(f"scoring K={k} ...")
-        result = document_completion(models[k], test, seed=split_seed)
+        model = models[k]
+        base = baselines(train, test, seed=split_seed, model=model)
+        result = document_completion(model, test, seed=split_seed)
+        _check_same_words(result, base)
+        whole = align_corpus(test, model.vocabulary_)
         rows.append({
             "k": k,
             "completion_perplexity": result.perplexity,
-            "sklearn_perplexity": models[k].perplexity(test),
-            "vocabulary_size": len(train.vocabulary),
+            "sklearn_perplexity": model.perplexity(whole),
+            "vocabulary_size": len(model.vocabulary_),
             "stories_split": result.n_documents_split,
             "heldout_words": result.n_heldout_words,
+            "sklearn_words": whole.n_tokens,
+            "n_dropped_oov": result.n_dropped_oov,
             "uniform_perplexity": base["uniform"].perplexity,
             "unigram_perplexity": base["unigram"].perplexity,
             "signature": str(result.signature),
@@ -160,7 +214,7 @@ def reuters_table(
         })
     return {
         "rows": rows,
-        "baselines": {name: r.to_dict() for name, r in base.items()},
+        "baselines": {name: r.to_dict() for name, r in base.items()} if ks else {},
         "settings": {"lda": lda_params(seed, quick), "split_seed": split_seed,
                      "n_train": len(train), "n_test": len(test),
                      "preprocessing": train.metadata.get("preprocessing")},

@@ -40,10 +40,14 @@ def reuters_coherence_table(
 ) -> dict:
     """Mean NPMI per K (one row each, with the article's value), LSI's, and the signature."""
     from tealeaves.models.lsi import LSI
-    from tealeaves.reproduce.reuters import load_corpora
+    from tealeaves.reproduce.reuters import check_ks, load_corpora
+    from tealeaves.validation import check_int
 
-    ks = list(ks)
+    ks = check_ks(ks)
+    top_n = check_int(top_n, "top_n", min_value=2)
     train = load_corpora()[0] if train is None else train
+    lsi_dimensions = check_int(lsi_dimensions, "lsi_dimensions", min_value=1,
+                               max_value=min(len(train), len(train.vocabulary)) - 1)
     if models is None:
         models = fit_reuters_models(ks, seed, quick, cache_dir, use_cache, train, progress)
     index = build_index(train, name="reuters-modapte-train")
@@ -73,24 +77,23 @@ def reuters_coherence_table(
 
 def add_parser(sub) -> None:
     """Register ``tealeaves reproduce reuters-coherence`` on the ``reproduce`` sub-parsers."""
-    from tealeaves._output import add_format_option
+    from tealeaves.reproduce.cli import add_sweep_options
+    from tealeaves.validation import int_arg
 
     p = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
-    p.add_argument("--k", type=int, nargs="+", default=list(DEFAULT_KS), help="numbers of topics")
-    p.add_argument("--seed", type=int, default=0, help="LDA/LSI random_state (default 0)")
-    p.add_argument("--top", type=int, default=10, help="top words per topic (default 10)")
-    p.add_argument("--lsi", type=int, default=20, help="LSI dimensions (default 20)")
-    p.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
-    p.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
-    p.add_argument("--cache-dir", default=None, help="fitted-model folder (default: user cache)")
-    add_format_option(p)
+    add_sweep_options(p)
+    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
+                   help="top words per topic, >= 2 (default 10)")
+    p.add_argument("--lsi", type=int_arg(1, 1000, name="--lsi"), default=20,
+                   help="LSI dimensions, 1 to 1000 (default 20)")
     p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
     from tealeaves._output import dump_json, format_table
+    from tealeaves.reproduce.cli import sweep_ks
 
-    table = reuters_coherence_table(args.k, seed=args.seed, quick=args.quick, top_n=args.top,
+    table = reuters_coherence_table(sweep_ks(args), seed=args.seed, quick=args.quick, top_n=args.top,
                                     lsi_dimensions=args.lsi, cache_dir=args.cache_dir,
                                     use_cache=not args.no_cache)
     if args.format == "json":

@@ -2,7 +2,7 @@
 
 :func:`load_path` reads a tealeaves ``.npz``, a tomotopy ``.bin`` and a gensim
 model saved with ``save()`` (recognised by its companion ``<name>.state`` file);
-anything else is refused.
+anything else is read as a tealeaves model file (and refused if it is not one).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tealeaves.errors import InputNotFoundError, ParameterError, UnsupportedModelError
+from tealeaves.errors import InputNotFoundError, ParameterError
 
 
 def load_path(path: str | os.PathLike, **options):
@@ -18,13 +18,6 @@ def load_path(path: str | os.PathLike, **options):
     path = Path(path)
     if not path.exists():
         raise InputNotFoundError(f"no model file at {path}")
-    if path.suffix == ".npz":
-        from tealeaves.models.base import load_model
-
-        if options.pop("inference", "tealeaves") != "tealeaves" or options:
-            raise ParameterError(f"{path} is a tealeaves model file: it infers topic proportions with "
-                                 "tealeaves' fold-in only and takes no options", fix="leave out the options")
-        return load_model(path)
     if path.suffix == ".bin":
         from tealeaves.models.adapters.tomotopy import from_file
 
@@ -33,5 +26,9 @@ def load_path(path: str | os.PathLike, **options):
         from tealeaves.models.adapters.gensim import from_file
 
         return from_file(path, **options)
-    raise UnsupportedModelError(f"'{path}' is a file of a kind tealeaves does not read",
-                                fix="give a tealeaves .npz, a tomotopy .bin or a gensim save() file")
+    from tealeaves.models.base import load_model
+
+    if options.pop("inference", "tealeaves") != "tealeaves" or options:
+        raise ParameterError(f"{path} is read as a tealeaves model file: it infers topic proportions with "
+                             "tealeaves' fold-in only and takes no options", fix="leave out the options")
+    return load_model(path)

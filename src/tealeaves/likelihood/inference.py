@@ -1,0 +1,115 @@
+"""Topic proportions of observed words: the model's own inference, kept across save and load.
+
+Document completion infers ``theta_hat`` from each document's observed half.
+A live model does it with its ``transform``; a model loaded from a file is a
+:class:`~tealeaves.models.FixedTopicModel`, whose ``transform`` is tealeaves'
+variational fold-in.  So that a saved and loaded model scores exactly as
+before, models fitted by tealeaves record how they infer
+(``metadata_["inference"]``, saved with them) and a loaded model is folded in
+the recorded way:
+
+``plsa-fold-in``
+    EM with the topics fixed (:func:`tealeaves.models.plsa.fold_in`), with the
+    recorded ``max_iter`` and ``tol``;
+``sklearn-e-step``
+    scikit-learn's variational E-step on ``lambda = topic_word_ * totals``
+    (:func:`tealeaves.models.sklearn_lda.estimator_from_record`);
+``vb-fold-in``
+    no record: :func:`tealeaves.models.inference.infer_theta` with the model's
+    alpha (``1/K`` without one), what ``FixedTopicModel.transform`` does.
+
+The method's name goes into the completion signature (``infer=``), so two
+figures share a signature only if their proportions were inferred the same way.
+A record that is not a dict (e.g. the adapters' ``"native"``/``"tealeaves"``
+choice, which the adapted model's own ``transform`` implements) leaves the
+inference to ``transform`` and is named ``<Class>.transform/<record>``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import InvalidModelError
+from tealeaves.models.base import FixedTopicModel
+
+#: The inference of each tealeaves model class when it carries no record.
+CLASS_INFERENCE = {"PLSA": "plsa-fold-in", "SklearnLDA": "sklearn-e-step", "FixedTopicModel": "vb-fold-in"}
+
+
+def _raw_record(model: object) -> object:
+    return (getattr(model, "metadata_", None) or {}).get("inference")
+
+
+def recorded_inference(model: object) -> dict | None:
+    """The validated ``metadata_["inference"]`` of a loaded model, or ``None`` (use ``transform``)."""
+    record = _raw_record(model)
+    if not isinstance(model, FixedTopicModel) or not isinstance(record, dict):
+        return None
+    _check_record(record, model.n_topics)
+    return record
+
+
+def inference_name(model: object) -> str:
+    """How ``model``'s topic proportions are inferred, as recorded in signatures."""
+    record = recorded_inference(model)
+    if record is not None:
+        return record["method"]
+    name = type(model).__name__
+    raw = _raw_record(model)
+    if isinstance(raw, str):
+        return f"{name}.transform/{raw}".replace("|", "/")
+    return CLASS_INFERENCE.get(name, f"{name}.transform")
+
+
+def infer_proportions(model: object, corpus: Corpus) -> np.ndarray:
+    """``D x K`` topic proportions of ``corpus`` (encoded over the model's vocabulary)."""
+    record = recorded_inference(model)
+    if record is None:
+        return model.transform(corpus)
+    if record["method"] == "plsa-fold-in":
+        from tealeaves.models.plsa import fold_in
+
+        return fold_in(model.topic_word_, corpus.counts, record["max_iter"], record["tol"])
+    from tealeaves.models.sklearn_lda import estimator_from_record
+
+    theta = estimator_from_record(model.topic_word_, record).transform(corpus.counts.astype(np.float64))
+    sums = theta.sum(axis=1, keepdims=True)  # as SklearnLDA.transform
+    return np.divide(theta, sums, out=np.full_like(theta, 1.0 / theta.shape[1]), where=sums > 0)
+
+
+def _check_record(record: object, n_topics: int) -> None:
+    """Refuse a malformed inference record (it comes from a model file)."""
+    def bad(what: str) -> InvalidModelError:
+        return InvalidModelError(f"the model's recorded inference (metadata.inference) {what}",
+                                 fix="re-save the model from the fitted tealeaves model")
+
+    if not isinstance(record, dict) or record.get("method") not in ("plsa-fold-in", "sklearn-e-step"):
+        method = record.get("method") if isinstance(record, dict) else record
+        raise bad(f"names the method {method!r}; expected plsa-fold-in or sklearn-e-step")
+    if record["method"] == "plsa-fold-in":
+        _need_number(record, "max_iter", bad, integer=True)
+        _need_number(record, "tol", bad, zero=True)
+        return
+    totals = record.get("topic_word_totals")
+    if (not isinstance(totals, list) or len(totals) != n_topics
+            or not all(_positive(t) for t in totals)):
+        raise bad(f"has topic_word_totals {str(totals)[:60]}; expected {n_topics} positive finite numbers")
+    _need_number(record, "doc_topic_prior", bad)
+    _need_number(record, "max_doc_update_iter", bad, integer=True)
+    _need_number(record, "mean_change_tol", bad, zero=True)
+
+
+def _positive(value: object, zero: bool = False) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return False
+    return value >= 0 if zero else value > 0
+
+
+def _need_number(record: dict, key: str, bad, integer: bool = False, zero: bool = False) -> None:
+    value = record.get(key)
+    if not _positive(value, zero) or (integer and not isinstance(value, int)):
+        kind = "whole number" if integer else "finite number"
+        raise bad(f"has {key}={value!r}; expected a {'non-negative' if zero else 'positive'} {kind}")
