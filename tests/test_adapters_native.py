@@ -342,6 +342,16 @@ def test_adapted_model_saves_and_reloads_with_its_source(gensim_lda, tmp_path):
     assert load_model(back) is back
 
 
+def test_adapted_gensim_model_pickles_with_its_native_inference(gensim_lda, texts):
+    import pickle
+
+    model = load_model(gensim_lda, inference="native")
+    back = pickle.loads(pickle.dumps(model))
+    test = Corpus.from_token_lists(texts[1][:5], model.vocabulary_)
+    np.testing.assert_array_equal(back.topic_word_, model.topic_word_)
+    assert back.description() == model.description() and back.transform(test).shape == (5, K)
+
+
 def test_importing_the_adapters_imports_no_optional_library():
     code = ("import sys, tealeaves, tealeaves.models.adapters; "
             "print(sorted(m for m in ('gensim', 'tomotopy', 'bertopic', 'sklearn') if m in sys.modules))")
@@ -394,25 +404,27 @@ def _test_file(tmp_path, docs) -> str:
 
 
 @pytest.mark.parametrize("inference", ["tealeaves", "native"])
-def test_cli_perplexity_reads_a_saved_gensim_model_with_either_inference(gensim_lda, texts, tmp_path, capsys,
-                                                                         inference):
+@pytest.mark.parametrize("fixture, name", [("gensim_lda", "lda.model"), ("tomotopy_lda", "lda.bin")])
+def test_cli_perplexity_reads_a_saved_native_model_with_either_inference(request, texts, tmp_path, capsys,
+                                                                         fixture, name, inference):
     import json
 
     from tealeaves.cli import main
 
-    path = tmp_path / "lda.model"
-    gensim_lda.save(str(path))
+    native = request.getfixturevalue(fixture)
+    path = tmp_path / name
+    native.save(str(path))
     test = _test_file(tmp_path, texts[1])
     code = main(["perplexity", str(path), test, "--tokenized", "--method", "completion", "--inference",
                  inference, "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and f"/inf-{inference}" in out["signature"]
-    expected = document_completion(load_model(gensim_lda, inference=inference),
-                                   Corpus.from_token_lists(texts[1], load_model(gensim_lda).vocabulary_))
-    if inference == "tealeaves":  # deterministic: the same number as the API
-        assert out["perplexity"] == pytest.approx(expected.perplexity, rel=1e-12)
-    else:  # gensim's E-step starts from random draws: close, not equal
+    model = load_model(native, inference=inference)
+    expected = document_completion(model, Corpus.from_token_lists(texts[1], model.vocabulary_))
+    if fixture == "gensim_lda" and inference == "native":  # gensim's E-step starts from random draws
         assert out["perplexity"] == pytest.approx(expected.perplexity, rel=0.05)
+    else:  # deterministic: the same number as the API
+        assert out["perplexity"] == pytest.approx(expected.perplexity, rel=1e-12)
 
 
 def test_cli_coherence_scores_a_tomotopy_bin_like_its_top_words(tomotopy_lda, texts, tmp_path, capsys):

@@ -60,15 +60,19 @@ def topic_word(lda) -> np.ndarray:
     return lam / lam.sum(axis=1, keepdims=True)
 
 
-def _native_transform(lda):
-    def transform(corpus: Corpus) -> np.ndarray:
+class NativeInference:
+    """gensim's E-step on a corpus: ``lda.inference(bows)``, gamma normalised (a picklable callable)."""
+
+    def __init__(self, lda):
+        self.lda = lda
+
+    def __call__(self, corpus: Corpus) -> np.ndarray:
         counts = corpus.counts
         bows = [list(zip(counts.indices[a:b].tolist(), counts.data[a:b].tolist()))
                 for a, b in zip(counts.indptr[:-1], counts.indptr[1:])]
-        gamma, _ = lda.inference(bows)
+        gamma, _ = self.lda.inference(bows)
         gamma = np.asarray(gamma, dtype=np.float64)
         return gamma / gamma.sum(axis=1, keepdims=True)
-    return transform
 
 
 def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | None = None) -> AdaptedModel:
@@ -90,7 +94,7 @@ def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | 
                            file=None if file is None else str(file))
     return AdaptedModel(phi, vocab, np.asarray(lda.alpha, dtype=np.float64), metadata=meta,
                         topic_word_prior=np.asarray(lda.eta, dtype=np.float64), inference=inference,
-                        native_transform=_native_transform(lda))
+                        native_transform=NativeInference(lda))
 
 
 def from_file(path: str | os.PathLike, *, inference: str = "tealeaves") -> AdaptedModel:
