@@ -24,4 +24,16 @@ __all__ = [
     "InvalidModelError",
     "IndexIntegrityError",
     "InputNotFoundError",
+    "load_model",
 ]
+
+
+def load_model(source: object, **options):
+    """A tealeaves model from a native model object, a saved model file, a dict or an array.
+
+    See :func:`tealeaves.models.adapters.load_model` and ``docs/models.md``; imported
+    on first use so that ``import tealeaves`` stays fast.
+    """
+    from tealeaves.models.adapters import load_model as _load
+
+    return _load(source, **options)

@@ -113,7 +113,7 @@ def _npy(root, array):
 
 @pytest.mark.parametrize("model_file, out, fragment", [
     ("absent.npz", "out.json", "does not exist"),
-    ("results.csv", "out.json", "not a tealeaves model file"),
+    ("results.csv", "out.json", "hold commas, as if words were comma-separated"),
     ("model.npz", "no/such/folder/out.json", "does not exist"),
     ("model.npz", ".", "is a folder"),
 ])

@@ -57,7 +57,8 @@ def register(subparsers) -> None:
 
 
 def _add_build(p) -> None:
-    p.add_argument("model", help="a model saved by tealeaves (.npz); omit tasks that need it with --tasks")
+    p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md); "
+                                 "omit tasks that need it with --tasks")
     p.add_argument("-o", "--out", required=True, help="study file to write (JSON)")
     p.add_argument("--tasks", default="word_intrusion,rating",
                    help=f"comma-separated, from {','.join(it.TASKS)}")
@@ -151,7 +152,7 @@ def _load_multilingual(path: str) -> dict:
 
 def _build(args) -> int:
     from tealeaves.human.study import build_study
-    from tealeaves.models.base import load_model
+    from tealeaves.models.adapters import load_model
 
     model = load_model(existing_file(args.model, "model file"))
     kwargs = {}

@@ -37,7 +37,11 @@ def register(subparsers) -> None:
         "All methods but 'completion' need the model's Dirichlet prior alpha. TEST is raw text "
         "tokenised as the model's recorded preprocessing says, or tokens with --tokenized.",
     )
-    p.add_argument("model", type=Path, help="model file (.npz from TopicModel.save)")
+    p.add_argument("model", type=Path, help="model file: .npz from TopicModel.save, or another "
+                   "toolkit's saved model (gensim save(), tomotopy .bin, ...; see docs/models.md)")
+    p.add_argument("--inference", choices=("tealeaves", "native"), default=None,
+                   help="completion: infer topic proportions with tealeaves' fold-in from phi and alpha "
+                   "(default) or the source library's own inference (gensim, tomotopy files)")
     p.add_argument("test", type=Path,
                    help="test documents: a text file (one document per line), a JSON Lines file "
                    "(.jsonl/.ndjson) or a folder of text files")
@@ -82,6 +86,7 @@ APPLIES_TO = {
     "temperatures": ("ais",),
     "chains": ("chib",),
     "replicates": ("left-to-right", "is", "hm", "ais", "chib"),
+    "inference": ("completion",),
 }
 
 
@@ -110,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
     """Load the model and corpus, estimate, print text or JSON."""
     from tealeaves.likelihood import estimators
     from tealeaves.likelihood.completion import document_completion
-    from tealeaves.models.base import load_model
+    from tealeaves.models.adapters import load_model
 
     _check_applicable(args)
-    model = load_model(args.model)
+    model = load_model(args.model, **({"inference": args.inference} if args.inference else {}))
     test, tokenization = read_test(args.test, model, tokenized=args.tokenized, encoding=args.encoding,
                                    text_field=args.text_field)
     if args.method == "completion":

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError, TealeavesError
+from tealeaves.errors import (
+    EmptyInputError,
+    InvalidModelError,
+    ParameterError,
+    TealeavesError,
+    UnsupportedModelError,
+)
 from tealeaves.models.base import check_topic_word
 from tealeaves.signature import Signature
 
@@ -51,12 +57,24 @@ def perplexity(log_likelihood: float, n_words: int) -> float:
 
 
 def require_topic_word(model: object) -> np.ndarray:
-    """The validated ``topic_word_`` of a model; models without probabilities (LSI) are refused."""
-    phi = getattr(model, "topic_word_", None)
+    """The validated ``topic_word_`` of a model; models without probabilities (LSI, NMF) are refused.
+
+    An object that is not a tealeaves model at all (e.g. a gensim ``LdaModel``)
+    is refused with :class:`UnsupportedModelError` pointing to ``tealeaves.load_model``.
+    """
+    if not hasattr(model, "topic_word_") or not hasattr(model, "vocabulary_"):
+        cls = type(model)
+        raise UnsupportedModelError(
+            f"{cls.__module__}.{cls.__qualname__} is not a tealeaves model (it has no topic_word_ and "
+            "vocabulary_)", fix="convert it first: model = tealeaves.load_model(obj); see docs/models.md")
+    phi = model.topic_word_
     if phi is None:
+        reason = getattr(model, "not_probabilistic_", None)
+        if reason:
+            raise UnsupportedModelError(f"{reason}; held-out likelihood needs a probabilistic model")
         raise InvalidModelError(
-            f"{type(model).__name__} has no topic-word probabilities (e.g. LSI); held-out likelihood "
-            "needs a probabilistic model"
+            f"{type(model).__name__} has no topic-word probabilities (topic_word_ is None, as for LSI or "
+            "NMF); held-out likelihood needs a probabilistic model"
         )
     return check_topic_word(phi)
 

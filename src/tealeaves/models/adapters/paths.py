@@ -131,6 +131,9 @@ def sniff_format(path: Path, encoding: str | None = None) -> str:
         return _pickle_format(path)
     if b"\x00" in head and path.suffix == ".bin":
         return "tomotopy"  # a damaged tomotopy file: its reader says what is wrong
+    if path.suffix.lower() == ".npz":  # named as a numpy archive, but not one: refuse, never read as words
+        raise InputFormatError(f"'{path}' is not a tealeaves model file: a .npz is a zip archive, and this "
+                               "file is not one", fix="save the model again with model.save('model.npz')")
     if b"\x00" in head:
         raise UnsupportedModelError(f"'{path}' is a binary file (or UTF-16 text) of a kind tealeaves does "
                                     "not read",

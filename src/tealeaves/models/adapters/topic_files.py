@@ -52,7 +52,8 @@ from tealeaves.models.adapters import mallet
 from tealeaves.models.base import TopicModel, check_alpha
 
 TOPIC_FORMATS = ("words", "mallet-keys", "csv", "json", "gensim")
-FORMAT_FIX = "choose the format with --topics-format {words,mallet-keys,csv,json,gensim} (format= in Python)"
+FORMAT_FIX = ("choose the format: --topics-format {words,mallet-keys,csv,json,gensim} in "
+              "`tealeaves coherence`, format= in Python")
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 #: one ``weight*"word"`` term (``print_topics``; HDP's ``show_topics`` writes ``weight*word`` unquoted)

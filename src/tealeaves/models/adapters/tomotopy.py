@@ -1,0 +1,209 @@
+"""tomotopy topic models, in memory or saved with ``model.save(path)`` (``.bin``).
+
+The distributions are those of ``get_topic_word_dist(k)``: ``(n_kw + eta) /
+(n_k + V eta)`` over ``used_vocabs`` -- the words left after ``min_cf``,
+``min_df`` and ``rm_top`` removal, in tomotopy's order (not ``vocabs``, which
+also lists the removed words; they are recorded in
+``metadata_["removed_words"]``).  The counts are read unnormalised and divided
+in double precision.  ``alpha`` and ``eta`` are the model's own (as optimised
+during training, when ``optim_interval`` > 0).
+
+Read: ``LDAModel`` and the models with one flat set of K topics and a
+Dirichlet prior per document (``LLDAModel``, ``PLDAModel``, ``SLDAModel``,
+``PTModel``); ``DMRModel``/``GDMRModel`` and ``CTModel``, whose document prior
+is not one Dirichlet, so they have no ``alpha`` (CT: use ``inference="native"``;
+DMR/GDMR: no native inference either, since their documents need metadata --
+coherence and studies work, document completion needs an alpha given with
+the arrays); ``HDPModel`` through tomotopy's own ``convert_to_lda()`` (its live
+topics; the original topic ids are in ``metadata_["topic_ids"]``).  Refused:
+hierarchical and dynamic models (``PAModel``, ``HPAModel``, ``HLDAModel``,
+``MGLDAModel``, ``DTModel``), whose topics are not one flat set.
+
+``inference="native"`` runs ``model.infer`` (Gibbs sampling,
+``native_iterations`` iterations, one worker) on ``make_doc`` documents.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves._optional import optional_import
+from tealeaves.corpus import Corpus
+from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, UnsupportedModelError
+from tealeaves.models.adapters.arrays import AdaptedModel, shape_tag, source_metadata
+from tealeaves.validation import check_int
+
+#: Models whose topics are not one flat set of K distributions.
+REFUSED = {
+    "PAModel": "its sub-topics hang under super-topics",
+    "HPAModel": "its topics form a hierarchy",
+    "HLDAModel": "its topics form a tree",
+    "MGLDAModel": "it has separate global and local topics",
+    "DTModel": "its topics change with each timepoint",
+}
+
+
+def _tomotopy():
+    return optional_import("tomotopy", "tomotopy", "reading a tomotopy model")
+
+
+def topic_word(mdl) -> np.ndarray:
+    """``K x V`` topic-word distributions over ``used_vocabs``, normalised in float64."""
+    counts = np.array([mdl.get_topic_word_dist(k, normalize=False) for k in range(mdl.k)], dtype=np.float64)
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def _alpha(mdl) -> np.ndarray | None:
+    """The per-document Dirichlet prior as a length-K vector, or ``None`` (DMR, CT: not one Dirichlet)."""
+    try:
+        alpha = np.asarray(mdl.alpha, dtype=np.float64)
+    except AttributeError:  # CTModel: logistic-normal prior
+        return None
+    if alpha.shape == (mdl.k,):
+        return alpha
+    return None
+
+
+def _native_transform(mdl, iterations: int):
+    vocab = list(mdl.used_vocabs)
+
+    def transform(corpus: Corpus) -> np.ndarray:
+        alpha = _alpha(mdl)
+        prior = np.full(mdl.k, 1.0 / mdl.k) if alpha is None else alpha / alpha.sum()
+        theta = np.tile(prior, (len(corpus), 1))
+        rows = [d for d in range(len(corpus)) if corpus.lengths[d] > 0]
+        if rows:
+            docs = [mdl.make_doc([vocab[i] for i in corpus.document(d)]) for d in rows]
+            inferred, _ = mdl.infer(docs, iterations=iterations, workers=1)
+            theta[rows] = np.asarray(inferred, dtype=np.float64)
+            theta[rows] /= theta[rows].sum(axis=1, keepdims=True)
+        return theta
+    return transform
+
+
+def _check_trained(mdl, name: str) -> None:
+    # tomotopy crashes the interpreter (segmentation fault) when an untrained model is asked for topics
+    if int(getattr(mdl, "global_step", 0)) == 0 or int(getattr(mdl, "num_words", 0)) == 0:
+        raise InvalidModelError(f"the tomotopy {name} has not been trained", fix="call its train() first")
+
+
+def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike | None = None,
+                  native_iterations: int = 100) -> AdaptedModel:
+    """Adapt a trained tomotopy model (see the module docstring)."""
+    tp = _tomotopy()
+    name = type(mdl).__name__
+    native_iterations = check_int(native_iterations, "native_iterations", min_value=1)
+    if not isinstance(mdl, tp.LDAModel):
+        raise UnsupportedModelError(f"tomotopy {name} is not a topic model tealeaves can read")
+    if name in REFUSED or isinstance(mdl, (tp.PAModel, tp.HLDAModel, tp.MGLDAModel, tp.DTModel)):
+        raise UnsupportedModelError(f"tomotopy {name} is not supported: {REFUSED.get(name, 'hierarchical')}",
+                                    fix="use an LDAModel, or pass one set of topics as an array")
+    _check_trained(mdl, name)
+    extra: dict = {}
+    if isinstance(mdl, tp.HDPModel):
+        lda, ids = mdl.convert_to_lda(topic_threshold=0.0)
+        extra["topic_ids"] = [int(np.flatnonzero(np.asarray(ids) == j)[0]) for j in range(lda.k)]
+        extra["converted"] = "HDPModel.convert_to_lda(topic_threshold=0)"
+        mdl = lda
+    phi = topic_word(mdl)
+    removed = list(getattr(mdl, "removed_top_words", []) or [])
+    if removed:
+        extra["removed_words"] = removed
+    meta = source_metadata("tomotopy", tp.__version__, f"tomotopy.{name}",
+                           f"tomotopy-{tp.__version__}:{name}/{shape_tag(*phi.shape)}",
+                           file=None if file is None else str(file), **extra)
+    # DMR/GDMR documents need their metadata to be inferred (tomotopy aborts without it)
+    native = None if isinstance(mdl, tp.DMRModel) else _native_transform(mdl, native_iterations)
+    return AdaptedModel(phi, list(mdl.used_vocabs), _alpha(mdl), metadata=meta,
+                        topic_word_prior=float(mdl.eta), inference=inference, native_transform=native)
+
+
+#: The model-type tag in the first four bytes of a tomotopy file (``LDA\0`` is shared: :func:`model_class`).
+_TAGS = {b"LDA\0": "LDAModel", b"CTM\0": "CTModel", b"LLDA": "LLDAModel", b"PLDA": "PLDAModel",
+         b"PTM\0": "PTModel", b"hLDA": "HLDAModel", b"DMR\0": "DMRModel", b"SLDA": "SLDAModel",
+         b"DTM\0": "DTModel"}
+#: Constructor arguments (recorded in the file's ``extra`` pickle) that tell the classes of one tag apart.
+_KEYS = {"initial_k": "HDPModel", "degrees": "GDMRModel", "subalpha": "PAModel", "alpha_g": "MGLDAModel"}
+
+
+def _extra_keys(head: bytes) -> set[str]:
+    """The argument names in the file's ``extra`` section, read with pickletools (nothing is unpickled)."""
+    import pickletools
+
+    at = head.find(b"extra\0")
+    if at < 0:
+        return set()
+    start = at + len(b"extra\0") + 4
+    names: set[str] = set()
+    try:
+        for op, arg, _ in pickletools.genops(head[start:]):
+            if op.name in ("SHORT_BINUNICODE", "BINUNICODE") and isinstance(arg, str):
+                names.add(arg)
+            if op.name == "STOP":
+                break
+    except (ValueError, IndexError):  # truncated or not a pickle: decided by the tag alone
+        pass
+    return names
+
+
+def model_class(path: Path) -> str:
+    """The tomotopy class that saved ``path``, from its type tag and recorded constructor arguments.
+
+    tomotopy aborts the interpreter when a file is loaded with the wrong class
+    (its own ``load_model`` tries them in turn), so the class is read first.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 22)
+    name = _TAGS.get(head[:4])
+    if name is None:
+        raise InputFormatError(f"{path} is not a tomotopy model file (it starts with {head[:4]!r})",
+                               fix="give a file written by a tomotopy model's save()")
+    keys = _extra_keys(head[head.find(b"globalStep"):] if b"globalStep" in head else b"")
+    for key, cls in _KEYS.items():
+        if key in keys:
+            return cls
+    return name
+
+
+#: Seconds (plus one per 20 MB) a child process may take to load a tomotopy file (then: unreadable).
+PROBE_SECONDS = 60.0
+
+
+def _probe(cls: str, path: Path) -> None:
+    """Load ``path`` with ``cls`` in a child process first: a corrupt file aborts tomotopy, not tealeaves."""
+    import subprocess
+    import sys
+
+    code = "import sys, tomotopy as tp; getattr(tp, sys.argv[1]).load(sys.argv[2])"
+    timeout = PROBE_SECONDS + path.stat().st_size / 20e6  # a truncated file makes tomotopy read forever
+    try:
+        run = subprocess.run([sys.executable, "-c", code, cls, str(path)], capture_output=True, text=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} (tomotopy was still "
+                               f"reading it after {timeout:.0f} s)",
+                               fix="the file may be truncated") from None
+    if run.returncode != 0:
+        lines = [ln.strip() for ln in run.stderr.splitlines() if ln.strip() and "Warning" not in ln]
+        raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} "
+                               f"({lines[-1] if lines else f'exit status {run.returncode}'})",
+                               fix="the file may be truncated or written by another tomotopy version")
+
+
+def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_iterations: int = 100
+              ) -> AdaptedModel:
+    """Adapt a tomotopy model saved with ``model.save(path)`` (the class is read from the file)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputNotFoundError(f"no tomotopy model file at {path}")
+    tp = _tomotopy()
+    cls = model_class(path)
+    if cls in REFUSED:
+        raise UnsupportedModelError(f"{path} holds a tomotopy {cls}, which is not supported: {REFUSED[cls]}",
+                                    fix="use an LDAModel, or pass one set of topics as an array")
+    _probe(cls, path)
+    mdl = getattr(tp, cls).load(str(path))
+    return from_tomotopy(mdl, inference=inference, file=path, native_iterations=native_iterations)
