@@ -223,6 +223,17 @@ def test_raw_text_scores_exactly_as_the_same_documents_pretokenised(fitted, tmp_
 
 # -- 4. saved and loaded again: exactly the same scores and signatures --------------------------------
 @pytest.mark.parametrize("name", ["sklearn", "plsa"])
+def test_a_loaded_model_infers_topic_proportions_like_the_fitted_one(fitted, tmp_path, name):
+    """Not only completion: transform itself follows the recorded inference (studies, comparisons...)."""
+    pre, _, models = fitted
+    loaded = load_model(models[name].save(tmp_path / f"{name}.npz"))
+    test = pre.transform(_texts(11, 20))
+    assert np.array_equal(loaded.transform(test), models[name].transform(test))
+    generic = FixedTopicModel(loaded.topic_word_, list(loaded.vocabulary_), loaded.doc_topic_prior_)
+    assert not np.allclose(generic.transform(test), models[name].transform(test))  # the record matters
+
+
+@pytest.mark.parametrize("name", ["sklearn", "plsa"])
 def test_save_and_load_scores_bitwise_identically(fitted, tmp_path, name):
     pre, _, models = fitted
     model = models[name]

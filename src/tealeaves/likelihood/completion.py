@@ -23,7 +23,6 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError
-from tealeaves.likelihood.inference import infer_proportions, inference_name
 from tealeaves.likelihood.perplexity import (
     align_corpus,
     check_proportions,
@@ -32,6 +31,7 @@ from tealeaves.likelihood.perplexity import (
     require_tokens,
     require_topic_word,
 )
+from tealeaves.models import recorded_inference
 from tealeaves.models._fit import describe
 from tealeaves.signature import Signature
 from tealeaves.validation import check_int
@@ -179,13 +179,13 @@ def document_completion(model: object, test: Corpus, seed: int = 0, min_length: 
     ``transform``; ``test`` is encoded over its vocabulary (other words are
     dropped and counted in ``n_dropped_oov``).  Too-short documents are skipped
     and counted in the result.  ``theta_hat`` is inferred as the model records
-    (:mod:`tealeaves.likelihood.inference`), so a saved and loaded model scores
+    (:mod:`tealeaves.models.recorded_inference`), so a saved and loaded model scores
     exactly as before.
     """
     seed, min_length = check_split(seed, min_length)
     phi = require_topic_word(model)
     observed, heldout, report = prepare_test(model, test, seed, min_length)
-    theta = infer_proportions(model, observed)
+    theta = model.transform(observed)
     return score_heldout(theta, phi, heldout, report,
                          completion_signature(describe(model), seed, min_length,
-                                              inference=inference_name(model)))
+                                              inference=recorded_inference.inference_name(model)))

@@ -53,7 +53,7 @@ def fit_metadata(corpus: Corpus, source: dict, inference: dict | None = None) ->
     the :class:`~tealeaves.corpus.Preprocessor` that encoded it) is kept so raw
     text can be tokenised the same way later; ``inference`` records how
     ``transform`` infers topic proportions, so a saved and loaded model infers
-    them identically (:mod:`tealeaves.likelihood.inference`).
+    them identically (:mod:`tealeaves.models.recorded_inference`).
     """
     meta: dict = {"source": dict(source)}
     preprocessing = corpus.metadata.get("preprocessing")

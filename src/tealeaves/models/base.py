@@ -184,8 +184,14 @@ class FixedTopicModel(TopicModel):
         return self._weights if self._weights is not None else super().topic_word_weights_
 
     def transform(self, corpus: Corpus) -> np.ndarray:
+        """Topic proportions of ``corpus``: the fitting model's recorded inference if the model file
+        records one (:mod:`tealeaves.models.recorded_inference`), else tealeaves' variational fold-in."""
         from tealeaves.models.inference import infer_theta
+        from tealeaves.models.recorded_inference import infer_recorded, recorded_inference
 
+        record = recorded_inference(self)
+        if record is not None:
+            return infer_recorded(self, record, corpus)
         if self.topic_word_ is None:
             raise InvalidModelError("this model has no probabilities; it cannot infer topic proportions")
         alpha = self.doc_topic_prior_ if self.doc_topic_prior_ is not None else 1.0 / self.n_topics

@@ -1,12 +1,11 @@
-"""Topic proportions of observed words: the model's own inference, kept across save and load.
+"""A model's own inference of topic proportions, kept across save and load.
 
-Document completion infers ``theta_hat`` from each document's observed half.
-A live model does it with its ``transform``; a model loaded from a file is a
-:class:`~tealeaves.models.FixedTopicModel`, whose ``transform`` is tealeaves'
-variational fold-in.  So that a saved and loaded model scores exactly as
-before, models fitted by tealeaves record how they infer
-(``metadata_["inference"]``, saved with them) and a loaded model is folded in
-the recorded way:
+A live model infers the topic proportions of new documents with its
+``transform``; a model loaded from a file is a
+:class:`~tealeaves.models.FixedTopicModel`.  So that a saved and loaded model
+infers (and so scores) exactly as before, models fitted by tealeaves record how
+they infer (``metadata_["inference"]``, saved with them) and
+``FixedTopicModel.transform`` folds in the recorded way:
 
 ``plsa-fold-in``
     EM with the topics fixed (:func:`tealeaves.models.plsa.fold_in`), with the
@@ -33,7 +32,6 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError
-from tealeaves.models.base import FixedTopicModel
 
 #: The inference of each tealeaves model class when it carries no record.
 CLASS_INFERENCE = {"PLSA": "plsa-fold-in", "SklearnLDA": "sklearn-e-step", "FixedTopicModel": "vb-fold-in"}
@@ -44,7 +42,9 @@ def _raw_record(model: object) -> object:
 
 
 def recorded_inference(model: object) -> dict | None:
-    """The validated ``metadata_["inference"]`` of a loaded model, or ``None`` (use ``transform``)."""
+    """The validated ``metadata_["inference"]`` of a loaded model, or ``None`` (its class's own inference)."""
+    from tealeaves.models.base import FixedTopicModel
+
     record = _raw_record(model)
     if not isinstance(model, FixedTopicModel) or not isinstance(record, dict):
         return None
@@ -64,11 +64,8 @@ def inference_name(model: object) -> str:
     return CLASS_INFERENCE.get(name, f"{name}.transform")
 
 
-def infer_proportions(model: object, corpus: Corpus) -> np.ndarray:
-    """``D x K`` topic proportions of ``corpus`` (encoded over the model's vocabulary)."""
-    record = recorded_inference(model)
-    if record is None:
-        return model.transform(corpus)
+def infer_recorded(model: object, record: dict, corpus: Corpus) -> np.ndarray:
+    """``D x K`` topic proportions of ``corpus`` (over the model's vocabulary) by the recorded method."""
     if record["method"] == "plsa-fold-in":
         from tealeaves.models.plsa import fold_in
 
