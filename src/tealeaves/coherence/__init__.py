@@ -8,31 +8,77 @@
   (``umass``, ``uci``, ``npmi``, ``c_v``; jhlau/topic_interpretability's ``jhlau_pmi``,
   ``jhlau_npmi``; Palmetto's ``c_a``, ``c_p``, ``palmetto_*``);
 * :func:`coherence` / :class:`Coherence` -- the API, returning a :class:`CoherenceResult`.
+
+
+Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first use.
 """
 
-from tealeaves.coherence.core import (
-    CooccurrenceCounts,
-    count_documents,
-    count_windows,
-    document_counts,
-    intersect_count,
-    pair_document_counts,
-)
-from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
-from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
-from tealeaves.coherence.measure import (
-    Coherence,
-    CoherenceResult,
-    TopicScore,
-    coherence,
-    score_counts,
-)
-from tealeaves.coherence.presets import PRESETS, MeasureSpec
+from typing import TYPE_CHECKING
 
+from tealeaves._lazy import lazy_exports
+
+_EXPORTS = {
+    "CooccurrenceCounts": "core",
+    "count_documents": "core",
+    "count_windows": "core",
+    "document_counts": "core",
+    "intersect_count": "core",
+    "pair_document_counts": "core",
+    "SettingsError": "errors",
+    "TopicError": "errors",
+    "ZeroCooccurrenceError": "errors",
+    "AlignedIndex": "index",
+    "ReferenceIndex": "index",
+    "build_index": "index",
+    "index_from_token_lists": "index",
+    "Coherence": "measure",
+    "CoherenceResult": "measure",
+    "TopicScore": "measure",
+    "coherence": "measure",
+    "score_counts": "measure",
+    "PRESETS": "presets",
+    "MeasureSpec": "presets",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = [
-    "AlignedIndex", "Coherence", "CoherenceResult", "CooccurrenceCounts", "MeasureSpec", "PRESETS",
-    "ReferenceIndex", "SettingsError", "TopicError", "TopicScore", "ZeroCooccurrenceError", "build_index",
+    "AlignedIndex",
+    "Coherence",
+    "CoherenceResult",
+    "CooccurrenceCounts",
+    "MeasureSpec",
+    "PRESETS",
+    "ReferenceIndex",
+    "SettingsError",
+    "TopicError",
+    "TopicScore",
+    "ZeroCooccurrenceError",
+    "build_index",
     "coherence",
-    "count_documents", "count_windows", "document_counts", "index_from_token_lists", "intersect_count",
-    "pair_document_counts", "score_counts",
+    "count_documents",
+    "count_windows",
+    "document_counts",
+    "index_from_token_lists",
+    "intersect_count",
+    "pair_document_counts",
+    "score_counts",
 ]
+
+if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.coherence.core import (
+        CooccurrenceCounts,
+        count_documents,
+        count_windows,
+        document_counts,
+        intersect_count,
+        pair_document_counts,
+    )
+    from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
+    from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
+    from tealeaves.coherence.measure import (
+        Coherence,
+        CoherenceResult,
+        TopicScore,
+        coherence,
+        score_counts,
+    )
+    from tealeaves.coherence.presets import PRESETS, MeasureSpec

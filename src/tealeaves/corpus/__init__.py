@@ -1,18 +1,31 @@
-"""Corpora: vocabulary, the corpus type, preprocessing and readers."""
+"""Corpora: vocabulary, the corpus type, preprocessing and readers.
 
-from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language
-from tealeaves.corpus.corpus import Corpus
-from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
-from tealeaves.corpus.readers import (
-    RawDocuments,
-    read_corpus,
-    read_jsonl,
-    read_text_folder,
-    read_token_lines,
-)
-from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
-from tealeaves.corpus.vocabulary import Vocabulary
+Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first use.
+"""
 
+from typing import TYPE_CHECKING
+
+from tealeaves._lazy import lazy_exports
+
+_EXPORTS = {
+    "AlignedCorpus": "aligned",
+    "default_preprocessor": "aligned",
+    "normalize_language": "aligned",
+    "Corpus": "corpus",
+    "LETTERS_PATTERN": "preprocess",
+    "Preprocessor": "preprocess",
+    "RawDocuments": "readers",
+    "read_corpus": "readers",
+    "read_jsonl": "readers",
+    "read_text_folder": "readers",
+    "read_token_lines": "readers",
+    "REUTERS_RECIPE": "reuters",
+    "load_reuters_modapte": "reuters",
+    "modapte_split": "reuters",
+    "read_reuters": "reuters",
+    "Vocabulary": "vocabulary",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = [
     "Corpus",
     "Vocabulary",
@@ -31,3 +44,17 @@ __all__ = [
     "default_preprocessor",
     "normalize_language",
 ]
+
+if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language
+    from tealeaves.corpus.corpus import Corpus
+    from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
+    from tealeaves.corpus.readers import (
+        RawDocuments,
+        read_corpus,
+        read_jsonl,
+        read_text_folder,
+        read_token_lines,
+    )
+    from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
+    from tealeaves.corpus.vocabulary import Vocabulary

@@ -1,25 +1,25 @@
-"""Topic models behind one protocol (see :mod:`tealeaves.models.base`)."""
+"""Topic models behind one protocol (see :mod:`tealeaves.models.base`).
 
-from tealeaves.models.base import (
-    FixedTopicModel,
-    TopicModel,
-    check_alpha,
-    check_topic_word,
-    load_model,
-)
-from tealeaves.models.lsi import LSI
-from tealeaves.models.plsa import PLSA
-from tealeaves.models.polylingual import PolylingualTopicModel
-from tealeaves.models.sklearn_lda import SklearnLDA
+Foreign models enter through :mod:`tealeaves.models.adapters` (``tealeaves.load_model``).
+Names are exported lazily: importing one model does not load the others' kernels.
+"""
 
-__all__ = [
-    "TopicModel",
-    "FixedTopicModel",
-    "load_model",
-    "check_topic_word",
-    "check_alpha",
-    "PLSA",
-    "LSI",
-    "SklearnLDA",
-    "PolylingualTopicModel",
-]
+from typing import TYPE_CHECKING
+
+from tealeaves._lazy import lazy_exports
+
+_EXPORTS = {
+    "TopicModel": "base", "FixedTopicModel": "base", "load_model": "base", "check_topic_word": "base",
+    "check_alpha": "base", "PLSA": "plsa", "LSI": "lsi", "SklearnLDA": "sklearn_lda",
+    "PolylingualTopicModel": "polylingual",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["TopicModel", "FixedTopicModel", "load_model", "check_topic_word", "check_alpha", "PLSA", "LSI",
+           "SklearnLDA", "PolylingualTopicModel"]
+
+if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.models.base import FixedTopicModel, TopicModel, check_alpha, check_topic_word, load_model
+    from tealeaves.models.lsi import LSI
+    from tealeaves.models.plsa import PLSA
+    from tealeaves.models.polylingual import PolylingualTopicModel
+    from tealeaves.models.sklearn_lda import SklearnLDA

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.errors import ParameterError
-from tealeaves.multilingual.reference import REFERENCES
+from tealeaves.multilingual.names import REFERENCES
 from tealeaves.validation import int_arg
 
 

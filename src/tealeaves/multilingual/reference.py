@@ -34,12 +34,7 @@ from tealeaves.corpus.aligned import (
     normalize_language,
 )
 from tealeaves.errors import EmptyInputError, TealeavesError
-
-#: Reference corpora :func:`named_reference` builds from ``$TEALEAVES_DATA``.
-REFERENCES = ("bible", "flores", "ntrex", "tico19", "udhr")
-
-#: The languages Hao, Boyd-Graber and Paul (2018) pair with English.
-LANGUAGES = ("ro", "sv", "am", "tl", "tr", "zh")
+from tealeaves.multilingual.names import LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 
 @dataclass

@@ -33,9 +33,13 @@ def register(subparsers) -> None:
     reuters.add_argument("--split-seed", type=seed_arg, default=0, help="seed of the half split (default 0)")
     reuters.set_defaults(func=_reuters)
 
-    from tealeaves.reproduce.reuters_coherence import add_parser as add_reuters_coherence
-
-    add_reuters_coherence(sub)
+    coh = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
+    add_sweep_options(coh)
+    coh.add_argument("--top", type=int_arg(2, name="--top"), default=10,
+                     help="top words per topic, >= 2 (default 10)")
+    coh.add_argument("--lsi", type=int_arg(1, 1000, name="--lsi"), default=20,
+                     help="LSI dimensions, 1 to 1000 (default 20)")
+    coh.set_defaults(func=_reuters_coherence)
     add_bible_vs_modern_parser(sub)
 
 
@@ -82,7 +86,7 @@ def _reuters(args) -> int:
 
 def add_bible_vs_modern_parser(subparsers) -> None:
     """Register ``bible-vs-modern`` under ``tealeaves reproduce``."""
-    from tealeaves.multilingual.reference import LANGUAGES
+    from tealeaves.multilingual.names import LANGUAGES
 
     p = subparsers.add_parser("bible-vs-modern", help="Bible-to-modern coherence estimator (Hao et al. 2018)")
     p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
@@ -118,4 +122,25 @@ def _bible_vs_modern(args) -> int:
             result["topics"].to_csv(fh, index=False)
     result.pop("topics")
     print(dump_json(result) if args.format == "json" else report(result))
+    return 0
+
+
+def _reuters_coherence(args) -> int:
+    from tealeaves.reproduce.reuters_coherence import ARTICLE_LSI_20, ARTICLE_NPMI, reuters_coherence_table
+
+    table = reuters_coherence_table(sweep_ks(args), seed=args.seed, quick=args.quick, top_n=args.top,
+                                    lsi_dimensions=args.lsi, cache_dir=args.cache_dir,
+                                    use_cache=not args.no_cache)
+    if args.format == "json":
+        print(dump_json(table))
+        return 0
+    rows = [{**r, "article_npmi": "-" if r["article_npmi"] is None else f"{r['article_npmi']:.3f}"}
+            for r in table["rows"]]
+    print(format_table(rows, ["k", "mean_npmi", "article_npmi", "min_topic", "max_topic"]))
+    lsi = table["lsi"]
+    lda = "-" if lsi["lda_same_k"] is None else f"{lsi['lda_same_k']:.3f}"
+    print(f"\nLSI, {lsi['dimensions']} dimensions: mean NPMI {lsi['mean_npmi']:.3f} "
+          f"(LDA at the same K: {lda}; article: LSI {ARTICLE_LSI_20}, LDA {ARTICLE_NPMI[20]})")
+    print(f"peak at K={table['peak_k']}; settings {table['settings']['lda']}")
+    print(table["signature"])
     return 0

@@ -73,39 +73,3 @@ def reuters_coherence_table(
         "settings": {"lda": lda_params(seed, quick), "top_n": top_n, "n_train": len(train),
                      "preprocessing": train.metadata.get("preprocessing")},
     }
-
-
-def add_parser(sub) -> None:
-    """Register ``tealeaves reproduce reuters-coherence`` on the ``reproduce`` sub-parsers."""
-    from tealeaves.reproduce.cli import add_sweep_options
-    from tealeaves.validation import int_arg
-
-    p = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
-    add_sweep_options(p)
-    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
-                   help="top words per topic, >= 2 (default 10)")
-    p.add_argument("--lsi", type=int_arg(1, 1000, name="--lsi"), default=20,
-                   help="LSI dimensions, 1 to 1000 (default 20)")
-    p.set_defaults(func=_run)
-
-
-def _run(args) -> int:
-    from tealeaves._output import dump_json, format_table
-    from tealeaves.reproduce.cli import sweep_ks
-
-    table = reuters_coherence_table(sweep_ks(args), seed=args.seed, quick=args.quick, top_n=args.top,
-                                    lsi_dimensions=args.lsi, cache_dir=args.cache_dir,
-                                    use_cache=not args.no_cache)
-    if args.format == "json":
-        print(dump_json(table))
-        return 0
-    rows = [{**r, "article_npmi": "-" if r["article_npmi"] is None else f"{r['article_npmi']:.3f}"}
-            for r in table["rows"]]
-    print(format_table(rows, ["k", "mean_npmi", "article_npmi", "min_topic", "max_topic"]))
-    lsi = table["lsi"]
-    lda = "-" if lsi["lda_same_k"] is None else f"{lsi['lda_same_k']:.3f}"
-    print(f"\nLSI, {lsi['dimensions']} dimensions: mean NPMI {lsi['mean_npmi']:.3f} "
-          f"(LDA at the same K: {lda}; article: LSI {ARTICLE_LSI_20}, LDA {ARTICLE_NPMI[20]})")
-    print(f"peak at K={table['peak_k']}; settings {table['settings']['lda']}")
-    print(table["signature"])
-    return 0
