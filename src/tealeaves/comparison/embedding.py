@@ -212,6 +212,8 @@ def embedding_coherence(topics: object, vectors: WordVectors, top_n: int = 10) -
                      "missing": " ".join(w for w in topic if w not in vectors),
                      "n_missing": len(topic) - len(present)})
     frame = pd.DataFrame(rows)
+    for column in ("pairwise", "centroid"):  # keep None (unscored) rather than NaN
+        frame[column] = pd.Series([r[column] for r in rows], dtype=object)
     scored = [r["pairwise"] for r in rows if r["pairwise"] is not None]
     if not scored:
         raise EmptyInputError(f"no topic has two top words with a vector in {vectors.name!r}",

@@ -74,6 +74,7 @@ class FlagReport:
     flags: list[TopicFlag]
     signature: Signature
     checked: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
 
     def of(self, topic: int) -> list[TopicFlag]:
         """The flags of one topic."""
@@ -89,7 +90,7 @@ class FlagReport:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
-        return {"signature": str(self.signature), "checked": self.checked,
+        return {"signature": str(self.signature), "checked": self.checked, "skipped": dict(self.skipped),
                 "flags": [f.to_dict() for f in self.flags], "topics": frame_records(self.to_frame())}
 
 
@@ -99,12 +100,16 @@ def lower_fence(values: np.ndarray, whisker: float = 1.5) -> float:
     return float(q1 - whisker * (q3 - q1))
 
 
+#: The relative flags (low-coherence, background) compare a topic with at least this many topics.
+MIN_TOPICS_RELATIVE = 4
+
+
 def _outliers(values: list[float | None], whisker: float, what: str) -> tuple[float, list[int]]:
     whisker = check_float(whisker, "whisker", min_value=0.0)
     scored = np.array([v for v in values if v is not None], dtype=np.float64)
-    if scored.size < 4:
+    if scored.size < MIN_TOPICS_RELATIVE:
         raise EmptyInputError(f"the {what} flag compares a topic with its model's other topics and needs at "
-                              f"least 4 scored topics, got {scored.size}")
+                              f"least {MIN_TOPICS_RELATIVE} scored topics, got {scored.size}")
     fence = lower_fence(scored, whisker)
     return fence, [k for k, v in enumerate(values) if v is not None and v < fence]
 
@@ -271,11 +276,23 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
     ``coherence`` (a CoherenceResult) enables ``low-coherence`` and, with NPMI
     pair matrices, ``mixed``; ``recurrence`` (per-topic shares) ``low-recurrence``;
     ``significance`` ``background``; ``theta`` with ``doc_lengths`` ``few-documents``.
+    The relative flags (``low-coherence``, ``background``) need at least four
+    scored topics; for smaller models they are not checked and the reason is in
+    ``FlagReport.skipped``.
     """
     n_topics = check_int(n_topics, "n_topics", min_value=1)
     flags: list[TopicFlag] = []
     checked: list[str] = []
+    skipped: dict[str, str] = {}
     fields: dict[str, object] = {}
+
+    def relative(name: str, values: list, run) -> None:
+        n = sum(v is not None for v in values)
+        if n < MIN_TOPICS_RELATIVE:
+            skipped[name] = f"needs at least {MIN_TOPICS_RELATIVE} scored topics, got {n}"
+        else:
+            flags.extend(run())
+            checked.append(name)
 
     def sized(what: str, k: int) -> None:
         if k != n_topics:
@@ -284,8 +301,7 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
 
     if coherence is not None:
         sized("coherence", len(coherence.topics))
-        flags += low_coherence_flags(coherence, whisker)
-        checked.append("low-coherence")
+        relative("low-coherence", list(coherence.scores), lambda: low_coherence_flags(coherence, whisker))
         fields.update(coh=coherence.signature.measure, whisker=whisker)
         if coherence.spec.confirmation in ("npmi", "cosine"):
             flags += mixed_flags(coherence, within, between)
@@ -298,8 +314,8 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
         fields["min_rec"] = min_recurrence
     if significance is not None:
         sized("significance", len(significance.per_topic))
-        flags += background_flags(significance, whisker)
-        checked.append("background")
+        relative("background", significance.per_topic["kl_vacuous"].tolist(),
+                 lambda: background_flags(significance, whisker))
         fields["whisker"] = whisker
     if theta is not None:
         if doc_lengths is None:
@@ -308,8 +324,9 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
         flags += few_documents_flags(theta, doc_lengths, top_documents, max_share)
         checked.append("few-documents")
         fields.update(top_docs=top_documents, max_share=max_share)
-    if not checked:
+    if not checked and not skipped:
         raise EmptyInputError("no input to flag topics with", fix="pass coherence, recurrence, significance "
                               "or theta with doc_lengths")
     flags.sort(key=lambda f: (f.topic, FLAGS.index(f.flag)))
-    return FlagReport(n_topics, flags, Signature("topic-flags", fields), [f for f in FLAGS if f in checked])
+    return FlagReport(n_topics, flags, Signature("topic-flags", fields), [f for f in FLAGS if f in checked],
+                      skipped)
