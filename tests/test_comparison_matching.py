@@ -85,7 +85,7 @@ def test_different_k_leaves_surplus_topics_unmatched():
     assert len(m.pairs) == 3 and m.unmatched_a == [0, 3] and m.unmatched_b == []
     assert m.mean_similarity == pytest.approx(1.0)
     d = m.to_dict()
-    assert d["unmatched_a"] == [0, 3] and d["signature"].startswith("topic-matching|metric=js|a=")
+    assert d["unmatched_a"] == [0, 3] and d["signature"].startswith("topic-matching|metric=js|vocab=same|a=")
 
 
 def test_vocabularies_are_aligned_by_word_strings():
@@ -104,6 +104,7 @@ def test_vocabularies_are_aligned_by_word_strings():
     pc = np.zeros((4, 15))
     pc[:, [union.index(w) for w in other]] = a.topic_word_
     assert sim[2, 1] == pytest.approx(1 - jensenshannon(pa[2], pc[1], base=2), abs=1e-12)
+    assert "|vocab=union15/shared9|" in str(match_topics(a, c).signature)
     with pytest.raises(IncomparableError, match="share 9 words"):
         similarity_matrix(a, c, min_shared=0.8)
 

@@ -98,8 +98,9 @@ def vocabulary_of(model: object, n_columns: int, name: str = "model") -> list[st
 def top_words(topics: object, top_n: int, name: str = "topics", require: bool = True) -> list[list[str]]:
     """Each topic's ``top_n`` words, best first, from a model or from lists of ranked words.
 
-    A model is ranked by :func:`topic_weights` (ties broken by word id, as
-    :meth:`~tealeaves.models.base.TopicModel.top_word_ids`).  Word lists must
+    A model's weights are validated (:func:`topic_weights`) and its own
+    ``top_words(n)`` gives the ranking (the protocol of
+    :mod:`tealeaves.models.base`: ties broken by word id).  Word lists must
     not repeat a word within a topic; with ``require`` every topic must have at
     least ``top_n`` words (measures over the top ``n`` words are undefined for
     shorter topics).
@@ -107,12 +108,14 @@ def top_words(topics: object, top_n: int, name: str = "topics", require: bool = 
     top_n = check_int(top_n, "top_n", min_value=1)
     if hasattr(topics, "topic_word_weights_") or hasattr(topics, "topic_word_"):
         w = topic_weights(topics, name)
-        vocab = vocabulary_of(topics, w.shape[1], name)
+        vocabulary_of(topics, w.shape[1], name)
         if require and w.shape[1] < top_n:
             raise ParameterError(f"top_n={top_n} is larger than the vocabulary of {name} ({w.shape[1]} "
                                  "words)", fix="choose a smaller top_n")
-        order = np.lexsort((np.broadcast_to(np.arange(w.shape[1]), w.shape), -w), axis=1)[:, :top_n]
-        return [[vocab[i] for i in row] for row in order]
+        if not callable(getattr(topics, "top_words", None)):
+            raise InvalidModelError(f"{name} has no top_words(n) method",
+                                    fix="derive the model from tealeaves.models.base.TopicModel")
+        return [[str(word) for word in t] for t in topics.top_words(top_n)]
     if isinstance(topics, (str, bytes)) or not isinstance(topics, Sequence):
         raise InvalidModelError(f"{name} must be a topic model or a list of word lists, "
                                 f"got {type(topics).__name__}")

@@ -137,13 +137,15 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
 
     ``metric``: ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module
     docstring); ``top_n`` and ``p`` apply to the word-list metrics.  Rows are
-    the topics of ``a``, columns those of ``b``.
+    the topics of ``a``, columns those of ``b``.  ``frame.attrs["vocabulary"]``
+    says how the vocabularies were aligned: ``same``, ``union<n>/shared<m>``,
+    or ``words`` (word-list metrics compare word strings directly).
     """
     metric = check_choice(metric, "metric", METRICS)
     min_shared = check_fraction(min_shared, "min_shared")
     if metric in ("js", "cosine"):
         weights = topic_probabilities if metric == "js" else topic_weights
-        wa, wb, _ = _aligned(a, b, weights, min_shared)
+        wa, wb, vocab = _aligned(a, b, weights, min_shared)
         values = _js_similarity(wa, wb) if metric == "js" else _cosine_similarity(wa, wb)
     else:
         top_n = check_int(top_n, "top_n", min_value=1)
@@ -151,8 +153,10 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
         ta, tb = top_words(a, top_n, "model a"), top_words(b, top_n, "model b")
         pair = jaccard if metric == "jaccard" else (lambda x, y: rbo(x, y, p))
         values = np.array([[pair(x, y) for y in tb] for x in ta])
+        vocab = "words"
     frame = pd.DataFrame(values)
     frame.index.name, frame.columns.name = "topic_a", "topic_b"
+    frame.attrs["vocabulary"] = vocab
     return frame
 
 
@@ -195,4 +199,4 @@ def match_topics(a: object, b: object, metric: str = "js", top_n: int = 10, p: f
     pairs = pairs.sort_values("similarity", ascending=False, kind="stable").reset_index(drop=True)
     return TopicMatching(pairs, sim, sorted(set(range(sim.shape[0])) - set(rows.tolist())),
                          sorted(set(range(sim.shape[1])) - set(cols.tolist())),
-                         matching_signature(metric, top_n, p, a, b))
+                         matching_signature(metric, top_n, p, a, b, vocab=sim.attrs["vocabulary"]))
