@@ -171,3 +171,16 @@ def test_reuters_different_seeds_give_a_recurrence_table(reuters_runs):
     # each run-pair mean is the mean of the optimal matching's similarities
     m = match_topics(reuters_runs[0], reuters_runs[2])
     assert res.pairs.loc[0, "mean_similarity"] == pytest.approx(m.mean_similarity, abs=1e-12)
+
+
+def test_reuters_duplicated_topic_is_matched_once(reuters_runs):
+    model = reuters_runs[0]
+    phi = model.topic_word_.copy()
+    phi[5] = phi[2]  # topic 2 twice, topic 5 gone
+    dup = FixedTopicModel(phi, list(model.vocabulary_))
+    m = match_topics(model, dup)
+    perfect = m.pairs[m.pairs["similarity"] > 1 - 1e-12]
+    assert len(perfect) == 7  # K - 1: one copy of topic 2 is matched to topic 2, the other to topic 5
+    assert m.partner("a")[5][0] in (2, 5) and m.partner("a")[5][1] < 0.99
+    rec = topic_stability([model, dup], threshold=0.99).recurrence(1)
+    assert sorted(rec.tolist()) == [0.0] + [1.0] * 7
