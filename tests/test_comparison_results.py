@@ -44,7 +44,8 @@ rankings = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=12, unique=True
 @settings(max_examples=60, deadline=None)
 @given(rankings, st.data(), st.floats(0.05, 1.0))
 def test_rbo_properties(first, data, p):
-    second = data.draw(st.lists(st.sampled_from(VOCAB), min_size=len(first), max_size=len(first), unique=True))
+    n = len(first)
+    second = data.draw(st.lists(st.sampled_from(VOCAB), min_size=n, max_size=n, unique=True))
     value = cmp.rbo(first, second, p)
     assert -1e-12 <= value <= 1 + 1e-12
     assert value == pytest.approx(cmp.rbo(second, first, p), abs=1e-12)
