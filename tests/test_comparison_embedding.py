@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tealeaves.comparison import WordVectors, embedding_coherence, read_vectors, train_vectors
+from tealeaves.errors import InputFormatError
 
 VECTORS = "3 2\na 1 0\nb 0 1\nc 1 1\n"
 
@@ -85,3 +86,14 @@ def test_embedding_coherence_with_vectors_trained_on_reuters(reuters):
     res = embedding_coherence([oil, mixed], vec, top_n=5)
     assert res.per_topic.loc[0, "pairwise"] > res.per_topic.loc[1, "pairwise"]
     assert "|vectors=w2v-reuters-1500-d50-w5-e5-s0|dim=50|" in str(res.signature)
+
+
+def test_read_only_the_needed_words(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text(VECTORS, encoding="utf-8")
+    vec = read_vectors(path, words=["c", "a", "zzz"])
+    assert vec.words == ["a", "c"] and vec.vectors.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+    # every line is still checked for its dimension and counted against the header
+    path.write_text("3 2\na 1 0\nb 0 1 5\nc 1 1\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match="line 3: the vector of 'b' has 3 values, but the header says"):
+        read_vectors(path, words=["a"])

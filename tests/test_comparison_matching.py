@@ -134,6 +134,8 @@ def test_recurrence_counts_other_runs_above_the_threshold():
         got = res.topics.query("run == 0 and topic == @t")["mean_similarity"].item()
         assert got == pytest.approx(expected, abs=1e-12)
     assert "thr=0.99" in str(res.signature) and str(res.signature).startswith("stability|metric=js|")
+    assert "|runs=3|models=FixedTopicModel/K4/V12,FixedTopicModel/K4/V12,FixedTopicModel/K4/V12|" in str(
+        res.signature)
 
 
 def test_stability_by_k_table():

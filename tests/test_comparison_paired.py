@@ -17,6 +17,7 @@ from tealeaves.comparison import (
     same_heldout,
 )
 from tealeaves.likelihood.completion import CompletionResult, completion_signature, document_completion
+from tealeaves.signature import Signature
 
 
 def completion(per_doc, n_words, seed=0, model="m"):
@@ -50,7 +51,8 @@ def test_coherence_difference_interval_matches_the_bootstrap_standard_error(smal
     assert res.low < res.estimate < res.high
     again = coherence_difference(a, b, n_boot=20000, seed=1)
     assert (again.low, again.high) == (res.low, res.high)
-    assert str(res.signature).startswith("coherence-difference|of=npmi|ref=")
+    assert str(res.signature).startswith("coherence-difference|of=npmi|ref=reuters-800@")
+    assert Signature.parse(str(res.signature)).fields["top"] == "10"
 
 
 def test_coherence_difference_refuses_other_settings(small):
@@ -75,6 +77,10 @@ def test_paired_bootstrap_over_documents():
     assert (res.high - res.low) / 2 == pytest.approx(1.96 * se, rel=0.1)
     assert res.low > 0
     assert "|boot=paired-documents|" in str(res.signature)
+    # the signature names both models and parses back (no nested signatures with their own '|')
+    parsed = Signature.parse(str(res.signature))
+    assert parsed.fields["a"] == parsed.fields["b"] == "m" and parsed.fields["seed"] == "0"
+    assert parsed.fields["boot_seed"] == "2"
 
 
 def test_same_heldout_and_likelihood_difference_on_reuters(small):

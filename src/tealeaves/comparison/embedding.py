@@ -24,7 +24,7 @@ no download, reproducible).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,7 +78,7 @@ class WordVectors:
 
 def _parse_row(parts: list[str], path: Path, line: int) -> np.ndarray:
     try:
-        row = np.array([float(x) for x in parts[1:]])
+        row = np.asarray(parts[1:], dtype=np.float64)
     except ValueError:
         bad = next(x for x in parts[1:] if not _is_float(x))
         raise InputFormatError(f"{path}, line {line}: {bad!r} is not a number",
@@ -105,7 +105,8 @@ def _header(first_line: str) -> tuple[int, int | None, int | None]:
     return 0, None, None
 
 
-def read_vectors(path: str | Path, encoding: str | None = None, name: str | None = None) -> WordVectors:
+def read_vectors(path: str | Path, encoding: str | None = None, name: str | None = None,
+                 words: Iterable[str] | None = None) -> WordVectors:
     """Read word vectors from a word2vec or GloVe text file.
 
     Each line is a word and its numbers separated by whitespace; word2vec's
@@ -114,6 +115,10 @@ def read_vectors(path: str | Path, encoding: str | None = None, name: str | None
     dimension, finite values and a non-zero norm, and no word may appear
     twice; blank lines are skipped.  UTF-8 by default (``encoding`` otherwise;
     an undecodable file raises :class:`~tealeaves.errors.InputEncodingError`).
+
+    ``words`` (e.g. the topics' top words) keeps only those vectors: every line
+    is still checked for its dimension, but only the kept vectors' numbers are
+    parsed, which makes reading a large file several times faster.
     """
     path = Path(path)
     lines = read_lines(path, encoding, what="word-vectors file")
@@ -121,25 +126,30 @@ def read_vectors(path: str | Path, encoding: str | None = None, name: str | None
     if not numbered:
         raise EmptyInputError(f"the word-vectors file {path} is empty")
     start, count, dim = _header(numbered[0][1])
-    words, rows = [], []
+    keep = None if words is None else set(map(str, words))
+    source = "header says" if start else "first vector has"
+    names, rows, n_vectors = [], [], 0
     for line, text in numbered[start:]:
         parts = text.split()
         if len(parts) < 2:
             raise InputFormatError(f"{path}, line {line}: expected a word and its vector, got {text[:40]!r}")
-        width = dim if dim is not None else (len(rows[0]) if rows else len(parts) - 1)
-        if len(parts) - 1 != width:
-            source = "header says" if dim is not None else "first vector has"
+        dim = len(parts) - 1 if dim is None else dim
+        n_vectors += 1
+        if len(parts) - 1 != dim:
             raise InputFormatError(f"{path}, line {line}: the vector of {parts[0]!r} has {len(parts) - 1} "
-                                   f"values, but the {source} {width}",
+                                   f"values, but the {source} {dim}",
                                    fix="every vector needs the same dimension")
-        words.append(parts[0])
-        rows.append(_parse_row(parts, path, line))
-    if not rows:
+        if keep is None or parts[0] in keep:
+            names.append(parts[0])
+            rows.append(_parse_row(parts, path, line))
+    if n_vectors == 0:
         raise EmptyInputError(f"the word-vectors file {path} has a header but no vectors")
-    if count is not None and count != len(rows):
-        raise InputFormatError(f"{path}: the header announces {count} vectors but the file holds {len(rows)}",
+    if count is not None and count != n_vectors:
+        raise InputFormatError(f"{path}: the header announces {count} vectors but the file holds {n_vectors}",
                                fix="fix the first line or the file (truncated?)")
-    return WordVectors(words, np.vstack(rows), name or path.stem)
+    if not rows:
+        raise EmptyInputError(f"none of the requested words has a vector in {path}")
+    return WordVectors(names, np.vstack(rows), name or path.stem)
 
 
 def _stable_hash(text: str) -> int:
@@ -219,7 +229,8 @@ def embedding_coherence(topics: object, vectors: WordVectors, top_n: int = 10) -
         raise EmptyInputError(f"no topic has two top words with a vector in {vectors.name!r}",
                               fix="use vectors trained on text like the topics' (train_vectors)")
     centroids = [r["centroid"] for r in rows if r["centroid"] is not None]
-    sig = Signature("embedding-coherence", {"vectors": vectors.name, "dim": vectors.dimension, "top": top_n,
+    name = vectors.name.replace("|", "/")
+    sig = Signature("embedding-coherence", {"vectors": name, "dim": vectors.dimension, "top": top_n,
                                             "model": model_name(topics)})
     value = float(np.mean(scored))
     return Score("embedding-coherence", value, sig, frame,

@@ -300,6 +300,8 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
                                  fix="pass the results of this model")
 
     if coherence is not None:
+        if not all(hasattr(coherence, a) for a in ("topics", "scores", "spec", "signature")):
+            raise ParameterError(f"coherence must be a CoherenceResult, got {type(coherence).__name__}")
         sized("coherence", len(coherence.topics))
         relative("low-coherence", list(coherence.scores), lambda: low_coherence_flags(coherence, whisker))
         fields.update(coh=coherence.signature.measure, whisker=whisker)
@@ -313,7 +315,10 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
         checked.append("low-recurrence")
         fields["min_rec"] = min_recurrence
     if significance is not None:
-        sized("significance", len(significance.per_topic))
+        frame = getattr(significance, "per_topic", None)
+        if frame is None or "kl_vacuous" not in frame:
+            raise ParameterError("significance must be the result of topic_significance")
+        sized("significance", len(frame))
         relative("background", significance.per_topic["kl_vacuous"].tolist(),
                  lambda: background_flags(significance, whisker))
         fields["whisker"] = whisker

@@ -105,8 +105,9 @@ def coherence_difference(a: object, b: object, n_boot: int = 10000, level: float
     boot_a = va[rng.integers(0, va.size, size=(n_boot, va.size))].mean(axis=1)
     boot_b = vb[rng.integers(0, vb.size, size=(n_boot, vb.size))].mean(axis=1)
     low, high = _interval(boot_a - boot_b, level)
-    sig = Signature("coherence-difference", {"of": str(a.signature), "boot": "two-sample-topics",
-                                             "n_boot": n_boot, "level": level, "seed": seed})
+    sig = Signature("coherence-difference", {"of": a.signature.measure, **a.signature.fields,
+                                             "boot": "two-sample-topics", "n_boot": n_boot, "level": level,
+                                             "boot_seed": seed})
     return PairedDifference("coherence-difference", float(va.mean() - vb.mean()), low, high,
                             float(va.mean()), float(vb.mean()), int(va.size), int(vb.size), level, n_boot,
                             seed, sig)
@@ -174,9 +175,11 @@ def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_
     boot = diff[idx].sum(axis=1) / lengths[idx].sum(axis=1)
     low, high = _interval(boot, level)
     n = float(lengths.sum())
-    sig = Signature("loglik-difference", {"of": str(a.signature), "vs": str(b.signature),
+    fa, fb = a.signature.fields, b.signature.fields
+    sig = Signature("loglik-difference", {**dict(_split_settings(a)), "est_a": fa.get("est"),
+                                          "est_b": fb.get("est"), "a": fa.get("model"), "b": fb.get("model"),
                                           "boot": "paired-documents", "n_boot": n_boot, "level": level,
-                                          "seed": seed})
+                                          "boot_seed": seed})
     return PairedDifference("loglik-per-word-difference", float(diff.sum() / n), low, high,
                             float(la.sum() / n), float(lb.sum() / n), int(la.size), int(lb.size), level,
                             n_boot, seed, sig)

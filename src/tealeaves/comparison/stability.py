@@ -34,7 +34,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from tealeaves.comparison._common import check_fraction, frame_records, top_words, topic_weights
+from tealeaves.comparison._common import check_fraction, frame_records, model_name, top_words, topic_weights
 from tealeaves.comparison.matching import METRICS, assign, matching_signature, similarity_matrix
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.signature import Signature
@@ -123,8 +123,10 @@ def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float
     summary = {"k": k, "n_runs": n_runs, "mean_similarity": float(means.mean()),
                "std_similarity": float(means.std()), "min_similarity": float(means.min()),
                "max_similarity": float(means.max()), "mean_recurrence": float(topics["recurrence"].mean())}
-    sig = matching_signature(metric, top_n, p, runs[0], None, thr=threshold, runs=n_runs)
-    return StabilityResult(topics, pairs, summary, Signature("stability", sig.fields))
+    fields = dict(matching_signature(metric, top_n, p, runs[0]).fields)
+    del fields["a"]
+    fields.update(thr=threshold, runs=n_runs, models=[model_name(m) for m in runs])
+    return StabilityResult(topics, pairs, summary, Signature("stability", fields))
 
 
 def _check_threshold(metric: str, threshold: object) -> float:
