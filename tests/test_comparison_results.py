@@ -4,6 +4,7 @@ and the rank-biased overlap keeps its defining properties on generated rankings.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from tealeaves import comparison as cmp
 from tealeaves.models.base import FixedTopicModel
+from tealeaves.signature import Signature
 
 VOCAB = [f"w{i}" for i in range(30)]
 
@@ -29,6 +31,7 @@ def test_results_are_json_ready():
         cmp.embedding_coherence(runs[0], vec),
         cmp.flag_topics(5, recurrence=stab.recurrence(0), theta=theta, doc_lengths=lengths,
                         significance=cmp.topic_significance(runs[0], theta, lengths)),
+        cmp.coherence_difference(*[SimpleNamespace(scores=[0.1, 0.3, 0.2], signature=Signature("npmi"))] * 2),
     ]
     for res in results:
         d = res.to_dict()
