@@ -116,3 +116,32 @@ def test_flag_topics_combines_the_rules():
     assert table["low-recurrence"].tolist() == [False, False, True, False, False]
     assert table["background"].tolist() == [False, False, False, False, True]
     assert table.loc[0, "explanation"] == ""
+
+
+def test_all_flags_on_real_runs(reuters):
+    """Every rule on real scikit-learn LDA runs (600 Reuters stories), each recomputed independently."""
+    from tealeaves.coherence import build_index, coherence
+    from tealeaves.comparison import topic_significance, topic_stability
+    from tealeaves.models.sklearn_lda import SklearnLDA
+
+    train = reuters[0].subset(range(600))
+    runs = [SklearnLDA(8, learning_method="batch", max_iter=5, random_state=s).fit(train) for s in range(3)]
+    model, theta, lengths = runs[0], runs[0].transform(train), train.lengths
+    coh = coherence(model, build_index(train, name="r600"), "npmi")
+    stab = topic_stability(runs)
+    sig = topic_significance(model, theta, lengths)
+    report = flag_topics(8, coherence=coh, recurrence=stab.recurrence(0), significance=sig, theta=theta,
+                         doc_lengths=lengths, top_documents=10, max_share=0.3)
+    assert report.checked == ["low-coherence", "low-recurrence", "background", "few-documents", "mixed"]
+    got = {name: sorted(f.topic for f in report.flags if f.flag == name) for name in report.checked}
+    scores = np.array(coh.scores)
+    q1, q3 = np.percentile(scores, [25, 75])
+    assert got["low-coherence"] == sorted(np.flatnonzero(scores < q1 - 1.5 * (q3 - q1)).tolist())
+    assert got["low-recurrence"] == sorted(np.flatnonzero(stab.recurrence(0) < 0.5).tolist())
+    mass = theta * lengths[:, None]
+    share = np.array([np.sort(mass[:, k])[::-1][:10].sum() / mass[:, k].sum() for k in range(8)])
+    assert got["few-documents"] == np.flatnonzero(share > 0.3).tolist()
+    assert got["mixed"] == [k for k in range(8) if mixed_topic(coh.pair_matrix(k))["mixed"]]
+    frame = report.to_frame()
+    assert len(frame) == 8 and all(frame.loc[f.topic, f.flag] for f in report.flags)
+    assert all(f.explanation for f in report.flags)
