@@ -1,0 +1,108 @@
+"""Diversity of a model's topics: how different their top words are.
+
+* :func:`topic_diversity` -- Dieng, Ruiz and Blei (2020), *Topic modeling in
+  embedding spaces*, TACL 8: the share of unique words among the top ``n``
+  words of all topics, ``|union_k top_n(k)| / (n K)`` (1 = no word shared,
+  ``1/K`` = all topics alike).  The paper uses ``n = 25``.
+* :func:`inverted_rbo` -- Bianchi, Terragni and Hovy (2021), *Pre-training is a
+  hot topic*, ACL: one minus the mean rank-biased overlap (Webber, Moffat and
+  Zobel 2010) of the top ``n`` words of every pair of topics, as OCTIS's
+  ``InvertedRBO`` computes it (``topk=10``, ``weight=0.9``).
+* :func:`mean_pairwise_jaccard` -- the mean over pairs of topics of
+  ``|A ∩ B| / |A ∪ B|`` of their top-``n`` word sets (lower = more diverse).
+
+Every function accepts a fitted model or lists of ranked words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+
+from tealeaves.comparison._common import Score, model_name, require_topics, top_words
+from tealeaves.errors import ParameterError
+from tealeaves.signature import Signature
+from tealeaves.validation import check_float
+
+
+def rbo(first: Sequence[str], second: Sequence[str], p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of two rankings of equal length ``k`` without ties.
+
+    Webber, Moffat and Zobel (2010), eq. 32, with the agreement
+    ``A_d = |S_{:d} ∩ T_{:d}| / d``:
+
+        RBO_ext = (1 - p) / p * sum_{d=1}^{k} p^d A_d + p^k A_k
+
+    which is what OCTIS's ``rbo(...)[2]`` (the ``ext`` estimate) gives for two
+    lists of the same length.  1 for identical rankings, 0 for disjoint ones.
+    ``p`` (persistence) in ``(0, 1]``; ``p = 1`` gives ``A_k``.
+    """
+    p = check_float(p, "p", min_value=0.0, max_value=1.0, include_min=False)
+    k = len(first)
+    if k == 0 or len(second) != k:
+        raise ParameterError(f"rbo compares two non-empty rankings of equal length, got {k} and "
+                             f"{len(second)} words")
+    if len(set(first)) != k or len(set(second)) != k:
+        raise ParameterError("rbo compares rankings without ties; a word is listed twice",
+                             fix="list each word once")
+    seen_a: set[str] = set()
+    seen_b: set[str] = set()
+    shared = 0
+    total = 0.0
+    agreement = 0.0
+    for d, (a, b) in enumerate(zip(first, second), start=1):
+        shared += (a in seen_b) + (b in seen_a) + (a == b)
+        seen_a.add(a)
+        seen_b.add(b)
+        agreement = shared / d
+        total += p ** d * agreement
+    return (1 - p) / p * total + p ** k * agreement
+
+
+def _signature(measure: str, topics: object, top_n: int, **extra) -> Signature:
+    return Signature(measure, {"top": top_n, **extra, "model": model_name(topics)})
+
+
+def topic_diversity(topics: object, top_n: int = 25) -> Score:
+    """Topic diversity (Dieng, Ruiz and Blei 2020): ``|union of the top-n word sets| / (n K)``.
+
+    ``topics``: a model or lists of ranked words (each at least ``top_n`` long;
+    OCTIS raises for shorter topics too).  Ranges from ``1/K`` to 1.
+    """
+    words = top_words(topics, top_n)
+    unique = set().union(*map(set, words))
+    value = len(unique) / (top_n * len(words))
+    return Score("topic-diversity", value, _signature("topic-diversity", topics, top_n),
+                 details={"n_topics": len(words), "n_unique_words": len(unique)})
+
+
+def inverted_rbo(topics: object, top_n: int = 10, p: float = 0.9) -> Score:
+    """Inverted RBO (Bianchi et al. 2021): ``1 - mean_{j<k} RBO_ext(top_n(j), top_n(k); p)``.
+
+    OCTIS's defaults: ``top_n=10``, ``p=0.9``.  Needs at least two topics;
+    0 when all topics rank the same words, 1 when no two share a word.
+    """
+    words = top_words(topics, top_n)
+    require_topics(len(words), 2, "inverted RBO")
+    values = [rbo(a, b, p) for a, b in combinations(words, 2)]
+    value = 1.0 - float(np.mean(values))
+    return Score("inverted-rbo", value, _signature("inverted-rbo", topics, top_n, p=p),
+                 details={"n_topics": len(words), "n_pairs": len(values)})
+
+
+def jaccard(first: Sequence[str], second: Sequence[str]) -> float:
+    """``|A ∩ B| / |A ∪ B|`` of two word sets (0 for two empty sets)."""
+    a, b = set(first), set(second)
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def mean_pairwise_jaccard(topics: object, top_n: int = 10) -> Score:
+    """Mean Jaccard similarity of the top-``n`` word sets over all pairs of topics (needs two topics)."""
+    words = top_words(topics, top_n)
+    require_topics(len(words), 2, "mean pairwise Jaccard")
+    values = [jaccard(a, b) for a, b in combinations(words, 2)]
+    return Score("mean-jaccard", float(np.mean(values)), _signature("mean-jaccard", topics, top_n),
+                 details={"n_topics": len(words), "n_pairs": len(values)})
