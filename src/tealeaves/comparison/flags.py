@@ -45,7 +45,7 @@ import pandas as pd
 from tealeaves.comparison._common import check_fraction, frame_records
 from tealeaves.comparison.significance import topic_document_mass
 from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError
-from tealeaves.likelihood.perplexity import check_proportions
+from tealeaves.likelihood._perplexity import check_proportions
 from tealeaves.signature import Signature
 from tealeaves.validation import check_float, check_int
 

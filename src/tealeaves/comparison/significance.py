@@ -41,7 +41,7 @@ import pandas as pd
 
 from tealeaves.comparison._common import Score, model_name, topic_probabilities
 from tealeaves.errors import InvalidModelError
-from tealeaves.likelihood.perplexity import check_proportions
+from tealeaves.likelihood._perplexity import check_proportions
 from tealeaves.signature import Signature
 
 

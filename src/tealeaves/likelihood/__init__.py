@@ -8,20 +8,20 @@ from typing import TYPE_CHECKING
 from tealeaves._lazy import lazy_exports
 
 _EXPORTS = {
-    "baselines": "baselines",
-    "unigram_distribution": "baselines",
+    "baselines": "_baselines",
+    "unigram_distribution": "_baselines",
     "CompletionResult": "completion",
     "SplitReport": "completion",
     "completion_signature": "completion",
     "document_completion": "completion",
     "score_heldout": "completion",
     "split_documents": "completion",
-    "LikelihoodResult": "perplexity",
-    "align_corpus": "perplexity",
-    "document_log_likelihoods": "perplexity",
-    "perplexity": "perplexity",
-    "require_topic_word": "perplexity",
-    "score_words": "perplexity",
+    "LikelihoodResult": "_perplexity",
+    "align_corpus": "_perplexity",
+    "document_log_likelihoods": "_perplexity",
+    "perplexity": "_perplexity",
+    "require_topic_word": "_perplexity",
+    "score_words": "_perplexity",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = [
@@ -42,7 +42,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.likelihood.baselines import baselines, unigram_distribution
+    from tealeaves.likelihood._baselines import baselines, unigram_distribution
+    from tealeaves.likelihood._perplexity import (
+        LikelihoodResult,
+        align_corpus,
+        document_log_likelihoods,
+        perplexity,
+        require_topic_word,
+        score_words,
+    )
     from tealeaves.likelihood.completion import (
         CompletionResult,
         SplitReport,
@@ -50,12 +58,4 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         document_completion,
         score_heldout,
         split_documents,
-    )
-    from tealeaves.likelihood.perplexity import (
-        LikelihoodResult,
-        align_corpus,
-        document_log_likelihoods,
-        perplexity,
-        require_topic_word,
-        score_words,
     )

@@ -23,7 +23,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError
-from tealeaves.likelihood.perplexity import (
+from tealeaves.likelihood._perplexity import (
     align_corpus,
     check_proportions,
     document_log_likelihoods,

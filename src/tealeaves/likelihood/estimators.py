@@ -43,8 +43,8 @@ from scipy.special import gammaln, logsumexp
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
+from tealeaves.likelihood._perplexity import align_corpus, perplexity, require_tokens, require_topic_word
 from tealeaves.likelihood.completion import check_split, completion_signature, prepare_test
-from tealeaves.likelihood.perplexity import align_corpus, perplexity, require_tokens, require_topic_word
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_alpha, check_topic_word
 from tealeaves.signature import Signature

@@ -20,6 +20,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyInputError, ParameterError
+from tealeaves.likelihood._perplexity import align_corpus, check_corpus, require_tokens
 from tealeaves.likelihood.completion import (
     CompletionResult,
     check_split,
@@ -27,7 +28,6 @@ from tealeaves.likelihood.completion import (
     score_heldout,
     split_documents,
 )
-from tealeaves.likelihood.perplexity import align_corpus, check_corpus, require_tokens
 from tealeaves.validation import check_float
 
 
