@@ -51,11 +51,26 @@ def test_debug_shows_the_traceback(monkeypatch):
         cli.main(["x", "--debug"])
 
 
-def test_closed_pipe_is_quiet():
-    """`tealeaves --help | head -1`: the reader leaves early; no traceback, no 'Exception ignored'."""
-    proc = subprocess.run(f"{sys.executable} -m tealeaves index build --help | head -c 10", shell=True,
-                          capture_output=True, text=True)
-    assert proc.stderr == ""
+def test_closed_pipe_is_quiet(tmp_path):
+    """`tealeaves ... | head -c 10`: the reader leaves while 4 MB are still being written; the command
+    stops quietly with status 141 (no traceback, no 'Exception ignored' from Python at exit)."""
+    script = tmp_path / "loud.py"
+    script.write_text(
+        "import sys\n"
+        "from tealeaves import cli\n"
+        "def loud(args):\n"
+        "    for _ in range(4096):\n"
+        "        print('x' * 1023)\n"
+        "    return 0\n"
+        "def parser():\n"
+        "    p = cli.ArgumentParser(prog='tealeaves')\n"
+        "    p.set_defaults(func=loud)\n"
+        "    return p\n"
+        "cli.build_parser = parser\n"
+        "sys.exit(cli.main([]))\n")
+    proc = subprocess.run(["bash", "-c", f"{sys.executable} {script} | head -c 10 >/dev/null; "
+                           "echo ${PIPESTATUS[0]} >&2"], capture_output=True, text=True)
+    assert proc.stderr.strip() == str(cli.EXIT_PIPE), proc.stderr
 
 
 def _parser_running(func):
