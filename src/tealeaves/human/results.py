@@ -93,7 +93,7 @@ def normalize_response(item: Mapping, value: object) -> str | None:
     return folded.get(text.casefold())
 
 
-def _read_table(source, encoding: str | None = None) -> pd.DataFrame:
+def read_table(source, encoding: str | None = None) -> pd.DataFrame:
     """A results table from a DataFrame or a CSV/TSV/JSON/JSON-lines file (read by :mod:`tealeaves._io`)."""
     if isinstance(source, pd.DataFrame):
         return source.copy()
@@ -144,7 +144,7 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     gave different responses to the same item has all those rows excluded.
     """
     annotators = check_annotators(annotators) if annotators is not None else None
-    frame = _read_table(source, encoding)
+    frame = read_table(source, encoding)
     columns = dict(columns or {})
     rename = {theirs: ours for ours, theirs in columns.items()}
     frame = frame.rename(columns=rename)
