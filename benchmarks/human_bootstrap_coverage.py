@@ -28,10 +28,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     start = time.perf_counter()
-    out = coverage(args.studies, n_topics=args.topics, rho=args.rho, noise=args.noise, n_boot=args.n_boot,
-                   seed=args.seed)
-    print(f"{args.studies} studies, {args.topics} topics, noise sd {args.noise}, rho {args.rho}, "
-          f"{args.n_boot} resamples ({time.perf_counter() - start:.0f} s)")
+    out = coverage(
+        args.studies, n_topics=args.topics, rho=args.rho, noise=args.noise, n_boot=args.n_boot, seed=args.seed
+    )
+    print(
+        f"{args.studies} studies, {args.topics} topics, noise sd {args.noise}, rho {args.rho}, "
+        f"{args.n_boot} resamples ({time.perf_counter() - start:.0f} s)"
+    )
     for name, v in out.items():
         print(f"  {name:22s} coverage {v['coverage']:.3f}  median width {v['median_width']:.3f}")
 

@@ -32,16 +32,19 @@ def test_levels_match_an_independent_two_stage_loop():
     resp = Responses(values)
     x = resp.means
     for level in ("annotators", "both"):
-        ci = bootstrap_ci(x, measure, "pearson", n_boot=200, seed=4, level=0.9, bootstrap=level,
-                          responses=resp)
+        ci = bootstrap_ci(
+            x, measure, "pearson", n_boot=200, seed=4, level=0.9, bootstrap=level, responses=resp
+        )
         g = np.random.default_rng(4)
         k = len(values)
         idx = np.tile(np.arange(k), (200, 1)) if level == "annotators" else g.integers(0, k, (200, k))
         u = g.random((200, k, resp.pad.shape[1]))
         stats = []
         for b in range(200):
-            h = [np.mean([values[t][int(u[b, j, i] * len(values[t]))] for i in range(len(values[t]))])
-                 for j, t in enumerate(idx[b])]
+            h = [
+                np.mean([values[t][int(u[b, j, i] * len(values[t]))] for i in range(len(values[t]))])
+                for j, t in enumerate(idx[b])
+            ]
             stats.append(pearson(np.array(h), measure[idx[b]]))
         lo, hi = np.quantile(stats, [0.05, 0.95])
         assert (ci["low"], ci["high"]) == pytest.approx((lo, hi), abs=1e-12)
@@ -101,24 +104,61 @@ def test_cli_two_level_bootstrap_from_score_output(tmp_path, run_cli):
     rng = np.random.default_rng(0)
     study = Study(items=[rating_item(k, [f"w{k}{j}" for j in range(4)]) for k in range(8)])
     study.save(tmp_path / "s.json")
-    rows = ["item_id,annotator,response"] + [f"r-{k},a{a},{rng.integers(0, 3)}" for k in range(8) for a in range(5)]
+    rows = ["item_id,annotator,response"] + [
+        f"r-{k},a{a},{rng.integers(0, 3)}" for k in range(8) for a in range(5)
+    ]
     (tmp_path / "r.csv").write_text("\n".join(rows) + "\n")
-    assert run_cli(["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json", "-o",
-                    tmp_path / "sc.json"]).code == 0
-    (tmp_path / "m.csv").write_text("topic,npmi\n" + "\n".join(f"{k},{rng.random()}" for k in range(8)) + "\n")
-    res = run_cli(["human", "correlate", tmp_path / "sc.json", "--measures", tmp_path / "m.csv", "--bootstrap",
-                   "both", "--n-boot", "200", "--format", "json"])
+    assert (
+        run_cli(
+            ["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json", "-o", tmp_path / "sc.json"]
+        ).code
+        == 0
+    )
+    (tmp_path / "m.csv").write_text(
+        "topic,npmi\n" + "\n".join(f"{k},{rng.random()}" for k in range(8)) + "\n"
+    )
+    res = run_cli(
+        [
+            "human",
+            "correlate",
+            tmp_path / "sc.json",
+            "--measures",
+            tmp_path / "m.csv",
+            "--bootstrap",
+            "both",
+            "--n-boot",
+            "200",
+            "--format",
+            "json",
+        ]
+    )
     assert res.code == 0, res.err
     out = json.loads(res.out)[0]
     scores = json.loads((tmp_path / "sc.json").read_text())
     values = scores["responses"]["mean_rating"]
     keys = sorted(values, key=int)
     x = np.array([np.mean(values[k]) for k in keys])
-    y = np.array([float(dict(line.split(",") for line in (tmp_path / "m.csv").read_text().split()[1:])[k])
-                  for k in keys])
-    ref = bootstrap_ci(x, y, "spearman", n_boot=200, seed=0, bootstrap="both", responses=Responses(
-        [values[k] for k in keys]))
+    y = np.array(
+        [
+            float(dict(line.split(",") for line in (tmp_path / "m.csv").read_text().split()[1:])[k])
+            for k in keys
+        ]
+    )
+    ref = bootstrap_ci(
+        x, y, "spearman", n_boot=200, seed=0, bootstrap="both", responses=Responses([values[k] for k in keys])
+    )
     assert out["spearman"]["ci"] == ref
-    text = run_cli(["human", "correlate", tmp_path / "sc.json", "--measures", tmp_path / "m.csv", "--bootstrap",
-                    "annotators", "--n-boot", "50"])
+    text = run_cli(
+        [
+            "human",
+            "correlate",
+            tmp_path / "sc.json",
+            "--measures",
+            tmp_path / "m.csv",
+            "--bootstrap",
+            "annotators",
+            "--n-boot",
+            "50",
+        ]
+    )
     assert text.code == 0 and "resample=annotators" in text.out

@@ -56,11 +56,16 @@ def test_compare_measures_paired_bootstrap_test_and_dropped_topics():
 def grouped(tmp_path, rng):
     """A scores JSON with composite topic ids and a measures CSV with separate key columns."""
     topics = [f"{d}/{m}/{k}" for d in ("nyt", "wiki") for m in ("lda", "etm", "ctm") for k in range(6)]
-    scores = {"topics": [{"topic": t, "mean_rating": float(rng.random() * 2 + 1)} for t in topics],
-              "topic_key": ["dataset", "model", "topic"], "key_sep": "/"}
+    scores = {
+        "topics": [{"topic": t, "mean_rating": float(rng.random() * 2 + 1)} for t in topics],
+        "topic_key": ["dataset", "model", "topic"],
+        "key_sep": "/",
+    }
     (tmp_path / "scores.json").write_text(json.dumps(scores))
-    rows = [dict(zip(("dataset", "model", "topic"), t.split("/")), npmi=rng.normal(),
-                 heldout=rng.normal()) for t in topics]
+    rows = [
+        dict(zip(("dataset", "model", "topic"), t.split("/")), npmi=rng.normal(), heldout=rng.normal())
+        for t in topics
+    ]
     rows[4]["npmi"] = ""  # a missing measure value
     pd.DataFrame(rows).to_csv(tmp_path / "m.csv", index=False)
     return scores, pd.DataFrame(rows)
@@ -68,8 +73,23 @@ def grouped(tmp_path, rng):
 
 def test_by_equals_splitting_the_files_by_hand(tmp_path, run_cli):
     scores, measures = grouped(tmp_path, np.random.default_rng(4))
-    res = run_cli(["human", "correlate", tmp_path / "scores.json", "--measures", tmp_path / "m.csv", "--measure",
-                   "npmi", "--by", "dataset,model", "--n-boot", "300", "--format", "json"])
+    res = run_cli(
+        [
+            "human",
+            "correlate",
+            tmp_path / "scores.json",
+            "--measures",
+            tmp_path / "m.csv",
+            "--measure",
+            "npmi",
+            "--by",
+            "dataset,model",
+            "--n-boot",
+            "300",
+            "--format",
+            "json",
+        ]
+    )
     assert res.code == 0, res.err
     out = json.loads(res.out)
     assert out[0]["group"] == "pooled" and out[0]["n_topics"] == 35
@@ -83,20 +103,61 @@ def test_by_equals_splitting_the_files_by_hand(tmp_path, run_cli):
         rows = measures[(measures["dataset"] == d) & (measures["model"] == m)].copy()
         rows["topic"] = d + "/" + m + "/" + rows["topic"].astype(str)
         rows[["topic", "npmi"]].to_csv(part / "m.csv", index=False)
-        alone = run_cli(["human", "correlate", part / "s.json", "--measures", part / "m.csv", "--measure", "npmi",
-                         "--n-boot", "300", "--format", "json"])
+        alone = run_cli(
+            [
+                "human",
+                "correlate",
+                part / "s.json",
+                "--measures",
+                part / "m.csv",
+                "--measure",
+                "npmi",
+                "--n-boot",
+                "300",
+                "--format",
+                "json",
+            ]
+        )
         single = json.loads(alone.out)[0]
         for key in ("n_topics", "pearson", "spearman", "kendall", "signature"):
             assert entry[key] == single[key], (d, m, key)
-    table = run_cli(["human", "correlate", tmp_path / "scores.json", "--measures", tmp_path / "m.csv",
-                     "--measure", "npmi", "--by", "model", "--n-boot", "50"])
+    table = run_cli(
+        [
+            "human",
+            "correlate",
+            tmp_path / "scores.json",
+            "--measures",
+            tmp_path / "m.csv",
+            "--measure",
+            "npmi",
+            "--by",
+            "model",
+            "--n-boot",
+            "50",
+        ]
+    )
     assert table.code == 0 and "model=lda" in table.out and "pooled" in table.out
 
 
 def test_model_level_means_intervals_and_plot(tmp_path, run_cli):
     scores, measures = grouped(tmp_path, np.random.default_rng(6))
-    res = run_cli(["human", "models", tmp_path / "scores.json", "--measures", tmp_path / "m.csv", "--measure",
-                   "heldout", "--plot", tmp_path / "models.png", "--format", "json", "--n-boot", "200"])
+    res = run_cli(
+        [
+            "human",
+            "models",
+            tmp_path / "scores.json",
+            "--measures",
+            tmp_path / "m.csv",
+            "--measure",
+            "heldout",
+            "--plot",
+            tmp_path / "models.png",
+            "--format",
+            "json",
+            "--n-boot",
+            "200",
+        ]
+    )
     assert res.code == 0, res.err
     out = json.loads(res.out)
     frame = pd.DataFrame(scores["topics"])
@@ -105,7 +166,8 @@ def test_model_level_means_intervals_and_plot(tmp_path, run_cli):
     got = {r["model"]: r["human"]["mean"] for r in out["models"]}
     assert got == pytest.approx(expected.to_dict())
     assert {r["model"]: r["measure"]["mean"] for r in out["models"]} == pytest.approx(
-        measures.groupby("model")["heldout"].mean().to_dict())
+        measures.groupby("model")["heldout"].mean().to_dict()
+    )
     for r in out["models"]:
         assert r["human"]["low"] <= r["human"]["mean"] <= r["human"]["high"] and r["human"]["n"] == 12
     hx = [got[m] for m in ("lda", "etm", "ctm")]
@@ -113,14 +175,33 @@ def test_model_level_means_intervals_and_plot(tmp_path, run_cli):
     assert out["pearson"] == pytest.approx(stats.pearsonr(hx, mx)[0])
     assert (tmp_path / "models.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     pd.DataFrame({"model": ["lda", "etm", "ctm"], "heldout_ll": [-7.1, -7.4, -7.0]}).to_csv(
-        tmp_path / "ll.csv", index=False)
-    svg = run_cli(["human", "models", tmp_path / "scores.json", "--measures", tmp_path / "ll.csv", "--measure",
-                   "heldout_ll", "--per-model", "--plot", tmp_path / "m.svg", "--n-boot", "50"])
+        tmp_path / "ll.csv", index=False
+    )
+    svg = run_cli(
+        [
+            "human",
+            "models",
+            tmp_path / "scores.json",
+            "--measures",
+            tmp_path / "ll.csv",
+            "--measure",
+            "heldout_ll",
+            "--per-model",
+            "--plot",
+            tmp_path / "m.svg",
+            "--n-boot",
+            "50",
+        ]
+    )
     assert svg.code == 0, svg.err
     assert b"<svg" in (tmp_path / "m.svg").read_bytes()[:500]
-    direct = model_level({r["topic"]: r["mean_rating"] for r in scores["topics"]},
-                         {"lda": -7.1, "etm": -7.4, "ctm": -7.0}, key=["dataset", "model", "topic"],
-                         per_model=True, n_boot=50)
+    direct = model_level(
+        {r["topic"]: r["mean_rating"] for r in scores["topics"]},
+        {"lda": -7.1, "etm": -7.4, "ctm": -7.0},
+        key=["dataset", "model", "topic"],
+        per_model=True,
+        n_boot=50,
+    )
     assert direct["spearman"] == pytest.approx(stats.spearmanr(hx, [-7.1, -7.4, -7.0])[0])
 
 

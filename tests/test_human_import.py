@@ -31,33 +31,81 @@ def survey(rng: np.random.Generator) -> pd.DataFrame:
             for topic in TOPICS:
                 workers = rng.choice(30, size=7, replace=False)
                 for w in workers:
-                    rows.append({"Task": "coherence", "Dataset": ds, "Model": model, "Topic": topic,
-                                 "WorkerId": f"W{w:02d}", "Answer": str(rng.integers(1, 4)),
-                                 "Confidence": str(rng.integers(1, 6))})
-                    rows.append({"Task": "intrusion", "Dataset": ds, "Model": model, "Topic": topic,
-                                 "WorkerId": f"W{w:02d}", "Answer": str(int(rng.random() < 0.6)),
-                                 "Confidence": str(rng.integers(1, 6))})
+                    rows.append(
+                        {
+                            "Task": "coherence",
+                            "Dataset": ds,
+                            "Model": model,
+                            "Topic": topic,
+                            "WorkerId": f"W{w:02d}",
+                            "Answer": str(rng.integers(1, 4)),
+                            "Confidence": str(rng.integers(1, 6)),
+                        }
+                    )
+                    rows.append(
+                        {
+                            "Task": "intrusion",
+                            "Dataset": ds,
+                            "Model": model,
+                            "Topic": topic,
+                            "WorkerId": f"W{w:02d}",
+                            "Answer": str(int(rng.random() < 0.6)),
+                            "Confidence": str(rng.integers(1, 6)),
+                        }
+                    )
     frame = pd.DataFrame(rows)
     repeat = frame.iloc[[0, 1]].copy()  # W.. answers two items again: one identical, one different
     repeat.loc[repeat.index[1], "Answer"] = "1" if repeat.iloc[1]["Answer"] == "0" else "0"
-    bad = pd.DataFrame([
-        {"Task": "coherence", "Dataset": "nyt", "Model": "lda", "Topic": "t0", "WorkerId": "W90", "Answer": "4",
-         "Confidence": "3"},  # outside the 1-3 scale
-        {"Task": "coherence", "Dataset": "nyt", "Model": "lda", "Topic": "t1", "WorkerId": "W91", "Answer": "",
-         "Confidence": "2"},  # skipped question
-        {"Task": "intrusion", "Dataset": "wiki", "Model": "etm", "Topic": "t2", "WorkerId": "W92",
-         "Answer": "maybe", "Confidence": "4"},  # not correct/incorrect
-        {"Task": "coherence", "Dataset": "wiki", "Model": "", "Topic": "t3", "WorkerId": "W93", "Answer": "2",
-         "Confidence": "1"},  # item key cell missing
-    ])
+    bad = pd.DataFrame(
+        [
+            {
+                "Task": "coherence",
+                "Dataset": "nyt",
+                "Model": "lda",
+                "Topic": "t0",
+                "WorkerId": "W90",
+                "Answer": "4",
+                "Confidence": "3",
+            },  # outside the 1-3 scale
+            {
+                "Task": "coherence",
+                "Dataset": "nyt",
+                "Model": "lda",
+                "Topic": "t1",
+                "WorkerId": "W91",
+                "Answer": "",
+                "Confidence": "2",
+            },  # skipped question
+            {
+                "Task": "intrusion",
+                "Dataset": "wiki",
+                "Model": "etm",
+                "Topic": "t2",
+                "WorkerId": "W92",
+                "Answer": "maybe",
+                "Confidence": "4",
+            },  # not correct/incorrect
+            {
+                "Task": "coherence",
+                "Dataset": "wiki",
+                "Model": "",
+                "Topic": "t3",
+                "WorkerId": "W93",
+                "Answer": "2",
+                "Confidence": "1",
+            },  # item key cell missing
+        ]
+    )
     return pd.concat([frame, repeat, bad], ignore_index=True)
 
 
 def usable_rows(raw: pd.DataFrame) -> pd.DataFrame:
     """The raw rows that can be used: key and answer present, on the scale, duplicates resolved."""
     ok = raw[(raw["Model"] != "") & (raw["Answer"] != "")].copy()
-    ok = ok[((ok["Task"] == "coherence") & ok["Answer"].isin(["1", "2", "3"]))
-            | ((ok["Task"] == "intrusion") & ok["Answer"].isin(["0", "1"]))]
+    ok = ok[
+        ((ok["Task"] == "coherence") & ok["Answer"].isin(["1", "2", "3"]))
+        | ((ok["Task"] == "intrusion") & ok["Answer"].isin(["0", "1"]))
+    ]
     ok = ok.drop_duplicates(["Task", "Dataset", "Model", "Topic", "WorkerId", "Answer"])
     return ok[~ok.duplicated(["Task", "Dataset", "Model", "Topic", "WorkerId"], keep=False)]
 
@@ -70,14 +118,36 @@ def expected_scores(raw: pd.DataFrame, min_confidence: float | None = None) -> p
     ok["topic"] = ok["Dataset"] + "/" + ok["Model"] + "/" + ok["Topic"]
     ok["value"] = ok["Answer"].astype(float)
     table = ok.pivot_table(index="topic", columns="Task", values="value", aggfunc=["mean", "count"])
-    return pd.DataFrame({"mean_rating": table[("mean", "coherence")], "n_rating": table[("count", "coherence")],
-                         "model_precision": table[("mean", "intrusion")],
-                         "n_wi": table[("count", "intrusion")]})
+    return pd.DataFrame(
+        {
+            "mean_rating": table[("mean", "coherence")],
+            "n_rating": table[("count", "coherence")],
+            "model_precision": table[("mean", "intrusion")],
+            "n_wi": table[("count", "intrusion")],
+        }
+    )
 
 
-IMPORT = ["human", "import", "--item", "Task,Dataset,Model,Topic", "--task-column", "Task",
-          "--task-values", "coherence=rating,intrusion=word_intrusion", "--annotator", "WorkerId",
-          "--response", "Answer", "--confidence", "Confidence", "--scale", "1-3", "--kind", "correct"]
+IMPORT = [
+    "human",
+    "import",
+    "--item",
+    "Task,Dataset,Model,Topic",
+    "--task-column",
+    "Task",
+    "--task-values",
+    "coherence=rating,intrusion=word_intrusion",
+    "--annotator",
+    "WorkerId",
+    "--response",
+    "Answer",
+    "--confidence",
+    "Confidence",
+    "--scale",
+    "1-3",
+    "--kind",
+    "correct",
+]
 
 
 @pytest.fixture
@@ -89,19 +159,46 @@ def exported(tmp_path):
 
 
 @pytest.mark.parametrize("min_confidence", [None, 3])
-def test_external_survey_through_the_cli_equals_pandas_on_the_raw_rows(exported, tmp_path, run_cli,
-                                                                       min_confidence):
+def test_external_survey_through_the_cli_equals_pandas_on_the_raw_rows(
+    exported, tmp_path, run_cli, min_confidence
+):
     raw, path = exported
-    out = run_cli([*IMPORT, path, "--lenient", "-o", tmp_path / "long.csv", "--study-out", tmp_path / "s.json",
-                   "--format", "json"])
+    out = run_cli(
+        [
+            *IMPORT,
+            path,
+            "--lenient",
+            "-o",
+            tmp_path / "long.csv",
+            "--study-out",
+            tmp_path / "s.json",
+            "--format",
+            "json",
+        ]
+    )
     assert out.code == 0, out.err
     report = json.loads(out.out)
     assert report["rows_read"] == len(raw)
-    assert report["excluded"] == {"missing_response": 1, "missing_key": 1, "missing_annotator": 0,
-                                  "unknown_task": 0, "unknown_item": 0, "invalid_response": 2}
+    assert report["excluded"] == {
+        "missing_response": 1,
+        "missing_key": 1,
+        "missing_annotator": 0,
+        "unknown_task": 0,
+        "unknown_item": 0,
+        "invalid_response": 2,
+    }
     assert report["rows_kept"] == len(raw) - 4
-    argv = ["human", "score", tmp_path / "long.csv", "--study", tmp_path / "s.json", "-o", tmp_path / "sc.json",
-            "--format", "json"]
+    argv = [
+        "human",
+        "score",
+        tmp_path / "long.csv",
+        "--study",
+        tmp_path / "s.json",
+        "-o",
+        tmp_path / "sc.json",
+        "--format",
+        "json",
+    ]
     res = run_cli(argv + ([] if min_confidence is None else ["--min-confidence", min_confidence]))
     assert res.code == 0, res.err
     scores = json.loads(res.out)
@@ -143,36 +240,115 @@ def test_option_indices_with_a_described_study(tmp_path, run_cli):
         intruders[t] = {"intruder": f"x-{t}", "options": options}
     (tmp_path / "topics.json").write_text(json.dumps(topics))
     (tmp_path / "intr.json").write_text(json.dumps(intruders))
-    assert run_cli(["human", "describe-study", "--topics", tmp_path / "topics.json", "--intruders",
-                    tmp_path / "intr.json", "--tasks", "word_intrusion", "-o", tmp_path / "s.json"]).code == 0
-    rows = [{"model": t.split("/")[0], "topic": t.split("/")[1], "who": f"a{a}",
-             "choice": int(rng.integers(1, 7))} for t in topics for a in range(6)]
+    assert (
+        run_cli(
+            [
+                "human",
+                "describe-study",
+                "--topics",
+                tmp_path / "topics.json",
+                "--intruders",
+                tmp_path / "intr.json",
+                "--tasks",
+                "word_intrusion",
+                "-o",
+                tmp_path / "s.json",
+            ]
+        ).code
+        == 0
+    )
+    rows = [
+        {
+            "model": t.split("/")[0],
+            "topic": t.split("/")[1],
+            "who": f"a{a}",
+            "choice": int(rng.integers(1, 7)),
+        }
+        for t in topics
+        for a in range(6)
+    ]
     pd.DataFrame(rows).to_csv(tmp_path / "r.csv", index=False)
-    res = run_cli(["human", "import", tmp_path / "r.csv", "--item", "model,topic", "--task", "word_intrusion",
-                   "--annotator", "who", "--response", "choice", "--kind", "option-index", "--index-base", "1",
-                   "--study", tmp_path / "s.json", "-o", tmp_path / "long.csv"])
+    res = run_cli(
+        [
+            "human",
+            "import",
+            tmp_path / "r.csv",
+            "--item",
+            "model,topic",
+            "--task",
+            "word_intrusion",
+            "--annotator",
+            "who",
+            "--response",
+            "choice",
+            "--kind",
+            "option-index",
+            "--index-base",
+            "1",
+            "--study",
+            tmp_path / "s.json",
+            "-o",
+            tmp_path / "long.csv",
+        ]
+    )
     assert res.code == 0, res.err
-    out = score(read_results(tmp_path / "long.csv", Study.load(tmp_path / "s.json")), Study.load(tmp_path /
-                                                                                                "s.json"))
+    out = score(
+        read_results(tmp_path / "long.csv", Study.load(tmp_path / "s.json")), Study.load(tmp_path / "s.json")
+    )
     frame = pd.DataFrame(rows)
     frame["t"] = frame["model"] + "/" + frame["topic"]
-    frame["hit"] = [intruders[t]["options"][c - 1] == intruders[t]["intruder"] for t, c in zip(frame["t"],
-                                                                                                frame["choice"])]
+    frame["hit"] = [
+        intruders[t]["options"][c - 1] == intruders[t]["intruder"]
+        for t, c in zip(frame["t"], frame["choice"])
+    ]
     expected = frame.groupby("t")["hit"].mean()
     got = {r["topic"]: r["model_precision"] for r in out["topics"]}
     assert got == pytest.approx(expected.to_dict(), abs=1e-12)
-    zero_based = run_cli(["human", "import", tmp_path / "r.csv", "--item", "model,topic", "--task",
-                          "word_intrusion", "--annotator", "who", "--response", "choice", "--kind", "option-index",
-                          "--index-base", "0", "--study", tmp_path / "s.json", "--lenient", "-o",
-                          tmp_path / "l0.csv", "--format", "json"])
+    zero_based = run_cli(
+        [
+            "human",
+            "import",
+            tmp_path / "r.csv",
+            "--item",
+            "model,topic",
+            "--task",
+            "word_intrusion",
+            "--annotator",
+            "who",
+            "--response",
+            "choice",
+            "--kind",
+            "option-index",
+            "--index-base",
+            "0",
+            "--study",
+            tmp_path / "s.json",
+            "--lenient",
+            "-o",
+            tmp_path / "l0.csv",
+            "--format",
+            "json",
+        ]
+    )
     assert json.loads(zero_based.out)["excluded"]["invalid_response"] == int((frame["choice"] == 6).sum())
 
 
 def test_scale_map_and_string_ids_through_the_api(tmp_path):
-    frame = pd.DataFrame({"topic": ["α-1", "α-1", "β 2", "β 2", "β 2"], "rater": ["a", "b", "a", "b", "c"],
-                          "label": ["Good", "bad", "OK", "good", "ok"]})
-    long, study, report = import_survey(frame, item=["topic"], task="rating", annotator="rater",
-                                        response="label", scale_map={"bad": "1", "ok": "2", "good": "3"})
+    frame = pd.DataFrame(
+        {
+            "topic": ["α-1", "α-1", "β 2", "β 2", "β 2"],
+            "rater": ["a", "b", "a", "b", "c"],
+            "label": ["Good", "bad", "OK", "good", "ok"],
+        }
+    )
+    long, study, report = import_survey(
+        frame,
+        item=["topic"],
+        task="rating",
+        annotator="rater",
+        response="label",
+        scale_map={"bad": "1", "ok": "2", "good": "3"},
+    )
     assert list(long["response"]) == ["3", "1", "2", "3", "2"]
     assert study.settings["rating_scale"] == ["1", "2", "3"]
     out = score(read_results(long, study), study)
@@ -180,10 +356,19 @@ def test_scale_map_and_string_ids_through_the_api(tmp_path):
 
 
 def test_describe_study_records_what_is_known_and_scoring_says_what_is_missing(tmp_path):
-    study = describe_study({"a": ["x", "y", "z"], "b": ["u", "v", "w"]}, intruders={"a": "q"},
-                           tasks=["word_intrusion", "rating"], scale=["1", "2", "3"])
+    study = describe_study(
+        {"a": ["x", "y", "z"], "b": ["u", "v", "w"]},
+        intruders={"a": "q"},
+        tasks=["word_intrusion", "rating"],
+        scale=["1", "2", "3"],
+    )
     by = study.by_id
-    assert by["word_intrusion/a"]["answer"] == "q" and by["word_intrusion/a"]["options"] == ["x", "y", "z", "q"]
+    assert by["word_intrusion/a"]["answer"] == "q" and by["word_intrusion/a"]["options"] == [
+        "x",
+        "y",
+        "z",
+        "q",
+    ]
     assert by["word_intrusion/b"]["coding"] == "correct" and by["word_intrusion/b"]["options"] == ["1", "0"]
     assert by["rating/a"]["options"] == ["1", "2", "3"] and by["rating/a"]["words"] == ["x", "y", "z"]
     study.save(tmp_path / "s.json")
@@ -193,18 +378,32 @@ def test_describe_study_records_what_is_known_and_scoring_says_what_is_missing(t
     raw["items"][0] = {**raw["items"][0], "answer": None}
     (tmp_path / "bare.json").write_text(json.dumps(raw))
     bare = Study.load(tmp_path / "bare.json")
-    judg = pd.DataFrame({"item_id": ["word_intrusion/a", "word_intrusion/b", "rating/a"],
-                         "annotator": ["p", "p", "p"], "response": ["q", "1", "3"]})
+    judg = pd.DataFrame(
+        {
+            "item_id": ["word_intrusion/a", "word_intrusion/b", "rating/a"],
+            "annotator": ["p", "p", "p"],
+            "response": ["q", "1", "3"],
+        }
+    )
     out = score(read_results(judg, bare), bare)
-    assert out["unavailable"] == [{"quantity": "model_precision", "task": "word_intrusion", "n_items": 1,
-                                   "items": ["word_intrusion/a"], "needs": out["unavailable"][0]["needs"]}]
+    assert out["unavailable"] == [
+        {
+            "quantity": "model_precision",
+            "task": "word_intrusion",
+            "n_items": 1,
+            "items": ["word_intrusion/a"],
+            "needs": out["unavailable"][0]["needs"],
+        }
+    ]
     assert "intruder" in out["unavailable"][0]["needs"]
     assert [t["topic"] for t in out["topics"] if "model_precision" in t] == ["b"]
 
 
 def test_import_without_study_derives_one_and_the_cli_prints_a_summary(exported, tmp_path, run_cli):
     _, path = exported
-    res = run_cli([*IMPORT, path, "--lenient", "-o", tmp_path / "long.csv", "--study-out", tmp_path / "s.json"])
+    res = run_cli(
+        [*IMPORT, path, "--lenient", "-o", tmp_path / "long.csv", "--study-out", tmp_path / "s.json"]
+    )
     assert res.code == 0 and "excluded" in res.out
     study = Study.load(tmp_path / "s.json")
     assert study.settings["origin"] == "external" and study.settings["key_sep"] == "/"

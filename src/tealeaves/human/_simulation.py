@@ -28,8 +28,16 @@ def simulate_study(rng: np.random.Generator, n_topics: int, rho: float, noise: f
     return measure, [true[k] + noise * rng.standard_normal(n[k]) for k in range(n_topics)]
 
 
-def coverage(n_studies: int = 400, *, n_topics: int = 50, rho: float = 0.5, noise: float = 3.0,
-             n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> dict:
+def coverage(
+    n_studies: int = 400,
+    *,
+    n_topics: int = 50,
+    rho: float = 0.5,
+    noise: float = 3.0,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict:
     """Share of studies whose interval covers ``rho``, and median widths, per interval kind.
 
     ``two_level_true_score``: the two-stage shrinkage interval of the
@@ -42,19 +50,35 @@ def coverage(n_studies: int = 400, *, n_topics: int = 50, rho: float = 0.5, nois
     rng = np.random.default_rng(seed)
     hits = {"two_level_true_score": [], "topics": [], "two_level_plain": []}
     widths = {k: [] for k in hits}
-    for s in range(n_studies):
+    for _ in range(n_studies):
         measure, values = simulate_study(rng, n_topics, rho, noise)
         resp = Responses(values)
         x = resp.means
-        boot_seed = int(rng.integers(0, 2 ** 32 - 1))
+        boot_seed = int(rng.integers(0, 2**32 - 1))
         t = true_score_ci(resp, measure, np.random.default_rng(boot_seed), n_boot, level)
-        intervals = {"two_level_true_score": t.get("ci"),
-                     "topics": bootstrap_ci(x, measure, "pearson", n_boot=n_boot, seed=boot_seed, level=level),
-                     "two_level_plain": bootstrap_ci(x, measure, "pearson", n_boot=n_boot, seed=boot_seed,
-                                                     level=level, bootstrap="both", responses=resp)}
+        intervals = {
+            "two_level_true_score": t.get("ci"),
+            "topics": bootstrap_ci(x, measure, "pearson", n_boot=n_boot, seed=boot_seed, level=level),
+            "two_level_plain": bootstrap_ci(
+                x,
+                measure,
+                "pearson",
+                n_boot=n_boot,
+                seed=boot_seed,
+                level=level,
+                bootstrap="both",
+                responses=resp,
+            ),
+        }
         for name, ci in intervals.items():
             hits[name].append(ci is not None and ci["low"] <= rho <= ci["high"])
             if ci is not None:
                 widths[name].append(ci["high"] - ci["low"])
-    return {name: {"coverage": float(np.mean(h)), "median_width": float(np.median(widths[name]))
-                   if widths[name] else None, "n_studies": n_studies} for name, h in hits.items()}
+    return {
+        name: {
+            "coverage": float(np.mean(h)),
+            "median_width": float(np.median(widths[name])) if widths[name] else None,
+            "n_studies": n_studies,
+        }
+        for name, h in hits.items()
+    }

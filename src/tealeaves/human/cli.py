@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     _add_import(hsub.add_parser("import", help="import a survey export (any columns) as judgments + study"))
     _add_describe(hsub.add_parser("describe-study", help="the study record of judgments collected elsewhere"))
     _add_compare(hsub.add_parser("compare", help="difference of two measures' correlations with people"))
-    _add_models(hsub.add_parser("models", help="model-level comparison: mean human score vs measure per model"))
+    _add_models(hsub.add_parser("models", help="model-level comparison: mean human score vs measure"))
 
     ann = subparsers.add_parser("annotate", help="run a lab annotation study in the browser")
     asub = ann.add_subparsers(dest="annotate_command", metavar="SUBCOMMAND", required=True)
@@ -200,7 +200,8 @@ def _add_score(p) -> None:
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the split-half reliability")
     p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
     p.add_argument("--min-confidence", type=float_arg(None, None, "--min-confidence"),
-                   help="drop judgments whose confidence (or familiarity) is below this, and those without one")
+                   help="drop judgments whose confidence (or familiarity) is below this, and those "
+                   "without one")
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
     p.add_argument("-o", "--out", help="also write the scores as JSON here (input of `human correlate`)")
     add_format_option(p)
@@ -229,7 +230,8 @@ def _score(args) -> int:
           f"{report['screening']['excluded'] or 'none'}; import exclusions: {report['import']['excluded']}; "
           f"filters removed: {report['filters']['removed']}")
     for miss in report["unavailable"]:
-        print(f"not scored: {miss['quantity']} of {miss['n_items']} {miss['task']} item(s): needs {miss['needs']}")
+        print(f"not scored: {miss['quantity']} of {miss['n_items']} {miss['task']} item(s): "
+              f"needs {miss['needs']}")
     for rows in (report["topics"], report["documents"]):
         if rows:
             print(format_table(escape_rows(rows), list(dict.fromkeys(k for r in rows for k in r))))
@@ -321,28 +323,37 @@ def _group_label(group) -> str:
     return group if isinstance(group, str) else ",".join(f"{k}={v}" for k, v in group.items())
 
 
-def _tables(args, many: bool = True):
-    """Scores, measures, the human score's name, the chosen measures, dropped counts and key/responses."""
+def _scores(args):
+    """The human scores table, the chosen score's name, its dropped counts and the key/sep/responses."""
     from tealeaves.human.correlation import CorrelationError, read_scores_meta, read_topic_table
 
-    meta = read_scores_meta(args.scores)
-    key = _csv(args.key, "--key") or meta.get("topic_key")
-    sep = args.key_sep or meta.get("key_sep") or "/"
     if args.key_sep is not None and not args.key_sep:
         raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
-    dropped: dict = {"scores": {}, "measures": {}}
-    scores = read_topic_table(args.scores, dropped["scores"])
-    measures = read_topic_table(args.measures, dropped["measures"], key=key, sep=sep)
+    meta = read_scores_meta(args.scores)
+    meta["key"] = _csv(args.key, "--key") or meta.get("topic_key")
+    meta["sep"] = args.key_sep or meta.get("key_sep") or "/"
+    dropped: dict = {}
+    scores = read_topic_table(args.scores, dropped)
     name = args.score or next((s for s in HUMAN_SCORES if s in scores), None)
     if name not in scores:
         raise CorrelationError(f"no human score {escape(str(name))!r} in {args.scores}; available: "
                                f"{[escape(s) for s in scores]}")
-    chosen = check_unique(args.measure or list(measures), "--measure")
+    return scores, name, dropped, meta
+
+
+def _tables(args, chosen=None):
+    """Scores, measures, the human score's name, the chosen measures, dropped counts and key/responses."""
+    from tealeaves.human.correlation import CorrelationError, read_topic_table
+
+    scores, name, dropped_scores, meta = _scores(args)
+    dropped: dict = {"scores": dropped_scores, "measures": {}}
+    measures = read_topic_table(args.measures, dropped["measures"], key=meta["key"], sep=meta["sep"])
+    chosen = check_unique(chosen or args.measure or list(measures), "--measure")
     missing = [m for m in chosen if m not in measures]
     if missing or not chosen:
         raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {args.measures}; "
                                f"available: {[escape(m) for m in measures]}")
-    return scores, measures, name, chosen, dropped, {"key": key, "sep": sep, "responses": meta["responses"]}
+    return scores, measures, name, chosen, dropped, meta
 
 
 def _serve(args) -> int:
@@ -394,7 +405,8 @@ def _add_import(p) -> None:
                    help="with --kind option-index: 0 if the first option is 0, 1 if it is 1")
     p.add_argument("--scale", help="the rating scale LOW-HIGH, e.g. 1-3 (whole numbers)")
     p.add_argument("--scale-map", help="rating labels and their values, e.g. bad=1,ok=2,good=3")
-    p.add_argument("--lenient", action="store_true", help="exclude and count unusable rows instead of failing")
+    p.add_argument("--lenient", action="store_true",
+                   help="exclude and count unusable rows instead of failing")
     p.add_argument("--study", help="the study the items belong to (from describe-study); default: derive one")
     p.add_argument("--study-out", help="write the (derived) study record here (JSON)")
     p.add_argument("--key-sep", default="/", help="separator joining the key columns (default /)")
@@ -509,40 +521,30 @@ def _add_models(p) -> None:
 
 def _models(args) -> int:
     from tealeaves.human.comparison import model_level, model_plot
-    from tealeaves.human.correlation import CorrelationError, read_per_model, read_scores_meta
+    from tealeaves.human.correlation import read_per_model
 
+    suffix = Path(args.plot).suffix.lower() if args.plot else None
+    if args.plot and suffix not in (".png", ".svg"):
+        raise ParameterError(f"--plot {escape(args.plot)!r} must be named .png or .svg")
     if args.per_model:
-        meta = read_scores_meta(args.scores)
-        key = _csv(args.key, "--key") or meta.get("topic_key")
-        sep = args.key_sep or meta.get("key_sep") or "/"
-        from tealeaves.human.correlation import read_topic_table
-
-        scores = read_topic_table(args.scores, {})
-        name = args.score or next((s for s in HUMAN_SCORES if s in scores), None)
-        if name not in scores:
-            raise CorrelationError(f"no human score {escape(str(name))!r} in {args.scores}")
+        scores, name, _, meta = _scores(args)
         measure = read_per_model(args.measures, args.group, args.measure)
     else:
-        args.measure = [args.measure]
-        scores, measures, name, chosen, _, meta = _tables(args)
-        key, sep, measure = meta["key"], meta["sep"], measures[chosen[0]]
-        args.measure = chosen[0]
-    if not key:
-        raise ParameterError("the topic ids' parts are unknown", fix="pass --key dataset,model,topic")
+        scores, measures, name, _, _, meta = _tables(args, [args.measure])
+        measure = measures[args.measure]
+    key, sep = meta["key"], meta["sep"]
     out = model_level(scores[name], measure, key=key, sep=sep, group=args.group, per_model=args.per_model,
                       n_boot=args.n_boot, seed=args.seed, level=args.level, human_name=name,
                       measure_name=args.measure)
     if args.plot:
-        suffix = Path(args.plot).suffix.lower()
-        if suffix not in (".png", ".svg"):
-            raise ParameterError(f"--plot {escape(args.plot)!r}: name it .png or .svg")
         with atomic_write(args.plot, "wb", what="plot") as fh:
             model_plot(out, fh, fmt=suffix[1:])
     if args.format == "json":
         print(dump_json(out))
         return 0
     rows = [{args.group: r[args.group], "human": r["human"]["mean"], "human_low": r["human"]["low"],
-             "human_high": r["human"]["high"], "measure": None if r["measure"] is None else r["measure"]["mean"]}
+             "human_high": r["human"]["high"],
+             "measure": None if r["measure"] is None else r["measure"]["mean"]}
             for r in out["models"]]
     print(format_table(escape_rows(rows)))
     print(escape(out["signature"]))

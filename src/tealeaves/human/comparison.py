@@ -35,7 +35,7 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
 
     if n < 4:
         raise CorrelationError(f"Williams' test needs at least 4 topics, got {n}")
-    det = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     den = 2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3
     if not den > 0:
         raise CorrelationError("Williams' test is undefined: the two measures are perfectly correlated")
@@ -47,14 +47,25 @@ def shared(human: Mapping, a: Mapping, b: Mapping) -> tuple[list[str], dict]:
     """Topics with the human score and both measures; the topics dropped for lacking one, counted."""
     h, ma, mb = ({str(k): v for k, v in d.items() if v is not None} for d in (human, a, b))
     keys = [k for k in h if k in ma and k in mb]
-    dropped = {"missing_first": sum(k in h and k not in ma for k in h),
-               "missing_second": sum(k in h and k not in mb for k in h)}
+    dropped = {
+        "missing_first": sum(k in h and k not in ma for k in h),
+        "missing_second": sum(k in h and k not in mb for k in h),
+    }
     return sorted(keys, key=lambda s: (len(s), s)), dropped
 
 
-def compare_measures(human: Mapping, a: Mapping, b: Mapping, *, method: str = "pearson",
-                     names: Sequence[str] = ("first", "second"), human_name: str = "human",
-                     n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> dict:
+def compare_measures(
+    human: Mapping,
+    a: Mapping,
+    b: Mapping,
+    *,
+    method: str = "pearson",
+    names: Sequence[str] = ("first", "second"),
+    human_name: str = "human",
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict:
     """Difference of two measures' correlations with the human score: paired bootstrap CI and Williams' t.
 
     With ``method="spearman"`` the test is applied to the ranks (Spearman's rho
@@ -63,8 +74,10 @@ def compare_measures(human: Mapping, a: Mapping, b: Mapping, *, method: str = "p
     n_boot, seed, level, (method,), _ = check_options(n_boot, seed, level, [method])
     keys, dropped = shared(human, a, b)
     if len(keys) < 4:
-        raise CorrelationError(f"{human_name}, {names[0]} and {names[1]} share {len(keys)} topics; "
-                               "comparing two correlations needs at least 4")
+        raise CorrelationError(
+            f"{human_name}, {names[0]} and {names[1]} share {len(keys)} topics; "
+            "comparing two correlations needs at least 4"
+        )
     x, ya, yb = (np.array([float(d[k]) for k in keys]) for d in (human, a, b))
     f = FUNCS[method]
     r1, r2 = f(x, ya), f(x, yb)
@@ -78,13 +91,38 @@ def compare_measures(human: Mapping, a: Mapping, b: Mapping, *, method: str = "p
     if not diffs:
         raise CorrelationError("every bootstrap resample was constant; too few distinct topics")
     lo, hi = np.quantile(diffs, [(1 - level) / 2, (1 + level) / 2])
-    out = {"human": human_name, "measures": list(names), "method": method, "n_topics": len(keys),
-           "dropped": dropped, names[0]: r1, names[1]: r2, "difference": r1 - r2,
-           "ci": {"low": float(lo), "high": float(hi), "level": level, "n_boot": n_boot,
-                  "n_degenerate": n_boot - len(diffs), "seed": seed, "paired": True},
-           "signature": str(Signature("correlation-difference", {
-               "human": human_name, "measures": list(names), "method": method, "boot": n_boot, "seed": seed,
-               "ci": level}))}
+    out = {
+        "human": human_name,
+        "measures": list(names),
+        "method": method,
+        "n_topics": len(keys),
+        "dropped": dropped,
+        names[0]: r1,
+        names[1]: r2,
+        "difference": r1 - r2,
+        "ci": {
+            "low": float(lo),
+            "high": float(hi),
+            "level": level,
+            "n_boot": n_boot,
+            "n_degenerate": n_boot - len(diffs),
+            "seed": seed,
+            "paired": True,
+        },
+        "signature": str(
+            Signature(
+                "correlation-difference",
+                {
+                    "human": human_name,
+                    "measures": list(names),
+                    "method": method,
+                    "boot": n_boot,
+                    "seed": seed,
+                    "ci": level,
+                },
+            )
+        ),
+    }
     if method in ("pearson", "spearman"):
         out["williams_t"] = williams_t(r1, r2, f(ya, yb), len(keys))
     return out
@@ -94,17 +132,26 @@ def split_key(topic: str, key: Sequence[str], sep: str) -> dict[str, str]:
     """The components of a composite topic id (``"nyt/lda/3"`` with key ``dataset,model,topic``)."""
     parts = str(topic).split(sep)
     if len(parts) != len(key):
-        raise CorrelationError(f"topic id {topic!r} does not have the {len(key)} parts {list(key)} "
-                               f"separated by {sep!r}", fix="pass the --key the ids were composed from")
+        raise CorrelationError(
+            f"topic id {topic!r} does not have the {len(key)} parts {list(key)} separated by {sep!r}",
+            fix="pass the --key the ids were composed from",
+        )
     return dict(zip(key, parts))
 
 
 def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str]) -> dict[tuple, list[str]]:
     """Topic ids per value of the ``by`` components, in first-seen order."""
+    if not key:
+        raise CorrelationError(
+            "the parts of the topic ids are unknown (the scores file records no topic_key)",
+            fix="pass --key, e.g. --key dataset,model,topic",
+        )
     unknown = [b for b in by if b not in key]
     if unknown:
-        raise CorrelationError(f"--by {list(unknown)} are not parts of the topic key {list(key)}",
-                               fix=f"choose among {list(key)}")
+        raise CorrelationError(
+            f"--by {list(unknown)} are not parts of the topic key {list(key)}",
+            fix=f"choose among {list(key)}",
+        )
     out: dict[tuple, list[str]] = {}
     for t in topics:
         parts = split_key(t, key, sep)
@@ -112,9 +159,17 @@ def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str]) -> dict[t
     return out
 
 
-def by_group(human: Mapping, measure: Mapping, *, key: Sequence[str], by: Sequence[str], sep: str = "/",
-             responses: Mapping | None = None, **options) -> list[dict]:
-    """:func:`correlate` per group of ``by`` and pooled (first); groups with < 3 shared topics are reported."""
+def by_group(
+    human: Mapping,
+    measure: Mapping,
+    *,
+    key: Sequence[str],
+    by: Sequence[str],
+    sep: str = "/",
+    responses: Mapping | None = None,
+    **options,
+) -> list[dict]:
+    """:func:`correlate` per group of ``by`` and pooled (first); a group with < 3 topics says why."""
     common = [t for t in map(str, human) if t in {str(k) for k in measure}]
     out = [{"group": "pooled", **correlate(human, measure, responses=responses, **options)}]
     for values, topics in groups_of(common, key, sep, by).items():
@@ -134,9 +189,20 @@ def _mean_ci(values: np.ndarray, rng, n_boot: int, level: float) -> dict:
     return {"mean": float(values.mean()), "low": float(lo), "high": float(hi), "n": int(values.size)}
 
 
-def model_level(human: Mapping, measure: Mapping, *, key: Sequence[str], sep: str = "/", group: str = "model",
-                per_model: bool = False, n_boot: int = 2000, seed: int = 0, level: float = 0.95,
-                human_name: str = "human", measure_name: str = "measure") -> dict:
+def model_level(
+    human: Mapping,
+    measure: Mapping,
+    *,
+    key: Sequence[str],
+    sep: str = "/",
+    group: str = "model",
+    per_model: bool = False,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    human_name: str = "human",
+    measure_name: str = "measure",
+) -> dict:
     """Mean human score per model vs the model's measure (its mean over topics, or a per-model value).
 
     ``per_model=True``: ``measure`` is keyed by the model (e.g. held-out
@@ -158,11 +224,26 @@ def model_level(human: Mapping, measure: Mapping, *, key: Sequence[str], sep: st
             row["measure"] = _mean_ci(m, rng, n_boot, level) if m.size else None
         rows.append(row)
     usable = [r for r in rows if r["measure"] is not None]
-    out = {"human": human_name, "measure": measure_name, "group": group, "models": rows,
-           "n_without_measure": len(rows) - len(usable),
-           "signature": str(Signature("model-level", {"human": human_name, "measure": measure_name,
-                                                      "group": group, "boot": n_boot, "seed": seed,
-                                                      "ci": level}))}
+    out = {
+        "human": human_name,
+        "measure": measure_name,
+        "group": group,
+        "models": rows,
+        "n_without_measure": len(rows) - len(usable),
+        "signature": str(
+            Signature(
+                "model-level",
+                {
+                    "human": human_name,
+                    "measure": measure_name,
+                    "group": group,
+                    "boot": n_boot,
+                    "seed": seed,
+                    "ci": level,
+                },
+            )
+        ),
+    }
     if len(usable) >= 3:
         hx = np.array([r["human"]["mean"] for r in usable])
         mx = np.array([r["measure"]["mean"] for r in usable])
@@ -186,10 +267,21 @@ def model_plot(result: dict, path, *, xlabel: str | None = None, fmt: str = "png
     for r in rows:
         h, m = r["human"], r["measure"]
         xerr = [[m["mean"] - m["low"]], [m["high"] - m["mean"]]] if "low" in m else None
-        ax.errorbar(m["mean"], h["mean"], yerr=[[h["mean"] - h["low"]], [h["high"] - h["mean"]]], xerr=xerr,
-                    fmt="o", capsize=3)
-        ax.annotate(str(r[result["group"]]), (m["mean"], h["mean"]), fontsize=8, xytext=(4, 4),
-                    textcoords="offset points")
+        ax.errorbar(
+            m["mean"],
+            h["mean"],
+            yerr=[[h["mean"] - h["low"]], [h["high"] - h["mean"]]],
+            xerr=xerr,
+            fmt="o",
+            capsize=3,
+        )
+        ax.annotate(
+            str(r[result["group"]]),
+            (m["mean"], h["mean"]),
+            fontsize=8,
+            xytext=(4, 4),
+            textcoords="offset points",
+        )
     ax.set_xlabel(xlabel or result["measure"])
     ax.set_ylabel(f"{result['human']} (mean per {result['group']})")
     ax.set_title(f"{result['human']} vs {result['measure']} per {result['group']}", fontsize=9)

@@ -120,7 +120,8 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
 
     return (check_int(n_boot, "n_boot", min_value=1), check_seed(seed),
             check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False),
-            [check_choice(m, "method", METHODS) for m in methods], check_choice(bootstrap, "bootstrap", LEVELS))
+            [check_choice(m, "method", METHODS) for m in methods],
+            check_choice(bootstrap, "bootstrap", LEVELS))
 
 
 def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
@@ -210,24 +211,23 @@ def read_scores_meta(path) -> dict:
 
 def read_per_model(path, group: str, measure: str) -> dict[str, float]:
     """A per-model table (CSV/JSON records with a ``group`` column): ``{model: value of measure}``."""
-    import pandas as pd
-
     from tealeaves.human.results import read_table
 
     frame = read_table(path)
     for col in (group, measure):
         if col not in frame.columns:
-            raise CorrelationError(f"{path} has no column {col!r} (found {list(map(str, frame.columns))[:10]})")
+            raise CorrelationError(f"{path} has no column {col!r} "
+                                   f"(found {list(map(str, frame.columns))[:10]})")
     names = [_topic_id(v, path) for v in frame[group]]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise CorrelationError(f"{path} lists {group}(s) {dup[:5]} more than once")
     counts = {"missing": 0, "invalid": 0}
-    del pd
     return _numbers(dict(zip(names, frame[measure])), counts)
 
 
-def read_topic_table(path, report: dict | None = None, *, key=None, sep: str = "/") -> dict[str, dict[str, float]]:
+def read_topic_table(path, report: dict | None = None, *, key=None,
+                     sep: str = "/") -> dict[str, dict[str, float]]:
     """Read per-topic values keyed by topic id: ``{column: {topic: value}}``.
 
     Accepted: a CSV/TSV with a ``topic`` column and one column per score or

@@ -49,7 +49,7 @@ class Responses:
             raise ValueError("every topic needs at least one response")
         self.pad = np.zeros((len(values), int(self.n.max())))
         for k, v in enumerate(values):
-            self.pad[k, :len(v)] = np.asarray(v, dtype=np.float64)
+            self.pad[k, : len(v)] = np.asarray(v, dtype=np.float64)
         self.mask = np.arange(self.pad.shape[1])[None, :] < self.n[:, None]
 
     @property
@@ -60,7 +60,7 @@ class Responses:
         """``s_k^2 / n_k``: the sampling variance of each topic's mean (0 for a single response)."""
         dev = (self.pad - self.means[:, None]) * self.mask
         with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = np.where(self.n > 1, (dev ** 2).sum(1) / np.maximum(self.n - 1, 1), 0.0)
+            s2 = np.where(self.n > 1, (dev**2).sum(1) / np.maximum(self.n - 1, 1), 0.0)
         return s2 / self.n
 
     def shrunk(self) -> Responses:
@@ -94,7 +94,7 @@ def draw(rng: np.random.Generator, responses: Responses, n_boot: int, level: str
     mask = np.arange(width)[None, None, :] < nk[..., None]
     h = (vals * mask).sum(2) / nk
     dev = (vals - h[..., None]) * mask
-    s2 = np.where(nk > 1, (dev ** 2).sum(2) / np.maximum(nk - 1, 1), 0.0)
+    s2 = np.where(nk > 1, (dev**2).sum(2) / np.maximum(nk - 1, 1), 0.0)
     return idx, h, s2 / nk
 
 
@@ -116,16 +116,20 @@ def disattenuated(r: np.ndarray, h: np.ndarray, noise: np.ndarray) -> np.ndarray
     return np.clip(out, -1.0, 1.0)
 
 
-def true_score_ci(responses: Responses, measure: np.ndarray, rng: np.random.Generator, n_boot: int,
-                  level: float) -> dict:
+def true_score_ci(
+    responses: Responses, measure: np.ndarray, rng: np.random.Generator, n_boot: int, level: float
+) -> dict:
     """Disattenuated Pearson correlation with the true scores and its two-stage shrinkage interval."""
     means, noise = responses.means, responses.noise()
     r = float(pearson_rows(means[None], measure[None])[0])
     rel = reliability(means, noise)
     if not np.isfinite(r) or rel <= 0:
-        return {"undefined": "the reliability of the topic scores is not positive (annotator noise "
-                "swamps the differences between topics); the correlation with the true scores is "
-                "not identified", "reliability": rel if np.isfinite(rel) else None}
+        return {
+            "undefined": "the reliability of the topic scores is not positive (annotator noise "
+            "swamps the differences between topics); the correlation with the true scores is "
+            "not identified",
+            "reliability": rel if np.isfinite(rel) else None,
+        }
     estimate = float(np.clip(r / np.sqrt(rel), -1, 1))
     idx, h, nz = draw(rng, responses.shrunk(), n_boot, "both")
     stats = disattenuated(pearson_rows(h, measure[idx]), h, nz)
@@ -133,9 +137,19 @@ def true_score_ci(responses: Responses, measure: np.ndarray, rng: np.random.Gene
     if not ok.any():
         return {"undefined": "every bootstrap resample had a non-positive reliability", "reliability": rel}
     lo, hi = np.quantile(stats[ok], [(1 - level) / 2, (1 + level) / 2]) + (estimate - r)
-    return {"estimate": estimate, "observed": r, "reliability": rel,
-            "ci": {"low": float(max(lo, -1.0)), "high": float(min(hi, 1.0)), "level": level,
-                   "n_boot": n_boot, "n_degenerate": int((~ok).sum()), "method": "shrinkage two-stage"}}
+    return {
+        "estimate": estimate,
+        "observed": r,
+        "reliability": rel,
+        "ci": {
+            "low": float(max(lo, -1.0)),
+            "high": float(min(hi, 1.0)),
+            "level": level,
+            "n_boot": n_boot,
+            "n_degenerate": int((~ok).sum()),
+            "method": "shrinkage two-stage",
+        },
+    }
 
 
 def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | None, what: str) -> Responses:
@@ -143,11 +157,15 @@ def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | No
     from tealeaves.human.correlation import CorrelationError
 
     if table is None:
-        raise CorrelationError(f"bootstrapping annotators needs the per-response values of {what}",
-                               fix="pass the JSON written by `tealeaves human score -o` (it holds "
-                               "'responses'), or use --bootstrap topics")
+        raise CorrelationError(
+            f"bootstrapping annotators needs the per-response values of {what}",
+            fix="pass the JSON written by `tealeaves human score -o` (it holds "
+            "'responses'), or use --bootstrap topics",
+        )
     missing = [k for k in keys if not table.get(k)]
     if missing:
-        raise CorrelationError(f"no per-response values of {what} for topic(s) {missing[:5]}",
-                               fix="score the judgments again with `tealeaves human score -o`")
+        raise CorrelationError(
+            f"no per-response values of {what} for topic(s) {missing[:5]}",
+            fix="score the judgments again with `tealeaves human score -o`",
+        )
     return Responses([table[k] for k in keys])

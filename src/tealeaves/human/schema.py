@@ -132,7 +132,7 @@ class _Checker:
                 self.words(f"{where}.words", item.get("words"))
             elif task == it.MULTILINGUAL_RATING:
                 self.multilingual(where, item)
-        elif not (self.external and item.get("answer") is None):  # intrusion: the answer is needed to score it
+        elif not (self.external and item.get("answer") is None):  # intrusion: scoring needs the answer
             answer = item.get("answer")
             if answer not in options:
                 self.fail(f"{where}.answer", "the intruder, one of the item's options (a study needs its "

@@ -39,8 +39,14 @@ KINDS = ("chosen-word", "option-index", "correct")
 TRUE = {"1", "true", "yes", "correct", "1.0"}
 FALSE = {"0", "false", "no", "incorrect", "0.0"}
 #: Exclusion reasons of an import, in report order.
-REASONS = ("missing_response", "missing_key", "missing_annotator", "unknown_task", "unknown_item",
-           "invalid_response")
+REASONS = (
+    "missing_response",
+    "missing_key",
+    "missing_annotator",
+    "unknown_task",
+    "unknown_item",
+    "invalid_response",
+)
 STRICT = ("missing_key", "missing_annotator", "unknown_task", "unknown_item", "invalid_response")
 IMPORT_TASKS = (it.RATING, it.WORD_INTRUSION)
 
@@ -54,8 +60,10 @@ def parse_scale(text: str | None) -> tuple[int, int] | None:
     match = re.fullmatch(r"\s*(-?\d+)\s*-\s*(-?\d+)\s*", text)
     lo, hi = (int(match[1]), int(match[2])) if match else (None, None)
     if lo is None or not lo < hi or hi - lo > 100:
-        raise ParameterError(f"--scale {text!r} is not LOW-HIGH with whole numbers LOW < HIGH",
-                             fix="e.g. --scale 1-3 or --scale 0-4; or --scale-map label=value,...")
+        raise ParameterError(
+            f"--scale {text!r} is not LOW-HIGH with whole numbers LOW < HIGH",
+            fix="e.g. --scale 1-3 or --scale 0-4; or --scale-map label=value,...",
+        )
     return lo, hi
 
 
@@ -68,8 +76,10 @@ def parse_map(text: str | None, what: str) -> dict[str, str] | None:
         key, sep, value = part.partition("=")
         key, value = key.strip().casefold(), value.strip()
         if not sep or not key or not value or key in out:
-            raise ParameterError(f"{what} {text!r}: write LABEL=VALUE,... with distinct labels",
-                                 fix=f"e.g. {what} incoherent=1,somewhat=2,coherent=3")
+            raise ParameterError(
+                f"{what} {text!r}: write LABEL=VALUE,... with distinct labels",
+                fix=f"e.g. {what} incoherent=1,somewhat=2,coherent=3",
+            )
         out[key] = value
     return out
 
@@ -87,8 +97,10 @@ def scale_values(scale, scale_map) -> tuple[list[str], dict[str, str]]:
         except ValueError:
             number = float("nan")
         if number != number or number in (float("inf"), float("-inf")):
-            raise ParameterError(f"--scale-map value {value!r} of {label!r} is not a number",
-                                 fix="map each label to a number, e.g. coherent=3")
+            raise ParameterError(
+                f"--scale-map value {value!r} of {label!r} is not a number",
+                fix="map each label to a number, e.g. coherent=3",
+            )
     canon = {label: _canon(float(v)) for label, v in scale_map.items()}
     values = sorted(set(canon.values()), key=float)
     if len(values) < 2:
@@ -131,14 +143,18 @@ def _intrusion(text: str, kind: str, item: dict | None, index_base: int | None) 
 def _columns(frame: pd.DataFrame, needed: Sequence[tuple[str, str | None]]) -> None:
     missing = [f"{opt} {col!r}" for opt, col in needed if col is not None and col not in frame.columns]
     if missing:
-        raise ResultsError(f"the results have no column {', '.join(missing)} (found "
-                           f"{list(map(str, frame.columns))[:12]})", fix="name the file's columns exactly")
+        raise ResultsError(
+            f"the results have no column {', '.join(missing)} (found {list(map(str, frame.columns))[:12]})",
+            fix="name the file's columns exactly",
+        )
 
 
 def _tasks(frame, task, task_column, task_values) -> pd.Series:
     if (task is None) == (task_column is None):
-        raise ParameterError("give the task: --task rating|word_intrusion for the whole file, or "
-                             "--task-column COL (with --task-values VALUE=TASK,...)")
+        raise ParameterError(
+            "give the task: --task rating|word_intrusion for the whole file, or "
+            "--task-column COL (with --task-values VALUE=TASK,...)"
+        )
     if task is not None:
         if task not in IMPORT_TASKS:
             raise ParameterError(f"--task {task!r}: choose from {IMPORT_TASKS}")
@@ -151,20 +167,42 @@ def _tasks(frame, task, task_column, task_values) -> pd.Series:
     return raw.map(lambda v: mapping.get(v, v if v in IMPORT_TASKS else ""))
 
 
-def import_survey(source, *, item: Sequence[str], annotator: str, response: str,
-                  confidence: str | None = None, task: str | None = None, task_column: str | None = None,
-                  task_values: Mapping[str, str] | None = None, kind: str | None = None,
-                  index_base: int | None = None, scale: tuple[int, int] | None = None,
-                  scale_map: Mapping[str, str] | None = None, lenient: bool = False,
-                  study: Study | None = None, sep: str = "/", encoding: str | None = None):
+def import_survey(
+    source,
+    *,
+    item: Sequence[str],
+    annotator: str,
+    response: str,
+    confidence: str | None = None,
+    task: str | None = None,
+    task_column: str | None = None,
+    task_values: Mapping[str, str] | None = None,
+    kind: str | None = None,
+    index_base: int | None = None,
+    scale: tuple[int, int] | None = None,
+    scale_map: Mapping[str, str] | None = None,
+    lenient: bool = False,
+    study: Study | None = None,
+    sep: str = "/",
+    encoding: str | None = None,
+):
     """Read a survey export: ``(long-format DataFrame, Study, report)``; see the module docstring."""
     frame = read_table(source, encoding)
     item = list(item)
     if not item or len(set(item)) != len(item):
-        raise ParameterError(f"--item {item}: name the item key columns once each", fix="e.g. --item "
-                             "task,dataset,model,topic")
-    _columns(frame, [*(("--item", c) for c in item), ("--annotator", annotator), ("--response", response),
-                     ("--confidence", confidence), ("--task-column", task_column)])
+        raise ParameterError(
+            f"--item {item}: name the item key columns once each", fix="e.g. --item task,dataset,model,topic"
+        )
+    _columns(
+        frame,
+        [
+            *(("--item", c) for c in item),
+            ("--annotator", annotator),
+            ("--response", response),
+            ("--confidence", confidence),
+            ("--task-column", task_column),
+        ],
+    )
     if frame.empty:
         raise EmptyInputError("the results file has no rows")
     cells = frame.map(lambda v: "" if v is None or (isinstance(v, float) and v != v) else str(v).strip())
@@ -174,8 +212,11 @@ def import_survey(source, *, item: Sequence[str], annotator: str, response: str,
         raise ParameterError("--item needs at least one column besides the task column (the topic)")
     clash = [(c, v) for c in key_cols for v in cells[c] if sep in v]
     if clash:
-        raise ResultsError(f"item key column {clash[0][0]!r} holds {clash[0][1]!r}, which contains the key "
-                           f"separator {sep!r}", fix="choose another --key-sep")
+        raise ResultsError(
+            f"item key column {clash[0][0]!r} holds {clash[0][1]!r}, which contains the key "
+            f"separator {sep!r}",
+            fix="choose another --key-sep",
+        )
     topics = cells[key_cols].agg(sep.join, axis=1)
     item_ids = tasks + sep + topics
     reasons = pd.Series("", index=frame.index)
@@ -186,36 +227,46 @@ def import_survey(source, *, item: Sequence[str], annotator: str, response: str,
     if study is not None:
         reasons[(reasons == "") & ~item_ids.isin(study.by_id)] = "unknown_item"
         if not (item_ids.isin(study.by_id)).any():
-            raise ResultsError(f"the study {study.name!r} and the results have no item in common (the "
-                               f"results' first item ids: {sorted(set(item_ids))[:3]}; the study's: "
-                               f"{[i['id'] for i in study.items[:3]]})",
-                               fix="compose the ids with the same --item columns and --key-sep as the study "
-                               "(TASK/KEY, e.g. rating/nyt/lda/3)")
-    normalized, used = _normalize(cells[response], tasks, item_ids, reasons, study, kind, index_base,
-                                  scale, scale_map, response)
+            raise ResultsError(
+                f"the study {study.name!r} and the results have no item in common (the "
+                f"results' first item ids: {sorted(set(item_ids))[:3]}; the study's: "
+                f"{[i['id'] for i in study.items[:3]]})",
+                fix="compose the ids with the same --item columns and --key-sep as the study "
+                "(TASK/KEY, e.g. rating/nyt/lda/3)",
+            )
+    normalized, used = _normalize(
+        cells[response], tasks, item_ids, reasons, study, kind, index_base, scale, scale_map, response
+    )
     reasons[(reasons == "") & normalized.isna()] = "invalid_response"
     counts = Counter(reasons[reasons != ""])
-    report = {"rows_read": int(len(frame)), "rows_kept": int((reasons == "").sum()),
-              "excluded": {r: int(counts.get(r, 0)) for r in REASONS},
-              "examples": {r: _examples(cells, reasons, r, [*item, annotator, response]) for r in REASONS
-                           if counts.get(r)}}
+    report = {
+        "rows_read": int(len(frame)),
+        "rows_kept": int((reasons == "").sum()),
+        "excluded": {r: int(counts.get(r, 0)) for r in REASONS},
+        "examples": {
+            r: _examples(cells, reasons, r, [*item, annotator, response]) for r in REASONS if counts.get(r)
+        },
+    }
     strict = {r: n for r, n in counts.items() if r in STRICT}
     if strict and not lenient:
         first = next(r for r in STRICT if r in strict)
-        raise ResultsError(f"{sum(strict.values())} result rows cannot be used: {strict}; e.g. {first}: "
-                           f"{report['examples'][first][0]}",
-                           fix="fix the file or the declared --scale/--kind, or pass --lenient to exclude "
-                           "and count them")
+        raise ResultsError(
+            f"{sum(strict.values())} result rows cannot be used: {strict}; e.g. {first}: "
+            f"{report['examples'][first][0]}",
+            fix="fix the file or the declared --scale/--kind, or pass --lenient to exclude and count them",
+        )
     keep = reasons == ""
     if not keep.any():
         raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
-    long = pd.DataFrame({"item_id": item_ids[keep], "annotator": cells.loc[keep, annotator],
-                         "response": normalized[keep]})
+    long = pd.DataFrame(
+        {"item_id": item_ids[keep], "annotator": cells.loc[keep, annotator], "response": normalized[keep]}
+    )
     if confidence:
         long["confidence"] = cells.loc[keep, confidence]
     if study is None:
-        study = _derive_study(long, tasks[keep], topics[keep], cells.loc[keep, key_cols], key_cols, sep,
-                              used, kind)
+        study = _derive_study(
+            long, tasks[keep], topics[keep], cells.loc[keep, key_cols], key_cols, sep, used, kind
+        )
     return long.reset_index(drop=True), study, report
 
 
@@ -229,44 +280,60 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
             continue
         if task == it.RATING:
             if scale is None and scale_map is None:
-                raise ParameterError("rating rows need their scale declared: --scale LOW-HIGH (e.g. 1-3) or "
-                                     "--scale-map label=value,...", fix="the values are never guessed")
+                raise ParameterError(
+                    "rating rows need their scale declared: --scale LOW-HIGH (e.g. 1-3) or "
+                    "--scale-map label=value,...",
+                    fix="the values are never guessed",
+                )
             options, table = scale_values(scale, scale_map)
             used[task] = options
             out[rows] = [_rating(v, table) for v in values[rows]]
             declared = f"the scale {options[0]}..{options[-1]}" if scale else f"--scale-map {list(table)[:6]}"
         else:
             if kind not in KINDS:
-                raise ParameterError(f"word-intrusion rows need --kind, one of {KINDS}",
-                                     fix="the response kind is never guessed")
+                raise ParameterError(
+                    f"word-intrusion rows need --kind, one of {KINDS}",
+                    fix="the response kind is never guessed",
+                )
             if kind == "option-index" and index_base not in (0, 1):
-                raise ParameterError("--kind option-index needs --index-base 0 or 1 (is the first option 0 "
-                                     "or 1?)", fix="the base is never guessed")
+                raise ParameterError(
+                    "--kind option-index needs --index-base 0 or 1 (is the first option 0 or 1?)",
+                    fix="the base is never guessed",
+                )
             if kind != "correct" and study is None:
-                raise ParameterError(f"--kind {kind} needs each item's options and intruder: pass --study "
-                                     "(from `tealeaves human describe-study --intruders ...`)",
-                                     fix="or import correctness with --kind correct")
+                raise ParameterError(
+                    f"--kind {kind} needs each item's options and intruder: pass --study "
+                    "(from `tealeaves human describe-study --intruders ...`)",
+                    fix="or import correctness with --kind correct",
+                )
             items = [study.by_id.get(i) if study is not None else None for i in item_ids[rows]]
             if kind == "correct" and study is not None:
                 _check_correct_coding(items)
             out[rows] = [_intrusion(v, kind, itm, index_base) for v, itm in zip(values[rows], items)]
-            declared = {"correct": "correct/incorrect (1/0, true/false)", "option-index":
-                        f"an option index ({index_base}-based)", "chosen-word": "one of the item's words"}[kind]
+            declared = {
+                "correct": "correct/incorrect (1/0, true/false)",
+                "option-index": f"an option index ({index_base}-based)",
+                "chosen-word": "one of the item's words",
+            }[kind]
         if out[rows].isna().all():
             example = values[rows].iloc[0]
-            raise ResultsError(f"the response column {column!r} matches no declared kind for {task} rows: "
-                               f"none of its {int(rows.sum())} values is {declared} (e.g. {example!r})",
-                               fix="declare the kind the column holds (--kind, --scale, --scale-map)")
+            raise ResultsError(
+                f"the response column {column!r} matches no declared kind for {task} rows: "
+                f"none of its {int(rows.sum())} values is {declared} (e.g. {example!r})",
+                fix="declare the kind the column holds (--kind, --scale, --scale-map)",
+            )
     return out, used
 
 
 def _check_correct_coding(items) -> None:
     bad = next((i for i in items if i is not None and i.get("coding") != "correct"), None)
     if bad is not None:
-        raise ParameterError(f"--kind correct, but the study's item {bad['id']!r} lists the words shown; "
-                             "0/1 correctness cannot say which word was chosen",
-                             fix="describe the study without --intruders for correctness, or import "
-                             "--kind chosen-word / option-index")
+        raise ParameterError(
+            f"--kind correct, but the study's item {bad['id']!r} lists the words shown; "
+            "0/1 correctness cannot say which word was chosen",
+            fix="describe the study without --intruders for correctness, or import "
+            "--kind chosen-word / option-index",
+        )
 
 
 def _examples(cells, reasons, reason, cols, n: int = 3) -> list[dict]:
@@ -284,8 +351,13 @@ def _derive_study(long, tasks, topics, keys, key_cols, sep, used, kind) -> Study
         else:
             entry.update(options=["1", "0"], answer="1", coding="correct")
         items.append(entry)
-    settings = {"origin": "external", "tasks": sorted(set(tasks)), "item_key": ["task", *key_cols],
-                "topic_key": key_cols, "key_sep": sep}
+    settings = {
+        "origin": "external",
+        "tasks": sorted(set(tasks)),
+        "item_key": ["task", *key_cols],
+        "topic_key": key_cols,
+        "key_sep": sep,
+    }
     if it.RATING in used:
         settings["rating_scale"] = used[it.RATING]
     if kind:
@@ -309,8 +381,15 @@ def _load_json(path, what: str):
         raise InputFormatError(f"{what} '{path}' is not JSON ({exc})") from None
 
 
-def describe_study(topics, *, intruders=None, tasks: Sequence[str] = IMPORT_TASKS,
-                   scale: Sequence[str] | None = None, name: str = "external", sep: str = "/") -> Study:
+def describe_study(
+    topics,
+    *,
+    intruders=None,
+    tasks: Sequence[str] = IMPORT_TASKS,
+    scale: Sequence[str] | None = None,
+    name: str = "external",
+    sep: str = "/",
+) -> Study:
     """The study record of judgments collected elsewhere (``settings.origin: "external"``).
 
     ``topics``: ``{topic: [words]}`` (or records ``{"topic": ..., "words": [...]}``).
@@ -322,7 +401,11 @@ def describe_study(topics, *, intruders=None, tasks: Sequence[str] = IMPORT_TASK
     lists = {}
     for topic, value in _word_lists(topics, "--topics").items():
         words = value.get("words") if isinstance(value, dict) else value
-        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w.strip() for w in words):
+        if (
+            not isinstance(words, list)
+            or not words
+            or not all(isinstance(w, str) and w.strip() for w in words)
+        ):
             raise InputFormatError(f"--topics: topic {topic!r} needs a non-empty list of words (strings)")
         lists[topic] = words
     known = {} if intruders is None else _word_lists(intruders, "--intruders")
@@ -334,15 +417,22 @@ def describe_study(topics, *, intruders=None, tasks: Sequence[str] = IMPORT_TASK
         if task not in IMPORT_TASKS:
             raise ParameterError(f"--tasks {task!r}: an external study describes {IMPORT_TASKS}")
         for topic, words in lists.items():
-            entry = {"id": f"{task}{sep}{topic}", "task": task, "topic": topic, "check": False, "words": words}
+            entry = {
+                "id": f"{task}{sep}{topic}",
+                "task": task,
+                "topic": topic,
+                "check": False,
+                "words": words,
+            }
             if task == it.RATING:
                 entry["options"] = list(scale or ["0", "1", "2"])
             else:
                 entry.update(_intruder_fields(topic, words, known.get(topic)))
             items.append(entry)
     it.require_items(items)
-    study = Study(items=items, name=name, settings={"origin": "external", "tasks": list(tasks),
-                                                    "key_sep": sep})
+    study = Study(
+        items=items, name=name, settings={"origin": "external", "tasks": list(tasks), "key_sep": sep}
+    )
     from tealeaves.human.schema import validate_study
 
     validate_study(study.to_dict(), "<described study>")
@@ -355,6 +445,8 @@ def _intruder_fields(topic: str, words: list[str], known) -> dict:
     intruder = known.get("intruder") if isinstance(known, dict) else known
     options = known.get("options") if isinstance(known, dict) and known.get("options") else [*words, intruder]
     if not isinstance(intruder, str) or intruder not in options or len(set(options)) != len(options):
-        raise InputFormatError(f"--intruders: topic {topic!r} needs an intruder (a string) among distinct "
-                               f"options, found {known!r}")
+        raise InputFormatError(
+            f"--intruders: topic {topic!r} needs an intruder (a string) among distinct "
+            f"options, found {known!r}"
+        )
     return {"options": list(options), "answer": intruder, "coding": "word"}
