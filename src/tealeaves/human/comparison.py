@@ -170,10 +170,12 @@ def by_group(
     **options,
 ) -> list[dict]:
     """:func:`correlate` per group of ``by`` and pooled (first); a group with < 3 topics says why."""
-    common = [t for t in map(str, human) if t in {str(k) for k in measure}]
+    groups = groups_of(list(map(str, human)), key, sep, by)  # every id must fit the key
+    present = {str(k) for k in measure}
     out = [{"group": "pooled", **correlate(human, measure, responses=responses, **options)}]
-    for values, topics in groups_of(common, key, sep, by).items():
+    for values, topics in groups.items():
         label = dict(zip(by, values))
+        topics = [t for t in topics if t in present]
         sub_h = {t: human[t] for t in topics}
         sub_m = {t: measure[t] for t in topics}
         try:
