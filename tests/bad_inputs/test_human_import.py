@@ -559,3 +559,16 @@ def test_lenient_counts_out_of_scale_values_and_the_report_is_valid_json(tmp_pat
     assert report["excluded"]["invalid_response"] == 1 and report["excluded"]["missing_response"] == 1
     assert report["examples"]["invalid_response"][0]["line"] == 5
     assert report["rows_kept"] == 3
+
+
+def test_ratings_on_another_scale_are_an_error_not_a_misreading(tmp_path, cli_error, run_cli):
+    """Issue 14: 1-3 ratings scored against a 0-2 study silently misread 1 and 2 and dropped 3."""
+    describe_study({"a": ["x", "y"], "b": ["u", "v"]}, tasks=["rating"]).save(tmp_path / "s.json")
+    (tmp_path / "r.csv").write_text("item_id,annotator,response\nrating/a,p,3\nrating/a,q,1\nrating/b,p,2\n")
+    argv = ["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json", "--format", "json"]
+    res = cli_error(argv, "outside the study's scale")
+    assert "--scale" in res.err
+    lenient = run_cli([*argv, "--lenient"])
+    report = json.loads(lenient.out)
+    assert report["import"]["outside_scale"] == {"n": 1, "values": ["3"], "scales": [["0", "1", "2"]]}
+    assert report["import"]["excluded"]["invalid_response"] == 1

@@ -203,6 +203,8 @@ def _add_score(p) -> None:
                    help="drop judgments whose confidence (or familiarity) is below this, and those "
                    "without one")
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
+    p.add_argument("--lenient", action="store_true",
+                   help="count ratings outside the study's scale instead of failing")
     p.add_argument("-o", "--out", help="also write the scores as JSON here (input of `human correlate`)")
     add_format_option(p)
     p.set_defaults(func=_score)
@@ -218,7 +220,8 @@ def _score(args) -> int:
                            annotators=_csv(args.annotators, "--annotators"), encoding=args.encoding)
     report = score(results, study, min_check_accuracy=args.min_check_accuracy, seed=args.seed,
                    min_confidence=args.min_confidence,
-                   exclude_annotators=_csv(args.exclude_annotators, "--exclude-annotators"))
+                   exclude_annotators=_csv(args.exclude_annotators, "--exclude-annotators"),
+                   lenient=args.lenient)
     text = dump_json(report)
     if args.out:
         write_text(args.out, text + "\n", what="scores file")
@@ -411,15 +414,15 @@ def _add_import(p) -> None:
     p.add_argument("--study-out", help="write the (derived) study record here (JSON)")
     p.add_argument("--key-sep", default="/", help="separator joining the key columns (default /)")
     p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
-    p.add_argument("-o", "--out", required=True, help="judgments in the long format (CSV)")
+    p.add_argument("-o", "--out", required=True, help="judgments in the long format (CSV), or a judgment "
+                   "database (.sqlite/.db, as `annotate serve` writes) bound to the study")
     add_format_option(p)
     p.set_defaults(func=_import)
 
 
 def _import(args) -> int:
-    from tealeaves.human.export import write_long
     from tealeaves.human.study import Study
-    from tealeaves.human.survey import import_survey, parse_map, parse_scale
+    from tealeaves.human.survey import import_survey, parse_map, parse_scale, save_judgments
 
     if not args.key_sep:
         raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
@@ -430,7 +433,7 @@ def _import(args) -> int:
         task_values=parse_map(args.task_values, "--task-values"), kind=args.kind, index_base=args.index_base,
         scale=parse_scale(args.scale), scale_map=parse_map(args.scale_map, "--scale-map"),
         lenient=args.lenient, study=study, sep=args.key_sep, encoding=args.encoding)
-    write_long(long.to_dict("records"), args.out)
+    report["output"] = save_judgments(long, study, args.out)
     if args.study_out:
         study.save(args.study_out)
     report["study_fingerprint"] = study.fingerprint

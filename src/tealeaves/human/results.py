@@ -184,6 +184,9 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     report = {"rows_read": int(len(frame)), "rows_kept": int((reasons == "").sum()),
               "excluded": {r: int(counts.get(r, 0)) for r in REASONS},
               "examples": {r: _examples(frame[reasons == r]) for r in REASONS if counts.get(r)}}
+    outside = _outside_scale(frame[reasons == "invalid_response"], study)
+    if outside:
+        report["outside_scale"] = outside
     if strict and counts:
         raise ResultsError(f"results rows rejected (strict mode): {dict(counts)}; e.g. {report['examples']}")
     kept = frame[reasons == ""].assign(response=chosen[reasons == ""]).reset_index(drop=True)
@@ -194,6 +197,27 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
         if c in kept.columns:
             kept[c], report["invalid_values"][c] = _optional_numbers(kept[c])
     return Results(kept, report)
+
+
+def _outside_scale(rows: pd.DataFrame, study: Study) -> dict | None:
+    """Rating responses that are numbers outside the item's scale (a sign the data use another scale)."""
+    def outside(item_id, value) -> bool:
+        item = study.by_id[item_id]
+        if item["task"] not in ("rating", "multilingual_rating"):
+            return False
+        try:
+            x = float(value)
+        except ValueError:
+            return False
+        scale = [float(o) for o in item["options"]]
+        return math.isfinite(x) and not min(scale) <= x <= max(scale)
+
+    hits = rows[[outside(i, r) for i, r in zip(rows["item_id"], rows["response"])]]
+    if hits.empty:
+        return None
+    scales = sorted({tuple(study.by_id[i]["options"]) for i in hits["item_id"]})
+    return {"n": int(len(hits)), "values": sorted(set(hits["response"]))[:10],
+            "scales": [list(s) for s in scales]}
 
 
 def _optional_numbers(column: pd.Series) -> tuple[pd.Series, int]:

@@ -178,14 +178,27 @@ def _reliability(units, seed, n_splits):
 
 
 def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
-          n_splits: int = 200, min_confidence: float | None = None, exclude_annotators=None) -> dict:
+          n_splits: int = 200, min_confidence: float | None = None, exclude_annotators=None,
+          lenient: bool = False) -> dict:
     """All scores of a study: per topic, per document, agreement, screening, filters and import report.
 
     ``responses`` holds each score's per-response values per topic (for the
     annotator-level bootstrap of ``human correlate``); ``unavailable`` lists
     the quantities the study cannot give and what they need; ``rating_scale``
-    the scale each rating task was scored on.
+    the scale each rating task was scored on.  Ratings that are numbers
+    outside the study's scale (``3`` on a 0-2 study: the data use another
+    scale, and scoring them on this one would misread the rest) are an error
+    unless ``lenient`` (then they are counted, as ``import.outside_scale``).
     """
+    outside = results.report.get("outside_scale")
+    if outside and not lenient:
+        from tealeaves.human.results import ResultsError
+
+        raise ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
+                           f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
+                           "another scale, and the rest would be misread on this one",
+                           fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
+                           "or pass --lenient to drop and count them")
     min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
     seed = check_seed(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)

@@ -450,3 +450,42 @@ def _intruder_fields(topic: str, words: list[str], known) -> dict:
             f"options, found {known!r}"
         )
     return {"options": list(options), "answer": intruder, "coding": "word"}
+
+
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def save_judgments(long: pd.DataFrame, study: Study, path) -> dict:
+    """Write imported judgments as long-format CSV, or into a judgment database (by the suffix).
+
+    A database is bound to the study (its fingerprint) and holds one judgment
+    per annotator and item, so the rows are first resolved exactly as scoring
+    resolves them (:func:`tealeaves.human.results.read_results`: exact
+    duplicates kept once, conflicting answers of one annotator to one item all
+    dropped, and counted).  Each judgment's idempotency key is derived from the
+    item and annotator, so importing the same file again stores nothing twice.
+    """
+    import hashlib
+    from pathlib import Path
+
+    from tealeaves.human.export import write_long
+    from tealeaves.human.results import read_results
+    from tealeaves.human.store import JudgmentStore
+
+    if Path(path).suffix.lower() not in STORE_SUFFIXES:
+        return {"format": "csv", "rows": write_long(long.to_dict("records"), path)}
+    resolved = read_results(long, study)
+    store = JudgmentStore(path, "NORMAL")
+    try:
+        store.bind_study(study.fingerprint, study.name)
+        store.ensure_annotators(sorted(set(resolved.frame["annotator"])))
+        counts: Counter = Counter()
+        for row in resolved.frame.to_dict("records"):
+            blob = f"import\x00{row['item_id']}\x00{row['annotator']}".encode()
+            key = hashlib.sha256(blob).hexdigest()[:32]
+            conf = row.get("confidence")
+            counts[store.submit(row["annotator"], row["item_id"], row["response"], key, platform="import",
+                                confidence=None if conf is None or conf != conf else float(conf))] += 1
+    finally:
+        store.close()
+    return {"format": "sqlite", "resolved": resolved.report["excluded"], "store": dict(counts)}

@@ -408,3 +408,62 @@ def test_import_without_study_derives_one_and_the_cli_prints_a_summary(exported,
     study = Study.load(tmp_path / "s.json")
     assert study.settings["origin"] == "external" and study.settings["key_sep"] == "/"
     assert len(study) == 2 * len(DATASETS) * len(MODELS) * len(TOPICS)
+
+
+def test_import_into_a_judgment_database_scores_like_the_csv(exported, tmp_path, run_cli):
+    _, path = exported
+    base = [*IMPORT, path, "--lenient", "--study-out", tmp_path / "s.json", "--format", "json"]
+    assert run_cli([*base, "-o", tmp_path / "long.csv"]).code == 0
+    res = run_cli([*base, "-o", tmp_path / "j.sqlite"])
+    assert res.code == 0, res.err
+    out = json.loads(res.out)["output"]
+    assert out["format"] == "sqlite" and out["resolved"]["conflicting_duplicate"] == 2
+    again = json.loads(run_cli([*base, "-o", tmp_path / "j.sqlite"]).out)["output"]["store"]
+    assert (
+        set(again) == {"duplicate"} and again["duplicate"] == out["store"]["stored"]
+    )  # nothing stored twice
+    assert run_cli(["annotate", "export", "--db", tmp_path / "j.sqlite", "-o", tmp_path / "db.csv"]).code == 0
+    scored = [
+        json.loads(run_cli(["human", "score", f, "--study", tmp_path / "s.json", "--format", "json"]).out)[
+            "topics"
+        ]
+        for f in (tmp_path / "long.csv", tmp_path / "db.csv")
+    ]
+    assert scored[0] == scored[1]
+
+
+def test_filters_by_annotator_and_check_items_are_counted():
+    study = describe_study({"a": ["x", "y"], "b": ["u", "v"], "c": ["p", "q"]}, tasks=["rating"])
+    raw = study.to_dict()
+    raw["items"].append(
+        {
+            "id": "check-0",
+            "task": "rating",
+            "options": ["0", "1", "2"],
+            "check": True,
+            "expected": ["0"],
+            "words": ["x", "u", "p"],
+        }
+    )
+    study = Study(items=raw["items"], settings=raw["settings"])
+    rows = [
+        (i, a, r)
+        for i, a, r in [
+            ("rating/a", "ann", "2"),
+            ("rating/b", "ann", "1"),
+            ("check-0", "ann", "0"),
+            ("rating/a", "bob", "0"),
+            ("rating/c", "bob", "2"),
+            ("check-0", "bob", "2"),
+            ("rating/a", "cy", "1"),
+            ("rating/b", "cy", "2"),
+            ("rating/c", "dee", "1"),
+        ]
+    ]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator", "response"])
+    out = score(read_results(frame, study), study, exclude_annotators=["dee"])
+    assert out["filters"]["removed"] == {"low_confidence": 0, "no_confidence": 0, "by_annotator": 1}
+    sc = out["screening"]
+    assert (sc["n_check_items"], sc["n_checked"], sc["n_passing"]) == (1, 2, 1)
+    assert sc["excluded"] == ["bob"] and sc["judgments_removed"] == 3 and sc["unchecked"] == ["cy"]
+    assert {t["topic"]: t["mean_rating"] for t in out["topics"]} == {"a": 1.5, "b": 1.5}
