@@ -572,3 +572,66 @@ def test_ratings_on_another_scale_are_an_error_not_a_misreading(tmp_path, cli_er
     report = json.loads(lenient.out)
     assert report["import"]["outside_scale"] == {"n": 1, "values": ["3"], "scales": [["0", "1", "2"]]}
     assert report["import"]["excluded"]["invalid_response"] == 1
+
+
+def test_serving_a_study_coded_correct_incorrect_is_refused(tmp_path, cli_error):
+    describe_study({"a": ["x", "y"]}, tasks=["word_intrusion"]).save(tmp_path / "s.json")
+    cli_error(
+        [
+            "annotate",
+            "serve",
+            tmp_path / "s.json",
+            "--db",
+            tmp_path / "j.sqlite",
+            "--annotators",
+            "p",
+            "--port",
+            "0",
+        ],
+        "no words to show",
+    )
+    assert not (tmp_path / "j.sqlite").exists()
+
+
+def test_perfectly_correlated_measures_leave_williams_undefined_not_a_crash(tmp_path, run_cli):
+    (tmp_path / "s.csv").write_text("topic,mean_rating\n" + "".join(f"{k},{k % 3}\n" for k in range(6)))
+    (tmp_path / "m.csv").write_text(
+        "topic,a,b\n" + "".join(f"{k},{k},{2 * k + 1}\n" for k in range(6)) + "6,,1\n"
+    )
+    res = run_cli(
+        [
+            "human",
+            "compare",
+            tmp_path / "s.csv",
+            "--measures",
+            tmp_path / "m.csv",
+            "--measure",
+            "a",
+            "--measure",
+            "b",
+            "--n-boot",
+            "50",
+            "--format",
+            "json",
+        ]
+    )
+    assert res.code == 0, res.err
+    out = json.loads(res.out)
+    assert "perfectly correlated" in out["williams_t"]["undefined"] and out["difference"] == 0
+    assert out["dropped_on_read"]["a"] == {"missing": 1, "invalid": 0}
+    text = run_cli(
+        [
+            "human",
+            "compare",
+            tmp_path / "s.csv",
+            "--measures",
+            tmp_path / "m.csv",
+            "--measure",
+            "a",
+            "--measure",
+            "b",
+            "--n-boot",
+            "50",
+        ]
+    )
+    assert text.code == 0 and "Williams" not in text.out

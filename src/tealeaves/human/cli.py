@@ -365,6 +365,13 @@ def _serve(args) -> int:
     from tealeaves.human.study import Study, check_annotators
 
     study = Study.load(args.study)
+    coded = [i["id"] for i in study.items if i.get("coding") == "correct"]
+    if coded:
+        raise ParameterError(f"the study's item(s) {[escape(c) for c in coded[:3]]} are coded "
+                             "correct/incorrect (an external study without its intruders): there are no "
+                             "words to show",
+                             fix="describe the study with --intruders to serve word intrusion, or serve only "
+                             "rating items")
     names = _csv(args.annotators, "--annotators") or study.annotators
     if not names and Path(args.db).is_file():
         store = JudgmentStore(args.db, readonly=True)
@@ -493,10 +500,12 @@ def _compare(args) -> int:
     out = compare_measures(scores[name], measures[chosen[0]], measures[chosen[1]], method=args.method,
                            names=chosen, human_name=name, n_boot=args.n_boot, seed=args.seed,
                            level=args.level)
+    out["dropped_on_read"] = {"human": dropped["scores"].get(name),
+                              **{m: dropped["measures"].get(m) for m in chosen}}
     if args.format == "json":
         print(dump_json(out))
         return 0
-    w = out.get("williams_t")
+    w = out.get("williams_t") if "t" in out.get("williams_t", {}) else None
     print(f"{escape(chosen[0])} {out[chosen[0]]:.4f} vs {escape(chosen[1])} {out[chosen[1]]:.4f} over "
           f"{out['n_topics']} topics (dropped: {out['dropped']}): difference {out['difference']:.4f} "
           f"[{out['ci']['low']:.4f}, {out['ci']['high']:.4f}]"

@@ -37,7 +37,7 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
         raise CorrelationError(f"Williams' test needs at least 4 topics, got {n}")
     det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     den = 2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3
-    if not den > 0:
+    if not den > 0 or abs(r23) >= 1 - 1e-12:
         raise CorrelationError("Williams' test is undefined: the two measures are perfectly correlated")
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) / den)
     return {"t": t, "df": n - 3, "p_value": float(2 * stats.t.sf(abs(t), n - 3))}
@@ -124,7 +124,10 @@ def compare_measures(
         ),
     }
     if method in ("pearson", "spearman"):
-        out["williams_t"] = williams_t(r1, r2, f(ya, yb), len(keys))
+        try:
+            out["williams_t"] = williams_t(r1, r2, f(ya, yb), len(keys))
+        except CorrelationError as exc:  # the two measures perfectly correlated: the interval still stands
+            out["williams_t"] = {"undefined": str(exc)}
     return out
 
 
