@@ -162,3 +162,9 @@ def test_cli_two_level_bootstrap_from_score_output(tmp_path, run_cli):
         ]
     )
     assert text.code == 0 and "resample=annotators" in text.out
+
+
+def test_a_single_response_topic_gets_the_pooled_within_variance():
+    """s^2 of [1, 3] is 2 and of [5, 7, 9] is 4; the lone response gets their mean, 3, over n = 1."""
+    assert Responses([[1, 3], [2], [5, 7, 9]]).noise() == pytest.approx([1.0, 3.0, 4 / 3])
+    assert Responses([[1], [2], [4]]).noise() == pytest.approx([0, 0, 0])

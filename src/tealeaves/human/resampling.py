@@ -57,11 +57,9 @@ class Responses:
         return (self.pad * self.mask).sum(1) / self.n
 
     def noise(self) -> np.ndarray:
-        """``s_k^2 / n_k``: the sampling variance of each topic's mean (0 for a single response)."""
+        """``s_k^2 / n_k``: the sampling variance of each topic's mean (:func:`noise_of`)."""
         dev = (self.pad - self.means[:, None]) * self.mask
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = np.where(self.n > 1, (dev**2).sum(1) / np.maximum(self.n - 1, 1), 0.0)
-        return s2 / self.n
+        return noise_of((dev**2).sum(1), self.n[None, :])[0] if self.n.size else np.zeros(0)
 
     def shrunk(self) -> Responses:
         """The shrinkage two-stage resampling population (Davison & Hinkley 1997 §3.8)."""
@@ -72,6 +70,21 @@ class Responses:
         inflate = np.sqrt(np.where(self.n > 1, self.n / np.maximum(self.n - 1, 1), 1.0))
         out.pad = (centre[:, None] + (self.pad - means[:, None]) * inflate[:, None]) * self.mask
         return out
+
+
+def noise_of(squares: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``s_k^2 / n_k`` per topic from the sums of squared deviations (rows: resamples).
+
+    A topic with a single response has no variance of its own; it gets the
+    mean ``s^2`` of the row's topics with two or more (0 if there are none).
+    """
+    squares = np.atleast_2d(squares)
+    n = np.broadcast_to(np.atleast_2d(n), squares.shape)
+    multi = n > 1
+    s2 = np.where(multi, squares / np.maximum(n - 1, 1), 0.0)
+    counts = multi.sum(1, keepdims=True)
+    pooled = np.where(counts > 0, (s2 * multi).sum(1, keepdims=True) / np.maximum(counts, 1), 0.0)
+    return np.where(multi, s2, pooled) / n
 
 
 def reliability(means: np.ndarray, noise: np.ndarray) -> float:
@@ -94,8 +107,7 @@ def draw(rng: np.random.Generator, responses: Responses, n_boot: int, level: str
     mask = np.arange(width)[None, None, :] < nk[..., None]
     h = (vals * mask).sum(2) / nk
     dev = (vals - h[..., None]) * mask
-    s2 = np.where(nk > 1, (dev**2).sum(2) / np.maximum(nk - 1, 1), 0.0)
-    return idx, h, s2 / nk
+    return idx, h, noise_of((dev**2).sum(2), nk)
 
 
 def pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
