@@ -208,3 +208,40 @@ def test_model_level_means_intervals_and_plot(tmp_path, run_cli):
 def test_correlate_unchanged_for_topic_bootstrap():
     h, a, _ = tables(np.random.default_rng(8), n=10)
     assert correlate(h, a, n_boot=100)["pearson"]["ci"]["bootstrap"] == "topics"
+
+
+def test_model_level_per_dataset_and_model(tmp_path, run_cli):
+    scores, measures = grouped(tmp_path, np.random.default_rng(9))
+    pd.DataFrame(
+        {
+            "dataset": ["nyt"] * 3 + ["wiki"] * 3,
+            "model": ["lda", "etm", "ctm"] * 2,
+            "ll": [-7, -7.5, -7.2, -6, -6.4, -6.2],
+        }
+    ).to_csv(tmp_path / "ll.csv", index=False)
+    res = run_cli(
+        [
+            "human",
+            "models",
+            tmp_path / "scores.json",
+            "--measures",
+            tmp_path / "ll.csv",
+            "--measure",
+            "ll",
+            "--per-model",
+            "--group",
+            "dataset,model",
+            "--n-boot",
+            "50",
+            "--format",
+            "json",
+        ]
+    )
+    assert res.code == 0, res.err
+    out = json.loads(res.out)
+    frame = pd.DataFrame(scores["topics"])
+    frame["label"] = frame["topic"].str.rsplit("/", n=1).str[0]
+    expected = frame.groupby("label")["mean_rating"].mean().to_dict()
+    assert {r["label"]: r["human"]["mean"] for r in out["models"]} == pytest.approx(expected)
+    assert {(r["dataset"], r["model"]): r["measure"]["mean"] for r in out["models"]}[("wiki", "etm")] == -6.4
+    assert out["group"] == ["dataset", "model"] and len(out["models"]) == 6

@@ -313,7 +313,8 @@ def _correlate(args) -> int:
             print(f"{escape(_group_label(o['group']))}: {escape(o['undefined'])}")
         elif "true_score" in o["pearson"]:
             t = o["pearson"]["true_score"]
-            print(f"correlation with the true scores ({escape(o['measure'])}): " + (
+            where = f", {_group_label(o['group'])}" if "group" in o else ""
+            print(f"correlation with the true scores ({escape(o['measure'])}{escape(where)}): " + (
                 escape(t["undefined"]) if "undefined" in t else
                 f"{t['estimate']:.3f} [{t['ci']['low']:.3f}, {t['ci']['high']:.3f}], reliability "
                 f"{t['reliability']:.3f}"))
@@ -519,7 +520,8 @@ def _add_models(p) -> None:
     p.add_argument("--measures", required=True, help="per-topic measures, or per-model values (--per-model)")
     p.add_argument("--measure", required=True, help="the measure, e.g. heldout_ll")
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
-    p.add_argument("--group", default="model", help="the topic-key part naming the model (default model)")
+    p.add_argument("--group", default="model", help="the topic-key part(s) naming a model (default model; "
+                   "dataset,model for a model per dataset)")
     p.add_argument("--per-model", action="store_true", help="the measures table has one row per model, "
                    "keyed by the --group column (e.g. held-out likelihood)")
     p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
@@ -540,12 +542,13 @@ def _models(args) -> int:
         raise ParameterError(f"--plot {escape(args.plot)!r} must be named .png or .svg")
     if args.per_model:
         scores, name, _, meta = _scores(args)
-        measure = read_per_model(args.measures, args.group, args.measure)
+        measure = read_per_model(args.measures, _csv(args.group, "--group"), args.measure, meta["sep"])
     else:
         scores, measures, name, _, _, meta = _tables(args, [args.measure])
         measure = measures[args.measure]
     key, sep = meta["key"], meta["sep"]
-    out = model_level(scores[name], measure, key=key, sep=sep, group=args.group, per_model=args.per_model,
+    group = _csv(args.group, "--group")
+    out = model_level(scores[name], measure, key=key, sep=sep, group=group, per_model=args.per_model,
                       n_boot=args.n_boot, seed=args.seed, level=args.level, human_name=name,
                       measure_name=args.measure)
     if args.plot:
@@ -554,7 +557,7 @@ def _models(args) -> int:
     if args.format == "json":
         print(dump_json(out))
         return 0
-    rows = [{args.group: r[args.group], "human": r["human"]["mean"], "human_low": r["human"]["low"],
+    rows = [{"/".join(group): r["label"], "human": r["human"]["mean"], "human_low": r["human"]["low"],
              "human_high": r["human"]["high"],
              "measure": None if r["measure"] is None else r["measure"]["mean"]}
             for r in out["models"]]

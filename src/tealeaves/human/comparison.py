@@ -200,7 +200,7 @@ def model_level(
     *,
     key: Sequence[str],
     sep: str = "/",
-    group: str = "model",
+    group: str | Sequence[str] = "model",
     per_model: bool = False,
     n_boot: int = 2000,
     seed: int = 0,
@@ -213,14 +213,19 @@ def model_level(
     ``per_model=True``: ``measure`` is keyed by the model (e.g. held-out
     likelihood); otherwise it is per topic and averaged per model, with an
     interval.  With three models or more the correlation of the model means
-    (Pearson and Spearman) is reported.
+    (Pearson and Spearman) is reported.  ``group`` may name several parts of
+    the key (``["dataset", "model"]``: a model per dataset, as in Chang et al.'s
+    panels); a row then has each part, and a per-model table is keyed by the
+    parts joined by ``sep``.
     """
     n_boot, seed, level, _, _ = check_options(n_boot, seed, level, [])
+    parts = [group] if isinstance(group, str) else list(group)
     rng = np.random.default_rng(seed)
     rows = []
-    for (name,), topics in groups_of(list(map(str, human)), key, sep, [group]).items():
+    for values, topics in groups_of(list(map(str, human)), key, sep, parts).items():
         h = np.array([float(human[t]) for t in topics])
-        row = {group: name, "human": _mean_ci(h, rng, n_boot, level)}
+        name = sep.join(values)
+        row = {**dict(zip(parts, values)), "label": name, "human": _mean_ci(h, rng, n_boot, level)}
         if per_model:
             value = measure.get(name)
             row["measure"] = None if value is None else {"mean": float(value), "n": 1}
@@ -232,7 +237,7 @@ def model_level(
     out = {
         "human": human_name,
         "measure": measure_name,
-        "group": group,
+        "group": parts,
         "models": rows,
         "n_without_measure": len(rows) - len(usable),
         "signature": str(
@@ -241,7 +246,7 @@ def model_level(
                 {
                     "human": human_name,
                     "measure": measure_name,
-                    "group": group,
+                    "group": parts,
                     "boot": n_boot,
                     "seed": seed,
                     "ci": level,
@@ -281,15 +286,19 @@ def model_plot(result: dict, path, *, xlabel: str | None = None, fmt: str = "png
             capsize=3,
         )
         ax.annotate(
-            str(r[result["group"]]),
+            r["label"],
             (m["mean"], h["mean"]),
             fontsize=8,
             xytext=(4, 4),
             textcoords="offset points",
         )
     ax.set_xlabel(xlabel or result["measure"])
-    ax.set_ylabel(f"{result['human']} (mean per {result['group']})")
-    ax.set_title(f"{result['human']} vs {result['measure']} per {result['group']}", fontsize=9)
+    per = "/".join(result["group"])
+    ax.set_ylabel(f"{result['human']} (mean per {per})")
+    ax.set_title(f"{result['human']} vs {result['measure']} per {per}", fontsize=9)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(5))
     fig.tight_layout()
     fig.savefig(path, dpi=120, format=fmt)
     plt.close(fig)

@@ -209,19 +209,23 @@ def read_scores_meta(path) -> dict:
             "responses": clean}
 
 
-def read_per_model(path, group: str, measure: str) -> dict[str, float]:
-    """A per-model table (CSV/JSON records with a ``group`` column): ``{model: value of measure}``."""
+def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float]:
+    """A per-model table (CSV/JSON records with the ``group`` column(s)): ``{model: value of measure}``.
+
+    With several group columns (``dataset, model``) the model is their values joined by ``sep``.
+    """
     from tealeaves.human.results import read_table
 
     frame = read_table(path)
-    for col in (group, measure):
+    cols = [group] if isinstance(group, str) else list(group)
+    for col in (*cols, measure):
         if col not in frame.columns:
             raise CorrelationError(f"{path} has no column {col!r} "
                                    f"(found {list(map(str, frame.columns))[:10]})")
-    names = [_topic_id(v, path) for v in frame[group]]
+    names = [sep.join(_topic_id(v, path) for v in row) for row in frame[cols].itertuples(index=False)]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise CorrelationError(f"{path} lists {group}(s) {dup[:5]} more than once")
+        raise CorrelationError(f"{path} lists {'/'.join(cols)} {dup[:5]} more than once")
     counts = {"missing": 0, "invalid": 0}
     return _numbers(dict(zip(names, frame[measure])), counts)
 
