@@ -557,7 +557,7 @@ def test_lenient_counts_out_of_scale_values_and_the_report_is_valid_json(tmp_pat
     res = run_cli(["human", "import", path, *RATE, "--lenient", "-o", tmp_path / "o.csv", "--format", "json"])
     report = json.loads(res.out)
     assert report["excluded"]["invalid_response"] == 1 and report["excluded"]["missing_response"] == 1
-    assert report["examples"]["invalid_response"][0]["line"] == 5
+    assert report["examples"]["invalid_response"][0]["row"] == 4
     assert report["rows_kept"] == 3
 
 
@@ -635,3 +635,20 @@ def test_perfectly_correlated_measures_leave_williams_undefined_not_a_crash(tmp_
         ]
     )
     assert text.code == 0 and "Williams" not in text.out
+
+
+def test_study_on_another_scale_or_coding_than_declared(tmp_path, cli_error):
+    study = study_file(tmp_path)  # ratings 1-3, word intrusion with the words
+    path = write(tmp_path, HEADER + "rating,nyt,lda,0,w1,2,1\n")
+    cli_error(
+        ["human", "import", path, *BASE, "--scale", "0-4", "--study", study, "-o", tmp_path / "o.csv"],
+        "declared scale is",
+    )
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    study = study_file(bare, intruders=False)
+    path = write(tmp_path, HEADER + "intrusion,nyt,lda,0,w1,oil,1\n")
+    cli_error(
+        ["human", "import", path, *BASE, "--kind", "chosen-word", "--study", study, "-o", tmp_path / "o.csv"],
+        "coded correct/incorrect",
+    )

@@ -287,6 +287,8 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
                 )
             options, table = scale_values(scale, scale_map)
             used[task] = options
+            if study is not None:
+                _check_options(item_ids[rows], study, options)
             out[rows] = [_rating(v, table) for v in values[rows]]
             declared = f"the scale {options[0]}..{options[-1]}" if scale else f"--scale-map {list(table)[:6]}"
         else:
@@ -307,8 +309,8 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
                     fix="or import correctness with --kind correct",
                 )
             items = [study.by_id.get(i) if study is not None else None for i in item_ids[rows]]
-            if kind == "correct" and study is not None:
-                _check_correct_coding(items)
+            if study is not None:
+                _check_coding(items, kind)
             out[rows] = [_intrusion(v, kind, itm, index_base) for v, itm in zip(values[rows], items)]
             declared = {
                 "correct": "correct/incorrect (1/0, true/false)",
@@ -325,20 +327,40 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
     return out, used
 
 
-def _check_correct_coding(items) -> None:
-    bad = next((i for i in items if i is not None and i.get("coding") != "correct"), None)
-    if bad is not None:
+def _check_coding(items, kind: str) -> None:
+    """The study's word-intrusion items must be coded as the declared kind reads them."""
+    want_correct = kind == "correct"
+    bad = next((i for i in items if i is not None and (i.get("coding") == "correct") != want_correct), None)
+    if bad is None:
+        return
+    if want_correct:
         raise ParameterError(
             f"--kind correct, but the study's item {bad['id']!r} lists the words shown; "
             "0/1 correctness cannot say which word was chosen",
             fix="describe the study without --intruders for correctness, or import "
             "--kind chosen-word / option-index",
         )
+    raise ParameterError(
+        f"--kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
+        fix="describe the study with --intruders (and the options as shown), or import --kind correct",
+    )
+
+
+def _check_options(item_ids, study: Study, options: list[str]) -> None:
+    """The study's rating items must be on the declared scale."""
+    for item_id in dict.fromkeys(item_ids):
+        item = study.by_id.get(item_id)
+        if item is not None and sorted(item["options"], key=float) != options:
+            raise ParameterError(
+                f"the study's item {item_id!r} is rated on {sorted(item['options'], key=float)}, but the "
+                f"declared scale is {options}",
+                fix="declare the study's scale, or describe the study with the --scale of the data",
+            )
 
 
 def _examples(cells, reasons, reason, cols, n: int = 3) -> list[dict]:
     rows = cells[reasons == reason].head(n)
-    return [{"line": int(i) + 2, **{c: rows.at[i, c] for c in dict.fromkeys(cols)}} for i in rows.index]
+    return [{"row": int(i) + 1, **{c: rows.at[i, c] for c in dict.fromkeys(cols)}} for i in rows.index]
 
 
 def _derive_study(long, tasks, topics, keys, key_cols, sep, used, kind) -> Study:
@@ -484,8 +506,16 @@ def save_judgments(long: pd.DataFrame, study: Study, path) -> dict:
             blob = f"import\x00{row['item_id']}\x00{row['annotator']}".encode()
             key = hashlib.sha256(blob).hexdigest()[:32]
             conf = row.get("confidence")
-            counts[store.submit(row["annotator"], row["item_id"], row["response"], key, platform="import",
-                                confidence=None if conf is None or conf != conf else float(conf))] += 1
+            counts[
+                store.submit(
+                    row["annotator"],
+                    row["item_id"],
+                    row["response"],
+                    key,
+                    platform="import",
+                    confidence=None if conf is None or conf != conf else float(conf),
+                )
+            ] += 1
     finally:
         store.close()
     return {"format": "sqlite", "resolved": resolved.report["excluded"], "store": dict(counts)}
