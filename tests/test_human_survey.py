@@ -467,3 +467,32 @@ def test_filters_by_annotator_and_check_items_are_counted():
     assert (sc["n_check_items"], sc["n_checked"], sc["n_passing"]) == (1, 2, 1)
     assert sc["excluded"] == ["bob"] and sc["judgments_removed"] == 3 and sc["unchecked"] == ["cy"]
     assert {t["topic"]: t["mean_rating"] for t in out["topics"]} == {"a": 1.5, "b": 1.5}
+
+
+def test_topic_intrusion_without_theta_is_reported_not_scored(tmp_path, run_cli):
+    raw = {
+        "format": "tealeaves-study",
+        "settings": {"origin": "external"},
+        "items": [
+            {
+                "id": "ti-d1",
+                "task": "topic_intrusion",
+                "document": "d1",
+                "options": ["3", "5", "8", "9"],
+                "answer": "9",
+            },
+            {"id": "r-1", "task": "rating", "topic": "k1", "options": ["1", "2", "3", "4", "5"]},
+        ],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(raw))
+    (tmp_path / "r.csv").write_text("item_id,annotator,response\nti-d1,a,9\nti-d1,b,3\nr-1,a,5\nr-1,b,4\n")
+    res = run_cli(["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json", "--format", "json"])
+    assert res.code == 0, res.err
+    out = json.loads(res.out)
+    assert out["documents"] == [] and out["topics"] == [
+        {"topic": "k1", "mean_rating": 4.5, "n_mean_rating": 2}
+    ]
+    assert out["unavailable"][0]["quantity"] == "topic_log_odds" and "theta" in out["unavailable"][0]["needs"]
+    assert out["rating_scale"] == {"rating": [1.0, 2.0, 3.0, 4.0, 5.0]}
+    text = run_cli(["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json"])
+    assert "not scored: topic_log_odds of 1 topic_intrusion item(s)" in text.out
