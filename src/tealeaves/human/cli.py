@@ -1,8 +1,8 @@
 """Command-line sub-commands of tealeaves.human.
 
-``tealeaves human build-study | export-items | score | correlate`` and
-``tealeaves annotate serve | export | build`` (``annotate build`` is the same
-as ``human build-study``).
+``tealeaves human build-study | export-items | score | correlate | import |
+describe-study | compare | models`` and ``tealeaves annotate serve | export |
+build`` (``annotate build`` is the same as ``human build-study``).
 """
 
 from __future__ import annotations
