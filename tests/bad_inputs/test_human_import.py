@@ -652,3 +652,12 @@ def test_study_on_another_scale_or_coding_than_declared(tmp_path, cli_error):
         ["human", "import", path, *BASE, "--kind", "chosen-word", "--study", study, "-o", tmp_path / "o.csv"],
         "coded correct/incorrect",
     )
+
+
+def test_scoring_results_of_another_study_says_no_item_in_common(tmp_path, cli_error):
+    describe_study({"a": ["x", "y"]}, tasks=["rating"]).save(tmp_path / "s.json")
+    (tmp_path / "r.csv").write_text("item_id,annotator,response\nwi-3,p,oil\nr-3,p,2\n")
+    res = cli_error(
+        ["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json"], "no usable judgments"
+    )
+    assert "no item in common" in res.err and "rating/a" in res.err

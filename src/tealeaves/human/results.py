@@ -191,7 +191,13 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
         raise ResultsError(f"results rows rejected (strict mode): {dict(counts)}; e.g. {report['examples']}")
     kept = frame[reasons == ""].assign(response=chosen[reasons == ""]).reset_index(drop=True)
     if kept.empty:
-        raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
+        common = frame["item_id"].isin(study.by_id).any()
+        hint = "" if common else (
+            f"; the results and the study have no item in common (the results' items: "
+            f"{sorted(set(frame['item_id']) - {''})[:3]}, the study's: {[i['id'] for i in study.items[:3]]})")
+        raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}{hint}",
+                              fix=None if common else "score the results against the study they answer "
+                              "(`human import` composes item ids as TASK/KEY)")
     report["invalid_values"] = {}
     for c in ("confidence", "time"):
         if c in kept.columns:
