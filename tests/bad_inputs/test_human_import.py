@@ -661,3 +661,55 @@ def test_scoring_results_of_another_study_says_no_item_in_common(tmp_path, cli_e
         ["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json"], "no usable judgments"
     )
     assert "no item in common" in res.err and "rating/a" in res.err
+
+
+CELLS = [
+    "",
+    "1",
+    "2",
+    "3",
+    "4",
+    "0",
+    "-1",
+    "2.0",
+    "1e3",
+    "nan",
+    "inf",
+    "true",
+    "oil",
+    "nyt",
+    "lda",
+    "a/b",
+    "\u00e9",
+    "\x1b[2J",
+    " 2 ",
+    "NULL",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_cells_give_a_result_or_a_clean_error(seed, tmp_path, run_cli):
+    """Any mixture of cells: exit 0 with every kept response on the declared scale/kind, or exit 1 with a
+    message, never an internal error (exit 70) or a traceback (run_cli asserts no traceback)."""
+    import random
+
+    rng = random.Random(seed)
+    rows = [
+        ",".join(
+            rng.choice(["rating", "intrusion", "other"] + CELLS[:3]) if j == 0 else rng.choice(CELLS)
+            for j in range(7)
+        )
+        for _ in range(rng.randint(1, 12))
+    ]
+    path = write(tmp_path, HEADER + "\n".join(rows) + "\n")
+    res = run_cli(["human", "import", path, *RATE, "--lenient", "-o", tmp_path / "o.csv"])
+    assert res.code in (0, 1), res.err
+    if res.code == 1:
+        assert res.err.startswith("tealeaves: error: ") and "internal error" not in res.err
+        return
+    import pandas as pd
+
+    out = pd.read_csv(tmp_path / "o.csv", dtype=str, keep_default_na=False)
+    ratings = out[out["item_id"].str.startswith("rating/")]
+    intrusion = out[out["item_id"].str.startswith("word_intrusion/")]
+    assert set(ratings["response"]) <= {"1", "2", "3"} and set(intrusion["response"]) <= {"0", "1"}
