@@ -496,3 +496,93 @@ def test_topic_intrusion_without_theta_is_reported_not_scored(tmp_path, run_cli)
     assert out["rating_scale"] == {"rating": [1.0, 2.0, 3.0, 4.0, 5.0]}
     text = run_cli(["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json"])
     assert "not scored: topic_log_odds of 1 topic_intrusion item(s)" in text.out
+
+
+def test_check_items_of_an_external_study_screen_annotators(tmp_path, run_cli):
+    topics = {"t1": ["a", "b"], "t2": ["c", "d"], "chk": ["apple", "gravel"]}
+    (tmp_path / "topics.json").write_text(json.dumps(topics))
+    (tmp_path / "checks.json").write_text(json.dumps({"chk": {"rating": [1], "word_intrusion": ["1"]}}))
+    res = run_cli(
+        [
+            "human",
+            "describe-study",
+            "--topics",
+            tmp_path / "topics.json",
+            "--checks",
+            tmp_path / "checks.json",
+            "--scale",
+            "1-3",
+            "-o",
+            tmp_path / "s.json",
+        ]
+    )
+    assert res.code == 0, res.err
+    study = Study.load(tmp_path / "s.json")
+    assert study.by_id["rating/chk"]["check"] and study.by_id["rating/chk"]["expected"] == ["1"]
+    rows = [
+        ("rating", "t1", "p", "3"),
+        ("rating", "t2", "p", "2"),
+        ("rating", "chk", "p", "1"),
+        ("rating", "t1", "q", "1"),
+        ("rating", "t2", "q", "1"),
+        ("rating", "chk", "q", "3"),
+        ("intrusion", "t1", "q", "1"),
+        ("intrusion", "chk", "q", "1"),
+        ("rating", "t1", "r", "2"),
+    ]
+    pd.DataFrame(rows, columns=["task", "topic", "who", "ans"]).to_csv(tmp_path / "r.csv", index=False)
+    assert (
+        run_cli(
+            [
+                "human",
+                "import",
+                tmp_path / "r.csv",
+                "--item",
+                "task,topic",
+                "--task-column",
+                "task",
+                "--task-values",
+                "intrusion=word_intrusion",
+                "--annotator",
+                "who",
+                "--response",
+                "ans",
+                "--scale",
+                "1-3",
+                "--kind",
+                "correct",
+                "--study",
+                tmp_path / "s.json",
+                "-o",
+                tmp_path / "long.csv",
+            ]
+        ).code
+        == 0
+    )
+    out = json.loads(
+        run_cli(
+            ["human", "score", tmp_path / "long.csv", "--study", tmp_path / "s.json", "--format", "json"]
+        ).out
+    )
+    sc = out["screening"]
+    assert (sc["n_check_items"], sc["n_checked"], sc["n_passing"]) == (2, 2, 1)
+    assert sc["excluded"] == ["q"] and sc["judgments_removed"] == 5 and sc["unchecked"] == ["r"]
+    assert sc["per_annotator"]["q"] == {"passed": 1, "total": 2, "accuracy": 0.5}
+    assert {t["topic"]: t["mean_rating"] for t in out["topics"]} == {"t1": 2.5, "t2": 2.0}
+    half = json.loads(
+        run_cli(
+            [
+                "human",
+                "score",
+                tmp_path / "long.csv",
+                "--study",
+                tmp_path / "s.json",
+                "--min-check-accuracy",
+                "0.5",
+                "--format",
+                "json",
+            ]
+        ).out
+    )
+    assert half["screening"]["excluded"] == [] and half["screening"]["judgments_removed"] == 0
+    assert {t["topic"]: t["mean_rating"] for t in half["topics"]} == {"t1": 2.0, "t2": 1.5}

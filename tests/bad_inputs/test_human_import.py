@@ -713,3 +713,43 @@ def test_random_cells_give_a_result_or_a_clean_error(seed, tmp_path, run_cli):
     ratings = out[out["item_id"].str.startswith("rating/")]
     intrusion = out[out["item_id"].str.startswith("word_intrusion/")]
     assert set(ratings["response"]) <= {"1", "2", "3"} and set(intrusion["response"]) <= {"0", "1"}
+
+
+@pytest.mark.parametrize(
+    "checks, fragment",
+    [
+        ('{"zzz": ["1"]}', "not in --topics"),
+        ('{"a": {"rating": ["7"]}}', "accepted responses"),
+        ('{"a": {"rating": []}}', "accepted responses"),
+        ('{"a": {"rating": [true]}}', "accepted responses"),
+    ],
+)
+def test_describe_study_bad_checks(checks, fragment, tmp_path, cli_error):
+    write(tmp_path, '{"a": ["x", "y"]}', "topics.json")
+    write(tmp_path, checks, "checks.json")
+    cli_error(
+        [
+            "human",
+            "describe-study",
+            "--topics",
+            tmp_path / "topics.json",
+            "--checks",
+            tmp_path / "checks.json",
+            "-o",
+            tmp_path / "s.json",
+        ],
+        fragment,
+    )
+    cli_error(
+        [
+            "human",
+            "describe-study",
+            "--topics",
+            tmp_path / "topics.json",
+            "--key-sep",
+            "",
+            "-o",
+            tmp_path / "s.json",
+        ],
+        "must not be empty",
+    )

@@ -458,6 +458,7 @@ def _add_describe(p) -> None:
     p.add_argument("--intruders", help="JSON {topic: intruder} or {topic: {intruder, options}}")
     p.add_argument("--tasks", default="rating,word_intrusion", help="rating and/or word_intrusion")
     p.add_argument("--scale", help="the rating scale LOW-HIGH (default 0-2)")
+    p.add_argument("--checks", help="JSON {topic: {task: [accepted responses]}}: attention-check items")
     p.add_argument("--name", default="external")
     p.add_argument("--key-sep", default="/", help="separator between the task and the topic in item ids")
     p.add_argument("-o", "--out", required=True, help="study file to write (JSON)")
@@ -467,10 +468,13 @@ def _add_describe(p) -> None:
 def _describe(args) -> int:
     from tealeaves.human.survey import _load_json, describe_study, parse_scale
 
+    if not args.key_sep:
+        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
     scale = parse_scale(args.scale)
     study = describe_study(_load_json(args.topics, "--topics"),
                            intruders=_load_json(args.intruders, "--intruders") if args.intruders else None,
-                           tasks=_csv(args.tasks, "--tasks"), name=args.name, sep=args.key_sep or "/",
+                           checks=_load_json(args.checks, "--checks") if args.checks else None,
+                           tasks=_csv(args.tasks, "--tasks"), name=args.name, sep=args.key_sep,
                            scale=None if scale is None else [str(v) for v in range(scale[0], scale[1] + 1)])
     study.save(args.out)
     print(f"wrote {len(study)} items to {escape(args.out)}")

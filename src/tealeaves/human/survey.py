@@ -411,6 +411,7 @@ def describe_study(
     scale: Sequence[str] | None = None,
     name: str = "external",
     sep: str = "/",
+    checks=None,
 ) -> Study:
     """The study record of judgments collected elsewhere (``settings.origin: "external"``).
 
@@ -419,6 +420,9 @@ def describe_study(
     without one, a topic's word-intrusion item is coded correct/incorrect
     (options ``1``/``0``), which gives model precision but no chosen word.
     ``scale``: the rating options (default ``0..2``).
+    ``checks``: ``{topic: {task: [accepted responses]}}`` (or ``{topic: [accepted]}`` for every task)
+    marks those topics' items as attention checks: they screen annotators
+    (``--min-check-accuracy``) and never enter the scores.
     """
     lists = {}
     for topic, value in _word_lists(topics, "--topics").items():
@@ -451,6 +455,7 @@ def describe_study(
             else:
                 entry.update(_intruder_fields(topic, words, known.get(topic)))
             items.append(entry)
+    _mark_checks(items, {} if checks is None else _word_lists(checks, "--checks"), set(lists))
     it.require_items(items)
     study = Study(
         items=items, name=name, settings={"origin": "external", "tasks": list(tasks), "key_sep": sep}
@@ -459,6 +464,32 @@ def describe_study(
 
     validate_study(study.to_dict(), "<described study>")
     return study
+
+
+def _mark_checks(items: list[dict], checks: Mapping, topics: set) -> None:
+    """Flag the items of ``checks`` (``{topic: {task: [accepted]} | [accepted]}``) as check items."""
+    unknown = sorted(set(checks) - topics)
+    if unknown:
+        raise InputFormatError(f"--checks names topic(s) {unknown[:5]} that are not in --topics")
+    for entry in items:
+        spec = checks.get(entry["topic"])
+        if spec is None:
+            continue
+        accepted = spec.get(entry["task"]) if isinstance(spec, dict) else spec
+        if accepted is None:
+            continue
+        ok = (
+            isinstance(accepted, list)
+            and accepted
+            and all(isinstance(a, str) or (isinstance(a, int) and not isinstance(a, bool)) for a in accepted)
+        )
+        values = [str(a) for a in accepted] if ok else []
+        if not ok or any(v not in entry["options"] for v in values):
+            raise InputFormatError(
+                f"--checks: topic {entry['topic']!r} ({entry['task']}) needs a non-empty "
+                f"list of accepted responses among {entry['options']}, found {accepted!r}"
+            )
+        entry.update(check=True, expected=values)
 
 
 def _intruder_fields(topic: str, words: list[str], known) -> dict:
