@@ -245,3 +245,23 @@ def test_model_level_per_dataset_and_model(tmp_path, run_cli):
     assert {r["label"]: r["human"]["mean"] for r in out["models"]} == pytest.approx(expected)
     assert {(r["dataset"], r["model"]): r["measure"]["mean"] for r in out["models"]}[("wiki", "etm")] == -6.4
     assert out["group"] == ["dataset", "model"] and len(out["models"]) == 6
+
+
+def test_compare_two_level_pairs_both_measures_on_the_same_resampled_scores():
+    from tealeaves.human.resampling import Responses, draw
+
+    rng = np.random.default_rng(12)
+    keys = [f"t{i}" for i in range(15)]
+    values = {k: list(rng.normal(size=rng.integers(2, 6))) for k in keys}
+    h = {k: float(np.mean(v)) for k, v in values.items()}
+    a = {k: h[k] + rng.normal(scale=0.5) for k in keys}
+    b = {k: rng.normal() for k in keys}
+    out = compare_measures(h, a, b, bootstrap="both", responses=values, n_boot=300, seed=5)
+    order = sorted(keys, key=lambda s: (len(s), s))
+    ya, yb = np.array([a[k] for k in order]), np.array([b[k] for k in order])
+    idx, hx, _ = draw(np.random.default_rng(5), Responses([values[k] for k in order]), 300, "both")
+    diffs = [stats.pearsonr(hh, ya[i])[0] - stats.pearsonr(hh, yb[i])[0] for hh, i in zip(hx, idx)]
+    assert (out["ci"]["low"], out["ci"]["high"]) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])))
+    assert out["ci"]["bootstrap"] == "both" and out["signature"].split("|")[-2] == "resample=both"
+    with pytest.raises(CorrelationError, match="per-response values"):
+        compare_measures(h, a, b, bootstrap="annotators")

@@ -487,6 +487,7 @@ def _add_compare(p) -> None:
     p.add_argument("--measure", action="append", required=True, help="the two measures (give it twice)")
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson")
+    _add_boot(p)
     p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
     p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
@@ -501,10 +502,11 @@ def _compare(args) -> int:
     if args.measure and len(args.measure) != 2:
         raise ParameterError(f"--measure must be given exactly twice, got {len(args.measure)}",
                              fix="e.g. --measure npmi --measure umass")
-    scores, measures, name, chosen, dropped, _ = _tables(args)
+    scores, measures, name, chosen, dropped, meta = _tables(args)
     out = compare_measures(scores[name], measures[chosen[0]], measures[chosen[1]], method=args.method,
                            names=chosen, human_name=name, n_boot=args.n_boot, seed=args.seed,
-                           level=args.level)
+                           level=args.level, bootstrap=args.bootstrap,
+                           responses=meta["responses"].get(name))
     out["dropped_on_read"] = {"human": dropped["scores"].get(name),
                               **{m: dropped["measures"].get(m) for m in chosen}}
     if args.format == "json":

@@ -65,13 +65,19 @@ def compare_measures(
     n_boot: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    bootstrap: str = "topics",
+    responses: Mapping | None = None,
 ) -> dict:
     """Difference of two measures' correlations with the human score: paired bootstrap CI and Williams' t.
 
     With ``method="spearman"`` the test is applied to the ranks (Spearman's rho
     is Pearson's r of ranks).  Kendall's tau gets the bootstrap interval only.
+    ``bootstrap`` is the level resampled (:mod:`tealeaves.human.resampling`);
+    every resample correlates both measures with the same resampled scores.
     """
-    n_boot, seed, level, (method,), _ = check_options(n_boot, seed, level, [method])
+    from tealeaves.human.resampling import draw, responses_for
+
+    n_boot, seed, level, (method,), bootstrap = check_options(n_boot, seed, level, [method], bootstrap)
     keys, dropped = shared(human, a, b)
     if len(keys) < 4:
         raise CorrelationError(
@@ -82,10 +88,15 @@ def compare_measures(
     f = FUNCS[method]
     r1, r2 = f(x, ya), f(x, yb)
     rng = np.random.default_rng(seed)
+    if bootstrap == "topics":
+        idx = rng.integers(0, len(keys), size=(n_boot, len(keys)))
+        hx = x[idx]
+    else:
+        idx, hx, _ = draw(rng, responses_for(keys, responses, human_name), n_boot, bootstrap)
     diffs = []
-    for row in rng.integers(0, len(keys), size=(n_boot, len(keys))):
+    for h, row in zip(hx, idx):
         try:
-            diffs.append(f(x[row], ya[row]) - f(x[row], yb[row]))
+            diffs.append(f(h, ya[row]) - f(h, yb[row]))
         except CorrelationError:
             continue
     if not diffs:
@@ -108,6 +119,7 @@ def compare_measures(
             "n_degenerate": n_boot - len(diffs),
             "seed": seed,
             "paired": True,
+            "bootstrap": bootstrap,
         },
         "signature": str(
             Signature(
@@ -119,6 +131,7 @@ def compare_measures(
                     "boot": n_boot,
                     "seed": seed,
                     "ci": level,
+                    "resample": bootstrap,
                 },
             )
         ),
