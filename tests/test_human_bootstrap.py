@@ -26,6 +26,13 @@ def test_two_level_interval_covers_the_true_correlation_and_topic_only_is_too_na
     assert out["topics"]["median_width"] < 0.7 * out["two_level_true_score"]["median_width"]
 
 
+def test_two_level_interval_covers_with_binary_intrusion_responses():
+    """0/1 responses (word intrusion): the true score is Phi(latent), the estimand computed by Monte Carlo."""
+    out = coverage(60, n_boot=300, seed=3, responses="binary")
+    print("coverage, binary (60 studies):", {k: round(v["coverage"], 3) for k, v in out.items()})
+    assert 0.85 <= out["two_level_true_score"]["coverage"] <= 1.0
+
+
 def test_levels_match_an_independent_two_stage_loop():
     rng = np.random.default_rng(5)
     measure, values = simulate_study(rng, 12, 0.4, 1.0)
