@@ -1,8 +1,8 @@
 """Command-line sub-commands of tealeaves.human.
 
-``tealeaves human build-study | export-items | score | correlate`` and
-``tealeaves annotate serve | export | build`` (``annotate build`` is the same
-as ``human build-study``).
+``tealeaves human build-study | export-items | score | correlate | import |
+describe-study | compare | models`` and ``tealeaves annotate serve | export |
+build`` (``annotate build`` is the same as ``human build-study``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ def register(subparsers) -> None:
     p.set_defaults(func=_export_items)
     _add_score(hsub.add_parser("score", help="score judgments (long format) against a study"))
     _add_correlate(hsub.add_parser("correlate", help="correlate human scores with automatic measures"))
+    _add_import(hsub.add_parser("import", help="import a survey export (any columns) as judgments + study"))
+    _add_describe(hsub.add_parser("describe-study", help="the study record of judgments collected elsewhere"))
+    _add_compare(hsub.add_parser("compare", help="difference of two measures' correlations with people"))
+    _add_models(hsub.add_parser("models", help="model-level comparison: mean human score vs measure"))
 
     ann = subparsers.add_parser("annotate", help="run a lab annotation study in the browser")
     asub = ann.add_subparsers(dest="annotate_command", metavar="SUBCOMMAND", required=True)
@@ -196,6 +200,12 @@ def _add_score(p) -> None:
                    help="exclude annotators below this share of correct check answers (default 1.0)")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the split-half reliability")
     p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
+    p.add_argument("--min-confidence", type=float_arg(None, None, "--min-confidence"),
+                   help="drop judgments whose confidence (or familiarity) is below this, and those "
+                   "without one")
+    p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
+    p.add_argument("--lenient", action="store_true",
+                   help="count ratings outside the study's scale instead of failing")
     p.add_argument("-o", "--out", help="also write the scores as JSON here (input of `human correlate`)")
     add_format_option(p)
     p.set_defaults(func=_score)
@@ -209,7 +219,10 @@ def _score(args) -> int:
     study = Study.load(args.study)
     results = read_results(args.results, study, parse_column_map(args.columns), strict=args.strict,
                            annotators=_csv(args.annotators, "--annotators"), encoding=args.encoding)
-    report = score(results, study, min_check_accuracy=args.min_check_accuracy, seed=args.seed)
+    report = score(results, study, min_check_accuracy=args.min_check_accuracy, seed=args.seed,
+                   min_confidence=args.min_confidence,
+                   exclude_annotators=_csv(args.exclude_annotators, "--exclude-annotators"),
+                   lenient=args.lenient)
     text = dump_json(report)
     if args.out:
         write_text(args.out, text + "\n", what="scores file")
@@ -218,7 +231,11 @@ def _score(args) -> int:
         return 0
     print(escape(report["signature"]))
     print(f"{report['n_judgments']} judgments from {report['n_annotators']} annotators; excluded by checks: "
-          f"{report['screening']['excluded'] or 'none'}; import exclusions: {report['import']['excluded']}")
+          f"{report['screening']['excluded'] or 'none'}; import exclusions: {report['import']['excluded']}; "
+          f"filters removed: {report['filters']['removed']}")
+    for miss in report["unavailable"]:
+        print(f"not scored: {miss['quantity']} of {miss['n_items']} {miss['task']} item(s): "
+              f"needs {miss['needs']}")
     for rows in (report["topics"], report["documents"]):
         if rows:
             print(format_table(escape_rows(rows), list(dict.fromkeys(k for r in rows for k in r))))
@@ -237,32 +254,46 @@ def _add_correlate(p) -> None:
     p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     p.add_argument("--plot", help="save a scatter plot (PNG) per measure: PATH, or PATH with {measure}")
+    _add_boot(p)
+    p.add_argument("--by", help="also correlate per group of these topic-key parts, e.g. dataset,model")
+    _add_key(p)
     add_format_option(p)
     p.set_defaults(func=_correlate)
 
 
+def _add_boot(p) -> None:
+    p.add_argument("--bootstrap", choices=("topics", "annotators", "both"), default="topics",
+                   help="resample topics (default), annotators within topics, or both (two-level; needs the "
+                   "JSON of `human score -o`)")
+
+
+def _add_key(p) -> None:
+    p.add_argument("--key", help="the parts of composite topic ids, e.g. dataset,model,topic (default: the "
+                   "scores file's topic_key); a measures table with these columns is keyed by them")
+    p.add_argument("--key-sep", help="separator of composite topic ids (default: the scores file's, else /)")
+
+
 def _correlate(args) -> int:
-    from tealeaves.human.correlation import CorrelationError, correlate, read_topic_table, scatter_plot
+    from tealeaves.human.correlation import correlate, scatter_plot
 
     if args.level >= 1:
         raise ParameterError(f"--level must be a number > 0 and < 1, got {args.level:g}", fix="e.g. 0.95")
-    dropped: dict = {"scores": {}, "measures": {}}
-    scores = read_topic_table(args.scores, dropped["scores"])
-    measures = read_topic_table(args.measures, dropped["measures"])
-    name = args.score or next((s for s in HUMAN_SCORES if s in scores), None)
-    if name not in scores:
-        raise CorrelationError(f"no human score {escape(name)!r} in {args.scores}; available: "
-                               f"{[escape(s) for s in scores]}")
-    chosen = check_unique(args.measure or list(measures), "--measure")
-    missing = [m for m in chosen if m not in measures]
-    if missing or not chosen:
-        raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {args.measures}; "
-                               f"available: {[escape(m) for m in measures]}")
-    out = [correlate(scores[name], measures[m], n_boot=args.n_boot, seed=args.seed, level=args.level,
-                     human_name=name, measure_name=m) for m in chosen]
+    from tealeaves.human.comparison import by_group
+
+    scores, measures, name, chosen, dropped, meta = _tables(args)
+    opts = {"n_boot": args.n_boot, "seed": args.seed, "level": args.level, "human_name": name,
+            "bootstrap": args.bootstrap, "responses": meta["responses"].get(name)}
+    if args.by:
+        out = []
+        for m in chosen:
+            for o in by_group(scores[name], measures[m], key=meta["key"], sep=meta["sep"],
+                              by=_csv(args.by, "--by"), measure_name=m, **opts):
+                out.append(o)
+    else:
+        out = [correlate(scores[name], measures[m], measure_name=m, **opts) for m in chosen]
     for o in out:
         o["dropped"] = {"human": dropped["scores"].get(name),
-                        "measure": dropped["measures"].get(o["measure"])}
+                        "measure": dropped["measures"].get(o.get("measure"))}
     if args.plot:
         for m in chosen:
             path = args.plot.format(measure=m) if "{measure}" in args.plot else (
@@ -272,14 +303,62 @@ def _correlate(args) -> int:
     if args.format == "json":
         print(dump_json(out))
         return 0
-    rows = [{"measure": o["measure"], "n": o["n_topics"], "method": meth, "estimate": o[meth]["estimate"],
+    rows = [{**({"group": _group_label(o["group"])} if "group" in o else {}), "measure": o["measure"],
+             "n": o["n_topics"], "method": meth, "estimate": o[meth]["estimate"],
              "ci_low": o[meth]["ci"]["low"], "ci_high": o[meth]["ci"]["high"]}
-            for o in out for meth in ("pearson", "spearman", "kendall")]
+            for o in out if "pearson" in o for meth in ("pearson", "spearman", "kendall")]
     print(f"human score: {escape(name)}")
     print(format_table(escape_rows(rows)))
     for o in out:
-        print(escape(o["signature"]))
+        if "undefined" in o:
+            print(f"{escape(_group_label(o['group']))}: {escape(o['undefined'])}")
+        elif "true_score" in o["pearson"]:
+            t = o["pearson"]["true_score"]
+            where = f", {_group_label(o['group'])}" if "group" in o else ""
+            print(f"correlation with the true scores ({escape(o['measure'])}{escape(where)}): " + (
+                escape(t["undefined"]) if "undefined" in t else
+                f"{t['estimate']:.3f} [{t['ci']['low']:.3f}, {t['ci']['high']:.3f}], reliability "
+                f"{t['reliability']:.3f}"))
+    for sig in dict.fromkeys(o["signature"] for o in out if "signature" in o):
+        print(escape(sig))
     return 0
+
+
+def _group_label(group) -> str:
+    return group if isinstance(group, str) else ",".join(f"{k}={v}" for k, v in group.items())
+
+
+def _scores(args):
+    """The human scores table, the chosen score's name, its dropped counts and the key/sep/responses."""
+    from tealeaves.human.correlation import CorrelationError, read_scores_meta, read_topic_table
+
+    if args.key_sep is not None and not args.key_sep:
+        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
+    meta = read_scores_meta(args.scores)
+    meta["key"] = _csv(args.key, "--key") or meta.get("topic_key")
+    meta["sep"] = args.key_sep or meta.get("key_sep") or "/"
+    dropped: dict = {}
+    scores = read_topic_table(args.scores, dropped)
+    name = args.score or next((s for s in HUMAN_SCORES if s in scores), None)
+    if name not in scores:
+        raise CorrelationError(f"no human score {escape(str(name))!r} in {args.scores}; available: "
+                               f"{[escape(s) for s in scores]}")
+    return scores, name, dropped, meta
+
+
+def _tables(args, chosen=None):
+    """Scores, measures, the human score's name, the chosen measures, dropped counts and key/responses."""
+    from tealeaves.human.correlation import CorrelationError, read_topic_table
+
+    scores, name, dropped_scores, meta = _scores(args)
+    dropped: dict = {"scores": dropped_scores, "measures": {}}
+    measures = read_topic_table(args.measures, dropped["measures"], key=meta["key"], sep=meta["sep"])
+    chosen = check_unique(chosen or args.measure or list(measures), "--measure")
+    missing = [m for m in chosen if m not in measures]
+    if missing or not chosen:
+        raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {args.measures}; "
+                               f"available: {[escape(m) for m in measures]}")
+    return scores, measures, name, chosen, dropped, meta
 
 
 def _serve(args) -> int:
@@ -288,6 +367,13 @@ def _serve(args) -> int:
     from tealeaves.human.study import Study, check_annotators
 
     study = Study.load(args.study)
+    coded = [i["id"] for i in study.items if i.get("coding") == "correct"]
+    if coded:
+        raise ParameterError(f"the study's item(s) {[escape(c) for c in coded[:3]]} are coded "
+                             "correct/incorrect (an external study without its intruders): there are no "
+                             "words to show",
+                             fix="describe the study with --intruders to serve word intrusion, or serve only "
+                             "rating items")
     names = _csv(args.annotators, "--annotators") or study.annotators
     if not names and Path(args.db).is_file():
         store = JudgmentStore(args.db, readonly=True)
@@ -310,4 +396,178 @@ def _annotate_export(args) -> int:
     finally:
         store.close()
     print(f"wrote {n} judgments to {escape(args.out)}")
+    return 0
+
+
+def _add_import(p) -> None:
+    p.add_argument("results", help="the survey export: CSV/TSV/JSON, one row per judgment")
+    p.add_argument("--item", required=True, help="comma-separated columns identifying an item, e.g. "
+                   "task,dataset,model,topic (the topic id is these without the task column)")
+    p.add_argument("--annotator", required=True, help="the annotator (respondent) column")
+    p.add_argument("--response", required=True, help="the response column")
+    p.add_argument("--confidence", help="a confidence or familiarity column (kept for --min-confidence)")
+    p.add_argument("--task", help="the task of every row: rating or word_intrusion")
+    p.add_argument("--task-column", help="the column naming each row's task")
+    p.add_argument("--task-values", help="what the task column's values mean, e.g. "
+                   "coherence=rating,intrusion=word_intrusion")
+    p.add_argument("--kind", choices=("chosen-word", "option-index", "correct"),
+                   help="what an intrusion response is: the chosen word, the chosen option's index, or "
+                   "correct/incorrect (1/0, true/false)")
+    p.add_argument("--index-base", type=int_arg(0, 1, "--index-base"),
+                   help="with --kind option-index: 0 if the first option is 0, 1 if it is 1")
+    p.add_argument("--scale", help="the rating scale LOW-HIGH, e.g. 1-3 (whole numbers)")
+    p.add_argument("--scale-map", help="rating labels and their values, e.g. bad=1,ok=2,good=3")
+    p.add_argument("--lenient", action="store_true",
+                   help="exclude and count unusable rows instead of failing")
+    p.add_argument("--study", help="the study the items belong to (from describe-study); default: derive one")
+    p.add_argument("--study-out", help="write the (derived) study record here (JSON)")
+    p.add_argument("--key-sep", default="/", help="separator joining the key columns (default /)")
+    p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
+    p.add_argument("-o", "--out", required=True, help="judgments in the long format (CSV), or a judgment "
+                   "database (.sqlite/.db, as `annotate serve` writes) bound to the study")
+    add_format_option(p)
+    p.set_defaults(func=_import)
+
+
+def _import(args) -> int:
+    from tealeaves.human.study import Study
+    from tealeaves.human.survey import import_survey, parse_map, parse_scale, save_judgments
+
+    if not args.key_sep:
+        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
+    study = Study.load(args.study) if args.study else None
+    long, study, report = import_survey(
+        args.results, item=_csv(args.item, "--item"), annotator=args.annotator, response=args.response,
+        confidence=args.confidence, task=args.task, task_column=args.task_column,
+        task_values=parse_map(args.task_values, "--task-values"), kind=args.kind, index_base=args.index_base,
+        scale=parse_scale(args.scale), scale_map=parse_map(args.scale_map, "--scale-map"),
+        lenient=args.lenient, study=study, sep=args.key_sep, encoding=args.encoding)
+    report["output"] = save_judgments(long, study, args.out)
+    if args.study_out:
+        study.save(args.study_out)
+    report["study_fingerprint"] = study.fingerprint
+    if args.format == "json":
+        print(dump_json(report))
+        return 0
+    print(f"imported {report['rows_kept']} of {report['rows_read']} rows to {escape(args.out)}; "
+          f"excluded: {report['excluded']}")
+    return 0
+
+
+def _add_describe(p) -> None:
+    p.add_argument("--topics", required=True, help="JSON {topic: [words]} or records with topic and words")
+    p.add_argument("--intruders", help="JSON {topic: intruder} or {topic: {intruder, options}}")
+    p.add_argument("--tasks", default="rating,word_intrusion", help="rating and/or word_intrusion")
+    p.add_argument("--scale", help="the rating scale LOW-HIGH (default 0-2)")
+    p.add_argument("--checks", help="JSON {topic: {task: [accepted responses]}}: attention-check items")
+    p.add_argument("--name", default="external")
+    p.add_argument("--key-sep", default="/", help="separator between the task and the topic in item ids")
+    p.add_argument("-o", "--out", required=True, help="study file to write (JSON)")
+    p.set_defaults(func=_describe)
+
+
+def _describe(args) -> int:
+    from tealeaves.human.survey import _load_json, describe_study, parse_scale
+
+    if not args.key_sep:
+        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
+    scale = parse_scale(args.scale)
+    study = describe_study(_load_json(args.topics, "--topics"),
+                           intruders=_load_json(args.intruders, "--intruders") if args.intruders else None,
+                           checks=_load_json(args.checks, "--checks") if args.checks else None,
+                           tasks=_csv(args.tasks, "--tasks"), name=args.name, sep=args.key_sep,
+                           scale=None if scale is None else [str(v) for v in range(scale[0], scale[1] + 1)])
+    study.save(args.out)
+    print(f"wrote {len(study)} items to {escape(args.out)}")
+    return 0
+
+
+def _add_compare(p) -> None:
+    p.add_argument("scores", help="human scores keyed by topic (output of `human score`, or CSV)")
+    p.add_argument("--measures", required=True, help="automatic measures keyed by topic")
+    p.add_argument("--measure", action="append", required=True, help="the two measures (give it twice)")
+    p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
+    p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson")
+    _add_boot(p)
+    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
+    _add_key(p)
+    add_format_option(p)
+    p.set_defaults(func=_compare)
+
+
+def _compare(args) -> int:
+    from tealeaves.human.comparison import compare_measures
+
+    if args.measure and len(args.measure) != 2:
+        raise ParameterError(f"--measure must be given exactly twice, got {len(args.measure)}",
+                             fix="e.g. --measure npmi --measure umass")
+    scores, measures, name, chosen, dropped, meta = _tables(args)
+    out = compare_measures(scores[name], measures[chosen[0]], measures[chosen[1]], method=args.method,
+                           names=chosen, human_name=name, n_boot=args.n_boot, seed=args.seed,
+                           level=args.level, bootstrap=args.bootstrap,
+                           responses=meta["responses"].get(name))
+    out["dropped_on_read"] = {"human": dropped["scores"].get(name),
+                              **{m: dropped["measures"].get(m) for m in chosen}}
+    if args.format == "json":
+        print(dump_json(out))
+        return 0
+    w = out.get("williams_t") if "t" in out.get("williams_t", {}) else None
+    print(f"{escape(chosen[0])} {out[chosen[0]]:.4f} vs {escape(chosen[1])} {out[chosen[1]]:.4f} over "
+          f"{out['n_topics']} topics (dropped: {out['dropped']}): difference {out['difference']:.4f} "
+          f"[{out['ci']['low']:.4f}, {out['ci']['high']:.4f}]"
+          + (f"; Williams' t = {w['t']:.3f}, df = {w['df']}, p = {w['p_value']:.4f}" if w else ""))
+    print(escape(out["signature"]))
+    return 0
+
+
+def _add_models(p) -> None:
+    p.add_argument("scores", help="human scores keyed by composite topic ids (output of `human score`)")
+    p.add_argument("--measures", required=True, help="per-topic measures, or per-model values (--per-model)")
+    p.add_argument("--measure", required=True, help="the measure, e.g. heldout_ll")
+    p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
+    p.add_argument("--group", default="model", help="the topic-key part(s) naming a model (default model; "
+                   "dataset,model for a model per dataset)")
+    p.add_argument("--per-model", action="store_true", help="the measures table has one row per model, "
+                   "keyed by the --group column (e.g. held-out likelihood)")
+    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
+    p.add_argument("--plot", help="save the plot of human score against the measure per model (.png/.svg)")
+    _add_key(p)
+    add_format_option(p)
+    p.set_defaults(func=_models)
+
+
+def _models(args) -> int:
+    from tealeaves.human.comparison import model_level, model_plot
+    from tealeaves.human.correlation import read_per_model
+
+    suffix = Path(args.plot).suffix.lower() if args.plot else None
+    if args.plot and suffix not in (".png", ".svg"):
+        raise ParameterError(f"--plot {escape(args.plot)!r} must be named .png or .svg")
+    if args.per_model:
+        scores, name, _, meta = _scores(args)
+        measure = read_per_model(args.measures, _csv(args.group, "--group"), args.measure, meta["sep"])
+    else:
+        scores, measures, name, _, _, meta = _tables(args, [args.measure])
+        measure = measures[args.measure]
+    key, sep = meta["key"], meta["sep"]
+    group = _csv(args.group, "--group")
+    out = model_level(scores[name], measure, key=key, sep=sep, group=group, per_model=args.per_model,
+                      n_boot=args.n_boot, seed=args.seed, level=args.level, human_name=name,
+                      measure_name=args.measure)
+    if args.plot:
+        with atomic_write(args.plot, "wb", what="plot") as fh:
+            model_plot(out, fh, fmt=suffix[1:])
+    if args.format == "json":
+        print(dump_json(out))
+        return 0
+    rows = [{"/".join(group): r["label"], "human": r["human"]["mean"], "human_low": r["human"]["low"],
+             "human_high": r["human"]["high"],
+             "measure": None if r["measure"] is None else r["measure"]["mean"]}
+            for r in out["models"]]
+    print(format_table(escape_rows(rows)))
+    print(escape(out["signature"]))
     return 0

@@ -82,40 +82,77 @@ def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.n
 
 
 def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 2000, seed: int = 0,
-                 level: float = 0.95) -> dict:
-    """Seeded percentile bootstrap interval of a correlation over topics."""
+                 level: float = 0.95, bootstrap: str = "topics", responses=None) -> dict:
+    """Seeded percentile bootstrap interval of a correlation of human scores ``x`` with measure ``y``.
+
+    ``bootstrap`` is the level resampled (:mod:`tealeaves.human.resampling`):
+    ``topics`` (pairs of topics), ``annotators`` (each topic's responses,
+    topics fixed) or ``both`` (two-stage); the last two need ``responses``
+    (a :class:`~tealeaves.human.resampling.Responses` of the topics of ``x``).
+    Resamples in which a variable is constant are skipped and counted.
+    """
+    from tealeaves.human.resampling import draw
+
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, x.size, size=(n_boot, x.size))
-    stats = []
-    for row in idx:
-        try:
-            stats.append(FUNCS[method](x[row], y[row]))
-        except CorrelationError:
-            continue
+    if bootstrap == "topics" or responses is None:
+        idx = rng.integers(0, x.size, size=(n_boot, x.size))
+        hx = x[idx]
+    else:
+        idx, hx, _ = draw(rng, responses, n_boot, bootstrap)
+    stats = [s for s in (_safe(method, a, y[row]) for a, row in zip(hx, idx)) if s is not None]
     if not stats:
         raise CorrelationError("every bootstrap resample was constant; too few distinct topics")
     lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
     return {"low": float(lo), "high": float(hi), "level": level, "n_boot": n_boot,
-            "n_degenerate": n_boot - len(stats), "seed": seed}
+            "n_degenerate": n_boot - len(stats), "seed": seed, "bootstrap": bootstrap}
+
+
+def _safe(method: str, a: np.ndarray, b: np.ndarray) -> float | None:
+    try:
+        return FUNCS[method](a, b)
+    except CorrelationError:
+        return None
+
+
+def check_options(n_boot, seed, level, methods, bootstrap="topics"):
+    """Validated ``(n_boot, seed, level, methods, bootstrap)`` of the correlation functions."""
+    from tealeaves.human.resampling import LEVELS
+
+    return (check_int(n_boot, "n_boot", min_value=1), check_seed(seed),
+            check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False),
+            [check_choice(m, "method", METHODS) for m in methods],
+            check_choice(bootstrap, "bootstrap", LEVELS))
 
 
 def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
-              level: float = 0.95, human_name: str = "human", measure_name: str = "measure") -> dict:
-    """Correlations of a human score with a measure over the topics they share, with bootstrap CIs."""
-    n_boot = check_int(n_boot, "n_boot", min_value=1)
-    seed = check_seed(seed)
-    level = check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False)
-    methods = [check_choice(m, "method", METHODS) for m in methods]
+              level: float = 0.95, human_name: str = "human", measure_name: str = "measure",
+              bootstrap: str = "topics", responses: Mapping | None = None) -> dict:
+    """Correlations of a human score with a measure over the topics they share, with bootstrap CIs.
+
+    ``responses`` (``{topic: [per-response values]}``) is needed for
+    ``bootstrap="annotators"`` or ``"both"``; with ``both`` the Pearson entry
+    also gets ``true_score``: the disattenuated correlation with the true
+    per-topic scores and its two-stage shrinkage interval
+    (:func:`tealeaves.human.resampling.true_score_ci`).
+    """
+    from tealeaves.human.resampling import responses_for, true_score_ci
+
+    n_boot, seed, level, methods, bootstrap = check_options(n_boot, seed, level, methods, bootstrap)
     keys, x, y = align(human, measure)
     if len(keys) < 3:
         raise CorrelationError(f"{human_name} and {measure_name} share {len(keys)} topics; "
                                "a correlation needs at least 3")
+    resp = None if bootstrap == "topics" else responses_for(keys, responses, human_name)
     out = {"human": human_name, "measure": measure_name, "n_topics": len(keys),
            "signature": str(Signature("correlation", {"human": human_name, "measure": measure_name,
-                                                      "boot": n_boot, "seed": seed, "ci": level}))}
+                                                      "boot": n_boot, "seed": seed, "ci": level,
+                                                      "resample": bootstrap}))}
     for method in methods:
         out[method] = {"estimate": FUNCS[method](x, y),
-                       "ci": bootstrap_ci(x, y, method, n_boot=n_boot, seed=seed, level=level)}
+                       "ci": bootstrap_ci(x, y, method, n_boot=n_boot, seed=seed, level=level,
+                                          bootstrap=bootstrap, responses=resp)}
+    if bootstrap == "both" and "pearson" in methods:
+        out["pearson"]["true_score"] = true_score_ci(resp, y, np.random.default_rng(seed), n_boot, level)
     return out
 
 
@@ -145,7 +182,56 @@ def scatter_plot(human: Mapping, measure: Mapping, path, *, human_name: str = "h
     return path
 
 
-def read_topic_table(path, report: dict | None = None) -> dict[str, dict[str, float]]:
+def read_scores_meta(path) -> dict:
+    """From the JSON of ``human score -o``: ``topic_key``, ``key_sep`` and ``responses`` (else empty)."""
+    import json
+
+    from tealeaves._io import read_text
+
+    if not str(path).lower().endswith(".json"):
+        return {"responses": {}}
+    try:
+        raw = json.loads(read_text(path, what="topic table"), parse_constant=lambda name: None)
+    except ValueError as exc:
+        raise CorrelationError(f"cannot read {path}: {exc}") from None
+    if not isinstance(raw, dict):
+        return {"responses": {}}
+    responses = raw.get("responses") if isinstance(raw.get("responses"), dict) else {}
+    clean = {}
+    for name, table in responses.items():
+        if isinstance(table, dict):
+            clean[name] = {str(t): [float(v) for v in vals if isinstance(v, (int, float))
+                                    and not isinstance(v, bool) and math.isfinite(v)]
+                           for t, vals in table.items() if isinstance(vals, list)}
+    key = raw.get("topic_key")
+    return {"topic_key": key if isinstance(key, list) and all(isinstance(k, str) for k in key) else None,
+            "key_sep": raw.get("key_sep") if isinstance(raw.get("key_sep"), str) else None,
+            "responses": clean}
+
+
+def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float]:
+    """A per-model table (CSV/JSON records with the ``group`` column(s)): ``{model: value of measure}``.
+
+    With several group columns (``dataset, model``) the model is their values joined by ``sep``.
+    """
+    from tealeaves.human.results import read_table
+
+    frame = read_table(path)
+    cols = [group] if isinstance(group, str) else list(group)
+    for col in (*cols, measure):
+        if col not in frame.columns:
+            raise CorrelationError(f"{path} has no column {col!r} "
+                                   f"(found {list(map(str, frame.columns))[:10]})")
+    names = [sep.join(_topic_id(v, path) for v in row) for row in frame[cols].itertuples(index=False)]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise CorrelationError(f"{path} lists {'/'.join(cols)} {dup[:5]} more than once")
+    counts = {"missing": 0, "invalid": 0}
+    return _numbers(dict(zip(names, frame[measure])), counts)
+
+
+def read_topic_table(path, report: dict | None = None, *, key=None,
+                     sep: str = "/") -> dict[str, dict[str, float]]:
     """Read per-topic values keyed by topic id: ``{column: {topic: value}}``.
 
     Accepted: a CSV/TSV with a ``topic`` column and one column per score or
@@ -156,7 +242,10 @@ def read_topic_table(path, report: dict | None = None) -> dict[str, dict[str, fl
     cell, ``null``, absent key) leaves the topic out of that column; a value
     that is not a finite number (``high``, ``NaN``, ``inf``, ``true``) too,
     and both are counted per column in ``report`` (``{column: {"missing": n,
-    "invalid": n}}``) when a dict is passed.
+    "invalid": n}}``) when a dict is passed.  With ``key`` (several column
+    names, e.g. ``dataset, model, topic``) and a table that has all of them,
+    the topic id is composed from those columns joined by ``sep``, as
+    ``human import`` composes it.
     """
     import json
 
@@ -183,6 +272,9 @@ def read_topic_table(path, report: dict | None = None) -> dict[str, dict[str, fl
                                 keep_default_na=False)
     except (ValueError, TypeError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise CorrelationError(f"cannot read {path}: {exc}") from None
+    if key and len(key) > 1 and all(k in frame.columns for k in key):  # composite ids from the key columns
+        parts = frame[list(key)].map(lambda v: "" if v is None else str(v).strip())
+        frame = frame.drop(columns=list(key)).assign(topic=parts.agg(sep.join, axis=1))
     if "topic" not in frame.columns:
         raise CorrelationError(f"{path} needs a 'topic' column keyed by topic id "
                                f"(found {list(frame.columns)[:10]})")

@@ -93,7 +93,7 @@ def normalize_response(item: Mapping, value: object) -> str | None:
     return folded.get(text.casefold())
 
 
-def _read_table(source, encoding: str | None = None) -> pd.DataFrame:
+def read_table(source, encoding: str | None = None) -> pd.DataFrame:
     """A results table from a DataFrame or a CSV/TSV/JSON/JSON-lines file (read by :mod:`tealeaves._io`)."""
     if isinstance(source, pd.DataFrame):
         return source.copy()
@@ -144,7 +144,7 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     gave different responses to the same item has all those rows excluded.
     """
     annotators = check_annotators(annotators) if annotators is not None else None
-    frame = _read_table(source, encoding)
+    frame = read_table(source, encoding)
     columns = dict(columns or {})
     rename = {theirs: ours for ours, theirs in columns.items()}
     frame = frame.rename(columns=rename)
@@ -184,16 +184,46 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     report = {"rows_read": int(len(frame)), "rows_kept": int((reasons == "").sum()),
               "excluded": {r: int(counts.get(r, 0)) for r in REASONS},
               "examples": {r: _examples(frame[reasons == r]) for r in REASONS if counts.get(r)}}
+    outside = _outside_scale(frame[reasons == "invalid_response"], study)
+    if outside:
+        report["outside_scale"] = outside
     if strict and counts:
         raise ResultsError(f"results rows rejected (strict mode): {dict(counts)}; e.g. {report['examples']}")
     kept = frame[reasons == ""].assign(response=chosen[reasons == ""]).reset_index(drop=True)
     if kept.empty:
-        raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
+        common = frame["item_id"].isin(study.by_id).any()
+        hint = "" if common else (
+            f"; the results and the study have no item in common (the results' items: "
+            f"{sorted(set(frame['item_id']) - {''})[:3]}, the study's: {[i['id'] for i in study.items[:3]]})")
+        raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}{hint}",
+                              fix=None if common else "score the results against the study they answer "
+                              "(`human import` composes item ids as TASK/KEY)")
     report["invalid_values"] = {}
     for c in ("confidence", "time"):
         if c in kept.columns:
             kept[c], report["invalid_values"][c] = _optional_numbers(kept[c])
     return Results(kept, report)
+
+
+def _outside_scale(rows: pd.DataFrame, study: Study) -> dict | None:
+    """Rating responses that are numbers outside the item's scale (a sign the data use another scale)."""
+    def outside(item_id, value) -> bool:
+        item = study.by_id[item_id]
+        if item["task"] not in ("rating", "multilingual_rating"):
+            return False
+        try:
+            x = float(value)
+        except ValueError:
+            return False
+        scale = [float(o) for o in item["options"]]
+        return math.isfinite(x) and not min(scale) <= x <= max(scale)
+
+    hits = rows[[outside(i, r) for i, r in zip(rows["item_id"], rows["response"])]]
+    if hits.empty:
+        return None
+    scales = sorted({tuple(study.by_id[i]["options"]) for i in hits["item_id"]})
+    return {"n": int(len(hits)), "values": sorted(set(hits["response"]))[:10],
+            "scales": [list(s) for s in scales]}
 
 
 def _optional_numbers(column: pd.Series) -> tuple[pd.Series, int]:

@@ -36,8 +36,9 @@ def found(value: object) -> str:
 class _Checker:
     """Collects the context (file, item) of the checks of one study file."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, external: bool = False):
         self.source = source
+        self.external = external
 
     def fail(self, where: str, expected: str, value: object) -> None:
         raise StudyFormatError(f"study file {self.source}: {where} must be {expected}, found {found(value)}",
@@ -124,13 +125,14 @@ class _Checker:
     def task_fields(self, where: str, item: dict, check: bool) -> None:
         task, options = item["task"], item["options"]
         if task in RATING_TASKS:
-            if sorted(options) != sorted(it.RATING_SCALE):
-                self.fail(f"{where}.options", f"the rating scale {list(it.RATING_SCALE)}", options)
-            if task == it.RATING:
+            if not all(_is_number(o) for o in options):
+                self.fail(f"{where}.options", f"a rating scale: numbers as strings, e.g. "
+                          f"{list(it.RATING_SCALE)} or ['1', '2', '3']", options)
+            if task == it.RATING and not (self.external and "words" not in item):
                 self.words(f"{where}.words", item.get("words"))
-            else:
+            elif task == it.MULTILINGUAL_RATING:
                 self.multilingual(where, item)
-        else:  # intrusion: the answer is needed to score it
+        elif not (self.external and item.get("answer") is None):  # intrusion: scoring needs the answer
             answer = item.get("answer")
             if answer not in options:
                 self.fail(f"{where}.answer", "the intruder, one of the item's options (a study needs its "
@@ -140,7 +142,7 @@ class _Checker:
             if not isinstance(expected, list) or not expected or any(e not in options for e in expected):
                 self.fail(f"{where}.expected", "a non-empty list of the options a check item accepts",
                           expected)
-        if task == it.TOPIC_INTRUSION:
+        if task == it.TOPIC_INTRUSION and not (self.external and "theta" not in item):
             self.theta(where, item)
 
     def multilingual(self, where: str, item: dict) -> None:
@@ -167,15 +169,34 @@ class _Checker:
             self.words(f"{where}.option_words[{opt!r}]", words)
 
 
+def _is_number(text: str) -> bool:
+    """A rating option: a string holding a finite number (``"2"``, ``"-1"``, ``"2.5"``)."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def is_external(raw: Mapping) -> bool:
+    """A study describing judgments collected elsewhere (``settings.origin == "external"``)."""
+    return isinstance(raw.get("settings"), Mapping) and raw["settings"].get("origin") == "external"
+
+
 def validate_study(raw: object, source: str = "<study>") -> None:
     """Check a parsed study file against the schema; :class:`StudyFormatError` on the first violation.
 
     Beyond each item's fields: item ids are unique, and no two items of one
     task (check items aside) score the same topic or document, since their
-    scores would overwrite each other.
+    scores would overwrite each other.  An external study
+    (``settings.origin: "external"``, from ``describe-study`` or ``import``)
+    may leave out what was not released: a rating's ``words``, an intrusion
+    item's ``answer``, a topic-intrusion item's ``theta``; scoring then reports
+    which quantities cannot be computed and why.  Ratings may use any numeric
+    scale (options ``"1"``, ``"2"``, ``"3"``).
     """
     check = _Checker(source)
     check.top(raw)
+    check.external = is_external(raw)
     seen: dict[str, int] = {}
     units: dict[tuple, str] = {}
     for pos, item in enumerate(raw["items"]):

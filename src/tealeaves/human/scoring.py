@@ -51,7 +51,12 @@ def topic_order(topic: str) -> tuple:
 
 
 def screen_annotators(results: Results, study: Study, min_check_accuracy: float = 1.0) -> dict:
-    """Check-item accuracy per annotator and the list of those excluded."""
+    """Check-item accuracy per annotator, those excluded, and what the threshold removes.
+
+    Reports how many check items exist, how many annotators saw one
+    (``n_checked``), how many pass (``n_passing``), and the judgments the
+    exclusion removes (``judgments_removed``, check items included).
+    """
     frame = results.frame
     checks = {i["id"]: set(i.get("expected") or [i.get("answer")]) for i in study.items if i.get("check")}
     per = {}
@@ -60,8 +65,37 @@ def screen_annotators(results: Results, study: Study, min_check_accuracy: float 
         per[name] = {"passed": int(sum(ok)), "total": len(ok), "accuracy": sum(ok) / len(ok)}
     excluded = sorted(a for a, v in per.items() if v["accuracy"] < min_check_accuracy)
     unchecked = sorted(set(frame["annotator"]) - set(per))
-    return {"min_check_accuracy": min_check_accuracy, "n_check_items": len(checks), "per_annotator": per,
-            "excluded": excluded, "unchecked": unchecked}
+    return {"min_check_accuracy": min_check_accuracy, "n_check_items": len(checks), "n_checked": len(per),
+            "n_passing": len(per) - len(excluded), "per_annotator": per, "excluded": excluded,
+            "unchecked": unchecked, "judgments_removed": int(frame["annotator"].isin(excluded).sum())}
+
+
+def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
+                  exclude_annotators=None) -> tuple[pd.DataFrame, dict]:
+    """Judgments kept by the confidence threshold and the annotator exclusions, with every removal counted.
+
+    ``min_confidence``: judgments with a confidence (or familiarity) below it
+    are removed (``low_confidence``), and so are those without one
+    (``no_confidence``), since they cannot be shown to pass.
+    ``exclude_annotators``: every judgment of these annotators (``by_annotator``).
+    """
+    report: dict = {"min_confidence": min_confidence, "exclude_annotators": sorted(exclude_annotators or []),
+                    "removed": {"low_confidence": 0, "no_confidence": 0, "by_annotator": 0}}
+    if exclude_annotators:
+        drop = frame["annotator"].isin(set(exclude_annotators))
+        report["removed"]["by_annotator"] = int(drop.sum())
+        frame = frame[~drop]
+    if min_confidence is not None:
+        if "confidence" not in frame.columns:
+            from tealeaves.errors import ParameterError
+
+            raise ParameterError("--min-confidence needs a confidence column in the results",
+                                 fix="map it with --columns confidence=COL, or drop --min-confidence")
+        conf = frame["confidence"]
+        report["removed"]["no_confidence"] = int(conf.isna().sum())
+        report["removed"]["low_confidence"] = int((conf < min_confidence).sum())
+        frame = frame[conf >= min_confidence]
+    return frame, report
 
 
 def _task_rows(frame: pd.DataFrame, study: Study, task: str) -> pd.DataFrame:
@@ -76,28 +110,53 @@ def _item_score(item: dict, choices: Sequence[str]) -> float:
     return topic_log_odds(item["theta"], item["answer"], choices)
 
 
+#: What each intrusion quantity needs from the study, and why it may be missing.
+NEEDS = {it.WORD_INTRUSION: ("model_precision", "the intruder (answer) of the item, or judgments imported as "
+                             "correct/incorrect (`human import --kind correct`)"),
+         it.TOPIC_INTRUSION: ("topic_log_odds", "the intruder (answer) and the document's topic proportions "
+                              "(theta) of the topics shown")}
+
+
+def _scorable(item: dict) -> bool:
+    if item.get("answer") is None:
+        return False
+    return item["task"] != it.TOPIC_INTRUSION or isinstance(item.get("theta"), dict)
+
+
 def _intrusion(frame, study, task, seed, n_splits):
-    """Per-item intrusion scores keyed by topic (word) or document (topic), and split-half reliability."""
+    """Per-item intrusion scores keyed by topic (word) or document (topic), per-response values,
+    split-half reliability, and the items that cannot be scored (:data:`NEEDS`)."""
     rows = _task_rows(frame, study, task)
-    out, units = {}, []
+    out, units, values, skipped = {}, [], {}, []
     for item_id, group in rows.groupby("item_id", sort=False):
         item = study.by_id[item_id]
         choices = list(group["response"])
+        if not _scorable(item):
+            skipped.append(item_id)
+            continue
+        unit = [_item_score(item, [c]) for c in choices]
+        key = str(item["topic"]) if task == it.WORD_INTRUSION else item["document"]
         if task == it.WORD_INTRUSION:
-            out[str(item["topic"])] = {"model_precision": _item_score(item, choices),
-                                       "n_word_intrusion": len(choices)}
+            out[key] = {"model_precision": _item_score(item, choices), "n_word_intrusion": len(choices)}
         else:
-            out[item["document"]] = {"topic_log_odds": _item_score(item, choices), "n": len(choices)}
-        units.append([_item_score(item, [c]) for c in choices])
-    return out, _reliability(units, seed, n_splits)
+            out[key] = {"topic_log_odds": _item_score(item, choices), "n": len(choices)}
+        values[key] = unit
+        units.append(unit)
+    quantity, need = NEEDS[task]
+    missing = {"quantity": quantity, "task": task, "n_items": len(skipped), "items": skipped[:5],
+               "needs": need} if skipped else None
+    return out, values, _reliability(units, seed, n_splits), missing
 
 
 def _ratings(frame, study, task, key):
     rows = _task_rows(frame, study, task)
-    out = {}
+    out, values, scale = {}, {}, set()
     for item_id, group in rows.groupby("item_id", sort=False):
-        values = group["response"].astype(float).to_numpy()
-        out[str(study.by_id[item_id]["topic"])] = {key: float(values.mean()), f"n_{key}": int(values.size)}
+        v = group["response"].astype(float).to_numpy()
+        topic = str(study.by_id[item_id]["topic"])
+        out[topic] = {key: float(v.mean()), f"n_{key}": int(v.size)}
+        values[topic] = v.tolist()
+        scale.update(float(o) for o in study.by_id[item_id]["options"])
     agreement = None
     if not rows.empty:
         table = rows.pivot(index="annotator", columns="item_id", values="response").astype(float)
@@ -106,7 +165,7 @@ def _ratings(frame, study, task, key):
                          "krippendorff_alpha_interval": krippendorff_alpha(table.to_numpy(), "interval")}
         except AgreementUndefined as exc:
             agreement = {"undefined": str(exc)}
-    return out, agreement
+    return out, values, agreement, sorted(scale)
 
 
 def _reliability(units, seed, n_splits):
@@ -119,30 +178,63 @@ def _reliability(units, seed, n_splits):
 
 
 def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
-          n_splits: int = 200) -> dict:
-    """All scores of a study: per topic, per document, agreement, screening and import report."""
+          n_splits: int = 200, min_confidence: float | None = None, exclude_annotators=None,
+          lenient: bool = False) -> dict:
+    """All scores of a study: per topic, per document, agreement, screening, filters and import report.
+
+    ``responses`` holds each score's per-response values per topic (for the
+    annotator-level bootstrap of ``human correlate``); ``unavailable`` lists
+    the quantities the study cannot give and what they need; ``rating_scale``
+    the scale each rating task was scored on.  Ratings that are numbers
+    outside the study's scale (``3`` on a 0-2 study: the data use another
+    scale, and scoring them on this one would misread the rest) are an error
+    unless ``lenient`` (then they are counted, as ``import.outside_scale``).
+    """
+    outside = results.report.get("outside_scale")
+    if outside and not lenient:
+        from tealeaves.human.results import ResultsError
+
+        raise ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
+                           f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
+                           "another scale, and the rest would be misread on this one",
+                           fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
+                           "or pass --lenient to drop and count them")
     min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
     seed = check_seed(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)
-    screening = screen_annotators(results, study, min_check_accuracy)
-    frame = results.frame[~results.frame["annotator"].isin(screening["excluded"])]
+    if min_confidence is not None:
+        min_confidence = check_float(min_confidence, "min_confidence")
+    frame, filters = apply_filters(results.frame, min_confidence=min_confidence,
+                                   exclude_annotators=exclude_annotators)
+    screening = screen_annotators(Results(frame, results.report), study, min_check_accuracy)
+    frame = frame[~frame["annotator"].isin(screening["excluded"])]
     if frame.empty:
-        raise EmptyInputError(f"every annotator failed the check items ({screening['excluded']}); "
-                              "nothing left to score (lower --min-check-accuracy to inspect them)")
+        removed = {k: v for k, v in filters["removed"].items() if v}
+        raise EmptyInputError(f"no judgments left to score: every annotator failed the check items "
+                              f"({screening['excluded']}) or was filtered out {removed or ''}".rstrip(),
+                              fix="lower --min-check-accuracy or --min-confidence to inspect them")
     topics: dict[str, dict] = {}
-    wi, wi_rel = _intrusion(frame, study, it.WORD_INTRUSION, seed, n_splits)
-    r, r_agree = _ratings(frame, study, it.RATING, "mean_rating")
-    ml, ml_agree = _ratings(frame, study, it.MULTILINGUAL_RATING, "mean_multilingual_rating")
+    wi, wi_values, wi_rel, wi_missing = _intrusion(frame, study, it.WORD_INTRUSION, seed, n_splits)
+    r, r_values, r_agree, r_scale = _ratings(frame, study, it.RATING, "mean_rating")
+    ml, ml_values, ml_agree, ml_scale = _ratings(frame, study, it.MULTILINGUAL_RATING,
+                                                 "mean_multilingual_rating")
     for part in (wi, r, ml):
         for k, v in part.items():
             topics.setdefault(k, {"topic": k}).update(v)
-    docs, ti_rel = _intrusion(frame, study, it.TOPIC_INTRUSION, seed, n_splits)
-    sig = Signature("human", {"study": study.fingerprint, "checks": min_check_accuracy, "seed": seed,
-                              "splits": n_splits})
-    return {"signature": str(sig), "study": study.name, "n_annotators": int(frame["annotator"].nunique()),
-            "n_judgments": int(len(frame)),
+    docs, ti_values, ti_rel, ti_missing = _intrusion(frame, study, it.TOPIC_INTRUSION, seed, n_splits)
+    fields = {"study": study.fingerprint, "checks": min_check_accuracy, "seed": seed, "splits": n_splits}
+    if min_confidence is not None:
+        fields["min_conf"] = min_confidence
+    settings = study.settings
+    return {"signature": str(Signature("human", fields)), "study": study.name,
+            "n_annotators": int(frame["annotator"].nunique()), "n_judgments": int(len(frame)),
             "topics": sorted(topics.values(), key=lambda t: topic_order(t["topic"])),
             "documents": [{"document": d, **v} for d, v in docs.items()],
             "agreement": {"word_intrusion_split_half": wi_rel, "topic_intrusion_split_half": ti_rel,
                           "rating": r_agree, "multilingual_rating": ml_agree},
-            "screening": screening, "import": results.report}
+            "rating_scale": {k: v for k, v in (("rating", r_scale), ("multilingual_rating", ml_scale)) if v},
+            "unavailable": [m for m in (wi_missing, ti_missing) if m],
+            "topic_key": settings.get("topic_key"), "key_sep": settings.get("key_sep"),
+            "responses": {"model_precision": wi_values, "mean_rating": r_values,
+                          "mean_multilingual_rating": ml_values, "topic_log_odds": ti_values},
+            "screening": screening, "filters": filters, "import": results.report}

@@ -32,7 +32,8 @@
 
   function optionLabel(item, value) {
     if (item.task === "topic_intrusion") return item.option_words[value].join(", ");
-    if (item.task === "rating" || item.task === "multilingual_rating") return LABELS[value] || value;
+    const defaultScale = item.options.length === 3 && ["0", "1", "2"].every((v) => item.options.includes(v));
+    if ((item.task === "rating" || item.task === "multilingual_rating") && defaultScale) return LABELS[value];
     return value;
   }
 

@@ -1,0 +1,552 @@
+"""Judgments collected elsewhere: import a survey export as it comes, and describe its study.
+
+:func:`import_survey` reads a platform export (one row per judgment, any
+column names) and returns judgments in the long format with the study they
+belong to.  An item is identified by several columns (``task, dataset,
+model, topic``): the item id is ``TASK/<key>`` and the topic id the key
+without the task column, joined by ``sep`` (default ``/``).  Responses are
+read by their declared kind, never guessed:
+
+* ratings on a declared ordinal scale (``scale=(1, 3)``: the integers 1..3;
+  or ``scale_map={"incoherent": 1, ...}``), stored and reported on it;
+* word intrusion as the chosen word, the index of the chosen option
+  (``index_base`` 0 or 1, required), or correct/incorrect (``1/0``,
+  ``true/false``, ``yes/no``, ``correct/incorrect``).
+
+Values outside the declared scale or kind, an empty item-key or annotator
+cell and an item unknown to a given study are errors; with ``lenient=True``
+those rows are excluded and counted.  An empty response (a skipped
+question) is always excluded and counted.  :func:`describe_study` builds the
+study record (``settings.origin: "external"``) from the topics' word lists
+and, where known, the intruders and the options shown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from tealeaves._io import read_text
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
+from tealeaves.human import items as it
+from tealeaves.human.results import ResultsError, read_table
+from tealeaves.human.study import Study
+
+KINDS = ("chosen-word", "option-index", "correct")
+TRUE = {"1", "true", "yes", "correct", "1.0"}
+FALSE = {"0", "false", "no", "incorrect", "0.0"}
+#: Exclusion reasons of an import, in report order.
+REASONS = (
+    "missing_response",
+    "missing_key",
+    "missing_annotator",
+    "unknown_task",
+    "unknown_item",
+    "invalid_response",
+)
+STRICT = ("missing_key", "missing_annotator", "unknown_task", "unknown_item", "invalid_response")
+IMPORT_TASKS = (it.RATING, it.WORD_INTRUSION)
+
+
+def parse_scale(text: str | None) -> tuple[int, int] | None:
+    """``"1-3"`` -> ``(1, 3)``: the whole numbers low..high (low < high, at most 101 values)."""
+    if text is None:
+        return None
+    import re
+
+    match = re.fullmatch(r"\s*(-?\d+)\s*-\s*(-?\d+)\s*", text)
+    lo, hi = (int(match[1]), int(match[2])) if match else (None, None)
+    if lo is None or not lo < hi or hi - lo > 100:
+        raise ParameterError(
+            f"--scale {text!r} is not LOW-HIGH with whole numbers LOW < HIGH",
+            fix="e.g. --scale 1-3 or --scale 0-4; or --scale-map label=value,...",
+        )
+    return lo, hi
+
+
+def parse_map(text: str | None, what: str) -> dict[str, str] | None:
+    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}`` (keys case-folded, no repeats or empty parts)."""
+    if text is None:
+        return None
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key, value = key.strip().casefold(), value.strip()
+        if not sep or not key or not value or key in out:
+            raise ParameterError(
+                f"{what} {text!r}: write LABEL=VALUE,... with distinct labels",
+                fix=f"e.g. {what} incoherent=1,somewhat=2,coherent=3",
+            )
+        out[key] = value
+    return out
+
+
+def scale_values(scale, scale_map) -> tuple[list[str], dict[str, str]]:
+    """The scale's options (ascending, as strings) and the text -> option map of valid responses."""
+    if scale is not None and scale_map is not None:
+        raise ParameterError("give either --scale or --scale-map, not both")
+    if scale is not None:
+        values = [str(v) for v in range(scale[0], scale[1] + 1)]
+        return values, {v: v for v in values}
+    for label, value in scale_map.items():
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ParameterError(
+                f"--scale-map value {value!r} of {label!r} is not a number",
+                fix="map each label to a number, e.g. coherent=3",
+            )
+    canon = {label: _canon(float(v)) for label, v in scale_map.items()}
+    values = sorted(set(canon.values()), key=float)
+    if len(values) < 2:
+        raise ParameterError("--scale-map needs at least two distinct values")
+    return values, {**canon, **{v: v for v in values}}
+
+
+def _canon(x: float) -> str:
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+def _rating(text: str, table: dict[str, str]) -> str | None:
+    folded = text.casefold()
+    if folded in table:
+        return table[folded]
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return table.get(_canon(x)) if x == x and abs(x) != float("inf") else None
+
+
+def _intrusion(text: str, kind: str, item: dict | None, index_base: int | None) -> str | None:
+    """The normalized response of an intrusion row (``"1"``/``"0"`` for correctness, else the word)."""
+    folded = text.casefold()
+    if kind == "correct":
+        return "1" if folded in TRUE else "0" if folded in FALSE else None
+    options = item["options"]
+    if kind == "option-index":
+        try:
+            x = float(text)
+        except ValueError:
+            return None
+        if not x.is_integer() or not 0 <= int(x) - index_base < len(options):
+            return None
+        return options[int(x) - index_base]
+    return {o.casefold(): o for o in options}.get(folded)
+
+
+def _columns(frame: pd.DataFrame, needed: Sequence[tuple[str, str | None]]) -> None:
+    missing = [f"{opt} {col!r}" for opt, col in needed if col is not None and col not in frame.columns]
+    if missing:
+        raise ResultsError(
+            f"the results have no column {', '.join(missing)} (found {list(map(str, frame.columns))[:12]})",
+            fix="name the file's columns exactly",
+        )
+
+
+def _tasks(frame, task, task_column, task_values) -> pd.Series:
+    if (task is None) == (task_column is None):
+        raise ParameterError(
+            "give the task: --task rating|word_intrusion for the whole file, or "
+            "--task-column COL (with --task-values VALUE=TASK,...)"
+        )
+    if task is not None:
+        if task not in IMPORT_TASKS:
+            raise ParameterError(f"--task {task!r}: choose from {IMPORT_TASKS}")
+        return pd.Series(task, index=frame.index)
+    mapping = {k: v for k, v in (task_values or {}).items()}
+    bad = [v for v in mapping.values() if v not in IMPORT_TASKS]
+    if bad:
+        raise ParameterError(f"--task-values maps to {bad}; the tasks are {IMPORT_TASKS}")
+    raw = frame[task_column].map(lambda v: str(v).strip().casefold())
+    return raw.map(lambda v: mapping.get(v, v if v in IMPORT_TASKS else ""))
+
+
+def import_survey(
+    source,
+    *,
+    item: Sequence[str],
+    annotator: str,
+    response: str,
+    confidence: str | None = None,
+    task: str | None = None,
+    task_column: str | None = None,
+    task_values: Mapping[str, str] | None = None,
+    kind: str | None = None,
+    index_base: int | None = None,
+    scale: tuple[int, int] | None = None,
+    scale_map: Mapping[str, str] | None = None,
+    lenient: bool = False,
+    study: Study | None = None,
+    sep: str = "/",
+    encoding: str | None = None,
+):
+    """Read a survey export: ``(long-format DataFrame, Study, report)``; see the module docstring."""
+    frame = read_table(source, encoding)
+    item = list(item)
+    if not item or len(set(item)) != len(item):
+        raise ParameterError(
+            f"--item {item}: name the item key columns once each", fix="e.g. --item task,dataset,model,topic"
+        )
+    _columns(
+        frame,
+        [
+            *(("--item", c) for c in item),
+            ("--annotator", annotator),
+            ("--response", response),
+            ("--confidence", confidence),
+            ("--task-column", task_column),
+        ],
+    )
+    if frame.empty:
+        raise EmptyInputError("the results file has no rows")
+    cells = frame.map(lambda v: "" if v is None or (isinstance(v, float) and v != v) else str(v).strip())
+    tasks = _tasks(cells, task, task_column, task_values)
+    key_cols = [c for c in item if c != task_column]
+    if not key_cols:
+        raise ParameterError("--item needs at least one column besides the task column (the topic)")
+    clash = [(c, v) for c in key_cols for v in cells[c] if sep in v]
+    if clash:
+        raise ResultsError(
+            f"item key column {clash[0][0]!r} holds {clash[0][1]!r}, which contains the key "
+            f"separator {sep!r}",
+            fix="choose another --key-sep",
+        )
+    topics = cells[key_cols].agg(sep.join, axis=1)
+    item_ids = tasks + sep + topics
+    reasons = pd.Series("", index=frame.index)
+    reasons[(cells[key_cols] == "").any(axis=1)] = "missing_key"
+    reasons[(reasons == "") & (cells[annotator] == "")] = "missing_annotator"
+    reasons[(reasons == "") & (tasks == "")] = "unknown_task"
+    reasons[(reasons == "") & (cells[response] == "")] = "missing_response"
+    if study is not None:
+        reasons[(reasons == "") & ~item_ids.isin(study.by_id)] = "unknown_item"
+        if not (item_ids.isin(study.by_id)).any():
+            raise ResultsError(
+                f"the study {study.name!r} and the results have no item in common (the "
+                f"results' first item ids: {sorted(set(item_ids))[:3]}; the study's: "
+                f"{[i['id'] for i in study.items[:3]]})",
+                fix="compose the ids with the same --item columns and --key-sep as the study "
+                "(TASK/KEY, e.g. rating/nyt/lda/3)",
+            )
+    normalized, used = _normalize(
+        cells[response], tasks, item_ids, reasons, study, kind, index_base, scale, scale_map, response
+    )
+    reasons[(reasons == "") & normalized.isna()] = "invalid_response"
+    counts = Counter(reasons[reasons != ""])
+    report = {
+        "rows_read": int(len(frame)),
+        "rows_kept": int((reasons == "").sum()),
+        "excluded": {r: int(counts.get(r, 0)) for r in REASONS},
+        "examples": {
+            r: _examples(cells, reasons, r, [*item, annotator, response]) for r in REASONS if counts.get(r)
+        },
+    }
+    strict = {r: n for r, n in counts.items() if r in STRICT}
+    if strict and not lenient:
+        first = next(r for r in STRICT if r in strict)
+        raise ResultsError(
+            f"{sum(strict.values())} result rows cannot be used: {strict}; e.g. {first}: "
+            f"{report['examples'][first][0]}",
+            fix="fix the file or the declared --scale/--kind, or pass --lenient to exclude and count them",
+        )
+    keep = reasons == ""
+    if not keep.any():
+        raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
+    long = pd.DataFrame(
+        {"item_id": item_ids[keep], "annotator": cells.loc[keep, annotator], "response": normalized[keep]}
+    )
+    if confidence:
+        long["confidence"] = cells.loc[keep, confidence]
+    if study is None:
+        study = _derive_study(
+            long, tasks[keep], topics[keep], cells.loc[keep, key_cols], key_cols, sep, used, kind
+        )
+    return long.reset_index(drop=True), study, report
+
+
+def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale, scale_map, column):
+    """Each usable row's response in the study's options; a whole task matching nothing is an error."""
+    out = pd.Series(None, index=values.index, dtype=object)
+    used = {}
+    for task in IMPORT_TASKS:
+        rows = (reasons == "") & (tasks == task)
+        if not rows.any():
+            continue
+        if task == it.RATING:
+            if scale is None and scale_map is None:
+                raise ParameterError(
+                    "rating rows need their scale declared: --scale LOW-HIGH (e.g. 1-3) or "
+                    "--scale-map label=value,...",
+                    fix="the values are never guessed",
+                )
+            options, table = scale_values(scale, scale_map)
+            used[task] = options
+            if study is not None:
+                _check_options(item_ids[rows], study, options)
+            out[rows] = [_rating(v, table) for v in values[rows]]
+            declared = f"the scale {options[0]}..{options[-1]}" if scale else f"--scale-map {list(table)[:6]}"
+        else:
+            if kind not in KINDS:
+                raise ParameterError(
+                    f"word-intrusion rows need --kind, one of {KINDS}",
+                    fix="the response kind is never guessed",
+                )
+            if kind == "option-index" and index_base not in (0, 1):
+                raise ParameterError(
+                    "--kind option-index needs --index-base 0 or 1 (is the first option 0 or 1?)",
+                    fix="the base is never guessed",
+                )
+            if kind != "correct" and study is None:
+                raise ParameterError(
+                    f"--kind {kind} needs each item's options and intruder: pass --study "
+                    "(from `tealeaves human describe-study --intruders ...`)",
+                    fix="or import correctness with --kind correct",
+                )
+            items = [study.by_id.get(i) if study is not None else None for i in item_ids[rows]]
+            if study is not None:
+                _check_coding(items, kind)
+            out[rows] = [_intrusion(v, kind, itm, index_base) for v, itm in zip(values[rows], items)]
+            declared = {
+                "correct": "correct/incorrect (1/0, true/false)",
+                "option-index": f"an option index ({index_base}-based)",
+                "chosen-word": "one of the item's words",
+            }[kind]
+        if out[rows].isna().all():
+            example = values[rows].iloc[0]
+            raise ResultsError(
+                f"the response column {column!r} matches no declared kind for {task} rows: "
+                f"none of its {int(rows.sum())} values is {declared} (e.g. {example!r})",
+                fix="declare the kind the column holds (--kind, --scale, --scale-map)",
+            )
+    return out, used
+
+
+def _check_coding(items, kind: str) -> None:
+    """The study's word-intrusion items must be coded as the declared kind reads them."""
+    want_correct = kind == "correct"
+    bad = next((i for i in items if i is not None and (i.get("coding") == "correct") != want_correct), None)
+    if bad is None:
+        return
+    if want_correct:
+        raise ParameterError(
+            f"--kind correct, but the study's item {bad['id']!r} lists the words shown; "
+            "0/1 correctness cannot say which word was chosen",
+            fix="describe the study without --intruders for correctness, or import "
+            "--kind chosen-word / option-index",
+        )
+    raise ParameterError(
+        f"--kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
+        fix="describe the study with --intruders (and the options as shown), or import --kind correct",
+    )
+
+
+def _check_options(item_ids, study: Study, options: list[str]) -> None:
+    """The study's rating items must be on the declared scale."""
+    for item_id in dict.fromkeys(item_ids):
+        item = study.by_id.get(item_id)
+        if item is not None and sorted(item["options"], key=float) != options:
+            raise ParameterError(
+                f"the study's item {item_id!r} is rated on {sorted(item['options'], key=float)}, but the "
+                f"declared scale is {options}",
+                fix="declare the study's scale, or describe the study with the --scale of the data",
+            )
+
+
+def _examples(cells, reasons, reason, cols, n: int = 3) -> list[dict]:
+    rows = cells[reasons == reason].head(n)
+    return [{"row": int(i) + 1, **{c: rows.at[i, c] for c in dict.fromkeys(cols)}} for i in rows.index]
+
+
+def _derive_study(long, tasks, topics, keys, key_cols, sep, used, kind) -> Study:
+    """The external study record of imported judgments: one item per task and topic."""
+    items = []
+    for item_id, task, topic in dict.fromkeys(zip(long["item_id"], tasks, topics)):
+        entry = {"id": item_id, "task": task, "topic": topic, "check": False}
+        if task == it.RATING:
+            entry["options"] = used[it.RATING]
+        else:
+            entry.update(options=["1", "0"], answer="1", coding="correct")
+        items.append(entry)
+    settings = {
+        "origin": "external",
+        "tasks": sorted(set(tasks)),
+        "item_key": ["task", *key_cols],
+        "topic_key": key_cols,
+        "key_sep": sep,
+    }
+    if it.RATING in used:
+        settings["rating_scale"] = used[it.RATING]
+    if kind:
+        settings["intrusion_coding"] = kind
+    return Study(items=items, name="imported", settings=settings)
+
+
+def _word_lists(raw, what: str) -> dict[str, object]:
+    """``{topic: value}`` from a JSON object, or records with ``topic``."""
+    if isinstance(raw, list) and all(isinstance(r, dict) and "topic" in r for r in raw):
+        return {str(r["topic"]): r for r in raw}
+    if isinstance(raw, dict) and raw:
+        return {str(k): v for k, v in raw.items()}
+    raise InputFormatError(f"{what} must be a JSON object {{topic: ...}} or a list of records with 'topic'")
+
+
+def _load_json(path, what: str):
+    try:
+        return json.loads(read_text(path, what=what), parse_constant=lambda c: None)
+    except ValueError as exc:
+        raise InputFormatError(f"{what} '{path}' is not JSON ({exc})") from None
+
+
+def describe_study(
+    topics,
+    *,
+    intruders=None,
+    tasks: Sequence[str] = IMPORT_TASKS,
+    scale: Sequence[str] | None = None,
+    name: str = "external",
+    sep: str = "/",
+    checks=None,
+) -> Study:
+    """The study record of judgments collected elsewhere (``settings.origin: "external"``).
+
+    ``topics``: ``{topic: [words]}`` (or records ``{"topic": ..., "words": [...]}``).
+    ``intruders``: ``{topic: word}`` or ``{topic: {"intruder": word, "options": [words as shown]}}``;
+    without one, a topic's word-intrusion item is coded correct/incorrect
+    (options ``1``/``0``), which gives model precision but no chosen word.
+    ``scale``: the rating options (default ``0..2``).
+    ``checks``: ``{topic: {task: [accepted responses]}}`` (or ``{topic: [accepted]}`` for every task)
+    marks those topics' items as attention checks: they screen annotators
+    (``--min-check-accuracy``) and never enter the scores.
+    """
+    lists = {}
+    for topic, value in _word_lists(topics, "--topics").items():
+        words = value.get("words") if isinstance(value, dict) else value
+        if (
+            not isinstance(words, list)
+            or not words
+            or not all(isinstance(w, str) and w.strip() for w in words)
+        ):
+            raise InputFormatError(f"--topics: topic {topic!r} needs a non-empty list of words (strings)")
+        lists[topic] = words
+    known = {} if intruders is None else _word_lists(intruders, "--intruders")
+    unknown = sorted(set(known) - set(lists))
+    if unknown:
+        raise InputFormatError(f"--intruders names topic(s) {unknown[:5]} that are not in --topics")
+    items = []
+    for task in tasks:
+        if task not in IMPORT_TASKS:
+            raise ParameterError(f"--tasks {task!r}: an external study describes {IMPORT_TASKS}")
+        for topic, words in lists.items():
+            entry = {
+                "id": f"{task}{sep}{topic}",
+                "task": task,
+                "topic": topic,
+                "check": False,
+                "words": words,
+            }
+            if task == it.RATING:
+                entry["options"] = list(scale or ["0", "1", "2"])
+            else:
+                entry.update(_intruder_fields(topic, words, known.get(topic)))
+            items.append(entry)
+    _mark_checks(items, {} if checks is None else _word_lists(checks, "--checks"), set(lists))
+    it.require_items(items)
+    study = Study(
+        items=items, name=name, settings={"origin": "external", "tasks": list(tasks), "key_sep": sep}
+    )
+    from tealeaves.human.schema import validate_study
+
+    validate_study(study.to_dict(), "<described study>")
+    return study
+
+
+def _mark_checks(items: list[dict], checks: Mapping, topics: set) -> None:
+    """Flag the items of ``checks`` (``{topic: {task: [accepted]} | [accepted]}``) as check items."""
+    unknown = sorted(set(checks) - topics)
+    if unknown:
+        raise InputFormatError(f"--checks names topic(s) {unknown[:5]} that are not in --topics")
+    for entry in items:
+        spec = checks.get(entry["topic"])
+        if spec is None:
+            continue
+        accepted = spec.get(entry["task"]) if isinstance(spec, dict) else spec
+        if accepted is None:
+            continue
+        ok = (
+            isinstance(accepted, list)
+            and accepted
+            and all(isinstance(a, str) or (isinstance(a, int) and not isinstance(a, bool)) for a in accepted)
+        )
+        values = [str(a) for a in accepted] if ok else []
+        if not ok or any(v not in entry["options"] for v in values):
+            raise InputFormatError(
+                f"--checks: topic {entry['topic']!r} ({entry['task']}) needs a non-empty "
+                f"list of accepted responses among {entry['options']}, found {accepted!r}"
+            )
+        entry.update(check=True, expected=values)
+
+
+def _intruder_fields(topic: str, words: list[str], known) -> dict:
+    if known is None:
+        return {"options": ["1", "0"], "answer": "1", "coding": "correct"}
+    intruder = known.get("intruder") if isinstance(known, dict) else known
+    options = known.get("options") if isinstance(known, dict) and known.get("options") else [*words, intruder]
+    if not isinstance(intruder, str) or intruder not in options or len(set(options)) != len(options):
+        raise InputFormatError(
+            f"--intruders: topic {topic!r} needs an intruder (a string) among distinct "
+            f"options, found {known!r}"
+        )
+    return {"options": list(options), "answer": intruder, "coding": "word"}
+
+
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def save_judgments(long: pd.DataFrame, study: Study, path) -> dict:
+    """Write imported judgments as long-format CSV, or into a judgment database (by the suffix).
+
+    A database is bound to the study (its fingerprint) and holds one judgment
+    per annotator and item, so the rows are first resolved exactly as scoring
+    resolves them (:func:`tealeaves.human.results.read_results`: exact
+    duplicates kept once, conflicting answers of one annotator to one item all
+    dropped, and counted).  Each judgment's idempotency key is derived from the
+    item and annotator, so importing the same file again stores nothing twice.
+    """
+    import hashlib
+    from pathlib import Path
+
+    from tealeaves.human.export import write_long
+    from tealeaves.human.results import read_results
+    from tealeaves.human.store import JudgmentStore
+
+    if Path(path).suffix.lower() not in STORE_SUFFIXES:
+        return {"format": "csv", "rows": write_long(long.to_dict("records"), path)}
+    resolved = read_results(long, study)
+    store = JudgmentStore(path, "NORMAL")
+    try:
+        store.bind_study(study.fingerprint, study.name)
+        store.ensure_annotators(sorted(set(resolved.frame["annotator"])))
+        counts: Counter = Counter()
+        for row in resolved.frame.to_dict("records"):
+            blob = f"import\x00{row['item_id']}\x00{row['annotator']}".encode()
+            key = hashlib.sha256(blob).hexdigest()[:32]
+            conf = row.get("confidence")
+            counts[
+                store.submit(
+                    row["annotator"],
+                    row["item_id"],
+                    row["response"],
+                    key,
+                    platform="import",
+                    confidence=None if conf is None or conf != conf else float(conf),
+                )
+            ] += 1
+    finally:
+        store.close()
+    return {"format": "sqlite", "resolved": resolved.report["excluded"], "store": dict(counts)}
