@@ -45,7 +45,8 @@ def data():
 def fitted(data):
     corpus, _, _ = data
     # three seeded chains, the best kept: a single chain can settle in the mode that merges two topics
-    return GibbsLDA(K, n_iter=300, optimize_interval=25, burn_in=50, n_chains=3, random_state=2).fit(corpus)
+    return GibbsLDA(K, n_iter=300, optimize_interval=25, burn_in=50, n_chains=3, random_state=2,
+                    sampler="sparse").fit(corpus)
 
 
 def _matched_cosines(estimated, true):
@@ -80,13 +81,13 @@ def test_both_samplers_recover_topics_and_alpha(data, sampler):
 def test_fixed_seeds_repeat_exactly(data):
     corpus, _, _ = data
     small = corpus.subset(range(80))
-    a, b, c = (GibbsLDA(K, n_iter=30, random_state=s).fit(small) for s in (3, 3, 4))
+    a, b, c = (GibbsLDA(K, n_iter=30, random_state=s, sampler="sparse").fit(small) for s in (3, 3, 4))
     np.testing.assert_array_equal(a.topic_word_, b.topic_word_)
     np.testing.assert_array_equal(a.log_likelihood_trace_, b.log_likelihood_trace_)
     assert not np.array_equal(a.topic_word_, c.topic_word_)
     np.testing.assert_array_equal(a.transform(small.subset(range(5))), b.transform(small.subset(range(5))))
-    threaded = GibbsLDA(K, n_iter=30, n_chains=2, n_jobs=2, random_state=3).fit(small)
-    serial = GibbsLDA(K, n_iter=30, n_chains=2, random_state=3).fit(small)
+    threaded = GibbsLDA(K, n_iter=30, n_chains=2, n_jobs=2, random_state=3, sampler="sparse").fit(small)
+    serial = GibbsLDA(K, n_iter=30, n_chains=2, random_state=3, sampler="sparse").fit(small)
     np.testing.assert_array_equal(threaded.topic_word_, serial.topic_word_)
 
 
@@ -156,7 +157,7 @@ def test_metadata_records_preprocessing_and_survives_save(tmp_path):
     model = GibbsLDA(3, n_iter=20, random_state=1).fit(corpus)
     assert model.metadata_["preprocessing"] == prep.get_params()
     assert model.metadata_["source"]["class"] == "GibbsLDA"
-    assert model.metadata_["description"] == model.description() == "gibbs-lda/K3/it20/opt50/sparse/seed1"
+    assert model.metadata_["description"] == model.description() == "gibbs-lda/K3/it20/opt50/dense/seed1"
     loaded = load_model(model.save(tmp_path / "lda.npz"))
     np.testing.assert_allclose(loaded.topic_word_, model.topic_word_)
     np.testing.assert_allclose(loaded.doc_topic_prior_, model.doc_topic_prior_)
@@ -168,7 +169,7 @@ def test_metadata_records_preprocessing_and_survives_save(tmp_path):
     [
         ({"n_components": 0}, InvalidModelError, "n_components must be at least 1"),
         ({"n_components": 60}, InvalidModelError, "larger than the vocabulary"),
-        ({"sampler": "alias"}, ParameterError, "sampler must be one of sparse, dense"),
+        ({"sampler": "alias"}, ParameterError, "sampler must be one of auto, sparse, dense"),
         ({"n_iter": 0}, ParameterError, "n_iter"),
         ({"alpha": float("nan")}, ParameterError, "alpha"),
         ({"beta": -1.0}, ParameterError, "beta"),
@@ -179,6 +180,16 @@ def test_bad_parameters(data, params, error, fragment):
     corpus, _, _ = data
     with pytest.raises(error, match=fragment):
         GibbsLDA(**{"n_components": K, "n_iter": 2, **params}).fit(corpus.subset(range(10)))
+
+
+def test_auto_sampler_is_dense_below_40_topics_and_sparse_from_40(data):
+    corpus, _, _ = data
+    small = corpus.subset(range(30))
+    assert GibbsLDA(5, n_iter=2).fit(small).sampler_ == "dense"
+    # 40 topics over a 50-word vocabulary: the sparse kernel, giving exactly the explicit sparse chain
+    auto, sparse = GibbsLDA(40, n_iter=5).fit(small), GibbsLDA(40, n_iter=5, sampler="sparse").fit(small)
+    assert auto.sampler_ == "sparse" and auto.metadata_["source"]["sampler"] == "sparse"
+    np.testing.assert_array_equal(auto.topic_word_, sparse.topic_word_)
 
 
 def test_bad_transform_input(data, fitted):

@@ -10,7 +10,7 @@ from scipy.special import digamma, gammaln
 from conftest import disk_cached
 from tealeaves.corpus import AlignedCorpus, Corpus, Vocabulary
 from tealeaves.corpus.aligned import LanguageMismatchError
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models.base import TopicModel, check_topic_word
 from tealeaves.models.polylingual import PolylingualTopicModel
@@ -53,7 +53,8 @@ def data():
 @pytest.fixture(scope="module")
 def fitted(data):
     corpus, _, _ = data
-    model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3)
+    model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3,
+                                  sampler="sparse")
     # shared across xdist workers through the disk cache (the fit is seeded, so any worker builds the same)
     return disk_cached("pltm-synthetic-k5-sparse-v2", lambda: model.fit(corpus))
 
@@ -340,6 +341,13 @@ def test_gibbs_sampler_matches_exact_posterior_by_enumeration(sampler):
     states, exact = _enumerate_posterior(lay, alpha, beta, sizes)
     freq = _state_frequencies(PolylingualTopicModel(sampler=sampler), lay, states, alpha, beta, sizes, 40_000)
     assert 0.5 * np.abs(freq - exact).sum() < 0.02
+
+
+def test_sampler_choice():
+    assert PolylingualTopicModel(20, n_iter=2).fit(draw_corpus(10, 1)[0]).sampler_ == "dense"
+    assert PolylingualTopicModel(40, n_iter=2).fit(draw_corpus(10, 1)[0]).sampler_ == "sparse"
+    with pytest.raises(ParameterError, match="sampler must be one of auto, sparse, dense; got 'alias'"):
+        PolylingualTopicModel(5, sampler="alias").fit(draw_corpus(10, 1)[0])
 
 
 def test_mallet_stale_coefficients_leave_the_exact_posterior():

@@ -161,7 +161,7 @@ def _packed_add(packed, start, stop, topic, bits):
     _packed_increment(packed, start, j, bits)
 
 
-@numba.njit(cache=True, fastmath=True, nogil=True)
+@numba.njit(cache=True, fastmath=True, nogil=True, error_model="numpy")
 def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
                  word_start, packed, bits, seed, reset):
     """One collapsed Gibbs sweep with the SparseLDA buckets (Yao, Mimno and McCallum 2009).

@@ -53,7 +53,8 @@ class GibbsLDA(TopicModel):
         after it (MALLET's ``--optimize-burn-in`` and ``saveSampleInterval``).
     n_chains : independent chains seeded from ``random_state``; the one with the
         highest final log-likelihood is kept (``n_jobs`` threads sample them).
-    sampler : ``"sparse"`` (SparseLDA buckets) or ``"dense"``; both exact.
+    sampler : ``"sparse"`` (SparseLDA buckets), ``"dense"`` or ``"auto"``
+        (default: sparse from 40 topics, where it is the faster); all exact.
     evaluate_every : record ``log p(w, z)`` every this many sweeps.
     random_state : integer seed; the same seed repeats a fit exactly.
 
@@ -62,7 +63,7 @@ class GibbsLDA(TopicModel):
     ``(n_dk + alpha_k) / (N_d + sum alpha)``), ``doc_topic_prior_`` (the
     optimised ``alpha``), ``beta_``, ``log_likelihood_trace_``,
     ``log_likelihood_iterations_``, ``chain_log_likelihoods_``, ``n_tokens_``,
-    ``sampling_cpu_seconds_`` (the kept chain's sampling CPU time),
+    ``sampling_cpu_seconds_`` (the kept chain's sampling CPU time), ``sampler_``,
     ``metadata_`` (description, source, the corpus's preprocessing) and
     ``pltm_`` (the underlying one-language polylingual model).
     """
@@ -77,7 +78,7 @@ class GibbsLDA(TopicModel):
         burn_in: int = 200,
         sample_interval: int = 5,
         n_chains: int = 1,
-        sampler: str = "sparse",
+        sampler: str = "auto",
         evaluate_every: int = 10,
         random_state: int | None = 0,
         n_jobs: int = 1,
@@ -126,13 +127,14 @@ class GibbsLDA(TopicModel):
         self.log_likelihood_iterations_ = pltm.log_likelihood_iterations_
         self.chain_log_likelihoods_ = pltm.chain_log_likelihoods_
         self.n_tokens_ = pltm.n_tokens_
+        self.sampler_ = pltm.sampler_
         self.sampling_cpu_seconds_ = pltm.sampling_cpu_seconds_
         from tealeaves import __version__
 
         self.metadata_ = {
             "description": self.description(),
             "source": {"library": "tealeaves", "version": __version__, "class": "GibbsLDA",
-                       "sampler": self.sampler},
+                       "sampler": self.sampler_},
             "preprocessing": corpus.metadata.get("preprocessing"),
         }
         return self
@@ -158,5 +160,6 @@ class GibbsLDA(TopicModel):
 
     def description(self) -> str:
         """Short, signature-safe name of the fit."""
+        sampler = getattr(self, "sampler_", self.sampler)
         return (f"gibbs-lda/K{self.n_components}/it{self.n_iter}/opt{self.optimize_interval}"
-                f"/{self.sampler}/seed{self.random_state}")
+                f"/{sampler}/seed{self.random_state}")

@@ -38,8 +38,20 @@ from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models.base import TopicModel, check_alpha
 from tealeaves.validation import check_choice
 
-#: The Gibbs samplers: both exact, ``sparse`` is faster from about K = 20 (benchmarks/pltm.py).
-SAMPLERS = ("sparse", "dense")
+#: The Gibbs samplers: both exact; ``auto`` picks ``sparse`` from ``SPARSE_FROM_K`` topics, ``dense`` below.
+SAMPLERS = ("auto", "sparse", "dense")
+
+#: Where the sparse sampler overtakes the dense one (benchmarks/pltm.py and benchmarks/lda_gibbs.py:
+#: dense is faster at K = 20 on the Bible and on Reuters, sparse from about K = 40).
+SPARSE_FROM_K = 40
+
+
+def resolve_sampler(sampler: str, n_topics: int) -> str:
+    """The sampler ``auto`` stands for at ``n_topics`` topics (others are returned unchanged)."""
+    check_choice(sampler, "sampler", SAMPLERS)
+    if sampler == "auto":
+        return "sparse" if n_topics >= SPARSE_FROM_K else "dense"
+    return sampler
 
 
 @dataclass
@@ -126,11 +138,12 @@ class PolylingualTopicModel:
     random_state : integer seed; the same seed repeats a fit exactly.
     n_jobs : chains run in this many threads at once (the kernels release the
         GIL); results do not depend on it.
-    sampler : ``"sparse"`` (default: MALLET's SparseLDA buckets, cost per token
-        sub-linear in K) or ``"dense"`` (one pass over all K topics per token).
-        Both sample the same conditional exactly; for a given seed they give
-        different chains, since they map the same random numbers to topics in
-        different orders.
+    sampler : ``"sparse"`` (MALLET's SparseLDA buckets, cost per token
+        sub-linear in K), ``"dense"`` (one pass over all K topics per token) or
+        ``"auto"`` (default: sparse from ``SPARSE_FROM_K`` = 40 topics, where it
+        becomes the faster one).  Both sample the same conditional exactly; for
+        a given seed they give different chains, since they map the same random
+        numbers to topics in different orders.  ``sampler_`` is the one used.
 
     Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
     ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
@@ -154,7 +167,7 @@ class PolylingualTopicModel:
         evaluate_every: int = 10,
         random_state: int | None = 0,
         n_jobs: int = 1,
-        sampler: str = "sparse",
+        sampler: str = "auto",
     ):
         self.n_topics = n_topics
         self.alpha = alpha
@@ -188,7 +201,7 @@ class PolylingualTopicModel:
             raise InvalidModelError(f"link_fraction must be in [0, 1], got {self.link_fraction}")
         if int(self.n_chains) < 1 or int(self.n_iter) < 1:
             raise InvalidModelError("n_chains and n_iter must be at least 1")
-        check_choice(self.sampler, "sampler", SAMPLERS)
+        self.sampler_ = resolve_sampler(self.sampler, int(self.n_topics))
         if not (np.isfinite(self.beta) and self.beta > 0):
             raise InvalidModelError(f"beta must be positive, got {self.beta}")
         for lang in corpus.languages:
@@ -277,7 +290,7 @@ class PolylingualTopicModel:
         sampling time).
         """
         args = (lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row)
-        if self.sampler == "dense":
+        if resolve_sampler(self.sampler, K) == "dense":
             def dense_counts():
                 return n_wk
 
@@ -285,8 +298,10 @@ class PolylingualTopicModel:
             return (lambda z, *rest: kern.gibbs_sweep(*args, z, n_wk, *rest)), dense_counts
         room = np.minimum(np.bincount(lay.tokens, minlength=n_wk.shape[0]), K)
         word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
-        packed = np.zeros(int(word_start[-1]), dtype=np.int64)
         bits = kern.topic_bits(K)
+        # 32-bit cells (half the memory traffic) whenever the largest count fits beside the topic bits
+        small = int(np.bincount(lay.tokens).max()) < 2 ** (31 - bits)
+        packed = np.zeros(int(word_start[-1]), dtype=np.int32 if small else np.int64)
         kern.build_word_topics(n_wk, word_start, packed, bits)
         reset = bool(self._reset_coefficients)
         stale = [False]  # n_wk is behind the packed lists
