@@ -22,6 +22,10 @@ token leaves and joins (MALLET's ``cachedCoefficients``), so each token costs
 one vectorised pass of multiply-adds for the normaliser plus a walk that stops
 at the sampled topic.
 
+:func:`sparse_sweep` samples the same conditional with MALLET's SparseLDA
+buckets and per-word count-sorted topic lists (``packed``), so its cost per
+token grows with the topics a word and a row use rather than with K.
+
 Random numbers come from numba's Mersenne Twister (one state per thread), seeded
 at the start of each call, so a run is repeated exactly by its seeds.  The
 sampling kernels release the GIL, so chains can run in parallel threads.

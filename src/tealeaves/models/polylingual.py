@@ -13,8 +13,12 @@ languages.  Hyperparameters are re-estimated as MALLET's
 ``PolylingualTopicModel`` does: after ``optimize_burn_in`` iterations, every
 ``sample_interval`` iterations the document-topic count histograms are
 collected, and every ``optimize_interval`` iterations ``alpha`` is updated by
-Minka's fixed point with a Gamma(1.00001, 1) prior and each ``beta_l`` by the
-symmetric-concentration fixed point (see :mod:`tealeaves.models._pltm_kernels`).
+Minka's fixed point exactly as MALLET's ``Dirichlet.learnParameters`` (shape
+1.00001, scale 1) and each ``beta_l`` by the symmetric-concentration fixed
+point (see :mod:`tealeaves.models._pltm_kernels`).  Two exact samplers are
+available: ``dense`` (linear in K) and ``sparse`` (MALLET's SparseLDA buckets,
+sub-linear in K); unlike MALLET's ``PolylingualTopicModel``, the sparse one
+resets its cached coefficients after every document (docs/polylingual.md).
 
 ``link_fraction`` < 1 keeps only that share of tuples linked (chosen at random
 with the seed); the sides of the other tuples become separate documents, each
