@@ -199,7 +199,9 @@ def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, bet
     ``PolylingualTopicModel`` (whose coefficients keep earlier documents'
     counts: a defect, used only to measure its effect).  ``s`` is recomputed
     at the start of every sweep and ``r`` at the start of every segment, so
-    rounding does not accumulate.  Uniforms come from :func:`_splitmix64`
+    rounding does not accumulate.  The buckets are computed for the state with
+    the token taken out without writing it; only a token that changes topic
+    updates the counts, lists and caches.  Uniforms come from :func:`_splitmix64`
     seeded with ``seed`` (numba's ``np.random.random`` costs about a fifth of
     a sparse token's time).  The dense word-topic counts are not
     touched (their rows do not stay in cache at large K); :func:`unpack_word_topics`
@@ -243,47 +245,31 @@ def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, bet
             old = z[i]
             start = word_start[w]
             stop = word_start[w + 1]
-            t = b * inv_l[old]
-            s_mass -= alpha[old] * t
-            r_mass -= n_r[old] * t
-            n_r[old] -= 1
-            n_l[old] -= 1
-            if n_r[old] == 0:
-                n_nz -= 1
-                last = nonzero[n_nz]
-                nonzero[where[old]] = last
-                where[last] = where[old]
-            inv_l[old] = 1.0 / (n_l[old] + bs)
-            t = b * inv_l[old]
-            s_mass += alpha[old] * t
-            r_mass += n_r[old] * t
-            c_l[old] = (alpha[old] + n_r[old]) * inv_l[old]
-            # walk the word's topics: take the token out of its cell (MALLET's order is kept by
-            # bubbling the cell right) and score every cell for the q bucket
+            # the old topic's terms with the token taken out, computed without changing the state,
+            # so a token that keeps its topic (most of them once the chain settles) writes nothing
+            nr_o = n_r[old] - 1
+            inv_o = 1.0 / (n_l[old] - 1 + bs)
+            t_cur = b * inv_l[old]
+            t_o = b * inv_o
+            c_o = (alpha[old] + nr_o) * inv_o
+            s_eff = s_mass + alpha[old] * (t_o - t_cur)
+            r_eff = r_mass + nr_o * t_o - n_r[old] * t_cur
             q_mass = 0.0
-            j = start
-            removed = False
-            while j < stop and packed[j] > 0:
-                cell = packed[j]
+            n_q = 0
+            at_old = 0
+            while start + n_q < stop and packed[start + n_q] > 0:
+                cell = packed[start + n_q]
                 k = cell & mask
-                if not removed and k == old:
-                    cell -= np.int64(1) << bits
-                    packed[j] = cell if (cell >> bits) > 0 else 0
-                    sub = j
-                    while sub < stop - 1 and packed[sub] < packed[sub + 1]:
-                        tmp = packed[sub]
-                        packed[sub] = packed[sub + 1]
-                        packed[sub + 1] = tmp
-                        sub += 1
-                    removed = True
-                    continue
-                score = c_l[k] * (cell >> bits)
+                if k == old:
+                    score = c_o * ((cell >> bits) - 1)
+                    at_old = n_q
+                else:
+                    score = c_l[k] * (cell >> bits)
                 q_mass += score
-                scores[j - start] = score
-                j += 1
-            n_q = j - start
+                scores[n_q] = score
+                n_q += 1
             rng, u = _splitmix64(rng)
-            u *= s_mass + r_mass + q_mass
+            u *= s_eff + r_eff + q_mass
             if u < q_mass:
                 j = 0
                 acc = scores[0]
@@ -291,24 +277,48 @@ def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, bet
                     j += 1
                     acc += scores[j]
                 new = packed[start + j] & mask
-                _packed_increment(packed, start, start + j, bits)
+            elif u < q_mass + r_eff:  # the row holds at least the old topic
+                u -= q_mass
+                j = 0
+                k = nonzero[0]
+                acc = nr_o * t_o if k == old else b * n_r[k] * inv_l[k]
+                while acc <= u and j < n_nz - 1:
+                    j += 1
+                    k = nonzero[j]
+                    acc += nr_o * t_o if k == old else b * n_r[k] * inv_l[k]
+                new = nonzero[j]
             else:
-                if n_nz > 0 and u < q_mass + r_mass:
-                    u -= q_mass
-                    j = 0
-                    acc = b * n_r[nonzero[0]] * inv_l[nonzero[0]]
-                    while acc <= u and j < n_nz - 1:
-                        j += 1
-                        acc += b * n_r[nonzero[j]] * inv_l[nonzero[j]]
-                    new = nonzero[j]
-                else:
-                    u -= q_mass + r_mass
-                    new = 0
-                    acc = alpha[0] * b * inv_l[0]
-                    while acc <= u and new < n_topics - 1:
-                        new += 1
-                        acc += alpha[new] * b * inv_l[new]
-                _packed_add(packed, start, stop, new, bits)
+                u -= q_mass + r_eff
+                new = 0
+                acc = alpha[0] * t_o if old == 0 else alpha[0] * b * inv_l[0]
+                while acc <= u and new < n_topics - 1:
+                    new += 1
+                    acc += alpha[new] * t_o if new == old else alpha[new] * b * inv_l[new]
+            if new == old:
+                continue
+            # the token moves: take it out of the old topic for real ...
+            n_r[old] = nr_o
+            n_l[old] -= 1
+            inv_l[old] = inv_o
+            c_l[old] = c_o
+            s_mass = s_eff
+            r_mass = r_eff
+            if nr_o == 0:
+                n_nz -= 1
+                last = nonzero[n_nz]
+                nonzero[where[old]] = last
+                where[last] = where[old]
+            j = start + at_old  # decrement the old cell, bubble it right (an emptied cell goes last)
+            packed[j] -= np.int64(1) << bits
+            if (packed[j] >> bits) == 0:
+                packed[j] = 0
+            while j < stop - 1 and packed[j] < packed[j + 1]:
+                tmp = packed[j]
+                packed[j] = packed[j + 1]
+                packed[j + 1] = tmp
+                j += 1
+            # ... and put it in the new one
+            _packed_add(packed, start, stop, new, bits)
             z[i] = new
             t = b * inv_l[new]
             s_mass -= alpha[new] * t
