@@ -123,7 +123,7 @@ def throughput(corpus: AlignedCorpus, args) -> None:
                   f"{2 * MALLET_PLTM[80] / 1e6:.1f}M; sparse is {sparse['rate'] / MALLET_PLTM[80]:.2f}x the "
                   "K=80 anchor (2x MALLET at K=200 holds if MALLET runs at most "
                   f"{sparse['rate'] / 2e6:.1f}M there)", flush=True)
-    print("sampler='auto' (the default) uses dense below 40 topics and sparse from 40.")
+    print("sampler='auto' (the default) uses dense below 20 topics and sparse from 20.")
     if not mallet:
         print("MALLET was not run here (no 'mallet' command on the PATH; it cannot be installed); its "
               f"figures are the anchors measured in issue 13 on {MALLET_PLTM['tokens']:,} tokens.")

@@ -182,12 +182,12 @@ def test_bad_parameters(data, params, error, fragment):
         GibbsLDA(**{"n_components": K, "n_iter": 2, **params}).fit(corpus.subset(range(10)))
 
 
-def test_auto_sampler_is_dense_below_40_topics_and_sparse_from_40(data):
+def test_auto_sampler_is_dense_below_20_topics_and_sparse_from_20(data):
     corpus, _, _ = data
     small = corpus.subset(range(30))
-    assert GibbsLDA(5, n_iter=2).fit(small).sampler_ == "dense"
-    # 40 topics over a 50-word vocabulary: the sparse kernel, giving exactly the explicit sparse chain
-    auto, sparse = GibbsLDA(40, n_iter=5).fit(small), GibbsLDA(40, n_iter=5, sampler="sparse").fit(small)
+    assert GibbsLDA(19, n_iter=2).fit(small).sampler_ == "dense"
+    # 20 topics: the sparse kernel, giving exactly the explicit sparse chain
+    auto, sparse = GibbsLDA(20, n_iter=5).fit(small), GibbsLDA(20, n_iter=5, sampler="sparse").fit(small)
     assert auto.sampler_ == "sparse" and auto.metadata_["source"]["sampler"] == "sparse"
     np.testing.assert_array_equal(auto.topic_word_, sparse.topic_word_)
 

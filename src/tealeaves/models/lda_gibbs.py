@@ -54,7 +54,7 @@ class GibbsLDA(TopicModel):
     n_chains : independent chains seeded from ``random_state``; the one with the
         highest final log-likelihood is kept (``n_jobs`` threads sample them).
     sampler : ``"sparse"`` (SparseLDA buckets), ``"dense"`` or ``"auto"``
-        (default: sparse from 40 topics, where it is the faster); all exact.
+        (default: sparse from 20 topics, where it is the faster); all exact.
     evaluate_every : record ``log p(w, z)`` every this many sweeps.
     random_state : integer seed; the same seed repeats a fit exactly.
 

@@ -45,9 +45,9 @@ from tealeaves.validation import check_choice
 #: The Gibbs samplers: both exact; ``auto`` picks ``sparse`` from ``SPARSE_FROM_K`` topics, ``dense`` below.
 SAMPLERS = ("auto", "sparse", "dense")
 
-#: Where the sparse sampler overtakes the dense one (benchmarks/pltm.py and benchmarks/lda_gibbs.py:
-#: dense is faster at K = 20 on the Bible and on Reuters, sparse from about K = 40).
-SPARSE_FROM_K = 40
+#: From this K the sparse sampler is used by ``auto``: it is at least as fast as the dense one at K = 20
+#: on the Bible and on Reuters (benchmarks/pltm.py, benchmarks/lda_gibbs.py) and far faster above.
+SPARSE_FROM_K = 20
 
 
 def resolve_sampler(sampler: str, n_topics: int) -> str:
@@ -144,8 +144,8 @@ class PolylingualTopicModel:
         GIL); results do not depend on it.
     sampler : ``"sparse"`` (MALLET's SparseLDA buckets, cost per token
         sub-linear in K), ``"dense"`` (one pass over all K topics per token) or
-        ``"auto"`` (default: sparse from ``SPARSE_FROM_K`` = 40 topics, where it
-        becomes the faster one).  Both sample the same conditional exactly; for
+        ``"auto"`` (default: sparse from ``SPARSE_FROM_K`` = 20 topics, where it
+        is the faster one; dense below).  Both sample the same conditional exactly; for
         a given seed they give different chains, since they map the same random
         numbers to topics in different orders.  ``sampler_`` is the one used.
 
