@@ -424,3 +424,33 @@ def test_fold_in_matches_exact_posterior_mean_of_theta():
         mean += p * (counts + model.alpha_) / (4 + model.alpha_.sum())
     theta = model.transform(ac, n_iter=30_000, burn_in=100, thin=1)
     np.testing.assert_allclose(theta[0], mean / post, atol=0.01)
+
+
+def test_sparse_kernel_gives_the_same_chain_with_64_bit_cells(data):
+    # the 64-bit cells are used when a word's count would not fit beside the topic bits in 32
+    from tealeaves.models.polylingual import _layout
+
+    corpus = data[0].subset(range(40))
+    sizes = np.array([len(corpus.vocabulary(x)) for x in LANGS])
+    lay = _layout(corpus, list(LANGS), np.concatenate([[0], np.cumsum(sizes)]), np.ones(40, bool))
+    runs = []
+    for dtype in (np.int32, np.int64):
+        z = np.zeros(len(lay.tokens), np.int32)
+        n_wk, n_lk, n_rk = (np.zeros((sizes.sum(), K), np.int32), np.zeros((3, K), np.int32),
+                            np.zeros((lay.n_rows, K), np.int32))
+        kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, 5)
+        room = np.minimum(np.bincount(lay.tokens, minlength=sizes.sum()), K)
+        word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+        packed = np.zeros(int(word_start[-1]), dtype)
+        bits = kern.topic_bits(K)
+        kern.build_word_topics(n_wk, word_start, packed, bits)
+        alpha, beta = np.full(K, 0.1), np.full(3, 0.01)
+        for it in range(10):
+            kern.sparse_sweep(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_lk, n_rk, alpha,
+                              beta, beta * sizes, word_start, packed, bits, it, True)
+        kern.unpack_word_topics(packed, word_start, bits, n_wk)
+        expected = np.zeros_like(n_wk)
+        np.add.at(expected, (lay.tokens, z), 1)
+        np.testing.assert_array_equal(n_wk, expected)
+        runs.append(z)
+    np.testing.assert_array_equal(runs[0], runs[1])
