@@ -1,19 +1,27 @@
-"""Throughput of the polylingual topic model's Gibbs sampler: tealeaves vs MALLET.
+"""Throughput of the polylingual topic model's Gibbs samplers (dense and sparse) beside MALLET's.
 
-Both fit the same English-Swedish Bible chapters (World English Bible and
-Swedish Folkbibeln, the 1,188 chapters present in both) with the same K,
-iterations and hyperparameter schedule (optimise every 50 sweeps after a
-200-sweep burn-in), on one thread.  The figure compared is *token samples per
-second per thread*: tokens x iterations / seconds.  tealeaves' seconds are
-the sampling thread's CPU time inside the Gibbs sweeps (on a shared machine
-wall time also counts other processes); wall time is printed too.  MALLET is
-timed as a whole ``mallet run`` (wall), so its figure includes start-up and
-optimisation and slightly favours tealeaves only by those seconds.
+Both samplers fit the same English-Swedish Bible chapters (World English Bible
+and Swedish Folkbibeln, the 1,188 chapters present in both) at K = 20, 80
+and 200, with MALLET's hyperparameter schedule (optimise every 50 sweeps after
+a 200-sweep burn-in; with fewer than 250 iterations no optimisation happens),
+on one thread, in one run.  The figure is *token samples per second per
+thread*: tokens x iterations / seconds, where the seconds are the sampling
+thread's CPU time in the sweeps (plus, for the sparse sampler, unpacking its
+word-topic lists for the likelihood and the optimiser); wall time is printed too.
 
-MALLET runs when a ``mallet`` command is on the PATH; otherwise the script
-says so and compares with the published-anchor figure instead.
+MALLET cannot be installed here, so it is not run unless a ``mallet`` command
+is on the PATH; its measured anchors (issue 13: MALLET 2.1.1
+PolylingualTopicModel, one thread, 521,648 tokens of the same Bible pairs:
+16.5 M token samples/s at K = 20 and 13.4 M at K = 80; K = 200 not measured)
+are printed beside the figures.
 
-    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --iterations 1000
+``--hyperparameters`` instead fits K = 20 and 80 with 1,000 iterations twice,
+once with the exact sampler and once with MALLET's stale cached coefficients
+(``PolylingualTopicModel`` never resets them after a document; see
+docs/polylingual.md), and prints the optimised alpha sums.
+
+    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --iterations 300
+    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --hyperparameters
 """
 
 from __future__ import annotations
@@ -30,9 +38,9 @@ from tealeaves.corpus.aligned import AlignedCorpus
 from tealeaves.corpus.parallel import BIBLE_TEXTS, BIBLE_TEXTS_FULL, bible_chapters
 from tealeaves.models.polylingual import PolylingualTopicModel
 
-#: MALLET 2.1.1, 1,188 English-Swedish chapters, 521,648 tokens, K=20, 1,000 iterations,
-#: optimisation every 50, one thread.
-ANCHOR = {"tool": "MALLET 2.1.1", "tokens": 521_648, "iterations": 1000, "samples_per_second": 10.6e6}
+#: MALLET 2.1.1 PolylingualTopicModel on the same 1,188 English-Swedish chapters (521,648 tokens),
+#: one thread, measured side by side with tealeaves (issue 13).  K = 200 was not measured.
+MALLET_PLTM = {"tool": "MALLET 2.1.1", "tokens": 521_648, 20: 16.5e6, 80: 13.4e6}
 
 
 def load_corpus() -> AlignedCorpus:
@@ -41,23 +49,26 @@ def load_corpus() -> AlignedCorpus:
     return texts.to_aligned().pairs("en", "sv")
 
 
-def run_tealeaves(corpus: AlignedCorpus, args) -> dict:
+def run_tealeaves(corpus: AlignedCorpus, k: int, sampler: str, iterations: int, seed: int,
+                  reset: bool = True) -> dict:
     model = PolylingualTopicModel(
-        args.topics, n_iter=args.iterations, optimize_interval=50, optimize_burn_in=200,
-        random_state=args.seed, evaluate_every=max(args.iterations // 10, 1),
+        k, n_iter=iterations, optimize_interval=50, optimize_burn_in=200, random_state=seed,
+        evaluate_every=max(iterations // 10, 1), sampler=sampler,
     )
+    model._reset_coefficients = reset
     wall = time.perf_counter()
     model.fit(corpus)
     wall = time.perf_counter() - wall
-    samples = model.n_tokens_ * args.iterations
+    samples = model.n_tokens_ * iterations
     return {
         "tokens": model.n_tokens_, "wall": wall, "cpu": model.sampling_cpu_seconds_,
         "rate": samples / model.sampling_cpu_seconds_, "rate_wall": samples / wall,
-        "final_ll": float(model.log_likelihood_trace_[-1]),
+        "final_ll": float(model.log_likelihood_trace_[-1]), "alpha_sum": float(model.alpha_.sum()),
+        "beta": model.beta_,
     }
 
 
-def run_mallet(mallet: str, corpus: AlignedCorpus, args) -> dict:
+def run_mallet(mallet: str, corpus: AlignedCorpus, k: int, iterations: int, seed: int) -> dict:
     """Import each language as a token sequence and time MALLET's PolylingualTopicModel."""
     with tempfile.TemporaryDirectory() as tmp:
         inputs = []
@@ -75,20 +86,69 @@ def run_mallet(mallet: str, corpus: AlignedCorpus, args) -> dict:
             )
             inputs.append(str(out))
         cmd = [mallet, "run", "cc.mallet.topics.PolylingualTopicModel", "--language-inputs", *inputs,
-               "--num-topics", str(args.topics), "--num-iterations", str(args.iterations),
-               "--optimize-interval", "50", "--optimize-burn-in", "200", "--random-seed", str(args.seed + 1)]
+               "--num-topics", str(k), "--num-iterations", str(iterations),
+               "--optimize-interval", "50", "--optimize-burn-in", "200", "--random-seed", str(seed + 1)]
         wall = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)
         wall = time.perf_counter() - wall
     tokens = corpus.n_tokens()
-    return {"tokens": tokens, "wall": wall, "rate": tokens * args.iterations / wall}
+    return {"tokens": tokens, "wall": wall, "rate": tokens * iterations / wall}
+
+
+def throughput(corpus: AlignedCorpus, args) -> None:
+    """Dense and sparse token samples/s/thread at each K, beside MALLET's anchors."""
+    mallet = shutil.which("mallet")
+    print(f"{args.iterations} iterations per fit (throughput is per token sample, so fewer than MALLET's "
+          "1,000 measure the same rate, minus the sparser late sweeps); seed", args.seed)
+    print(f"{'K':>4} {'dense':>22} {'sparse':>22} {'sparse/dense':>13} {'MALLET':>24}")
+    for k in args.topics:
+        dense = run_tealeaves(corpus, k, "dense", args.iterations, args.seed)
+        sparse = run_tealeaves(corpus, k, "sparse", args.iterations, args.seed)
+        if mallet:
+            theirs = f"{run_mallet(mallet, corpus, k, args.iterations, args.seed)['rate'] / 1e6:.2f}M (run)"
+        elif k in MALLET_PLTM:
+            theirs = f"{MALLET_PLTM[k] / 1e6:.1f}M (anchor)"
+        else:
+            theirs = "not measured"
+        cells = [f"{r['rate'] / 1e6:6.2f}M ({r['rate_wall'] / 1e6:5.2f}M wall)" for r in (dense, sparse)]
+        print(f"{k:>4} {cells[0]:>22} {cells[1]:>22} {sparse['rate'] / dense['rate']:>12.2f}x {theirs:>24}")
+        if k in MALLET_PLTM and not mallet:
+            print(f"     sparse / MALLET anchor: {sparse['rate'] / MALLET_PLTM[k]:.2f}x; dense / MALLET "
+                  f"anchor: {dense['rate'] / MALLET_PLTM[k]:.2f}x; final log-likelihood dense "
+                  f"{dense['final_ll']:.0f}, sparse {sparse['final_ll']:.0f}", flush=True)
+        elif not mallet:
+            # MALLET slows as K grows (16.5M at 20, 13.4M at 80), so its K=200 rate is below 13.4M
+            print(f"     target 2x MALLET at K={k}: MALLET's rate at K={k} was not measured; it slows as K "
+                  f"grows, so it is below its K=80 anchor of 13.4M and the target below "
+                  f"{2 * MALLET_PLTM[80] / 1e6:.1f}M; sparse is {sparse['rate'] / MALLET_PLTM[80]:.2f}x the "
+                  "K=80 anchor (2x MALLET at K=200 holds if MALLET runs at most "
+                  f"{sparse['rate'] / 2e6:.1f}M there)", flush=True)
+    print("sampler='auto' (the default) uses dense below 20 topics and sparse from 20.")
+    if not mallet:
+        print("MALLET was not run here (no 'mallet' command on the PATH; it cannot be installed); its "
+              f"figures are the anchors measured in issue 13 on {MALLET_PLTM['tokens']:,} tokens.")
+
+
+def hyperparameters(corpus: AlignedCorpus, args) -> None:
+    """Optimised alpha sums of the exact sampler and of MALLET's stale-coefficient chain."""
+    print("1,000 iterations, alpha 0.1/topic, beta 0.01, optimise every 50 after 200, sparse sampler, seed",
+          args.seed)
+    for k in (20, 80):
+        exact = run_tealeaves(corpus, k, "sparse", 1000, args.seed)
+        stale = run_tealeaves(corpus, k, "sparse", 1000, args.seed, reset=False)
+        print(f"K={k}: optimised alpha sum exact {exact['alpha_sum']:.3f}, MALLET's stale coefficients "
+              f"{stale['alpha_sum']:.3f} (ratio {stale['alpha_sum'] / exact['alpha_sum']:.2f}); beta exact "
+              f"{exact['beta']}, stale {stale['beta']}; final log-likelihood exact {exact['final_ll']:.0f}, "
+              f"stale {stale['final_ll']:.0f}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=1000, help="Gibbs sweeps (default 1000)")
-    parser.add_argument("--topics", type=int, default=20)
+    parser.add_argument("--iterations", type=int, default=300, help="Gibbs sweeps per fit (default 300)")
+    parser.add_argument("--topics", type=int, nargs="+", default=[20, 80, 200])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hyperparameters", action="store_true",
+                        help="compare optimised alpha with MALLET's stale-coefficient chain instead")
     args = parser.parse_args()
 
     t0 = time.perf_counter()
@@ -96,30 +156,15 @@ def main() -> None:
     print(f"corpus: {corpus!r}, {corpus.n_tokens():,} tokens "
           f"(en {corpus.n_tokens('en'):,}, sv {corpus.n_tokens('sv'):,}); "
           f"read + preprocessed in {time.perf_counter() - t0:.1f}s")
-    PolylingualTopicModel(args.topics, n_iter=2, random_state=0).fit(corpus.subset(range(5)))  # compile
-
-    ours = run_tealeaves(corpus, args)
-    print(f"tealeaves PLTM: K={args.topics}, {args.iterations} iterations, 1 thread: "
-          f"{ours['cpu']:.2f}s CPU in sweeps ({ours['wall']:.2f}s wall for the whole fit); "
-          f"{ours['rate'] / 1e6:.2f}M token samples/s/thread "
-          f"({ours['rate_wall'] / 1e6:.2f}M by wall time); final log-likelihood {ours['final_ll']:.1f}")
-
-    print(f"load average (1, 5, 15 min) after the fit: {os.getloadavg()}; on {os.cpu_count()} CPUs "
-          "(wall-time figures shrink when other processes share the CPUs; CPU time does not)")
-
-    mallet = shutil.which("mallet")
-    if mallet:
-        theirs = run_mallet(mallet, corpus, args)
-        print(f"MALLET PolylingualTopicModel: {theirs['wall']:.2f}s wall, "
-              f"{theirs['rate'] / 1e6:.2f}M token samples/s/thread")
-        print(f"ratio tealeaves / MALLET: {ours['rate'] / theirs['rate']:.2f}x")
+    for sampler in ("dense", "sparse"):  # compile
+        PolylingualTopicModel(5, n_iter=2, random_state=0, sampler=sampler).fit(corpus.subset(range(5)))
+    if args.hyperparameters:
+        hyperparameters(corpus, args)
     else:
-        print("MALLET: no 'mallet' command on the PATH, so MALLET was not run here.")
-        print(f"anchor: {ANCHOR['tool']}, {ANCHOR['tokens']:,} tokens, {ANCHOR['iterations']} iterations, "
-              f"optimisation every 50, one thread: {ANCHOR['samples_per_second'] / 1e6:.1f}M "
-              "token samples/s")
-        print(f"ratio tealeaves / anchor: {ours['rate'] / ANCHOR['samples_per_second']:.2f}x "
-              f"({ours['rate_wall'] / ANCHOR['samples_per_second']:.2f}x by wall time)")
+        throughput(corpus, args)
+    print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()} on {os.cpu_count()} CPUs "
+          "(CPU-time figures are what the sampling thread used; wall-time figures shrink when other "
+          "processes share the CPUs)")
 
 
 if __name__ == "__main__":

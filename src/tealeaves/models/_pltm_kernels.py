@@ -22,7 +22,12 @@ token leaves and joins (MALLET's ``cachedCoefficients``), so each token costs
 one vectorised pass of multiply-adds for the normaliser plus a walk that stops
 at the sampled topic.
 
-Random numbers come from numba's Mersenne Twister (one state per thread), seeded
+:func:`sparse_sweep` samples the same conditional with MALLET's SparseLDA
+buckets and per-word count-sorted topic lists (``packed``), so its cost per
+token grows with the topics a word and a row use rather than with K.
+
+Random numbers come from numba's Mersenne Twister (one state per thread; the
+dense kernels) or from an inlined SplitMix64 generator (the sparse sweep), seeded
 at the start of each call, so a run is repeated exactly by its seeds.  The
 sampling kernels release the GIL, so chains can run in parallel threads.
 """
@@ -98,6 +103,244 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
             coef[new] = (n_r[new] + alpha[new]) * inv_l[new]
 
 
+def topic_bits(n_topics: int) -> int:
+    """Bits needed for a topic id in MALLET's packed ``count << bits | topic`` cells."""
+    return max(1, int(n_topics - 1).bit_length())
+
+
+@numba.njit(cache=True, nogil=True)
+def build_word_topics(n_wk, word_start, packed, bits):
+    """Fill MALLET's ``typeTopicCounts`` from the dense counts.
+
+    Word ``w`` owns ``packed[word_start[w]:word_start[w + 1]]`` (room for
+    ``min(K, frequency of w)`` cells); its non-zero topics are stored as
+    ``count << bits | topic``, sorted in descending order (so by count), and
+    the unused cells at the end are zero.
+    """
+    n_words, n_topics = n_wk.shape
+    for w in range(n_words):
+        start = word_start[w]
+        m = 0
+        for k in range(n_topics):
+            if n_wk[w, k] > 0:
+                packed[start + m] = (np.int64(n_wk[w, k]) << bits) | k
+                m += 1
+        cells = np.sort(packed[start : start + m])[::-1]
+        packed[start : start + m] = cells
+        for j in range(start + m, word_start[w + 1]):
+            packed[j] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def unpack_word_topics(packed, word_start, bits, n_wk):
+    """Fill the dense ``V x K`` word-topic counts from the packed lists (see :func:`build_word_topics`)."""
+    mask = (np.int64(1) << bits) - 1
+    n_wk[:] = 0
+    for w in range(n_wk.shape[0]):
+        j = word_start[w]
+        while j < word_start[w + 1] and packed[j] > 0:
+            n_wk[w, packed[j] & mask] = packed[j] >> bits
+            j += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _packed_increment(packed, start, j, bits):
+    """Add one to the cell ``packed[j]`` of a word's list and bubble it left to keep the order."""
+    packed[j] += np.int64(1) << bits
+    while j > start and packed[j] > packed[j - 1]:
+        tmp = packed[j]
+        packed[j] = packed[j - 1]
+        packed[j - 1] = tmp
+        j -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _packed_add(packed, start, stop, topic, bits):
+    """Add one to ``topic``'s cell of a word's list, inserting it at the end of the used cells if new."""
+    mask = (np.int64(1) << bits) - 1
+    j = start
+    while j < stop - 1 and packed[j] > 0 and (packed[j] & mask) != topic:
+        j += 1
+    if packed[j] == 0:
+        packed[j] = topic  # count 0; the increment makes it 1 (no cell to its right is larger)
+    _packed_increment(packed, start, j, bits)
+
+
+@numba.njit(cache=True, inline="always")
+def _splitmix64(state):
+    """SplitMix64 (Steele, Lea and Flood 2014): the next state and a uniform draw in [0, 1) (53 bits)."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    x = state
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    return state, (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True, fastmath=True, nogil=True, error_model="numpy")
+def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+                 word_start, packed, bits, seed, reset):
+    """One collapsed Gibbs sweep with the SparseLDA buckets (Yao, Mimno and McCallum 2009).
+
+    The weight of topic ``k`` for word ``w`` of language ``l`` in row ``r``,
+    ``(n_rk + a_k)(n_wk + b_l) / (n_lk + V_l b_l)``, splits into three buckets
+
+    * ``s = sum_k a_k b_l / (n_lk + V_l b_l)`` (smoothing only; kept per language),
+    * ``r = sum_{k: n_rk > 0} n_rk b_l / (n_lk + V_l b_l)`` (the row's topics),
+    * ``q = sum_{k: n_wk > 0} coef_lk n_wk`` with ``coef_lk = (a_k + n_rk) / (n_lk + V_l b_l)``
+      (the word's topics, walked in MALLET's count-sorted ``packed`` lists),
+
+    whose sum is the exact normaliser, so the chain is the same collapsed Gibbs
+    sampler as :func:`gibbs_sweep`, with a cost per token that grows with the
+    number of topics the word and the row use rather than with K.  As in
+    MALLET, ``coef`` holds ``a_k / (n_lk + V_l b_l)`` outside the current row;
+    the row's topics are set at the start of a segment and reset at its end.
+    ``reset=False`` skips that reset, reproducing MALLET's
+    ``PolylingualTopicModel`` (whose coefficients keep earlier documents'
+    counts: a defect, used only to measure its effect).  ``s`` is recomputed
+    at the start of every sweep and ``r`` at the start of every segment, so
+    rounding does not accumulate.  The buckets are computed for the state with
+    the token taken out without writing it; only a token that changes topic
+    updates the counts, lists and caches.  Uniforms come from :func:`_splitmix64`
+    seeded with ``seed`` (numba's ``np.random.random`` costs about a fifth of
+    a sparse token's time).  The dense word-topic counts are not
+    touched (their rows do not stay in cache at large K); :func:`unpack_word_topics`
+    rebuilds them from ``packed`` when they are needed.
+    """
+    rng = np.uint64(seed)
+    n_topics = n_lk.shape[1]
+    n_lang = n_lk.shape[0]
+    mask = (np.int64(1) << bits) - 1
+    inv = np.empty((n_lang, n_topics))  # 1 / (n_lk + V_l b_l)
+    coef = np.empty((n_lang, n_topics))
+    smooth = np.zeros(n_lang)
+    for lang in range(n_lang):
+        for k in range(n_topics):
+            inv[lang, k] = 1.0 / (n_lk[lang, k] + beta_sum[lang])
+            coef[lang, k] = alpha[k] * inv[lang, k]
+            smooth[lang] += alpha[k] * beta[lang] * inv[lang, k]
+    nonzero = np.empty(n_topics, dtype=np.int64)  # the row's topics with n_rk > 0, in any order
+    where = np.empty(n_topics, dtype=np.int64)  # position of a topic in ``nonzero``
+    scores = np.empty(n_topics)
+    for s in range(len(seg_lang)):
+        lang = seg_lang[s]
+        b = beta[lang]
+        bs = beta_sum[lang]
+        c_l = coef[lang]
+        inv_l = inv[lang]
+        n_l = n_lk[lang]
+        n_r = n_rk[seg_row[s]]
+        s_mass = smooth[lang]
+        r_mass = 0.0
+        n_nz = 0
+        for k in range(n_topics):
+            if n_r[k] > 0:
+                nonzero[n_nz] = k
+                where[k] = n_nz
+                n_nz += 1
+                r_mass += b * n_r[k] * inv_l[k]
+                c_l[k] = (alpha[k] + n_r[k]) * inv_l[k]
+        for i in range(seg_start[s], seg_start[s + 1]):
+            w = tokens[i]
+            old = z[i]
+            start = word_start[w]
+            stop = word_start[w + 1]
+            # the old topic's terms with the token taken out, computed without changing the state,
+            # so a token that keeps its topic (most of them once the chain settles) writes nothing
+            nr_o = n_r[old] - 1
+            inv_o = 1.0 / (n_l[old] - 1 + bs)
+            t_cur = b * inv_l[old]
+            t_o = b * inv_o
+            c_o = (alpha[old] + nr_o) * inv_o
+            s_eff = s_mass + alpha[old] * (t_o - t_cur)
+            r_eff = r_mass + nr_o * t_o - n_r[old] * t_cur
+            q_mass = 0.0
+            n_q = 0
+            at_old = 0
+            while start + n_q < stop and packed[start + n_q] > 0:
+                cell = packed[start + n_q]
+                k = cell & mask
+                if k == old:
+                    score = c_o * ((cell >> bits) - 1)
+                    at_old = n_q
+                else:
+                    score = c_l[k] * (cell >> bits)
+                q_mass += score
+                scores[n_q] = score
+                n_q += 1
+            rng, u = _splitmix64(rng)
+            u *= s_eff + r_eff + q_mass
+            if u < q_mass:
+                j = 0
+                acc = scores[0]
+                while acc <= u and j < n_q - 1:
+                    j += 1
+                    acc += scores[j]
+                new = packed[start + j] & mask
+            elif u < q_mass + r_eff:  # the row holds at least the old topic
+                u -= q_mass
+                j = 0
+                k = nonzero[0]
+                acc = nr_o * t_o if k == old else b * n_r[k] * inv_l[k]
+                while acc <= u and j < n_nz - 1:
+                    j += 1
+                    k = nonzero[j]
+                    acc += nr_o * t_o if k == old else b * n_r[k] * inv_l[k]
+                new = nonzero[j]
+            else:
+                u -= q_mass + r_eff
+                new = 0
+                acc = alpha[0] * t_o if old == 0 else alpha[0] * b * inv_l[0]
+                while acc <= u and new < n_topics - 1:
+                    new += 1
+                    acc += alpha[new] * t_o if new == old else alpha[new] * b * inv_l[new]
+            if new == old:
+                continue
+            # the token moves: take it out of the old topic for real ...
+            n_r[old] = nr_o
+            n_l[old] -= 1
+            inv_l[old] = inv_o
+            c_l[old] = c_o
+            s_mass = s_eff
+            r_mass = r_eff
+            if nr_o == 0:
+                n_nz -= 1
+                last = nonzero[n_nz]
+                nonzero[where[old]] = last
+                where[last] = where[old]
+            j = start + at_old  # decrement the old cell, bubble it right (an emptied cell goes last)
+            packed[j] -= np.int64(1) << bits
+            if (packed[j] >> bits) == 0:
+                packed[j] = 0
+            while j < stop - 1 and packed[j] < packed[j + 1]:
+                tmp = packed[j]
+                packed[j] = packed[j + 1]
+                packed[j + 1] = tmp
+                j += 1
+            # ... and put it in the new one
+            _packed_add(packed, start, stop, new, bits)
+            z[i] = new
+            t = b * inv_l[new]
+            s_mass -= alpha[new] * t
+            r_mass -= n_r[new] * t
+            if n_r[new] == 0:
+                nonzero[n_nz] = new
+                where[new] = n_nz
+                n_nz += 1
+            n_r[new] += 1
+            n_l[new] += 1
+            inv_l[new] = 1.0 / (n_l[new] + bs)
+            t = b * inv_l[new]
+            s_mass += alpha[new] * t
+            r_mass += n_r[new] * t
+            c_l[new] = (alpha[new] + n_r[new]) * inv_l[new]
+        smooth[lang] = s_mass
+        if reset:
+            for j in range(n_nz):
+                k = nonzero[j]
+                c_l[k] = alpha[k] * inv_l[k]
+
+
 @numba.njit(cache=True, fastmath=True)
 def fold_in_sweep(tokens, seg_start, seg_row, z, phi_t, n_rk, alpha, seed, init):
     """One Gibbs sweep for new documents with the topics fixed.
@@ -150,9 +393,15 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
     ``topic_doc_hist[k, n]`` is how many documents have ``n`` tokens in topic
     ``k``; ``doc_length_hist[n]`` how many documents have ``n`` tokens.  The
     digamma differences are accumulated with Wallach's recurrence
-    ``psi(a + n) - psi(a) = sum_{i<n} 1 / (a + i)``; a Gamma(shape, scale)
-    prior on each ``alpha_k`` regularises the update (MALLET's
-    ``Dirichlet.learnParameters``).  Returns the new sum of ``alpha``.
+    ``psi(a + n) - psi(a) = sum_{i<n} 1 / (a + i)``.  One round is exactly
+    MALLET's ``Dirichlet.learnParameters`` with its "Gamma prior" terms::
+
+        a_k <- a_k (S_k + shape) / (D - 1 / scale)
+
+    (``S_k = sum_n h_k[n] (psi(a_k + n) - psi(a_k))``, ``D`` the same for the
+    lengths and ``sum a``).  Its fixed point is a stationary point of the
+    Dirichlet-multinomial log-likelihood plus ``(shape + 1/scale) sum_k a_k``,
+    not the MAP of a Gamma prior.  Returns the new sum of ``alpha``.
     """
     n_topics = alpha.shape[0]
     limits = np.full(n_topics, -1)
@@ -176,7 +425,7 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
             for n in range(1, limits[k] + 1):
                 dig += 1.0 / (old + n - 1)
                 acc += topic_doc_hist[k, n] * dig
-            alpha[k] = (old * acc + shape) / denominator
+            alpha[k] = old * (acc + shape) / denominator
             alpha_sum += alpha[k]
     return alpha_sum
 

@@ -13,8 +13,12 @@ languages.  Hyperparameters are re-estimated as MALLET's
 ``PolylingualTopicModel`` does: after ``optimize_burn_in`` iterations, every
 ``sample_interval`` iterations the document-topic count histograms are
 collected, and every ``optimize_interval`` iterations ``alpha`` is updated by
-Minka's fixed point with a Gamma(1.00001, 1) prior and each ``beta_l`` by the
-symmetric-concentration fixed point (see :mod:`tealeaves.models._pltm_kernels`).
+Minka's fixed point exactly as MALLET's ``Dirichlet.learnParameters`` (shape
+1.00001, scale 1) and each ``beta_l`` by the symmetric-concentration fixed
+point (see :mod:`tealeaves.models._pltm_kernels`).  Two exact samplers are
+available: ``dense`` (linear in K) and ``sparse`` (MALLET's SparseLDA buckets,
+sub-linear in K); unlike MALLET's ``PolylingualTopicModel``, the sparse one
+resets its cached coefficients after every document (docs/polylingual.md).
 
 ``link_fraction`` < 1 keeps only that share of tuples linked (chosen at random
 with the seed); the sides of the other tuples become separate documents, each
@@ -36,6 +40,22 @@ from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, norma
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models.base import TopicModel, check_alpha
+from tealeaves.validation import check_choice
+
+#: The Gibbs samplers: both exact; ``auto`` picks ``sparse`` from ``SPARSE_FROM_K`` topics, ``dense`` below.
+SAMPLERS = ("auto", "sparse", "dense")
+
+#: From this K the sparse sampler is used by ``auto``: it is at least as fast as the dense one at K = 20
+#: on the Bible and on Reuters (benchmarks/pltm.py, benchmarks/lda_gibbs.py) and far faster above.
+SPARSE_FROM_K = 20
+
+
+def resolve_sampler(sampler: str, n_topics: int) -> str:
+    """The sampler ``auto`` stands for at ``n_topics`` topics (others are returned unchanged)."""
+    check_choice(sampler, "sampler", SAMPLERS)
+    if sampler == "auto":
+        return "sparse" if n_topics >= SPARSE_FROM_K else "dense"
+    return sampler
 
 
 @dataclass
@@ -122,6 +142,12 @@ class PolylingualTopicModel:
     random_state : integer seed; the same seed repeats a fit exactly.
     n_jobs : chains run in this many threads at once (the kernels release the
         GIL); results do not depend on it.
+    sampler : ``"sparse"`` (MALLET's SparseLDA buckets, cost per token
+        sub-linear in K), ``"dense"`` (one pass over all K topics per token) or
+        ``"auto"`` (default: sparse from ``SPARSE_FROM_K`` = 20 topics, where it
+        is the faster one; dense below).  Both sample the same conditional exactly; for
+        a given seed they give different chains, since they map the same random
+        numbers to topics in different orders.  ``sampler_`` is the one used.
 
     Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
     ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
@@ -145,6 +171,7 @@ class PolylingualTopicModel:
         evaluate_every: int = 10,
         random_state: int | None = 0,
         n_jobs: int = 1,
+        sampler: str = "auto",
     ):
         self.n_topics = n_topics
         self.alpha = alpha
@@ -158,6 +185,11 @@ class PolylingualTopicModel:
         self.evaluate_every = evaluate_every
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.sampler = sampler
+
+    #: False reproduces MALLET's PolylingualTopicModel, which never resets its cached
+    #: coefficients after a document (a defect; docs/polylingual.md); for measurement only.
+    _reset_coefficients = True
 
     # -- fitting ------------------------------------------------------------
     def _check_params(self, corpus: AlignedCorpus) -> None:
@@ -173,6 +205,7 @@ class PolylingualTopicModel:
             raise InvalidModelError(f"link_fraction must be in [0, 1], got {self.link_fraction}")
         if int(self.n_chains) < 1 or int(self.n_iter) < 1:
             raise InvalidModelError("n_chains and n_iter must be at least 1")
+        self.sampler_ = resolve_sampler(self.sampler, int(self.n_topics))
         if not (np.isfinite(self.beta) and self.beta > 0):
             raise InvalidModelError(f"beta must be positive, got {self.beta}")
         for lang in corpus.languages:
@@ -230,28 +263,68 @@ class PolylingualTopicModel:
         doc_len_hist = np.zeros(max_len + 1, dtype=np.int64)
         trace, trace_it = [], []
         seconds = 0.0
+        sweep, counts = self._sweeper(lay, n_wk, K)
         for it in range(1, int(self.n_iter) + 1):
             if self._optimize_now(it) and doc_len_hist.sum() > 0:  # skip until a histogram sample exists
                 kern.learn_dirichlet(alpha, topic_doc_hist, doc_len_hist, 1.00001, 1.0, 200)
-                self._optimize_betas(n_wk, n_lk, sizes, beta, beta_sum)
+                self._optimize_betas(counts(), n_lk, sizes, beta, beta_sum)
                 topic_doc_hist[:] = 0
                 doc_len_hist[:] = 0
             t0 = time.thread_time()
-            kern.gibbs_sweep(
-                lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk,
-                alpha, beta, beta_sum, seeds[it],
-            )
+            sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds[it])
             seconds += time.thread_time() - t0
             if self.optimize_interval and it >= self.optimize_burn_in and it % self.sample_interval == 0:
                 _add_histograms(n_rk, topic_doc_hist, doc_len_hist)
             if it % max(int(self.evaluate_every), 1) == 0 or it == int(self.n_iter):
-                trace.append(_log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes))
+                trace.append(_log_likelihood(counts(), n_lk, n_rk, alpha, beta, sizes))
                 trace_it.append(it)
         return {
-            "z": z, "n_wk": n_wk, "n_lk": n_lk, "n_rk": n_rk, "alpha": alpha.copy(), "beta": beta.copy(),
+            "z": z, "n_wk": counts(), "n_lk": n_lk, "n_rk": n_rk, "alpha": alpha.copy(), "beta": beta.copy(),
             "trace": np.array(trace), "trace_it": np.array(trace_it), "log_likelihood": trace[-1],
-            "seconds": seconds,
+            "seconds": seconds + counts.seconds,
         }
+
+    def _sweeper(self, lay: _Layout, n_wk: np.ndarray, K: int):
+        """The chosen kernel as ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)``, and ``counts()``.
+
+        ``counts()`` returns the current word-topic counts ``n_wk``.  The sparse
+        kernel keeps them as MALLET's count-sorted topic list of every word,
+        built here from the initial counts; ``counts()`` unpacks them into
+        ``n_wk`` (once after each sweep, only when asked: its time is counted as
+        sampling time).
+        """
+        args = (lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row)
+        if resolve_sampler(self.sampler, K) == "dense":
+            def dense_counts():
+                return n_wk
+
+            dense_counts.seconds = 0.0
+            return (lambda z, *rest: kern.gibbs_sweep(*args, z, n_wk, *rest)), dense_counts
+        room = np.minimum(np.bincount(lay.tokens, minlength=n_wk.shape[0]), K)
+        word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+        bits = kern.topic_bits(K)
+        # 32-bit cells (half the memory traffic) whenever the largest count fits beside the topic bits
+        small = int(np.bincount(lay.tokens).max()) < 2 ** (31 - bits)
+        packed = np.zeros(int(word_start[-1]), dtype=np.int32 if small else np.int64)
+        kern.build_word_topics(n_wk, word_start, packed, bits)
+        reset = bool(self._reset_coefficients)
+        stale = [False]  # n_wk is behind the packed lists
+
+        def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
+            kern.sparse_sweep(*args, z, n_lk, n_rk, alpha, beta, beta_sum, word_start, packed, bits, seed,
+                              reset)
+            stale[0] = True
+
+        def counts():
+            if stale[0]:
+                t0 = time.thread_time()
+                kern.unpack_word_topics(packed, word_start, bits, n_wk)
+                counts.seconds += time.thread_time() - t0
+                stale[0] = False
+            return n_wk
+
+        counts.seconds = 0.0
+        return sweep, counts
 
     def _optimize_now(self, it: int) -> bool:
         """MALLET's schedule: after the burn-in, every ``optimize_interval`` sweeps."""
