@@ -82,7 +82,8 @@ def _source_key() -> str:
 
     root = Path(tealeaves.__file__).parent
     files = sorted(root.glob("multilingual/*.py")) + [root / "reproduce/bible_vs_modern.py"]
-    files += sorted(root.glob("coherence/*.py")) + [root / "models/polylingual.py"]
+    files += sorted(root.glob("coherence/*.py"))
+    files += [root / "models/polylingual.py", root / "models/_pltm_kernels.py"]
     return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
 
 

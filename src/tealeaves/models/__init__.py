@@ -11,14 +11,15 @@ from tealeaves._lazy import lazy_exports
 _EXPORTS = {
     "TopicModel": "base", "FixedTopicModel": "base", "load_model": "base", "check_topic_word": "base",
     "check_alpha": "base", "PLSA": "plsa", "LSI": "lsi", "SklearnLDA": "sklearn_lda",
-    "PolylingualTopicModel": "polylingual",
+    "PolylingualTopicModel": "polylingual", "GibbsLDA": "lda_gibbs",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["TopicModel", "FixedTopicModel", "load_model", "check_topic_word", "check_alpha", "PLSA", "LSI",
-           "SklearnLDA", "PolylingualTopicModel"]
+           "SklearnLDA", "PolylingualTopicModel", "GibbsLDA"]
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.models.base import FixedTopicModel, TopicModel, check_alpha, check_topic_word, load_model
+    from tealeaves.models.lda_gibbs import GibbsLDA
     from tealeaves.models.lsi import LSI
     from tealeaves.models.plsa import PLSA
     from tealeaves.models.polylingual import PolylingualTopicModel
