@@ -159,6 +159,8 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
         return Partial(None, n_slots)
     index = _index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
                           n_space=n_slots)
+    if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
+        raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
     index.save(path)
     return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots)
 
@@ -319,7 +321,16 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
                                buffer_bytes=max(1 << 24, memory // 8), progress=progress)
         return index, stats
     finally:
+        remove_workdir(workdir)
+
+
+def remove_workdir(workdir: str) -> None:
+    """Remove a build's work folder (retrying while abandoned shard tasks still finish a write)."""
+    for _ in range(20):
         shutil.rmtree(workdir, ignore_errors=True)
+        if not os.path.exists(workdir):
+            return
+        time.sleep(0.25)
 
 
 def local_executor(progress=None):

@@ -54,7 +54,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
             yield client
         return
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       memory_limit=memory_per_worker or "auto", dashboard_address=None,
+                                       memory_limit=memory_per_worker or "auto", dashboard_address=":0",
                                        silence_logs=50)
     with cluster, distributed.Client(cluster) as client:
         yield client
@@ -83,8 +83,7 @@ def dask_executor(client, progress=None):
                                  f"(KilledWorker: {exc}); no index was written",
                                  fix="check the workers' memory limit and logs, then run the build again") from None
         finally:
-            for f in futures:
-                f.release()
+            client.cancel(futures)
         return out
 
     return run

@@ -232,11 +232,10 @@ def build_aligned(inputs: Sequence[str | os.PathLike], prefix: str | os.PathLike
                   memory: int = DEFAULT_MEMORY, chunk_tokens: int | None = None, executor=None,
                   progress=None):
     """Index tuple shards (or ``links`` + ``dumps``) into ``PREFIX.<lang>.tlx``; returns ``({lang: index}, stats)``."""
-    import shutil
     import tempfile
 
     from tealeaves.corpus.aligned import default_preprocessor
-    from tealeaves.distributed.build import local_executor, plan
+    from tealeaves.distributed.build import local_executor, plan, remove_workdir
     from tealeaves.distributed.merge import merge_partials
 
     langs = parse_languages(languages)
@@ -276,4 +275,4 @@ def build_aligned(inputs: Sequence[str | os.PathLike], prefix: str | os.PathLike
                                        buffer_bytes=max(1 << 24, memory // 8))
         return out, stats
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_workdir(workdir)
