@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -71,7 +70,8 @@ def _lda(out: Path):
     from scipy.sparse import csr_matrix
 
     rows = np.repeat(np.arange(len(corpus)), corpus.lengths)
-    counts = csr_matrix((np.ones(len(rows)), (rows, corpus.tokens)), shape=(len(corpus), len(corpus.vocabulary)))
+    counts = csr_matrix((np.ones(len(rows)), (rows, corpus.tokens)),
+                        shape=(len(corpus), len(corpus.vocabulary)))
     lda = LatentDirichletAllocation(N_TOPICS, learning_method="online", max_iter=5, random_state=0)
     lda.fit(counts)
     phi = lda.components_ / lda.components_.sum(axis=1, keepdims=True)
@@ -152,17 +152,45 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
 
         with dask_client(int(mode[4:]), memory_per_worker=1 << 30) as client:
             client.run(_warm)  # imports and compiled kernels loaded: time the steady state
+            cpu0 = client.run(_cpu_s)
+            timer = _PhaseTimer()
             t = time.perf_counter()
-            index, _ = build_streaming(shards, output, executor=dask_executor(client))
-            secs = time.perf_counter() - t
+            index, _ = build_streaming(shards, output, executor=dask_executor(client, timer), progress=timer)
+            end = time.perf_counter()
+            secs = end - t
             workers = client.run(_rss_mib)
+            cpu = {w: c - cpu0[w] for w, c in client.run(_cpu_s).items()}
         return {"seconds": secs, "rss_mib": _rss_mib(), "workers_rss_mib": sorted(workers.values()),
-                "n_tokens": index.n_tokens}
+                "n_tokens": index.n_tokens, "merge_s": end - timer.merge_start,
+                "workers_cpu_s": sorted(cpu.values())}
     if mode == "passes":
         return _passes(shards, int(output))
     if mode == "score":
         return _score(output)
     raise SystemExit(f"unknown mode {mode}")
+
+
+class _PhaseTimer:
+    """A progress sink recording when the merge starts."""
+
+    merge_start = 0.0
+
+    def tokens(self, n):
+        pass
+
+    def shard_done(self):
+        pass
+
+    def merged(self, done, total):
+        pass
+
+    def start_merge(self):
+        self.merge_start = time.perf_counter()
+
+
+def _cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def _warm() -> None:
@@ -227,6 +255,11 @@ def _score(path: str) -> dict:
     return out
 
 
+def _stored_checksum(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(56)[24:56]
+
+
 def run_child(mode: str, output: str, shards) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, str(output), *map(str, shards)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -261,16 +294,20 @@ def main() -> None:
                                           "--format", "json"], capture_output=True, text=True).stdout)
         n_tok = info["n_tokens"]
         print(f"index build (1 process): {cli['seconds']:.1f} s, {n_tok / cli['seconds']:,.0f} tokens/s, "
-              f"peak RSS {cli['rss_mib']:,.0f} MiB, {index_path.stat().st_size / n_tok:.2f} index bytes/token "
+              f"peak RSS {cli['rss_mib']:,.0f} MiB, "
+              f"{index_path.stat().st_size / n_tok:.2f} index bytes/token "
               f"({n_tok:,} tokens, {info['n_words']:,} words)", flush=True)
         rates = {}
         for workers in (1, 2):
             d = run_child(f"dask{workers}", out / f"ref-{size}-dask{workers}.tlx", shards)
             rates[workers] = d["n_tokens"] / d["seconds"]
-            same = (out / f"ref-{size}-dask{workers}.tlx").read_bytes()[24:56] == index_path.read_bytes()[24:56]
-            print(f"dask {workers} worker(s): {d['seconds']:.1f} s, {rates[workers]:,.0f} tokens/s, client RSS "
-                  f"{d['rss_mib']:,.0f} MiB, worker RSS {', '.join(f'{r:,.0f}' for r in d['workers_rss_mib'])} "
-                  f"MiB; checksum equal to the 1-process build: {same}", flush=True)
+            same = _stored_checksum(out / f"ref-{size}-dask{workers}.tlx") == _stored_checksum(index_path)
+            rss = ", ".join(f"{r:,.0f}" for r in d["workers_rss_mib"])
+            print(f"dask {workers} worker(s): {d['seconds']:.1f} s, {rates[workers]:,.0f} tokens/s, "
+                  f"client RSS {d['rss_mib']:,.0f} MiB, worker RSS {rss} "
+                  f"MiB; shard phase {d['seconds'] - d['merge_s']:.1f} s (worker CPU "
+                  f"{', '.join(f'{c:.1f}' for c in d['workers_cpu_s'])} s), merge {d['merge_s']:.1f} s; "
+                  f"checksum equal to the 1-process build: {same}", flush=True)
             (out / f"ref-{size}-dask{workers}.tlx").unlink()
         print(f"2 workers / 1 worker throughput: {rates[2] / rates[1]:.2f}x", flush=True)
         p = run_child("passes", _size(args.gensim_tokens), shards)

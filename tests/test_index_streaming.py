@@ -215,7 +215,8 @@ def test_structural_checks_run_even_when_cached(tmp_path, monkeypatch):
 def test_tokenization_mismatch():
     corpus = Preprocessor().fit_transform(["the river flows", "a river bank"])
     index = build_index(corpus)
-    assert tokenization_mismatch(index, Preprocessor(min_df=2).get_params()) is None  # pruning is not tokenising
+    # pruning is not tokenising
+    assert tokenization_mismatch(index, Preprocessor(min_df=2).get_params()) is None
     message = tokenization_mismatch(index, Preprocessor(stop_words=None).get_params())
     assert "stop_words: model None, reference 'english'" in message
     assert tokenization_mismatch(index, None) is None

@@ -14,12 +14,15 @@ from tealeaves.errors import EmptyInputError, InputFormatError
 from tealeaves.ingest import iter_documents
 
 REDIRECTS_ONLY = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
-<siteinfo><sitename>W</sitename><dbname>w</dbname><base>x</base><generator>g</generator><case>first-letter</case>
+<siteinfo><sitename>W</sitename><dbname>w</dbname><base>x</base><generator>g</generator>
+<case>first-letter</case>
 <namespaces><namespace key="0" case="first-letter" /></namespaces></siteinfo>
-<page><title>A</title><ns>0</ns><id>1</id><redirect title="B" /><revision><id>1</id><timestamp>2020-01-01T00:00:00Z</timestamp>
+<page><title>A</title><ns>0</ns><id>1</id><redirect title="B" /><revision><id>1</id>
+<timestamp>2020-01-01T00:00:00Z</timestamp>
 <contributor><username>u</username><id>1</id></contributor><model>wikitext</model><format>text/x-wiki</format>
 <text xml:space="preserve">#REDIRECT [[B]]</text><sha1>x</sha1></revision></page>
-<page><title>C</title><ns>0</ns><id>2</id><redirect title="B" /><revision><id>2</id><timestamp>2020-01-01T00:00:00Z</timestamp>
+<page><title>C</title><ns>0</ns><id>2</id><redirect title="B" /><revision><id>2</id>
+<timestamp>2020-01-01T00:00:00Z</timestamp>
 <contributor><username>u</username><id>1</id></contributor><model>wikitext</model><format>text/x-wiki</format>
 <text xml:space="preserve">#REDIRECT [[B]]</text><sha1>x</sha1></revision></page>
 </mediawiki>
@@ -40,7 +43,8 @@ def cli_error(run_cli):
         result = run_cli(argv)
         assert result.code == code, (result.code, result.err)
         last = result.err.strip().splitlines()[-1]
-        assert last.startswith("tealeaves: error: ") or result.err.startswith("tealeaves: error: "), result.err
+        assert last.startswith("tealeaves: error: ") or result.err.startswith("tealeaves: error: "), \
+            result.err
         assert fragment.lower() in result.err.lower(), result.err
         assert "internal error" not in result.err and "Traceback" not in result.err, result.err
         return result
@@ -154,7 +158,8 @@ def test_unreachable_scheduler(tmp_path, cli_error, good, monkeypatch):
     from tealeaves.distributed import dask as tdask
 
     monkeypatch.setattr(tdask, "CONNECT_TIMEOUT", 2)
-    cli_error(["index", "build", good, "-o", tmp_path / "x.tlx", "--scheduler", f"tcp://127.0.0.1:{_closed_port()}"],
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    cli_error(["index", "build", good, "-o", tmp_path / "x.tlx", "--scheduler", address],
               "cannot reach the Dask scheduler at tcp://127.0.0.1:")
 
 

@@ -13,7 +13,8 @@ def register(subparsers) -> None:
     sub = index.add_subparsers(dest="index_command", metavar="ACTION")
     index.set_defaults(func=lambda args: index.print_help() or 2)
 
-    build = sub.add_parser("build", help="index reference corpus shards (streamed, bounded memory) into a file")
+    build = sub.add_parser("build", help="index reference corpus shards (streamed, bounded memory) into "
+                                         "a file")
     build.add_argument("inputs", nargs="+", metavar="INPUT",
                        help="shards: folders of texts, JSON Lines, Parquet, MediaWiki XML dumps, or "
                             "one-document-per-line token files; each may be gzip/bz2/xz compressed")
@@ -30,8 +31,9 @@ def register(subparsers) -> None:
     aligned.add_argument("inputs", nargs="*", metavar="TUPLES",
                          help="JSON Lines shards of tuples: {\"id\": ..., \"<lang>\": text or null, ...}")
     aligned.add_argument("--languages", required=True, help="comma-separated language codes, e.g. en,bg")
-    aligned.add_argument("--links", default=None, help="JSON Lines of linked Wikipedia titles "
-                                                       "({\"en\": title, \"bg\": title}) to pair --dump articles")
+    aligned.add_argument("--links", default=None,
+                         help="JSON Lines of linked Wikipedia titles ({\"en\": title, \"bg\": title}) to "
+                              "pair --dump articles")
     aligned.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
                          help="a language's MediaWiki dump (with --links)")
     aligned.add_argument("-o", "--output", required=True,

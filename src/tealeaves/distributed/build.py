@@ -165,7 +165,8 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
     return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots)
 
 
-def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str) -> Iterable[tuple[str, str]]:
+def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str
+               ) -> Iterable[tuple[str, str]]:
     prefix = f"{Path(shard).name}:" if settings.prefix_ids else ""
     for doc_id, text in iter_documents(shard, kind=kind, text_field=settings.text_field,
                                        id_field=settings.id_field, stats=stats):
@@ -210,7 +211,8 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
         n_tokens += len(chunk.tokens)
         if progress is not None:
             progress.tokens(len(chunk.tokens))
-        partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)), sort_words))
+        partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
+                               sort_words))
     return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
 
 
@@ -221,8 +223,9 @@ def _partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
 def check_tokenisation(shard: str, kind: str, settings: BuildSettings) -> None:
     """Refuse a pre-tokenised shard in a text build and vice versa (mixed tokenisations)."""
     if is_pretokenised(kind) != (settings.recipe is None):
+        this = "pre-tokenised (one document of tokens per line)" if is_pretokenised(kind) else f"{kind} text"
         raise InputFormatError(
-            f"input '{shard}' is {'pre-tokenised (one document of tokens per line)' if is_pretokenised(kind) else f'{kind} text'}"
+            f"input '{shard}' is {this}"
             f", but the other inputs are {'raw text' if settings.recipe is not None else 'pre-tokenised'}: "
             "the shards would be indexed with mixed tokenisations",
             fix="give shards of one kind (all raw text, or all pre-tokenised token files)")
@@ -289,8 +292,9 @@ def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence[Sh
     return header
 
 
-def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLike, *, name: str | None = None,
-                    preprocessor: Preprocessor | None = None, memory: int = DEFAULT_MEMORY,
+def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLike, *,
+                    name: str | None = None, preprocessor: Preprocessor | None = None,
+                    memory: int = DEFAULT_MEMORY,
                     chunk_tokens: int | None = None, text_field: str = "text", manifest: bool = True,
                     executor=None, progress=None):
     """Build one index file from ``inputs`` in bounded memory; returns ``(index, stats)``.

@@ -49,7 +49,8 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
             client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise TealeavesError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: "
-                                 f"{exc})", fix="check the address and that the scheduler is running") from None
+                                 f"{exc})",
+                                 fix="check the address and that the scheduler is running") from None
         with client:
             yield client
         return
@@ -81,7 +82,8 @@ def dask_executor(client, progress=None):
         except distributed.KilledWorker as exc:
             raise TealeavesError(f"a Dask worker died while building a shard, and again on every retry "
                                  f"(KilledWorker: {exc}); no index was written",
-                                 fix="check the workers' memory limit and logs, then run the build again") from None
+                                 fix="check the workers' memory limit and logs, then run the build "
+                                     "again") from None
         finally:
             client.cancel(futures)
         return out

@@ -118,7 +118,8 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
             "n_words": n_words}
     writer = IndexWriter(output, full, lengths)
     try:
-        for name, values in (("vocab_blob", vocab_blob), ("vocab_offsets", vocab_offsets), ("word_ptr", word_ptr)):
+        for name, values in (("vocab_blob", vocab_blob), ("vocab_offsets", vocab_offsets),
+                             ("word_ptr", word_ptr)):
             writer.region(name, 0, len(values))[:] = values
         del vocab_blob, vocab_offsets
         _copy_documents(writer, real, heads, offsets)

@@ -178,12 +178,14 @@ def link_wikipedia(links: str | Path, dumps: Mapping[str, str | Path], output: s
             n_links += 1
             rows.extend((lineno, lang, title) for lang, title in titles.items())
         if n_links == 0:
-            raise EmptyInputError(f"links file '{links}' holds no link", fix="give linked titles, one per line")
+            raise EmptyInputError(f"links file '{links}' holds no link",
+                                  fix="give linked titles, one per line")
         db.executemany("INSERT INTO links VALUES (?, ?, ?)", rows)
         db.execute("CREATE INDEX by_title ON links (lang, title)")
         for lang, dump in dumps.items():
             for title, text in iter_documents(dump, kind="wiki", stats=stats):
-                if db.execute("SELECT 1 FROM links WHERE lang=? AND title=? LIMIT 1", (lang, title)).fetchone():
+                linked = db.execute("SELECT 1 FROM links WHERE lang=? AND title=? LIMIT 1", (lang, title))
+                if linked.fetchone():
                     db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", (lang, title, text))
         _write_tuples(db, langs, Path(output), stats)
     finally:
@@ -219,11 +221,13 @@ def _parse_dumps(dumps: Sequence[str], languages: Sequence[str]) -> dict[str, st
     for item in dumps:
         lang, sep, path = item.partition("=")
         if not sep or not path:
-            raise ParameterError(f"--dump {item!r} is not LANG=PATH", fix="give e.g. --dump en=enwiki.xml.bz2")
+            raise ParameterError(f"--dump {item!r} is not LANG=PATH",
+                                 fix="give e.g. --dump en=enwiki.xml.bz2")
         out[language_code(lang)] = path
     missing = [lang for lang in languages if lang not in out]
     if missing:
-        raise ParameterError(f"no --dump for {', '.join(missing)}", fix="give one --dump LANG=PATH per language")
+        raise ParameterError(f"no --dump for {', '.join(missing)}",
+                             fix="give one --dump LANG=PATH per language")
     return {lang: out[lang] for lang in languages}
 
 
@@ -231,7 +235,9 @@ def build_aligned(inputs: Sequence[str | os.PathLike], prefix: str | os.PathLike
                   name: str | None = None, links: str | None = None, dumps: Sequence[str] = (),
                   memory: int = DEFAULT_MEMORY, chunk_tokens: int | None = None, executor=None,
                   progress=None):
-    """Index tuple shards (or ``links`` + ``dumps``) into ``PREFIX.<lang>.tlx``; returns ``({lang: index}, stats)``."""
+    """Index tuple shards (or ``links`` + ``dumps``) into ``PREFIX.<lang>.tlx``.
+
+    Returns ``({lang: index}, stats)``."""
     import tempfile
 
     from tealeaves.corpus.aligned import default_preprocessor

@@ -145,7 +145,8 @@ def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str
             yield doc
     if n == 0:
         skipped = ", ".join(f"{v} {k}" for k, v in sorted(stats.skipped.items()))
-        raise EmptyInputError(f"input '{p}' holds no document" + (f" (skipped: {skipped})" if skipped else ""),
+        raise EmptyInputError(f"input '{p}' holds no document"
+                              + (f" (skipped: {skipped})" if skipped else ""),
                               fix="check the input, or leave the empty shard out")
 
 
@@ -211,7 +212,8 @@ def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats) -> 
                 row += 1
                 if not isinstance(text, str):
                     raise InputFormatError(f"Parquet shard '{path}', row {row}: column {text_field!r} holds "
-                                           f"{type(text).__name__}, not a string", fix="give text in that column")
+                                           f"{type(text).__name__}, not a string",
+                                           fix="give text in that column")
                 yield (str(ids[k]) if ids is not None else str(row)), text
     except pa.ArrowException as exc:
         raise InputFormatError(f"Parquet shard '{path}' is corrupted ({exc})",
