@@ -109,12 +109,21 @@ class ShardResult:
     n_tokens: int = 0
 
 
+class _Ids(dict):
+    """Word -> id, numbering an unseen word on lookup (first appearance; ``map(ids.__getitem__, ...)``
+    stays in C except for new words)."""
+
+    def __missing__(self, word: str) -> int:
+        self[word] = n = len(self)
+        return n
+
+
 @dataclass
 class _Chunk:
     """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed)."""
 
     fixed: dict[str, int] | None
-    vocab: dict[str, int] = field(default_factory=dict)
+    vocab: _Ids = field(default_factory=_Ids)
     tokens: array = field(default_factory=lambda: array("i"))
     lengths: list[int] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
@@ -125,8 +134,7 @@ class _Chunk:
             get = self.fixed.get
             ids = [i for i in map(get, words) if i is not None]
         else:
-            vocab = self.vocab
-            ids = [vocab.setdefault(w, len(vocab)) for w in words]
+            ids = list(map(self.vocab.__getitem__, words))
         self.tokens.extend(ids)
         self.lengths.append(len(ids))
         self.ids.append(doc_id)
