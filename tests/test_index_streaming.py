@@ -156,6 +156,21 @@ def test_manifest_verify_inputs(shards, tmp_path, run_cli, cli_error):
               "shard 'reuters1.jsonl' of index")
 
 
+def _age(path: Path, seconds: int = 60) -> None:
+    """Set the file's modification time ``seconds`` back (a just-written file is never cached)."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 10**9))
+
+
+def test_just_written_file_is_not_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_CACHE_DIR", str(tmp_path / "cache"))
+    path = build_index(Corpus.from_token_lists([["a", "b"]])).save(tmp_path / "x.tlx")
+    calls = _count_hashes(monkeypatch)
+    ReferenceIndex.load(path)
+    ReferenceIndex.load(path)
+    assert len(calls) == 2  # modified within the last 2 s: a same-tick rewrite would keep the key
+
+
 def _count_hashes(monkeypatch) -> list:
     calls = []
     real = index_mod.hashlib.sha256
@@ -172,6 +187,7 @@ def test_verification_cached_by_file_state(tmp_path, monkeypatch):
     monkeypatch.setenv("TEALEAVES_CACHE_DIR", str(tmp_path / "cache"))
     corpus = Corpus.from_token_lists([["a", "b", "c"], ["b", "c"], ["c"]])
     path = build_index(corpus).save(tmp_path / "x.tlx")
+    _age(path)
     index_mod._VERIFIED.clear()
     calls = _count_hashes(monkeypatch)
     ReferenceIndex.load(path)
@@ -199,6 +215,7 @@ def test_structural_checks_run_even_when_cached(tmp_path, monkeypatch):
     corpus = Corpus.from_token_lists([["a", "b", "c"], ["b", "c"], ["c"]])
     index = build_index(corpus)
     path = index.save(tmp_path / "x.tlx")
+    _age(path)
     ReferenceIndex.load(path)  # verified and cached
     st = path.stat()
     spec = {s["name"]: s for s in index_mod.read_header(path)["arrays"]}["doc_lengths"]

@@ -795,6 +795,9 @@ def _postings_or_empty(index: ReferenceIndex, word: str) -> np.ndarray:
 #: Verified checksums of this process, by (path, size, mtime_ns, inode).
 _VERIFIED: dict[tuple, str] = {}
 _CACHE_LIMIT = 512
+#: A file modified less than this long ago is not cached: a later write in the same clock tick would
+#: leave its (size, mtime_ns) unchanged (as "racy" entries in git's index).
+_RACY_NS = 2_000_000_000
 
 
 def verified_cache_file() -> Path | None:
@@ -837,6 +840,10 @@ def _is_verified(key: tuple, checksum: str) -> bool:
 
 def _remember_verified(key: tuple, checksum: str) -> None:
     """Record a verified checksum in process and (best effort) in :func:`verified_cache_file`."""
+    import time
+
+    if time.time_ns() - key[2] < _RACY_NS:
+        return
     _VERIFIED[key] = checksum
     cache = verified_cache_file()
     if cache is None:
