@@ -145,12 +145,12 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         t = time.perf_counter()
         code = main(["index", "build", *shards, "-o", output, "--format", "json"])
         secs = time.perf_counter() - t
-        return {"code": code, "seconds": secs, "rss_mib": _rss_mib()}
+        return {"code": code, "seconds": secs, "rss_mib": _rss_mib(), "cpu_s": _cpu_s()}
     if mode.startswith("dask"):
         from tealeaves.distributed.build import build_streaming
         from tealeaves.distributed.dask import dask_client, dask_executor
 
-        with dask_client(int(mode[4:]), memory_per_worker=1 << 30) as client:
+        with dask_client(int(mode[4:]), memory_per_worker=1 << 30) as client:  # as --memory 1G
             client.run(_warm)  # imports and compiled kernels loaded: time the steady state
             cpu0 = client.run(_cpu_s)
             timer = _PhaseTimer()
@@ -296,7 +296,8 @@ def main() -> None:
         print(f"index build (1 process): {cli['seconds']:.1f} s, {n_tok / cli['seconds']:,.0f} tokens/s, "
               f"peak RSS {cli['rss_mib']:,.0f} MiB, "
               f"{index_path.stat().st_size / n_tok:.2f} index bytes/token "
-              f"({n_tok:,} tokens, {info['n_words']:,} words)", flush=True)
+              f"({n_tok:,} tokens, {info['n_words']:,} words; process CPU {cli.get('cpu_s', 0):.1f} s)",
+              flush=True)
         rates = {}
         for workers in (1, 2):
             d = run_child(f"dask{workers}", out / f"ref-{size}-dask{workers}.tlx", shards)

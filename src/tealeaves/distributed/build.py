@@ -259,8 +259,11 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
     pre = preprocessor if preprocessor is not None else Preprocessor()
     recipe = None if pretok else pre.get_params()
     vocabulary = list(pre.vocabulary_) if (not pretok and hasattr(pre, "vocabulary_")) else None
-    return BuildSettings(recipe, chunk_tokens_for(memory), workdir, text_field=text_field,
-                         prefix_ids=len(inputs) > 1, vocabulary=vocabulary)
+    settings = BuildSettings(recipe, chunk_tokens_for(memory), workdir, text_field=text_field,
+                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary)
+    for p, kind in zip(inputs, kinds):  # before any shard is read
+        check_tokenisation(str(p), kind, settings)
+    return settings
 
 
 def fit_vocabulary(counts: Sequence[tuple[int, Counter, Counter]], recipe: Mapping) -> list[str]:

@@ -41,7 +41,10 @@ def check_scheduler(address: str) -> str:
 @contextlib.contextmanager
 def dask_client(workers: int | None = None, scheduler: str | None = None,
                 memory_per_worker: int | None = None) -> Iterator:
-    """A ``dask.distributed.Client`` on a new LocalCluster of ``workers`` processes, or on ``scheduler``."""
+    """A ``dask.distributed.Client`` on a new LocalCluster of ``workers`` processes, or on ``scheduler``.
+
+    The build bounds each worker's memory itself (``--memory``); the LocalCluster's memory limit, at which
+    the nanny restarts a worker, is set to twice that as a safety net only."""
     distributed = optional_import("distributed", "dask", "sharded builds on Dask")
     if scheduler is not None:
         check_scheduler(scheduler)
@@ -54,9 +57,9 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
         with client:
             yield client
         return
+    limit = 2 * memory_per_worker if memory_per_worker else "auto"
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       memory_limit=memory_per_worker or "auto", dashboard_address=":0",
-                                       silence_logs=50)
+                                       memory_limit=limit, dashboard_address=":0", silence_logs=50)
     with cluster, distributed.Client(cluster) as client:
         yield client
 

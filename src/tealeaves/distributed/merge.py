@@ -94,6 +94,10 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
         local_words = {k: rank[v] for k, v in local_words.items()}
     del vocab
     n_words = len(words)
+    if n_words == 0:
+        n_docs = sum(heads[k]["n_present"] for k, _ in real)
+        raise EmptyInputError(f"the reference corpus's {n_docs} documents hold no token",
+                              fix="check the inputs and the text field")
     df = np.zeros(n_words, dtype=np.int64)
     tf = np.zeros(n_words, dtype=np.int64)
     for k, p in real:
