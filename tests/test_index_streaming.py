@@ -270,3 +270,19 @@ def test_aligned_build_equals_in_memory_reference(tmp_path):
     b = memory.cross_counts("en", en, "sv", sv)
     assert a.n == b.n == sum(1 for t in tuples if t["en"] is not None and t["sv"] is not None)
     assert np.array_equal(a.joint, b.joint) and np.array_equal(a.df_a, b.df_a)
+
+
+@pytest.mark.parametrize("block", [1, 2, 1 << 24])
+def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
+    """Load checks positions a block at a time (bounded temporaries); a clash across blocks is found."""
+    monkeypatch.setattr(index_mod, "_CHECK_BLOCK", block)
+    index = build_index(Corpus.from_token_lists([["a", "b", "c"], ["c", "a"]]))
+    good = index.save(tmp_path / "good.tlx")
+    assert ReferenceIndex.load(good).n_tokens == 5
+    arrays = {k: np.array(v) for k, v in index.arrays.items()}
+    wid = index.word_id("c")
+    first = arrays["pos_ptr"][arrays["word_ptr"][wid]]
+    arrays["positions"][first] = 0  # 'c' now claims position 0 of document 0, which is 'a''s
+    bad = ReferenceIndex(arrays, index.header).save(tmp_path / "bad.tlx")
+    with pytest.raises(IndexIntegrityError, match="two words at the same position"):
+        ReferenceIndex.load(bad)

@@ -486,8 +486,8 @@ def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: s
         raise _integrity(path, f"has {name} {what} at entry {k} ({ptr[k]} -> {ptr[k + 1]})")
 
 
-def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str) -> None:
-    """Each run ``values[ptr[i]:ptr[i+1]]`` must be strictly increasing."""
+def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str, base: int = 0) -> None:
+    """Each run ``values[ptr[i]:ptr[i+1]]`` must be strictly increasing (``base``: entry numbering offset)."""
     if len(values) < 2:
         return
     starts = np.zeros(len(values), dtype=bool)
@@ -495,7 +495,7 @@ def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: st
     bad = (values[1:] <= values[:-1]) & ~starts[1:]
     if bad.any():
         k = int(np.argmax(bad)) + 1
-        raise _integrity(path, f"has {what} that are not strictly increasing (entry {k}: "
+        raise _integrity(path, f"has {what} that are not strictly increasing (entry {base + k}: "
                                f"{values[k - 1]} then {values[k]})")
 
 
@@ -570,23 +570,45 @@ def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos
     """Positions lie inside their document, increase within a posting, and no token has two words."""
     if not len(positions):
         return
-    _check_sorted_runs(path, positions, pos_ptr, "positions within a posting")
+    blocks = _posting_blocks(pos_ptr, _CHECK_BLOCK)  # temporaries bounded by a block, whatever the size
+    for g0, g1 in blocks:
+        p0, p1 = int(pos_ptr[g0]), int(pos_ptr[g1])
+        _check_sorted_runs(path, positions[p0:p1], pos_ptr[g0:g1 + 1] - p0, "positions within a posting", p0)
     # sorted within each posting: its first position is its smallest, its last its largest
     if positions[pos_ptr[:-1]].min() < 0 or (positions[pos_ptr[1:] - 1] >= lengths[post_docs]).any():
         raise _integrity(path, "has a token position outside its document (negative or not below the "
                                "document's length)")
     start = np.cumsum(lengths) - lengths
-    token = np.repeat(start[post_docs], np.diff(pos_ptr))
-    token += positions  # the token's index in the whole corpus
-    if n_tokens <= 8 * len(positions) + (1 << 24):
-        seen = np.zeros(n_tokens, dtype=bool)
-        seen[token] = True
-        clash = int(seen.sum()) != len(token)
+    dense = n_tokens <= 8 * len(positions) + (1 << 24)
+    seen = np.zeros(n_tokens, dtype=bool) if dense else None
+    tokens = []
+    for g0, g1 in blocks:
+        p0, p1 = int(pos_ptr[g0]), int(pos_ptr[g1])
+        token = np.repeat(start[post_docs[g0:g1]], np.diff(pos_ptr[g0:g1 + 1]))
+        token += positions[p0:p1]  # the token's index in the whole corpus
+        if dense:
+            seen[token] = True
+        else:
+            tokens.append(token)
+    if dense:  # a token claimed twice leaves fewer flags than positions
+        clash = int(np.count_nonzero(seen)) != len(positions)
     else:  # a sparse (restricted) index: sort rather than allocate one flag per token
-        ordered = np.sort(token)
+        ordered = np.sort(np.concatenate(tokens))
         clash = bool((ordered[1:] == ordered[:-1]).any())
     if clash:
         raise _integrity(path, "has two words at the same position of one document")
+
+
+#: Positions checked at a time on load (bounds the check's temporaries, whatever the index size).
+_CHECK_BLOCK = 1 << 24
+
+
+def _posting_blocks(pos_ptr: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Runs ``[g0, g1)`` of consecutive postings holding about ``size`` positions each (at least one)."""
+    n = len(pos_ptr) - 1
+    cuts = np.searchsorted(pos_ptr, np.arange(0, int(pos_ptr[-1]), size), side="right") - 1
+    cuts = np.unique(np.concatenate([cuts[(cuts >= 0) & (cuts < n)], [0, n]]))
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
 
 
 def _layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, list[dict]]:
