@@ -23,6 +23,7 @@ For each size it prints:
 Run from the repository root::
 
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --sizes 5M 50M
+    TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --sizes 200M --cli-only
 """
 
 from __future__ import annotations
@@ -274,6 +275,8 @@ def main() -> None:
     parser.add_argument("--out", default="/tmp/tealeaves-index-scale")
     parser.add_argument("--gensim-tokens", default="10M")
     parser.add_argument("--skip-scoring", action="store_true")
+    parser.add_argument("--cli-only", action="store_true",
+                        help="only the one-process `tealeaves index build` (e.g. for --sizes 200M)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -298,6 +301,8 @@ def main() -> None:
               f"{index_path.stat().st_size / n_tok:.2f} index bytes/token "
               f"({n_tok:,} tokens, {info['n_words']:,} words; process CPU {cli.get('cpu_s', 0):.1f} s)",
               flush=True)
+        if args.cli_only:
+            continue
         rates = {}
         for workers in (1, 2):
             d = run_child(f"dask{workers}", out / f"ref-{size}-dask{workers}.tlx", shards)
