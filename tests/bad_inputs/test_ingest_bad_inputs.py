@@ -222,3 +222,24 @@ def test_bad_dump_option(tmp_path, cli_error):
                "-o", tmp_path / "al"], "is not LANG=PATH")
     cli_error(["index", "build-aligned", "--links", links, "--dump", f"en={links}", "--languages", "en,sv",
                "-o", tmp_path / "al"], "no --dump for sv")
+
+
+@pytest.mark.parametrize("module,extra,make", [
+    ("mwxml", "wiki", lambda d: (d / "dump.xml").write_text(REDIRECTS_ONLY, encoding="utf-8")),
+    ("pyarrow.parquet", "parquet", lambda d: (d / "x.parquet").write_bytes(b"PAR1")),
+])
+def test_missing_optional_library_names_the_extra(tmp_path, cli_error, monkeypatch, module, extra, make):
+    import sys
+
+    make(tmp_path)
+    [shard] = [p for p in tmp_path.iterdir()]
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    cli_error(["index", "build", shard, "-o", tmp_path / "x.tlx"], f"pip install 'tealeaves[{extra}]'")
+
+
+def test_missing_dask_names_the_extra(tmp_path, cli_error, good, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    cli_error(["index", "build", good, "-o", tmp_path / "x.tlx", "--workers", "2"],
+              "pip install 'tealeaves[dask]'")
