@@ -315,6 +315,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
     cluster.  ``chunk_tokens`` overrides the chunk size derived from ``memory``.
     """
     inputs = [str(p) for p in inputs]
+    Path(output).resolve().parent.mkdir(parents=True, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=Path(output).resolve().parent)
     try:
         settings = plan(inputs, preprocessor, memory, workdir, text_field)

@@ -249,6 +249,7 @@ def build_aligned(inputs: Sequence[str | os.PathLike], prefix: str | os.PathLike
         raise ParameterError("give either tuple shards or --links with --dump (not both, not neither)",
                              fix="e.g. `index build-aligned tuples.jsonl --languages en,bg -o ref`")
     prefix = Path(prefix)
+    prefix.resolve().parent.mkdir(parents=True, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=prefix.resolve().parent)
     stats = IngestStats()
     try:
