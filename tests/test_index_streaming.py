@@ -286,3 +286,22 @@ def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
     bad = ReferenceIndex(arrays, index.header).save(tmp_path / "bad.tlx")
     with pytest.raises(IndexIntegrityError, match="two words at the same position"):
         ReferenceIndex.load(bad)
+
+
+def test_cli_build_aligned(tmp_path, run_cli):
+    from tealeaves.coherence.index import AlignedIndex
+
+    rows = [{"id": "1", "en": "the river flows", "sv": "älven rinner"},
+            {"id": "2", "en": "a stone", "sv": None}, {"id": "3", "sv": "stenen ligger"}]
+    p = tmp_path / "tuples.jsonl"
+    p.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result = run_cli(["index", "build-aligned", p, "--languages", "en,sv", "-o", tmp_path / "ref",
+                      "--format", "json"])
+    assert result.code == 0, result.err
+    info = json.loads(result.out)
+    assert (info["en"]["n_documents"], info["sv"]["n_documents"], info["en"]["id_space"]) == (2, 2, 3)
+    aligned = AlignedIndex({lang: ReferenceIndex.load(tmp_path / f"ref.{lang}.tlx") for lang in ("en", "sv")})
+    assert aligned.present("en").tolist() == [True, True, False]
+    assert aligned.present("sv").tolist() == [True, False, True]
+    counts = aligned.count("en", ["river", "stone"], "sv", ["älven", "stenen"])
+    assert counts.n_units == 1 and counts.joint.tolist() == [1, 0, 0, 0]
