@@ -154,6 +154,9 @@ def test_manifest_verify_inputs(shards, tmp_path, run_cli, cli_error):
         fh.write(json.dumps({"id": "extra", "text": "one more story"}) + "\n")
     cli_error(["index", "info", out, "--verify", "--inputs", *sorted(changed.iterdir())],
               "shard 'reuters1.jsonl' of index")
+    assert ReferenceIndex.load(out, inputs=shards[:3]).manifest[2]["name"] == "reuters2.jsonl"
+    with pytest.raises(IndexIntegrityError, match="has changed since the build"):
+        ReferenceIndex.load(out, inputs=sorted(changed.iterdir()))
 
 
 def _age(path: Path, seconds: int = 60) -> None:

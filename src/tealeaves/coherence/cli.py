@@ -179,9 +179,7 @@ def _info(args) -> int:
 
     if args.inputs is not None and not args.verify:
         raise ParameterError("--inputs is only checked with --verify", fix="add --verify")
-    index = ReferenceIndex.load(args.reference, verify="always" if args.verify else True)
-    if args.inputs is not None:
-        index.verify_inputs(args.inputs)
+    index = ReferenceIndex.load(args.reference, verify="always" if args.verify else True, inputs=args.inputs)
     _print_info(index, args.format, verified=args.verify)
     return 0
 

@@ -311,7 +311,8 @@ class ReferenceIndex:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike, verify: bool | str = True) -> ReferenceIndex:
+    def load(cls, path: str | os.PathLike, verify: bool | str = True,
+             inputs: Sequence[str | os.PathLike] | None = None) -> ReferenceIndex:
         """Open an index file, check it and memory-map its arrays.
 
         The SHA-256 of the body is verified on the first use of the file
@@ -323,7 +324,9 @@ class ReferenceIndex:
         checked structurally (:func:`validate_index`) before any compiled
         kernel can read them.  Raises :class:`~tealeaves.errors.IndexIntegrityError`
         naming the file and the inconsistency if it is truncated, corrupted,
-        inconsistent or of an unknown format version.
+        inconsistent or of an unknown format version.  With ``inputs``, the
+        index also refuses to load unless they are exactly the shards of its
+        manifest, unchanged (:func:`check_manifest`).
         """
         from tealeaves._io import existing_file
 
@@ -376,6 +379,8 @@ class ReferenceIndex:
                                                             offset=spec["offset"], shape=(n,)))
         index = cls(arrays, header, stored.hex(), path)
         index.vocabulary = _check_arrays(path, header, arrays)
+        if inputs is not None:
+            index.verify_inputs(inputs)
         return index
 
 
