@@ -186,7 +186,8 @@ def _folder(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
     for f in files:
         with _reading(f), open_binary(f) as fh:
             data = fh.read()
-        yield f.relative_to(path).as_posix(), decode(data, f, "utf-8").replace("\r\n", "\n")
+        text = decode(data, f, "utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as universal newlines
+        yield f.relative_to(path).as_posix(), text
 
 
 def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats) -> Iterator[tuple[str, str]]:
