@@ -14,20 +14,43 @@ def register(subparsers) -> None:
     sub = index.add_subparsers(dest="index_command", metavar="ACTION")
     index.set_defaults(func=lambda args: index.print_help() or 2)
 
-    build = sub.add_parser("build", help="index a reference corpus (one pass) into a file")
-    build.add_argument("input", help="a folder of texts, a JSON Lines file, or a one-document-per-line "
-                                     "token file")
+    build = sub.add_parser("build", help="index reference corpus shards (streamed, bounded memory) into "
+                                         "a file")
+    build.add_argument("inputs", nargs="+", metavar="INPUT",
+                       help="shards: folders of texts, JSON Lines, Parquet, MediaWiki XML dumps, or "
+                            "one-document-per-line token files; each may be gzip/bz2/xz compressed")
     build.add_argument("-o", "--output", required=True, help="index file to write (e.g. reuters.tlx)")
     build.add_argument("--name", default=None, help="reference name recorded in signatures "
-                                                    "(default: the input's file name)")
-    build.add_argument("--text-field", default="text", help="JSON Lines field holding the text")
+                                                    "(default: the first input's file name)")
+    build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
+    _add_scale_options(build)
     add_format_option(build)
     build.set_defaults(func=_build)
+
+    aligned = sub.add_parser("build-aligned", help="index aligned document tuples into one index per "
+                                                   "language sharing a tuple-id space (for cnpmi)")
+    aligned.add_argument("inputs", nargs="*", metavar="TUPLES",
+                         help="JSON Lines shards of tuples: {\"id\": ..., \"<lang>\": text or null, ...}")
+    aligned.add_argument("--languages", required=True, help="comma-separated language codes, e.g. en,bg")
+    aligned.add_argument("--links", default=None,
+                         help="JSON Lines of linked Wikipedia titles ({\"en\": title, \"bg\": title}) to "
+                              "pair --dump articles")
+    aligned.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
+                         help="a language's MediaWiki dump (with --links)")
+    aligned.add_argument("-o", "--output", required=True,
+                         help="output prefix: writes PREFIX.<lang>.tlx for every language")
+    aligned.add_argument("--name", default=None, help="reference name (default: the prefix's file name)")
+    _add_scale_options(aligned)
+    add_format_option(aligned)
+    aligned.set_defaults(func=_build_aligned)
 
     info = sub.add_parser("info", help="describe an index file (checks its structure and checksum)")
     info.add_argument("reference", help="index file")
     info.add_argument("--verify", action="store_true",
-                      help="report the outcome of the full check (checksum and structure) as 'verified'")
+                      help="re-hash the file (ignoring the verified-state cache) and report the outcome of "
+                           "the full check as 'verified'")
+    info.add_argument("--inputs", nargs="+", default=None, metavar="INPUT",
+                      help="with --verify: also check these inputs against the index's shard manifest")
     add_format_option(info)
     info.set_defaults(func=_info)
 
@@ -131,21 +154,91 @@ def read_reference_corpus(path: str | Path, text_field: str = "text"):
     return corpus
 
 
-def _build(args) -> int:
-    from tealeaves.coherence.index import build_index
+def _add_scale_options(parser) -> None:
+    """--memory, --workers and --scheduler of the streaming/sharded builds (docs/scale.md)."""
+    from tealeaves.validation import int_arg
 
-    corpus = read_reference_corpus(args.input, args.text_field)
-    name = args.name or Path(args.input).stem
-    index = build_index(corpus, name=name, source=str(Path(args.input).resolve()))
-    index.save(args.output)
+    parser.add_argument("--memory", default="1G", help="memory budget of each build process (default 1G; "
+                                                       "e.g. 512M, 4G; at least 400M)")
+    parser.add_argument("--workers", type=int_arg(1, 1024, "--workers"), default=None,
+                        help="build the shards on a local Dask cluster of this many worker processes")
+    parser.add_argument("--scheduler", default=None, help="build on an existing Dask cluster (tcp://host:port)")
+
+
+def _executor(args, memory: int, progress):
+    """A context manager yielding the shard executor the options ask for (None: in this process)."""
+    import contextlib
+
+    from tealeaves.errors import ParameterError
+
+    if args.workers is not None and args.scheduler is not None:
+        raise ParameterError("--workers and --scheduler exclude each other",
+                             fix="give --workers N for a local cluster or --scheduler for an existing one")
+    if args.workers is None and args.scheduler is None:
+        return contextlib.nullcontext(None)
+    from tealeaves.distributed.dask import check_scheduler, dask_client, dask_executor
+
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+
+    @contextlib.contextmanager
+    def on_dask():
+        with dask_client(args.workers, args.scheduler, memory_per_worker=memory) as client:
+            yield dask_executor(client, progress)
+
+    return on_dask()
+
+
+def _build(args) -> int:
+    from tealeaves.distributed.build import Progress, build_streaming, parse_memory
+
+    memory = parse_memory(args.memory)
+    progress = Progress(len(args.inputs))
+    with _executor(args, memory, progress) as executor:
+        index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,
+                                       text_field=args.text_field, executor=executor, progress=progress)
+    progress.finish()
+    _report_skipped(stats)
     _print_info(index, args.format)
+    return 0
+
+
+def _report_skipped(stats) -> None:
+    import sys
+
+    if stats.skipped:
+        parts = ", ".join(f"{n:,} {why}" for why, n in sorted(stats.skipped.items()))
+        print(f"read {stats.documents:,} documents; skipped {parts}", file=sys.stderr)
+
+
+def _build_aligned(args) -> int:
+    from tealeaves.distributed.build import Progress, parse_memory
+    from tealeaves.ingest.langlinks import build_aligned
+
+    memory = parse_memory(args.memory)
+    progress = Progress(max(len(args.inputs), 1))
+    with _executor(args, memory, progress) as executor:
+        indices, stats = build_aligned(args.inputs, args.output, languages=args.languages, name=args.name,
+                                       links=args.links, dumps=args.dump, memory=memory, executor=executor,
+                                       progress=progress)
+    progress.finish()
+    _report_skipped(stats)
+    if args.format == "json":
+        print(dump_json({lang: ix.info() for lang, ix in indices.items()}))
+    else:
+        for lang, ix in indices.items():
+            print(f"{lang}: {ix.path} ({ix.n_present:,} documents of {ix.n_documents:,} tuples, "
+                  f"{ix.n_tokens:,} tokens, sha256 {ix.short_checksum})")
     return 0
 
 
 def _info(args) -> int:
     from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.errors import ParameterError
 
-    index = ReferenceIndex.load(args.reference, verify=True)  # every check; raises IndexIntegrityError
+    if args.inputs is not None and not args.verify:
+        raise ParameterError("--inputs is only checked with --verify", fix="add --verify")
+    index = ReferenceIndex.load(args.reference, verify="always" if args.verify else True, inputs=args.inputs)
     _print_info(index, args.format, verified=args.verify)
     return 0
 

@@ -266,7 +266,17 @@ class ReferenceIndex:
             "tokenization": self.tokenization,
             "source": self.source,
             "created_by": self.header.get("created_by"),
+            **({"shards": len(self.manifest)} if self.manifest else {}),
         }
+
+    @property
+    def manifest(self) -> list[dict]:
+        """The shard manifest (``name``, ``size``, ``sha256`` of every input) of a sharded build, or []."""
+        return [dict(e) for e in self.header.get("shards", [])]
+
+    def verify_inputs(self, inputs: Sequence[str | os.PathLike]) -> None:
+        """Check ``inputs`` against the shard manifest (:func:`check_manifest`)."""
+        check_manifest(self.manifest, inputs, self.path)
 
     def __repr__(self) -> str:
         return (f"ReferenceIndex({self.name!r}, {self.n_present} documents, {self.n_tokens} tokens, "
@@ -301,15 +311,22 @@ class ReferenceIndex:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike, verify: bool = True) -> ReferenceIndex:
+    def load(cls, path: str | os.PathLike, verify: bool | str = True,
+             inputs: Sequence[str | os.PathLike] | None = None) -> ReferenceIndex:
         """Open an index file, check it and memory-map its arrays.
 
-        The SHA-256 of the body is verified unless ``verify=False`` (which
-        skips only that full read); the header and every array are then
+        The SHA-256 of the body is verified on the first use of the file
+        (``verify=True``): the verified state is then cached under the file's
+        (path, size, mtime_ns, inode) (:func:`verified_cache_file`), so later
+        loads of the unchanged file skip that full read.  ``verify="always"``
+        re-hashes regardless (``tealeaves index info --verify``);
+        ``verify=False`` skips only the hash.  The header and every array are then
         checked structurally (:func:`validate_index`) before any compiled
         kernel can read them.  Raises :class:`~tealeaves.errors.IndexIntegrityError`
         naming the file and the inconsistency if it is truncated, corrupted,
-        inconsistent or of an unknown format version.
+        inconsistent or of an unknown format version.  With ``inputs``, the
+        index also refuses to load unless they are exactly the shards of its
+        manifest, unchanged (:func:`check_manifest`).
         """
         from tealeaves._io import existing_file
 
@@ -336,13 +353,15 @@ class ReferenceIndex:
             if hlen > size - _PREFIX.size:
                 raise _integrity(path, f"declares a {hlen}-byte header but holds only {size} bytes: "
                                        "the file is truncated or corrupted")
-            if verify:
+            key = _file_key(path)
+            if verify == "always" or (verify and not _is_verified(key, stored.hex())):
                 digest = hashlib.sha256()
                 for chunk in iter(lambda: fh.read(1 << 22), b""):
                     digest.update(chunk)
                 if digest.digest() != stored:
                     raise IndexIntegrityError(
                         f"checksum mismatch in {path}: the file is corrupted or truncated", fix=_FIX)
+                _remember_verified(key, stored.hex())
             fh.seek(_PREFIX.size)
             raw = fh.read(hlen)
         try:
@@ -360,6 +379,8 @@ class ReferenceIndex:
                                                             offset=spec["offset"], shape=(n,)))
         index = cls(arrays, header, stored.hex(), path)
         index.vocabulary = _check_arrays(path, header, arrays)
+        if inputs is not None:
+            index.verify_inputs(inputs)
         return index
 
 
@@ -399,6 +420,7 @@ def _check_header(path: Path, header, size: int, hlen: int) -> None:
                              ("created_by", (str, type(None)), "a string")):
         if key in header and not isinstance(header[key], kinds):
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected {what})")
+    _check_manifest(path, header.get("shards", []))
     if header["file_size"] != size:
         raise _integrity(path, f"is {size} bytes but its header says {header['file_size']}: the file is "
                                "truncated or corrupted")
@@ -421,6 +443,18 @@ def _check_header(path: Path, header, size: int, hlen: int) -> None:
         if lengths[name] != n:
             raise _integrity(path, f"has {lengths[name]} entries in array {name!r} where its counts "
                                    f"imply {n}")
+
+
+def _check_manifest(path: Path, shards) -> None:
+    """The optional ``shards`` header entry: a list of {name, size, sha256} objects (see docs/scale.md)."""
+    if not isinstance(shards, list):
+        raise _integrity(path, f"has shards={shards!r} in its header (expected a list)")
+    for entry in shards:
+        ok = (isinstance(entry, dict) and isinstance(entry.get("name"), str) and _is_count(entry.get("size"))
+              and isinstance(entry.get("sha256"), str) and len(entry["sha256"]) == 64)
+        if not ok:
+            raise _integrity(path, f"has a shard manifest entry {entry!r} (expected name, size and a "
+                                   "64-digit sha256)")
 
 
 def _check_spec(path: Path, spec, name: str, start: int, size: int) -> int:
@@ -457,8 +491,8 @@ def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: s
         raise _integrity(path, f"has {name} {what} at entry {k} ({ptr[k]} -> {ptr[k + 1]})")
 
 
-def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str) -> None:
-    """Each run ``values[ptr[i]:ptr[i+1]]`` must be strictly increasing."""
+def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str, base: int = 0) -> None:
+    """Each run ``values[ptr[i]:ptr[i+1]]`` must be strictly increasing (``base``: entry numbering offset)."""
     if len(values) < 2:
         return
     starts = np.zeros(len(values), dtype=bool)
@@ -466,7 +500,7 @@ def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: st
     bad = (values[1:] <= values[:-1]) & ~starts[1:]
     if bad.any():
         k = int(np.argmax(bad)) + 1
-        raise _integrity(path, f"has {what} that are not strictly increasing (entry {k}: "
+        raise _integrity(path, f"has {what} that are not strictly increasing (entry {base + k}: "
                                f"{values[k - 1]} then {values[k]})")
 
 
@@ -541,23 +575,45 @@ def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos
     """Positions lie inside their document, increase within a posting, and no token has two words."""
     if not len(positions):
         return
-    _check_sorted_runs(path, positions, pos_ptr, "positions within a posting")
+    blocks = _posting_blocks(pos_ptr, _CHECK_BLOCK)  # temporaries bounded by a block, whatever the size
+    for g0, g1 in blocks:
+        p0, p1 = int(pos_ptr[g0]), int(pos_ptr[g1])
+        _check_sorted_runs(path, positions[p0:p1], pos_ptr[g0:g1 + 1] - p0, "positions within a posting", p0)
     # sorted within each posting: its first position is its smallest, its last its largest
     if positions[pos_ptr[:-1]].min() < 0 or (positions[pos_ptr[1:] - 1] >= lengths[post_docs]).any():
         raise _integrity(path, "has a token position outside its document (negative or not below the "
                                "document's length)")
     start = np.cumsum(lengths) - lengths
-    token = np.repeat(start[post_docs], np.diff(pos_ptr))
-    token += positions  # the token's index in the whole corpus
-    if n_tokens <= 8 * len(positions) + (1 << 24):
-        seen = np.zeros(n_tokens, dtype=bool)
-        seen[token] = True
-        clash = int(seen.sum()) != len(token)
+    dense = n_tokens <= 8 * len(positions) + (1 << 24)
+    seen = np.zeros(n_tokens, dtype=bool) if dense else None
+    tokens = []
+    for g0, g1 in blocks:
+        p0, p1 = int(pos_ptr[g0]), int(pos_ptr[g1])
+        token = np.repeat(start[post_docs[g0:g1]], np.diff(pos_ptr[g0:g1 + 1]))
+        token += positions[p0:p1]  # the token's index in the whole corpus
+        if dense:
+            seen[token] = True
+        else:
+            tokens.append(token)
+    if dense:  # a token claimed twice leaves fewer flags than positions
+        clash = int(np.count_nonzero(seen)) != len(positions)
     else:  # a sparse (restricted) index: sort rather than allocate one flag per token
-        ordered = np.sort(token)
+        ordered = np.sort(np.concatenate(tokens))
         clash = bool((ordered[1:] == ordered[:-1]).any())
     if clash:
         raise _integrity(path, "has two words at the same position of one document")
+
+
+#: Positions checked at a time on load (bounds the check's temporaries, whatever the index size).
+_CHECK_BLOCK = 1 << 24
+
+
+def _posting_blocks(pos_ptr: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Runs ``[g0, g1)`` of consecutive postings holding about ``size`` positions each (at least one)."""
+    n = len(pos_ptr) - 1
+    cuts = np.searchsorted(pos_ptr, np.arange(0, int(pos_ptr[-1]), size), side="right") - 1
+    cuts = np.unique(np.concatenate([cuts[(cuts >= 0) & (cuts < n)], [0, n]]))
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
 
 
 def _layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, list[dict]]:
@@ -760,3 +816,229 @@ class AlignedIndex:
 def _postings_or_empty(index: ReferenceIndex, word: str) -> np.ndarray:
     wid = index.word_id(word)
     return index.postings(wid) if wid is not None else np.zeros(0, dtype=np.int32)
+
+
+# -- verified-state cache ----------------------------------------------------
+#: Verified checksums of this process, by (path, size, mtime_ns, inode).
+_VERIFIED: dict[tuple, str] = {}
+_CACHE_LIMIT = 512
+#: A file modified less than this long ago is not cached: a later write in the same clock tick would
+#: leave its (size, mtime_ns) unchanged (as "racy" entries in git's index).
+_RACY_NS = 2_000_000_000
+
+
+def verified_cache_file() -> Path | None:
+    """The persistent verified-state cache, or ``None`` when ``TEALEAVES_VERIFY_CACHE=0``.
+
+    ``$TEALEAVES_CACHE_DIR/verified-indexes.json`` (default: ``$XDG_CACHE_HOME/tealeaves`` or
+    ``~/.cache/tealeaves``).  It maps a file's (path, size, mtime_ns, inode) to the checksum that was
+    verified; any change to the file changes the key, so the full hash runs again.
+    """
+    if os.environ.get("TEALEAVES_VERIFY_CACHE", "1") == "0":
+        return None
+    root = os.environ.get("TEALEAVES_CACHE_DIR") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tealeaves"
+    return Path(root) / "verified-indexes.json"
+
+
+def _file_key(path: Path) -> tuple:
+    st = os.stat(path)
+    return (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _read_cache(cache: Path) -> dict:
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _is_verified(key: tuple, checksum: str) -> bool:
+    """Whether the file ``key`` names was already verified to hold ``checksum``."""
+    if _VERIFIED.get(key) == checksum:
+        return True
+    cache = verified_cache_file()
+    if cache is not None and _read_cache(cache).get(json.dumps(key)) == checksum:
+        _VERIFIED[key] = checksum
+        return True
+    return False
+
+
+def _remember_verified(key: tuple, checksum: str) -> None:
+    """Record a verified checksum in process and (best effort) in :func:`verified_cache_file`."""
+    import time
+
+    if time.time_ns() - key[2] < _RACY_NS:
+        return
+    _VERIFIED[key] = checksum
+    cache = verified_cache_file()
+    if cache is None:
+        return
+    entries = _read_cache(cache)
+    entries[json.dumps(key)] = checksum
+    entries = dict(list(entries.items())[-_CACHE_LIMIT:])
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(entries), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:  # an unwritable cache only costs a re-hash next time
+        pass
+
+
+# -- shard manifest ----------------------------------------------------------
+def file_digest(path: str | os.PathLike) -> tuple[int, str]:
+    """(size in bytes, SHA-256 hex) of a file, or of a folder (its files' relative names and bytes)."""
+    p = Path(path)
+    digest = hashlib.sha256()
+    if p.is_dir():
+        size = 0
+        for f in sorted(q for q in p.rglob("*") if q.is_file()):
+            rel = f.relative_to(p).as_posix().encode("utf-8")
+            digest.update(len(rel).to_bytes(8, "little") + rel)
+            n, sub = file_digest(f)
+            digest.update(bytes.fromhex(sub))
+            size += n
+        return size, digest.hexdigest()
+    with open(p, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(chunk)
+    return p.stat().st_size, digest.hexdigest()
+
+
+def manifest_entry(path: str | os.PathLike) -> dict:
+    """The manifest record of one input shard: its file name, size and SHA-256."""
+    size, sha = file_digest(path)
+    return {"name": Path(path).name, "size": size, "sha256": sha}
+
+
+def check_manifest(manifest: Sequence[Mapping], inputs: Sequence[str | os.PathLike],
+                   path: Path | None = None) -> None:
+    """Refuse ``inputs`` that are not exactly the shards an index was built from.
+
+    Every manifest shard must be among ``inputs`` (matched by file name) with the
+    recorded size and SHA-256, and every input must be in the manifest;
+    otherwise :class:`~tealeaves.errors.IndexIntegrityError` names the shard.
+    """
+    where = f"index {path}" if path else "the index"
+    if not manifest:
+        raise IndexIntegrityError(f"{where} records no shard manifest, so its inputs cannot be verified",
+                                  fix="rebuild it with `tealeaves index build INPUTS...`")
+    given = {Path(p).name: Path(p) for p in inputs}
+    for entry in manifest:
+        p = given.pop(entry["name"], None)
+        if p is None or not p.exists():
+            raise IndexIntegrityError(f"shard {entry['name']!r} of {where} is missing from the inputs",
+                                      fix="give every input the index was built from")
+        size, sha = file_digest(p)
+        if size != entry["size"] or sha != entry["sha256"]:
+            raise IndexIntegrityError(
+                f"shard {entry['name']!r} of {where} has changed since the build ({size} bytes, sha256 "
+                f"{sha[:12]}; the manifest records {entry['size']} bytes, {entry['sha256'][:12]})", fix=_FIX)
+    if given:
+        raise IndexIntegrityError(f"{', '.join(sorted(given))} {'is' if len(given) == 1 else 'are'} not a "
+                                  f"shard of {where}", fix="give exactly the inputs the index was built from")
+
+
+def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | None) -> str | None:
+    """Why the index's tokenisation differs from a model's ``metadata_["preprocessing"]``, or ``None``.
+
+    Compares the settings that decide what a token is (``token_pattern``,
+    ``lowercase``, ``stop_words``, ``tokenizer``; vocabulary pruning is the
+    model's own business).  ``None`` when they agree or when either side
+    records no recipe (e.g. a pre-tokenised reference): nothing to compare.
+    """
+    ref = index.tokenization
+    if not model_preprocessing or not isinstance(model_preprocessing, Mapping) or "token_pattern" not in ref:
+        return None
+    keys = ("token_pattern", "lowercase", "stop_words", "tokenizer")
+    diff = [k for k in keys if model_preprocessing.get(k) != ref.get(k)]
+    if not diff:
+        return None
+    parts = "; ".join(f"{k}: model {model_preprocessing.get(k)!r}, reference {ref.get(k)!r}" for k in diff)
+    return (f"the model was trained with another tokenisation than reference '{index.name}' ({parts}): its "
+            "topic words may be missing from the reference or counted differently")
+
+
+# -- streamed writing (sharded builds) ---------------------------------------
+class _Spec:
+    """An array's dtype and length, standing in for the array when laying out a file to fill."""
+
+    def __init__(self, name: str, length: int):
+        self.dtype = np.dtype(ARRAY_DTYPES[name])
+        self.shape = (int(length),)
+        self.nbytes = self.dtype.itemsize * int(length)
+
+
+class IndexWriter:
+    """Write an index file whose arrays are filled piecewise (bounded memory), then checksummed.
+
+    ``lengths`` gives every array's length; :meth:`region` maps a writable
+    slice of one array; :meth:`close` hashes the body, writes the prefix and
+    renames the file into place (nothing is left behind on failure:
+    :meth:`abort`).
+    """
+
+    def __init__(self, path: str | os.PathLike, header: Mapping, lengths: Mapping[str, int]):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        stand_ins = {n: _Spec(n, lengths[n]) for n in ARRAY_NAMES}
+        self.header_bytes, specs = _layout(header, stand_ins)
+        self.specs = {spec["name"]: spec for spec in specs}
+        self.header = json.loads(self.header_bytes)
+        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
+        with open(self.tmp, "wb") as fh:
+            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(self.header_bytes), b"\0" * 32))
+            fh.write(self.header_bytes)
+            fh.truncate(self.header["file_size"])
+
+    def region(self, name: str, start: int, stop: int) -> np.ndarray:
+        """A writable memory map of elements ``[start, stop)`` of array ``name`` (flushed when dropped)."""
+        spec = self.specs[name]
+        if stop <= start:
+            return np.zeros(0, dtype=spec["dtype"])
+        item = np.dtype(spec["dtype"]).itemsize
+        return np.memmap(self.tmp, mode="r+", dtype=spec["dtype"], offset=spec["offset"] + start * item,
+                         shape=(stop - start,))
+
+    def close(self) -> ReferenceIndex:
+        """Hash, seal and rename the file; returns the index (memory-mapped, already verified)."""
+        digest = hashlib.sha256()
+        with open(self.tmp, "r+b") as fh:
+            fh.seek(_PREFIX.size)
+            for chunk in iter(lambda: fh.read(1 << 22), b""):
+                digest.update(chunk)
+            fh.seek(0)
+            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(self.header_bytes), digest.digest()))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(self.tmp, self.path)
+        _remember_verified(_file_key(self.path), digest.hexdigest())
+        return open_unchecked(self.path, self.header, digest.hexdigest())
+
+    def abort(self) -> None:
+        """Remove the unfinished file."""
+        self.tmp.unlink(missing_ok=True)
+
+
+def read_header(path: str | os.PathLike) -> dict:
+    """The JSON header of an index file this process wrote (no checks: use :meth:`ReferenceIndex.load`)."""
+    with open(path, "rb") as fh:
+        _, _, _, hlen, _ = _PREFIX.unpack(fh.read(_PREFIX.size))
+        return json.loads(fh.read(hlen))
+
+
+def open_unchecked(path: str | os.PathLike, header: Mapping | None = None,
+                   checksum: str | None = None) -> ReferenceIndex:
+    """Memory-map an index file this process has just written, skipping every check.
+
+    Only for files tealeaves itself wrote in this run (partial indexes, a
+    merged index): anything read from outside goes through :meth:`ReferenceIndex.load`.
+    """
+    header = dict(header) if header is not None else read_header(path)
+    arrays = {spec["name"]: (np.zeros(0, dtype=spec["dtype"]) if spec["shape"][0] == 0 else
+                             np.memmap(path, mode="r", dtype=spec["dtype"], offset=spec["offset"],
+                                       shape=tuple(spec["shape"])))
+              for spec in header["arrays"]}
+    return ReferenceIndex(arrays, header, checksum, Path(path))

@@ -1,0 +1,420 @@
+"""Streaming, bounded-memory index builds over input shards (see ``docs/scale.md``).
+
+A build reads every input shard (:mod:`tealeaves.ingest`) one document at a
+time, tokenises it (the default :class:`~tealeaves.corpus.Preprocessor`, or
+whitespace for pre-tokenised token files), and collects documents into chunks
+of at most ``chunk_tokens`` tokens; each chunk becomes a partial index on disk
+(one counting-sort pass, :func:`~tealeaves.coherence.index._index_arrays`),
+and the partials are merged (:func:`~tealeaves.distributed.merge.merge_partials`)
+into one index identical to :func:`~tealeaves.coherence.index.build_index` over
+all documents in input order.
+
+Vocabulary pruning (``min_df``/``max_df``/``max_features`` of the recipe)
+depends on the whole corpus and removing a word shifts the positions of the
+tokens after it, so a recipe that prunes runs a first *counting pass* (document
+and token frequencies of every word, per shard, summed) and fixes the
+vocabulary before the indexing pass; a recipe that prunes nothing (the default)
+indexes every word in a single pass and sorts the unified vocabulary at merge.
+
+The same two functions (:func:`count_shard`, :func:`index_shard`) run in
+process (:func:`build_streaming`) or as Dask tasks (:mod:`tealeaves.distributed.dask`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves.corpus import Preprocessor
+from tealeaves.distributed.merge import Partial, merge_partials
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
+from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
+
+#: Default memory budget of a build (bytes).
+DEFAULT_MEMORY = 1 << 30
+#: Memory a build process holds besides its chunk (interpreter, numpy, numba, stop words...).
+BASELINE_BYTES = 300 << 20
+#: Bytes per token of a chunk while it is indexed (token ids, positions, postings, pointers, slack).
+BYTES_PER_TOKEN = 40
+#: Smallest accepted budget.
+MIN_MEMORY = 400 << 20
+#: Tokenisation recorded for pre-tokenised inputs (as the single-file build records it).
+PRETOKENISED = {"tokenizer": "whitespace (pre-tokenised, one document per line)"}
+
+
+def parse_memory(text: str) -> int:
+    """Bytes from ``"1G"``, ``"512M"``, ``"2.5GB"``, ``"800MiB"`` or a plain number of bytes."""
+    s = str(text).strip().upper().removesuffix("IB").removesuffix("B")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(s[-1:], 1)
+    number = s[:-1] if s[-1:] in "KMGT" and s else s
+    try:
+        value = float(number)
+    except ValueError:
+        raise ParameterError(f"--memory {text!r} is not a size", fix="give e.g. 1G, 512M or 2.5G") from None
+    if not np.isfinite(value) or value * scale < MIN_MEMORY:
+        raise ParameterError(f"--memory {text!r} is below the smallest budget ({MIN_MEMORY >> 20} MiB)",
+                             fix="give at least 400M")
+    return int(value * scale)
+
+
+def chunk_tokens_for(memory: int) -> int:
+    """Tokens per chunk so that one chunk being indexed stays inside ``memory``."""
+    return max(1 << 16, (memory - BASELINE_BYTES) // BYTES_PER_TOKEN)
+
+
+def prunes(recipe: Mapping | None) -> bool:
+    """Whether a recipe's vocabulary depends on the corpus (``min_df``/``max_df``/``max_features``)."""
+    if not recipe:
+        return False
+    min_df, max_df = recipe.get("min_df", 1), recipe.get("max_df", 1.0)
+    keeps_rare = min_df <= 1 if isinstance(min_df, int) else min_df <= 0
+    keeps_common = isinstance(max_df, float) and max_df >= 1.0
+    return not (keeps_rare and keeps_common and recipe.get("max_features") is None)
+
+
+@dataclass
+class BuildSettings:
+    """What every shard task needs (picklable: sent to Dask workers)."""
+
+    recipe: dict | None  # Preprocessor.get_params(); None = pre-tokenised input
+    chunk_tokens: int
+    workdir: str
+    text_field: str = "text"
+    id_field: str = "id"
+    prefix_ids: bool = False
+    vocabulary: list[str] | None = None  # fixed by a counting pass (or a fitted Preprocessor)
+
+    def tokenizer(self) -> Callable[[str], list[str]]:
+        if self.recipe is None:
+            return str.split
+        return Preprocessor.from_params(self.recipe).tokenize
+
+
+@dataclass
+class ShardResult:
+    """A shard's partial indexes (in order), what was read and skipped, and its manifest entry."""
+
+    partials: list[Partial]
+    stats: IngestStats
+    manifest: dict
+    n_tokens: int = 0
+
+
+class _Ids(dict):
+    """Word -> id, numbering an unseen word on lookup (first appearance; ``map(ids.__getitem__, ...)``
+    stays in C except for new words)."""
+
+    def __missing__(self, word: str) -> int:
+        self[word] = n = len(self)
+        return n
+
+
+@dataclass
+class _Chunk:
+    """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed)."""
+
+    fixed: dict[str, int] | None
+    vocab: _Ids = field(default_factory=_Ids)
+    tokens: array = field(default_factory=lambda: array("i"))
+    lengths: list[int] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    slots: list[int] | None = None  # aligned builds: each document's slot in the chunk's tuple range
+
+    def add(self, doc_id: str, words: Sequence[str], slot: int | None = None) -> None:
+        if self.fixed is not None:
+            get = self.fixed.get
+            ids = [i for i in map(get, words) if i is not None]
+        else:
+            ids = list(map(self.vocab.__getitem__, words))
+        self.tokens.extend(ids)
+        self.lengths.append(len(ids))
+        self.ids.append(doc_id)
+        if slot is not None:
+            if self.slots is None:
+                self.slots = []
+            self.slots.append(slot)
+
+
+def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
+           n_slots: int | None = None) -> Partial:
+    """Index one chunk (a partial index file); aligned chunks place documents at ``chunk.slots`` of
+    ``n_slots``."""
+    from tealeaves.coherence.index import _index_arrays
+
+    tokens = np.frombuffer(chunk.tokens, dtype=np.int32) if len(chunk.tokens) else np.zeros(0, np.int32)
+    offsets = np.zeros(len(chunk.lengths) + 1, dtype=np.int64)
+    np.cumsum(chunk.lengths, out=offsets[1:])
+    if chunk.fixed is not None:
+        words = settings.vocabulary
+    else:
+        words = list(chunk.vocab)
+        if sort_words and words:
+            order = sorted(range(len(words)), key=words.__getitem__)
+            rank = np.empty(len(words), dtype=np.int32)
+            rank[order] = np.arange(len(words), dtype=np.int32)
+            tokens = rank[tokens]
+            words = [words[i] for i in order]
+    if n_slots is not None and not chunk.lengths:
+        return Partial(None, n_slots)
+    index = _index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
+                          n_space=n_slots)
+    if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
+        raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
+    index.save(path)
+    return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots)
+
+
+def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str
+               ) -> Iterable[tuple[str, str]]:
+    prefix = f"{Path(shard).name}:" if settings.prefix_ids else ""
+    for doc_id, text in iter_documents(shard, kind=kind, text_field=settings.text_field,
+                                       id_field=settings.id_field, stats=stats):
+        yield prefix + doc_id, text
+
+
+def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None
+                ) -> tuple[int, Counter, Counter]:
+    """Counting pass over one shard: (documents, document frequencies, token frequencies)."""
+    tokenize = settings.tokenizer()
+    df: Counter[str] = Counter()
+    tf: Counter[str] = Counter()
+    n = 0
+    for _, text in _documents(shard, settings, IngestStats(), detect_kind(shard)):
+        words = tokenize(text)
+        df.update(set(words))
+        tf.update(words)
+        n += 1
+    return n, df, tf
+
+
+def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None) -> ShardResult:
+    """Index one shard into partial index files of at most ``chunk_tokens`` tokens each."""
+    from tealeaves.coherence.index import manifest_entry
+
+    kind = detect_kind(shard)
+    check_tokenisation(shard, kind, settings)
+    tokenize = settings.tokenizer()
+    fixed = {w: i for i, w in enumerate(settings.vocabulary)} if settings.vocabulary is not None else None
+    sort_words = settings.recipe is not None
+    stats, partials, chunk, n_tokens = IngestStats(), [], _Chunk(fixed), 0
+    for doc_id, text in _documents(shard, settings, stats, kind):
+        chunk.add(doc_id, tokenize(text))
+        if len(chunk.tokens) >= settings.chunk_tokens:
+            n_tokens += len(chunk.tokens)
+            if progress is not None:
+                progress.tokens(len(chunk.tokens))
+            partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
+                                   sort_words))
+            chunk = _Chunk(fixed)
+    if chunk.lengths:
+        n_tokens += len(chunk.tokens)
+        if progress is not None:
+            progress.tokens(len(chunk.tokens))
+        partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
+                               sort_words))
+    return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
+
+
+def _partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
+    return Path(settings.workdir) / f"shard{shard_number:06d}-part{k:05d}.tlx"
+
+
+def check_tokenisation(shard: str, kind: str, settings: BuildSettings) -> None:
+    """Refuse a pre-tokenised shard in a text build and vice versa (mixed tokenisations)."""
+    if is_pretokenised(kind) != (settings.recipe is None):
+        this = "pre-tokenised (one document of tokens per line)" if is_pretokenised(kind) else f"{kind} text"
+        raise InputFormatError(
+            f"input '{shard}' is {this}"
+            f", but the other inputs are {'raw text' if settings.recipe is not None else 'pre-tokenised'}: "
+            "the shards would be indexed with mixed tokenisations",
+            fix="give shards of one kind (all raw text, or all pre-tokenised token files)")
+
+
+def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None, memory: int,
+         workdir: str, text_field: str = "text") -> BuildSettings:
+    """Settings for a build over ``inputs``: the recipe (from the first input's kind) and the chunk size."""
+    from tealeaves.errors import InputNotFoundError
+
+    if not inputs:
+        raise EmptyInputError("no input shard given", fix="give one or more inputs")
+    for p in inputs:
+        if not Path(p).exists():
+            raise InputNotFoundError(f"input '{p}' does not exist", fix="check the path")
+    names = [Path(p).name for p in inputs]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ParameterError(f"two inputs have the same file name ({', '.join(dup)}); the shard manifest "
+                             "names shards by file name", fix="rename one of them")
+    kinds = [detect_kind(p) for p in inputs]
+    pretok = is_pretokenised(kinds[0])
+    pre = preprocessor if preprocessor is not None else Preprocessor()
+    recipe = None if pretok else pre.get_params()
+    vocabulary = list(pre.vocabulary_) if (not pretok and hasattr(pre, "vocabulary_")) else None
+    settings = BuildSettings(recipe, chunk_tokens_for(memory), workdir, text_field=text_field,
+                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary)
+    for p, kind in zip(inputs, kinds):  # before any shard is read
+        check_tokenisation(str(p), kind, settings)
+    return settings
+
+
+def fit_vocabulary(counts: Sequence[tuple[int, Counter, Counter]], recipe: Mapping) -> list[str]:
+    """The vocabulary a Preprocessor with ``recipe`` fits on the counted documents (sorted)."""
+    n = sum(c[0] for c in counts)
+    df: Counter[str] = Counter()
+    tf: Counter[str] = Counter()
+    for _, d, t in counts:
+        df.update(d)
+        tf.update(t)
+    pre = Preprocessor.from_params(dict(recipe))
+    lo = pre.min_df if isinstance(pre.min_df, int) else pre.min_df * n
+    hi = pre.max_df if isinstance(pre.max_df, int) else pre.max_df * n
+    kept = [w for w, c in df.items() if lo <= c <= hi]
+    if pre.max_features is not None:
+        kept.sort(key=lambda w: (-tf[w], w))
+        kept = kept[: pre.max_features]
+    if not kept:
+        raise EmptyInputError(f"no word survives min_df={pre.min_df} and max_df={pre.max_df} on {n} "
+                              "documents; relax them")
+    return sorted(kept)
+
+
+def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence[ShardResult], name: str,
+                 manifest: bool = True) -> dict:
+    """The descriptive header fields of a built index (as :func:`build_index` writes them)."""
+    from tealeaves._version import __version__
+    from tealeaves.coherence.index import FORMAT_VERSION
+
+    source = str(Path(inputs[0]).resolve()) if len(inputs) == 1 else ", ".join(
+        str(Path(p).resolve()) for p in inputs)
+    header = {"format": "tealeaves-reference-index", "format_version": FORMAT_VERSION, "name": name,
+              "tokenization": dict(settings.recipe) if settings.recipe is not None else dict(PRETOKENISED),
+              "source": source, "created_by": f"tealeaves-{__version__}"}
+    if manifest:
+        header["shards"] = [r.manifest for r in results]
+    return header
+
+
+def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLike, *,
+                    name: str | None = None, preprocessor: Preprocessor | None = None,
+                    memory: int = DEFAULT_MEMORY,
+                    chunk_tokens: int | None = None, text_field: str = "text", manifest: bool = True,
+                    executor=None, progress=None):
+    """Build one index file from ``inputs`` in bounded memory; returns ``(index, stats)``.
+
+    ``executor`` maps a function over shards (default: in this process, in
+    order); :mod:`tealeaves.distributed.dask` passes one running on a Dask
+    cluster.  ``chunk_tokens`` overrides the chunk size derived from ``memory``.
+    """
+    inputs = [str(p) for p in inputs]
+    Path(output).resolve().parent.mkdir(parents=True, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=Path(output).resolve().parent)
+    try:
+        settings = plan(inputs, preprocessor, memory, workdir, text_field)
+        if chunk_tokens is not None:
+            settings.chunk_tokens = int(chunk_tokens)
+        run = executor or local_executor(progress)
+        if settings.recipe is not None and settings.vocabulary is None and prunes(settings.recipe):
+            counts = run(count_shard, inputs, settings)
+            settings.vocabulary = fit_vocabulary(counts, settings.recipe)
+        results = run(index_shard, inputs, settings)
+        stats = IngestStats()
+        for r in results:
+            stats.add(r.stats)
+        header = index_header(settings, inputs, results, name or Path(inputs[0]).stem, manifest)
+        partials = [p for r in results for p in r.partials]
+        if progress is not None:
+            progress.start_merge()
+        index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,
+                               buffer_bytes=max(1 << 24, memory // 8), progress=progress)
+        return index, stats
+    finally:
+        remove_workdir(workdir)
+
+
+def remove_workdir(workdir: str) -> None:
+    """Remove a build's work folder (retrying while abandoned shard tasks still finish a write)."""
+    for _ in range(20):
+        shutil.rmtree(workdir, ignore_errors=True)
+        if not os.path.exists(workdir):
+            return
+        time.sleep(0.25)
+
+
+def local_executor(progress=None):
+    """An executor running a shard task ``func(shard, number, settings, progress)`` over the shards in this
+    process, in order (results in shard order)."""
+    def run(func, inputs, settings):
+        out = []
+        for k, shard in enumerate(inputs):
+            out.append(func(shard, k, settings, progress))
+            if progress is not None and hasattr(out[-1], "n_tokens"):
+                progress.shard_done()
+        return out
+
+    return run
+
+
+class Progress:
+    """Tokens indexed, tokens/s and an ETA on stderr (a rewritten line on a terminal, else plain lines).
+
+    ``total_bytes`` (the inputs' sizes) and the bytes read so far give the ETA
+    when the token total is unknown: tokens/s over the elapsed time, and the
+    fraction of shards done.
+    """
+
+    def __init__(self, n_shards: int, stream=None, interval: float = 5.0):
+        import sys
+
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.interval = 0.2 if self.tty else interval
+        self.n_shards = n_shards
+        self.done_shards = 0
+        self.n_tokens = 0
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def _emit(self, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last < self.interval:
+            return
+        self.last = now
+        if self.tty:
+            self.stream.write("\r" + text.ljust(79))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def tokens(self, n: int) -> None:
+        self.n_tokens += n
+        elapsed = max(time.monotonic() - self.start, 1e-9)
+        self._emit(f"indexed {self.n_tokens:,} tokens ({self.n_tokens / elapsed:,.0f} tokens/s)")
+
+    def shard_done(self) -> None:
+        self.done_shards += 1
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / self.done_shards * (self.n_shards - self.done_shards)
+        self._emit(f"shard {self.done_shards}/{self.n_shards}: {self.n_tokens:,} tokens "
+                   f"({self.n_tokens / max(elapsed, 1e-9):,.0f} tokens/s), ETA {eta:,.0f} s", force=True)
+
+    def start_merge(self) -> None:
+        self._emit(f"merging partial indexes ({self.n_tokens:,} tokens)", force=True)
+
+    def merged(self, done: int, total: int) -> None:
+        self._emit(f"merged {done:,}/{total:,} words")
+
+    def finish(self) -> None:
+        elapsed = time.monotonic() - self.start
+        self._emit(f"done: {self.n_tokens:,} tokens in {elapsed:,.1f} s "
+                   f"({self.n_tokens / max(elapsed, 1e-9):,.0f} tokens/s)", force=True)
+        if self.tty:
+            self.stream.write("\n")

@@ -1,0 +1,94 @@
+"""Run a sharded index build on a Dask cluster (``tealeaves index build INPUTS... --workers N``).
+
+Every input shard is one task (:func:`~tealeaves.distributed.build.index_shard`,
+and :func:`~tealeaves.distributed.build.count_shard` first when the recipe
+prunes the vocabulary): the worker reads, tokenises and indexes the shard into
+partial index files in bounded memory, in a work folder beside the output
+(workers and client must therefore share that file system, as the processes
+of a ``LocalCluster`` do).  The client then merges the partials in shard order
+(:func:`~tealeaves.distributed.merge.merge_partials`), streamed.
+
+A worker lost while running a shard makes the scheduler run the shard again on
+another worker (Dask retries a task whose worker died up to
+``distributed.scheduler.allowed-failures`` times, default 3); a shard that
+keeps killing its workers fails the build with
+``tealeaves: error: a Dask worker died ... (KilledWorker)``.  A merged index is
+only written when every shard has returned, so a build is never silently
+incomplete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+
+from tealeaves._optional import optional_import
+from tealeaves.errors import ParameterError, TealeavesError
+
+#: Seconds to wait for a scheduler given with --scheduler.
+CONNECT_TIMEOUT = 10
+
+
+def check_scheduler(address: str) -> str:
+    """A Dask scheduler address must be ``tcp://host:port`` (or another Dask protocol)."""
+    if not isinstance(address, str) or "://" not in address or not address.split("://", 1)[1]:
+        raise ParameterError(f"--scheduler {address!r} is not a Dask scheduler address",
+                             fix="give e.g. tcp://10.0.0.5:8786")
+    return address
+
+
+@contextlib.contextmanager
+def dask_client(workers: int | None = None, scheduler: str | None = None,
+                memory_per_worker: int | None = None) -> Iterator:
+    """A ``dask.distributed.Client`` on a new LocalCluster of ``workers`` processes, or on ``scheduler``.
+
+    The build bounds each worker's memory itself (``--memory``); the LocalCluster's memory limit, at which
+    the nanny restarts a worker, is set to twice that as a safety net only."""
+    distributed = optional_import("distributed", "dask", "sharded builds on Dask")
+    if scheduler is not None:
+        check_scheduler(scheduler)
+        try:
+            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            raise TealeavesError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: "
+                                 f"{exc})",
+                                 fix="check the address and that the scheduler is running") from None
+        with client:
+            yield client
+        return
+    limit = 2 * memory_per_worker if memory_per_worker else "auto"
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       memory_limit=limit, dashboard_address=":0", silence_logs=50)
+    with cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def dask_executor(client, progress=None):
+    """An executor (see :func:`~tealeaves.distributed.build.build_streaming`) submitting one task
+    ``func(shard, number, settings)`` per shard; results in shard order."""
+    distributed = optional_import("distributed", "dask", "sharded builds on Dask")
+
+    def run(func, inputs, settings):
+        run_id = uuid.uuid4().hex[:8]
+        futures = [client.submit(func, s, k, settings, key=f"{func.__name__}-{run_id}-{k}", pure=False)
+                   for k, s in enumerate(inputs)]
+        where = {f.key: k for k, f in enumerate(futures)}
+        out = [None] * len(futures)
+        try:
+            for future in distributed.as_completed(futures):
+                k = where[future.key]
+                out[k] = future.result()
+                if progress is not None and hasattr(out[k], "n_tokens"):
+                    progress.tokens(out[k].n_tokens)
+                    progress.shard_done()
+        except distributed.KilledWorker as exc:
+            raise TealeavesError(f"a Dask worker died while building a shard, and again on every retry "
+                                 f"(KilledWorker: {exc}); no index was written",
+                                 fix="check the workers' memory limit and logs, then run the build "
+                                     "again") from None
+        finally:
+            client.cancel(futures)
+        return out
+
+    return run

@@ -1,0 +1,12 @@
+"""Streaming readers for large reference corpora (see ``docs/scale.md``).
+
+:func:`~tealeaves.ingest.sources.iter_documents` yields ``(id, text)`` pairs,
+one document at a time, from MediaWiki XML dumps, JSON Lines and Parquet
+shards, folders of text files and one-document-per-line token files, each
+possibly compressed with gzip, bz2 or xz; :mod:`tealeaves.ingest.langlinks`
+pairs Wikipedia articles across languages into aligned tuples.
+"""
+
+from tealeaves.ingest.sources import IngestStats, detect_kind, iter_documents
+
+__all__ = ["IngestStats", "detect_kind", "iter_documents"]

@@ -1,0 +1,248 @@
+"""One document at a time from the formats large corpora come in.
+
+Kinds (:func:`detect_kind`), each read by :func:`iter_documents` as ``(id, text)``:
+
+* ``wiki``: a MediaWiki XML dump (``<mediawiki`` at its start), read with
+  ``mwxml``; the last revision of every main-namespace page that is not a
+  redirect, its markup removed with ``mwparserfromhell``'s ``strip_code``.
+  Redirects, other namespaces and pages left empty are skipped and counted
+  (:class:`IngestStats`).  Ids are the page titles.
+* ``jsonl``: JSON Lines (``*.jsonl``/``*.ndjson``), one object per document
+  with a string text field and an id field, as :func:`tealeaves.corpus.readers.read_jsonl`.
+* ``parquet``: a Parquet file with a string text column (and an id column if
+  present; else 1-based row numbers), read in batches with ``pyarrow``.
+* ``folder``: one document per file, sorted relative paths as ids, hidden files
+  skipped, as :func:`tealeaves.corpus.readers.read_text_folder`.
+* ``tokens``: any other file: one already tokenised document per line, tokens
+  separated by whitespace, 1-based line numbers as ids (the text yielded is the
+  line; :func:`is_pretokenised` tells the builder not to tokenise it again).
+
+Files (including files in a folder) compressed with gzip, bz2 or xz are
+recognised by their magic bytes and decompressed as they are read; a truncated
+or corrupted stream raises :class:`~tealeaves.errors.InputFormatError` naming the file.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tealeaves._optional import optional_import
+from tealeaves.errors import EmptyInputError, InputFormatError, InputNotFoundError, TealeavesError
+
+#: Magic bytes of the compressions read transparently.
+_MAGIC = {b"\x1f\x8b": gzip.open, b"BZh": bz2.open, b"\xfd7zXZ\x00": lzma.open}
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+_STREAM_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)
+KINDS = ("wiki", "jsonl", "parquet", "folder", "tokens")
+
+
+@dataclass
+class IngestStats:
+    """What a reader read and skipped (reported by ``tealeaves index build``)."""
+
+    documents: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def add(self, other: IngestStats) -> None:
+        self.documents += other.documents
+        for k, v in other.skipped.items():
+            self.skipped[k] = self.skipped.get(k, 0) + v
+
+    def to_dict(self) -> dict:
+        return {"documents": self.documents, "skipped": dict(sorted(self.skipped.items()))}
+
+
+def open_binary(path: Path):
+    """Open ``path`` for reading bytes, decompressing gzip/bz2/xz (by magic bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(6)
+    except PermissionError as exc:
+        raise TealeavesError(f"cannot read input '{path}' ({exc.strerror})",
+                             fix="check its permissions") from None
+    for magic, opener in _MAGIC.items():
+        if head.startswith(magic):
+            return opener(path, "rb")
+    return open(path, "rb")
+
+
+def _stem(path: Path) -> str:
+    name = path.name.lower()
+    for suffix in _COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def detect_kind(path: str | Path) -> str:
+    """The kind of input ``path`` is (one of :data:`KINDS`; see the module docstring)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputNotFoundError(f"input '{p}' does not exist", fix="check the path")
+    if p.is_dir():
+        return "folder"
+    stem = _stem(p)
+    if stem.endswith(".parquet"):
+        return "parquet"
+    if stem.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    with _reading(p), open_binary(p) as fh:
+        head = fh.read(4096)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 (e.g. gensim's Bulgarian test dump)
+        head = head[: len(head) // 2 * 2].decode("utf-16", errors="replace").encode("utf-8")
+    if b"<mediawiki" in head:
+        return "wiki"
+    return "tokens"
+
+
+def is_pretokenised(kind: str) -> bool:
+    """Whether documents of ``kind`` are already tokens (whitespace-separated), not raw text."""
+    return kind == "tokens"
+
+
+class _reading:
+    """Turn a decompression failure into an :class:`InputFormatError` naming the file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is not None and isinstance(exc, _STREAM_ERRORS) and not isinstance(exc, PermissionError):
+            raise InputFormatError(f"input '{self.path}' is truncated or corrupted ({type(exc).__name__}: "
+                                   f"{exc})", fix="download or copy it again") from None
+        return False
+
+
+def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str = "text",
+                   id_field: str = "id", stats: IngestStats | None = None) -> Iterator[tuple[str, str]]:
+    """Yield ``(id, text)`` for every document of one input, streaming (see the module docstring).
+
+    Raises :class:`~tealeaves.errors.EmptyInputError` naming the input (and
+    what was skipped) when it yields no document.
+    """
+    p = Path(path)
+    kind = kind or detect_kind(p)
+    stats = stats if stats is not None else IngestStats()
+    readers = {"wiki": _wiki, "jsonl": _jsonl, "parquet": _parquet, "folder": _folder, "tokens": _tokens}
+    n = 0
+    with _reading(p):
+        for doc in readers[kind](p, text_field=text_field, id_field=id_field, stats=stats):
+            n += 1
+            stats.documents += 1
+            yield doc
+    if n == 0:
+        skipped = ", ".join(f"{v} {k}" for k, v in sorted(stats.skipped.items()))
+        raise EmptyInputError(f"input '{p}' holds no document"
+                              + (f" (skipped: {skipped})" if skipped else ""),
+                              fix="check the input, or leave the empty shard out")
+
+
+def _text_lines(path: Path):
+    from tealeaves._io import decode
+
+    with open_binary(path) as raw:
+        for lineno, line in enumerate(io.BufferedReader(raw) if not hasattr(raw, "peek") else raw, start=1):
+            yield lineno, decode(line, f"{path}, line {lineno}", "utf-8")
+
+
+def _tokens(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
+    """One document per line; lines split as ``str.splitlines`` does (as ``read_token_lines``)."""
+    n = 0
+    for _, line in _text_lines(path):
+        for part in line.splitlines() or [""]:
+            n += 1
+            yield str(n), part
+
+
+def _jsonl(path: Path, text_field: str, id_field: str, stats: IngestStats) -> Iterator[tuple[str, str]]:
+    from tealeaves.corpus.readers import _field, _json_record
+
+    for lineno, line in _text_lines(path):
+        if not line.strip():
+            continue
+        record = _json_record(line, lineno, path)
+        text = _field(record, text_field, lineno, path, want_str=True)
+        yield str(_field(record, id_field, lineno, path)), text
+
+
+def _folder(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
+    from tealeaves._io import decode
+
+    files = sorted(f for f in path.glob("**/*")
+                   if f.is_file() and not any(part.startswith(".") for part in f.relative_to(path).parts))
+    for f in files:
+        with _reading(f), open_binary(f) as fh:
+            data = fh.read()
+        text = decode(data, f, "utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as universal newlines
+        yield f.relative_to(path).as_posix(), text
+
+
+def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats) -> Iterator[tuple[str, str]]:
+    pq = optional_import("pyarrow.parquet", "parquet", "reading Parquet shards")
+    import pyarrow as pa
+
+    try:
+        pf = pq.ParquetFile(path)
+        names = pf.schema_arrow.names
+    except (pa.ArrowException, OSError) as exc:
+        raise InputFormatError(f"Parquet shard '{path}' is unreadable ({exc})",
+                               fix="rewrite it with a Parquet writer") from None
+    if text_field not in names:
+        raise InputFormatError(f"Parquet shard '{path}' has no column {text_field!r} (columns: "
+                               f"{', '.join(names)})", fix="choose the text column with --text-field")
+    columns = [text_field] + ([id_field] if id_field in names else [])
+    row = 0
+    try:
+        for batch in pf.iter_batches(columns=columns, batch_size=4096):
+            texts = batch.column(0).to_pylist()
+            ids = batch.column(1).to_pylist() if len(columns) == 2 else None
+            for k, text in enumerate(texts):
+                row += 1
+                if not isinstance(text, str):
+                    raise InputFormatError(f"Parquet shard '{path}', row {row}: column {text_field!r} holds "
+                                           f"{type(text).__name__}, not a string",
+                                           fix="give text in that column")
+                yield (str(ids[k]) if ids is not None else str(row)), text
+    except pa.ArrowException as exc:
+        raise InputFormatError(f"Parquet shard '{path}' is corrupted ({exc})",
+                               fix="rewrite it with a Parquet writer") from None
+
+
+def _wiki(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
+    """Main-namespace, non-redirect pages of a MediaWiki dump, markup stripped (last revision)."""
+    mwxml = optional_import("mwxml", "wiki", "reading MediaWiki dumps")
+    mwp = optional_import("mwparserfromhell", "wiki", "removing wiki markup")
+    import xml.etree.ElementTree as ET
+
+    with open_binary(path) as fh:
+        try:
+            for page in mwxml.Dump.from_file(fh):
+                text = None
+                for revision in page:
+                    text = revision.text
+                if page.namespace != 0:
+                    stats.skip("non-article namespace")
+                elif page.redirect or (text or "").lstrip()[:9].upper() == "#REDIRECT":
+                    stats.skip("redirect")
+                else:
+                    plain = mwp.parse(text or "").strip_code().strip()
+                    if not plain:
+                        stats.skip("empty")
+                        continue
+                    yield page.title, plain
+        except (ET.ParseError, mwxml.errors.MalformedXML, ValueError, KeyError) as exc:
+            raise InputFormatError(f"MediaWiki dump '{path}' is malformed ({type(exc).__name__}: {exc})",
+                                   fix="give a pages-articles XML dump") from None

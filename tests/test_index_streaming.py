@@ -1,0 +1,310 @@
+"""Streaming, bounded-memory index builds equal the single in-memory build; manifest; verification cache."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import require_data
+from tealeaves.coherence import index as index_mod
+from tealeaves.coherence.index import ARRAY_NAMES, ReferenceIndex, build_index, tokenization_mismatch
+from tealeaves.corpus import Corpus, Preprocessor
+from tealeaves.distributed.build import build_streaming, chunk_tokens_for, parse_memory, prunes
+from tealeaves.errors import IndexIntegrityError
+
+N_SHARDS = 7
+
+
+@pytest.fixture(scope="module")
+def reuters_texts():
+    """(ids, texts) of the 7,769 Reuters ModApte training stories (title and body)."""
+    require_data("reuters21578/reut2-000.sgm")
+    from tealeaves.corpus.reuters import modapte_split, story_id, story_text
+
+    train, _, _ = modapte_split()
+    return [story_id(s) for s in train], [story_text(s) for s in train]
+
+
+def write_shards(folder: Path, ids, texts, n: int = N_SHARDS) -> list[Path]:
+    """The stories in ``n`` consecutive JSON Lines shards."""
+    folder.mkdir(parents=True, exist_ok=True)
+    bounds = np.linspace(0, len(texts), n + 1).astype(int)
+    paths = []
+    for k in range(n):
+        p = folder / f"reuters{k}.jsonl"
+        with open(p, "w", encoding="utf-8") as fh:
+            for i in range(bounds[k], bounds[k + 1]):
+                fh.write(json.dumps({"id": ids[i], "text": texts[i]}) + "\n")
+        paths.append(p)
+    return paths
+
+
+def shard_ids(paths: list[Path]) -> list[str]:
+    """The document ids a multi-shard build gives: ``<shard file name>:<id>``."""
+    out = []
+    for p in paths:
+        with open(p, encoding="utf-8") as fh:
+            out += [f"{p.name}:{json.loads(line)['id']}" for line in fh]
+    return out
+
+
+def assert_same_index(built: ReferenceIndex, reference: ReferenceIndex) -> None:
+    """Every array equal, and the same checksum once the headers' descriptive fields agree."""
+    for name in ARRAY_NAMES:
+        assert np.array_equal(np.asarray(built.arrays[name]), np.asarray(reference.arrays[name])), name
+    header = {k: v for k, v in built.header.items() if k not in ("arrays", "file_size")}
+    same = ReferenceIndex(reference.arrays, header)
+    assert same.checksum == built.checksum
+
+
+@pytest.fixture(scope="module")
+def shards(reuters_texts, tmp_path_factory):
+    return write_shards(tmp_path_factory.mktemp("shards"), *reuters_texts)
+
+
+@pytest.fixture(scope="module")
+def single(reuters_texts, shards):
+    """Today's single in-memory build over the 7 shards' documents (default recipe)."""
+    ids, texts = reuters_texts
+    corpus = Preprocessor().fit_transform(texts, shard_ids(shards))
+    return build_index(corpus, name="reuters0")
+
+
+def test_streaming_equals_single_pass_reuters_7_shards(shards, single, tmp_path):
+    index, stats = build_streaming(shards, tmp_path / "r.tlx", chunk_tokens=40_000)
+    assert stats.documents == single.n_present == 7769
+    assert_same_index(index, single)
+    loaded = ReferenceIndex.load(tmp_path / "r.tlx")  # passes every structural check
+    assert_same_index(loaded, single)
+    assert [e["name"] for e in loaded.manifest] == [p.name for p in shards]
+
+
+def test_streaming_scores_identical(shards, single, tmp_path):
+    from tealeaves.coherence.measure import Coherence
+
+    build_streaming(shards, tmp_path / "r.tlx", chunk_tokens=100_000)
+    loaded = ReferenceIndex.load(tmp_path / "r.tlx")
+    df = single.document_frequencies()
+    top = [single.vocabulary[int(i)] for i in np.argsort(-df)[:40]]
+    topics = [top[i:i + 10] for i in range(0, 40, 10)]
+    for window in ("doc", 10):
+        a = Coherence("npmi", window=window).score(topics, single).scores
+        b = Coherence("npmi", window=window).score(topics, loaded).scores
+        assert a == b and all(s is not None for s in a)
+
+
+def test_pruning_recipe_runs_a_counting_pass(reuters_texts, shards, tmp_path):
+    pre = Preprocessor(min_df=3, max_df=0.2)
+    assert prunes(pre.get_params()) and not prunes(Preprocessor().get_params())
+    index, _ = build_streaming(shards, tmp_path / "p.tlx", chunk_tokens=60_000,
+                               preprocessor=Preprocessor(min_df=3, max_df=0.2))
+    corpus = pre.fit_transform(reuters_texts[1], shard_ids(shards))
+    assert len(corpus.vocabulary) < 0.5 * len(Preprocessor().fit(reuters_texts[1]).vocabulary_)
+    assert_same_index(index, build_index(corpus, name="reuters0"))
+
+
+def test_cli_single_input_matches_previous_build(reuters_texts, tmp_path, run_cli):
+    from tealeaves.coherence.cli import read_reference_corpus
+
+    [path] = write_shards(tmp_path / "one", *reuters_texts, n=1)
+    result = run_cli(["index", "build", path, "-o", tmp_path / "one.tlx", "--memory", "400M"])
+    assert result.code == 0, result.err
+    assert "tokens/s" in result.err  # progress, plain lines (stderr is not a terminal here)
+    previous = build_index(read_reference_corpus(path), name=path.stem, source=str(path.resolve()))
+    assert_same_index(ReferenceIndex.load(tmp_path / "one.tlx"), previous)
+
+
+def test_pretokenised_lines_match_token_file_reader(tmp_path):
+    from tealeaves.corpus.readers import read_token_lines
+
+    p = tmp_path / "tokens.txt"
+    p.write_text("b a c\n\na a d\x0ce b\nz b a\n", encoding="utf-8")
+    index, _ = build_streaming([p], tmp_path / "t.tlx", chunk_tokens=2)
+    corpus = read_token_lines(p)
+    corpus.metadata["preprocessing"] = {"tokenizer": "whitespace (pre-tokenised, one document per line)"}
+    assert list(index.vocabulary) == ["b", "a", "c", "d", "e", "z"]  # first appearance, as the reader
+    assert_same_index(index, build_index(corpus, name="tokens"))
+
+
+def test_memory_budget_sets_chunk_size():
+    assert parse_memory("1G") == 1 << 30 and parse_memory("512MiB") == 512 << 20
+    assert parse_memory("2.5G") == int(2.5 * (1 << 30))
+    # one chunk's indexing state (BYTES_PER_TOKEN a token) plus the baseline fits the budget
+    for budget in (400 << 20, 1 << 30, 8 << 30):
+        n = chunk_tokens_for(budget)
+        assert n * 40 + (300 << 20) <= budget
+
+
+def test_manifest_verify_inputs(shards, tmp_path, run_cli, cli_error):
+    out = tmp_path / "m.tlx"
+    assert run_cli(["index", "build", *shards[:3], "-o", out]).code == 0
+    ok = run_cli(["index", "info", out, "--verify", "--inputs", *shards[:3], "--format", "json"])
+    assert ok.code == 0 and json.loads(ok.out)["verified"] is True
+    cli_error(["index", "info", out, "--verify", "--inputs", *shards[:2]], "shard 'reuters2.jsonl'")
+    cli_error(["index", "info", out, "--verify", "--inputs", *shards[:4]], "is not a shard")
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    for p in shards[:3]:
+        (changed / p.name).write_bytes(p.read_bytes())
+    with open(changed / shards[1].name, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "extra", "text": "one more story"}) + "\n")
+    cli_error(["index", "info", out, "--verify", "--inputs", *sorted(changed.iterdir())],
+              "shard 'reuters1.jsonl' of index")
+    assert ReferenceIndex.load(out, inputs=shards[:3]).manifest[2]["name"] == "reuters2.jsonl"
+    with pytest.raises(IndexIntegrityError, match="has changed since the build"):
+        ReferenceIndex.load(out, inputs=sorted(changed.iterdir()))
+
+
+def _age(path: Path, seconds: int = 60) -> None:
+    """Set the file's modification time ``seconds`` back (a just-written file is never cached)."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 10**9))
+
+
+def test_just_written_file_is_not_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_CACHE_DIR", str(tmp_path / "cache"))
+    path = build_index(Corpus.from_token_lists([["a", "b"]])).save(tmp_path / "x.tlx")
+    calls = _count_hashes(monkeypatch)
+    ReferenceIndex.load(path)
+    ReferenceIndex.load(path)
+    assert len(calls) == 2  # modified within the last 2 s: a same-tick rewrite would keep the key
+
+
+def _count_hashes(monkeypatch) -> list:
+    calls = []
+    real = index_mod.hashlib.sha256
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(index_mod.hashlib, "sha256", counting)
+    return calls
+
+
+def test_verification_cached_by_file_state(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = Corpus.from_token_lists([["a", "b", "c"], ["b", "c"], ["c"]])
+    path = build_index(corpus).save(tmp_path / "x.tlx")
+    _age(path)
+    index_mod._VERIFIED.clear()
+    calls = _count_hashes(monkeypatch)
+    ReferenceIndex.load(path)
+    assert len(calls) == 1  # first use: hashed
+    ReferenceIndex.load(path)
+    assert len(calls) == 1  # cached in process
+    index_mod._VERIFIED.clear()
+    ReferenceIndex.load(path)
+    assert len(calls) == 1  # cached on disk (a new process would find it there)
+    ReferenceIndex.load(path, verify="always")
+    assert len(calls) == 2  # index info --verify re-hashes
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1000))
+    ReferenceIndex.load(path)
+    assert len(calls) == 3  # modification time changed: hashed again
+    monkeypatch.setenv("TEALEAVES_VERIFY_CACHE", "0")
+    index_mod._VERIFIED.clear()
+    ReferenceIndex.load(path)
+    ReferenceIndex.load(path)
+    assert len(calls) == 4  # no persistent cache; the in-process one still holds
+
+
+def test_structural_checks_run_even_when_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = Corpus.from_token_lists([["a", "b", "c"], ["b", "c"], ["c"]])
+    index = build_index(corpus)
+    path = index.save(tmp_path / "x.tlx")
+    _age(path)
+    ReferenceIndex.load(path)  # verified and cached
+    st = path.stat()
+    spec = {s["name"]: s for s in index_mod.read_header(path)["arrays"]}["doc_lengths"]
+    with open(path, "r+b") as fh:  # corrupt one document length, same size, mtime restored
+        fh.seek(spec["offset"])
+        fh.write(np.int64(7).tobytes())
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(IndexIntegrityError, match="document lengths summing to"):
+        ReferenceIndex.load(path)
+    with pytest.raises(IndexIntegrityError, match="checksum mismatch"):
+        ReferenceIndex.load(path, verify="always")
+
+
+def test_tokenization_mismatch():
+    corpus = Preprocessor().fit_transform(["the river flows", "a river bank"])
+    index = build_index(corpus)
+    # pruning is not tokenising
+    assert tokenization_mismatch(index, Preprocessor(min_df=2).get_params()) is None
+    message = tokenization_mismatch(index, Preprocessor(stop_words=None).get_params())
+    assert "stop_words: model None, reference 'english'" in message
+    assert tokenization_mismatch(index, None) is None
+    pretok = build_index(Corpus.from_token_lists([["a"]]))
+    assert tokenization_mismatch(pretok, Preprocessor().get_params()) is None  # nothing recorded to compare
+
+
+def test_aligned_build_equals_in_memory_reference(tmp_path):
+    from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
+    from tealeaves.ingest.langlinks import build_aligned
+    from tealeaves.multilingual.reference import AlignedReference
+
+    rng = np.random.default_rng(3)
+    en, sv = ["house", "tree", "river", "stone", "sky"], ["hus", "träd", "älv", "sten", "himmel"]
+    tuples = []
+    for i in range(150):
+        tuples.append({"id": f"t{i}",
+                       "en": None if i % 7 == 0 else " ".join(rng.choice(en, rng.integers(0, 12))),
+                       "sv": None if i % 5 == 0 else " ".join(rng.choice(sv, rng.integers(1, 12)))})
+    p = tmp_path / "tuples.jsonl"
+    p.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tuples), encoding="utf-8")
+    built, _ = build_aligned([p], tmp_path / "al", languages="en,sv", chunk_tokens=60)
+    corpus = AlignedCorpus.from_texts({lang: [t[lang] for t in tuples] for lang in ("en", "sv")},
+                                      [t["id"] for t in tuples],
+                                      {lang: default_preprocessor(lang, max_df=1.0) for lang in ("en", "sv")})
+    memory = AlignedReference(corpus, "al")
+    from tealeaves.coherence.index import AlignedIndex
+
+    loaded = AlignedIndex({lang: ReferenceIndex.load(tmp_path / f"al.{lang}.tlx") for lang in ("en", "sv")})
+    for lang in ("en", "sv"):
+        assert_same_index(built[lang], memory.index.indices[lang])
+    disk = AlignedReference.from_index(loaded, "al")
+    a = disk.cross_counts("en", en, "sv", sv)
+    b = memory.cross_counts("en", en, "sv", sv)
+    assert a.n == b.n == sum(1 for t in tuples if t["en"] is not None and t["sv"] is not None)
+    assert np.array_equal(a.joint, b.joint) and np.array_equal(a.df_a, b.df_a)
+
+
+@pytest.mark.parametrize("block", [1, 2, 1 << 24])
+def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
+    """Load checks positions a block at a time (bounded temporaries); a clash across blocks is found."""
+    monkeypatch.setattr(index_mod, "_CHECK_BLOCK", block)
+    index = build_index(Corpus.from_token_lists([["a", "b", "c"], ["c", "a"]]))
+    good = index.save(tmp_path / "good.tlx")
+    assert ReferenceIndex.load(good).n_tokens == 5
+    arrays = {k: np.array(v) for k, v in index.arrays.items()}
+    wid = index.word_id("c")
+    first = arrays["pos_ptr"][arrays["word_ptr"][wid]]
+    arrays["positions"][first] = 0  # 'c' now claims position 0 of document 0, which is 'a''s
+    bad = ReferenceIndex(arrays, index.header).save(tmp_path / "bad.tlx")
+    with pytest.raises(IndexIntegrityError, match="two words at the same position"):
+        ReferenceIndex.load(bad)
+
+
+def test_cli_build_aligned(tmp_path, run_cli):
+    from tealeaves.coherence.index import AlignedIndex
+
+    rows = [{"id": "1", "en": "the river flows", "sv": "älven rinner"},
+            {"id": "2", "en": "a stone", "sv": None}, {"id": "3", "sv": "stenen ligger"}]
+    p = tmp_path / "tuples.jsonl"
+    p.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result = run_cli(["index", "build-aligned", p, "--languages", "en,sv", "-o", tmp_path / "ref",
+                      "--format", "json"])
+    assert result.code == 0, result.err
+    info = json.loads(result.out)
+    assert (info["en"]["n_documents"], info["sv"]["n_documents"], info["en"]["id_space"]) == (2, 2, 3)
+    aligned = AlignedIndex({lang: ReferenceIndex.load(tmp_path / f"ref.{lang}.tlx") for lang in ("en", "sv")})
+    assert aligned.present("en").tolist() == [True, True, False]
+    assert aligned.present("sv").tolist() == [True, False, True]
+    counts = aligned.count("en", ["river", "stone"], "sv", ["älven", "stenen"])
+    assert counts.n_units == 1 and counts.joint.tolist() == [1, 0, 0, 0]
