@@ -159,10 +159,13 @@ def _text_lines(path: Path):
 
 
 def _tokens(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
-    """One document per line; lines split as ``str.splitlines`` does (as ``read_token_lines``)."""
+    """One document per line; lines end at ``\n``, ``\r\n`` or ``\r`` (:func:`tealeaves._io.split_lines`,
+    as ``read_token_lines``)."""
+    from tealeaves._io import split_lines
+
     n = 0
     for _, line in _text_lines(path):
-        for part in line.splitlines() or [""]:
+        for part in split_lines(line) or [""]:
             n += 1
             yield str(n), part
 
@@ -186,7 +189,7 @@ def _folder(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
     for f in files:
         with _reading(f), open_binary(f) as fh:
             data = fh.read()
-        text = decode(data, f, "utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as universal newlines
+        text = decode(data, f, "utf-8")  # as read_text_folder: the text as decoded, line ends kept
         yield f.relative_to(path).as_posix(), text
 
 

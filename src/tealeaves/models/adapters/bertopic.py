@@ -94,7 +94,11 @@ def from_bertopic(model, *, ranking: str = "representation", inference: str = "t
 
 
 def _version() -> str:
-    from tealeaves._optional import optional_import
+    """bertopic's installed version, from package metadata: reading a fitted model's attributes needs no
+    import of the library (an object with BERTopic's documented attributes is read the same way)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    module = optional_import("bertopic", "bertopic", "reading a BERTopic model")
-    return str(getattr(module, "__version__", "?"))
+    try:
+        return version("bertopic")
+    except PackageNotFoundError:
+        return "unknown"
