@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from tealeaves.corpus.corpus import Corpus
@@ -99,21 +99,28 @@ class Preprocessor:
         for doc in docs:
             df.update(set(doc))
             tf.update(doc)
-        lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n
-        hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n
+        kept = self.prune(n, df, tf)
+        self.vocabulary_ = Vocabulary(kept)
+        self.document_frequencies_ = {w: df[w] for w in kept}
+        self.n_documents_ = n
+
+    def prune(self, n_documents: int, df: Mapping[str, int], tf: Mapping[str, int]) -> list[str]:
+        """The sorted vocabulary this recipe keeps from document frequencies ``df`` and term frequencies
+        ``tf`` over ``n_documents``: ``min_df <= df <= max_df`` (fractions of ``n_documents`` when
+        floats), then the ``max_features`` most frequent (ties by word).  The one pruning rule, used by
+        :meth:`fit` and by the streaming index build's counting pass."""
+        lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n_documents
+        hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n_documents
         kept = [w for w, c in df.items() if lo <= c <= hi]
         if self.max_features is not None:
             kept.sort(key=lambda w: (-tf[w], w))
             kept = kept[: self.max_features]
         if not kept:
             raise EmptyInputError(
-                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n} "
+                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n_documents} "
                 "documents; relax them"
             )
-        kept.sort()
-        self.vocabulary_ = Vocabulary(kept)
-        self.document_frequencies_ = {w: df[w] for w in kept}
-        self.n_documents_ = n
+        return sorted(kept)
 
     def transform(
         self,

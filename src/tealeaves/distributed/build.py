@@ -274,17 +274,7 @@ def fit_vocabulary(counts: Sequence[tuple[int, Counter, Counter]], recipe: Mappi
     for _, d, t in counts:
         df.update(d)
         tf.update(t)
-    pre = Preprocessor.from_params(dict(recipe))
-    lo = pre.min_df if isinstance(pre.min_df, int) else pre.min_df * n
-    hi = pre.max_df if isinstance(pre.max_df, int) else pre.max_df * n
-    kept = [w for w, c in df.items() if lo <= c <= hi]
-    if pre.max_features is not None:
-        kept.sort(key=lambda w: (-tf[w], w))
-        kept = kept[: pre.max_features]
-    if not kept:
-        raise EmptyInputError(f"no word survives min_df={pre.min_df} and max_df={pre.max_df} on {n} "
-                              "documents; relax them")
-    return sorted(kept)
+    return Preprocessor.from_params(dict(recipe)).prune(n, df, tf)
 
 
 def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence[ShardResult], name: str,
