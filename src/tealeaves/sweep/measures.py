@@ -1,0 +1,139 @@
+"""What is measured on every model of a sweep, and the hooks other measures plug into.
+
+Each model gets (:func:`score_model`):
+
+* document-completion perplexity (:func:`tealeaves.likelihood.document_completion`) and
+  the uniform and add-one unigram baselines on the same held-out words
+  (:func:`tealeaves.likelihood.baselines` with ``model=``), the per-document held-out
+  log-likelihoods and word counts (for ``tealeaves compare``);
+* the engine's own reported perplexity where it has one (:func:`engines.library_perplexity`);
+* each coherence measure (:func:`tealeaves.coherence.coherence`, top ``top_n`` words)
+  against the reference: mean over topics and per-topic scores, and the pair matrix of
+  the first measure;
+* every function of :data:`MODEL_MEASURES` (``fn(model, data) -> {column: value}``,
+  stored in the model's ``measures``) and :data:`TOPIC_MEASURES`
+  (``fn(model, data) -> [value per topic]``, stored in each topic's ``scores``).
+
+The hooks are how the comparison measures (topic diversity, IRBO, significance,
+embedding coherence from :mod:`tealeaves.comparison`) are added by name, e.g.
+``MODEL_MEASURES["diversity"] = lambda model, data: {"diversity": topic_diversity(...)}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import TealeavesError
+
+#: Per-model measures added by name: ``fn(model, data: SweepData) -> dict[str, float | None]``.
+MODEL_MEASURES: dict[str, Callable] = {}
+#: Per-topic measures added by name: ``fn(model, data: SweepData) -> list[float | None]`` (one per topic).
+TOPIC_MEASURES: dict[str, Callable] = {}
+
+
+@dataclass
+class SweepData:
+    """What every fit and score of one sweep shares (sent once to each worker process)."""
+
+    train: Corpus
+    test: Corpus
+    reference: object  # a tealeaves.coherence.ReferenceIndex
+    measures: tuple[str, ...]
+    top_n: int
+    split_seed: int
+
+
+def words_hash(words) -> str:
+    """A short hash of a vocabulary (its words in order)."""
+    return hashlib.sha1("\n".join(words).encode()).hexdigest()[:16]
+
+
+def corpus_hash(corpus: Corpus) -> str:
+    """A short hash of a corpus: vocabulary, tokens, offsets and document ids."""
+    h = hashlib.sha1(words_hash(corpus.vocabulary).encode())
+    for part in (corpus.tokens.astype("<i8"), corpus.offsets.astype("<i8")):
+        h.update(part.tobytes())
+    h.update("\n".join(corpus.ids).encode())
+    return h.hexdigest()[:16]
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _check_same_words(result, base: dict) -> None:
+    """Refuse baselines scored on other held-out words than the model (a bug if it ever happens)."""
+    for name, b in base.items():
+        if (b.n_heldout_words, b.n_documents_split) != (result.n_heldout_words, result.n_documents_split):
+            raise TealeavesError(f"the {name} baseline scored other held-out words than the model",
+                                 fix="this is a bug in tealeaves; report it")
+
+
+def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
+    """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods."""
+    from tealeaves.likelihood.baselines import baselines
+    from tealeaves.likelihood.completion import document_completion
+    from tealeaves.likelihood.completion import prepare_test
+    from tealeaves.sweep.engines import library_perplexity
+
+    result = document_completion(model, data.test, seed=data.split_seed)
+    base = baselines(data.train, data.test, seed=data.split_seed, model=model)
+    _check_same_words(result, base)
+    _, heldout, _ = prepare_test(model, data.test, data.split_seed)
+    measures = {"completion_perplexity": result.perplexity,
+                "completion_loglik_per_word": result.log_likelihood / result.n_heldout_words,
+                "uniform_perplexity": base["uniform"].perplexity,
+                "unigram_perplexity": base["unigram"].perplexity,
+                "heldout_words": result.n_heldout_words, "documents_split": result.n_documents_split,
+                "library_perplexity": library_perplexity(model, data.test)}
+    return measures, {"signature": str(result.signature), "split_hash": corpus_hash(heldout),
+                      "doc_loglik": result.document_log_likelihoods, "doc_words": heldout.lengths}
+
+
+def _pairs(result, topic: int) -> dict:
+    matrix = result.pair_matrix(topic)
+    return {"words": list(matrix.index),
+            "values": [[_finite(v) for v in row] for row in matrix.to_numpy(dtype=float)]}
+
+
+def top_words(model, top_n: int) -> list[list[str]]:
+    """The ``top_n`` most probable words of every topic, best first (ties: lower word id first)."""
+    phi = np.asarray(model.topic_word_)
+    order = np.argsort(-phi, axis=1, kind="stable")[:, :top_n]
+    return [[model.vocabulary_[j] for j in row] for row in order]
+
+
+def score_model(model, data: SweepData) -> dict:
+    """Every measure of one fitted model (see the module docstring), ready for the results store."""
+    from tealeaves.coherence import coherence
+
+    start = time.perf_counter()
+    measures, heldout = likelihood_measures(model, data)
+    words = top_words(model, data.top_n)
+    topics = [{"topic": t, "top_words": w, "scores": {}, "pairs": {}} for t, w in enumerate(words)]
+    signatures = {"completion": heldout["signature"]}
+    for i, name in enumerate(data.measures):
+        result = coherence(model, data.reference, measure=name, top_n=data.top_n)
+        measures[name] = result.mean
+        signatures[name] = str(result.signature)
+        for t, score in enumerate(result.scores):
+            topics[t]["scores"][name] = _finite(score)
+            if i == 0:
+                topics[t]["pairs"] = {"measure": name, **_pairs(result, t)}
+    for fn in MODEL_MEASURES.values():
+        measures.update(fn(model, data))
+    for name, fn in TOPIC_MEASURES.items():
+        for t, value in enumerate(fn(model, data)):
+            topics[t]["scores"][name] = _finite(value)
+    measures["signatures"] = signatures
+    return {"measures": {k: _finite(v) if isinstance(v, float) else v for k, v in measures.items()},
+            "topics": topics, "signature": heldout["signature"], "split_hash": heldout["split_hash"],
+            "doc_loglik": heldout["doc_loglik"], "doc_words": heldout["doc_words"],
+            "vocabulary_hash": words_hash(model.vocabulary_), "score_seconds": time.perf_counter() - start}
