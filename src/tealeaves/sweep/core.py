@@ -143,10 +143,11 @@ def _run_dask(tasks: list[tuple], data: SweepData, scheduler: str):
         raise ParameterError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc})",
                              fix="give the address of a running scheduler, e.g. tcp://127.0.0.1:8786") from None
     try:
-        shared = client.scatter(data, broadcast=True)
-        futures = [client.submit(_fit_and_score, t, shared, pure=False) for t in tasks]
-        for future in as_completed(futures):
-            yield future.result()
+        with client.as_current():
+            shared = client.scatter(data, broadcast=True)
+            futures = [client.submit(_fit_and_score, t, shared, pure=False) for t in tasks]
+            for future in as_completed(futures):
+                yield future.result()
     finally:
         client.close()
 
