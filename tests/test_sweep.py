@@ -90,7 +90,7 @@ def test_stored_numbers_equal_an_independent_recomputation(local_store, corpus):
     row = results.model("sklearn-K3-s1")
     completion = document_completion(model, test, seed=0)
     assert row["completion_perplexity"] == completion.perplexity
-    assert row["uniform_perplexity"] == pytest.approx(len(train.vocabulary), rel=1e-12)  # perplexity of 1/V is V
+    assert row["uniform_perplexity"] == pytest.approx(len(train.vocabulary), rel=1e-12)  # 1/V: V
     assert row["library_perplexity"] == model.perplexity(test)
     npmi = coherence(model, build_index(train, name="training-corpus"), "npmi", top_n=10)
     assert row["npmi"] == npmi.mean
@@ -111,8 +111,8 @@ def test_local_processes_and_dask_localcluster_store_identical_results(local_sto
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         dask = tmp_path / "dask.sqlite"
-        sweep(corpus, KS, seeds=2, output=dask, measures=["npmi", "umass"], scheduler=cluster.scheduler_address,
-              progress=False)
+        sweep(corpus, KS, seeds=2, output=dask, measures=["npmi", "umass"],
+              scheduler=cluster.scheduler_address, progress=False)
     assert stored(dask) == stored(local_store)
 
 
@@ -120,8 +120,8 @@ def test_a_killed_sweep_resumes_refitting_only_unfinished_models(tmp_path, local
     corpus_file = write_corpus(tmp_path / "corpus.txt")
     out = tmp_path / "killed.sqlite"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    argv = [sys.executable, "-m", "tealeaves", "sweep", str(corpus_file), "--k", *map(str, KS), "--seeds", "2",
-            "--measures", "npmi,umass", "-o", str(out)]
+    argv = [sys.executable, "-m", "tealeaves", "sweep", str(corpus_file), "--k", *map(str, KS),
+            "--seeds", "2", "--measures", "npmi,umass", "-o", str(out)]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -151,7 +151,8 @@ def test_a_killed_sweep_resumes_refitting_only_unfinished_models(tmp_path, local
     engine = Engine("sklearn", counting_fit, ENGINES["sklearn"].defaults)
     from tealeaves.corpus.readers import read_corpus
 
-    done = sweep(read_corpus(corpus_file), KS, seeds=2, engine=engine, output=out, measures=["npmi", "umass"], progress=False)
+    done = sweep(read_corpus(corpus_file), KS, seeds=2, engine=engine, output=out,
+                 measures=["npmi", "umass"], progress=False)
     assert len(fits) == len(KS) * 2 - len(before) == len(done["fitted"])
     assert set(done["skipped"]) == before
     assert stored(out) == stored(local_store)  # and the store is that of a sweep never killed
@@ -160,12 +161,14 @@ def test_a_killed_sweep_resumes_refitting_only_unfinished_models(tmp_path, local
 def test_compare_a_model_with_itself_and_the_paired_difference(local_store):
     results = load_results(local_store)
     same = compare_models(results, "sklearn-K2-s0", results, "sklearn-K2-s0")
+    words = int(results.model("sklearn-K2-s0")["heldout_words"])
     assert same["loglik_per_word"] == {"difference": 0.0, "low": 0.0, "high": 0.0,
-                                       "documents": 24, "heldout_words": same["loglik_per_word"]["heldout_words"]}
+                                       "documents": 24, "heldout_words": words}
     assert same["coherence"]["difference"] == 0.0
     out = compare_models(results, "sklearn-K4-s0", results, "sklearn-K2-s1", n_boot=500, seed=3)
     (la, words), (lb, _) = results.heldout("sklearn-K4-s0"), results.heldout("sklearn-K2-s1")
-    assert out["loglik_per_word"]["difference"] == pytest.approx((la.sum() - lb.sum()) / words.sum(), rel=1e-12)
+    by_hand = (la.sum() - lb.sum()) / words.sum()
+    assert out["loglik_per_word"]["difference"] == pytest.approx(by_hand, rel=1e-12)
     ra, rb = results.model("sklearn-K4-s0"), results.model("sklearn-K2-s1")
     assert out["loglik_per_word"]["difference"] == pytest.approx(
         ra["completion_loglik_per_word"] - rb["completion_loglik_per_word"], rel=1e-9)

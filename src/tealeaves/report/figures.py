@@ -88,7 +88,8 @@ def perplexity_vs_k(results):
             _spread(ax, models, "library_perplexity", f"{engine}: the library's own perplexity (bound)")
     for name, style in (("uniform_perplexity", ":"), ("unigram_perplexity", "--")):
         stats = _by_k(results.models, name)
-        ax.plot(stats["k"], stats["mean"], style, color="grey", label=name.replace("_perplexity", " baseline"))
+        label = name.replace("_perplexity", " baseline")
+        ax.plot(stats["k"], stats["mean"], style, color="grey", label=label)
     ax.set(xlabel="number of topics K", ylabel="perplexity (lower is better)",
            title="held-out perplexity against K")
     _k_axis(ax, results.models)
@@ -141,7 +142,7 @@ def pair_heatmap(results, model: str, topic: int):
 
 
 def stability_vs_k(table: pd.DataFrame):
-    """Mean matched similarity across seeds against K (the table of :data:`tealeaves.report.hooks.STABILITY`)."""
+    """Mean matched similarity across seeds against K (the table of :data:`.hooks.STABILITY`)."""
     fig = _figure()
     ax = fig.subplots()
     for engine, rows in table.groupby("engine"):

@@ -90,7 +90,8 @@ def report_data(results, choice: Choice | None = None) -> dict:
     stability = hooks.STABILITY(results) if hooks.STABILITY is not None else None
     return to_jsonable({
         **results.to_dict(), "by_k": summary, "chosen": choice.__dict__,
-        "flags": None if flags is None else [{"model": m, "topic": t, "flags": f} for (m, t), f in flags.items()],
+        "flags": None if flags is None else [{"model": m, "topic": t, "flags": f}
+                                             for (m, t), f in flags.items()],
         "stability": None if stability is None else stability.to_dict(orient="records")})
 
 
@@ -128,7 +129,8 @@ def topic_table(results) -> str:
             record["flags"] = ", ".join(flags.get((record["model"], record["topic"]), [])) or "none"
         cells = "".join(_cell("-" if _missing(record[c]) else record[c]) for c in columns)
         rows.append(f"<tr>{cells}</tr>")
-    return f'<table class="sortable" id="topics"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return (f'<table class="sortable" id="topics"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
 
 
 def _missing(value) -> bool:
@@ -170,7 +172,8 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
                       "uniform and unigram baselines on the same words, and the library's own reported "
                       "perplexity where the engine has one (scikit-learn's variational bound)."),
               f"<h2>Topics of {html.escape(choice.model)}</h2>",
-              _figure(svgs, "topic-coherence", f"{choice.measure} of each topic, labelled with its top words."),
+              _figure(svgs, "topic-coherence",
+                      f"{choice.measure} of each topic, labelled with its top words."),
               _figure(svgs, "pair-heatmap", f"Word-pair {choice.measure} of topic {choice.topic}."),
               "<h2>Stability across seeds</h2>"]
     if "stability-vs-k" in svgs:

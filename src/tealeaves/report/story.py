@@ -41,7 +41,8 @@ def k_story(results, measure: str | None = None) -> list[str]:
 
     out = []
     completion = _means(results, "completion_perplexity")
-    out.append(f"Document-completion perplexity {_trend(completion)} as K grows: {_series(completion, '.0f')}.")
+    out.append(f"Document-completion perplexity {_trend(completion)} as K grows: "
+               f"{_series(completion, '.0f')}.")
     measure = measure or coherence_measures(results)[0]
     coh = _means(results, measure)
     peak = max(coh, key=lambda p: p[1])
@@ -50,9 +51,9 @@ def k_story(results, measure: str | None = None) -> list[str]:
     out.append(f"Mean {measure} peaks at K={peak[0]} ({peak[1]:.3f}), {where}: {_series(coh, '.3f')}.")
     library = _means(results, "library_perplexity")
     if library:
-        out.append(f"The library's own reported perplexity (scikit-learn's variational bound) {_trend(library)}: "
-                   f"{_series(library, '.0f')}; it points {'the other way from' if _trend(library) != _trend(completion) else 'the same way as'} "
-                   "document completion.")
+        way = "the other way from" if _trend(library) != _trend(completion) else "the same way as"
+        out.append(f"The library's own reported perplexity (scikit-learn's variational bound) "
+                   f"{_trend(library)}: {_series(library, '.0f')}; it points {way} document completion.")
     topics = results.topics.dropna(subset=[measure])
     worst = topics.sort_values([measure, "model", "topic"]).iloc[0]
     flags = hooks.FLAGS(results).get((worst["model"], int(worst["topic"])), []) if hooks.FLAGS else None

@@ -2,7 +2,8 @@
 
 * :func:`sweep` fits and scores every (K, seed) and stores each model (:mod:`~tealeaves.sweep.core`);
 * :func:`load_results` reads a store back as pandas DataFrames (:mod:`~tealeaves.sweep.results`);
-* :func:`compare_models` compares two stored models with bootstrap intervals (:mod:`~tealeaves.sweep.compare`);
+* :func:`compare_models` compares two stored models with bootstrap intervals
+  (:mod:`~tealeaves.sweep.compare`);
 * :data:`ENGINES` / :func:`register_engine`, :data:`MODEL_MEASURES` / :data:`TOPIC_MEASURES`: the hooks
   where engines and measures are added by name.
 
@@ -28,7 +29,20 @@ _EXPORTS = {
     "IncompatibleStoreError": "store",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "IncompatibleStoreError",
+    "MODEL_MEASURES",
+    "Results",
+    "SCHEMA_VERSION",
+    "TOPIC_MEASURES",
+    "compare_models",
+    "load_results",
+    "register_engine",
+    "split_corpus",
+    "sweep",
+]
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.sweep.compare import compare_models

@@ -20,7 +20,7 @@ def register(subparsers) -> None:
     """Add ``sweep``, ``compare`` and ``report`` to the top-level parser."""
     from tealeaves.sweep.engines import ENGINES
 
-    p = subparsers.add_parser("sweep", help="fit and score topic models over K and seeds into a results store",
+    p = subparsers.add_parser("sweep", help="fit and score topic models over K and seeds into a store",
                               description="Fit every (K, seed) on a training split, score each model "
                               "(completion perplexity with baselines, coherence) and store it in -o; a "
                               "rerun resumes, refitting only models the store lacks.")
@@ -30,16 +30,21 @@ def register(subparsers) -> None:
                    help="numbers of topics, each >= 2 and given once")
     p.add_argument("--seeds", type=int_arg(1, 10_000, name="--seeds"), default=3,
                    help="seeds 0 .. N-1 per K (default 3)")
-    p.add_argument("--engine", choices=sorted(ENGINES), default="sklearn", help="fitting engine (default sklearn)")
+    p.add_argument("--engine", choices=sorted(ENGINES), default="sklearn",
+                   help="fitting engine (default sklearn)")
     p.add_argument("--settings", default=None,
-                   help='engine settings as a JSON object, e.g. \'{"max_iter": 20}\' (merged over the defaults)')
+                   help='engine settings as a JSON object, e.g. \'{"max_iter": 20}\' '
+                   "(merged over the engine's defaults)")
     p.add_argument("--reference", default=None, help="reference index file for coherence "
                    "(default: the training corpus)")
     p.add_argument("--measures", default="npmi", help="comma-separated coherence measures (default npmi)")
-    p.add_argument("--top", type=int_arg(2, name="--top"), default=10, help="top words per topic (default 10)")
-    p.add_argument("--test", default=None, help="test documents (default: hold out --test-fraction of CORPUS)")
+    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
+                   help="top words per topic (default 10)")
+    p.add_argument("--test", default=None,
+                   help="test documents (default: hold out --test-fraction of CORPUS)")
     p.add_argument("--test-fraction", type=float_arg(0.0, 1.0, name="--test-fraction", include_min=False),
-                   default=None, help="share of CORPUS held out as test documents without --test (default 0.2)")
+                   default=None,
+                   help="share of CORPUS held out as test documents without --test (default 0.2)")
     p.add_argument("--split-seed", type=seed_arg, default=0,
                    help="seed of the train/test split and of the held-out halves (default 0)")
     p.add_argument("-o", "--output", required=True, help="results store (SQLite) to create or resume")
@@ -51,7 +56,8 @@ def register(subparsers) -> None:
 
     c = subparsers.add_parser("compare", help="compare two stored models with bootstrap intervals")
     c.add_argument("results", nargs="+", help="results store; a second store holds model B")
-    c.add_argument("--models", nargs=2, required=True, metavar=("A", "B"), help="model names, e.g. sklearn-K10-s0")
+    c.add_argument("--models", nargs=2, required=True, metavar=("A", "B"),
+                   help="model names, e.g. sklearn-K10-s0")
     c.add_argument("--measure", default=None, help="coherence measure (default: the sweep's first)")
     c.add_argument("--n-boot", type=int_arg(100, 1_000_000, name="--n-boot"), default=2000,
                    help="bootstrap replicates (default 2000)")
@@ -67,7 +73,8 @@ def register(subparsers) -> None:
                    "default for JSON: standard output)")
     r.add_argument("--format", choices=("html", "json"), default="html", help="output format (default html)")
     r.add_argument("--figures", default=None, help="also write every figure as PNG into this folder")
-    r.add_argument("--model", default=None, help="model of the per-topic figures (default: best mean coherence)")
+    r.add_argument("--model", default=None,
+                   help="model of the per-topic figures (default: best mean coherence)")
     r.add_argument("--topic", type=int_arg(0, name="--topic"), default=None,
                    help="topic of the pair heatmap (default: the model's least coherent)")
     r.set_defaults(func=_report)
@@ -131,7 +138,8 @@ def _compare(args: argparse.Namespace) -> int:
                              fix="give RESULTS, or RESULTS_A RESULTS_B")
     a = load_results(args.results[0])
     b = load_results(args.results[1]) if len(args.results) == 2 else a
-    out = compare_models(a, args.models[0], b, args.models[1], args.measure, args.n_boot, args.level, args.seed)
+    out = compare_models(a, args.models[0], b, args.models[1], args.measure, args.n_boot, args.level,
+                         args.seed)
     if args.format == "json":
         print(dump_json(out))
         return 0

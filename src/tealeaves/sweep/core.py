@@ -141,7 +141,8 @@ def _run_dask(tasks: list[tuple], data: SweepData, scheduler: str):
         client = Client(scheduler, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ParameterError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc})",
-                             fix="give the address of a running scheduler, e.g. tcp://127.0.0.1:8786") from None
+                             fix="give the address of a running scheduler, e.g. tcp://127.0.0.1:8786"
+                             ) from None
     try:
         with client.as_current():
             shared = client.scatter(data, broadcast=True)

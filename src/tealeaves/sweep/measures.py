@@ -79,8 +79,7 @@ def _check_same_words(result, base: dict) -> None:
 def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods."""
     from tealeaves.likelihood.baselines import baselines
-    from tealeaves.likelihood.completion import document_completion
-    from tealeaves.likelihood.completion import prepare_test
+    from tealeaves.likelihood.completion import document_completion, prepare_test
     from tealeaves.sweep.engines import library_perplexity
 
     result = document_completion(model, data.test, seed=data.split_seed)

@@ -73,7 +73,8 @@ def load_results(path: str | os.PathLike) -> Results:
         sweep = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["sweep"])
         model_rows = conn.execute(
             "SELECT name, engine, k, seed, settings, signature, description, fit_seconds, score_seconds, "
-            "vocabulary_hash, split_hash, measures, doc_loglik, doc_words FROM models ORDER BY engine, k, seed"
+            "vocabulary_hash, split_hash, measures, doc_loglik, doc_words FROM models "
+            "ORDER BY engine, k, seed"
         ).fetchall()
         topic_rows = conn.execute("SELECT model, topic, top_words, scores, pairs FROM topics "
                                   "ORDER BY model, topic").fetchall()
