@@ -49,7 +49,8 @@ def test_the_report_is_self_contained(page):
 
 def test_embedded_json_is_every_stored_number(page, store):
     text = page.read_text(encoding="utf-8")
-    blob = re.search(r'<script type="application/json" id="tealeaves-data">(.*?)</script>', text, re.S).group(1)
+    pattern = r'<script type="application/json" id="tealeaves-data">(.*?)</script>'
+    blob = re.search(pattern, text, re.S).group(1)
     data = json.loads(blob.replace("<\\/", "</"))
     results = load_results(store)
     assert data["models"] == results.models.to_dict(orient="records")  # exact: JSON keeps every digit
@@ -119,15 +120,18 @@ def _results(rows: list[dict], topics: list[dict]) -> Results:
 def test_story_states_the_trends_of_a_hand_made_sweep():
     rows = [{"name": f"m{k}", "engine": "sklearn", "k": k, "seed": 0, "completion_perplexity": cp,
              "library_perplexity": lp, "npmi": c}
-            for k, cp, lp, c in [(5, 1500.0, 2100.0, 0.20), (10, 1300.0, 2200.0, 0.25), (20, 1200.0, 2400.0, 0.15)]]
+            for k, cp, lp, c in [(5, 1500.0, 2100.0, 0.20), (10, 1300.0, 2200.0, 0.25),
+                                 (20, 1200.0, 2400.0, 0.15)]]
     topics = [{"model": "m10", "k": 10, "seed": 0, "topic": 3, "top_words": ["dutch", "guilders", "hughes"],
-               "npmi": -0.2}, {"model": "m5", "k": 5, "seed": 0, "topic": 0, "top_words": ["oil"], "npmi": 0.3}]
+               "npmi": -0.2},
+              {"model": "m5", "k": 5, "seed": 0, "topic": 0, "top_words": ["oil"], "npmi": 0.3}]
     story = k_story(_results(rows, topics), "npmi")
     assert story[0] == ("Document-completion perplexity falls at every step as K grows: "
                         "1500 (K=5), 1300 (K=10), 1200 (K=20).")
     assert story[1].startswith("Mean npmi peaks at K=10 (0.250), in between, then falls")
     assert "rises at every step: 2100 (K=5), 2200 (K=10), 2400 (K=20); it points the other way" in story[2]
-    assert story[3].startswith("The least coherent topic is topic 3 of m10 (npmi -0.200: dutch guilders hughes")
+    assert story[3].startswith("The least coherent topic is topic 3 of m10 "
+                               "(npmi -0.200: dutch guilders hughes")
 
 
 def test_html_escapes_text_from_the_store(store, tmp_path):
