@@ -14,7 +14,7 @@ import pytest
 from tealeaves.report.html import build_html, choose, report_data
 from tealeaves.report.story import k_story
 from tealeaves.sweep import Results, load_results, sweep
-from test_sweep import lda_corpus
+from test_sweep_runs import lda_corpus
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

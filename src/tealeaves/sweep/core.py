@@ -138,7 +138,7 @@ def _run_dask(tasks: list[tuple], data: SweepData, scheduler: str):
     from distributed import Client, as_completed
 
     try:
-        client = Client(scheduler, timeout="10s", set_as_default=False)
+        client = Client(scheduler, timeout="5s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ParameterError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc})",
                              fix="give the address of a running scheduler, e.g. tcp://127.0.0.1:8786"
@@ -171,6 +171,7 @@ def sweep(corpus: Corpus, ks: Iterable[int], seeds: int | Sequence[int] = 3, eng
     top_n = check_int(top_n, "top_n", min_value=2)
     workers = check_int(workers, "workers", min_value=1)
     check_available(engine)
+    settings = engine.settings(settings)
     split = {"split_seed": check_seed(split_seed, "split seed")}
     if test is None:
         split["test_fraction"] = test_fraction
@@ -179,7 +180,6 @@ def sweep(corpus: Corpus, ks: Iterable[int], seeds: int | Sequence[int] = 3, eng
         raise EmptyInputError("the test corpus has no documents", fix="give test documents")
     _check_corpus(corpus, ks)
     data = SweepData(corpus, test, _reference(reference, corpus), measures, top_n, split["split_seed"])
-    settings = engine.settings(settings)
     conn = open_store(output, _description(data, "test_fraction" not in split, split))
     try:
         return _sweep_into(conn, data, engine, ks, seeds, settings, workers, scheduler, progress, output)

@@ -38,10 +38,22 @@ class Engine:
     name: str
     fit: FitFunction
     defaults: dict = field(default_factory=dict)
+    #: ``() -> set of setting names`` the engine accepts (``None``: not checked)
+    accepts: Callable[[], set[str]] | None = None
 
     def settings(self, user: dict | None = None) -> dict:
-        """The settings a model of this engine is fitted with: ``defaults`` updated by ``user``."""
-        return {**self.defaults, **(user or {})}
+        """The settings a model of this engine is fitted with: ``defaults`` updated by ``user``.
+
+        A setting the engine does not take is refused (:class:`ParameterError`), never ignored.
+        """
+        merged = {**self.defaults, **(user or {})}
+        if self.accepts is not None:
+            known = self.accepts()
+            unknown = sorted(set(merged) - known)
+            if unknown:
+                raise ParameterError(f"engine {self.name!r} takes no setting {', '.join(unknown)}",
+                                     fix=f"it accepts {', '.join(sorted(known))}")
+        return merged
 
 
 def _fit_sklearn(train: Corpus, k: int, seed: int, settings: dict):
@@ -103,6 +115,32 @@ def _reorder_vocabulary(model, train: Corpus):
     return AdaptedModel(phi, list(train.vocabulary), model.doc_topic_prior_, metadata=model.metadata_)
 
 
+def _sklearn_settings() -> set[str]:
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    return set(LatentDirichletAllocation().get_params()) - {"n_components", "random_state"}
+
+
+def _keywords(function, drop: set[str]) -> set[str]:
+    import inspect
+
+    return {n for n, p in inspect.signature(function).parameters.items()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)} - drop
+
+
+def _gensim_settings() -> set[str]:
+    from tealeaves._optional import optional_import
+
+    optional_import("gensim", "gensim", "the gensim sweep engine")
+    from gensim.models import LdaModel
+
+    return _keywords(LdaModel.__init__, {"self", "corpus", "num_topics", "id2word", "random_state"})
+
+
+def _tomotopy_settings() -> set[str]:
+    return {"iterations", "alpha", "eta"}  # no word removal: every training word keeps a column
+
+
 def _gibbs_unavailable(train: Corpus, k: int, seed: int, settings: dict):
     raise MissingDependencyError("engine 'gibbs' (tealeaves.models.lda_gibbs.GibbsLDA) is not available in "
                                  "this build of tealeaves", fix="use --engine sklearn, gensim or tomotopy")
@@ -110,9 +148,10 @@ def _gibbs_unavailable(train: Corpus, k: int, seed: int, settings: dict):
 
 #: The engines by name. ``gibbs`` is a placeholder until GibbsLDA is registered (see register_engine).
 ENGINES: dict[str, Engine] = {
-    "sklearn": Engine("sklearn", _fit_sklearn, {"learning_method": "batch", "max_iter": 10}),
-    "gensim": Engine("gensim", _fit_gensim, {"passes": 5, "iterations": 50}),
-    "tomotopy": Engine("tomotopy", _fit_tomotopy, {"iterations": 200}),
+    "sklearn": Engine("sklearn", _fit_sklearn, {"learning_method": "batch", "max_iter": 10},
+                      _sklearn_settings),
+    "gensim": Engine("gensim", _fit_gensim, {"passes": 5, "iterations": 50}, _gensim_settings),
+    "tomotopy": Engine("tomotopy", _fit_tomotopy, {"iterations": 200}, _tomotopy_settings),
     "gibbs": Engine("gibbs", _gibbs_unavailable),
 }
 
