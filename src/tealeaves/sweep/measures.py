@@ -78,7 +78,7 @@ def _check_same_words(result, base: dict) -> None:
 
 def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods."""
-    from tealeaves.likelihood.baselines import baselines
+    from tealeaves.likelihood import baselines
     from tealeaves.likelihood.completion import document_completion, prepare_test
     from tealeaves.sweep.engines import library_perplexity
 
