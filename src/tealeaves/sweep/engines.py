@@ -21,11 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tealeaves.corpus import Corpus
 from tealeaves.errors import MissingDependencyError, ParameterError
 
-FitFunction = Callable[[Corpus, int, int, dict], object]
+if TYPE_CHECKING:  # the command-line parser lists the engines without loading scipy
+    from tealeaves.corpus import Corpus
+
+FitFunction = Callable[["Corpus", int, int, dict], object]
 
 
 @dataclass(frozen=True)
