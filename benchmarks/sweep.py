@@ -43,7 +43,8 @@ def main() -> None:
           f"on {len(train)} training stories, {train.n_tokens} tokens; {args.workers} local workers")
     for k, rows in models.groupby("k"):
         fit, score = rows["fit_seconds"].mean(), rows["score_seconds"].mean()
-        print(f"  K={k:3d}: fit {fit:7.1f} s, score {score:6.1f} s per model (mean of {len(rows)}); completion perplexity "
+        print(f"  K={k:3d}: fit {fit:7.1f} s, score {score:6.1f} s per model (mean of {len(rows)}); "
+              "completion perplexity "
               f"{rows['completion_perplexity'].mean():.0f}, NPMI {rows['npmi'].mean():.3f}")
     busy = models[["fit_seconds", "score_seconds"]].to_numpy().sum()
     print(f"sweep wall time: {wall:.1f} s (sum of per-model fit + score times {busy:.1f} s)")
