@@ -101,6 +101,10 @@ def test_stored_numbers_equal_an_independent_recomputation(local_store, corpus):
     assert ll.sum() == pytest.approx(completion.log_likelihood, rel=1e-12)
     assert words.sum() == completion.n_heldout_words == row["heldout_words"]
     assert row["signature"] == str(completion.signature)
+    from tealeaves.comparison import inverted_rbo, topic_diversity
+
+    assert row["diversity"] == topic_diversity(model, 25).value  # the comparison measures, by name
+    assert row["irbo"] == inverted_rbo(model, 10).value
 
 
 def test_local_processes_and_dask_localcluster_store_identical_results(local_store, corpus, tmp_path):

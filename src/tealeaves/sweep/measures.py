@@ -14,9 +14,10 @@ Each model gets (:func:`score_model`):
   stored in the model's ``measures``) and :data:`TOPIC_MEASURES`
   (``fn(model, data) -> [value per topic]``, stored in each topic's ``scores``).
 
-The hooks are how the comparison measures (topic diversity, IRBO, significance,
-embedding coherence from :mod:`tealeaves.comparison`) are added by name, e.g.
-``MODEL_MEASURES["diversity"] = lambda model, data: {"diversity": topic_diversity(...)}``.
+The hooks are how the comparison measures are added by name: ``diversity`` (topic
+diversity of the top 25 words, Dieng et al. 2020, and inverted RBO, Bianchi et al. 2021,
+from :mod:`tealeaves.comparison`) is registered here; significance or embedding coherence
+are added the same way, e.g. ``TOPIC_MEASURES["kl_background"] = fn``.
 """
 
 from __future__ import annotations
@@ -27,13 +28,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from tealeaves.corpus import Corpus
 from tealeaves.errors import TealeavesError
 
+
+def _diversity(model, data) -> dict:
+    """Topic diversity (top 25) and inverted RBO (top ``data.top_n``, p = 0.9), from :mod:`.comparison`.
+
+    Diversity is ``None`` (documented) when the vocabulary has fewer than 25 words.
+    """
+    from tealeaves.comparison import inverted_rbo, topic_diversity
+
+    enough = len(model.vocabulary_) >= 25
+    return {"diversity": topic_diversity(model, 25).value if enough else None,
+            "irbo": inverted_rbo(model, data.top_n).value}
+
+
 #: Per-model measures added by name: ``fn(model, data: SweepData) -> dict[str, float | None]``.
-MODEL_MEASURES: dict[str, Callable] = {}
+MODEL_MEASURES: dict[str, Callable] = {"diversity": _diversity}
 #: Per-topic measures added by name: ``fn(model, data: SweepData) -> list[float | None]`` (one per topic).
 TOPIC_MEASURES: dict[str, Callable] = {}
 
@@ -102,20 +114,13 @@ def _pairs(result, topic: int) -> dict:
             "values": [[_finite(v) for v in row] for row in matrix.to_numpy(dtype=float)]}
 
 
-def top_words(model, top_n: int) -> list[list[str]]:
-    """The ``top_n`` most probable words of every topic, best first (ties: lower word id first)."""
-    phi = np.asarray(model.topic_word_)
-    order = np.argsort(-phi, axis=1, kind="stable")[:, :top_n]
-    return [[model.vocabulary_[j] for j in row] for row in order]
-
-
 def score_model(model, data: SweepData) -> dict:
     """Every measure of one fitted model (see the module docstring), ready for the results store."""
     from tealeaves.coherence import coherence
 
     start = time.perf_counter()
     measures, heldout = likelihood_measures(model, data)
-    words = top_words(model, data.top_n)
+    words = [[str(w) for w in t] for t in model.top_words(data.top_n)]
     topics = [{"topic": t, "top_words": w, "scores": {}, "pairs": {}} for t, w in enumerate(words)]
     signatures = {"completion": heldout["signature"]}
     for i, name in enumerate(data.measures):
