@@ -107,6 +107,25 @@ def test_stored_numbers_equal_an_independent_recomputation(local_store, corpus):
     assert row["irbo"] == inverted_rbo(model, 10).value
 
 
+def test_stored_flags_and_significance_equal_tealeaves_comparison(local_store, corpus):
+    from tealeaves.coherence import build_index, coherence
+    from tealeaves.comparison import flag_topics, topic_significance
+    from tealeaves.models import SklearnLDA
+
+    results = load_results(local_store)
+    train, _ = split_corpus(corpus, 0.2, 0)
+    model = SklearnLDA(4, random_state=0, learning_method="batch", max_iter=10).fit(train)
+    theta = model.transform(train)
+    significance = topic_significance(model, theta, train.lengths)
+    report = flag_topics(4, coherence=coherence(model, build_index(train, name="training-corpus"), "npmi"),
+                         significance=significance, theta=theta, doc_lengths=train.lengths)
+    topics = results.topics[results.topics["model"] == "sklearn-K4-s0"].sort_values("topic")
+    assert [list(f) for f in topics["flags"]] == [[f.flag for f in report.of(t)] for t in range(4)]
+    assert list(topics["kl_vacuous"]) == list(significance.per_topic["kl_vacuous"])
+    assert results.model("sklearn-K4-s0")["significance"] == significance.value
+    assert results.flag_settings["sklearn-K4-s0"]["checked"] == report.checked
+
+
 def test_local_processes_and_dask_localcluster_store_identical_results(local_store, corpus, tmp_path):
     distributed = pytest.importorskip("distributed")
     procs = tmp_path / "procs.sqlite"

@@ -86,12 +86,11 @@ def report_data(results, choice: Choice | None = None) -> dict:
         if column in results.models and results.models[column].notna().any():
             stats = results.models.groupby(["engine", "k"])[column].agg(["mean", "min", "max", "count"])
             summary[column] = stats.reset_index().to_dict(orient="records")
-    flags = hooks.FLAGS(results) if hooks.FLAGS is not None else None
+    flags = hooks.topic_flags(results)
     stability = hooks.STABILITY(results) if hooks.STABILITY is not None else None
     return to_jsonable({
         **results.to_dict(), "by_k": summary, "chosen": choice.__dict__,
-        "flags": None if flags is None else [{"model": m, "topic": t, "flags": f}
-                                             for (m, t), f in flags.items()],
+        "flags": [{"model": m, "topic": t, "flags": f} for (m, t), f in flags.items()],
         "stability": None if stability is None else stability.to_dict(orient="records")})
 
 
@@ -117,16 +116,14 @@ def _cell(value) -> str:
 
 def topic_table(results) -> str:
     """The sortable table of all topics (numbers sort numerically; a missing score sorts as text)."""
-    flags = hooks.FLAGS(results) if hooks.FLAGS is not None else None
+    flags = hooks.topic_flags(results)
     frame = results.topics
-    columns = [c for c in frame.columns if c != "top_words"] + ["top_words", "flags"]
+    last = ["top_words", "flags", "flag_explanations"]
+    columns = [c for c in frame.columns if c not in last] + [c for c in last if c in frame or c == "flags"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     rows = []
     for record in frame.to_dict(orient="records"):
-        if flags is None:
-            record["flags"] = "not computed"
-        else:
-            record["flags"] = ", ".join(flags.get((record["model"], record["topic"]), [])) or "none"
+        record["flags"] = ", ".join(flags.get((record["model"], record["topic"]), [])) or "none"
         cells = "".join(_cell("-" if _missing(record[c]) else record[c]) for c in columns)
         rows.append(f"<tr>{cells}</tr>")
     return (f'<table class="sortable" id="topics"><thead><tr>{head}</tr></thead>'

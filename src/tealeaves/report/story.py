@@ -3,8 +3,8 @@
 :func:`k_story` states, from the stored means over seeds at each K: whether completion
 perplexity keeps improving as K grows, where mean coherence peaks, whether the library's
 reported perplexity rises (the article's point that scikit-learn's bound points the wrong
-way), and which topic is the least coherent -- with its flags when
-:data:`tealeaves.report.hooks.FLAGS` is set (``tealeaves.comparison.flags``).
+way), and which topic is the least coherent, with the junk-topic flags the sweep stored
+(``tealeaves.comparison.flags``) and their explanations.
 Every sentence is computed; none is fixed text about an expected outcome.
 """
 
@@ -56,8 +56,10 @@ def k_story(results, measure: str | None = None) -> list[str]:
                    f"{_trend(library)}: {_series(library, '.0f')}; it points {way} document completion.")
     topics = results.topics.dropna(subset=[measure])
     worst = topics.sort_values([measure, "model", "topic"]).iloc[0]
-    flags = hooks.FLAGS(results).get((worst["model"], int(worst["topic"])), []) if hooks.FLAGS else None
-    flagged = "flags: not computed in this build" if flags is None else f"flags: {', '.join(flags) or 'none'}"
+    flags = hooks.topic_flags(results).get((worst["model"], int(worst["topic"])), [])
+    flagged = f"flagged {', '.join(flags)}" if flags else "not flagged"
+    if flags and "flag_explanations" in worst and worst["flag_explanations"]:
+        flagged += f": {worst['flag_explanations']}"
     out.append(f"The least coherent topic is topic {int(worst['topic'])} of {worst['model']} "
                f"({measure} {worst[measure]:.3f}: {' '.join(worst['top_words'][:8])}; {flagged}).")
     return out

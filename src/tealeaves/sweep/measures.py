@@ -114,6 +114,32 @@ def _pairs(result, topic: int) -> dict:
             "values": [[_finite(v) for v in row] for row in matrix.to_numpy(dtype=float)]}
 
 
+def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
+    """Topic significance and the junk-topic flags of one model (:mod:`tealeaves.comparison`).
+
+    ``theta`` is the model's ``transform`` of the training documents.  Per topic:
+    ``kl_uniform``, ``kl_vacuous``, ``kl_background`` (AlSumait et al. 2009) go into its
+    scores and the flags of :func:`~tealeaves.comparison.flags.flag_topics` (low-coherence
+    and mixed from the first coherence measure, background, few-documents) into its
+    ``flags``; low-recurrence needs other runs and is left to the report's hook.  Returns the
+    model's mean ``kl_vacuous`` (``significance``) and the flags' settings (``flags``).
+    """
+    from tealeaves.comparison import flag_topics, topic_significance
+
+    theta = model.transform(data.train)
+    significance = topic_significance(model, theta, data.train.lengths)
+    for t, row in enumerate(significance.per_topic.to_dict(orient="records")):
+        topics[t]["scores"].update({c: _finite(float(row[c])) for c in ("kl_uniform", "kl_vacuous",
+                                                                        "kl_background")})
+    report = flag_topics(len(topics), coherence=first, significance=significance, theta=theta,
+                         doc_lengths=data.train.lengths)
+    for flag in report.flags:
+        topics[flag.topic]["flags"].append({"flag": flag.flag, "explanation": flag.explanation})
+    return {"significance": significance.value,
+            "flags": {"checked": report.checked, "skipped": report.skipped,
+                      "signature": str(report.signature)}}
+
+
 def score_model(model, data: SweepData) -> dict:
     """Every measure of one fitted model (see the module docstring), ready for the results store."""
     from tealeaves.coherence import coherence
@@ -121,16 +147,20 @@ def score_model(model, data: SweepData) -> dict:
     start = time.perf_counter()
     measures, heldout = likelihood_measures(model, data)
     words = [[str(w) for w in t] for t in model.top_words(data.top_n)]
-    topics = [{"topic": t, "top_words": w, "scores": {}, "pairs": {}} for t, w in enumerate(words)]
+    topics = [{"topic": t, "top_words": w, "scores": {}, "pairs": {}, "flags": []}
+              for t, w in enumerate(words)]
     signatures = {"completion": heldout["signature"]}
-    for i, name in enumerate(data.measures):
+    first = None
+    for name in data.measures:
         result = coherence(model, data.reference, measure=name, top_n=data.top_n)
         measures[name] = result.mean
         signatures[name] = str(result.signature)
         for t, score in enumerate(result.scores):
             topics[t]["scores"][name] = _finite(score)
-            if i == 0:
+            if first is None:
                 topics[t]["pairs"] = {"measure": name, **_pairs(result, t)}
+        first = first or result
+    measures.update(flag_measures(model, data, first, topics))
     for fn in MODEL_MEASURES.values():
         measures.update(fn(model, data))
     for name, fn in TOPIC_MEASURES.items():

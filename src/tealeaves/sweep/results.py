@@ -30,7 +30,8 @@ class Results:
 
     ``models``: one row per model (identity, settings, timings, then one column per
     measure); ``topics``: one row per topic (``model``, ``k``, ``seed``, ``topic``,
-    ``top_words``, one column per per-topic score); ``sweep``: what all models share;
+    ``top_words``, one column per per-topic score, ``flags`` (the names of the junk-topic flags
+    raised) and ``flag_explanations``); ``sweep``: what all models share;
     ``pairs[(model, topic)]``: the stored pair matrix (``words``, ``values``, ``measure``).
     """
 
@@ -40,6 +41,8 @@ class Results:
     topics: pd.DataFrame
     pairs: dict = field(repr=False, default_factory=dict)
     _heldout: dict = field(repr=False, default_factory=dict)
+    #: per model: the flags checked and skipped, and their signature (``None``: not stored)
+    flag_settings: dict = field(repr=False, default_factory=dict)
 
     def model(self, name: str) -> pd.Series:
         """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise)."""
@@ -76,22 +79,25 @@ def load_results(path: str | os.PathLike) -> Results:
             "vocabulary_hash, split_hash, measures, doc_loglik, doc_words FROM models "
             "ORDER BY engine, k, seed"
         ).fetchall()
-        topic_rows = conn.execute("SELECT model, topic, top_words, scores, pairs FROM topics "
+        topic_rows = conn.execute("SELECT model, topic, top_words, scores, pairs, flags FROM topics "
                                   "ORDER BY model, topic").fetchall()
     finally:
         conn.close()
-    models, heldout, info = [], {}, {}
+    models, heldout, info, flag_settings = [], {}, {}, {}
     for row in model_rows:
         measures = json.loads(row[11])
         measures.pop("signatures", None)
+        flag_settings[row[0]] = measures.pop("flags", None)
         models.append({**dict(zip(MODEL_COLUMNS, row[:11])), **measures})
         heldout[row[0]] = (np.frombuffer(row[12], dtype="<f8"), np.frombuffer(row[13], dtype="<i8"))
         info[row[0]] = (row[2], row[3])
     topics, pairs = [], {}
-    for model, topic, words, scores, pair in topic_rows:
+    for model, topic, words, scores, pair, flags in topic_rows:
         k, seed = info[model]
+        flags = json.loads(flags)
         topics.append({"model": model, "k": k, "seed": seed, "topic": topic, "top_words": json.loads(words),
-                       **json.loads(scores)})
+                       **json.loads(scores), "flags": [f["flag"] for f in flags],
+                       "flag_explanations": "; ".join(f["explanation"] for f in flags)})
         pairs[(model, topic)] = json.loads(pair)
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
-    return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout)
+    return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings)

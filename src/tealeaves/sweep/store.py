@@ -13,8 +13,9 @@ sweep writes):
   ``split_hash`` (the held-out words scored), ``doc_loglik`` and ``doc_words``
   (per-document held-out log-likelihood and word counts, float64 / int64 bytes);
 * ``topics``: one row per topic of a model: ``model``, ``topic``, ``top_words``
-  (JSON), ``scores`` (JSON: per-topic coherences...), ``pairs`` (JSON: the pair
-  matrix of the first coherence measure, for the report's heatmap).
+  (JSON), ``scores`` (JSON: per-topic coherences, significance...), ``pairs`` (JSON: the
+  pair matrix of the first coherence measure, for the report's heatmap), ``flags`` (JSON:
+  the junk-topic flags raised, each with its explanation).
 
 A model and its topics are written in one transaction, so a sweep killed at any
 moment leaves only whole models behind and resumes by refitting the others.
@@ -43,7 +44,7 @@ CREATE TABLE IF NOT EXISTS models (
     doc_loglik BLOB NOT NULL, doc_words BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS topics (
     model TEXT NOT NULL REFERENCES models(name), topic INTEGER NOT NULL, top_words TEXT NOT NULL,
-    scores TEXT NOT NULL, pairs TEXT NOT NULL, PRIMARY KEY (model, topic));
+    scores TEXT NOT NULL, pairs TEXT NOT NULL, flags TEXT NOT NULL, PRIMARY KEY (model, topic));
 """
 
 
@@ -172,7 +173,8 @@ def write_model(conn: sqlite3.Connection, row: dict) -> None:
              json.dumps(row["measures"], allow_nan=False), row["vocabulary_hash"], row["split_hash"],
              np.asarray(row["doc_loglik"], dtype="<f8").tobytes(),
              np.asarray(row["doc_words"], dtype="<i8").tobytes()))
-        conn.executemany("INSERT INTO topics VALUES (?, ?, ?, ?, ?)", [
+        conn.executemany("INSERT INTO topics VALUES (?, ?, ?, ?, ?, ?)", [
             (row["name"], t["topic"], json.dumps(t["top_words"], ensure_ascii=False),
-             json.dumps(t["scores"], allow_nan=False), json.dumps(t["pairs"], allow_nan=False))
+             json.dumps(t["scores"], allow_nan=False), json.dumps(t["pairs"], allow_nan=False),
+             json.dumps(t["flags"], ensure_ascii=False))
             for t in row["topics"]])
