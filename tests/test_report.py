@@ -19,7 +19,7 @@ from test_sweep_runs import lda_corpus
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-FIGURES = ("measures-vs-k", "perplexity-vs-k", "topic-coherence", "pair-heatmap")
+FIGURES = ("measures-vs-k", "perplexity-vs-k", "topic-coherence", "pair-heatmap", "stability-vs-k")
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +111,26 @@ def test_the_report_opens_in_chromium_with_every_plot_drawn(page, tmp_path):
     assert problems == []
     pixels = matplotlib.image.imread(shot)
     assert pixels.shape[0] > 900 and pixels[..., :3].std() > 0.05  # a page with content, not blank
+
+
+def test_stability_per_k_is_tealeaves_comparison_on_the_stored_topics(store):
+    from tealeaves.comparison import topic_stability
+    from tealeaves.models import SklearnLDA
+    from tealeaves.report.hooks import recurrence_flags, stability_table
+    from tealeaves.sweep import split_corpus
+
+    results = load_results(store)
+    table = stability_table(results).set_index("k")
+    train, _ = split_corpus(lda_corpus(), 0.2, 0)
+    runs = [SklearnLDA(3, random_state=s, learning_method="batch", max_iter=10).fit(train) for s in (0, 1)]
+    expected = topic_stability(runs, "js")
+    assert table.loc[3, "mean_similarity"] == pytest.approx(expected.summary["mean_similarity"], rel=1e-12)
+    assert table.loc[3, "mean_recurrence"] == expected.summary["mean_recurrence"]
+    same = topic_stability([results.topic_model("sklearn-K5-s0")] * 2, "js")  # a run against itself
+    assert same.summary["mean_similarity"] == pytest.approx(1.0) and same.summary["mean_recurrence"] == 1.0
+    low = {(m, t) for (m, t), f in recurrence_flags(results).items() if "low-recurrence" in f}
+    rec = expected.topics.set_index(["run", "topic"])["recurrence"]
+    assert {t for m, t in low if m == "sklearn-K3-s0"} == {t for t in range(3) if rec[(0, t)] < 0.5}
 
 
 def _results(rows: list[dict], topics: list[dict]) -> Results:

@@ -87,7 +87,7 @@ def report_data(results, choice: Choice | None = None) -> dict:
             stats = results.models.groupby(["engine", "k"])[column].agg(["mean", "min", "max", "count"])
             summary[column] = stats.reset_index().to_dict(orient="records")
     flags = hooks.topic_flags(results)
-    stability = hooks.STABILITY(results) if hooks.STABILITY is not None else None
+    stability = _stability(results)
     return to_jsonable({
         **results.to_dict(), "by_k": summary, "chosen": choice.__dict__,
         "flags": [{"model": m, "topic": t, "flags": f} for (m, t), f in flags.items()],
@@ -100,9 +100,15 @@ def figure_set(results, choice: Choice) -> dict:
            "perplexity-vs-k": figures.perplexity_vs_k(results),
            "topic-coherence": figures.topic_bars(results, choice.model, choice.measure),
            "pair-heatmap": figures.pair_heatmap(results, choice.model, choice.topic)}
-    if hooks.STABILITY is not None:
-        out["stability-vs-k"] = figures.stability_vs_k(hooks.STABILITY(results))
+    table = _stability(results)
+    if table is not None:
+        out["stability-vs-k"] = figures.stability_vs_k(table)
     return out
+
+
+def _stability(results):
+    """The stability table of :data:`hooks.STABILITY` (``None`` when unset or no K has two seeds)."""
+    return hooks.STABILITY(results) if hooks.STABILITY is not None else None
 
 
 def _cell(value) -> str:
@@ -174,10 +180,12 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
               _figure(svgs, "pair-heatmap", f"Word-pair {choice.measure} of topic {choice.topic}."),
               "<h2>Stability across seeds</h2>"]
     if "stability-vs-k" in svgs:
-        parts.append(_figure(svgs, "stability-vs-k", "Mean matched topic similarity between seeds, per K."))
+        parts.append(_figure(svgs, "stability-vs-k", "Mean matched topic similarity (1 - Jensen-Shannon "
+                             "distance, optimal one-to-one matching) of each pair of seeds at each K: line "
+                             "the mean, band lowest to highest pair."))
     else:
-        parts.append('<p class="note" id="stability-missing">Stability across seeds is not computed in this '
-                     "build (tealeaves.report.hooks.STABILITY is not set).</p>")
+        parts.append('<p class="note" id="stability-missing">Stability across seeds needs at least two '
+                     "seeds at some K (tealeaves sweep --seeds 2 or more).</p>")
     parts += ["<h2>All topics</h2><p class=\"note\">Click a column to sort.</p>", topic_table(results),
               f'<script type="application/json" id="tealeaves-data">{data}</script>',
               f"<script>{_JS}</script></body></html>"]

@@ -180,7 +180,8 @@ def sweep(corpus: Corpus, ks: Iterable[int], seeds: int | Sequence[int] = 3, eng
         raise EmptyInputError("the test corpus has no documents", fix="give test documents")
     _check_corpus(corpus, ks)
     data = SweepData(corpus, test, _reference(reference, corpus), measures, top_n, split["split_seed"])
-    conn = open_store(output, _description(data, "test_fraction" not in split, split))
+    description = _description(data, "test_fraction" not in split, split)
+    conn = open_store(output, description, list(corpus.vocabulary))
     try:
         return _sweep_into(conn, data, engine, ks, seeds, settings, workers, scheduler, progress, output)
     finally:

@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from tealeaves.corpus import Corpus
 from tealeaves.errors import TealeavesError
 
@@ -170,4 +172,5 @@ def score_model(model, data: SweepData) -> dict:
     return {"measures": {k: _finite(v) if isinstance(v, float) else v for k, v in measures.items()},
             "topics": topics, "signature": heldout["signature"], "split_hash": heldout["split_hash"],
             "doc_loglik": heldout["doc_loglik"], "doc_words": heldout["doc_words"],
-            "vocabulary_hash": words_hash(model.vocabulary_), "score_seconds": time.perf_counter() - start}
+            "vocabulary_hash": words_hash(model.vocabulary_), "topic_word": np.asarray(model.topic_word_),
+            "score_seconds": time.perf_counter() - start}

@@ -43,6 +43,8 @@ class Results:
     _heldout: dict = field(repr=False, default_factory=dict)
     #: per model: the flags checked and skipped, and their signature (``None``: not stored)
     flag_settings: dict = field(repr=False, default_factory=dict)
+    vocabulary: list = field(repr=False, default_factory=list)
+    _topic_word: dict = field(repr=False, default_factory=dict)
 
     def model(self, name: str) -> pd.Series:
         """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise)."""
@@ -57,6 +59,13 @@ class Results:
         """``(log-likelihoods, word counts)`` of model ``name``'s held-out halves, one per test document."""
         self.model(name)
         return self._heldout[name]
+
+    def topic_model(self, name: str):
+        """Model ``name`` as a :class:`~tealeaves.models.base.FixedTopicModel` (stored topic-word rows)."""
+        from tealeaves.models.base import FixedTopicModel
+
+        self.model(name)
+        return FixedTopicModel(self._topic_word[name], self.vocabulary, metadata={"description": name})
 
     def measure_names(self) -> list[str]:
         """The measure columns of ``models`` (everything after :data:`MODEL_COLUMNS`)."""
@@ -73,23 +82,25 @@ def load_results(path: str | os.PathLike) -> Results:
     """Read the results store at ``path`` (see :mod:`tealeaves.sweep.store` for its layout)."""
     conn = read_store(path)
     try:
-        sweep = json.loads(dict(conn.execute("SELECT key, value FROM meta").fetchall())["sweep"])
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        sweep, vocabulary = json.loads(meta["sweep"]), json.loads(meta["vocabulary"])
         model_rows = conn.execute(
             "SELECT name, engine, k, seed, settings, signature, description, fit_seconds, score_seconds, "
-            "vocabulary_hash, split_hash, measures, doc_loglik, doc_words FROM models "
+            "vocabulary_hash, split_hash, measures, doc_loglik, doc_words, topic_word FROM models "
             "ORDER BY engine, k, seed"
         ).fetchall()
         topic_rows = conn.execute("SELECT model, topic, top_words, scores, pairs, flags FROM topics "
                                   "ORDER BY model, topic").fetchall()
     finally:
         conn.close()
-    models, heldout, info, flag_settings = [], {}, {}, {}
+    models, heldout, info, flag_settings, phi = [], {}, {}, {}, {}
     for row in model_rows:
         measures = json.loads(row[11])
         measures.pop("signatures", None)
         flag_settings[row[0]] = measures.pop("flags", None)
         models.append({**dict(zip(MODEL_COLUMNS, row[:11])), **measures})
         heldout[row[0]] = (np.frombuffer(row[12], dtype="<f8"), np.frombuffer(row[13], dtype="<i8"))
+        phi[row[0]] = np.frombuffer(row[14], dtype="<f8").reshape(row[2], len(vocabulary))
         info[row[0]] = (row[2], row[3])
     topics, pairs = [], {}
     for model, topic, words, scores, pair, flags in topic_rows:
@@ -100,4 +111,5 @@ def load_results(path: str | os.PathLike) -> Results:
                        "flag_explanations": "; ".join(f["explanation"] for f in flags)})
         pairs[(model, topic)] = json.loads(pair)
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
-    return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings)
+    return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
+                   vocabulary, phi)

@@ -11,7 +11,9 @@ sweep writes):
   perplexity), ``description``, ``fit_seconds``, ``score_seconds``, ``measures``
   (JSON: perplexities, baselines, mean coherences...), ``vocabulary_hash``,
   ``split_hash`` (the held-out words scored), ``doc_loglik`` and ``doc_words``
-  (per-document held-out log-likelihood and word counts, float64 / int64 bytes);
+  (per-document held-out log-likelihood and word counts, float64 / int64 bytes),
+  ``topic_word`` (the K x V topic-word probabilities, float64 bytes, over the training
+  vocabulary stored in ``meta.vocabulary``: what stability across seeds is computed from);
 * ``topics``: one row per topic of a model: ``model``, ``topic``, ``top_words``
   (JSON), ``scores`` (JSON: per-topic coherences, significance...), ``pairs`` (JSON: the
   pair matrix of the first coherence measure, for the report's heatmap), ``flags`` (JSON:
@@ -41,7 +43,7 @@ CREATE TABLE IF NOT EXISTS models (
     settings TEXT NOT NULL, signature TEXT NOT NULL, description TEXT NOT NULL,
     fit_seconds REAL NOT NULL, score_seconds REAL NOT NULL, measures TEXT NOT NULL,
     vocabulary_hash TEXT NOT NULL, split_hash TEXT NOT NULL,
-    doc_loglik BLOB NOT NULL, doc_words BLOB NOT NULL);
+    doc_loglik BLOB NOT NULL, doc_words BLOB NOT NULL, topic_word BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS topics (
     model TEXT NOT NULL REFERENCES models(name), topic INTEGER NOT NULL, top_words TEXT NOT NULL,
     scores TEXT NOT NULL, pairs TEXT NOT NULL, flags TEXT NOT NULL, PRIMARY KEY (model, topic));
@@ -72,7 +74,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def open_store(path: str | os.PathLike, sweep: dict) -> sqlite3.Connection:
+def open_store(path: str | os.PathLike, sweep: dict, vocabulary: list[str] | None = None
+               ) -> sqlite3.Connection:
     """Open (creating if needed) the store at ``path`` for a sweep described by ``sweep`` (JSON-able).
 
     An existing store must have ``SCHEMA_VERSION`` and the same ``sweep`` description,
@@ -98,7 +101,8 @@ def open_store(path: str | os.PathLike, sweep: dict) -> sqlite3.Connection:
                 conn.executescript(_SCHEMA)
                 conn.executemany("INSERT INTO meta VALUES (?, ?)", [
                     ("schema_version", str(SCHEMA_VERSION)), ("tealeaves_version", _version()),
-                    ("sweep", description)])
+                    ("sweep", description), ("vocabulary", json.dumps(list(vocabulary or []),
+                                                                      ensure_ascii=False))])
         elif existing.get("sweep") != description:
             raise IncompatibleStoreError(
                 f"results store '{path}' holds a sweep over other data or settings "
@@ -167,12 +171,13 @@ def write_model(conn: sqlite3.Connection, row: dict) -> None:
     """Store one scored model and its topics in a single transaction (all or nothing)."""
     with conn:
         conn.execute(
-            "INSERT INTO models VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO models VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row["name"], row["k"], row["seed"], row["engine"], json.dumps(row["settings"], sort_keys=True),
              row["signature"], row["description"], row["fit_seconds"], row["score_seconds"],
              json.dumps(row["measures"], allow_nan=False), row["vocabulary_hash"], row["split_hash"],
              np.asarray(row["doc_loglik"], dtype="<f8").tobytes(),
-             np.asarray(row["doc_words"], dtype="<i8").tobytes()))
+             np.asarray(row["doc_words"], dtype="<i8").tobytes(),
+             np.asarray(row["topic_word"], dtype="<f8").tobytes()))
         conn.executemany("INSERT INTO topics VALUES (?, ?, ?, ?, ?, ?)", [
             (row["name"], t["topic"], json.dumps(t["top_words"], ensure_ascii=False),
              json.dumps(t["scores"], allow_nan=False), json.dumps(t["pairs"], allow_nan=False),
