@@ -181,34 +181,29 @@ def test_a_killed_sweep_resumes_refitting_only_unfinished_models(tmp_path, local
     assert stored(out) == stored(local_store)  # and the store is that of a sweep never killed
 
 
-def test_compare_a_model_with_itself_and_the_paired_difference(local_store):
+def test_compare_equals_tealeaves_comparison_on_freshly_scored_models(local_store, corpus):
+    from tealeaves.coherence import build_index, coherence
+    from tealeaves.comparison import coherence_difference, likelihood_difference, same_heldout
+    from tealeaves.likelihood.completion import document_completion
+    from tealeaves.models import SklearnLDA
+
     results = load_results(local_store)
-    same = compare_models(results, "sklearn-K2-s0", results, "sklearn-K2-s0")
-    words = int(results.model("sklearn-K2-s0")["heldout_words"])
-    assert same["loglik_per_word"] == {"difference": 0.0, "low": 0.0, "high": 0.0,
-                                       "documents": 24, "heldout_words": words}
-    assert same["coherence"]["difference"] == 0.0
     out = compare_models(results, "sklearn-K4-s0", results, "sklearn-K2-s1", n_boot=500, seed=3)
-    (la, words), (lb, _) = results.heldout("sklearn-K4-s0"), results.heldout("sklearn-K2-s1")
-    by_hand = (la.sum() - lb.sum()) / words.sum()
-    assert out["loglik_per_word"]["difference"] == pytest.approx(by_hand, rel=1e-12)
-    ra, rb = results.model("sklearn-K4-s0"), results.model("sklearn-K2-s1")
-    assert out["loglik_per_word"]["difference"] == pytest.approx(
-        ra["completion_loglik_per_word"] - rb["completion_loglik_per_word"], rel=1e-9)
-    assert out["coherence"]["difference"] == pytest.approx(ra["npmi"] - rb["npmi"], rel=1e-12)
-    for part in (out["loglik_per_word"], out["coherence"]):
-        assert part["low"] <= part["difference"] <= part["high"]
-
-
-def test_paired_bootstrap_is_the_documented_resampling():
-    from tealeaves.sweep.compare import paired_bootstrap_per_word
-
-    ll_a, ll_b, n = np.array([-10.0, -20.0, -5.0]), np.array([-12.0, -18.0, -9.0]), np.array([4, 8, 2])
-    out = paired_bootstrap_per_word(ll_a, ll_b, n, n_boot=200, level=0.9, seed=5)
-    draws = np.random.default_rng(5).integers(0, 3, (200, 3))
-    reps = (ll_a[draws].sum(1) - ll_b[draws].sum(1)) / n[draws].sum(1)
-    assert out == pytest.approx({"difference": 4.0 / 14, "low": np.quantile(reps, 0.05),
-                                 "high": np.quantile(reps, 0.95)}, rel=1e-12)
+    train, test = split_corpus(corpus, 0.2, 0)
+    a = SklearnLDA(4, random_state=0, learning_method="batch", max_iter=10).fit(train)
+    b = SklearnLDA(2, random_state=1, learning_method="batch", max_iter=10).fit(train)
+    held = same_heldout(a, b, test, seed=0)
+    expected = likelihood_difference(document_completion(a, test), document_completion(b, test), held,
+                                     n_boot=500, seed=3)
+    for key in ("estimate", "low", "high", "value_a", "value_b"):
+        assert out["loglik_per_word"][key] == pytest.approx(getattr(expected, key), rel=1e-12), key
+    index = build_index(train, name="training-corpus")
+    coh = coherence_difference(coherence(a, index, "npmi"), coherence(b, index, "npmi"), n_boot=500, seed=3)
+    assert (out["coherence"]["estimate"], out["coherence"]["low"], out["coherence"]["high"]) == \
+        pytest.approx((coh.estimate, coh.low, coh.high), rel=1e-12)
+    same = compare_models(results, "sklearn-K2-s0", results, "sklearn-K2-s0")
+    assert (same["loglik_per_word"]["estimate"], same["loglik_per_word"]["low"],
+            same["loglik_per_word"]["high"]) == (0.0, 0.0, 0.0)
 
 
 def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log():
@@ -237,6 +232,8 @@ def test_cli_sweep_then_rerun_fits_nothing(tmp_path, run_cli):
                                       "skipped": ["sklearn-K2-s0", "sklearn-K3-s0"]}
     shown = run_cli(["compare", out, "--models", "sklearn-K2-s0", "sklearn-K3-s0", "--format", "json"])
     assert shown.code == 0 and json.loads(shown.out)["models"] == ["sklearn-K2-s0", "sklearn-K3-s0"]
+    text = run_cli(["compare", out, "--models", "sklearn-K2-s0", "sklearn-K3-s0"])
+    assert text.code == 0 and "loglik per held-out word" in text.out and "mean npmi" in text.out
 
 
 @pytest.mark.parametrize("engine", ["gensim", "tomotopy"])

@@ -20,7 +20,8 @@ from tealeaves.errors import ParameterError
 
 #: Model columns that are not measures plotted against K.
 LIKELIHOOD_COLUMNS = ("completion_perplexity", "completion_loglik_per_word", "uniform_perplexity",
-                      "unigram_perplexity", "heldout_words", "documents_split", "library_perplexity")
+                      "unigram_perplexity", "heldout_words", "documents_split", "documents_too_short",
+                      "library_perplexity")
 
 
 def _figure(width: float = 7.0, height: float = 4.0):

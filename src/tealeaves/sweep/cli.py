@@ -143,9 +143,9 @@ def _compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(dump_json(out))
         return 0
-    rows = [{"quantity": name, "A - B": part["difference"], "low": part["low"], "high": part["high"]}
+    rows = [{"quantity": name, "A - B": part["estimate"], "low": part["low"], "high": part["high"]}
             for name, part in (("loglik per held-out word", out["loglik_per_word"]),
-                               (f"mean {out.get('coherence', {}).get('measure')}", out.get("coherence")))
+                               (f"mean {out.get('coherence', {}).get('of')}", out.get("coherence")))
             if part is not None]
     print(f"A = {args.models[0]}, B = {args.models[1]}; {int(args.level * 100)}% bootstrap intervals "
           f"({args.n_boot} replicates, seed {args.seed})")

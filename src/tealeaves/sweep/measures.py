@@ -105,6 +105,7 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
                 "uniform_perplexity": base["uniform"].perplexity,
                 "unigram_perplexity": base["unigram"].perplexity,
                 "heldout_words": result.n_heldout_words, "documents_split": result.n_documents_split,
+                "documents_too_short": result.n_skipped_too_short,
                 "library_perplexity": library_perplexity(model, data.test)}
     return measures, {"signature": str(result.signature), "split_hash": corpus_hash(heldout),
                       "doc_loglik": result.document_log_likelihoods, "doc_words": heldout.lengths}

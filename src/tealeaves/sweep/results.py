@@ -45,6 +45,8 @@ class Results:
     flag_settings: dict = field(repr=False, default_factory=dict)
     vocabulary: list = field(repr=False, default_factory=list)
     _topic_word: dict = field(repr=False, default_factory=dict)
+    #: per model: the signature of each measure (``completion`` and every coherence measure)
+    signatures: dict = field(repr=False, default_factory=dict)
 
     def model(self, name: str) -> pd.Series:
         """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise)."""
@@ -93,10 +95,10 @@ def load_results(path: str | os.PathLike) -> Results:
                                   "ORDER BY model, topic").fetchall()
     finally:
         conn.close()
-    models, heldout, info, flag_settings, phi = [], {}, {}, {}, {}
+    models, heldout, info, flag_settings, phi, signatures = [], {}, {}, {}, {}, {}
     for row in model_rows:
         measures = json.loads(row[11])
-        measures.pop("signatures", None)
+        signatures[row[0]] = measures.pop("signatures", {})
         flag_settings[row[0]] = measures.pop("flags", None)
         models.append({**dict(zip(MODEL_COLUMNS, row[:11])), **measures})
         heldout[row[0]] = (np.frombuffer(row[12], dtype="<f8"), np.frombuffer(row[13], dtype="<i8"))
@@ -112,4 +114,4 @@ def load_results(path: str | os.PathLike) -> Results:
         pairs[(model, topic)] = json.loads(pair)
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
     return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
-                   vocabulary, phi)
+                   vocabulary, phi, signatures)
