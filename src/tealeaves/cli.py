@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "tealeaves.human.cli",
     "tealeaves.multilingual.cli",
     "tealeaves.data.cli",
+    "tealeaves.sweep.cli",
 )
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130, 141

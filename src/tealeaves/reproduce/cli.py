@@ -31,6 +31,8 @@ def register(subparsers) -> None:
     reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
     add_sweep_options(reuters)
     reuters.add_argument("--split-seed", type=seed_arg, default=0, help="seed of the half split (default 0)")
+    reuters.add_argument("--report", default=None,
+                         help="also write the article's story as an HTML report to this file")
     reuters.set_defaults(func=_reuters)
 
     coh = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
@@ -72,16 +74,48 @@ def _five_term(args) -> int:
 
 
 def _reuters(args) -> int:
-    from tealeaves.reproduce.reuters import reuters_table
+    from tealeaves.reproduce.reuters import fit_reuters_models, load_corpora, reuters_table
 
+    corpora = models = None
+    if args.report is not None:
+        check_output_path(args.report, "--report file")
+        corpora = load_corpora()
+        models = fit_reuters_models(sweep_ks(args), args.seed, args.quick, args.cache_dir, not args.no_cache,
+                                    corpora[0])
     table = reuters_table(sweep_ks(args), seed=args.seed, split_seed=args.split_seed, quick=args.quick,
-                          cache_dir=args.cache_dir, use_cache=not args.no_cache)
+                          cache_dir=args.cache_dir, use_cache=not args.no_cache, corpora=corpora,
+                          models=models)
+    if args.report is not None:
+        _reuters_report(args, corpora, models)
     if args.format == "json":
         print(dump_json(table))
     else:
         print(format_table(table["rows"], REUTERS_COLUMNS, floatfmt=".1f"))
         print(f"settings: {table['settings']['lda']}; split seed {table['settings']['split_seed']}")
     return 0
+
+
+def _reuters_report(args, corpora, models: dict) -> None:
+    """The reproduction's models scored by a sweep (same split, NPMI on the training stories), as a report."""
+    import tempfile
+    from pathlib import Path
+
+    from tealeaves.report.html import write_report
+    from tealeaves.report.story import k_story
+    from tealeaves.reproduce.reuters import ARTICLE, lda_params
+    from tealeaves.sweep import Engine, load_results, sweep
+
+    params = {k: v for k, v in lda_params(args.seed, args.quick).items() if k != "random_state"}
+    engine = Engine("sklearn", lambda _train, k, _seed, _settings: models[k], params)  # the fitted models
+    with tempfile.TemporaryDirectory() as folder:
+        store = Path(folder) / "reuters.sqlite"
+        sweep(corpora[0], list(models), seeds=[args.seed], engine=engine, output=store, test=corpora[1],
+              split_seed=args.split_seed, measures=["npmi"], top_n=10, progress=False)
+        results = load_results(store)
+    article = ", ".join(f"{a} / {b} (K={k})" for k, (a, b) in ARTICLE.items())
+    story = k_story(results, "npmi") + [f"The article's document-completion / scikit-learn perplexities: "
+                                         f"{article}."]
+    write_report(results, args.report, title="Reuters: choosing the number of topics", story=story)
 
 
 def add_bible_vs_modern_parser(subparsers) -> None:

@@ -1,0 +1,180 @@
+"""The report's figures, drawn with matplotlib from a :class:`~tealeaves.sweep.Results` (no refitting).
+
+Each function returns a ``matplotlib.figure.Figure`` (no pyplot state, so it runs headless
+and in threads); :func:`svg` and :func:`save_png` render one.  Spread over seeds is shown
+as every seed's point plus a band from the lowest to the highest value at each K, around
+the line of the mean.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.errors import ParameterError
+
+#: Model columns that are not measures plotted against K.
+LIKELIHOOD_COLUMNS = ("completion_perplexity", "completion_loglik_per_word", "uniform_perplexity",
+                      "unigram_perplexity", "heldout_words", "documents_split", "documents_too_short",
+                      "library_perplexity")
+
+
+def _figure(width: float = 7.0, height: float = 4.0):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def coherence_measures(results) -> list[str]:
+    """The per-model measures plotted against K: every numeric measure column but the likelihood ones."""
+    cols = [c for c in results.measure_names() if c not in LIKELIHOOD_COLUMNS]
+    return [c for c in cols if pd.api.types.is_numeric_dtype(results.models[c])
+            and results.models[c].notna().any()]
+
+
+def _by_k(models: pd.DataFrame, column: str) -> pd.DataFrame:
+    values = models[["k", column]].dropna()
+    return values.groupby("k")[column].agg(["mean", "min", "max"]).reset_index()
+
+
+def _spread(ax, models: pd.DataFrame, column: str, label: str, color=None) -> None:
+    """Mean line, min-max band and each seed's point of ``column`` against K."""
+    stats = _by_k(models, column)
+    if stats.empty:
+        return
+    (line,) = ax.plot(stats["k"], stats["mean"], marker="o", label=label, color=color)
+    ax.fill_between(stats["k"], stats["min"], stats["max"], alpha=0.2, color=line.get_color())
+    ax.scatter(models["k"], models[column], s=12, color=line.get_color(), alpha=0.6)
+
+
+def _k_axis(ax, models: pd.DataFrame) -> None:
+    """A log2 K axis with a tick at every K of the sweep."""
+    ks = sorted(set(int(k) for k in models["k"]))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.minorticks_off()
+
+
+def measures_vs_k(results):
+    """One panel per measure (coherence and hook measures) against K, one line per engine."""
+    measures = coherence_measures(results)
+    if not measures:
+        raise ParameterError("the results store holds no coherence measure to plot",
+                             fix="run the sweep with --measures npmi (the default)")
+    fig = _figure(4.0 * min(len(measures), 3), 3.6 * ((len(measures) + 2) // 3))
+    axes = np.atleast_1d(fig.subplots((len(measures) + 2) // 3, min(len(measures), 3))).ravel()
+    for ax, measure in zip(axes, measures):
+        for engine, models in results.models.groupby("engine"):
+            _spread(ax, models, measure, engine)
+        ax.set(xlabel="number of topics K", ylabel=f"mean {measure}", title=f"{measure} against K")
+        _k_axis(ax, results.models)
+        ax.legend(fontsize="small")
+    for ax in axes[len(measures):]:
+        ax.set_visible(False)
+    return fig
+
+
+def perplexity_vs_k(results):
+    """Completion perplexity against K with the uniform and unigram baselines and the library's bound."""
+    fig = _figure()
+    ax = fig.subplots()
+    for engine, models in results.models.groupby("engine"):
+        _spread(ax, models, "completion_perplexity", f"{engine}: document completion")
+        if models["library_perplexity"].notna().any():
+            _spread(ax, models, "library_perplexity", f"{engine}: the library's own perplexity (bound)")
+    for name, style in (("uniform_perplexity", ":"), ("unigram_perplexity", "--")):
+        stats = _by_k(results.models, name)
+        label = name.replace("_perplexity", " baseline")
+        ax.plot(stats["k"], stats["mean"], style, color="grey", label=label)
+    ax.set(xlabel="number of topics K", ylabel="perplexity (lower is better)",
+           title="held-out perplexity against K")
+    _k_axis(ax, results.models)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def topic_bars(results, model: str, measure: str, n_words: int = 5):
+    """Per-topic ``measure`` of one model as horizontal bars, each labelled with its top words."""
+    topics = results.topics[results.topics["model"] == model]
+    if topics.empty or measure not in topics:
+        raise ParameterError(f"no per-topic {measure} scores for model {model}",
+                             fix="choose a stored model and measure")
+    topics = topics.sort_values("topic")
+    scores = topics[measure].astype(float).fillna(0.0).to_numpy()
+    labels = [f"{t}: {' '.join(w[:n_words])}" for t, w in zip(topics["topic"], topics["top_words"])]
+    fig = _figure(7.0, max(2.5, 0.28 * len(labels) + 1.2))
+    ax = fig.subplots()
+    positions = np.arange(len(labels))
+    ax.barh(positions, scores, color=np.where(scores < 0, "#c0504d", "#4f81bd"))
+    ax.set_yticks(positions, labels, fontsize="small")
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set(xlabel=measure, title=f"{model}: {measure} per topic")
+    return fig
+
+
+def pair_heatmap(results, model: str, topic: int):
+    """The stored word-pair matrix of one topic (the first coherence measure), as a heatmap.
+
+    The diagonal (a word with itself) is left blank; the colour scale is symmetric, -1 to 1 (NPMI's range)
+    or wider when a measure's values exceed it.
+    """
+    pairs = results.pairs.get((model, int(topic)))
+    if not pairs or not pairs.get("words"):
+        raise ParameterError(f"no pair matrix stored for topic {topic} of {model}",
+                             fix="choose a stored model and one of its topics")
+    values = np.array([[np.nan if v is None else v for v in row] for row in pairs["values"]], dtype=float)
+    np.fill_diagonal(values, np.nan)  # a word with itself is not a pair the score uses
+    fig = _figure(6.0, 5.0)
+    ax = fig.subplots()
+    finite = values[np.isfinite(values)]
+    limit = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu_r", vmin=-limit, vmax=limit)
+    ax.set_xticks(range(len(pairs["words"])), pairs["words"], rotation=60, ha="right", fontsize="small")
+    ax.set_yticks(range(len(pairs["words"])), pairs["words"], fontsize="small")
+    fig.colorbar(image, ax=ax, label=pairs["measure"])
+    ax.set_title(f"{model}, topic {topic}: {pairs['measure']} of word pairs")
+    return fig
+
+
+def stability_vs_k(table: pd.DataFrame):
+    """Mean matched similarity across seeds against K (the table of :data:`.hooks.STABILITY`)."""
+    fig = _figure()
+    ax = fig.subplots()
+    for engine, rows in table.groupby("engine"):
+        (line,) = ax.plot(rows["k"], rows["mean_similarity"], marker="o", label=engine)
+        ax.fill_between(rows["k"], rows["low"], rows["high"], alpha=0.2, color=line.get_color())
+    ax.set(xlabel="number of topics K", ylabel="mean matched similarity", title="stability across seeds")
+    _k_axis(ax, table)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def svg(fig, name: str) -> str:
+    """``fig`` as an inline ``<svg>`` element (no XML prolog), its ids made unique with ``name``."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": name, "svg.fonttype": "path"}):
+        fig.savefig(buffer, format="svg")
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    # glyph and clip ids are per figure; prefix them so figures in one page never share an id
+    text = re.sub(r'id="([^"]+)"', rf'id="{name}-\1"', text)
+    text = re.sub(r'(href|xlink:href)="#([^"]+)"', rf'\1="#{name}-\2"', text)
+    return re.sub(r"url\(#([^)]+)\)", rf"url(#{name}-\1)", text)
+
+
+def save_png(fig, folder: str | os.PathLike, name: str, dpi: int = 120) -> Path:
+    """Write ``fig`` as ``<folder>/<name>.png`` atomically; return the path."""
+    from tealeaves._io import atomic_write
+
+    path = Path(folder) / f"{name}.png"
+    with atomic_write(path, "wb", what="figure file") as fh:
+        fig.savefig(fh, format="png", dpi=dpi)
+    return path

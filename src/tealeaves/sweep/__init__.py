@@ -1,0 +1,53 @@
+"""Choosing K and comparing models: sweeps over K and seeds, a results store, paired comparisons.
+
+* :func:`sweep` fits and scores every (K, seed) and stores each model (:mod:`~tealeaves.sweep.core`);
+* :func:`load_results` reads a store back as pandas DataFrames (:mod:`~tealeaves.sweep.results`);
+* :func:`compare_models` compares two stored models with bootstrap intervals
+  (:mod:`~tealeaves.sweep.compare`);
+* :data:`ENGINES` / :func:`register_engine`, :data:`MODEL_MEASURES` / :data:`TOPIC_MEASURES`: the hooks
+  where engines and measures are added by name.
+
+Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first use.
+"""
+
+from typing import TYPE_CHECKING
+
+from tealeaves._lazy import lazy_exports
+
+_EXPORTS = {
+    "sweep": "core",
+    "split_corpus": "core",
+    "load_results": "results",
+    "Results": "results",
+    "compare_models": "compare",
+    "ENGINES": "engines",
+    "Engine": "engines",
+    "register_engine": "engines",
+    "MODEL_MEASURES": "measures",
+    "TOPIC_MEASURES": "measures",
+    "SCHEMA_VERSION": "store",
+    "IncompatibleStoreError": "store",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "IncompatibleStoreError",
+    "MODEL_MEASURES",
+    "Results",
+    "SCHEMA_VERSION",
+    "TOPIC_MEASURES",
+    "compare_models",
+    "load_results",
+    "register_engine",
+    "split_corpus",
+    "sweep",
+]
+
+if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.sweep.compare import compare_models
+    from tealeaves.sweep.core import split_corpus, sweep
+    from tealeaves.sweep.engines import ENGINES, Engine, register_engine
+    from tealeaves.sweep.measures import MODEL_MEASURES, TOPIC_MEASURES
+    from tealeaves.sweep.results import Results, load_results
+    from tealeaves.sweep.store import SCHEMA_VERSION, IncompatibleStoreError

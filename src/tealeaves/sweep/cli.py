@@ -1,0 +1,180 @@
+"""Command-line sub-commands: ``tealeaves sweep``, ``tealeaves compare`` and ``tealeaves report``.
+
+CORPUS and ``--test`` are read by :func:`tealeaves.corpus.readers.read_corpus`: a plain file is
+one document per line, tokens separated by whitespace; a folder or a JSON Lines file is raw text,
+tokenised by a default :class:`~tealeaves.corpus.Preprocessor`.  ``--test`` is encoded over the
+training corpus's vocabulary (other words are dropped and counted).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
+from tealeaves.validation import float_arg, int_arg, seed_arg
+
+SUMMARY_COLUMNS = ("name", "k", "seed", "completion_perplexity", "unigram_perplexity", "library_perplexity")
+
+
+def register(subparsers) -> None:
+    """Add ``sweep``, ``compare`` and ``report`` to the top-level parser."""
+    from tealeaves.sweep.engines import ENGINES
+
+    p = subparsers.add_parser("sweep", help="fit and score topic models over K and seeds into a store",
+                              description="Fit every (K, seed) on a training split, score each model "
+                              "(completion perplexity with baselines, coherence) and store it in -o; a "
+                              "rerun resumes, refitting only models the store lacks.")
+    p.add_argument("corpus", help="training corpus (or the whole corpus without --test): a file of "
+                   "whitespace-tokenised lines, a JSON Lines file or a folder of text files")
+    p.add_argument("--k", type=int_arg(2, name="--k"), nargs="+", required=True,
+                   help="numbers of topics, each >= 2 and given once")
+    p.add_argument("--seeds", type=int_arg(1, 10_000, name="--seeds"), default=3,
+                   help="seeds 0 .. N-1 per K (default 3)")
+    p.add_argument("--engine", choices=sorted(ENGINES), default="sklearn",
+                   help="fitting engine (default sklearn)")
+    p.add_argument("--settings", default=None,
+                   help='engine settings as a JSON object, e.g. \'{"max_iter": 20}\' '
+                   "(merged over the engine's defaults)")
+    p.add_argument("--reference", default=None, help="reference index file for coherence "
+                   "(default: the training corpus)")
+    p.add_argument("--measures", default="npmi", help="comma-separated coherence measures (default npmi)")
+    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
+                   help="top words per topic (default 10)")
+    p.add_argument("--test", default=None,
+                   help="test documents (default: hold out --test-fraction of CORPUS)")
+    p.add_argument("--test-fraction", type=float_arg(0.0, 1.0, name="--test-fraction", include_min=False),
+                   default=None,
+                   help="share of CORPUS held out as test documents without --test (default 0.2)")
+    p.add_argument("--split-seed", type=seed_arg, default=0,
+                   help="seed of the train/test split and of the held-out halves (default 0)")
+    p.add_argument("-o", "--output", required=True, help="results store (SQLite) to create or resume")
+    p.add_argument("--workers", type=int_arg(1, 256, name="--workers"), default=1,
+                   help="local worker processes (default 1: in this process)")
+    p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
+    add_format_option(p)
+    p.set_defaults(func=_sweep)
+
+    c = subparsers.add_parser("compare", help="compare two stored models with bootstrap intervals")
+    c.add_argument("results", nargs="+", help="results store; a second store holds model B")
+    c.add_argument("--models", nargs=2, required=True, metavar=("A", "B"),
+                   help="model names, e.g. sklearn-K10-s0")
+    c.add_argument("--measure", default=None, help="coherence measure (default: the sweep's first)")
+    c.add_argument("--n-boot", type=int_arg(100, 1_000_000, name="--n-boot"), default=2000,
+                   help="bootstrap replicates (default 2000)")
+    c.add_argument("--level", type=float_arg(0.5, 0.999, name="--level"), default=0.95,
+                   help="interval level (default 0.95)")
+    c.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default 0)")
+    add_format_option(c)
+    c.set_defaults(func=_compare)
+
+    r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
+    r.add_argument("results", help="results store written by tealeaves sweep")
+    r.add_argument("-o", "--output", default=None, help="report file (HTML; JSON with --format json; "
+                   "default for JSON: standard output)")
+    r.add_argument("--format", choices=("html", "json"), default="html", help="output format (default html)")
+    r.add_argument("--figures", default=None, help="also write every figure as PNG into this folder")
+    r.add_argument("--model", default=None,
+                   help="model of the per-topic figures (default: best mean coherence)")
+    r.add_argument("--topic", type=int_arg(0, name="--topic"), default=None,
+                   help="topic of the pair heatmap (default: the model's least coherent)")
+    r.set_defaults(func=_report)
+
+
+def _settings(text: str | None) -> dict | None:
+    import json
+
+    from tealeaves.errors import ParameterError
+
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParameterError(f"--settings is not valid JSON ({exc.msg})",
+                             fix='give a JSON object, e.g. \'{"max_iter": 20}\'') from None
+    if not isinstance(value, dict):
+        raise ParameterError("--settings must be a JSON object", fix='e.g. \'{"max_iter": 20}\'')
+    return value
+
+
+def _read(path: str, vocabulary=None):
+    from tealeaves.corpus.readers import read_corpus
+
+    return read_corpus(path, vocabulary=vocabulary)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from tealeaves.errors import ParameterError
+    from tealeaves.sweep.core import sweep
+
+    if args.test is not None and args.test_fraction is not None:
+        raise ParameterError("--test and --test-fraction both given", fix="give test documents or a fraction")
+    settings = _settings(args.settings)
+    measures = [m.strip() for m in args.measures.split(",") if m.strip()]
+    if not measures:
+        raise ParameterError("--measures lists no measure", fix="e.g. --measures npmi,umass")
+    check_output_path(args.output + ".probe", "-o results store")
+    corpus = _read(args.corpus)
+    test = _read(args.test, corpus.vocabulary) if args.test is not None else None
+    done = sweep(corpus, args.k, args.seeds, args.engine, args.output, test=test,
+                 test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
+                 split_seed=args.split_seed, reference=args.reference, measures=measures, top_n=args.top,
+                 settings=settings, workers=args.workers, scheduler=args.scheduler)
+    if args.format == "json":
+        print(dump_json(done))
+    else:
+        print(f"{len(done['fitted'])} models fitted, {len(done['skipped'])} already stored; "
+              f"results in {done['output']} (tealeaves report {done['output']} -o report.html)")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from tealeaves.errors import ParameterError
+    from tealeaves.sweep.compare import compare_models
+    from tealeaves.sweep.results import load_results
+
+    if len(args.results) > 2:
+        raise ParameterError(f"compare takes one or two results stores, got {len(args.results)}",
+                             fix="give RESULTS, or RESULTS_A RESULTS_B")
+    a = load_results(args.results[0])
+    b = load_results(args.results[1]) if len(args.results) == 2 else a
+    out = compare_models(a, args.models[0], b, args.models[1], args.measure, args.n_boot, args.level,
+                         args.seed)
+    if args.format == "json":
+        print(dump_json(out))
+        return 0
+    rows = [{"quantity": name, "A - B": part["estimate"], "low": part["low"], "high": part["high"]}
+            for name, part in (("loglik per held-out word", out["loglik_per_word"]),
+                               (f"mean {out.get('coherence', {}).get('of')}", out.get("coherence")))
+            if part is not None]
+    print(f"A = {args.models[0]}, B = {args.models[1]}; {int(args.level * 100)}% bootstrap intervals "
+          f"({args.n_boot} replicates, seed {args.seed})")
+    print(format_table(rows, floatfmt=".4f"))
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from tealeaves.errors import ParameterError
+    from tealeaves.report.html import choose, report_data, write_figures, write_report
+    from tealeaves.sweep.results import load_results
+
+    if args.format == "html" and args.output is None:
+        raise ParameterError("the HTML report needs -o", fix="e.g. -o report.html")
+    if args.output is not None:
+        check_output_path(args.output, "-o report file")
+    results = load_results(args.results)
+    choice = choose(results, args.model, args.topic)
+    if args.format == "json":
+        text = dump_json(report_data(results, choice))
+        if args.output is None:
+            print(text)
+        else:
+            from tealeaves._io import write_text
+
+            write_text(args.output, text + "\n", what="report file")
+        if args.figures:
+            write_figures(results, args.figures, choice)
+        return 0
+    write_report(results, args.output, choice, args.figures)
+    print(f"report written to {args.output}")
+    return 0

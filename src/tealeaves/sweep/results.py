@@ -1,0 +1,117 @@
+"""Reading a results store back: pandas DataFrames, JSON and per-document held-out scores.
+
+>>> results = load_results("results.sqlite")  # doctest: +SKIP
+>>> results.models[["name", "k", "seed", "completion_perplexity", "npmi"]]  # doctest: +SKIP
+>>> results.topics.query("model == 'sklearn-K10-s0'")  # doctest: +SKIP
+
+Nothing is refitted or rescored: every number comes from the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tealeaves.errors import ParameterError
+from tealeaves.sweep.store import read_store
+
+#: Columns of ``Results.models`` before the measures (which follow, one column each).
+MODEL_COLUMNS = ("name", "engine", "k", "seed", "settings", "signature", "description", "fit_seconds",
+                 "score_seconds", "vocabulary_hash", "split_hash")
+
+
+@dataclass
+class Results:
+    """The contents of one results store.
+
+    ``models``: one row per model (identity, settings, timings, then one column per
+    measure); ``topics``: one row per topic (``model``, ``k``, ``seed``, ``topic``,
+    ``top_words``, one column per per-topic score, ``flags`` (the names of the junk-topic flags
+    raised) and ``flag_explanations``); ``sweep``: what all models share;
+    ``pairs[(model, topic)]``: the stored pair matrix (``words``, ``values``, ``measure``).
+    """
+
+    path: str
+    sweep: dict
+    models: pd.DataFrame
+    topics: pd.DataFrame
+    pairs: dict = field(repr=False, default_factory=dict)
+    _heldout: dict = field(repr=False, default_factory=dict)
+    #: per model: the flags checked and skipped, and their signature (``None``: not stored)
+    flag_settings: dict = field(repr=False, default_factory=dict)
+    vocabulary: list = field(repr=False, default_factory=list)
+    _topic_word: dict = field(repr=False, default_factory=dict)
+    #: per model: the signature of each measure (``completion`` and every coherence measure)
+    signatures: dict = field(repr=False, default_factory=dict)
+
+    def model(self, name: str) -> pd.Series:
+        """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise)."""
+        rows = self.models[self.models["name"] == name]
+        if rows.empty:
+            names = ", ".join(self.models["name"]) or "none"
+            raise ParameterError(f"no model named {name!r} in results store '{self.path}'",
+                                 fix=f"choose one of: {names}")
+        return rows.iloc[0]
+
+    def heldout(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(log-likelihoods, word counts)`` of model ``name``'s held-out halves, one per test document."""
+        self.model(name)
+        return self._heldout[name]
+
+    def topic_model(self, name: str):
+        """Model ``name`` as a :class:`~tealeaves.models.base.FixedTopicModel` (stored topic-word rows)."""
+        from tealeaves.models.base import FixedTopicModel
+
+        self.model(name)
+        return FixedTopicModel(self._topic_word[name], self.vocabulary, metadata={"description": name})
+
+    def measure_names(self) -> list[str]:
+        """The measure columns of ``models`` (everything after :data:`MODEL_COLUMNS`)."""
+        return [c for c in self.models.columns if c not in MODEL_COLUMNS]
+
+    def to_dict(self) -> dict:
+        """Every stored number, JSON-ready (per-document log-likelihoods left out)."""
+        return {"path": self.path, "sweep": self.sweep,
+                "models": self.models.to_dict(orient="records"),
+                "topics": self.topics.to_dict(orient="records")}
+
+
+def load_results(path: str | os.PathLike) -> Results:
+    """Read the results store at ``path`` (see :mod:`tealeaves.sweep.store` for its layout)."""
+    conn = read_store(path)
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        sweep, vocabulary = json.loads(meta["sweep"]), json.loads(meta["vocabulary"])
+        model_rows = conn.execute(
+            "SELECT name, engine, k, seed, settings, signature, description, fit_seconds, score_seconds, "
+            "vocabulary_hash, split_hash, measures, doc_loglik, doc_words, topic_word FROM models "
+            "ORDER BY engine, k, seed"
+        ).fetchall()
+        topic_rows = conn.execute("SELECT model, topic, top_words, scores, pairs, flags FROM topics "
+                                  "ORDER BY model, topic").fetchall()
+    finally:
+        conn.close()
+    models, heldout, info, flag_settings, phi, signatures = [], {}, {}, {}, {}, {}
+    for row in model_rows:
+        measures = json.loads(row[11])
+        signatures[row[0]] = measures.pop("signatures", {})
+        flag_settings[row[0]] = measures.pop("flags", None)
+        models.append({**dict(zip(MODEL_COLUMNS, row[:11])), **measures})
+        heldout[row[0]] = (np.frombuffer(row[12], dtype="<f8"), np.frombuffer(row[13], dtype="<i8"))
+        phi[row[0]] = np.frombuffer(row[14], dtype="<f8").reshape(row[2], len(vocabulary))
+        info[row[0]] = (row[2], row[3])
+    topics, pairs = [], {}
+    for model, topic, words, scores, pair, flags in topic_rows:
+        k, seed = info[model]
+        flags = json.loads(flags)
+        topics.append({"model": model, "k": k, "seed": seed, "topic": topic, "top_words": json.loads(words),
+                       **json.loads(scores), "flags": [f["flag"] for f in flags],
+                       "flag_explanations": "; ".join(f["explanation"] for f in flags)})
+        pairs[(model, topic)] = json.loads(pair)
+    frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
+    return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
+                   vocabulary, phi, signatures)

@@ -1,0 +1,163 @@
+"""The sweep report: self-contained HTML that opens in headless Chromium with every plot drawn,
+PNG figures, JSON equal to the store, and the K story computed from the numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tealeaves.report.html import build_html, choose, report_data
+from tealeaves.report.story import k_story
+from tealeaves.sweep import Results, load_results, sweep
+from test_sweep_runs import lda_corpus
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FIGURES = ("measures-vs-k", "perplexity-vs-k", "topic-coherence", "pair-heatmap", "stability-vs-k")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "r.sqlite"
+    sweep(lda_corpus(), [2, 3, 5], seeds=2, output=path, measures=["npmi", "umass"], progress=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def page(store, tmp_path_factory):
+    out = tmp_path_factory.mktemp("html") / "report.html"
+    from tealeaves.cli import main
+
+    assert main(["report", str(store), "-o", str(out), "--figures", str(out.parent / "figs")]) == 0
+    return out
+
+
+def test_the_report_is_self_contained(page):
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)\s*=\s*["'](https?:)?//""", text)  # nothing fetched from anywhere
+    assert "<link" not in text and "@import" not in text and "url(http" not in text
+    assert text.count("<svg") == len(FIGURES)
+    ids = re.findall(r'\sid="([^"]+)"', text)
+    assert len(ids) == len(set(ids))  # the inline figures share no element id
+
+
+def test_embedded_json_is_every_stored_number(page, store):
+    text = page.read_text(encoding="utf-8")
+    pattern = r'<script type="application/json" id="tealeaves-data">(.*?)</script>'
+    blob = re.search(pattern, text, re.S).group(1)
+    data = json.loads(blob.replace("<\\/", "</"))
+    results = load_results(store)
+    assert data["models"] == results.models.to_dict(orient="records")  # exact: JSON keeps every digit
+    assert len(data["topics"]) == len(results.topics) == 2 * (2 + 3 + 5)
+    npmi = {(r["engine"], r["k"]): r for r in data["by_k"]["npmi"]}
+    for k, rows in results.models.groupby("k"):
+        assert npmi[("sklearn", k)]["mean"] == pytest.approx(rows["npmi"].mean(), rel=1e-12)
+        assert npmi[("sklearn", k)]["max"] == rows["npmi"].max()
+
+
+def test_default_choice_is_best_model_and_its_least_coherent_topic(store):
+    results = load_results(store)
+    choice = choose(results)
+    assert choice.model == results.models.loc[results.models["npmi"].idxmax(), "name"]
+    topics = results.topics[results.topics["model"] == choice.model]
+    assert choice.topic == int(topics.loc[topics["npmi"].idxmin(), "topic"])
+
+
+def test_png_figures_are_written_and_not_blank(page):
+    import matplotlib.image
+
+    for name in FIGURES:
+        pixels = matplotlib.image.imread(page.parent / "figs" / f"{name}.png")
+        assert pixels.shape[0] > 100 and pixels[..., :3].std() > 0.01, name
+
+
+@pytest.mark.browser
+def test_the_report_opens_in_chromium_with_every_plot_drawn(page, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("headless Chromium not found at /usr/bin/chromium (apt-get install chromium)")
+    import matplotlib.image
+    from playwright.sync_api import sync_playwright
+
+    problems = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            tab = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+            tab.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+            tab.on("pageerror", lambda e: problems.append(str(e)))
+            tab.on("request", lambda r: problems.append(f"request {r.url}") if not r.url.startswith("file:")
+                   else None)
+            tab.goto(page.as_uri())
+            for name in FIGURES:
+                box = tab.locator(f"#fig-{name} svg").bounding_box()
+                assert box and box["width"] > 200 and box["height"] > 100, (name, box)
+                drawn = tab.locator(f"#fig-{name} svg path").count()
+                assert drawn > 10, (name, drawn)
+            shot = tmp_path / "report.png"
+            tab.screenshot(path=str(shot), full_page=True)
+            first = tab.locator("#topics tbody tr td").first.text_content()
+            tab.click("#topics th:has-text('npmi')")
+            values = [float(v) for v in tab.eval_on_selector_all(
+                "#topics tbody tr", "rows => rows.map(r => r.cells[4].dataset.value)")]
+            assert values == sorted(values) and first is not None
+        finally:
+            browser.close()
+    assert problems == []
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[0] > 900 and pixels[..., :3].std() > 0.05  # a page with content, not blank
+
+
+def test_stability_per_k_is_tealeaves_comparison_on_the_stored_topics(store):
+    from tealeaves.comparison import topic_stability
+    from tealeaves.models import SklearnLDA
+    from tealeaves.report.hooks import recurrence_flags, stability_table
+    from tealeaves.sweep import split_corpus
+
+    results = load_results(store)
+    table = stability_table(results).set_index("k")
+    train, _ = split_corpus(lda_corpus(), 0.2, 0)
+    runs = [SklearnLDA(3, random_state=s, learning_method="batch", max_iter=10).fit(train) for s in (0, 1)]
+    expected = topic_stability(runs, "js")
+    assert table.loc[3, "mean_similarity"] == pytest.approx(expected.summary["mean_similarity"], rel=1e-12)
+    assert table.loc[3, "mean_recurrence"] == expected.summary["mean_recurrence"]
+    same = topic_stability([results.topic_model("sklearn-K5-s0")] * 2, "js")  # a run against itself
+    assert same.summary["mean_similarity"] == pytest.approx(1.0) and same.summary["mean_recurrence"] == 1.0
+    low = {(m, t) for (m, t), f in recurrence_flags(results).items() if "low-recurrence" in f}
+    rec = expected.topics.set_index(["run", "topic"])["recurrence"]
+    assert {t for m, t in low if m == "sklearn-K3-s0"} == {t for t in range(3) if rec[(0, t)] < 0.5}
+
+
+def _results(rows: list[dict], topics: list[dict]) -> Results:
+    return Results("hand-made", {}, pd.DataFrame(rows), pd.DataFrame(topics))
+
+
+def test_story_states_the_trends_of_a_hand_made_sweep():
+    rows = [{"name": f"m{k}", "engine": "sklearn", "k": k, "seed": 0, "completion_perplexity": cp,
+             "library_perplexity": lp, "npmi": c}
+            for k, cp, lp, c in [(5, 1500.0, 2100.0, 0.20), (10, 1300.0, 2200.0, 0.25),
+                                 (20, 1200.0, 2400.0, 0.15)]]
+    topics = [{"model": "m10", "k": 10, "seed": 0, "topic": 3, "top_words": ["dutch", "guilders", "hughes"],
+               "npmi": -0.2},
+              {"model": "m5", "k": 5, "seed": 0, "topic": 0, "top_words": ["oil"], "npmi": 0.3}]
+    story = k_story(_results(rows, topics), "npmi")
+    assert story[0] == ("Document-completion perplexity falls at every step as K grows: "
+                        "1500 (K=5), 1300 (K=10), 1200 (K=20).")
+    assert story[1].startswith("Mean npmi peaks at K=10 (0.250), in between, then falls")
+    assert "rises at every step: 2100 (K=5), 2200 (K=10), 2400 (K=20); it points the other way" in story[2]
+    assert story[3].startswith("The least coherent topic is topic 3 of m10 "
+                               "(npmi -0.200: dutch guilders hughes")
+
+
+def test_html_escapes_text_from_the_store(store, tmp_path):
+    results = load_results(store)
+    results.topics["top_words"] = results.topics["top_words"].apply(lambda w: ["<script>x</script>", *w[1:]])
+    text = build_html(results)
+    assert "<script>x</script>" not in text and "&lt;script&gt;x&lt;/script&gt;" in text
+    data = report_data(results)
+    assert np.isfinite([m["completion_perplexity"] for m in data["models"]]).all()
