@@ -236,12 +236,14 @@ def test_cli_sweep_then_rerun_fits_nothing(tmp_path, run_cli):
     assert text.code == 0 and "loglik per held-out word" in text.out and "mean npmi" in text.out
 
 
-@pytest.mark.parametrize("engine", ["gensim", "tomotopy"])
+@pytest.mark.parametrize("engine", ["gensim", "tomotopy", "gibbs"])
 def test_optional_engines_fit_over_the_training_vocabulary(engine, tmp_path):
-    pytest.importorskip(engine)
+    if engine != "gibbs":
+        pytest.importorskip(engine)
     corpus = lda_corpus(n_docs=60)
     out = tmp_path / f"{engine}.sqlite"
-    settings = {"passes": 2, "iterations": 20} if engine == "gensim" else {"iterations": 50}
+    settings = {"gensim": {"passes": 2, "iterations": 20}, "tomotopy": {"iterations": 50},
+                "gibbs": {"n_iter": 100, "burn_in": 20}}[engine]
     sweep(corpus, [3], seeds=1, engine=engine, output=out, settings=settings, progress=False)
     again = tmp_path / "again.sqlite"
     sweep(corpus, [3], seeds=1, engine=engine, output=again, settings=settings, progress=False)

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tealeaves.errors import EmptyInputError, InputNotFoundError, MissingDependencyError, ParameterError
+from tealeaves.errors import EmptyInputError, InputNotFoundError, ParameterError
 from tealeaves.sweep import IncompatibleStoreError, load_results, sweep
 from test_sweep_runs import lda_corpus, write_corpus
 
@@ -64,8 +64,8 @@ ERRORS = [
     (["--k", "5", "5"], "k lists 5 more than once"),
     (["--k", "2", "3", "2"], "k lists 2 more than once"),
     (["--k", "49"], "the training corpus has 48 documents, fewer than K=49"),
-    (["--k", "2", "--engine", "gibbs"],
-     "engine 'gibbs' (tealeaves.models.lda_gibbs.GibbsLDA) is not available"),
+    (["--k", "2", "--engine", "gibbs", "--settings", '{"n_iters": 5}'],
+     "engine 'gibbs' takes no setting n_iters"),
     (["--k", "2", "--measures", "bogus"], "measure='bogus' is not known"),
     (["--k", "2", "--measures", ","], "--measures lists no measure"),
     (["--k", "2", "--measures", "npmi,npmi"], "measures lists 'npmi' more than once"),
@@ -170,8 +170,8 @@ def test_api_errors(files):
         sweep(corpus, [], output=out)
     with pytest.raises(ParameterError, match="unknown engine 'mallet'"):
         sweep(corpus, [2], engine="mallet", output=out)
-    with pytest.raises(MissingDependencyError, match="not available in this build"):
-        sweep(corpus, [2], engine="gibbs", output=out)
+    with pytest.raises(ParameterError, match="engine 'gibbs' takes no setting n_iters"):
+        sweep(corpus, [2], engine="gibbs", settings={"n_iters": 0}, output=out)
     with pytest.raises(EmptyInputError):
         sweep(corpus, [2], test=corpus.subset([]), output=out)
     with pytest.raises(IncompatibleStoreError, match="schema version '99'"):

@@ -12,9 +12,9 @@ vocabulary, deterministically for a given seed:
 * ``tomotopy``: tomotopy's ``LDAModel`` (``seed=seed``, ``iterations`` Gibbs sweeps,
   default 200, one worker thread so the chain is reproducible), adapted with
   :func:`tealeaves.load_model` (extra ``tomotopy``);
-* ``gibbs``: the in-house collapsed Gibbs sampler, registered by
-  :func:`register_engine` when :mod:`tealeaves.models.lda_gibbs` is part of the build;
-  until then selecting it is a clear :class:`~tealeaves.errors.MissingDependencyError`.
+* ``gibbs``: tealeaves' own collapsed Gibbs sampler, :class:`tealeaves.models.GibbsLDA`
+  (``random_state=seed``, MALLET's hyperparameter optimisation; the sparse sampler from K = 20),
+  the same kernels as the polylingual model; no optional library.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tealeaves.errors import MissingDependencyError, ParameterError
+from tealeaves.errors import ParameterError
 
 if TYPE_CHECKING:  # the command-line parser lists the engines without loading scipy
     from tealeaves.corpus import Corpus
@@ -144,18 +144,25 @@ def _tomotopy_settings() -> set[str]:
     return {"iterations", "alpha", "eta"}  # no word removal: every training word keeps a column
 
 
-def _gibbs_unavailable(train: Corpus, k: int, seed: int, settings: dict):
-    raise MissingDependencyError("engine 'gibbs' (tealeaves.models.lda_gibbs.GibbsLDA) is not available in "
-                                 "this build of tealeaves", fix="use --engine sklearn, gensim or tomotopy")
+def _fit_gibbs(train: Corpus, k: int, seed: int, settings: dict):
+    from tealeaves.models.lda_gibbs import GibbsLDA
+
+    return GibbsLDA(k, random_state=seed, **settings).fit(train)
 
 
-#: The engines by name. ``gibbs`` is a placeholder until GibbsLDA is registered (see register_engine).
+def _gibbs_settings() -> set[str]:
+    from tealeaves.models.lda_gibbs import GibbsLDA
+
+    return _keywords(GibbsLDA.__init__, {"self", "n_components", "random_state"})
+
+
+#: The engines by name (``register_engine`` adds more).
 ENGINES: dict[str, Engine] = {
     "sklearn": Engine("sklearn", _fit_sklearn, {"learning_method": "batch", "max_iter": 10},
                       _sklearn_settings),
     "gensim": Engine("gensim", _fit_gensim, {"passes": 5, "iterations": 50}, _gensim_settings),
     "tomotopy": Engine("tomotopy", _fit_tomotopy, {"iterations": 200}, _tomotopy_settings),
-    "gibbs": Engine("gibbs", _gibbs_unavailable),
+    "gibbs": Engine("gibbs", _fit_gibbs, {"n_iter": 1000}, _gibbs_settings),
 }
 
 
@@ -177,8 +184,6 @@ def check_available(engine: Engine) -> None:
     """Fail now, before any fit, when the engine's optional library is missing."""
     from tealeaves._optional import optional_import
 
-    if engine.fit is _gibbs_unavailable:
-        _gibbs_unavailable(None, 0, 0, {})  # type: ignore[arg-type]
     module = {"gensim": "gensim", "tomotopy": "tomotopy"}.get(engine.name)
     if module is not None and engine.fit in (_fit_gensim, _fit_tomotopy):
         optional_import(module, module, f"the {module} sweep engine")
