@@ -216,7 +216,7 @@ def _not_reference(path: Path, what: str) -> InputFormatError:
 
 
 def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
-    """Load a saved aligned reference folder as an :class:`AlignedReference` (checks in the module docstring)."""
+    """Load a saved aligned reference folder as an :class:`AlignedReference` (checks: module docstring)."""
     from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
     from tealeaves.multilingual.reference import AlignedReference
 
@@ -224,8 +224,8 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     if not path.exists():
         from tealeaves.errors import InputNotFoundError
         raise InputNotFoundError(f"reference '{path}' does not exist",
-                                 fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the folder "
-                                     "written by `tealeaves index build-aligned`")
+                                 fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the "
+                                     "folder written by `tealeaves index build-aligned`")
     if not path.is_dir():
         raise _not_reference(path, "it is a file, not a folder")
     if not (path / MANIFEST).is_file():
@@ -237,8 +237,9 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise _not_reference(path, f"{MANIFEST} does not declare format {FORMAT!r}")
     if manifest.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"aligned reference '{path}' has format version {manifest.get('format_version')!r}"
-                               f"; this tealeaves reads version {FORMAT_VERSION}",
+        raise InputFormatError(f"aligned reference '{path}' has format version "
+                               f"{manifest.get('format_version')!r}; this tealeaves reads version "
+                               f"{FORMAT_VERSION}",
                                fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
     files, n = manifest.get("languages"), manifest.get("n_tuples")
     if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):

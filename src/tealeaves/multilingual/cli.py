@@ -58,11 +58,12 @@ def register(subparsers) -> None:
 
 def add_aligned_input(p) -> None:
     """The aligned-input options shared by ``index build-aligned`` and ``pltm fit|infer``."""
-    p.add_argument("input", nargs="*", help="JSON Lines tuples {\"id\": ..., \"en\": \"...\", \"sv\": \"...\"} "
-                                            "(or use --lang/--doc-ids)")
+    p.add_argument("input", nargs="*",
+                   help='JSON Lines tuples {"id": ..., "en": "...", "sv": "..."} (or use --lang/--doc-ids)')
     p.add_argument("--lang", action="append", metavar="CODE=FILE",
                    help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
-    p.add_argument("--doc-ids", help="document-id file: line i names the document of line i of every --lang file")
+    p.add_argument("--doc-ids",
+                   help="document-id file: line i names the document of line i of every --lang file")
     p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input)")
     p.add_argument("--encoding", default=None, help="encoding of the input files (default UTF-8)")
 
@@ -76,7 +77,8 @@ def read_aligned_args(args):
     if args.languages is not None:
         langs = [x.strip() for x in args.languages.split(",")]
         if "" in langs:
-            raise ParameterError(f"--languages {args.languages!r} has an empty entry", fix="e.g. --languages en,sv")
+            raise ParameterError(f"--languages {args.languages!r} has an empty entry",
+                                 fix="e.g. --languages en,sv")
         check_unique(langs, "--languages")
     return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs)
 
@@ -103,7 +105,8 @@ def _register_build_aligned(subparsers) -> None:
                                    "jieba for zh).")
     add_aligned_input(p)
     p.add_argument("-o", "--out", required=True, help="folder to write the reference to")
-    p.add_argument("--name", default=None, help="reference name recorded in signatures (default: folder name)")
+    p.add_argument("--name", default=None,
+                   help="reference name recorded in signatures (default: folder name)")
     p.set_defaults(func=_build_aligned)
 
 
@@ -211,13 +214,15 @@ def _register_pltm(subparsers) -> None:
     fit.add_argument("--min-df", type=int_arg(1, None, "--min-df"), default=1,
                      help="drop words in fewer documents (default 1)")
     fit.add_argument("--seed", type=seed_arg, default=0, help="random seed; the same seed repeats the fit")
-    fit.add_argument("--jobs", type=int_arg(1, 64, "--jobs"), default=1, help="chains run in parallel threads")
+    fit.add_argument("--jobs", type=int_arg(1, 64, "--jobs"), default=1,
+                     help="chains run in parallel threads, 1 to 64 (default 1)")
     fit.add_argument("-o", "--out", required=True, help="model folder to write")
     fit.set_defaults(func=P.fit)
 
     topics = sub.add_parser("topics", help="per-language top words of a fitted model (topics JSON or text)")
     topics.add_argument("model", help="model folder from `tealeaves pltm fit`")
-    topics.add_argument("--top", type=int_arg(1, 1000, "--top"), default=10, help="words per topic (default 10)")
+    topics.add_argument("--top", type=int_arg(1, 1000, "--top"), default=10,
+                        help="words per topic, 1 to 1000 (default 10)")
     topics.add_argument("-o", "--out", help="write the topics JSON here (the schema `tealeaves cnpmi` reads)")
     add_format_option(topics)
     topics.set_defaults(func=P.topics)

@@ -31,9 +31,9 @@ def _drift(poor, rich_spec: str, high: str):
 
     rich = resolve_reference(rich_spec, [high])
     if poor.corpus is None or rich.corpus is None:
-        raise ParameterError("drift features need the references' texts, which a saved reference folder does "
-                             "not keep", fix="give built-in references (bible, flores, ...) with --drift-rich, "
-                                             "or drop --drift-rich")
+        raise ParameterError("drift features need the references' texts, which a saved reference folder "
+                             "does not keep",
+                             fix="give built-in references (bible, flores, ...), or drop --drift-rich")
     return MeaningDrift(window=5).fit(poor.corpus.language(high), rich.corpus.language(high))
 
 
@@ -81,7 +81,8 @@ def _groups(text: str) -> tuple[str, ...]:
     groups = [g.strip() for g in text.split(",")]
     bad = [g for g in groups if g not in FEATURE_GROUPS]
     if bad:
-        raise ParameterError(f"--features {text!r}: unknown groups {bad}", fix=f"choose from {','.join(FEATURE_GROUPS)}")
+        raise ParameterError(f"--features {text!r}: unknown groups {bad}",
+                             fix=f"choose from {','.join(FEATURE_GROUPS)}")
     return tuple(check_unique(groups, "--features"))
 
 
@@ -141,8 +142,9 @@ def apply(args) -> int:
         from tealeaves._io import atomic_write
         with atomic_write(args.out, what="-o table") as fh:
             frame.to_csv(fh, index=False)
-    rows = [{"lang": r["lang"], "topic": int(r["topic"]) if "topic" in frame else i, "bible_cnpmi": r["cnpmi"],
-             "estimate": r["estimate"]} for i, (_, r) in enumerate(frame.iterrows())]
+    rows = [{"lang": r["lang"], "topic": int(r["topic"]) if "topic" in frame else i,
+             "bible_cnpmi": r["cnpmi"], "estimate": r["estimate"]}
+            for i, (_, r) in enumerate(frame.iterrows())]
     summary = {"estimator": args.estimator, "trained_on": doc["training_languages"],
                "features": doc["features"], "mean_bible_cnpmi": float(frame["cnpmi"].mean()),
                "mean_estimate": float(frame["estimate"].mean())}
@@ -154,5 +156,6 @@ def apply(args) -> int:
         return 0
     print(format_table(rows))
     print(f"mean: Bible CNPMI {summary['mean_bible_cnpmi']:.3f}, estimate {summary['mean_estimate']:.3f} "
-          f"(estimator trained on {'+'.join(doc['training_languages'])}, features {','.join(doc['features'])})")
+          f"(estimator trained on {'+'.join(doc['training_languages'])}, "
+          f"features {','.join(doc['features'])})")
     return 0

@@ -98,7 +98,7 @@ def read_table(path: str | os.PathLike[str]):
     if not text.strip():
         raise InputFormatError(f"feature table '{path}' has no rows", fix="one row per topic")
     try:
-        frame = pd.read_csv(io.StringIO(text))
+        frame = pd.read_csv(io.StringIO(text))  # pandas >= 3 parses floats round-trip exactly
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise InputFormatError(f"feature table '{path}' is not CSV ({exc})") from None
     if frame.empty:
@@ -116,14 +116,15 @@ def numeric_columns(frame, columns: Sequence[str], where: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputFormatError(f"{where} lacks the feature columns {missing}",
-                               fix="compute those features (estimator features --dictionary/--era/--drift-rich) "
-                                   "or train with fewer groups (--features)")
+                               fix="compute those features (estimator features --dictionary/--era/"
+                                   "--drift-rich) or train with fewer groups (--features)")
     for c in columns:
         values = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(values))
         if len(bad):
-            raise InputFormatError(f"{where}: column {c!r} row {int(bad[0]) + 1} is {frame[c].iloc[bad[0]]!r}, "
-                                   "not a finite number", fix="recompute the table")
+            raise InputFormatError(f"{where}: column {c!r} row {int(bad[0]) + 1} is "
+                                   f"{frame[c].iloc[bad[0]]!r}, not a finite number",
+                                   fix="recompute the table")
 
 
 # -- estimators ---------------------------------------------------------------------
@@ -175,7 +176,7 @@ def load_estimator(path: str | os.PathLike[str]):
     try:
         cols = feature_columns(tuple(doc["features"]))
         if cols != doc["columns"]:
-            raise _bad(path, f"its columns {doc['columns']} do not match its feature groups {doc['features']}")
+            raise _bad(path, f"its columns {doc['columns']} do not match its groups {doc['features']}")
         boost = doc["boosting"]
         est = CoherenceEstimator(features=tuple(doc["features"]), n_estimators=doc["n_estimators"],
                                  random_state=doc["random_state"])

@@ -25,14 +25,14 @@ def burn_in(iterations: int, given: int | None) -> int:
 
 def fit(args) -> int:
     """Read tuples, fit PLTM (stage progress on stderr), save the model folder."""
+    from pathlib import Path
+
     from tealeaves._output import check_output_path
     from tealeaves._terminal import escape
     from tealeaves.corpus.aligned import default_preprocessor
     from tealeaves.models.polylingual import PolylingualTopicModel
     from tealeaves.multilingual.cli import read_aligned_args
     from tealeaves.multilingual.pltm_io import save_pltm
-
-    from pathlib import Path
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -60,7 +60,8 @@ def fit(args) -> int:
     meta = {"description": model.description(), "input": texts.metadata.get("source", "parallel files"),
             "n_tuples": len(texts.ids)}
     save_pltm(model, out, corpus.preprocessors, meta)
-    print(f"wrote {escape(str(out))}: pltm.npz, {', '.join(f'{x}.npz' for x in model.languages_)}, topics.json")
+    files = ", ".join(f"{x}.npz" for x in model.languages_)
+    print(f"wrote {escape(str(out))}: pltm.npz, {files}, topics.json")
     return 0
 
 
@@ -113,7 +114,7 @@ def infer(args) -> int:
     elif args.out:
         print(f"wrote theta of {len(theta)} tuples x {theta.shape[1]} topics to {args.out}")
     else:
-        rows = [{"id": i, "top_topic": int(np.argmax(t)), "p": float(np.max(t))} for i, t in zip(texts.ids, theta,
-                                                                                               strict=True)]
+        rows = [{"id": i, "top_topic": int(np.argmax(t)), "p": float(np.max(t))}
+                for i, t in zip(texts.ids, theta, strict=True)]
         print(format_table(rows))
     return 0

@@ -119,7 +119,8 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         raise _bad(folder, f"{MODEL_FILE} does not declare format {FORMAT!r}")
     if header.get("format_version") != FORMAT_VERSION:
         raise InputFormatError(f"model '{folder}' has format version {header.get('format_version')!r}; this "
-                               f"tealeaves reads version {FORMAT_VERSION}", fix="refit it with `tealeaves pltm fit`")
+                               f"tealeaves reads version {FORMAT_VERSION}",
+                               fix="refit it with `tealeaves pltm fit`")
     try:
         model = SavedPolylingualTopicModel(**header["hyperparameters"])
         langs = list(header["languages"])
