@@ -18,8 +18,8 @@ pytestmark = pytest.mark.xdist_group("bible_vs_modern")
 
 #: The code the bible-vs-modern reproduction runs (a stale cache is never reused).
 SOURCES = ["reproduce/bible_vs_modern.py", "models/polylingual.py", "models/_pltm_kernels.py",
-           *(f"multilingual/{m}.py" for m in ("measures", "features", "estimator", "reference", "era", "drift",
-                                               "dictionaries", "topics", "names")),
+           *(f"multilingual/{m}.py" for m in ("measures", "features", "estimator", "reference", "era",
+                                               "drift", "dictionaries", "topics", "names")),
            "coherence/core.py", "coherence/index.py", "coherence/confirmation.py", "corpus/parallel.py",
            "corpus/aligned.py", "corpus/preprocess.py"]
 
@@ -61,7 +61,8 @@ def test_cli_estimator_equals_the_reproductions_held_out_prediction(reproduction
     assert "record no feature settings" in r.err
     doc = json.loads(est.read_text())
     assert doc["training_languages"] == [x for x in result["config"]["languages"] if x != held]
-    assert doc["best_params"] == next(row for row in result["rows"] if row["test"] == held)["params"]["+drift"]
+    row = next(row for row in result["rows"] if row["test"] == held)
+    assert doc["best_params"] == row["params"]["+drift"]
     out = tmp_path / "out.csv"
     r = run_cli(["estimator", "apply", str(est), str(test), "-o", str(out), "--format", "json"])
     assert r.code == 0, r.err

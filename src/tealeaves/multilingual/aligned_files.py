@@ -67,6 +67,7 @@ def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
     ids: list[str] = []
     rows: list[dict[str, str]] = []
     seen: dict[str, int] = {}
+    keys: dict[str, None] = {}  # every language key, also one holding only nulls (refused below)
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -86,10 +87,11 @@ def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
         seen[tid] = n
         ids.append(tid)
         rows.append(_tuple_texts(obj, where))
+        keys.update(dict.fromkeys(normalize_language(k) for k in obj if k != "id"))
     if not ids:
         raise EmptyInputError(f"aligned tuples file '{path}' holds no tuples", fix="expected lines like "
                               + JSONL_EXAMPLE)
-    order = list(dict.fromkeys(lang for row in rows for lang in row))
+    order = list(keys)
     if languages is not None:
         wanted = [normalize_language(x) for x in languages]
         missing = [x for x in wanted if x not in order]

@@ -41,12 +41,11 @@ def fit(args) -> int:
     check_output_path(out / "pltm.npz" if out.is_dir() else out.parent / ".tealeaves-check", "-o")
     start = burn_in(args.iterations, args.burn_in)
     texts = read_aligned_args(args)
-    _log(f"read {len(texts.ids)} tuples in {', '.join(texts.languages)}")
     corpus = texts.to_aligned({x: default_preprocessor(x, max_df=args.max_df, min_df=args.min_df)
                                for x in texts.languages})
     sizes = ", ".join(f"{x}: {len(corpus.vocabulary(x))} words, {corpus.n_tokens(x)} tokens"
                       for x in corpus.languages)
-    _log(f"vocabularies {sizes}")
+    _log(f"read {len(texts.ids)} tuples; vocabularies {sizes}")  # progress only once every input is valid
     model = PolylingualTopicModel(n_topics=args.k, alpha=args.alpha, beta=args.beta, n_iter=args.iterations,
                                   optimize_interval=args.optimize_interval, optimize_burn_in=start,
                                   n_chains=args.chains, link_fraction=args.link_fraction,
