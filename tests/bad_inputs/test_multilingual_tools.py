@@ -139,7 +139,8 @@ def test_reference_path_that_is_not_an_aligned_reference(case, reference, cli_er
 
 def test_unknown_reference_name_is_a_missing_path(reference, cli_error):
     _, topics = reference
-    result = cli_error(["cnpmi", str(topics), "--reference", "wikipedia"], "reference 'wikipedia' does not exist")
+    result = cli_error(["cnpmi", str(topics), "--reference", "wikipedia"],
+                       "reference 'wikipedia' does not exist")
     assert "give a built-in name (bible, flores, ntrex, tico19, udhr)" in result.err
 
 
