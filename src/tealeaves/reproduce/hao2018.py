@@ -152,9 +152,10 @@ def figure10(pair: _Pair) -> list[dict]:
 
 def figure8(pair: _Pair) -> tuple[list[dict], list[dict]]:
     """Across FLORES models: Pearson r of classification macro-F1 with mean CNPMI (Bible, rich)."""
-    from tealeaves.corpus.parallel import flores_documents
+    from tealeaves.corpus.parallel import ParallelTexts, flores_documents
     from tealeaves.multilingual.classification import crosslingual_classification
     from tealeaves.multilingual.estimator import pearson
+    from tealeaves.multilingual.reference import reference_from_texts
     from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
     from tealeaves.reproduce.bible_vs_modern import modern_texts
 
@@ -162,9 +163,6 @@ def figure8(pair: _Pair) -> tuple[list[dict], list[dict]]:
     flores = flores_documents(["en", pair.lang]).to_aligned()
     modern = modern_texts(pair.lang, BvmConfig())
     keep = [i for i, t in enumerate(modern.ids) if not t.startswith("flores")]
-    from tealeaves.corpus.parallel import ParallelTexts
-    from tealeaves.multilingual.reference import reference_from_texts
-
     rich = reference_from_texts(ParallelTexts([modern.ids[i] for i in keep],
                                               {x: [v[i] for i in keep] for x, v in modern.texts.items()}),
                                 f"modern-nonflores-en-{pair.lang}")
@@ -178,7 +176,8 @@ def figure8(pair: _Pair) -> tuple[list[dict], list[dict]]:
                 t = pair.topics(m, c.cardinality)
                 models.append({"lang": pair.lang, "K": k, "link_fraction": link, "seed": seed,
                                "macro_f1": res.macro_f1, "accuracy": res.accuracy,
-                               "cnpmi_bible": _cnpmi(t, pair.poor, pair), "cnpmi_rich": _cnpmi(t, rich, pair)})
+                               "cnpmi_bible": _cnpmi(t, pair.poor, pair),
+                               "cnpmi_rich": _cnpmi(t, rich, pair)})
     f1 = [m["macro_f1"] for m in models]
     summary = [{"lang": pair.lang, "models": len(models),
                 "r_bible": pearson(f1, [m["cnpmi_bible"] for m in models]),
