@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import require_data
+from test_bible_vs_modern import _brute_cnpmi, _token_sets
 from tealeaves.corpus.parallel import BIBLE_TEXTS_FULL, bible_chapters
 
 BOOKS = ("RUT", "JON", "PHM", "JUD", "3JN", "2JN", "OBA", "HAG")  # 16 short chapters in both Bibles
@@ -117,31 +118,3 @@ def test_infer_command_matches_transform(bible_jsonl, fitted, tmp_path, run_cli)
     np.testing.assert_array_equal(np.load(out), expected)
     assert np.allclose(np.load(out).sum(axis=1), 1.0)
 
-
-def _token_sets(texts, lang):
-    from tealeaves.corpus.aligned import default_preprocessor
-
-    pre = default_preprocessor(lang, max_df=1.0)
-    return [set(pre.tokenize(t)) if t is not None else None for t in texts]
-
-
-def _brute_cnpmi(pairs, words1, words2):
-    """CNPMI by sets over (l1 token set, l2 token set) tuples; absent word -> 0, never -> -1."""
-    import math
-    from itertools import product
-
-    n = len(pairs)
-    vals = []
-    for a, b in product(words1, words2):
-        pa = sum(a in x for x, _ in pairs) / n
-        pb = sum(b in y for _, y in pairs) / n
-        pab = sum(a in x and b in y for x, y in pairs) / n
-        if pa == 0 or pb == 0:
-            vals.append(0.0)
-        elif pab == 0:
-            vals.append(-1.0)
-        elif pab == 1:
-            vals.append(1.0)
-        else:
-            vals.append(math.log(pab / (pa * pb)) / -math.log(pab))
-    return sum(vals) / len(vals)
