@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from conftest import require_data
-from test_bible_vs_modern import _brute_cnpmi, _token_sets
 from tealeaves.corpus.parallel import BIBLE_TEXTS_FULL, bible_chapters
+from test_bible_vs_modern import _brute_cnpmi, _token_sets
 
 BOOKS = ("RUT", "JON", "PHM", "JUD", "3JN", "2JN", "OBA", "HAG")  # 16 short chapters in both Bibles
 
