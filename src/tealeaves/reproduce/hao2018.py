@@ -207,9 +207,14 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -
             rows += {6: figure6, 7: figure7, 10: figure10}[figure](pair)
         if log:
             log(f"en-{lang}: {time.perf_counter() - t0:.0f} s")
-    sig = Signature(f"hao2018-fig{figure}", {"langs": ",".join(config.languages), "K": config.n_topics,
-                                             "iter": config.n_iter, "seeds": config.seeds,
-                                             "top": config.cardinality, "ref": "bible+modern-heldout"})
+    if figure == 8:
+        models = {"K": config.clf_topics, "links": config.clf_links, "seeds": config.clf_seeds,
+                  "train": "flores", "ref": "bible+modern-nonflores"}
+    else:
+        models = {"K": config.n_topics, "seeds": config.seeds, "train": "modern-half",
+                  "ref": "bible+modern-heldout"}
+    sig = Signature(f"hao2018-fig{figure}", {"langs": ",".join(config.languages), **models,
+                                             "iter": config.n_iter, "top": config.cardinality})
     return {"figure": figure, "rows": rows, "models": extra, "config": asdict(config), "signature": str(sig),
             "seconds": round(time.perf_counter() - start, 1)}
 
