@@ -192,7 +192,7 @@ def _register_pltm(subparsers) -> None:
                                      "(2018)'s setup: K=20, 5 chains, 1000 iterations, hyperparameters "
                                      "optimised every 50, every tuple linked.")
     add_aligned_input(fit)
-    fit.add_argument("-k", "--topics", dest="k", type=int_arg(1, 10_000, "-k"), default=20,
+    fit.add_argument("-k", "--n-topics", dest="k", type=int_arg(1, 10_000, "-k"), default=20,
                      help="number of topics K, 1 to 10000 (default 20)")
     fit.add_argument("--chains", type=int_arg(1, 100, "--chains"), default=5,
                      help="independent chains, the best final log-likelihood kept, 1 to 100 (default 5)")
