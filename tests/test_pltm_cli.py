@@ -118,3 +118,21 @@ def test_infer_command_matches_transform(bible_jsonl, fitted, tmp_path, run_cli)
     np.testing.assert_array_equal(np.load(out), expected)
     assert np.allclose(np.load(out).sum(axis=1), 1.0)
 
+
+
+def test_infer_folds_in_monolingual_held_out_documents(bible_jsonl, fitted, tmp_path, run_cli):
+    """Swedish-only held-out documents: one language is enough for fold-in (not for a reference)."""
+    from tealeaves.corpus.parallel import ParallelTexts
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    _, texts = bible_jsonl
+    src = tmp_path / "sv.jsonl"
+    src.write_text("\n".join(json.dumps({"id": i, "sv": t}) for i, t in zip(texts.ids, texts.texts["sv"],
+                                                                            strict=True)), encoding="utf-8")
+    r = run_cli(["pltm", "infer", str(fitted), str(src), "--iterations", "20", "--burn-in", "10",
+                 "--seed", "2", "--format", "json"])
+    assert r.code == 0, r.err
+    model, preps = load_pltm(fitted)
+    sv = ParallelTexts(list(texts.ids), {"sv": texts.texts["sv"]}).to_aligned({"sv": preps["sv"]}, fit=False)
+    expected = model.transform(sv, n_iter=20, burn_in=10, random_state=2)
+    assert json.loads(r.out)["theta"] == expected.tolist()

@@ -57,11 +57,12 @@ def _tuple_id(obj: dict, where: str) -> str:
 
 
 def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
-                      languages: Sequence[str] | None = None) -> ParallelTexts:
+                      languages: Sequence[str] | None = None, aligned: bool = True) -> ParallelTexts:
     """Read JSON Lines tuples (module docstring) into :class:`ParallelTexts`.
 
     ``languages`` keeps only those languages (each must occur); by default every
-    language key found is kept, in order of first appearance.
+    language key found is kept, in order of first appearance.  ``aligned=False`` (held-out
+    documents to fold in) also accepts one language and tuples sharing no language.
     """
     lines = _io.read_lines(path, encoding, what="aligned tuples file")
     ids: list[str] = []
@@ -101,7 +102,7 @@ def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
         order = wanted
     texts = {lang: [row.get(lang) for row in rows] for lang in order}
     out = ParallelTexts(ids, texts, metadata={"source": f"jsonl:{Path(path).name}"})
-    check_tuples(out, f"aligned tuples file '{path}'")
+    check_tuples(out, f"aligned tuples file '{path}'", aligned)
     return out
 
 
@@ -127,7 +128,7 @@ def _tuple_texts(obj: dict, where: str) -> dict[str, str]:
 
 
 def read_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: str | os.PathLike[str],
-                        encoding: str | None = None) -> ParallelTexts:
+                        encoding: str | None = None, aligned: bool = True) -> ParallelTexts:
     """Line-aligned files per language grouped by a document-id file (module docstring)."""
     codes = [normalize_language(x) for x in files]
     if len(set(codes)) != len(codes):
@@ -138,19 +139,22 @@ def read_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: st
                               encoding=encoding)
     if not texts.ids:
         raise EmptyInputError(f"document-id file '{doc_ids}' holds no ids", fix="one document id per line")
-    check_tuples(texts, "parallel files")
+    check_tuples(texts, "parallel files", aligned)
     return texts
 
 
-def check_tuples(texts: ParallelTexts, where: str) -> None:
-    """Refuse tuples with fewer than two languages, a language without documents, or no shared tuple."""
+def check_tuples(texts: ParallelTexts, where: str, aligned: bool = True) -> None:
+    """Refuse a language without documents and, if ``aligned``, fewer than two languages or no
+    tuple holding two of them."""
     langs = texts.languages
-    if len(langs) < 2:
-        raise InputFormatError(f"{where} holds text in {len(langs)} language ({langs}); an aligned corpus "
-                               "needs two or more", fix="add a second language to the tuples")
     empty = [x for x in langs if all(t is None for t in texts.texts[x])]
     if empty:
         raise EmptyInputError(f"{where}: languages {empty} have no document", fix="drop them or add texts")
+    if not aligned:
+        return
+    if len(langs) < 2:
+        raise InputFormatError(f"{where} holds text in {len(langs)} language ({langs}); an aligned corpus "
+                               "needs two or more", fix="add a second language to the tuples")
     shared = sum(sum(texts.texts[x][i] is not None for x in langs) >= 2 for i in range(len(texts.ids)))
     if shared == 0:
         raise InputFormatError(f"{where}: no tuple holds documents in two languages, so no crosslingual "
@@ -159,8 +163,10 @@ def check_tuples(texts: ParallelTexts, where: str) -> None:
 
 
 def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, doc_ids: str | None,
-                       encoding: str | None = None, languages: Sequence[str] | None = None) -> ParallelTexts:
-    """The CLI's input: one JSONL file, or ``--lang CODE=FILE ... --doc-ids FILE``."""
+                       encoding: str | None = None, languages: Sequence[str] | None = None,
+                       aligned: bool = True) -> ParallelTexts:
+    """The CLI's input: one JSONL file, or ``--lang CODE=FILE ... --doc-ids FILE`` (``aligned``: see
+    :func:`read_jsonl_tuples`)."""
     if lang_files:
         if inputs or not doc_ids:
             raise ParameterError("parallel line files need --doc-ids and no JSONL input",
@@ -172,7 +178,7 @@ def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, 
             if not sep or not code or not f:
                 raise ParameterError(f"--lang {spec!r} is not CODE=FILE", fix="e.g. --lang en=en.txt")
             files[code] = f
-        texts = read_parallel_files(files, doc_ids, encoding)
+        texts = read_parallel_files(files, doc_ids, encoding, aligned)
         if languages:
             texts = ParallelTexts(texts.ids, {normalize_language(x): texts.texts[normalize_language(x)]
                                               for x in languages}, metadata=texts.metadata)
@@ -182,7 +188,7 @@ def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, 
     if len(inputs) != 1:
         raise ParameterError(f"give one JSON Lines tuples file, got {len(inputs)}",
                              fix="e.g. tuples.jsonl, or --lang en=en.txt --lang sv=sv.txt --doc-ids ids.txt")
-    return read_jsonl_tuples(inputs[0], encoding, languages)
+    return read_jsonl_tuples(inputs[0], encoding, languages, aligned)
 
 
 # -- saved aligned references --------------------------------------------------------

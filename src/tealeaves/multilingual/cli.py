@@ -68,8 +68,9 @@ def add_aligned_input(p) -> None:
     p.add_argument("--encoding", default=None, help="encoding of the input files (default UTF-8)")
 
 
-def read_aligned_args(args):
-    """:class:`ParallelTexts` from the options of :func:`add_aligned_input`."""
+def read_aligned_args(args, aligned: bool = True):
+    """:class:`ParallelTexts` from the options of :func:`add_aligned_input` (``aligned=False``: held-out
+    documents, one language allowed)."""
     from tealeaves.multilingual.aligned_files import read_aligned_input
     from tealeaves.validation import check_unique
 
@@ -80,7 +81,7 @@ def read_aligned_args(args):
             raise ParameterError(f"--languages {args.languages!r} has an empty entry",
                                  fix="e.g. --languages en,sv")
         check_unique(langs, "--languages")
-    return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs)
+    return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs, aligned)
 
 
 def _index_subparsers(subparsers):

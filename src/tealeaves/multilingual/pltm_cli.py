@@ -97,7 +97,7 @@ def infer(args) -> int:
         raise ParameterError(f"--burn-in {args.burn_in} is not below --iterations {args.iterations}",
                              fix="give a burn-in smaller than the number of iterations")
     model, preprocessors = load_pltm(args.model)
-    texts = read_aligned_args(args)
+    texts = read_aligned_args(args, aligned=False)  # held-out documents may be in one language
     extra = [x for x in texts.languages if x not in model.languages_]
     if extra:
         from tealeaves.corpus.aligned import LanguageMismatchError
