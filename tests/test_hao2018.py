@@ -93,5 +93,28 @@ def test_figure10_spread_shrinks_with_reference_size(data, tmp_path, run_cli):
         assert abs(rows[-2]["cnpmi_mean"] - full) < 0.05, (lang, rows)
 
 
+@pytest.mark.slow
+def test_table4_estimator_column_is_the_held_out_estimators_model_means(data):
+    """Two languages: each one's models are scored by an estimator trained on the other's topics."""
+    from dataclasses import replace
+
+    from tealeaves.multilingual.estimator import CoherenceEstimator
+    from tealeaves.reproduce.hao2018 import Config, run
+
+    result = run(8, replace(Config.quick(), languages=("sv", "ro")))
+    table = result["features"]
+    assert len(table) == sum(m["K"] for m in result["models"])  # one row per topic of every model
+    for row in result["rows"]:
+        test, train = table[table["lang"] == row["lang"]], table[table["lang"] != row["lang"]]
+        est = CoherenceEstimator(n_estimators=50, random_state=0).fit(train, train["target"].to_numpy(),
+                                                                       train["lang"].to_numpy())
+        pred = est.predict(test)
+        ms = [(i, m) for i, m in enumerate(result["models"]) if m["lang"] == row["lang"]]
+        for i, m in ms:
+            assert m["estimate"] == pytest.approx(pred[test["model"].to_numpy() == i].mean(), abs=1e-12)
+        f1, est_means = [m["macro_f1"] for _, m in ms], [m["estimate"] for _, m in ms]
+        assert row["r_estimator"] == pytest.approx(pearsonr(f1, est_means)[0])
+
+
 def test_bad_figure_is_a_usage_error(cli_error):
     cli_error(["reproduce", "hao2018", "--figure", "9"], "invalid choice", code=2)

@@ -159,6 +159,7 @@ def _hao2018(args) -> int:
     result = run(args.figure, config, log=lambda m: print(f"tealeaves: {m}", file=sys.stderr))
     if png is not None:
         plot(result, png)
+    result.pop("features", None)
     print(dump_json(result) if args.format == "json" else report(result))
     return 0
 

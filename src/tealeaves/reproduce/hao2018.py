@@ -13,7 +13,9 @@ Wikipedia is not available, so the models and references are those of
   (several K, link fractions and seeds), the Pearson correlation between crosslingual
   classification macro-F1 (train on English theta of SIB-200-labelled documents, test on X's:
   :func:`tealeaves.multilingual.classification.crosslingual_classification`) and mean CNPMI on
-  the Bible and on the rich reference (the modern tuples that are not FLORES);
+  the Bible and on the rich reference (the modern tuples that are not FLORES); with two or more
+  languages also **Table 4**: the same correlation with the model-level mean of the coherence
+  estimator's prediction (all features, trained on the other languages' topics; ``r_estimator``);
 * **Figure 10 (reference size)**: CNPMI at C = 10 of the fully linked model on random 20..100%
   subsets of the rich reference's tuples, mean and spread over ``n_resamples`` draws.
 
@@ -150,8 +152,11 @@ def figure10(pair: _Pair) -> list[dict]:
     return rows
 
 
-def figure8(pair: _Pair) -> tuple[list[dict], list[dict]]:
-    """Across FLORES models: Pearson r of classification macro-F1 with mean CNPMI (Bible, rich)."""
+def figure8(pair: _Pair, era=None) -> tuple[list[dict], list[dict], list]:
+    """Across FLORES models: Pearson r of classification macro-F1 with mean CNPMI (Bible, rich).
+
+    Also returns, per model, the estimator's feature table of its topics on the Bible (target:
+    rich CNPMI; :func:`table4` trains on the other languages' tables)."""
     from tealeaves.corpus.parallel import ParallelTexts, flores_documents
     from tealeaves.multilingual.classification import crosslingual_classification
     from tealeaves.multilingual.estimator import pearson
@@ -166,7 +171,12 @@ def figure8(pair: _Pair) -> tuple[list[dict], list[dict]]:
     rich = reference_from_texts(ParallelTexts([modern.ids[i] for i in keep],
                                               {x: [v[i] for i in keep] for x, v in modern.texts.items()}),
                                 f"modern-nonflores-en-{pair.lang}")
-    models = []
+    models, tables = [], []
+    drift = None
+    if era is not None:
+        from tealeaves.multilingual.drift import MeaningDrift
+
+        drift = MeaningDrift(window=5).fit(pair.poor.corpus.language("en"), rich.corpus.language("en"))
     for k in c.clf_topics:
         for link in c.clf_links:
             for seed in c.clf_seeds:
@@ -178,12 +188,49 @@ def figure8(pair: _Pair) -> tuple[list[dict], list[dict]]:
                                "macro_f1": res.macro_f1, "accuracy": res.accuracy,
                                "cnpmi_bible": _cnpmi(t, pair.poor, pair),
                                "cnpmi_rich": _cnpmi(t, rich, pair)})
+                if era is not None:
+                    tables.append(_feature_table(t, pair, rich, era, drift, len(models) - 1))
     f1 = [m["macro_f1"] for m in models]
     summary = [{"lang": pair.lang, "models": len(models),
                 "r_bible": pearson(f1, [m["cnpmi_bible"] for m in models]),
                 "r_rich": pearson(f1, [m["cnpmi_rich"] for m in models]),
                 "n_rich_tuples": rich.n_pairs("en", pair.lang)}]
-    return summary, models
+    return summary, models, tables
+
+
+def _feature_table(topics, pair: _Pair, rich, era, drift, model: int):
+    """Estimator features of one model's topics on the Bible, with the rich CNPMI as target."""
+    from tealeaves.multilingual import measures as M
+    from tealeaves.multilingual.features import topic_features
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # uncovered MTA topics are a column
+        feats, _ = topic_features(topics, pair.poor, "en", pair.lang, dictionary=pair.dictionary, era=era,
+                                  drift=drift)
+    feats["target"] = M.cnpmi(topics, rich, ["en", pair.lang]).per_topic
+    feats["lang"], feats["model"] = pair.lang, model
+    return feats
+
+
+def table4(summary: list[dict], models: list[dict], tables: list, n_estimators: int = 50) -> None:
+    """Table 4: per held-out language, Pearson r of classification F1 with the model-level mean of the
+    estimator's prediction (all feature groups, trained on the other languages' topics), added to
+    ``summary`` as ``r_estimator``; needs two or more languages."""
+    import pandas as pd
+
+    from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
+
+    table = pd.concat(tables, ignore_index=True)
+    for row in summary:
+        lang = row["lang"]
+        train, test = table[table["lang"] != lang], table[table["lang"] == lang]
+        est = CoherenceEstimator(n_estimators=n_estimators, random_state=0)
+        est.fit(train, train["target"].to_numpy(), train["lang"].to_numpy())
+        means = pd.Series(est.predict(test), index=test.index).groupby(test["model"]).mean()
+        ms = [i for i, m in enumerate(models) if m["lang"] == lang]
+        for i in ms:
+            models[i]["estimate"] = float(means[i])
+        row["r_estimator"] = pearson([models[i]["macro_f1"] for i in ms], [models[i]["estimate"] for i in ms])
 
 
 def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -> dict:
@@ -195,18 +242,29 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -
         raise ParameterError(f"--figure {figure} is not one of {FIGURES}", fix="choose 6, 7, 8 or 10")
     start = time.perf_counter()
     config.languages = tuple(normalize_language(x) for x in config.languages)
-    rows, extra = [], []
+    rows, extra, tables = [], [], []
+    era = None
+    if figure == 8 and len(config.languages) >= 2:
+        from tealeaves.multilingual.era import read_spelleng
+
+        era = read_spelleng()
     for lang in config.languages:
         t0 = time.perf_counter()
         pair = _Pair(lang, config)
         if figure == 8:
-            summary, models = figure8(pair)
+            offset = len(extra)
+            summary, models, tabs = figure8(pair, era)
+            for tab in tabs:
+                tab["model"] += offset
             rows += summary
             extra += models
+            tables += tabs
         else:
             rows += {6: figure6, 7: figure7, 10: figure10}[figure](pair)
         if log:
             log(f"en-{lang}: {time.perf_counter() - t0:.0f} s")
+    if tables:
+        table4(rows, extra, tables)
     if figure == 8:
         models = {"K": config.clf_topics, "links": config.clf_links, "seeds": config.clf_seeds,
                   "train": "flores", "ref": "bible+modern-nonflores"}
@@ -215,8 +273,13 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -
                   "ref": "bible+modern-heldout"}
     sig = Signature(f"hao2018-fig{figure}", {"langs": ",".join(config.languages), **models,
                                              "iter": config.n_iter, "top": config.cardinality})
-    return {"figure": figure, "rows": rows, "models": extra, "config": asdict(config), "signature": str(sig),
-            "seconds": round(time.perf_counter() - start, 1)}
+    out = {"figure": figure, "rows": rows, "models": extra, "config": asdict(config), "signature": str(sig),
+           "seconds": round(time.perf_counter() - start, 1)}
+    if tables:
+        import pandas as pd
+
+        out["features"] = pd.concat(tables, ignore_index=True)  # per-topic estimator table (not in JSON)
+    return out
 
 
 PAPER = {
