@@ -43,6 +43,7 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
     of the topic's words; its MTA is 0), ``era_n_missing``, ``drift_n_missing``.
     """
     langs, k, c = M.check_topics(topics, [l1, l2])
+    reference = M.as_reference(reference, [l1, l2])
     pair = {l1: topics[l1], l2: topics[l2]}
     cn = M.cnpmi(pair, reference, [l1, l2], zero_cooccurrence)
     inp = M.inpmi(pair, reference, [l1, l2], zero_cooccurrence)

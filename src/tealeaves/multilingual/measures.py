@@ -103,6 +103,18 @@ def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tupl
     return langs, k, max(cards)
 
 
+def as_reference(reference, languages: Sequence[str]):
+    """``reference`` itself if it answers the count queries, else a built-in name or a saved folder
+    resolved by :func:`tealeaves.multilingual.reference.resolve_reference` (one code path for both)."""
+    import os
+
+    if isinstance(reference, (str, os.PathLike)):
+        from tealeaves.multilingual.reference import resolve_reference
+
+        return resolve_reference(reference, languages)
+    return reference
+
+
 # -- NPMI from counts -------------------------------------------------------
 def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: int,
                      zero_cooccurrence: str = "limit") -> np.ndarray:
@@ -138,6 +150,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
                zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
     """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs."""
     _, k, _ = check_topics(topics, [l1, l2])
+    reference = as_reference(reference, [l1, l2])
     n = reference.n_pairs(l1, l2)
     values = np.zeros(k)
     n_absent = n_never = 0
@@ -158,6 +171,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     langs, k, c = check_topics(topics, languages)
     if len(langs) < 2:
         raise TealeavesError(f"CNPMI needs at least two languages, got {langs}")
+    reference = as_reference(reference, langs)
     per_pair, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for l1, l2 in combinations(langs, 2):
         vals, det = cnpmi_pair(topics, reference, l1, l2, zero_cooccurrence)
@@ -198,6 +212,7 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero_cooccurrence: str = "limit") -> TopicScores:
     """Internal NPMI: the mean over languages of each language's monolingual NPMI."""
     langs, k, c = check_topics(topics, languages)
+    reference = as_reference(reference, langs)
     per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for lang in langs:
         vals, det = npmi_language(topics, reference, lang, zero_cooccurrence)
@@ -212,6 +227,7 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:
     """Topic word coverage: share of a topic's words (all languages) occurring in the reference."""
     langs, k, c = check_topics(topics, languages)
+    reference = as_reference(reference, langs)
     values = np.zeros(k)
     for t in range(k):
         found = total = 0

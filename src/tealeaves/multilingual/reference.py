@@ -173,3 +173,29 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
             raise TealeavesError(f"unknown reference {name!r}", fix=f"use one of {', '.join(REFERENCES)}")
         texts = readers[name](langs)
     return reference_from_texts(texts, f"{name}-{'-'.join(langs)}")
+
+
+def resolve_reference(spec, languages: Sequence[str]) -> AlignedReference:
+    """The one way every multilingual measure gets its reference: an :class:`AlignedReference`
+    as is; a built-in name (:data:`REFERENCES`, built by :func:`named_reference`); otherwise
+    the path of a saved aligned reference folder
+    (:func:`tealeaves.multilingual.aligned_files.load_aligned_reference`).  A built-in name
+    wins over a folder of the same name (write ``./bible`` for the folder).  The reference must
+    have a side in each of ``languages``.
+    """
+    import os
+
+    if isinstance(spec, AlignedReference):
+        ref = spec
+    elif isinstance(spec, str) and spec in REFERENCES:
+        return named_reference(spec, languages)
+    elif isinstance(spec, (str, os.PathLike)):
+        from tealeaves.multilingual.aligned_files import load_aligned_reference
+
+        ref = load_aligned_reference(spec)
+    else:
+        raise TealeavesError(f"a reference is an AlignedReference, a built-in name or a folder path, got "
+                             f"{type(spec).__name__}", fix=f"use one of {', '.join(REFERENCES)} or a path")
+    for lang in languages:
+        ref._lang(lang)
+    return ref

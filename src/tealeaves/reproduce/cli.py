@@ -43,6 +43,7 @@ def register(subparsers) -> None:
                      help="LSI dimensions, 1 to 1000 (default 20)")
     coh.set_defaults(func=_reuters_coherence)
     add_bible_vs_modern_parser(sub)
+    add_hao2018_parser(sub)
 
 
 def add_sweep_options(parser) -> None:
@@ -155,6 +156,44 @@ def _bible_vs_modern(args) -> int:
         with atomic_write(args.topics_csv, what="--topics-csv file") as fh:
             result["topics"].to_csv(fh, index=False)
     result.pop("topics")
+    print(dump_json(result) if args.format == "json" else report(result))
+    return 0
+
+
+def add_hao2018_parser(subparsers) -> None:
+    """Register ``hao2018`` under ``tealeaves reproduce`` (Figures 6, 7, 8, 10 of Hao et al. 2018)."""
+    p = subparsers.add_parser("hao2018", help="Hao et al. (2018) Figures 6, 7, 8, 10: cardinality, links, "
+                                              "classification, reference size")
+    p.add_argument("--figure", type=int, choices=(6, 7, 8, 10), required=True, help="figure to reproduce")
+    p.add_argument("--quick", action="store_true", help="reduced CI size (one language, small models)")
+    p.add_argument("--languages", nargs="+", default=None, help="languages paired with English, each once")
+    p.add_argument("--n-iter", type=int_arg(1, name="--n-iter"), default=None,
+                   help="Gibbs sweeps per model, >= 1 (default: 400, or 60 with --quick)")
+    p.add_argument("--figures", default=None, help="also write the plot as DIR/hao2018_figN.png")
+    add_format_option(p)
+    p.set_defaults(func=_hao2018)
+
+
+def _hao2018(args) -> int:
+    import sys
+    from pathlib import Path
+
+    from tealeaves.corpus.aligned import normalize_language
+    from tealeaves.reproduce.hao2018 import Config, plot, report, run
+
+    config = Config.quick() if args.quick else Config()
+    if args.languages:
+        config.languages = tuple(check_unique([normalize_language(x) for x in args.languages], "--languages"))
+    if args.n_iter is not None:
+        config.n_iter = args.n_iter
+    png = None
+    if args.figures:
+        png = Path(args.figures) / f"hao2018_fig{args.figure}.png"
+        check_output_path(png, "--figures plot")
+    result = run(args.figure, config, log=lambda m: print(f"tealeaves: {m}", file=sys.stderr))
+    if png is not None:
+        plot(result, png)
+    result.pop("features", None)
     print(dump_json(result) if args.format == "json" else report(result))
     return 0
 

@@ -1,0 +1,119 @@
+"""Handlers of ``tealeaves pltm fit|topics|infer`` (parsers in :mod:`tealeaves.multilingual.cli`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from tealeaves._output import dump_json, format_table
+from tealeaves.errors import ParameterError
+
+
+def _log(message: str) -> None:
+    print(f"tealeaves: {message}", file=sys.stderr, flush=True)
+
+
+def burn_in(iterations: int, given: int | None) -> int:
+    """Sweeps before the first optimisation: ``given``, else 200 or half of fewer than 400 iterations."""
+    if given is None:
+        return min(200, iterations // 2)
+    if given >= iterations:
+        raise ParameterError(f"--burn-in {given} is not below --iterations {iterations}",
+                             fix="give a burn-in smaller than the number of iterations")
+    return given
+
+
+def fit(args) -> int:
+    """Read tuples, fit PLTM (stage progress on stderr), save the model folder."""
+    from pathlib import Path
+
+    from tealeaves._output import check_output_path
+    from tealeaves._terminal import escape
+    from tealeaves.corpus.aligned import default_preprocessor
+    from tealeaves.models.polylingual import PolylingualTopicModel
+    from tealeaves.multilingual.cli import read_aligned_args
+    from tealeaves.multilingual.pltm_io import save_pltm
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        from tealeaves.errors import OutputError
+        raise OutputError(f"-o '{out}' exists and is not a folder", fix="give a new folder name")
+    check_output_path(out / "pltm.npz" if out.is_dir() else out.parent / ".tealeaves-check", "-o")
+    start = burn_in(args.iterations, args.burn_in)
+    texts = read_aligned_args(args)
+    corpus = texts.to_aligned({x: default_preprocessor(x, max_df=args.max_df, min_df=args.min_df)
+                               for x in texts.languages})
+    sizes = ", ".join(f"{x}: {len(corpus.vocabulary(x))} words, {corpus.n_tokens(x)} tokens"
+                      for x in corpus.languages)
+    _log(f"read {len(texts.ids)} tuples; vocabularies {sizes}")  # progress only once every input is valid
+    model = PolylingualTopicModel(n_topics=args.k, alpha=args.alpha, beta=args.beta, n_iter=args.iterations,
+                                  optimize_interval=args.optimize_interval, optimize_burn_in=start,
+                                  n_chains=args.chains, link_fraction=args.link_fraction,
+                                  random_state=args.seed, n_jobs=args.jobs)
+    _log(f"sampling {args.chains} chain(s) x {args.iterations} sweeps, K={args.k} ...")
+    t0 = time.perf_counter()
+    model.fit(corpus)
+    lls = ", ".join(f"{x:.1f}" for x in model.chain_log_likelihoods_)
+    _log(f"done in {time.perf_counter() - t0:.1f} s; final log-likelihood per chain: {lls}; kept chain "
+         f"{model.best_chain_}")
+    meta = {"description": model.description(), "input": texts.metadata.get("source", "parallel files"),
+            "n_tuples": len(texts.ids)}
+    save_pltm(model, out, corpus.preprocessors, meta)
+    files = ", ".join(f"{x}.npz" for x in model.languages_)
+    print(f"wrote {escape(str(out))}: pltm.npz, {files}, topics.json")
+    return 0
+
+
+def topics(args) -> int:
+    """Per-language top words, as topics JSON (``-o`` / ``--format json``) or a text table."""
+    from tealeaves._io import write_text
+    from tealeaves._terminal import escape
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    model, _ = load_pltm(args.model)
+    words = {x: model.top_words(x, args.top) for x in model.languages_}
+    if args.out:
+        write_text(args.out, dump_json(words) + "\n", what="topics file")
+    if args.format == "json":
+        print(dump_json(words))
+    elif not args.out:
+        for k in range(len(model.alpha_)):
+            for x in model.languages_:
+                print(f"{k}\t{x}\t{escape(' '.join(words[x][k]))}")
+    else:
+        print(f"wrote {escape(args.out)}")
+    return 0
+
+
+def infer(args) -> int:
+    """Fold in held-out tuples encoded with the model's preprocessing; theta to ``-o`` or stdout."""
+    import numpy as np
+
+    from tealeaves._io import atomic_write
+    from tealeaves.multilingual.cli import read_aligned_args
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    if args.burn_in >= args.iterations:
+        raise ParameterError(f"--burn-in {args.burn_in} is not below --iterations {args.iterations}",
+                             fix="give a burn-in smaller than the number of iterations")
+    model, preprocessors = load_pltm(args.model)
+    texts = read_aligned_args(args, aligned=False)  # held-out documents may be in one language
+    extra = [x for x in texts.languages if x not in model.languages_]
+    if extra:
+        from tealeaves.corpus.aligned import LanguageMismatchError
+        raise LanguageMismatchError(f"the tuples have languages {extra} that the model lacks "
+                                    f"(it has {model.languages_})", fix="drop them with --languages")
+    corpus = texts.to_aligned({x: preprocessors[x] for x in texts.languages}, fit=False)
+    theta = model.transform(corpus, n_iter=args.iterations, burn_in=args.burn_in, random_state=args.seed)
+    if args.out:
+        with atomic_write(args.out, mode="wb", encoding=None, what="theta file") as fh:
+            np.save(fh, theta)
+    if args.format == "json":
+        print(dump_json({"ids": list(texts.ids), "theta": theta.tolist()}))
+    elif args.out:
+        print(f"wrote theta of {len(theta)} tuples x {theta.shape[1]} topics to {args.out}")
+    else:
+        rows = [{"id": i, "top_topic": int(np.argmax(t)), "p": float(np.max(t))}
+                for i, t in zip(texts.ids, theta, strict=True)]
+        print(format_table(rows))
+    return 0

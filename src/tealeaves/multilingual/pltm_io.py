@@ -1,0 +1,148 @@
+"""Saving and loading a fitted :class:`~tealeaves.models.polylingual.PolylingualTopicModel`.
+
+A saved polylingual model is a folder (``tealeaves pltm fit -o MODEL``):
+
+* ``MODEL/pltm.npz``: the whole model: a JSON header (``format`` ``tealeaves-pltm``,
+  ``format_version``, languages, vocabularies, each language's preprocessing recipe,
+  hyperparameters and fitted ``beta_``, the fit's settings and metadata) and arrays
+  ``alpha``, ``doc_topic``, ``topic_word_<lang>``, ``language_doc_topic_<lang>``,
+  ``log_likelihood_trace``, ``log_likelihood_iterations``, ``chain_log_likelihoods``;
+* ``MODEL/<lang>.npz``: each language's topics as an ordinary tealeaves model file
+  (:meth:`tealeaves.models.base.TopicModel.save`), accepted by every monolingual measure
+  (``tealeaves coherence``, ``perplexity``...) and by ``tealeaves human build-study``;
+* ``MODEL/topics.json``: each language's top words per topic in the schema of
+  :mod:`tealeaves.multilingual.topics` (``tealeaves cnpmi`` and ``human build-study
+  --multilingual`` read it).
+
+:func:`load_pltm` returns a :class:`SavedPolylingualTopicModel`: ``top_words``,
+``language_model`` and ``transform`` (fold-in of new tuples) behave as on the fitted model,
+``transform`` giving the same numbers for the same ``random_state``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves.errors import InputFormatError, InputNotFoundError
+from tealeaves.models.polylingual import PolylingualTopicModel
+
+FORMAT = "tealeaves-pltm"
+FORMAT_VERSION = 1
+MODEL_FILE = "pltm.npz"
+TOPICS_FILE = "topics.json"
+#: Words per topic written to ``topics.json``.
+TOPICS_WORDS = 20
+HYPERPARAMETERS = ("n_topics", "alpha", "beta", "n_iter", "optimize_interval", "optimize_burn_in",
+                   "sample_interval", "n_chains", "link_fraction", "evaluate_every", "random_state")
+
+
+class SavedPolylingualTopicModel(PolylingualTopicModel):
+    """A polylingual model read back by :func:`load_pltm` (per-language training ``theta`` stored)."""
+
+    def language_doc_topic(self, lang: str) -> np.ndarray:
+        """``theta`` of each training tuple's side in ``lang`` as saved."""
+        return self.language_doc_topic_[self.languages_[self._language_index(lang)]]
+
+
+def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], preprocessors: dict,
+              metadata: dict | None = None) -> Path:
+    """Write ``model`` (fitted) and its per-language ``preprocessors`` as a folder (module docstring)."""
+    from tealeaves import _io
+    from tealeaves.errors import OutputError
+
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
+    folder.mkdir(parents=True, exist_ok=True)
+    langs = list(model.languages_)
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "languages": langs,
+        "vocabularies": {x: list(model.vocabularies_[x]) for x in langs},
+        "preprocessing": {x: preprocessors[x].get_params() for x in langs},
+        "hyperparameters": {h: getattr(model, h) for h in HYPERPARAMETERS},
+        "beta_": {x: float(model.beta_[x]) for x in langs},
+        "n_tokens": int(model.n_tokens_), "n_tuples": int(model.n_tuples_),
+        "best_chain": int(model.best_chain_), "metadata": metadata or {},
+    }
+    arrays = {"alpha": np.asarray(model.alpha_, dtype=np.float64), "doc_topic": model.doc_topic_,
+              "log_likelihood_trace": np.asarray(model.log_likelihood_trace_, dtype=np.float64),
+              "log_likelihood_iterations": np.asarray(model.log_likelihood_iterations_, dtype=np.int64),
+              "chain_log_likelihoods": np.asarray(model.chain_log_likelihoods_, dtype=np.float64)}
+    for x in langs:
+        arrays[f"topic_word_{x}"] = model.topic_word_[x]
+        arrays[f"language_doc_topic_{x}"] = model.language_doc_topic(x)
+    with _io.atomic_write(folder / MODEL_FILE, mode="wb", encoding=None, what="model file") as fh:
+        np.savez_compressed(fh, header=np.array(json.dumps(header)), **arrays)
+    for x in langs:
+        view = model.language_model(x)
+        view.metadata_ = {"description": view.description(),
+                          "source": {"library": "tealeaves", "class": "PolylingualTopicModel", "language": x},
+                          "preprocessing": preprocessors[x].get_params()}
+        view.save(folder / f"{x}.npz")
+    topics = {x: model.top_words(x, min(TOPICS_WORDS, len(model.vocabularies_[x]))) for x in langs}
+    _io.write_text(folder / TOPICS_FILE, json.dumps(topics, ensure_ascii=False, indent=1), what="topics file")
+    return folder
+
+
+def is_pltm_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a folder written by :func:`save_pltm`."""
+    return (Path(path) / MODEL_FILE).is_file()
+
+
+def _bad(path: Path, what: str) -> InputFormatError:
+    return InputFormatError(f"'{path}' is not a saved polylingual model: {what}",
+                            fix="give the folder written by `tealeaves pltm fit -o MODEL`")
+
+
+def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicModel, dict]:
+    """Read a folder written by :func:`save_pltm`; returns (model, {lang: fitted Preprocessor})."""
+    from tealeaves.corpus import Vocabulary
+    from tealeaves.corpus.preprocess import Preprocessor
+
+    folder = Path(folder)
+    if not folder.exists():
+        raise InputNotFoundError(f"model '{folder}' does not exist", fix="give the folder written by "
+                                 "`tealeaves pltm fit -o MODEL`")
+    if not is_pltm_folder(folder):
+        raise _bad(folder, f"no {MODEL_FILE} in it")
+    try:
+        with np.load(folder / MODEL_FILE, allow_pickle=False) as z:
+            header = json.loads(str(z["header"]))
+            arrays = {k: z[k] for k in z.files if k != "header"}
+    except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
+        raise _bad(folder, f"{MODEL_FILE} is unreadable ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise _bad(folder, f"{MODEL_FILE} does not declare format {FORMAT!r}")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise InputFormatError(f"model '{folder}' has format version {header.get('format_version')!r}; this "
+                               f"tealeaves reads version {FORMAT_VERSION}",
+                               fix="refit it with `tealeaves pltm fit`")
+    try:
+        model = SavedPolylingualTopicModel(**header["hyperparameters"])
+        langs = list(header["languages"])
+        model.languages_ = langs
+        model.vocabularies_ = {x: Vocabulary(header["vocabularies"][x]) for x in langs}
+        model.topic_word_ = {x: arrays[f"topic_word_{x}"] for x in langs}
+        model.language_doc_topic_ = {x: arrays[f"language_doc_topic_{x}"] for x in langs}
+        model.alpha_, model.doc_topic_ = arrays["alpha"], arrays["doc_topic"]
+        model.beta_ = dict(header["beta_"])
+        model.log_likelihood_trace_ = arrays["log_likelihood_trace"]
+        model.log_likelihood_iterations_ = arrays["log_likelihood_iterations"]
+        model.chain_log_likelihoods_ = arrays["chain_log_likelihoods"]
+        model.best_chain_, model.n_tokens_, model.n_tuples_ = (header["best_chain"], header["n_tokens"],
+                                                               header["n_tuples"])
+        sizes = [len(model.vocabularies_[x]) for x in langs]
+        model._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)  # the fold-in layout's
+        model.metadata_ = header.get("metadata") or {}
+        preprocessors = {x: Preprocessor.from_params(header["preprocessing"][x], model.vocabularies_[x])
+                         for x in langs}
+    except KeyError as exc:
+        raise _bad(folder, f"{MODEL_FILE} lacks {exc}") from None
+    for x in langs:
+        if model.topic_word_[x].shape != (model.alpha_.shape[0], len(model.vocabularies_[x])):
+            raise _bad(folder, f"the {x} topics have shape {model.topic_word_[x].shape}, not K x V")
+    return model, preprocessors
