@@ -1,4 +1,4 @@
-"""A user-built aligned reference (``tealeaves index build-aligned``) against brute-force set
+"""A user-built aligned reference (``tealeaves build-aligned-reference``) against brute-force set
 computations; ``cnpmi --reference PATH`` and the built-in names share one code path."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def built(tmp_path, run_cli):
     topics = tmp_path / "topics.json"
     topics.write_text(json.dumps(TOPICS, ensure_ascii=False), encoding="utf-8")
     ref = tmp_path / "myref"
-    r = run_cli(["index", "build-aligned", str(src), "-o", str(ref)])
+    r = run_cli(["build-aligned-reference", str(src), "-o", str(ref)])
     assert r.code == 0, r.err
     assert "6 tuples (en: 5, sv: 5, ro: 4 documents)" in r.out
     return src, topics, ref
@@ -105,7 +105,7 @@ def test_parallel_line_files_build_the_same_reference(built, tmp_path, run_cli):
     for x in lines:
         (tmp_path / f"{x}.txt").write_text("\n".join(lines[x]) + "\n", encoding="utf-8")
     ref2 = tmp_path / "lines"
-    r = run_cli(["index", "build-aligned", "--lang", f"en={tmp_path / 'en.txt'}", "--lang",
+    r = run_cli(["build-aligned-reference", "--lang", f"en={tmp_path / 'en.txt'}", "--lang",
                  f"sv={tmp_path / 'sv.txt'}", "--doc-ids", str(tmp_path / "ids.txt"), "-o", str(ref2)])
     assert r.code == 0, r.err
     pair = tmp_path / "pair.json"

@@ -1,4 +1,4 @@
-"""Bad inputs of the multilingual tools: aligned tuples (``index build-aligned``, ``pltm fit``), saved
+"""Bad inputs of the multilingual tools: aligned tuples (``build-aligned-reference``, ``pltm fit``), saved
 aligned references (``cnpmi --reference PATH``), saved polylingual models, feature tables and
 estimator files (``estimator train|apply``), and out-of-range ``pltm`` options.
 
@@ -57,7 +57,7 @@ TUPLE_CASES = {
 def test_bad_tuples_refused_by_build_aligned_and_pltm_fit(case, tmp_path, cli_error):
     content, fragment = TUPLE_CASES[case]
     src = _write(tmp_path / "t.jsonl", content)
-    cli_error(["index", "build-aligned", str(src), "-o", str(tmp_path / "ref")], fragment)
+    cli_error(["build-aligned-reference", str(src), "-o", str(tmp_path / "ref")], fragment)
     assert not (tmp_path / "ref").exists()
     cli_error(["pltm", "fit", str(src), "-k", "2", "--iterations", "2", "--chains", "1",
                "-o", str(tmp_path / "m")], fragment)
@@ -77,7 +77,7 @@ def test_bad_input_options(case, tmp_path, cli_error):
     extra, fragment = ARG_CASES[case]
     src = _write(tmp_path / "t.jsonl", [KING, CITY])
     extra = [str(src) if e == "SELF" else e for e in extra]
-    cli_error(["index", "build-aligned", str(src), *extra, "-o", str(tmp_path / "ref")], fragment)
+    cli_error(["build-aligned-reference", str(src), *extra, "-o", str(tmp_path / "ref")], fragment)
 
 
 def test_parallel_files_bad_specs(tmp_path, cli_error):
@@ -85,14 +85,14 @@ def test_parallel_files_bad_specs(tmp_path, cli_error):
     sv = _write(tmp_path / "sv.txt", "kungen\n")
     ids = _write(tmp_path / "ids.txt", "a\nb\n")
     out = ["-o", str(tmp_path / "ref")]
-    cli_error(["index", "build-aligned", "--lang", f"en={en}", *out], "need --doc-ids")
-    cli_error(["index", "build-aligned", "--lang", "en", "--doc-ids", str(ids), *out], "is not CODE=FILE")
-    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids", str(ids),
+    cli_error(["build-aligned-reference", "--lang", f"en={en}", *out], "need --doc-ids")
+    cli_error(["build-aligned-reference", "--lang", "en", "--doc-ids", str(ids), *out], "is not CODE=FILE")
+    cli_error(["build-aligned-reference", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids", str(ids),
                *out],
               "one line per id")
-    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"eng={en}", "--doc-ids", str(ids),
+    cli_error(["build-aligned-reference", "--lang", f"en={en}", "--lang", f"eng={en}", "--doc-ids", str(ids),
                *out], "languages given twice")
-    cli_error(["index", "build-aligned", "--lang", f"en={tmp_path / 'nope.txt'}", "--lang", f"sv={sv}",
+    cli_error(["build-aligned-reference", "--lang", f"en={tmp_path / 'nope.txt'}", "--lang", f"sv={sv}",
                "--doc-ids", str(ids), *out], "nope.txt")
 
 
@@ -100,7 +100,7 @@ def test_parallel_files_bad_specs(tmp_path, cli_error):
 @pytest.fixture
 def reference(tmp_path, run_cli):
     src = _write(tmp_path / "t.jsonl", [KING, CITY])
-    assert run_cli(["index", "build-aligned", str(src), "-o", str(tmp_path / "ref")]).code == 0
+    assert run_cli(["build-aligned-reference", str(src), "-o", str(tmp_path / "ref")]).code == 0
     topics = _write(tmp_path / "topics.json", json.dumps(TOPICS))
     return tmp_path / "ref", topics
 

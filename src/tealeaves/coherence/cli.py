@@ -27,8 +27,9 @@ def register(subparsers) -> None:
     add_format_option(build)
     build.set_defaults(func=_build)
 
-    aligned = sub.add_parser("build-aligned", help="index aligned document tuples into one index per "
-                                                   "language sharing a tuple-id space (for cnpmi)")
+    aligned = sub.add_parser("build-aligned", help="index aligned tuple shards or linked Wikipedia dumps at "
+                                                   "scale (streamed, Dask) into PREFIX.<lang>.tlx files "
+                                                   "sharing a tuple-id space")
     aligned.add_argument("inputs", nargs="*", metavar="TUPLES",
                          help="JSON Lines shards of tuples: {\"id\": ..., \"<lang>\": text or null, ...}")
     aligned.add_argument("--languages", required=True, help="comma-separated language codes, e.g. en,bg")

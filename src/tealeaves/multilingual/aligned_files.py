@@ -1,6 +1,6 @@
 """A user's own aligned texts: reading them, and saving / loading an aligned reference.
 
-Inputs (``tealeaves index build-aligned``, ``tealeaves pltm fit``)
+Inputs (``tealeaves build-aligned-reference``, ``tealeaves pltm fit``)
 -----------------------------------------------------------------
 * **JSON Lines tuples**: one object per line, ``{"id": "gen-1", "en": "In the beginning...",
   "sv": "I begynnelsen..."}``.  ``id`` (a string or a whole number, unique) is required; every
@@ -219,8 +219,8 @@ def is_aligned_reference(path: str | os.PathLike[str]) -> bool:
 
 def _not_reference(path: Path, what: str) -> InputFormatError:
     return InputFormatError(f"'{path}' is not an aligned reference: {what}",
-                            fix="build one with `tealeaves index build-aligned TUPLES.jsonl -o REF`, or give "
-                                "a built-in name (bible, flores, ntrex, tico19, udhr)")
+                            fix="build one with `tealeaves build-aligned-reference TUPLES.jsonl -o REF`, or "
+                                "give a built-in name (bible, flores, ntrex, tico19, udhr)")
 
 
 def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
@@ -233,7 +233,7 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         from tealeaves.errors import InputNotFoundError
         raise InputNotFoundError(f"reference '{path}' does not exist",
                                  fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the "
-                                     "folder written by `tealeaves index build-aligned`")
+                                     "folder written by `tealeaves build-aligned-reference`")
     if not path.is_dir():
         raise _not_reference(path, "it is a file, not a folder")
     if not (path / MANIFEST).is_file():
@@ -248,7 +248,7 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         raise InputFormatError(f"aligned reference '{path}' has format version "
                                f"{manifest.get('format_version')!r}; this tealeaves reads version "
                                f"{FORMAT_VERSION}",
-                               fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
+                               fix="rebuild it with this tealeaves' `tealeaves build-aligned-reference`")
     files, n = manifest.get("languages"), manifest.get("n_tuples")
     if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
         raise _not_reference(path, f"{MANIFEST} must list two or more language files and n_tuples")

@@ -4,7 +4,7 @@
   ``--dictionary``); TOPICS is a topics JSON file (schema of
   :mod:`tealeaves.multilingual.topics`) or a saved polylingual model folder; REF a built-in
   name or an aligned reference folder;
-* ``tealeaves index build-aligned INPUT -o REF``: an aligned reference from the user's tuples
+* ``tealeaves build-aligned-reference INPUT -o REF``: an aligned reference from the user's tuples
   (:mod:`tealeaves.multilingual.aligned_files`), registered onto ``tealeaves index``;
 * ``tealeaves pltm fit|topics|infer`` (:mod:`tealeaves.multilingual.pltm_cli`);
 * ``tealeaves estimator features|train|apply`` (:mod:`tealeaves.multilingual.estimator_cli`).
@@ -14,7 +14,6 @@ Every option is validated at the boundary (:mod:`tealeaves.validation`).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 import warnings
@@ -26,15 +25,15 @@ from tealeaves.multilingual.names import REFERENCES
 from tealeaves.validation import float_arg, int_arg, seed_arg
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
-                  "or the folder written by `tealeaves index build-aligned` (default: bible)")
+                  "or the folder written by `tealeaves build-aligned-reference` (default: bible)")
 
 
 def register(subparsers) -> None:
-    """Add ``cnpmi``, ``pltm``, ``estimator`` and ``index build-aligned`` to the top-level parser."""
+    """Add ``cnpmi``, ``pltm``, ``estimator`` and ``build-aligned-reference`` to the top-level parser."""
     p = subparsers.add_parser(
         "cnpmi", help="multilingual topic measures: CNPMI, INPMI, TWC, MTA (Hao et al. 2018)",
         description="Score multilingual topics against an aligned reference: a built-in one built from "
-                    "$TEALEAVES_DATA or your own (tealeaves index build-aligned).")
+                    "$TEALEAVES_DATA or your own (tealeaves build-aligned-reference).")
     p.add_argument("topics", help="JSON file {language: [[top words of topic 0], ...], ...} (schema: "
                                   "docs/multilingual.md), or a model folder from `tealeaves pltm fit`")
     p.add_argument("--reference", default="bible", help=REFERENCE_HELP)
@@ -57,7 +56,7 @@ def register(subparsers) -> None:
 
 
 def add_aligned_input(p) -> None:
-    """The aligned-input options shared by ``index build-aligned`` and ``pltm fit|infer``."""
+    """The aligned-input options shared by ``build-aligned-reference`` and ``pltm fit|infer``."""
     p.add_argument("input", nargs="*",
                    help='JSON Lines tuples {"id": ..., "en": "...", "sv": "..."} (or use --lang/--doc-ids)')
     p.add_argument("--lang", action="append", metavar="CODE=FILE",
@@ -84,22 +83,12 @@ def read_aligned_args(args, aligned: bool = True):
     return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs, aligned)
 
 
-def _index_subparsers(subparsers):
-    """The sub-command action of ``tealeaves index`` if that command is registered already."""
-    index = subparsers.choices.get("index")
-    if index is None:
-        return None
-    return next((a for a in index._actions if isinstance(a, argparse._SubParsersAction)), None)
-
-
 def _register_build_aligned(subparsers) -> None:
-    """``tealeaves index build-aligned`` (or ``tealeaves build-aligned`` if there is no ``index``)."""
-    sub = _index_subparsers(subparsers)
-    if sub is None or "build-aligned" in sub.choices:
-        sub, name = subparsers, "build-aligned-reference"
-    else:
-        name = "build-aligned"
-    p = sub.add_parser(name, help="build an aligned reference for tealeaves cnpmi from your own tuples",
+    """``tealeaves build-aligned-reference``: the folder ``cnpmi --reference`` reads (``tealeaves index
+    build-aligned`` is the streamed, Dask-capable build of per-language index files at Wikipedia scale)."""
+    sub, name = subparsers, "build-aligned-reference"
+    p = sub.add_parser(name, help="build the aligned reference folder that `tealeaves cnpmi --reference` "
+                                  "reads, from your own tuples or line-aligned files",
                        description="Build an aligned reference folder (one index per language over shared "
                                    "tuple ids) from JSON Lines tuples or parallel line files + a document-id "
                                    "file; tokenised like the built-in references (letters only, lowercased; "
