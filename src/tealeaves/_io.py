@@ -40,8 +40,12 @@ def existing_file(path: PathLike, what: str = "file") -> Path:
     return p
 
 
-def decode(data: bytes, path: PathLike, encoding: str | None = None) -> str:
-    """Decode ``data`` read from ``path`` strictly, dropping a UTF-8 byte-order mark."""
+def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line: int = 1) -> str:
+    """Decode ``data`` read from ``path`` strictly, dropping a UTF-8 byte-order mark.
+
+    ``first_line`` is the line number of ``data``'s first line in the file (for a caller that
+    decodes a file line by line), so an error names the file's line.
+    """
     enc = encoding or DEFAULT_ENCODING
     try:
         codecs.lookup(enc)
@@ -53,7 +57,7 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None) -> str:
     try:
         return data.decode(enc)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + first_line
         raise InputEncodingError(
             f"'{path}' is not valid {enc}: byte 0x{data[exc.start]:02x} at line {line} ({exc.reason})",
             fix="give its encoding with --encoding (e.g. --encoding latin-1), or convert it to UTF-8",

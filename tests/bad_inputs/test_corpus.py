@@ -222,6 +222,20 @@ def test_index_build_refuses_latin1_naming_line(cli_error, tmp_path):
     assert not list(tmp_path.glob("*.tlx*"))  # nothing written, no stray temporary file
 
 
+def test_index_build_reads_another_encoding_with_the_option(run_cli, tmp_path):
+    """The same documents in latin-1 with --encoding latin-1 give the same index as in UTF-8."""
+    from tealeaves.coherence.index import ReferenceIndex
+
+    text = "fine words\ncafé au lait\n"
+    utf8 = _write(tmp_path / "u.txt", text.encode())
+    latin1 = _write(tmp_path / "l.txt", text.encode("latin-1"))
+    assert run_cli(["index", "build", utf8, "-o", tmp_path / "u.tlx"]).code == 0
+    assert run_cli(["index", "build", latin1, "-o", tmp_path / "l.tlx", "--encoding", "latin-1"]).code == 0
+    a, b = ReferenceIndex.load(tmp_path / "u.tlx"), ReferenceIndex.load(tmp_path / "l.tlx")
+    assert list(a.vocabulary) == list(b.vocabulary) and "café" in a.vocabulary.index
+    assert all((a.arrays[n] == b.arrays[n]).all() for n in ("word_ptr", "post_docs", "positions"))
+
+
 def test_index_build_bom_and_crlf_reference_equals_plain(run_cli, tmp_path):
     from tealeaves.coherence.index import ReferenceIndex
 
@@ -238,7 +252,7 @@ def test_index_build_bom_and_crlf_reference_equals_plain(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("name, content, fragment", [
-    ("empty.txt", b"", "holds no line"),
+    ("empty.txt", b"", "holds no document"),
     ("blank.jsonl", b"\n\n", "holds no document"),
     ("bad.jsonl", b'{"id": 1, "text": "a"}\n{oops\n', "line 2: malformed JSON"),
     ("garbage.txt", bytes(range(128, 256)), "is not valid utf-8"),

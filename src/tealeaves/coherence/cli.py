@@ -23,6 +23,8 @@ def register(subparsers) -> None:
     build.add_argument("--name", default=None, help="reference name recorded in signatures "
                                                     "(default: the first input's file name)")
     build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
+    build.add_argument("--encoding", default=None,
+                       help="encoding of text inputs (token lines, JSON Lines, folders; default UTF-8)")
     _add_scale_options(build)
     add_format_option(build)
     build.set_defaults(func=_build)
@@ -197,7 +199,8 @@ def _build(args) -> int:
     progress = Progress(len(args.inputs))
     with _executor(args, memory, progress) as executor:
         index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,
-                                       text_field=args.text_field, executor=executor, progress=progress)
+                                       text_field=args.text_field, executor=executor, progress=progress,
+                                       encoding=args.encoding)
     progress.finish()
     _report_skipped(stats)
     _print_info(index, args.format)

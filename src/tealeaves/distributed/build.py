@@ -91,6 +91,7 @@ class BuildSettings:
     text_field: str = "text"
     id_field: str = "id"
     prefix_ids: bool = False
+    encoding: str | None = None  # of text inputs (None: UTF-8)
     vocabulary: list[str] | None = None  # fixed by a counting pass (or a fitted Preprocessor)
 
     def tokenizer(self) -> Callable[[str], list[str]]:
@@ -177,7 +178,7 @@ def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: st
                ) -> Iterable[tuple[str, str]]:
     prefix = f"{Path(shard).name}:" if settings.prefix_ids else ""
     for doc_id, text in iter_documents(shard, kind=kind, text_field=settings.text_field,
-                                       id_field=settings.id_field, stats=stats):
+                                       id_field=settings.id_field, stats=stats, encoding=settings.encoding):
         yield prefix + doc_id, text
 
 
@@ -240,7 +241,7 @@ def check_tokenisation(shard: str, kind: str, settings: BuildSettings) -> None:
 
 
 def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None, memory: int,
-         workdir: str, text_field: str = "text") -> BuildSettings:
+         workdir: str, text_field: str = "text", encoding: str | None = None) -> BuildSettings:
     """Settings for a build over ``inputs``: the recipe (from the first input's kind) and the chunk size."""
     from tealeaves.errors import InputNotFoundError
 
@@ -260,7 +261,7 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
     recipe = None if pretok else pre.get_params()
     vocabulary = list(pre.vocabulary_) if (not pretok and hasattr(pre, "vocabulary_")) else None
     settings = BuildSettings(recipe, chunk_tokens_for(memory), workdir, text_field=text_field,
-                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary)
+                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary, encoding=encoding)
     for p, kind in zip(inputs, kinds):  # before any shard is read
         check_tokenisation(str(p), kind, settings)
     return settings
@@ -297,7 +298,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
                     name: str | None = None, preprocessor: Preprocessor | None = None,
                     memory: int = DEFAULT_MEMORY,
                     chunk_tokens: int | None = None, text_field: str = "text", manifest: bool = True,
-                    executor=None, progress=None):
+                    executor=None, progress=None, encoding: str | None = None):
     """Build one index file from ``inputs`` in bounded memory; returns ``(index, stats)``.
 
     ``executor`` maps a function over shards (default: in this process, in
@@ -308,7 +309,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
     Path(output).resolve().parent.mkdir(parents=True, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=Path(output).resolve().parent)
     try:
-        settings = plan(inputs, preprocessor, memory, workdir, text_field)
+        settings = plan(inputs, preprocessor, memory, workdir, text_field, encoding)
         if chunk_tokens is not None:
             settings.chunk_tokens = int(chunk_tokens)
         run = executor or local_executor(progress)

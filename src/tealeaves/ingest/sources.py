@@ -127,9 +127,12 @@ class _reading:
 
 
 def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str = "text",
-                   id_field: str = "id", stats: IngestStats | None = None) -> Iterator[tuple[str, str]]:
+                   id_field: str = "id", stats: IngestStats | None = None,
+                   encoding: str | None = None) -> Iterator[tuple[str, str]]:
     """Yield ``(id, text)`` for every document of one input, streaming (see the module docstring).
 
+    Text inputs (token lines, JSON Lines, folders) are decoded as ``encoding`` (UTF-8 by default;
+    :func:`tealeaves._io.decode`); dumps and Parquet carry their own encodings.
     Raises :class:`~tealeaves.errors.EmptyInputError` naming the input (and
     what was skipped) when it yields no document.
     """
@@ -139,7 +142,7 @@ def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str
     readers = {"wiki": _wiki, "jsonl": _jsonl, "parquet": _parquet, "folder": _folder, "tokens": _tokens}
     n = 0
     with _reading(p):
-        for doc in readers[kind](p, text_field=text_field, id_field=id_field, stats=stats):
+        for doc in readers[kind](p, text_field=text_field, id_field=id_field, stats=stats, encoding=encoding):
             n += 1
             stats.documents += 1
             yield doc
@@ -150,30 +153,31 @@ def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str
                               fix="check the input, or leave the empty shard out")
 
 
-def _text_lines(path: Path):
+def _text_lines(path: Path, encoding: str | None = None):
     from tealeaves._io import decode
 
     with open_binary(path) as raw:
         for lineno, line in enumerate(io.BufferedReader(raw) if not hasattr(raw, "peek") else raw, start=1):
-            yield lineno, decode(line, f"{path}, line {lineno}", "utf-8")
+            yield lineno, decode(line, path, encoding, first_line=lineno)
 
 
-def _tokens(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
+def _tokens(path: Path, stats: IngestStats, encoding: str | None = None, **_) -> Iterator[tuple[str, str]]:
     """One document per line; lines end at ``\n``, ``\r\n`` or ``\r`` (:func:`tealeaves._io.split_lines`,
     as ``read_token_lines``)."""
     from tealeaves._io import split_lines
 
     n = 0
-    for _, line in _text_lines(path):
+    for _, line in _text_lines(path, encoding):
         for part in split_lines(line) or [""]:
             n += 1
             yield str(n), part
 
 
-def _jsonl(path: Path, text_field: str, id_field: str, stats: IngestStats) -> Iterator[tuple[str, str]]:
+def _jsonl(path: Path, text_field: str, id_field: str, stats: IngestStats, encoding: str | None = None
+           ) -> Iterator[tuple[str, str]]:
     from tealeaves.corpus.readers import _field, _json_record
 
-    for lineno, line in _text_lines(path):
+    for lineno, line in _text_lines(path, encoding):
         if not line.strip():
             continue
         record = _json_record(line, lineno, path)
@@ -181,7 +185,7 @@ def _jsonl(path: Path, text_field: str, id_field: str, stats: IngestStats) -> It
         yield str(_field(record, id_field, lineno, path)), text
 
 
-def _folder(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
+def _folder(path: Path, stats: IngestStats, encoding: str | None = None, **_) -> Iterator[tuple[str, str]]:
     from tealeaves._io import decode
 
     files = sorted(f for f in path.glob("**/*")
@@ -189,11 +193,12 @@ def _folder(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
     for f in files:
         with _reading(f), open_binary(f) as fh:
             data = fh.read()
-        text = decode(data, f, "utf-8")  # as read_text_folder: the text as decoded, line ends kept
+        text = decode(data, f, encoding)  # as read_text_folder: the text as decoded, line ends kept
         yield f.relative_to(path).as_posix(), text
 
 
-def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats) -> Iterator[tuple[str, str]]:
+def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats, **_
+             ) -> Iterator[tuple[str, str]]:
     pq = optional_import("pyarrow.parquet", "parquet", "reading Parquet shards")
     import pyarrow as pa
 
