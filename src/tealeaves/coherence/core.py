@@ -303,24 +303,6 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
 
 
 @numba.njit(cache=True, nogil=True)
-def _overlap(g, h, iptr, starts, ends):
-    """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
-    total = 0
-    u, u1 = iptr[g], iptr[g + 1]
-    v, v1 = iptr[h], iptr[h + 1]
-    while u < u1 and v < v1:
-        lo = starts[u] if starts[u] > starts[v] else starts[v]
-        hi = ends[u] if ends[u] < ends[v] else ends[v]
-        if hi >= lo:
-            total += hi - lo + 1
-        if ends[u] < ends[v]:
-            u += 1
-        else:
-            v += 1
-    return total
-
-
-@numba.njit(cache=True, nogil=True)
 def _near(g, h, pptr, positions, w):
     """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
     total = 0
@@ -336,41 +318,218 @@ def _near(g, h, pptr, positions, w):
     return total
 
 
+#: Unit kinds of the document-major pair pass.
+_DOCS, _WINDOWS, _CONTEXT = 0, 1, 2
+#: At most this many words get a dense pair table (``4096**2`` int32 = 64 MiB).
+_MAX_DENSE_WORDS = 4096
+#: 64-bit words of window bitsets held per thread (8 MiB); longer documents are done in chunks.
+_BITSET_WORDS = 1 << 20
+
+
 @numba.njit(cache=True, nogil=True)
-def _pair_unit_kernel(pairs, wptr, docs, ptr, x, y, n_space, context, w):
-    """Units shared by each pair: the shorter word's documents are probed against a scratch map
-    (document -> posting) of the longer word's, then each shared document is counted: windows by
-    intersecting the interval lists (``ptr, x, y`` = ``iptr, starts, ends``), or, with ``context``,
-    occurrence pairs at most ``w`` apart (``ptr, x`` = position ranges, positions)."""
-    n_pairs = len(pairs)
-    out = np.zeros(n_pairs, dtype=np.int64)
-    key = np.empty(n_pairs, dtype=np.int64)
-    for m in range(n_pairs):
-        a, b = pairs[m, 0], pairs[m, 1]
-        key[m] = a if wptr[a + 1] - wptr[a] >= wptr[b + 1] - wptr[b] else b
-    order = np.argsort(key)
-    slot = np.full(n_space, -1, dtype=np.int64)
-    current = -1
-    for r in range(n_pairs):
-        m = order[r]
-        a, b = pairs[m, 0], pairs[m, 1]
-        anchor = key[m]
-        other = b if anchor == a else a
-        if anchor != current:
-            if current >= 0:
-                for g in range(wptr[current], wptr[current + 1]):
-                    slot[docs[g]] = -1
-            current = anchor
-            for g in range(wptr[current], wptr[current + 1]):
-                slot[docs[g]] = g
-        total = 0
-        for h in range(wptr[other], wptr[other + 1]):
-            g = slot[docs[h]]
-            if g < 0:
-                continue
-            total += _near(g, h, ptr, x, w) if context else _overlap(g, h, ptr, x, y)
-        out[m] = total
-    return out
+def _doc_major(word_ids, order, word_ptr, post_docs, n_space):
+    """The selected words' postings grouped by document (a counting sort over document ids).
+
+    Returns ``(dlist, dptr, ent_rank, ent_post)``: document ``dlist[r]`` holds the entries
+    ``dptr[r]:dptr[r + 1]``, each the rank of a selected word (``order[rank]`` = its local
+    index) and its global posting index, in increasing rank within a document.
+    """
+    cnt = np.zeros(n_space + 1, dtype=np.int64)
+    for i in range(len(word_ids)):
+        for g in range(word_ptr[word_ids[i]], word_ptr[word_ids[i] + 1]):
+            cnt[post_docs[g] + 1] += 1
+    n_docs = 0
+    for d in range(n_space):
+        if cnt[d + 1] > 0:
+            n_docs += 1
+        cnt[d + 1] += cnt[d]
+    ent_rank = np.empty(cnt[n_space], dtype=np.int32)
+    ent_post = np.empty(cnt[n_space], dtype=np.int64)
+    fill = cnt[:n_space].copy()
+    for r in range(len(order)):
+        w = word_ids[order[r]]
+        for g in range(word_ptr[w], word_ptr[w + 1]):
+            d = post_docs[g]
+            ent_rank[fill[d]] = r
+            ent_post[fill[d]] = g
+            fill[d] += 1
+    dlist = np.empty(n_docs, dtype=np.int64)
+    dptr = np.zeros(n_docs + 1, dtype=np.int64)
+    r = 0
+    for d in range(n_space):
+        if cnt[d + 1] > cnt[d]:
+            dlist[r] = d
+            dptr[r + 1] = cnt[d + 1]
+            r += 1
+    return dlist, dptr, ent_rank, ent_post
+
+
+@numba.njit(cache=True, nogil=True)
+def _set_bits(row, lo, hi):
+    """Set bits ``lo..hi`` (inclusive) of the bitset ``row``."""
+    a, b = lo >> 6, hi >> 6
+    first = np.uint64(0xFFFFFFFFFFFFFFFF) << np.uint64(lo & 63)
+    last = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (hi & 63))
+    if a == b:
+        row[a] |= first & last
+        return
+    row[a] |= first
+    for k in range(a + 1, b):
+        row[k] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    row[b] |= last
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_row(row, t, t_end, q, positions, c0, c1, w, last, mode):
+    """Mark in ``row`` (bit ``s - c0``) the window starts ``s`` in ``[c0, c1]`` holding the word whose
+    occurrences ``positions[t:t_end]`` start at the first one not yet done (see the module docstring
+    for each ``mode``'s interval of an occurrence).  Intervals are sorted by start and by end, so
+    the occurrences whose interval ends inside the chunk are done: returns the new ``(t, q)``."""
+    u = t
+    while u < t_end:
+        p = positions[u]
+        if mode == 2:
+            a = p
+            e = p + w - 1
+        else:
+            a = p - w + 1
+            if a < 0:
+                a = 0
+            if mode == 1:
+                while positions[q] < a:  # gensim: present until its first copy at or after a leaves
+                    q += 1
+                e = positions[q]
+            else:
+                e = p
+            if e > last:
+                e = last
+        if a > c1:
+            break
+        lo = a if a > c0 else c0
+        hi = e if e < c1 else c1
+        if lo <= hi:
+            _set_bits(row, lo - c0, hi - c0)
+        if e <= c1:
+            t = u + 1
+        u += 1
+    return t, q
+
+
+@numba.njit(cache=True, nogil=True)
+def _and_count(bits, x, y, cw):
+    n = 0
+    for k in range(cw):
+        n += _popcount(bits[x * cw + k] & bits[y * cw + k])
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _unit_work(kind, bits, x, y, cw, gx, gy, pos_ptr, positions, w):
+    """Units shared by the doc's entries ``x`` and ``y``: 1 document, the windows of their AND-ed
+    bitsets, or their occurrence pairs at most ``w`` tokens apart (context)."""
+    if kind == _DOCS:
+        return 1
+    if kind == _WINDOWS:
+        return _and_count(bits, x, y, cw)
+    return _near(gx, gy, pos_ptr, positions, w)
+
+
+@numba.njit(cache=True, nogil=True)
+def _doc_pairs(out, kind, bits, cw, ranks, posts, slot, n_freq, pid, csr_ptr, csr_other, csr_pid,
+               self_pid, pos_ptr, positions, w):
+    """Add the units of one document (chunk) to every requested pair present in it.
+
+    Pairs of two frequent words (rank < ``n_freq``) are looked up in the dense table ``pid``
+    (all present frequent pairs visited); a pair with a rarer word is listed (``csr_*``) under
+    its rarer word, whose partners are probed in ``slot`` (rank -> entry, ``-1`` if absent).
+    """
+    m = len(ranks)
+    m_f = 0
+    while m_f < m and ranks[m_f] < n_freq:
+        m_f += 1
+    for x in range(m_f):
+        row = pid[ranks[x]]
+        for y in range(x + 1, m_f):
+            p = row[ranks[y]]
+            if p >= 0:
+                out[p] += _unit_work(kind, bits, x, y, cw, posts[x], posts[y], pos_ptr, positions, w)
+    for x in range(m_f, m):
+        r = ranks[x] - n_freq
+        for k in range(csr_ptr[r], csr_ptr[r + 1]):
+            y = slot[csr_other[k]]
+            if y >= 0:
+                out[csr_pid[k]] += _unit_work(kind, bits, x, y, cw, posts[x], posts[y], pos_ptr, positions,
+                                              w)
+    for x in range(m):
+        p = self_pid[ranks[x]]
+        if p >= 0:
+            out[p] += _unit_work(kind, bits, x, x, cw, posts[x], posts[x], pos_ptr, positions, w)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _pair_pass(kind, w, mode, dlist, dptr, ent_rank, ent_post, pos_ptr, positions, doc_lengths, n_freq,
+               pid, csr_ptr, csr_other, csr_pid, self_pid, n_out, bounds):
+    """Units shared by every requested pair, in one pass over the documents holding topic words.
+
+    Each document's entries (the selected words it holds) are visited once for all pairs and
+    topics; for windows, each entry's window starts are a bitset (one bit per window start)
+    built from its positions, so a pair costs a few AND + popcounts.  Document ranges
+    ``bounds`` run in parallel with their own accumulators, summed at the end (integer sums:
+    the result does not depend on the threads).  Returns ``(joint, single)`` (``single``:
+    windows of each rank; only for ``kind == _WINDOWS``).
+    """
+    n_chunks = len(bounds) - 1
+    n_words = len(self_pid)
+    acc = np.zeros((n_chunks, n_out), dtype=np.int64)
+    acc_single = np.zeros((n_chunks, n_words), dtype=np.int64)
+    for c in numba.prange(n_chunks):
+        out = acc[c]
+        single = acc_single[c]
+        slot = np.full(n_words, -1, dtype=np.int64)
+        bits = np.zeros(_BITSET_WORDS if kind == _WINDOWS else 1, dtype=np.uint64)
+        cur = np.zeros(n_words, dtype=np.int64)
+        qcur = np.zeros(n_words, dtype=np.int64)
+        for r in range(bounds[c], bounds[c + 1]):
+            e0, e1 = dptr[r], dptr[r + 1]
+            ranks = ent_rank[e0:e1]
+            posts = ent_post[e0:e1]
+            m = e1 - e0
+            for x in range(m):
+                slot[ranks[x]] = x
+            if kind != _WINDOWS:
+                _doc_pairs(out, kind, bits, 0, ranks, posts, slot, n_freq, pid, csr_ptr, csr_other,
+                           csr_pid, self_pid, pos_ptr, positions, w)
+            else:
+                n = doc_lengths[dlist[r]]
+                last = n - 1 if mode == 2 else n - w
+                n_starts = n + w - 1 if mode == 2 else (last + 1 if last > 0 else 1)
+                total_words = (n_starts + 63) >> 6
+                cw = min(total_words, max(1, _BITSET_WORDS // m))
+                for x in range(m):
+                    cur[x] = pos_ptr[posts[x]]
+                    qcur[x] = cur[x]
+                for c0 in range(0, n_starts, 64 * cw):
+                    c1 = min(c0 + 64 * cw, n_starts) - 1
+                    bits[: m * cw] = 0
+                    for x in range(m):
+                        row = bits[x * cw:(x + 1) * cw]
+                        if n_starts == 1:
+                            row[0] = np.uint64(1)
+                        else:
+                            cur[x], qcur[x] = _fill_row(row, cur[x], pos_ptr[posts[x] + 1], qcur[x],
+                                                        positions, c0, c1, w, last, mode)
+                        for k in range(cw):
+                            single[ranks[x]] += _popcount(row[k])
+                    _doc_pairs(out, kind, bits, cw, ranks, posts, slot, n_freq, pid, csr_ptr, csr_other,
+                               csr_pid, self_pid, pos_ptr, positions, w)
+            for x in range(m):
+                slot[ranks[x]] = -1
+    joint = np.zeros(n_out, dtype=np.int64)
+    total = np.zeros(n_words, dtype=np.int64)
+    for c in range(n_chunks):
+        joint += acc[c]
+        total += acc_single[c]
+    return joint, total
 
 
 @numba.njit(cache=True, nogil=True)
@@ -510,13 +669,62 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     return _pair_doc_kernel(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, _as_pairs(pairs), m, use, n_space)
 
 
+def _rare_pairs(lo: np.ndarray, hi: np.ndarray, rare: np.ndarray, n_words: int, n_freq: int):
+    """CSR of the pairs ``rare`` listed under their rarer word ``hi`` (rank >= ``n_freq``)."""
+    idx = np.flatnonzero(rare)
+    idx = idx[np.argsort(hi[idx], kind="stable")]
+    ptr = np.zeros(n_words - n_freq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(hi[idx] - n_freq, minlength=n_words - n_freq), out=ptr[1:])
+    return ptr, lo[idx].astype(np.int64), idx.astype(np.int64)
+
+
+def _bounds(dptr: np.ndarray) -> np.ndarray:
+    """Split the documents into one contiguous range per thread of about equal work (``m**2 + m``)."""
+    m = np.diff(dptr)
+    cost = np.cumsum(m * m + m)
+    n = max(1, min(numba.get_num_threads(), len(m)))
+    cuts = np.searchsorted(cost, cost[-1] * np.arange(1, n) / n) if len(m) else np.zeros(0, dtype=np.int64)
+    return np.concatenate([[0], cuts, [len(m)]]).astype(np.int64)
+
+
+def _pair_units(index, word_ids, pairs: np.ndarray, kind: int, window: int = 0, mode: int = 0):
+    """Joint units of every pair, and each word's windows (``kind == _WINDOWS``), by :func:`_pair_pass`.
+
+    Words are ranked by document frequency; pairs are deduplicated (either order) and a pair
+    ``(i, i)`` gets the word's own count.  The ``_MAX_DENSE_WORDS`` most frequent words share a
+    dense pair table; every other pair is listed under its rarer word.
+    """
+    arr = index.arrays
+    ids = np.asarray(word_ids, dtype=np.int64)
+    ptr = arr["word_ptr"]
+    n_words = len(ids)
+    order = np.argsort(-(ptr[ids + 1] - ptr[ids]), kind="stable")
+    rank = np.empty(n_words, dtype=np.int64)
+    rank[order] = np.arange(n_words)
+    ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
+    keys, inverse = np.unique(np.minimum(ra, rb) * max(n_words, 1) + np.maximum(ra, rb), return_inverse=True)
+    lo, hi = keys // max(n_words, 1), keys % max(n_words, 1)
+    n_freq = min(n_words, _MAX_DENSE_WORDS)
+    same = lo == hi
+    self_pid = np.full(n_words, -1, dtype=np.int64)
+    self_pid[lo[same]] = np.flatnonzero(same)
+    dense = ~same & (hi < n_freq)
+    pid = np.full((n_freq, n_freq), -1, dtype=np.int32)
+    pid[lo[dense], hi[dense]] = np.flatnonzero(dense)
+    csr_ptr, csr_other, csr_pid = _rare_pairs(lo, hi, ~same & ~dense, n_words, n_freq)
+    dlist, dptr, ent_rank, ent_post = _doc_major(ids, order, ptr, arr["post_docs"], index.n_documents)
+    joint, single = _pair_pass(kind, int(window), mode, dlist, dptr, ent_rank, ent_post, arr["pos_ptr"],
+                               arr["positions"], arr["doc_lengths"], n_freq, pid, csr_ptr, csr_other, csr_pid,
+                               self_pid, len(keys), _bounds(dptr))
+    return joint[inverse.reshape(-1)], single[rank]
+
+
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
     """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
     ids = np.asarray(word_ids, dtype=np.int64)
-    ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
+    ptr = index.arrays["word_ptr"]
     pairs = _as_pairs(pairs)
-    m, _ = _as_mask(None)
-    joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents)
+    joint, _ = _pair_units(index, ids, pairs, _DOCS)
     single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
@@ -570,9 +778,8 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
                   compat: str = "exact") -> CooccurrenceCounts:
     """Boolean sliding-window counts (see the module docstring) for words of one index."""
     _check_window(window, compat)
-    wptr, docs, iptr, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    joint = _pair_unit_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents, False, 0)
+    joint, single = _pair_units(index, word_ids, pairs, _WINDOWS, int(window), _MODE_CODE[compat])
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -610,26 +817,11 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     """
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
-    arr = index.arrays
     ids = np.asarray(word_ids, dtype=np.int64)
-    ptr, pos_ptr = arr["word_ptr"], arr["pos_ptr"]
-    wptr = np.zeros(len(ids) + 1, dtype=np.int64)
-    wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
-    blocks = [np.arange(ptr[i], ptr[i + 1]) for i in ids]
-    g = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
-    docs = arr["post_docs"][g].astype(np.int64)
-    pptr = np.ascontiguousarray(pos_ptr[g].astype(np.int64))
-    pend = pos_ptr[g + 1].astype(np.int64)
-    # local position ranges: posting r covers positions[pptr[r]:pend[r]]; kernel needs pptr[r + 1] = end
-    positions = np.concatenate([arr["positions"][a:b] for a, b in zip(pptr, pend)]) if len(g) else \
-        np.zeros(0, dtype=np.int64)
-    local = np.zeros(len(g) + 1, dtype=np.int64)
-    local[1:] = np.cumsum(pend - pptr)
+    ptr, pos_ptr = index.arrays["word_ptr"], index.arrays["pos_ptr"]
     pairs = _as_pairs(pairs)
-    positions = positions.astype(np.int64)
-    joint = _pair_unit_kernel(pairs, wptr, docs, local, positions, positions, index.n_documents, True,
-                              int(window))
-    single = np.array([local[wptr[i + 1]] - local[wptr[i]] for i in range(len(ids))], dtype=np.int64)
+    joint, _ = _pair_units(index, ids, pairs, _CONTEXT, int(window))
+    single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
     if n_units <= 0:
