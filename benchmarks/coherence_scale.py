@@ -117,7 +117,7 @@ def compare(index, topics, window, repeat, cores):
     try:
         for name, module in cores.items():
             measure.core = module
-            secs, res = _time(lambda: measure.coherence(topics, index, **settings), repeat)
+            secs, res = _time(lambda: measure.coherence(topics, index, top_n=len(topics[0]), **settings), repeat)
             counts = measure._count_all(index, topics, spec)
             out[name] = (secs, res, counts)
     finally:

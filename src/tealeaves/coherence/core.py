@@ -112,14 +112,36 @@ def _mark_anchor(scratch, key, n_a, a_docs, a_ptr, b_docs, b_ptr, value):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space):
+def _split_groups(key, order, cost, n_parts):
+    """Cut ``order`` into ``n_parts`` ranges of about equal ``cost``, never inside a run of equal ``key``
+    (a run shares one scratch map).  Returns the ``n_parts + 1`` cut points."""
+    n = len(order)
+    total = 0.0
+    for r in range(n):
+        total += cost[order[r]]
+    cuts = np.full(n_parts + 1, n, dtype=np.int64)
+    cuts[0] = 0
+    acc = 0.0
+    part = 1
+    for r in range(n):
+        if part < n_parts and acc >= total * part / n_parts and key[order[r]] != key[order[r - 1]]:
+            cuts[part] = r
+            part += 1
+        acc += cost[order[r]]
+    return cuts
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space,
+                     n_parts):
     """Co-document counts of pairs ``(left i, right j)``.
 
     A pair of two *dense* words (postings longer than ``n_space / 64``) is
     counted by AND-ing bitsets (``n_space / 64`` operations, fewer than either
     posting list); any other pair by probing the shorter posting list against a
     scratch bitmap of the longer one, so each pair costs at most its shorter
-    postings.  Pairs are grouped by their longer ("anchor") word.
+    postings.  Pairs are grouped by their longer ("anchor") word; groups run in parallel
+    (one scratch bitmap per thread, each pair written once: results do not depend on the threads).
     """
     # local views: word i of the left list has postings a_docs[a_ptr[i]:a_ptr[i + 1]]
     a_ptr = np.empty((len(a_ids), 2), dtype=np.int64)
@@ -164,42 +186,46 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
                 b_bits[b_slot[j], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
     # anchor of each pair: its longer side; group pairs by anchor to reuse one scratch bitmap
     key = np.empty(n_pairs, dtype=np.int64)
+    cost = np.empty(n_pairs, dtype=np.float64)
     for m in range(n_pairs):
         i, j = pairs[m, 0], pairs[m, 1]
         la = a_ptr[i, 1] - a_ptr[i, 0]
         lb = b_ptr[j, 1] - b_ptr[j, 0]
         key[m] = i if la >= lb else n_a + j
+        cost[m] = n_blocks if a_slot[i] >= 0 and b_slot[j] >= 0 else min(la, lb)
     order = np.argsort(key)
-    scratch = np.zeros(n_space, dtype=np.bool_)
-    current = -1
-    for r in range(n_pairs):
-        m = order[r]
-        i, j = pairs[m, 0], pairs[m, 1]
-        if a_slot[i] >= 0 and b_slot[j] >= 0:
-            x = a_bits[a_slot[i]]
-            y = b_bits[b_slot[j]]
+    cuts = _split_groups(key, order, cost, n_parts)
+    for part in numba.prange(len(cuts) - 1):  # anchor groups in parallel, one scratch bitmap each
+        scratch = np.zeros(n_space, dtype=np.bool_)
+        current = -1
+        for r in range(cuts[part], cuts[part + 1]):
+            m = order[r]
+            i, j = pairs[m, 0], pairs[m, 1]
+            if a_slot[i] >= 0 and b_slot[j] >= 0:
+                x = a_bits[a_slot[i]]
+                y = b_bits[b_slot[j]]
+                n = 0
+                for blk in range(n_blocks):
+                    n += _popcount(x[blk] & y[blk])
+                out[m] = n
+                continue
+            if key[m] != current:  # load the anchor's postings into the scratch bitmap
+                if current >= 0:
+                    _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, False)
+                current = key[m]
+                _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, True)
             n = 0
-            for blk in range(n_blocks):
-                n += _popcount(x[blk] & y[blk])
+            if current < n_a:  # probe the right word's postings
+                for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                    d = b_docs[k]
+                    if scratch[d] and (not use_mask or mask[d]):
+                        n += 1
+            else:
+                for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                    d = a_docs[k]
+                    if scratch[d] and (not use_mask or mask[d]):
+                        n += 1
             out[m] = n
-            continue
-        if key[m] != current:  # load the anchor's postings into the scratch bitmap
-            if current >= 0:
-                _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, False)
-            current = key[m]
-            _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, True)
-        n = 0
-        if current < n_a:  # probe the right word's postings
-            for k in range(b_ptr[j, 0], b_ptr[j, 1]):
-                d = b_docs[k]
-                if scratch[d] and (not use_mask or mask[d]):
-                    n += 1
-        else:
-            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
-                d = a_docs[k]
-                if scratch[d] and (not use_mask or mask[d]):
-                    n += 1
-        out[m] = n
     return out
 
 
@@ -216,342 +242,287 @@ def _masked_sizes(docs, ptr, mask):
 
 
 @numba.njit(cache=True, nogil=True)
+def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode,
+                    docs, ilo, ihi, starts, ends):
+    """Write the merged window-start intervals of every posting of word ``w_id`` from slot ``loc``
+    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word."""
+    total = 0
+    for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
+        d = post_docs[g]
+        docs[loc] = d
+        ilo[loc] = n_iv
+        n = doc_len[d]
+        last = n - w  # last window start
+        if mode == 2:
+            last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
+        p0, p1 = pos_ptr[g], pos_ptr[g + 1]
+        if last <= 0 and mode != 2:  # one window for the whole document
+            starts[n_iv] = 0
+            ends[n_iv] = 0
+            n_iv += 1
+            total += 1
+        else:
+            q = p0  # pointer to the first occurrence >= a (gensim mode)
+            cur_s = -1
+            cur_e = -2
+            for t in range(p0, p1):
+                p = positions[t]
+                if mode == 2:
+                    a = p
+                    e = p + w - 1
+                else:
+                    a = p - w + 1
+                    if a < 0:
+                        a = 0
+                    if mode == 1:
+                        while positions[q] < a:
+                            q += 1
+                        e = positions[q]
+                    else:
+                        e = p
+                    if e > last:
+                        e = last
+                if a > e:
+                    continue
+                if a <= cur_e + 1:  # overlaps or touches the open interval
+                    if e > cur_e:
+                        cur_e = e
+                else:
+                    if cur_e >= cur_s and cur_s >= 0:
+                        starts[n_iv] = cur_s
+                        ends[n_iv] = cur_e
+                        n_iv += 1
+                        total += cur_e - cur_s + 1
+                    cur_s = a
+                    cur_e = e
+            if cur_s >= 0 and cur_e >= cur_s:
+                starts[n_iv] = cur_s
+                ends[n_iv] = cur_e
+                n_iv += 1
+                total += cur_e - cur_s + 1
+        ihi[loc] = n_iv
+        loc += 1
+    return total
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
 def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
-    Returns ``(wptr, docs, iptr, starts, ends, single)``: postings of selected
+    Returns ``(wptr, docs, ilo, ihi, starts, ends, single)``: postings of selected
     word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
-    of local posting ``k`` are ``iptr[k]:iptr[k+1]`` (inclusive ``[starts, ends]``),
+    of local posting ``k`` are ``ilo[k]:ihi[k]`` (inclusive ``[starts, ends]``),
     and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
     1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
+    A posting has at most one interval per occurrence, so word ``i`` writes its intervals
+    from its first position's slot on: the words run in parallel (``prange``), each into its
+    own slots, and the result does not depend on the threads.
     """
     k = len(word_ids)
     wptr = np.zeros(k + 1, dtype=np.int64)
-    n_post = 0
-    n_pos = 0
+    poff = np.zeros(k + 1, dtype=np.int64)
     for i in range(k):
         w_id = word_ids[i]
-        n_post += word_ptr[w_id + 1] - word_ptr[w_id]
-        n_pos += pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
-        wptr[i + 1] = n_post
-    docs = np.empty(n_post, dtype=np.int64)
-    iptr = np.zeros(n_post + 1, dtype=np.int64)
-    starts = np.empty(n_pos, dtype=np.int64)
-    ends = np.empty(n_pos, dtype=np.int64)
+        wptr[i + 1] = wptr[i] + word_ptr[w_id + 1] - word_ptr[w_id]
+        poff[i + 1] = poff[i] + pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
+    docs = np.empty(wptr[k], dtype=np.int64)
+    ilo = np.empty(wptr[k], dtype=np.int64)
+    ihi = np.empty(wptr[k], dtype=np.int64)
+    starts = np.empty(poff[k], dtype=np.int64)
+    ends = np.empty(poff[k], dtype=np.int64)
     single = np.zeros(k, dtype=np.int64)
-    loc = 0
-    n_iv = 0
-    for i in range(k):
-        w_id = word_ids[i]
-        total = 0
-        for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
-            d = post_docs[g]
-            docs[loc] = d
-            n = doc_len[d]
-            last = n - w  # last window start
-            if mode == 2:
-                last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
-            p0, p1 = pos_ptr[g], pos_ptr[g + 1]
-            if last <= 0 and mode != 2:  # one window for the whole document
-                starts[n_iv] = 0
-                ends[n_iv] = 0
-                n_iv += 1
-                total += 1
-            else:
-                q = p0  # pointer to the first occurrence >= a (gensim mode)
-                cur_s = -1
-                cur_e = -2
-                for t in range(p0, p1):
-                    p = positions[t]
-                    if mode == 2:
-                        a = p
-                        e = p + w - 1
-                    else:
-                        a = p - w + 1
-                        if a < 0:
-                            a = 0
-                        if mode == 1:
-                            while positions[q] < a:
-                                q += 1
-                            e = positions[q]
-                        else:
-                            e = p
-                        if e > last:
-                            e = last
-                    if a > e:
-                        continue
-                    if a <= cur_e + 1:  # overlaps or touches the open interval
-                        if e > cur_e:
-                            cur_e = e
-                    else:
-                        if cur_e >= cur_s and cur_s >= 0:
-                            starts[n_iv] = cur_s
-                            ends[n_iv] = cur_e
-                            n_iv += 1
-                            total += cur_e - cur_s + 1
-                        cur_s = a
-                        cur_e = e
-                if cur_s >= 0 and cur_e >= cur_s:
-                    starts[n_iv] = cur_s
-                    ends[n_iv] = cur_e
-                    n_iv += 1
-                    total += cur_e - cur_s + 1
-            loc += 1
-            iptr[loc] = n_iv
-        single[i] = total
-    return wptr, docs, iptr, starts[:n_iv], ends[:n_iv], single
+    for i in numba.prange(k):
+        single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
+                                    doc_len, w, mode, docs, ilo, ihi, starts, ends)
+    return wptr, docs, ilo, ihi, starts, ends, single
 
 
 @numba.njit(cache=True, nogil=True)
-def _near(g, h, pptr, positions, w):
+def _overlap(g, h, ilo, ihi, starts, ends):
+    """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
+    total = 0
+    u, u1 = ilo[g], ihi[g]
+    v, v1 = ilo[h], ihi[h]
+    while u < u1 and v < v1:
+        lo = starts[u] if starts[u] > starts[v] else starts[v]
+        hi = ends[u] if ends[u] < ends[v] else ends[v]
+        if hi >= lo:
+            total += hi - lo + 1
+        if ends[u] < ends[v]:
+            u += 1
+        else:
+            v += 1
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _near(g, h, plo, phi, positions, w):
     """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
     total = 0
-    lo = pptr[g]
-    hi = pptr[g]
-    for v in range(pptr[h], pptr[h + 1]):
+    lo = plo[g]
+    hi = plo[g]
+    for v in range(plo[h], phi[h]):
         q = positions[v]
-        while lo < pptr[g + 1] and positions[lo] < q - w:
+        while lo < phi[g] and positions[lo] < q - w:
             lo += 1
-        while hi < pptr[g + 1] and positions[hi] <= q + w:
+        while hi < phi[g] and positions[hi] <= q + w:
             hi += 1
         total += hi - lo
     return total
 
 
-#: Unit kinds of the document-major pair pass.
-_DOCS, _WINDOWS, _CONTEXT = 0, 1, 2
-#: At most this many words get a dense pair table (``4096**2`` int32 = 64 MiB).
-_MAX_DENSE_WORDS = 4096
-#: 64-bit words of window bitsets held per thread (8 MiB); longer documents are done in chunks.
-_BITSET_WORDS = 1 << 20
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_parts):
+    """Units shared by each pair: the shorter word's documents are probed against a scratch map
+    (document -> posting) of the longer word's, then each shared document is counted: windows by
+    intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
+    ``context``, occurrence pairs at most ``w`` apart (``lo, hi, x`` = position ranges, positions).
+    Pairs are grouped by their longer ("anchor") word; groups run in parallel, one scratch map
+    per thread, each pair written once (results do not depend on the threads)."""
+    n_pairs = len(pairs)
+    out = np.zeros(n_pairs, dtype=np.int64)
+    key = np.empty(n_pairs, dtype=np.int64)
+    cost = np.empty(n_pairs, dtype=np.float64)
+    for m in range(n_pairs):
+        a, b = pairs[m, 0], pairs[m, 1]
+        la, lb = wptr[a + 1] - wptr[a], wptr[b + 1] - wptr[b]
+        key[m] = a if la >= lb else b
+        cost[m] = min(la, lb)
+    order = np.argsort(key)
+    cuts = _split_groups(key, order, cost, n_parts)
+    for part in numba.prange(len(cuts) - 1):
+        slot = np.full(n_space, -1, dtype=np.int64)
+        current = -1
+        for r in range(cuts[part], cuts[part + 1]):
+            m = order[r]
+            a, b = pairs[m, 0], pairs[m, 1]
+            anchor = key[m]
+            other = b if anchor == a else a
+            if anchor != current:
+                if current >= 0:
+                    for g in range(wptr[current], wptr[current + 1]):
+                        slot[docs[g]] = -1
+                current = anchor
+                for g in range(wptr[current], wptr[current + 1]):
+                    slot[docs[g]] = g
+            total = 0
+            for h in range(wptr[other], wptr[other + 1]):
+                g = slot[docs[h]]
+                if g < 0:
+                    continue
+                total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
+            out[m] = total
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _doc_major(word_ids, order, word_ptr, post_docs, n_space):
-    """The selected words' postings grouped by document (a counting sort over document ids).
+def _by_document(order, wptr, docs, n_space):
+    """The selection's postings grouped by document, in increasing rank within a document.
 
-    Returns ``(dlist, dptr, ent_rank, ent_post)``: document ``dlist[r]`` holds the entries
-    ``dptr[r]:dptr[r + 1]``, each the rank of a selected word (``order[rank]`` = its local
-    index) and its global posting index, in increasing rank within a document.
+    ``order[r]`` is the word of rank ``r``; word ``i``'s postings are ``wptr[i]:wptr[i+1]``
+    with documents ``docs``.  Returns ``(ent_rank, ent_post, ent_end, entry)``: entry ``e``
+    is posting ``ent_post[e]`` of the word of rank ``ent_rank[e]``, its document's entries
+    end at ``ent_end[e]``, and ``entry[g]`` is the entry of posting ``g`` (a counting sort).
     """
     cnt = np.zeros(n_space + 1, dtype=np.int64)
-    for i in range(len(word_ids)):
-        for g in range(word_ptr[word_ids[i]], word_ptr[word_ids[i] + 1]):
-            cnt[post_docs[g] + 1] += 1
-    n_docs = 0
+    for g in range(len(docs)):
+        cnt[docs[g] + 1] += 1
     for d in range(n_space):
-        if cnt[d + 1] > 0:
-            n_docs += 1
         cnt[d + 1] += cnt[d]
-    ent_rank = np.empty(cnt[n_space], dtype=np.int32)
-    ent_post = np.empty(cnt[n_space], dtype=np.int64)
+    n = len(docs)
+    ent_rank = np.empty(n, dtype=np.int32)
+    ent_post = np.empty(n, dtype=np.int64)
+    ent_end = np.empty(n, dtype=np.int64)
+    entry = np.empty(n, dtype=np.int64)
     fill = cnt[:n_space].copy()
     for r in range(len(order)):
-        w = word_ids[order[r]]
-        for g in range(word_ptr[w], word_ptr[w + 1]):
-            d = post_docs[g]
-            ent_rank[fill[d]] = r
-            ent_post[fill[d]] = g
-            fill[d] += 1
-    dlist = np.empty(n_docs, dtype=np.int64)
-    dptr = np.zeros(n_docs + 1, dtype=np.int64)
-    r = 0
-    for d in range(n_space):
-        if cnt[d + 1] > cnt[d]:
-            dlist[r] = d
-            dptr[r + 1] = cnt[d + 1]
-            r += 1
-    return dlist, dptr, ent_rank, ent_post
+        i = order[r]
+        for g in range(wptr[i], wptr[i + 1]):
+            d = docs[g]
+            e = fill[d]
+            fill[d] = e + 1
+            ent_rank[e] = r
+            ent_post[e] = g
+            ent_end[e] = cnt[d + 1]
+            entry[g] = e
+    return ent_rank, ent_post, ent_end, entry
 
 
 @numba.njit(cache=True, nogil=True)
-def _set_bits(row, lo, hi):
-    """Set bits ``lo..hi`` (inclusive) of the bitset ``row``."""
-    a, b = lo >> 6, hi >> 6
-    first = np.uint64(0xFFFFFFFFFFFFFFFF) << np.uint64(lo & 63)
-    last = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (hi & 63))
-    if a == b:
-        row[a] |= first & last
-        return
-    row[a] |= first
-    for k in range(a + 1, b):
-        row[k] = np.uint64(0xFFFFFFFFFFFFFFFF)
-    row[b] |= last
-
-
-@numba.njit(cache=True, nogil=True)
-def _fill_row(row, t, t_end, q, positions, c0, c1, w, last, mode):
-    """Mark in ``row`` (bit ``s - c0``) the window starts ``s`` in ``[c0, c1]`` holding the word whose
-    occurrences ``positions[t:t_end]`` start at the first one not yet done (see the module docstring
-    for each ``mode``'s interval of an occurrence).  Intervals are sorted by start and by end, so
-    the occurrences whose interval ends inside the chunk are done: returns the new ``(t, q)``."""
-    u = t
-    while u < t_end:
-        p = positions[u]
-        if mode == 2:
-            a = p
-            e = p + w - 1
-        else:
-            a = p - w + 1
-            if a < 0:
-                a = 0
-            if mode == 1:
-                while positions[q] < a:  # gensim: present until its first copy at or after a leaves
-                    q += 1
-                e = positions[q]
-            else:
-                e = p
-            if e > last:
-                e = last
-        if a > c1:
-            break
-        lo = a if a > c0 else c0
-        hi = e if e < c1 else c1
-        if lo <= hi:
-            _set_bits(row, lo - c0, hi - c0)
-        if e <= c1:
-            t = u + 1
-        u += 1
-    return t, q
-
-
-@numba.njit(cache=True, nogil=True)
-def _and_count(bits, x, y, cw):
-    n = 0
-    for k in range(cw):
-        n += _popcount(bits[x * cw + k] & bits[y * cw + k])
-    return n
-
-
-@numba.njit(cache=True, nogil=True)
-def _unit_work(kind, bits, x, y, cw, gx, gy, pos_ptr, positions, w):
-    """Units shared by the doc's entries ``x`` and ``y``: 1 document, the windows of their AND-ed
-    bitsets, or their occurrence pairs at most ``w`` tokens apart (context)."""
-    if kind == _DOCS:
+def _shared_units(kind, g, h, lo, hi, x, y, w):
+    """Units shared by postings ``g`` and ``h`` of one document (see :func:`_anchor_kernel`)."""
+    if kind == 0:
         return 1
-    if kind == _WINDOWS:
-        return _and_count(bits, x, y, cw)
-    return _near(gx, gy, pos_ptr, positions, w)
-
-
-@numba.njit(cache=True, nogil=True)
-def _doc_pairs(out, kind, bits, cw, ranks, posts, slot, n_freq, pid, csr_ptr, csr_other, csr_pid,
-               self_pid, pos_ptr, positions, w):
-    """Add the units of one document (chunk) to every requested pair present in it.
-
-    Pairs of two frequent words (rank < ``n_freq``) are looked up in the dense table ``pid``
-    (all present frequent pairs visited); a pair with a rarer word is listed (``csr_*``) under
-    its rarer word, whose partners are probed in ``slot`` (rank -> entry, ``-1`` if absent).
-    """
-    m = len(ranks)
-    m_f = 0
-    while m_f < m and ranks[m_f] < n_freq:
-        m_f += 1
-    for x in range(m_f):
-        row = pid[ranks[x]]
-        for y in range(x + 1, m_f):
-            p = row[ranks[y]]
-            if p >= 0:
-                out[p] += _unit_work(kind, bits, x, y, cw, posts[x], posts[y], pos_ptr, positions, w)
-    for x in range(m_f, m):
-        r = ranks[x] - n_freq
-        for k in range(csr_ptr[r], csr_ptr[r + 1]):
-            y = slot[csr_other[k]]
-            if y >= 0:
-                out[csr_pid[k]] += _unit_work(kind, bits, x, y, cw, posts[x], posts[y], pos_ptr, positions,
-                                              w)
-    for x in range(m):
-        p = self_pid[ranks[x]]
-        if p >= 0:
-            out[p] += _unit_work(kind, bits, x, x, cw, posts[x], posts[x], pos_ptr, positions, w)
+    if kind == 1:
+        return _overlap(g, h, lo, hi, x, y)
+    return _near(g, h, lo, hi, x, w)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _pair_pass(kind, w, mode, dlist, dptr, ent_rank, ent_post, pos_ptr, positions, doc_lengths, n_freq,
-               pid, csr_ptr, csr_other, csr_pid, self_pid, n_out, bounds):
-    """Units shared by every requested pair, in one pass over the documents holding topic words.
+def _anchor_kernel(kind, order, wptr, ent_rank, ent_post, ent_end, entry, csr_ptr, csr_other, csr_pid,
+                   self_pid, lo, hi, x, y, w, n_out, cuts):
+    """Units shared by every requested pair in one pass over each word's documents (Gustavson's
+    row-by-row sparse product ``X^T X``, restricted to the requested pairs).
 
-    Each document's entries (the selected words it holds) are visited once for all pairs and
-    topics; for windows, each entry's window starts are a bitset (one bit per window start)
-    built from its positions, so a pair costs a few AND + popcounts.  Document ranges
-    ``bounds`` run in parallel with their own accumulators, summed at the end (integer sums:
-    the result does not depend on the threads).  Returns ``(joint, single)`` (``single``:
-    windows of each rank; only for ``kind == _WINDOWS``).
+    Pairs are listed under their more frequent word (lower rank ``r``).  For each such anchor,
+    its partners are marked in a rank-indexed map; then for every document of the anchor, the
+    entries after it in that document (the words of higher rank it holds) are checked against
+    the map and each requested one gets the shared units: 1 document (``kind`` 0), the window
+    starts of both words (1: interval lists ``lo, hi, x, y``) or their occurrence pairs at most
+    ``w`` tokens apart (2: position ranges ``lo, hi`` and positions ``x``).  The work is the
+    entries of the documents holding topic words, shared by every topic and pair, not pairs
+    times postings.  Anchor ranges ``cuts`` run in parallel, each pair written once.
     """
-    n_chunks = len(bounds) - 1
-    n_words = len(self_pid)
-    acc = np.zeros((n_chunks, n_out), dtype=np.int64)
-    acc_single = np.zeros((n_chunks, n_words), dtype=np.int64)
-    for c in numba.prange(n_chunks):
-        out = acc[c]
-        single = acc_single[c]
-        slot = np.full(n_words, -1, dtype=np.int64)
-        bits = np.zeros(_BITSET_WORDS if kind == _WINDOWS else 1, dtype=np.uint64)
-        cur = np.zeros(n_words, dtype=np.int64)
-        qcur = np.zeros(n_words, dtype=np.int64)
-        for r in range(bounds[c], bounds[c + 1]):
-            e0, e1 = dptr[r], dptr[r + 1]
-            ranks = ent_rank[e0:e1]
-            posts = ent_post[e0:e1]
-            m = e1 - e0
-            for x in range(m):
-                slot[ranks[x]] = x
-            if kind != _WINDOWS:
-                _doc_pairs(out, kind, bits, 0, ranks, posts, slot, n_freq, pid, csr_ptr, csr_other,
-                           csr_pid, self_pid, pos_ptr, positions, w)
-            else:
-                n = doc_lengths[dlist[r]]
-                last = n - 1 if mode == 2 else n - w
-                n_starts = n + w - 1 if mode == 2 else (last + 1 if last > 0 else 1)
-                total_words = (n_starts + 63) >> 6
-                cw = min(total_words, max(1, _BITSET_WORDS // m))
-                for x in range(m):
-                    cur[x] = pos_ptr[posts[x]]
-                    qcur[x] = cur[x]
-                for c0 in range(0, n_starts, 64 * cw):
-                    c1 = min(c0 + 64 * cw, n_starts) - 1
-                    bits[: m * cw] = 0
-                    for x in range(m):
-                        row = bits[x * cw:(x + 1) * cw]
-                        if n_starts == 1:
-                            row[0] = np.uint64(1)
-                        else:
-                            cur[x], qcur[x] = _fill_row(row, cur[x], pos_ptr[posts[x] + 1], qcur[x],
-                                                        positions, c0, c1, w, last, mode)
-                        for k in range(cw):
-                            single[ranks[x]] += _popcount(row[k])
-                    _doc_pairs(out, kind, bits, cw, ranks, posts, slot, n_freq, pid, csr_ptr, csr_other,
-                               csr_pid, self_pid, pos_ptr, positions, w)
-            for x in range(m):
-                slot[ranks[x]] = -1
-    joint = np.zeros(n_out, dtype=np.int64)
-    total = np.zeros(n_words, dtype=np.int64)
-    for c in range(n_chunks):
-        joint += acc[c]
-        total += acc_single[c]
-    return joint, total
+    out = np.zeros(n_out, dtype=np.int64)
+    n_words = len(order)
+    for part in numba.prange(len(cuts) - 1):
+        req = np.full(n_words, -1, dtype=np.int64)
+        acc = np.zeros(n_words, dtype=np.int64)
+        for r in range(cuts[part], cuts[part + 1]):
+            i = order[r]
+            if self_pid[r] >= 0:
+                total = 0
+                for g in range(wptr[i], wptr[i + 1]):
+                    total += _shared_units(kind, g, g, lo, hi, x, y, w)
+                out[self_pid[r]] = total
+            if csr_ptr[r] == csr_ptr[r + 1]:
+                continue
+            for k in range(csr_ptr[r], csr_ptr[r + 1]):
+                req[csr_other[k]] = k
+            for g in range(wptr[i], wptr[i + 1]):
+                for f in range(entry[g] + 1, ent_end[entry[g]]):
+                    b = ent_rank[f]
+                    if req[b] >= 0:
+                        acc[b] += _shared_units(kind, g, ent_post[f], lo, hi, x, y, w)
+            for k in range(csr_ptr[r], csr_ptr[r + 1]):
+                b = csr_other[k]
+                out[csr_pid[k]] = acc[b]
+                acc[b] = 0
+                req[b] = -1
+    return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _subset_kernel(topic_loc, wptr, docs, iptr, starts, ends):
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
     """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
 
     Each word's window starts form disjoint, non-touching intervals per document, so
     entering/leaving toggles its bit; a sweep over the sorted interval boundaries adds the
     length of every stretch to the count of its exact word set, and a superset sum turns
     "exactly this set" into "at least this set".  Entry 0 is left 0 (callers set the total).
+    Topics run in parallel, each writing its own row.
     """
     n_t, k = topic_loc.shape
     out = np.zeros((n_t, 1 << k), dtype=np.int64)
-    for t in range(n_t):
+    for t in numba.prange(n_t):
         n_ev = 0
         top = 0
         for i in range(k):
             w = topic_loc[t, i]
             if w >= 0:
-                n_ev += 2 * (iptr[wptr[w + 1]] - iptr[wptr[w]])
                 for g in range(wptr[w], wptr[w + 1]):
-                    for u in range(iptr[g], iptr[g + 1]):
+                    n_ev += 2 * (ihi[g] - ilo[g])
+                    for u in range(ilo[g], ihi[g]):
                         if ends[u] + 2 > top:
                             top = ends[u] + 2
         key = np.empty(n_ev, dtype=np.int64)
@@ -563,7 +534,7 @@ def _subset_kernel(topic_loc, wptr, docs, iptr, starts, ends):
                 continue
             for g in range(wptr[w], wptr[w + 1]):
                 d = docs[g]
-                for u in range(iptr[g], iptr[g + 1]):
+                for u in range(ilo[g], ihi[g]):
                     key[m] = d * top + starts[u]
                     bit[m] = 1 << i
                     key[m + 1] = d * top + ends[u] + 1
@@ -666,65 +637,72 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     n_space = max(top + 1, len(m) if use else 0)
     a_ids = np.arange(len(a_ptr) - 1, dtype=np.int64)
     b_ids = np.arange(len(b_ptr) - 1, dtype=np.int64)
-    return _pair_doc_kernel(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, _as_pairs(pairs), m, use, n_space)
+    return _pair_doc_kernel(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, _as_pairs(pairs), m, use, n_space,
+                            numba.get_num_threads())
 
 
-def _rare_pairs(lo: np.ndarray, hi: np.ndarray, rare: np.ndarray, n_words: int, n_freq: int):
-    """CSR of the pairs ``rare`` listed under their rarer word ``hi`` (rank >= ``n_freq``)."""
-    idx = np.flatnonzero(rare)
-    idx = idx[np.argsort(hi[idx], kind="stable")]
-    ptr = np.zeros(n_words - n_freq + 1, dtype=np.int64)
-    np.cumsum(np.bincount(hi[idx] - n_freq, minlength=n_words - n_freq), out=ptr[1:])
-    return ptr, lo[idx].astype(np.int64), idx.astype(np.int64)
+#: Probes per posting above which one pass over each word's documents beats probing pair by pair.
+_ANCHOR_PASS_RATIO = 20
 
 
-def _bounds(dptr: np.ndarray) -> np.ndarray:
-    """Split the documents into one contiguous range per thread of about equal work (``m**2 + m``)."""
-    m = np.diff(dptr)
-    cost = np.cumsum(m * m + m)
-    n = max(1, min(numba.get_num_threads(), len(m)))
-    cuts = np.searchsorted(cost, cost[-1] * np.arange(1, n) / n) if len(m) else np.zeros(0, dtype=np.int64)
-    return np.concatenate([[0], cuts, [len(m)]]).astype(np.int64)
+def _use_anchor_pass(wptr: np.ndarray, pairs: np.ndarray) -> bool:
+    """Whether :func:`_anchor_kernel` is cheaper than the pair-by-pair kernels.
 
-
-def _pair_units(index, word_ids, pairs: np.ndarray, kind: int, window: int = 0, mode: int = 0):
-    """Joint units of every pair, and each word's windows (``kind == _WINDOWS``), by :func:`_pair_pass`.
-
-    Words are ranked by document frequency; pairs are deduplicated (either order) and a pair
-    ``(i, i)`` gets the word's own count.  The ``_MAX_DENSE_WORDS`` most frequent words share a
-    dense pair table; every other pair is listed under its rarer word.
+    Pair by pair costs the shorter postings of each pair (``sum min(df_a, df_b)``); the
+    document pass about the postings times the topic words sharing their documents.  Many
+    topics of many frequent words (e.g. 1,000 topics x top 50) take the pass.
     """
-    arr = index.arrays
-    ids = np.asarray(word_ids, dtype=np.int64)
-    ptr = arr["word_ptr"]
-    n_words = len(ids)
-    order = np.argsort(-(ptr[ids + 1] - ptr[ids]), kind="stable")
+    if not len(pairs):
+        return False
+    size = np.diff(wptr)
+    probe = int(np.minimum(size[pairs[:, 0]], size[pairs[:, 1]]).sum())
+    return probe > _ANCHOR_PASS_RATIO * int(wptr[-1])
+
+
+def _anchor_pairs(pairs: np.ndarray, wptr: np.ndarray, docs: np.ndarray, n_space: int, kind: int,
+                  lo=None, hi=None, x=None, y=None, w: int = 0) -> np.ndarray:
+    """Joint units of ``pairs`` by :func:`_anchor_kernel` (pairs deduplicated in either order; a pair
+    ``(i, i)`` gets word ``i``'s own units).  Words are ranked by postings, most first."""
+    dummy = np.zeros(1, dtype=np.int64)
+    lo, hi, x, y = (dummy if a is None else a for a in (lo, hi, x, y))
+    n_words = len(wptr) - 1
+    order = np.argsort(-np.diff(wptr), kind="stable")
     rank = np.empty(n_words, dtype=np.int64)
     rank[order] = np.arange(n_words)
     ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
-    keys, inverse = np.unique(np.minimum(ra, rb) * max(n_words, 1) + np.maximum(ra, rb), return_inverse=True)
-    lo, hi = keys // max(n_words, 1), keys % max(n_words, 1)
-    n_freq = min(n_words, _MAX_DENSE_WORDS)
-    same = lo == hi
+    keys, inverse = np.unique(np.minimum(ra, rb) * n_words + np.maximum(ra, rb), return_inverse=True)
+    first, second = keys // n_words, keys % n_words
+    same = first == second
     self_pid = np.full(n_words, -1, dtype=np.int64)
-    self_pid[lo[same]] = np.flatnonzero(same)
-    dense = ~same & (hi < n_freq)
-    pid = np.full((n_freq, n_freq), -1, dtype=np.int32)
-    pid[lo[dense], hi[dense]] = np.flatnonzero(dense)
-    csr_ptr, csr_other, csr_pid = _rare_pairs(lo, hi, ~same & ~dense, n_words, n_freq)
-    dlist, dptr, ent_rank, ent_post = _doc_major(ids, order, ptr, arr["post_docs"], index.n_documents)
-    joint, single = _pair_pass(kind, int(window), mode, dlist, dptr, ent_rank, ent_post, arr["pos_ptr"],
-                               arr["positions"], arr["doc_lengths"], n_freq, pid, csr_ptr, csr_other, csr_pid,
-                               self_pid, len(keys), _bounds(dptr))
-    return joint[inverse.reshape(-1)], single[rank]
+    self_pid[first[same]] = np.flatnonzero(same)
+    idx = np.flatnonzero(~same)  # grouped by the anchor (first), as keys are sorted
+    csr_ptr = np.zeros(n_words + 1, dtype=np.int64)
+    np.cumsum(np.bincount(first[idx], minlength=n_words), out=csr_ptr[1:])
+    ent_rank, ent_post, ent_end, entry = _by_document(order, wptr, docs, n_space)
+    after = np.concatenate([[0], np.cumsum(ent_end[entry] - entry)])
+    work = ((after[wptr[1:]] - after[wptr[:-1]])[order] + 1) * ((np.diff(csr_ptr) > 0) | (self_pid >= 0))
+    total = np.cumsum(work)
+    n_parts = max(1, min(numba.get_num_threads(), n_words))
+    cuts = np.concatenate([[0], np.searchsorted(total, total[-1] * np.arange(1, n_parts) / n_parts),
+                           [n_words]]).astype(np.int64)
+    out = _anchor_kernel(kind, order, wptr, ent_rank, ent_post, ent_end, entry, csr_ptr, second[idx],
+                         idx.astype(np.int64), self_pid, lo, hi, x, y, int(w), len(keys), cuts)
+    return out[inverse.reshape(-1)]
 
 
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
     """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
     ids = np.asarray(word_ids, dtype=np.int64)
-    ptr = index.arrays["word_ptr"]
+    ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
-    joint, _ = _pair_units(index, ids, pairs, _DOCS)
+    wptr = np.concatenate([[0], np.cumsum(ptr[ids + 1] - ptr[ids])]).astype(np.int64)
+    if _use_anchor_pass(wptr, pairs):
+        wptr, sel = _intervals(index, ids, None, "exact")[:2]
+        joint = _anchor_pairs(pairs, wptr, sel, index.n_documents, 0)
+    else:
+        m, _ = _as_mask(None)
+        joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents,
+                                 numba.get_num_threads())
     single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
@@ -763,7 +741,8 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         sel = (np.concatenate([docs[ptr[i]:ptr[i + 1]] for i in ids]).astype(np.int64) if len(ids)
                else np.zeros(0, dtype=np.int64))
         zeros = np.zeros(len(sel), dtype=np.int64)
-        return wptr, sel, np.arange(len(sel) + 1, dtype=np.int64), zeros, zeros, np.diff(wptr)
+        return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
+                zeros, zeros, np.diff(wptr))
     return _window_intervals(ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
                              arr["doc_lengths"], int(window), _MODE_CODE[compat])
 
@@ -778,8 +757,13 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
                   compat: str = "exact") -> CooccurrenceCounts:
     """Boolean sliding-window counts (see the module docstring) for words of one index."""
     _check_window(window, compat)
+    wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    joint, single = _pair_units(index, word_ids, pairs, _WINDOWS, int(window), _MODE_CODE[compat])
+    if _use_anchor_pass(wptr, pairs):
+        joint = _anchor_pairs(pairs, wptr, docs, index.n_documents, 1, ilo, ihi, starts, ends)
+    else:
+        joint = _pair_unit_kernel(pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
+                                  numba.get_num_threads())
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -802,8 +786,8 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     else:
         _check_window(window, compat)
         n_units = _window_units(index, window, compat)
-    wptr, docs, iptr, starts, ends, _ = _intervals(index, word_ids, window, compat)
-    counts = _subset_kernel(loc, wptr, docs, iptr, starts, ends)
+    wptr, docs, ilo, ihi, starts, ends, _ = _intervals(index, word_ids, window, compat)
+    counts = _subset_kernel(loc, wptr, docs, ilo, ihi, starts, ends)
     counts[:, 0] = n_units
     return counts, n_units
 
@@ -817,10 +801,24 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     """
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
+    arr = index.arrays
     ids = np.asarray(word_ids, dtype=np.int64)
-    ptr, pos_ptr = index.arrays["word_ptr"], index.arrays["pos_ptr"]
+    ptr, pos_ptr = arr["word_ptr"], arr["pos_ptr"]
+    wptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
+    blocks = [np.arange(ptr[i], ptr[i + 1]) for i in ids]
+    g = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
+    docs = arr["post_docs"][g].astype(np.int64)
+    # posting r of the selection covers the index's positions[plo[r]:phi[r]] (no copy of the positions)
+    plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
+    positions = arr["positions"]
     pairs = _as_pairs(pairs)
-    joint, _ = _pair_units(index, ids, pairs, _CONTEXT, int(window))
+    if _use_anchor_pass(wptr, pairs):
+        joint = _anchor_pairs(pairs, wptr, docs, index.n_documents, 2, plo, phi, positions, positions,
+                              int(window))
+    else:
+        joint = _pair_unit_kernel(pairs, wptr, docs, plo, phi, positions, positions, index.n_documents,
+                                  True, int(window), numba.get_num_threads())
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
