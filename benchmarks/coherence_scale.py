@@ -106,18 +106,19 @@ def _time(fn, repeat):
 
 
 def compare(index, topics, window, repeat, cores):
-    """Median seconds and results of scoring ``topics`` with each core; largest count and score differences."""
+    """Median seconds of scoring ``topics`` with each core; the largest count and score differences."""
     from tealeaves.coherence import measure
     from tealeaves.coherence.presets import resolve
 
     settings = {"measure": "npmi", "window": window}
-    spec = resolve(**settings)
+    settings["top_n"] = len(topics[0])
+    spec = resolve(settings["measure"], window=window)
     saved = measure.core
     out = {}
     try:
         for name, module in cores.items():
             measure.core = module
-            secs, res = _time(lambda: measure.coherence(topics, index, top_n=len(topics[0]), **settings), repeat)
+            secs, res = _time(lambda: measure.coherence(topics, index, **settings), repeat)
             counts = measure._count_all(index, topics, spec)
             out[name] = (secs, res, counts)
     finally:

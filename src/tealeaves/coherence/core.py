@@ -415,93 +415,6 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _by_document(order, wptr, docs, n_space):
-    """The selection's postings grouped by document, in increasing rank within a document.
-
-    ``order[r]`` is the word of rank ``r``; word ``i``'s postings are ``wptr[i]:wptr[i+1]``
-    with documents ``docs``.  Returns ``(ent_rank, ent_post, ent_end, entry)``: entry ``e``
-    is posting ``ent_post[e]`` of the word of rank ``ent_rank[e]``, its document's entries
-    end at ``ent_end[e]``, and ``entry[g]`` is the entry of posting ``g`` (a counting sort).
-    """
-    cnt = np.zeros(n_space + 1, dtype=np.int64)
-    for g in range(len(docs)):
-        cnt[docs[g] + 1] += 1
-    for d in range(n_space):
-        cnt[d + 1] += cnt[d]
-    n = len(docs)
-    ent_rank = np.empty(n, dtype=np.int32)
-    ent_post = np.empty(n, dtype=np.int64)
-    ent_end = np.empty(n, dtype=np.int64)
-    entry = np.empty(n, dtype=np.int64)
-    fill = cnt[:n_space].copy()
-    for r in range(len(order)):
-        i = order[r]
-        for g in range(wptr[i], wptr[i + 1]):
-            d = docs[g]
-            e = fill[d]
-            fill[d] = e + 1
-            ent_rank[e] = r
-            ent_post[e] = g
-            ent_end[e] = cnt[d + 1]
-            entry[g] = e
-    return ent_rank, ent_post, ent_end, entry
-
-
-@numba.njit(cache=True, nogil=True)
-def _shared_units(kind, g, h, lo, hi, x, y, w):
-    """Units shared by postings ``g`` and ``h`` of one document (see :func:`_anchor_kernel`)."""
-    if kind == 0:
-        return 1
-    if kind == 1:
-        return _overlap(g, h, lo, hi, x, y)
-    return _near(g, h, lo, hi, x, w)
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _anchor_kernel(kind, order, wptr, ent_rank, ent_post, ent_end, entry, csr_ptr, csr_other, csr_pid,
-                   self_pid, lo, hi, x, y, w, n_out, cuts):
-    """Units shared by every requested pair in one pass over each word's documents (Gustavson's
-    row-by-row sparse product ``X^T X``, restricted to the requested pairs).
-
-    Pairs are listed under their more frequent word (lower rank ``r``).  For each such anchor,
-    its partners are marked in a rank-indexed map; then for every document of the anchor, the
-    entries after it in that document (the words of higher rank it holds) are checked against
-    the map and each requested one gets the shared units: 1 document (``kind`` 0), the window
-    starts of both words (1: interval lists ``lo, hi, x, y``) or their occurrence pairs at most
-    ``w`` tokens apart (2: position ranges ``lo, hi`` and positions ``x``).  The work is the
-    entries of the documents holding topic words, shared by every topic and pair, not pairs
-    times postings.  Anchor ranges ``cuts`` run in parallel, each pair written once.
-    """
-    out = np.zeros(n_out, dtype=np.int64)
-    n_words = len(order)
-    for part in numba.prange(len(cuts) - 1):
-        req = np.full(n_words, -1, dtype=np.int64)
-        acc = np.zeros(n_words, dtype=np.int64)
-        for r in range(cuts[part], cuts[part + 1]):
-            i = order[r]
-            if self_pid[r] >= 0:
-                total = 0
-                for g in range(wptr[i], wptr[i + 1]):
-                    total += _shared_units(kind, g, g, lo, hi, x, y, w)
-                out[self_pid[r]] = total
-            if csr_ptr[r] == csr_ptr[r + 1]:
-                continue
-            for k in range(csr_ptr[r], csr_ptr[r + 1]):
-                req[csr_other[k]] = k
-            for g in range(wptr[i], wptr[i + 1]):
-                for f in range(entry[g] + 1, ent_end[entry[g]]):
-                    b = ent_rank[f]
-                    if req[b] >= 0:
-                        acc[b] += _shared_units(kind, g, ent_post[f], lo, hi, x, y, w)
-            for k in range(csr_ptr[r], csr_ptr[r + 1]):
-                b = csr_other[k]
-                out[csr_pid[k]] = acc[b]
-                acc[b] = 0
-                req[b] = -1
-    return out
-
-
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
     """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
@@ -641,68 +554,14 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
                             numba.get_num_threads())
 
 
-#: Probes per posting above which one pass over each word's documents beats probing pair by pair.
-_ANCHOR_PASS_RATIO = 20
-
-
-def _use_anchor_pass(wptr: np.ndarray, pairs: np.ndarray) -> bool:
-    """Whether :func:`_anchor_kernel` is cheaper than the pair-by-pair kernels.
-
-    Pair by pair costs the shorter postings of each pair (``sum min(df_a, df_b)``); the
-    document pass about the postings times the topic words sharing their documents.  Many
-    topics of many frequent words (e.g. 1,000 topics x top 50) take the pass.
-    """
-    if not len(pairs):
-        return False
-    size = np.diff(wptr)
-    probe = int(np.minimum(size[pairs[:, 0]], size[pairs[:, 1]]).sum())
-    return probe > _ANCHOR_PASS_RATIO * int(wptr[-1])
-
-
-def _anchor_pairs(pairs: np.ndarray, wptr: np.ndarray, docs: np.ndarray, n_space: int, kind: int,
-                  lo=None, hi=None, x=None, y=None, w: int = 0) -> np.ndarray:
-    """Joint units of ``pairs`` by :func:`_anchor_kernel` (pairs deduplicated in either order; a pair
-    ``(i, i)`` gets word ``i``'s own units).  Words are ranked by postings, most first."""
-    dummy = np.zeros(1, dtype=np.int64)
-    lo, hi, x, y = (dummy if a is None else a for a in (lo, hi, x, y))
-    n_words = len(wptr) - 1
-    order = np.argsort(-np.diff(wptr), kind="stable")
-    rank = np.empty(n_words, dtype=np.int64)
-    rank[order] = np.arange(n_words)
-    ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
-    keys, inverse = np.unique(np.minimum(ra, rb) * n_words + np.maximum(ra, rb), return_inverse=True)
-    first, second = keys // n_words, keys % n_words
-    same = first == second
-    self_pid = np.full(n_words, -1, dtype=np.int64)
-    self_pid[first[same]] = np.flatnonzero(same)
-    idx = np.flatnonzero(~same)  # grouped by the anchor (first), as keys are sorted
-    csr_ptr = np.zeros(n_words + 1, dtype=np.int64)
-    np.cumsum(np.bincount(first[idx], minlength=n_words), out=csr_ptr[1:])
-    ent_rank, ent_post, ent_end, entry = _by_document(order, wptr, docs, n_space)
-    after = np.concatenate([[0], np.cumsum(ent_end[entry] - entry)])
-    work = ((after[wptr[1:]] - after[wptr[:-1]])[order] + 1) * ((np.diff(csr_ptr) > 0) | (self_pid >= 0))
-    total = np.cumsum(work)
-    n_parts = max(1, min(numba.get_num_threads(), n_words))
-    cuts = np.concatenate([[0], np.searchsorted(total, total[-1] * np.arange(1, n_parts) / n_parts),
-                           [n_words]]).astype(np.int64)
-    out = _anchor_kernel(kind, order, wptr, ent_rank, ent_post, ent_end, entry, csr_ptr, second[idx],
-                         idx.astype(np.int64), self_pid, lo, hi, x, y, int(w), len(keys), cuts)
-    return out[inverse.reshape(-1)]
-
-
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
     """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
     ids = np.asarray(word_ids, dtype=np.int64)
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
-    wptr = np.concatenate([[0], np.cumsum(ptr[ids + 1] - ptr[ids])]).astype(np.int64)
-    if _use_anchor_pass(wptr, pairs):
-        wptr, sel = _intervals(index, ids, None, "exact")[:2]
-        joint = _anchor_pairs(pairs, wptr, sel, index.n_documents, 0)
-    else:
-        m, _ = _as_mask(None)
-        joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents,
-                                 numba.get_num_threads())
+    m, _ = _as_mask(None)
+    joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents,
+                             numba.get_num_threads())
     single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
@@ -759,11 +618,8 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
     _check_window(window, compat)
     wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    if _use_anchor_pass(wptr, pairs):
-        joint = _anchor_pairs(pairs, wptr, docs, index.n_documents, 1, ilo, ihi, starts, ends)
-    else:
-        joint = _pair_unit_kernel(pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
-                                  numba.get_num_threads())
+    joint = _pair_unit_kernel(pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
+                              numba.get_num_threads())
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -813,12 +669,8 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
     positions = arr["positions"]
     pairs = _as_pairs(pairs)
-    if _use_anchor_pass(wptr, pairs):
-        joint = _anchor_pairs(pairs, wptr, docs, index.n_documents, 2, plo, phi, positions, positions,
-                              int(window))
-    else:
-        joint = _pair_unit_kernel(pairs, wptr, docs, plo, phi, positions, positions, index.n_documents,
-                                  True, int(window), numba.get_num_threads())
+    joint = _pair_unit_kernel(pairs, wptr, docs, plo, phi, positions, positions, index.n_documents, True,
+                              int(window), numba.get_num_threads())
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
