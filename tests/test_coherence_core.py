@@ -207,7 +207,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 #: random small corpora: few word types (so words repeat inside windows), empty and short documents
-_corpora = st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=30), min_size=1, max_size=12)
+_corpora = st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=30), min_size=1,
+                   max_size=12)
 _property = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
