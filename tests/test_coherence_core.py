@@ -217,10 +217,20 @@ def _jhlau_windows(docs, w):
     return [set(d[max(0, t - w):min(t, len(d))]) for d in docs for t in range(1, len(d) + w)]
 
 
-def _words_and_pairs(ix):
+def _indexed(docs):
+    """``(docs, index, words, word ids, pairs)``: every pair once, plus one reversed (a corpus of only
+    empty documents gets one token, as an index must hold some)."""
+    if not any(docs):
+        docs = docs + [["a"]]
+    ix = index_from_token_lists(docs)
     words = sorted(ix.vocabulary)
     pairs = list(itertools.combinations(range(len(words)), 2)) + [(1, 0)] * (len(words) > 1)
-    return words, [ix.word_id(x) for x in words], pairs
+    return docs, ix, words, [ix.word_id(x) for x in words], pairs
+
+
+def _exact_windows(docs, w):
+    """Every exact window as a set: ``n - w + 1`` per document, a shorter one whole."""
+    return [set(d) if len(d) <= w else set(d[s:s + w]) for d in docs for s in range(max(1, len(d) - w + 1))]
 
 
 def _check(counts, windows, words, pairs):
@@ -232,15 +242,10 @@ def _check(counts, windows, words, pairs):
 @_property
 @given(docs=_corpora, w=st.integers(1, 12))
 def test_exact_and_jhlau_windows_equal_brute_force_on_random_corpora(docs, w):
-    if not any(docs):
-        docs = docs + [["a"]]
-    ix = index_from_token_lists(docs)
-    words, ids, pairs = _words_and_pairs(ix)
+    docs, ix, words, ids, pairs = _indexed(docs)
     exact = core.count_windows(ix, ids, pairs, w)
-    n, _, _ = _brute_windows(docs, w, words)
-    assert exact.n_units == n
-    windows = [set(d) if len(d) <= w else set(d[s:s + w]) for d in docs
-               for s in range(max(1, len(d) - w + 1))]
+    windows = _exact_windows(docs, w)
+    assert exact.n_units == len(windows) == _brute_windows(docs, w, words)[0]
     _check(exact, windows, words, pairs)
     jhlau = core.count_windows(ix, ids, pairs, w, compat="jhlau")
     windows = _jhlau_windows(docs, w)
@@ -251,10 +256,7 @@ def test_exact_and_jhlau_windows_equal_brute_force_on_random_corpora(docs, w):
 @_property
 @given(docs=_corpora, w=st.integers(1, 12))
 def test_document_and_context_counts_equal_brute_force_on_random_corpora(docs, w):
-    if not any(docs):
-        docs = docs + [["a"]]
-    ix = index_from_token_lists(docs)
-    words, ids, pairs = _words_and_pairs(ix)
+    docs, ix, words, ids, pairs = _indexed(docs)
     _check(core.count_documents(ix, ids, pairs), [set(d) for d in docs], words, pairs)
     if sum(len(d) - w + 1 for d in docs) > 0:  # Palmetto's total, sum(n - w + 1), must be positive
         ctx = core.count_context(ix, ids, pairs + [(0, 0)], w)
@@ -271,10 +273,7 @@ def test_gensim_windows_equal_gensim_accumulator_on_random_corpora(docs, w):
     from gensim.corpora import Dictionary
     from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator
 
-    if not any(docs):
-        docs = docs + [["a"]]
-    ix = index_from_token_lists(docs)
-    words, ids, pairs = _words_and_pairs(ix)
+    docs, ix, words, ids, pairs = _indexed(docs)
     dictionary = Dictionary(docs)
     acc = WordOccurrenceAccumulator({dictionary.token2id[x] for x in words}, dictionary)
     acc.accumulate(docs, w)
@@ -288,14 +287,10 @@ def test_gensim_windows_equal_gensim_accumulator_on_random_corpora(docs, w):
 @_property
 @given(docs=_corpora, w=st.integers(1, 12))
 def test_subset_counts_equal_brute_force_on_random_corpora(docs, w):
-    if not any(docs):
-        docs = docs + [["a"]]
-    ix = index_from_token_lists(docs)
-    words, ids, _ = _words_and_pairs(ix)
+    docs, ix, words, ids, _ = _indexed(docs)
     topics = np.array([list(range(len(ids)))[::-1], [0] + [-1] * (len(ids) - 1)])
     counts, n_units = core.count_subsets(ix, ids, topics, w)
-    windows = [set(d) if len(d) <= w else set(d[s:s + w]) for d in docs
-               for s in range(max(1, len(d) - w + 1))]
+    windows = _exact_windows(docs, w)
     assert n_units == len(windows)
     for t, row in enumerate(topics):
         for mask in range(1, 1 << len(row)):
