@@ -301,8 +301,10 @@ def test_subset_counts_equal_brute_force_on_random_corpora(docs, w):
 
 
 @pytest.mark.parametrize("w", [None, 1, 4, 11])
-def test_counts_do_not_depend_on_the_number_of_threads(w):
+def test_counts_do_not_depend_on_the_number_of_threads(w, monkeypatch):
     import numba
+
+    monkeypatch.setattr(core, "PARALLEL_MIN_WORK", 0)  # the parallel kernels even on this small corpus
 
     docs = _random_docs(7, n_docs=300, n_types=40)
     ix = index_from_token_lists(docs)
@@ -321,6 +323,16 @@ def test_counts_do_not_depend_on_the_number_of_threads(w):
     finally:
         numba.set_num_threads(before)
     many = count()
+    subsets_one = None
+    if w is not None:
+        topics = np.arange(12).reshape(2, 6) % len(ids)
+        subsets_many = core.count_subsets(ix, ids, topics, w)[0]
+        numba.set_num_threads(1)
+        try:
+            subsets_one = core.count_subsets(ix, ids, topics, w)[0]
+        finally:
+            numba.set_num_threads(before)
+        assert np.array_equal(subsets_one, subsets_many)
     n, single, joint = _brute_windows(docs, w, sorted(ix.vocabulary))
     assert np.array_equal(one.joint, many.joint) and np.array_equal(one.single, many.single)
     assert many.joint.tolist() == [joint[p] for p in pairs] and many.single.tolist() == single

@@ -58,6 +58,7 @@ The kernels are compiled with numba.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -72,6 +73,42 @@ COMPAT_MODES = ("exact", "gensim", "jhlau")
 _MODE_CODE = {"exact": 0, "gensim": 1, "jhlau": 2}
 #: Largest topic whose word subsets are counted (2**k subsets per topic).
 MAX_SUBSET_WORDS = 12
+
+
+#: Work (postings or positions visited) below which a kernel runs on one thread: starting the
+#: other threads costs more than they save, most of all on a machine busy with other jobs.
+PARALLEL_MIN_WORK = 2_000_000
+
+
+class _two_cores:  # noqa: N801 (used as a decorator)
+    """A kernel compiled twice from one function: serial, and parallel (``prange`` over threads).
+
+    ``kernel(work, *args)`` runs the parallel one when ``work`` is at least
+    :data:`PARALLEL_MIN_WORK` and numba has more than one thread.  Both give the same result
+    (each parallel kernel writes every output once, or sums integers).
+    """
+
+    def __init__(self, fn):
+        serial = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__,
+                                    fn.__closure__)
+        serial.__qualname__ = fn.__qualname__ + "_serial"  # its own numba cache file
+        self.serial = numba.njit(cache=True, nogil=True)(serial)
+        self.parallel = numba.njit(cache=True, nogil=True, parallel=True)(fn)
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, work: int, *args):
+        parallel = work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
+        return (self.parallel if parallel else self.serial)(*args)
+
+    @staticmethod
+    def parts(work: int) -> int:
+        """Ranges to split the work into: one per thread, or one when it runs serially."""
+        return numba.get_num_threads() if work >= PARALLEL_MIN_WORK else 1
+
+
+def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> int:
+    """Postings probed pair by pair: the shorter list of each pair."""
+    return int(np.minimum(sizes_a[pairs[:, 0]], sizes_b[pairs[:, 1]]).sum()) if len(pairs) else 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,7 +168,7 @@ def _split_groups(key, order, cost, n_parts):
     return cuts
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@_two_cores
 def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space,
                      n_parts):
     """Co-document counts of pairs ``(left i, right j)``.
@@ -305,7 +342,7 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
     return total
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@_two_cores
 def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
@@ -371,7 +408,7 @@ def _near(g, h, plo, phi, positions, w):
     return total
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@_two_cores
 def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_parts):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
@@ -415,7 +452,7 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
     return out
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@_two_cores
 def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
     """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
 
@@ -550,8 +587,10 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     n_space = max(top + 1, len(m) if use else 0)
     a_ids = np.arange(len(a_ptr) - 1, dtype=np.int64)
     b_ids = np.arange(len(b_ptr) - 1, dtype=np.int64)
-    return _pair_doc_kernel(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, _as_pairs(pairs), m, use, n_space,
-                            numba.get_num_threads())
+    pairs = _as_pairs(pairs)
+    work = _pair_work(np.diff(a_ptr), np.diff(b_ptr), pairs)
+    return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, m, use, n_space,
+                            _two_cores.parts(work))
 
 
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
@@ -560,8 +599,10 @@ def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
     m, _ = _as_mask(None)
-    joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents,
-                             numba.get_num_threads())
+    sizes = ptr[ids + 1] - ptr[ids]
+    work = _pair_work(sizes, sizes, pairs)
+    joint = _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents,
+                             _two_cores.parts(work))
     single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
@@ -602,7 +643,9 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         zeros = np.zeros(len(sel), dtype=np.int64)
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
-    return _window_intervals(ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
+    pos_ptr, word_ptr = arr["pos_ptr"], arr["word_ptr"]
+    work = int((pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]]).sum())
+    return _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
                              arr["doc_lengths"], int(window), _MODE_CODE[compat])
 
 
@@ -618,8 +661,9 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
     _check_window(window, compat)
     wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    joint = _pair_unit_kernel(pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
-                              numba.get_num_threads())
+    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
+    joint = _pair_unit_kernel(work, pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
+                              _two_cores.parts(work))
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -643,7 +687,7 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
         _check_window(window, compat)
         n_units = _window_units(index, window, compat)
     wptr, docs, ilo, ihi, starts, ends, _ = _intervals(index, word_ids, window, compat)
-    counts = _subset_kernel(loc, wptr, docs, ilo, ihi, starts, ends)
+    counts = _subset_kernel(len(starts) * loc.shape[1], loc, wptr, docs, ilo, ihi, starts, ends)
     counts[:, 0] = n_units
     return counts, n_units
 
@@ -669,8 +713,9 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
     positions = arr["positions"]
     pairs = _as_pairs(pairs)
-    joint = _pair_unit_kernel(pairs, wptr, docs, plo, phi, positions, positions, index.n_documents, True,
-                              int(window), numba.get_num_threads())
+    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
+    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, index.n_documents,
+                              True, int(window), _two_cores.parts(work))
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
