@@ -257,7 +257,7 @@ def test_exact_and_jhlau_windows_equal_brute_force_on_random_corpora(docs, w):
 @given(docs=_corpora, w=st.integers(1, 12))
 def test_document_and_context_counts_equal_brute_force_on_random_corpora(docs, w):
     docs, ix, words, ids, pairs = _indexed(docs)
-    _check(core.count_documents(ix, ids, pairs), [set(d) for d in docs], words, pairs)
+    _check(core.count_documents(ix, ids, pairs + [(0, 0)]), [set(d) for d in docs], words, pairs + [(0, 0)])
     if sum(len(d) - w + 1 for d in docs) > 0:  # Palmetto's total, sum(n - w + 1), must be positive
         ctx = core.count_context(ix, ids, pairs + [(0, 0)], w)
         occ = [{x: [p for p, t in enumerate(d) if t == x] for x in words} for d in docs]

@@ -169,13 +169,14 @@ def _split_groups(key, order, cost, n_parts):
 
 
 @_two_cores
-def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space,
+def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
                      n_parts):
     """Co-document counts of pairs ``(left i, right j)``.
 
     A pair of two *dense* words (postings longer than ``n_space / 64``) is
-    counted by AND-ing bitsets (``n_space / 64`` operations, fewer than either
-    posting list); any other pair by probing the shorter posting list against a
+    counted by AND-ing bitsets (at most ``n_space / 64`` operations, fewer than either
+    posting list; the bitsets span only the documents holding dense words of both sides,
+    ``same``: one list given twice); any other pair by probing the shorter posting list against a
     scratch bitmap of the longer one, so each pair costs at most its shorter
     postings.  Pairs are grouped by their longer ("anchor") word; groups run in parallel
     (one scratch bitmap per thread, each pair written once: results do not depend on the threads).
@@ -208,19 +209,45 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
         if b_ptr[j, 1] - b_ptr[j, 0] > threshold:
             b_slot[j] = n_dense_b
             n_dense_b += 1
-    a_bits = np.zeros((n_dense_a, n_blocks), dtype=np.uint64)
-    b_bits = np.zeros((n_dense_b, n_blocks), dtype=np.uint64)
+    # the bitsets cover only the documents a dense pair can share (compact ids): for one list, those
+    # holding two dense words (one, if a pair repeats a word); for two lists, a dense word of each
+    cnt_a = np.zeros(n_space, dtype=np.int32)
+    cnt_b = np.zeros(n_space, dtype=np.int32)
+    for i in range(n_a):
+        if a_slot[i] >= 0:
+            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                cnt_a[a_docs[k]] += 1
+    need = 2
+    if same:
+        for m in range(len(pairs)):
+            if pairs[m, 0] == pairs[m, 1]:
+                need = 1
+    else:
+        for j in range(n_b):
+            if b_slot[j] >= 0:
+                for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                    cnt_b[b_docs[k]] += 1
+    cid = np.full(n_space, -1, dtype=np.int64)
+    n_c = 0
+    for d in range(n_space):
+        if (cnt_a[d] >= need) if same else (cnt_a[d] >= 1 and cnt_b[d] >= 1):
+            cid[d] = n_c
+            n_c += 1
+    n_cblocks = (n_c + 63) // 64
+    a_bits = np.zeros((n_dense_a, n_cblocks), dtype=np.uint64)
+    b_bits = np.zeros((n_dense_b, n_cblocks), dtype=np.uint64)
     for i in range(n_a):
         if a_slot[i] >= 0:
             for k in range(a_ptr[i, 0], a_ptr[i, 1]):
                 d = a_docs[k]
-                if not use_mask or mask[d]:
-                    a_bits[a_slot[i], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                if cid[d] >= 0 and (not use_mask or mask[d]):
+                    a_bits[a_slot[i], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
     for j in range(n_b):
         if b_slot[j] >= 0:
             for k in range(b_ptr[j, 0], b_ptr[j, 1]):
                 d = b_docs[k]
-                b_bits[b_slot[j], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                if cid[d] >= 0:
+                    b_bits[b_slot[j], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
     # anchor of each pair: its longer side; group pairs by anchor to reuse one scratch bitmap
     key = np.empty(n_pairs, dtype=np.int64)
     cost = np.empty(n_pairs, dtype=np.float64)
@@ -229,7 +256,7 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
         la = a_ptr[i, 1] - a_ptr[i, 0]
         lb = b_ptr[j, 1] - b_ptr[j, 0]
         key[m] = i if la >= lb else n_a + j
-        cost[m] = n_blocks if a_slot[i] >= 0 and b_slot[j] >= 0 else min(la, lb)
+        cost[m] = n_cblocks if a_slot[i] >= 0 and b_slot[j] >= 0 else min(la, lb)
     order = np.argsort(key)
     cuts = _split_groups(key, order, cost, n_parts)
     for part in numba.prange(len(cuts) - 1):  # anchor groups in parallel, one scratch bitmap each
@@ -242,7 +269,7 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
                 x = a_bits[a_slot[i]]
                 y = b_bits[b_slot[j]]
                 n = 0
-                for blk in range(n_blocks):
+                for blk in range(n_cblocks):
                     n += _popcount(x[blk] & y[blk])
                 out[m] = n
                 continue
@@ -590,7 +617,7 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     pairs = _as_pairs(pairs)
     work = _pair_work(np.diff(a_ptr), np.diff(b_ptr), pairs)
     return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, m, use, n_space,
-                            _two_cores.parts(work))
+                            right is left, _two_cores.parts(work))
 
 
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
@@ -601,7 +628,7 @@ def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts
     m, _ = _as_mask(None)
     sizes = ptr[ids + 1] - ptr[ids]
     work = _pair_work(sizes, sizes, pairs)
-    joint = _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents,
+    joint = _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents, True,
                              _two_cores.parts(work))
     single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
