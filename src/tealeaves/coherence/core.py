@@ -168,15 +168,36 @@ def _split_groups(key, order, cost, n_parts):
     return cuts
 
 
+#: Bytes of document bitsets per side of a pair count (the densest words get them).
+_DENSE_BYTES = 128 << 20
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_slots(ptr, threshold, cap):
+    """Bitset slot of each word with more than ``threshold`` postings, at most ``cap`` of the
+    longest (``-1``: probed instead)."""
+    n = len(ptr)
+    size = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        size[i] = ptr[i, 1] - ptr[i, 0]
+    order = np.argsort(-size, kind="mergesort")
+    slot = np.full(n, -1, dtype=np.int64)
+    for r in range(min(n, cap)):
+        if size[order[r]] <= threshold:
+            break
+        slot[order[r]] = r
+    return slot
+
+
 @_two_cores
 def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
                      n_parts):
     """Co-document counts of pairs ``(left i, right j)``.
 
-    A pair of two *dense* words (postings longer than ``n_space / 64``) is
-    counted by AND-ing bitsets (at most ``n_space / 64`` operations, fewer than either
-    posting list; the bitsets span only the documents holding dense words of both sides,
-    ``same``: one list given twice); any other pair by probing the shorter posting list against a
+    A pair of two *dense* words (postings longer than ``n_space / 512``; the longest, within
+    ``_DENSE_BYTES`` of bitsets) is counted by AND-ing bitsets that span only the documents
+    holding dense words of both sides (``same``: one list given twice, one set of bitsets),
+    at most ``n_space / 64`` operations; any other pair by probing the shorter posting list against a
     scratch bitmap of the longer one, so each pair costs at most its shorter
     postings.  Pairs are grouped by their longer ("anchor") word; groups run in parallel
     (one scratch bitmap per thread, each pair written once: results do not depend on the threads).
@@ -193,22 +214,16 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     n_blocks = (n_space + 63) // 64
-    threshold = n_blocks  # dense: longer than n_space / 64
     n_a = len(a_ids)
     n_b = len(b_ids)
-    # bitsets of the dense words (left ones masked, so masked counts need no extra check)
-    a_slot = np.full(n_a, -1, dtype=np.int64)
-    b_slot = np.full(n_b, -1, dtype=np.int64)
-    n_dense_a = 0
-    n_dense_b = 0
-    for i in range(n_a):
-        if a_ptr[i, 1] - a_ptr[i, 0] > threshold:
-            a_slot[i] = n_dense_a
-            n_dense_a += 1
-    for j in range(n_b):
-        if b_ptr[j, 1] - b_ptr[j, 0] > threshold:
-            b_slot[j] = n_dense_b
-            n_dense_b += 1
+    # dense words: postings longer than n_space / 512, at most the _DENSE_BYTES budget of the
+    # longest ones per side (bitsets of n_space bits), which get bitsets; left ones masked
+    threshold = n_blocks // 8
+    cap = max(64, _DENSE_BYTES // (8 * n_blocks))
+    a_slot = _dense_slots(a_ptr, threshold, cap)
+    b_slot = a_slot if same else _dense_slots(b_ptr, threshold, cap)
+    n_dense_a = a_slot.max() + 1 if n_a else 0
+    n_dense_b = b_slot.max() + 1 if n_b else 0
     # the bitsets cover only the documents a dense pair can share (compact ids): for one list, those
     # holding two dense words (one, if a pair repeats a word); for two lists, a dense word of each
     cnt_a = np.zeros(n_space, dtype=np.int32)
@@ -235,14 +250,14 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
             n_c += 1
     n_cblocks = (n_c + 63) // 64
     a_bits = np.zeros((n_dense_a, n_cblocks), dtype=np.uint64)
-    b_bits = np.zeros((n_dense_b, n_cblocks), dtype=np.uint64)
+    b_bits = np.zeros((0 if same else n_dense_b, n_cblocks), dtype=np.uint64)
     for i in range(n_a):
         if a_slot[i] >= 0:
             for k in range(a_ptr[i, 0], a_ptr[i, 1]):
                 d = a_docs[k]
                 if cid[d] >= 0 and (not use_mask or mask[d]):
                     a_bits[a_slot[i], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
-    for j in range(n_b):
+    for j in range(0 if same else n_b):
         if b_slot[j] >= 0:
             for k in range(b_ptr[j, 0], b_ptr[j, 1]):
                 d = b_docs[k]
@@ -267,7 +282,7 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
             i, j = pairs[m, 0], pairs[m, 1]
             if a_slot[i] >= 0 and b_slot[j] >= 0:
                 x = a_bits[a_slot[i]]
-                y = b_bits[b_slot[j]]
+                y = a_bits[a_slot[j]] if same else b_bits[b_slot[j]]
                 n = 0
                 for blk in range(n_cblocks):
                     n += _popcount(x[blk] & y[blk])
