@@ -53,7 +53,9 @@ Context windows (Palmetto's ``P_cw``, used by C_A)
     number of tokens; the total is ``sum(n - w + 1)`` over documents
     (Palmetto's ``ContextWindowFrequencyDeterminer``).
 
-The kernels are compiled with numba.
+The kernels are compiled with numba, each serial and parallel (``prange`` over both cores)
+from one function; the parallel one runs from :data:`PARALLEL_MIN_WORK` postings or positions
+of work, and gives the same counts.
 """
 
 from __future__ import annotations
