@@ -198,3 +198,141 @@ def test_index_restricted_to_some_words_counts_them_identically(synthetic):
             a, b = (core.count_windows(ix, ids, pairs, w) for ix, ids in both)
         assert a.n_units == b.n_units
         assert np.array_equal(a.single, b.single) and np.array_equal(a.joint, b.joint)
+
+
+# --------------------------------------------------------------------------------------------
+# property tests: the (parallel) counting core against brute-force enumeration on random corpora
+# --------------------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: random small corpora: few word types (so words repeat inside windows), empty and short documents
+_corpora = st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=30), min_size=1,
+                   max_size=12)
+_property = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _jhlau_windows(docs, w):
+    """jhlau's windows: ``t = 1 .. n + w - 1`` holds tokens ``[max(0, t - w), min(t, n))``."""
+    return [set(d[max(0, t - w):min(t, len(d))]) for d in docs for t in range(1, len(d) + w)]
+
+
+def _indexed(docs):
+    """``(docs, index, words, word ids, pairs)``: every pair once, plus one reversed (a corpus of only
+    empty documents gets one token, as an index must hold some)."""
+    if not any(docs):
+        docs = docs + [["a"]]
+    ix = index_from_token_lists(docs)
+    words = sorted(ix.vocabulary)
+    pairs = list(itertools.combinations(range(len(words)), 2)) + [(1, 0)] * (len(words) > 1)
+    return docs, ix, words, [ix.word_id(x) for x in words], pairs
+
+
+def _exact_windows(docs, w):
+    """Every exact window as a set: ``n - w + 1`` per document, a shorter one whole."""
+    return [set(d) if len(d) <= w else set(d[s:s + w]) for d in docs for s in range(max(1, len(d) - w + 1))]
+
+
+def _check(counts, windows, words, pairs):
+    assert counts.single.tolist() == [sum(x in win for win in windows) for x in words]
+    assert counts.joint.tolist() == [sum(words[a] in win and words[b] in win for win in windows)
+                                     for a, b in pairs]
+
+
+@_property
+@given(docs=_corpora, w=st.integers(1, 12))
+def test_exact_and_jhlau_windows_equal_brute_force_on_random_corpora(docs, w):
+    docs, ix, words, ids, pairs = _indexed(docs)
+    exact = core.count_windows(ix, ids, pairs, w)
+    windows = _exact_windows(docs, w)
+    assert exact.n_units == len(windows) == _brute_windows(docs, w, words)[0]
+    _check(exact, windows, words, pairs)
+    jhlau = core.count_windows(ix, ids, pairs, w, compat="jhlau")
+    windows = _jhlau_windows(docs, w)
+    assert jhlau.n_units == len(windows)
+    _check(jhlau, windows, words, pairs)
+
+
+@_property
+@given(docs=_corpora, w=st.integers(1, 12))
+def test_document_and_context_counts_equal_brute_force_on_random_corpora(docs, w):
+    docs, ix, words, ids, pairs = _indexed(docs)
+    _check(core.count_documents(ix, ids, pairs + [(0, 0)]), [set(d) for d in docs], words, pairs + [(0, 0)])
+    if sum(len(d) - w + 1 for d in docs) > 0:  # Palmetto's total, sum(n - w + 1), must be positive
+        ctx = core.count_context(ix, ids, pairs + [(0, 0)], w)
+        occ = [{x: [p for p, t in enumerate(d) if t == x] for x in words} for d in docs]
+        expected = [sum(abs(p - q) <= w for o in occ for p in o[words[a]] for q in o[words[b]])
+                    for a, b in pairs + [(0, 0)]]
+        assert ctx.joint.tolist() == expected
+        assert ctx.single.tolist() == [sum(d.count(x) for d in docs) for x in words]
+
+
+@_property
+@given(docs=_corpora, w=st.integers(2, 12))
+def test_gensim_windows_equal_gensim_accumulator_on_random_corpora(docs, w):
+    from gensim.corpora import Dictionary
+    from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator
+
+    docs, ix, words, ids, pairs = _indexed(docs)
+    dictionary = Dictionary(docs)
+    acc = WordOccurrenceAccumulator({dictionary.token2id[x] for x in words}, dictionary)
+    acc.accumulate(docs, w)
+    counts = core.count_windows(ix, ids, pairs, w, compat="gensim")
+    assert counts.n_units == acc.num_docs
+    assert counts.single.tolist() == [int(acc[dictionary.token2id[x]]) for x in words]
+    assert counts.joint.tolist() == [int(acc[(dictionary.token2id[words[a]], dictionary.token2id[words[b]])])
+                                     for a, b in pairs]
+
+
+@_property
+@given(docs=_corpora, w=st.integers(1, 12))
+def test_subset_counts_equal_brute_force_on_random_corpora(docs, w):
+    docs, ix, words, ids, _ = _indexed(docs)
+    topics = np.array([list(range(len(ids)))[::-1], [0] + [-1] * (len(ids) - 1)])
+    counts, n_units = core.count_subsets(ix, ids, topics, w)
+    windows = _exact_windows(docs, w)
+    assert n_units == len(windows)
+    for t, row in enumerate(topics):
+        for mask in range(1, 1 << len(row)):
+            members = [words[row[i]] for i in range(len(row)) if mask >> i & 1]
+            expected = 0 if any(i < 0 for i in (row[i] for i in range(len(row)) if mask >> i & 1)) else \
+                sum(all(x in win for x in members) for win in windows)
+            assert counts[t, mask] == expected
+
+
+@pytest.mark.parametrize("w", [None, 1, 4, 11])
+def test_counts_do_not_depend_on_the_number_of_threads(w, monkeypatch):
+    import numba
+
+    monkeypatch.setattr(core, "PARALLEL_MIN_WORK", 0)  # the parallel kernels even on this small corpus
+
+    docs = _random_docs(7, n_docs=300, n_types=40)
+    ix = index_from_token_lists(docs)
+    ids = [ix.word_id(x) for x in sorted(ix.vocabulary)]
+    pairs = list(itertools.combinations(range(len(ids)), 2))
+
+    def count():
+        if w is None:
+            return core.count_documents(ix, ids, pairs)
+        return core.count_windows(ix, ids, pairs, w)
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = count()
+    finally:
+        numba.set_num_threads(before)
+    many = count()
+    subsets_one = None
+    if w is not None:
+        topics = np.arange(12).reshape(2, 6) % len(ids)
+        subsets_many = core.count_subsets(ix, ids, topics, w)[0]
+        numba.set_num_threads(1)
+        try:
+            subsets_one = core.count_subsets(ix, ids, topics, w)[0]
+        finally:
+            numba.set_num_threads(before)
+        assert np.array_equal(subsets_one, subsets_many)
+    n, single, joint = _brute_windows(docs, w, sorted(ix.vocabulary))
+    assert np.array_equal(one.joint, many.joint) and np.array_equal(one.single, many.single)
+    assert many.joint.tolist() == [joint[p] for p in pairs] and many.single.tolist() == single

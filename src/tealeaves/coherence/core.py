@@ -53,11 +53,14 @@ Context windows (Palmetto's ``P_cw``, used by C_A)
     number of tokens; the total is ``sum(n - w + 1)`` over documents
     (Palmetto's ``ContextWindowFrequencyDeterminer``).
 
-The kernels are compiled with numba.
+The kernels are compiled with numba, each serial and parallel (``prange`` over both cores)
+from one function; the parallel one runs from :data:`PARALLEL_MIN_WORK` postings or positions
+of work, and gives the same counts.
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -72,6 +75,42 @@ COMPAT_MODES = ("exact", "gensim", "jhlau")
 _MODE_CODE = {"exact": 0, "gensim": 1, "jhlau": 2}
 #: Largest topic whose word subsets are counted (2**k subsets per topic).
 MAX_SUBSET_WORDS = 12
+
+
+#: Work (postings or positions visited) below which a kernel runs on one thread: starting the
+#: other threads costs more than they save, most of all on a machine busy with other jobs.
+PARALLEL_MIN_WORK = 2_000_000
+
+
+class _two_cores:  # noqa: N801 (used as a decorator)
+    """A kernel compiled twice from one function: serial, and parallel (``prange`` over threads).
+
+    ``kernel(work, *args)`` runs the parallel one when ``work`` is at least
+    :data:`PARALLEL_MIN_WORK` and numba has more than one thread.  Both give the same result
+    (each parallel kernel writes every output once, or sums integers).
+    """
+
+    def __init__(self, fn):
+        serial = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__,
+                                    fn.__closure__)
+        serial.__qualname__ = fn.__qualname__ + "_serial"  # its own numba cache file
+        self.serial = numba.njit(cache=True, nogil=True)(serial)
+        self.parallel = numba.njit(cache=True, nogil=True, parallel=True)(fn)
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, work: int, *args):
+        parallel = work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
+        return (self.parallel if parallel else self.serial)(*args)
+
+    @staticmethod
+    def parts(work: int) -> int:
+        """Ranges to split the work into: one per thread, or one when it runs serially."""
+        return numba.get_num_threads() if work >= PARALLEL_MIN_WORK else 1
+
+
+def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> int:
+    """Postings probed pair by pair: the shorter list of each pair."""
+    return int(np.minimum(sizes_a[pairs[:, 0]], sizes_b[pairs[:, 1]]).sum()) if len(pairs) else 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,14 +151,58 @@ def _mark_anchor(scratch, key, n_a, a_docs, a_ptr, b_docs, b_ptr, value):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space):
+def _split_groups(key, order, cost, n_parts):
+    """Cut ``order`` into ``n_parts`` ranges of about equal ``cost``, never inside a run of equal ``key``
+    (a run shares one scratch map).  Returns the ``n_parts + 1`` cut points."""
+    n = len(order)
+    total = 0.0
+    for r in range(n):
+        total += cost[order[r]]
+    cuts = np.full(n_parts + 1, n, dtype=np.int64)
+    cuts[0] = 0
+    acc = 0.0
+    part = 1
+    for r in range(n):
+        if part < n_parts and acc >= total * part / n_parts and key[order[r]] != key[order[r - 1]]:
+            cuts[part] = r
+            part += 1
+        acc += cost[order[r]]
+    return cuts
+
+
+#: Bytes of document bitsets per side of a pair count (the densest words get them).
+_DENSE_BYTES = 128 << 20
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_slots(ptr, threshold, cap):
+    """Bitset slot of each word with more than ``threshold`` postings, at most ``cap`` of the
+    longest (``-1``: probed instead)."""
+    n = len(ptr)
+    size = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        size[i] = ptr[i, 1] - ptr[i, 0]
+    order = np.argsort(-size, kind="mergesort")
+    slot = np.full(n, -1, dtype=np.int64)
+    for r in range(min(n, cap)):
+        if size[order[r]] <= threshold:
+            break
+        slot[order[r]] = r
+    return slot
+
+
+@_two_cores
+def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
+                     n_parts):
     """Co-document counts of pairs ``(left i, right j)``.
 
-    A pair of two *dense* words (postings longer than ``n_space / 64``) is
-    counted by AND-ing bitsets (``n_space / 64`` operations, fewer than either
-    posting list); any other pair by probing the shorter posting list against a
+    A pair of two *dense* words (postings longer than ``n_space / 512``; the longest, within
+    ``_DENSE_BYTES`` of bitsets) is counted by AND-ing bitsets that span only the documents
+    holding dense words of both sides (``same``: one list given twice, one set of bitsets),
+    at most ``n_space / 64`` operations; any other pair by probing the shorter posting list against a
     scratch bitmap of the longer one, so each pair costs at most its shorter
-    postings.  Pairs are grouped by their longer ("anchor") word.
+    postings.  Pairs are grouped by their longer ("anchor") word; groups run in parallel
+    (one scratch bitmap per thread, each pair written once: results do not depend on the threads).
     """
     # local views: word i of the left list has postings a_docs[a_ptr[i]:a_ptr[i + 1]]
     a_ptr = np.empty((len(a_ids), 2), dtype=np.int64)
@@ -133,73 +216,97 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     n_blocks = (n_space + 63) // 64
-    threshold = n_blocks  # dense: longer than n_space / 64
     n_a = len(a_ids)
     n_b = len(b_ids)
-    # bitsets of the dense words (left ones masked, so masked counts need no extra check)
-    a_slot = np.full(n_a, -1, dtype=np.int64)
-    b_slot = np.full(n_b, -1, dtype=np.int64)
-    n_dense_a = 0
-    n_dense_b = 0
+    # dense words: postings longer than n_space / 512, at most the _DENSE_BYTES budget of the
+    # longest ones per side (bitsets of n_space bits), which get bitsets; left ones masked
+    threshold = n_blocks // 8
+    cap = max(64, _DENSE_BYTES // (8 * n_blocks))
+    a_slot = _dense_slots(a_ptr, threshold, cap)
+    b_slot = a_slot if same else _dense_slots(b_ptr, threshold, cap)
+    n_dense_a = a_slot.max() + 1 if n_a else 0
+    n_dense_b = b_slot.max() + 1 if n_b else 0
+    # the bitsets cover only the documents a dense pair can share (compact ids): for one list, those
+    # holding two dense words (one, if a pair repeats a word); for two lists, a dense word of each
+    cnt_a = np.zeros(n_space, dtype=np.int32)
+    cnt_b = np.zeros(n_space, dtype=np.int32)
     for i in range(n_a):
-        if a_ptr[i, 1] - a_ptr[i, 0] > threshold:
-            a_slot[i] = n_dense_a
-            n_dense_a += 1
-    for j in range(n_b):
-        if b_ptr[j, 1] - b_ptr[j, 0] > threshold:
-            b_slot[j] = n_dense_b
-            n_dense_b += 1
-    a_bits = np.zeros((n_dense_a, n_blocks), dtype=np.uint64)
-    b_bits = np.zeros((n_dense_b, n_blocks), dtype=np.uint64)
+        if a_slot[i] >= 0:
+            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                cnt_a[a_docs[k]] += 1
+    need = 2
+    if same:
+        for m in range(len(pairs)):
+            if pairs[m, 0] == pairs[m, 1]:
+                need = 1
+    else:
+        for j in range(n_b):
+            if b_slot[j] >= 0:
+                for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                    cnt_b[b_docs[k]] += 1
+    cid = np.full(n_space, -1, dtype=np.int64)
+    n_c = 0
+    for d in range(n_space):
+        if (cnt_a[d] >= need) if same else (cnt_a[d] >= 1 and cnt_b[d] >= 1):
+            cid[d] = n_c
+            n_c += 1
+    n_cblocks = (n_c + 63) // 64
+    a_bits = np.zeros((n_dense_a, n_cblocks), dtype=np.uint64)
+    b_bits = np.zeros((0 if same else n_dense_b, n_cblocks), dtype=np.uint64)
     for i in range(n_a):
         if a_slot[i] >= 0:
             for k in range(a_ptr[i, 0], a_ptr[i, 1]):
                 d = a_docs[k]
-                if not use_mask or mask[d]:
-                    a_bits[a_slot[i], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
-    for j in range(n_b):
+                if cid[d] >= 0 and (not use_mask or mask[d]):
+                    a_bits[a_slot[i], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
+    for j in range(0 if same else n_b):
         if b_slot[j] >= 0:
             for k in range(b_ptr[j, 0], b_ptr[j, 1]):
                 d = b_docs[k]
-                b_bits[b_slot[j], d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                if cid[d] >= 0:
+                    b_bits[b_slot[j], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
     # anchor of each pair: its longer side; group pairs by anchor to reuse one scratch bitmap
     key = np.empty(n_pairs, dtype=np.int64)
+    cost = np.empty(n_pairs, dtype=np.float64)
     for m in range(n_pairs):
         i, j = pairs[m, 0], pairs[m, 1]
         la = a_ptr[i, 1] - a_ptr[i, 0]
         lb = b_ptr[j, 1] - b_ptr[j, 0]
         key[m] = i if la >= lb else n_a + j
+        cost[m] = n_cblocks if a_slot[i] >= 0 and b_slot[j] >= 0 else min(la, lb)
     order = np.argsort(key)
-    scratch = np.zeros(n_space, dtype=np.bool_)
-    current = -1
-    for r in range(n_pairs):
-        m = order[r]
-        i, j = pairs[m, 0], pairs[m, 1]
-        if a_slot[i] >= 0 and b_slot[j] >= 0:
-            x = a_bits[a_slot[i]]
-            y = b_bits[b_slot[j]]
+    cuts = _split_groups(key, order, cost, n_parts)
+    for part in numba.prange(len(cuts) - 1):  # anchor groups in parallel, one scratch bitmap each
+        scratch = np.zeros(n_space, dtype=np.bool_)
+        current = -1
+        for r in range(cuts[part], cuts[part + 1]):
+            m = order[r]
+            i, j = pairs[m, 0], pairs[m, 1]
+            if a_slot[i] >= 0 and b_slot[j] >= 0:
+                x = a_bits[a_slot[i]]
+                y = a_bits[a_slot[j]] if same else b_bits[b_slot[j]]
+                n = 0
+                for blk in range(n_cblocks):
+                    n += _popcount(x[blk] & y[blk])
+                out[m] = n
+                continue
+            if key[m] != current:  # load the anchor's postings into the scratch bitmap
+                if current >= 0:
+                    _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, False)
+                current = key[m]
+                _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, True)
             n = 0
-            for blk in range(n_blocks):
-                n += _popcount(x[blk] & y[blk])
+            if current < n_a:  # probe the right word's postings
+                for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                    d = b_docs[k]
+                    if scratch[d] and (not use_mask or mask[d]):
+                        n += 1
+            else:
+                for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                    d = a_docs[k]
+                    if scratch[d] and (not use_mask or mask[d]):
+                        n += 1
             out[m] = n
-            continue
-        if key[m] != current:  # load the anchor's postings into the scratch bitmap
-            if current >= 0:
-                _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, False)
-            current = key[m]
-            _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, True)
-        n = 0
-        if current < n_a:  # probe the right word's postings
-            for k in range(b_ptr[j, 0], b_ptr[j, 1]):
-                d = b_docs[k]
-                if scratch[d] and (not use_mask or mask[d]):
-                    n += 1
-        else:
-            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
-                d = a_docs[k]
-                if scratch[d] and (not use_mask or mask[d]):
-                    n += 1
-        out[m] = n
     return out
 
 
@@ -216,98 +323,107 @@ def _masked_sizes(docs, ptr, mask):
 
 
 @numba.njit(cache=True, nogil=True)
+def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode,
+                    docs, ilo, ihi, starts, ends):
+    """Write the merged window-start intervals of every posting of word ``w_id`` from slot ``loc``
+    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word."""
+    total = 0
+    for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
+        d = post_docs[g]
+        docs[loc] = d
+        ilo[loc] = n_iv
+        n = doc_len[d]
+        last = n - w  # last window start
+        if mode == 2:
+            last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
+        p0, p1 = pos_ptr[g], pos_ptr[g + 1]
+        if last <= 0 and mode != 2:  # one window for the whole document
+            starts[n_iv] = 0
+            ends[n_iv] = 0
+            n_iv += 1
+            total += 1
+        else:
+            q = p0  # pointer to the first occurrence >= a (gensim mode)
+            cur_s = -1
+            cur_e = -2
+            for t in range(p0, p1):
+                p = positions[t]
+                if mode == 2:
+                    a = p
+                    e = p + w - 1
+                else:
+                    a = p - w + 1
+                    if a < 0:
+                        a = 0
+                    if mode == 1:
+                        while positions[q] < a:
+                            q += 1
+                        e = positions[q]
+                    else:
+                        e = p
+                    if e > last:
+                        e = last
+                if a > e:
+                    continue
+                if a <= cur_e + 1:  # overlaps or touches the open interval
+                    if e > cur_e:
+                        cur_e = e
+                else:
+                    if cur_e >= cur_s and cur_s >= 0:
+                        starts[n_iv] = cur_s
+                        ends[n_iv] = cur_e
+                        n_iv += 1
+                        total += cur_e - cur_s + 1
+                    cur_s = a
+                    cur_e = e
+            if cur_s >= 0 and cur_e >= cur_s:
+                starts[n_iv] = cur_s
+                ends[n_iv] = cur_e
+                n_iv += 1
+                total += cur_e - cur_s + 1
+        ihi[loc] = n_iv
+        loc += 1
+    return total
+
+
+@_two_cores
 def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
-    Returns ``(wptr, docs, iptr, starts, ends, single)``: postings of selected
+    Returns ``(wptr, docs, ilo, ihi, starts, ends, single)``: postings of selected
     word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
-    of local posting ``k`` are ``iptr[k]:iptr[k+1]`` (inclusive ``[starts, ends]``),
+    of local posting ``k`` are ``ilo[k]:ihi[k]`` (inclusive ``[starts, ends]``),
     and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
     1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
+    A posting has at most one interval per occurrence, so word ``i`` writes its intervals
+    from its first position's slot on: the words run in parallel (``prange``), each into its
+    own slots, and the result does not depend on the threads.
     """
     k = len(word_ids)
     wptr = np.zeros(k + 1, dtype=np.int64)
-    n_post = 0
-    n_pos = 0
+    poff = np.zeros(k + 1, dtype=np.int64)
     for i in range(k):
         w_id = word_ids[i]
-        n_post += word_ptr[w_id + 1] - word_ptr[w_id]
-        n_pos += pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
-        wptr[i + 1] = n_post
-    docs = np.empty(n_post, dtype=np.int64)
-    iptr = np.zeros(n_post + 1, dtype=np.int64)
-    starts = np.empty(n_pos, dtype=np.int64)
-    ends = np.empty(n_pos, dtype=np.int64)
+        wptr[i + 1] = wptr[i] + word_ptr[w_id + 1] - word_ptr[w_id]
+        poff[i + 1] = poff[i] + pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
+    docs = np.empty(wptr[k], dtype=np.int64)
+    ilo = np.empty(wptr[k], dtype=np.int64)
+    ihi = np.empty(wptr[k], dtype=np.int64)
+    starts = np.empty(poff[k], dtype=np.int64)
+    ends = np.empty(poff[k], dtype=np.int64)
     single = np.zeros(k, dtype=np.int64)
-    loc = 0
-    n_iv = 0
-    for i in range(k):
-        w_id = word_ids[i]
-        total = 0
-        for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
-            d = post_docs[g]
-            docs[loc] = d
-            n = doc_len[d]
-            last = n - w  # last window start
-            if mode == 2:
-                last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
-            p0, p1 = pos_ptr[g], pos_ptr[g + 1]
-            if last <= 0 and mode != 2:  # one window for the whole document
-                starts[n_iv] = 0
-                ends[n_iv] = 0
-                n_iv += 1
-                total += 1
-            else:
-                q = p0  # pointer to the first occurrence >= a (gensim mode)
-                cur_s = -1
-                cur_e = -2
-                for t in range(p0, p1):
-                    p = positions[t]
-                    if mode == 2:
-                        a = p
-                        e = p + w - 1
-                    else:
-                        a = p - w + 1
-                        if a < 0:
-                            a = 0
-                        if mode == 1:
-                            while positions[q] < a:
-                                q += 1
-                            e = positions[q]
-                        else:
-                            e = p
-                        if e > last:
-                            e = last
-                    if a > e:
-                        continue
-                    if a <= cur_e + 1:  # overlaps or touches the open interval
-                        if e > cur_e:
-                            cur_e = e
-                    else:
-                        if cur_e >= cur_s and cur_s >= 0:
-                            starts[n_iv] = cur_s
-                            ends[n_iv] = cur_e
-                            n_iv += 1
-                            total += cur_e - cur_s + 1
-                        cur_s = a
-                        cur_e = e
-                if cur_s >= 0 and cur_e >= cur_s:
-                    starts[n_iv] = cur_s
-                    ends[n_iv] = cur_e
-                    n_iv += 1
-                    total += cur_e - cur_s + 1
-            loc += 1
-            iptr[loc] = n_iv
-        single[i] = total
-    return wptr, docs, iptr, starts[:n_iv], ends[:n_iv], single
+    for i in numba.prange(k):
+        single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
+                                    doc_len, w, mode, docs, ilo, ihi, starts, ends)
+    return wptr, docs, ilo, ihi, starts, ends, single
 
 
 @numba.njit(cache=True, nogil=True)
-def _overlap(g, h, iptr, starts, ends):
+def _overlap(g, h, ilo, ihi, starts, ends):
     """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
     total = 0
-    u, u1 = iptr[g], iptr[g + 1]
-    v, v1 = iptr[h], iptr[h + 1]
+    u, u1 = ilo[g], ihi[g]
+    v, v1 = ilo[h], ihi[h]
     while u < u1 and v < v1:
         lo = starts[u] if starts[u] > starts[v] else starts[v]
         hi = ends[u] if ends[u] < ends[v] else ends[v]
@@ -321,78 +437,86 @@ def _overlap(g, h, iptr, starts, ends):
 
 
 @numba.njit(cache=True, nogil=True)
-def _near(g, h, pptr, positions, w):
+def _near(g, h, plo, phi, positions, w):
     """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
     total = 0
-    lo = pptr[g]
-    hi = pptr[g]
-    for v in range(pptr[h], pptr[h + 1]):
+    lo = plo[g]
+    hi = plo[g]
+    for v in range(plo[h], phi[h]):
         q = positions[v]
-        while lo < pptr[g + 1] and positions[lo] < q - w:
+        while lo < phi[g] and positions[lo] < q - w:
             lo += 1
-        while hi < pptr[g + 1] and positions[hi] <= q + w:
+        while hi < phi[g] and positions[hi] <= q + w:
             hi += 1
         total += hi - lo
     return total
 
 
-@numba.njit(cache=True, nogil=True)
-def _pair_unit_kernel(pairs, wptr, docs, ptr, x, y, n_space, context, w):
+@_two_cores
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_parts):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
-    intersecting the interval lists (``ptr, x, y`` = ``iptr, starts, ends``), or, with ``context``,
-    occurrence pairs at most ``w`` apart (``ptr, x`` = position ranges, positions)."""
+    intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
+    ``context``, occurrence pairs at most ``w`` apart (``lo, hi, x`` = position ranges, positions).
+    Pairs are grouped by their longer ("anchor") word; groups run in parallel, one scratch map
+    per thread, each pair written once (results do not depend on the threads)."""
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     key = np.empty(n_pairs, dtype=np.int64)
+    cost = np.empty(n_pairs, dtype=np.float64)
     for m in range(n_pairs):
         a, b = pairs[m, 0], pairs[m, 1]
-        key[m] = a if wptr[a + 1] - wptr[a] >= wptr[b + 1] - wptr[b] else b
+        la, lb = wptr[a + 1] - wptr[a], wptr[b + 1] - wptr[b]
+        key[m] = a if la >= lb else b
+        cost[m] = min(la, lb)
     order = np.argsort(key)
-    slot = np.full(n_space, -1, dtype=np.int64)
-    current = -1
-    for r in range(n_pairs):
-        m = order[r]
-        a, b = pairs[m, 0], pairs[m, 1]
-        anchor = key[m]
-        other = b if anchor == a else a
-        if anchor != current:
-            if current >= 0:
+    cuts = _split_groups(key, order, cost, n_parts)
+    for part in numba.prange(len(cuts) - 1):
+        slot = np.full(n_space, -1, dtype=np.int64)
+        current = -1
+        for r in range(cuts[part], cuts[part + 1]):
+            m = order[r]
+            a, b = pairs[m, 0], pairs[m, 1]
+            anchor = key[m]
+            other = b if anchor == a else a
+            if anchor != current:
+                if current >= 0:
+                    for g in range(wptr[current], wptr[current + 1]):
+                        slot[docs[g]] = -1
+                current = anchor
                 for g in range(wptr[current], wptr[current + 1]):
-                    slot[docs[g]] = -1
-            current = anchor
-            for g in range(wptr[current], wptr[current + 1]):
-                slot[docs[g]] = g
-        total = 0
-        for h in range(wptr[other], wptr[other + 1]):
-            g = slot[docs[h]]
-            if g < 0:
-                continue
-            total += _near(g, h, ptr, x, w) if context else _overlap(g, h, ptr, x, y)
-        out[m] = total
+                    slot[docs[g]] = g
+            total = 0
+            for h in range(wptr[other], wptr[other + 1]):
+                g = slot[docs[h]]
+                if g < 0:
+                    continue
+                total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
+            out[m] = total
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _subset_kernel(topic_loc, wptr, docs, iptr, starts, ends):
+@_two_cores
+def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
     """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
 
     Each word's window starts form disjoint, non-touching intervals per document, so
     entering/leaving toggles its bit; a sweep over the sorted interval boundaries adds the
     length of every stretch to the count of its exact word set, and a superset sum turns
     "exactly this set" into "at least this set".  Entry 0 is left 0 (callers set the total).
+    Topics run in parallel, each writing its own row.
     """
     n_t, k = topic_loc.shape
     out = np.zeros((n_t, 1 << k), dtype=np.int64)
-    for t in range(n_t):
+    for t in numba.prange(n_t):
         n_ev = 0
         top = 0
         for i in range(k):
             w = topic_loc[t, i]
             if w >= 0:
-                n_ev += 2 * (iptr[wptr[w + 1]] - iptr[wptr[w]])
                 for g in range(wptr[w], wptr[w + 1]):
-                    for u in range(iptr[g], iptr[g + 1]):
+                    n_ev += 2 * (ihi[g] - ilo[g])
+                    for u in range(ilo[g], ihi[g]):
                         if ends[u] + 2 > top:
                             top = ends[u] + 2
         key = np.empty(n_ev, dtype=np.int64)
@@ -404,7 +528,7 @@ def _subset_kernel(topic_loc, wptr, docs, iptr, starts, ends):
                 continue
             for g in range(wptr[w], wptr[w + 1]):
                 d = docs[g]
-                for u in range(iptr[g], iptr[g + 1]):
+                for u in range(ilo[g], ihi[g]):
                     key[m] = d * top + starts[u]
                     bit[m] = 1 << i
                     key[m + 1] = d * top + ends[u] + 1
@@ -507,7 +631,10 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     n_space = max(top + 1, len(m) if use else 0)
     a_ids = np.arange(len(a_ptr) - 1, dtype=np.int64)
     b_ids = np.arange(len(b_ptr) - 1, dtype=np.int64)
-    return _pair_doc_kernel(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, _as_pairs(pairs), m, use, n_space)
+    pairs = _as_pairs(pairs)
+    work = _pair_work(np.diff(a_ptr), np.diff(b_ptr), pairs)
+    return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, m, use, n_space,
+                            right is left, _two_cores.parts(work))
 
 
 def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
@@ -516,7 +643,10 @@ def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
     m, _ = _as_mask(None)
-    joint = _pair_doc_kernel(ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents)
+    sizes = ptr[ids + 1] - ptr[ids]
+    work = _pair_work(sizes, sizes, pairs)
+    joint = _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents, True,
+                             _two_cores.parts(work))
     single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
 
@@ -555,8 +685,11 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         sel = (np.concatenate([docs[ptr[i]:ptr[i + 1]] for i in ids]).astype(np.int64) if len(ids)
                else np.zeros(0, dtype=np.int64))
         zeros = np.zeros(len(sel), dtype=np.int64)
-        return wptr, sel, np.arange(len(sel) + 1, dtype=np.int64), zeros, zeros, np.diff(wptr)
-    return _window_intervals(ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
+        return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
+                zeros, zeros, np.diff(wptr))
+    pos_ptr, word_ptr = arr["pos_ptr"], arr["word_ptr"]
+    work = int((pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]]).sum())
+    return _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
                              arr["doc_lengths"], int(window), _MODE_CODE[compat])
 
 
@@ -570,9 +703,11 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int,
                   compat: str = "exact") -> CooccurrenceCounts:
     """Boolean sliding-window counts (see the module docstring) for words of one index."""
     _check_window(window, compat)
-    wptr, docs, iptr, starts, ends, single = _intervals(index, word_ids, int(window), compat)
+    wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    joint = _pair_unit_kernel(pairs, wptr, docs, iptr, starts, ends, index.n_documents, False, 0)
+    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
+    joint = _pair_unit_kernel(work, pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
+                              _two_cores.parts(work))
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -595,8 +730,8 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     else:
         _check_window(window, compat)
         n_units = _window_units(index, window, compat)
-    wptr, docs, iptr, starts, ends, _ = _intervals(index, word_ids, window, compat)
-    counts = _subset_kernel(loc, wptr, docs, iptr, starts, ends)
+    wptr, docs, ilo, ihi, starts, ends, _ = _intervals(index, word_ids, window, compat)
+    counts = _subset_kernel(len(starts) * loc.shape[1], loc, wptr, docs, ilo, ihi, starts, ends)
     counts[:, 0] = n_units
     return counts, n_units
 
@@ -618,18 +753,14 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     blocks = [np.arange(ptr[i], ptr[i + 1]) for i in ids]
     g = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
     docs = arr["post_docs"][g].astype(np.int64)
-    pptr = np.ascontiguousarray(pos_ptr[g].astype(np.int64))
-    pend = pos_ptr[g + 1].astype(np.int64)
-    # local position ranges: posting r covers positions[pptr[r]:pend[r]]; kernel needs pptr[r + 1] = end
-    positions = np.concatenate([arr["positions"][a:b] for a, b in zip(pptr, pend)]) if len(g) else \
-        np.zeros(0, dtype=np.int64)
-    local = np.zeros(len(g) + 1, dtype=np.int64)
-    local[1:] = np.cumsum(pend - pptr)
+    # posting r of the selection covers the index's positions[plo[r]:phi[r]] (no copy of the positions)
+    plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
+    positions = arr["positions"]
     pairs = _as_pairs(pairs)
-    positions = positions.astype(np.int64)
-    joint = _pair_unit_kernel(pairs, wptr, docs, local, positions, positions, index.n_documents, True,
-                              int(window))
-    single = np.array([local[wptr[i + 1]] - local[wptr[i]] for i in range(len(ids))], dtype=np.int64)
+    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
+    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, index.n_documents,
+                              True, int(window), _two_cores.parts(work))
+    single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
     if n_units <= 0:

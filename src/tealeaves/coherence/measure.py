@@ -257,11 +257,13 @@ def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray,
     ok = (a >= 0) & (b >= 0)
     lo, hi = np.minimum(a, b)[ok], np.maximum(a, b)[ok]
     n_uniq = int(loc.max()) + 1
-    keys = np.unique(lo * n_uniq + hi)
+    # with the inverse numpy sorts once; without it numpy 2 hashes and a searchsorted follows, >10x slower
+    # on the million keys of 1,000 topics x top 50
+    keys, inverse = np.unique(lo * n_uniq + hi, return_inverse=True)
     counts = counts_fn(np.stack([keys // n_uniq, keys % n_uniq], axis=1))
     joint = np.zeros((t_, k, k), dtype=np.float64)
     tri = np.zeros(a.shape, dtype=np.float64)
-    tri[ok] = counts.joint[np.searchsorted(keys, lo * n_uniq + hi)]
+    tri[ok] = counts.joint[inverse.reshape(-1)]
     joint[:, ii, jj] = tri
     joint[:, jj, ii] = tri
     diag = np.where(loc >= 0, counts.single[np.maximum(loc, 0)], 0)
