@@ -76,6 +76,14 @@ def _existing(path: PathLike, what: str) -> Path:
     return p
 
 
+def text_folder_files(root: Path, glob: str = "**/*") -> list[Path]:
+    """The documents of a text folder: files under ``root`` matching ``glob``, sorted, hidden ones
+    (any path part starting with ``.``) skipped.  The one rule for :func:`read_text_folder` and the
+    streaming index build (:mod:`tealeaves.ingest`)."""
+    return sorted(f for f in root.glob(glob)
+                  if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts))
+
+
 def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = None) -> RawDocuments:
     """Read every file under ``path`` matching ``glob`` as one document.
 
@@ -86,10 +94,7 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = 
     root = _existing(path, "corpus folder")
     if not root.is_dir():
         raise InputFormatError(f"'{root}' is not a folder", fix="give a folder of text files")
-    files = sorted(
-        f for f in root.glob(glob)
-        if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts)
-    )
+    files = text_folder_files(root, glob)
     if not files:
         raise EmptyInputError(
             f"no file matching '{glob}' in folder '{root}'; put one text file per document there "

@@ -187,10 +187,9 @@ def _jsonl(path: Path, text_field: str, id_field: str, stats: IngestStats, encod
 
 def _folder(path: Path, stats: IngestStats, encoding: str | None = None, **_) -> Iterator[tuple[str, str]]:
     from tealeaves._io import decode
+    from tealeaves.corpus.readers import text_folder_files
 
-    files = sorted(f for f in path.glob("**/*")
-                   if f.is_file() and not any(part.startswith(".") for part in f.relative_to(path).parts))
-    for f in files:
+    for f in text_folder_files(path):
         with _reading(f), open_binary(f) as fh:
             data = fh.read()
         text = decode(data, f, encoding)  # as read_text_folder: the text as decoded, line ends kept
