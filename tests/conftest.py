@@ -125,14 +125,17 @@ def run_cli(capsys, monkeypatch):
 
 @pytest.fixture
 def cli_error(run_cli):
-    """``cli_error(argv, fragment, code=1)``: assert a clean failure with ``fragment`` in the message."""
+    """``cli_error(argv, fragment, code=1, progress=False)``: assert a clean failure with ``fragment`` in the
+    message: exactly one error line, the last; earlier lines are warnings (or, with ``progress=True``,
+    a long command's progress lines)."""
 
-    def check(argv: Sequence[str], fragment: str, code: int = 1) -> CliRun:
+    def check(argv: Sequence[str], fragment: str, code: int = 1, progress: bool = False) -> CliRun:
         result = run_cli(argv)
         assert result.code == code, (result.code, result.err)
         lines = result.err.splitlines()
         assert lines and lines[-1].startswith("tealeaves: error: "), result.err  # one error line, last
-        assert all(ln.startswith("tealeaves: warning: ") for ln in lines[:-1]), result.err
+        before = [ln for ln in lines[:-1] if not ln.startswith("tealeaves: warning: ")]
+        assert not before or (progress and not any("tealeaves: error" in ln for ln in before)), result.err
         assert fragment.lower() in result.err.lower(), result.err
         assert "internal error" not in result.err, result.err
         return result
