@@ -8,6 +8,7 @@ fragment (API), or a documented value.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -300,3 +301,33 @@ def test_a_loaded_model_with_a_broken_inference_record_is_refused(files):
     corpus = Corpus.from_token_lists([["w1", "w2", "w3"]], model.vocabulary_)
     with pytest.raises(InvalidModelError, match="re-save the model"):
         document_completion(model, corpus)
+
+
+_PLSA = {"method": "plsa-fold-in", "max_iter": 50, "tol": 0.0}
+_LDA = {"method": "sklearn-e-step", "topic_word_totals": [3.0, 4.0], "doc_topic_prior": 0.5,
+        "max_doc_update_iter": 100, "mean_change_tol": 1e-3}
+
+
+@pytest.mark.parametrize("record, fragment", [
+    ({**_PLSA, "max_iter": 0}, "max_iter=0; expected a positive whole number"),
+    ({**_PLSA, "max_iter": 2.0}, "max_iter=2.0; expected a positive whole number"),
+    ({**_PLSA, "max_iter": True}, "max_iter=True; expected a positive whole number"),
+    ({**_PLSA, "tol": -1e-9}, "tol=-1e-09; expected a non-negative finite number"),
+    ({**_PLSA, "tol": float("inf")}, "tol=inf; expected a non-negative finite number"),
+    ({**_LDA, "doc_topic_prior": 0}, "doc_topic_prior=0; expected a positive finite number"),
+    ({**_LDA, "doc_topic_prior": "0.5"}, "doc_topic_prior='0.5'; expected a positive finite number"),
+    ({**_LDA, "topic_word_totals": [3.0, 0.0]}, "expected 2 positive finite numbers"),
+    ({**_LDA, "mean_change_tol": None}, "mean_change_tol=None; expected a non-negative finite number"),
+])
+def test_malformed_recorded_inference_is_refused(record, fragment):
+    """A model file's inference record is checked before use (tealeaves.validation's rules)."""
+    model = FixedTopicModel(np.full((2, 3), 1 / 3), ["a", "b", "c"], 0.5, metadata={"inference": record})
+    with pytest.raises(InvalidModelError, match=re.escape(fragment)):
+        model.transform(Corpus.from_token_lists([["a", "b"]], model.vocabulary_))
+
+
+def test_a_valid_recorded_inference_is_used():
+    """The boundary cases that are valid (tol 0, a whole max_iter) pass and give proportions."""
+    model = FixedTopicModel(np.full((2, 3), 1 / 3), ["a", "b", "c"], 0.5, metadata={"inference": _PLSA})
+    theta = model.transform(Corpus.from_token_lists([["a", "b"]], model.vocabulary_))
+    assert theta.shape == (1, 2) and np.allclose(theta.sum(axis=1), 1.0)

@@ -26,12 +26,11 @@ inference to ``transform`` and is named ``<Class>.transform/<record>``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from tealeaves.corpus import Corpus
-from tealeaves.errors import InvalidModelError
+from tealeaves.errors import InvalidModelError, ParameterError
+from tealeaves.validation import check_float, check_int
 
 #: The inference of each tealeaves model class when it carries no record.
 CLASS_INFERENCE = {"PLSA": "plsa-fold-in", "SklearnLDA": "sklearn-e-step", "FixedTopicModel": "vb-fold-in"}
@@ -92,21 +91,28 @@ def _check_record(record: object, n_topics: int) -> None:
         return
     totals = record.get("topic_word_totals")
     if (not isinstance(totals, list) or len(totals) != n_topics
-            or not all(_positive(t) for t in totals)):
+            or not all(_is_number(t) for t in totals)):
         raise bad(f"has topic_word_totals {str(totals)[:60]}; expected {n_topics} positive finite numbers")
     _need_number(record, "doc_topic_prior", bad)
     _need_number(record, "max_doc_update_iter", bad, integer=True)
     _need_number(record, "mean_change_tol", bad, zero=True)
 
 
-def _positive(value: object, zero: bool = False) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+def _is_number(value: object, zero: bool = False, integer: bool = False) -> bool:
+    """Whether ``value`` is a finite positive (``zero``: non-negative) number, whole if ``integer``
+    (:mod:`tealeaves.validation`'s rules; booleans are not numbers)."""
+    try:
+        if integer:
+            check_int(value, "value", min_value=0 if zero else 1)
+        else:
+            check_float(value, "value", min_value=0.0, include_min=zero)
+    except ParameterError:
         return False
-    return value >= 0 if zero else value > 0
+    return True
 
 
 def _need_number(record: dict, key: str, bad, integer: bool = False, zero: bool = False) -> None:
     value = record.get(key)
-    if not _positive(value, zero) or (integer and not isinstance(value, int)):
+    if not _is_number(value, zero, integer):
         kind = "whole number" if integer else "finite number"
         raise bad(f"has {key}={value!r}; expected a {'non-negative' if zero else 'positive'} {kind}")
