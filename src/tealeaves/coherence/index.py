@@ -47,7 +47,7 @@ import numpy as np
 
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import EmptyInputError, IndexIntegrityError, TealeavesError
+from tealeaves.errors import EmptyInputError, IndexIntegrityError, OutputError, TealeavesError
 
 MAGIC = b"TLXINDEX"
 FORMAT_VERSION = 1
@@ -830,15 +830,15 @@ _RACY_NS = 2_000_000_000
 def verified_cache_file() -> Path | None:
     """The persistent verified-state cache, or ``None`` when ``TEALEAVES_VERIFY_CACHE=0``.
 
-    ``$TEALEAVES_CACHE_DIR/verified-indexes.json`` (default: ``$XDG_CACHE_HOME/tealeaves`` or
-    ``~/.cache/tealeaves``).  It maps a file's (path, size, mtime_ns, inode) to the checksum that was
-    verified; any change to the file changes the key, so the full hash runs again.
+    ``$TEALEAVES_CACHE_DIR/verified-indexes.json`` (default: the per-user cache,
+    :func:`tealeaves.data.cache_dir`).  It maps a file's (path, size, mtime_ns, inode) to the
+    checksum that was verified; any change to the file changes the key, so the full hash runs again.
     """
     if os.environ.get("TEALEAVES_VERIFY_CACHE", "1") == "0":
         return None
-    root = os.environ.get("TEALEAVES_CACHE_DIR") or Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tealeaves"
-    return Path(root) / "verified-indexes.json"
+    from tealeaves.data import cache_dir
+
+    return Path(os.environ.get("TEALEAVES_CACHE_DIR") or cache_dir()) / "verified-indexes.json"
 
 
 def _file_key(path: Path) -> tuple:
@@ -878,12 +878,12 @@ def _remember_verified(key: tuple, checksum: str) -> None:
     entries = _read_cache(cache)
     entries[json.dumps(key)] = checksum
     entries = dict(list(entries.items())[-_CACHE_LIMIT:])
+    from tealeaves._io import write_text
+
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(entries), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:  # an unwritable cache only costs a re-hash next time
+        write_text(cache, json.dumps(entries), what="verified-state cache")
+    except (OSError, OutputError):  # an unwritable cache only costs a re-hash next time
         pass
 
 
