@@ -64,6 +64,45 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
         ) from None
 
 
+class StrictJSONError(ValueError):
+    """JSON that Python's :mod:`json` accepts but strict JSON does not: a ``NaN``/``Infinity`` literal
+    (``kind="constant"``) or a key given twice in one object (``kind="duplicate"``); ``value`` is the
+    literal or the key.  Callers turn it into their own error with their own message."""
+
+    def __init__(self, kind: str, value: str):
+        self.kind, self.value = kind, value
+        super().__init__(f"{value} is not valid JSON" if kind == "constant"
+                         else f"key {value!r} occurs twice in one object")
+
+
+def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool = False) -> object:
+    """``json.loads`` that refuses ``NaN``/``Infinity`` literals (unless ``allow_constants``) and, with
+    ``unique_keys``, a key given twice in one object (the first repeated key is named): the one strict
+    reading of JSON inputs.  Raises :class:`StrictJSONError` or :class:`json.JSONDecodeError` (both
+    ``ValueError``).
+
+    >>> loads_strict('{"a": NaN}')
+    Traceback (most recent call last):
+    ...
+    tealeaves._io.StrictJSONError: NaN is not valid JSON
+    """
+    import json
+
+    def constant(name: str):
+        raise StrictJSONError("constant", name)
+
+    def pairs(items: list) -> dict:
+        seen: set = set()
+        for key, _ in items:
+            if key in seen:
+                raise StrictJSONError("duplicate", key)
+            seen.add(key)
+        return dict(items)
+
+    return json.loads(text, parse_constant=None if allow_constants else constant,
+                      object_pairs_hook=pairs if unique_keys else None)
+
+
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -> str:
     """The whole text of ``path`` under the reading policy above."""
     p = existing_file(path, what)

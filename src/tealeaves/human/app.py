@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import urlsplit
 
+from tealeaves._io import loads_strict
 from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
@@ -190,14 +191,10 @@ def _number(body: dict, name: str) -> float | None:
     return float(value)
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_body(raw: bytes) -> object:
     """Strict JSON: UTF-8, no NaN/Infinity literals; :class:`BadRequest` (400) otherwise."""
     try:
-        body = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        body = loads_strict(raw.decode("utf-8"))
         json.dumps(body, ensure_ascii=False).encode("utf-8")  # lone surrogates (\ud800) cannot be stored
         return body
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, huge ints

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import re
 from collections import Counter
@@ -30,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tealeaves._io import read_text
+from tealeaves._io import loads_strict, read_text
 from tealeaves.errors import EmptyInputError, InputFormatError
 from tealeaves.human.export import LONG_COLUMNS
 from tealeaves.human.items import RATING_SCALE
@@ -120,13 +119,10 @@ def read_table(source, encoding: str | None = None) -> pd.DataFrame:
 
 def _json_records(text: str, path: Path) -> pd.DataFrame:
     """JSON: a list of objects, or JSON lines (one object per line); NaN/Infinity literals are refused."""
-    def strict(name):
-        raise ValueError(f"{name} is not valid JSON")
-
     if path.suffix.lower() == ".jsonl":
-        records = [json.loads(line, parse_constant=strict) for line in text.splitlines() if line.strip()]
+        records = [loads_strict(line) for line in text.splitlines() if line.strip()]
     else:
-        records = json.loads(text, parse_constant=strict)
+        records = loads_strict(text)
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise ResultsError(f"results file {path} must hold a list of objects (records), one per judgment",
                            fix='e.g. [{"item_id": "wi-0", "annotator": "ann", "response": "oil"}]')

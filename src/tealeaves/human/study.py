@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tealeaves._io import read_text, write_text
+from tealeaves._io import StrictJSONError, loads_strict, read_text, write_text
 from tealeaves._version import __version__
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
@@ -80,7 +80,11 @@ class Study:
         """
         text = read_text(path, what="study file")
         try:
-            raw = json.loads(text, parse_constant=_no_constant)
+            raw = loads_strict(text)
+        except StrictJSONError as exc:
+            raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc.value} is not a valid "
+                                   "JSON number)",
+                                   fix="give a study file written by `tealeaves human build-study`") from None
         except (ValueError, RecursionError) as exc:
             raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc})",
                                    fix="give a study file written by `tealeaves human build-study`") from None
@@ -101,10 +105,6 @@ class Study:
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         ids = [item["id"] for item in self.items]
         return [ids[i] for i in rng.permutation(len(ids))]
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a valid JSON number")
 
 
 def build_study(

@@ -34,6 +34,7 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 
+from tealeaves._io import StrictJSONError, loads_strict
 from tealeaves.errors import EmptyInputError, InputFormatError
 
 SCHEMA = '{language: [[word, word, ...], ...]} (one list of top words per topic, most probable first)'
@@ -175,16 +176,10 @@ def _check_distinct(lang: str, k: int, words: Sequence[str], where: str) -> None
 
 
 def _parse_json(text: str, where: str) -> object:
-    def no_duplicates(pairs):
-        keys = [k for k, _ in pairs]
-        dup = next((k for k in keys if keys.count(k) > 1), None)
-        if dup is not None:
-            raise InputFormatError(f"{where}: key {dup!r} occurs twice in one object",
-                                   fix="give each key once")
-        return dict(pairs)
-
-    try:
-        return json.loads(text, object_pairs_hook=no_duplicates)
+    try:  # NaN/Infinity literals are read, then refused as words by validate_topics
+        return loads_strict(text, unique_keys=True, allow_constants=True)
+    except StrictJSONError as exc:
+        raise InputFormatError(f"{where}: {exc}", fix="give each key once") from None
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno}, "
                                f"column {exc.colno}", fix="expected " + SCHEMA) from None

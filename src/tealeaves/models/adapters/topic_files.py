@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tealeaves._io import read_text
+from tealeaves._io import StrictJSONError, loads_strict, read_text
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
 from tealeaves.models.adapters import mallet
@@ -376,20 +376,14 @@ def _read_csv(text: str, parsed: _Parsed) -> None:
 
 
 def _read_json(text: str, parsed: _Parsed) -> None:
-    def no_constant(name):
-        raise InputFormatError(f"'{parsed.source}' holds {name}, which is not a number JSON allows",
-                               fix="write finite numbers")
-
-    def unique_keys(pairs):
-        keys = [k for k, _ in pairs]
-        dup = _first_duplicate(keys)
-        if dup is not None:
-            raise InputFormatError(f"'{parsed.source}' gives the key {dup!r} twice in one object",
-                                   fix="give each topic (or word) once")
-        return dict(pairs)
-
     try:
-        data = json.loads(text, parse_constant=no_constant, object_pairs_hook=unique_keys)
+        data = loads_strict(text, unique_keys=True)
+    except StrictJSONError as exc:
+        if exc.kind == "constant":
+            raise InputFormatError(f"'{parsed.source}' holds {exc.value}, which is not a number JSON allows",
+                                   fix="write finite numbers") from None
+        raise InputFormatError(f"'{parsed.source}' gives the key {exc.value!r} twice in one object",
+                               fix="give each topic (or word) once") from None
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"'{parsed.source}' is not valid JSON (line {exc.lineno}: {exc.msg})",
                                fix="fix the JSON, or " + FORMAT_FIX) from None
