@@ -82,8 +82,8 @@ class Study:
         try:
             raw = loads_strict(text)
         except StrictJSONError as exc:
-            raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc.value} is not a valid "
-                                   "JSON number)",
+            raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc.value} is not a "
+                                   "valid JSON number)",
                                    fix="give a study file written by `tealeaves human build-study`") from None
         except (ValueError, RecursionError) as exc:
             raise StudyFormatError(f"cannot read study file {path}: not valid JSON ({exc})",
