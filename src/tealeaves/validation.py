@@ -120,14 +120,26 @@ def check_seed(value: object, name: str = "seed") -> int:
     return check_int(value, name, min_value=0, max_value=2**32 - 1, allow_str=True)
 
 
+def first_duplicate(values: Iterable[T]) -> T | None:
+    """The first value that repeats an earlier one, or ``None`` when all are distinct.
+
+    >>> first_duplicate(["oil", "gas", "oil", "gas"]), first_duplicate([1, 2])
+    ('oil', None)
+    """
+    seen: set = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None
+
+
 def check_unique(values: Iterable[T], name: str) -> list[T]:
     """Return ``values`` as a list, refusing duplicates (naming the first one)."""
     out = list(values)
-    seen: set = set()
-    for v in out:
-        if v in seen:
-            raise ParameterError(f"{name} lists {v!r} more than once", fix="give each value once")
-        seen.add(v)
+    dup = first_duplicate(out)
+    if dup is not None:
+        raise ParameterError(f"{name} lists {dup!r} more than once", fix="give each value once")
     return out
 
 

@@ -30,7 +30,7 @@ from tealeaves.coherence.segmentation import WHOLE_SET, is_pairwise, segment_mas
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.signature import Signature
-from tealeaves.validation import check_int
+from tealeaves.validation import check_int, first_duplicate
 
 
 @dataclass
@@ -183,10 +183,9 @@ def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
         if len(words) < 2:
             raise TopicError(f"topic {i} has {len(words)} word(s) ({' '.join(words)}); coherence compares "
                              "pairs of words, so give at least two")
-        seen: set[str] = set()
-        dup = [w for w in words if w in seen or seen.add(w)]  # type: ignore[func-returns-value]
-        if dup:
-            raise TopicError(f"topic {i} repeats {dup[0]!r}; list each word once")
+        dup = first_duplicate(words)
+        if dup is not None:
+            raise TopicError(f"topic {i} repeats {dup!r}; list each word once")
     return out
 
 

@@ -50,6 +50,7 @@ from tealeaves.corpus import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
 from tealeaves.models.adapters import mallet
 from tealeaves.models.base import TopicModel, check_alpha
+from tealeaves.validation import first_duplicate
 
 TOPIC_FORMATS = ("words", "mallet-keys", "csv", "json", "gensim")
 FORMAT_FIX = ("choose the format: --topics-format {words,mallet-keys,csv,json,gensim} in "
@@ -146,18 +147,13 @@ def _check_topics(topics) -> list[list[str]]:
         bad = [w for w in words if not isinstance(w, str) or not w.strip()]
         if bad:
             raise InvalidModelError(f"topic {k} has the word {bad[0]!r}; words must be non-empty strings")
-        dup = _first_duplicate(words)
+        dup = first_duplicate(words)
         if dup is not None:
             raise InvalidModelError(f"topic {k} repeats {dup!r}; list each word once")
         out.append(words)
     if not out:
         raise EmptyInputError("no topics given")
     return out
-
-
-def _first_duplicate(words: Sequence[str]) -> str | None:
-    seen: set[str] = set()
-    return next((w for w in words if w in seen or seen.add(w)), None)  # type: ignore[func-returns-value]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,7 +172,7 @@ class _Parsed:
         """Add a topic; with weights and ``rank``, its words are ordered by weight, highest first."""
         if not words:
             raise InputFormatError(f"{where}: the topic has no words", fix="give at least one word")
-        dup = _first_duplicate(words)
+        dup = first_duplicate(words)
         if dup is not None:
             raise InputFormatError(f"{where}: the topic repeats {dup!r}", fix="list each word once")
         if weights is not None and rank:
@@ -188,7 +184,7 @@ class _Parsed:
         if not self.rows:
             raise EmptyInputError(f"'{self.source}' holds no topics", fix="give at least one topic")
         ids = [r[0] for r in self.rows]
-        dup = _first_duplicate([str(i) for i in ids])
+        dup = first_duplicate([str(i) for i in ids])
         if dup is not None:
             where = [r[3] for r in self.rows if str(r[0]) == dup][1]
             raise InputFormatError(f"{where}: topic id {dup} appears twice", fix="give each topic once")
