@@ -40,6 +40,15 @@ def existing_file(path: PathLike, what: str = "file") -> Path:
     return p
 
 
+def codec(encoding: str | None) -> codecs.CodecInfo:
+    """The codec of ``encoding`` (UTF-8 when ``None``); an unknown name is a clear error."""
+    try:
+        return codecs.lookup(encoding or DEFAULT_ENCODING)
+    except LookupError:
+        raise TealeavesError(f"unknown encoding {encoding!r}", fix="give a Python codec name such as utf-8 "
+                             "or latin-1 with --encoding") from None
+
+
 def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line: int = 1) -> str:
     """Decode ``data`` read from ``path`` strictly, dropping a UTF-8 byte-order mark.
 
@@ -47,12 +56,7 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
     decodes a file line by line), so an error names the file's line.
     """
     enc = encoding or DEFAULT_ENCODING
-    try:
-        codecs.lookup(enc)
-    except LookupError:
-        raise TealeavesError(f"unknown encoding {enc!r}", fix="give a Python codec name such as utf-8 "
-                             "or latin-1 with --encoding") from None
-    if codecs.lookup(enc).name in ("utf-8", "utf-8-sig") and data.startswith(codecs.BOM_UTF8):
+    if codec(enc).name in ("utf-8", "utf-8-sig") and data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     try:
         return data.decode(enc)

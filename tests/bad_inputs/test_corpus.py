@@ -272,3 +272,26 @@ def test_reuters_reader_paths(tmp_path):
     sgm = _write(tmp_path / "x.sgm", b"no stories here \xe9")  # latin-1 by definition: decodes, no story
     with pytest.raises(EmptyInputError, match="no <REUTERS> story found"):
         read_reuters([sgm])
+
+
+@pytest.mark.parametrize("encoding, fragment", [
+    ("bogus", "unknown encoding 'bogus'"),
+    ("utf-16", "needs an ASCII-compatible encoding; utf-16 is not one"),
+    ("utf-32-le", "needs an ASCII-compatible encoding; utf-32-le is not one"),
+])
+def test_index_build_refuses_unknown_or_line_unsafe_encodings(cli_error, tmp_path, encoding, fragment):
+    """UTF-16/32 cannot be split into lines at the byte b"\\n": refused, never read as garbage tokens."""
+    f = _write(tmp_path / "ref.txt", "fine words\nmore words\n".encode("utf-16"))
+    cli_error(["index", "build", f, "-o", tmp_path / "r.tlx", "--encoding", encoding], fragment)
+    assert not list(tmp_path.glob("*.tlx*"))
+
+
+def test_index_build_utf8_sig_encoding_equals_utf8(run_cli, tmp_path):
+    from tealeaves.coherence.index import ReferenceIndex
+
+    f = _write(tmp_path / "ref.txt", BOM + b"fine words\nmore words\n")
+    assert run_cli(["index", "build", f, "-o", tmp_path / "a.tlx"]).code == 0
+    assert run_cli(["index", "build", f, "-o", tmp_path / "b.tlx", "--encoding", "utf-8-sig"]).code == 0
+    a, b = ReferenceIndex.load(tmp_path / "a.tlx"), ReferenceIndex.load(tmp_path / "b.tlx")
+    assert list(a.vocabulary) == list(b.vocabulary) and sorted(a.vocabulary) == ["fine", "more", "words"]
+    assert (a.arrays["positions"] == b.arrays["positions"]).all()
