@@ -306,13 +306,14 @@ class PolylingualTopicModel:
         # 32-bit cells (half the memory traffic) whenever the largest count fits beside the topic bits
         small = int(np.bincount(lay.tokens).max()) < 2 ** (31 - bits)
         packed = np.zeros(int(word_start[-1]), dtype=np.int32 if small else np.int64)
+        span = kern.word_spans(lay.tokens, word_start)
         kern.build_word_topics(n_wk, word_start, packed, bits)
         reset = bool(self._reset_coefficients)
         stale = [False]  # n_wk is behind the packed lists
 
         def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
-            kern.sparse_sweep(*args, z, n_lk, n_rk, alpha, beta, beta_sum, word_start, packed, bits, seed,
-                              reset)
+            kern.sparse_sweep_spans(*args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, seed,
+                                    reset)
             stale[0] = True
 
         def counts():
