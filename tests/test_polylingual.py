@@ -56,7 +56,7 @@ def fitted(data):
     model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3,
                                   sampler="sparse")
     # shared across xdist workers through the disk cache (the fit is seeded, so any worker builds the same)
-    return disk_cached("pltm-synthetic-k5-sparse-v4", lambda: model.fit(corpus))
+    return disk_cached("pltm-synthetic-k5-sparse-v5", lambda: model.fit(corpus))
 
 
 def _cos(a, b):
@@ -126,6 +126,29 @@ def test_fixed_seeds_repeat_exactly(data, sampler):
     t1 = runs[0].transform(small.subset(range(10)), n_iter=20, burn_in=10)
     t2 = runs[1].transform(small.subset(range(10)), n_iter=20, burn_in=10)
     np.testing.assert_array_equal(t1, t2)
+
+
+@pytest.mark.parametrize(("sampler", "n_jobs"), [("sparse", 1), ("dense", 1), ("sparse", 2)])
+def test_callback_sees_every_sweep_in_order_and_changes_nothing(data, sampler, n_jobs):
+    corpus = data[0].subset(range(60))
+    seen = []
+    settings = dict(n_iter=12, n_chains=2, optimize_interval=4, optimize_burn_in=4, random_state=8,
+                    sampler=sampler, n_jobs=n_jobs)
+    watched = PolylingualTopicModel(K, **settings).fit(corpus, callback=seen.append)
+    plain = PolylingualTopicModel(K, **settings).fit(corpus)
+    per_chain = {c: [(i.sweep, i.n_sweeps, i.n_chains, i.n_tokens) for i in seen if i.chain == c]
+                 for c in (0, 1)}
+    for c in (0, 1):
+        assert per_chain[c] == [(it, 12, 2, watched.n_tokens_) for it in range(1, 13)]
+        cpu = [i.cpu_seconds for i in seen if i.chain == c]
+        assert all(b >= a >= 0 for a, b in zip(cpu, cpu[1:], strict=False))
+    if n_jobs == 1:  # one thread: chain 0's sweeps, then chain 1's
+        assert [(i.chain, i.sweep) for i in seen] == [(c, it) for c in (0, 1) for it in range(1, 13)]
+    for x in LANGS:
+        np.testing.assert_array_equal(watched.topic_word_[x], plain.topic_word_[x])
+    np.testing.assert_array_equal(watched.doc_topic_, plain.doc_topic_)
+    np.testing.assert_array_equal(watched.alpha_, plain.alpha_)
+    np.testing.assert_array_equal(watched.chain_log_likelihoods_, plain.chain_log_likelihoods_)
 
 
 def test_chains_keep_the_best(data):
