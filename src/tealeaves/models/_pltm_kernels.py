@@ -169,10 +169,11 @@ def _prefetch(typingctx, arr, idx):
         ary = context.make_array(aryty)(context, builder, args[0])
         index = context.cast(builder, args[1], idxty, types.intp)
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [index], wraparound=False)
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        i32, i8p = ir.IntType(32), ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])  # read, keep
+        args = [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)]
+        builder.call(fn, args)  # read, keep in every cache level, data
         return context.get_dummy_value()
 
     return sig, codegen
@@ -184,30 +185,42 @@ PREFETCH_AHEAD = 8
 
 
 def word_spans(tokens: np.ndarray, word_start: np.ndarray) -> np.ndarray:
-    """Each token's ``[start, stop)`` cells in ``packed`` (its word's list), as an ``n x 2`` array.
+    """Each token's first cell in ``packed`` (its word's list) and its word, as an ``n x 2`` array.
 
     Read in token order, they spare the sparse sweep a dependent random load of
     ``word_start`` before the list itself.
     """
     dtype = np.int32 if word_start[-1] < 2**31 else np.int64
-    return np.ascontiguousarray(np.stack([word_start[tokens], word_start[tokens + 1]], axis=1).astype(dtype))
+    return np.ascontiguousarray(np.stack([word_start[tokens], tokens], axis=1).astype(dtype))
+
+
+@numba.njit(cache=True, nogil=True)
+def used_cells(packed, word_start):
+    """How many cells of each word's list in ``packed`` are in use (the non-zero ones, which come first)."""
+    n_words = len(word_start) - 1
+    used = np.zeros(n_words, dtype=np.int32)
+    for w in range(n_words):
+        while word_start[w] + used[w] < word_start[w + 1] and packed[word_start[w] + used[w]] > 0:
+            used[w] += 1
+    return used
 
 
 @numba.njit(cache=True, nogil=True)
 def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
                  word_start, packed, bits, seed, reset):
-    """:func:`sparse_sweep_spans` with the words' spans looked up from ``tokens`` and ``word_start``."""
+    """:func:`sparse_sweep_spans` with the spans and used cells derived from ``tokens``, ``word_start``
+    and ``packed`` (one sweep's bookkeeping; the model keeps them across sweeps)."""
     span = np.empty((len(tokens), 2), dtype=np.int64)
     for i in range(len(tokens)):
         span[i, 0] = word_start[tokens[i]]
-        span[i, 1] = word_start[tokens[i] + 1]
+        span[i, 1] = tokens[i]
     sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed,
-                       bits, seed, reset)
+                       bits, seed, reset, used_cells(packed, word_start))
 
 
 @numba.njit(cache=True, fastmath=True, nogil=True, error_model="numpy")
 def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed,
-                       bits, seed, reset):
+                       bits, seed, reset, used):
     """One collapsed Gibbs sweep with the SparseLDA buckets (Yao, Mimno and McCallum 2009).
 
     The weight of topic ``k`` for word ``w`` of language ``l`` in row ``r``,
@@ -231,15 +244,17 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
     the token taken out without writing it (``1 / (n_lk - 1 + V_l b_l)`` is
     cached beside ``1 / (n_lk + V_l b_l)``, so a token costs no division); only
     a token that changes topic updates the counts, lists and caches.  Token
-    ``i``'s word list is ``packed[span[i, 0]:span[i, 1]]`` (:func:`word_spans`),
-    and the list ``PREFETCH_AHEAD`` tokens on is prefetched.  Unlike MALLET's,
-    the lists are not kept sorted: the q bucket keeps cumulative scores and the
-    draw counts the cells whose cumulative score is at most ``u`` (no early
-    exit to mispredict), a count that stays positive changes in place, an
-    emptied cell takes the list's last used cell and a new topic is appended,
-    so a move never bubbles cells (1.08-1.10x at K = 20-200 on the Bible;
-    the order of the cells, and so the chain for a seed, differs from a
-    sorted list's, the conditional does not).  Uniforms come from
+    ``i``'s word is ``span[i, 1]`` and its list starts at ``packed[span[i, 0]]``
+    (:func:`word_spans`), with ``used[w]`` cells in use (:func:`used_cells`);
+    the list and count ``PREFETCH_AHEAD`` tokens on are prefetched.  The q mass
+    is one pass without stores or early exit (numba vectorises it with gathers;
+    the old topic's cell is left out and added with the token taken out, so
+    nothing cancels), and the draw walks the list again up to the sampled cell.
+    Unlike MALLET's, the lists are not kept sorted: a count that stays
+    positive changes in place, an emptied cell takes the list's last used
+    cell and a new topic is appended, so a move never bubbles cells.  The
+    order of the cells, and so the chain for a seed, differs from a sorted
+    list's; the conditional does not.  Uniforms come from
     :func:`_splitmix64` seeded with ``seed`` (numba's ``np.random.random`` costs
     about a fifth of a sparse token's time).  The dense word-topic counts are not
     touched (their rows do not stay in cache at large K); :func:`unpack_word_topics`
@@ -263,7 +278,6 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
             smooth[lang] += alpha[k] * beta[lang] * inv[lang, k]
     nonzero = np.empty(n_topics, dtype=np.int64)  # the row's topics with n_rk > 0, in any order
     where = np.empty(n_topics, dtype=np.int64)  # position of a topic in ``nonzero``
-    scores = np.empty(n_topics)
     for s in range(len(seg_lang)):
         lang = seg_lang[s]
         b = beta[lang]
@@ -286,9 +300,10 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
         for i in range(seg_start[s], seg_start[s + 1]):
             if i + PREFETCH_AHEAD < n_tokens:
                 _prefetch(packed, span[i + PREFETCH_AHEAD, 0])
+                _prefetch(used, span[i + PREFETCH_AHEAD, 1])
             old = z[i]
             start = span[i, 0]
-            stop = span[i, 1]
+            w = span[i, 1]
             # the old topic's terms with the token taken out, computed without changing the state,
             # so a token that keeps its topic (most of them once the chain settles) writes nothing
             nr_o = n_r[old] - 1
@@ -298,27 +313,29 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
             c_o = (alpha[old] + nr_o) * inv_o
             s_eff = s_mass + alpha[old] * (t_o - t_cur)
             r_eff = r_mass + nr_o * t_o - n_r[old] * t_cur
-            q_mass = 0.0
-            n_q = 0
+            n_q = used[w]
+            q_all = 0.0
             at_old = 0
-            while start + n_q < stop and packed[start + n_q] > 0:
-                cell = packed[start + n_q]
+            for j in range(n_q):  # vectorised (gathers): no stores, no early exit
+                cell = packed[start + j]
                 k = cell & mask
-                if k == old:
-                    score = c_o * ((cell >> bits) - 1)
-                    at_old = n_q
-                else:
-                    score = c_l[k] * (cell >> bits)
-                q_mass += score
-                scores[n_q] = q_mass
-                n_q += 1
+                is_old = k == old
+                q_all += 0.0 if is_old else c_l[k] * (cell >> bits)
+                at_old = max(at_old, j if is_old else 0)
+            q_mass = q_all + c_o * ((packed[start + at_old] >> bits) - 1)
             rng, u = _splitmix64(rng)
             u *= s_eff + r_eff + q_mass
             at_new = -1
             if u < q_mass:
-                at_new = 0
-                for j in range(n_q - 1):
-                    at_new += scores[j] <= u
+                acc = 0.0
+                at_new = -1
+                while acc <= u and at_new < n_q - 1:
+                    at_new += 1
+                    cell = packed[start + at_new]
+                    if at_new == at_old:
+                        acc += c_o * ((cell >> bits) - 1)
+                    else:
+                        acc += c_l[cell & mask] * (cell >> bits)
                 new = packed[start + at_new] & mask
             elif u < q_mass + r_eff:  # the row holds at least the old topic
                 u -= q_mass
@@ -355,6 +372,7 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
             j = start + at_old  # decrement the old cell; an emptied one takes the last used cell
             if (packed[j] >> bits) == 1:
                 n_q -= 1
+                used[w] = n_q
                 packed[j] = packed[start + n_q]
                 packed[start + n_q] = 0
                 if at_new == n_q:
@@ -368,6 +386,7 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
                     at_new += 1
                 if at_new == n_q:
                     packed[start + at_new] = new
+                    used[w] = n_q + 1
             packed[start + at_new] += one
             z[i] = new
             t = b * inv_l[new]

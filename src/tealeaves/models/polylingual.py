@@ -312,8 +312,9 @@ class PolylingualTopicModel:
         """The chosen kernel as ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)``, and ``counts()``.
 
         ``counts()`` returns the current word-topic counts ``n_wk``.  The sparse
-        kernel keeps them as MALLET's count-sorted topic list of every word,
-        built here from the initial counts; ``counts()`` unpacks them into
+        kernel keeps them as MALLET-style packed topic lists of every word (with
+        each token's list start and word, and each list's used cells), built here
+        from the initial counts; ``counts()`` unpacks them into
         ``n_wk`` (once after each sweep, only when asked: its time is counted as
         sampling time).
         """
@@ -332,12 +333,13 @@ class PolylingualTopicModel:
         packed = np.zeros(int(word_start[-1]), dtype=np.int32 if small else np.int64)
         span = kern.word_spans(lay.tokens, word_start)
         kern.build_word_topics(n_wk, word_start, packed, bits)
+        used = kern.used_cells(packed, word_start)
         reset = bool(self._reset_coefficients)
         stale = [False]  # n_wk is behind the packed lists
 
         def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
             kern.sparse_sweep_spans(*args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, seed,
-                                    reset)
+                                    reset, used)
             stale[0] = True
 
         def counts():
