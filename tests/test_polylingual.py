@@ -56,7 +56,7 @@ def fitted(data):
     model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3,
                                   sampler="sparse")
     # shared across xdist workers through the disk cache (the fit is seeded, so any worker builds the same)
-    return disk_cached("pltm-synthetic-k5-sparse-v6", lambda: model.fit(corpus))
+    return disk_cached("pltm-synthetic-k5-sparse-v7", lambda: model.fit(corpus))
 
 
 def _cos(a, b):

@@ -249,7 +249,9 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
     the list and count ``PREFETCH_AHEAD`` tokens on are prefetched.  The q mass
     is one pass without stores or early exit (numba vectorises it with gathers;
     the old topic's cell is left out and added with the token taken out, so
-    nothing cancels), and the draw walks the list again up to the sampled cell.
+    nothing cancels), and the draw tries the old topic's cell first (most tokens
+    keep their topic, so most draws stop there) and otherwise walks the list
+    again up to the sampled cell.
     Unlike MALLET's, the lists are not kept sorted: a count that stays
     positive changes in place, an emptied cell takes the list's last used
     cell and a new topic is appended, so a move never bubbles cells.  The
@@ -326,16 +328,15 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
             rng, u = _splitmix64(rng)
             u *= s_eff + r_eff + q_mass
             at_new = -1
-            if u < q_mass:
-                acc = 0.0
-                at_new = -1
-                while acc <= u and at_new < n_q - 1:
-                    at_new += 1
-                    cell = packed[start + at_new]
-                    if at_new == at_old:
-                        acc += c_o * ((cell >> bits) - 1)
-                    else:
-                        acc += c_l[cell & mask] * (cell >> bits)
+            if u < q_mass:  # the old topic's cell first: most tokens keep their topic and stop here
+                acc = c_o * ((packed[start + at_old] >> bits) - 1)
+                at_new = at_old
+                if acc <= u:
+                    at_new = -1
+                    while acc <= u and at_new < n_q - 1:
+                        at_new += 1
+                        cell = packed[start + at_new]
+                        acc += 0.0 if at_new == at_old else c_l[cell & mask] * (cell >> bits)
                 new = packed[start + at_new] & mask
             elif u < q_mass + r_eff:  # the row holds at least the old topic
                 u -= q_mass
