@@ -53,10 +53,12 @@ def data():
 @pytest.fixture(scope="module")
 def fitted(data):
     corpus, _, _ = data
+    # three chains, the best kept: about one seed in ten leaves two topics merged for 300 sweeps (dense and
+    # sparse alike: 27 and 26-29 of 30 seeds settle on this corpus), and which seeds do depends on the stream
     model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3,
-                                  sampler="sparse")
+                                  sampler="sparse", n_chains=3)
     # shared across xdist workers through the disk cache (the fit is seeded, so any worker builds the same)
-    return disk_cached("pltm-synthetic-k5-sparse-v7", lambda: model.fit(corpus))
+    return disk_cached("pltm-synthetic-k5-sparse-v8", lambda: model.fit(corpus))
 
 
 def _cos(a, b):
