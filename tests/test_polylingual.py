@@ -479,3 +479,53 @@ def test_sparse_kernel_gives_the_same_chain_with_64_bit_cells(data):
         np.testing.assert_array_equal(n_wk, expected)
         runs.append(z)
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("sampler", ["sparse", "dense"])
+def test_three_topic_marginals_match_the_exact_posterior(sampler):
+    """K = 3 and a word used four times, so a word's list holds three topics and cells empty, refill and
+    move: every token's marginal p(z_i = k) after 100,000 sweeps is within 0.015 of the exact one (measured:
+    sparse 0.004, dense 0.008; MALLET's stale coefficients, a chain known to be wrong, 0.026)."""
+    import itertools
+
+    from tealeaves.models.polylingual import _layout
+
+    en = Corpus(Vocabulary(["a", "b"]), np.array([0, 0, 1, 0, 0], np.int32), np.array([0, 3, 5]), ["0", "1"])
+    sv = Corpus(Vocabulary(["x", "y"]), np.array([0, 1], np.int32), np.array([0, 1, 2]), ["0", "1"])
+    ac = AlignedCorpus(["en", "sv"], {"en": en, "sv": sv}, {"en": np.ones(2, bool), "sv": np.ones(2, bool)},
+                       ["0", "1"])
+    lay = _layout(ac, ["en", "sv"], np.array([0, 2, 4]), np.ones(2, bool))
+    n_topics, n_tok = 3, len(lay.tokens)
+    alpha, beta, sizes = np.array([0.3, 0.7, 0.5]), np.array([0.2, 0.4]), np.array([2, 2])
+    langs = np.repeat(lay.seg_lang, np.diff(lay.seg_start))
+    rows = np.repeat(lay.seg_row, np.diff(lay.seg_start))
+    states = list(itertools.product(range(n_topics), repeat=n_tok))
+    log_p = []
+    for z in states:  # sequential Polya-urn predictive probabilities, independent of the kernels
+        lp, n_rk, n_wk, n_lk = 0.0, np.zeros((2, 3)), np.zeros((4, 3)), np.zeros((2, 3))
+        for i, k in enumerate(z):
+            r, lang, w = rows[i], langs[i], lay.tokens[i]
+            lp += np.log((n_rk[r, k] + alpha[k]) / (n_rk[r].sum() + alpha.sum()))
+            lp += np.log((n_wk[w, k] + beta[lang]) / (n_lk[lang, k] + sizes[lang] * beta[lang]))
+            n_rk[r, k] += 1
+            n_wk[w, k] += 1
+            n_lk[lang, k] += 1
+        log_p.append(lp)
+    p = np.exp(np.array(log_p) - max(log_p))
+    p /= p.sum()
+    exact = np.zeros((n_tok, n_topics))
+    for z, pz in zip(states, p, strict=True):
+        exact[np.arange(n_tok), z] += pz
+    z = np.zeros(n_tok, np.int32)
+    n_wk, n_lk, n_rk = np.zeros((4, 3), np.int32), np.zeros((2, 3), np.int32), np.zeros((2, 3), np.int32)
+    kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, 4)
+    sweep, counts = PolylingualTopicModel(sampler=sampler)._sweeper(lay, n_wk, n_topics)
+    seen = np.zeros((n_tok, n_topics))
+    n_sweeps = 100_000
+    for it in range(n_sweeps):
+        sweep(z, n_lk, n_rk, alpha, beta, beta * sizes, it + 7)
+        seen[np.arange(n_tok), z] += 1
+    words = np.zeros((4, 3), np.int64)
+    np.add.at(words, (lay.tokens, z), 1)
+    np.testing.assert_array_equal(counts(), words)
+    np.testing.assert_allclose(seen / n_sweeps, exact, atol=0.015)
