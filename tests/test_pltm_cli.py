@@ -156,7 +156,7 @@ def test_fit_shows_per_sweep_progress_on_a_terminal_only_and_it_changes_nothing(
     common = ["pltm", "fit", str(path), "-k", "3", "--chains", "2", "--iterations", "12",
               "--optimize-interval", "4", "--seed", "1"]
     streams = {}
-    for name, extra in (("terminal", []), ("quiet", ["--quiet"])):
+    for name, extra in (("terminal", ["--jobs", "2"]), ("quiet", ["--quiet"])):  # two threads share the bar
         streams[name] = _Terminal()
         with monkeypatch.context() as m:
             m.setattr(sys, "stderr", streams[name])
