@@ -340,8 +340,10 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
         raise _not_reference(path, f"{MANIFEST} must list two or more language files and n_tuples")
     indices = {}
+    from tealeaves.ingest.langlinks import language_code
+
     for lang, name in files.items():
-        code = normalize_language(lang)
+        code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
         if not isinstance(name, str) or Path(name).name != name:
             raise _not_reference(path, f"the {lang} index file {name!r} is not a file name in the folder")
         ix = ReferenceIndex.load(path / name, verify=verify)
