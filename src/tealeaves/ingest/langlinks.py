@@ -113,18 +113,27 @@ class _Scanner:
             self.more()
 
     def skip_space(self) -> None:
-        """Skip whitespace and ``--`` / ``/* */`` comments (``/*!...*/`` version comments included)."""
-        space = re.compile(r"\s*(?:(?:--[^\n]*\n|/\*.*?\*/)\s*)*", re.S)
+        """Skip whitespace, empty statements (``;``) and ``--`` / ``/* */`` comments (``/*!...*/`` version
+        comments included: their settings do not change the rows)."""
+        space = re.compile(r"[\s;]*(?:(?:--[^\n]*\n|/\*.*?\*/)[\s;]*)*", re.S)
         while True:
-            m = space.match(self.buf, self.pos)
-            self.pos = m.end()
-            if self.pos < len(self.buf) and not self.buf.startswith(("--", "/*"), self.pos):
-                return
-            if not self.more():
-                if self.pos < len(self.buf):  # an unterminated comment at the end
+            self.pos = space.match(self.buf, self.pos).end()
+            if len(self.buf) - self.pos >= 2 or self.eof:
+                if not self.buf.startswith(("--", "/*"), self.pos):
+                    return
+                if self.eof:
+                    if self.buf.startswith("--", self.pos) and "\n" not in self.buf[self.pos:]:
+                        self.pos = len(self.buf)  # a last comment line without a newline
+                        return
                     raise InputFormatError(f"langlinks dump '{self.path}' ends inside a comment (line "
                                            f"{self.line})", fix="download the dump again")
-                return
+            self.more()
+
+    def fill(self, n: int) -> str:
+        """The next ``n`` characters (fewer at the end of the stream), reading as needed."""
+        while len(self.buf) - self.pos < n and self.more():
+            pass
+        return self.buf[self.pos:self.pos + n]
 
 
 def iter_langlinks(path: str | Path) -> Iterator[tuple[int, str, str]]:
@@ -154,9 +163,10 @@ def iter_langlinks(path: str | Path) -> Iterator[tuple[int, str, str]]:
                 statement = _statement(scan)
                 _check_columns(p, tuple(re.findall(r"^\s*`(\w+)`\s+\w", statement, re.M)), scan.line)
             else:
-                word = re.match(r"\w*", scan.buf[scan.pos:scan.pos + 40]).group(0).upper()
+                head = scan.fill(40)
+                word = re.match(r"\w*", head).group(0).upper()
                 if word not in _OTHER_KEYWORDS:
-                    start = scan.buf[scan.pos:scan.pos + 40].split("\n")[0]
+                    start = head.split("\n")[0]
                     raise InputFormatError(f"langlinks dump '{p}' is not a MySQL dump: line {scan.line} "
                                            f"starts with {start!r}",
                                            fix="give LANG-wiki-latest-langlinks.sql.gz")
