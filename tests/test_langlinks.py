@@ -63,7 +63,8 @@ def dump_sql(rows, per_insert: int = 3) -> str:
     """A langlinks dump of ``rows`` (ll_from, ll_lang, ll_title), ``per_insert`` rows per INSERT."""
     inserts = []
     for k in range(0, len(rows), per_insert):
-        values = ",".join(f"({a},{mysql_literal(b)},{mysql_literal(c)})" for a, b, c in rows[k:k + per_insert])
+        values = ",".join(f"({a},{mysql_literal(b)},{mysql_literal(c)})"
+                          for a, b, c in rows[k:k + per_insert])
         inserts.append(f"INSERT INTO `langlinks` VALUES {values};\n")
     return HEADER + "".join(inserts) + FOOTER
 
@@ -174,7 +175,8 @@ def test_unescape():
 
 
 def test_source_language_from_the_file_name():
-    assert L.langlinks_language("dumps/enwiki-latest-langlinks.sql.gz") == ("en", "dumps/enwiki-latest-langlinks.sql.gz")
+    name = "dumps/enwiki-latest-langlinks.sql.gz"
+    assert L.langlinks_language(name) == ("en", name)
     assert L.langlinks_language("zh_yuewiki-20240101-langlinks.sql.gz")[0] == "zh-yue"
     assert L.langlinks_language("bg=links.sql") == ("bg", "links.sql")
 
@@ -192,12 +194,11 @@ def page_ids(path) -> dict[str, tuple[int, bool, int]]:
 
 
 def test_langlinks_build_joins_page_ids_to_titles(tmp_path):
-    from test_ingest import BG, EN, gensim_dump
-
     from tealeaves.coherence.index import build_index
     from tealeaves.corpus.aligned import default_preprocessor
     from tealeaves.ingest import iter_documents
     from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from test_ingest import BG, EN, gensim_dump
 
     en, bg = gensim_dump(EN), gensim_dump(BG)
     ids = page_ids(en)
