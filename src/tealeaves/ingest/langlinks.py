@@ -342,7 +342,9 @@ def _load_langlinks(db: sqlite3.Connection, spec: str, dumps: Mapping[str, str |
              "GROUP BY ll.page ORDER BY ll.page")
     for page, title, reason, n_rows in db.execute(query).fetchall():
         if title is None:
-            why = f"langlinks row for a {reason} page" if reason else "langlinks row for an unknown page id"
+            why = "langlinks row for an unknown page id"
+            if reason:
+                why = f"langlinks row for {'an' if reason[0] in 'aeiou' else 'a'} {reason} page"
             stats.skipped[why] = stats.skipped.get(why, 0) + n_rows
             continue
         db.execute("INSERT INTO ids VALUES (?, ?)", (page, title))
