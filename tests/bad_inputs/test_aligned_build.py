@@ -88,6 +88,21 @@ def test_tuple_id_with_a_line_break(tmp_path, cli_error, bad_id):
     cli_error(["index", "build-aligned", src, "-o", tmp_path / "ref"], "holds a line break", progress=True)
 
 
+@pytest.mark.parametrize("collide", [False, True])
+def test_duplicate_ids_found_with_and_without_hash_collisions(tmp_path, monkeypatch, collide):
+    """Ids are checked by 8-byte hashes, then compared exactly: with every hash colliding, distinct ids
+    still pass and the repeat is named with its two lines."""
+    from tealeaves.multilingual import aligned_files as A
+
+    if collide:
+        monkeypatch.setattr(A, "_id_hash", lambda tid: 7)
+    rows = [{**ROWS[0], "id": i} for i in ("a", "b", "c", "b", "d")]
+    distinct = _tuples(tmp_path, [r for r in rows if r["id"] != "b"])
+    assert [t for t, _ in A.iter_jsonl_tuples(distinct)] == ["a", "c", "d"]
+    with pytest.raises(InputFormatError, match="line 4: id 'b' already used on line 2"):
+        list(A.iter_jsonl_tuples(_tuples(tmp_path, rows, name="dup.jsonl")))
+
+
 def test_duplicate_id_across_shards_is_prefixed_not_refused(tmp_path, run_cli):
     """Documented: ids of several shards are prefixed with the shard's file name, so the same id in two
     shards names two tuples."""

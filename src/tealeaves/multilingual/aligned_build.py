@@ -250,6 +250,8 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
             joined = W.link_wikipedia(links or langlinks, dump_map, Path(workdir) / "linked", workdir, stats,
                                       sql=bool(langlinks), tuples_per_shard=tuples_per_shard)
             sources = [TupleSource(str(p)) for p in joined]
+        if progress is not None and hasattr(progress, "n_shards"):
+            progress.n_shards = len(sources)  # the joined Wikipedia shards are known only now
         size = int(chunk_tokens) if chunk_tokens is not None else chunk_tokens_for(memory)
         build = AlignedBuild(langs, size, workdir, prefix_ids=len(sources) > 1 and not wiki,
                              encoding=encoding, extra_codes=list(langs or []))

@@ -71,21 +71,36 @@ def _language_key(key: str, extra: Sequence[str]) -> str:
 
 
 def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
-                      extra_codes: Sequence[str] = ()) -> Iterator[tuple[str, dict[str, str]]]:
-    """``(tuple id, {language: text})`` for every tuple of a JSON Lines file, streamed line by line
-    (gzip/bz2/xz read transparently); checks each line and that ids are unique in the file (module
-    docstring).  The one parser of JSON Lines tuples: :func:`read_jsonl_tuples` collects it, the
-    streamed build (:mod:`tealeaves.multilingual.aligned_build`) indexes it shard by shard."""
-    from tealeaves.ingest.sources import _reading, _text_lines
+                      extra_codes: Sequence[str] = ()) -> Iterator[tuple[str, dict[str, str | None]]]:
+    """``(tuple id, {language: text or None})`` for every tuple of a JSON Lines file, streamed line by
+    line (gzip/bz2/xz read transparently); checks each line (module docstring) and, once the file is
+    read, that its ids are unique.  The one parser of JSON Lines tuples: :func:`read_jsonl_tuples`
+    collects it, the streamed build (:mod:`tealeaves.multilingual.aligned_build`) indexes it shard by
+    shard.  Memory: 8 bytes per tuple (a hash of each id; ids whose hashes collide are compared in a
+    second pass over the file)."""
+    from array import array
 
     p = Path(path)
     _io.existing_file(p, "aligned tuples file")
-    seen: dict[str, int] = {}
+    hashes = array("q")
+    for _, tid, texts in _jsonl_records(p, encoding, extra_codes):
+        hashes.append(_id_hash(tid))
+        yield tid, texts
+    if not hashes:
+        raise EmptyInputError(f"aligned tuples file '{path}' holds no tuples", fix="expected lines like "
+                              + JSONL_EXAMPLE)
+    _check_unique_ids(p, encoding, extra_codes, hashes)
+
+
+def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
+    """``(line number, id, texts)`` of every non-blank line, each checked."""
+    from tealeaves.ingest.sources import _reading, _text_lines
+
     with _reading(p):
         for n, line in _text_lines(p, encoding):
             if not line.strip():
                 continue
-            where = f"aligned tuples file '{path}' line {n}"
+            where = f"aligned tuples file '{p}' line {n}"
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -94,15 +109,30 @@ def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
             if not isinstance(obj, dict):
                 raise InputFormatError(f"{where} holds a {type(obj).__name__}, not an object",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE)
-            tid = _tuple_id(obj, where)
+            yield n, _tuple_id(obj, where), _tuple_texts(obj, where, extra_codes)
+
+
+def _id_hash(tid: str) -> int:
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(tid.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+
+
+def _check_unique_ids(p: Path, encoding, extra_codes, hashes) -> None:
+    """Refuse a repeated id, naming its two lines (only ids whose hash repeats are held in memory)."""
+    import numpy as np
+
+    h = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    clash = set(h[1:][h[1:] == h[:-1]].tolist())
+    if not clash:
+        return
+    seen: dict[str, int] = {}
+    for n, tid, _ in _jsonl_records(p, encoding, extra_codes):
+        if _id_hash(tid) in clash:
             if tid in seen:
-                raise InputFormatError(f"{where}: id {tid!r} already used on line {seen[tid]}",
-                                       fix="give every tuple a unique id")
+                raise InputFormatError(f"aligned tuples file '{p}' line {n}: id {tid!r} already used on line "
+                                       f"{seen[tid]}", fix="give every tuple a unique id")
             seen[tid] = n
-            yield tid, _tuple_texts(obj, where, extra_codes)
-    if not seen:
-        raise EmptyInputError(f"aligned tuples file '{path}' holds no tuples", fix="expected lines like "
-                              + JSONL_EXAMPLE)
 
 
 @dataclass
