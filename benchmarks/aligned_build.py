@@ -97,7 +97,8 @@ def main() -> None:
             r = run(argv, src)
             r["counts"] = counts(out, new_src)
             results.append((label, r))
-            print(f"{label:55s} wall {r['wall']:6.2f} s  cpu {r['cpu']:6.2f} s  peak RSS {r['rss_mib']:6.0f} MiB")
+            print(f"{label:55s} wall {r['wall']:6.2f} s  cpu {r['cpu']:6.2f} s  "
+                  f"peak RSS {r['rss_mib']:6.0f} MiB")
         base = results[0][1]
         for label, r in results[1:]:
             print(f"  {label}: wall ratio {base['wall'] / r['wall']:.2f}x vs first; counts equal: "
