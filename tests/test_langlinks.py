@@ -110,6 +110,23 @@ def test_statements_split_across_reads(tmp_path, monkeypatch, piece):
     assert list(L.iter_langlinks(path)) == expected(ROWS)
 
 
+def test_memory_stays_bounded_over_a_long_insert(tmp_path, monkeypatch):
+    """One INSERT of 20,000 rows (~0.7 MB) read 1 KiB at a time: the buffer stays within a few KiB, and
+    every row comes back."""
+    monkeypatch.setattr(L, "_READ", 1024)
+    rows = [(i, "de", f"Titel_{i} mit 'Zitat' und \\") for i in range(20_000)]
+    path = write(tmp_path / "long.sql.gz", dump_sql(rows, per_insert=len(rows)), "gz")
+    biggest, more = [0], L._Scanner.more
+
+    def watched(self):
+        biggest[0] = max(biggest[0], len(self.buf))
+        return more(self)
+
+    monkeypatch.setattr(L._Scanner, "more", watched)
+    assert list(L.iter_langlinks(path)) == expected(rows)
+    assert biggest[0] <= 4096 + 2 * 1024  # a statement keyword is looked for within 4 KiB, plus two pieces
+
+
 def sqlite_translate(sql: str) -> str:
     """A character loop rewriting MySQL strings as SQLite literals (escapes resolved, quotes doubled)."""
     escapes = {"0": "\0", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "b": "\b"}
