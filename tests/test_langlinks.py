@@ -210,18 +210,23 @@ def page_ids(path) -> dict[str, tuple[int, bool, int]]:
     return out
 
 
-def test_langlinks_build_joins_page_ids_to_titles(tmp_path):
-    from tealeaves.coherence.index import build_index
-    from tealeaves.corpus.aligned import default_preprocessor
+@pytest.fixture(scope="module")
+def wiki():
+    """gensim's shortened en and bg dumps, the en page ids (xml.etree) and both dumps' article texts."""
     from tealeaves.ingest import iter_documents
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
     from test_ingest import BG, EN, gensim_dump
 
     en, bg = gensim_dump(EN), gensim_dump(BG)
-    ids = page_ids(en)
+    return en, bg, page_ids(en), dict(iter_documents(en)), dict(iter_documents(bg))
+
+
+def test_langlinks_build_joins_page_ids_to_titles(tmp_path, wiki):
+    from tealeaves.coherence.index import build_index
+    from tealeaves.corpus.aligned import default_preprocessor
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
+
+    en, bg, ids, text, bg_text = wiki
     redirect = next(t for t, (_, r, ns) in ids.items() if r and ns == 0)
-    text = dict(iter_documents(en))
-    bg_text = dict(iter_documents(bg))
     rows = [(ids["Anarchism"][0], "bg", "Григориански_календар"),  # underscores: the title with spaces
             (ids["Anarchism"][0], "de", "Anarchismus"),              # a language not built: ignored
             (ids["Autism"][0], "bg", "Аутизъм"),                     # no such bg article: en side only
@@ -248,11 +253,8 @@ def test_langlinks_build_joins_page_ids_to_titles(tmp_path):
             assert np.array_equal(np.asarray(got.arrays[name]), reference.arrays[name]), (lang, name)
 
 
-def test_cli_langlinks_build_reports_skipped_rows(tmp_path, run_cli):
-    from test_ingest import BG, EN, gensim_dump
-
-    en, bg = gensim_dump(EN), gensim_dump(BG)
-    ids = page_ids(en)
+def test_cli_langlinks_build_reports_skipped_rows(tmp_path, run_cli, wiki):
+    en, bg, ids, _, _ = wiki
     sql = write(tmp_path / "enwiki-latest-langlinks.sql", dump_sql(
         [(ids["Anarchism"][0], "bg", "Григориански календар"), (5, "bg", "Няма")]))
     r = run_cli(["index", "build-aligned", "--langlinks", sql, "--dump", f"en={en}", "--dump", f"bg={bg}",
