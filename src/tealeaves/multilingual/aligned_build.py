@@ -42,7 +42,8 @@ from tealeaves.multilingual.aligned_files import TupleSummary
 @dataclass
 class TupleSource:
     """One shard of tuples (picklable, sent to Dask workers): a JSON Lines file, or parallel line files
-    (``files``: language -> file) grouped by the document-id file ``path``."""
+    (``files``: language -> file) grouped by the document-id file ``path``; both are read one tuple
+    at a time."""
 
     path: str
     files: dict[str, str] | None = None
@@ -59,9 +60,7 @@ class TupleSource:
         if self.files is None:
             yield from A.iter_jsonl_tuples(self.path, encoding, extra_codes)
             return
-        texts = A.read_parallel_files(self.files, self.path, encoding)
-        for i, tid in enumerate(texts.ids):
-            yield tid, {lang: texts.texts[lang][i] for lang in texts.languages}
+        yield from A.iter_parallel_files(self.files, self.path, encoding)
 
 
 @dataclass

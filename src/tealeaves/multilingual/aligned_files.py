@@ -38,7 +38,7 @@ from pathlib import Path
 
 from tealeaves import _io
 from tealeaves.corpus.aligned import normalize_language
-from tealeaves.corpus.parallel import ParallelTexts, read_line_aligned
+from tealeaves.corpus.parallel import ParallelTexts, iter_line_aligned
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 
 FORMAT = "tealeaves-aligned-reference"
@@ -237,18 +237,34 @@ def _tuple_texts(obj: dict, where: str, extra_codes: Sequence[str] = ()) -> dict
 
 def read_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: str | os.PathLike[str],
                         encoding: str | None = None, aligned: bool = True) -> ParallelTexts:
-    """Line-aligned files per language grouped by a document-id file (module docstring)."""
+    """Line-aligned files per language grouped by a document-id file (module docstring), in memory
+    (collects :func:`iter_parallel_files`)."""
+    ids, texts = [], {}
+    for tid, row in iter_parallel_files(files, doc_ids, encoding):
+        ids.append(tid)
+        for lang, text in row.items():
+            texts.setdefault(lang, []).append(text)
+    out = ParallelTexts(ids, texts)
+    check_tuples(out, "parallel files", aligned)
+    return out
+
+
+def iter_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: str | os.PathLike[str],
+                        encoding: str | None = None) -> Iterator[tuple[str, dict[str, str | None]]]:
+    """``(document id, {language: text or None})`` of line-aligned files, streamed
+    (:func:`tealeaves.corpus.parallel.iter_line_aligned`), after checking the options."""
     codes = [normalize_language(x) for x in files]
     if len(set(codes)) != len(codes):
         raise ParameterError(f"languages given twice: {list(files)}", fix="give each --lang once")
     for f in [*files.values(), doc_ids]:
         _io.existing_file(f, "parallel file")
-    texts = read_line_aligned({c: str(f) for c, f in zip(codes, files.values(), strict=True)}, str(doc_ids),
-                              encoding=encoding)
-    if not texts.ids:
+    empty = True
+    by_code = {c: str(f) for c, f in zip(codes, files.values(), strict=True)}
+    for item in iter_line_aligned(by_code, str(doc_ids), encoding=encoding):
+        empty = False
+        yield item
+    if empty:
         raise EmptyInputError(f"document-id file '{doc_ids}' holds no ids", fix="one document id per line")
-    check_tuples(texts, "parallel files", aligned)
-    return texts
 
 
 def check_tuples(texts: ParallelTexts, where: str, aligned: bool = True) -> None:
