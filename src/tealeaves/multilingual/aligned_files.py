@@ -11,7 +11,8 @@ Inputs (``tealeaves index build-aligned``, ``tealeaves pltm fit``)
   a line).  The file may be gzip/bz2/xz compressed and is read one line at a time.
 * **Parallel line files with a document-id file**: ``--lang en=en.txt --lang sv=sv.txt
   --doc-ids ids.txt``: line ``i`` of every file belongs to the document named on line ``i`` of
-  the id file (:func:`tealeaves.corpus.parallel.read_line_aligned`).
+  the id file (:func:`tealeaves.corpus.parallel.iter_line_aligned`: the files are read in step,
+  a line at a time).
 
 Every language must have at least one document, and at least one tuple must hold two
 languages (otherwise no crosslingual count exists).
