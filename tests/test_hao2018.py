@@ -119,3 +119,97 @@ def test_table4_estimator_column_is_the_held_out_estimators_model_means(data):
 
 def test_bad_figure_is_a_usage_error(cli_error):
     cli_error(["reproduce", "hao2018", "--figure", "9"], "invalid choice", code=2)
+
+
+def _markdown_tables(text):
+    """The cell rows of each Markdown table in ``text`` (header first, separator dropped)."""
+    tables, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("|"):
+            if cur is None:
+                cur = []
+                tables.append(cur)
+            if not line.startswith("|---"):
+                cur.append([c.strip() for c in line.strip("|").split("|")])
+        else:
+            cur = None
+    return tables
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("figure", [8, 10])
+def test_markdown_prints_the_json_values(data, run_cli, figure):
+    """``--format markdown`` (the docs' tables) carries the same numbers as ``--format json``."""
+    from tealeaves.reproduce.hao2018 import markdown
+
+    args = ["reproduce", "hao2018", "--figure", str(figure), "--quick"]
+    md, js = run_cli([*args, "--format", "markdown"]), run_cli([*args, "--format", "json"])
+    assert md.code == js.code == 0, md.err + js.err
+    result = json.loads(js.out)
+    assert md.out == markdown(result) + "\n"
+    tables = _markdown_tables(md.out)
+    rows = result["rows"]
+    if figure == 8:
+        assert tables[0][0] == ["pair", "models", "rich units", "r(F1, Bible)", "r(F1, rich)",
+                                "r(rich, Bible)"]
+        rs = ("r_bible", "r_rich", "r_rich_bible")
+        assert tables[0][1:] == [[f"en-{r['lang']}", str(r["models"]), str(r["n_rich_units"]),
+                                  *(f"{r[c]:.3f}" for c in rs)] for r in rows]
+        links = [f"{100 * m['link_fraction']:.0f}%" for m in result["models"]]  # quick: one seed per link
+        assert [t[2] for t in tables[1][1:]] == links
+        assert [t[4] for t in tables[1][1:]] == [f"{m['macro_f1']:.3f}" for m in result["models"]]
+    else:
+        assert tables[0][1:] == [[f"en-{r['lang']}", f"{100 * r['fraction']:.0f}%", str(r["n_units"]),
+                                  str(r["draws"]), *(f"{r[c]:.3f}" for c in ("cnpmi_mean", "cnpmi_std",
+                                                                           "cnpmi_min", "cnpmi_max"))]
+                                 for r in rows]
+
+
+def test_sentence_units_cut_each_documents_text():
+    """Units of 1 or 4 sentences, joined in order, give back every modern document's text."""
+    require_data("parallel/tico19/tico19_multiway_en_am_tl_zh.tsv")
+    require_data("parallel/ntrex128/DOCUMENT_IDS.tsv")
+    require_data("parallel/amharic-english/Amharic_English_News/english.txt")
+    from tealeaves.reproduce.bible_vs_modern import Config, modern_texts
+    from tealeaves.reproduce.hao2018 import modern_units
+
+    for lang in ("tl", "am"):
+        docs = modern_texts(lang, Config())
+        counts = {}
+        for group in (1, 4):
+            ids, texts = modern_units(lang, group)
+            joined, n = {}, {}
+            for i, uid in enumerate(ids):
+                parent = uid.rsplit("#", 1)[0]
+                n[parent] = n.get(parent, 0) + 1
+                for x, t in texts.items():
+                    joined.setdefault((parent, x), []).append(t[i])
+            for d, doc_id in enumerate(docs.ids):
+                for x in ("en", lang):
+                    assert " ".join(t for t in joined[doc_id, x] if t) == docs.texts[x][d], (lang, doc_id, x)
+            counts[group] = n
+        cut = [p for p in docs.ids if not p.startswith(("flores200:", "udhr:"))]
+        assert len(cut) > 100
+        for p in docs.ids:  # whole documents stay whole; cut ones have ceil(sentences / 4) units of 4
+            expected = 1 if p not in cut else -(-counts[1][p] // 4)
+            assert counts[4][p] == expected, (lang, p)
+        assert sum(counts[1][p] for p in cut) > 5 * len(cut)  # sentences, not documents
+
+
+def test_unit_texts_keeps_the_given_documents_only():
+    require_data("parallel/ntrex128/DOCUMENT_IDS.tsv")
+    from tealeaves.corpus.parallel import ParallelTexts
+    from tealeaves.errors import TealeavesError
+    from tealeaves.reproduce.bible_vs_modern import Config, modern_texts
+    from tealeaves.reproduce.hao2018 import unit_texts
+
+    docs = modern_texts("sv", Config())
+    pick = [i for i, d in enumerate(docs.ids) if d.startswith("ntrex128:")][:3]
+    texts = {x: [t[i] for i in pick] for x, t in docs.texts.items()}
+    some = ParallelTexts([docs.ids[i] for i in pick], texts, metadata={"source": "three"})
+    units = unit_texts(some, "sv", "sentence")
+    assert {u.rsplit("#", 1)[0] for u in units.ids} == set(some.ids)
+    assert all(units.texts["en"]) and all(units.texts["sv"])  # both sides present
+    assert unit_texts(some, "sv", "document") is some
+    with pytest.raises(TealeavesError, match="have no sentence units"):
+        unit_texts(ParallelTexts(["ntrex128:nope"], {"en": ["a"], "sv": ["b"]}), "sv", "sentence")

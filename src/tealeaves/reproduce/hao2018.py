@@ -2,33 +2,34 @@
 
 Wikipedia is not available, so the models and references are built from the modern parallel text
 of :mod:`tealeaves.reproduce.bible_vs_modern`; the *poor* reference is always the Bible (chapters).
+Section 6.1's models are trained on ``train_fraction`` of the modern tuples (FLORES-200, NTREX-128,
+UDHR, TICO-19...; seeded split), with K = ``n_topics``, link fractions ``link_fractions`` (the
+share of tuples sharing theta; the rest are unlinked monolingual documents) and ``seeds``; the
+*held-out half* of the modern tuples is the rich reference.
 
-* **Figure 6 (cardinality)** and **Figure 7 (training knowledge)**: polylingual models are trained on
-  ``train_fraction`` of the modern tuples (FLORES-200, NTREX-128, UDHR, TICO-19...), the *rich*
-  reference is the other modern tuples.  Figure 6: per model (every tuple linked), mean CNPMI (rich
-  and Bible) and MTA (Wiktionary) of the top C = 10..50 words; Figure 7: mean CNPMI at C = 10 of
-  models whose link fraction (share of tuples sharing theta; the rest are unlinked monolingual
-  documents) goes 0, 20, ..., 100%;
-* **Figure 8 (agreement with classification)**: models of the 481 FLORES-200 en-X documents (whose
-  SIB-200 labels give a crosslingual classification task); ``design="links"`` (default) uses
-  Section 6.1's models ("for each model", §6.2): one K, link fractions 0..100%, every seed;
-  ``design="pooled-k"`` pools K = ``clf_topics``.  Per language pair, the Pearson correlation across
-  the models between crosslingual classification macro-F1 (train on English theta of labelled
-  documents, test on X's: :func:`tealeaves.multilingual.classification.crosslingual_classification`)
-  and mean CNPMI on the Bible and on the rich reference; the rich reference is the modern text that
-  is *not* FLORES (disjoint from the models' training text), in units of ``rich_unit``: whole
-  documents (NTREX-128 and TICO-19 documents, UDHR articles, Amharic pseudo-documents), single
-  sentences (``"sentence"``; UDHR articles stay whole) or runs of N consecutive sentences of one
-  document (``"N"``), which turns 154-185 documents into 2,000-5,000 units of the same text.
+* **Figure 6 (cardinality)**: per fully linked model, mean CNPMI (rich and Bible) and MTA
+  (Wiktionary) of the top C = 10..50 words;
+* **Figure 7 (training knowledge)**: mean CNPMI at C = 10 per link fraction;
+* **Figure 8 (agreement with classification)**: ``design="links"`` (default; §6.2 "for each model"
+  follows §6.1): Section 6.1's models; ``design="pooled-k"``: models of the 481 FLORES-200
+  documents with K = ``clf_topics`` x ``clf_links`` x ``clf_seeds``, whose rich reference is the
+  modern text that is not FLORES.  Per pair, the Pearson r across the models between crosslingual
+  classification macro-F1 (SIB-200 labels of the FLORES documents; train on English theta, test on
+  X's, both folded in: :func:`tealeaves.multilingual.classification.crosslingual_classification`)
+  and mean CNPMI at C = 10 on the Bible and on the rich reference.  The rich reference is cut into
+  ``rich_unit`` units (:func:`unit_texts`): whole documents, single sentences (``"sentence"``,
+  default: NTREX-128 and TICO-19 by sentence, FLORES documents of 2-4 sentences and UDHR articles
+  whole) or runs of N sentences of one document; the same text, several times more units.
   With two or more languages also **Table 4**: the model-level mean of the coherence estimator's
   prediction (all features, trained on the other languages' topics), correlated with F1
-  (``r_estimator``) and with the rich CNPMI (``r_rich_estimator``; the Bible's: ``r_rich_bible``):
-  the paper's caption reads the first way and its §6.3 text the second;
-* **Figure 10 (reference size)**: CNPMI at C = 10 of Figure 8's fully linked seed-0 model on random
-  20..100% subsets of the units of Figure 8's rich reference, mean and spread over ``n_resamples``.
+  (``r_estimator``, the caption's reading) and with the rich CNPMI (``r_rich_estimator``, §6.3's
+  reading; the Bible's own: ``r_rich_bible``);
+* **Figure 10 (reference size)**: CNPMI at C = 10 of the fully linked seed-0 model on random
+  20..100% subsets of the units of the held-out half (``rich_unit``), mean and spread over
+  ``n_resamples`` draws.
 
-Every value of Figures 6 and 7 is a mean over the ``seeds``; a row carries its settings.
-:func:`markdown` prints the tables exactly as docs/multilingual.md shows them.
+Figures 6 and 7 average over the ``seeds``.  :func:`markdown` prints the tables exactly as
+docs/multilingual.md shows them.
 """
 
 from __future__ import annotations
@@ -225,12 +226,12 @@ def nonflores_texts(lang: str, unit: str = "document"):
 class _Pair:
     """Training tuples, rich and poor references and the dictionary of one English-X pair (lazy)."""
 
-    def __init__(self, lang: str, config: Config):
+    def __init__(self, lang: str, config: Config, models: dict | None = None):
         from tealeaves.multilingual.reference import named_reference
 
         self.lang, self.config = lang, config
         self.poor = named_reference("bible", ["en", lang])
-        self._models: dict = {}
+        self._models = {} if models is None else models
 
     @cached_property
     def _halves(self):
@@ -299,7 +300,7 @@ class _Pair:
         from tealeaves.models.polylingual import PolylingualTopicModel
 
         c = self.config
-        k = (key, n_topics or c.n_topics, link, seed)
+        k = (self.lang, key, n_topics or c.n_topics, link, seed, c.n_iter, c.split_seed)
         if k not in self._models:
             self._models[k] = PolylingualTopicModel(
                 n_topics=n_topics or c.n_topics, n_iter=c.n_iter, link_fraction=link, random_state=seed,
@@ -469,8 +470,10 @@ def _check_config(config: Config) -> None:
     unit_group(config.rich_unit)
 
 
-def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -> dict:
-    """Compute one figure's table for every language of ``config``."""
+def run(figure: int, config: Config, log: Callable[[str], None] | None = None,
+        cache: dict | None = None) -> dict:
+    """Compute one figure's table for every language of ``config``; ``cache``, a dict kept across
+    calls, reuses fitted models between figures and settings (keys hold every fitting setting)."""
     from tealeaves.errors import ParameterError
 
     if figure not in FIGURES:
@@ -485,7 +488,7 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -
         era = read_spelleng()
     for lang in config.languages:
         t0 = time.perf_counter()
-        pair = _Pair(lang, config)
+        pair = _Pair(lang, config, cache)
         if figure == 8:
             offset = len(extra)
             summary, models, tabs = figure8(pair, era)
