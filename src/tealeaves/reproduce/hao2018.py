@@ -70,7 +70,7 @@ class Config:
 
     @classmethod
     def quick(cls) -> Config:
-        return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0,), link_fractions=(0.0, 0.5, 1.0),
+        return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0, 1), link_fractions=(0.0, 0.5, 1.0),
                    reference_fractions=(0.2, 0.6, 1.0), n_resamples=4, clf_topics=(5, 10),
                    clf_links=(0.0, 1.0), clf_seeds=(0,))
 
