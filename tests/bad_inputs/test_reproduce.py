@@ -98,6 +98,7 @@ def test_check_ks(ks, fragment):
     ({"design": "pooled"}, "Figure 8 design 'pooled' is not one of"),
     ({"rich_unit": "0"}, "rich-reference unit '0' is not"),
     ({"rich_unit": "paragraph"}, "rich-reference unit 'paragraph' is not"),
+    ({"rich_unit": 4}, "rich-reference unit must be a string, got int 4"),
 ])
 def test_hao2018_config_is_checked_before_any_data(change, fragment, monkeypatch):
     from dataclasses import replace

@@ -86,6 +86,9 @@ def unit_group(unit: str) -> int:
     """Sentences per rich-reference unit: 0 for ``"document"``, 1 for ``"sentence"``, N for ``"N"``."""
     from tealeaves.errors import ParameterError
 
+    if not isinstance(unit, str):
+        raise ParameterError(f"rich-reference unit must be a string, got {type(unit).__name__} {unit!r}",
+                             fix="give 'document', 'sentence' or a whole number as text, e.g. '4'")
     if unit == "document":
         return 0
     if unit == "sentence":
