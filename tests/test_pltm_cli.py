@@ -3,7 +3,9 @@ end to end; a saved model reloads with the same topics and the same fold-in."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -136,3 +138,42 @@ def test_infer_folds_in_monolingual_held_out_documents(bible_jsonl, fitted, tmp_
     sv = ParallelTexts(list(texts.ids), {"sv": texts.texts["sv"]}).to_aligned({"sv": preps["sv"]}, fit=False)
     expected = model.transform(sv, n_iter=20, burn_in=10, random_state=2)
     assert json.loads(r.out)["theta"] == expected.tolist()
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_fit_shows_per_sweep_progress_on_a_terminal_only_and_it_changes_nothing(bible_jsonl, tmp_path,
+                                                                                monkeypatch, capsys):
+    from tealeaves.cli import main
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    path, _ = bible_jsonl
+    common = ["pltm", "fit", str(path), "-k", "3", "--chains", "2", "--iterations", "12",
+              "--optimize-interval", "4", "--seed", "1"]
+    streams = {}
+    for name, extra in (("terminal", ["--jobs", "2"]), ("quiet", ["--quiet"])):  # two threads share the bar
+        streams[name] = _Terminal()
+        with monkeypatch.context() as m:
+            m.setattr(sys, "stderr", streams[name])
+            assert main([*common, *extra, "-o", str(tmp_path / name)]) == 0
+    assert main([*common, "-o", str(tmp_path / "log")]) == 0  # stderr captured: not a terminal
+    log = capsys.readouterr().err
+    shown = streams["terminal"].getvalue()
+    # the bar is redrawn in place and ends on the last sweep of both chains, with tokens/s and an ETA
+    assert "\rsweep [" in shown and "tealeaves: sampling 2 chain(s) x 12 sweeps" in shown
+    final = shown.split("\r")[-1]
+    assert final.startswith("sweep [" + "#" * 30 + "] 24/24 sweeps (chains 12, 12 of 12; ")
+    assert "M tokens/s), ETA 0m00s   \ntealeaves: done in " in final  # the finished bar ends its line
+    assert streams["quiet"].getvalue() == ""  # --quiet: no stage lines and no progress
+    assert "sweep [" not in log and "tealeaves: sampling 2 chain(s)" in log  # a log gets stages only
+    models = [load_pltm(tmp_path / name)[0] for name in ("terminal", "quiet", "log")]
+    for other in models[1:]:
+        for x in ("en", "sv"):
+            np.testing.assert_array_equal(other.topic_word_[x], models[0].topic_word_[x])
+        np.testing.assert_array_equal(other.alpha_, models[0].alpha_)
+        np.testing.assert_array_equal(other.chain_log_likelihoods_, models[0].chain_log_likelihoods_)

@@ -53,10 +53,12 @@ def data():
 @pytest.fixture(scope="module")
 def fitted(data):
     corpus, _, _ = data
+    # three chains, the best kept: about one seed in ten leaves two topics merged for 300 sweeps (dense and
+    # sparse alike: 27 and 26-29 of 30 seeds settle on this corpus), and which seeds do depends on the stream
     model = PolylingualTopicModel(K, n_iter=300, optimize_interval=25, optimize_burn_in=50, random_state=3,
-                                  sampler="sparse")
+                                  sampler="sparse", n_chains=3)
     # shared across xdist workers through the disk cache (the fit is seeded, so any worker builds the same)
-    return disk_cached("pltm-synthetic-k5-sparse-v4", lambda: model.fit(corpus))
+    return disk_cached("pltm-synthetic-k5-sparse-v8", lambda: model.fit(corpus))
 
 
 def _cos(a, b):
@@ -126,6 +128,29 @@ def test_fixed_seeds_repeat_exactly(data, sampler):
     t1 = runs[0].transform(small.subset(range(10)), n_iter=20, burn_in=10)
     t2 = runs[1].transform(small.subset(range(10)), n_iter=20, burn_in=10)
     np.testing.assert_array_equal(t1, t2)
+
+
+@pytest.mark.parametrize(("sampler", "n_jobs"), [("sparse", 1), ("dense", 1), ("sparse", 2)])
+def test_callback_sees_every_sweep_in_order_and_changes_nothing(data, sampler, n_jobs):
+    corpus = data[0].subset(range(60))
+    seen = []
+    settings = dict(n_iter=12, n_chains=2, optimize_interval=4, optimize_burn_in=4, random_state=8,
+                    sampler=sampler, n_jobs=n_jobs)
+    watched = PolylingualTopicModel(K, **settings).fit(corpus, callback=seen.append)
+    plain = PolylingualTopicModel(K, **settings).fit(corpus)
+    per_chain = {c: [(i.sweep, i.n_sweeps, i.n_chains, i.n_tokens) for i in seen if i.chain == c]
+                 for c in (0, 1)}
+    for c in (0, 1):
+        assert per_chain[c] == [(it, 12, 2, watched.n_tokens_) for it in range(1, 13)]
+        cpu = [i.cpu_seconds for i in seen if i.chain == c]
+        assert all(b >= a >= 0 for a, b in zip(cpu, cpu[1:], strict=False))
+    if n_jobs == 1:  # one thread: chain 0's sweeps, then chain 1's
+        assert [(i.chain, i.sweep) for i in seen] == [(c, it) for c in (0, 1) for it in range(1, 13)]
+    for x in LANGS:
+        np.testing.assert_array_equal(watched.topic_word_[x], plain.topic_word_[x])
+    np.testing.assert_array_equal(watched.doc_topic_, plain.doc_topic_)
+    np.testing.assert_array_equal(watched.alpha_, plain.alpha_)
+    np.testing.assert_array_equal(watched.chain_log_likelihoods_, plain.chain_log_likelihoods_)
 
 
 def test_chains_keep_the_best(data):
@@ -312,7 +337,9 @@ def _enumerate_posterior(lay, alpha, beta, sizes, n_topics=2):
     rows = np.repeat(lay.seg_row, np.diff(lay.seg_start))
 
     def log_joint(z):  # sequential Polya-urn predictive probabilities: independent of the kernels
-        lp, n_rk, n_wk, n_lk = 0.0, np.zeros((2, 2)), np.zeros((4, 2)), np.zeros((2, 2))
+        lp = 0.0
+        n_rk, n_wk, n_lk = (np.zeros((lay.n_rows, n_topics)), np.zeros((sizes.sum(), n_topics)),
+                            np.zeros((len(sizes), n_topics)))
         for i, k in enumerate(z):
             r, lang, w = rows[i], langs[i], lay.tokens[i]
             lp += np.log((n_rk[r, k] + alpha[k]) / (n_rk[r].sum() + alpha.sum()))
@@ -454,3 +481,36 @@ def test_sparse_kernel_gives_the_same_chain_with_64_bit_cells(data):
         np.testing.assert_array_equal(n_wk, expected)
         runs.append(z)
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("sampler", ["sparse", "dense"])
+def test_three_topic_marginals_match_the_exact_posterior(sampler):
+    """K = 3 and a word used four times, so a word's list holds three topics and cells empty, refill and
+    move: every token's marginal p(z_i = k) after 100,000 sweeps is within 0.015 of the exact one (measured:
+    sparse 0.004, dense 0.008; MALLET's stale coefficients, a chain known to be wrong, 0.026)."""
+    from tealeaves.models.polylingual import _layout
+
+    en = Corpus(Vocabulary(["a", "b"]), np.array([0, 0, 1, 0, 0], np.int32), np.array([0, 3, 5]), ["0", "1"])
+    sv = Corpus(Vocabulary(["x", "y"]), np.array([0, 1], np.int32), np.array([0, 1, 2]), ["0", "1"])
+    ac = AlignedCorpus(["en", "sv"], {"en": en, "sv": sv}, {"en": np.ones(2, bool), "sv": np.ones(2, bool)},
+                       ["0", "1"])
+    lay = _layout(ac, ["en", "sv"], np.array([0, 2, 4]), np.ones(2, bool))
+    n_topics, n_tok = 3, len(lay.tokens)
+    alpha, beta, sizes = np.array([0.3, 0.7, 0.5]), np.array([0.2, 0.4]), np.array([2, 2])
+    states, p = _enumerate_posterior(lay, alpha, beta, sizes, n_topics)
+    exact = np.zeros((n_tok, n_topics))
+    for z, pz in zip(states, p, strict=True):
+        exact[np.arange(n_tok), z] += pz
+    z = np.zeros(n_tok, np.int32)
+    n_wk, n_lk, n_rk = np.zeros((4, 3), np.int32), np.zeros((2, 3), np.int32), np.zeros((2, 3), np.int32)
+    kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, 4)
+    sweep, counts = PolylingualTopicModel(sampler=sampler)._sweeper(lay, n_wk, n_topics)
+    seen = np.zeros((n_tok, n_topics))
+    n_sweeps = 100_000
+    for it in range(n_sweeps):
+        sweep(z, n_lk, n_rk, alpha, beta, beta * sizes, it + 7)
+        seen[np.arange(n_tok), z] += 1
+    words = np.zeros((4, 3), np.int64)
+    np.add.at(words, (lay.tokens, z), 1)
+    np.testing.assert_array_equal(counts(), words)
+    np.testing.assert_allclose(seen / n_sweeps, exact, atol=0.015)

@@ -28,9 +28,10 @@ with its own ``theta`` (Hao et al. 2018, Figure 7).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
@@ -109,6 +110,17 @@ def _layout(
         np.asarray(tuples, dtype=np.int64),
         row,
     )
+
+
+class SweepDone(NamedTuple):
+    """What :meth:`PolylingualTopicModel.fit`'s ``callback`` receives after each Gibbs sweep of each chain."""
+
+    chain: int  #: 0-based chain number
+    sweep: int  #: sweeps this chain has done, 1 to ``n_sweeps``
+    n_sweeps: int  #: the model's ``n_iter``
+    n_chains: int
+    n_tokens: int  #: tokens sampled per sweep
+    cpu_seconds: float  #: this chain's sampling CPU time so far (as in ``sampling_cpu_seconds_``)
 
 
 def _chain_seed(random_state: int | None, chain: int) -> np.random.SeedSequence:
@@ -215,8 +227,15 @@ class PolylingualTopicModel:
                     "(AlignedCorpus.select_languages) or relax its preprocessing"
                 )
 
-    def fit(self, corpus: AlignedCorpus) -> PolylingualTopicModel:
-        """Fit on the tuples of ``corpus``; runs ``n_chains`` chains and keeps the best."""
+    def fit(self, corpus: AlignedCorpus, callback: Callable[[SweepDone], None] | None = None
+            ) -> PolylingualTopicModel:
+        """Fit on the tuples of ``corpus``; runs ``n_chains`` chains and keeps the best.
+
+        ``callback``, if given, is called with a :class:`SweepDone` after every
+        sweep of every chain, in sweep order within a chain (chains run with
+        ``n_jobs`` > 1 call it from their threads, interleaved).  It only
+        observes: the fit is the same with or without it.
+        """
         self._check_params(corpus)
         K = int(self.n_topics)
         self.languages_ = list(corpus.languages)
@@ -235,18 +254,20 @@ class PolylingualTopicModel:
         chains = range(int(self.n_chains))
         workers = max(1, min(int(self.n_jobs), len(chains)))
         if workers == 1:
-            results = [self._run_chain(lay, sizes, K, c) for c in chains]
+            results = [self._run_chain(lay, sizes, K, c, callback) for c in chains]
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(lambda c: self._run_chain(lay, sizes, K, c), chains))
+                results = list(pool.map(lambda c: self._run_chain(lay, sizes, K, c, callback), chains))
         self.sampling_seconds_ = time.perf_counter() - start
         self.chain_log_likelihoods_ = np.array([r["log_likelihood"] for r in results])
         self.best_chain_ = int(np.argmax(self.chain_log_likelihoods_))
         self._store(results[self.best_chain_], lay, sizes)
         return self
 
-    def _run_chain(self, lay: _Layout, sizes: np.ndarray, K: int, chain: int) -> dict:
-        """Sample one chain; returns its counts, hyperparameters and likelihood trace."""
+    def _run_chain(self, lay: _Layout, sizes: np.ndarray, K: int, chain: int,
+                   callback: Callable[[SweepDone], None] | None = None) -> dict:
+        """Sample one chain (one kernel call per sweep, ``callback`` after each); returns its counts,
+        hyperparameters and likelihood trace."""
         L = len(sizes)
         seeds = _seeds(_chain_seed(self.random_state, chain), int(self.n_iter) + 1)
         z = np.zeros(len(lay.tokens), dtype=np.int32)
@@ -278,6 +299,9 @@ class PolylingualTopicModel:
             if it % max(int(self.evaluate_every), 1) == 0 or it == int(self.n_iter):
                 trace.append(_log_likelihood(counts(), n_lk, n_rk, alpha, beta, sizes))
                 trace_it.append(it)
+            if callback is not None:
+                callback(SweepDone(chain, it, int(self.n_iter), int(self.n_chains), len(lay.tokens),
+                                   seconds + counts.seconds))
         return {
             "z": z, "n_wk": counts(), "n_lk": n_lk, "n_rk": n_rk, "alpha": alpha.copy(), "beta": beta.copy(),
             "trace": np.array(trace), "trace_it": np.array(trace_it), "log_likelihood": trace[-1],
@@ -288,8 +312,9 @@ class PolylingualTopicModel:
         """The chosen kernel as ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)``, and ``counts()``.
 
         ``counts()`` returns the current word-topic counts ``n_wk``.  The sparse
-        kernel keeps them as MALLET's count-sorted topic list of every word,
-        built here from the initial counts; ``counts()`` unpacks them into
+        kernel keeps them as MALLET-style packed topic lists of every word (with
+        each token's list start and word, and each list's used cells), built here
+        from the initial counts; ``counts()`` unpacks them into
         ``n_wk`` (once after each sweep, only when asked: its time is counted as
         sampling time).
         """
@@ -306,13 +331,15 @@ class PolylingualTopicModel:
         # 32-bit cells (half the memory traffic) whenever the largest count fits beside the topic bits
         small = int(np.bincount(lay.tokens).max()) < 2 ** (31 - bits)
         packed = np.zeros(int(word_start[-1]), dtype=np.int32 if small else np.int64)
+        span = kern.word_spans(lay.tokens, word_start)
         kern.build_word_topics(n_wk, word_start, packed, bits)
+        used = kern.used_cells(packed, word_start)
         reset = bool(self._reset_coefficients)
         stale = [False]  # n_wk is behind the packed lists
 
         def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
-            kern.sparse_sweep(*args, z, n_lk, n_rk, alpha, beta, beta_sum, word_start, packed, bits, seed,
-                              reset)
+            kern.sparse_sweep_spans(*args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, seed,
+                                    reset, used)
             stale[0] = True
 
         def counts():

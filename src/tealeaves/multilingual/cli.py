@@ -266,6 +266,9 @@ def _register_pltm(subparsers) -> None:
     fit.add_argument("--jobs", type=int_arg(1, 64, "--jobs"), default=1,
                      help="chains run in parallel threads, 1 to 64 (default 1)")
     fit.add_argument("-o", "--out", required=True, help="model folder to write")
+    fit.add_argument("--quiet", action="store_true",
+                     help="no stage messages or per-sweep progress on stderr (progress is shown only when "
+                          "stderr is a terminal)")
     fit.set_defaults(func=P.fit)
 
     topics = sub.add_parser("topics", help="per-language top words of a fitted model (topics JSON or text)")

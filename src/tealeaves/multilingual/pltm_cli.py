@@ -3,14 +3,56 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from tealeaves._output import dump_json, format_table
 from tealeaves.errors import ParameterError
 
 
-def _log(message: str) -> None:
-    print(f"tealeaves: {message}", file=sys.stderr, flush=True)
+def _log(message: str, quiet: bool = False) -> None:
+    if not quiet:
+        print(f"tealeaves: {message}", file=sys.stderr, flush=True)
+
+
+class ChainProgress:
+    """Per-sweep progress of ``pltm fit``: sweeps done / total over every chain, each chain's sweeps,
+    tokens/s and the ETA, drawn by :class:`tealeaves.sweep.progress.Progress`.
+
+    An instance is the ``callback`` of :meth:`PolylingualTopicModel.fit`; chains
+    in parallel threads call it at once, so it takes a lock.  It redraws at most
+    every ``interval`` seconds, and always after the last sweep.
+    """
+
+    def __init__(self, n_chains: int, n_sweeps: int, stream=None, interval: float = 0.2):
+        from tealeaves.sweep.progress import Progress
+
+        self.bar = Progress(n_chains * n_sweeps, stream)
+        self.chains = [0] * n_chains
+        self.interval = interval
+        self.last = float("-inf")
+        self.lock = threading.Lock()
+
+    def __call__(self, info) -> None:
+        """Record ``info`` (a :class:`~tealeaves.models.polylingual.SweepDone`) and maybe redraw."""
+        with self.lock:
+            self.chains[info.chain] = info.sweep
+            done = sum(self.chains)
+            now = time.monotonic()
+            if done < self.bar.total and now - self.last < self.interval:
+                return
+            self.last = now
+            rate = info.n_tokens * done / max(now - self.bar.start, 1e-9)
+            per_chain = ", ".join(str(n) for n in self.chains)
+            self.bar.update(f"sweeps (chains {per_chain} of {info.n_sweeps}; {rate / 1e6:.2f}M tokens/s)",
+                            done=done)
+
+
+def _progress(args) -> ChainProgress | None:
+    """Per-sweep progress on stderr when it is a terminal, unless ``--quiet``."""
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    return ChainProgress(args.chains, args.iterations, sys.stderr)
 
 
 def burn_in(iterations: int, given: int | None) -> int:
@@ -24,7 +66,7 @@ def burn_in(iterations: int, given: int | None) -> int:
 
 
 def fit(args) -> int:
-    """Read tuples, fit PLTM (stage progress on stderr), save the model folder."""
+    """Read tuples, fit PLTM (stages and, on a terminal, per-sweep progress on stderr), save the model."""
     from pathlib import Path
 
     from tealeaves._output import check_output_path
@@ -45,17 +87,17 @@ def fit(args) -> int:
                                for x in texts.languages})
     sizes = ", ".join(f"{x}: {len(corpus.vocabulary(x))} words, {corpus.n_tokens(x)} tokens"
                       for x in corpus.languages)
-    _log(f"read {len(texts.ids)} tuples; vocabularies {sizes}")  # progress only once every input is valid
+    _log(f"read {len(texts.ids)} tuples; vocabularies {sizes}", args.quiet)  # once every input is valid
     model = PolylingualTopicModel(n_topics=args.k, alpha=args.alpha, beta=args.beta, n_iter=args.iterations,
                                   optimize_interval=args.optimize_interval, optimize_burn_in=start,
                                   n_chains=args.chains, link_fraction=args.link_fraction,
                                   random_state=args.seed, n_jobs=args.jobs)
-    _log(f"sampling {args.chains} chain(s) x {args.iterations} sweeps, K={args.k} ...")
+    _log(f"sampling {args.chains} chain(s) x {args.iterations} sweeps, K={args.k} ...", args.quiet)
     t0 = time.perf_counter()
-    model.fit(corpus)
+    model.fit(corpus, callback=_progress(args))
     lls = ", ".join(f"{x:.1f}" for x in model.chain_log_likelihoods_)
     _log(f"done in {time.perf_counter() - t0:.1f} s; final log-likelihood per chain: {lls}; kept chain "
-         f"{model.best_chain_}")
+         f"{model.best_chain_}", args.quiet)
     meta = {"description": model.description(), "input": texts.metadata.get("source", "parallel files"),
             "n_tuples": len(texts.ids)}
     save_pltm(model, out, corpus.preprocessors, meta)

@@ -32,9 +32,9 @@ class Progress:
             return None
         return (time.monotonic() - self.start) / self.done * (self.total - self.done)
 
-    def update(self, name: str) -> None:
-        """One more model is finished."""
-        self.done += 1
+    def update(self, name: str, done: int | None = None) -> None:
+        """One more model is finished (or, with ``done``, that many units are)."""
+        self.done = self.done + 1 if done is None else done
         eta = self.eta()
         left = "" if eta is None else f", ETA {_duration(eta)}"
         if self.tty:
