@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba.extending import intrinsic
 
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError
@@ -406,11 +407,11 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
         w_id = word_ids[i]
         wptr[i + 1] = wptr[i] + word_ptr[w_id + 1] - word_ptr[w_id]
         poff[i + 1] = poff[i] + pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
-    docs = np.empty(wptr[k], dtype=np.int64)
+    docs = np.empty(wptr[k], dtype=np.int32)  # int32 like the index's: half the memory to fill
     ilo = np.empty(wptr[k], dtype=np.int64)
     ihi = np.empty(wptr[k], dtype=np.int64)
-    starts = np.empty(poff[k], dtype=np.int64)
-    ends = np.empty(poff[k], dtype=np.int64)
+    starts = np.empty(poff[k], dtype=np.int32)
+    ends = np.empty(poff[k], dtype=np.int32)
     single = np.zeros(k, dtype=np.int64)
     for i in numba.prange(k):
         single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
@@ -494,6 +495,196 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
                 total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
             out[m] = total
     return out
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """Population count of a ``uint64`` (LLVM's ``ctpop``: one ``popcnt`` where the CPU has it)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
+@numba.njit(cache=True, nogil=True)
+def _n_blocks(n, w, mode):
+    """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
+    starts = n + w - 1 if mode == 2 else max(1, n - w + 1)
+    return (max(starts, 1) + 63) >> 6
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_bits(lo, hi):
+    """``uint64`` with bits ``lo .. hi`` (inclusive, ``0 <= lo <= hi <= 63``) set."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
+
+
+@numba.njit(cache=True, nogil=True)
+def _posting_records(g, base, doc_mode, ilo, ihi, starts, ends, rec_unit, rec_mask, n_rec, write):
+    """The (unit, window-start bits) records of posting ``g`` in a document whose first unit is
+    ``base``: one per block of 64 window starts its intervals touch (``doc_mode``: the one unit
+    ``base``, bits 1).  Written from ``n_rec`` on when ``write``; returns the new record count."""
+    if doc_mode:
+        if write:
+            rec_unit[n_rec] = base
+            rec_mask[n_rec] = np.uint64(1)
+        return n_rec + 1
+    last = -1
+    mask = np.uint64(0)
+    for u in range(ilo[g], ihi[g]):
+        s, e = starts[u], ends[u]
+        for b in range(s >> 6, (e >> 6) + 1):
+            bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
+            if b == last:
+                mask |= bits
+                continue
+            if last >= 0:
+                if write:
+                    rec_unit[n_rec] = base + last
+                    rec_mask[n_rec] = mask
+                n_rec += 1
+            last = b
+            mask = bits
+    if last >= 0:
+        if write:
+            rec_unit[n_rec] = base + last
+            rec_mask[n_rec] = mask
+        n_rec += 1
+    return n_rec
+
+
+#: Most frequent words whose pairs are counted unit-major (an ``F x F`` table per thread).
+MAX_FREQUENT = 2048
+_I32_ROOM = (1 << 31) - 1 - 64  # an int32 table entry grows by at most 64 per unit
+
+
+@numba.njit(cache=True, nogil=True)
+def _flush_table(out, part, table):
+    """``out[part] += table``, then ``table`` zeroed (explicit loops: inside ``prange`` an array ``+=``
+    on a view does not write through)."""
+    n = table.shape[0]
+    for i in range(n):
+        for j in range(n):
+            out[part, i, j] += table[i, j]
+            table[i, j] = 0
+
+
+@_two_cores
+def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode,
+                          n_parts):
+    """Units shared by every pair of ``F`` frequent words, counted unit-major into a dense
+    ``F x F`` table (entry ``[a, b]`` for ``a < b``; the diagonal is left 0).
+
+    Word ``f``'s postings are ``glo[f]:ghi[f]`` (documents in ``docs``; window-start intervals
+    ``ilo, ihi, starts, ends`` as written by :func:`_window_intervals`).  A unit is a document
+    (``doc_mode``) or a block of 64 consecutive window starts of one; a word present in a unit is
+    the 64-bit set of its starts there.  Documents are taken in chunks: the chunk's records
+    (unit, word, bits) are made word by word, sorted by unit with a stable counting sort (so a unit
+    lists its words in increasing order), and every pair of words listed in a unit adds
+    ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
+    ``sum over units of C(words present, 2)``, with no search per pair.  Document ranges run in
+    parallel, each into its own ``int32`` table (added into ``int64`` before it could overflow);
+    the integer sums do not depend on the threads.
+    """
+    n_f = len(glo)
+    out = np.zeros((n_parts, n_f, n_f), dtype=np.int64)
+    total_post = 0
+    for f in range(n_f):
+        total_post += ghi[f] - glo[f]
+    chunk = max(64, min(n_docs, n_docs * 32768 // max(total_post, 1)))
+    for part in numba.prange(n_parts):
+        table = np.zeros((n_f, n_f), dtype=np.int32)
+        pending = 0  # largest possible growth of a table entry since the last flush
+        d0 = n_docs * part // n_parts
+        d1 = n_docs * (part + 1) // n_parts
+        cur = np.empty(n_f, dtype=np.int64)
+        for f in range(n_f):
+            cur[f] = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], d0)
+        cap = 1 << 16
+        rec_unit = np.empty(cap, dtype=np.int64)
+        rec_word = np.empty(cap, dtype=np.int32)
+        rec_mask = np.empty(cap, dtype=np.uint64)
+        uptr = np.empty(chunk + 1, dtype=np.int64)
+        for c0 in range(d0, d1, chunk):
+            c1 = min(d1, c0 + chunk)
+            uptr[0] = 0
+            for d in range(c0, c1):
+                uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
+            n_units = uptr[c1 - c0]
+            n_rec = 0
+            for f in range(n_f):
+                g = cur[f]
+                while g < ghi[f] and docs[g] < c1:
+                    d = docs[g]
+                    room = uptr[d - c0 + 1] - uptr[d - c0]
+                    if n_rec + room > cap:  # grow the record buffers
+                        cap = 2 * (n_rec + room)
+                        rec_unit = np.concatenate((rec_unit[:n_rec], np.empty(cap - n_rec, dtype=np.int64)))
+                        rec_word = np.concatenate((rec_word[:n_rec], np.empty(cap - n_rec, dtype=np.int32)))
+                        rec_mask = np.concatenate((rec_mask[:n_rec], np.empty(cap - n_rec, dtype=np.uint64)))
+                    n_new = _posting_records(g, uptr[d - c0], doc_mode, ilo, ihi, starts, ends, rec_unit,
+                                             rec_mask, n_rec, True)
+                    for r in range(n_rec, n_new):
+                        rec_word[r] = f
+                    n_rec = n_new
+                    g += 1
+                cur[f] = g
+            # stable counting sort of the records by unit
+            first = np.zeros(n_units + 1, dtype=np.int64)
+            for r in range(n_rec):
+                first[rec_unit[r] + 1] += 1
+            for un in range(n_units):
+                first[un + 1] += first[un]
+            fill = first[:-1].copy()
+            words = np.empty(n_rec, dtype=np.int32)
+            masks = np.empty(n_rec, dtype=np.uint64)
+            for r in range(n_rec):
+                un = rec_unit[r]
+                words[fill[un]] = rec_word[r]
+                masks[fill[un]] = rec_mask[r]
+                fill[un] += 1
+            for un in range(n_units):
+                if pending > _I32_ROOM:
+                    _flush_table(out, part, table)
+                    pending = 0
+                pending += 1 if doc_mode else 64
+                r1 = first[un + 1]
+                for r in range(first[un], r1):
+                    a = words[r]
+                    if doc_mode:
+                        for q in range(r + 1, r1):
+                            table[a, words[q]] += 1
+                    else:
+                        m = masks[r]
+                        for q in range(r + 1, r1):
+                            table[a, words[q]] += np.int32(_ctpop(m & masks[q]))
+        _flush_table(out, part, table)
+    for part in range(1, n_parts):
+        _flush_table(out, 0, out[part])
+    return out[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_pair_estimate(glo, ghi, docs, n_docs):
+    """Estimated ``sum over documents of C(words present, 2)`` for every prefix ``0 .. F`` of the
+    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 16 evenly spread samples of the documents
+    (all of them in small references): the unit-major kernel's pair work."""
+    n_f = len(glo)
+    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (16, n_docs // 256)
+    cnt = np.zeros(n_ranges * width, dtype=np.int64)
+    out = np.zeros(n_f + 1, dtype=np.float64)
+    for f in range(n_f):
+        inc = 0
+        for s in range(n_ranges):
+            lo = n_docs * s // n_ranges
+            g = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], lo)
+            while g < ghi[f] and docs[g] < lo + width:
+                c = s * width + docs[g] - lo
+                inc += cnt[c]
+                cnt[c] += 1
+                g += 1
+        out[f + 1] = out[f] + inc
+    return out * (n_docs / (n_ranges * width))
 
 
 @_two_cores
@@ -637,18 +828,86 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
                             right is left, _two_cores.parts(work))
 
 
-def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
-    """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
+#: Estimated nanoseconds per unit of work, for the choice of the frequent words: a pair increment
+#: and a record of the unit-major kernel, and a probe (per posting of the shorter word) of the pair
+#: kernels for documents and for windows.  They only steer the speed; every choice counts exactly.
+_NS_INCREMENT, _NS_RECORD, _NS_PROBE_DOC, _NS_PROBE_WINDOW = 4.0, 30.0, 3.0, 15.0
+
+
+def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
+                    n_docs: int, ns_probe: float, frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The words (local ids, most postings first) whose pairs are counted unit-major, and each
+    word's rank in that order.
+
+    ``frequent`` forces their number; ``None`` takes the prefix ``F`` (from 0 to
+    :data:`MAX_FREQUENT`) of the words by postings that minimises the estimated time: the
+    unit-major work of ``F`` words (:func:`_prefix_pair_estimate`, their postings, ``F x F`` tables)
+    plus the probes of the pairs left (the shorter posting list of each).
+    """
+    order = np.argsort(-sizes, kind="stable")
+    rank = np.empty(len(sizes), dtype=np.int64)
+    rank[order] = np.arange(len(sizes))
+    if frequent is not None:
+        return order[:min(int(frequent), len(sizes))], rank
+    if len(pairs) == 0:
+        return order[:0], rank
+    top = min(MAX_FREQUENT, len(sizes))
+    last = np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]])
+    probe = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]]).astype(np.float64)
+    left = probe.sum() - np.concatenate(([0.0], np.cumsum(np.bincount(last, probe, len(sizes)))))
+    head = order[:top]
+    pair_work = _prefix_pair_estimate(glo[head], ghi[head], docs, n_docs)
+    n_f = np.arange(top + 1)
+    records = np.concatenate(([0], np.cumsum(sizes[head])))
+    cost = (_NS_INCREMENT * (pair_work + 2 * _two_cores.parts(int(records[-1])) * n_f ** 2)
+            + _NS_RECORD * records + ns_probe * left[:top + 1])
+    return order[:int(np.argmin(cost))], rank
+
+
+def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
+    """Joint counts of ``pairs``: those of two different words of ``freq`` from the ``F x F`` table
+    ``unit_major(freq)`` (rows and columns in ``freq`` order), the others from ``probe(pairs)``."""
+    n_f = len(freq)
+    ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
+    both = (ra < n_f) & (rb < n_f) & (ra != rb)
+    joint = np.zeros(len(pairs), dtype=np.int64)
+    if both.any():
+        table = unit_major(freq)
+        joint[both] = table[np.minimum(ra, rb)[both], np.maximum(ra, rb)[both]]
+    if not both.all():
+        joint[~both] = probe(np.ascontiguousarray(pairs[~both]))
+    return joint
+
+
+def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None = None) -> CooccurrenceCounts:
+    """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`.
+
+    Pairs of the most frequent words are counted unit-major (:func:`_frequent_pair_kernel`), the
+    others pair by pair (:func:`_pair_doc_kernel`); ``frequent`` forces the number of frequent
+    words (``None``: the estimated fastest).  The counts are the same whatever the split.
+    """
     ids = np.asarray(word_ids, dtype=np.int64)
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
     m, _ = _as_mask(None)
-    sizes = ptr[ids + 1] - ptr[ids]
-    work = _pair_work(sizes, sizes, pairs)
-    joint = _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents, True,
-                             _two_cores.parts(work))
-    single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
-    return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
+    glo, ghi = ptr[ids], ptr[ids + 1]
+    sizes = (ghi - glo).astype(np.int64)
+    n_docs = index.n_documents
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _NS_PROBE_DOC, frequent)
+
+    def unit_major(fw):  # no intervals: one unit per document (the same argument types as for windows)
+        work = int(sizes[fw].sum())
+        z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, index.doc_lengths, 0,
+                                     0, n_docs, True, _two_cores.parts(work))
+
+    def probe(rest):
+        work = _pair_work(sizes, sizes, rest)
+        return _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, rest, m, False, n_docs, True,
+                                _two_cores.parts(work))
+
+    joint = _split_joint(pairs, freq, rank, unit_major, probe)
+    return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
 
 
 def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None,
@@ -699,15 +958,32 @@ def _window_units(index, window: int, compat: str) -> int:
     return index.window_total(int(window))
 
 
-def count_windows(index, word_ids: Sequence[int], pairs, window: int,
-                  compat: str = "exact") -> CooccurrenceCounts:
-    """Boolean sliding-window counts (see the module docstring) for words of one index."""
+def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: str = "exact",
+                  frequent: int | None = None) -> CooccurrenceCounts:
+    """Boolean sliding-window counts (see the module docstring) for words of one index.
+
+    As in :func:`count_documents`, pairs of the most frequent words are counted unit-major (units:
+    blocks of 64 window starts), the others pair by pair (:func:`_pair_unit_kernel`).
+    """
     _check_window(window, compat)
     wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
-    joint = _pair_unit_kernel(work, pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
-                              _two_cores.parts(work))
+    sizes = np.diff(wptr)
+    glo, ghi = wptr[:-1], wptr[1:]
+    n_docs = index.n_documents
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _NS_PROBE_WINDOW, frequent)
+
+    def unit_major(fw):
+        work = int(sizes[fw].sum())
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, index.doc_lengths,
+                                     int(window), _MODE_CODE[compat], n_docs, False, _two_cores.parts(work))
+
+    def probe(rest):
+        work = _pair_work(sizes, sizes, rest)
+        return _pair_unit_kernel(work, rest, wptr, docs, ilo, ihi, starts, ends, n_docs, False, 0,
+                                 _two_cores.parts(work))
+
+    joint = _split_joint(pairs, freq, rank, unit_major, probe)
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
