@@ -53,6 +53,18 @@ Context windows (Palmetto's ``P_cw``, used by C_A)
     number of tokens; the total is ``sum(n - w + 1)`` over documents
     (Palmetto's ``ContextWindowFrequencyDeterminer``).
 
+Frequent words
+    Pairs of two of the ``F`` words with the most postings (``F`` up to
+    :data:`MAX_FREQUENT`, chosen per call from a sampled estimate of the work, or
+    forced with ``frequent=``) are counted *unit-major* instead of pair by pair:
+    a unit is a document, or a block of 64 consecutive window starts of one
+    (a word in it: the 64-bit set of its starts there, from the same intervals);
+    per chunk of documents the words' records are sorted by unit, and every two
+    words listed in a unit add ``popcount(bits_a & bits_b)`` to a dense
+    ``F x F`` table.  This costs ``sum over units of C(words present, 2)``
+    instead of ``sum over pairs of min(df)``, which is what many topics of
+    frequent words need.  The counts are the same whatever ``F``.
+
 The kernels are compiled with numba, each serial and parallel (``prange`` over both cores)
 from one function; the parallel one runs from :data:`PARALLEL_MIN_WORK` postings or positions
 of work, and gives the same counts.
@@ -135,7 +147,7 @@ def _intersect_count(a, a0, a1, b, b0, b1, mask, use_mask):
     return n
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -143,7 +155,7 @@ def _popcount(x):
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _mark_anchor(scratch, key, n_a, a_docs, a_ptr, b_docs, b_ptr, value):
     """Set ``scratch`` to ``value`` on the documents of anchor ``key`` (right word ``key - n_a``)."""
     docs, ptr, i = (a_docs, a_ptr, key) if key < n_a else (b_docs, b_ptr, key - n_a)
@@ -419,7 +431,7 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
     return wptr, docs, ilo, ihi, starts, ends, single
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _overlap(g, h, ilo, ihi, starts, ends):
     """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
     total = 0
@@ -437,7 +449,7 @@ def _overlap(g, h, ilo, ihi, starts, ends):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _near(g, h, plo, phi, positions, w):
     """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
     total = 0
@@ -505,75 +517,43 @@ def _ctpop(typingctx, x):
     return numba.types.uint64(numba.types.uint64), codegen
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _n_blocks(n, w, mode):
     """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
     starts = n + w - 1 if mode == 2 else max(1, n - w + 1)
     return (max(starts, 1) + 63) >> 6
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _block_bits(lo, hi):
     """``uint64`` with bits ``lo .. hi`` (inclusive, ``0 <= lo <= hi <= 63``) set."""
     full = np.uint64(0xFFFFFFFFFFFFFFFF)
     return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
 
 
-@numba.njit(cache=True, nogil=True)
-def _posting_records(g, base, doc_mode, ilo, ihi, starts, ends, rec_unit, rec_mask, n_rec, write):
-    """The (unit, window-start bits) records of posting ``g`` in a document whose first unit is
-    ``base``: one per block of 64 window starts its intervals touch (``doc_mode``: the one unit
-    ``base``, bits 1).  Written from ``n_rec`` on when ``write``; returns the new record count."""
-    if doc_mode:
-        if write:
-            rec_unit[n_rec] = base
-            rec_mask[n_rec] = np.uint64(1)
-        return n_rec + 1
-    last = -1
-    mask = np.uint64(0)
-    for u in range(ilo[g], ihi[g]):
-        s, e = starts[u], ends[u]
-        for b in range(s >> 6, (e >> 6) + 1):
-            bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
-            if b == last:
-                mask |= bits
-                continue
-            if last >= 0:
-                if write:
-                    rec_unit[n_rec] = base + last
-                    rec_mask[n_rec] = mask
-                n_rec += 1
-            last = b
-            mask = bits
-    if last >= 0:
-        if write:
-            rec_unit[n_rec] = base + last
-            rec_mask[n_rec] = mask
-        n_rec += 1
-    return n_rec
-
-
 #: Most frequent words whose pairs are counted unit-major (an ``F x F`` table per thread).
-MAX_FREQUENT = 2048
+MAX_FREQUENT = 4096
 _I32_ROOM = (1 << 31) - 1 - 64  # an int32 table entry grows by at most 64 per unit
 
 
 @numba.njit(cache=True, nogil=True)
-def _flush_table(out, part, table):
-    """``out[part] += table``, then ``table`` zeroed (explicit loops: inside ``prange`` an array ``+=``
-    on a view does not write through)."""
-    n = table.shape[0]
-    for i in range(n):
-        for j in range(n):
-            out[part, i, j] += table[i, j]
-            table[i, j] = 0
+def _flush_table(out, part, table, fpairs, clear):
+    """``out[part, m] += table[fpairs[m, 0], fpairs[m, 1]]`` for every pair, then ``table`` zeroed if
+    ``clear`` (explicit loops: inside ``prange`` an array ``+=`` on a view does not write through)."""
+    for m in range(len(fpairs)):
+        out[part, m] += table[fpairs[m, 0], fpairs[m, 1]]
+    if clear:
+        n = table.shape[0]
+        for i in range(n):
+            for j in range(n):
+                table[i, j] = 0
 
 
 @_two_cores
-def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode,
+def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
                           n_parts):
-    """Units shared by every pair of ``F`` frequent words, counted unit-major into a dense
-    ``F x F`` table (entry ``[a, b]`` for ``a < b``; the diagonal is left 0).
+    """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
+    counted unit-major into a dense ``F x F`` table.
 
     Word ``f``'s postings are ``glo[f]:ghi[f]`` (documents in ``docs``; window-start intervals
     ``ilo, ihi, starts, ends`` as written by :func:`_window_intervals`).  A unit is a document
@@ -583,11 +563,11 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
     lists its words in increasing order), and every pair of words listed in a unit adds
     ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
     ``sum over units of C(words present, 2)``, with no search per pair.  Document ranges run in
-    parallel, each into its own ``int32`` table (added into ``int64`` before it could overflow);
-    the integer sums do not depend on the threads.
+    parallel, each into its own ``int32`` table, whose requested entries are added into ``int64``
+    counts before any could overflow; the integer sums do not depend on the threads.
     """
     n_f = len(glo)
-    out = np.zeros((n_parts, n_f, n_f), dtype=np.int64)
+    out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
     total_post = 0
     for f in range(n_f):
         total_post += ghi[f] - glo[f]
@@ -611,22 +591,52 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
             for d in range(c0, c1):
                 uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
             n_units = uptr[c1 - c0]
+            need = 0  # records of the chunk: at most one per posting and block of its document
+            for f in range(n_f):
+                g = cur[f]
+                while g < ghi[f] and docs[g] < c1:
+                    need += uptr[docs[g] - c0 + 1] - uptr[docs[g] - c0]
+                    g += 1
+            if need > cap:  # grown here, not in the loop below (which then keeps them in registers)
+                cap = 2 * need
+                rec_unit = np.empty(cap, dtype=np.int64)
+                rec_word = np.empty(cap, dtype=np.int32)
+                rec_mask = np.empty(cap, dtype=np.uint64)
             n_rec = 0
             for f in range(n_f):
                 g = cur[f]
                 while g < ghi[f] and docs[g] < c1:
                     d = docs[g]
-                    room = uptr[d - c0 + 1] - uptr[d - c0]
-                    if n_rec + room > cap:  # grow the record buffers
-                        cap = 2 * (n_rec + room)
-                        rec_unit = np.concatenate((rec_unit[:n_rec], np.empty(cap - n_rec, dtype=np.int64)))
-                        rec_word = np.concatenate((rec_word[:n_rec], np.empty(cap - n_rec, dtype=np.int32)))
-                        rec_mask = np.concatenate((rec_mask[:n_rec], np.empty(cap - n_rec, dtype=np.uint64)))
-                    n_new = _posting_records(g, uptr[d - c0], doc_mode, ilo, ihi, starts, ends, rec_unit,
-                                             rec_mask, n_rec, True)
-                    for r in range(n_rec, n_new):
-                        rec_word[r] = f
-                    n_rec = n_new
+                    # the posting's records: one per block of 64 starts its intervals touch (written
+                    # here, not in a function: a call per posting costs more than the records)
+                    base = uptr[d - c0]
+                    if doc_mode:
+                        rec_unit[n_rec] = base
+                        rec_word[n_rec] = f
+                        rec_mask[n_rec] = np.uint64(1)
+                        n_rec += 1
+                        g += 1
+                        continue
+                    last = -1
+                    mask = np.uint64(0)
+                    for u in range(ilo[g], ihi[g]):
+                        s, e = starts[u], ends[u]
+                        for b in range(s >> 6, (e >> 6) + 1):
+                            bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
+                            if b == last:
+                                mask |= bits
+                                continue
+                            if last >= 0:
+                                rec_unit[n_rec] = base + last
+                                rec_word[n_rec] = f
+                                rec_mask[n_rec] = mask
+                                n_rec += 1
+                            last = b
+                            mask = bits
+                    rec_unit[n_rec] = base + last
+                    rec_word[n_rec] = f
+                    rec_mask[n_rec] = mask
+                    n_rec += 1
                     g += 1
                 cur[f] = g
             # stable counting sort of the records by unit
@@ -645,7 +655,7 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
                 fill[un] += 1
             for un in range(n_units):
                 if pending > _I32_ROOM:
-                    _flush_table(out, part, table)
+                    _flush_table(out, part, table, fpairs, True)
                     pending = 0
                 pending += 1 if doc_mode else 64
                 r1 = first[un + 1]
@@ -658,9 +668,10 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
                         m = masks[r]
                         for q in range(r + 1, r1):
                             table[a, words[q]] += np.int32(_ctpop(m & masks[q]))
-        _flush_table(out, part, table)
+        _flush_table(out, part, table, fpairs, False)
     for part in range(1, n_parts):
-        _flush_table(out, 0, out[part])
+        for m in range(len(fpairs)):
+            out[0, m] += out[part, m]
     return out[0]
 
 
@@ -828,14 +839,18 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
                             right is left, _two_cores.parts(work))
 
 
-#: Estimated nanoseconds per unit of work, for the choice of the frequent words: a pair increment
-#: and a record of the unit-major kernel, and a probe (per posting of the shorter word) of the pair
-#: kernels for documents and for windows.  They only steer the speed; every choice counts exactly.
-_NS_INCREMENT, _NS_RECORD, _NS_PROBE_DOC, _NS_PROBE_WINDOW = 4.0, 30.0, 3.0, 15.0
+#: Estimated CPU nanoseconds per unit of work, for the choice of the frequent words, when counting
+#: documents and windows: a pair of words in a document (the unit-major kernel's increments), a
+#: posting of a frequent word (its records), a posting probed by the pair kernels (the shorter list
+#: of each pair), an entry of a thread's ``F x F`` table.  Measured on the 50M-token reference of
+#: ``benchmarks/coherence_scale.py``; they only steer the speed, every choice counts exactly.
+_COST_DOC = (3.2, 17.0, 2.5, 1.0)
+_COST_WINDOW = (2.0, 40.0, 12.0, 1.0)
 
 
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
-                    n_docs: int, ns_probe: float, frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
+                    n_docs: int, costs: tuple[float, ...],
+                    frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The words (local ids, most postings first) whose pairs are counted unit-major, and each
     word's rank in that order.
 
@@ -859,21 +874,23 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     pair_work = _prefix_pair_estimate(glo[head], ghi[head], docs, n_docs)
     n_f = np.arange(top + 1)
     records = np.concatenate(([0], np.cumsum(sizes[head])))
-    cost = (_NS_INCREMENT * (pair_work + 2 * _two_cores.parts(int(records[-1])) * n_f ** 2)
-            + _NS_RECORD * records + ns_probe * left[:top + 1])
+    ns_pair, ns_record, ns_probe, ns_table = costs
+    cost = (ns_pair * pair_work + ns_record * records + ns_probe * left[:top + 1]
+            + ns_table * _two_cores.parts(int(records[-1])) * n_f ** 2)
     return order[:int(np.argmin(cost))], rank
 
 
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
-    """Joint counts of ``pairs``: those of two different words of ``freq`` from the ``F x F`` table
-    ``unit_major(freq)`` (rows and columns in ``freq`` order), the others from ``probe(pairs)``."""
+    """Joint counts of ``pairs``: those of two different words of ``freq`` from
+    ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
+    from ``probe(pairs)``."""
     n_f = len(freq)
     ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
     both = (ra < n_f) & (rb < n_f) & (ra != rb)
     joint = np.zeros(len(pairs), dtype=np.int64)
     if both.any():
-        table = unit_major(freq)
-        joint[both] = table[np.minimum(ra, rb)[both], np.maximum(ra, rb)[both]]
+        fpairs = np.ascontiguousarray(np.stack([np.minimum(ra, rb)[both], np.maximum(ra, rb)[both]], axis=1))
+        joint[both] = unit_major(freq, fpairs)
     if not both.all():
         joint[~both] = probe(np.ascontiguousarray(pairs[~both]))
     return joint
@@ -893,13 +910,13 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     glo, ghi = ptr[ids], ptr[ids + 1]
     sizes = (ghi - glo).astype(np.int64)
     n_docs = index.n_documents
-    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _NS_PROBE_DOC, frequent)
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _COST_DOC, frequent)
 
-    def unit_major(fw):  # no intervals: one unit per document (the same argument types as for windows)
+    def unit_major(fw, fpairs):  # no intervals: one unit per document (argument types as for windows)
         work = int(sizes[fw].sum())
         z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
         return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, index.doc_lengths, 0,
-                                     0, n_docs, True, _two_cores.parts(work))
+                                     0, n_docs, True, fpairs, _two_cores.parts(work))
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
@@ -971,12 +988,13 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
     sizes = np.diff(wptr)
     glo, ghi = wptr[:-1], wptr[1:]
     n_docs = index.n_documents
-    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _NS_PROBE_WINDOW, frequent)
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _COST_WINDOW, frequent)
 
-    def unit_major(fw):
+    def unit_major(fw, fpairs):
         work = int(sizes[fw].sum())
         return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, index.doc_lengths,
-                                     int(window), _MODE_CODE[compat], n_docs, False, _two_cores.parts(work))
+                                     int(window), _MODE_CODE[compat], n_docs, False, fpairs,
+                                     _two_cores.parts(work))
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
