@@ -485,7 +485,10 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
     order = np.argsort(key)
     cuts = _split_groups(key, order, cost, n_parts)
     for part in numba.prange(len(cuts) - 1):
-        slot = np.full(n_space, -1, dtype=np.int64)
+        # a probe reads the small byte map; only a shared document reads the large posting map
+        # (valid where the byte map is set, so it is never cleared)
+        mark = np.zeros(n_space, dtype=np.bool_)
+        slot = np.empty(n_space, dtype=np.int64)
         current = -1
         for r in range(cuts[part], cuts[part + 1]):
             m = order[r]
@@ -495,15 +498,16 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
             if anchor != current:
                 if current >= 0:
                     for g in range(wptr[current], wptr[current + 1]):
-                        slot[docs[g]] = -1
+                        mark[docs[g]] = False
                 current = anchor
                 for g in range(wptr[current], wptr[current + 1]):
+                    mark[docs[g]] = True
                     slot[docs[g]] = g
             total = 0
             for h in range(wptr[other], wptr[other + 1]):
-                g = slot[docs[h]]
-                if g < 0:
+                if not mark[docs[h]]:
                     continue
+                g = slot[docs[h]]
                 total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
             out[m] = total
     return out
@@ -551,7 +555,7 @@ def _flush_table(out, part, table, fpairs, clear):
 
 @_two_cores
 def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
-                          n_parts):
+                          tables):
     """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
     counted unit-major into a dense ``F x F`` table.
 
@@ -563,17 +567,20 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
     lists its words in increasing order), and every pair of words listed in a unit adds
     ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
     ``sum over units of C(words present, 2)``, with no search per pair.  Document ranges run in
-    parallel, each into its own ``int32`` table, whose requested entries are added into ``int64``
-    counts before any could overflow; the integer sums do not depend on the threads.
+    parallel, each into its own zeroed ``int32`` table of ``tables`` (allocated by numpy, which asks
+    for huge pages: a table of many MiB otherwise costs a TLB miss per entry), whose requested
+    entries are added into ``int64`` counts before any could overflow; the integer sums do not
+    depend on the threads.
     """
     n_f = len(glo)
+    n_parts = len(tables)
     out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
     total_post = 0
     for f in range(n_f):
         total_post += ghi[f] - glo[f]
     chunk = max(64, min(n_docs, n_docs * 32768 // max(total_post, 1)))
     for part in numba.prange(n_parts):
-        table = np.zeros((n_f, n_f), dtype=np.int32)
+        table = tables[part]
         pending = 0  # largest possible growth of a table entry since the last flush
         d0 = n_docs * part // n_parts
         d1 = n_docs * (part + 1) // n_parts
@@ -880,6 +887,11 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     return order[:int(np.argmin(cost))], rank
 
 
+def _tables(work: int, n_f: int) -> np.ndarray:
+    """One zeroed ``n_f x n_f`` int32 table per thread of :func:`_frequent_pair_kernel`."""
+    return np.zeros((_two_cores.parts(work), n_f, n_f), dtype=np.int32)
+
+
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
     """Joint counts of ``pairs``: those of two different words of ``freq`` from
     ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
@@ -916,7 +928,7 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
         work = int(sizes[fw].sum())
         z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
         return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, index.doc_lengths, 0,
-                                     0, n_docs, True, fpairs, _two_cores.parts(work))
+                                     0, n_docs, True, fpairs, _tables(work, len(fw)))
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
@@ -994,7 +1006,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
         work = int(sizes[fw].sum())
         return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, index.doc_lengths,
                                      int(window), _MODE_CODE[compat], n_docs, False, fpairs,
-                                     _two_cores.parts(work))
+                                     _tables(work, len(fw)))
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
