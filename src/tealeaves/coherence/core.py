@@ -851,8 +851,10 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
 #: posting of a frequent word (its records), a posting probed by the pair kernels (the shorter list
 #: of each pair), an entry of a thread's ``F x F`` table.  Measured on the 50M-token reference of
 #: ``benchmarks/coherence_scale.py``; they only steer the speed, every choice counts exactly.
+#: For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one for a
+#: shared document, plus the sweep over both interval lists).
 _COST_DOC = (3.2, 17.0, 2.5, 1.0)
-_COST_WINDOW = (2.0, 40.0, 12.0, 1.0)
+_COST_WINDOW = (2.0, 40.0, None, 1.0)
 
 
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
@@ -1000,7 +1002,10 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
     sizes = np.diff(wptr)
     glo, ghi = wptr[:-1], wptr[1:]
     n_docs = index.n_documents
-    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _COST_WINDOW, frequent)
+    has = np.flatnonzero(sizes)
+    n_iv = int((ihi[wptr[has + 1] - 1] - ilo[wptr[has]]).sum())  # each word's intervals are contiguous
+    costs = (_COST_WINDOW[0], _COST_WINDOW[1], 1.0 + 6.5 * n_iv / max(len(docs), 1), _COST_WINDOW[3])
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, costs, frequent)
 
     def unit_major(fw, fpairs):
         work = int(sizes[fw].sum())
