@@ -400,35 +400,26 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
 
 
 @_two_cores
-def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode):
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, wptr, poff, docs,
+                      ilo, ihi, starts, ends):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
-    Returns ``(wptr, docs, ilo, ihi, starts, ends, single)``: postings of selected
+    Fills ``(docs, ilo, ihi, starts, ends)`` and returns ``single``: postings of selected
     word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
     of local posting ``k`` are ``ilo[k]:ihi[k]`` (inclusive ``[starts, ends]``),
     and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
     1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
     A posting has at most one interval per occurrence, so word ``i`` writes its intervals
-    from its first position's slot on: the words run in parallel (``prange``), each into its
-    own slots, and the result does not depend on the threads.
+    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): the words run in
+    parallel (``prange``), each into its own slots, and the result does not depend on the threads.
+    The output arrays are allocated by the caller (:func:`_interval_arrays`).
     """
     k = len(word_ids)
-    wptr = np.zeros(k + 1, dtype=np.int64)
-    poff = np.zeros(k + 1, dtype=np.int64)
-    for i in range(k):
-        w_id = word_ids[i]
-        wptr[i + 1] = wptr[i] + word_ptr[w_id + 1] - word_ptr[w_id]
-        poff[i + 1] = poff[i] + pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
-    docs = np.empty(wptr[k], dtype=np.int32)  # int32 like the index's: half the memory to fill
-    ilo = np.empty(wptr[k], dtype=np.int64)
-    ihi = np.empty(wptr[k], dtype=np.int64)
-    starts = np.empty(poff[k], dtype=np.int32)
-    ends = np.empty(poff[k], dtype=np.int32)
     single = np.zeros(k, dtype=np.int64)
     for i in numba.prange(k):
         single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
                                     doc_len, w, mode, docs, ilo, ihi, starts, ends)
-    return wptr, docs, ilo, ihi, starts, ends, single
+    return single
 
 
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
@@ -466,13 +457,15 @@ def _near(g, h, plo, phi, positions, w):
 
 
 @_two_cores
-def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_parts):
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
     intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
     ``context``, occurrence pairs at most ``w`` apart (``lo, hi, x`` = position ranges, positions).
     Pairs are grouped by their longer ("anchor") word; groups run in parallel, one scratch map
-    per thread, each pair written once (results do not depend on the threads)."""
+    per thread (``marks[t]``, zeroed, and ``slots[t]``, over the document space: see
+    :func:`_probe_maps`), each pair written once (results do not depend on the threads)."""
+    n_parts = len(marks)
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     key = np.empty(n_pairs, dtype=np.int64)
@@ -487,8 +480,8 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
     for part in numba.prange(len(cuts) - 1):
         # a probe reads the small byte map; only a shared document reads the large posting map
         # (valid where the byte map is set, so it is never cleared)
-        mark = np.zeros(n_space, dtype=np.bool_)
-        slot = np.empty(n_space, dtype=np.int64)
+        mark = marks[part]
+        slot = slots[part]
         current = -1
         for r in range(cuts[part], cuts[part + 1]):
             m = order[r]
@@ -894,6 +887,13 @@ def _tables(work: int, n_f: int) -> np.ndarray:
     return np.zeros((_two_cores.parts(work), n_f, n_f), dtype=np.int32)
 
 
+def _probe_maps(work: int, n_space: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per thread of :func:`_pair_unit_kernel`, a zeroed byte map and a posting map over the document
+    space (numpy allocates them with huge pages: fewer page faults and TLB misses per probe)."""
+    parts = _two_cores.parts(work)
+    return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=np.int64)
+
+
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
     """Joint counts of ``pairs``: those of two different words of ``freq`` from
     ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
@@ -977,10 +977,25 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         zeros = np.zeros(len(sel), dtype=np.int64)
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
-    pos_ptr, word_ptr = arr["pos_ptr"], arr["word_ptr"]
-    work = int((pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]]).sum())
-    return _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
-                             arr["doc_lengths"], int(window), _MODE_CODE[compat])
+    out = _interval_arrays(ids, arr["word_ptr"], arr["pos_ptr"])
+    single = _window_intervals(len(out[-2]), ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
+                               arr["positions"], arr["doc_lengths"], int(window), _MODE_CODE[compat], *out)
+    wptr, _, docs, ilo, ihi, starts, ends = out
+    return wptr, docs, ilo, ihi, starts, ends, single
+
+
+def _interval_arrays(ids: np.ndarray, word_ptr: np.ndarray, pos_ptr: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``wptr, poff`` (first posting and first interval slot of each selected word) and the empty
+    ``docs, ilo, ihi, starts, ends`` that :func:`_window_intervals` fills.  numpy allocates them with
+    huge pages, so filling them costs far fewer page faults than arrays made inside numba."""
+    wptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    wptr[1:] = np.cumsum(word_ptr[ids + 1] - word_ptr[ids])
+    poff = np.zeros(len(ids) + 1, dtype=np.int64)
+    poff[1:] = np.cumsum(pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]])
+    n_post, n_pos = int(wptr[-1]), int(poff[-1])
+    return (wptr, poff, np.empty(n_post, dtype=np.int32), np.empty(n_post, dtype=np.int64),
+            np.empty(n_post, dtype=np.int64), np.empty(n_pos, dtype=np.int32),
+            np.empty(n_pos, dtype=np.int32))
 
 
 def _window_units(index, window: int, compat: str) -> int:
@@ -1015,8 +1030,8 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
-        return _pair_unit_kernel(work, rest, wptr, docs, ilo, ihi, starts, ends, n_docs, False, 0,
-                                 _two_cores.parts(work))
+        return _pair_unit_kernel(work, rest, wptr, docs, ilo, ihi, starts, ends, False, 0,
+                                 *_probe_maps(work, n_docs))
 
     joint = _split_joint(pairs, freq, rank, unit_major, probe)
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
@@ -1069,8 +1084,8 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     positions = arr["positions"]
     pairs = _as_pairs(pairs)
     work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
-    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, index.n_documents,
-                              True, int(window), _two_cores.parts(work))
+    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
+                              *_probe_maps(work, index.n_documents))
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
