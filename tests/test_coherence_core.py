@@ -300,21 +300,23 @@ def test_subset_counts_equal_brute_force_on_random_corpora(docs, w):
             assert counts[t, mask] == expected
 
 
-@pytest.mark.parametrize("w", [None, 1, 4, 11])
-def test_counts_do_not_depend_on_the_number_of_threads(w, monkeypatch):
+@pytest.mark.parametrize("frequent", [None, 0, 15, 40])
+@pytest.mark.parametrize("w", [None, 1, 4, 11, 70])
+def test_counts_do_not_depend_on_the_number_of_threads(w, frequent, monkeypatch):
     import numba
 
     monkeypatch.setattr(core, "PARALLEL_MIN_WORK", 0)  # the parallel kernels even on this small corpus
 
-    docs = _random_docs(7, n_docs=300, n_types=40)
+    # long documents too, so the unit-major kernel has several 64-start blocks per document
+    docs = _random_docs(7, n_docs=300, n_types=40) + _random_docs(8, n_docs=20, n_types=40, max_len=400)
     ix = index_from_token_lists(docs)
     ids = [ix.word_id(x) for x in sorted(ix.vocabulary)]
     pairs = list(itertools.combinations(range(len(ids)), 2))
 
     def count():
         if w is None:
-            return core.count_documents(ix, ids, pairs)
-        return core.count_windows(ix, ids, pairs, w)
+            return core.count_documents(ix, ids, pairs, frequent=frequent)
+        return core.count_windows(ix, ids, pairs, w, frequent=frequent)
 
     before = numba.get_num_threads()
     try:
@@ -336,3 +338,53 @@ def test_counts_do_not_depend_on_the_number_of_threads(w, monkeypatch):
     n, single, joint = _brute_windows(docs, w, sorted(ix.vocabulary))
     assert np.array_equal(one.joint, many.joint) and np.array_equal(one.single, many.single)
     assert many.joint.tolist() == [joint[p] for p in pairs] and many.single.tolist() == single
+
+
+#: random corpora with long documents (several blocks of 64 window starts) and more word types
+_long_corpora = st.lists(st.lists(st.sampled_from(list("abcdefgh")), max_size=200), min_size=1, max_size=8)
+
+
+@_property
+@given(docs=_long_corpora, w=st.integers(1, 80), frequent=st.integers(0, 8))
+def test_frequent_word_pairs_counted_unit_major_equal_brute_force(docs, w, frequent):
+    """Pairs of the ``frequent`` words with the most postings go through the unit-major kernel
+    (units of 64 window starts); every mode and document counting still equal enumeration."""
+    docs, ix, words, ids, pairs = _indexed(docs)
+    exact = core.count_windows(ix, ids, pairs, w, frequent=frequent)
+    _check(exact, _exact_windows(docs, w), words, pairs)
+    jhlau = core.count_windows(ix, ids, pairs, w, compat="jhlau", frequent=frequent)
+    _check(jhlau, _jhlau_windows(docs, w), words, pairs)
+    counted = core.count_documents(ix, ids, pairs + [(0, 0)], frequent=frequent)
+    _check(counted, [set(d) for d in docs], words, pairs + [(0, 0)])
+
+
+@_property
+@given(docs=_long_corpora, w=st.integers(2, 80), frequent=st.integers(0, 8))
+def test_frequent_word_pairs_in_gensim_mode_equal_gensim_accumulator(docs, w, frequent):
+    from gensim.corpora import Dictionary
+    from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator
+
+    docs, ix, words, ids, pairs = _indexed(docs)
+    dictionary = Dictionary(docs)
+    acc = WordOccurrenceAccumulator({dictionary.token2id[x] for x in words}, dictionary)
+    acc.accumulate(docs, w)
+    counts = core.count_windows(ix, ids, pairs, w, compat="gensim", frequent=frequent)
+    assert counts.joint.tolist() == [int(acc[(dictionary.token2id[words[a]], dictionary.token2id[words[b]])])
+                                     for a, b in pairs]
+
+
+@pytest.mark.parametrize("w", [None, 3, 64, 65])
+def test_automatic_choice_of_frequent_words_counts_the_same_as_every_forced_one(w):
+    """Whatever number of frequent words the cost estimate picks, the counts equal those of the pair
+    kernels alone (``frequent=0``) and of the unit-major kernel alone (every word frequent)."""
+    docs = _random_docs(11, n_docs=400, n_types=30, max_len=150)
+    ix = index_from_token_lists(docs)
+    ids = [ix.word_id(x) for x in sorted(ix.vocabulary)]
+    pairs = list(itertools.combinations(range(len(ids)), 2))[::3]
+    if w is None:
+        runs = [core.count_documents(ix, ids, pairs, frequent=f).joint for f in (None, 0, len(ids))]
+    else:
+        runs = [core.count_windows(ix, ids, pairs, w, frequent=f).joint for f in (None, 0, len(ids))]
+    n, _, joint = _brute_windows(docs, w, sorted(ix.vocabulary))
+    expected = [joint[p] for p in pairs]
+    assert all(r.tolist() == expected for r in runs)

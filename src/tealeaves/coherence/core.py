@@ -53,6 +53,18 @@ Context windows (Palmetto's ``P_cw``, used by C_A)
     number of tokens; the total is ``sum(n - w + 1)`` over documents
     (Palmetto's ``ContextWindowFrequencyDeterminer``).
 
+Frequent words
+    Pairs of two of the ``F`` words with the most postings (``F`` up to
+    :data:`MAX_FREQUENT`, chosen per call from a sampled estimate of the work, or
+    forced with ``frequent=``) are counted *unit-major* instead of pair by pair:
+    a unit is a document, or a block of 64 consecutive window starts of one
+    (a word in it: the 64-bit set of its starts there, from the same intervals);
+    per chunk of documents the words' records are sorted by unit, and every two
+    words listed in a unit add ``popcount(bits_a & bits_b)`` to a dense
+    ``F x F`` table.  This costs ``sum over units of C(words present, 2)``
+    instead of ``sum over pairs of min(df)``, which is what many topics of
+    frequent words need.  The counts are the same whatever ``F``.
+
 The kernels are compiled with numba, each serial and parallel (``prange`` over both cores)
 from one function; the parallel one runs from :data:`PARALLEL_MIN_WORK` postings or positions
 of work, and gives the same counts.
@@ -66,6 +78,7 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba.extending import intrinsic
 
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError
@@ -134,7 +147,7 @@ def _intersect_count(a, a0, a1, b, b0, b1, mask, use_mask):
     return n
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -142,7 +155,7 @@ def _popcount(x):
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _mark_anchor(scratch, key, n_a, a_docs, a_ptr, b_docs, b_ptr, value):
     """Set ``scratch`` to ``value`` on the documents of anchor ``key`` (right word ``key - n_a``)."""
     docs, ptr, i = (a_docs, a_ptr, key) if key < n_a else (b_docs, b_ptr, key - n_a)
@@ -387,38 +400,29 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
 
 
 @_two_cores
-def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode):
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, wptr, poff, docs,
+                      ilo, ihi, starts, ends):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
-    Returns ``(wptr, docs, ilo, ihi, starts, ends, single)``: postings of selected
+    Fills ``(docs, ilo, ihi, starts, ends)`` and returns ``single``: postings of selected
     word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
     of local posting ``k`` are ``ilo[k]:ihi[k]`` (inclusive ``[starts, ends]``),
     and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
     1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
     A posting has at most one interval per occurrence, so word ``i`` writes its intervals
-    from its first position's slot on: the words run in parallel (``prange``), each into its
-    own slots, and the result does not depend on the threads.
+    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): the words run in
+    parallel (``prange``), each into its own slots, and the result does not depend on the threads.
+    The output arrays are allocated by the caller (:func:`_interval_arrays`).
     """
     k = len(word_ids)
-    wptr = np.zeros(k + 1, dtype=np.int64)
-    poff = np.zeros(k + 1, dtype=np.int64)
-    for i in range(k):
-        w_id = word_ids[i]
-        wptr[i + 1] = wptr[i] + word_ptr[w_id + 1] - word_ptr[w_id]
-        poff[i + 1] = poff[i] + pos_ptr[word_ptr[w_id + 1]] - pos_ptr[word_ptr[w_id]]
-    docs = np.empty(wptr[k], dtype=np.int64)
-    ilo = np.empty(wptr[k], dtype=np.int64)
-    ihi = np.empty(wptr[k], dtype=np.int64)
-    starts = np.empty(poff[k], dtype=np.int64)
-    ends = np.empty(poff[k], dtype=np.int64)
     single = np.zeros(k, dtype=np.int64)
     for i in numba.prange(k):
         single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
                                     doc_len, w, mode, docs, ilo, ihi, starts, ends)
-    return wptr, docs, ilo, ihi, starts, ends, single
+    return single
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _overlap(g, h, ilo, ihi, starts, ends):
     """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
     total = 0
@@ -436,7 +440,7 @@ def _overlap(g, h, ilo, ihi, starts, ends):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _near(g, h, plo, phi, positions, w):
     """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
     total = 0
@@ -453,13 +457,15 @@ def _near(g, h, plo, phi, positions, w):
 
 
 @_two_cores
-def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_parts):
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
     intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
     ``context``, occurrence pairs at most ``w`` apart (``lo, hi, x`` = position ranges, positions).
     Pairs are grouped by their longer ("anchor") word; groups run in parallel, one scratch map
-    per thread, each pair written once (results do not depend on the threads)."""
+    per thread (``marks[t]``, zeroed, and ``slots[t]``, over the document space: see
+    :func:`_probe_maps`), each pair written once (results do not depend on the threads)."""
+    n_parts = len(marks)
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
     key = np.empty(n_pairs, dtype=np.int64)
@@ -472,7 +478,10 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
     order = np.argsort(key)
     cuts = _split_groups(key, order, cost, n_parts)
     for part in numba.prange(len(cuts) - 1):
-        slot = np.full(n_space, -1, dtype=np.int64)
+        # a probe reads the small byte map; only a shared document reads the large posting map
+        # (valid where the byte map is set, so it is never cleared)
+        mark = marks[part]
+        slot = slots[part]
         current = -1
         for r in range(cuts[part], cuts[part + 1]):
             m = order[r]
@@ -482,18 +491,211 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, n_space, context, w, n_pa
             if anchor != current:
                 if current >= 0:
                     for g in range(wptr[current], wptr[current + 1]):
-                        slot[docs[g]] = -1
+                        mark[docs[g]] = False
                 current = anchor
                 for g in range(wptr[current], wptr[current + 1]):
+                    mark[docs[g]] = True
                     slot[docs[g]] = g
             total = 0
             for h in range(wptr[other], wptr[other + 1]):
-                g = slot[docs[h]]
-                if g < 0:
+                if not mark[docs[h]]:
                     continue
+                g = slot[docs[h]]
                 total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
             out[m] = total
     return out
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """Population count of a ``uint64`` (LLVM's ``ctpop``: one ``popcnt`` where the CPU has it)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _n_blocks(n, w, mode):
+    """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
+    starts = n + w - 1 if mode == 2 else max(1, n - w + 1)
+    return (max(starts, 1) + 63) >> 6
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _block_bits(lo, hi):
+    """``uint64`` with bits ``lo .. hi`` (inclusive, ``0 <= lo <= hi <= 63``) set."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
+
+
+#: Most frequent words whose pairs are counted unit-major (an ``F x F`` table per thread).
+MAX_FREQUENT = 4096
+_I32_ROOM = (1 << 31) - 1 - 64  # an int32 table entry grows by at most 64 per unit
+
+
+@numba.njit(cache=True, nogil=True)
+def _flush_table(out, part, table, fpairs, clear):
+    """``out[part, m] += table[fpairs[m, 0], fpairs[m, 1]]`` for every pair, then ``table`` zeroed if
+    ``clear`` (explicit loops: inside ``prange`` an array ``+=`` on a view does not write through)."""
+    for m in range(len(fpairs)):
+        out[part, m] += table[fpairs[m, 0], fpairs[m, 1]]
+    if clear:
+        n = table.shape[0]
+        for i in range(n):
+            for j in range(n):
+                table[i, j] = 0
+
+
+@_two_cores
+def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
+                          tables):
+    """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
+    counted unit-major into a dense ``F x F`` table.
+
+    Word ``f``'s postings are ``glo[f]:ghi[f]`` (documents in ``docs``; window-start intervals
+    ``ilo, ihi, starts, ends`` as written by :func:`_window_intervals`).  A unit is a document
+    (``doc_mode``) or a block of 64 consecutive window starts of one; a word present in a unit is
+    the 64-bit set of its starts there.  Documents are taken in chunks: the chunk's records
+    (unit, word, bits) are made word by word, sorted by unit with a stable counting sort (so a unit
+    lists its words in increasing order), and every pair of words listed in a unit adds
+    ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
+    ``sum over units of C(words present, 2)``, with no search per pair.  Document ranges run in
+    parallel, each into its own zeroed ``int32`` table of ``tables`` (allocated by numpy, which asks
+    for huge pages: a table of many MiB otherwise costs a TLB miss per entry), whose requested
+    entries are added into ``int64`` counts before any could overflow; the integer sums do not
+    depend on the threads.
+    """
+    n_f = len(glo)
+    n_parts = len(tables)
+    out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
+    total_post = 0
+    for f in range(n_f):
+        total_post += ghi[f] - glo[f]
+    chunk = max(64, min(n_docs, n_docs * 32768 // max(total_post, 1)))
+    for part in numba.prange(n_parts):
+        table = tables[part]
+        pending = 0  # largest possible growth of a table entry since the last flush
+        d0 = n_docs * part // n_parts
+        d1 = n_docs * (part + 1) // n_parts
+        cur = np.empty(n_f, dtype=np.int64)
+        for f in range(n_f):
+            cur[f] = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], d0)
+        cap = 1 << 16
+        rec_unit = np.empty(cap, dtype=np.int64)
+        rec_word = np.empty(cap, dtype=np.int32)
+        rec_mask = np.empty(cap, dtype=np.uint64)
+        uptr = np.empty(chunk + 1, dtype=np.int64)
+        for c0 in range(d0, d1, chunk):
+            c1 = min(d1, c0 + chunk)
+            uptr[0] = 0
+            for d in range(c0, c1):
+                uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
+            n_units = uptr[c1 - c0]
+            need = 0  # records of the chunk: at most one per posting and block of its document
+            for f in range(n_f):
+                g = cur[f]
+                while g < ghi[f] and docs[g] < c1:
+                    need += uptr[docs[g] - c0 + 1] - uptr[docs[g] - c0]
+                    g += 1
+            if need > cap:  # grown here, not in the loop below (which then keeps them in registers)
+                cap = 2 * need
+                rec_unit = np.empty(cap, dtype=np.int64)
+                rec_word = np.empty(cap, dtype=np.int32)
+                rec_mask = np.empty(cap, dtype=np.uint64)
+            n_rec = 0
+            for f in range(n_f):
+                g = cur[f]
+                while g < ghi[f] and docs[g] < c1:
+                    d = docs[g]
+                    # the posting's records: one per block of 64 starts its intervals touch (written
+                    # here, not in a function: a call per posting costs more than the records)
+                    base = uptr[d - c0]
+                    if doc_mode:
+                        rec_unit[n_rec] = base
+                        rec_word[n_rec] = f
+                        rec_mask[n_rec] = np.uint64(1)
+                        n_rec += 1
+                        g += 1
+                        continue
+                    last = -1
+                    mask = np.uint64(0)
+                    for u in range(ilo[g], ihi[g]):
+                        s, e = starts[u], ends[u]
+                        for b in range(s >> 6, (e >> 6) + 1):
+                            bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
+                            if b == last:
+                                mask |= bits
+                                continue
+                            if last >= 0:
+                                rec_unit[n_rec] = base + last
+                                rec_word[n_rec] = f
+                                rec_mask[n_rec] = mask
+                                n_rec += 1
+                            last = b
+                            mask = bits
+                    rec_unit[n_rec] = base + last
+                    rec_word[n_rec] = f
+                    rec_mask[n_rec] = mask
+                    n_rec += 1
+                    g += 1
+                cur[f] = g
+            # stable counting sort of the records by unit
+            first = np.zeros(n_units + 1, dtype=np.int64)
+            for r in range(n_rec):
+                first[rec_unit[r] + 1] += 1
+            for un in range(n_units):
+                first[un + 1] += first[un]
+            fill = first[:-1].copy()
+            words = np.empty(n_rec, dtype=np.int32)
+            masks = np.empty(n_rec, dtype=np.uint64)
+            for r in range(n_rec):
+                un = rec_unit[r]
+                words[fill[un]] = rec_word[r]
+                masks[fill[un]] = rec_mask[r]
+                fill[un] += 1
+            for un in range(n_units):
+                if pending > _I32_ROOM:
+                    _flush_table(out, part, table, fpairs, True)
+                    pending = 0
+                pending += 1 if doc_mode else 64
+                r1 = first[un + 1]
+                for r in range(first[un], r1):
+                    a = words[r]
+                    if doc_mode:
+                        for q in range(r + 1, r1):
+                            table[a, words[q]] += 1
+                    else:
+                        m = masks[r]
+                        for q in range(r + 1, r1):
+                            table[a, words[q]] += np.int32(_ctpop(m & masks[q]))
+        _flush_table(out, part, table, fpairs, False)
+    for part in range(1, n_parts):
+        for m in range(len(fpairs)):
+            out[0, m] += out[part, m]
+    return out[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_pair_estimate(glo, ghi, docs, n_docs):
+    """Estimated ``sum over documents of C(words present, 2)`` for every prefix ``0 .. F`` of the
+    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 16 evenly spread samples of the documents
+    (all of them in small references): the unit-major kernel's pair work."""
+    n_f = len(glo)
+    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (16, n_docs // 256)
+    cnt = np.zeros(n_ranges * width, dtype=np.int64)
+    out = np.zeros(n_f + 1, dtype=np.float64)
+    for f in range(n_f):
+        inc = 0
+        for s in range(n_ranges):
+            lo = n_docs * s // n_ranges
+            g = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], lo)
+            while g < ghi[f] and docs[g] < lo + width:
+                c = s * width + docs[g] - lo
+                inc += cnt[c]
+                cnt[c] += 1
+                g += 1
+        out[f + 1] = out[f] + inc
+    return out * (n_docs / (n_ranges * width))
 
 
 @_two_cores
@@ -637,18 +839,106 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
                             right is left, _two_cores.parts(work))
 
 
-def count_documents(index, word_ids: Sequence[int], pairs) -> CooccurrenceCounts:
-    """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`."""
+#: Estimated CPU nanoseconds per unit of work, for the choice of the frequent words, when counting
+#: documents and windows: a pair of words in a document (the unit-major kernel's increments), a
+#: posting of a frequent word (its records), a posting probed by the pair kernels (the shorter list
+#: of each pair), an entry of a thread's ``F x F`` table.  Measured on the 50M-token reference of
+#: ``benchmarks/coherence_scale.py``; they only steer the speed, every choice counts exactly.
+#: For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one for a
+#: shared document, plus the sweep over both interval lists).
+_COST_DOC = (3.2, 17.0, 2.5, 1.0)
+_COST_WINDOW = (2.0, 40.0, None, 1.0)
+
+
+def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
+                    n_docs: int, costs: tuple[float, ...],
+                    frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The words (local ids, most postings first) whose pairs are counted unit-major, and each
+    word's rank in that order.
+
+    ``frequent`` forces their number; ``None`` takes the prefix ``F`` (from 0 to
+    :data:`MAX_FREQUENT`) of the words by postings that minimises the estimated time: the
+    unit-major work of ``F`` words (:func:`_prefix_pair_estimate`, their postings, ``F x F`` tables)
+    plus the probes of the pairs left (the shorter posting list of each).
+    """
+    order = np.argsort(-sizes, kind="stable")
+    rank = np.empty(len(sizes), dtype=np.int64)
+    rank[order] = np.arange(len(sizes))
+    if frequent is not None:
+        return order[:min(int(frequent), len(sizes))], rank
+    if len(pairs) == 0:
+        return order[:0], rank
+    top = min(MAX_FREQUENT, len(sizes))
+    last = np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]])
+    probe = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]]).astype(np.float64)
+    left = probe.sum() - np.concatenate(([0.0], np.cumsum(np.bincount(last, probe, len(sizes)))))
+    head = order[:top]
+    pair_work = _prefix_pair_estimate(glo[head], ghi[head], docs, n_docs)
+    n_f = np.arange(top + 1)
+    records = np.concatenate(([0], np.cumsum(sizes[head])))
+    ns_pair, ns_record, ns_probe, ns_table = costs
+    cost = (ns_pair * pair_work + ns_record * records + ns_probe * left[:top + 1]
+            + ns_table * _two_cores.parts(int(records[-1])) * n_f ** 2)
+    return order[:int(np.argmin(cost))], rank
+
+
+def _tables(work: int, n_f: int) -> np.ndarray:
+    """One zeroed ``n_f x n_f`` int32 table per thread of :func:`_frequent_pair_kernel`."""
+    return np.zeros((_two_cores.parts(work), n_f, n_f), dtype=np.int32)
+
+
+def _probe_maps(work: int, n_space: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per thread of :func:`_pair_unit_kernel`, a zeroed byte map and a posting map over the document
+    space (numpy allocates them with huge pages: fewer page faults and TLB misses per probe)."""
+    parts = _two_cores.parts(work)
+    return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=np.int64)
+
+
+def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
+    """Joint counts of ``pairs``: those of two different words of ``freq`` from
+    ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
+    from ``probe(pairs)``."""
+    n_f = len(freq)
+    ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
+    both = (ra < n_f) & (rb < n_f) & (ra != rb)
+    joint = np.zeros(len(pairs), dtype=np.int64)
+    if both.any():
+        fpairs = np.ascontiguousarray(np.stack([np.minimum(ra, rb)[both], np.maximum(ra, rb)[both]], axis=1))
+        joint[both] = unit_major(freq, fpairs)
+    if not both.all():
+        joint[~both] = probe(np.ascontiguousarray(pairs[~both]))
+    return joint
+
+
+def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None = None) -> CooccurrenceCounts:
+    """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`.
+
+    Pairs of the most frequent words are counted unit-major (:func:`_frequent_pair_kernel`), the
+    others pair by pair (:func:`_pair_doc_kernel`); ``frequent`` forces the number of frequent
+    words (``None``: the estimated fastest).  The counts are the same whatever the split.
+    """
     ids = np.asarray(word_ids, dtype=np.int64)
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs)
     m, _ = _as_mask(None)
-    sizes = ptr[ids + 1] - ptr[ids]
-    work = _pair_work(sizes, sizes, pairs)
-    joint = _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, pairs, m, False, index.n_documents, True,
-                             _two_cores.parts(work))
-    single = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
-    return CooccurrenceCounts(index.n_present, single, pairs, joint, "doc")
+    glo, ghi = ptr[ids], ptr[ids + 1]
+    sizes = (ghi - glo).astype(np.int64)
+    n_docs = index.n_documents
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _COST_DOC, frequent)
+
+    def unit_major(fw, fpairs):  # no intervals: one unit per document (argument types as for windows)
+        work = int(sizes[fw].sum())
+        z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, index.doc_lengths, 0,
+                                     0, n_docs, True, fpairs, _tables(work, len(fw)))
+
+    def probe(rest):
+        work = _pair_work(sizes, sizes, rest)
+        return _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, rest, m, False, n_docs, True,
+                                _two_cores.parts(work))
+
+    joint = _split_joint(pairs, freq, rank, unit_major, probe)
+    return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
 
 
 def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None,
@@ -687,10 +977,25 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         zeros = np.zeros(len(sel), dtype=np.int64)
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
-    pos_ptr, word_ptr = arr["pos_ptr"], arr["word_ptr"]
-    work = int((pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]]).sum())
-    return _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
-                             arr["doc_lengths"], int(window), _MODE_CODE[compat])
+    out = _interval_arrays(ids, arr["word_ptr"], arr["pos_ptr"])
+    single = _window_intervals(len(out[-2]), ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
+                               arr["positions"], arr["doc_lengths"], int(window), _MODE_CODE[compat], *out)
+    wptr, _, docs, ilo, ihi, starts, ends = out
+    return wptr, docs, ilo, ihi, starts, ends, single
+
+
+def _interval_arrays(ids: np.ndarray, word_ptr: np.ndarray, pos_ptr: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``wptr, poff`` (first posting and first interval slot of each selected word) and the empty
+    ``docs, ilo, ihi, starts, ends`` that :func:`_window_intervals` fills.  numpy allocates them with
+    huge pages, so filling them costs far fewer page faults than arrays made inside numba."""
+    wptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    wptr[1:] = np.cumsum(word_ptr[ids + 1] - word_ptr[ids])
+    poff = np.zeros(len(ids) + 1, dtype=np.int64)
+    poff[1:] = np.cumsum(pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]])
+    n_post, n_pos = int(wptr[-1]), int(poff[-1])
+    return (wptr, poff, np.empty(n_post, dtype=np.int32), np.empty(n_post, dtype=np.int64),
+            np.empty(n_post, dtype=np.int64), np.empty(n_pos, dtype=np.int32),
+            np.empty(n_pos, dtype=np.int32))
 
 
 def _window_units(index, window: int, compat: str) -> int:
@@ -699,15 +1004,36 @@ def _window_units(index, window: int, compat: str) -> int:
     return index.window_total(int(window))
 
 
-def count_windows(index, word_ids: Sequence[int], pairs, window: int,
-                  compat: str = "exact") -> CooccurrenceCounts:
-    """Boolean sliding-window counts (see the module docstring) for words of one index."""
+def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: str = "exact",
+                  frequent: int | None = None) -> CooccurrenceCounts:
+    """Boolean sliding-window counts (see the module docstring) for words of one index.
+
+    As in :func:`count_documents`, pairs of the most frequent words are counted unit-major (units:
+    blocks of 64 window starts), the others pair by pair (:func:`_pair_unit_kernel`).
+    """
     _check_window(window, compat)
     wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
     pairs = _as_pairs(pairs)
-    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
-    joint = _pair_unit_kernel(work, pairs, wptr, docs, ilo, ihi, starts, ends, index.n_documents, False, 0,
-                              _two_cores.parts(work))
+    sizes = np.diff(wptr)
+    glo, ghi = wptr[:-1], wptr[1:]
+    n_docs = index.n_documents
+    has = np.flatnonzero(sizes)
+    n_iv = int((ihi[wptr[has + 1] - 1] - ilo[wptr[has]]).sum())  # each word's intervals are contiguous
+    costs = (_COST_WINDOW[0], _COST_WINDOW[1], 1.0 + 6.5 * n_iv / max(len(docs), 1), _COST_WINDOW[3])
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, costs, frequent)
+
+    def unit_major(fw, fpairs):
+        work = int(sizes[fw].sum())
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, index.doc_lengths,
+                                     int(window), _MODE_CODE[compat], n_docs, False, fpairs,
+                                     _tables(work, len(fw)))
+
+    def probe(rest):
+        work = _pair_work(sizes, sizes, rest)
+        return _pair_unit_kernel(work, rest, wptr, docs, ilo, ihi, starts, ends, False, 0,
+                                 *_probe_maps(work, n_docs))
+
+    joint = _split_joint(pairs, freq, rank, unit_major, probe)
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
                               f"window={int(window)}")
 
@@ -758,8 +1084,8 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     positions = arr["positions"]
     pairs = _as_pairs(pairs)
     work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
-    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, index.n_documents,
-                              True, int(window), _two_cores.parts(work))
+    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
+                              *_probe_maps(work, index.n_documents))
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
