@@ -97,7 +97,11 @@ class BuildSettings:
     def tokenizer(self) -> Callable[[str], list[str]]:
         if self.recipe is None:
             return str.split
-        return Preprocessor.from_params(self.recipe).tokenize
+        return self.preprocessor().tokenize
+
+    def preprocessor(self) -> Preprocessor:
+        """The recipe's Preprocessor (text inputs only)."""
+        return Preprocessor.from_params(self.recipe)
 
 
 @dataclass
@@ -121,7 +125,12 @@ class _Ids(dict):
 
 @dataclass
 class _Chunk:
-    """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed)."""
+    """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed).
+
+    With a local vocabulary, ``vocab`` may also number words that are no token (stop words and
+    separators of a :class:`~tealeaves.corpus.preprocess.Scan`); :func:`_flush` keeps only the words
+    the chunk's tokens use.
+    """
 
     fixed: dict[str, int] | None
     vocab: _Ids = field(default_factory=_Ids)
@@ -129,6 +138,7 @@ class _Chunk:
     lengths: list[int] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     slots: list[int] | None = None  # aligned builds: each document's slot in the chunk's tuple range
+    codes: array = field(default_factory=lambda: array("i"))  # add_scan: token id per vocab entry (-1: none)
 
     def add(self, doc_id: str, words: Sequence[str], slot: int | None = None) -> None:
         if self.fixed is not None:
@@ -144,6 +154,46 @@ class _Chunk:
                 self.slots = []
             self.slots.append(slot)
 
+    def add_scan(self, doc_ids: Sequence[str], scan) -> None:
+        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan`, in bulk: the words are
+        numbered in C (``map`` over a dict), each new distinct word is judged once, and separators,
+        refused words and (with a fixed vocabulary) unknown words are dropped with numpy."""
+        vocab = self.vocab
+        local = np.array(list(map(vocab.__getitem__, scan.words)), dtype=np.int32)
+        separator = vocab[scan.separator]  # numbered here if no separator occurs (a single document)
+        if len(self.codes) < len(vocab):
+            new = list(vocab)[len(self.codes):]
+            fixed = self.fixed
+            self.codes.extend([(i if fixed is None else fixed.get(w, -1)) if scan.is_token(w) else -1
+                               for i, w in enumerate(new, start=len(self.codes))])
+        codes = np.frombuffer(self.codes, dtype=np.int32)[local]
+        sep = local == separator
+        codes[sep] = -1
+        keep = codes >= 0
+        doc = np.cumsum(sep)[keep]
+        self.tokens.frombytes(codes[keep].tobytes())
+        self.lengths.extend(np.bincount(doc, minlength=scan.n_texts).tolist())
+        self.ids.extend(doc_ids)
+
+    def split(self, limit: int) -> _Chunk | None:
+        """Cut the chunk after the first document at which it reaches ``limit`` tokens (as adding
+        documents one at a time and flushing at ``limit`` would); returns the documents after it as a
+        new chunk (``None`` if there are none)."""
+        ends = np.cumsum(self.lengths)
+        k = int(np.searchsorted(ends, limit))  # the first document ending at or beyond the limit
+        if k >= len(self.lengths) - 1:
+            return None
+        cut = int(ends[k])
+        rest = _Chunk(self.fixed, lengths=self.lengths[k + 1:], ids=self.ids[k + 1:])
+        tail = self.tokens[cut:]
+        if self.fixed is None:  # renumber the tail's words in a fresh local vocabulary
+            words = list(self.vocab)
+            tail = array("i", map(rest.vocab.__getitem__, map(words.__getitem__, tail)))
+            rest.codes = array("i", range(len(rest.vocab)))
+        rest.tokens = tail
+        del self.tokens[cut:], self.lengths[k + 1:], self.ids[k + 1:]
+        return rest
+
 
 def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
            n_slots: int | None = None) -> Partial:
@@ -158,10 +208,11 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
         words = settings.vocabulary
     else:
         words = list(chunk.vocab)
-        if sort_words and words:
-            order = sorted(range(len(words)), key=words.__getitem__)
-            rank = np.empty(len(words), dtype=np.int32)
-            rank[order] = np.arange(len(words), dtype=np.int32)
+        used = np.flatnonzero(np.bincount(tokens, minlength=len(words)))
+        if len(used) < len(words) or sort_words:  # keep the words the tokens use (in order, or sorted)
+            order = sorted(used.tolist(), key=words.__getitem__) if sort_words else used.tolist()
+            rank = np.full(len(words), -1, dtype=np.int32)
+            rank[order] = np.arange(len(order), dtype=np.int32)
             tokens = rank[tokens]
             words = [words[i] for i in order]
     if n_slots is not None and not chunk.lengths:
@@ -197,32 +248,62 @@ def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress
     return n, df, tf
 
 
+#: Characters of text tokenised at a time (:meth:`~tealeaves.corpus.Preprocessor.scan`).
+BATCH_CHARS = 1 << 20
+
+
 def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None) -> ShardResult:
-    """Index one shard into partial index files of at most ``chunk_tokens`` tokens each."""
+    """Index one shard into partial index files of at most ``chunk_tokens`` tokens each (a chunk ends
+    with the first document at which it reaches ``chunk_tokens``)."""
     from tealeaves.coherence.index import manifest_entry
 
     kind = detect_kind(shard)
     check_tokenisation(shard, kind, settings)
-    tokenize = settings.tokenizer()
     fixed = {w: i for i, w in enumerate(settings.vocabulary)} if settings.vocabulary is not None else None
     sort_words = settings.recipe is not None
-    stats, partials, chunk, n_tokens = IngestStats(), [], _Chunk(fixed), 0
-    for doc_id, text in _documents(shard, settings, stats, kind):
-        chunk.add(doc_id, tokenize(text))
-        if len(chunk.tokens) >= settings.chunk_tokens:
-            n_tokens += len(chunk.tokens)
-            if progress is not None:
-                progress.tokens(len(chunk.tokens))
-            partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
-                                   sort_words))
-            chunk = _Chunk(fixed)
-    if chunk.lengths:
-        n_tokens += len(chunk.tokens)
+    scan = settings.preprocessor().scan if settings.recipe is not None else None
+    stats, partials, n_tokens = IngestStats(), [], 0
+    chunk: _Chunk | None = _Chunk(fixed)
+
+    def flush(full: _Chunk) -> None:
+        nonlocal n_tokens
+        n_tokens += len(full.tokens)
         if progress is not None:
-            progress.tokens(len(chunk.tokens))
-        partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
+            progress.tokens(len(full.tokens))
+        partials.append(_flush(full, settings, _partial_path(settings, shard_number, len(partials)),
                                sort_words))
+
+    for doc_ids, texts in _batches(_documents(shard, settings, stats, kind), scan is None):
+        if scan is None:  # pre-tokenised: one document of tokens per line
+            chunk.add(doc_ids[0], texts[0].split())
+        else:
+            chunk.add_scan(doc_ids, scan(texts))
+        while chunk is not None and len(chunk.tokens) >= settings.chunk_tokens:
+            rest = chunk.split(settings.chunk_tokens)
+            flush(chunk)
+            chunk = rest
+        chunk = chunk or _Chunk(fixed)
+    if chunk.lengths:
+        flush(chunk)
     return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
+
+
+def _batches(documents: Iterable[tuple[str, str]], single: bool
+             ) -> Iterable[tuple[list[str], list[str]]]:
+    """``(ids, texts)`` of consecutive documents, about :data:`BATCH_CHARS` characters at a time (one
+    document at a time if ``single``)."""
+    ids: list[str] = []
+    texts: list[str] = []
+    size = 0
+    for doc_id, text in documents:
+        ids.append(doc_id)
+        texts.append(text)
+        size += len(text)
+        if single or size >= BATCH_CHARS:
+            yield ids, texts
+            ids, texts, size = [], [], 0
+    if ids:
+        yield ids, texts
 
 
 def _partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
