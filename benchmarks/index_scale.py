@@ -164,6 +164,8 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         return {"seconds": secs, "rss_mib": _rss_mib(), "workers_rss_mib": sorted(workers.values()),
                 "n_tokens": index.n_tokens, "merge_s": end - timer.merge_start,
                 "workers_cpu_s": sorted(cpu.values())}
+    if mode == "endtoend":
+        return _end_to_end(shards, output)
     if mode == "passes":
         return _passes(shards, int(output))
     if mode == "score":
@@ -231,6 +233,44 @@ def _passes(shards: list[str], limit: int) -> dict:
     theirs = time.perf_counter() - t
     del bows
     return {"tokens": n, "read_tokenise_s": read, "tealeaves_s": ours, "gensim_s": theirs}
+
+
+def _gensim_build(shards: list[str]) -> dict:
+    """gensim's bag-of-words build over the shards: the build's reader and tokeniser
+    (:func:`~tealeaves.ingest.iter_documents`, :meth:`Preprocessor.scan` over the same ~1 MiB batches),
+    ``Dictionary.add_documents`` of each batch then ``doc2bow`` of each of its documents (the work of
+    ``Dictionary(docs)`` + ``[doc2bow(d) for d in docs]``, a batch at a time so memory stays bounded)."""
+    from gensim.corpora import Dictionary
+
+    from tealeaves.corpus import Preprocessor
+    from tealeaves.distributed.build import _batches
+    from tealeaves.ingest import iter_documents
+
+    scan = Preprocessor().scan
+    dictionary, n_tokens, n_pairs = Dictionary(), 0, 0
+    for shard in shards:
+        for _, texts in _batches(iter_documents(shard), False):
+            docs = scan(texts).tokens()
+            dictionary.add_documents(docs)
+            for d in docs:
+                n_pairs += len(dictionary.doc2bow(d))
+                n_tokens += len(d)
+    return {"tokens": n_tokens, "pairs": n_pairs, "words": len(dictionary)}
+
+
+def _end_to_end(shards: list[str], output: str) -> dict:
+    """tealeaves' whole build against the gensim build (:func:`_gensim_build`) on the same text, in one
+    process, each timed by wall clock and process CPU (tealeaves first, then gensim)."""
+    from tealeaves.distributed.build import build_streaming
+
+    _warm()
+    out = {}
+    for name, run in (("tealeaves", lambda: build_streaming(shards, output)[0].n_tokens),
+                      ("gensim", lambda: _gensim_build(shards)["tokens"])):
+        t, c = time.perf_counter(), _cpu_s()
+        n = run()
+        out[name] = {"seconds": time.perf_counter() - t, "cpu_s": _cpu_s() - c, "tokens": n}
+    return out
 
 
 def _score(path: str) -> dict:
@@ -320,6 +360,17 @@ def main() -> None:
         print(f"indexing pass over {p['tokens']:,} tokenised tokens: tealeaves {p['tealeaves_s']:.1f} s, "
               f"gensim Dictionary+doc2bow {p['gensim_s']:.1f} s ({p['gensim_s'] / p['tealeaves_s']:.1f}x); "
               f"reading+tokenising them took {p['read_tokenise_s']:.1f} s", flush=True)
+        e = run_child("endtoend", out / f"ref-{size}-e2e.tlx", shards)
+        ours, theirs = e["tealeaves"], e["gensim"]
+        same = _stored_checksum(out / f"ref-{size}-e2e.tlx") == _stored_checksum(index_path)
+        (out / f"ref-{size}-e2e.tlx").unlink()
+        print(f"end to end on the same {ours['tokens']:,} tokens (read JSONL + tokenise + index, one "
+              f"process): tealeaves build {ours['seconds']:.1f} s (CPU {ours['cpu_s']:.1f} s), gensim "
+              f"Dictionary+doc2bow fed by the same reader and tokeniser {theirs['seconds']:.1f} s "
+              f"(CPU {theirs['cpu_s']:.1f} s): {theirs['seconds'] / ours['seconds']:.2f}x wall, "
+              f"{theirs['cpu_s'] / ours['cpu_s']:.2f}x CPU "
+              f"(same tokens: {ours['tokens'] == theirs['tokens']}; "
+              f"checksum equal to the CLI build: {same})", flush=True)
         if not args.skip_scoring:
             s = run_child("score", index_path, [])
             print("scoring (NPMI): " + "; ".join(f"{k} {v * 1000:,.0f} ms" for k, v in s.items()), flush=True)

@@ -93,16 +93,16 @@ def test_scan_equals_tokenize_on_reuters(reuters_texts, recipe):
         assert scanned(pre, reuters_texts[a:b]) == expected[a:b]
 
 
-def test_reuters_takes_the_ascii_fast_path_and_nasty_text_does_not(reuters_texts):
-    # which branch runs is visible in how the scan numbers digits: the ASCII path returns runs with
-    # digits turned into "0" (refused by is_token), the regex path returns only matches
+def test_reuters_takes_the_compiled_ascii_path_and_unicode_the_joined_regex(reuters_texts, monkeypatch):
+    from tealeaves.corpus import _ascii_scan
+
+    calls = []
+    real = _ascii_scan.letter_runs
+    monkeypatch.setattr(_ascii_scan, "letter_runs", lambda *a: calls.append(1) or real(*a))
     pre = Preprocessor()
-    fast = pre.scan(["abc1 ok 42"])
-    assert fast.words == ["abc0", "ok", "00"]
-    assert [fast.is_token(w) for w in fast.words] == [False, True, False]
-    slow = pre.scan(["abc1 ok 42 é"])
-    assert slow.words == ["ok"]
-    # so the Reuters test above ran the fast path on nearly every batch
+    assert pre.scan(["abc1 ok 42 x_y zz"]).tokens() == [["ok", "zz"]] and calls == [1]
+    assert pre.scan(["abc1 ok 42 é"]).tokens() == [["ok"]] and calls == [1]  # not ASCII: the regex
+    # so the Reuters test above ran the compiled path on nearly every batch
     assert sum(t.lower().isascii() for t in reuters_texts) > 0.99 * len(reuters_texts)
 
 
@@ -118,10 +118,10 @@ def test_scan_equals_tokenize_on_nasty_unicode(recipe):
 
 def test_separator_word_in_the_text_is_a_token_not_a_boundary():
     pre = Preprocessor(lowercase=False, stop_words=None)
-    texts = ["a QXSEPQX b", "QXSEPQX", "cc"]
-    assert pre.tokenize(texts[0]) == ["QXSEPQX"]
-    scan = pre.scan(texts)
-    assert scan.separator != SEPARATOR and scan.tokens() == [["QXSEPQX"], ["QXSEPQX"], ["cc"]]
+    for extra in ("", " é"):  # the compiled ASCII path, and the joined regex (which needs a separator)
+        texts = [f"a {SEPARATOR} b{extra}", SEPARATOR, f"cc {SEPARATOR}Q"]
+        assert pre.tokenize(texts[0]) == [SEPARATOR]
+        assert pre.scan(texts).tokens() == [[SEPARATOR], [SEPARATOR], ["cc", SEPARATOR + "Q"]]
 
 
 def test_final_sigma_sees_one_text_at_a_time():

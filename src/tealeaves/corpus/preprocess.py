@@ -16,6 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import chain
+
+import numpy as np
 
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
@@ -32,11 +35,6 @@ WORD_PATTERNS = (LETTERS_PATTERN, r"(?u)\b\w\w+\b")
 #: The separator word :meth:`Preprocessor.scan` puts between texts (upper case: lowercased text never
 #: holds it; a text that does makes the scan pick another).
 SEPARATOR = "QXSEPQX"
-
-#: ``str.translate`` table of the ASCII fast path: letters kept, digits and ``_`` (word characters that
-#: are not letters) become ``0``, every other ASCII character a space.
-_ASCII_RUNS = {c: (chr(c) if chr(c).isalpha() else "0" if chr(c).isalnum() or c == ord("_") else " ")
-               for c in range(128)}
 
 #: Tokenizers a recorded recipe may name (``get_params()["tokenizer"]``), as ``module:function``.
 KNOWN_TOKENIZERS = {"jieba_tokenize": "tealeaves.corpus.aligned:jieba_tokenize"}
@@ -99,45 +97,45 @@ class Preprocessor:
         return [t for t in tokens if t not in stop] if stop else list(tokens)
 
     def scan(self, texts: Sequence[str]) -> Scan:
-        """Tokenise many texts in one pass: candidate words with a separator between texts.
+        """Tokenise many texts in one pass (the streaming index build's tokeniser).
 
         ``scan(texts).tokens()`` equals ``[self.tokenize(t) for t in texts]``
-        (tested on real text and on adversarial Unicode).  The texts are
+        (tested on real text and on adversarial Unicode); the scan numbers its
+        candidate words instead of returning a string per token.  The texts are
         lowercased one by one (so context-dependent case mappings such as the
-        Greek final sigma see exactly one text), joined with the separator
-        word on a line of its own, and matched in one call when the token
-        pattern is one of :data:`WORD_PATTERNS` (its matches never cross a line
-        break).  For :data:`LETTERS_PATTERN` over ASCII text the match is one
-        ``str.translate`` + ``str.split``: in ASCII text the pattern's tokens are
-        exactly the maximal runs of word characters ``[A-Za-z0-9_]`` made only of
-        letters and at least two long, and the runs that are not tokens are
-        refused by :attr:`Scan.is_token` once per distinct run.  Other
-        patterns and tokenizers run text by text.  Stop words are refused by
-        :attr:`Scan.is_token` too, so no per-token Python work is left.
+        Greek final sigma see exactly one text).  For :data:`LETTERS_PATTERN`
+        over ASCII text the matches are found by a compiled pass
+        (:func:`tealeaves.corpus._ascii_scan.letter_runs`, which states why it
+        matches the pattern exactly); for any of :data:`WORD_PATTERNS` the texts
+        are joined by a separator word on a line of its own and matched in one
+        call (their matches never cross a line break); other patterns and
+        tokenizers run text by text.  Stop words are left to the caller
+        (:attr:`Scan.stop`), to refuse once per distinct word.
         """
         texts = [t.lower() for t in texts] if self.lowercase else list(texts)
         stop = self._stop_set()
-        sep = SEPARATOR
-        while any(sep in t for t in texts):  # only possible without lowercasing
-            sep += "Q"
+        if self.tokenizer is None and self.token_pattern == LETTERS_PATTERN:
+            joined = "".join(texts)
+            if joined.isascii():
+                from tealeaves.corpus._ascii_scan import letter_runs, word_blob
+
+                buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+                ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
+                ids, lengths, starts, sizes = letter_runs(buf, ends)
+                blob = word_blob(buf, starts, sizes).tobytes().decode("ascii")
+                words = blob.split(" ") if len(sizes) else []
+                return Scan(words, ids, lengths, stop)
         if self.tokenizer is None and self.token_pattern in WORD_PATTERNS:
-            joined = f"\n{sep}\n".join(texts)
-            if self.token_pattern == LETTERS_PATTERN and joined.isascii():
-                words = joined.translate(_ASCII_RUNS).split()
-                return Scan(words, sep, len(texts), lambda w: w not in stop and len(w) > 1 and w.isalpha())
-            words = re.findall(self.token_pattern, joined)
-            if words.count(sep) == len(texts) - 1:  # a match never crosses a line break
-                return Scan(words, sep, len(texts), lambda w: w not in stop)
+            sep = SEPARATOR
+            while any(sep in t for t in texts):  # only possible without lowercasing
+                sep += "Q"
+            found = re.findall(self.token_pattern, f"\n{sep}\n".join(texts))
+            if found.count(sep) == len(texts) - 1:  # a match never crosses a line break
+                return Scan.number(found, len(texts), sep, stop)
         per_text = [self.tokenizer(t) if self.tokenizer else re.findall(self.token_pattern, t) for t in texts]
-        seen = set().union(*per_text)
-        while sep in seen:
-            sep += "Q"
-        words = []
-        for k, tokens in enumerate(per_text):
-            if k:
-                words.append(sep)
-            words.extend(tokens)
-        return Scan(words, sep, len(texts), lambda w: w not in stop)
+        scan = Scan.number(list(chain.from_iterable(per_text)), len(texts), None, stop)
+        scan.lengths[:] = [len(t) for t in per_text]
+        return scan
 
     # -- fitting ------------------------------------------------------------
     def fit(self, texts: Iterable[str]) -> Preprocessor:
@@ -293,24 +291,46 @@ def _known_tokenizer(name: object) -> Callable[[str], list[str]] | None:
     return getattr(importlib.import_module(module), func)
 
 
+class Numbering(dict):
+    """Word -> number, numbering an unseen word on lookup in order of first appearance
+    (``map(numbering.__getitem__, words)`` stays in C except for new words)."""
+
+    def __missing__(self, word: str) -> int:
+        self[word] = n = len(self)
+        return n
+
+
 @dataclass
 class Scan:
-    """Candidate words of ``n_texts`` texts (:meth:`Preprocessor.scan`): ``words`` in order, the texts
-    separated by the word ``separator`` (which no text yields), and ``is_token(word)``, which says
-    whether a candidate (other than the separator) is a token; it is called once per distinct word."""
+    """Candidate words of many texts (:meth:`Preprocessor.scan`): the distinct ``words``, the number
+    ``ids`` (int32) of every candidate in order, ``lengths`` (int64), how many candidates each text has,
+    and the ``stop`` words, the candidates that are not tokens.  (A separator word of the joined
+    scan may be among ``words`` without any candidate numbered with it.)"""
 
     words: list[str]
-    separator: str
-    n_texts: int
-    is_token: Callable[[str], bool]
+    ids: np.ndarray
+    lengths: np.ndarray
+    stop: frozenset[str]
+
+    @classmethod
+    def number(cls, found: list[str], n_texts: int, separator: str | None, stop: frozenset[str]) -> Scan:
+        """Number the candidates ``found``; texts are separated by the word ``separator`` (if given)."""
+        numbering = Numbering()
+        ids = np.array(list(map(numbering.__getitem__, found)), dtype=np.int32)
+        lengths = np.zeros(n_texts, dtype=np.int64)
+        if separator is not None and separator in numbering:
+            sep = ids == numbering[separator]
+            lengths[:] = np.bincount(np.cumsum(sep)[~sep], minlength=n_texts)
+            ids = ids[~sep]
+        elif n_texts:
+            lengths[0] = len(ids)
+        return cls(list(numbering), ids, lengths, stop)
 
     def tokens(self) -> list[list[str]]:
         """The tokens of every text (``[Preprocessor.tokenize(t) for t in texts]``)."""
-        keep = {w: self.is_token(w) for w in dict.fromkeys(self.words) if w != self.separator}
-        out: list[list[str]] = [[]]
-        for w in self.words:
-            if w == self.separator:
-                out.append([])
-            elif keep[w]:
-                out[-1].append(w)
-        return out if self.n_texts else []
+        kept = [None if w in self.stop else w for w in self.words]
+        ids, out, a = self.ids.tolist(), [], 0
+        for n in self.lengths.tolist():
+            out.append([w for w in map(kept.__getitem__, ids[a:a + n]) if w is not None])
+            a += n
+        return out

@@ -30,11 +30,13 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 
 from tealeaves.corpus import Preprocessor
+from tealeaves.corpus.preprocess import Numbering
 from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
@@ -114,22 +116,15 @@ class ShardResult:
     n_tokens: int = 0
 
 
-class _Ids(dict):
-    """Word -> id, numbering an unseen word on lookup (first appearance; ``map(ids.__getitem__, ...)``
-    stays in C except for new words)."""
-
-    def __missing__(self, word: str) -> int:
-        self[word] = n = len(self)
-        return n
+_Ids = Numbering
 
 
 @dataclass
 class _Chunk:
     """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed).
 
-    With a local vocabulary, ``vocab`` may also number words that are no token (stop words and
-    separators of a :class:`~tealeaves.corpus.preprocess.Scan`); :func:`_flush` keeps only the words
-    the chunk's tokens use.
+    With a local vocabulary, ``vocab`` may also number words the chunk's tokens no longer use (those
+    of documents moved to the next chunk by :meth:`split`); :func:`_flush` keeps only the words used.
     """
 
     fixed: dict[str, int] | None
@@ -138,7 +133,6 @@ class _Chunk:
     lengths: list[int] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     slots: list[int] | None = None  # aligned builds: each document's slot in the chunk's tuple range
-    codes: array = field(default_factory=lambda: array("i"))  # add_scan: token id per vocab entry (-1: none)
 
     def add(self, doc_id: str, words: Sequence[str], slot: int | None = None) -> None:
         if self.fixed is not None:
@@ -155,24 +149,23 @@ class _Chunk:
             self.slots.append(slot)
 
     def add_scan(self, doc_ids: Sequence[str], scan) -> None:
-        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan`, in bulk: the words are
-        numbered in C (``map`` over a dict), each new distinct word is judged once, and separators,
-        refused words and (with a fixed vocabulary) unknown words are dropped with numpy."""
-        vocab = self.vocab
-        local = np.array(list(map(vocab.__getitem__, scan.words)), dtype=np.int32)
-        separator = vocab[scan.separator]  # numbered here if no separator occurs (a single document)
-        if len(self.codes) < len(vocab):
-            new = list(vocab)[len(self.codes):]
-            fixed = self.fixed
-            self.codes.extend([(i if fixed is None else fixed.get(w, -1)) if scan.is_token(w) else -1
-                               for i, w in enumerate(new, start=len(self.codes))])
-        codes = np.frombuffer(self.codes, dtype=np.int32)[local]
-        sep = local == separator
-        codes[sep] = -1
-        keep = codes >= 0
-        doc = np.cumsum(sep)[keep]
-        self.tokens.frombytes(codes[keep].tobytes())
-        self.lengths.extend(np.bincount(doc, minlength=scan.n_texts).tolist())
+        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan` in bulk: each distinct word
+        of the scan is numbered (or, with a fixed vocabulary, looked up) and checked against the stop
+        words once, in C (``map``), and stop (or unknown) words are dropped with numpy."""
+        words, n = scan.words, len(scan.words)
+        if self.fixed is None:  # stop words get numbers too; _flush keeps only the words used
+            codes = np.fromiter(map(self.vocab.__getitem__, words), dtype=np.int32, count=n)
+        else:
+            codes = np.fromiter(map(self.fixed.get, words, repeat(-1)), dtype=np.int32, count=n)
+        codes[np.fromiter(map(scan.stop.__contains__, words), dtype=bool, count=n)] = -1
+        ids = codes[scan.ids] if n else np.zeros(0, dtype=np.int32)
+        keep = ids >= 0
+        kept = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        ends = np.zeros(len(doc_ids) + 1, dtype=np.int64)
+        np.cumsum(scan.lengths, out=ends[1:])
+        self.tokens.frombytes(ids[keep].tobytes())
+        self.lengths.extend(np.diff(kept[ends]).tolist())
         self.ids.extend(doc_ids)
 
     def split(self, limit: int) -> _Chunk | None:
@@ -189,7 +182,6 @@ class _Chunk:
         if self.fixed is None:  # renumber the tail's words in a fresh local vocabulary
             words = list(self.vocab)
             tail = array("i", map(rest.vocab.__getitem__, map(words.__getitem__, tail)))
-            rest.codes = array("i", range(len(rest.vocab)))
         rest.tokens = tail
         del self.tokens[cut:], self.lengths[k + 1:], self.ids[k + 1:]
         return rest
