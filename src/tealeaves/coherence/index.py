@@ -283,18 +283,20 @@ class ReferenceIndex:
                 f"{self.n_words} words, sha256={self.short_checksum})")
 
     # -- persistence --------------------------------------------------------
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike, checksum: bool = True) -> Path:
         """Write the index to ``path`` (format above) atomically; returns the path.
 
         The file is written beside ``path`` and renamed into place when complete:
         a failed or interrupted write leaves neither a partial index nor a
-        temporary file.
+        temporary file.  ``checksum=False`` leaves the SHA-256 field zero (for
+        the partial indexes of a build, which only :func:`open_unchecked` reads
+        back; :meth:`load` refuses such a file unless ``verify=False``).
         """
         from tealeaves._io import atomic_write
 
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
+        digest = hashlib.sha256() if checksum else None
         header_bytes = _header_bytes(self.header, self.arrays)
         with atomic_write(path, mode="wb", encoding=None, what="index file") as fh:
             fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), b"\0" * 32))
@@ -303,10 +305,12 @@ class ReferenceIndex:
                 digest.update(chunk)
                 fh.write(chunk)
 
-            _write_body(self.header, self.arrays, sink)
-            fh.seek(0)
-            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), digest.digest()))
-        self._checksum = digest.hexdigest()
+            _write_body(self.header, self.arrays, sink if checksum else fh.write)
+            if checksum:
+                fh.seek(0)
+                fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), digest.digest()))
+        if checksum:
+            self._checksum = digest.hexdigest()
         self.path = path
         return path
 

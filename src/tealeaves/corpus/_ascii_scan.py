@@ -56,6 +56,7 @@ def letter_runs(buf, ends):
     w_start = np.empty(limit, dtype=np.int64)
     w_len = np.empty(limit, dtype=np.int64)
     w_hash = np.empty(limit, dtype=np.uint64)
+    w_head = np.empty(limit, dtype=np.uint64)
     ids = np.empty(limit, dtype=np.int32)
     counts = np.zeros(len(ends), dtype=np.int64)
     n_words = 0
@@ -70,11 +71,14 @@ def letter_runs(buf, ends):
             start = i
             letters = True
             h = _FNV_OFFSET
+            head = np.uint64(0)  # the first 8 bytes, packed: words of up to 8 bytes compare in one step
             while i < end and _is_word(buf[i]):
                 c = buf[i]
                 if not _is_letter(c):
                     letters = False
                 h = (h ^ np.uint64(c)) * _FNV_PRIME
+                if i - start < 8:
+                    head |= np.uint64(c) << np.uint64(8 * (i - start))
                 i += 1
             size = i - start
             if not letters or size < 2:
@@ -88,16 +92,17 @@ def letter_runs(buf, ends):
                     w_start[w] = start
                     w_len[w] = size
                     w_hash[w] = h
+                    w_head[w] = head
                     n_words += 1
                     if 2 * n_words > cap:
                         cap *= 2
                         mask = np.uint64(cap - 1)
                         table = _rehash(w_hash, n_words, cap)
                     break
-                if w_hash[w] == h and w_len[w] == size:
-                    a = w_start[w]
+                if w_hash[w] == h and w_len[w] == size and w_head[w] == head:
                     same = True
-                    for j in range(size):
+                    a = w_start[w]
+                    for j in range(8, size):  # the bytes after the first 8
                         if buf[a + j] != buf[start + j]:
                             same = False
                             break

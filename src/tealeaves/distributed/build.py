@@ -213,7 +213,7 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
                           n_space=n_slots)
     if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
         raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
-    index.save(path)
+    index.save(path, checksum=False)  # read back only by the merge (open_unchecked)
     return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots)
 
 
@@ -241,7 +241,7 @@ def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress
 
 
 #: Characters of text tokenised at a time (:meth:`~tealeaves.corpus.Preprocessor.scan`).
-BATCH_CHARS = 1 << 20
+BATCH_CHARS = 1 << 22
 
 
 def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None) -> ShardResult:
