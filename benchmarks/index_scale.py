@@ -198,8 +198,10 @@ def _cpu_s() -> float:
 
 def _warm() -> None:
     from tealeaves.coherence.index import index_from_token_lists
+    from tealeaves.corpus import Preprocessor
 
     index_from_token_lists([["a", "b"], ["b"]])
+    Preprocessor().scan(["warm up"])  # the compiled scan and the stop words loaded
 
 
 def _passes(shards: list[str], limit: int) -> dict:
