@@ -1083,12 +1083,32 @@ class IndexWriter:
                          shape=(stop - start,))
 
     def close(self) -> ReferenceIndex:
-        """Hash, seal and rename the file; returns the index (memory-mapped, already verified)."""
+        """Hash, seal and rename the file; returns the index (memory-mapped, already verified).
+
+        The body is synced to disk in a thread while it is hashed (both release the GIL), then the
+        prefix with the digest is written and synced."""
+        import threading
+
         digest = hashlib.sha256()
         with open(self.tmp, "r+b") as fh:
-            fh.seek(_PREFIX.size)
-            for chunk in iter(lambda: fh.read(1 << 22), b""):
-                digest.update(chunk)
+            failed: list[OSError] = []
+
+            def sync() -> None:
+                try:
+                    os.fsync(fh.fileno())
+                except OSError as exc:
+                    failed.append(exc)
+
+            syncing = threading.Thread(target=sync, daemon=True)
+            syncing.start()
+            try:
+                fh.seek(_PREFIX.size)
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    digest.update(chunk)
+            finally:
+                syncing.join()
+            if failed:
+                raise failed[0]
             fh.seek(0)
             fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(self.header_bytes), digest.digest()))
             fh.flush()
