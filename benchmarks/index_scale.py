@@ -17,6 +17,10 @@ For each size it prints:
 * the indexing pass against gensim over the same token lists, in one process:
   ``index_from_token_lists(docs)`` against ``Dictionary(docs)`` +
   ``doc2bow`` of every document (on at most ``--gensim-tokens`` tokens);
+* end to end on the whole reference, in one process: tealeaves' whole build
+  (``build_streaming``: read, tokenise, index, merge, checksum) against the same
+  reader and tokeniser feeding gensim's ``Dictionary`` + ``doc2bow``
+  (:func:`_gensim_build`), wall and CPU seconds;
 * scoring times (NPMI, 80 topics x top 10 and 1,000 x top 50; document,
   10-token and 110-token windows) against the built index.
 
@@ -164,6 +168,8 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         return {"seconds": secs, "rss_mib": _rss_mib(), "workers_rss_mib": sorted(workers.values()),
                 "n_tokens": index.n_tokens, "merge_s": end - timer.merge_start,
                 "workers_cpu_s": sorted(cpu.values())}
+    if mode == "load":
+        return _load(output)
     if mode == "endtoend":
         return _end_to_end(shards, output)
     if mode == "passes":
@@ -235,6 +241,44 @@ def _passes(shards: list[str], limit: int) -> dict:
     theirs = time.perf_counter() - t
     del bows
     return {"tokens": n, "read_tokenise_s": read, "tealeaves_s": ours, "gensim_s": theirs}
+
+
+def _proc_status() -> dict:
+    """VmHWM (peak RSS), VmRSS and RssFile (mapped file pages) of this process, MiB."""
+    out = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            key, value = line.split(":", 1)
+            if key in ("VmHWM", "VmRSS", "RssFile"):
+                out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+def _load(path: str) -> dict:
+    """``ReferenceIndex.load(path, verify=False)`` in a fresh process: the structural checks' traced
+    temporaries (``tracemalloc`` peak; numpy reports its buffers to it), peak RSS and how much of the RSS
+    is the index file's own mapped pages, and CPU seconds."""
+    import tracemalloc
+
+    from tealeaves.coherence.index import ReferenceIndex
+
+    _warm()
+    ReferenceIndex.load(_warm_index(Path(path).parent), verify=False)  # the compiled checks loaded
+    base = _proc_status()
+    tracemalloc.start()
+    c = _cpu_s()
+    index = ReferenceIndex.load(path, verify=False)
+    cpu = _cpu_s() - c
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    after = _proc_status()  # while the index is still mapped
+    return {"traced_mib": traced, "cpu_s": cpu, "before": base, "after": after, "n_tokens": index.n_tokens}
+
+
+def _warm_index(folder: Path) -> Path:
+    from tealeaves.coherence.index import index_from_token_lists
+
+    return index_from_token_lists([["a", "b"], ["b"]]).save(folder / "warm.tlx")
 
 
 def _gensim_build(shards: list[str]) -> dict:
@@ -343,6 +387,11 @@ def main() -> None:
               f"{index_path.stat().st_size / n_tok:.2f} index bytes/token "
               f"({n_tok:,} tokens, {info['n_words']:,} words; process CPU {cli.get('cpu_s', 0):.1f} s)",
               flush=True)
+        ld = run_child("load", index_path, [])
+        print(f"ReferenceIndex.load(verify=False): traced temporaries {ld['traced_mib']:,.0f} MiB, "
+              f"peak RSS {ld['after']['VmHWM']:,.0f} MiB (before the load {ld['before']['VmHWM']:,.0f} MiB; "
+              f"index file pages mapped {ld['after']['RssFile'] - ld['before']['RssFile']:,.0f} MiB), CPU "
+              f"{ld['cpu_s']:.1f} s", flush=True)
         if args.cli_only:
             continue
         rates = {}
