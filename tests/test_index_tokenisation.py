@@ -170,3 +170,40 @@ def test_streaming_build_of_nasty_unicode_equals_the_single_build(tmp_path):
         for name, values in single.arrays.items():
             assert np.array_equal(np.asarray(loaded.arrays[name]), np.asarray(values)), (chunk, name)
         assert loaded.checksum == single.checksum
+
+
+def test_chunks_end_at_the_same_documents_as_one_document_at_a_time(tmp_path):
+    """Tokenising 4 MiB batches must not move chunk ends: a chunk still ends with the first document at
+    which it reaches chunk_tokens, as when documents were added one at a time (recomputed here from
+    Preprocessor.tokenize), with a fixed vocabulary (pruning) and without."""
+    require_data("reuters21578/reut2-000.sgm")
+    from tealeaves.coherence.index import read_header
+    from tealeaves.corpus.reuters import modapte_split, story_text
+    from tealeaves.distributed.build import count_shard, fit_vocabulary, index_shard, plan
+
+    train, _, _ = modapte_split()
+    texts = [story_text(s) for s in train[:800]]
+    path = tmp_path / "one.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for k, text in enumerate(texts):
+            fh.write(json.dumps({"id": str(k), "text": text}) + "\n")
+    for pre in (Preprocessor(), Preprocessor(min_df=2)):
+        settings = plan([path], pre, 1 << 30, str(tmp_path))
+        if pre.min_df == 2:
+            settings.vocabulary = fit_vocabulary([count_shard(str(path), 0, settings)], settings.recipe)
+        keep = set(settings.vocabulary) if settings.vocabulary is not None else None
+        for limit in (1, 2_999, 25_000):
+            settings.chunk_tokens = limit
+            expected, docs, tokens = [], 0, 0
+            for text in texts:
+                words = pre.tokenize(text)
+                docs, tokens = docs + 1, tokens + sum(1 for w in words if keep is None or w in keep)
+                if tokens >= limit:
+                    expected.append((docs, tokens))
+                    docs, tokens = 0, 0
+            if docs:
+                expected.append((docs, tokens))
+            result = index_shard(str(path), 0, settings)
+            got = [(h["n_present"], h["n_tokens"]) for h in (read_header(p.path) for p in result.partials)]
+            assert got == expected, (pre.min_df, limit)
+            assert sum(t for _, t in got) > 30_000
