@@ -207,3 +207,27 @@ def test_chunks_end_at_the_same_documents_as_one_document_at_a_time(tmp_path):
             got = [(h["n_present"], h["n_tokens"]) for h in (read_header(p.path) for p in result.partials)]
             assert got == expected, (pre.min_df, limit)
             assert sum(t for _, t in got) > 30_000
+
+
+@pytest.mark.parametrize("recipe", ["default", "no-lowercase", "other-pattern"])
+def test_counting_pass_equals_counters_over_tokenize(reuters_texts, tmp_path, recipe):
+    """The pruning recipe's counting pass (batched scan, numpy counts) gives the document and token
+    frequencies of Counter over Preprocessor.tokenize, text by text."""
+    from collections import Counter
+
+    from tealeaves.distributed.build import count_shard, plan
+
+    texts = reuters_texts[:3000] + NASTY * 3
+    path = tmp_path / "c.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for k, text in enumerate(texts):
+            fh.write(json.dumps({"id": str(k), "text": text}) + "\n")
+    pre = Preprocessor(**RECIPES[recipe], min_df=2)
+    n, df, tf = count_shard(str(path), 0, plan([path], pre, 1 << 30, str(tmp_path)))
+    expected_df, expected_tf = Counter(), Counter()
+    for text in texts:
+        words = pre.tokenize(text)
+        expected_df.update(set(words))
+        expected_tf.update(words)
+    assert n == len(texts) and len(df) > 5000
+    assert df == expected_df and tf == expected_tf

@@ -227,16 +227,28 @@ def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: st
 
 def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None
                 ) -> tuple[int, Counter, Counter]:
-    """Counting pass over one shard: (documents, document frequencies, token frequencies)."""
-    tokenize = settings.tokenizer()
+    """Counting pass over one shard: (documents, document frequencies, token frequencies), tokenised
+    in batches (:meth:`~tealeaves.corpus.Preprocessor.scan`) and counted with numpy per batch."""
+    scan = settings.preprocessor().scan
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()
     n = 0
-    for _, text in _documents(shard, settings, IngestStats(), detect_kind(shard)):
-        words = tokenize(text)
-        df.update(set(words))
-        tf.update(words)
-        n += 1
+    for _, texts in _batches(_documents(shard, settings, IngestStats(), detect_kind(shard)), False):
+        found = scan(texts)
+        n += len(texts)
+        words, n_words = found.words, len(found.words)
+        if not n_words:
+            continue
+        stop = np.fromiter(map(found.stop.__contains__, words), dtype=bool, count=n_words)
+        keep = ~stop[found.ids]
+        ids = found.ids[keep].astype(np.int64)
+        doc = np.repeat(np.arange(len(texts), dtype=np.int64), found.lengths)[keep]
+        tokens = np.bincount(ids, minlength=n_words)
+        docs = np.bincount(np.unique(doc * n_words + ids) % n_words, minlength=n_words)
+        for w, t, d in zip(words, tokens.tolist(), docs.tolist()):
+            if t:
+                tf[w] += t
+                df[w] += d
     return n, df, tf
 
 
