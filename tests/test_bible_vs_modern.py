@@ -203,3 +203,25 @@ def test_paper_layout_cells_equal_adaboost_refits(reproduction):
                                       **row[f"params{i}"]).fit(train[cols].to_numpy(), train["target"])
             pred = model.predict(test[cols].to_numpy())
             assert row[f"r{i}"] == pytest.approx(pearsonr(pred, test["target"])[0], abs=1e-9)
+
+
+@pytest.mark.slow
+def test_markdown_tables_carry_the_json_rows(reproduction):
+    """``--format markdown`` prints the docs' tables: the same values as the JSON rows, at 3 decimals."""
+    from tealeaves.reproduce.bible_vs_modern import markdown
+
+    result, _ = reproduction
+    text = markdown(result)
+    blocks = [b for b in text.split("\n\n") if b.startswith("|")]
+    tables = [[[c.strip() for c in ln.strip("|").split("|")] for ln in b.splitlines() if ln.startswith("| ")]
+              for b in blocks]
+    cols = ["bible_cnpmi", "base", "+gap", "+era", "+drift"]
+    assert tables[0][0] == ["test", "Bible CNPMI", "base", "+gap", "+era", "+drift"]
+    assert tables[0][1:] == [[r["test"], *(f"{r[c]:.3f}" for c in cols)] for r in result["rows"]]
+    model = tables[2 if result["paper_rows"] else 1]
+    assert model[1:] == [[r["test"], str(r["models"]), f"{r['bible_cnpmi']:.3f}", f"{r['estimator']:.3f}"]
+                         for r in result["model_rows"]]
+    facts = tables[-1]
+    assert [row[0] for row in facts[1:]] == [f"en-{k}" for k in result["pairs"]]
+    assert [row[3] for row in facts[1:]] == [str(v["n_rich"]) for v in result["pairs"].values()]
+    assert f"for {result['n_improved']} of {result['n_languages']} held-out" in text

@@ -102,7 +102,7 @@ def small(tmp_path, run_cli):
     for name, rows in (("poor", POOR), ("rich", RICH)):
         src = tmp_path / f"{name}.jsonl"
         src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
-        assert run_cli(["build-aligned-reference", str(src), "-o", str(tmp_path / name)]).code == 0
+        assert run_cli(["index", "build-aligned", str(src), "-o", str(tmp_path / name)]).code == 0
         out[name] = tmp_path / name
     for x in ("sv", "ro"):
         (tmp_path / f"en-{x}.txt").write_text(DICTS[x], encoding="utf-8")

@@ -246,7 +246,7 @@ def test_tokenization_mismatch():
 
 def test_aligned_build_equals_in_memory_reference(tmp_path):
     from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
-    from tealeaves.ingest.langlinks import build_aligned
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
     from tealeaves.multilingual.reference import AlignedReference
 
     rng = np.random.default_rng(3)
@@ -254,21 +254,20 @@ def test_aligned_build_equals_in_memory_reference(tmp_path):
     tuples = []
     for i in range(150):
         tuples.append({"id": f"t{i}",
-                       "en": None if i % 7 == 0 else " ".join(rng.choice(en, rng.integers(0, 12))),
+                       "en": None if i % 7 == 0 else " ".join(rng.choice(en, rng.integers(1, 12))),
                        "sv": None if i % 5 == 0 else " ".join(rng.choice(sv, rng.integers(1, 12)))})
     p = tmp_path / "tuples.jsonl"
     p.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tuples), encoding="utf-8")
-    built, _ = build_aligned([p], tmp_path / "al", languages="en,sv", chunk_tokens=60)
+    disk, _ = build_aligned_reference([p], tmp_path / "al", languages="en,sv", chunk_tokens=60)
+    built = disk.index.indices
     corpus = AlignedCorpus.from_texts({lang: [t[lang] for t in tuples] for lang in ("en", "sv")},
                                       [t["id"] for t in tuples],
                                       {lang: default_preprocessor(lang, max_df=1.0) for lang in ("en", "sv")})
     memory = AlignedReference(corpus, "al")
-    from tealeaves.coherence.index import AlignedIndex
-
-    loaded = AlignedIndex({lang: ReferenceIndex.load(tmp_path / f"al.{lang}.tlx") for lang in ("en", "sv")})
     for lang in ("en", "sv"):
         assert_same_index(built[lang], memory.index.indices[lang])
-    disk = AlignedReference.from_index(loaded, "al")
+    ids = (tmp_path / "al" / "tuple_ids.txt").read_text(encoding="utf-8").split()
+    assert ids == [t["id"] for t in tuples]
     a = disk.cross_counts("en", en, "sv", sv)
     b = memory.cross_counts("en", en, "sv", sv)
     assert a.n == b.n == sum(1 for t in tuples if t["en"] is not None and t["sv"] is not None)
@@ -302,9 +301,10 @@ def test_cli_build_aligned(tmp_path, run_cli):
     result = run_cli(["index", "build-aligned", p, "--languages", "en,sv", "-o", tmp_path / "ref",
                       "--format", "json"])
     assert result.code == 0, result.err
-    info = json.loads(result.out)
+    info = json.loads(result.out)["indices"]
     assert (info["en"]["n_documents"], info["sv"]["n_documents"], info["en"]["id_space"]) == (2, 2, 3)
-    aligned = AlignedIndex({lang: ReferenceIndex.load(tmp_path / f"ref.{lang}.tlx") for lang in ("en", "sv")})
+    aligned = AlignedIndex({lang: ReferenceIndex.load(tmp_path / "ref" / f"{lang}.tlx")
+                            for lang in ("en", "sv")})
     assert aligned.present("en").tolist() == [True, True, False]
     assert aligned.present("sv").tolist() == [True, False, True]
     counts = aligned.count("en", ["river", "stone"], "sv", ["älven", "stenen"])

@@ -151,7 +151,7 @@ def test_token_lines_match_reader(tmp_path):
 def test_wikipedia_langlinks_aligned_build(en_docs, tmp_path):
     from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.corpus.aligned import default_preprocessor
-    from tealeaves.ingest.langlinks import build_aligned
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     path, docs, _ = en_docs
     bg_path = gensim_dump(BG)
@@ -161,8 +161,9 @@ def test_wikipedia_langlinks_aligned_build(en_docs, tmp_path):
     rows = [{"en": "Anarchism", "bg": "Григориански календар"}, {"en": "Autism"},
             {"en": "No such article", "bg": "Няма"}, {"bg": "Григориански календар", "en": "Albedo"}]
     links.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    built, stats = build_aligned([], tmp_path / "wiki", languages="en,bg", links=str(links),
-                                 dumps=[f"en={path}", f"bg={bg_path}"], chunk_tokens=5_000)
+    ref, stats = build_aligned_reference([], tmp_path / "wiki", languages="en,bg", links=str(links),
+                                         dumps=[f"en={path}", f"bg={bg_path}"], chunk_tokens=5_000)
+    built = ref.index.indices
     assert stats.skipped["link without article"] == 1
     # the tuples are links 1, 2 and 4 (ids: line numbers); en has all three, bg tuples 0 and 2
     for lang, slots, texts in (("en", [0, 1, 2], [text["Anarchism"], text["Autism"], text["Albedo"]]),
@@ -170,7 +171,7 @@ def test_wikipedia_langlinks_aligned_build(en_docs, tmp_path):
         ids = [["1", "2", "4"][s] for s in slots]
         corpus = default_preprocessor(lang, max_df=1.0).fit_transform(texts, ids)
         reference = build_index(corpus, doc_ids=slots, n_space=3)
-        loaded = ReferenceIndex.load(tmp_path / f"wiki.{lang}.tlx")
+        loaded = ReferenceIndex.load(tmp_path / "wiki" / f"{lang}.tlx")
         for name in ("vocab_blob", "post_docs", "positions", "present", "doc_lengths", "docid_blob"):
             assert np.array_equal(np.asarray(loaded.arrays[name]), reference.arrays[name]), (lang, name)
         assert built[lang].n_documents == 3

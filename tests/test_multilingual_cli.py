@@ -1,4 +1,4 @@
-"""A user-built aligned reference (``tealeaves build-aligned-reference``) against brute-force set
+"""A user-built aligned reference (``tealeaves index build-aligned``) against brute-force set
 computations; ``cnpmi --reference PATH`` and the built-in names share one code path."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def built(tmp_path, run_cli):
     topics = tmp_path / "topics.json"
     topics.write_text(json.dumps(TOPICS, ensure_ascii=False), encoding="utf-8")
     ref = tmp_path / "myref"
-    r = run_cli(["build-aligned-reference", str(src), "-o", str(ref)])
+    r = run_cli(["index", "build-aligned", str(src), "-o", str(ref)])
     assert r.code == 0, r.err
     assert "6 tuples (en: 5, sv: 5, ro: 4 documents)" in r.out
     return src, topics, ref
@@ -105,7 +105,7 @@ def test_parallel_line_files_build_the_same_reference(built, tmp_path, run_cli):
     for x in lines:
         (tmp_path / f"{x}.txt").write_text("\n".join(lines[x]) + "\n", encoding="utf-8")
     ref2 = tmp_path / "lines"
-    r = run_cli(["build-aligned-reference", "--lang", f"en={tmp_path / 'en.txt'}", "--lang",
+    r = run_cli(["index", "build-aligned", "--lang", f"en={tmp_path / 'en.txt'}", "--lang",
                  f"sv={tmp_path / 'sv.txt'}", "--doc-ids", str(tmp_path / "ids.txt"), "-o", str(ref2)])
     assert r.code == 0, r.err
     pair = tmp_path / "pair.json"
@@ -144,3 +144,104 @@ def test_builtin_names_and_saved_builtins_agree(tmp_path):
     assert a.per_topic.tolist() == b.per_topic.tolist()
     assert M.inpmi(topics, "udhr").per_topic.tolist() == M.inpmi(topics, tmp_path / "udhr").per_topic.tolist()
     assert str(a.signature) == str(b.signature)  # same name and same per-language index checksums
+
+
+def _shards(tmp_path, k=3):
+    """TUPLES split into ``k`` JSON Lines shards (one gzip-compressed), in order."""
+    import gzip
+
+    paths = []
+    for s in range(k):
+        part = TUPLES[s * len(TUPLES) // k:(s + 1) * len(TUPLES) // k]
+        rows = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in part)
+        path = tmp_path / f"part{s}.jsonl" if s else tmp_path / f"part{s}.jsonl.gz"
+        if s:
+            path.write_text(rows, encoding="utf-8")
+        else:
+            with gzip.open(path, "wt", encoding="utf-8") as fh:
+                fh.write(rows)
+        paths.append(path)
+    return paths
+
+
+def _same_reference(a, b):
+    """Two saved aligned references hold identical indices (every array) and tuple ids."""
+    import numpy as np
+
+    from tealeaves.multilingual.aligned_files import load_aligned_reference
+
+    ra, rb = load_aligned_reference(a), load_aligned_reference(b)
+    assert ra.languages == rb.languages and ra.index.n_tuples == rb.index.n_tuples
+    for lang in ra.languages:
+        xa, xb = ra.index.indices[lang].arrays, rb.index.indices[lang].arrays
+        for name in xa:
+            assert np.array_equal(np.asarray(xa[name]), np.asarray(xb[name])), (lang, name)
+    assert (a / "tuple_ids.txt").read_text() == (b / "tuple_ids.txt").read_text()
+
+
+def test_sharded_and_chunked_builds_equal_the_single_build(built, tmp_path, run_cli):
+    """Several shards (ids prefixed with the shard name), tiny chunks (many partials per language, some
+    chunks without a language) and a gzip shard give the same counts; only ids change."""
+    import numpy as np
+
+    from tealeaves.multilingual import measures as M
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
+
+    _, _, ref = built
+    sharded, _ = build_aligned_reference(_shards(tmp_path), tmp_path / "sharded", chunk_tokens=3)
+    ids = (tmp_path / "sharded" / "tuple_ids.txt").read_text(encoding="utf-8").split()
+    assert ids == [f"part{s}.jsonl{'.gz' if s == 0 else ''}:{t['id']}" for s in range(3)
+                   for t in TUPLES[s * 2:(s + 1) * 2]]
+    single = M.cnpmi(TOPICS, str(ref))
+    assert M.cnpmi(TOPICS, sharded).per_topic.tolist() == single.per_topic.tolist()
+    assert M.inpmi(TOPICS, sharded).per_topic.tolist() == M.inpmi(TOPICS, str(ref)).per_topic.tolist()
+    from tealeaves.multilingual.aligned_files import load_aligned_reference
+
+    whole = load_aligned_reference(ref)
+    for lang in sharded.languages:  # the same postings, positions and lengths in every language
+        a, b = sharded.index.indices[lang].arrays, whole.index.indices[lang].arrays
+        for name in ("vocab_blob", "post_docs", "positions", "present", "doc_lengths", "word_ptr"):
+            assert np.array_equal(np.asarray(a[name]), np.asarray(b[name])), (lang, name)
+
+
+def test_two_dask_workers_equal_the_one_process_build(tmp_path, run_cli):
+    """Acceptance (issue 13 point 1): the reference built on a 2-worker LocalCluster equals the
+    1-process build, array for array, and its CNPMI equals the brute-force set computation."""
+    pytest.importorskip("distributed")
+    shards = _shards(tmp_path)
+    one, two = tmp_path / "one", tmp_path / "two"
+    r = run_cli(["index", "build-aligned", *shards, "-o", one])
+    assert r.code == 0, r.err
+    r = run_cli(["index", "build-aligned", *shards, "-o", two, "--workers", "2"])
+    assert r.code == 0, r.err
+    assert "shard 3/3" in r.err
+    _same_reference(one, two)
+    topics = tmp_path / "pair.json"
+    topics.write_text(json.dumps({x: TOPICS[x] for x in ("en", "sv")}), encoding="utf-8")
+    out = json.loads(run_cli(["cnpmi", topics, "--reference", two, "--top", "4", "--format", "json"]).out)
+    expected = [brute_cnpmi("en", "sv", k) for k in range(2)]
+    assert out["cnpmi"]["per_topic"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_deprecated_alias_warns_and_builds_the_same_folder(built, tmp_path, run_cli):
+    src, _, ref = built
+    r = run_cli(["build-aligned-reference", src, "-o", tmp_path / "alias"])
+    assert r.code == 0, r.err
+    assert "tealeaves: warning: `tealeaves build-aligned-reference` is deprecated; use `tealeaves index " \
+           "build-aligned`" in r.err
+    _same_reference(ref, tmp_path / "alias")
+
+
+def test_rebuilding_replaces_a_reference_and_languages_select(built, tmp_path, run_cli):
+    """-o on an existing reference replaces it; --languages keeps those sides (tuples and ids kept)."""
+    import numpy as np
+
+    from tealeaves.multilingual.aligned_files import load_aligned_reference
+
+    src, _, ref = built
+    r = run_cli(["index", "build-aligned", src, "--languages", "sv,ro", "-o", ref])
+    assert r.code == 0, r.err
+    again = load_aligned_reference(ref)
+    assert again.languages == ["sv", "ro"] and again.index.n_tuples == len(TUPLES)
+    assert np.flatnonzero(again.index.present("ro")).tolist() == [0, 3, 4, 5]
+    assert sorted(p.name for p in ref.iterdir()) == ["aligned.json", "ro.tlx", "sv.tlx", "tuple_ids.txt"]

@@ -73,7 +73,7 @@ def test_pipeline(bible_jsonl, fitted, tmp_path, run_cli):
     model, _ = load_pltm(fitted)
     assert words == {x: model.top_words(x, 6) for x in ("en", "sv")}
     ref = tmp_path / "ref"
-    assert run_cli(["build-aligned-reference", str(path), "-o", str(ref)]).code == 0
+    assert run_cli(["index", "build-aligned", str(path), "-o", str(ref)]).code == 0
     r = run_cli(["cnpmi", str(topics), "--reference", str(ref), "--top", "6", "--format", "json"])
     assert r.code == 0, r.err
     scores = json.loads(r.out)

@@ -136,6 +136,36 @@ def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     return split_lines(read_text(path, encoding, what))
 
 
+def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> Iterator[str]:
+    """The lines :func:`read_lines` gives, read one at a time (memory: one line).
+
+    The file is split at the byte ``\n`` and each piece decoded (errors name the file's line), then
+    split as :func:`split_lines` does; a byte-order mark is removed at the start of the file only.
+    An encoding in which ``\n`` is not that byte (UTF-16/32) is read whole, as :func:`read_lines`.
+    """
+    p = existing_file(path, what)
+    info = codec(encoding)
+    try:
+        ascii_compatible = info.decode(b"a \n")[0] == "a \n"
+    except UnicodeDecodeError:
+        ascii_compatible = False
+    if not ascii_compatible:
+        yield from read_lines(p, encoding, what)
+        return
+    try:
+        fh = open(p, "rb")
+    except OSError as exc:
+        raise TealeavesError(f"cannot read {what} '{p}': {exc.strerror or exc}",
+                             fix="check the path and its permissions") from None
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno > 1:  # a leading newline keeps decode from removing a mark that is not the file's first
+                text = decode(b"\n" + raw, p, encoding, first_line=lineno - 1)[1:]
+            else:
+                text = decode(raw, p, encoding, first_line=lineno)
+            yield from split_lines(text)
+
+
 @contextlib.contextmanager
 def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8",
                  what: str = "output file") -> Iterator[IO]:

@@ -96,7 +96,35 @@ def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | 
     return "\n".join(lines)
 
 
-def add_format_option(parser) -> None:
-    """Add the common ``--format {text,json}`` option."""
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="output format (default: text)")
+def format_markdown(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
+                    headers: Sequence[str] | None = None, floatfmt: str = ".3f") -> str:
+    """Render rows of dicts as a GitHub Markdown table (``headers`` relabel ``columns``).
+
+    Floats use ``floatfmt``, ``None`` is an empty cell; a NaN or infinite cell raises
+    :class:`OutputError` as in :func:`format_table`."""
+    if not rows:
+        return "(no rows)"
+    columns = list(columns or rows[0].keys())
+    headers = list(headers or columns)
+    if len(headers) != len(columns):
+        raise ValueError("one header per column")
+
+    def cell(v: object, where: str) -> str:
+        if v is None:
+            return ""
+        if isinstance(v, (float, np.floating)):
+            return format(_check_finite(float(v), where), floatfmt)
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(r.get(c), f"row {i}, column {c!r}") for c in columns) + " |"
+              for i, r in enumerate(rows)]
+    return "\n".join(lines)
+
+
+def add_format_option(parser, markdown: bool = False) -> None:
+    """Add the common ``--format {text,json}`` option (``markdown=True`` adds ``markdown``: the tables
+    exactly as the documentation shows them)."""
+    choices = ("text", "json", "markdown") if markdown else ("text", "json")
+    parser.add_argument("--format", choices=choices, default="text",
+                        help=f"output format: {', '.join(choices)} (default: text)")

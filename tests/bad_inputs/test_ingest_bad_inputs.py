@@ -186,9 +186,10 @@ def test_no_word_survives_pruning(tmp_path, good):
 
 @pytest.mark.parametrize("argv,fragment,code", [
     (["--languages", "en"], "at least two distinct languages", 1),
-    (["--languages", "en,en"], "at least two distinct languages", 1),
+    (["--languages", "en,en"], "more than once", 1),
     (["--languages", "en,??"], "is not a language code", 1),
-    (["--languages", "en,sv", "--links", "links.jsonl"], "either tuple shards or --links", 1),
+    (["--languages", "en,sv", "--links", "links.jsonl"], "either tuple shards, parallel line files, or",
+     1),
 ])
 def test_bad_aligned_options(tmp_path, cli_error, argv, fragment, code):
     tuples = _jsonl(tmp_path / "t.jsonl", [{"id": "1", "en": "river", "sv": "älv"}])
@@ -196,9 +197,9 @@ def test_bad_aligned_options(tmp_path, cli_error, argv, fragment, code):
 
 
 @pytest.mark.parametrize("rows,fragment", [
-    ([{"id": "1", "en": "river", "sv": 3}], "language 'sv' holds int"),
-    ([{"en": "river", "sv": "älv"}], "field 'id' is missing"),
-    ([{"id": "1", "en": "river"}], "no tuple has a sv document"),
+    ([{"id": "1", "en": "river", "sv": 3}], "'sv' is 3; expected the text as a string"),
+    ([{"en": "river", "sv": "älv"}], 'has no "id"'),
+    ([{"id": "1", "en": "river"}], "has no text in ['sv']"),
 ])
 def test_bad_tuple_shards(tmp_path, cli_error, rows, fragment):
     tuples = _jsonl(tmp_path / "t.jsonl", rows)

@@ -1,4 +1,4 @@
-"""Bad inputs of the multilingual tools: aligned tuples (``build-aligned-reference``, ``pltm fit``), saved
+"""Bad inputs of the multilingual tools: aligned tuples (``index build-aligned``, ``pltm fit``), saved
 aligned references (``cnpmi --reference PATH``), saved polylingual models, feature tables and
 estimator files (``estimator train|apply``), and out-of-range ``pltm`` options.
 
@@ -57,7 +57,7 @@ TUPLE_CASES = {
 def test_bad_tuples_refused_by_build_aligned_and_pltm_fit(case, tmp_path, cli_error):
     content, fragment = TUPLE_CASES[case]
     src = _write(tmp_path / "t.jsonl", content)
-    cli_error(["build-aligned-reference", str(src), "-o", str(tmp_path / "ref")], fragment)
+    cli_error(["index", "build-aligned", str(src), "-o", str(tmp_path / "ref")], fragment, progress=True)
     assert not (tmp_path / "ref").exists()
     cli_error(["pltm", "fit", str(src), "-k", "2", "--iterations", "2", "--chains", "1",
                "-o", str(tmp_path / "m")], fragment)
@@ -68,7 +68,7 @@ ARG_CASES = {
     "--languages empty entry": (["--languages", "en,"], "has an empty entry"),
     "--languages repeated": (["--languages", "en,en"], "more than once"),
     "--doc-ids without --lang": (["--doc-ids", "ids.txt"], "--doc-ids belongs to parallel line files"),
-    "two inputs": (["SELF"], "give one JSON Lines tuples file, got 2"),
+    "the same shard twice": (["SELF"], "two inputs have the same file name"),
 }
 
 
@@ -77,7 +77,8 @@ def test_bad_input_options(case, tmp_path, cli_error):
     extra, fragment = ARG_CASES[case]
     src = _write(tmp_path / "t.jsonl", [KING, CITY])
     extra = [str(src) if e == "SELF" else e for e in extra]
-    cli_error(["build-aligned-reference", str(src), *extra, "-o", str(tmp_path / "ref")], fragment)
+    cli_error(["index", "build-aligned", str(src), *extra, "-o", str(tmp_path / "ref")], fragment,
+              progress=True)
 
 
 def test_parallel_files_bad_specs(tmp_path, cli_error):
@@ -85,22 +86,23 @@ def test_parallel_files_bad_specs(tmp_path, cli_error):
     sv = _write(tmp_path / "sv.txt", "kungen\n")
     ids = _write(tmp_path / "ids.txt", "a\nb\n")
     out = ["-o", str(tmp_path / "ref")]
-    cli_error(["build-aligned-reference", "--lang", f"en={en}", *out], "need --doc-ids")
-    cli_error(["build-aligned-reference", "--lang", "en", "--doc-ids", str(ids), *out], "is not CODE=FILE")
-    cli_error(["build-aligned-reference", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids", str(ids),
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", *out], "need --doc-ids", progress=True)
+    cli_error(["index", "build-aligned", "--lang", "en", "--doc-ids", str(ids), *out], "is not CODE=FILE",
+              progress=True)
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids", str(ids),
                *out],
-              "one line per id")
-    cli_error(["build-aligned-reference", "--lang", f"en={en}", "--lang", f"eng={en}", "--doc-ids", str(ids),
-               *out], "languages given twice")
-    cli_error(["build-aligned-reference", "--lang", f"en={tmp_path / 'nope.txt'}", "--lang", f"sv={sv}",
-               "--doc-ids", str(ids), *out], "nope.txt")
+              "one line per id", progress=True)
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"eng={en}", "--doc-ids", str(ids),
+               *out], "languages given twice", progress=True)
+    cli_error(["index", "build-aligned", "--lang", f"en={tmp_path / 'nope.txt'}", "--lang", f"sv={sv}",
+               "--doc-ids", str(ids), *out], "nope.txt", progress=True)
 
 
 # -- saved aligned references ---------------------------------------------------------------------
 @pytest.fixture
 def reference(tmp_path, run_cli):
     src = _write(tmp_path / "t.jsonl", [KING, CITY])
-    assert run_cli(["build-aligned-reference", str(src), "-o", str(tmp_path / "ref")]).code == 0
+    assert run_cli(["index", "build-aligned", str(src), "-o", str(tmp_path / "ref")]).code == 0
     topics = _write(tmp_path / "topics.json", json.dumps(TOPICS))
     return tmp_path / "ref", topics
 
@@ -114,19 +116,19 @@ def _edit_manifest(ref, **changes):
 
 REF_CASES = {
     "missing path": (lambda ref: ref.parent / "nowhere", "does not exist"),
-    "a file": (lambda ref: ref / "en.idx", "it is a file, not a folder"),
+    "a file": (lambda ref: ref / "en.tlx", "it is a file, not a folder"),
     "folder without manifest": (lambda ref: (ref / "aligned.json").unlink() or ref, "has no aligned.json"),
     "manifest not JSON": (lambda ref: _write(ref / "aligned.json", "{") and ref, "aligned.json is not JSON"),
     "other format": (lambda ref: _edit_manifest(ref, format="tealeaves-index") or ref,
                      "does not declare format"),
     "other version": (lambda ref: _edit_manifest(ref, format_version=2) or ref, "format version 2"),
     "other id space": (lambda ref: _edit_manifest(ref, n_tuples=7) or ref, "not one tuple-id space"),
-    "one language": (lambda ref: _edit_manifest(ref, languages={"en": "en.idx"}) or ref,
+    "one language": (lambda ref: _edit_manifest(ref, languages={"en": "en.tlx"}) or ref,
                      "two or more language files"),
-    "file outside the folder": (lambda ref: _edit_manifest(ref, languages={"en": "../x.idx", "sv": "sv.idx"})
+    "file outside the folder": (lambda ref: _edit_manifest(ref, languages={"en": "../x.tlx", "sv": "sv.tlx"})
                                 or ref, "is not a file name in the folder"),
-    "truncated index": (lambda ref: _write(ref / "sv.idx", (ref / "sv.idx").read_bytes()[:100]) and ref,
-                        "sv.idx"),
+    "truncated index": (lambda ref: _write(ref / "sv.tlx", (ref / "sv.tlx").read_bytes()[:100]) and ref,
+                        "sv.tlx"),
 }
 
 
@@ -157,7 +159,7 @@ def test_api_errors_for_reference_paths(reference):
     with pytest.raises(InputNotFoundError, match="does not exist"):
         M.cnpmi(TOPICS, ref.parent / "nowhere")
     with pytest.raises(InputFormatError, match="not an aligned reference"):
-        M.inpmi(TOPICS, ref / "sv.idx")
+        M.inpmi(TOPICS, ref / "sv.tlx")
 
 
 # -- pltm options and model folders ---------------------------------------------------------------
@@ -330,5 +332,5 @@ def test_features_need_two_languages_one_high(tmp_path, cli_error, reference):
     two = _write(tmp_path / "two.json", json.dumps(TOPICS))
     cli_error(["estimator", "features", str(two), "--reference", str(ref), "--high", "ro", "-o",
                str(tmp_path / "f.csv")], "one of them --high ro")
-    cli_error(["estimator", "features", str(two), "--reference", str(ref), "--drift-rich", str(ref), "-o",
-               str(tmp_path / "f.csv")], "drift features need the references' texts")
+    # drift from saved folders is no longer refused (tests/test_drift_index.py): the topics' English words
+    # are compared between the two folders' English sides

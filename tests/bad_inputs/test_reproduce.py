@@ -39,6 +39,12 @@ USAGE = [
     (["bible-vs-modern", "--n-iter", "1e3"], "--n-iter must be a whole number >= 1"),
     (["bible-vs-modern", "--rich", "everything"], "invalid choice"),
     (["no-such-example"], "invalid choice"),
+    (["hao2018", "--figure", "8", "--rich-unit", "0"], "is not 'document', 'sentence' or a whole number >="),
+    (["hao2018", "--figure", "8", "--rich-unit", "sentences"], "is not 'document', 'sentence' or a whole"),
+    (["hao2018", "--figure", "10", "--rich-unit", "-3"], "is not 'document', 'sentence' or a whole"),
+    (["hao2018", "--figure", "10", "--rich-unit", "\u0663"], "is not 'document', 'sentence' or a whole"),
+    (["hao2018", "--figure", "8", "--design", "pooled"], "invalid choice"),
+    (["five-term", "--format", "markdown"], "invalid choice"),  # only the tables' reproductions print it
 ]
 
 
@@ -54,6 +60,8 @@ def test_reproduce_usage_errors(cli_error, argv, fragment):
     (["bible-vs-modern", "--languages", "ro", "ron", "sv", "am"], "--languages lists 'ro' more than once"),
     (["bible-vs-modern", "--languages", "ro", "sv", "xx"], "unknown language code 'xx'"),
     (["bible-vs-modern", "--languages", "en", "ro", "sv"], "at least three distinct languages"),
+    (["hao2018", "--figure", "6", "--design", "links"], "--design applies to --figure 8 only"),
+    (["hao2018", "--figure", "7", "--rich-unit", "4"], "--rich-unit applies to --figure 8 and 10 only"),
 ])
 def test_reproduce_value_errors(cli_error, argv, fragment):
     cli_error(["reproduce", *argv], fragment)
@@ -84,6 +92,22 @@ def test_reproduce_without_example_prints_help(run_cli):
 def test_check_ks(ks, fragment):
     with pytest.raises(ParameterError, match=fragment):
         check_ks(ks)
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"design": "pooled"}, "Figure 8 design 'pooled' is not one of"),
+    ({"rich_unit": "0"}, "rich-reference unit '0' is not"),
+    ({"rich_unit": "paragraph"}, "rich-reference unit 'paragraph' is not"),
+    ({"rich_unit": 4}, "rich-reference unit must be a string, got int 4"),
+])
+def test_hao2018_config_is_checked_before_any_data(change, fragment, monkeypatch):
+    from dataclasses import replace
+
+    import tealeaves.reproduce.hao2018 as hao
+
+    monkeypatch.setattr(hao, "_Pair", lambda *a: pytest.fail("data were loaded"))
+    with pytest.raises(ParameterError, match=fragment):
+        hao.run(8, replace(hao.Config.quick(), **change))
 
 
 def test_check_ks_keeps_the_given_order():

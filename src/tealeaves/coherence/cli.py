@@ -1,4 +1,5 @@
-"""Command-line sub-commands: ``tealeaves index build|info`` and ``tealeaves coherence``."""
+"""Command-line sub-commands: ``tealeaves index build|info`` and ``tealeaves coherence`` (``index
+build-aligned`` is registered by :mod:`tealeaves.multilingual.cli`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ def register(subparsers) -> None:
     index = subparsers.add_parser("index", help="build or describe a coherence reference index")
     sub = index.add_subparsers(dest="index_command", metavar="ACTION")
     index.set_defaults(func=lambda args: index.print_help() or 2)
+    index.actions = sub  # `index build-aligned` is added by tealeaves.multilingual.cli
 
     build = sub.add_parser("build", help="index reference corpus shards (streamed, bounded memory) into "
                                          "a file")
@@ -25,27 +27,9 @@ def register(subparsers) -> None:
     build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
     build.add_argument("--encoding", default=None,
                        help="encoding of text inputs (token lines, JSON Lines, folders; default UTF-8)")
-    _add_scale_options(build)
+    add_scale_options(build)
     add_format_option(build)
     build.set_defaults(func=_build)
-
-    aligned = sub.add_parser("build-aligned", help="index aligned tuple shards or linked Wikipedia dumps at "
-                                                   "scale (streamed, Dask) into PREFIX.<lang>.tlx files "
-                                                   "sharing a tuple-id space")
-    aligned.add_argument("inputs", nargs="*", metavar="TUPLES",
-                         help="JSON Lines shards of tuples: {\"id\": ..., \"<lang>\": text or null, ...}")
-    aligned.add_argument("--languages", required=True, help="comma-separated language codes, e.g. en,bg")
-    aligned.add_argument("--links", default=None,
-                         help="JSON Lines of linked Wikipedia titles ({\"en\": title, \"bg\": title}) to "
-                              "pair --dump articles")
-    aligned.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
-                         help="a language's MediaWiki dump (with --links)")
-    aligned.add_argument("-o", "--output", required=True,
-                         help="output prefix: writes PREFIX.<lang>.tlx for every language")
-    aligned.add_argument("--name", default=None, help="reference name (default: the prefix's file name)")
-    _add_scale_options(aligned)
-    add_format_option(aligned)
-    aligned.set_defaults(func=_build_aligned)
 
     info = sub.add_parser("info", help="describe an index file (checks its structure and checksum)")
     info.add_argument("reference", help="index file")
@@ -157,7 +141,7 @@ def read_reference_corpus(path: str | Path, text_field: str = "text"):
     return corpus
 
 
-def _add_scale_options(parser) -> None:
+def add_scale_options(parser) -> None:
     """--memory, --workers and --scheduler of the streaming/sharded builds (docs/scale.md)."""
     from tealeaves.validation import int_arg
 
@@ -168,7 +152,7 @@ def _add_scale_options(parser) -> None:
     parser.add_argument("--scheduler", default=None, help="build on an existing Dask cluster (tcp://host:port)")
 
 
-def _executor(args, memory: int, progress):
+def build_executor(args, memory: int, progress):
     """A context manager yielding the shard executor the options ask for (None: in this process)."""
     import contextlib
 
@@ -197,43 +181,22 @@ def _build(args) -> int:
 
     memory = parse_memory(args.memory)
     progress = Progress(len(args.inputs))
-    with _executor(args, memory, progress) as executor:
+    with build_executor(args, memory, progress) as executor:
         index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,
                                        text_field=args.text_field, executor=executor, progress=progress,
                                        encoding=args.encoding)
     progress.finish()
-    _report_skipped(stats)
+    report_skipped(stats)
     _print_info(index, args.format)
     return 0
 
 
-def _report_skipped(stats) -> None:
+def report_skipped(stats) -> None:
     import sys
 
     if stats.skipped:
         parts = ", ".join(f"{n:,} {why}" for why, n in sorted(stats.skipped.items()))
         print(f"read {stats.documents:,} documents; skipped {parts}", file=sys.stderr)
-
-
-def _build_aligned(args) -> int:
-    from tealeaves.distributed.build import Progress, parse_memory
-    from tealeaves.ingest.langlinks import build_aligned
-
-    memory = parse_memory(args.memory)
-    progress = Progress(max(len(args.inputs), 1))
-    with _executor(args, memory, progress) as executor:
-        indices, stats = build_aligned(args.inputs, args.output, languages=args.languages, name=args.name,
-                                       links=args.links, dumps=args.dump, memory=memory, executor=executor,
-                                       progress=progress)
-    progress.finish()
-    _report_skipped(stats)
-    if args.format == "json":
-        print(dump_json({lang: ix.info() for lang, ix in indices.items()}))
-    else:
-        for lang, ix in indices.items():
-            print(f"{lang}: {ix.path} ({ix.n_present:,} documents of {ix.n_documents:,} tuples, "
-                  f"{ix.n_tokens:,} tokens, sha256 {ix.short_checksum})")
-    return 0
 
 
 def _info(args) -> int:

@@ -30,7 +30,7 @@ import csv
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +59,7 @@ __all__ = [
     "ntrex_documents",
     "tico19_documents",
     "udhr_articles",
+    "iter_line_aligned",
     "read_line_aligned",
     "normalize_language",
     "UnknownLanguageError",
@@ -393,33 +394,61 @@ def read_line_aligned(
     id form one document (ids must not recur after another id).  Empty lines
     are missing sentences; a document with no sentence in a language is
     ``None`` there.  Every file is read in ``encoding`` (default UTF-8).
+    Collects :func:`iter_line_aligned`.
     """
-    if isinstance(doc_ids, (str, Path)):
-        doc_ids = [line.split("\t")[0].strip() for line in _read_lines(_resolve(doc_ids), encoding)
-                   if line.strip()]
-    doc_ids = list(doc_ids)
+    langs = [normalize_language(x) for x in files]
     order: list[str] = []
-    for i, d in enumerate(doc_ids):
-        if not order or order[-1] != d:
-            if d in order:
-                raise ParallelFormatError(
-                    f"document id {d!r} recurs at line {i + 1} after other documents; "
-                    "a document's lines must be consecutive"
-                )
-            order.append(d)
-    texts: dict[str, list[str | None]] = {}
-    for lang, f in files.items():
-        lang = normalize_language(lang)
-        lines = _aligned_lines(
-            _resolve(f), len(doc_ids),
-            f"there are {len(doc_ids)} document ids; line-aligned files need one line per id", encoding,
-        )
-        grouped: dict[str, list[str]] = {d: [] for d in order}
-        for d, line in zip(doc_ids, lines, strict=True):
-            if line.strip():
-                grouped[d].append(line.strip())
-        texts[lang] = [separator.join(grouped[d]) or None for d in order]
+    texts: dict[str, list[str | None]] = {lang: [] for lang in langs}
+    for d, row in iter_line_aligned(files, doc_ids, separator, encoding):
+        order.append(d)
+        for lang in langs:
+            texts[lang].append(row[lang])
     return ParallelTexts(order, texts)
+
+
+def iter_line_aligned(
+    files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " ",
+    encoding: str | None = None,
+) -> Iterator[tuple[str, dict[str, str | None]]]:
+    """``(document id, {language: text or None})`` of :func:`read_line_aligned`, one document at a
+    time: the files are read in step, a line at a time (memory: one document, and the ids seen)."""
+    if isinstance(doc_ids, (str, Path)):
+        path = _resolve(doc_ids)
+        ids: Iterable[str] = (line.split("\t")[0].strip() for line in _io.iter_lines(path, encoding)
+                              if line.strip())
+    else:
+        ids = list(doc_ids)
+    streams = {normalize_language(lang): (_resolve(f), _io.iter_lines(_resolve(f), encoding))
+               for lang, f in files.items()}
+    seen: set[str] = set()
+    current: str | None = None
+    parts: dict[str, list[str]] = {lang: [] for lang in streams}
+    n = 0
+    ids = iter(ids)
+    for n, d in enumerate(ids, start=1):
+        if d != current:
+            if d in seen:
+                raise ParallelFormatError(f"document id {d!r} recurs at line {n} after other documents; "
+                                          "a document's lines must be consecutive")
+            if current is not None:
+                yield current, {lang: separator.join(p) or None for lang, p in parts.items()}
+            seen.add(d)
+            current, parts = d, {lang: [] for lang in streams}
+        for lang, (path, lines) in streams.items():
+            line = next(lines, None)
+            if line is None:
+                total = n + sum(1 for _ in ids)
+                raise ParallelFormatError(f"{path} has {n - 1} lines but there are {total} document ids; "
+                                          "line-aligned files need one line per id")
+            if line.strip():
+                parts[lang].append(line.strip())
+    for path, lines in streams.values():
+        extra = sum(1 for _ in lines)
+        if extra:
+            raise ParallelFormatError(f"{path} has {n + extra} lines but there are {n} document ids; "
+                                      "line-aligned files need one line per id")
+    if current is not None:
+        yield current, {lang: separator.join(p) or None for lang, p in parts.items()}
 
 
 def ntrex_documents(languages: Sequence[str]) -> ParallelTexts:

@@ -1,60 +1,66 @@
-"""Aligned (comparable) references: tuples of documents across languages, indexed per language.
+"""Wikipedia articles linked across languages, joined into aligned tuple shards.
 
-Input: JSON Lines *tuple shards*, one tuple per line,
-``{"id": "...", "en": "text", "bg": "text or null"}`` (a language missing or
-``null`` = the tuple has no document in it); or Wikipedia articles linked
-across languages: a JSON Lines file of linked titles, one tuple per line
-(``{"en": "Anarchism", "bg": "Анархизъм"}``), plus every language's dump
-(:func:`link_wikipedia` joins them on disk, through SQLite, into a tuple shard
-whose ids are the links file's 1-based line numbers).
+Two sources of links (``tealeaves index build-aligned --links/--langlinks ... --dump LANG=DUMP``):
 
-Output (:func:`build_aligned`): one index file per language, ``PREFIX.<lang>.tlx``,
-all over one tuple-id space (slot ``t`` = the ``t``-th tuple over the shards
-in order; ``present`` marks the tuples with a document in that language), so
-``AlignedIndex({lang: ReferenceIndex.load(...)})`` serves ``cnpmi`` exactly as
-an :class:`~tealeaves.multilingual.reference.AlignedReference` built in memory
-from the same tuples with :func:`~tealeaves.corpus.aligned.default_preprocessor`
-``(lang, max_df=1.0)`` (the reference recipe: no frequency pruning).
+* a JSON Lines file of linked titles, one tuple per line (``{"en": "Anarchism", "bg": "Анархизъм"}``);
+  tuple ids are the file's 1-based line numbers;
+* the ``langlinks`` table of the source language's dump, ``LANG-wiki-latest-langlinks.sql.gz``:
+  a MySQL dump (``CREATE TABLE `langlinks` (`ll_from` int, `ll_lang` varbinary, `ll_title`
+  varbinary, ...)`` and ``INSERT INTO `langlinks` VALUES (1,'de','Titel'),(...);``) read by
+  :func:`iter_langlinks`, streamed (gzip/bz2/xz, bounded memory: a statement is parsed row by
+  row, never read whole).  ``ll_from`` is a page id of the source language's dump (``<id>`` of a
+  page, mwxml's ``page.id``), ``ll_lang`` the other wiki's code and ``ll_title`` the linked title
+  (underscores read as spaces).  One tuple per source page, its id the source page's title.
+  A row whose page id is a redirect or another skipped page of the source dump, or no page of it
+  at all, is counted and reported (``langlinks row for a redirect``, ``... for an unknown page
+  id``), not an error; rows for languages that are not built are ignored.
+
+:func:`link_wikipedia` joins the links with every language's dump on disk through SQLite (only
+linked articles are stored) and writes JSON Lines tuple shards
+(``{"id": ..., "<lang>": text or null}``), which
+:func:`tealeaves.multilingual.aligned_build.build_aligned_reference` indexes like any tuple
+shard.  A link none of whose articles is in its dump is skipped and counted (``link without
+article``).
 """
 
 from __future__ import annotations
 
+import io
 import json
-import os
+import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from tealeaves.distributed.build import (
-    DEFAULT_MEMORY,
-    BuildSettings,
-    ShardResult,
-    _Chunk,
-    _flush,
-    _partial_path,
-    chunk_tokens_for,
-    index_header,
+from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, ParameterError
+from tealeaves.ingest.sources import (
+    IngestStats,
+    _reading,
+    _text_lines,
+    iter_documents,
+    open_binary,
+    wiki_pages,
 )
-from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
-from tealeaves.ingest.sources import IngestStats, _text_lines, iter_documents
 
-
-def parse_languages(text: str | Sequence[str]) -> list[str]:
-    """Language codes from ``"en,bg"`` (normalised; at least two, distinct)."""
-    parts = text.split(",") if isinstance(text, str) else list(text)
-    langs = [language_code(p.strip()) for p in parts if p.strip()]
-    if len(langs) < 2 or len(set(langs)) != len(langs):
-        raise ParameterError(f"--languages {text!r} must name at least two distinct languages",
-                             fix="give e.g. --languages en,bg")
-    return langs
+#: The langlinks table's columns, in the order the rows give them.
+LANGLINKS_COLUMNS = ("ll_from", "ll_lang", "ll_title")
+_READ = 1 << 20  # characters read at a time
+_MAX_STATEMENT = 1 << 24  # longest non-INSERT statement or comment accepted (characters)
+_MAX_ROW = 1 << 16  # longest row accepted (a title is at most 255 bytes, escaped at most twice that)
+_STRING = r"'((?:[^'\\]|\\.|'')*)'"
+_ROW = re.compile(r"\(\s*(\d+)\s*,\s*" + _STRING + r"\s*,\s*" + _STRING + r"\s*\)\s*([,;])", re.S)
+_INSERT = re.compile(r"INSERT\s+(?:IGNORE\s+)?INTO\s+`?([\w$]+)`?\s*(\([^)]*\)\s*)?VALUES\s*", re.I)
+_CREATE = re.compile(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?`?([\w$]+)`?\s*\(", re.I)
+_STATEMENT = re.compile(r"""(?:[^;'"`]|'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|`[^`]*`)*;""", re.S)
+_OTHER_KEYWORDS = ("DROP", "LOCK", "UNLOCK", "SET", "USE", "ALTER", "COMMIT", "START", "BEGIN")
+#: MySQL string escapes (``\%`` and ``\_`` keep their backslash outside LIKE patterns).
+_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}
+_ESCAPE = re.compile(r"\\(.)|''", re.S)
 
 
 def language_code(code: str) -> str:
     """A known code normalised (:func:`~tealeaves.corpus.aligned.normalize_language`), or any other
     Wikipedia-style code (``bg``, ``zh-yue``) lowercased."""
-    import re
-
     from tealeaves.corpus.aligned import UnknownLanguageError, normalize_language
 
     try:
@@ -65,158 +71,154 @@ def language_code(code: str) -> str:
         raise ParameterError(f"{code!r} is not a language code", fix="give e.g. en, bg or zh") from None
 
 
-@dataclass
-class AlignedSettings:
-    """Per-language build settings over one chunking of the tuples (picklable for Dask)."""
-
-    languages: list[str]
-    settings: dict[str, BuildSettings]
-    chunk_tokens: int
-    prefix_ids: bool = False
+def unescape(text: str) -> str:
+    """A MySQL string literal's contents with its escapes (``\\'``, ``\\\\``, ``\\n``, ``''``...) resolved."""
+    return _ESCAPE.sub(lambda m: "'" if m.group(1) is None else _ESCAPES.get(m.group(1), m.group(1)), text)
 
 
-@dataclass
-class AlignedShardResult:
-    """One tuple shard's per-language results."""
+class _Scanner:
+    """A decoded text stream read in pieces, with a cursor (``pos``) into the current piece."""
 
-    results: dict[str, ShardResult]
-    stats: IngestStats
-    manifest: dict
-    n_tokens: int = 0
+    def __init__(self, fh, path: Path):
+        self.fh, self.path = fh, path
+        self.buf, self.pos, self.eof, self.line_base = "", 0, False, 1
+
+    def more(self) -> bool:
+        """Read another piece; False at the end of the stream."""
+        if self.eof:
+            return False
+        if self.pos > _READ:  # drop what was consumed
+            self.line_base += self.buf.count("\n", 0, self.pos)
+            self.buf, self.pos = self.buf[self.pos:], 0
+        try:
+            piece = self.fh.read(_READ)
+        except UnicodeDecodeError as exc:
+            raise InputEncodingError(f"langlinks dump '{self.path}' is not valid UTF-8 near line {self.line}",
+                                     fix=f"give the dump as downloaded ({exc.reason})") from None
+        self.eof = not piece
+        self.buf += piece
+        return bool(piece)
+
+    @property
+    def line(self) -> int:
+        return self.line_base + self.buf.count("\n", 0, self.pos)
+
+    def match(self, pattern: re.Pattern, limit: int):
+        """``pattern`` matched at the cursor, reading more while it fails and fewer than ``limit``
+        characters are buffered; None if it still fails."""
+        while True:
+            m = pattern.match(self.buf, self.pos)
+            if m or self.eof or len(self.buf) - self.pos > limit:
+                return m
+            self.more()
+
+    def skip_space(self) -> None:
+        """Skip whitespace, empty statements (``;``) and ``--`` / ``/* */`` comments (``/*!...*/`` version
+        comments included: their settings do not change the rows)."""
+        space = re.compile(r"[\s;]*(?:(?:--[^\n]*\n|/\*.*?\*/)[\s;]*)*", re.S)
+        while True:
+            self.pos = space.match(self.buf, self.pos).end()
+            if len(self.buf) - self.pos >= 2 or self.eof:
+                if not self.buf.startswith(("--", "/*"), self.pos):
+                    return
+                if self.eof:
+                    if self.buf.startswith("--", self.pos) and "\n" not in self.buf[self.pos:]:
+                        self.pos = len(self.buf)  # a last comment line without a newline
+                        return
+                    raise InputFormatError(f"langlinks dump '{self.path}' ends inside a comment (line "
+                                           f"{self.line})", fix="download the dump again")
+            self.more()
+
+    def fill(self, n: int) -> str:
+        """The next ``n`` characters (fewer at the end of the stream), reading as needed."""
+        while len(self.buf) - self.pos < n and self.more():
+            pass
+        return self.buf[self.pos:self.pos + n]
 
 
-def iter_tuples(path: str | Path, languages: Sequence[str], stats: IngestStats
-                ) -> Iterator[tuple[str, dict[str, str | None]]]:
-    """``(tuple id, {lang: text or None})`` for every line of a JSON Lines tuple shard."""
-    from tealeaves.corpus.readers import _field, _json_record
-
+def iter_langlinks(path: str | Path) -> Iterator[tuple[int, str, str]]:
+    """``(ll_from, ll_lang, ll_title)`` of every row of a ``langlinks`` SQL dump (module docstring),
+    in file order, escapes resolved (:func:`unescape`), underscores in titles read as spaces."""
     p = Path(path)
     n = 0
-    for lineno, line in _text_lines(p):
-        if not line.strip():
-            continue
-        record = _json_record(line, lineno, p)
-        tuple_id = str(_field(record, "id", lineno, p))
-        texts = {}
-        for lang in languages:
-            value = record.get(lang)
-            if value is not None and not isinstance(value, str):
-                raise InputFormatError(f"{p}, line {lineno}: language {lang!r} holds {type(value).__name__}, "
-                                       "not a text or null", fix="give each language's text as a string")
-            texts[lang] = value
-        n += 1
-        stats.documents += sum(v is not None for v in texts.values())
-        yield tuple_id, texts
-    if n == 0:
-        raise EmptyInputError(f"tuple shard '{p}' holds no tuple", fix="check the input, or leave it out")
-
-
-def index_tuple_shard(shard: str, shard_number: int, aligned: AlignedSettings, progress=None
-                      ) -> AlignedShardResult:
-    """Index one tuple shard into per-language partial indexes over chunks of consecutive tuples."""
-    from tealeaves.coherence.index import manifest_entry
-    from tealeaves.corpus import Preprocessor
-
-    langs = aligned.languages
-    tokenize = {lang: Preprocessor.from_params(aligned.settings[lang].recipe).tokenize for lang in langs}
-    prefix = f"{Path(shard).name}:" if aligned.prefix_ids else ""
-    stats = IngestStats()
-    parts: dict[str, list] = {lang: [] for lang in langs}
-    chunks = {lang: _Chunk(None) for lang in langs}
-    n_slots, size, total = 0, 0, 0
-
-    def flush() -> None:
-        for lang in langs:
-            path = _partial_path(aligned.settings[lang], shard_number, len(parts[lang]))
-            parts[lang].append(_flush(chunks[lang], aligned.settings[lang], path, True, n_slots))
-            chunks[lang] = _Chunk(None)
-
-    for tuple_id, texts in iter_tuples(shard, langs, stats):
-        for lang, text in texts.items():
-            if text is not None:
-                words = tokenize[lang](text)
-                chunks[lang].add(prefix + tuple_id, words, n_slots)
-                size += len(words)
-        n_slots += 1
-        if size >= aligned.chunk_tokens:
-            total += size
-            flush()
-            n_slots, size = 0, 0
-    if n_slots:
-        total += size
-        flush()
-    entry = manifest_entry(shard)
-    results = {lang: ShardResult(parts[lang], IngestStats(), entry) for lang in langs}
-    return AlignedShardResult(results, stats, entry, total)
-
-
-def link_wikipedia(links: str | Path, dumps: Mapping[str, str | Path], output: str | Path,
-                   workdir: str | Path, stats: IngestStats | None = None) -> Path:
-    """Join dumps on a links file into one tuple shard ``output`` (JSON Lines), through SQLite on disk.
-
-    Only the linked articles are stored; a link none of whose articles is in
-    its dump is skipped and counted as ``"link without article"``.
-    """
-    from tealeaves.corpus.readers import _json_record
-
-    stats = stats if stats is not None else IngestStats()
-    langs = list(dumps)
-    db = sqlite3.connect(Path(workdir) / "links.sqlite")
-    try:
-        db.execute("CREATE TABLE links (n INTEGER, lang TEXT, title TEXT)")
-        db.execute("CREATE TABLE pages (lang TEXT, title TEXT, body TEXT, PRIMARY KEY (lang, title))")
-        n_links = 0
-        rows = []
-        for lineno, line in _text_lines(Path(links)):
-            if not line.strip():
-                continue
-            record = _json_record(line, lineno, Path(links))
-            titles = {lang: record[lang] for lang in langs if isinstance(record.get(lang), str)}
-            if not titles:
-                raise InputFormatError(f"{links}, line {lineno}: no title for any of {', '.join(langs)}",
-                                       fix="give each line as {\"<lang>\": title, ...}")
-            n_links += 1
-            rows.extend((lineno, lang, title) for lang, title in titles.items())
-        if n_links == 0:
-            raise EmptyInputError(f"links file '{links}' holds no link",
-                                  fix="give linked titles, one per line")
-        db.executemany("INSERT INTO links VALUES (?, ?, ?)", rows)
-        db.execute("CREATE INDEX by_title ON links (lang, title)")
-        for lang, dump in dumps.items():
-            for title, text in iter_documents(dump, kind="wiki", stats=stats):
-                linked = db.execute("SELECT 1 FROM links WHERE lang=? AND title=? LIMIT 1", (lang, title))
-                if linked.fetchone():
-                    db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", (lang, title, text))
-        _write_tuples(db, langs, Path(output), stats)
-    finally:
-        db.close()
-    return Path(output)
-
-
-def _write_tuples(db: sqlite3.Connection, langs: Sequence[str], output: Path, stats: IngestStats) -> None:
-    query = ("SELECT links.n, links.lang, pages.body FROM links LEFT JOIN pages "
-             "ON pages.lang = links.lang AND pages.title = links.title ORDER BY links.n")
-    with open(output, "w", encoding="utf-8") as out:
-        current, texts = None, {}
-
-        def emit():
-            if current is None:
-                return
-            if any(v is not None for v in texts.values()):
-                out.write(json.dumps({"id": str(current), **{lang: texts.get(lang) for lang in langs}},
-                                     ensure_ascii=False) + "\n")
+    with _reading(p), open_binary(p) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="")
+        scan = _Scanner(text, p)
+        scan.more()
+        while True:
+            scan.skip_space()
+            if scan.pos >= len(scan.buf):
+                break
+            if (m := scan.match(_INSERT, 4096)) is not None:
+                _check_table(p, m.group(1), scan.line)
+                if m.group(2) is not None:
+                    columns = tuple(c.strip(" `\n\t") for c in m.group(2)[1:-1].split(","))
+                    _check_columns(p, columns, scan.line)
+                scan.pos = m.end()
+                for row in _rows(scan):
+                    n += 1
+                    yield row
+            elif (m := scan.match(_CREATE, 4096)) is not None:
+                _check_table(p, m.group(1), scan.line)
+                statement = _statement(scan)
+                _check_columns(p, tuple(re.findall(r"^\s*`(\w+)`\s+\w", statement, re.M)), scan.line)
             else:
-                stats.skip("link without article")
+                head = scan.fill(40)
+                word = re.match(r"\w*", head).group(0).upper()
+                if word not in _OTHER_KEYWORDS:
+                    start = head.split("\n")[0]
+                    raise InputFormatError(f"langlinks dump '{p}' is not a MySQL dump: line {scan.line} "
+                                           f"starts with {start!r}",
+                                           fix="give LANG-wiki-latest-langlinks.sql.gz")
+                _statement(scan)
+    if n == 0:
+        raise EmptyInputError(f"langlinks dump '{p}' holds no row of the langlinks table",
+                              fix="give LANG-wiki-latest-langlinks.sql.gz as downloaded")
 
-        for n, lang, body in db.execute(query):
-            if n != current:
-                emit()
-                current, texts = n, {}
-            texts[lang] = body
-        emit()
+
+def _check_table(path: Path, table: str, line: int) -> None:
+    if table.lower() != "langlinks":
+        raise InputFormatError(f"'{path}' is a dump of table `{table}` (line {line}), not `langlinks`",
+                               fix="give the LANG-wiki-latest-langlinks.sql.gz dump")
 
 
-def _parse_dumps(dumps: Sequence[str], languages: Sequence[str]) -> dict[str, str]:
+def _check_columns(path: Path, columns: Sequence[str], line: int) -> None:
+    if tuple(c.lower() for c in columns[:3]) != LANGLINKS_COLUMNS:
+        raise InputFormatError(f"langlinks dump '{path}' (line {line}) has columns {list(columns)}; expected "
+                               f"{', '.join(LANGLINKS_COLUMNS)} first", fix="give a MediaWiki langlinks dump")
+
+
+def _statement(scan: _Scanner) -> str:
+    """The statement at the cursor up to its ``;`` (outside quotes), consumed."""
+    m = scan.match(_STATEMENT, _MAX_STATEMENT)
+    if m is None:
+        raise InputFormatError(f"langlinks dump '{scan.path}' has an unterminated statement at line "
+                               f"{scan.line}", fix="download the dump again (it may be truncated)")
+    scan.pos = m.end()
+    return m.group(0)
+
+
+def _rows(scan: _Scanner) -> Iterator[tuple[int, str, str]]:
+    """The rows of one INSERT statement (the cursor after ``VALUES``), up to its ``;``."""
+    while True:
+        m = scan.match(_ROW, _MAX_ROW)
+        if m is None:
+            if scan.eof and not scan.buf[scan.pos:].rstrip().endswith(";"):  # cut off, not malformed
+                raise InputFormatError(f"langlinks dump '{scan.path}' ends inside an INSERT statement (line "
+                                       f"{scan.line})", fix="download the dump again (it is truncated)")
+            bad = scan.buf[scan.pos:scan.pos + 60].split("\n")[0]
+            raise InputFormatError(f"langlinks dump '{scan.path}', line {scan.line}: {bad!r} is not a row "
+                                   "(ll_from, 'll_lang', 'll_title')", fix="give a MediaWiki langlinks dump")
+        scan.pos = m.end()
+        yield int(m.group(1)), unescape(m.group(2)), unescape(m.group(3)).replace("_", " ")
+        if m.group(4) == ";":
+            return
+
+
+# -- joining links and dumps ------------------------------------------------------------------------
+def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[str, str]:
+    """``--dump LANG=PATH`` options as ``{lang: path}``, one per language of ``languages`` (default: the
+    dumps given, at least two)."""
     out = {}
     for item in dumps:
         lang, sep, path = item.partition("=")
@@ -224,6 +226,12 @@ def _parse_dumps(dumps: Sequence[str], languages: Sequence[str]) -> dict[str, st
             raise ParameterError(f"--dump {item!r} is not LANG=PATH",
                                  fix="give e.g. --dump en=enwiki.xml.bz2")
         out[language_code(lang)] = path
+    if languages is None:
+        if len(out) < 2:
+            raise ParameterError(f"a linked-Wikipedia build needs two or more --dump LANG=PATH, got "
+                                 f"{len(out)}",
+                                 fix="give one --dump per language")
+        return out
     missing = [lang for lang in languages if lang not in out]
     if missing:
         raise ParameterError(f"no --dump for {', '.join(missing)}",
@@ -231,55 +239,163 @@ def _parse_dumps(dumps: Sequence[str], languages: Sequence[str]) -> dict[str, st
     return {lang: out[lang] for lang in languages}
 
 
-def build_aligned(inputs: Sequence[str | os.PathLike], prefix: str | os.PathLike, *, languages,
-                  name: str | None = None, links: str | None = None, dumps: Sequence[str] = (),
-                  memory: int = DEFAULT_MEMORY, chunk_tokens: int | None = None, executor=None,
-                  progress=None):
-    """Index tuple shards (or ``links`` + ``dumps``) into ``PREFIX.<lang>.tlx``.
+def langlinks_language(spec: str) -> tuple[str, str]:
+    """``--langlinks [LANG=]PATH``: the source language (given, or from a file name ``LANGwiki-...``) and
+    the path."""
+    lang, sep, path = spec.partition("=")
+    if sep and path and re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z]{2,8})*", lang):
+        return language_code(lang.replace("_", "-")), path
+    m = re.match(r"([a-z]{2,3}(?:_[a-z]{2,8})*)wiki-", Path(spec).name)
+    if m is None:
+        raise ParameterError(f"--langlinks {spec!r}: cannot tell the source language from the file name",
+                             fix="give it as --langlinks en=enwiki-latest-langlinks.sql.gz")
+    return language_code(m.group(1).replace("_", "-")), spec
 
-    Returns ``({lang: index}, stats)``."""
-    import tempfile
 
-    from tealeaves.corpus.aligned import default_preprocessor
-    from tealeaves.distributed.build import local_executor, plan, remove_workdir
-    from tealeaves.distributed.merge import merge_partials
-
-    langs = parse_languages(languages)
-    if bool(inputs) == bool(links):
-        raise ParameterError("give either tuple shards or --links with --dump (not both, not neither)",
-                             fix="e.g. `index build-aligned tuples.jsonl --languages en,bg -o ref`")
-    prefix = Path(prefix)
-    prefix.resolve().parent.mkdir(parents=True, exist_ok=True)
-    workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=prefix.resolve().parent)
-    stats = IngestStats()
+def link_wikipedia(links: str | Path, dumps: Mapping[str, str | Path], output: str | Path,
+                   workdir: str | Path, stats: IngestStats | None = None, *, sql: bool = False,
+                   tuples_per_shard: int = 100_000) -> list[Path]:
+    """Join ``dumps`` on ``links`` (a JSON Lines file of linked titles, or with ``sql`` a ``[LANG=]``
+    langlinks dump) into JSON Lines tuple shards ``OUTPUT-00000.jsonl``, ... of at most
+    ``tuples_per_shard`` tuples; returns their paths (module docstring)."""
+    stats = stats if stats is not None else IngestStats()
+    langs = list(dumps)
+    db = sqlite3.connect(Path(workdir) / "links.sqlite")
     try:
-        if links:
-            inputs = [str(link_wikipedia(links, _parse_dumps(dumps, langs), Path(workdir) / "linked.jsonl",
-                                         workdir, stats))]
-        inputs = [str(p) for p in inputs]
-        base = plan(inputs, None, memory, workdir)
-        size = int(chunk_tokens) if chunk_tokens is not None else chunk_tokens_for(memory)
-        settings = {}
-        for lang in langs:  # one folder per language: partials are named by shard and chunk
-            (Path(workdir) / lang).mkdir()
-            settings[lang] = BuildSettings(default_preprocessor(lang, max_df=1.0).get_params(), size,
-                                           str(Path(workdir) / lang))
-        aligned = AlignedSettings(langs, settings, size, base.prefix_ids)
-        results = (executor or local_executor(progress))(index_tuple_shard, inputs, aligned)
-        for r in results:
-            stats.add(r.stats)
-        name = name or prefix.name
-        out = {}
-        for lang in langs:
-            per = [r.results[lang] for r in results]
-            header = index_header(settings[lang], inputs, per, f"{name}-{lang}")
-            if links:
-                header.pop("shards")  # the joined shard is temporary: nothing to verify later
-            partials = [p for r in per for p in r.partials]
-            if all(p.path is None for p in partials):
-                raise EmptyInputError(f"no tuple has a {lang} document", fix=f"drop {lang} from --languages")
-            out[lang] = merge_partials(partials, f"{prefix}.{lang}.tlx", header, sort_words=True,
-                                       buffer_bytes=max(1 << 24, memory // 8))
-        return out, stats
+        db.execute("CREATE TABLE links (n INTEGER, lang TEXT, title TEXT)")
+        db.execute("CREATE TABLE ids (n INTEGER PRIMARY KEY, tid TEXT)")
+        db.execute("CREATE TABLE pages (lang TEXT, title TEXT, body TEXT, PRIMARY KEY (lang, title))")
+        if sql:
+            source = _load_langlinks(db, str(links), dumps, stats)
+        else:
+            _load_links(db, Path(links), langs)
+            source = None
+        db.execute("CREATE INDEX by_title ON links (lang, title)")
+        for lang, dump in dumps.items():
+            if lang == source:
+                continue
+            for title, text in iter_documents(dump, kind="wiki", stats=stats):
+                linked = db.execute("SELECT 1 FROM links WHERE lang=? AND title=? LIMIT 1", (lang, title))
+                if linked.fetchone():
+                    db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", (lang, title, text))
+        return _write_tuples(db, langs, Path(output), stats, tuples_per_shard)
     finally:
-        remove_workdir(workdir)
+        db.close()
+
+
+def _load_links(db: sqlite3.Connection, links: Path, langs: Sequence[str]) -> None:
+    """The JSON Lines links file into the ``links`` table (tuple ids: line numbers)."""
+    from tealeaves.corpus.readers import _json_record
+
+    n_links, rows = 0, []
+    for lineno, line in _text_lines(links):
+        if not line.strip():
+            continue
+        record = _json_record(line, lineno, links)
+        titles = {lang: record[lang] for lang in langs if isinstance(record.get(lang), str)}
+        if not titles:
+            raise InputFormatError(f"{links}, line {lineno}: no title for any of {', '.join(langs)}",
+                                   fix="give each line as {\"<lang>\": title, ...}")
+        n_links += 1
+        rows.extend((lineno, lang, title) for lang, title in titles.items())
+        db.execute("INSERT INTO ids VALUES (?, ?)", (lineno, str(lineno)))
+    if n_links == 0:
+        raise EmptyInputError(f"links file '{links}' holds no link", fix="give linked titles, one per line")
+    db.executemany("INSERT INTO links VALUES (?, ?, ?)", rows)
+
+
+def _load_langlinks(db: sqlite3.Connection, spec: str, dumps: Mapping[str, str | Path], stats: IngestStats
+                    ) -> str:
+    """The langlinks rows of the built languages, and the source dump's linked articles; returns the
+    source language.  Rows of pages the source dump skipped or lacks are counted."""
+    source, path = langlinks_language(spec)
+    if source not in dumps:
+        raise ParameterError(f"--langlinks '{path}' links pages of the {source} dump, but no --dump "
+                             f"{source}= is given",
+                             fix=f"add --dump {source}=PATH (the {source} pages-articles dump)")
+    others = {lang for lang in dumps if lang != source}
+    db.execute("CREATE TABLE ll (page INTEGER, lang TEXT, title TEXT)")
+    batch = []
+    for page, lang, title in iter_langlinks(path):
+        code = lang.lower()
+        if code in others or (code := _known(code)) in others:
+            batch.append((page, code, title))
+            if len(batch) >= 10_000:
+                db.executemany("INSERT INTO ll VALUES (?, ?, ?)", batch)
+                batch = []
+    db.executemany("INSERT INTO ll VALUES (?, ?, ?)", batch)
+    db.execute("CREATE INDEX ll_page ON ll (page)")
+    db.execute("CREATE TABLE src (page INTEGER PRIMARY KEY, title TEXT, skipped TEXT)")
+
+    def linked(page: int) -> bool:
+        return db.execute("SELECT 1 FROM ll WHERE page=? LIMIT 1", (page,)).fetchone() is not None
+
+    def skipped(page: int, reason: str) -> None:
+        if linked(page):
+            db.execute("INSERT OR REPLACE INTO src VALUES (?, NULL, ?)", (page, reason))
+
+    for page, title, text in wiki_pages(dumps[source], stats, skipped):
+        if linked(page):
+            db.execute("INSERT OR REPLACE INTO src VALUES (?, ?, NULL)", (page, title))
+            db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", (source, title, text))
+    query = ("SELECT ll.page, src.title, src.skipped, COUNT(*) FROM ll LEFT JOIN src ON src.page = ll.page "
+             "GROUP BY ll.page ORDER BY ll.page")
+    for page, title, reason, n_rows in db.execute(query).fetchall():
+        if title is None:
+            why = "langlinks row for an unknown page id"
+            if reason:
+                why = f"langlinks row for {'an' if reason[0] in 'aeiou' else 'a'} {reason} page"
+            stats.skipped[why] = stats.skipped.get(why, 0) + n_rows
+            continue
+        db.execute("INSERT INTO ids VALUES (?, ?)", (page, title))
+        db.execute("INSERT INTO links VALUES (?, ?, ?)", (page, source, title))
+        db.execute("INSERT INTO links SELECT page, lang, title FROM ll WHERE page=?", (page,))
+    return source
+
+
+def _known(code: str) -> str:
+    """A Wikipedia code normalised like the dump languages (unknown codes as they are)."""
+    try:
+        return language_code(code)
+    except ParameterError:
+        return code
+
+
+def _write_tuples(db: sqlite3.Connection, langs: Sequence[str], output: Path, stats: IngestStats,
+                  per_shard: int) -> list[Path]:
+    query = ("SELECT links.n, ids.tid, links.lang, pages.body FROM links JOIN ids ON ids.n = links.n "
+             "LEFT JOIN pages ON pages.lang = links.lang AND pages.title = links.title ORDER BY links.n")
+    shards: list[Path] = []
+    state = {"out": None, "count": 0}
+
+    def emit(tid, texts) -> None:
+        if not any(v is not None for v in texts.values()):
+            stats.skip("link without article")
+            return
+        if state["out"] is None or state["count"] >= per_shard:
+            if state["out"] is not None:
+                state["out"].close()
+            shards.append(Path(f"{output}-{len(shards):05d}.jsonl"))
+            state["out"], state["count"] = open(shards[-1], "w", encoding="utf-8"), 0
+        state["out"].write(json.dumps({"id": tid, **{lang: texts.get(lang) for lang in langs}},
+                                      ensure_ascii=False) + "\n")
+        state["count"] += 1
+
+    try:
+        current, tid, texts = None, None, {}
+        for n, t, lang, body in db.execute(query):
+            if n != current:
+                if current is not None:
+                    emit(tid, texts)
+                current, tid, texts = n, t, {}
+            if texts.get(lang) is None:
+                texts[lang] = body
+        if current is not None:
+            emit(tid, texts)
+    finally:
+        if state["out"] is not None:
+            state["out"].close()
+    if not shards:
+        raise EmptyInputError("no link has an article in the dumps", fix="check that the links and the dumps "
+                              "belong together (same languages, same dump date)")
+    return shards

@@ -249,26 +249,40 @@ def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats, **_
 
 def _wiki(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
     """Main-namespace, non-redirect pages of a MediaWiki dump, markup stripped (last revision)."""
+    for _, title, plain in wiki_pages(path, stats):
+        yield title, plain
+
+
+def wiki_pages(path: str | Path, stats: IngestStats, skipped=None) -> Iterator[tuple[int, str, str]]:
+    """``(page id, title, plain text)`` of the articles of a MediaWiki dump (see :func:`_wiki`);
+    ``skipped(page id, reason)`` is called for every page left out (redirect, other namespace, empty)."""
     mwxml = optional_import("mwxml", "wiki", "reading MediaWiki dumps")
     mwp = optional_import("mwparserfromhell", "wiki", "removing wiki markup")
     import xml.etree.ElementTree as ET
 
-    with open_binary(path) as fh:
+    path = Path(path)
+
+    def skip(page, reason: str) -> None:
+        stats.skip(reason)
+        if skipped is not None:
+            skipped(page.id, reason)
+
+    with _reading(path), open_binary(path) as fh:
         try:
             for page in mwxml.Dump.from_file(fh):
                 text = None
                 for revision in page:
                     text = revision.text
                 if page.namespace != 0:
-                    stats.skip("non-article namespace")
+                    skip(page, "non-article namespace")
                 elif page.redirect or (text or "").lstrip()[:9].upper() == "#REDIRECT":
-                    stats.skip("redirect")
+                    skip(page, "redirect")
                 else:
                     plain = mwp.parse(text or "").strip_code().strip()
                     if not plain:
-                        stats.skip("empty")
+                        skip(page, "empty")
                         continue
-                    yield page.title, plain
+                    yield page.id, page.title, plain
         except (ET.ParseError, mwxml.errors.MalformedXML, ValueError, KeyError) as exc:
             raise InputFormatError(f"MediaWiki dump '{path}' is malformed ({type(exc).__name__}: {exc})",
                                    fix="give a pages-articles XML dump") from None

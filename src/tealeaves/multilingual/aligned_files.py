@@ -1,16 +1,18 @@
 """A user's own aligned texts: reading them, and saving / loading an aligned reference.
 
-Inputs (``tealeaves build-aligned-reference``, ``tealeaves pltm fit``)
------------------------------------------------------------------
+Inputs (``tealeaves index build-aligned``, ``tealeaves pltm fit``)
+-------------------------------------------------------------
 * **JSON Lines tuples**: one object per line, ``{"id": "gen-1", "en": "In the beginning...",
   "sv": "I begynnelsen..."}``.  ``id`` (a string or a whole number, unique) is required; every
   other key is a language code (:func:`~tealeaves.corpus.aligned.normalize_language`) whose value
   is the tuple's text in that language, or ``null`` / an absent key when the tuple has no
   document there.  An empty or blank text is refused (write ``null``): nothing is guessed.
-  Blank lines are skipped.
+  Blank lines are skipped; an id holding a line break is refused (``tuple_ids.txt`` lists one id
+  a line).  The file may be gzip/bz2/xz compressed and is read one line at a time.
 * **Parallel line files with a document-id file**: ``--lang en=en.txt --lang sv=sv.txt
   --doc-ids ids.txt``: line ``i`` of every file belongs to the document named on line ``i`` of
-  the id file (:func:`tealeaves.corpus.parallel.read_line_aligned`).
+  the id file (:func:`tealeaves.corpus.parallel.iter_line_aligned`: the files are read in step,
+  a line at a time).
 
 Every language must have at least one document, and at least one tuple must hold two
 languages (otherwise no crosslingual count exists).
@@ -19,7 +21,8 @@ Saved aligned reference (a folder)
 ----------------------------------
 ``REF/aligned.json`` (``{"format": "tealeaves-aligned-reference", "format_version": 1, "name",
 "n_tuples", "languages": {code: file}, "tuple_ids_file"}``), one
-:class:`~tealeaves.coherence.index.ReferenceIndex` file per language (``<code>.idx``), all in the
+:class:`~tealeaves.coherence.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
+earlier versions name them ``<code>.idx``: the manifest lists the names), all in the
 shared tuple-id space (slot ``t`` of every index is tuple ``t``), and ``tuple_ids.txt``.
 :func:`load_aligned_reference` checks the manifest and every index (checksums, structure, one
 id space) and raises :class:`~tealeaves.errors.InputFormatError` for a path that is not such a
@@ -30,12 +33,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tealeaves import _io
 from tealeaves.corpus.aligned import normalize_language
-from tealeaves.corpus.parallel import ParallelTexts, read_line_aligned
+from tealeaves.corpus.parallel import ParallelTexts, iter_line_aligned
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 
 FORMAT = "tealeaves-aligned-reference"
@@ -53,7 +57,137 @@ def _tuple_id(obj: dict, where: str) -> str:
                                                                           not value.strip()):
         raise InputFormatError(f"{where}: \"id\" is {json.dumps(value)[:40]}; expected a non-empty string "
                                "or a whole number", fix="e.g. " + JSONL_EXAMPLE)
+    if isinstance(value, str) and any(c in value for c in "\n\r"):
+        raise InputFormatError(f"{where}: \"id\" {json.dumps(value)[:40]} holds a line break (the saved "
+                               "reference lists one tuple id per line)", fix="give ids without line breaks")
     return str(value)
+
+
+def _language_key(key: str, extra: Sequence[str]) -> str:
+    """A tuple's language key normalised; codes outside the known table only if listed in ``extra``
+    (the Wikipedia-style codes of a linked-Wikipedia build, e.g. ``bg``)."""
+    if key.strip().lower() in extra:
+        return key.strip().lower()
+    return normalize_language(key)
+
+
+def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
+                      extra_codes: Sequence[str] = ()) -> Iterator[tuple[str, dict[str, str | None]]]:
+    """``(tuple id, {language: text or None})`` for every tuple of a JSON Lines file, streamed line by
+    line (gzip/bz2/xz read transparently); checks each line (module docstring) and, once the file is
+    read, that its ids are unique.  The one parser of JSON Lines tuples: :func:`read_jsonl_tuples`
+    collects it, the streamed build (:mod:`tealeaves.multilingual.aligned_build`) indexes it shard by
+    shard.  Memory: 8 bytes per tuple (a hash of each id; ids whose hashes collide are compared in a
+    second pass over the file)."""
+    from array import array
+
+    p = Path(path)
+    _io.existing_file(p, "aligned tuples file")
+    hashes = array("q")
+    for _, tid, texts in _jsonl_records(p, encoding, extra_codes):
+        hashes.append(_id_hash(tid))
+        yield tid, texts
+    if not hashes:
+        raise EmptyInputError(f"aligned tuples file '{path}' holds no tuples", fix="expected lines like "
+                              + JSONL_EXAMPLE)
+    _check_unique_ids(p, encoding, extra_codes, hashes)
+
+
+def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
+    """``(line number, id, texts)`` of every non-blank line, each checked."""
+    from tealeaves.ingest.sources import _reading, _text_lines
+
+    with _reading(p):
+        for n, line in _text_lines(p, encoding):
+            if not line.strip():
+                continue
+            where = f"aligned tuples file '{p}' line {n}"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputFormatError(f"{where} is not JSON ({exc.msg}, column {exc.colno})",
+                                       fix="one object per line, e.g. " + JSONL_EXAMPLE) from None
+            if not isinstance(obj, dict):
+                raise InputFormatError(f"{where} holds a {type(obj).__name__}, not an object",
+                                       fix="one object per line, e.g. " + JSONL_EXAMPLE)
+            yield n, _tuple_id(obj, where), _tuple_texts(obj, where, extra_codes)
+
+
+def _id_hash(tid: str) -> int:
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(tid.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+
+
+def _check_unique_ids(p: Path, encoding, extra_codes, hashes) -> None:
+    """Refuse a repeated id, naming its two lines (only ids whose hash repeats are held in memory)."""
+    import numpy as np
+
+    h = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    clash = set(h[1:][h[1:] == h[:-1]].tolist())
+    if not clash:
+        return
+    seen: dict[str, int] = {}
+    for n, tid, _ in _jsonl_records(p, encoding, extra_codes):
+        if _id_hash(tid) in clash:
+            if tid in seen:
+                raise InputFormatError(f"aligned tuples file '{p}' line {n}: id {tid!r} already used on line "
+                                       f"{seen[tid]}", fix="give every tuple a unique id")
+            seen[tid] = n
+
+
+@dataclass
+class TupleSummary:
+    """What the tuples held: documents per language (in order of first appearance, also languages
+    with only ``null`` texts), tuples, and tuples with documents in two or more languages.  Summaries
+    of shards add up (:meth:`add`); :meth:`check` is the one set of whole-input checks."""
+
+    documents: dict[str, int] = field(default_factory=dict)
+    n_tuples: int = 0
+    n_shared: int = 0
+
+    def count(self, texts: Mapping[str, str | None]) -> None:
+        """Add one tuple (``texts``: language -> text, ``None`` for a language without a document)."""
+        present = [lang for lang, t in texts.items() if t is not None]
+        for lang, t in texts.items():
+            self.documents[lang] = self.documents.get(lang, 0) + (t is not None)
+        self.n_tuples += 1
+        self.n_shared += len(present) >= 2
+
+    def add(self, other: TupleSummary) -> None:
+        for lang, n in other.documents.items():
+            self.documents[lang] = self.documents.get(lang, 0) + n
+        self.n_tuples += other.n_tuples
+        self.n_shared += other.n_shared
+
+    def select(self, languages: Sequence[str] | None, where: str) -> list[str]:
+        """The languages kept: ``languages`` (each must occur) or every one found."""
+        order = list(self.documents)
+        if languages is None:
+            return order
+        missing = [x for x in languages if x not in order]
+        if missing:
+            raise ParameterError(f"{where} has no text in {missing} (it has {order})",
+                                 fix="choose languages the file holds")
+        return list(languages)
+
+    def check(self, where: str, languages: Sequence[str], aligned: bool = True) -> None:
+        """Refuse a language without documents and, if ``aligned``, fewer than two languages or no
+        tuple holding two of them."""
+        empty = [x for x in languages if not self.documents.get(x)]
+        if empty:
+            raise EmptyInputError(f"{where}: languages {empty} have no document",
+                                  fix="drop them or add texts")
+        if not aligned:
+            return
+        if len(languages) < 2:
+            raise InputFormatError(f"{where} holds text in {len(languages)} language ({list(languages)}); an "
+                                   "aligned corpus needs two or more", fix="add a second language to the "
+                                   "tuples")
+        if self.n_shared == 0:
+            raise InputFormatError(f"{where}: no tuple holds documents in two languages, so no crosslingual "
+                                   "count exists", fix="align the documents: give a tuple texts in several "
+                                   "languages under one id")
 
 
 def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
@@ -64,57 +198,32 @@ def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
     language key found is kept, in order of first appearance.  ``aligned=False`` (held-out
     documents to fold in) also accepts one language and tuples sharing no language.
     """
-    lines = _io.read_lines(path, encoding, what="aligned tuples file")
     ids: list[str] = []
     rows: list[dict[str, str]] = []
-    seen: dict[str, int] = {}
-    keys: dict[str, None] = {}  # every language key, also one holding only nulls (refused below)
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"aligned tuples file '{path}' line {n}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(f"{where} is not JSON ({exc.msg}, column {exc.colno})",
-                                   fix="one object per line, e.g. " + JSONL_EXAMPLE) from None
-        if not isinstance(obj, dict):
-            raise InputFormatError(f"{where} holds a {type(obj).__name__}, not an object",
-                                   fix="one object per line, e.g. " + JSONL_EXAMPLE)
-        tid = _tuple_id(obj, where)
-        if tid in seen:
-            raise InputFormatError(f"{where}: id {tid!r} already used on line {seen[tid]}",
-                                   fix="give every tuple a unique id")
-        seen[tid] = n
+    summary = TupleSummary()
+    for tid, texts in iter_jsonl_tuples(path, encoding):
         ids.append(tid)
-        rows.append(_tuple_texts(obj, where))
-        keys.update(dict.fromkeys(normalize_language(k) for k in obj if k != "id"))
-    if not ids:
-        raise EmptyInputError(f"aligned tuples file '{path}' holds no tuples", fix="expected lines like "
-                              + JSONL_EXAMPLE)
-    order = list(keys)
-    if languages is not None:
-        wanted = [normalize_language(x) for x in languages]
-        missing = [x for x in wanted if x not in order]
-        if missing:
-            raise ParameterError(f"aligned tuples file '{path}' has no text in {missing} (it has {order})",
-                                 fix="choose languages the file holds")
-        order = wanted
+        rows.append(texts)
+        summary.count(texts)
+    where = f"aligned tuples file '{path}'"
+    order = summary.select(None if languages is None else [normalize_language(x) for x in languages], where)
     texts = {lang: [row.get(lang) for row in rows] for lang in order}
     out = ParallelTexts(ids, texts, metadata={"source": f"jsonl:{Path(path).name}"})
-    check_tuples(out, f"aligned tuples file '{path}'", aligned)
+    check_tuples(out, where, aligned)
     return out
 
 
-def _tuple_texts(obj: dict, where: str) -> dict[str, str]:
-    """The language -> text entries of one JSON tuple (``null`` = absent); refuses non-strings."""
-    out: dict[str, str] = {}
+def _tuple_texts(obj: dict, where: str, extra_codes: Sequence[str] = ()) -> dict[str, str | None]:
+    """The language -> text entries of one JSON tuple (``None``: ``null``, no document); refuses
+    non-strings and empty texts."""
+    out: dict[str, str | None] = {}
     for key, value in obj.items():
         if key == "id":
             continue
-        code = normalize_language(key)
+        code = _language_key(key, extra_codes)
         if code in out:
             raise InputFormatError(f"{where}: two keys name language {code!r}", fix="give each language once")
+        out[code] = None
         if value is None:
             continue
         if not isinstance(value, str):
@@ -129,62 +238,80 @@ def _tuple_texts(obj: dict, where: str) -> dict[str, str]:
 
 def read_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: str | os.PathLike[str],
                         encoding: str | None = None, aligned: bool = True) -> ParallelTexts:
-    """Line-aligned files per language grouped by a document-id file (module docstring)."""
+    """Line-aligned files per language grouped by a document-id file (module docstring), in memory
+    (collects :func:`iter_parallel_files`)."""
+    ids, texts = [], {}
+    for tid, row in iter_parallel_files(files, doc_ids, encoding):
+        ids.append(tid)
+        for lang, text in row.items():
+            texts.setdefault(lang, []).append(text)
+    out = ParallelTexts(ids, texts)
+    check_tuples(out, "parallel files", aligned)
+    return out
+
+
+def iter_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: str | os.PathLike[str],
+                        encoding: str | None = None) -> Iterator[tuple[str, dict[str, str | None]]]:
+    """``(document id, {language: text or None})`` of line-aligned files, streamed
+    (:func:`tealeaves.corpus.parallel.iter_line_aligned`), after checking the options."""
     codes = [normalize_language(x) for x in files]
     if len(set(codes)) != len(codes):
         raise ParameterError(f"languages given twice: {list(files)}", fix="give each --lang once")
     for f in [*files.values(), doc_ids]:
         _io.existing_file(f, "parallel file")
-    texts = read_line_aligned({c: str(f) for c, f in zip(codes, files.values(), strict=True)}, str(doc_ids),
-                              encoding=encoding)
-    if not texts.ids:
+    empty = True
+    by_code = {c: str(f) for c, f in zip(codes, files.values(), strict=True)}
+    for item in iter_line_aligned(by_code, str(doc_ids), encoding=encoding):
+        empty = False
+        yield item
+    if empty:
         raise EmptyInputError(f"document-id file '{doc_ids}' holds no ids", fix="one document id per line")
-    check_tuples(texts, "parallel files", aligned)
-    return texts
 
 
 def check_tuples(texts: ParallelTexts, where: str, aligned: bool = True) -> None:
-    """Refuse a language without documents and, if ``aligned``, fewer than two languages or no
-    tuple holding two of them."""
-    langs = texts.languages
-    empty = [x for x in langs if all(t is None for t in texts.texts[x])]
-    if empty:
-        raise EmptyInputError(f"{where}: languages {empty} have no document", fix="drop them or add texts")
-    if not aligned:
-        return
-    if len(langs) < 2:
-        raise InputFormatError(f"{where} holds text in {len(langs)} language ({langs}); an aligned corpus "
-                               "needs two or more", fix="add a second language to the tuples")
-    shared = sum(sum(texts.texts[x][i] is not None for x in langs) >= 2 for i in range(len(texts.ids)))
-    if shared == 0:
-        raise InputFormatError(f"{where}: no tuple holds documents in two languages, so no crosslingual "
-                               "count exists", fix="align the documents: give a tuple texts in several "
-                               "languages under one id")
+    """:meth:`TupleSummary.check` of in-memory texts."""
+    summary = TupleSummary()
+    for i in range(len(texts.ids)):
+        summary.count({x: texts.texts[x][i] for x in texts.languages})
+    summary.check(where, texts.languages, aligned)
+
+
+def parse_lang_files(specs: Sequence[str] | None) -> dict[str, str] | None:
+    """``--lang CODE=FILE`` options as ``{code: file}`` (None when there are none)."""
+    if not specs:
+        return None
+    files = {}
+    for spec in specs:
+        code, sep, f = spec.partition("=")
+        if not sep or not code or not f:
+            raise ParameterError(f"--lang {spec!r} is not CODE=FILE", fix="e.g. --lang en=en.txt")
+        files[code] = f
+    return files
+
+
+def check_input_kind(inputs: Sequence, lang_files: Mapping | None, doc_ids: str | None) -> None:
+    """Either JSON Lines inputs, or ``--lang`` files with ``--doc-ids`` (never both, never one half)."""
+    if lang_files and (inputs or not doc_ids):
+        raise ParameterError("parallel line files need --doc-ids and no JSONL input",
+                             fix="give either INPUT.jsonl, or --lang en=en.txt --lang sv=sv.txt "
+                                 "--doc-ids ids.txt")
+    if doc_ids and not lang_files:
+        raise ParameterError("--doc-ids belongs to parallel line files", fix="add --lang CODE=FILE options")
 
 
 def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, doc_ids: str | None,
                        encoding: str | None = None, languages: Sequence[str] | None = None,
                        aligned: bool = True) -> ParallelTexts:
-    """The CLI's input: one JSONL file, or ``--lang CODE=FILE ... --doc-ids FILE`` (``aligned``: see
-    :func:`read_jsonl_tuples`)."""
-    if lang_files:
-        if inputs or not doc_ids:
-            raise ParameterError("parallel line files need --doc-ids and no JSONL input",
-                                 fix="give either INPUT.jsonl, or --lang en=en.txt --lang sv=sv.txt "
-                                     "--doc-ids ids.txt")
-        files = {}
-        for spec in lang_files:
-            code, sep, f = spec.partition("=")
-            if not sep or not code or not f:
-                raise ParameterError(f"--lang {spec!r} is not CODE=FILE", fix="e.g. --lang en=en.txt")
-            files[code] = f
+    """``pltm fit|infer``'s input in memory: one JSONL file, or ``--lang CODE=FILE ... --doc-ids FILE``
+    (``aligned``: see :func:`read_jsonl_tuples`)."""
+    files = parse_lang_files(lang_files)
+    check_input_kind(inputs, files, doc_ids)
+    if files:
         texts = read_parallel_files(files, doc_ids, encoding, aligned)
         if languages:
             texts = ParallelTexts(texts.ids, {normalize_language(x): texts.texts[normalize_language(x)]
                                               for x in languages}, metadata=texts.metadata)
         return texts
-    if doc_ids:
-        raise ParameterError("--doc-ids belongs to parallel line files", fix="add --lang CODE=FILE options")
     if len(inputs) != 1:
         raise ParameterError(f"give one JSON Lines tuples file, got {len(inputs)}",
                              fix="e.g. tuples.jsonl, or --lang en=en.txt --lang sv=sv.txt --doc-ids ids.txt")
@@ -192,8 +319,17 @@ def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, 
 
 
 # -- saved aligned references --------------------------------------------------------
+def write_manifest(folder: Path, name: str, n_tuples: int, files: Mapping[str, str]) -> None:
+    """Write the folder's ``aligned.json`` (module docstring): the one writer of the manifest."""
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "n_tuples": int(n_tuples),
+                "languages": dict(files), "tuple_ids_file": "tuple_ids.txt"}
+    _io.write_text(Path(folder) / MANIFEST, json.dumps(manifest, indent=2), what="aligned reference manifest")
+
+
 def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
-    """Write an :class:`~tealeaves.multilingual.reference.AlignedReference` as a folder (module docstring)."""
+    """Write an in-memory :class:`~tealeaves.multilingual.reference.AlignedReference` (e.g. a built-in
+    one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
+    files (:mod:`tealeaves.multilingual.aligned_build`)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         from tealeaves.errors import OutputError
@@ -201,14 +337,12 @@ def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     files = {}
     for lang, ix in reference.index.indices.items():
-        files[lang] = f"{lang}.idx"
+        files[lang] = f"{lang}.tlx"
         ix.save(folder / files[lang])
     ids = reference.corpus.ids if reference.corpus is not None else [str(i) for i in range(
         reference.index.n_tuples)]
     _io.write_text(folder / "tuple_ids.txt", "".join(f"{i}\n" for i in ids), what="tuple id file")
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": reference.name,
-                "n_tuples": reference.index.n_tuples, "languages": files, "tuple_ids_file": "tuple_ids.txt"}
-    _io.write_text(folder / MANIFEST, json.dumps(manifest, indent=2), what="aligned reference manifest")
+    write_manifest(folder, reference.name, reference.index.n_tuples, files)
     return folder
 
 
@@ -219,7 +353,7 @@ def is_aligned_reference(path: str | os.PathLike[str]) -> bool:
 
 def _not_reference(path: Path, what: str) -> InputFormatError:
     return InputFormatError(f"'{path}' is not an aligned reference: {what}",
-                            fix="build one with `tealeaves build-aligned-reference TUPLES.jsonl -o REF`, or "
+                            fix="build one with `tealeaves index build-aligned TUPLES.jsonl -o REF`, or "
                                 "give a built-in name (bible, flores, ntrex, tico19, udhr)")
 
 
@@ -233,7 +367,7 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         from tealeaves.errors import InputNotFoundError
         raise InputNotFoundError(f"reference '{path}' does not exist",
                                  fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the "
-                                     "folder written by `tealeaves build-aligned-reference`")
+                                     "folder written by `tealeaves index build-aligned`")
     if not path.is_dir():
         raise _not_reference(path, "it is a file, not a folder")
     if not (path / MANIFEST).is_file():
@@ -248,13 +382,15 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         raise InputFormatError(f"aligned reference '{path}' has format version "
                                f"{manifest.get('format_version')!r}; this tealeaves reads version "
                                f"{FORMAT_VERSION}",
-                               fix="rebuild it with this tealeaves' `tealeaves build-aligned-reference`")
+                               fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
     files, n = manifest.get("languages"), manifest.get("n_tuples")
     if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
         raise _not_reference(path, f"{MANIFEST} must list two or more language files and n_tuples")
     indices = {}
+    from tealeaves.ingest.langlinks import language_code
+
     for lang, name in files.items():
-        code = normalize_language(lang)
+        code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
         if not isinstance(name, str) or Path(name).name != name:
             raise _not_reference(path, f"the {lang} index file {name!r} is not a file name in the folder")
         ix = ReferenceIndex.load(path / name, verify=verify)

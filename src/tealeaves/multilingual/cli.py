@@ -4,8 +4,9 @@
   ``--dictionary``); TOPICS is a topics JSON file (schema of
   :mod:`tealeaves.multilingual.topics`) or a saved polylingual model folder; REF a built-in
   name or an aligned reference folder;
-* ``tealeaves build-aligned-reference INPUT -o REF``: an aligned reference from the user's tuples
-  (:mod:`tealeaves.multilingual.aligned_files`), registered onto ``tealeaves index``;
+* ``tealeaves index build-aligned INPUT -o REF``: an aligned reference folder from the user's tuples,
+  line files or linked Wikipedia (:mod:`tealeaves.multilingual.aligned_build`), registered onto
+  ``tealeaves index``; ``tealeaves build-aligned-reference`` is its deprecated alias;
 * ``tealeaves pltm fit|topics|infer`` (:mod:`tealeaves.multilingual.pltm_cli`);
 * ``tealeaves estimator features|train|apply`` (:mod:`tealeaves.multilingual.estimator_cli`).
 
@@ -25,7 +26,7 @@ from tealeaves.multilingual.names import REFERENCES
 from tealeaves.validation import float_arg, int_arg, seed_arg
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
-                  "or the folder written by `tealeaves build-aligned-reference` (default: bible)")
+                  "or the folder written by `tealeaves index build-aligned` (default: bible)")
 
 
 def register(subparsers) -> None:
@@ -33,7 +34,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "cnpmi", help="multilingual topic measures: CNPMI, INPMI, TWC, MTA (Hao et al. 2018)",
         description="Score multilingual topics against an aligned reference: a built-in one built from "
-                    "$TEALEAVES_DATA or your own (tealeaves build-aligned-reference).")
+                    "$TEALEAVES_DATA or your own (tealeaves index build-aligned).")
     p.add_argument("topics", help="JSON file {language: [[top words of topic 0], ...], ...} (schema: "
                                   "docs/multilingual.md), or a model folder from `tealeaves pltm fit`")
     p.add_argument("--reference", default="bible", help=REFERENCE_HELP)
@@ -56,7 +57,7 @@ def register(subparsers) -> None:
 
 
 def add_aligned_input(p) -> None:
-    """The aligned-input options shared by ``build-aligned-reference`` and ``pltm fit|infer``."""
+    """The aligned-input options of ``pltm fit|infer`` (``index build-aligned`` has these and more)."""
     p.add_argument("input", nargs="*",
                    help='JSON Lines tuples {"id": ..., "en": "...", "sv": "..."} (or use --lang/--doc-ids)')
     p.add_argument("--lang", action="append", metavar="CODE=FILE",
@@ -83,37 +84,95 @@ def read_aligned_args(args, aligned: bool = True):
     return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs, aligned)
 
 
+BUILD_ALIGNED_HELP = ("Build an aligned reference folder (one index per language over shared tuple ids, "
+                      "the folder `tealeaves cnpmi --reference` reads) from JSON Lines tuple shards, "
+                      "parallel line files + a document-id file, or Wikipedia articles linked across "
+                      "languages (a JSON Lines of linked titles, or a dump's langlinks SQL table, plus "
+                      "every language's dump). "
+                      "Streamed in bounded memory (--memory), on Dask with --workers/--scheduler; tokenised "
+                      "like the built-in references (letters only, lowercased; jieba for zh).")
+
+
 def _register_build_aligned(subparsers) -> None:
-    """``tealeaves build-aligned-reference``: the folder ``cnpmi --reference`` reads (``tealeaves index
-    build-aligned`` is the streamed, Dask-capable build of per-language index files at Wikipedia scale)."""
-    sub, name = subparsers, "build-aligned-reference"
-    p = sub.add_parser(name, help="build the aligned reference folder that `tealeaves cnpmi --reference` "
-                                  "reads, from your own tuples or line-aligned files",
-                       description="Build an aligned reference folder (one index per language over shared "
-                                   "tuple ids) from JSON Lines tuples or parallel line files + a document-id "
-                                   "file; tokenised like the built-in references (letters only, lowercased; "
-                                   "jieba for zh).")
-    add_aligned_input(p)
-    p.add_argument("-o", "--out", required=True, help="folder to write the reference to")
+    """``tealeaves index build-aligned`` (added to the ``index`` parser of :mod:`tealeaves.coherence.cli`)
+    and its deprecated alias ``tealeaves build-aligned-reference``."""
+    index = subparsers.choices["index"].actions
+    p = index.add_parser("build-aligned", help="build an aligned reference folder for `tealeaves cnpmi` "
+                                               "(tuples, line files or linked Wikipedia; streamed, Dask)",
+                         description=BUILD_ALIGNED_HELP)
+    _build_aligned_options(p)
+    p.set_defaults(func=_build_aligned)
+    alias = subparsers.add_parser("build-aligned-reference", help="deprecated: use `tealeaves index "
+                                                                  "build-aligned` (same options)",
+                                  description="Deprecated alias of `tealeaves index build-aligned`. "
+                                              + BUILD_ALIGNED_HELP)
+    _build_aligned_options(alias)
+    alias.set_defaults(func=_build_aligned_alias)
+
+
+def _build_aligned_options(p) -> None:
+    from tealeaves.coherence.cli import add_scale_options
+
+    p.add_argument("input", nargs="*", metavar="TUPLES",
+                   help='JSON Lines tuple shards {"id": ..., "en": "...", "sv": "..." or null} (gzip/bz2/xz '
+                        "allowed); or use --lang/--doc-ids, or --links/--langlinks with --dump")
+    p.add_argument("--lang", action="append", metavar="CODE=FILE",
+                   help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
+    p.add_argument("--doc-ids",
+                   help="document-id file: line i names the document of line i of every --lang file")
+    p.add_argument("--links", default=None,
+                   help='JSON Lines of linked Wikipedia titles ({"en": title, "bg": title}) pairing the '
+                        "--dump articles")
+    p.add_argument("--langlinks", default=None, metavar="[LANG=]SQL",
+                   help="the source language's langlinks table (LANG-wiki-latest-langlinks.sql.gz) pairing "
+                        "its --dump pages with the other --dump articles")
+    p.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
+                   help="a language's MediaWiki pages-articles dump (with --links or --langlinks)")
+    p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input; for "
+                                       "Wikipedia: the --dump languages)")
+    p.add_argument("-o", "--output", "--out", dest="out", required=True,
+                   help="folder to write the reference to (an aligned reference there is replaced)")
     p.add_argument("--name", default=None,
                    help="reference name recorded in signatures (default: folder name)")
-    p.set_defaults(func=_build_aligned)
+    p.add_argument("--encoding", default=None, help="encoding of the tuple / line files (default UTF-8)")
+    add_scale_options(p)
+    add_format_option(p)
 
 
 def _build_aligned(args) -> int:
-    from pathlib import Path
-
+    """Build the reference folder (:func:`tealeaves.multilingual.aligned_build.build_aligned_reference`)."""
     from tealeaves._terminal import escape
-    from tealeaves.multilingual.aligned_files import save_aligned_reference
-    from tealeaves.multilingual.reference import reference_from_texts
+    from tealeaves.coherence.cli import build_executor, report_skipped
+    from tealeaves.distributed.build import Progress, parse_memory
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from tealeaves.multilingual.aligned_files import parse_lang_files
 
-    texts = read_aligned_args(args)
-    ref = reference_from_texts(texts, args.name or Path(args.out).name)
-    save_aligned_reference(ref, args.out)
-    counts = ", ".join(f"{x}: {int(ref.index.present(x).sum())}" for x in ref.languages)
-    print(f"wrote aligned reference {escape(ref.label)} to {escape(args.out)}: {ref.index.n_tuples} tuples "
-          f"({counts} documents)")
+    memory = parse_memory(args.memory)
+    progress = Progress(max(len(args.input), 1))
+    with build_executor(args, memory, progress) as executor:
+        ref, stats = build_aligned_reference(
+            args.input, args.out, languages=args.languages, lang_files=parse_lang_files(args.lang),
+            doc_ids=args.doc_ids, links=args.links, langlinks=args.langlinks, dumps=args.dump, name=args.name,
+            encoding=args.encoding, memory=memory, executor=executor, progress=progress)
+    progress.finish()
+    report_skipped(stats)
+    present = {x: int(ref.index.present(x).sum()) for x in ref.languages}
+    if args.format == "json":
+        print(dump_json({"reference": str(args.out), "label": ref.label, "n_tuples": ref.index.n_tuples,
+                         "documents": present,
+                         "indices": {x: ix.info() for x, ix in ref.index.indices.items()},
+                         "ingest": stats.to_dict()}))
+        return 0
+    counts = ", ".join(f"{x}: {n}" for x, n in present.items())
+    print(f"wrote aligned reference {escape(ref.label)} to {escape(str(args.out))}: {ref.index.n_tuples} "
+          f"tuples ({counts} documents)")
     return 0
+
+
+def _build_aligned_alias(args) -> int:
+    print("tealeaves: warning: `tealeaves build-aligned-reference` is deprecated; use `tealeaves index "
+          "build-aligned` (same options and output)", file=sys.stderr)
+    return _build_aligned(args)
 
 
 @contextlib.contextmanager

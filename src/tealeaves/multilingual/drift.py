@@ -62,6 +62,20 @@ def context_vectors(corpus: Corpus, targets: Sequence[str], context_vocab: dict[
     return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(targets), len(context_vocab)))
 
 
+def _as_corpus(reference) -> Corpus:
+    """A corpus as is; an index's documents rebuilt as a corpus."""
+    if isinstance(reference, Corpus):
+        return reference
+    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.multilingual.reference import index_corpus
+
+    if isinstance(reference, ReferenceIndex):
+        return index_corpus(reference)
+    raise TealeavesError("meaning drift is fitted on a Corpus or a ReferenceIndex, got "
+                         f"{type(reference).__name__}",
+                         fix="pass reference.language_corpus('en') or the English ReferenceIndex")
+
+
 class MeaningDrift:
     """Cosine between a word's context vectors in a poor and a rich reference.
 
@@ -75,8 +89,16 @@ class MeaningDrift:
         self.window = window
         self.missing_value = missing_value
 
-    def fit(self, poor: Corpus, rich: Corpus) -> MeaningDrift:
-        """Fix the two references and their shared context vocabulary."""
+    def fit(self, poor, rich) -> MeaningDrift:
+        """Fix the two references and their shared context vocabulary.
+
+        Each is a :class:`~tealeaves.corpus.Corpus` of the language's documents or a
+        :class:`~tealeaves.coherence.index.ReferenceIndex` of them (a saved reference folder's index):
+        its token sequences are rebuilt from the stored positions
+        (:func:`~tealeaves.multilingual.reference.index_corpus`), so the features equal those fitted
+        on the texts that were indexed.
+        """
+        poor, rich = _as_corpus(poor), _as_corpus(rich)
         for name, c in (("poor", poor), ("rich", rich)):
             if len(c) == 0 or c.n_tokens == 0:
                 raise EmptyInputError(f"the {name} reference for meaning drift holds no tokens; "

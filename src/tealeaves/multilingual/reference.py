@@ -26,14 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves.coherence.core import count_documents
-from tealeaves.coherence.index import AlignedIndex
+from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
+from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import (
     AlignedCorpus,
     LanguageMismatchError,
     default_preprocessor,
     normalize_language,
 )
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.multilingual.names import LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 
@@ -129,11 +130,59 @@ class AlignedReference:
             joint[kn, kn] = c.single
         return PairCounts(ix.n_present, df, df, joint)
 
+    def language_corpus(self, lang: str) -> Corpus:
+        """``lang``'s present documents as a token corpus: the texts' corpus when the reference was built
+        in memory, else rebuilt from the index's positions (:func:`index_corpus`; identical tokens)."""
+        code = self._lang(lang)
+        if self.corpus is not None:
+            return self.corpus.language(code)
+        return index_corpus(self.index.indices[code])
+
     def df(self, lang: str, words: Sequence[str]) -> np.ndarray:
         """Document frequency of each word on ``lang``'s side (0 for words it lacks)."""
         ix = self.index.indices[self._lang(lang)]
         return np.array([0 if (w := ix.word_id(x)) is None else ix.document_frequency(w) for x in words],
                         dtype=np.int64)
+
+
+def index_corpus(index: ReferenceIndex, block: int = 1 << 22) -> Corpus:
+    """Every held document's token sequence rebuilt from an index (documents in slot order).
+
+    The index stores, for every word, its postings and each posting's sorted positions, so token
+    ``p`` of document ``d`` is the word whose positions in ``d`` include ``p``; positions are written a
+    block of about ``block`` of them at a time.  Refused (:class:`~tealeaves.errors.InputFormatError`)
+    when the index does not hold every token's position (a restricted index), since the sequence
+    could not be rebuilt.
+    """
+    a = index.arrays
+    word_ptr, post_docs = np.asarray(a["word_ptr"]), np.asarray(a["post_docs"])
+    pos_ptr, positions = np.asarray(a["pos_ptr"]), np.asarray(a["positions"])
+    present = np.asarray(a["present"]).astype(bool)
+    lengths = np.asarray(a["doc_lengths"], dtype=np.int64)
+    start = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=start[1:])  # absent slots have length 0
+    n_tokens = int(lengths.sum())
+    if len(positions) != n_tokens:
+        raise InputFormatError(f"index '{index.name}' holds {len(positions):,} positions for {n_tokens:,} "
+                               "tokens (a restricted index), so its documents cannot be rebuilt",
+                               fix="build the reference with every word (tealeaves index build-aligned)")
+    tokens = np.full(n_tokens, -1, dtype=np.int64)
+    word_of_posting = np.repeat(np.arange(len(word_ptr) - 1, dtype=np.int64), np.diff(word_ptr))
+    g0 = 0
+    while g0 < len(post_docs):  # postings g0..g1 cover at most ~block positions (or one posting)
+        g1 = max(g0 + 1, int(np.searchsorted(pos_ptr, pos_ptr[g0] + block, side="right")) - 1)
+        g1 = min(g1, len(post_docs))
+        counts = np.diff(pos_ptr[g0:g1 + 1])
+        at = np.repeat(start[post_docs[g0:g1]], counts) + positions[pos_ptr[g0]:pos_ptr[g1]]
+        tokens[at] = np.repeat(word_of_posting[g0:g1], counts)
+        g0 = g1
+    if n_tokens and tokens.min() < 0:
+        raise InputFormatError(f"index '{index.name}' leaves token positions without a word",
+                               fix="rebuild the reference (tealeaves index build-aligned)")
+    offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
+    np.cumsum(lengths[present], out=offsets[1:])
+    return Corpus(vocabulary=index.vocabulary, tokens=tokens.astype(np.int32), offsets=offsets,
+                  ids=index.document_ids, metadata={"preprocessing": index.tokenization, "name": index.name})
 
 
 def _index_aligned(corpus: AlignedCorpus, name: str) -> AlignedIndex:

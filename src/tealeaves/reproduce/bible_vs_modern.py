@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from tealeaves._output import format_table
+from tealeaves._output import format_markdown, format_table
 from tealeaves.corpus.aligned import AlignedCorpus, normalize_language
 from tealeaves.corpus.parallel import (
     TICO_LANGUAGES,
@@ -337,3 +337,27 @@ def report(result: dict) -> str:
              for k, v in result["pairs"].items()]
     lines += ["", format_table(facts), "", f"signature: {result['signature']}"]
     return "\n".join(lines)
+
+
+def markdown(result: dict) -> str:
+    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows."""
+    cols = ["test", "bible_cnpmi", "base", "+gap", "+era", "+drift"]
+    out = ["*Pearson r with the rich-reference CNPMI per held-out language (estimator trained on the "
+           "others; feature groups added cumulatively).*", "",
+           format_markdown(result["rows"], cols, ["test", "Bible CNPMI", *cols[2:]]), "",
+           f"The estimator (all features) beats the uncorrected Bible CNPMI for {result['n_improved']} of "
+           f"{result['n_languages']} held-out languages."]
+    if result.get("paper_rows"):
+        cols = ["test", "bible_cnpmi", "train1", "r1", "train2", "r2", "train3", "r3"]
+        out += ["", "*The paper's Table 3 layout (all features, trained on two language pairs or four).*", "",
+                format_markdown(result["paper_rows"], cols,
+                                ["test", "Bible", "train 1", "r", "train 2", "r", "train 3", "r"])]
+    out += ["", "*Model level (mean over each model's topics), Pearson r with the rich CNPMI.*", "",
+            format_markdown(result["model_rows"], ["test", "models", "bible_cnpmi", "estimator"],
+                            ["test", "models", "Bible CNPMI", "estimator"])]
+    facts = [{"pair": f"en-{k}", **v} for k, v in result["pairs"].items()]
+    cols = ["pair", "n_modern", "n_train", "n_rich", "n_bible_pairs", "dictionary_entries",
+            "mta_uncovered_topics"]
+    out += ["", format_markdown(facts, cols, ["pair", "modern tuples", "train", "rich", "Bible pairs",
+                                              "dictionary entries", "MTA-uncovered topics"])]
+    return "\n".join(out)

@@ -132,7 +132,7 @@ def add_bible_vs_modern_parser(subparsers) -> None:
     p.add_argument("--n-iter", type=int_arg(1, name="--n-iter"), default=None,
                    help="Gibbs sweeps per model, >= 1 (default: 400, or 100 with --quick)")
     p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
-    add_format_option(p)
+    add_format_option(p, markdown=True)
     p.set_defaults(func=_bible_vs_modern)
 
 
@@ -141,7 +141,7 @@ def _bible_vs_modern(args) -> int:
 
     from tealeaves._io import atomic_write
     from tealeaves.corpus.aligned import normalize_language
-    from tealeaves.reproduce.bible_vs_modern import Config, report, run
+    from tealeaves.reproduce.bible_vs_modern import Config, markdown, report, run
 
     config = Config.quick() if args.quick else Config()
     if args.languages:
@@ -156,7 +156,7 @@ def _bible_vs_modern(args) -> int:
         with atomic_write(args.topics_csv, what="--topics-csv file") as fh:
             result["topics"].to_csv(fh, index=False)
     result.pop("topics")
-    print(dump_json(result) if args.format == "json" else report(result))
+    print({"json": dump_json, "markdown": markdown}.get(args.format, report)(result))
     return 0
 
 
@@ -170,8 +170,28 @@ def add_hao2018_parser(subparsers) -> None:
     p.add_argument("--n-iter", type=int_arg(1, name="--n-iter"), default=None,
                    help="Gibbs sweeps per model, >= 1 (default: 400, or 60 with --quick)")
     p.add_argument("--figures", default=None, help="also write the plot as DIR/hao2018_figN.png")
-    add_format_option(p)
+    p.add_argument("--design", choices=("links", "pooled-k"), default=None,
+                   help="Figure 8's models: links (Section 6.1's: one K, link fractions 0..100%%, every "
+                        "seed; default) or pooled-k (K = 10/20/40 x links 0/50/100%% x seeds 0/1)")
+    p.add_argument("--rich-unit", type=_rich_unit_arg, default=None,
+                   help="Figures 8 and 10: unit of the non-FLORES rich reference: document, sentence "
+                        "(default) or N >= 1 (runs of N consecutive sentences of one document)")
+    add_format_option(p, markdown=True)
     p.set_defaults(func=_hao2018)
+
+
+def _rich_unit_arg(text: str) -> str:
+    """argparse type of ``--rich-unit``: ``document``, ``sentence`` or a whole number >= 1."""
+    import argparse
+
+    from tealeaves.errors import ParameterError
+    from tealeaves.reproduce.hao2018 import unit_group
+
+    try:
+        unit_group(text)
+    except ParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _hao2018(args) -> int:
@@ -179,13 +199,21 @@ def _hao2018(args) -> int:
     from pathlib import Path
 
     from tealeaves.corpus.aligned import normalize_language
-    from tealeaves.reproduce.hao2018 import Config, plot, report, run
+    from tealeaves.errors import ParameterError
+    from tealeaves.reproduce.hao2018 import Config, markdown, plot, report, run
 
     config = Config.quick() if args.quick else Config()
     if args.languages:
         config.languages = tuple(check_unique([normalize_language(x) for x in args.languages], "--languages"))
     if args.n_iter is not None:
         config.n_iter = args.n_iter
+    for option, name, figures in (("design", "--design", (8,)), ("rich_unit", "--rich-unit", (8, 10))):
+        value = getattr(args, option)
+        if value is not None and args.figure not in figures:
+            raise ParameterError(f"{name} applies to --figure {' and '.join(map(str, figures))} only",
+                                 fix=f"drop {name} or choose --figure {figures[0]}")
+        if value is not None:
+            setattr(config, option, value)
     png = None
     if args.figures:
         png = Path(args.figures) / f"hao2018_fig{args.figure}.png"
@@ -194,7 +222,7 @@ def _hao2018(args) -> int:
     if png is not None:
         plot(result, png)
     result.pop("features", None)
-    print(dump_json(result) if args.format == "json" else report(result))
+    print({"json": dump_json, "markdown": markdown}.get(args.format, report)(result))
     return 0
 
 

@@ -1,39 +1,51 @@
 """``tealeaves reproduce hao2018 --figure {6,7,8,10}``: Hao, Boyd-Graber and Paul (2018), §5.4 and §6.
 
-Wikipedia is not available, so the models and references are those of
-:mod:`tealeaves.reproduce.bible_vs_modern`: for English-X, polylingual models are trained on
-``train_fraction`` of the modern parallel tuples (FLORES-200, NTREX-128, UDHR, TICO-19...), the
-*rich* reference is the other modern tuples, the *poor* one the Bible (chapters).
+Wikipedia is not available, so the models and references are built from the modern parallel text
+of :mod:`tealeaves.reproduce.bible_vs_modern`; the *poor* reference is always the Bible (chapters).
+Section 6.1's models are trained on ``train_fraction`` of the modern tuples (FLORES-200, NTREX-128,
+UDHR, TICO-19...; seeded split), with K = ``n_topics``, link fractions ``link_fractions`` (the
+share of tuples sharing theta; the rest are unlinked monolingual documents) and ``seeds``; the
+*held-out half* of the modern tuples is the rich reference.
 
-* **Figure 6 (cardinality)**: per model (every tuple linked), mean CNPMI (rich and Bible) and MTA
-  (Wiktionary, ``mode="pairs"``) of the top C = 10..50 words;
-* **Figure 7 (training knowledge)**: mean CNPMI at C = 10 of models whose link fraction (share of
-  tuples sharing theta; the rest are unlinked monolingual documents) goes 0, 20, ..., 100%;
-* **Figure 8 (agreement with classification)**: over models of FLORES-200 en-X documents
-  (several K, link fractions and seeds), the Pearson correlation between crosslingual
-  classification macro-F1 (train on English theta of SIB-200-labelled documents, test on X's:
-  :func:`tealeaves.multilingual.classification.crosslingual_classification`) and mean CNPMI on
-  the Bible and on the rich reference (the modern tuples that are not FLORES); with two or more
-  languages also **Table 4**: the same correlation with the model-level mean of the coherence
-  estimator's prediction (all features, trained on the other languages' topics; ``r_estimator``);
-* **Figure 10 (reference size)**: CNPMI at C = 10 of the fully linked model on random 20..100%
-  subsets of the rich reference's tuples, mean and spread over ``n_resamples`` draws.
+* **Figure 6 (cardinality)**: per fully linked model, mean CNPMI (rich and Bible) and MTA
+  (Wiktionary) of the top C = 10..50 words;
+* **Figure 7 (training knowledge)**: mean CNPMI at C = 10 per link fraction;
+* **Figure 8 (agreement with classification)**: ``design="links"`` (default; §6.2 "for each model"
+  follows §6.1): Section 6.1's models; ``design="pooled-k"``: models of the 481 FLORES-200
+  documents with K = ``clf_topics`` x ``clf_links`` x ``clf_seeds``, whose rich reference is the
+  modern text that is not FLORES.  Per pair, the Pearson r across the models between crosslingual
+  classification macro-F1 (SIB-200 labels of the FLORES documents; train on English theta, test on
+  X's, both folded in: :func:`tealeaves.multilingual.classification.crosslingual_classification`)
+  and mean CNPMI at C = 10 on the Bible and on the rich reference.  The rich reference is cut into
+  ``rich_unit`` units (:func:`unit_texts`): whole documents, single sentences (``"sentence"``,
+  default: NTREX-128 and TICO-19 by sentence, FLORES documents of 2-4 sentences and UDHR articles
+  whole) or runs of N sentences of one document; the same text, several times more units.
+  With two or more languages also **Table 4**: the model-level mean of the coherence estimator's
+  prediction (all features, trained on the other languages' topics), correlated with F1
+  (``r_estimator``, the caption's reading) and with the rich CNPMI (``r_rich_estimator``, §6.3's
+  reading; the Bible's own: ``r_rich_bible``);
+* **Figure 10 (reference size)**: CNPMI at C = 10 of the fully linked seed-0 model on random
+  20..100% subsets of the units of the held-out half (``rich_unit``), mean and spread over
+  ``n_resamples`` draws.
 
-Every value is a mean over the ``seeds``; a row carries its settings and the signature fields.
+Figures 6 and 7 average over the ``seeds``.  :func:`markdown` prints the tables exactly as
+docs/multilingual.md shows them.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import numpy as np
 
 from tealeaves.signature import Signature
 
 FIGURES = (6, 7, 8, 10)
+DESIGNS = ("links", "pooled-k")
 
 
 @dataclass
@@ -53,39 +65,245 @@ class Config:
     clf_seeds: tuple[int, ...] = (0, 1)
     cardinality: int = 10
     split_seed: int = 0
+    design: str = "links"
+    rich_unit: str = "sentence"
 
     @classmethod
     def quick(cls) -> Config:
-        return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0,), link_fractions=(0.0, 0.5, 1.0),
+        return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0, 1), link_fractions=(0.0, 0.5, 1.0),
                    reference_fractions=(0.2, 0.6, 1.0), n_resamples=4, clf_topics=(5, 10),
                    clf_links=(0.0, 1.0), clf_seeds=(0,))
+
+    def figure8_settings(self) -> list[tuple[int, float, int]]:
+        """The (K, link fraction, seed) of Figure 8's models, in a fixed order."""
+        if self.design == "links":
+            return [(self.n_topics, link, seed) for link in self.link_fractions for seed in self.seeds]
+        return [(k, link, seed) for k in self.clf_topics for link in self.clf_links
+                for seed in self.clf_seeds]
+
+
+def unit_group(unit: str) -> int:
+    """Sentences per rich-reference unit: 0 for ``"document"``, 1 for ``"sentence"``, N for ``"N"``."""
+    from tealeaves.errors import ParameterError
+
+    if not isinstance(unit, str):
+        raise ParameterError(f"rich-reference unit must be a string, got {type(unit).__name__} {unit!r}",
+                             fix="give 'document', 'sentence' or a whole number as text, e.g. '4'")
+    if unit == "document":
+        return 0
+    if unit == "sentence":
+        return 1
+    if unit.isdigit() and unit.isascii() and int(unit) >= 1:
+        return int(unit)
+    raise ParameterError(f"rich-reference unit {unit!r} is not 'document', 'sentence' or a whole number >= 1",
+                         fix="e.g. --rich-unit sentence or --rich-unit 4 (runs of 4 sentences)")
+
+
+def _unit_ids(doc_ids: Sequence[str], group: int) -> list[str]:
+    """Per sentence line, its unit's id: ``doc#j`` for the j-th run of ``group`` lines of document ``doc``."""
+    out, pos, prev = [], 0, None
+    for d in doc_ids:
+        pos = pos + 1 if d == prev else 0
+        prev = d
+        out.append(f"{d}#{pos // group}")
+    return out
+
+
+def _line_units(files: dict, doc_ids: list[str], group: int, source: str) -> tuple[list[str], dict]:
+    """Line-aligned sentence files cut into units of ``group`` lines of one document: the units' ids
+    (``source:doc#j``, whose part before ``#`` is the document's id in ``modern_texts``) and texts."""
+    from tealeaves.corpus.parallel import read_line_aligned
+
+    out = read_line_aligned(files, _unit_ids(doc_ids, group))
+    return [f"{source}:{u}" for u in out.ids], out.texts
+
+
+def _ntrex_units(pair: list[str], group: int) -> tuple[list[str], dict]:
+    """NTREX-128 sentences in units."""
+    from tealeaves._io import read_lines
+    from tealeaves.corpus.parallel import NTREX_FILES
+    from tealeaves.data import locate
+
+    lines = read_lines(locate("parallel/ntrex128/DOCUMENT_IDS.tsv"))
+    doc_ids = [line.split("\t")[0].strip() for line in lines if line.strip()]
+    files = {x: locate(f"parallel/ntrex128/{NTREX_FILES[x]}") for x in pair}
+    return _line_units(files, doc_ids, group, "ntrex128")
+
+
+def _amharic_units(group: int, pseudo: int) -> tuple[list[str], dict]:
+    """The Amharic-English sentence pairs in units within the ``pseudo``-sentence pseudo-documents of
+    :func:`~tealeaves.reproduce.bible_vs_modern.amharic_english`."""
+    from tealeaves.data import locate
+    from tealeaves.reproduce.bible_vs_modern import AMHARIC_ENGLISH
+
+    ids, texts = [], {"en": [], "am": []}
+    for folder in AMHARIC_ENGLISH:
+        files = {"en": locate(f"{folder}/english.txt"), "am": locate(f"{folder}/amharic.txt")}
+        n = sum(1 for _ in open(files["en"], encoding="utf-8"))
+        name = folder.rsplit("_", 1)[-1].lower()
+        i, t = _line_units(files, [f"{name}{k // pseudo}" for k in range(n)], group,
+                           f"amharic-english:amharic-english-{name}")
+        ids += i
+        for x in texts:
+            texts[x] += t[x]
+    return ids, texts
+
+
+def _tico_units(pair: list[str], group: int) -> tuple[list[str], dict]:
+    """TICO-19 segments (the multiway TSV, whose segments joined are the documents' texts) in units."""
+    import csv
+
+    from tealeaves.corpus.parallel import ParallelFormatError
+    from tealeaves.data import locate
+
+    path = locate("parallel/tico19/tico19_multiway_en_am_tl_zh.tsv")
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not rows or any(x not in rows[0] for x in ["doc", *pair]):
+        raise ParallelFormatError(f"{path}: expected columns doc and {', '.join(pair)}")
+    units = _unit_ids([r["doc"] for r in rows], group)
+    ids = list(dict.fromkeys(units))
+    texts = {x: {u: [] for u in ids} for x in pair}
+    for u, r in zip(units, rows, strict=True):
+        for x in pair:
+            if r[x].strip():
+                texts[x][u].append(r[x].strip())
+    return [f"tico19:{u}" for u in ids], {x: [" ".join(texts[x][u]) or None for u in ids] for x in pair}
+
+
+def modern_units(lang: str, group: int) -> tuple[list[str], dict]:
+    """Every modern en-``lang`` text of ``modern_texts`` in units of ``group`` sentences of one document:
+    NTREX-128 and TICO-19 by sentence (segment), the Amharic-English pairs by sentence; FLORES-200
+    documents (2-4 sentences) and UDHR articles stay whole.  Returns unit ids (``docid#j`` for a cut
+    document, the document's id otherwise) and texts."""
+    from tealeaves.corpus.parallel import TICO_LANGUAGES, flores_documents, udhr_articles
+    from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
+
+    pair, bvm = ["en", lang], BvmConfig()
+    whole = [(f"{source}:", reader(pair)) for source, reader in (("flores200", flores_documents),
+                                                                  ("udhr", udhr_articles))]
+    parts = [([f"{p}{i}" for i in t.ids], t.texts) for p, t in whole] + [_ntrex_units(pair, group)]
+    if lang in TICO_LANGUAGES:
+        parts.append(_tico_units(pair, group))
+    if lang == "am":
+        parts.append(_amharic_units(group, bvm.am_group))
+    ids = [i for p in parts for i in p[0]]
+    return ids, {x: [v for p in parts for v in p[1][x]] for x in pair}
+
+
+def unit_texts(docs, lang: str, unit: str):
+    """The documents ``docs`` (a ``ParallelTexts`` of ``modern_texts`` tuples) cut into ``unit`` units
+    (:func:`unit_group`; :func:`modern_units`); only units with both sides present are kept."""
+    from tealeaves.corpus.parallel import ParallelTexts
+    from tealeaves.errors import TealeavesError
+
+    group = unit_group(unit)
+    if group == 0:
+        return docs
+    ids, texts = modern_units(lang, group)
+    parents = [i.rsplit("#", 1)[0] for i in ids]
+    wanted = set(docs.ids)
+    unknown = wanted - set(parents)
+    if unknown:
+        raise TealeavesError(f"{len(unknown)} documents have no sentence units (e.g. {sorted(unknown)[0]!r})",
+                             fix="this is a bug in tealeaves: please report it")
+    keep = [k for k, p in enumerate(parents) if p in wanted and all(texts[x][k] for x in texts)]
+    return ParallelTexts([ids[k] for k in keep], {x: [v[k] for k in keep] for x, v in texts.items()},
+                         metadata={"source": f"{docs.metadata.get('source', 'modern')}-{unit}"})
+
+
+def nonflores_texts(lang: str, unit: str = "document"):
+    """The modern en-``lang`` tuples that are not FLORES-200 (NTREX-128, UDHR, TICO-19, Amharic-English),
+    in ``unit`` units (:func:`unit_texts`)."""
+    from tealeaves.corpus.parallel import ParallelTexts
+    from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
+    from tealeaves.reproduce.bible_vs_modern import modern_texts
+
+    out = modern_texts(lang, BvmConfig())
+    keep = [i for i, t in enumerate(out.ids) if not t.startswith("flores")]
+    docs = ParallelTexts([out.ids[i] for i in keep], {x: [v[i] for i in keep] for x, v in out.texts.items()},
+                         metadata={"source": "modern-nonflores"})
+    return unit_texts(docs, lang, unit)
 
 
 class _Pair:
     """Training tuples, rich and poor references and the dictionary of one English-X pair (lazy)."""
 
-    def __init__(self, lang: str, config: Config):
-        from tealeaves.data import locate
-        from tealeaves.multilingual.dictionaries import read_wiktionary
-        from tealeaves.multilingual.reference import named_reference, reference_from_texts
+    def __init__(self, lang: str, config: Config, models: dict | None = None):
+        from tealeaves.multilingual.reference import named_reference
+
+        self.lang, self.config = lang, config
+        self.poor = named_reference("bible", ["en", lang])
+        self._models = {} if models is None else models
+
+    @cached_property
+    def _halves(self):
         from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
         from tealeaves.reproduce.bible_vs_modern import modern_texts, split_modern
 
-        bvm = BvmConfig(split_seed=config.split_seed)
-        train, rich = split_modern(modern_texts(lang, bvm), bvm)
-        self.lang, self.config = lang, config
-        self.train = train.to_aligned()
-        self.rich = reference_from_texts(rich, f"modern-heldout-en-{lang}")
-        self.poor = named_reference("bible", ["en", lang])
-        self.dictionary = read_wiktionary(locate(f"dictionaries/wiktionary/{lang}-en.all"))
-        self._models: dict = {}
+        bvm = BvmConfig(split_seed=self.config.split_seed)
+        return split_modern(modern_texts(self.lang, bvm), bvm)
+
+    @cached_property
+    def train(self):
+        """Figures 6 and 7: the training half of the modern tuples."""
+        return self._halves[0].to_aligned()
+
+    @cached_property
+    def rich(self):
+        """Figures 6 and 7: the other half, as the rich reference."""
+        from tealeaves.multilingual.reference import reference_from_texts
+
+        return reference_from_texts(self._halves[1], f"modern-heldout-en-{self.lang}")
+
+    @cached_property
+    def rich_units(self):
+        """Figures 8 (``design="links"``) and 10: the held-out half in ``config.rich_unit`` units."""
+        from tealeaves.multilingual.reference import reference_from_texts
+
+        unit = self.config.rich_unit
+        if unit == "document":
+            return self.rich
+        name = f"modern-heldout-{unit}-en-{self.lang}"
+        return reference_from_texts(unit_texts(self._halves[1], self.lang, unit), name)
+
+    @cached_property
+    def flores(self):
+        """Figure 8: the FLORES-200 documents (SIB-200 labels) to classify (``pooled-k``: also to train)."""
+        from tealeaves.corpus.parallel import flores_documents
+
+        return flores_documents(["en", self.lang]).to_aligned()
+
+    @cached_property
+    def flores_heldin(self):
+        """Figure 8 (``links``): the FLORES-200 documents encoded with the training half's vocabularies
+        (``fit=False``), as the Figure 7 models' fold-in needs."""
+        from tealeaves.corpus.parallel import flores_documents
+
+        return flores_documents(["en", self.lang]).to_aligned(self.train.preprocessors, fit=False)
+
+    @cached_property
+    def nonflores(self):
+        """Figure 8 (``pooled-k``): the rich reference, the non-FLORES modern text in ``rich_unit`` units."""
+        from tealeaves.multilingual.reference import reference_from_texts
+
+        unit = self.config.rich_unit
+        name = f"modern-nonflores-{unit}-en-{self.lang}"
+        return reference_from_texts(nonflores_texts(self.lang, unit), name)
+
+    @cached_property
+    def dictionary(self):
+        from tealeaves.data import locate
+        from tealeaves.multilingual.dictionaries import read_wiktionary
+
+        return read_wiktionary(locate(f"dictionaries/wiktionary/{self.lang}-en.all"))
 
     def model(self, link: float, seed: int, n_topics: int | None = None, corpus=None, key: str = "modern"):
         """A fitted PLTM (cached per settings)."""
         from tealeaves.models.polylingual import PolylingualTopicModel
 
         c = self.config
-        k = (key, n_topics or c.n_topics, link, seed)
+        k = (self.lang, key, n_topics or c.n_topics, link, seed, c.n_iter, c.split_seed)
         if k not in self._models:
             self._models[k] = PolylingualTopicModel(
                 n_topics=n_topics or c.n_topics, n_iter=c.n_iter, link_fraction=link, random_state=seed,
@@ -133,12 +351,13 @@ def figure7(pair: _Pair) -> list[dict]:
 
 
 def figure10(pair: _Pair) -> list[dict]:
-    """Reference size: CNPMI of the linked seed-0 model on random subsets of the rich tuples."""
+    """Reference size: CNPMI of the fully linked seed-0 model of Figure 7 on random subsets of the
+    held-out half's units."""
     from tealeaves.multilingual.reference import AlignedReference
 
     c = pair.config
     topics = pair.topics(pair.model(1.0, c.seeds[0]), c.cardinality)
-    full = pair.rich.corpus
+    full = pair.rich_units.corpus
     rng = np.random.default_rng(c.split_seed)
     rows = []
     for frac in c.reference_fractions:
@@ -146,10 +365,14 @@ def figure10(pair: _Pair) -> list[dict]:
         draws = 1 if n == len(full) else c.n_resamples
         subsets = [np.sort(rng.choice(len(full), n, replace=False)) for _ in range(draws)]
         vals = [_cnpmi(topics, AlignedReference(full.subset(idx), f"rich-{frac:g}"), pair) for idx in subsets]
-        rows.append({"lang": pair.lang, "fraction": frac, "n_tuples": n, "draws": draws,
+        rows.append({"lang": pair.lang, "fraction": frac, "n_units": n, "draws": draws,
                      "cnpmi_mean": float(np.mean(vals)), "cnpmi_std": float(np.std(vals)),
                      "cnpmi_min": float(np.min(vals)), "cnpmi_max": float(np.max(vals))})
     return rows
+
+
+def _flores_model(pair: _Pair, k: int, link: float, seed: int):
+    return pair.model(link, seed, n_topics=k, corpus=pair.flores, key="flores")
 
 
 def figure8(pair: _Pair, era=None) -> tuple[list[dict], list[dict], list]:
@@ -157,45 +380,48 @@ def figure8(pair: _Pair, era=None) -> tuple[list[dict], list[dict], list]:
 
     Also returns, per model, the estimator's feature table of its topics on the Bible (target:
     rich CNPMI; :func:`table4` trains on the other languages' tables)."""
-    from tealeaves.corpus.parallel import ParallelTexts, flores_documents
     from tealeaves.multilingual.classification import crosslingual_classification
-    from tealeaves.multilingual.estimator import pearson
-    from tealeaves.multilingual.reference import reference_from_texts
-    from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
-    from tealeaves.reproduce.bible_vs_modern import modern_texts
 
     c = pair.config
-    flores = flores_documents(["en", pair.lang]).to_aligned()
-    modern = modern_texts(pair.lang, BvmConfig())
-    keep = [i for i, t in enumerate(modern.ids) if not t.startswith("flores")]
-    rich = reference_from_texts(ParallelTexts([modern.ids[i] for i in keep],
-                                              {x: [v[i] for i in keep] for x, v in modern.texts.items()}),
-                                f"modern-nonflores-en-{pair.lang}")
+    links = c.design == "links"
+    rich, flores = (pair.rich_units, pair.flores_heldin) if links else (pair.nonflores, pair.flores)
     models, tables = [], []
     drift = None
     if era is not None:
         from tealeaves.multilingual.drift import MeaningDrift
 
         drift = MeaningDrift(window=5).fit(pair.poor.corpus.language("en"), rich.corpus.language("en"))
-    for k in c.clf_topics:
-        for link in c.clf_links:
-            for seed in c.clf_seeds:
-                m = pair.model(link, seed, n_topics=k, corpus=flores, key="flores")
-                res = crosslingual_classification(m, flores, "en", pair.lang, test_size=0.3, random_state=0,
-                                                  infer_kwargs={"random_state": seed})
-                t = pair.topics(m, c.cardinality)
-                models.append({"lang": pair.lang, "K": k, "link_fraction": link, "seed": seed,
-                               "macro_f1": res.macro_f1, "accuracy": res.accuracy,
-                               "cnpmi_bible": _cnpmi(t, pair.poor, pair),
-                               "cnpmi_rich": _cnpmi(t, rich, pair)})
-                if era is not None:
-                    tables.append(_feature_table(t, pair, rich, era, drift, len(models) - 1))
-    f1 = [m["macro_f1"] for m in models]
-    summary = [{"lang": pair.lang, "models": len(models),
-                "r_bible": pearson(f1, [m["cnpmi_bible"] for m in models]),
-                "r_rich": pearson(f1, [m["cnpmi_rich"] for m in models]),
-                "n_rich_tuples": rich.n_pairs("en", pair.lang)}]
-    return summary, models, tables
+    for k, link, seed in c.figure8_settings():
+        m = pair.model(link, seed) if links else _flores_model(pair, k, link, seed)
+        res = crosslingual_classification(m, flores, "en", pair.lang, test_size=0.3, random_state=0,
+                                          infer_kwargs={"random_state": seed})
+        t = pair.topics(m, c.cardinality)
+        models.append({"lang": pair.lang, "K": k, "link_fraction": link, "seed": seed,
+                       "macro_f1": res.macro_f1, "accuracy": res.accuracy,
+                       "cnpmi_bible": _cnpmi(t, pair.poor, pair), "cnpmi_rich": _cnpmi(t, rich, pair)})
+        if era is not None:
+            tables.append(_feature_table(t, pair, rich, era, drift, len(models) - 1))
+    return [_correlations(pair.lang, models, rich.n_pairs("en", pair.lang))], models, tables
+
+
+def _correlations(lang: str, models: list[dict], n_units: int) -> dict:
+    """Figure 8's row: Pearson r across ``models`` of F1 with each CNPMI, of rich with Bible CNPMI, and
+    the same within each K when several K are pooled."""
+    from tealeaves.multilingual.estimator import pearson
+
+    def r(ms, a, b):
+        return pearson([m[a] for m in ms], [m[b] for m in ms])
+
+    row = {"lang": lang, "models": len(models), "r_bible": r(models, "macro_f1", "cnpmi_bible"),
+           "r_rich": r(models, "macro_f1", "cnpmi_rich"),
+           "r_rich_bible": r(models, "cnpmi_rich", "cnpmi_bible"), "n_rich_units": n_units}
+    ks = sorted({m["K"] for m in models})
+    if len(ks) > 1:
+        for k in ks:
+            ms = [m for m in models if m["K"] == k]
+            row[f"r_bible_K{k}"], row[f"r_rich_K{k}"] = r(ms, "macro_f1", "cnpmi_bible"), r(ms, "macro_f1",
+                                                                                          "cnpmi_rich")
+    return row
 
 
 def _feature_table(topics, pair: _Pair, rich, era, drift, model: int):
@@ -213,9 +439,10 @@ def _feature_table(topics, pair: _Pair, rich, era, drift, model: int):
 
 
 def table4(summary: list[dict], models: list[dict], tables: list, n_estimators: int = 50) -> None:
-    """Table 4: per held-out language, Pearson r of classification F1 with the model-level mean of the
-    estimator's prediction (all feature groups, trained on the other languages' topics), added to
-    ``summary`` as ``r_estimator``; needs two or more languages."""
+    """Table 4: per held-out language, the model-level mean of the estimator's prediction (all feature
+    groups, trained on the other languages' topics), stored per model as ``estimate``; its Pearson r
+    with classification F1 (``r_estimator``, the caption's reading) and with the rich CNPMI
+    (``r_rich_estimator``, §6.3's reading) are added to ``summary``; needs two or more languages."""
     import pandas as pd
 
     from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
@@ -230,18 +457,32 @@ def table4(summary: list[dict], models: list[dict], tables: list, n_estimators: 
         ms = [i for i, m in enumerate(models) if m["lang"] == lang]
         for i in ms:
             models[i]["estimate"] = float(means[i])
-        row["r_estimator"] = pearson([models[i]["macro_f1"] for i in ms], [models[i]["estimate"] for i in ms])
+        est_means = [models[i]["estimate"] for i in ms]
+        row["r_estimator"] = pearson([models[i]["macro_f1"] for i in ms], est_means)
+        row["r_rich_estimator"] = pearson([models[i]["cnpmi_rich"] for i in ms], est_means)
 
 
-def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -> dict:
-    """Compute one figure's table for every language of ``config``."""
+def _check_config(config: Config) -> None:
     from tealeaves.corpus.aligned import normalize_language
+    from tealeaves.errors import ParameterError
+
+    config.languages = tuple(normalize_language(x) for x in config.languages)
+    if config.design not in DESIGNS:
+        raise ParameterError(f"Figure 8 design {config.design!r} is not one of {DESIGNS}",
+                             fix="choose links (Section 6.1's models) or pooled-k")
+    unit_group(config.rich_unit)
+
+
+def run(figure: int, config: Config, log: Callable[[str], None] | None = None,
+        cache: dict | None = None) -> dict:
+    """Compute one figure's table for every language of ``config``; ``cache``, a dict kept across
+    calls, reuses fitted models between figures and settings (keys hold every fitting setting)."""
     from tealeaves.errors import ParameterError
 
     if figure not in FIGURES:
         raise ParameterError(f"--figure {figure} is not one of {FIGURES}", fix="choose 6, 7, 8 or 10")
     start = time.perf_counter()
-    config.languages = tuple(normalize_language(x) for x in config.languages)
+    _check_config(config)
     rows, extra, tables = [], [], []
     era = None
     if figure == 8 and len(config.languages) >= 2:
@@ -250,7 +491,7 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -
         era = read_spelleng()
     for lang in config.languages:
         t0 = time.perf_counter()
-        pair = _Pair(lang, config)
+        pair = _Pair(lang, config, cache)
         if figure == 8:
             offset = len(extra)
             summary, models, tabs = figure8(pair, era)
@@ -266,8 +507,15 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None) -
     if tables:
         table4(rows, extra, tables)
     if figure == 8:
-        models = {"K": config.clf_topics, "links": config.clf_links, "seeds": config.clf_seeds,
-                  "train": "flores", "ref": "bible+modern-nonflores"}
+        settings = config.figure8_settings()
+        links = config.design == "links"
+        models = {"design": config.design, "K": sorted({k for k, _, _ in settings}),
+                  "links": sorted({x for _, x, _ in settings}), "seeds": sorted({s for _, _, s in settings}),
+                  "train": "modern-half" if links else "flores", "clf": "flores-sib200",
+                  "ref": f"bible+modern-{'heldout' if links else 'nonflores'}-{config.rich_unit}"}
+    elif figure == 10:
+        models = {"K": config.n_topics, "seeds": config.seeds[:1], "train": "modern-half",
+                  "ref": f"modern-heldout-{config.rich_unit}", "draws": config.n_resamples}
     else:
         models = {"K": config.n_topics, "seeds": config.seeds, "train": "modern-half",
                   "ref": "bible+modern-heldout"}
@@ -303,6 +551,78 @@ def report(result: dict) -> str:
         lines += ["", "models", format_table(result["models"])]
     lines += ["", f"paper: {PAPER[result['figure']]}", f"signature: {result['signature']}"]
     return "\n".join(lines)
+
+
+def _langs(rows: list[dict]) -> list[str]:
+    return list(dict.fromkeys(r["lang"] for r in rows))
+
+
+MEANS8 = ("macro_f1", "cnpmi_rich", "cnpmi_bible")
+
+
+def _link_means(models: list[dict]) -> list[dict]:
+    """Figure 8's models averaged over seeds, per (pair, K, link fraction)."""
+    keys = list(dict.fromkeys((m["lang"], m["K"], m["link_fraction"]) for m in models))
+    out = []
+    for lang, k, link in keys:
+        ms = [m for m in models if (m["lang"], m["K"], m["link_fraction"]) == (lang, k, link)]
+        out.append({"pair": f"en-{lang}", "K": k, "link": f"{100 * link:.0f}%", "models": len(ms),
+                    **{c: float(np.mean([m[c] for m in ms])) for c in MEANS8}})
+    return out
+
+
+def _markdown8(result: dict) -> list[str]:
+    from tealeaves._output import format_markdown
+
+    rows = [{**r, "pair": f"en-{r['lang']}"} for r in result["rows"]]
+    cols, heads = ["pair", "models", "n_rich_units", "r_bible", "r_rich", "r_rich_bible"], \
+        ["pair", "models", "rich units", "r(F1, Bible)", "r(F1, rich)", "r(rich, Bible)"]
+    ks = sorted({m["K"] for m in result["models"]})
+    if len(ks) > 1:
+        for r in rows:
+            for ref in ("bible", "rich"):
+                r[f"within_{ref}"] = " / ".join(f"{r[f'r_{ref}_K{k}']:.2f}" for k in ks)
+        cols += ["within_bible", "within_rich"]
+        heads += [f"r(F1, Bible) within K = {' / '.join(map(str, ks))}", "r(F1, rich) within K"]
+    out = [f"*Figure 8: Pearson r across each pair's models (C = {result['config']['cardinality']}).*", "",
+           format_markdown(rows, cols, heads), "",
+           "*Figure 8's models, mean over seeds per link fraction.*", "",
+           format_markdown(_link_means(result["models"]), ["pair", "K", "link", "models", *MEANS8],
+                           ["pair", "K", "link", "models", "macro-F1", "CNPMI rich", "CNPMI Bible"])]
+    if rows and "r_estimator" in rows[0]:
+        out += ["", "*Table 4: model-level Pearson r, Bible CNPMI vs the estimator's mean estimate "
+                "(trained on the other pairs' topics), with F1 (caption) and with rich CNPMI (§6.3).*", "",
+                format_markdown(rows, ["pair", "r_bible", "r_estimator", "r_rich_bible", "r_rich_estimator"],
+                                ["pair", "r(F1, Bible)", "r(F1, estimator)", "r(rich, Bible)",
+                                 "r(rich, estimator)"])]
+    return out
+
+
+def markdown(result: dict) -> str:
+    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows."""
+    from tealeaves._output import format_markdown
+
+    f, rows = result["figure"], result["rows"]
+    if f == 6:
+        rs = [{**r, "pair": f"en-{r['lang']}"} for r in rows]
+        out = [format_markdown(rs, ["pair", "C", "cnpmi_rich", "cnpmi_bible", "mta_pairs", "mta_words"],
+                               ["pair", "C", "CNPMI rich", "CNPMI Bible", "MTA pairs", "MTA words"])]
+    elif f == 7:
+        langs = _langs(rows)
+        by = {(r["lang"], r["link_fraction"]): r for r in rows}
+        links = list(dict.fromkeys(r["link_fraction"] for r in rows))
+        cells = [(lang, ref) for lang in langs for ref in ("rich", "bible")]
+        table = [{"link": f"{100 * x:.0f}%", **{f"{g} {ref}": by[g, x][f"cnpmi_{ref}"] for g, ref in cells}}
+                 for x in links]
+        heads = ["link", *(f"en-{lang} {name}" for lang in langs for name in ("rich", "Bible"))]
+        out = [format_markdown(table, list(table[0]), heads)]
+    elif f == 8:
+        out = _markdown8(result)
+    else:
+        rs = [{**r, "pair": f"en-{r['lang']}", "share": f"{100 * r['fraction']:.0f}%"} for r in rows]
+        cols = ["pair", "share", "n_units", "draws", "cnpmi_mean", "cnpmi_std", "cnpmi_min", "cnpmi_max"]
+        out = [format_markdown(rs, cols, ["pair", "share", "units", "draws", "mean", "std", "min", "max"])]
+    return "\n".join(out)
 
 
 def plot(result: dict, path) -> None:
