@@ -93,17 +93,35 @@ def test_scan_equals_tokenize_on_reuters(reuters_texts, recipe):
         assert scanned(pre, reuters_texts[a:b]) == expected[a:b]
 
 
-def test_reuters_takes_the_compiled_ascii_path_and_unicode_the_joined_regex(reuters_texts, monkeypatch):
-    from tealeaves.corpus import _ascii_scan
+def test_the_default_pattern_takes_the_compiled_pass_on_ascii_and_unicode(reuters_texts, monkeypatch):
+    from tealeaves.corpus import _scan
 
     calls = []
-    real = _ascii_scan.letter_runs
-    monkeypatch.setattr(_ascii_scan, "letter_runs", lambda *a: calls.append(1) or real(*a))
+    real = _scan.letter_runs
+    monkeypatch.setattr(_scan, "letter_runs", lambda codes, *a: calls.append(codes.dtype) or real(codes, *a))
     pre = Preprocessor()
-    assert pre.scan(["abc1 ok 42 x_y zz"]).tokens() == [["ok", "zz"]] and calls == [1]
-    assert pre.scan(["abc1 ok 42 é"]).tokens() == [["ok"]] and calls == [1]  # not ASCII: the regex
-    # so the Reuters test above ran the compiled path on nearly every batch
+    assert pre.scan(["abc1 ok 42 x_y zz"]).tokens() == [["ok", "zz"]] and calls == [np.uint8]
+    assert pre.scan(["abc1 ok 42 é ßa x²y"]).tokens() == [["ok", "ßa", "x²y"]]
+    assert calls == [np.uint8, np.uint32]  # not ASCII: UTF-32 code units
+    # so the Reuters test above ran the byte pass on nearly every batch
     assert sum(t.lower().isascii() for t in reuters_texts) > 0.99 * len(reuters_texts)
+
+
+def test_code_point_classes_are_those_of_re():
+    """Every code point (surrogates included) is classified as the pattern's ``\\w`` and ``[^\\W\\d_]``."""
+    import re
+
+    from tealeaves.corpus._scan import ASCII_CLASSES, LETTER, NOT_WORD, classes
+
+    text = "".join(map(chr, range(0x110000)))
+    word = np.zeros(0x110000, dtype=bool)
+    word[[ord(c) for c in re.findall(r"(?u)\w", text)]] = True
+    letter = np.zeros(0x110000, dtype=bool)
+    letter[[ord(c) for c in re.findall(r"(?u)[^\W\d_]", text)]] = True
+    table = classes()
+    assert np.array_equal(table != NOT_WORD, word) and np.array_equal(table == LETTER, letter)
+    assert letter.sum() > 100_000 and (word & ~letter).sum() > 500
+    assert np.array_equal(ASCII_CLASSES[:128], table[:128]) and not ASCII_CLASSES[128:].any()
 
 
 @pytest.mark.parametrize("recipe", list(RECIPES))
@@ -116,12 +134,14 @@ def test_scan_equals_tokenize_on_nasty_unicode(recipe):
         assert scanned(pre, pair) == tokenised(pre, pair)
 
 
-def test_separator_word_in_the_text_is_a_token_not_a_boundary():
-    pre = Preprocessor(lowercase=False, stop_words=None)
-    for extra in ("", " é"):  # the compiled ASCII path, and the joined regex (which needs a separator)
+@pytest.mark.parametrize("pattern", WORD_PATTERNS)
+def test_separator_word_in_the_text_is_a_token_not_a_boundary(pattern):
+    pre = Preprocessor(token_pattern=pattern, lowercase=False, stop_words=None)
+    for extra in ("", " é"):  # the compiled pass (bytes, code points), or the joined regex
         texts = [f"a {SEPARATOR} b{extra}", SEPARATOR, f"cc {SEPARATOR}Q"]
         assert pre.tokenize(texts[0]) == [SEPARATOR]
-        assert pre.scan(texts).tokens() == [[SEPARATOR], [SEPARATOR], ["cc", SEPARATOR + "Q"]]
+        assert pre.scan(texts).tokens() == [pre.tokenize(t) for t in texts]
+        assert pre.scan(texts).tokens()[1:] == [[SEPARATOR], ["cc", SEPARATOR + "Q"]]
 
 
 def test_final_sigma_sees_one_text_at_a_time():

@@ -104,9 +104,9 @@ class Preprocessor:
         candidate words instead of returning a string per token.  The texts are
         lowercased one by one (so context-dependent case mappings such as the
         Greek final sigma see exactly one text).  For :data:`LETTERS_PATTERN`
-        over ASCII text the matches are found by a compiled pass
-        (:func:`tealeaves.corpus._ascii_scan.letter_runs`, which states why it
-        matches the pattern exactly); for any of :data:`WORD_PATTERNS` the texts
+        the matches are found by a compiled pass over the code points
+        (:func:`tealeaves.corpus._scan.letter_runs`, which states why it matches
+        the pattern exactly); for scikit-learn's word pattern the texts
         are joined by a separator word on a line of its own and matched in one
         call (their matches never cross a line break); other patterns and
         tokenizers run text by text.  Stop words are left to the caller
@@ -115,16 +115,10 @@ class Preprocessor:
         texts = [t.lower() for t in texts] if self.lowercase else list(texts)
         stop = self._stop_set()
         if self.tokenizer is None and self.token_pattern == LETTERS_PATTERN:
-            joined = "".join(texts)
-            if joined.isascii():
-                from tealeaves.corpus._ascii_scan import letter_runs, word_blob
+            from tealeaves.corpus._scan import scan_letters
 
-                buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-                ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
-                ids, lengths, starts, sizes = letter_runs(buf, ends)
-                blob = word_blob(buf, starts, sizes).tobytes().decode("ascii")
-                words = blob.split(" ") if len(sizes) else []
-                return Scan(words, ids, lengths, stop)
+            ids, lengths, words = scan_letters(texts)
+            return Scan(words, ids, lengths, stop)
         if self.tokenizer is None and self.token_pattern in WORD_PATTERNS:
             sep = SEPARATOR
             while any(sep in t for t in texts):  # only possible without lowercasing
