@@ -107,6 +107,16 @@ def test_the_default_pattern_takes_the_compiled_pass_on_ascii_and_unicode(reuter
     assert sum(t.lower().isascii() for t in reuters_texts) > 0.99 * len(reuters_texts)
 
 
+@pytest.mark.parametrize("text", ["ab", "aé", "ab cd", "ab1"])
+def test_many_short_texts_fill_the_scan_exactly(text):
+    """Texts joined without separators can hold more matches than a third of their code points (every
+    text "ab": one match per two code points); the scan sizes its arrays for that."""
+    pre = Preprocessor(stop_words=None)
+    for n in (1, 2, 3, 7, 100, 1001):
+        texts = [text] * n
+        assert pre.scan(texts).tokens() == [pre.tokenize(text)] * n
+
+
 def test_code_point_classes_are_those_of_re():
     """Every code point (surrogates included) is classified as the pattern's ``\\w`` and ``[^\\W\\d_]``."""
     import re

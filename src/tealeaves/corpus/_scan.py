@@ -67,7 +67,9 @@ def letter_runs(codes, ends, kinds, bits, head_len):
     word first occurs.
     """
     n = len(codes)
-    limit = n // 3 + 2  # a match has two code points and is followed by a non-word one or a text's end
+    # matches: a text of m code points holds at most (m + 1) // 3 (two code points each, and a non-word
+    # one between two), so all texts together at most (n + len(ends)) // 3
+    limit = (n + len(ends)) // 3 + 1
     cap = 1 << 12  # slots; doubled whenever half full, so the table stays as small as the vocabulary
     mask = np.uint64(cap - 1)
     table = np.full(cap, -1, dtype=np.int32)
