@@ -17,6 +17,10 @@ For each size it prints:
 * the indexing pass against gensim over the same token lists, in one process:
   ``index_from_token_lists(docs)`` against ``Dictionary(docs)`` +
   ``doc2bow`` of every document (on at most ``--gensim-tokens`` tokens);
+* end to end on the whole reference, in one process: tealeaves' whole build
+  (``build_streaming``: read, tokenise, index, merge, checksum) against the same
+  reader and tokeniser feeding gensim's ``Dictionary`` + ``doc2bow``
+  (:func:`_gensim_build`), wall and CPU seconds;
 * scoring times (NPMI, 80 topics x top 10 and 1,000 x top 50; document,
   10-token and 110-token windows) against the built index.
 
@@ -164,6 +168,10 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         return {"seconds": secs, "rss_mib": _rss_mib(), "workers_rss_mib": sorted(workers.values()),
                 "n_tokens": index.n_tokens, "merge_s": end - timer.merge_start,
                 "workers_cpu_s": sorted(cpu.values())}
+    if mode == "load":
+        return _load(output)
+    if mode == "endtoend":
+        return _end_to_end(shards, output)
     if mode == "passes":
         return _passes(shards, int(output))
     if mode == "score":
@@ -196,8 +204,10 @@ def _cpu_s() -> float:
 
 def _warm() -> None:
     from tealeaves.coherence.index import index_from_token_lists
+    from tealeaves.corpus import Preprocessor
 
     index_from_token_lists([["a", "b"], ["b"]])
+    Preprocessor().scan(["warm up"])  # the compiled scan and the stop words loaded
 
 
 def _passes(shards: list[str], limit: int) -> dict:
@@ -231,6 +241,82 @@ def _passes(shards: list[str], limit: int) -> dict:
     theirs = time.perf_counter() - t
     del bows
     return {"tokens": n, "read_tokenise_s": read, "tealeaves_s": ours, "gensim_s": theirs}
+
+
+def _proc_status() -> dict:
+    """VmHWM (peak RSS), VmRSS and RssFile (mapped file pages) of this process, MiB."""
+    out = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            key, value = line.split(":", 1)
+            if key in ("VmHWM", "VmRSS", "RssFile"):
+                out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+def _load(path: str) -> dict:
+    """``ReferenceIndex.load(path, verify=False)`` in a fresh process: the structural checks' traced
+    temporaries (``tracemalloc`` peak; numpy reports its buffers to it), peak RSS and how much of the RSS
+    is the index file's own mapped pages, and CPU seconds."""
+    import tracemalloc
+
+    from tealeaves.coherence.index import ReferenceIndex
+
+    _warm()
+    ReferenceIndex.load(_warm_index(Path(path).parent), verify=False)  # the compiled checks loaded
+    base = _proc_status()
+    tracemalloc.start()
+    c = _cpu_s()
+    index = ReferenceIndex.load(path, verify=False)
+    cpu = _cpu_s() - c
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    after = _proc_status()  # while the index is still mapped
+    return {"traced_mib": traced, "cpu_s": cpu, "before": base, "after": after, "n_tokens": index.n_tokens}
+
+
+def _warm_index(folder: Path) -> Path:
+    from tealeaves.coherence.index import index_from_token_lists
+
+    return index_from_token_lists([["a", "b"], ["b"]]).save(folder / "warm.tlx")
+
+
+def _gensim_build(shards: list[str]) -> dict:
+    """gensim's bag-of-words build over the shards: the build's reader and tokeniser
+    (:func:`~tealeaves.ingest.iter_documents`, :meth:`Preprocessor.scan` over the same ~1 MiB batches),
+    ``Dictionary.add_documents`` of each batch then ``doc2bow`` of each of its documents (the work of
+    ``Dictionary(docs)`` + ``[doc2bow(d) for d in docs]``, a batch at a time so memory stays bounded)."""
+    from gensim.corpora import Dictionary
+
+    from tealeaves.corpus import Preprocessor
+    from tealeaves.distributed.build import _batches
+    from tealeaves.ingest import iter_documents
+
+    scan = Preprocessor().scan
+    dictionary, n_tokens, n_pairs = Dictionary(), 0, 0
+    for shard in shards:
+        for _, texts in _batches(iter_documents(shard), False):
+            docs = scan(texts).tokens()
+            dictionary.add_documents(docs)
+            for d in docs:
+                n_pairs += len(dictionary.doc2bow(d))
+                n_tokens += len(d)
+    return {"tokens": n_tokens, "pairs": n_pairs, "words": len(dictionary)}
+
+
+def _end_to_end(shards: list[str], output: str) -> dict:
+    """tealeaves' whole build against the gensim build (:func:`_gensim_build`) on the same text, in one
+    process, each timed by wall clock and process CPU (tealeaves first, then gensim)."""
+    from tealeaves.distributed.build import build_streaming
+
+    _warm()
+    out = {}
+    for name, run in (("tealeaves", lambda: build_streaming(shards, output)[0].n_tokens),
+                      ("gensim", lambda: _gensim_build(shards)["tokens"])):
+        t, c = time.perf_counter(), _cpu_s()
+        n = run()
+        out[name] = {"seconds": time.perf_counter() - t, "cpu_s": _cpu_s() - c, "tokens": n}
+    return out
 
 
 def _score(path: str) -> dict:
@@ -301,6 +387,11 @@ def main() -> None:
               f"{index_path.stat().st_size / n_tok:.2f} index bytes/token "
               f"({n_tok:,} tokens, {info['n_words']:,} words; process CPU {cli.get('cpu_s', 0):.1f} s)",
               flush=True)
+        ld = run_child("load", index_path, [])
+        print(f"ReferenceIndex.load(verify=False): traced temporaries {ld['traced_mib']:,.0f} MiB, "
+              f"peak RSS {ld['after']['VmHWM']:,.0f} MiB (before the load {ld['before']['VmHWM']:,.0f} MiB; "
+              f"index file pages mapped {ld['after']['RssFile'] - ld['before']['RssFile']:,.0f} MiB), CPU "
+              f"{ld['cpu_s']:.1f} s", flush=True)
         if args.cli_only:
             continue
         rates = {}
@@ -320,6 +411,17 @@ def main() -> None:
         print(f"indexing pass over {p['tokens']:,} tokenised tokens: tealeaves {p['tealeaves_s']:.1f} s, "
               f"gensim Dictionary+doc2bow {p['gensim_s']:.1f} s ({p['gensim_s'] / p['tealeaves_s']:.1f}x); "
               f"reading+tokenising them took {p['read_tokenise_s']:.1f} s", flush=True)
+        e = run_child("endtoend", out / f"ref-{size}-e2e.tlx", shards)
+        ours, theirs = e["tealeaves"], e["gensim"]
+        same = _stored_checksum(out / f"ref-{size}-e2e.tlx") == _stored_checksum(index_path)
+        (out / f"ref-{size}-e2e.tlx").unlink()
+        print(f"end to end on the same {ours['tokens']:,} tokens (read JSONL + tokenise + index, one "
+              f"process): tealeaves build {ours['seconds']:.1f} s (CPU {ours['cpu_s']:.1f} s), gensim "
+              f"Dictionary+doc2bow fed by the same reader and tokeniser {theirs['seconds']:.1f} s "
+              f"(CPU {theirs['cpu_s']:.1f} s): {theirs['seconds'] / ours['seconds']:.2f}x wall, "
+              f"{theirs['cpu_s'] / ours['cpu_s']:.2f}x CPU "
+              f"(same tokens: {ours['tokens'] == theirs['tokens']}; "
+              f"checksum equal to the CLI build: {same})", flush=True)
         if not args.skip_scoring:
             s = run_child("score", index_path, [])
             print("scoring (NPMI): " + "; ".join(f"{k} {v * 1000:,.0f} ms" for k, v in s.items()), flush=True)

@@ -276,7 +276,8 @@ def test_aligned_build_equals_in_memory_reference(tmp_path):
 
 @pytest.mark.parametrize("block", [1, 2, 1 << 24])
 def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
-    """Load checks positions a block at a time (bounded temporaries); a clash across blocks is found."""
+    """Load decodes string blobs a block at a time (bounded temporaries); a position clash is still
+    found whatever the block size."""
     monkeypatch.setattr(index_mod, "_CHECK_BLOCK", block)
     index = build_index(Corpus.from_token_lists([["a", "b", "c"], ["c", "a"]]))
     good = index.save(tmp_path / "good.tlx")

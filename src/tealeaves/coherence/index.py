@@ -283,18 +283,20 @@ class ReferenceIndex:
                 f"{self.n_words} words, sha256={self.short_checksum})")
 
     # -- persistence --------------------------------------------------------
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike, checksum: bool = True) -> Path:
         """Write the index to ``path`` (format above) atomically; returns the path.
 
         The file is written beside ``path`` and renamed into place when complete:
         a failed or interrupted write leaves neither a partial index nor a
-        temporary file.
+        temporary file.  ``checksum=False`` leaves the SHA-256 field zero (for
+        the partial indexes of a build, which only :func:`open_unchecked` reads
+        back; :meth:`load` refuses such a file unless ``verify=False``).
         """
         from tealeaves._io import atomic_write
 
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
+        digest = hashlib.sha256() if checksum else None
         header_bytes = _header_bytes(self.header, self.arrays)
         with atomic_write(path, mode="wb", encoding=None, what="index file") as fh:
             fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), b"\0" * 32))
@@ -303,10 +305,12 @@ class ReferenceIndex:
                 digest.update(chunk)
                 fh.write(chunk)
 
-            _write_body(self.header, self.arrays, sink)
-            fh.seek(0)
-            fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), digest.digest()))
-        self._checksum = digest.hexdigest()
+            _write_body(self.header, self.arrays, sink if checksum else fh.write)
+            if checksum:
+                fh.seek(0)
+                fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes), digest.digest()))
+        if checksum:
+            self._checksum = digest.hexdigest()
         self.path = path
         return path
 
@@ -484,36 +488,42 @@ def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: s
     if ptr[0] != 0 or ptr[-1] != total:
         raise _integrity(path, f"has {name} running from {ptr[0]} to {ptr[-1]} (expected 0 to {total}, the "
                                f"length of {target})")
-    steps = np.diff(ptr)
-    if len(steps) and steps.min() < min_step:
-        k = int(np.argmax(steps < min_step))
-        what = "decreasing" if steps[k] < 0 else "not increasing (an empty run)"
+    k = _first_step_below(ptr, min_step)
+    if k >= 0:
+        what = "decreasing" if ptr[k + 1] < ptr[k] else "not increasing (an empty run)"
         raise _integrity(path, f"has {name} {what} at entry {k} ({ptr[k]} -> {ptr[k + 1]})")
 
 
-def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str, base: int = 0) -> None:
-    """Each run ``values[ptr[i]:ptr[i+1]]`` must be strictly increasing (``base``: entry numbering offset)."""
-    if len(values) < 2:
-        return
-    starts = np.zeros(len(values), dtype=bool)
-    starts[ptr[:-1][ptr[:-1] < len(values)]] = True
-    bad = (values[1:] <= values[:-1]) & ~starts[1:]
-    if bad.any():
-        k = int(np.argmax(bad)) + 1
-        raise _integrity(path, f"has {what} that are not strictly increasing (entry {base + k}: "
+def _check_sorted_runs(path: Path, values: np.ndarray, ptr: np.ndarray, what: str) -> None:
+    """Each run ``values[ptr[i]:ptr[i+1]]`` (``ptr`` a checked pointer) must be strictly increasing."""
+    k = _first_unsorted(values, ptr)
+    if k >= 0:
+        raise _integrity(path, f"has {what} that are not strictly increasing (entry {k}: "
                                f"{values[k - 1]} then {values[k]})")
 
 
 def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str) -> None:
-    """The blob is UTF-8 and every offset falls on the start of a character (so each string is UTF-8)."""
+    """The blob is UTF-8 and every offset falls on the start of a character (so each string is UTF-8).
+
+    The blob is decoded a block at a time, each block ending before a byte that starts a character:
+    UTF-8 is self-synchronising, so the blocks are all valid exactly when the whole blob is, and the
+    first failing block (decoded with 3 more bytes, so a sequence cut at its end is judged on the
+    bytes that follow it) gives the error of decoding the whole blob.
+    """
     _check_pointer(path, offsets, f"{what} offsets", len(blob), f"the {what} bytes")
-    try:
-        bytes(blob).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _integrity(path, f"has {what} that are not valid UTF-8 ({exc.reason} at byte "
-                               f"{exc.start})") from None
-    inner = offsets[(offsets > 0) & (offsets < len(blob))]
-    if ((blob[inner] & 0xC0) == 0x80).any():
+    a, n = 0, len(blob)
+    while a < n:
+        b = _character_start(blob, min(a + _CHECK_BLOCK, n))
+        try:
+            blob[a:b].tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                blob[a:min(b + 3, n)].tobytes().decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _integrity(path, f"has {what} that are not valid UTF-8 ({exc.reason} at byte "
+                                       f"{a + exc.start})") from None
+        a = b
+    if _splits_character(blob, offsets):
         raise _integrity(path, f"has {what} that are not valid UTF-8 (an offset splits a character)")
 
 
@@ -562,7 +572,7 @@ def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     if len(post_docs) and (post_docs.min() < 0 or post_docs.max() >= len(present)):
         raise _integrity(path, f"has postings naming document slots {post_docs.min()} to {post_docs.max()} "
                                f"(expected 0 to {len(present) - 1})")
-    if absent[post_docs].any():
+    if _any_absent(present, post_docs):
         raise _integrity(path, "has postings naming an absent document slot")
     _check_sorted_runs(path, post_docs, word_ptr, "documents of a word")
     _check_pointer(path, pos_ptr, "pos_ptr", len(positions), "positions", min_step=1)
@@ -572,48 +582,118 @@ def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
 
 def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos_ptr: np.ndarray,
                      positions: np.ndarray, n_tokens: int) -> None:
-    """Positions lie inside their document, increase within a posting, and no token has two words."""
+    """Positions increase within a posting, lie inside their document, and no token has two words.
+
+    One compiled pass (:func:`_position_faults`) over the memory-mapped arrays; its only temporary is a
+    bitmap of one bit per token of the corpus (a sparse, restricted index sorts its tokens instead).
+    """
     if not len(positions):
         return
-    blocks = _posting_blocks(pos_ptr, _CHECK_BLOCK)  # temporaries bounded by a block, whatever the size
-    for g0, g1 in blocks:
-        p0, p1 = int(pos_ptr[g0]), int(pos_ptr[g1])
-        _check_sorted_runs(path, positions[p0:p1], pos_ptr[g0:g1 + 1] - p0, "positions within a posting", p0)
-    # sorted within each posting: its first position is its smallest, its last its largest
-    if positions[pos_ptr[:-1]].min() < 0 or (positions[pos_ptr[1:] - 1] >= lengths[post_docs]).any():
+    start = np.cumsum(lengths)
+    start -= lengths
+    dense = n_tokens <= 64 * len(positions) + _BITMAP_SLACK
+    unsorted, outside, clash = _position_faults(lengths, start, post_docs, pos_ptr, positions, n_tokens,
+                                                dense)
+    if unsorted >= 0:
+        raise _integrity(path, f"has positions within a posting that are not strictly increasing (entry "
+                               f"{unsorted}: {positions[unsorted - 1]} then {positions[unsorted]})")
+    if outside:
         raise _integrity(path, "has a token position outside its document (negative or not below the "
                                "document's length)")
-    start = np.cumsum(lengths) - lengths
-    dense = n_tokens <= 8 * len(positions) + (1 << 24)
-    seen = np.zeros(n_tokens, dtype=bool) if dense else None
-    tokens = []
-    for g0, g1 in blocks:
-        p0, p1 = int(pos_ptr[g0]), int(pos_ptr[g1])
-        token = np.repeat(start[post_docs[g0:g1]], np.diff(pos_ptr[g0:g1 + 1]))
-        token += positions[p0:p1]  # the token's index in the whole corpus
-        if dense:
-            seen[token] = True
-        else:
-            tokens.append(token)
-    if dense:  # a token claimed twice leaves fewer flags than positions
-        clash = int(np.count_nonzero(seen)) != len(positions)
-    else:  # a sparse (restricted) index: sort rather than allocate one flag per token
-        ordered = np.sort(np.concatenate(tokens))
+    if not dense:  # a sparse (restricted) index: sort its few tokens rather than flag every token
+        ordered = np.sort(_token_numbers(start, post_docs, pos_ptr, positions))
         clash = bool((ordered[1:] == ordered[:-1]).any())
     if clash:
         raise _integrity(path, "has two words at the same position of one document")
 
 
-#: Positions checked at a time on load (bounds the check's temporaries, whatever the index size).
+#: Bytes of a string blob decoded at a time on load.
 _CHECK_BLOCK = 1 << 24
+#: The load's token bitmap is used unless it would exceed 8 bytes per position plus this many bits.
+_BITMAP_SLACK = 1 << 27
 
 
-def _posting_blocks(pos_ptr: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """Runs ``[g0, g1)`` of consecutive postings holding about ``size`` positions each (at least one)."""
-    n = len(pos_ptr) - 1
-    cuts = np.searchsorted(pos_ptr, np.arange(0, int(pos_ptr[-1]), size), side="right") - 1
-    cuts = np.unique(np.concatenate([cuts[(cuts >= 0) & (cuts < n)], [0, n]]))
-    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
+@numba.njit(cache=True)
+def _first_step_below(ptr, min_step):
+    """The first ``k`` with ``ptr[k + 1] - ptr[k] < min_step``, or -1."""
+    for k in range(len(ptr) - 1):
+        if ptr[k + 1] - ptr[k] < min_step:
+            return k
+    return -1
+
+
+@numba.njit(cache=True)
+def _first_unsorted(values, ptr):
+    """The first entry ``k`` (in array order) with ``values[k] <= values[k - 1]`` inside one run
+    ``ptr[j]:ptr[j + 1]``, or -1."""
+    for j in range(len(ptr) - 1):
+        for k in range(ptr[j] + 1, ptr[j + 1]):
+            if values[k] <= values[k - 1]:
+                return k
+    return -1
+
+
+@numba.njit(cache=True)
+def _any_absent(present, post_docs):
+    """Whether a posting names a slot whose ``present`` flag is 0 (slots already checked in range)."""
+    for d in post_docs:
+        if present[d] == 0:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _character_start(blob, b):
+    """The first byte at or after ``b`` that is not a UTF-8 continuation byte (or ``len(blob)``)."""
+    while b < len(blob) and (blob[b] & 0xC0) == 0x80:
+        b += 1
+    return b
+
+
+@numba.njit(cache=True)
+def _splits_character(blob, offsets):
+    """Whether an offset inside the blob points at a UTF-8 continuation byte."""
+    for o in offsets:
+        if 0 < o < len(blob) and (blob[o] & 0xC0) == 0x80:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _position_faults(lengths, start, post_docs, pos_ptr, positions, n_tokens, dense):
+    """``(first entry not above the one before it in its posting or -1, any position outside its
+    document, any token claimed twice)``; the last only when ``dense`` (a bitmap of the tokens)."""
+    unsorted = -1
+    outside = False
+    clash = False
+    seen = np.zeros((n_tokens + 7) // 8 if dense else 0, dtype=np.uint8)
+    for g in range(len(post_docs)):
+        d = post_docs[g]
+        size = lengths[d]
+        base = start[d]
+        for i in range(pos_ptr[g], pos_ptr[g + 1]):
+            p = positions[i]
+            if i > pos_ptr[g] and p <= positions[i - 1] and unsorted < 0:
+                unsorted = i
+            if p < 0 or p >= size:
+                outside = True
+            elif dense:
+                t = base + p
+                bit = np.uint8(1 << (t & 7))
+                if seen[t >> 3] & bit:
+                    clash = True
+                seen[t >> 3] |= bit
+    return unsorted, outside, clash
+
+
+@numba.njit(cache=True)
+def _token_numbers(start, post_docs, pos_ptr, positions):
+    """The index in the whole corpus of every position (document start + position)."""
+    out = np.empty(len(positions), dtype=np.int64)
+    for g in range(len(post_docs)):
+        for i in range(pos_ptr[g], pos_ptr[g + 1]):
+            out[i] = start[post_docs[g]] + positions[i]
+    return out
 
 
 def _layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, list[dict]]:
@@ -1003,12 +1083,32 @@ class IndexWriter:
                          shape=(stop - start,))
 
     def close(self) -> ReferenceIndex:
-        """Hash, seal and rename the file; returns the index (memory-mapped, already verified)."""
+        """Hash, seal and rename the file; returns the index (memory-mapped, already verified).
+
+        The body is synced to disk in a thread while it is hashed (both release the GIL), then the
+        prefix with the digest is written and synced."""
+        import threading
+
         digest = hashlib.sha256()
         with open(self.tmp, "r+b") as fh:
-            fh.seek(_PREFIX.size)
-            for chunk in iter(lambda: fh.read(1 << 22), b""):
-                digest.update(chunk)
+            failed: list[OSError] = []
+
+            def sync() -> None:
+                try:
+                    os.fsync(fh.fileno())
+                except OSError as exc:
+                    failed.append(exc)
+
+            syncing = threading.Thread(target=sync, daemon=True)
+            syncing.start()
+            try:
+                fh.seek(_PREFIX.size)
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    digest.update(chunk)
+            finally:
+                syncing.join()
+            if failed:
+                raise failed[0]
             fh.seek(0)
             fh.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(self.header_bytes), digest.digest()))
             fh.flush()

@@ -16,6 +16,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import chain
+
+import numpy as np
 
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
@@ -23,6 +26,15 @@ from tealeaves.errors import EmptyInputError, InputFormatError
 
 #: Words of two or more letters (no digits or underscores).
 LETTERS_PATTERN = r"(?u)\b[^\W\d_][^\W\d_]+\b"
+
+#: Token patterns whose matches hold only word characters (``\\w``), so that a line break between two
+#: texts can neither join their tokens nor change a match (:meth:`Preprocessor.scan` runs them over many
+#: texts joined).
+WORD_PATTERNS = (LETTERS_PATTERN, r"(?u)\b\w\w+\b")
+
+#: The separator word :meth:`Preprocessor.scan` puts between texts (upper case: lowercased text never
+#: holds it; a text that does makes the scan pick another).
+SEPARATOR = "QXSEPQX"
 
 #: Tokenizers a recorded recipe may name (``get_params()["tokenizer"]``), as ``module:function``.
 KNOWN_TOKENIZERS = {"jieba_tokenize": "tealeaves.corpus.aligned:jieba_tokenize"}
@@ -83,6 +95,41 @@ class Preprocessor:
         tokens = self.tokenizer(text) if self.tokenizer else re.findall(self.token_pattern, text)
         stop = self._stop_set()
         return [t for t in tokens if t not in stop] if stop else list(tokens)
+
+    def scan(self, texts: Sequence[str]) -> Scan:
+        """Tokenise many texts in one pass (the streaming index build's tokeniser).
+
+        ``scan(texts).tokens()`` equals ``[self.tokenize(t) for t in texts]``
+        (tested on real text and on adversarial Unicode); the scan numbers its
+        candidate words instead of returning a string per token.  The texts are
+        lowercased one by one (so context-dependent case mappings such as the
+        Greek final sigma see exactly one text).  For :data:`LETTERS_PATTERN`
+        the matches are found by a compiled pass over the code points
+        (:func:`tealeaves.corpus._scan.letter_runs`, which states why it matches
+        the pattern exactly); for scikit-learn's word pattern the texts
+        are joined by a separator word on a line of its own and matched in one
+        call (their matches never cross a line break); other patterns and
+        tokenizers run text by text.  Stop words are left to the caller
+        (:attr:`Scan.stop`), to refuse once per distinct word.
+        """
+        texts = [t.lower() for t in texts] if self.lowercase else list(texts)
+        stop = self._stop_set()
+        if self.tokenizer is None and self.token_pattern == LETTERS_PATTERN:
+            from tealeaves.corpus._scan import scan_letters
+
+            ids, lengths, words = scan_letters(texts)
+            return Scan(words, ids, lengths, stop)
+        if self.tokenizer is None and self.token_pattern in WORD_PATTERNS:
+            sep = SEPARATOR
+            while any(sep in t for t in texts):  # only possible without lowercasing
+                sep += "Q"
+            found = re.findall(self.token_pattern, f"\n{sep}\n".join(texts))
+            if found.count(sep) == len(texts) - 1:  # a match never crosses a line break
+                return Scan.number(found, len(texts), sep, stop)
+        per_text = [self.tokenizer(t) if self.tokenizer else re.findall(self.token_pattern, t) for t in texts]
+        scan = Scan.number(list(chain.from_iterable(per_text)), len(texts), None, stop)
+        scan.lengths[:] = [len(t) for t in per_text]
+        return scan
 
     # -- fitting ------------------------------------------------------------
     def fit(self, texts: Iterable[str]) -> Preprocessor:
@@ -236,3 +283,48 @@ def _known_tokenizer(name: object) -> Callable[[str], list[str]] | None:
             fix="tokenise the test documents with it yourself and give them as tokens (--tokenized)")
     module, func = KNOWN_TOKENIZERS[name].split(":")
     return getattr(importlib.import_module(module), func)
+
+
+class Numbering(dict):
+    """Word -> number, numbering an unseen word on lookup in order of first appearance
+    (``map(numbering.__getitem__, words)`` stays in C except for new words)."""
+
+    def __missing__(self, word: str) -> int:
+        self[word] = n = len(self)
+        return n
+
+
+@dataclass
+class Scan:
+    """Candidate words of many texts (:meth:`Preprocessor.scan`): the distinct ``words``, the number
+    ``ids`` (int32) of every candidate in order, ``lengths`` (int64), how many candidates each text has,
+    and the ``stop`` words, the candidates that are not tokens.  (A separator word of the joined
+    scan may be among ``words`` without any candidate numbered with it.)"""
+
+    words: list[str]
+    ids: np.ndarray
+    lengths: np.ndarray
+    stop: frozenset[str]
+
+    @classmethod
+    def number(cls, found: list[str], n_texts: int, separator: str | None, stop: frozenset[str]) -> Scan:
+        """Number the candidates ``found``; texts are separated by the word ``separator`` (if given)."""
+        numbering = Numbering()
+        ids = np.array(list(map(numbering.__getitem__, found)), dtype=np.int32)
+        lengths = np.zeros(n_texts, dtype=np.int64)
+        if separator is not None and separator in numbering:
+            sep = ids == numbering[separator]
+            lengths[:] = np.bincount(np.cumsum(sep)[~sep], minlength=n_texts)
+            ids = ids[~sep]
+        elif n_texts:
+            lengths[0] = len(ids)
+        return cls(list(numbering), ids, lengths, stop)
+
+    def tokens(self) -> list[list[str]]:
+        """The tokens of every text (``[Preprocessor.tokenize(t) for t in texts]``)."""
+        kept = [None if w in self.stop else w for w in self.words]
+        ids, out, a = self.ids.tolist(), [], 0
+        for n in self.lengths.tolist():
+            out.append([w for w in map(kept.__getitem__, ids[a:a + n]) if w is not None])
+            a += n
+        return out

@@ -30,11 +30,13 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 
 from tealeaves.corpus import Preprocessor
+from tealeaves.corpus.preprocess import Numbering
 from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
@@ -97,7 +99,11 @@ class BuildSettings:
     def tokenizer(self) -> Callable[[str], list[str]]:
         if self.recipe is None:
             return str.split
-        return Preprocessor.from_params(self.recipe).tokenize
+        return self.preprocessor().tokenize
+
+    def preprocessor(self) -> Preprocessor:
+        """The recipe's Preprocessor (text inputs only)."""
+        return Preprocessor.from_params(self.recipe)
 
 
 @dataclass
@@ -110,18 +116,16 @@ class ShardResult:
     n_tokens: int = 0
 
 
-class _Ids(dict):
-    """Word -> id, numbering an unseen word on lookup (first appearance; ``map(ids.__getitem__, ...)``
-    stays in C except for new words)."""
-
-    def __missing__(self, word: str) -> int:
-        self[word] = n = len(self)
-        return n
+_Ids = Numbering
 
 
 @dataclass
 class _Chunk:
-    """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed)."""
+    """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed).
+
+    With a local vocabulary, ``vocab`` may also number words the chunk's tokens no longer use (those
+    of documents moved to the next chunk by :meth:`split`); :func:`_flush` keeps only the words used.
+    """
 
     fixed: dict[str, int] | None
     vocab: _Ids = field(default_factory=_Ids)
@@ -144,6 +148,44 @@ class _Chunk:
                 self.slots = []
             self.slots.append(slot)
 
+    def add_scan(self, doc_ids: Sequence[str], scan) -> None:
+        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan` in bulk: each distinct word
+        of the scan is numbered (or, with a fixed vocabulary, looked up) and checked against the stop
+        words once, in C (``map``), and stop (or unknown) words are dropped with numpy."""
+        words, n = scan.words, len(scan.words)
+        if self.fixed is None:  # stop words get numbers too; _flush keeps only the words used
+            codes = np.fromiter(map(self.vocab.__getitem__, words), dtype=np.int32, count=n)
+        else:
+            codes = np.fromiter(map(self.fixed.get, words, repeat(-1)), dtype=np.int32, count=n)
+        codes[np.fromiter(map(scan.stop.__contains__, words), dtype=bool, count=n)] = -1
+        ids = codes[scan.ids] if n else np.zeros(0, dtype=np.int32)
+        keep = ids >= 0
+        kept = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        ends = np.zeros(len(doc_ids) + 1, dtype=np.int64)
+        np.cumsum(scan.lengths, out=ends[1:])
+        self.tokens.frombytes(ids[keep].tobytes())
+        self.lengths.extend(np.diff(kept[ends]).tolist())
+        self.ids.extend(doc_ids)
+
+    def split(self, limit: int) -> _Chunk | None:
+        """Cut the chunk after the first document at which it reaches ``limit`` tokens (as adding
+        documents one at a time and flushing at ``limit`` would); returns the documents after it as a
+        new chunk (``None`` if there are none)."""
+        ends = np.cumsum(self.lengths)
+        k = int(np.searchsorted(ends, limit))  # the first document ending at or beyond the limit
+        if k >= len(self.lengths) - 1:
+            return None
+        cut = int(ends[k])
+        rest = _Chunk(self.fixed, lengths=self.lengths[k + 1:], ids=self.ids[k + 1:])
+        tail = self.tokens[cut:]
+        if self.fixed is None:  # renumber the tail's words in a fresh local vocabulary
+            words = list(self.vocab)
+            tail = array("i", map(rest.vocab.__getitem__, map(words.__getitem__, tail)))
+        rest.tokens = tail
+        del self.tokens[cut:], self.lengths[k + 1:], self.ids[k + 1:]
+        return rest
+
 
 def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
            n_slots: int | None = None) -> Partial:
@@ -158,10 +200,11 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
         words = settings.vocabulary
     else:
         words = list(chunk.vocab)
-        if sort_words and words:
-            order = sorted(range(len(words)), key=words.__getitem__)
-            rank = np.empty(len(words), dtype=np.int32)
-            rank[order] = np.arange(len(words), dtype=np.int32)
+        used = np.flatnonzero(np.bincount(tokens, minlength=len(words)))
+        if len(used) < len(words) or sort_words:  # keep the words the tokens use (in order, or sorted)
+            order = sorted(used.tolist(), key=words.__getitem__) if sort_words else used.tolist()
+            rank = np.full(len(words), -1, dtype=np.int32)
+            rank[order] = np.arange(len(order), dtype=np.int32)
             tokens = rank[tokens]
             words = [words[i] for i in order]
     if n_slots is not None and not chunk.lengths:
@@ -170,7 +213,7 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
                           n_space=n_slots)
     if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
         raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
-    index.save(path)
+    index.save(path, checksum=False)  # read back only by the merge (open_unchecked)
     return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots)
 
 
@@ -184,45 +227,87 @@ def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: st
 
 def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None
                 ) -> tuple[int, Counter, Counter]:
-    """Counting pass over one shard: (documents, document frequencies, token frequencies)."""
-    tokenize = settings.tokenizer()
+    """Counting pass over one shard: (documents, document frequencies, token frequencies), tokenised
+    in batches (:meth:`~tealeaves.corpus.Preprocessor.scan`) and counted with numpy per batch."""
+    scan = settings.preprocessor().scan
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()
     n = 0
-    for _, text in _documents(shard, settings, IngestStats(), detect_kind(shard)):
-        words = tokenize(text)
-        df.update(set(words))
-        tf.update(words)
-        n += 1
+    for _, texts in _batches(_documents(shard, settings, IngestStats(), detect_kind(shard)), False):
+        found = scan(texts)
+        n += len(texts)
+        words, n_words = found.words, len(found.words)
+        if not n_words:
+            continue
+        stop = np.fromiter(map(found.stop.__contains__, words), dtype=bool, count=n_words)
+        keep = ~stop[found.ids]
+        ids = found.ids[keep].astype(np.int64)
+        doc = np.repeat(np.arange(len(texts), dtype=np.int64), found.lengths)[keep]
+        tokens = np.bincount(ids, minlength=n_words)
+        docs = np.bincount(np.unique(doc * n_words + ids) % n_words, minlength=n_words)
+        for w, t, d in zip(words, tokens.tolist(), docs.tolist()):
+            if t:
+                tf[w] += t
+                df[w] += d
     return n, df, tf
 
 
+#: Characters of text tokenised at a time (:meth:`~tealeaves.corpus.Preprocessor.scan`).
+BATCH_CHARS = 1 << 22
+
+
 def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None) -> ShardResult:
-    """Index one shard into partial index files of at most ``chunk_tokens`` tokens each."""
+    """Index one shard into partial index files of at most ``chunk_tokens`` tokens each (a chunk ends
+    with the first document at which it reaches ``chunk_tokens``)."""
     from tealeaves.coherence.index import manifest_entry
 
     kind = detect_kind(shard)
     check_tokenisation(shard, kind, settings)
-    tokenize = settings.tokenizer()
     fixed = {w: i for i, w in enumerate(settings.vocabulary)} if settings.vocabulary is not None else None
     sort_words = settings.recipe is not None
-    stats, partials, chunk, n_tokens = IngestStats(), [], _Chunk(fixed), 0
-    for doc_id, text in _documents(shard, settings, stats, kind):
-        chunk.add(doc_id, tokenize(text))
-        if len(chunk.tokens) >= settings.chunk_tokens:
-            n_tokens += len(chunk.tokens)
-            if progress is not None:
-                progress.tokens(len(chunk.tokens))
-            partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
-                                   sort_words))
-            chunk = _Chunk(fixed)
-    if chunk.lengths:
-        n_tokens += len(chunk.tokens)
+    scan = settings.preprocessor().scan if settings.recipe is not None else None
+    stats, partials, n_tokens = IngestStats(), [], 0
+    chunk: _Chunk | None = _Chunk(fixed)
+
+    def flush(full: _Chunk) -> None:
+        nonlocal n_tokens
+        n_tokens += len(full.tokens)
         if progress is not None:
-            progress.tokens(len(chunk.tokens))
-        partials.append(_flush(chunk, settings, _partial_path(settings, shard_number, len(partials)),
+            progress.tokens(len(full.tokens))
+        partials.append(_flush(full, settings, _partial_path(settings, shard_number, len(partials)),
                                sort_words))
+
+    for doc_ids, texts in _batches(_documents(shard, settings, stats, kind), scan is None):
+        if scan is None:  # pre-tokenised: one document of tokens per line
+            chunk.add(doc_ids[0], texts[0].split())
+        else:
+            chunk.add_scan(doc_ids, scan(texts))
+        while chunk is not None and len(chunk.tokens) >= settings.chunk_tokens:
+            rest = chunk.split(settings.chunk_tokens)
+            flush(chunk)
+            chunk = rest
+        chunk = chunk or _Chunk(fixed)
+    if chunk.lengths:
+        flush(chunk)
     return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
+
+
+def _batches(documents: Iterable[tuple[str, str]], single: bool
+             ) -> Iterable[tuple[list[str], list[str]]]:
+    """``(ids, texts)`` of consecutive documents, about :data:`BATCH_CHARS` characters at a time (one
+    document at a time if ``single``)."""
+    ids: list[str] = []
+    texts: list[str] = []
+    size = 0
+    for doc_id, text in documents:
+        ids.append(doc_id)
+        texts.append(text)
+        size += len(text)
+        if single or size >= BATCH_CHARS:
+            yield ids, texts
+            ids, texts, size = [], [], 0
+    if ids:
+        yield ids, texts
 
 
 def _partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:

@@ -12,7 +12,8 @@ orders a fitted vocabulary); word ids are remapped accordingly.
 Memory: the unified vocabulary, two counts per word, and one block of output
 (postings and positions of a run of consecutive words, at most ``buffer_bytes``
 or one word) at a time; the partials and the output are memory-mapped a block
-at a time, so their pages are released after each block.
+at a time, so their pages leave the process after each block (the output's are
+written back by the kernel, and synced once when the file is sealed).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tealeaves.coherence.index import (
     open_unchecked,
     read_header,
 )
+from tealeaves.corpus.preprocess import Numbering
 from tealeaves.errors import EmptyInputError
 
 
@@ -79,12 +81,11 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
         raise EmptyInputError("the reference corpus has no documents; check the inputs")
     heads = {k: read_header(p.path) for k, p in real}
     offsets = np.concatenate([[0], np.cumsum([p.n_slots for p in partials])]).astype(np.int64)
-    vocab: dict[str, int] = {}
+    vocab = Numbering()  # first appearance
     local_words = {}
     for k, p in real:
         words = _words(heads[k], p.path)
-        local_words[k] = np.fromiter((vocab.setdefault(w, len(vocab)) for w in words), dtype=np.int64,
-                                     count=len(words))
+        local_words[k] = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
     words = list(vocab)
     if sort_words:
         order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64)
@@ -187,12 +188,7 @@ def _copy_postings(writer, real, heads, offsets, local_words, word_ptr, tok_ptr,
             _gather(order[lo:hi], finals[lo:hi], arrays["word_ptr"], arrays["post_docs"], arrays["pos_ptr"],
                     arrays["positions"], np.int32(offsets[k]), dst_docs, dst_pp, dst_pos, pcur, tcur, a, t0)
             del arrays
-        if len(dst_docs):
-            dst_docs.flush()
-            dst_pp.flush()
-        if len(dst_pos):
-            dst_pos.flush()
-        del dst_docs, dst_pp, dst_pos
+        del dst_docs, dst_pp, dst_pos  # unmapped: the pages leave this process (written back by the kernel)
         if progress is not None:
             progress.merged(b, len(word_ptr) - 1)
     writer.region("pos_ptr", n_post, n_post + 1)[:] = tok_ptr[-1]

@@ -1,0 +1,172 @@
+"""Compiled scan of text for :data:`~tealeaves.corpus.preprocess.LETTERS_PATTERN` (see
+:meth:`~tealeaves.corpus.Preprocessor.scan`).
+
+The pattern ``(?u)\\b[^\\W\\d_][^\\W\\d_]+\\b`` matches exactly the maximal runs of word characters
+(``\\w``) that are made only of letters (``[^\\W\\d_]``: word characters that are neither decimal digits
+nor ``_``) and are at least two long: a match starts at a word boundary, takes letters, and must end at
+a word boundary, which between two word characters it cannot.  This kernel finds those runs in one
+pass over the code points of the text (bytes for ASCII text, UTF-32 code units otherwise), classifying
+each with :func:`classes` (built from the predicates :mod:`re` itself uses: ``str.isalnum`` or ``_``
+for ``\\w``, ``str.isdecimal`` for ``\\d``), and numbers them by content with an open-addressing hash
+table (a slot is matched by comparing the code points, so numbering is exact): no Python object is
+made per token.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+#: Classes of :func:`classes`.
+NOT_WORD, LETTER, OTHER_WORD = 0, 1, 2
+_CLASSES: list[np.ndarray] = []
+
+
+def classes() -> np.ndarray:
+    """The class of every code point for the letters pattern: :data:`LETTER` (``[^\\W\\d_]``),
+    :data:`OTHER_WORD` (the rest of ``\\w``: decimal digits and ``_``) or :data:`NOT_WORD` (built on
+    first use, about 0.4 s)."""
+    if not _CLASSES:
+        table = np.zeros(0x110000, dtype=np.uint8)
+        for c in range(0x110000):
+            ch = chr(c)
+            if ch.isalnum() or c == 95:
+                table[c] = OTHER_WORD if (c == 95 or ch.isdecimal()) else LETTER
+        _CLASSES.append(table)
+    return _CLASSES[0]
+
+
+#: :func:`classes` of the ASCII code points (bytes 128-255 never occur in ASCII text).
+ASCII_CLASSES = np.array([(LETTER if chr(c).isalpha() else OTHER_WORD if chr(c).isalnum() or c == 95
+                           else NOT_WORD) if c < 128 else NOT_WORD for c in range(256)], dtype=np.uint8)
+
+
+@numba.njit(cache=True)
+def _rehash(w_hash, n_words, cap):
+    """A table of ``cap`` slots holding words ``0..n_words-1`` (linear probing from their hashes)."""
+    mask = np.uint64(cap - 1)
+    table = np.full(cap, -1, dtype=np.int32)
+    for w in range(n_words):
+        slot = w_hash[w] & mask
+        while table[slot] >= 0:
+            slot = (slot + np.uint64(1)) & mask
+        table[slot] = w
+    return table
+
+
+@numba.njit(cache=True)
+def letter_runs(codes, ends, kinds, bits, head_len):
+    """Runs of ``codes`` (code points of texts ending at ``ends``; ``kinds[c]`` the class of ``c``)
+    that the letters pattern matches.
+
+    The first ``head_len`` code points of a run are packed into 64 bits (``bits`` each) to compare
+    most words in one step.  Returns ``(ids, counts, starts, lengths)``: the word number of every match
+    in order, the number of matches of each text, and where (in ``codes``) and how long each distinct
+    word first occurs.
+    """
+    n = len(codes)
+    # matches: a text of m code points holds at most (m + 1) // 3 (two code points each, and a non-word
+    # one between two), so all texts together at most (n + len(ends)) // 3
+    limit = (n + len(ends)) // 3 + 1
+    cap = 1 << 12  # slots; doubled whenever half full, so the table stays as small as the vocabulary
+    mask = np.uint64(cap - 1)
+    table = np.full(cap, -1, dtype=np.int32)
+    w_start = np.empty(limit, dtype=np.int64)
+    w_len = np.empty(limit, dtype=np.int64)
+    w_hash = np.empty(limit, dtype=np.uint64)
+    w_head = np.empty(limit, dtype=np.uint64)
+    ids = np.empty(limit, dtype=np.int32)
+    counts = np.zeros(len(ends), dtype=np.int64)
+    n_words = 0
+    n_tok = 0
+    i = 0
+    for k in range(len(ends)):
+        end = ends[k]
+        while i < end:
+            if kinds[codes[i]] == 0:
+                i += 1
+                continue
+            start = i
+            letters = True
+            h = _FNV_OFFSET
+            head = np.uint64(0)
+            while i < end:
+                c = codes[i]
+                kind = kinds[c]
+                if kind == 0:
+                    break
+                if kind != 1:
+                    letters = False
+                h = (h ^ np.uint64(c)) * _FNV_PRIME
+                if i - start < head_len:
+                    head |= np.uint64(c) << np.uint64(bits * (i - start))
+                i += 1
+            size = i - start
+            if not letters or size < 2:
+                continue
+            slot = h & mask
+            while True:
+                w = table[slot]
+                if w < 0:
+                    w = n_words
+                    table[slot] = w
+                    w_start[w] = start
+                    w_len[w] = size
+                    w_hash[w] = h
+                    w_head[w] = head
+                    n_words += 1
+                    if 2 * n_words > cap:
+                        cap *= 2
+                        mask = np.uint64(cap - 1)
+                        table = _rehash(w_hash, n_words, cap)
+                    break
+                if w_hash[w] == h and w_len[w] == size and w_head[w] == head:
+                    same = True
+                    a = w_start[w]
+                    for j in range(head_len, size):  # the code points after the packed ones
+                        if codes[a + j] != codes[start + j]:
+                            same = False
+                            break
+                    if same:
+                        break
+                slot = (slot + np.uint64(1)) & mask
+            ids[n_tok] = w
+            n_tok += 1
+            counts[k] += 1
+        i = end
+    return ids[:n_tok].copy(), counts, w_start[:n_words].copy(), w_len[:n_words].copy()
+
+
+@numba.njit(cache=True)
+def word_blob(codes, starts, sizes, out):
+    """Fill ``out`` with the words ``codes[starts[i]:starts[i] + sizes[i]]`` joined by single spaces
+    (so all are decoded at once)."""
+    p = 0
+    for w in range(len(starts)):
+        if w:
+            out[p] = 32
+            p += 1
+        for j in range(sizes[w]):
+            out[p] = codes[starts[w] + j]
+            p += 1
+    return out
+
+
+def scan_letters(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(ids, counts, words)`` of the letters pattern's matches in ``texts`` (see :func:`letter_runs`)."""
+    joined = "".join(texts)
+    if joined.isascii():
+        codes, kinds, bits, head_len, encoding = (np.frombuffer(joined.encode("ascii"), dtype=np.uint8),
+                                                  ASCII_CLASSES, 8, 8, "ascii")
+    else:  # lone surrogates (possible in a Python string) pass through as code units; they are no word
+        codes, kinds, bits, head_len, encoding = (
+            np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), classes(), 21, 3,
+            "utf-32-le")
+    ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
+    ids, counts, starts, sizes = letter_runs(codes, ends, kinds, bits, head_len)
+    if not len(sizes):
+        return ids, counts, []
+    out = word_blob(codes, starts, sizes, np.empty(int(sizes.sum()) + len(sizes) - 1, dtype=codes.dtype))
+    return ids, counts, out.tobytes().decode(encoding).split(" ")
