@@ -678,16 +678,18 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
 @numba.njit(cache=True, nogil=True)
 def _prefix_pair_estimate(glo, ghi, docs, n_docs):
     """Estimated ``sum over documents of C(words present, 2)`` for every prefix ``0 .. F`` of the
-    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 16 evenly spread samples of the documents
-    (all of them in small references): the unit-major kernel's pair work."""
+    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 64 ranges of ``n_docs / 2048`` documents
+    (all of them in small references): the unit-major kernel's pair work.  The ranges start at the
+    fractions ``{s / golden ratio}`` of the documents, so no period of the document order (a corpus
+    of concatenated collections, or one repeated) puts every sample into the same collection."""
     n_f = len(glo)
-    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (16, n_docs // 256)
+    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (64, n_docs // 2048)
     cnt = np.zeros(n_ranges * width, dtype=np.int64)
     out = np.zeros(n_f + 1, dtype=np.float64)
     for f in range(n_f):
         inc = 0
         for s in range(n_ranges):
-            lo = n_docs * s // n_ranges
+            lo = 0 if n_ranges == 1 else int((s * 0.6180339887498949) % 1.0 * (n_docs - width))
             g = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], lo)
             while g < ghi[f] and docs[g] < lo + width:
                 c = s * width + docs[g] - lo
@@ -843,11 +845,13 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
 #: documents and windows: a pair of words in a document (the unit-major kernel's increments), a
 #: posting of a frequent word (its records), a posting probed by the pair kernels (the shorter list
 #: of each pair), an entry of a thread's ``F x F`` table.  Measured on the 50M-token reference of
-#: ``benchmarks/coherence_scale.py``; they only steer the speed, every choice counts exactly.
-#: For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one for a
-#: shared document, plus the sweep over both interval lists).
-_COST_DOC = (3.2, 17.0, 2.5, 1.0)
-_COST_WINDOW = (2.0, 40.0, None, 1.0)
+#: ``benchmarks/coherence_scale.py`` (the pair rates refitted to forced-``F`` timings once the
+#: estimate sampled the whole document order); they only steer the speed, every choice counts
+#: exactly.  For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one
+#: for a shared document, plus the sweep over both interval lists), and a pair of words in a
+#: document more than for documents (a long document has several blocks of window starts).
+_COST_DOC = (6.0, 17.0, 2.5, 1.0)
+_COST_WINDOW = (15.0, 40.0, None, 1.0)
 
 
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
