@@ -406,3 +406,18 @@ def test_pair_work_estimate_samples_every_part_of_a_repeated_corpus(long_share):
     exact = [len(long_docs) * f * (f - 1) // 2 for f in range(n_words + 1)]
     assert estimate[0] == estimate[1] == 0
     assert np.allclose(estimate[2:], exact[2:], rtol=0.25)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("space", [1, 63, 64, 65, 1000, 5791 ** 2, core._UNIQUE_BITMAP_MAX + 1])
+def test_unique_keys_equal_numpy_unique(seed, space):
+    """The bitmap ``unique_keys`` (and its sorting fallback for large key spaces) gives
+    ``np.unique(keys, return_inverse=True)``: the sorted distinct keys and each key's position."""
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, space, size=int(rng.integers(0, 3000)))
+    if space > 64 and len(keys):
+        keys[:5] = [0, space - 1, space - 1, 63, 64]
+    distinct, inverse = core.unique_keys(keys, space)
+    expected, expected_inverse = np.unique(keys, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.reshape(-1).tolist()

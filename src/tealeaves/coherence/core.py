@@ -78,6 +78,7 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from tealeaves.coherence.errors import SettingsError
@@ -514,6 +515,14 @@ def _ctpop(typingctx, x):
     return numba.types.uint64(numba.types.uint64), codegen
 
 
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zero bits of a non-zero ``uint64`` (LLVM's ``cttz``: one ``tzcnt``/``bsf``)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _n_blocks(n, w, mode):
     """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
@@ -755,6 +764,48 @@ def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
     return out
 
 
+@numba.njit(cache=True, nogil=True)
+def _unique_keys_kernel(keys, space):
+    """Sorted distinct values of ``keys`` (all in ``[0, space)``) and each key's position among them,
+    from a bitmap of the key space and a running count per 64-bit word of it (two passes)."""
+    n_words = (space + 63) >> 6
+    bits = np.zeros(n_words, dtype=np.uint64)
+    for k in keys:
+        bits[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    before = np.empty(n_words + 1, dtype=np.int64)
+    before[0] = 0
+    for i in range(n_words):
+        before[i + 1] = before[i] + np.int64(_ctpop(bits[i]))
+    distinct = np.empty(before[n_words], dtype=np.int64)
+    for i in range(n_words):
+        x = bits[i]
+        r = before[i]
+        while x != 0:
+            distinct[r] = i * 64 + np.int64(_cttz(x))
+            r += 1
+            x &= x - np.uint64(1)
+    inverse = np.empty(len(keys), dtype=np.int64)
+    for m in range(len(keys)):
+        k = keys[m]
+        below = bits[k >> 6] & ((np.uint64(1) << np.uint64(k & 63)) - np.uint64(1))
+        inverse[m] = before[k >> 6] + np.int64(_ctpop(below))
+    return distinct, inverse
+
+
+#: Largest key space (bits of a bitmap) for which :func:`unique_keys` does not sort.
+_UNIQUE_BITMAP_MAX = 1 << 28
+
+
+def unique_keys(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for non-negative integer keys below ``space``: a
+    bitmap of the key space (no sort) when it has at most :data:`_UNIQUE_BITMAP_MAX` bits."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    if space > _UNIQUE_BITMAP_MAX:
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        return distinct, inverse.reshape(-1)
+    return _unique_keys_kernel(keys, int(space))
+
+
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
@@ -848,10 +899,10 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
 #: ``benchmarks/coherence_scale.py`` (the pair rates refitted to forced-``F`` timings once the
 #: estimate sampled the whole document order); they only steer the speed, every choice counts
 #: exactly.  For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one
-#: for a shared document, plus the sweep over both interval lists), and a pair of words in a
-#: document more than for documents (a long document has several blocks of window starts).
+#: for a shared document, plus the sweep over both interval lists); the window pair rate keeps the
+#: choice of ``F`` it made before (timings at other ``F`` were within the machine's noise).
 _COST_DOC = (6.0, 17.0, 2.5, 1.0)
-_COST_WINDOW = (15.0, 40.0, None, 1.0)
+_COST_WINDOW = (8.0, 40.0, None, 1.0)
 
 
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
