@@ -388,3 +388,36 @@ def test_automatic_choice_of_frequent_words_counts_the_same_as_every_forced_one(
     n, _, joint = _brute_windows(docs, w, sorted(ix.vocabulary))
     expected = [joint[p] for p in pairs]
     assert all(r.tolist() == expected for r in runs)
+
+
+@pytest.mark.parametrize("long_share", [0.05, 0.1, 0.3])
+def test_pair_work_estimate_samples_every_part_of_a_repeated_corpus(long_share):
+    """The sampled estimate of ``sum over documents of C(words present, 2)`` (which picks the frequent
+    words) is within 25% of the exact sum on a reference made of a collection of one-word documents
+    followed by one of 20-word documents, repeated 8 times (the layout of the 50M benchmark
+    reference, whose long documents evenly spaced samples missed)."""
+    block, n_words = 10_000, 20
+    n_docs = 8 * block
+    long_docs = np.array([d for d in range(n_docs) if d % block >= block * (1 - long_share)])
+    postings = [np.arange(n_docs)] + [long_docs] * (n_words - 1)
+    docs = np.concatenate(postings).astype(np.int32)
+    ptr = np.concatenate(([0], np.cumsum([len(p) for p in postings])))
+    estimate = core._prefix_pair_estimate(ptr[:-1], ptr[1:], docs, n_docs)
+    exact = [len(long_docs) * f * (f - 1) // 2 for f in range(n_words + 1)]
+    assert estimate[0] == estimate[1] == 0
+    assert np.allclose(estimate[2:], exact[2:], rtol=0.25)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("space", [1, 63, 64, 65, 1000, 5791 ** 2, core._UNIQUE_BITMAP_MAX + 1])
+def test_unique_keys_equal_numpy_unique(seed, space):
+    """The bitmap ``unique_keys`` (and its sorting fallback for large key spaces) gives
+    ``np.unique(keys, return_inverse=True)``: the sorted distinct keys and each key's position."""
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, space, size=int(rng.integers(0, 3000)))
+    if space > 64 and len(keys):
+        keys[:5] = [0, space - 1, space - 1, 63, 64]
+    distinct, inverse = core.unique_keys(keys, space)
+    expected, expected_inverse = np.unique(keys, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert inverse.tolist() == expected_inverse.reshape(-1).tolist()

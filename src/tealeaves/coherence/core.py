@@ -78,6 +78,7 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from tealeaves.coherence.errors import SettingsError
@@ -514,6 +515,14 @@ def _ctpop(typingctx, x):
     return numba.types.uint64(numba.types.uint64), codegen
 
 
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zero bits of a non-zero ``uint64`` (LLVM's ``cttz``: one ``tzcnt``/``bsf``)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _n_blocks(n, w, mode):
     """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
@@ -678,16 +687,18 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
 @numba.njit(cache=True, nogil=True)
 def _prefix_pair_estimate(glo, ghi, docs, n_docs):
     """Estimated ``sum over documents of C(words present, 2)`` for every prefix ``0 .. F`` of the
-    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 16 evenly spread samples of the documents
-    (all of them in small references): the unit-major kernel's pair work."""
+    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 64 ranges of ``n_docs / 2048`` documents
+    (all of them in small references): the unit-major kernel's pair work.  The ranges start at the
+    fractions ``{s / golden ratio}`` of the documents, so no period of the document order (a corpus
+    of concatenated collections, or one repeated) puts every sample into the same collection."""
     n_f = len(glo)
-    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (16, n_docs // 256)
+    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (64, n_docs // 2048)
     cnt = np.zeros(n_ranges * width, dtype=np.int64)
     out = np.zeros(n_f + 1, dtype=np.float64)
     for f in range(n_f):
         inc = 0
         for s in range(n_ranges):
-            lo = n_docs * s // n_ranges
+            lo = 0 if n_ranges == 1 else int((s * 0.6180339887498949) % 1.0 * (n_docs - width))
             g = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], lo)
             while g < ghi[f] and docs[g] < lo + width:
                 c = s * width + docs[g] - lo
@@ -751,6 +762,48 @@ def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
                 if not mask & step:
                     out[t, mask] += out[t, mask | step]
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _unique_keys_kernel(keys, space):
+    """Sorted distinct values of ``keys`` (all in ``[0, space)``) and each key's position among them,
+    from a bitmap of the key space and a running count per 64-bit word of it (two passes)."""
+    n_words = (space + 63) >> 6
+    bits = np.zeros(n_words, dtype=np.uint64)
+    for k in keys:
+        bits[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    before = np.empty(n_words + 1, dtype=np.int64)
+    before[0] = 0
+    for i in range(n_words):
+        before[i + 1] = before[i] + np.int64(_ctpop(bits[i]))
+    distinct = np.empty(before[n_words], dtype=np.int64)
+    for i in range(n_words):
+        x = bits[i]
+        r = before[i]
+        while x != 0:
+            distinct[r] = i * 64 + np.int64(_cttz(x))
+            r += 1
+            x &= x - np.uint64(1)
+    inverse = np.empty(len(keys), dtype=np.int64)
+    for m in range(len(keys)):
+        k = keys[m]
+        below = bits[k >> 6] & ((np.uint64(1) << np.uint64(k & 63)) - np.uint64(1))
+        inverse[m] = before[k >> 6] + np.int64(_ctpop(below))
+    return distinct, inverse
+
+
+#: Largest key space (bits of a bitmap) for which :func:`unique_keys` does not sort.
+_UNIQUE_BITMAP_MAX = 1 << 28
+
+
+def unique_keys(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for non-negative integer keys below ``space``: a
+    bitmap of the key space (no sort) when it has at most :data:`_UNIQUE_BITMAP_MAX` bits."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    if space > _UNIQUE_BITMAP_MAX:
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        return distinct, inverse.reshape(-1)
+    return _unique_keys_kernel(keys, int(space))
 
 
 # --------------------------------------------------------------------------------------------
@@ -843,11 +896,13 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
 #: documents and windows: a pair of words in a document (the unit-major kernel's increments), a
 #: posting of a frequent word (its records), a posting probed by the pair kernels (the shorter list
 #: of each pair), an entry of a thread's ``F x F`` table.  Measured on the 50M-token reference of
-#: ``benchmarks/coherence_scale.py``; they only steer the speed, every choice counts exactly.
-#: For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one for a
-#: shared document, plus the sweep over both interval lists).
-_COST_DOC = (3.2, 17.0, 2.5, 1.0)
-_COST_WINDOW = (2.0, 40.0, None, 1.0)
+#: ``benchmarks/coherence_scale.py`` (the pair rates refitted to forced-``F`` timings once the
+#: estimate sampled the whole document order); they only steer the speed, every choice counts
+#: exactly.  For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one
+#: for a shared document, plus the sweep over both interval lists); the window pair rate keeps the
+#: choice of ``F`` it made before (timings at other ``F`` were within the machine's noise).
+_COST_DOC = (6.0, 17.0, 2.5, 1.0)
+_COST_WINDOW = (8.0, 40.0, None, 1.0)
 
 
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,

@@ -23,6 +23,7 @@ from tealeaves._output import format_table
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
 from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
+from tealeaves.coherence.core import unique_keys
 from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.presets import MeasureSpec, resolve
@@ -256,9 +257,9 @@ def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray,
     ok = (a >= 0) & (b >= 0)
     lo, hi = np.minimum(a, b)[ok], np.maximum(a, b)[ok]
     n_uniq = int(loc.max()) + 1
-    # with the inverse numpy sorts once; without it numpy 2 hashes and a searchsorted follows, >10x slower
-    # on the million keys of 1,000 topics x top 50
-    keys, inverse = np.unique(lo * n_uniq + hi, return_inverse=True)
+    # a bitmap of the key space, no sort (np.unique with the inverse sorts the million keys of 1,000
+    # topics x top 50; without the inverse numpy 2 hashes and a searchsorted follows, slower still)
+    keys, inverse = unique_keys(lo * n_uniq + hi, n_uniq * n_uniq)
     counts = counts_fn(np.stack([keys // n_uniq, keys % n_uniq], axis=1))
     joint = np.zeros((t_, k, k), dtype=np.float64)
     tri = np.zeros(a.shape, dtype=np.float64)
