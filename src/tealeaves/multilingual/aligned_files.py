@@ -285,6 +285,9 @@ def parse_lang_files(specs: Sequence[str] | None) -> dict[str, str] | None:
         code, sep, f = spec.partition("=")
         if not sep or not code or not f:
             raise ParameterError(f"--lang {spec!r} is not CODE=FILE", fix="e.g. --lang en=en.txt")
+        if code in files:
+            raise ParameterError(f"--lang {code}= is given twice",
+                                 fix="give one --lang CODE=FILE per language")
         files[code] = f
     return files
 
@@ -357,6 +360,17 @@ def _not_reference(path: Path, what: str) -> InputFormatError:
                                 "give a built-in name (bible, flores, ntrex, tico19, udhr)")
 
 
+def _check_index_language(path: Path, lang: str, file: str, index_name: str, files: Mapping) -> None:
+    """An index built by ``build-aligned`` is named ``REF-LANG``: one named after another language of the
+    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts)."""
+    if index_name.endswith(f"-{lang}"):
+        return
+    other = next((o for o in files if o != lang and index_name.endswith(f"-{o}")), None)
+    if other is not None:
+        raise _not_reference(path, f"the {lang} file {file!r} holds the {other} index ({index_name!r}); "
+                                   f"{MANIFEST} maps the languages to the wrong files")
+
+
 def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     """Load a saved aligned reference folder as an :class:`AlignedReference` (checks: module docstring)."""
     from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
@@ -397,5 +411,6 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         if ix.n_documents != n:
             raise _not_reference(path, f"the {lang} index has {ix.n_documents} tuple slots, the manifest "
                                        f"says {n} (not one tuple-id space)")
+        _check_index_language(path, lang, name, ix.name, files)
         indices[code] = ix
     return AlignedReference.from_index(AlignedIndex(indices), str(manifest.get("name") or path.name))
