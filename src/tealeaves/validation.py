@@ -169,5 +169,19 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
                                       include_min=include_min, allow_str=True))
 
 
+def check_path(value: object, name: str = "path") -> str:
+    """A path given as text: refuses the empty (or blank) string, which ``Path`` would read as the
+    current folder."""
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{name} must be a path, got {value!r}",
+                             fix=f"give {name} a file or folder name")
+    return value
+
+
+def path_arg(name: str = "path") -> Callable[[str], str]:
+    """An argparse ``type`` accepting non-empty paths (see :func:`check_path`)."""
+    return _arg(lambda s: check_path(s, name))
+
+
 window_arg = _arg(check_window)
 seed_arg = _arg(check_seed)

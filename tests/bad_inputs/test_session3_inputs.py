@@ -103,3 +103,34 @@ def test_index_of_another_reference_swapped_in(aligned, tmp_path, cli_error, run
                     "-o", other]).code == 0
     shutil.copy(other / "sv.tlx", out / "sv.tlx")
     cli_error(["cnpmi", topics, "--reference", out, "--top", "3"], "not one tuple-id space")
+
+
+# -- build-aligned --lang / --doc-ids files ---------------------------------------------------------------
+def test_missing_doc_id_file(tmp_path, cli_error):
+    # before: "No such file or directory: ... (check the path, its permissions and the free disk space)"
+    en, sv = _write(tmp_path / "en.txt", "cat\n"), _write(tmp_path / "sv.txt", "katt\n")
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids",
+               tmp_path / "nope.txt", "-o", tmp_path / "out"], "document-id file")
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids",
+               tmp_path, "-o", tmp_path / "out"], "is a folder, not a file")
+
+
+@pytest.mark.parametrize("ids", ["a\n\n", "a\n \n", "\na\n"])
+def test_blank_doc_id_line_says_it_was_skipped(tmp_path, cli_error, ids):
+    en, sv = _write(tmp_path / "en.txt", "cat\ndog\n"), _write(tmp_path / "sv.txt", "katt\nhund\n")
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids",
+               _write(tmp_path / "ids.txt", ids), "-o", tmp_path / "out"],
+              "blank lines of the document-id file are skipped")
+
+
+# -- an empty -o ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", ["index build", "index build-aligned", "build-aligned-reference",
+                                     "pltm fit"])
+@pytest.mark.parametrize("out", ["", "  "])
+def test_empty_output_path(tmp_path, cli_error, monkeypatch, command, out):
+    # before: `index build -o ''` exit 70 (PosixPath('.') has an empty name); `pltm fit -o ''` wrote the
+    # model files into the current folder
+    monkeypatch.chdir(tmp_path)
+    inp = _tuples(tmp_path)
+    cli_error([*command.split(), inp, "-o", out], "-o must be a path", code=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]
