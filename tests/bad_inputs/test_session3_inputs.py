@@ -134,3 +134,132 @@ def test_empty_output_path(tmp_path, cli_error, monkeypatch, command, out):
     inp = _tuples(tmp_path)
     cli_error([*command.split(), inp, "-o", out], "-o must be a path", code=2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]
+
+
+# -- index build: the batched tokeniser against Preprocessor.tokenize ------------------------------------
+ODD_TEXTS = {
+    "NUL": "cat\x00dog", "lone surrogates": "cat \ud800 dog\udfff mat",
+    "U+2028/2029": "cat\u2028dog\u2029mat",
+    "1 MB word": "a" * 1_000_000 + " cat", "1 MB non-ASCII word": "é" * 1_000_000 + " dog",
+    "only stop words": "the of and an", "only digits": "123 4567 89", "empty": "", "CRLF": "cat\r\ndog\r\n",
+    "case mappings": "Straße İstanbul ΣΑΣ ǅ ﬁne", "astral": "𝐀𝐁𝐂 cat 😀dog",
+    "combining": "cafe\u0301 nai\u0308ve",
+    "BOM inside": "\ufeffcat", "joiners": "ca\u200dt do\u200cg",
+}
+
+
+
+
+@pytest.mark.parametrize("name", list(ODD_TEXTS))
+def test_scan_equals_tokenize(name):
+    from tealeaves.corpus.preprocess import Preprocessor
+
+    for settings in ({"stop_words": "english"}, {"stop_words": None}):
+        pre = Preprocessor(token_pattern=r"(?u)\b[^\W\d_][^\W\d_]+\b", **settings)
+        texts = [ODD_TEXTS[name], "cat dog", ODD_TEXTS[name]]
+        assert pre.scan(texts).tokens() == [pre.tokenize(t) for t in texts]
+
+
+def test_index_build_of_odd_texts_equals_tokenize(tmp_path, run_cli):
+    """The index `index build` writes from JSON Lines (escapes \\u0000, \\ud800 ...) holds, document by
+    document, exactly the tokens Preprocessor.tokenize gives (with the index's recorded settings)."""
+    from collections import Counter
+
+    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.corpus.preprocess import Preprocessor
+
+    texts = list(ODD_TEXTS.values())
+    src = _write(tmp_path / "odd.jsonl", "".join(json.dumps({"id": i, "text": t}) + "\n"
+                                                 for i, t in enumerate(texts)))
+    assert run_cli(["index", "build", src, "-o", tmp_path / "odd.tlx"]).code == 0
+    ix = ReferenceIndex.load(tmp_path / "odd.tlx")
+    pre = Preprocessor(**ix.tokenization)
+    tokens = [pre.tokenize(t) for t in texts]
+    assert [int(n) for n in ix.doc_lengths] == [len(t) for t in tokens]
+    counts = Counter(w for t in tokens for w in t)
+    assert {w: int(ix.document_frequency(ix.word_id(w))) for w in counts} == {
+        w: sum(w in t for t in tokens) for w in counts}
+    assert ix.n_tokens == sum(counts.values())
+
+
+# -- ReferenceIndex.load of damaged files ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tlx_bytes(tmp_path_factory):
+    from tealeaves.coherence.index import build_index
+    from tealeaves.corpus.corpus import Corpus
+
+    docs = [["cat", "dog", "mat"], ["cat", "sat"], ["dog"] * 5, ["mat", "hat", "cat", "bat"]] * 3
+    path = tmp_path_factory.mktemp("tlx") / "r.tlx"
+    build_index(Corpus.from_token_lists(docs), name="r").save(path)
+    return path.read_bytes()
+
+
+def _load_damaged(tmp_path, data):
+    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.errors import IndexIntegrityError
+
+    path = tmp_path / "bad.tlx"
+    path.write_bytes(data)
+    with pytest.raises(IndexIntegrityError):
+        ReferenceIndex.load(path)
+
+
+@pytest.mark.parametrize("fraction", [0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99])
+def test_truncated_index(tmp_path, tlx_bytes, fraction):
+    _load_damaged(tmp_path, tlx_bytes[:int(len(tlx_bytes) * fraction)])
+
+
+@pytest.mark.parametrize("part", range(16))
+def test_flipped_bytes_in_every_region(tmp_path, tlx_bytes, part):
+    """One flipped byte in each sixteenth of the file (header, every array region, the checksum)."""
+    n = len(tlx_bytes)
+    for i in range(part * n // 16, (part + 1) * n // 16, max(1, n // 160)):
+        data = bytearray(tlx_bytes)
+        data[i] ^= 0xFF
+        _load_damaged(tmp_path, bytes(data))
+
+
+# -- the frequent-pair path of the coherence core, against brute force ------------------------------------
+def _brute_counts(docs, words, pairs, window):
+    units = []
+    for d in docs:
+        if window is None:
+            units.append(set(d))
+        else:
+            units.extend(set(d[s:s + window]) for s in range(max(1, len(d) - window + 1)))
+    return (len(units), [sum(w in u for u in units) for w in words],
+            [sum(words[a] in u and words[b] in u for u in units) for a, b in pairs])
+
+
+def _corpora():
+    import random
+
+    r = random.Random(1)
+    vocab = [f"w{i}" for i in range(30)]
+    return {"random": [[r.choice(vocab[:r.randint(2, 30)]) for _ in range(r.randint(1, 40))]
+                       for _ in range(60)],
+            "one document": [[r.choice(vocab) for _ in range(25)]],
+            "short documents": [[r.choice(vocab[:5]) for _ in range(r.randint(1, 3))] for _ in range(20)]}
+
+
+@pytest.mark.parametrize("corpus", ["random", "one document", "short documents"])
+@pytest.mark.parametrize("window", [None, 1, 2, 5, 110, 10**6])
+def test_frequent_pair_counts_equal_brute_force(corpus, window):
+    """Counts are the same whatever ``frequent`` (0 .. all words, beyond, and the values the core reads
+    leniently: -1, 2.5, True), for all pairs, repeated-word pairs, and windows longer than every document."""
+    from tealeaves.coherence.core import count_documents, count_windows
+    from tealeaves.coherence.index import build_index
+    from tealeaves.corpus.corpus import Corpus
+
+    docs = _corpora()[corpus]
+    ix = build_index(Corpus.from_token_lists(docs))
+    words = list(ix.vocabulary)[:12]
+    ids = [ix.word_id(w) for w in words]
+    for pairs in ([(a, b) for a in range(len(words)) for b in range(a + 1, len(words))],
+                  [(0, 0), (1, 1), (0, 1), (1, 0)], [(2, 3)]):
+        expected = _brute_counts(docs, words, pairs, window)
+        for frequent in (None, 0, 1, 3, 12, 10**9, -1, 2.5, True):
+            c = (count_documents(ix, ids, pairs, frequent=frequent) if window is None
+                 else count_windows(ix, ids, pairs, window, frequent=frequent))
+            got = (c.n_units, [int(x) for x in c.single], [int(x) for x in c.joint])
+            assert got == expected, (pairs[:3], frequent)
