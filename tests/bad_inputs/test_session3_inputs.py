@@ -263,3 +263,28 @@ def test_frequent_pair_counts_equal_brute_force(corpus, window):
                  else count_windows(ix, ids, pairs, window, frequent=frequent))
             got = (c.n_units, [int(x) for x in c.single], [int(x) for x in c.joint])
             assert got == expected, (pairs[:3], frequent)
+
+
+# -- --name: recorded in one-line, |-separated signatures --------------------------------------------------
+@pytest.mark.parametrize("command", ["index build", "index build-aligned"])
+@pytest.mark.parametrize("name", ["", " ", "a\nb", "a\rb", "a|b", "a\u2028b", "a\x00b"])
+def test_bad_reference_name(tmp_path, cli_error, command, name):
+    # before: '' silently became the default name; 'a\nb' split the signature over two lines; 'a|b' made
+    # the signature unparsable (Signature.parse: "field 'b@...' has no '='")
+    src = (_tuples(tmp_path) if "aligned" in command
+           else _write(tmp_path / "d.jsonl", '{"id": 1, "text": "cat"}\n'))
+    cli_error([*command.split(), src, "-o", tmp_path / "out", "--name", name],
+              "--name must be a non-empty name", code=2)
+    assert not (tmp_path / "out").exists()
+
+
+def test_good_reference_name_round_trips_through_the_signature(tmp_path, run_cli):
+    from tealeaves.signature import Signature
+
+    src = _write(tmp_path / "d.jsonl", '{"id": 1, "text": "cat dog"}\n{"id": 2, "text": "cat mat"}\n')
+    assert run_cli(["index", "build", src, "-o", tmp_path / "r.tlx", "--name", "naïve ref-2026"]).code == 0
+    topics = _write(tmp_path / "t.txt", "cat dog\n")
+    result = run_cli(["coherence", "--reference", tmp_path / "r.tlx", "--topics", topics, "--format", "json"])
+    assert result.code == 0
+    sig = json.loads(result.out)["signature"]
+    assert Signature.parse(sig).fields["ref"].startswith("naïve ref-2026@")

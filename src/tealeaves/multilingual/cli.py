@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.errors import ParameterError
 from tealeaves.multilingual.names import REFERENCES
-from tealeaves.validation import float_arg, int_arg, path_arg, seed_arg
+from tealeaves.validation import float_arg, int_arg, name_arg, path_arg, seed_arg
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
                   "or the folder written by `tealeaves index build-aligned` (default: bible)")
@@ -132,7 +132,7 @@ def _build_aligned_options(p) -> None:
                                        "Wikipedia: the --dump languages)")
     p.add_argument("-o", "--output", "--out", dest="out", required=True, type=path_arg("-o"),
                    help="folder to write the reference to (an aligned reference there is replaced)")
-    p.add_argument("--name", default=None,
+    p.add_argument("--name", default=None, type=name_arg(),
                    help="reference name recorded in signatures (default: folder name)")
     p.add_argument("--encoding", default=None, help="encoding of the tuple / line files (default UTF-8)")
     add_scale_options(p)
