@@ -288,3 +288,24 @@ def test_good_reference_name_round_trips_through_the_signature(tmp_path, run_cli
     assert result.code == 0
     sig = json.loads(result.out)["signature"]
     assert Signature.parse(sig).fields["ref"].startswith("naïve ref-2026@")
+
+
+# -- tuple JSON: a key twice in one object ----------------------------------------------------------------
+@pytest.mark.parametrize("line, key", [
+    ('{"id": "a", "en": "cat dog", "sv": "katt", "id": "b"}', "id"),
+    ('{"id": "a", "en": "cat dog", "sv": "katt", "en": "mat"}', "en"),
+])
+def test_repeated_key_in_a_tuple(tmp_path, cli_error, line, key):
+    # before: json kept the last value silently (tuple 'b', or en text 'mat')
+    src = _write(tmp_path / "t.jsonl", line + "\n")
+    cli_error(["index", "build-aligned", src, "-o", tmp_path / "out"],
+              f"key '{key}' occurs twice in one object")
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ('{"id": "a", "en": "cat dog", "sv": NaN}', "'sv' is NaN"),
+    ('{"id": NaN, "en": "cat dog", "sv": "katt"}', '"id" is NaN'),
+])
+def test_nan_in_a_tuple_is_named(tmp_path, cli_error, line, fragment):
+    src = _write(tmp_path / "t.jsonl", line + "\n")
+    cli_error(["index", "build-aligned", src, "-o", tmp_path / "out"], fragment)

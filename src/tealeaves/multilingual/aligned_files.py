@@ -102,11 +102,13 @@ def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
             if not line.strip():
                 continue
             where = f"aligned tuples file '{p}' line {n}"
-            try:
-                obj = json.loads(line)
+            try:  # NaN is let through to the type checks, which name the key
+                obj = _io.loads_strict(line, unique_keys=True, allow_constants=True)
             except json.JSONDecodeError as exc:
                 raise InputFormatError(f"{where} is not JSON ({exc.msg}, column {exc.colno})",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE) from None
+            except _io.StrictJSONError as exc:  # a repeated key: json would keep the last one silently
+                raise InputFormatError(f"{where}: {exc}", fix="give each key once per tuple") from None
             if not isinstance(obj, dict):
                 raise InputFormatError(f"{where} holds a {type(obj).__name__}, not an object",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE)
