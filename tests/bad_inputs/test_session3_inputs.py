@@ -309,3 +309,20 @@ def test_repeated_key_in_a_tuple(tmp_path, cli_error, line, key):
 def test_nan_in_a_tuple_is_named(tmp_path, cli_error, line, fragment):
     src = _write(tmp_path / "t.jsonl", line + "\n")
     cli_error(["index", "build-aligned", src, "-o", tmp_path / "out"], fragment)
+
+
+# -- deeply nested JSON ------------------------------------------------------------------------------------
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("command", ["index build-aligned", "pltm fit"])
+def test_deeply_nested_tuple(tmp_path, cli_error, command):
+    # before: exit 70 (RecursionError)
+    src = _write(tmp_path / "t.jsonl", '{"id": "a", "en": "cat", "sv": ' + DEEP + "}\n")
+    cli_error([*command.split(), src, "-o", tmp_path / "out"], "JSON nested too deeply")
+
+
+def test_deeply_nested_manifest(aligned, cli_error):
+    out, topics = aligned
+    (out / "aligned.json").write_text(DEEP)  # before: exit 70 (RecursionError)
+    cli_error(["cnpmi", topics, "--reference", out, "--top", "3"], "aligned.json is nested too deeply")

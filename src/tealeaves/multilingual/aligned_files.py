@@ -107,6 +107,9 @@ def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
             except json.JSONDecodeError as exc:
                 raise InputFormatError(f"{where} is not JSON ({exc.msg}, column {exc.colno})",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE) from None
+            except RecursionError:
+                raise InputFormatError(f"{where}: JSON nested too deeply",
+                                       fix="one flat object per line, e.g. " + JSONL_EXAMPLE) from None
             except _io.StrictJSONError as exc:  # a repeated key: json would keep the last one silently
                 raise InputFormatError(f"{where}: {exc}", fix="give each key once per tuple") from None
             if not isinstance(obj, dict):
@@ -392,6 +395,8 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         manifest = json.loads(_io.read_text(path / MANIFEST, what="aligned reference manifest"))
     except json.JSONDecodeError as exc:
         raise _not_reference(path, f"{MANIFEST} is not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise _not_reference(path, f"{MANIFEST} is nested too deeply") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise _not_reference(path, f"{MANIFEST} does not declare format {FORMAT!r}")
     if manifest.get("format_version") != FORMAT_VERSION:
