@@ -34,15 +34,16 @@ def aligned(tmp_path, run_cli):
 
 
 # -- build-aligned: --lang / --dump given twice, a missing dump -------------------------------------------
-@pytest.mark.parametrize("option", ["--lang", "--dump"])
-def test_option_given_twice_for_one_language(tmp_path, cli_error, option):
+@pytest.mark.parametrize("command, option", [("index build-aligned", "--lang"), ("pltm fit", "--lang"),
+                                             ("index build-aligned", "--dump")])
+def test_option_given_twice_for_one_language(tmp_path, cli_error, option, command):
     en, sv = _write(tmp_path / "en.txt", "cat\ndog\n"), _write(tmp_path / "sv.txt", "katt\nhund\n")
     ids = _write(tmp_path / "ids.txt", "a\nb\n")
     if option == "--lang":  # before: the second en= silently replaced the first ("holds text in 1 language")
         argv = ["--lang", f"en={en}", "--lang", f"en={sv}", "--doc-ids", ids]
     else:  # before: the second en= silently replaced the first
         argv = ["--links", en, "--dump", f"en={en}", "--dump", f"en={sv}", "--dump", f"sv={sv}"]
-    cli_error(["index", "build-aligned", *argv, "-o", tmp_path / "out"], f"{option} en= is given twice")
+    cli_error([*command.split(), *argv, "-o", tmp_path / "out"], f"{option} en= is given twice")
 
 
 def test_missing_dump_is_not_called_corrupted(tmp_path, cli_error):
