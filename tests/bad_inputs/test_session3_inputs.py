@@ -327,3 +327,14 @@ def test_deeply_nested_manifest(aligned, cli_error):
     out, topics = aligned
     (out / "aligned.json").write_text(DEEP)  # before: exit 70 (RecursionError)
     cli_error(["cnpmi", topics, "--reference", out, "--top", "3"], "aligned.json is nested too deeply")
+
+
+@pytest.mark.parametrize("command, line", [
+    ("index build", '{"id": 1, "text": "cat dog", "text": "mat"}'),  # before: indexed 'mat' only
+    ("index build-aligned --links", '{"en": "Anarchism", "en": "Autism", "sv": "Anarkism"}'),
+])
+def test_repeated_key_in_a_corpus_or_links_record(tmp_path, cli_error, command, line):
+    src = _write(tmp_path / "r.jsonl", line + "\n")
+    dump = _write(tmp_path / "d.xml", "<mediawiki/>")
+    extra = ["--dump", f"en={dump}", "--dump", f"sv={dump}"] if "links" in command else []
+    cli_error([*command.split(), src, *extra, "-o", tmp_path / "out"], "occurs twice in one object")
