@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import numbers
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
@@ -167,6 +168,36 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
     """An argparse ``type`` accepting finite numbers within bounds."""
     return _arg(lambda s: check_float(s, name, min_value=min_value, max_value=max_value,
                                       include_min=include_min, allow_str=True))
+
+
+def check_path(value: object, name: str = "path") -> str:
+    """A path given as text: refuses the empty (or blank) string, which ``Path`` would read as the
+    current folder."""
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{name} must be a path, got {value!r}",
+                             fix=f"give {name} a file or folder name")
+    return value
+
+
+def path_arg(name: str = "path") -> Callable[[str], str]:
+    """An argparse ``type`` accepting non-empty paths (see :func:`check_path`)."""
+    return _arg(lambda s: check_path(s, name))
+
+
+def check_name(value: object, name: str = "--name") -> str:
+    """A reference name recorded in signatures: non-empty, no ``|`` (the signature separator) and no
+    control character, lone surrogate or line/paragraph separator (a line break would split the
+    one-line signature)."""
+    if not isinstance(value, str) or not value.strip() or "|" in value or any(
+            unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in value):
+        raise ParameterError(f"{name} must be a non-empty name without '|' or control characters, got "
+                             f"{value!r}", fix=f"e.g. {name} reuters-2026")
+    return value
+
+
+def name_arg(name: str = "--name") -> Callable[[str], str]:
+    """An argparse ``type`` accepting reference names (see :func:`check_name`)."""
+    return _arg(lambda s: check_name(s, name))
 
 
 window_arg = _arg(check_window)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.validation import check_int, check_unique, float_arg, int_arg
+from tealeaves.validation import check_int, check_unique, float_arg, int_arg, name_arg, path_arg
 
 
 def register(subparsers) -> None:
@@ -21,8 +21,9 @@ def register(subparsers) -> None:
     build.add_argument("inputs", nargs="+", metavar="INPUT",
                        help="shards: folders of texts, JSON Lines, Parquet, MediaWiki XML dumps, or "
                             "one-document-per-line token files; each may be gzip/bz2/xz compressed")
-    build.add_argument("-o", "--output", required=True, help="index file to write (e.g. reuters.tlx)")
-    build.add_argument("--name", default=None, help="reference name recorded in signatures "
+    build.add_argument("-o", "--output", required=True, type=path_arg("-o"),
+                       help="index file to write (e.g. reuters.tlx)")
+    build.add_argument("--name", default=None, type=name_arg(), help="reference name recorded in signatures "
                                                     "(default: the first input's file name)")
     build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
     build.add_argument("--encoding", default=None,

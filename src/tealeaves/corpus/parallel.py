@@ -406,6 +406,9 @@ def read_line_aligned(
     return ParallelTexts(order, texts)
 
 
+_ID_FIX = "blank lines of the document-id file are skipped: give every line an id"
+
+
 def iter_line_aligned(
     files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " ",
     encoding: str | None = None,
@@ -439,14 +442,14 @@ def iter_line_aligned(
             if line is None:
                 total = n + sum(1 for _ in ids)
                 raise ParallelFormatError(f"{path} has {n - 1} lines but there are {total} document ids; "
-                                          "line-aligned files need one line per id")
+                                          "line-aligned files need one line per id", fix=_ID_FIX)
             if line.strip():
                 parts[lang].append(line.strip())
     for path, lines in streams.values():
         extra = sum(1 for _ in lines)
         if extra:
             raise ParallelFormatError(f"{path} has {n + extra} lines but there are {n} document ids; "
-                                      "line-aligned files need one line per id")
+                                      "line-aligned files need one line per id", fix=_ID_FIX)
     if current is not None:
         yield current, {lang: separator.join(p) or None for lang, p in parts.items()}
 

@@ -149,8 +149,10 @@ def _id(value: object, lineno: int, path: Path) -> str:
 
 
 def _json_record(line: str, lineno: int, path: Path) -> dict:
-    try:
-        record = json.loads(line)
+    try:  # NaN is let through to the callers' type checks, which name the field
+        record = _io.loads_strict(line, unique_keys=True, allow_constants=True)
+    except _io.StrictJSONError as exc:  # a repeated key: json would keep the last one silently
+        raise CorpusFormatError(f"{path}, line {lineno}: {exc}; give each field once") from None
     except RecursionError:
         raise CorpusFormatError(f"{path}, line {lineno}: JSON nested too deeply; "
                                 "each line must be one flat JSON object") from None

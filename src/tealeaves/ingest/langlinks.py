@@ -225,7 +225,11 @@ def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[s
         if not sep or not path:
             raise ParameterError(f"--dump {item!r} is not LANG=PATH",
                                  fix="give e.g. --dump en=enwiki.xml.bz2")
-        out[language_code(lang)] = path
+        code = language_code(lang)
+        if code in out:
+            raise ParameterError(f"--dump {code}= is given twice",
+                                 fix="give one --dump LANG=PATH per language")
+        out[code] = path
     if languages is None:
         if len(out) < 2:
             raise ParameterError(f"a linked-Wikipedia build needs two or more --dump LANG=PATH, got "

@@ -126,6 +126,8 @@ class _reading:
         return self
 
     def __exit__(self, kind, exc, tb):
+        if isinstance(exc, FileNotFoundError):  # a missing input is not a corrupted one
+            raise InputNotFoundError(f"input '{self.path}' does not exist", fix="check the path") from None
         if exc is not None and isinstance(exc, _STREAM_ERRORS) and not isinstance(exc, PermissionError):
             raise InputFormatError(f"input '{self.path}' is truncated or corrupted ({type(exc).__name__}: "
                                    f"{exc})", fix="download or copy it again") from None

@@ -178,6 +178,9 @@ def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] 
 
     check_input_kind(inputs, lang_files, doc_ids)
     if lang_files:
+        for f in lang_files.values():
+            _io.existing_file(f, "parallel file")
+        _io.existing_file(doc_ids, "document-id file")
         return [TupleSource(str(doc_ids), {k: str(v) for k, v in lang_files.items()})]
     if not inputs:
         raise ParameterError("no aligned input given", fix="give tuple shards (INPUT.jsonl ...), --lang "

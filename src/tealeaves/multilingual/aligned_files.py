@@ -102,11 +102,16 @@ def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
             if not line.strip():
                 continue
             where = f"aligned tuples file '{p}' line {n}"
-            try:
-                obj = json.loads(line)
+            try:  # NaN is let through to the type checks, which name the key
+                obj = _io.loads_strict(line, unique_keys=True, allow_constants=True)
             except json.JSONDecodeError as exc:
                 raise InputFormatError(f"{where} is not JSON ({exc.msg}, column {exc.colno})",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE) from None
+            except RecursionError:
+                raise InputFormatError(f"{where}: JSON nested too deeply",
+                                       fix="one flat object per line, e.g. " + JSONL_EXAMPLE) from None
+            except _io.StrictJSONError as exc:  # a repeated key: json would keep the last one silently
+                raise InputFormatError(f"{where}: {exc}", fix="give each key once per tuple") from None
             if not isinstance(obj, dict):
                 raise InputFormatError(f"{where} holds a {type(obj).__name__}, not an object",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE)
@@ -285,6 +290,9 @@ def parse_lang_files(specs: Sequence[str] | None) -> dict[str, str] | None:
         code, sep, f = spec.partition("=")
         if not sep or not code or not f:
             raise ParameterError(f"--lang {spec!r} is not CODE=FILE", fix="e.g. --lang en=en.txt")
+        if code in files:
+            raise ParameterError(f"--lang {code}= is given twice",
+                                 fix="give one --lang CODE=FILE per language")
         files[code] = f
     return files
 
@@ -357,6 +365,17 @@ def _not_reference(path: Path, what: str) -> InputFormatError:
                                 "give a built-in name (bible, flores, ntrex, tico19, udhr)")
 
 
+def _check_index_language(path: Path, lang: str, file: str, index_name: str, files: Mapping) -> None:
+    """An index built by ``build-aligned`` is named ``REF-LANG``: one named after another language of the
+    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts)."""
+    if index_name.endswith(f"-{lang}"):
+        return
+    other = next((o for o in files if o != lang and index_name.endswith(f"-{o}")), None)
+    if other is not None:
+        raise _not_reference(path, f"the {lang} file {file!r} holds the {other} index ({index_name!r}); "
+                                   f"{MANIFEST} maps the languages to the wrong files")
+
+
 def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     """Load a saved aligned reference folder as an :class:`AlignedReference` (checks: module docstring)."""
     from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
@@ -376,6 +395,8 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         manifest = json.loads(_io.read_text(path / MANIFEST, what="aligned reference manifest"))
     except json.JSONDecodeError as exc:
         raise _not_reference(path, f"{MANIFEST} is not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise _not_reference(path, f"{MANIFEST} is nested too deeply") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise _not_reference(path, f"{MANIFEST} does not declare format {FORMAT!r}")
     if manifest.get("format_version") != FORMAT_VERSION:
@@ -397,5 +418,6 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         if ix.n_documents != n:
             raise _not_reference(path, f"the {lang} index has {ix.n_documents} tuple slots, the manifest "
                                        f"says {n} (not one tuple-id space)")
+        _check_index_language(path, lang, name, ix.name, files)
         indices[code] = ix
     return AlignedReference.from_index(AlignedIndex(indices), str(manifest.get("name") or path.name))

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.errors import ParameterError
 from tealeaves.multilingual.names import REFERENCES
-from tealeaves.validation import float_arg, int_arg, seed_arg
+from tealeaves.validation import float_arg, int_arg, name_arg, path_arg, seed_arg
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
                   "or the folder written by `tealeaves index build-aligned` (default: bible)")
@@ -130,9 +130,9 @@ def _build_aligned_options(p) -> None:
                    help="a language's MediaWiki pages-articles dump (with --links or --langlinks)")
     p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input; for "
                                        "Wikipedia: the --dump languages)")
-    p.add_argument("-o", "--output", "--out", dest="out", required=True,
+    p.add_argument("-o", "--output", "--out", dest="out", required=True, type=path_arg("-o"),
                    help="folder to write the reference to (an aligned reference there is replaced)")
-    p.add_argument("--name", default=None,
+    p.add_argument("--name", default=None, type=name_arg(),
                    help="reference name recorded in signatures (default: folder name)")
     p.add_argument("--encoding", default=None, help="encoding of the tuple / line files (default UTF-8)")
     add_scale_options(p)
@@ -265,7 +265,7 @@ def _register_pltm(subparsers) -> None:
     fit.add_argument("--seed", type=seed_arg, default=0, help="random seed; the same seed repeats the fit")
     fit.add_argument("--jobs", type=int_arg(1, 64, "--jobs"), default=1,
                      help="chains run in parallel threads, 1 to 64 (default 1)")
-    fit.add_argument("-o", "--out", required=True, help="model folder to write")
+    fit.add_argument("-o", "--out", required=True, type=path_arg("-o"), help="model folder to write")
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "
                           "stderr is a terminal)")
