@@ -83,6 +83,7 @@ from numba.extending import intrinsic
 
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError
+from tealeaves.validation import check_int
 
 #: Supported window-counting modes.
 COMPAT_MODES = ("exact", "gensim", "jhlau")
@@ -845,9 +846,26 @@ def _concat(postings: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return docs, ptr
 
 
-def _as_pairs(pairs) -> np.ndarray:
-    arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    return np.ascontiguousarray(arr)
+def _as_pairs(pairs, n_words: int | None = None) -> np.ndarray:
+    """``pairs`` as a contiguous ``(m, 2)`` int64 array; with ``n_words``, each entry must index one
+    of the ``n_words`` selected words (a negative index would silently wrap to the last word)."""
+    arr = np.ascontiguousarray(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+    if n_words is not None and len(arr) and (arr.min() < 0 or arr.max() >= n_words):
+        bad = arr[(arr < 0) | (arr >= n_words)][0]
+        raise SettingsError(f"pair entry {int(bad)} does not index one of the {n_words} selected words",
+                            fix="pairs hold positions in word_ids, from 0")
+    return arr
+
+
+def _as_ids(index, word_ids) -> np.ndarray:
+    """``word_ids`` as int64 ids of words of ``index`` (0 .. its vocabulary size - 1)."""
+    ids = np.asarray(word_ids, dtype=np.int64).reshape(-1)
+    n = len(index.arrays["word_ptr"]) - 1
+    if len(ids) and (ids.min() < 0 or ids.max() >= n):
+        bad = ids[(ids < 0) | (ids >= n)][0]
+        raise SettingsError(f"word id {int(bad)} is not a word of the reference {index.name!r} "
+                            f"(ids 0..{n - 1})", fix="map words to ids with the index's vocabulary")
+    return ids
 
 
 def _as_mask(mask) -> tuple[np.ndarray, bool]:
@@ -920,7 +938,8 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     rank = np.empty(len(sizes), dtype=np.int64)
     rank[order] = np.arange(len(sizes))
     if frequent is not None:
-        return order[:min(int(frequent), len(sizes))], rank
+        f = check_int(frequent, "frequent", min_value=0, max_value=MAX_FREQUENT)
+        return order[:min(f, len(sizes))], rank
     if len(pairs) == 0:
         return order[:0], rank
     top = min(MAX_FREQUENT, len(sizes))
@@ -972,9 +991,9 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     others pair by pair (:func:`_pair_doc_kernel`); ``frequent`` forces the number of frequent
     words (``None``: the estimated fastest).  The counts are the same whatever the split.
     """
-    ids = np.asarray(word_ids, dtype=np.int64)
+    ids = _as_ids(index, word_ids)
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
-    pairs = _as_pairs(pairs)
+    pairs = _as_pairs(pairs, len(ids))
     m, _ = _as_mask(None)
     glo, ghi = ptr[ids], ptr[ids + 1]
     sizes = (ghi - glo).astype(np.int64)
@@ -1022,7 +1041,7 @@ def _check_window(window: int, compat: str) -> None:
 def _intervals(index, word_ids, window: int | None, compat: str):
     """Window-start intervals of the selected words (``window=None``: one unit per document)."""
     arr = index.arrays
-    ids = np.asarray(word_ids, dtype=np.int64)
+    ids = _as_ids(index, word_ids)
     if window is None:
         ptr, docs = arr["word_ptr"], arr["post_docs"]
         wptr = np.zeros(len(ids) + 1, dtype=np.int64)
@@ -1068,7 +1087,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
     """
     _check_window(window, compat)
     wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
-    pairs = _as_pairs(pairs)
+    pairs = _as_pairs(pairs, len(wptr) - 1)
     sizes = np.diff(wptr)
     glo, ghi = wptr[:-1], wptr[1:]
     n_docs = index.n_documents
@@ -1127,7 +1146,7 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
     arr = index.arrays
-    ids = np.asarray(word_ids, dtype=np.int64)
+    ids = _as_ids(index, word_ids)
     ptr, pos_ptr = arr["word_ptr"], arr["pos_ptr"]
     wptr = np.zeros(len(ids) + 1, dtype=np.int64)
     wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
@@ -1137,7 +1156,7 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     # posting r of the selection covers the index's positions[plo[r]:phi[r]] (no copy of the positions)
     plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
     positions = arr["positions"]
-    pairs = _as_pairs(pairs)
+    pairs = _as_pairs(pairs, len(ids))
     work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
     joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
                               *_probe_maps(work, index.n_documents))
