@@ -62,10 +62,11 @@ def reference(size: str):
     return ReferenceIndex.load(path, verify=False)
 
 
-def old_core():
-    """main's ``tealeaves.coherence.core``, imported from ``git show`` (kept under benchmarks/out/)."""
+def old_core(ref: str = "main"):
+    """``tealeaves.coherence.core`` at git ``ref`` (default main), imported from ``git show`` (kept under
+    benchmarks/out/)."""
     root = Path(__file__).resolve().parents[1]
-    src = subprocess.run(["git", "-C", str(root), "show", "main:src/tealeaves/coherence/core.py"],
+    src = subprocess.run(["git", "-C", str(root), "show", f"{ref}:src/tealeaves/coherence/core.py"],
                          check=True, capture_output=True, text=True).stdout
     OUT.mkdir(exist_ok=True)
     path = OUT / "core_main.py"
@@ -141,11 +142,14 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", nargs="+", default=["6M", "50M"], choices=sorted(REPEATS))
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per setting (median)")
     parser.add_argument("--windows", nargs="+", default=[str(w) for w in WINDOWS])
+    parser.add_argument("--against", default="main",
+                        help="git ref whose counting core is timed beside this tree's (default main)")
     args = parser.parse_args(argv)
 
     from tealeaves.coherence import core
 
-    cores = {"main": old_core(), "new": core}
+    cores = {"main": old_core(args.against), "new": core}
+    print(f"\"main\" below is the core at {args.against}; \"new\" is this tree's", flush=True)
     sets = topic_sets()
     windows = [w if w == "doc" else int(w) for w in args.windows]
     for size in args.sizes:
