@@ -136,18 +136,26 @@ def add_bible_vs_modern_parser(subparsers) -> None:
     p.set_defaults(func=_bible_vs_modern)
 
 
-def _bible_vs_modern(args) -> int:
-    import sys
-
-    from tealeaves._io import atomic_write
+def _multilingual_config(args, config_cls):
+    """The reproduction's ``Config`` (``--quick`` size or full) with ``--languages`` (canonical codes,
+    each once) and ``--n-iter`` applied: the options ``bible-vs-modern`` and ``hao2018`` share."""
     from tealeaves.corpus.aligned import normalize_language
-    from tealeaves.reproduce.bible_vs_modern import Config, markdown, report, run
 
-    config = Config.quick() if args.quick else Config()
+    config = config_cls.quick() if args.quick else config_cls()
     if args.languages:
         config.languages = tuple(check_unique([normalize_language(x) for x in args.languages], "--languages"))
     if args.n_iter is not None:
         config.n_iter = args.n_iter
+    return config
+
+
+def _bible_vs_modern(args) -> int:
+    import sys
+
+    from tealeaves._io import atomic_write
+    from tealeaves.reproduce.bible_vs_modern import Config, markdown, report, run
+
+    config = _multilingual_config(args, Config)
     config.rich = args.rich
     if args.topics_csv:
         check_output_path(args.topics_csv, "--topics-csv")
@@ -198,15 +206,10 @@ def _hao2018(args) -> int:
     import sys
     from pathlib import Path
 
-    from tealeaves.corpus.aligned import normalize_language
     from tealeaves.errors import ParameterError
     from tealeaves.reproduce.hao2018 import Config, markdown, plot, report, run
 
-    config = Config.quick() if args.quick else Config()
-    if args.languages:
-        config.languages = tuple(check_unique([normalize_language(x) for x in args.languages], "--languages"))
-    if args.n_iter is not None:
-        config.n_iter = args.n_iter
+    config = _multilingual_config(args, Config)
     for option, name, figures in (("design", "--design", (8,)), ("rich_unit", "--rich-unit", (8, 10))):
         value = getattr(args, option)
         if value is not None and args.figure not in figures:
