@@ -66,8 +66,14 @@ def old_core(ref: str = "main"):
     """``tealeaves.coherence.core`` at git ``ref`` (default main), imported from ``git show`` (kept under
     benchmarks/out/)."""
     root = Path(__file__).resolve().parents[1]
-    src = subprocess.run(["git", "-C", str(root), "show", f"{ref}:src/tealeaves/coherence/core.py"],
-                         check=True, capture_output=True, text=True).stdout
+    if not ref.strip():  # `git show :path` would silently read the staged file, not a commit
+        sys.exit("coherence_scale: error: --against is empty (give a commit, branch or tag)")
+    shown = subprocess.run(["git", "-C", str(root), "show", f"{ref}:src/tealeaves/coherence/core.py"],
+                           capture_output=True, text=True)
+    if shown.returncode:
+        sys.exit(f"coherence_scale: error: no counting core at git ref {ref!r} "
+                 f"({shown.stderr.strip() or 'git show failed'}; give --against a commit, branch or tag)")
+    src = shown.stdout
     OUT.mkdir(exist_ok=True)
     path = OUT / "core_main.py"
     if not path.exists() or path.read_text() != src:
