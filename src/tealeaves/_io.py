@@ -136,6 +136,15 @@ def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     return split_lines(read_text(path, encoding, what))
 
 
+def ascii_compatible(info: codecs.CodecInfo) -> bool:
+    """Whether ASCII bytes (a newline among them) decode to themselves in this codec (so a file can be
+    split at the byte ``\n`` before decoding)."""
+    try:
+        return info.decode(b"a \n")[0] == "a \n"
+    except UnicodeDecodeError:
+        return False
+
+
 def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> Iterator[str]:
     """The lines :func:`read_lines` gives, read one at a time (memory: one line).
 
@@ -145,11 +154,7 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     """
     p = existing_file(path, what)
     info = codec(encoding)
-    try:
-        ascii_compatible = info.decode(b"a \n")[0] == "a \n"
-    except UnicodeDecodeError:
-        ascii_compatible = False
-    if not ascii_compatible:
+    if not ascii_compatible(info):
         yield from read_lines(p, encoding, what)
         return
     try:

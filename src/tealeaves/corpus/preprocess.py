@@ -320,6 +320,10 @@ class Scan:
             lengths[0] = len(ids)
         return cls(list(numbering), ids, lengths, stop)
 
+    def stop_mask(self) -> np.ndarray:
+        """``mask[i]``: whether distinct word ``words[i]`` is a stop word (the set tested in C, ``map``)."""
+        return np.fromiter(map(self.stop.__contains__, self.words), dtype=bool, count=len(self.words))
+
     def tokens(self) -> list[list[str]]:
         """The tokens of every text (``[Preprocessor.tokenize(t) for t in texts]``)."""
         kept = [None if w in self.stop else w for w in self.words]

@@ -28,7 +28,7 @@ import tempfile
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
@@ -96,11 +96,6 @@ class BuildSettings:
     encoding: str | None = None  # of text inputs (None: UTF-8)
     vocabulary: list[str] | None = None  # fixed by a counting pass (or a fitted Preprocessor)
 
-    def tokenizer(self) -> Callable[[str], list[str]]:
-        if self.recipe is None:
-            return str.split
-        return self.preprocessor().tokenize
-
     def preprocessor(self) -> Preprocessor:
         """The recipe's Preprocessor (text inputs only)."""
         return Preprocessor.from_params(self.recipe)
@@ -116,9 +111,6 @@ class ShardResult:
     n_tokens: int = 0
 
 
-_Ids = Numbering
-
-
 @dataclass
 class _Chunk:
     """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed).
@@ -128,7 +120,7 @@ class _Chunk:
     """
 
     fixed: dict[str, int] | None
-    vocab: _Ids = field(default_factory=_Ids)
+    vocab: Numbering = field(default_factory=Numbering)
     tokens: array = field(default_factory=lambda: array("i"))
     lengths: list[int] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
@@ -157,7 +149,7 @@ class _Chunk:
             codes = np.fromiter(map(self.vocab.__getitem__, words), dtype=np.int32, count=n)
         else:
             codes = np.fromiter(map(self.fixed.get, words, repeat(-1)), dtype=np.int32, count=n)
-        codes[np.fromiter(map(scan.stop.__contains__, words), dtype=bool, count=n)] = -1
+        codes[scan.stop_mask()] = -1
         ids = codes[scan.ids] if n else np.zeros(0, dtype=np.int32)
         keep = ids >= 0
         kept = np.zeros(len(ids) + 1, dtype=np.int64)
@@ -239,7 +231,7 @@ def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress
         words, n_words = found.words, len(found.words)
         if not n_words:
             continue
-        stop = np.fromiter(map(found.stop.__contains__, words), dtype=bool, count=n_words)
+        stop = found.stop_mask()
         keep = ~stop[found.ids]
         ids = found.ids[keep].astype(np.int64)
         doc = np.repeat(np.arange(len(texts), dtype=np.int64), found.lengths)[keep]
@@ -363,9 +355,11 @@ def fit_vocabulary(counts: Sequence[tuple[int, Counter, Counter]], recipe: Mappi
     return Preprocessor.from_params(dict(recipe)).prune(n, df, tf)
 
 
-def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence[ShardResult], name: str,
+def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence, name: str,
                  manifest: bool = True) -> dict:
-    """The descriptive header fields of a built index (as :func:`build_index` writes them)."""
+    """The descriptive header fields of a built index (as :func:`build_index` writes them); ``results``
+    are the shards' results (a :class:`ShardResult` or an aligned build's), of which only each
+    ``manifest`` entry is recorded."""
     from tealeaves._version import __version__
     from tealeaves.coherence.index import FORMAT_VERSION
 

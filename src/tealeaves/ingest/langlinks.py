@@ -25,6 +25,7 @@ article``).
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -357,8 +358,10 @@ def _load_langlinks(db: sqlite3.Connection, spec: str, dumps: Mapping[str, str |
     return source
 
 
+@functools.lru_cache(maxsize=1024)  # Wikipedia has ~350 language codes; bounded for odd files
 def _known(code: str) -> str:
-    """A Wikipedia code normalised like the dump languages (unknown codes as they are)."""
+    """A Wikipedia code normalised like the dump languages (unknown codes as they are); cached, as it
+    runs for nearly every langlinks row and an unknown code costs a raised and caught error."""
     try:
         return language_code(code)
     except ParameterError:

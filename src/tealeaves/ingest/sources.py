@@ -161,19 +161,11 @@ def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str
                               fix="check the input, or leave the empty shard out")
 
 
-def _ascii_compatible(info) -> bool:
-    """Whether ASCII bytes (a newline among them) decode to themselves in this codec."""
-    try:
-        return info.decode(b"a \n")[0] == "a \n"
-    except UnicodeDecodeError:
-        return False
-
-
 def _text_lines(path: Path, encoding: str | None = None):
     """``(line number, text)`` of a line-per-document input, read as bytes and decoded line by line."""
-    from tealeaves._io import codec, decode
+    from tealeaves._io import ascii_compatible, codec, decode
 
-    if not _ascii_compatible(codec(encoding)):  # UTF-16/32: a line does not end at the byte b"\n"
+    if not ascii_compatible(codec(encoding)):  # UTF-16/32: a line does not end at the byte b"\n"
         raise ParameterError(f"the streaming build reads '{path}' line by line, which needs an ASCII-"
                              f"compatible encoding; {encoding} is not one",
                              fix="convert the file to UTF-8 first (e.g. iconv -f utf-16 -t utf-8)")

@@ -110,8 +110,7 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
                       ) -> TupleShardResult:
     """Index one shard of tuples into per-language partial indexes over chunks of consecutive tuples."""
     from tealeaves.coherence.index import manifest_entry
-    from tealeaves.corpus import Preprocessor
-    from tealeaves.distributed.build import _Chunk, _flush
+    from tealeaves.distributed.build import _Chunk, _flush, _partial_path
 
     wanted = set(build.languages) if build.languages is not None else None
     prefix = f"{source.name}:" if build.prefix_ids else ""
@@ -123,7 +122,7 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
     def flush() -> None:
         k = len(result.chunk_slots)
         for lang, chunk in chunks.items():
-            path = Path(settings[lang].workdir) / f"shard{number:06d}-part{k:05d}.tlx"
+            path = _partial_path(settings[lang], number, k)
             result.partials.setdefault(lang, {})[k] = _flush(chunk, settings[lang], path, True, n_slots)
         result.chunk_slots.append(n_slots)
         result.n_tokens += size
@@ -141,7 +140,7 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
                     continue
                 if lang not in settings:
                     settings[lang] = build.settings(lang)
-                    tokenize[lang] = Preprocessor.from_params(settings[lang].recipe).tokenize
+                    tokenize[lang] = settings[lang].preprocessor().tokenize
                 words = tokenize[lang](text)
                 chunks.setdefault(lang, _Chunk(None)).add(prefix + tid, words, n_slots)
                 size += len(words)
@@ -273,7 +272,7 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
 def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: str, memory: int, wiki: bool,
                      stats: IngestStats) -> dict[str, str]:
     """Check the whole input (:meth:`TupleSummary.check`) and merge every language's partials."""
-    from tealeaves.distributed.build import ShardResult, index_header
+    from tealeaves.distributed.build import index_header
     from tealeaves.distributed.merge import merge_partials
 
     summary = TupleSummary()
@@ -286,8 +285,8 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
     files = {}
     for lang in langs:
         settings = build.settings(lang)
-        per = [ShardResult([], IngestStats(), r.manifest) for r in results]
-        header = index_header(settings, [s.path for s in sources], per, f"{name}-{lang}", manifest=not wiki)
+        header = index_header(settings, [s.path for s in sources], results, f"{name}-{lang}",
+                              manifest=not wiki)
         partials = [p for r in results for p in r.language_partials(lang)]
         files[lang] = f"{lang}.tlx"
         merge_partials(partials, target / files[lang], header, sort_words=True,
