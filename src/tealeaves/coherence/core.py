@@ -149,12 +149,20 @@ def _intersect_count(a, a0, a1, b, b0, b1, mask, use_mask):
     return n
 
 
-@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+@intrinsic
+def _ctpop(typingctx, x):
+    """Population count of a ``uint64`` (LLVM's ``ctpop``: one ``popcnt`` where the CPU has it)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zero bits of a non-zero ``uint64`` (LLVM's ``cttz``: one ``tzcnt``/``bsf``)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)
+    return numba.types.uint64(numba.types.uint64), codegen
 
 
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
@@ -302,7 +310,7 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
                 y = a_bits[a_slot[j]] if same else b_bits[b_slot[j]]
                 n = 0
                 for blk in range(n_cblocks):
-                    n += _popcount(x[blk] & y[blk])
+                    n += _ctpop(x[blk] & y[blk])
                 out[m] = n
                 continue
             if key[m] != current:  # load the anchor's postings into the scratch bitmap
@@ -506,22 +514,6 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots)
                 total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
             out[m] = total
     return out
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    """Population count of a ``uint64`` (LLVM's ``ctpop``: one ``popcnt`` where the CPU has it)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return numba.types.uint64(numba.types.uint64), codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    """Trailing zero bits of a non-zero ``uint64`` (LLVM's ``cttz``: one ``tzcnt``/``bsf``)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], cgutils.true_bit)
-    return numba.types.uint64(numba.types.uint64), codegen
 
 
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting

@@ -60,12 +60,17 @@ def add_aligned_input(p) -> None:
     """The aligned-input options of ``pltm fit|infer`` (``index build-aligned`` has these and more)."""
     p.add_argument("input", nargs="*",
                    help='JSON Lines tuples {"id": ..., "en": "...", "sv": "..."} (or use --lang/--doc-ids)')
+    _add_line_files(p)
+    p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input)")
+    p.add_argument("--encoding", default=None, help="encoding of the input files (default UTF-8)")
+
+
+def _add_line_files(p) -> None:
+    """``--lang CODE=FILE`` (repeated) and ``--doc-ids``: parallel line files of the aligned inputs."""
     p.add_argument("--lang", action="append", metavar="CODE=FILE",
                    help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
     p.add_argument("--doc-ids",
                    help="document-id file: line i names the document of line i of every --lang file")
-    p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input)")
-    p.add_argument("--encoding", default=None, help="encoding of the input files (default UTF-8)")
 
 
 def read_aligned_args(args, aligned: bool = True):
@@ -116,10 +121,7 @@ def _build_aligned_options(p) -> None:
     p.add_argument("input", nargs="*", metavar="TUPLES",
                    help='JSON Lines tuple shards {"id": ..., "en": "...", "sv": "..." or null} (gzip/bz2/xz '
                         "allowed); or use --lang/--doc-ids, or --links/--langlinks with --dump")
-    p.add_argument("--lang", action="append", metavar="CODE=FILE",
-                   help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
-    p.add_argument("--doc-ids",
-                   help="document-id file: line i names the document of line i of every --lang file")
+    _add_line_files(p)
     p.add_argument("--links", default=None,
                    help='JSON Lines of linked Wikipedia titles ({"en": title, "bg": title}) pairing the '
                         "--dump articles")

@@ -166,7 +166,7 @@ def index_corpus(index: ReferenceIndex, block: int = 1 << 22) -> Corpus:
         raise InputFormatError(f"index '{index.name}' holds {len(positions):,} positions for {n_tokens:,} "
                                "tokens (a restricted index), so its documents cannot be rebuilt",
                                fix="build the reference with every word (tealeaves index build-aligned)")
-    tokens = np.full(n_tokens, -1, dtype=np.int64)
+    tokens = np.full(n_tokens, -1, dtype=np.int32)  # word ids (Corpus keeps int32 tokens)
     word_of_posting = np.repeat(np.arange(len(word_ptr) - 1, dtype=np.int64), np.diff(word_ptr))
     g0 = 0
     while g0 < len(post_docs):  # postings g0..g1 cover at most ~block positions (or one posting)
@@ -181,7 +181,7 @@ def index_corpus(index: ReferenceIndex, block: int = 1 << 22) -> Corpus:
                                fix="rebuild the reference (tealeaves index build-aligned)")
     offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
     np.cumsum(lengths[present], out=offsets[1:])
-    return Corpus(vocabulary=index.vocabulary, tokens=tokens.astype(np.int32), offsets=offsets,
+    return Corpus(vocabulary=index.vocabulary, tokens=tokens, offsets=offsets,
                   ids=index.document_ids, metadata={"preprocessing": index.tokenization, "name": index.name})
 
 
