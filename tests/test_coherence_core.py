@@ -390,6 +390,37 @@ def test_automatic_choice_of_frequent_words_counts_the_same_as_every_forced_one(
     assert all(r.tolist() == expected for r in runs)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_unit_major_counts_past_the_uint16_table_range(threads, monkeypatch):
+    """A pair co-occurring in more than 65,535 units passes the unit-major kernel's ``uint16`` table
+    into its ``int64`` spill (several times over): documents, and windows in one long document,
+    against counts known in closed form."""
+    import numba
+
+    monkeypatch.setattr(core, "PARALLEL_MIN_WORK", 0)
+    n_docs = 140_000
+    docs = [["a", "b"] if d % 2 else ["a", "b", "c"] for d in range(n_docs)]
+    ix = index_from_token_lists(docs)
+    ids = [ix.word_id(x) for x in "abc"]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        counted = core.count_documents(ix, ids, pairs, frequent=3)
+        assert counted.joint.tolist() == [n_docs, n_docs // 2, n_docs // 2]
+        n = 200_003  # one document a b c a b c ...: every window of 3 tokens holds all three words
+        long = index_from_token_lists([["abc"[i % 3] for i in range(n)]])
+        lids = [long.word_id(x) for x in "abc"]
+        windows = core.count_windows(long, lids, pairs, 3, frequent=3)
+        assert windows.joint.tolist() == [n - 2] * 3
+        # windows of 2 tokens start at 0 .. n - 2 and hold (a, b) from a start = 0 mod 3, (b, c) from
+        # 1 mod 3 and (c, a) from 2 mod 3
+        near = core.count_windows(long, lids, pairs, 2, frequent=3)
+        assert near.joint.tolist() == [len(range(r, n - 1, 3)) for r in (0, 2, 1)]
+    finally:
+        numba.set_num_threads(before)
+
+
 @pytest.mark.parametrize("long_share", [0.05, 0.1, 0.3])
 def test_pair_work_estimate_samples_every_part_of_a_repeated_corpus(long_share):
     """The sampled estimate of ``sum over documents of C(words present, 2)`` (which picks the frequent

@@ -530,29 +530,24 @@ def _block_bits(lo, hi):
     return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
 
 
-#: Most frequent words whose pairs are counted unit-major (an ``F x F`` table per thread).
+#: Most frequent words whose pairs are counted unit-major (a triangular ``F x F`` table per thread).
 MAX_FREQUENT = 4096
-_I32_ROOM = (1 << 31) - 1 - 64  # an int32 table entry grows by at most 64 per unit
+_U16_MAX = 65535
 
 
-@numba.njit(cache=True, nogil=True)
-def _flush_table(out, part, table, fpairs, clear):
-    """``out[part, m] += table[fpairs[m, 0], fpairs[m, 1]]`` for every pair, then ``table`` zeroed if
-    ``clear`` (explicit loops: inside ``prange`` an array ``+=`` on a view does not write through)."""
-    for m in range(len(fpairs)):
-        out[part, m] += table[fpairs[m, 0], fpairs[m, 1]]
-    if clear:
-        n = table.shape[0]
-        for i in range(n):
-            for j in range(n):
-                table[i, j] = 0
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _tri_row(a, n):
+    """Offset such that ``_tri_row(a, n) + b`` is the slot of the pair ``(a, b)``, ``a < b < n``, in
+    the row-major upper triangle of an ``n x n`` table (``n (n - 1) / 2`` slots; row ``a`` holds
+    ``b = a + 1 .. n - 1``)."""
+    return a * n - (a * (a + 1)) // 2 - a - 1
 
 
 @_two_cores
 def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
-                          tables):
+                          small, spill):
     """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
-    counted unit-major into a dense ``F x F`` table.
+    counted unit-major into a triangular ``F x F`` table.
 
     Word ``f``'s postings are ``glo[f]:ghi[f]`` (documents in ``docs``; window-start intervals
     ``ilo, ihi, starts, ends`` as written by :func:`_window_intervals`).  A unit is a document
@@ -561,22 +556,24 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
     (unit, word, bits) are made word by word, sorted by unit with a stable counting sort (so a unit
     lists its words in increasing order), and every pair of words listed in a unit adds
     ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
-    ``sum over units of C(words present, 2)``, with no search per pair.  Document ranges run in
-    parallel, each into its own zeroed ``int32`` table of ``tables`` (allocated by numpy, which asks
-    for huge pages: a table of many MiB otherwise costs a TLB miss per entry), whose requested
-    entries are added into ``int64`` counts before any could overflow; the integer sums do not
-    depend on the threads.
+    ``sum over units of C(words present, 2)``, with no search per pair.  The increments land at
+    random in the table, so its size sets their cost (a cache miss each once it outgrows the
+    cache): the table is the upper triangle (:func:`_tri_row`) in ``uint16``, an entry about to pass
+    65,535 moving its count into the ``int64`` triangle ``spill`` (touched only by pairs that
+    co-occur that often).  Document ranges run in parallel, each into its own zeroed rows of
+    ``small`` and ``spill`` (allocated by numpy, which asks for huge pages: a table of many MiB
+    otherwise costs a TLB miss per entry); the integer sums do not depend on the threads.
     """
     n_f = len(glo)
-    n_parts = len(tables)
+    n_parts = len(small)
     out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
     total_post = 0
     for f in range(n_f):
         total_post += ghi[f] - glo[f]
     chunk = max(64, min(n_docs, n_docs * 32768 // max(total_post, 1)))
     for part in numba.prange(n_parts):
-        table = tables[part]
-        pending = 0  # largest possible growth of a table entry since the last flush
+        table = small[part]
+        big = spill[part]
         d0 = n_docs * part // n_parts
         d1 = n_docs * (part + 1) // n_parts
         cur = np.empty(n_f, dtype=np.int64)
@@ -656,21 +653,20 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
                 masks[fill[un]] = rec_mask[r]
                 fill[un] += 1
             for un in range(n_units):
-                if pending > _I32_ROOM:
-                    _flush_table(out, part, table, fpairs, True)
-                    pending = 0
-                pending += 1 if doc_mode else 64
                 r1 = first[un + 1]
                 for r in range(first[un], r1):
-                    a = words[r]
-                    if doc_mode:
-                        for q in range(r + 1, r1):
-                            table[a, words[q]] += 1
-                    else:
-                        m = masks[r]
-                        for q in range(r + 1, r1):
-                            table[a, words[q]] += np.int32(_ctpop(m & masks[q]))
-        _flush_table(out, part, table, fpairs, False)
+                    row = _tri_row(np.int64(words[r]), n_f)
+                    m = masks[r]
+                    for q in range(r + 1, r1):
+                        slot = row + words[q]
+                        v = np.int64(table[slot]) + (1 if doc_mode else np.int64(_ctpop(m & masks[q])))
+                        if v > _U16_MAX:  # rare: only pairs co-occurring in over 65,535 units pass here
+                            big[slot] += v
+                            v = 0
+                        table[slot] = np.uint16(v)
+        for m in range(len(fpairs)):
+            slot = _tri_row(np.int64(fpairs[m, 0]), n_f) + fpairs[m, 1]
+            out[part, m] = big[slot] + table[slot]
     for part in range(1, n_parts):
         for m in range(len(fpairs)):
             out[0, m] += out[part, m]
@@ -905,7 +901,7 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
 #: Estimated CPU nanoseconds per unit of work, for the choice of the frequent words, when counting
 #: documents and windows: a pair of words in a document (the unit-major kernel's increments), a
 #: posting of a frequent word (its records), a posting probed by the pair kernels (the shorter list
-#: of each pair), an entry of a thread's ``F x F`` table.  Measured on the 50M-token reference of
+#: of each pair), an entry of a thread's triangular ``F x F`` table.  Measured on the 50M-token reference of
 #: ``benchmarks/coherence_scale.py`` (the pair rates refitted to forced-``F`` timings once the
 #: estimate sampled the whole document order); they only steer the speed, every choice counts
 #: exactly.  For windows a probe costs ``1 + 6.5 x`` the mean number of intervals per posting (one
@@ -944,13 +940,15 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     records = np.concatenate(([0], np.cumsum(sizes[head])))
     ns_pair, ns_record, ns_probe, ns_table = costs
     cost = (ns_pair * pair_work + ns_record * records + ns_probe * left[:top + 1]
-            + ns_table * _two_cores.parts(int(records[-1])) * n_f ** 2)
+            + ns_table * _two_cores.parts(int(records[-1])) * n_f * (n_f - 1) / 2)
     return order[:int(np.argmin(cost))], rank
 
 
-def _tables(work: int, n_f: int) -> np.ndarray:
-    """One zeroed ``n_f x n_f`` int32 table per thread of :func:`_frequent_pair_kernel`."""
-    return np.zeros((_two_cores.parts(work), n_f, n_f), dtype=np.int32)
+def _tables(work: int, n_f: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per thread of :func:`_frequent_pair_kernel`, a zeroed ``uint16`` upper triangle of an
+    ``n_f x n_f`` table and its zeroed ``int64`` spill (whose pages are only made when touched)."""
+    shape = (_two_cores.parts(work), max(n_f * (n_f - 1) // 2, 1))
+    return np.zeros(shape, dtype=np.uint16), np.zeros(shape, dtype=np.int64)
 
 
 def _probe_maps(work: int, n_space: int) -> tuple[np.ndarray, np.ndarray]:
@@ -996,7 +994,7 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
         work = int(sizes[fw].sum())
         z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
         return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, index.doc_lengths, 0,
-                                     0, n_docs, True, fpairs, _tables(work, len(fw)))
+                                     0, n_docs, True, fpairs, *_tables(work, len(fw)))
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
@@ -1092,7 +1090,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
         work = int(sizes[fw].sum())
         return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, index.doc_lengths,
                                      int(window), _MODE_CODE[compat], n_docs, False, fpairs,
-                                     _tables(work, len(fw)))
+                                     *_tables(work, len(fw)))
 
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)

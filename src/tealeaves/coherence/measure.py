@@ -237,12 +237,13 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
     vocab = index.vocabulary.index
     df = index.arrays["word_ptr"]
     k = max(len(t) for t in topics)
+    lengths = np.array([len(t) for t in topics])
+    codes, words = pd.factorize(pd.Index([w for t in topics for w in t], dtype=object))  # one hash pass
+    found = np.array([vocab.get(w, -1) for w in words], dtype=np.int64)  # each distinct word once
+    known = found >= 0
+    found[known] = np.where(df[found[known] + 1] > df[found[known]], found[known], -1)  # no postings: missing
     ids = np.full((len(topics), k), -1, dtype=np.int64)
-    for t, words in enumerate(topics):
-        for i, w in enumerate(words):
-            wid = vocab.get(w)
-            if wid is not None and df[wid + 1] > df[wid]:
-                ids[t, i] = wid
+    ids[np.arange(k)[None, :] < lengths[:, None]] = found[codes]
     uniq, local = np.unique(ids[ids >= 0], return_inverse=True)
     loc = np.full(ids.shape, -1, dtype=np.int64)
     loc[ids >= 0] = local
