@@ -222,11 +222,17 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
     """
     import tempfile
 
-    from tealeaves.distributed.build import DEFAULT_MEMORY, chunk_tokens_for, local_executor, remove_workdir
+    from tealeaves.distributed.build import (
+        DEFAULT_MEMORY,
+        check_memory,
+        chunk_tokens_for,
+        local_executor,
+        remove_workdir,
+    )
     from tealeaves.ingest import langlinks as W
     from tealeaves.multilingual.aligned_files import load_aligned_reference, write_manifest
 
-    memory = DEFAULT_MEMORY if memory is None else int(memory)
+    memory = check_memory(DEFAULT_MEMORY if memory is None else memory, local=executor is None)
     langs = parse_language_list(languages) if isinstance(languages, str) else (
         None if languages is None else parse_language_list(",".join(languages)))
     wiki = bool(links or langlinks)
