@@ -76,6 +76,33 @@ def normalize_language(code: str) -> str:
     )
 
 
+#: The shape of a language code outside :data:`LANGUAGE_ALIASES` that :func:`language_code` accepts:
+#: ISO 639-1/639-3 style (2 or 3 ASCII letters), optionally with subtags as Wikipedia names its
+#: editions (``zh-yue``, ``be-tarask``).
+LANGUAGE_CODE_PATTERN = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,8})*")
+
+
+def language_code(code: str) -> str:
+    """The language-code rule of every input whose languages the user chooses (aligned tuples and
+    parallel line files, Wikipedia dumps and langlinks, aligned reference folders, multilingual
+    topics): a known spelling normalised by :func:`normalize_language` (``eng_Latn`` -> ``en``), any
+    other code of :data:`LANGUAGE_CODE_PATTERN` lowercased (``bg``, ``BUL`` -> ``bul``, ``zh-yue``).
+
+    So whatever ``tealeaves index build-aligned`` writes, ``tealeaves cnpmi`` reads.  Codes outside
+    the table are not mapped to each other (``bul`` is not ``bg``).  Anything else raises
+    :class:`UnknownLanguageError`.  Inputs tied to tealeaves' own data sets and resources (the
+    built-in references, reproductions, :class:`AlignedCorpus`) keep :func:`normalize_language`.
+    """
+    key = str(code).strip()
+    if key.lower() in LANGUAGE_ALIASES:
+        return LANGUAGE_ALIASES[key.lower()]
+    if LANGUAGE_CODE_PATTERN.fullmatch(key):
+        return key.lower()
+    raise UnknownLanguageError(f"{code!r} is not a language code (ISO 639-1/639-3 style: 2 or 3 letters, "
+                               "optionally with subtags such as zh-yue)",
+                               fix="give e.g. en, bg or swe; known spellings such as eng_Latn are normalised")
+
+
 #: A token made only of letters (no digits, underscores or symbols).
 _LETTERS_ONLY = re.compile(r"^[^\W\d_]+$")
 

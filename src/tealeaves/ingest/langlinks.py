@@ -33,6 +33,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from tealeaves.corpus.aligned import UnknownLanguageError, language_code
 from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import (
     IngestStats,
@@ -57,19 +58,6 @@ _OTHER_KEYWORDS = ("DROP", "LOCK", "UNLOCK", "SET", "USE", "ALTER", "COMMIT", "S
 #: MySQL string escapes (``\%`` and ``\_`` keep their backslash outside LIKE patterns).
 _ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}
 _ESCAPE = re.compile(r"\\(.)|''", re.S)
-
-
-def language_code(code: str) -> str:
-    """A known code normalised (:func:`~tealeaves.corpus.aligned.normalize_language`), or any other
-    Wikipedia-style code (``bg``, ``zh-yue``) lowercased."""
-    from tealeaves.corpus.aligned import UnknownLanguageError, normalize_language
-
-    try:
-        return normalize_language(code)
-    except UnknownLanguageError:
-        if re.fullmatch(r"[a-z]{2,3}(-[a-z]{2,8})*", code.lower()):
-            return code.lower()
-        raise ParameterError(f"{code!r} is not a language code", fix="give e.g. en, bg or zh") from None
 
 
 def unescape(text: str) -> str:
@@ -364,7 +352,7 @@ def _known(code: str) -> str:
     runs for nearly every langlinks row and an unknown code costs a raised and caught error."""
     try:
         return language_code(code)
-    except ParameterError:
+    except UnknownLanguageError:
         return code
 
 
