@@ -311,3 +311,18 @@ def test_tuple_keys_follow_the_same_rule(tmp_path, cli_error):
     src = _jsonl(tmp_path / "t.jsonl", [{"id": 1, "bg": "котка", "en": "cat", "title": "x"}])
     cli_error(["index", "build-aligned", src, "-o", tmp_path / "r"], "'title' is not a language code",
               progress=True)
+
+
+@pytest.mark.parametrize("name", ["my@ref", "a|b", "plain"])
+def test_estimator_settings_keep_the_whole_reference_name(name):
+    # before: the name was cut at its first '@' ("my@ref" -> "my"), so references "my@ref" and "my@other"
+    # had the same settings and an estimator trained on one was applied to the other without a word
+    from tealeaves.multilingual.estimator_io import feature_settings
+
+    def sigs(ref):
+        return {m: str(Signature(m, {"ref": f"{ref}-en-sv@0123456789ab", "langs": "en-sv", "top": 10}))
+                for m in ("cnpmi", "inpmi")}
+
+    want = {m: {"ref": name, "top": "10"} for m in ("cnpmi", "inpmi")}
+    assert feature_settings(sigs(name), ["en", "sv"]) == want
+    assert feature_settings(sigs(name + "@x"), ["en", "sv"]) != feature_settings(sigs(name), ["en", "sv"])
