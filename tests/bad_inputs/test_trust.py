@@ -108,7 +108,7 @@ def small_tuples(tmp_path):
 def _physical(monkeypatch, size):
     from tealeaves.distributed import build
 
-    monkeypatch.setattr(build, "physical_memory", lambda: size)
+    monkeypatch.setattr(build, "physical_memory", lambda: (size, "this machine's physical memory"))
 
 
 COMMANDS = ["index build", "index build-aligned"]
@@ -164,6 +164,22 @@ def test_memory_on_a_scheduler_is_bounded_by_its_workers(tmp_path, cli_error, ru
         assert not (tmp_path / "x.tlx").exists()
         ok = run_cli([*argv, "500M"])
         assert ok.code == 0, ok.err
+
+
+def test_the_ceiling_is_the_physical_memory_or_a_lower_container_limit(tmp_path, monkeypatch):
+    import os
+
+    from tealeaves.distributed import build
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    limits = [_write(tmp_path / "v2", "max\n"), _write(tmp_path / "v1", f"{1 << 30}\n")]
+    monkeypatch.setattr(build, "CGROUP_LIMITS", (str(limits[0]), str(tmp_path / "missing")))
+    assert build.physical_memory() == (total, "this machine's physical memory")  # 'max': no limit
+    monkeypatch.setattr(build, "CGROUP_LIMITS", (str(limits[0]), str(limits[1])))
+    assert build.physical_memory() == (min(total, 1 << 30), "this container's memory limit"
+                                       if total > 1 << 30 else "this machine's physical memory")
+    with pytest.raises(ParameterError, match=re.escape("(1 GiB)")):
+        build.parse_memory("2G")
 
 
 def test_parse_memory_units():

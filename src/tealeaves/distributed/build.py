@@ -51,18 +51,29 @@ BYTES_PER_TOKEN = 40
 MIN_MEMORY = 400 << 20
 #: Largest budget of a local build where the system does not report its physical memory (1 TiB).
 FALLBACK_CEILING = 1 << 40
+#: A container's memory limit (cgroup v2, then v1), when lower than the physical memory.
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 #: Tokenisation recorded for pre-tokenised inputs (as the single-file build records it).
 PRETOKENISED = {"tokenizer": "whitespace (pre-tokenised, one document per line)"}
 
 
-def physical_memory() -> int:
-    """This machine's physical memory in bytes (``os.sysconf``); :data:`FALLBACK_CEILING` where the
-    system does not report it."""
+def physical_memory() -> tuple[int, str]:
+    """``(bytes, what)``: the memory a build on this machine can use: its physical memory
+    (``os.sysconf``), or a container's cgroup limit (:data:`CGROUP_LIMITS`) when that is lower (as
+    Dask bounds its workers); :data:`FALLBACK_CEILING` where the system reports neither."""
     try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        found = [(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's physical memory")]
     except (AttributeError, ValueError, OSError):
-        return FALLBACK_CEILING
-    return total if total > 0 else FALLBACK_CEILING
+        found = []
+    for path in CGROUP_LIMITS:
+        try:
+            text = Path(path).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text.isdigit():  # "max": no limit
+            found.append((int(text), "this container's memory limit"))
+    found = [f for f in found if f[0] > 0]
+    return min(found) if found else (FALLBACK_CEILING, "the ceiling of a system that reports no memory size")
 
 
 def size_text(n: int) -> str:
@@ -101,18 +112,19 @@ def parse_memory(text: str, local: bool = True) -> int:
 
 
 def check_local_budget(memory: int, processes: int = 1, label: str | None = None) -> int:
-    """Refuse a budget of ``processes`` build processes on this machine above its physical memory
-    (``label`` names the value in the message; default ``memory=<bytes>``, the API's argument)."""
-    ceiling = physical_memory()
+    """Refuse a budget of ``processes`` build processes on this machine above its memory
+    (:func:`physical_memory`; ``label`` names the value in the message, default ``memory=<bytes>``, the
+    API's argument)."""
+    ceiling, what = physical_memory()
     if memory * processes <= ceiling:
         return memory
-    given, most = label or f"memory={memory}", f"({size_text(ceiling)})"
+    given, most = label or f"memory={memory}", f"{what} ({size_text(ceiling)})"
     if processes == 1:
-        raise ParameterError(f"{given} is more than this machine's physical memory {most}",
+        raise ParameterError(f"{given} is more than {most}",
                              fix=f"give at most {ceiling >> 20}M: the budget bounds the memory of each "
                                  "build process")
     raise ParameterError(f"{given} for each of --workers {processes} is {size_text(memory * processes)} in "
-                         f"all, more than this machine's physical memory {most}",
+                         f"all, more than {most}",
                          fix=f"give at most {ceiling // processes >> 20}M, or fewer --workers")
 
 
