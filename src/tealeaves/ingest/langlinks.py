@@ -33,7 +33,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tealeaves.corpus.aligned import UnknownLanguageError, language_code
+from tealeaves.corpus.aligned import LANGUAGE_CODE_PATTERN, UnknownLanguageError, language_code
 from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import (
     IngestStats,
@@ -236,7 +236,7 @@ def langlinks_language(spec: str) -> tuple[str, str]:
     """``--langlinks [LANG=]PATH``: the source language (given, or from a file name ``LANGwiki-...``) and
     the path."""
     lang, sep, path = spec.partition("=")
-    if sep and path and re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z]{2,8})*", lang):
+    if sep and path and LANGUAGE_CODE_PATTERN.fullmatch(lang.replace("_", "-")):
         return language_code(lang.replace("_", "-")), path
     m = re.match(r"([a-z]{2,3}(?:_[a-z]{2,8})*)wiki-", Path(spec).name)
     if m is None:
