@@ -236,14 +236,12 @@ def _npmi(pab, pa, pb):
     return math.log(pab / (pa * pb)) / -math.log(pab)
 
 
-def brute_cnpmi(k):
-    """CNPMI of topic k by sets over the tuples holding both a bg and an en document."""
-    pairs = [(a, b) for a, b in zip(_sets("bg", "bg"), _sets("en", "eng"), strict=True)
-             if a is not None and b is not None]
+def brute_cnpmi(words_bg, words_en):
+    """CNPMI of one topic by sets over the tuples holding both a bg and an en document."""
+    pairs = [(a, b) for a, b in zip(_sets("bg", "bg"), _sets("en", "eng"), strict=True) if a and b]
     n = len(pairs)
-    words = product(BG_TOPICS["bg"][k], BG_TOPICS["en"][k])
     vals = [_npmi(sum(a in x and b in y for x, y in pairs) / n, sum(a in x for x, _ in pairs) / n,
-                  sum(b in y for _, y in pairs) / n) for a, b in words]
+                  sum(b in y for _, y in pairs) / n) for a, b in product(words_bg, words_en)]
     return sum(vals) / len(vals)
 
 
@@ -264,7 +262,7 @@ def test_cnpmi_scores_a_bg_en_reference_built_from_json_lines(bg_en, run_cli):
     result = run_cli(["cnpmi", topics, "--reference", ref, "--top", "3", "--format", "json"])
     assert result.code == 0, result.err
     out = json.loads(result.out)["cnpmi"]
-    expected = [brute_cnpmi(k) for k in range(2)]
+    expected = [brute_cnpmi(BG_TOPICS["bg"][k], BG_TOPICS["en"][k]) for k in range(2)]
     assert out["per_topic"] == pytest.approx(expected, abs=1e-12)
     assert expected[0] != expected[1]  # the topics are told apart
     assert Signature.parse(out["signature"]).fields["langs"] == "bg-en"
@@ -285,7 +283,8 @@ def test_parallel_files_and_the_api_read_the_same_codes(tmp_path, bg_en, run_cli
     ref, _ = bg_en
     scores = M.cnpmi({"bg": BG_TOPICS["bg"], "eng_Latn": BG_TOPICS["en"]},
                      resolve_reference(str(out), ["bg", "en"]))
-    assert scores.per_topic.tolist() == pytest.approx([brute_cnpmi(k) for k in range(2)], abs=1e-12)
+    expected = [brute_cnpmi(BG_TOPICS["bg"][k], BG_TOPICS["en"][k]) for k in range(2)]
+    assert scores.per_topic.tolist() == pytest.approx(expected, abs=1e-12)
     assert resolve_reference(str(ref), ["bg", "en"]).languages == ["bg", "en"]
 
 
@@ -342,3 +341,24 @@ def test_estimator_settings_keep_the_whole_reference_name(name):
     want = {m: {"ref": name, "top": "10"} for m in ("cnpmi", "inpmi")}
     assert feature_settings(sigs(name), ["en", "sv"]) == want
     assert feature_settings(sigs(name + "@x"), ["en", "sv"]) != feature_settings(sigs(name), ["en", "sv"])
+
+
+def test_pltm_fit_on_bg_en_and_its_topics_scored_by_cnpmi(tmp_path, bg_en, run_cli):
+    # before: `pltm fit` refused the bg tuples ("unknown language code 'bg'; known codes: ..."), so a bg-en
+    # model could not be fitted on the texts its reference was built from
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    ref, _ = bg_en
+    fit = run_cli(["pltm", "fit", _jsonl(tmp_path / "fit.jsonl", BG_EN), "-k", "2", "--iterations", "4",
+                   "--chains", "1", "--max-df", "1.0", "-o", tmp_path / "m"])
+    assert fit.code == 0, fit.err
+    model, preprocessors = load_pltm(tmp_path / "m")
+    assert model.languages_ == ["bg", "en"]
+    for lang, key in (("bg", "bg"), ("en", "eng")):  # every token of the tuples, no language mixed up
+        assert set(preprocessors[lang].vocabulary_.words) == set().union(*filter(None, _sets(lang, key)))
+    topics = json.loads((tmp_path / "m" / "topics.json").read_text(encoding="utf-8"))
+    result = run_cli(["cnpmi", tmp_path / "m" / "topics.json", "--reference", ref, "--top", "3",
+                      "--format", "json"])
+    assert result.code == 0, result.err
+    want = [brute_cnpmi(topics["bg"][k][:3], topics["en"][k][:3]) for k in range(2)]
+    assert json.loads(result.out)["cnpmi"]["per_topic"] == pytest.approx(want, abs=1e-12)

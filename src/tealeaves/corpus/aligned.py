@@ -6,8 +6,7 @@ document per language.  Every language keeps its own
 :class:`~tealeaves.corpus.Corpus` over its own vocabulary, indexed by the *same*
 tuple positions; a language missing from a tuple has an empty document there and
 ``present[lang][t]`` is ``False``.  Languages are named by the ISO 639-1 style
-codes of :func:`tealeaves.corpus.parallel.normalize_language` (``en``, ``sv``,
-``zh``...).
+codes of :func:`language_code` (``en``, ``sv``, ``zh``, ``bg``...).
 """
 
 from __future__ import annotations
@@ -88,10 +87,12 @@ def language_code(code: str) -> str:
     topics): a known spelling normalised by :func:`normalize_language` (``eng_Latn`` -> ``en``), any
     other code of :data:`LANGUAGE_CODE_PATTERN` lowercased (``bg``, ``BUL`` -> ``bul``, ``zh-yue``).
 
-    So whatever ``tealeaves index build-aligned`` writes, ``tealeaves cnpmi`` reads.  Codes outside
-    the table are not mapped to each other (``bul`` is not ``bg``).  Anything else raises
-    :class:`UnknownLanguageError`.  Inputs tied to tealeaves' own data sets and resources (the
-    built-in references, reproductions, :class:`AlignedCorpus`) keep :func:`normalize_language`.
+    So whatever ``tealeaves index build-aligned`` writes, ``tealeaves cnpmi`` reads, and ``tealeaves
+    pltm fit`` fits (:class:`AlignedCorpus`, :class:`~tealeaves.models.polylingual.PolylingualTopicModel`
+    use it too).  Codes outside the table are not mapped to each other (``bul`` is not ``bg``) and get
+    the default letters-only tokenisation of :func:`default_preprocessor`.  Anything else raises
+    :class:`UnknownLanguageError`.  Inputs tied to tealeaves' own data sets (the built-in references
+    and corpora, the reproductions) keep :func:`normalize_language`.
     """
     key = str(code).strip()
     if key.lower() in LANGUAGE_ALIASES:
@@ -198,11 +199,11 @@ class AlignedCorpus:
         fitted already (e.g. to encode held-out tuples over the training
         vocabularies).
         """
-        texts = {normalize_language(lang): docs for lang, docs in texts.items()}
+        texts = {language_code(lang): docs for lang, docs in texts.items()}
         languages = list(texts)
         if not languages:
             raise EmptyInputError("no languages given; pass texts as {language: [text or None, ...]}")
-        preprocessors = {normalize_language(k): v for k, v in (preprocessors or {}).items()}
+        preprocessors = {language_code(k): v for k, v in (preprocessors or {}).items()}
         unknown = sorted(set(preprocessors) - set(languages))
         if unknown:
             raise LanguageMismatchError(
