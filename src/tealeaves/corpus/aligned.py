@@ -11,6 +11,7 @@ codes of :func:`language_code` (``en``, ``sv``, ``zh``, ``bg``...).
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -94,7 +95,12 @@ def language_code(code: str) -> str:
     :class:`UnknownLanguageError`.  Inputs tied to tealeaves' own data sets (the built-in references
     and corpora, the reproductions) keep :func:`normalize_language`.
     """
-    key = str(code).strip()
+    return _language_code(code if isinstance(code, str) else repr(code))
+
+
+@functools.lru_cache(maxsize=1024)  # it runs for every key of every tuple; bounded for odd inputs
+def _language_code(code: str) -> str:
+    key = code.strip()
     if key.lower() in LANGUAGE_ALIASES:
         return LANGUAGE_ALIASES[key.lower()]
     if LANGUAGE_CODE_PATTERN.fullmatch(key):
