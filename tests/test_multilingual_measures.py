@@ -174,8 +174,10 @@ def test_gap_features_follow_eq_5_and_6(reference):
 def test_bad_inputs(reference):
     with pytest.raises(LanguageMismatchError, match="no 'tr' side"):
         M.cnpmi({"en": TOPICS["en"], "tr": TOPICS["ro"]}, reference)
-    with pytest.raises(UnknownLanguageError):
+    with pytest.raises(LanguageMismatchError, match="no 'xx' side"):  # a code the reference lacks
         M.cnpmi({"en": TOPICS["en"], "xx": TOPICS["ro"]}, reference)
+    with pytest.raises(UnknownLanguageError, match="'klingon' is not a language code"):
+        M.cnpmi({"en": TOPICS["en"], "klingon": TOPICS["ro"]}, reference)
     with pytest.raises(TealeavesError, match="different numbers of topics"):
         M.cnpmi({"en": TOPICS["en"], "ro": TOPICS["ro"][:1]}, reference)
     with pytest.raises(EmptyInputError, match="no words"):

@@ -245,7 +245,6 @@ def check_corpus(docs: list[list[str]], bom: bool, end: str, topic: list[str], u
 
 def check_multilingual_topics(value: object, top: int) -> None:
     """read_topics: the schema's reading of ``value`` or a schema error, nothing else."""
-    from tealeaves.corpus.aligned import LANGUAGE_ALIASES
     from tealeaves.errors import EmptyInputError, InputFormatError
     from tealeaves.multilingual.topics import read_topics
 
@@ -259,8 +258,8 @@ def check_multilingual_topics(value: object, top: int) -> None:
         except (InputFormatError, EmptyInputError):
             got = None
     want = None
-    if isinstance(value, dict) and value and all(str(k).lower() in LANGUAGE_ALIASES for k in value):
-        codes = [LANGUAGE_ALIASES[k.lower()] for k in value]
+    if isinstance(value, dict) and value and all(_language(k) for k in value):
+        codes = [_language(k) for k in value]
         lists = list(value.values())
         ok = len(set(codes)) == len(codes) and all(isinstance(ts, list) for ts in lists)
         ok = ok and len({len(ts) for ts in lists}) == 1 and len(lists[0]) > 0
@@ -271,6 +270,19 @@ def check_multilingual_topics(value: object, top: int) -> None:
             if c >= 2 and all(len(set(t)) == len(t) for ts in lowered for t in ts):
                 want = {code: [t[:min(c, top)] for t in ts] for code, ts in zip(codes, lowered)}
     assert got == want, (value, got, want)
+
+
+def _language(key: str) -> str | None:
+    """The documented language-code rule (tealeaves.corpus.aligned.language_code), restated: a known
+    spelling -> its code; 2-3 ASCII letters, optionally with -subtags of 2-8 letters -> lowercased."""
+    from tealeaves.corpus.aligned import LANGUAGE_ALIASES
+
+    key = key.strip()
+    if key.lower() in LANGUAGE_ALIASES:
+        return LANGUAGE_ALIASES[key.lower()]
+    parts = key.split("-")
+    ok = all(p.isascii() and p.isalpha() for p in parts) and 2 <= len(parts[0]) <= 3
+    return key.lower() if ok and all(2 <= len(p) <= 8 for p in parts[1:]) else None
 
 
 def _is_word(w: object) -> bool:

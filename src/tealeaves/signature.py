@@ -4,14 +4,30 @@ A signature is a ``|``-separated string: the measure name first, then
 ``key=value`` fields in a fixed order, then ``tealeaves-<version>``, e.g.::
 
     npmi|ref=reuters-train@3fa2c1d0|win=doc|top=10|seg=one-one|zero=limit|tealeaves-0.1.0
+
+Escaping (the one rule for every user-supplied string a signature records: reference names and
+paths, model names and source files, dictionary and vector names...): on writing, a backslash
+becomes ``\\\\``, a ``|`` becomes ``\\|``, a ``=`` (except in a value) becomes ``\\=``, and a
+character that is not printable (a control character, a line or paragraph separator, a lone
+surrogate) becomes ``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH``; :meth:`Signature.parse` undoes exactly these, so
+``Signature.parse(str(sig))`` gives back the same measure, keys, values (as text) and version, and a
+signature is always one printable line.  Everything else (spaces, ``:``, ``@``, ``,``, non-ASCII
+letters) is written as is.  A reference named ``a|b``::
+
+    npmi|ref=a\\|b@3fa2c1d0|win=doc|...
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tealeaves._version import __version__
+from tealeaves.errors import InputFormatError
+
+#: One piece of an escaped signature: an escape sequence, a separator, or a run of plain characters.
+_TOKEN = re.compile(r"\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[\\|=]|\\|[|=]|[^\\|=]+")
 
 
 @dataclass(frozen=True)
@@ -26,24 +42,29 @@ class Signature:
     version: str = __version__
 
     def __str__(self) -> str:
-        parts = [self.measure]
-        parts += [f"{key}={_fmt(value)}" for key, value in self.fields.items()]
-        parts.append(f"tealeaves-{self.version}")
+        parts = [_escape(self.measure, "=")]
+        parts += [f"{_escape(str(key), '=')}={_escape(_fmt(value))}" for key, value in self.fields.items()]
+        parts.append(f"tealeaves-{_escape(self.version, '=')}")
         return "|".join(parts)
 
     @classmethod
     def parse(cls, text: str) -> Signature:
-        """Parse a signature string back into its parts."""
-        parts = text.split("|")
-        if len(parts) < 2 or not parts[-1].startswith("tealeaves-"):
-            raise ValueError(f"not a tealeaves signature: {text!r}")
+        """Parse a signature string back into its parts (values as text; module docstring for the
+        escapes).  Raises :class:`~tealeaves.errors.InputFormatError` on anything :meth:`__str__`
+        cannot have written."""
+        parts = _split(text)
+        if len(parts) < 2 or not parts[-1][0].startswith("tealeaves-") or len(parts[0]) > 1 or len(
+                parts[-1]) > 1:
+            raise _bad(text, "is not a tealeaves signature")
         fields: dict[str, object] = {}
         for part in parts[1:-1]:
-            key, sep, value = part.partition("=")
-            if not sep:
-                raise ValueError(f"signature field {part!r} has no '=' in {text!r}")
+            if len(part) < 2:
+                raise _bad(text, f"has a field {part[0]!r} with no '='")
+            key, value = part[0], "=".join(part[1:])
+            if key in fields:
+                raise _bad(text, f"names field {key!r} twice")
             fields[key] = value
-        return cls(parts[0], fields, parts[-1][len("tealeaves-"):])
+        return cls(parts[0][0], fields, parts[-1][0][len("tealeaves-"):])
 
 
 def _fmt(value: object) -> str:
@@ -52,3 +73,46 @@ def _fmt(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(_fmt(v) for v in value)
     return str(value)
+
+
+def _escape(text: str, extra: str = "") -> str:
+    """``text`` with ``\\``, ``|``, the characters of ``extra`` and unprintable characters escaped."""
+    out = []
+    for c in text:
+        if c in "\\|" or c in extra:
+            out.append("\\" + c)
+        elif not c.isprintable():
+            n = ord(c)
+            out.append(f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _split(text: str) -> list[list[str]]:
+    """The unescaped parts of a signature, each split at its unescaped ``=`` signs."""
+    if not isinstance(text, str):
+        raise _bad(text, "is not text")
+    parts: list[list[str]] = [[""]]
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if m.start() != pos or token == "\\":
+            break  # a backslash starting no escape
+        pos = m.end()
+        if token == "|":
+            parts.append([""])
+        elif token == "=":
+            parts[-1].append("")
+        elif token[0] == "\\":
+            parts[-1][-1] += token[1] if len(token) == 2 else chr(int(token[2:], 16))
+        else:
+            parts[-1][-1] += token
+    if pos != len(text):
+        raise _bad(text, f"has a backslash starting no escape at character {pos + 1}")
+    return parts
+
+
+def _bad(text: object, what: str) -> InputFormatError:
+    return InputFormatError(f"signature {text!r} {what}",
+                            fix="give the signature exactly as tealeaves wrote it")

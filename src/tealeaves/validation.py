@@ -185,13 +185,13 @@ def path_arg(name: str = "path") -> Callable[[str], str]:
 
 
 def check_name(value: object, name: str = "--name") -> str:
-    """A reference name recorded in signatures: non-empty, no ``|`` (the signature separator) and no
-    control character, lone surrogate or line/paragraph separator (a line break would split the
-    one-line signature)."""
-    if not isinstance(value, str) or not value.strip() or "|" in value or any(
+    """A reference name (recorded in signatures, listed by ``index info``): non-empty, one line: no
+    control character, lone surrogate or line/paragraph separator.  ``|``, ``=`` and ``\\`` are
+    accepted: signatures escape them (:mod:`tealeaves.signature`)."""
+    if not isinstance(value, str) or not value.strip() or any(
             unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in value):
-        raise ParameterError(f"{name} must be a non-empty name without '|' or control characters, got "
-                             f"{value!r}", fix=f"e.g. {name} reuters-2026")
+        raise ParameterError(f"{name} must be a non-empty name on one line without control characters, "
+                             f"got {value!r}", fix=f"e.g. {name} reuters-2026")
     return value
 
 

@@ -134,7 +134,7 @@ def test_parquet_without_text_column(tmp_path, cli_error):
     (["--workers", "two"], "--workers", 2),
     (["--memory", "lots"], "is not a size", 1),
     (["--memory", "10M"], "below the smallest budget", 1),
-    (["--memory", "nan"], "below the smallest budget", 1),
+    (["--memory", "nan"], "is not a size", 1),  # was 'below the smallest budget': nan is no size
     (["--scheduler", "localhost"], "not a Dask scheduler address", 1),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "exclude each other", 1),
 ])

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import require_data
 from tealeaves.corpus import AlignedCorpus, Preprocessor
-from tealeaves.corpus.aligned import UnknownLanguageError
+from tealeaves.corpus.aligned import LanguageMismatchError, UnknownLanguageError
 from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, TealeavesError
 from tealeaves.multilingual import measures as M
 from tealeaves.multilingual.dictionaries import read_dictionary, read_muse
@@ -141,7 +141,9 @@ def toy():
     ({"en": [["dog", None]], "sv": [["hund", "katt"]]}, InputFormatError, "is null"),
     ({"en": "dog cat", "sv": [["hund", "katt"]]}, InputFormatError, "must be a list of topics"),
     ({"en": [["dog", "cat"]], "sv": []}, InputFormatError, "different numbers of topics"),
-    ({"en": [["dog", "cat"]], "xx": [["hund", "katt"]]}, UnknownLanguageError, "unknown language code 'xx'"),
+    ({"en": [["dog", "cat"]], "klingon": [["hund", "katt"]]}, UnknownLanguageError,
+     "'klingon' is not a language code"),
+    ({"en": [["dog", "cat"]], "xx": [["hund", "katt"]]}, LanguageMismatchError, "has no 'xx' side"),
     ({"en": [[]], "sv": [["hund", "katt"]]}, EmptyInputError, "topics with no words"),
     ({"en": [["dog", "dog"]], "sv": [["hund", "katt"]]}, InputFormatError, "lists 'dog' twice"),
 ])

@@ -147,10 +147,19 @@ def add_scale_options(parser) -> None:
     from tealeaves.validation import int_arg
 
     parser.add_argument("--memory", default="1G", help="memory budget of each build process (default 1G; "
-                                                       "e.g. 512M, 4G; at least 400M)")
+                                                       "e.g. 512M, 4G; at least 400M, at most the "
+                                                       "machine's physical memory)")
     parser.add_argument("--workers", type=int_arg(1, 1024, "--workers"), default=None,
                         help="build the shards on a local Dask cluster of this many worker processes")
     parser.add_argument("--scheduler", default=None, help="build on an existing Dask cluster (tcp://host:port)")
+
+
+def memory_budget(args) -> int:
+    """``--memory`` of a build (:func:`tealeaves.distributed.build.parse_memory`; bounded by this machine's
+    physical memory unless the build runs on ``--scheduler``)."""
+    from tealeaves.distributed.build import parse_memory
+
+    return parse_memory(args.memory, local=args.scheduler is None)
 
 
 def build_executor(args, memory: int, progress):
@@ -178,9 +187,9 @@ def build_executor(args, memory: int, progress):
 
 
 def _build(args) -> int:
-    from tealeaves.distributed.build import Progress, build_streaming, parse_memory
+    from tealeaves.distributed.build import Progress, build_streaming
 
-    memory = parse_memory(args.memory)
+    memory = memory_budget(args)
     progress = Progress(len(args.inputs))
     with build_executor(args, memory, progress) as executor:
         index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,

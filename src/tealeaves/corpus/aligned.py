@@ -6,12 +6,12 @@ document per language.  Every language keeps its own
 :class:`~tealeaves.corpus.Corpus` over its own vocabulary, indexed by the *same*
 tuple positions; a language missing from a tuple has an empty document there and
 ``present[lang][t]`` is ``False``.  Languages are named by the ISO 639-1 style
-codes of :func:`tealeaves.corpus.parallel.normalize_language` (``en``, ``sv``,
-``zh``...).
+codes of :func:`language_code` (``en``, ``sv``, ``zh``, ``bg``...).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -74,6 +74,40 @@ def normalize_language(code: str) -> str:
         f"unknown language code {code!r}; known codes: {known}",
         fix="add an alias to tealeaves.corpus.aligned.LANGUAGE_ALIASES for another language",
     )
+
+
+#: The shape of a language code outside :data:`LANGUAGE_ALIASES` that :func:`language_code` accepts:
+#: ISO 639-1/639-3 style (2 or 3 ASCII letters), optionally with subtags as Wikipedia names its
+#: editions (``zh-yue``, ``be-tarask``).
+LANGUAGE_CODE_PATTERN = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,8})*")
+
+
+def language_code(code: str) -> str:
+    """The language-code rule of every input whose languages the user chooses (aligned tuples and
+    parallel line files, Wikipedia dumps and langlinks, aligned reference folders, multilingual
+    topics): a known spelling normalised by :func:`normalize_language` (``eng_Latn`` -> ``en``), any
+    other code of :data:`LANGUAGE_CODE_PATTERN` lowercased (``bg``, ``BUL`` -> ``bul``, ``zh-yue``).
+
+    So whatever ``tealeaves index build-aligned`` writes, ``tealeaves cnpmi`` reads, and ``tealeaves
+    pltm fit`` fits (:class:`AlignedCorpus`, :class:`~tealeaves.models.polylingual.PolylingualTopicModel`
+    use it too).  Codes outside the table are not mapped to each other (``bul`` is not ``bg``) and get
+    the default letters-only tokenisation of :func:`default_preprocessor`.  Anything else raises
+    :class:`UnknownLanguageError`.  Inputs tied to tealeaves' own data sets (the built-in references
+    and corpora, the reproductions) keep :func:`normalize_language`.
+    """
+    return _language_code(code if isinstance(code, str) else repr(code))
+
+
+@functools.lru_cache(maxsize=1024)  # it runs for every key of every tuple; bounded for odd inputs
+def _language_code(code: str) -> str:
+    key = code.strip()
+    if key.lower() in LANGUAGE_ALIASES:
+        return LANGUAGE_ALIASES[key.lower()]
+    if LANGUAGE_CODE_PATTERN.fullmatch(key):
+        return key.lower()
+    raise UnknownLanguageError(f"{code!r} is not a language code (ISO 639-1/639-3 style: 2 or 3 letters, "
+                               "optionally with subtags such as zh-yue)",
+                               fix="give e.g. en, bg or swe; known spellings such as eng_Latn are normalised")
 
 
 #: A token made only of letters (no digits, underscores or symbols).
@@ -171,11 +205,11 @@ class AlignedCorpus:
         fitted already (e.g. to encode held-out tuples over the training
         vocabularies).
         """
-        texts = {normalize_language(lang): docs for lang, docs in texts.items()}
+        texts = {language_code(lang): docs for lang, docs in texts.items()}
         languages = list(texts)
         if not languages:
             raise EmptyInputError("no languages given; pass texts as {language: [text or None, ...]}")
-        preprocessors = {normalize_language(k): v for k, v in (preprocessors or {}).items()}
+        preprocessors = {language_code(k): v for k, v in (preprocessors or {}).items()}
         unknown = sorted(set(preprocessors) - set(languages))
         if unknown:
             raise LanguageMismatchError(

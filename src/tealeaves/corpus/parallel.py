@@ -39,6 +39,7 @@ from tealeaves.corpus.aligned import (
     AlignedCorpus,
     LanguageMismatchError,
     UnknownLanguageError,
+    language_code,
     normalize_language,
 )
 from tealeaves.corpus.preprocess import Preprocessor
@@ -396,7 +397,7 @@ def read_line_aligned(
     ``None`` there.  Every file is read in ``encoding`` (default UTF-8).
     Collects :func:`iter_line_aligned`.
     """
-    langs = [normalize_language(x) for x in files]
+    langs = [language_code(x) for x in files]
     order: list[str] = []
     texts: dict[str, list[str | None]] = {lang: [] for lang in langs}
     for d, row in iter_line_aligned(files, doc_ids, separator, encoding):
@@ -421,7 +422,7 @@ def iter_line_aligned(
                               if line.strip())
     else:
         ids = list(doc_ids)
-    streams = {normalize_language(lang): (_resolve(f), _io.iter_lines(_resolve(f), encoding))
+    streams = {language_code(lang): (_resolve(f), _io.iter_lines(_resolve(f), encoding))
                for lang, f in files.items()}
     seen: set[str] = set()
     current: str | None = None

@@ -44,7 +44,9 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
     """A ``dask.distributed.Client`` on a new LocalCluster of ``workers`` processes, or on ``scheduler``.
 
     The build bounds each worker's memory itself (``--memory``); the LocalCluster's memory limit, at which
-    the nanny restarts a worker, is set to twice that as a safety net only."""
+    the nanny restarts a worker, is set to twice that as a safety net only.  ``memory_per_worker`` is
+    checked first: ``workers`` times it must fit in this machine's physical memory, and on ``scheduler``
+    it must not exceed any worker's memory limit (:func:`check_worker_budget`)."""
     distributed = optional_import("distributed", "dask", "sharded builds on Dask")
     if scheduler is not None:
         check_scheduler(scheduler)
@@ -55,13 +57,33 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
                                  f"{exc})",
                                  fix="check the address and that the scheduler is running") from None
         with client:
+            if memory_per_worker:
+                check_worker_budget(client, memory_per_worker, scheduler)
             yield client
         return
+    if memory_per_worker:
+        from tealeaves.distributed.build import check_local_budget, size_text
+
+        check_local_budget(memory_per_worker, workers or 1, f"--memory {size_text(memory_per_worker)}")
     limit = 2 * memory_per_worker if memory_per_worker else "auto"
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        memory_limit=limit, dashboard_address=":0", silence_logs=50)
     with cluster, distributed.Client(cluster) as client:
         yield client
+
+
+def check_worker_budget(client, memory: int, scheduler: str) -> int:
+    """Refuse a ``--memory`` budget above the smallest memory limit of the cluster's workers (as the
+    scheduler reports them; a worker without a limit sets no bound), at which Dask restarts a worker."""
+    from tealeaves.distributed.build import size_text
+
+    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
+    smallest = min((x for x in limits if x > 0), default=None)
+    if smallest is not None and memory > smallest:
+        raise ParameterError(f"--memory {size_text(memory)} is more than the memory limit of a Dask worker "
+                             f"of {scheduler} ({size_text(smallest)})",
+                             fix=f"give at most --memory {smallest >> 20}M, or workers with more memory")
+    return memory
 
 
 def dask_executor(client, progress=None):

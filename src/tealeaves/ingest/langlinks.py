@@ -33,6 +33,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from tealeaves.corpus.aligned import LANGUAGE_CODE_PATTERN, UnknownLanguageError, language_code
 from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import (
     IngestStats,
@@ -57,19 +58,6 @@ _OTHER_KEYWORDS = ("DROP", "LOCK", "UNLOCK", "SET", "USE", "ALTER", "COMMIT", "S
 #: MySQL string escapes (``\%`` and ``\_`` keep their backslash outside LIKE patterns).
 _ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}
 _ESCAPE = re.compile(r"\\(.)|''", re.S)
-
-
-def language_code(code: str) -> str:
-    """A known code normalised (:func:`~tealeaves.corpus.aligned.normalize_language`), or any other
-    Wikipedia-style code (``bg``, ``zh-yue``) lowercased."""
-    from tealeaves.corpus.aligned import UnknownLanguageError, normalize_language
-
-    try:
-        return normalize_language(code)
-    except UnknownLanguageError:
-        if re.fullmatch(r"[a-z]{2,3}(-[a-z]{2,8})*", code.lower()):
-            return code.lower()
-        raise ParameterError(f"{code!r} is not a language code", fix="give e.g. en, bg or zh") from None
 
 
 def unescape(text: str) -> str:
@@ -248,7 +236,7 @@ def langlinks_language(spec: str) -> tuple[str, str]:
     """``--langlinks [LANG=]PATH``: the source language (given, or from a file name ``LANGwiki-...``) and
     the path."""
     lang, sep, path = spec.partition("=")
-    if sep and path and re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z]{2,8})*", lang):
+    if sep and path and LANGUAGE_CODE_PATTERN.fullmatch(lang.replace("_", "-")):
         return language_code(lang.replace("_", "-")), path
     m = re.match(r"([a-z]{2,3}(?:_[a-z]{2,8})*)wiki-", Path(spec).name)
     if m is None:
@@ -364,7 +352,7 @@ def _known(code: str) -> str:
     runs for nearly every langlinks row and an unknown code costs a raised and caught error."""
     try:
         return language_code(code)
-    except ParameterError:
+    except UnknownLanguageError:
         return code
 
 

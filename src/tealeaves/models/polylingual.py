@@ -37,7 +37,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, normalize_language
+from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models.base import TopicModel, check_alpha
@@ -423,7 +423,7 @@ class PolylingualTopicModel:
 
     def _language_index(self, lang: str) -> int:
         self._check_fitted()
-        code = normalize_language(lang)
+        code = language_code(lang)
         if code not in self.languages_:
             raise LanguageMismatchError(
                 f"the model has no language {lang!r}; its languages are {self.languages_}"

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tealeaves.errors import OutputError, ParameterError
@@ -52,13 +52,12 @@ class TupleSource:
     def name(self) -> str:
         return Path(self.path).name
 
-    def tuples(self, encoding: str | None, extra_codes: Sequence[str]
-               ) -> Iterator[tuple[str, Mapping[str, str | None]]]:
+    def tuples(self, encoding: str | None) -> Iterator[tuple[str, Mapping[str, str | None]]]:
         """``(tuple id, {language: text or None})`` in file order."""
         from tealeaves.multilingual import aligned_files as A
 
         if self.files is None:
-            yield from A.iter_jsonl_tuples(self.path, encoding, extra_codes)
+            yield from A.iter_jsonl_tuples(self.path, encoding)
             return
         yield from A.iter_parallel_files(self.files, self.path, encoding)
 
@@ -72,7 +71,6 @@ class AlignedBuild:
     workdir: str
     prefix_ids: bool = False
     encoding: str | None = None
-    extra_codes: list[str] = field(default_factory=list)  # Wikipedia-style codes accepted as tuple keys
 
     def settings(self, lang: str):
         """The :class:`~tealeaves.distributed.build.BuildSettings` of one language's partials."""
@@ -131,7 +129,7 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
             progress.tokens(size)
 
     with open(result.ids_file, "w", encoding="utf-8") as ids:
-        for tid, texts in source.tuples(build.encoding, build.extra_codes):
+        for tid, texts in source.tuples(build.encoding):
             kept = {x: t for x, t in texts.items() if wanted is None or x in wanted}
             result.summary.count(kept)
             ids.write(prefix + tid + "\n")
@@ -157,7 +155,7 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
 def parse_language_list(text: str) -> list[str]:
     """``--languages en,sv``: codes (known ones normalised, Wikipedia-style ones lowercased), two or
     more, each once."""
-    from tealeaves.ingest.langlinks import language_code
+    from tealeaves.corpus.aligned import language_code
     from tealeaves.validation import check_unique
 
     parts = [p.strip() for p in text.split(",")]
@@ -222,11 +220,17 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
     """
     import tempfile
 
-    from tealeaves.distributed.build import DEFAULT_MEMORY, chunk_tokens_for, local_executor, remove_workdir
+    from tealeaves.distributed.build import (
+        DEFAULT_MEMORY,
+        check_memory,
+        chunk_tokens_for,
+        local_executor,
+        remove_workdir,
+    )
     from tealeaves.ingest import langlinks as W
     from tealeaves.multilingual.aligned_files import load_aligned_reference, write_manifest
 
-    memory = DEFAULT_MEMORY if memory is None else int(memory)
+    memory = check_memory(DEFAULT_MEMORY if memory is None else memory, local=executor is None)
     langs = parse_language_list(languages) if isinstance(languages, str) else (
         None if languages is None else parse_language_list(",".join(languages)))
     wiki = bool(links or langlinks)
@@ -255,7 +259,7 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
             progress.n_shards = len(sources)  # the joined Wikipedia shards are known only now
         size = int(chunk_tokens) if chunk_tokens is not None else chunk_tokens_for(memory)
         build = AlignedBuild(langs, size, workdir, prefix_ids=len(sources) > 1 and not wiki,
-                             encoding=encoding, extra_codes=list(langs or []))
+                             encoding=encoding)
         results = (executor or local_executor(progress))(index_tuple_shard, sources, build)
         target = Path(workdir) / "out"
         target.mkdir()

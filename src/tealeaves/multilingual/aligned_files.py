@@ -4,7 +4,7 @@ Inputs (``tealeaves index build-aligned``, ``tealeaves pltm fit``)
 -------------------------------------------------------------
 * **JSON Lines tuples**: one object per line, ``{"id": "gen-1", "en": "In the beginning...",
   "sv": "I begynnelsen..."}``.  ``id`` (a string or a whole number, unique) is required; every
-  other key is a language code (:func:`~tealeaves.corpus.aligned.normalize_language`) whose value
+  other key is a language code (:func:`~tealeaves.corpus.aligned.language_code`) whose value
   is the tuple's text in that language, or ``null`` / an absent key when the tuple has no
   document there.  An empty or blank text is refused (write ``null``): nothing is guessed.
   Blank lines are skipped; an id holding a line break is refused (``tuple_ids.txt`` lists one id
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tealeaves import _io
-from tealeaves.corpus.aligned import normalize_language
+from tealeaves.corpus.aligned import language_code
 from tealeaves.corpus.parallel import ParallelTexts, iter_line_aligned
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 
@@ -63,16 +63,8 @@ def _tuple_id(obj: dict, where: str) -> str:
     return str(value)
 
 
-def _language_key(key: str, extra: Sequence[str]) -> str:
-    """A tuple's language key normalised; codes outside the known table only if listed in ``extra``
-    (the Wikipedia-style codes of a linked-Wikipedia build, e.g. ``bg``)."""
-    if key.strip().lower() in extra:
-        return key.strip().lower()
-    return normalize_language(key)
-
-
-def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
-                      extra_codes: Sequence[str] = ()) -> Iterator[tuple[str, dict[str, str | None]]]:
+def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None
+                      ) -> Iterator[tuple[str, dict[str, str | None]]]:
     """``(tuple id, {language: text or None})`` for every tuple of a JSON Lines file, streamed line by
     line (gzip/bz2/xz read transparently); checks each line (module docstring) and, once the file is
     read, that its ids are unique.  The one parser of JSON Lines tuples: :func:`read_jsonl_tuples`
@@ -84,16 +76,16 @@ def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
     p = Path(path)
     _io.existing_file(p, "aligned tuples file")
     hashes = array("q")
-    for _, tid, texts in _jsonl_records(p, encoding, extra_codes):
+    for _, tid, texts in _jsonl_records(p, encoding):
         hashes.append(_id_hash(tid))
         yield tid, texts
     if not hashes:
         raise EmptyInputError(f"aligned tuples file '{path}' holds no tuples", fix="expected lines like "
                               + JSONL_EXAMPLE)
-    _check_unique_ids(p, encoding, extra_codes, hashes)
+    _check_unique_ids(p, encoding, hashes)
 
 
-def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
+def _jsonl_records(p: Path, encoding: str | None):
     """``(line number, id, texts)`` of every non-blank line, each checked."""
     from tealeaves.ingest.sources import _reading, _text_lines
 
@@ -115,7 +107,7 @@ def _jsonl_records(p: Path, encoding: str | None, extra_codes: Sequence[str]):
             if not isinstance(obj, dict):
                 raise InputFormatError(f"{where} holds a {type(obj).__name__}, not an object",
                                        fix="one object per line, e.g. " + JSONL_EXAMPLE)
-            yield n, _tuple_id(obj, where), _tuple_texts(obj, where, extra_codes)
+            yield n, _tuple_id(obj, where), _tuple_texts(obj, where)
 
 
 def _id_hash(tid: str) -> int:
@@ -124,7 +116,7 @@ def _id_hash(tid: str) -> int:
     return int.from_bytes(hashlib.blake2b(tid.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
 
 
-def _check_unique_ids(p: Path, encoding, extra_codes, hashes) -> None:
+def _check_unique_ids(p: Path, encoding, hashes) -> None:
     """Refuse a repeated id, naming its two lines (only ids whose hash repeats are held in memory)."""
     import numpy as np
 
@@ -133,7 +125,7 @@ def _check_unique_ids(p: Path, encoding, extra_codes, hashes) -> None:
     if not clash:
         return
     seen: dict[str, int] = {}
-    for n, tid, _ in _jsonl_records(p, encoding, extra_codes):
+    for n, tid, _ in _jsonl_records(p, encoding):
         if _id_hash(tid) in clash:
             if tid in seen:
                 raise InputFormatError(f"aligned tuples file '{p}' line {n}: id {tid!r} already used on line "
@@ -211,21 +203,21 @@ def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
         rows.append(texts)
         summary.count(texts)
     where = f"aligned tuples file '{path}'"
-    order = summary.select(None if languages is None else [normalize_language(x) for x in languages], where)
+    order = summary.select(None if languages is None else [language_code(x) for x in languages], where)
     texts = {lang: [row.get(lang) for row in rows] for lang in order}
     out = ParallelTexts(ids, texts, metadata={"source": f"jsonl:{Path(path).name}"})
     check_tuples(out, where, aligned)
     return out
 
 
-def _tuple_texts(obj: dict, where: str, extra_codes: Sequence[str] = ()) -> dict[str, str | None]:
+def _tuple_texts(obj: dict, where: str) -> dict[str, str | None]:
     """The language -> text entries of one JSON tuple (``None``: ``null``, no document); refuses
     non-strings and empty texts."""
     out: dict[str, str | None] = {}
     for key, value in obj.items():
         if key == "id":
             continue
-        code = _language_key(key, extra_codes)
+        code = language_code(key)
         if code in out:
             raise InputFormatError(f"{where}: two keys name language {code!r}", fix="give each language once")
         out[code] = None
@@ -259,7 +251,7 @@ def iter_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: st
                         encoding: str | None = None) -> Iterator[tuple[str, dict[str, str | None]]]:
     """``(document id, {language: text or None})`` of line-aligned files, streamed
     (:func:`tealeaves.corpus.parallel.iter_line_aligned`), after checking the options."""
-    codes = [normalize_language(x) for x in files]
+    codes = [language_code(x) for x in files]
     if len(set(codes)) != len(codes):
         raise ParameterError(f"languages given twice: {list(files)}", fix="give each --lang once")
     for f in [*files.values(), doc_ids]:
@@ -317,7 +309,7 @@ def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, 
     if files:
         texts = read_parallel_files(files, doc_ids, encoding, aligned)
         if languages:
-            texts = ParallelTexts(texts.ids, {normalize_language(x): texts.texts[normalize_language(x)]
+            texts = ParallelTexts(texts.ids, {language_code(x): texts.texts[language_code(x)]
                                               for x in languages}, metadata=texts.metadata)
         return texts
     if len(inputs) != 1:
@@ -408,8 +400,6 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
         raise _not_reference(path, f"{MANIFEST} must list two or more language files and n_tuples")
     indices = {}
-    from tealeaves.ingest.langlinks import language_code
-
     for lang, name in files.items():
         code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
         if not isinstance(name, str) or Path(name).name != name:

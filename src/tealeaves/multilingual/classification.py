@@ -25,7 +25,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import train_test_split
 
-from tealeaves.corpus.aligned import AlignedCorpus, normalize_language
+from tealeaves.corpus.aligned import AlignedCorpus, language_code
 from tealeaves.errors import EmptyInputError, TealeavesError
 from tealeaves.models._fit import describe
 from tealeaves.signature import Signature
@@ -116,7 +116,7 @@ def crosslingual_classification(
     :class:`~tealeaves.models.polylingual.PolylingualTopicModel` (or any object
     with ``language_model``).
     """
-    source, target = normalize_language(source), normalize_language(target)
+    source, target = language_code(source), language_code(target)
     if corpus.labels is None:
         raise EmptyInputError(
             "the aligned corpus has no labels; use a labelled reader (e.g. flores_documents, "

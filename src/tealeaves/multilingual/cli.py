@@ -144,12 +144,12 @@ def _build_aligned_options(p) -> None:
 def _build_aligned(args) -> int:
     """Build the reference folder (:func:`tealeaves.multilingual.aligned_build.build_aligned_reference`)."""
     from tealeaves._terminal import escape
-    from tealeaves.coherence.cli import build_executor, report_skipped
-    from tealeaves.distributed.build import Progress, parse_memory
+    from tealeaves.coherence.cli import build_executor, memory_budget, report_skipped
+    from tealeaves.distributed.build import Progress
     from tealeaves.multilingual.aligned_build import build_aligned_reference
     from tealeaves.multilingual.aligned_files import parse_lang_files
 
-    memory = parse_memory(args.memory)
+    memory = memory_budget(args)
     progress = Progress(max(len(args.input), 1))
     with build_executor(args, memory, progress) as executor:
         ref, stats = build_aligned_reference(

@@ -55,7 +55,7 @@ def feature_settings(signatures: Mapping[str, str], languages: Sequence[str]) ->
         sig = Signature.parse(text)
         fields = {k: v for k, v in sig.fields.items() if k not in PAIR_FIELDS}
         if "ref" in fields:
-            name = str(fields["ref"]).split("@")[0]
+            name = str(fields["ref"]).rpartition("@")[0] or str(fields["ref"])  # name@checksum
             fields["ref"] = name[: -len(suffix)] if name.endswith(suffix) else name
         out[measure] = fields
     return out

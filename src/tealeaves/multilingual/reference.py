@@ -32,6 +32,7 @@ from tealeaves.corpus.aligned import (
     AlignedCorpus,
     LanguageMismatchError,
     default_preprocessor,
+    language_code,
     normalize_language,
 )
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
@@ -82,7 +83,7 @@ class AlignedReference:
         return cls(None, name, index=index)
 
     def _lang(self, lang: str) -> str:
-        code = normalize_language(lang)
+        code = language_code(lang)
         if code not in self.languages:
             raise LanguageMismatchError(
                 f"the reference '{self.name}' has no {lang!r} side (it has {self.languages}); "

@@ -9,7 +9,7 @@ Schema (``tealeaves cnpmi TOPICS``, and the ``topics`` argument of every measure
             ["äktenskap", "familj", ...]]}
 
 * keys are language codes understood by
-  :func:`~tealeaves.corpus.aligned.normalize_language` (``en``, ``eng``, ``eng_Latn``...);
+  :func:`~tealeaves.corpus.aligned.language_code` (``en``, ``eng``, ``eng_Latn``, ``bg``...);
   two keys naming the same language (``en`` and ``eng``) are refused;
 * every language has the same number K >= 1 of topics, topic ``k`` of every language
   being the same topic;
@@ -80,12 +80,12 @@ def check_topic(lang: str, k: int, topic: object, where: str = "topics") -> list
 
 def check_languages(keys: Sequence[str], where: str = "topics") -> dict[str, str]:
     """Map each key to its canonical language code; two keys naming one language are refused."""
-    from tealeaves.corpus.aligned import UnknownLanguageError, normalize_language
+    from tealeaves.corpus.aligned import UnknownLanguageError, language_code
 
     codes: dict[str, str] = {}
     for key in keys:
         try:
-            code = normalize_language(key)
+            code = language_code(key)
         except UnknownLanguageError as exc:
             raise UnknownLanguageError(f"{where}: {exc.what}", fix=exc.fix) from None
         other = next((k for k, c in codes.items() if c == code), None)
