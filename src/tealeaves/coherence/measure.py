@@ -23,7 +23,6 @@ from tealeaves._output import format_table
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
 from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
-from tealeaves.coherence.core import unique_keys
 from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.presets import MeasureSpec, resolve
@@ -251,25 +250,13 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
 
 
 def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray, int]:
-    """``topics x k x k`` joint counts (diagonal = single counts) and the single counts."""
-    t_, k = loc.shape
-    ii, jj = np.triu_indices(k, 1)
-    a, b = loc[:, ii], loc[:, jj]
-    ok = (a >= 0) & (b >= 0)
-    lo, hi = np.minimum(a, b)[ok], np.maximum(a, b)[ok]
-    n_uniq = int(loc.max()) + 1
-    # a bitmap of the key space, no sort (np.unique with the inverse sorts the million keys of 1,000
-    # topics x top 50; without the inverse numpy 2 hashes and a searchsorted follows, slower still)
-    keys, inverse = unique_keys(lo * n_uniq + hi, n_uniq * n_uniq)
-    counts = counts_fn(np.stack([keys // n_uniq, keys % n_uniq], axis=1))
-    joint = np.zeros((t_, k, k), dtype=np.float64)
-    tri = np.zeros(a.shape, dtype=np.float64)
-    tri[ok] = counts.joint[inverse.reshape(-1)]
-    joint[:, ii, jj] = tri
-    joint[:, jj, ii] = tri
-    diag = np.where(loc >= 0, counts.single[np.maximum(loc, 0)], 0)
-    joint[:, np.arange(k), np.arange(k)] = diag
-    return joint, diag.astype(np.float64), counts.n_units
+    """``topics x k x k`` joint counts (diagonal = single counts) and the single counts; each distinct
+    pair counted once."""
+    pairs, inverse = core.topic_pairs(loc)
+    counts = counts_fn(pairs)
+    joint = core.topic_joint(loc, inverse, counts.joint, counts.single)
+    diag = np.where(loc >= 0, counts.single[np.maximum(loc, 0)], 0).astype(np.float64)
+    return joint, diag, counts.n_units
 
 
 def _count(index: ReferenceIndex, spec: MeasureSpec, uniq: np.ndarray):
