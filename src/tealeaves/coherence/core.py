@@ -574,6 +574,7 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
     for part in numba.prange(n_parts):
         table = small[part]
         big = spill[part]
+        spilled = np.zeros(n_f, dtype=np.bool_)  # rows with a spill: only their part of ``big`` is read
         d0 = n_docs * part // n_parts
         d1 = n_docs * (part + 1) // n_parts
         cur = np.empty(n_f, dtype=np.int64)
@@ -655,18 +656,20 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
             for un in range(n_units):
                 r1 = first[un + 1]
                 for r in range(first[un], r1):
-                    row = _tri_row(np.int64(words[r]), n_f)
+                    a = words[r]
+                    row = _tri_row(np.int64(a), n_f)
                     m = masks[r]
                     for q in range(r + 1, r1):
                         slot = row + words[q]
                         v = np.int64(table[slot]) + (1 if doc_mode else np.int64(_ctpop(m & masks[q])))
                         if v > _U16_MAX:  # rare: only pairs co-occurring in over 65,535 units pass here
                             big[slot] += v
+                            spilled[a] = True
                             v = 0
                         table[slot] = np.uint16(v)
         for m in range(len(fpairs)):
             slot = _tri_row(np.int64(fpairs[m, 0]), n_f) + fpairs[m, 1]
-            out[part, m] = big[slot] + table[slot]
+            out[part, m] = table[slot] + (big[slot] if spilled[fpairs[m, 0]] else 0)
     for part in range(1, n_parts):
         for m in range(len(fpairs)):
             out[0, m] += out[part, m]
