@@ -23,6 +23,7 @@ from tealeaves._output import format_table
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
 from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
+from tealeaves.coherence.core import topic_joint, topic_pairs
 from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.presets import MeasureSpec, resolve
@@ -252,9 +253,9 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
 def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray, int]:
     """``topics x k x k`` joint counts (diagonal = single counts) and the single counts; each distinct
     pair counted once."""
-    pairs, inverse = core.topic_pairs(loc)
+    pairs, inverse = topic_pairs(loc)
     counts = counts_fn(pairs)
-    joint = core.topic_joint(loc, inverse, counts.joint, counts.single)
+    joint = topic_joint(loc, inverse, counts.joint, counts.single)
     diag = np.where(loc >= 0, counts.single[np.maximum(loc, 0)], 0).astype(np.float64)
     return joint, diag, counts.n_units
 
