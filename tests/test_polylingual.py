@@ -466,9 +466,7 @@ def test_sparse_kernel_gives_the_same_chain_with_64_bit_cells(data):
         n_wk, n_lk, n_rk = (np.zeros((sizes.sum(), K), np.int32), np.zeros((3, K), np.int32),
                             np.zeros((lay.n_rows, K), np.int32))
         kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, 5)
-        room = np.minimum(np.bincount(lay.tokens, minlength=sizes.sum()), K)
-        word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
-        packed = np.zeros(int(word_start[-1]), dtype)
+        word_start, packed = kern.word_lists(lay.tokens, sizes.sum(), K, dtype)
         bits = kern.topic_bits(K)
         kern.build_word_topics(n_wk, word_start, packed, bits)
         alpha, beta = np.full(K, 0.1), np.full(3, 0.01)
