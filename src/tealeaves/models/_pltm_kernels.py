@@ -346,22 +346,23 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
             s_eff = s_mass + alpha[old] * (t_o - t_cur)
             r_eff = r_mass + nr_o * t_o - n_r[old] * t_cur
             n_q = used[w]
-            q_all = 0.0
+            q_mass = 0.0
             at_old = 0
+            n_old = 0
             cells = packed[start:]
             for j in range((n_q + CHUNK - 1) & -CHUNK):  # vectorised, masked gathers: no stores or early exit
                 cell = cells[j]
                 k = cell & mask
                 keep = j < n_q
                 is_old = (k == old) & keep
-                q_all += c_l[k] * (cell >> bits) if keep and not is_old else 0.0
+                q_mass += ((c_o if is_old else c_l[k]) * ((cell >> bits) - is_old)) if keep else 0.0
                 at_old = max(at_old, j if is_old else 0)
-            q_mass = q_all + c_o * ((packed[start + at_old] >> bits) - 1)
+                n_old = max(n_old, (cell >> bits) if is_old else 0)
             rng, u = _splitmix64(rng)
             u *= s_eff + r_eff + q_mass
             at_new = -1
             if u < q_mass:  # the old topic's cell first: most tokens keep their topic and stop here
-                acc = c_o * ((packed[start + at_old] >> bits) - 1)
+                acc = c_o * (n_old - 1)
                 at_new = at_old
                 if acc <= u:
                     at_new = -1
@@ -403,7 +404,7 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
                 nonzero[where[old]] = last
                 where[last] = where[old]
             j = start + at_old  # decrement the old cell; an emptied one takes the last used cell
-            if (packed[j] >> bits) == 1:
+            if n_old == 1:
                 n_q -= 1
                 used[w] = n_q
                 packed[j] = packed[start + n_q]
