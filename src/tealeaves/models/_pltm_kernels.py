@@ -360,17 +360,16 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
                 n_old = max(n_old, (cell >> bits) if is_old else 0)
             rng, u = _splitmix64(rng)
             u *= s_eff + r_eff + q_mass
+            acc = c_o * (n_old - 1)
+            if u < acc:  # the old cell first (a term of q_mass): most tokens keep their topic and stop here
+                continue
             at_new = -1
-            if u < q_mass:  # the old topic's cell first: most tokens keep their topic and stop here
-                acc = c_o * (n_old - 1)
-                at_new = at_old
-                if acc <= u:
-                    at_new = -1
-                    while acc <= u and at_new < n_q - 1:
-                        at_new += 1
-                        cell = packed[start + at_new]
-                        acc += 0.0 if at_new == at_old else c_l[cell & mask] * (cell >> bits)
-                new = packed[start + at_new] & mask
+            if u < q_mass:
+                while acc <= u and at_new < n_q - 1:
+                    at_new += 1
+                    cell = cells[at_new]
+                    acc += 0.0 if at_new == at_old else c_l[cell & mask] * (cell >> bits)
+                new = cells[at_new] & mask
             elif u < q_mass + r_eff:  # the row holds at least the old topic
                 u -= q_mass
                 j = 0
