@@ -271,17 +271,18 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
     (:func:`word_spans`), with ``used[w]`` cells in use (:func:`used_cells`);
     the list and count ``PREFETCH_AHEAD`` tokens on are prefetched.  The q mass
     is one pass without stores or early exit (numba vectorises it with masked
-    gathers; the old topic's cell is left out and added with the token taken
-    out, so nothing cancels).  The pass runs over the used cells rounded up to
-    a multiple of ``CHUNK``, the cells past them masked out (they belong to the
-    next word, or are ``packed``'s spare cells: :func:`word_lists`), so the
-    vectorised loop has no scalar remainder: a branchy scalar tail and the
-    vector loop reading the cells with gathers (numba's negative-index handling
-    of ``packed[start + j]``) had cost a sixth of a token's time.  The row's
+    gathers; the old topic's cell enters it with the token taken out, so
+    nothing cancels, and the pass also finds that cell's position and count,
+    so the draw waits for no further load).  The pass runs over the used cells
+    rounded up to a multiple of ``CHUNK``, the cells past them masked out (they
+    belong to the next word, or are ``packed``'s spare cells: :func:`word_lists`),
+    so the vectorised loop has no scalar remainder: a branchy scalar tail and
+    the vector loop reading the cells with gathers (numba's negative-index
+    handling of ``packed[start + j]``) had cost about a seventh of a sweep.  The row's
     setup is two loops over K, the masses and coefficients (vectorised) apart
-    from the list of the row's topics.  The draw tries the old topic's cell
-    first (most tokens keep their topic, so most draws stop there) and
-    otherwise walks the list again up to the sampled cell.
+    from the list of the row's topics.  The draw compares with the old topic's
+    term first (most tokens keep their topic, so most draws stop there) and
+    otherwise picks the bucket and walks the list again up to the sampled cell.
     Unlike MALLET's, the lists are not kept sorted: a count that stays
     positive changes in place, an emptied cell takes the list's last used
     cell and a new topic is appended, so a move never bubbles cells.  The
