@@ -183,17 +183,18 @@ def against(corpus: AlignedCorpus, args) -> None:
         print(f"sparse sweep of this tree vs git {args.against}: {args.iterations} sweeps each after 50 "
               "settling sweeps, alternating; alpha 0.1, beta 0.01, no optimisation")
         for k in args.topics:
-            rates = _alternate(ref, kern, lay, sizes, k, args.iterations)
-            (c_ref, w_ref), (c_new, w_new) = rates
+            (c_ref, w_ref), (c_new, w_new), same = _alternate(ref, kern, lay, sizes, k, args.iterations)
             n = len(lay.tokens) * args.iterations
             print(f"K={k:>3}: {args.against} {n / c_ref / 1e6:6.2f}M/s CPU ({n / w_ref / 1e6:6.2f}M wall), "
                   f"this tree {n / c_new / 1e6:6.2f}M/s CPU ({n / w_new / 1e6:6.2f}M wall): "
                   f"{c_ref / c_new:.3f}x CPU time, {w_ref / w_new:.3f}x wall "
-                  f"(CPU s {c_ref:.2f} vs {c_new:.2f})", flush=True)
+                  f"(CPU s {c_ref:.2f} vs {c_new:.2f}); same topics at the end: {'yes' if same else 'no'}",
+                  flush=True)
 
 
 def _alternate(ref, kern, lay, sizes, k: int, iterations: int):
-    """CPU and wall seconds of ``iterations`` sweeps of ``ref``'s and ``kern``'s sparse kernels."""
+    """CPU and wall seconds of ``iterations`` sweeps of ``ref``'s and ``kern``'s sparse kernels, and whether
+    the two chains end with the same topics."""
     import numpy as np
 
     z = np.zeros(len(lay.tokens), np.int32)
@@ -201,31 +202,31 @@ def _alternate(ref, kern, lay, sizes, k: int, iterations: int):
     n_lk, n_rk = np.zeros((len(sizes), k), np.int32), np.zeros((lay.n_rows, k), np.int32)
     segs = (lay.seg_start, lay.seg_lang, lay.seg_row)
     kern.init_topics(lay.tokens, *segs, z, n_wk, n_lk, n_rk, 5)
-    room = np.minimum(np.bincount(lay.tokens, minlength=n_wk.shape[0]), k)
-    word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+    word_start, packed = kern.word_lists(lay.tokens, n_wk.shape[0], k, np.int32)
     bits = kern.topic_bits(k)
-    packed = np.zeros(int(word_start[-1]), np.int32)
     kern.build_word_topics(n_wk, word_start, packed, bits)
     alpha, beta = np.full(k, 0.1), np.full(len(sizes), 0.01)
     beta_sum = beta * sizes
-    states = [[z, n_lk, n_rk, packed]]
-
-    def sweep_ref(st, seed):
-        ref.sparse_sweep(lay.tokens, *segs, *st[:3], alpha, beta, beta_sum, word_start, st[3], bits, seed,
-                         True)
-
     for it in range(50):
-        sweep_ref(states[0], it)
-    states = [[a.copy() for a in states[0]] for _ in range(2)]
+        ref.sparse_sweep(lay.tokens, *segs, z, n_lk, n_rk, alpha, beta, beta_sum, word_start, packed, bits,
+                         it, True)
+    settled = (z, n_lk, n_rk, packed, kern.used_cells(packed, word_start))
+    states = [[a.copy() for a in settled] for _ in range(2)]
     span = kern.word_spans(lay.tokens, word_start)
-    used = kern.used_cells(states[1][3], word_start)
 
-    def sweep_new(st, seed):
-        kern.sparse_sweep_spans(*segs, *st[:3], alpha, beta, beta_sum, span, st[3], bits, seed, True, used)
+    def sweeper(module):
+        if not hasattr(module, "sparse_sweep_spans"):  # a ref older than the spans: its one-call sweep
+            return lambda st, seed: module.sparse_sweep(lay.tokens, *segs, *st[:3], alpha, beta, beta_sum,
+                                                        word_start, st[3], bits, seed, True)
+        return lambda st, seed: module.sparse_sweep_spans(*segs, *st[:3], alpha, beta, beta_sum, span, st[3],
+                                                          bits, seed, True, st[4])
 
+    sweeps = (sweeper(ref), sweeper(kern))
+    for sweep in sweeps:  # compile outside the timing
+        sweep([a.copy() for a in settled], 0)
     times = [[0.0, 0.0], [0.0, 0.0]]
     for it in range(iterations):
-        for j, sweep in enumerate((sweep_ref, sweep_new)):
+        for j, sweep in enumerate(sweeps):
             c0, w0 = time.thread_time(), time.perf_counter()
             sweep(states[j], 1000 + it)
             times[j][0] += time.thread_time() - c0
@@ -235,6 +236,7 @@ def _alternate(ref, kern, lay, sizes, k: int, iterations: int):
         expected = np.zeros_like(n_wk)
         np.add.at(expected, (lay.tokens, st[0]), 1)
         assert np.array_equal(n_wk, expected), "a kernel's word lists disagree with its topics"
+    times.append(bool(np.array_equal(states[0][0], states[1][0])))
     return times
 
 

@@ -453,6 +453,38 @@ def test_fold_in_matches_exact_posterior_mean_of_theta():
     np.testing.assert_allclose(theta[0], mean / post, atol=0.01)
 
 
+def test_word_lists_give_each_word_min_k_frequency_cells_and_the_chunk_spares():
+    # word 0 occurs 7 times, word 1 once, word 2 never, word 3 three times; K = 4
+    tokens = np.array([0, 1, 0, 3, 0, 0, 3, 0, 0, 3, 0], np.int32)
+    word_start, packed = kern.word_lists(tokens, 4, 4)
+    np.testing.assert_array_equal(word_start, [0, 4, 5, 5, 8])  # rooms min(4, 7), 1, 0, 3
+    assert len(packed) == 8 + kern.CHUNK - 1 and not packed.any() and packed.dtype == np.int32
+    # 64-bit cells once the largest count no longer fits beside the topic bits in 32 (K = 2^20: 20 bits)
+    big = np.zeros(2 ** (31 - kern.topic_bits(2**20)), np.int32)
+    assert kern.word_lists(big, 1, 2**20)[1].dtype == np.int64
+    assert kern.word_lists(big[:-1], 1, 2**20)[1].dtype == np.int32
+
+
+def test_sparse_sweep_refuses_lists_without_the_chunk_spares():
+    # the q pass reads whole chunks of cells, up to CHUNK - 1 past the last word's room
+    tokens = np.array([0, 1, 1], np.int32)
+    seg_start, seg_lang, seg_row = np.array([0, 3]), np.array([0], np.int32), np.array([0], np.int32)
+    z, n_wk = np.zeros(3, np.int32), np.zeros((2, 2), np.int32)
+    n_lk, n_rk = np.zeros((1, 2), np.int32), np.zeros((1, 2), np.int32)
+    kern.init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, 1)
+    word_start, packed = kern.word_lists(tokens, 2, 2)
+    kern.build_word_topics(n_wk, word_start, packed, kern.topic_bits(2))
+    args = (tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, np.full(2, 0.1), np.array([0.01]),
+            np.array([0.02]), word_start)
+    with pytest.raises(ValueError, match="CHUNK - 1 spare cells"):
+        kern.sparse_sweep(*args, packed[: word_start[-1]].copy(), kern.topic_bits(2), 0, True)
+    kern.sparse_sweep(*args, packed, kern.topic_bits(2), 0, True)
+    kern.unpack_word_topics(packed, word_start, kern.topic_bits(2), n_wk)
+    expected = np.zeros_like(n_wk)
+    np.add.at(expected, (tokens, z), 1)
+    np.testing.assert_array_equal(n_wk, expected)
+
+
 def test_sparse_kernel_gives_the_same_chain_with_64_bit_cells(data):
     # the 64-bit cells are used when a word's count would not fit beside the topic bits in 32
     from tealeaves.models.polylingual import _layout
@@ -466,9 +498,7 @@ def test_sparse_kernel_gives_the_same_chain_with_64_bit_cells(data):
         n_wk, n_lk, n_rk = (np.zeros((sizes.sum(), K), np.int32), np.zeros((3, K), np.int32),
                             np.zeros((lay.n_rows, K), np.int32))
         kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, 5)
-        room = np.minimum(np.bincount(lay.tokens, minlength=sizes.sum()), K)
-        word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
-        packed = np.zeros(int(word_start[-1]), dtype)
+        word_start, packed = kern.word_lists(lay.tokens, sizes.sum(), K, dtype)
         bits = kern.topic_bits(K)
         kern.build_word_topics(n_wk, word_start, packed, bits)
         alpha, beta = np.full(K, 0.1), np.full(3, 0.01)

@@ -112,6 +112,27 @@ def topic_bits(n_topics: int) -> int:
     return max(1, int(n_topics - 1).bit_length())
 
 
+#: The sparse sweep's q pass reads a word's list in whole chunks of this many cells (masking those past
+#: its used cells), so ``packed`` carries ``CHUNK - 1`` spare cells after the last word's room.
+CHUNK = 8
+
+
+def word_lists(tokens: np.ndarray, n_words: int, n_topics: int, dtype=None) -> tuple[np.ndarray, np.ndarray]:
+    """Each word's room in the packed topic lists and the zeroed ``packed`` array (:func:`build_word_topics`).
+
+    Word ``w`` gets ``min(K, frequency of w)`` cells from ``word_start[w]``; ``packed`` has
+    ``CHUNK - 1`` spare cells at the end.  ``dtype=None`` picks 32-bit cells (half the memory
+    traffic) whenever the largest count fits beside the topic bits, 64-bit ones otherwise.
+    """
+    freq = np.bincount(tokens, minlength=n_words)
+    room = np.minimum(freq, n_topics)
+    word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+    if dtype is None:
+        small = len(tokens) == 0 or int(freq.max()) < 2 ** (31 - topic_bits(n_topics))
+        dtype = np.int32 if small else np.int64
+    return word_start, np.zeros(int(word_start[-1]) + CHUNK - 1, dtype=dtype)
+
+
 @numba.njit(cache=True, nogil=True)
 def build_word_topics(n_wk, word_start, packed, bits):
     """Fill MALLET's ``typeTopicCounts`` from the dense counts.
@@ -210,6 +231,8 @@ def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, bet
                  word_start, packed, bits, seed, reset):
     """:func:`sparse_sweep_spans` with the spans and used cells derived from ``tokens``, ``word_start``
     and ``packed`` (one sweep's bookkeeping; the model keeps them across sweeps)."""
+    if len(packed) < word_start[-1] + CHUNK - 1:
+        raise ValueError("packed needs CHUNK - 1 spare cells after the last word's room (use word_lists)")
     span = np.empty((len(tokens), 2), dtype=np.int64)
     for i in range(len(tokens)):
         span[i, 0] = word_start[tokens[i]]
@@ -247,11 +270,19 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
     ``i``'s word is ``span[i, 1]`` and its list starts at ``packed[span[i, 0]]``
     (:func:`word_spans`), with ``used[w]`` cells in use (:func:`used_cells`);
     the list and count ``PREFETCH_AHEAD`` tokens on are prefetched.  The q mass
-    is one pass without stores or early exit (numba vectorises it with gathers;
-    the old topic's cell is left out and added with the token taken out, so
-    nothing cancels), and the draw tries the old topic's cell first (most tokens
-    keep their topic, so most draws stop there) and otherwise walks the list
-    again up to the sampled cell.
+    is one pass without stores or early exit (numba vectorises it with masked
+    gathers; the old topic's cell enters it with the token taken out, so
+    nothing cancels, and the pass also finds that cell's position and count,
+    so the draw waits for no further load).  The pass runs over the used cells
+    rounded up to a multiple of ``CHUNK``, the cells past them masked out (they
+    belong to the next word, or are ``packed``'s spare cells: :func:`word_lists`),
+    so the vectorised loop has no scalar remainder: a branchy scalar tail and
+    the vector loop reading the cells with gathers (numba's negative-index
+    handling of ``packed[start + j]``) had cost about a seventh of a sweep.  The row's
+    setup is two loops over K, the masses and coefficients (vectorised) apart
+    from the list of the row's topics.  The draw compares with the old topic's
+    term first (most tokens keep their topic, so most draws stop there) and
+    otherwise picks the bucket and walks the list again up to the sampled cell.
     Unlike MALLET's, the lists are not kept sorted: a count that stays
     positive changes in place, an emptied cell takes the list's last used
     cell and a new topic is appended, so a move never bubbles cells.  The
@@ -291,14 +322,14 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
         n_r = n_rk[seg_row[s]]
         s_mass = smooth[lang]
         r_mass = 0.0
+        for k in range(n_topics):  # vectorised: a topic the row lacks adds 0 and keeps c_l[k]
+            r_mass += b * n_r[k] * inv_l[k]
+            c_l[k] = (alpha[k] + n_r[k]) * inv_l[k] if n_r[k] > 0 else c_l[k]  # kept stale when reset=False
         n_nz = 0
-        for k in range(n_topics):  # branch-free: a topic the row lacks adds 0 and keeps c_l[k]
-            present = n_r[k] > 0
+        for k in range(n_topics):  # branch-free
             nonzero[n_nz] = k
             where[k] = n_nz
-            n_nz += present
-            r_mass += b * n_r[k] * inv_l[k]
-            c_l[k] = (alpha[k] + n_r[k]) * inv_l[k] if present else c_l[k]  # kept stale when reset=False
+            n_nz += n_r[k] > 0
         for i in range(seg_start[s], seg_start[s + 1]):
             if i + PREFETCH_AHEAD < n_tokens:
                 _prefetch(packed, span[i + PREFETCH_AHEAD, 0])
@@ -316,28 +347,30 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
             s_eff = s_mass + alpha[old] * (t_o - t_cur)
             r_eff = r_mass + nr_o * t_o - n_r[old] * t_cur
             n_q = used[w]
-            q_all = 0.0
+            q_mass = 0.0
             at_old = 0
-            for j in range(n_q):  # vectorised (gathers): no stores, no early exit
-                cell = packed[start + j]
+            n_old = 0
+            cells = packed[start:]
+            for j in range((n_q + CHUNK - 1) & -CHUNK):  # vectorised, masked gathers: no stores or early exit
+                cell = cells[j]
                 k = cell & mask
-                is_old = k == old
-                q_all += 0.0 if is_old else c_l[k] * (cell >> bits)
+                keep = j < n_q
+                is_old = (k == old) & keep
+                q_mass += ((c_o if is_old else c_l[k]) * ((cell >> bits) - is_old)) if keep else 0.0
                 at_old = max(at_old, j if is_old else 0)
-            q_mass = q_all + c_o * ((packed[start + at_old] >> bits) - 1)
+                n_old = max(n_old, (cell >> bits) if is_old else 0)
             rng, u = _splitmix64(rng)
             u *= s_eff + r_eff + q_mass
+            acc = c_o * (n_old - 1)
+            if u < acc:  # the old cell first (a term of q_mass): most tokens keep their topic and stop here
+                continue
             at_new = -1
-            if u < q_mass:  # the old topic's cell first: most tokens keep their topic and stop here
-                acc = c_o * ((packed[start + at_old] >> bits) - 1)
-                at_new = at_old
-                if acc <= u:
-                    at_new = -1
-                    while acc <= u and at_new < n_q - 1:
-                        at_new += 1
-                        cell = packed[start + at_new]
-                        acc += 0.0 if at_new == at_old else c_l[cell & mask] * (cell >> bits)
-                new = packed[start + at_new] & mask
+            if u < q_mass:
+                while acc <= u and at_new < n_q - 1:
+                    at_new += 1
+                    cell = cells[at_new]
+                    acc += 0.0 if at_new == at_old else c_l[cell & mask] * (cell >> bits)
+                new = cells[at_new] & mask
             elif u < q_mass + r_eff:  # the row holds at least the old topic
                 u -= q_mass
                 j = 0
@@ -371,7 +404,7 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
                 nonzero[where[old]] = last
                 where[last] = where[old]
             j = start + at_old  # decrement the old cell; an emptied one takes the last used cell
-            if (packed[j] >> bits) == 1:
+            if n_old == 1:
                 n_q -= 1
                 used[w] = n_q
                 packed[j] = packed[start + n_q]

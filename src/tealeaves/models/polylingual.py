@@ -325,12 +325,8 @@ class PolylingualTopicModel:
 
             dense_counts.seconds = 0.0
             return (lambda z, *rest: kern.gibbs_sweep(*args, z, n_wk, *rest)), dense_counts
-        room = np.minimum(np.bincount(lay.tokens, minlength=n_wk.shape[0]), K)
-        word_start = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+        word_start, packed = kern.word_lists(lay.tokens, n_wk.shape[0], K)
         bits = kern.topic_bits(K)
-        # 32-bit cells (half the memory traffic) whenever the largest count fits beside the topic bits
-        small = int(np.bincount(lay.tokens).max()) < 2 ** (31 - bits)
-        packed = np.zeros(int(word_start[-1]), dtype=np.int32 if small else np.int64)
         span = kern.word_spans(lay.tokens, word_start)
         kern.build_word_topics(n_wk, word_start, packed, bits)
         used = kern.used_cells(packed, word_start)
