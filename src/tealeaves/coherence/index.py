@@ -264,6 +264,7 @@ class ReferenceIndex:
             "n_postings": int(len(self.arrays["post_docs"])),
             "max_document_length": self.max_document_length,
             "tokenization": self.tokenization,
+            **({"segmentation": dict(self.header["segmentation"])} if "segmentation" in self.header else {}),
             "source": self.source,
             "created_by": self.header.get("created_by"),
             **({"shards": len(self.manifest)} if self.manifest else {}),
@@ -420,7 +421,7 @@ def _check_header(path: Path, header, size: int, hlen: int) -> None:
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected an integer "
                                    f"from 0 to 2**62)")
     for key, kinds, what in (("name", (str,), "a string"), ("source", (str,), "a string"),
-                             ("tokenization", (dict,), "an object"),
+                             ("tokenization", (dict,), "an object"), ("segmentation", (dict,), "an object"),
                              ("created_by", (str, type(None)), "a string")):
         if key in header and not isinstance(header[key], kinds):
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected {what})")
