@@ -388,3 +388,13 @@ def check_segmented(letters: int, long_letters: int, what: str) -> None:
             "would be whole phrases or sentences that no topic word matches",
             fix="segment it into space-separated words first, or for Chinese use the language code zh "
                 "(segmented with jieba: pip install 'tealeaves[zh]')")
+
+
+def segmentation(counts: Iterable[tuple[int, int]], what: str) -> dict:
+    """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, after refusing
+    unsegmented text (:func:`check_segmented`, ``what`` naming it): the one check of every build path,
+    whose result the index header records as ``segmentation``."""
+    counts = list(counts)
+    letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    check_segmented(letters, long_letters, what)
+    return {"letters": letters, "long_token_letters": long_letters, "long_token": LONG_TOKEN}

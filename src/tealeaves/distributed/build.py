@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves.corpus import Preprocessor
-from tealeaves.corpus.preprocess import Numbering, letter_counts
+from tealeaves.corpus.preprocess import Numbering, letter_counts, segmentation
 from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
@@ -279,17 +279,6 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
     return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots, letters)
 
 
-def segmentation(partials: Iterable[Partial], what: str) -> dict:
-    """The letter counts of a build's ``partials`` summed (recorded in the index header as
-    ``segmentation``), after refusing unsegmented text (:func:`~tealeaves.corpus.preprocess.check_segmented`,
-    ``what`` naming it in the message): the one check of every build path."""
-    from tealeaves.corpus.preprocess import LONG_TOKEN, check_segmented
-
-    letters = sum(p.letters[0] for p in partials)
-    long_letters = sum(p.letters[1] for p in partials)
-    check_segmented(letters, long_letters, what)
-    return {"letters": letters, "long_token_letters": long_letters, "long_token": LONG_TOKEN}
-
 
 def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str
                ) -> Iterable[tuple[str, str]]:
@@ -484,8 +473,8 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
             stats.add(r.stats)
         partials = [p for r in results for p in r.partials]
         header = index_header(settings, inputs, results, name or Path(inputs[0]).stem, manifest)
-        header["segmentation"] = segmentation(partials, "the text" if len(inputs) > 1 else
-                                              f"the text of '{inputs[0]}'")
+        header["segmentation"] = segmentation([p.letters for p in partials], "the text" if len(inputs) > 1
+                                              else f"the text of '{inputs[0]}'")
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,

@@ -276,7 +276,8 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
 def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: str, memory: int, wiki: bool,
                      stats: IngestStats) -> dict[str, str]:
     """Check the whole input (:meth:`TupleSummary.check`) and merge every language's partials."""
-    from tealeaves.distributed.build import index_header, segmentation
+    from tealeaves.corpus.preprocess import segmentation
+    from tealeaves.distributed.build import index_header
     from tealeaves.distributed.merge import merge_partials
 
     summary = TupleSummary()
@@ -287,7 +288,8 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
     langs = summary.select(build.languages, where)
     summary.check(where, langs)
     partials = {lang: [p for r in results for p in r.language_partials(lang)] for lang in langs}
-    checked = {lang: segmentation(partials[lang], f"the {lang} text") for lang in langs}  # before any merge
+    checked = {lang: segmentation([p.letters for p in partials[lang]], f"the {lang} text")  # before any merge
+               for lang in langs}
     files = {}
     for lang in langs:
         settings = build.settings(lang)
