@@ -262,3 +262,15 @@ def test_aligned_corpus_refuses_unsegmented_text_and_accepts_it_segmented():
     spaced = [_pairs(t) for t in zh]
     corpus = AlignedCorpus.from_texts({"en": en, "zh-hant": spaced}, ids)
     assert corpus.n_tokens("zh-hant") > 0
+
+
+def test_coherence_on_a_raw_unsegmented_corpus_is_refused(tmp_path, cli_error):
+    """``tealeaves coherence --reference CORPUS`` indexes a raw corpus in memory (build_index): refused
+    before any score is printed."""
+    texts = [r["text"] for r in _flores("zho_Hans")]
+    src = _write_docs(tmp_path / "zh.jsonl", texts)
+    topics = tmp_path / "topics.txt"
+    topics.write_text("科学家 宣布 细胞\n")
+    result = cli_error(["coherence", "--reference", src, "--topics", topics],
+                       f"looks unsegmented: {_percent(*_shares(texts, _default_tokens))}")
+    assert result.out == ""
