@@ -279,7 +279,6 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
     return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots, letters)
 
 
-
 def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str
                ) -> Iterable[tuple[str, str]]:
     prefix = f"{Path(shard).name}:" if settings.prefix_ids else ""
@@ -471,8 +470,8 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
         stats = IngestStats()
         for r in results:
             stats.add(r.stats)
-        partials = [p for r in results for p in r.partials]
         header = index_header(settings, inputs, results, name or Path(inputs[0]).stem, manifest)
+        partials = [p for r in results for p in r.partials]
         header["segmentation"] = segmentation([p.letters for p in partials], "the text" if len(inputs) > 1
                                               else f"the text of '{inputs[0]}'")
         if progress is not None:
