@@ -172,6 +172,12 @@ def test_index_build_of_odd_texts_equals_tokenize(tmp_path, run_cli):
     texts = list(ODD_TEXTS.values())
     src = _write(tmp_path / "odd.jsonl", "".join(json.dumps({"id": i, "text": t}) + "\n"
                                                  for i, t in enumerate(texts)))
+    # the two 1 MB words are nearly all the letters: refused as unsegmented text (test_unsegmented.py)
+    refused = run_cli(["index", "build", src, "-o", tmp_path / "odd.tlx"])
+    assert refused.code == 1 and "looks unsegmented: 100% of its letters" in refused.err
+    texts = [t for name, t in ODD_TEXTS.items() if not name.startswith("1 MB")]
+    src = _write(tmp_path / "odd.jsonl", "".join(json.dumps({"id": i, "text": t}) + "\n"
+                                                 for i, t in enumerate(texts)))
     assert run_cli(["index", "build", src, "-o", tmp_path / "odd.tlx"]).code == 0
     ix = ReferenceIndex.load(tmp_path / "odd.tlx")
     pre = Preprocessor(**ix.tokenization)

@@ -264,6 +264,7 @@ class ReferenceIndex:
             "n_postings": int(len(self.arrays["post_docs"])),
             "max_document_length": self.max_document_length,
             "tokenization": self.tokenization,
+            **({"segmentation": dict(self.header["segmentation"])} if "segmentation" in self.header else {}),
             "source": self.source,
             "created_by": self.header.get("created_by"),
             **({"shards": len(self.manifest)} if self.manifest else {}),
@@ -420,7 +421,7 @@ def _check_header(path: Path, header, size: int, hlen: int) -> None:
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected an integer "
                                    f"from 0 to 2**62)")
     for key, kinds, what in (("name", (str,), "a string"), ("source", (str,), "a string"),
-                             ("tokenization", (dict,), "an object"),
+                             ("tokenization", (dict,), "an object"), ("segmentation", (dict,), "an object"),
                              ("created_by", (str, type(None)), "a string")):
         if key in header and not isinstance(header[key], kinds):
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected {what})")
@@ -745,12 +746,20 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
     ``n_space`` slots (default: slot ``d`` of ``len(corpus)``), so indices of
     the languages of an aligned corpus share one tuple-id space.  Empty
     documents are held (they count as documents and as one window each).
-    ``tokenization`` defaults to ``corpus.metadata["preprocessing"]``.
+    ``tokenization`` defaults to ``corpus.metadata["preprocessing"]``.  Unsegmented text is refused
+    and the letter counts recorded (:func:`tealeaves.corpus.preprocess.segmentation`), as by the
+    streaming build.
     """
+    from tealeaves.corpus.preprocess import letter_counts, segmentation
+
+    words = list(corpus.vocabulary)
+    counts = letter_counts(words, np.bincount(corpus.tokens, minlength=len(words)))
+    checked = segmentation([counts], f"the text of '{source}'" if source else "the reference text")
     tok = dict(tokenization) if tokenization is not None else dict(corpus.metadata.get("preprocessing") or {})
-    index = _index_arrays(corpus.tokens, corpus.offsets, list(corpus.vocabulary), corpus.ids,
+    index = _index_arrays(corpus.tokens, corpus.offsets, words, corpus.ids,
                           name=name or corpus.metadata.get("name") or "reference", doc_ids=doc_ids,
                           n_space=n_space, tokenization=tok, source=source)
+    index.header["segmentation"] = checked
     index.vocabulary = corpus.vocabulary  # already decoded: skip the lazy decode
     return index
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tealeaves.corpus.corpus import Corpus
-from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
+from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor, check_segmented, letter_counts
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 
 
@@ -228,6 +228,9 @@ class AlignedCorpus:
             if fit:
                 prep.fit(kept)
             encoded = prep.transform(kept)
+            if fit:  # the tokens kept (after max_df pruning) of the side a model is fitted to
+                check_segmented(*letter_counts(list(encoded.vocabulary), np.bincount(
+                    encoded.tokens, minlength=len(encoded.vocabulary))), f"the {lang} text")
             corpora[lang] = _expand(encoded, mask, ids)
             present[lang] = mask
             preprocessors[lang] = prep

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -41,6 +42,20 @@ KNOWN_TOKENIZERS = {"jieba_tokenize": "tealeaves.corpus.aligned:jieba_tokenize"}
 
 #: The settings :meth:`Preprocessor.get_params` records (``tokenizer`` only when one is set).
 RECIPE_KEYS = ("token_pattern", "lowercase", "stop_words", "min_df", "max_df", "max_features")
+
+#: A token of more than this many letters is over-long (:func:`check_segmented`; a wide character, East
+#: Asian Width W or F such as a Chinese or Japanese one, counts as 2 letters).
+LONG_TOKEN = 15
+#: The largest share of a text's letters in over-long tokens that :func:`check_segmented` accepts.  Both
+#: are chosen from real text (``docs/errors.md#unsegmented-text``): spaced languages put at most 3.5% of
+#: their letters in over-long tokens (11.8% in compound-heavy Finnish software messages), Chinese and
+#: Japanese text without spaces 44.5-85.1% under the default tokenisation.
+UNSEGMENTED_SHARE = 0.25
+
+
+class UnsegmentedTextError(InputFormatError):
+    """A text whose tokens are mostly over-long: written without spaces between words (Chinese,
+    Japanese...) and tokenised as if it had them (:func:`check_segmented`)."""
 
 
 @dataclass
@@ -324,6 +339,11 @@ class Scan:
         """``mask[i]``: whether distinct word ``words[i]`` is a stop word (the set tested in C, ``map``)."""
         return np.fromiter(map(self.stop.__contains__, self.words), dtype=bool, count=len(self.words))
 
+    def letter_counts(self) -> tuple[int, int]:
+        """:func:`letter_counts` of the scan's tokens (stop words left out)."""
+        ids = self.ids[~self.stop_mask()[self.ids]] if self.stop else self.ids
+        return letter_counts(self.words, np.bincount(ids, minlength=len(self.words)))
+
     def tokens(self) -> list[list[str]]:
         """The tokens of every text (``[Preprocessor.tokenize(t) for t in texts]``)."""
         kept = [None if w in self.stop else w for w in self.words]
@@ -332,3 +352,49 @@ class Scan:
             out.append([w for w in map(kept.__getitem__, ids[a:a + n]) if w is not None])
             a += n
         return out
+
+
+def letter_counts(words: Sequence[str], counts: Sequence[int] | np.ndarray) -> tuple[int, int]:
+    """``(letters, long_letters)`` of tokens given as distinct ``words`` occurring ``counts`` times: the
+    letters of all the tokens and of those longer than :data:`LONG_TOKEN` letters, a wide character
+    (East Asian Width W or F: Chinese, Japanese, Korean) counting 2, as one such character holds about
+    as much of a word as two letters of an alphabet.  Computed per distinct word, not per token."""
+    counts = np.asarray(counts, dtype=np.int64)
+    sizes = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    joined = "".join(words)
+    if not joined.isascii():
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        seen = np.flatnonzero(np.bincount(codes[codes >= 0x1100]))  # nothing below U+1100 is wide
+        wide = seen[[unicodedata.east_asian_width(chr(c)) in "WF" for c in seen.tolist()]]
+        if len(wide):  # wide characters of each word: differences of their running count at word ends
+            ends = np.cumsum(sizes)
+            running = np.concatenate([[0], np.cumsum(np.isin(codes, wide), dtype=np.int64)])
+            sizes = sizes + running[ends] - running[ends - sizes]
+    letters = sizes * counts
+    return int(letters.sum()), int(letters[sizes > LONG_TOKEN].sum())
+
+
+def check_segmented(letters: int, long_letters: int, what: str) -> None:
+    """Refuse a text (``what``: e.g. ``"the ja text"``) more than :data:`UNSEGMENTED_SHARE` of whose
+    letters are in over-long tokens (:func:`letter_counts`): its "words" are whole phrases or
+    sentences, so no topic word would be found in it or co-occur with another, and every score would
+    come out as -1 or absent.  A content check, not a list of languages: the same language segmented
+    into space-separated words passes."""
+    if letters and long_letters > UNSEGMENTED_SHARE * letters:
+        raise UnsegmentedTextError(
+            f"{what} looks unsegmented: {100 * long_letters / letters:.0f}% of its letters are in tokens of "
+            f"more than {LONG_TOKEN} characters (a Chinese, Japanese or Korean character counting as 2), "
+            f"against at most {100 * UNSEGMENTED_SHARE:.0f}% in text with spaces between words: its tokens "
+            "would be whole phrases or sentences that no topic word matches",
+            fix="segment it into space-separated words first, or for Chinese use the language code zh "
+                "(segmented with jieba: pip install 'tealeaves[zh]')")
+
+
+def segmentation(counts: Iterable[tuple[int, int]], what: str) -> dict:
+    """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, after refusing
+    unsegmented text (:func:`check_segmented`, ``what`` naming it): the one check of every build path,
+    whose result the index header records as ``segmentation``."""
+    counts = list(counts)
+    letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    check_segmented(letters, long_letters, what)
+    return {"letters": letters, "long_token_letters": long_letters, "long_token": LONG_TOKEN}

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves.corpus import Preprocessor
-from tealeaves.corpus.preprocess import Numbering
+from tealeaves.corpus.preprocess import Numbering, letter_counts, segmentation
 from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
@@ -270,12 +270,13 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
             words = [words[i] for i in order]
     if n_slots is not None and not chunk.lengths:
         return Partial(None, n_slots)
+    letters = letter_counts(words, np.bincount(tokens, minlength=len(words)))
     index = _index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
                           n_space=n_slots)
     if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
         raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
     index.save(path, checksum=False)  # read back only by the merge (open_unchecked)
-    return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots)
+    return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots, letters)
 
 
 def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str
@@ -471,6 +472,8 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
             stats.add(r.stats)
         header = index_header(settings, inputs, results, name or Path(inputs[0]).stem, manifest)
         partials = [p for r in results for p in r.partials]
+        header["segmentation"] = segmentation([p.letters for p in partials], "the text" if len(inputs) > 1
+                                              else f"the text of '{inputs[0]}'")
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,

@@ -39,10 +39,12 @@ from tealeaves.errors import EmptyInputError
 
 @dataclass
 class Partial:
-    """One partial index file covering ``n_slots`` consecutive slots (``path=None``: all absent)."""
+    """One partial index file covering ``n_slots`` consecutive slots (``path=None``: all absent), and
+    the :func:`~tealeaves.corpus.preprocess.letter_counts` of its tokens."""
 
     path: str | None
     n_slots: int
+    letters: tuple[int, int] = (0, 0)
 
 
 @numba.njit(cache=True)

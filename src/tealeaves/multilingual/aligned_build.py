@@ -276,6 +276,7 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
 def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: str, memory: int, wiki: bool,
                      stats: IngestStats) -> dict[str, str]:
     """Check the whole input (:meth:`TupleSummary.check`) and merge every language's partials."""
+    from tealeaves.corpus.preprocess import segmentation
     from tealeaves.distributed.build import index_header
     from tealeaves.distributed.merge import merge_partials
 
@@ -286,14 +287,17 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
     where = "the aligned input" if len(sources) != 1 or wiki else f"aligned input '{sources[0].path}'"
     langs = summary.select(build.languages, where)
     summary.check(where, langs)
+    partials = {lang: [p for r in results for p in r.language_partials(lang)] for lang in langs}
+    checked = {lang: segmentation([p.letters for p in partials[lang]], f"the {lang} text")  # before any merge
+               for lang in langs}
     files = {}
     for lang in langs:
         settings = build.settings(lang)
         header = index_header(settings, [s.path for s in sources], results, f"{name}-{lang}",
                               manifest=not wiki)
-        partials = [p for r in results for p in r.language_partials(lang)]
+        header["segmentation"] = checked[lang]
         files[lang] = f"{lang}.tlx"
-        merge_partials(partials, target / files[lang], header, sort_words=True,
+        merge_partials(partials[lang], target / files[lang], header, sort_words=True,
                        buffer_bytes=max(1 << 24, memory // 8))
     return files
 
