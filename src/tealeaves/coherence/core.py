@@ -410,8 +410,8 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
 
 
 @_two_cores
-def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, wptr, poff, docs,
-                      ilo, ihi, starts, ends):
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, n_parts, wptr,
+                      poff, docs, ilo, ihi, starts, ends):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
     Fills ``(docs, ilo, ihi, starts, ends)`` and returns ``single``: postings of selected
@@ -420,15 +420,23 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
     and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
     1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
     A posting has at most one interval per occurrence, so word ``i`` writes its intervals
-    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): the words run in
-    parallel (``prange``), each into its own slots, and the result does not depend on the threads.
-    The output arrays are allocated by the caller (:func:`_interval_arrays`).
+    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): ``n_parts`` ranges of
+    words of about equal positions and postings run in parallel (``prange``; the words' sizes are far
+    from even, so equal numbers of words would leave a thread idle), each word into its own slots, and
+    the result does not depend on the threads.  The output arrays are allocated by the caller
+    (:func:`_interval_arrays`).
     """
     k = len(word_ids)
     single = np.zeros(k, dtype=np.int64)
-    for i in numba.prange(k):
-        single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
-                                    doc_len, w, mode, docs, ilo, ihi, starts, ends)
+    words = np.arange(k)
+    cost = np.empty(k, dtype=np.float64)
+    for i in range(k):
+        cost[i] = (poff[i + 1] - poff[i]) + (wptr[i + 1] - wptr[i])
+    cuts = _split_groups(words, words, cost, n_parts)
+    for part in numba.prange(n_parts):
+        for i in range(cuts[part], cuts[part + 1]):
+            single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr,
+                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends)
     return single
 
 
@@ -1102,8 +1110,10 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
     out = _interval_arrays(ids, arr["word_ptr"], arr["pos_ptr"])
-    single = _window_intervals(len(out[-2]), ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
-                               arr["positions"], arr["doc_lengths"], int(window), _MODE_CODE[compat], *out)
+    work = len(out[-2])
+    single = _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
+                               arr["doc_lengths"], int(window), _MODE_CODE[compat], _two_cores.parts(work),
+                               *out)
     wptr, _, docs, ilo, ihi, starts, ends = out
     return wptr, docs, ilo, ihi, starts, ends, single
 
