@@ -979,6 +979,17 @@ _COST_DOC = (6.0, 17.0, 2.5, 1.0)
 _COST_WINDOW = (8.0, 40.0, None, 1.0)
 
 
+@numba.njit(cache=True, nogil=True)
+def _probe_work_by_last(pairs, rank, sizes):
+    """Per rank ``r``, the probe work (shorter postings) of the pairs whose later word has rank ``r``:
+    what is left to probe once the ``r + 1`` first words are counted unit-major."""
+    out = np.zeros(len(sizes), dtype=np.float64)
+    for m in range(len(pairs)):
+        a, b = pairs[m, 0], pairs[m, 1]
+        out[max(rank[a], rank[b])] += min(sizes[a], sizes[b])
+    return out
+
+
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
                     n_docs: int, costs: tuple[float, ...],
                     frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -999,9 +1010,8 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     if len(pairs) == 0:
         return order[:0], rank
     top = min(MAX_FREQUENT, len(sizes))
-    last = np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]])
-    probe = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]]).astype(np.float64)
-    left = probe.sum() - np.concatenate(([0.0], np.cumsum(np.bincount(last, probe, len(sizes)))))
+    by_last = _probe_work_by_last(np.ascontiguousarray(pairs, dtype=np.int64), rank, sizes)
+    left = by_last.sum() - np.concatenate(([0.0], np.cumsum(by_last)))
     head = order[:top]
     pair_work = _prefix_pair_estimate(glo[head], ghi[head], docs, n_docs)
     n_f = np.arange(top + 1)
@@ -1026,19 +1036,38 @@ def _probe_maps(work: int, n_space: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=np.int64)
 
 
+@numba.njit(cache=True, nogil=True)
+def _partition_pairs(pairs, rank, n_f):
+    """Positions of the pairs of two different words among the first ``n_f`` by ``rank`` with their
+    ranks (smaller first), and positions of the others, in one pass."""
+    n = len(pairs)
+    inside = np.empty(n, dtype=np.int64)
+    ranks = np.empty((n, 2), dtype=np.int64)
+    outside = np.empty(n, dtype=np.int64)
+    n_in = n_out = 0
+    for m in range(n):
+        ra, rb = rank[pairs[m, 0]], rank[pairs[m, 1]]
+        if ra < n_f and rb < n_f and ra != rb:
+            inside[n_in] = m
+            ranks[n_in, 0] = min(ra, rb)
+            ranks[n_in, 1] = max(ra, rb)
+            n_in += 1
+        else:
+            outside[n_out] = m
+            n_out += 1
+    return inside[:n_in], ranks[:n_in].copy(), outside[:n_out]
+
+
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
     """Joint counts of ``pairs``: those of two different words of ``freq`` from
     ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
     from ``probe(pairs)``."""
-    n_f = len(freq)
-    ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
-    both = (ra < n_f) & (rb < n_f) & (ra != rb)
+    inside, fpairs, outside = _partition_pairs(np.ascontiguousarray(pairs, dtype=np.int64), rank, len(freq))
     joint = np.zeros(len(pairs), dtype=np.int64)
-    if both.any():
-        fpairs = np.ascontiguousarray(np.stack([np.minimum(ra, rb)[both], np.maximum(ra, rb)[both]], axis=1))
-        joint[both] = unit_major(freq, fpairs)
-    if not both.all():
-        joint[~both] = probe(np.ascontiguousarray(pairs[~both]))
+    if len(inside):
+        joint[inside] = unit_major(freq, fpairs)
+    if len(outside):
+        joint[outside] = probe(np.ascontiguousarray(pairs[outside]))
     return joint
 
 
