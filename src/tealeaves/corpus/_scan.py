@@ -108,10 +108,11 @@ def letter_runs(codes, ends, kinds, bits, head_len):
             while i < end:
                 c = codes[i]
                 kind = kinds[c]
-                if kind == 0 or (kind == 3 and prev == 2):
-                    break
-                if kind == 2:
-                    letters = False
+                if kind != 1:
+                    if kind == 0 or (kind == 3 and prev == 2):  # a mark after a digit or _ is not attached
+                        break
+                    if kind == 2:
+                        letters = False
                 prev = kind
                 h = (h ^ np.uint64(c)) * _FNV_PRIME
                 if i - start < head_len:

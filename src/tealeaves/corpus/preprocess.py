@@ -21,21 +21,23 @@ from itertools import chain
 
 import numpy as np
 
-from tealeaves.corpus._marks import MARKS
+from tealeaves.corpus._marks import BMP_MARKS, MARK_PATTERN
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError
 
 #: The default token pattern: words of a letter followed by one or more letters or combining marks
-#: (:data:`~tealeaves.corpus._marks.MARKS`: vowel signs, viramas, tone marks), so that the words of
+#: (:data:`~tealeaves.corpus._marks.MARK_PATTERN`: vowel signs, viramas, tone marks), so that the words of
 #: Devanagari, Bengali, Tamil, Thai, Khmer... stay whole; no digits or underscores.  A word is a maximal
 #: run of word characters (``\\w``) and the marks attached to them; a mark is attached when it follows a
 #: letter or an attached mark.  A mark that follows anything else (a digit, ``_``, a space or punctuation,
 #: the start of the text) is dropped and separates words, as every mark did before: ``"1\u0301ab"`` gives
 #: ``ab``, while ``"ab\u0301c1"`` is one word holding a digit and gives nothing.  The capture group is the
 #: token (:func:`re.findall` returns it); the unattached marks before it are matched but not kept.
-LETTERS_PATTERN = (rf"(?u)(?:(?<![\w{MARKS}])|(?<![^\W\d_])(?<![{MARKS}])[{MARKS}]+)"
-                   rf"([^\W\d_](?:[^\W\d_]|[{MARKS}])+)(?![\w{MARKS}])")
+LETTERS_PATTERN = (rf"(?u)(?:(?<![\w{BMP_MARKS}])(?<!{MARK_PATTERN})"  # after no word character or mark,
+                   rf"|(?<![^\W\d_])(?<!{MARK_PATTERN}){MARK_PATTERN}+)"  # or after unattached marks
+                   rf"([^\W\d_](?:[^\W\d_]|{MARK_PATTERN})+)"  # a letter, then letters and marks
+                   rf"(?![\w{BMP_MARKS}])(?!{MARK_PATTERN})")  # up to no word character or mark
 
 #: The default token pattern of tealeaves before combining marks were kept: words of two or more letters,
 #: split at every combining mark (an index or model recording it is flagged as another tokenisation than
