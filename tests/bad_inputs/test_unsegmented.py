@@ -5,6 +5,9 @@
 The real cases are FLORES-200 documents: Chinese (Simplified and Traditional) under a language code outside
 the known table (``zh-hant``, ``yue``: the default letters-only tokenisation) is refused; the same text as
 ``zh`` (jieba), segmented into space-separated words, and English, Amharic, Tagalog text are accepted.
+Scripts with combining marks, whose words the default tokenisation keeps whole: the system's Thai software
+messages (no spaces between words) and Khmer ones without their zero-width spaces are refused; spaced
+Hindi, Tamil and Bengali messages are accepted.
 Every share in a message and every recorded count is checked against an independent recomputation from
 ``re.findall`` and ``unicodedata`` (:func:`_shares`).
 """
@@ -279,18 +282,16 @@ def test_coherence_on_a_raw_unsegmented_corpus_is_refused(tmp_path, cli_error):
 # -- scripts with combining marks (the default tokenisation keeps them: tests/test_tokenise_marks.py) -------
 def _messages(lang: str) -> list[str]:
     """The system's translated software messages in ``lang`` of 40 characters or more
-    (``/usr/share/locale/<lang>/LC_MESSAGES/*.mo``: real text written by the language's translators)."""
-    import gettext
-    import glob
+    (``/usr/share/locale/<lang>/LC_MESSAGES/*.mo``: real text written by the language's translators), read
+    by ``benchmarks/segmentation_shares.py`` (the one reader of them)."""
+    import importlib.util
+    from pathlib import Path
 
-    out = []
-    for f in sorted(glob.glob(f"/usr/share/locale/{lang}/LC_MESSAGES/*.mo")):
-        try:
-            with open(f, "rb") as fh:
-                catalog = gettext.GNUTranslations(fh)._catalog
-        except (OSError, ValueError, IndexError, UnicodeDecodeError):  # a few catalogues gettext cannot parse
-            continue
-        out += [v for k, v in catalog.items() if k and isinstance(v, str) and len(v) >= 40]
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "segmentation_shares.py"
+    spec = importlib.util.spec_from_file_location("segmentation_shares", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.messages(lang)
     if len(out) < 200:
         pytest.skip(f"fewer than 200 {lang} messages in /usr/share/locale/{lang}/LC_MESSAGES")
     return out
