@@ -194,8 +194,8 @@ def test_streaming_build_of_nasty_unicode_equals_the_single_build(tmp_path):
     """Through the whole build (batches cut inside chunks, chunks of 3 tokens, a tail renumbered): the
     index equals build_index over Preprocessor.fit_transform, i.e. over the per-text tokeniser."""
     path = tmp_path / "nasty.jsonl"
-    # with a text of ordinary words: 27% of NASTY's letters are in its 100-letter token, which the build
-    # refuses as unsegmented text (corpus.preprocess.check_segmented; tests/bad_inputs/test_unsegmented.py)
+    # with a text of ordinary words: 24% of NASTY's letters are in its 100-letter token, near the share
+    # the build refuses as unsegmented text (check_segmented; tests/bad_inputs/test_unsegmented.py)
     texts = NASTY * 3 + ["ordinary words of a segmented text " * 8]
     with open(path, "w", encoding="utf-8") as fh:
         for k, text in enumerate(texts):
