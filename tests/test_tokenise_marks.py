@@ -168,3 +168,18 @@ def test_an_index_of_the_old_rule_loads_and_is_flagged(tmp_path):
     assert "reference the default letters-and-marks pattern" in tokenization_mismatch(
         build_index(new, tokenization=new.metadata["preprocessing"]), _old_recipe())
     assert len(LETTERS_PATTERN) > 3000 and LETTERS_PATTERN not in message
+
+
+def test_index_info_names_the_pattern_in_text_and_records_it_in_json(tmp_path, run_cli):
+    import json
+
+    texts = ["the river flows to the sea", "a river bank and the sea"]
+    for recipe, name in ((Preprocessor().get_params(), "letters-and-marks"), (_old_recipe(), "letters-only")):
+        corpus = Preprocessor.from_params(recipe).fit_transform(texts)
+        path = tmp_path / f"{name}.tlx"
+        build_index(corpus, name=name, tokenization=corpus.metadata["preprocessing"]).save(path)
+        text = run_cli(["index", "info", path])
+        assert text.code == 0 and PATTERN_NAMES[recipe["token_pattern"]] in text.out
+        assert recipe["token_pattern"] not in text.out
+        info = json.loads(run_cli(["index", "info", path, "--format", "json"]).out)
+        assert info["tokenization"]["token_pattern"] == recipe["token_pattern"]
