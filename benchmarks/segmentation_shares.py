@@ -1,12 +1,14 @@
 """The data behind the unsegmented-text limit (``docs/errors.md#unsegmented-text``).
 
-Prints, for real texts under the default letters-only tokenisation, the share of letters in tokens of
+Prints, for real texts under the default tokenisation (letters and the combining marks attached to
+them) and, in brackets, under the letters-only one it replaced, the share of letters in tokens of
 more than ``LONG_TOKEN`` characters (a wide character counting 2;
 :func:`tealeaves.corpus.preprocess.letter_counts`) against ``UNSEGMENTED_SHARE``: the spaced texts of
 ``$TEALEAVES_DATA`` (FLORES-200, NTREX-128, TICO-19, UDHR, the Bibles), their Chinese texts without
 segmentation, and with ``--locales`` the system's translated software messages
 (``/usr/share/locale/<lang>/LC_MESSAGES/*.mo``, messages of 40 characters or more; the language's
-translators wrote them, so they are real text, and compound-heavy).
+translators wrote them, so they are real text, and compound-heavy), with the Khmer ones also without
+their zero-width spaces (U+200B, the invisible word separator much Khmer text omits).
 
     TEALEAVES_DATA=/path/to/data python benchmarks/segmentation_shares.py [--locales]
 """
@@ -19,7 +21,13 @@ import glob
 import json
 from pathlib import Path
 
-from tealeaves.corpus.preprocess import LETTERS_PATTERN, LONG_TOKEN, UNSEGMENTED_SHARE, Preprocessor
+from tealeaves.corpus.preprocess import (
+    LETTERS_ONLY_PATTERN,
+    LETTERS_PATTERN,
+    LONG_TOKEN,
+    UNSEGMENTED_SHARE,
+    Preprocessor,
+)
 from tealeaves.data import locate
 
 #: Files of ``$TEALEAVES_DATA`` (JSON Lines with a "text" field, or one text per line) by what they hold.
@@ -30,17 +38,21 @@ DATA = {
     "ebible": ("bible/ebible", "???-*.txt"), "ebible-extra": ("bible/ebible-extra", "*.txt"),
 }
 #: Message catalogues written without spaces between words.
-UNSPACED_LOCALES = ("ja", "zh_CN", "zh_TW", "zh_HK")
-#: Scripts without spaces between words whose words the default tokenisation splits at every combining
-#: mark (Thai, Lao, Khmer, Burmese, Tibetan): short fragments, which the check does not catch.
-MARK_SPLIT_LOCALES = ("th", "lo", "km", "my", "bo", "dz")
+UNSPACED_LOCALES = ("ja", "zh_CN", "zh_TW", "zh_HK", "th")
+#: Scripts with combining marks whose text separates something other than words: Khmer words by
+#: zero-width spaces, Burmese phrases by spaces, Tibetan/Dzongkha syllables by the tsheg (U+0F0B), Lao.
+OTHER_LOCALES = ("lo", "km", "my", "bo", "dz")
 
 
-def share(texts: list[str]) -> float:
-    """Percentage of the default tokens' letters in tokens of more than LONG_TOKEN characters."""
-    letters, long_letters = Preprocessor(token_pattern=LETTERS_PATTERN, stop_words=None).scan(
-        texts).letter_counts()
+def share(texts: list[str], pattern: str = LETTERS_PATTERN) -> float:
+    """Percentage of the tokens' letters in tokens of more than LONG_TOKEN characters."""
+    letters, long_letters = Preprocessor(token_pattern=pattern, stop_words=None).scan(texts).letter_counts()
     return 100 * long_letters / max(letters, 1)
+
+
+def shares(texts: list[str]) -> tuple[float, float]:
+    """:func:`share` under the default pattern and under the letters-only one."""
+    return share(texts), share(texts, LETTERS_ONLY_PATTERN)
 
 
 def is_chinese(name: str) -> bool:
@@ -76,21 +88,24 @@ def main() -> None:
         for path in sorted(locate(folder).glob(pattern)):
             if path.name != "vref.txt":
                 kind = "unsegmented" if is_chinese(path.name) else "spaced"
-                rows.append((kind, f"{name}/{path.name}", share(read(path))))
+                rows.append((kind, f"{name}/{path.name}", *shares(read(path))))
     if args.locales:
         for folder in sorted(glob.glob("/usr/share/locale/*/LC_MESSAGES")):
             lang = Path(folder).parent.name
             texts = messages(lang)
             if len(texts) >= 50:
-                kind = ("unsegmented" if lang in UNSPACED_LOCALES else "split at marks"
-                        if lang in MARK_SPLIT_LOCALES else "spaced")
-                rows.append((kind, f"messages/{lang}", share(texts)))
-    for kind in ("spaced", "unsegmented", "split at marks"):
+                kind = ("unsegmented" if lang in UNSPACED_LOCALES else "other"
+                        if lang in OTHER_LOCALES else "spaced")
+                rows.append((kind, f"messages/{lang}", *shares(texts)))
+            if lang == "km" and texts:
+                bare = [t.replace("\u200b", "") for t in texts]
+                rows.append(("unsegmented", "messages/km without U+200B", *shares(bare)))
+    for kind in ("spaced", "unsegmented", "other"):
         got = [r for r in rows if r[0] == kind]
         if not got:
             continue
-        for _, what, value in sorted(got, key=lambda r: r[2]):
-            print(f"  {kind:14} {what:45} {value:5.1f}%")
+        for _, what, value, old in sorted(got, key=lambda r: r[2]):
+            print(f"  {kind:14} {what:45} {value:5.1f}% ({old:4.1f}%)")
         worst = max(got, key=lambda r: r[2]) if kind == "spaced" else min(got, key=lambda r: r[2])
         print(f"{kind}: {len(got)} texts, {'highest' if kind == 'spaced' else 'lowest'} "
               f"{worst[2]:.1f}% ({worst[1]})")

@@ -154,10 +154,11 @@ ODD_TEXTS = {
 
 @pytest.mark.parametrize("name", list(ODD_TEXTS))
 def test_scan_equals_tokenize(name):
-    from tealeaves.corpus.preprocess import Preprocessor
+    from tealeaves.corpus.preprocess import LETTERS_ONLY_PATTERN, LETTERS_PATTERN, Preprocessor
 
-    for settings in ({"stop_words": "english"}, {"stop_words": None}):
-        pre = Preprocessor(token_pattern=r"(?u)\b[^\W\d_][^\W\d_]+\b", **settings)
+    for settings in ({"stop_words": "english"}, {"stop_words": None},
+                     {"token_pattern": LETTERS_ONLY_PATTERN}):
+        pre = Preprocessor(**{"token_pattern": LETTERS_PATTERN, **settings})
         texts = [ODD_TEXTS[name], "cat dog", ODD_TEXTS[name]]
         assert pre.scan(texts).tokens() == [pre.tokenize(t) for t in texts]
 

@@ -5,6 +5,9 @@
 The real cases are FLORES-200 documents: Chinese (Simplified and Traditional) under a language code outside
 the known table (``zh-hant``, ``yue``: the default letters-only tokenisation) is refused; the same text as
 ``zh`` (jieba), segmented into space-separated words, and English, Amharic, Tagalog text are accepted.
+Scripts with combining marks, whose words the default tokenisation keeps whole: the system's Thai software
+messages (no spaces between words) and Khmer ones without their zero-width spaces are refused; spaced
+Hindi, Tamil and Bengali messages are accepted.
 Every share in a message and every recorded count is checked against an independent recomputation from
 ``re.findall`` and ``unicodedata`` (:func:`_shares`).
 """
@@ -274,3 +277,82 @@ def test_coherence_on_a_raw_unsegmented_corpus_is_refused(tmp_path, cli_error):
     result = cli_error(["coherence", "--reference", src, "--topics", topics],
                        f"looks unsegmented: {_percent(*_shares(texts, _default_tokens))}")
     assert result.out == ""
+
+
+# -- scripts with combining marks (the default tokenisation keeps them: tests/test_tokenise_marks.py) -------
+def _messages(lang: str) -> list[str]:
+    """The system's translated software messages in ``lang`` of 40 characters or more
+    (``/usr/share/locale/<lang>/LC_MESSAGES/*.mo``: real text written by the language's translators), read
+    by ``benchmarks/segmentation_shares.py`` (the one reader of them)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "segmentation_shares.py"
+    spec = importlib.util.spec_from_file_location("segmentation_shares", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.messages(lang)
+    if len(out) < 200:
+        pytest.skip(f"fewer than 200 {lang} messages in /usr/share/locale/{lang}/LC_MESSAGES")
+    return out
+
+
+def _scan_counts(texts: list[str], pattern: str = LETTERS_PATTERN) -> tuple[int, int]:
+    from tealeaves.corpus import Preprocessor
+
+    return Preprocessor(token_pattern=pattern, stop_words=None).scan(texts).letter_counts()
+
+
+def test_unsegmented_thai_is_refused_now_that_its_words_are_whole():
+    """Thai software messages (no spaces between words) put 73% of their letters in over-long tokens; split
+    at every combining mark, as before, only 2.4%, which the check could not catch."""
+    from tealeaves.corpus.preprocess import LETTERS_ONLY_PATTERN
+
+    texts = _messages("th")
+    counts = _scan_counts(texts)
+    assert counts == _shares(texts)  # the scan's counts, recomputed from re.findall and unicodedata
+    with pytest.raises(UnsegmentedTextError, match=re.escape(_percent(*counts))):
+        check_segmented(*counts, "the th text")
+    assert counts[1] > 2 * UNSEGMENTED_SHARE * counts[0]
+    old = _scan_counts(texts, LETTERS_ONLY_PATTERN)
+    assert old[1] < 0.1 * UNSEGMENTED_SHARE * old[0]
+
+
+def test_index_build_refuses_unsegmented_thai(tmp_path, cli_error):
+    texts = _messages("th")
+    src = _write_docs(tmp_path / "th.jsonl", texts)
+    cli_error(["index", "build", src, "-o", tmp_path / "th.tlx"],
+              f"the text of '{src}' looks unsegmented: {_percent(*_shares(texts, _default_tokens))}",
+              progress=True)
+    assert not (tmp_path / "th.tlx").exists()
+
+
+def test_khmer_is_refused_without_its_zero_width_spaces():
+    """Khmer messages mark word ends with U+200B ZERO WIDTH SPACE (a format character, which separates
+    tokens): accepted as they are, refused once those invisible separators are removed, as much Khmer text
+    is written."""
+    texts = _messages("km")
+    assert sum(t.count("\u200b") for t in texts) > 5000
+    check_segmented(*_scan_counts(texts), "the km text")
+    bare = [t.replace("\u200b", "") for t in texts]
+    with pytest.raises(UnsegmentedTextError, match=re.escape(_percent(*_shares(bare)))):
+        check_segmented(*_scan_counts(bare), "the km text")
+
+
+@pytest.mark.parametrize("lang", ["hi", "ta", "bn"])
+def test_spaced_indic_text_is_accepted_and_keeps_its_letters(lang):
+    """Hindi, Tamil and Bengali messages are written with spaces: accepted, with all but a few of their
+    letters and marks in tokens (before: 26-32%, the rest cut into single-letter fragments and dropped)."""
+    from tealeaves.corpus.preprocess import LETTERS_ONLY_PATTERN
+
+    texts = [t.lower() for t in _messages(lang)]
+    counts = _scan_counts(texts)
+    assert counts == _shares(texts)
+    check_segmented(*counts, f"the {lang} text")
+    assert counts[1] < UNSEGMENTED_SHARE / 2 * counts[0]
+
+    def kept(pattern: str) -> float:  # share of the non-ASCII letters and marks that are inside tokens
+        total = sum(1 for t in texts for c in t if not c.isascii() and unicodedata.category(c)[0] in "LM")
+        return sum(len(w) - sum(map(str.isascii, w)) for t in texts for w in re.findall(pattern, t)) / total
+
+    assert kept(LETTERS_PATTERN) > 0.99 and kept(LETTERS_ONLY_PATTERN) < 0.35

@@ -228,6 +228,11 @@ def _print_info(index, fmt: str, verified: bool = False) -> None:
     if fmt == "json":
         print(dump_json(info))
     else:
+        from tealeaves.corpus.preprocess import PATTERN_NAMES
+
+        tok = info["tokenization"]  # a known pattern by name (the default is some 5,000 characters)
+        if isinstance(tok.get("token_pattern"), str) and tok["token_pattern"] in PATTERN_NAMES:
+            info["tokenization"] = {**tok, "token_pattern": PATTERN_NAMES[tok["token_pattern"]]}
         rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
                 for k, v in info.items() if k != "verified"]
         print(format_table(rows))

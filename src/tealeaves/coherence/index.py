@@ -47,6 +47,7 @@ import numpy as np
 
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.corpus.preprocess import PATTERN_NAMES
 from tealeaves.errors import EmptyInputError, IndexIntegrityError, OutputError, TealeavesError
 
 MAGIC = b"TLXINDEX"
@@ -1045,7 +1046,11 @@ def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | 
     diff = [k for k in keys if model_preprocessing.get(k) != ref.get(k)]
     if not diff:
         return None
-    parts = "; ".join(f"{k}: model {model_preprocessing.get(k)!r}, reference {ref.get(k)!r}" for k in diff)
+    def shown(value: object) -> str:  # a known pattern by name (the default one is about 4,000 characters)
+        return PATTERN_NAMES[value] if isinstance(value, str) and value in PATTERN_NAMES else repr(value)
+
+    parts = "; ".join(f"{k}: model {shown(model_preprocessing.get(k))}, reference {shown(ref.get(k))}"
+                      for k in diff)
     return (f"the model was trained with another tokenisation than reference '{index.name}' ({parts}): its "
             "topic words may be missing from the reference or counted differently")
 

@@ -1,39 +1,48 @@
 """Compiled scan of text for :data:`~tealeaves.corpus.preprocess.LETTERS_PATTERN` (see
 :meth:`~tealeaves.corpus.Preprocessor.scan`).
 
-The pattern ``(?u)\\b[^\\W\\d_][^\\W\\d_]+\\b`` matches exactly the maximal runs of word characters
-(``\\w``) that are made only of letters (``[^\\W\\d_]``: word characters that are neither decimal digits
-nor ``_``) and are at least two long: a match starts at a word boundary, takes letters, and must end at
-a word boundary, which between two word characters it cannot.  This kernel finds those runs in one
-pass over the code points of the text (bytes for ASCII text, UTF-32 code units otherwise), classifying
-each with :func:`classes` (built from the predicates :mod:`re` itself uses: ``str.isalnum`` or ``_``
-for ``\\w``, ``str.isdecimal`` for ``\\d``), and numbers them by content with an open-addressing hash
-table (a slot is matched by comparing the code points, so numbering is exact): no Python object is
-made per token.
+The pattern matches exactly the maximal runs of word characters (``\\w``) and attached combining marks
+(:data:`~tealeaves.corpus._marks.MARKS`; a mark is attached when it follows a letter or an attached mark)
+that start with a letter, hold only letters (``[^\\W\\d_]``: word characters that are neither decimal
+digits nor ``_``) and marks, and are at least two long: a match starts where the previous code point is
+neither a word character nor a mark, or after a run of marks that follows no letter and no mark (the
+unattached marks, which the pattern consumes outside its capture group); it takes letters and marks and
+must end where the next code point is neither, which inside a run it cannot be.  This kernel finds those
+runs in one pass over the code points of the text (bytes for ASCII text, UTF-32 code units otherwise),
+classifying each with :func:`classes` (built from the predicates :mod:`re` itself uses: ``str.isalnum``
+or ``_`` for ``\\w``, ``str.isdecimal`` for ``\\d``; the marks from the pattern's own class), and numbers
+them by content with an open-addressing hash table (a slot is matched by comparing the code points, so
+numbering is exact): no Python object is made per token.
 """
 
 from __future__ import annotations
 
+import re
+
 import numba
 import numpy as np
+
+from tealeaves.corpus._marks import MARKS
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 #: Classes of :func:`classes`.
-NOT_WORD, LETTER, OTHER_WORD = 0, 1, 2
+NOT_WORD, LETTER, OTHER_WORD, MARK = 0, 1, 2, 3
 _CLASSES: list[np.ndarray] = []
 
 
 def classes() -> np.ndarray:
     """The class of every code point for the letters pattern: :data:`LETTER` (``[^\\W\\d_]``),
-    :data:`OTHER_WORD` (the rest of ``\\w``: decimal digits and ``_``) or :data:`NOT_WORD` (built on
-    first use, about 0.4 s)."""
+    :data:`OTHER_WORD` (the rest of ``\\w``: decimal digits and ``_``), :data:`MARK` (a combining mark,
+    :data:`~tealeaves.corpus._marks.MARKS`, never a word character) or :data:`NOT_WORD` (built on first
+    use, about 0.4 s)."""
     if not _CLASSES:
         table = np.zeros(0x110000, dtype=np.uint8)
         for c in range(0x110000):
             ch = chr(c)
             if ch.isalnum() or c == 95:
                 table[c] = OTHER_WORD if (c == 95 or ch.isdecimal()) else LETTER
+        table[[ord(m) for m in re.findall(f"[{MARKS}]", "".join(map(chr, range(0x110000))))]] = MARK
         _CLASSES.append(table)
     return _CLASSES[0]
 
@@ -59,7 +68,9 @@ def _rehash(w_hash, n_words, cap):
 @numba.njit(cache=True)
 def letter_runs(codes, ends, kinds, bits, head_len):
     """Runs of ``codes`` (code points of texts ending at ``ends``; ``kinds[c]`` the class of ``c``)
-    that the letters pattern matches.
+    that the letters pattern matches.  A run starts at a word character (a mark never starts one, so
+    unattached marks are skipped) and ends before a code point that is no word character, or before a
+    mark that follows a digit or ``_`` (a mark continues a run only after a letter or a mark).
 
     The first ``head_len`` code points of a run are packed into 64 bits (``bits`` each) to compare
     most words in one step.  Returns ``(ids, counts, starts, lengths)``: the word number of every match
@@ -85,20 +96,24 @@ def letter_runs(codes, ends, kinds, bits, head_len):
     for k in range(len(ends)):
         end = ends[k]
         while i < end:
-            if kinds[codes[i]] == 0:
+            kind = kinds[codes[i]]
+            if kind == 0 or kind == 3:
                 i += 1
                 continue
             start = i
             letters = True
             h = _FNV_OFFSET
             head = np.uint64(0)
+            prev = kind
             while i < end:
                 c = codes[i]
                 kind = kinds[c]
-                if kind == 0:
-                    break
                 if kind != 1:
-                    letters = False
+                    if kind == 0 or (kind == 3 and prev == 2):  # a mark after a digit or _ is not attached
+                        break
+                    if kind == 2:
+                        letters = False
+                prev = kind
                 h = (h ^ np.uint64(c)) * _FNV_PRIME
                 if i - start < head_len:
                     head |= np.uint64(c) << np.uint64(bits * (i - start))

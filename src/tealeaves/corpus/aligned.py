@@ -131,7 +131,8 @@ def default_preprocessor(language: str, max_df: float = 0.3, min_df: int | float
     """The preprocessing of Hao, Boyd-Graber and Paul (2018, section 4) for one language.
 
     No stemming and no stop list; digits and symbols are removed (tokens are
-    runs of letters, two or more except in Chinese); words in more than
+    a letter followed by letters or combining marks, :data:`LETTERS_PATTERN`,
+    except in Chinese); words in more than
     ``max_df`` (30%) of the language's documents are removed.  Chinese (``zh``)
     is segmented with :func:`jieba_tokenize`.
     """

@@ -21,17 +21,37 @@ from itertools import chain
 
 import numpy as np
 
+from tealeaves.corpus._marks import BMP_MARKS, MARK_PATTERN
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError
 
-#: Words of two or more letters (no digits or underscores).
-LETTERS_PATTERN = r"(?u)\b[^\W\d_][^\W\d_]+\b"
+#: The default token pattern: words of a letter followed by one or more letters or combining marks
+#: (:data:`~tealeaves.corpus._marks.MARK_PATTERN`: vowel signs, viramas, tone marks), so that the words of
+#: Devanagari, Bengali, Tamil, Thai, Khmer... stay whole; no digits or underscores.  A word is a maximal
+#: run of word characters (``\\w``) and the marks attached to them; a mark is attached when it follows a
+#: letter or an attached mark.  A mark that follows anything else (a digit, ``_``, a space or punctuation,
+#: the start of the text) is dropped and separates words, as every mark did before: ``"1\u0301ab"`` gives
+#: ``ab``, while ``"ab\u0301c1"`` is one word holding a digit and gives nothing.  The capture group is the
+#: token (:func:`re.findall` returns it); the unattached marks before it are matched but not kept.
+LETTERS_PATTERN = (rf"(?u)(?:(?<![\w{BMP_MARKS}])(?<!{MARK_PATTERN})"  # after no word character or mark,
+                   rf"|(?<![^\W\d_])(?<!{MARK_PATTERN}){MARK_PATTERN}+)"  # or after unattached marks
+                   rf"([^\W\d_](?:[^\W\d_]|{MARK_PATTERN})+)"  # a letter, then letters and marks
+                   rf"(?![\w{BMP_MARKS}])(?!{MARK_PATTERN})")  # up to no word character or mark
+
+#: The default token pattern of tealeaves before combining marks were kept: words of two or more letters,
+#: split at every combining mark (an index or model recording it is flagged as another tokenisation than
+#: one recording :data:`LETTERS_PATTERN`; it still tokenises as it did).
+LETTERS_ONLY_PATTERN = r"(?u)\b[^\W\d_][^\W\d_]+\b"
 
 #: Token patterns whose matches hold only word characters (``\\w``), so that a line break between two
 #: texts can neither join their tokens nor change a match (:meth:`Preprocessor.scan` runs them over many
 #: texts joined).
-WORD_PATTERNS = (LETTERS_PATTERN, r"(?u)\b\w\w+\b")
+WORD_PATTERNS = (LETTERS_ONLY_PATTERN, r"(?u)\b\w\w+\b")
+
+#: Short names of the known token patterns, used in messages instead of the patterns themselves.
+PATTERN_NAMES = {LETTERS_PATTERN: "the default letters-and-marks pattern",
+                 LETTERS_ONLY_PATTERN: "the letters-only pattern used before combining marks were kept"}
 
 #: The separator word :meth:`Preprocessor.scan` puts between texts (upper case: lowercased text never
 #: holds it; a text that does makes the scan pick another).
