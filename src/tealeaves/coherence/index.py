@@ -370,7 +370,7 @@ class ReferenceIndex:
             fh.seek(_PREFIX.size)
             raw = fh.read(hlen)
         try:
-            header = json.loads(raw.decode("utf-8"))
+            header = json.loads(raw.decode("utf-8"), parse_constant=_not_finite, parse_float=_finite_float)
         except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, absurd numbers or nesting
             raise _integrity(path, f"has an unreadable header ({type(exc).__name__}: {exc})") from None
         _check_header(path, header, size, hlen)
@@ -396,6 +396,29 @@ def _integrity(path: Path, problem: str) -> IndexIntegrityError:
 
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT
+
+
+def _not_finite(name: str) -> float:
+    """``parse_constant`` of the header: NaN and Infinity are not JSON (no output could carry them)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """``parse_float`` of the header: a number too large for a float (``1e999``) is refused too."""
+    value = float(text)
+    if not np.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _check_segmentation(path: Path, seg: dict) -> None:
+    """The letter counts a build records (:func:`tealeaves.corpus.preprocess.segmentation`):
+    ``letters >= long_token_letters >= 0`` and ``long_token >= 1``."""
+    keys = ("letters", "long_token_letters", "long_token")
+    if not (all(k in seg and _is_count(seg[k]) for k in keys) and seg["long_token_letters"] <= seg["letters"]
+            and seg["long_token"] >= 1):
+        raise _integrity(path, f"has segmentation={seg!r} in its header (expected whole numbers letters >= "
+                               "long_token_letters >= 0 and long_token >= 1)")
 
 
 def _check_header(path: Path, header, size: int, hlen: int) -> None:
@@ -425,6 +448,8 @@ def _check_header(path: Path, header, size: int, hlen: int) -> None:
                              ("created_by", (str, type(None)), "a string")):
         if key in header and not isinstance(header[key], kinds):
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected {what})")
+    if "segmentation" in header:
+        _check_segmentation(path, header["segmentation"])
     _check_manifest(path, header.get("shards", []))
     if header["file_size"] != size:
         raise _integrity(path, f"is {size} bytes but its header says {header['file_size']}: the file is "

@@ -77,10 +77,12 @@ def physical_memory() -> tuple[int, str]:
 
 
 def size_text(n: int) -> str:
-    """Bytes in binary units as ``--memory`` reads them: ``1073741824`` -> ``'1 GiB'``, ``'23.5 GiB'``."""
+    """Bytes in binary units as ``--memory`` reads them: ``1073741824`` -> ``'1 GiB'``, ``'23.5 GiB'``,
+    ``'1000 MiB'`` (three significant digits, never an exponent)."""
     for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
-            return f"{n / (1 << shift):.3g} {unit}"
+            text = f"{n / (1 << shift):.3g}"
+            return f"{text if 'e' not in text else f'{n / (1 << shift):.0f}'} {unit}"
     return f"{n} bytes"
 
 
