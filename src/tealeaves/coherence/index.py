@@ -855,7 +855,26 @@ def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "r
                              count=n_tok)
         tokenization = {"tokenizer": "pre-tokenised", "restricted_to_words": len(vocab)}
     doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
-    return _index_arrays(tokens, offsets, list(vocab), doc_ids, name=name, tokenization=tokenization)
+    checked = _token_list_segmentation(docs, vocab, tokens, words is None)
+    index = _index_arrays(tokens, offsets, list(vocab), doc_ids, name=name, tokenization=tokenization)
+    index.header["segmentation"] = checked
+    return index
+
+
+def _token_list_segmentation(docs: list, vocab: dict, tokens: np.ndarray, full: bool) -> dict:
+    """Unsegmented token lists refused and their letter counts, as every other build path does
+    (:func:`tealeaves.corpus.preprocess.segmentation`): from the token ids of a full index, or, for a
+    restricted one, from counts of every token (the words outside ``words`` count too)."""
+    from collections import Counter
+
+    from tealeaves.corpus.preprocess import letter_counts, segmentation
+
+    if full:
+        counts = letter_counts(list(vocab), np.bincount(tokens, minlength=len(vocab)))
+    else:
+        seen = Counter(chain.from_iterable(docs))
+        counts = letter_counts(list(seen), np.fromiter(seen.values(), dtype=np.int64, count=len(seen)))
+    return segmentation([counts], "the reference text (token lists)")
 
 
 class AlignedIndex:
