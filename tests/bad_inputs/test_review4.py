@@ -463,3 +463,46 @@ def test_segmented_token_lists_record_their_counts(restricted):
     ix = index_from_token_lists(docs, words=["cat", "dog"] if restricted else None)
     letters = sum(len(w) for d in docs for w in d)
     assert ix.header["segmentation"] == {"letters": letters, "long_token_letters": 20, "long_token": 15}
+
+
+# == 6. aligned reference manifests spelled with other codes ==============================================
+@pytest.fixture
+def en_sv_ref(tmp_path, run_cli):
+    rows = [{"id": i, "en": d, "sv": d.replace("cat", "katt").replace("dog", "hund")}
+            for i, d in enumerate(DOCS)]
+    res = run_cli(["index", "build-aligned", _jsonl(tmp_path / "es.jsonl", rows), "-o", tmp_path / "ref"])
+    assert res.code == 0, res.err
+    topics = _write(tmp_path / "k.json", json.dumps({"en": [["cat", "dog"]], "sv": [["katt", "hund"]]}))
+    return tmp_path / "ref", topics
+
+
+@pytest.mark.parametrize("languages, fragment", [
+    # before: exit 0 with CNPMI 0.000 (the English words looked up in the Swedish index): the check that
+    # the files hold their languages compared the manifest's keys as written, so aliases slipped past it
+    ({"eng": "sv.tlx", "swe": "en.tlx"}, "the eng file 'sv.tlx' holds the sv index"),
+    ({"EN": "sv.tlx", "SV": "en.tlx"}, "the EN file 'sv.tlx' holds the sv index"),
+    ({"eng_Latn": "sv.tlx", "sv": "en.tlx"}, "the eng_Latn file 'sv.tlx' holds the sv index"),
+    # before: the second key replaced the first ('en' read from sv.tlx), then "has no 'sv' side"
+    ({"en": "en.tlx", "eng": "sv.tlx"}, "aligned.json names language 'en' twice ('en', 'eng')"),
+])
+def test_manifest_languages_spelled_with_aliases(en_sv_ref, cli_error, languages, fragment):
+    ref, topics = en_sv_ref
+    manifest = json.loads((ref / "aligned.json").read_text(encoding="utf-8"))
+    manifest["languages"] = languages
+    _write(ref / "aligned.json", json.dumps(manifest))
+    cli_error(["cnpmi", topics, "--reference", ref, "--top", "2"], fragment)
+
+
+def test_manifest_with_aliases_in_the_right_order_scores_as_written(en_sv_ref, run_cli):
+    ref, topics = en_sv_ref
+    before = run_cli(["cnpmi", topics, "--reference", ref, "--top", "2", "--format", "json"])
+    manifest = json.loads((ref / "aligned.json").read_text(encoding="utf-8"))
+    manifest["languages"] = {"eng": "en.tlx", "swe_Latn": "sv.tlx"}
+    _write(ref / "aligned.json", json.dumps(manifest))
+    after = run_cli(["cnpmi", topics, "--reference", ref, "--top", "2", "--format", "json"])
+    assert after.code == before.code == 0, after.err
+    docs = [set(d.split()) for d in DOCS]
+    pairs = [("cat", "cat"), ("cat", "dog"), ("dog", "cat"), ("dog", "dog")]
+    want = np.mean([brute_npmi_pair(docs, a, b) for a, b in pairs])
+    for res in (before, after):
+        assert json.loads(res.out)["cnpmi"]["per_topic"] == pytest.approx([want], abs=1e-12)
