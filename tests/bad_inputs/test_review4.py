@@ -523,3 +523,32 @@ def test_a_none_topic_word_through_the_api_is_refused():
 def test_memory_spelled_as_a_negative_option_is_a_usage_error(tmp_path, cli_error, small):
     cli_error(["index", "build", small, "-o", tmp_path / "out.tlx", "--memory", "-1G"],
               "argument --memory: expected one argument", code=2)
+
+
+# == 8. the unsegmented-text fix names what the command can do =============================================
+ZH_LINES = "".join(" ".join(d) + "\n" for d in UNSEGMENTED) * 3
+
+
+@pytest.mark.parametrize("argv", [
+    ["index", "build", "{src}", "-o", "{out}"],
+    ["coherence", "--reference", "{src}", "--topics", "{topics}"],  # a raw corpus, indexed in memory
+])
+def test_one_language_builds_do_not_suggest_a_language_code(tmp_path, cli_error, argv):
+    # before: "(segment it into space-separated words first, or for Chinese use the language code zh ...)":
+    # neither command has a language code
+    from tealeaves.corpus.preprocess import TEXT_FIX
+
+    src = _write(tmp_path / "zh.txt", ZH_LINES)
+    values = {"src": src, "out": tmp_path / "zh.tlx", "topics": _write(tmp_path / "t.txt", "我们 北京\n")}
+    r = cli_error([a.format(**values) for a in argv], "looks unsegmented: 99% of its letters", progress=True)
+    assert f"({TEXT_FIX})" in r.err and "language code zh" not in r.err
+    assert not (tmp_path / "zh.tlx").exists()
+
+
+def test_aligned_builds_keep_the_language_code_fix(tmp_path, cli_error):
+    from tealeaves.corpus.preprocess import ALIGNED_FIX
+
+    rows = [{"id": i, "en": "cat dog", "zh-hant": " ".join(d)} for i, d in enumerate(UNSEGMENTED)]
+    r = cli_error(["index", "build-aligned", _jsonl(tmp_path / "t.jsonl", rows), "-o", tmp_path / "r"],
+                  "the zh-hant text looks unsegmented", progress=True)
+    assert f"({ALIGNED_FIX})" in r.err

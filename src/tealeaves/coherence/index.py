@@ -775,11 +775,11 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
     and the letter counts recorded (:func:`tealeaves.corpus.preprocess.segmentation`), as by the
     streaming build.
     """
-    from tealeaves.corpus.preprocess import letter_counts, segmentation
+    from tealeaves.corpus.preprocess import TEXT_FIX, letter_counts, segmentation
 
     words = list(corpus.vocabulary)
     counts = letter_counts(words, np.bincount(corpus.tokens, minlength=len(words)))
-    checked = segmentation([counts], f"the text of '{source}'" if source else "the reference text")
+    checked = segmentation([counts], f"the text of '{source}'" if source else "the reference text", TEXT_FIX)
     tok = dict(tokenization) if tokenization is not None else dict(corpus.metadata.get("preprocessing") or {})
     index = _index_arrays(corpus.tokens, corpus.offsets, words, corpus.ids,
                           name=name or corpus.metadata.get("name") or "reference", doc_ids=doc_ids,
@@ -867,14 +867,14 @@ def _token_list_segmentation(docs: list, vocab: dict, tokens: np.ndarray, full: 
     restricted one, from counts of every token (the words outside ``words`` count too)."""
     from collections import Counter
 
-    from tealeaves.corpus.preprocess import letter_counts, segmentation
+    from tealeaves.corpus.preprocess import TEXT_FIX, letter_counts, segmentation
 
     if full:
         counts = letter_counts(list(vocab), np.bincount(tokens, minlength=len(vocab)))
     else:
         seen = Counter(chain.from_iterable(docs))
         counts = letter_counts(list(seen), np.fromiter(seen.values(), dtype=np.int64, count=len(seen)))
-    return segmentation([counts], "the reference text (token lists)")
+    return segmentation([counts], "the reference text (token lists)", TEXT_FIX)
 
 
 class AlignedIndex:

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves.corpus import Preprocessor
-from tealeaves.corpus.preprocess import Numbering, letter_counts, segmentation
+from tealeaves.corpus.preprocess import TEXT_FIX, Numbering, letter_counts, segmentation
 from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
@@ -475,7 +475,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
         header = index_header(settings, inputs, results, name or Path(inputs[0]).stem, manifest)
         partials = [p for r in results for p in r.partials]
         header["segmentation"] = segmentation([p.letters for p in partials], "the text" if len(inputs) > 1
-                                              else f"the text of '{inputs[0]}'")
+                                              else f"the text of '{inputs[0]}'", TEXT_FIX)
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,
