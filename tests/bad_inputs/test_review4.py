@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def brute_npmi(docs: list[set], topic: list[str]) -> float:
     ("npmi|ref=a\nb|tealeaves-0.1", "holds the unprintable character '\\n' at character 11"),
 ])
 def test_signature_parse_refuses_escapes_str_never_writes(text, fragment):
-    with pytest.raises(InputFormatError, match=__import__("re").escape(fragment)):
+    with pytest.raises(InputFormatError, match=re.escape(fragment)):
         Signature.parse(text)
 
 
@@ -552,3 +553,17 @@ def test_aligned_builds_keep_the_language_code_fix(tmp_path, cli_error):
     r = cli_error(["index", "build-aligned", _jsonl(tmp_path / "t.jsonl", rows), "-o", tmp_path / "r"],
                   "the zh-hant text looks unsegmented", progress=True)
     assert f"({ALIGNED_FIX})" in r.err
+
+
+@pytest.mark.parametrize("docs, words, shown", [
+    ([[1, 2]], None, "1 (int)"), ([["a", None]], None, "None (NoneType)"), ([["a", 3]], ["a"], "3 (int)"),
+    ([["a", b"b"]], None, "b'b' (bytes)")])
+def test_token_lists_of_non_strings(docs, words, shown):
+    # before: AttributeError "'int' object has no attribute 'encode'" (and None, in a restricted index, read
+    # as a token outside the words)
+    from tealeaves.coherence import Coherence, index_from_token_lists
+
+    with pytest.raises(InputFormatError, match=re.escape(f"hold the token {shown}; tokens must")):
+        index_from_token_lists(docs, words=words)
+    with pytest.raises(InputFormatError, match="tokens must be strings"):
+        Coherence("npmi", top_n=2).score([["a", "x"]], docs)

@@ -47,7 +47,13 @@ import numpy as np
 
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.errors import EmptyInputError, IndexIntegrityError, OutputError, TealeavesError
+from tealeaves.errors import (
+    EmptyInputError,
+    IndexIntegrityError,
+    InputFormatError,
+    OutputError,
+    TealeavesError,
+)
 
 MAGIC = b"TLXINDEX"
 FORMAT_VERSION = 1
@@ -870,11 +876,16 @@ def _token_list_segmentation(docs: list, vocab: dict, tokens: np.ndarray, full: 
     from tealeaves.corpus.preprocess import TEXT_FIX, letter_counts, segmentation
 
     if full:
-        counts = letter_counts(list(vocab), np.bincount(tokens, minlength=len(vocab)))
+        words, counts = list(vocab), np.bincount(tokens, minlength=len(vocab))
     else:
         seen = Counter(chain.from_iterable(docs))
-        counts = letter_counts(list(seen), np.fromiter(seen.values(), dtype=np.int64, count=len(seen)))
-    return segmentation([counts], "the reference text (token lists)", TEXT_FIX)
+        words, counts = list(seen), np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
+    bad = [w for w in words if not isinstance(w, str)][:1]  # (not next(..., None): None is a token here)
+    if bad:
+        raise InputFormatError(f"the reference's token lists hold the token {bad[0]!r} "
+                               f"({type(bad[0]).__name__}); tokens must be strings",
+                               fix="give each document as a list of word strings")
+    return segmentation([letter_counts(words, counts)], "the reference text (token lists)", TEXT_FIX)
 
 
 class AlignedIndex:
