@@ -127,6 +127,8 @@ def first_duplicate(values: Iterable[T]) -> T | None:
     >>> first_duplicate(["oil", "gas", "oil", "gas"]), first_duplicate([1, 2])
     ('oil', None)
     """
+    if isinstance(values, (list, tuple)) and len(set(values)) == len(values):
+        return None  # the common case, decided in C
     seen: set = set()
     for v in values:
         if v in seen:

@@ -6,6 +6,7 @@ independent computation."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -388,3 +389,36 @@ def test_repeated_key_in_a_corpus_or_links_record(tmp_path, cli_error, command, 
     dump = _write(tmp_path / "d.xml", "<mediawiki/>")
     extra = ["--dump", f"en={dump}", "--dump", f"sv={dump}"] if "links" in command else []
     cli_error([*command.split(), src, *extra, "-o", tmp_path / "out"], "occurs twice in one object")
+
+
+@pytest.mark.parametrize("topic, fragment", [
+    (["cat", None, "sun"], "has the word None (NoneType)"),
+    (["cat", float("nan"), "sun"], "has the word nan (float)"),
+    (5, "topic 0 is int 5"),
+])
+def test_a_topic_word_that_is_not_a_string_is_refused_not_mapped_to_another_word(topic, fragment):
+    """A None word once passed the check (``next(..., None)`` could not tell it from no bad word) and the
+    word table's hashing then mapped it to the last distinct word: a score of -0.333 for a topic of a
+    missing word (session 4 review)."""
+    from tealeaves.coherence import Coherence, TopicError, index_from_token_lists
+
+    ix = index_from_token_lists([["cat", "dog"], ["sun", "moon"], ["cat", "moon"]])
+    with pytest.raises(TopicError, match=re.escape(fragment)):
+        Coherence("npmi", top_n=3).score([topic], ix)
+
+
+def test_word_table_gives_every_distinct_word_its_own_id():
+    """The word table (one hash pass over the topic words) maps each position to its own word's id:
+    equal to a dictionary lookup per position on topics with repeats across topics, missing words and
+    words without postings."""
+    from tealeaves.coherence import index_from_token_lists
+    from tealeaves.coherence.measure import _word_table
+
+    ix = index_from_token_lists([["a", "b", "c"], ["b", "d"], ["e"]])
+    topics = [["a", "zz", "b"], ["d", "a"], ["e", "c", "b", "yy"]]
+    loc, uniq = _word_table(ix, topics)
+    for t, words in enumerate(topics):
+        for i, w in enumerate(words):
+            wid = ix.vocabulary.index.get(w)
+            assert (uniq[loc[t, i]] if loc[t, i] >= 0 else None) == wid
+        assert (loc[t, len(words):] == -1).all()

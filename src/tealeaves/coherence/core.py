@@ -410,8 +410,8 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
 
 
 @_two_cores
-def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, wptr, poff, docs,
-                      ilo, ihi, starts, ends):
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, n_parts, wptr,
+                      poff, docs, ilo, ihi, starts, ends):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
     Fills ``(docs, ilo, ihi, starts, ends)`` and returns ``single``: postings of selected
@@ -420,15 +420,23 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
     and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
     1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
     A posting has at most one interval per occurrence, so word ``i`` writes its intervals
-    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): the words run in
-    parallel (``prange``), each into its own slots, and the result does not depend on the threads.
-    The output arrays are allocated by the caller (:func:`_interval_arrays`).
+    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): ``n_parts`` ranges of
+    words of about equal positions and postings run in parallel (``prange``; the words' sizes are far
+    from even, so equal numbers of words would leave a thread idle), each word into its own slots, and
+    the result does not depend on the threads.  The output arrays are allocated by the caller
+    (:func:`_interval_arrays`).
     """
     k = len(word_ids)
     single = np.zeros(k, dtype=np.int64)
-    for i in numba.prange(k):
-        single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr, positions,
-                                    doc_len, w, mode, docs, ilo, ihi, starts, ends)
+    words = np.arange(k)
+    cost = np.empty(k, dtype=np.float64)
+    for i in range(k):
+        cost[i] = (poff[i + 1] - poff[i]) + (wptr[i + 1] - wptr[i])
+    cuts = _split_groups(words, words, cost, n_parts)
+    for part in numba.prange(n_parts):
+        for i in range(cuts[part], cuts[part + 1]):
+            single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr,
+                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends)
     return single
 
 
@@ -971,6 +979,17 @@ _COST_DOC = (6.0, 17.0, 2.5, 1.0)
 _COST_WINDOW = (8.0, 40.0, None, 1.0)
 
 
+@numba.njit(cache=True, nogil=True)
+def _probe_work_by_last(pairs, rank, sizes):
+    """Per rank ``r``, the probe work (shorter postings) of the pairs whose later word has rank ``r``:
+    what is left to probe once the ``r + 1`` first words are counted unit-major."""
+    out = np.zeros(len(sizes), dtype=np.float64)
+    for m in range(len(pairs)):
+        a, b = pairs[m, 0], pairs[m, 1]
+        out[max(rank[a], rank[b])] += min(sizes[a], sizes[b])
+    return out
+
+
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
                     n_docs: int, costs: tuple[float, ...],
                     frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -991,9 +1010,8 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     if len(pairs) == 0:
         return order[:0], rank
     top = min(MAX_FREQUENT, len(sizes))
-    last = np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]])
-    probe = np.minimum(sizes[pairs[:, 0]], sizes[pairs[:, 1]]).astype(np.float64)
-    left = probe.sum() - np.concatenate(([0.0], np.cumsum(np.bincount(last, probe, len(sizes)))))
+    by_last = _probe_work_by_last(np.ascontiguousarray(pairs, dtype=np.int64), rank, sizes)
+    left = by_last.sum() - np.concatenate(([0.0], np.cumsum(by_last)))
     head = order[:top]
     pair_work = _prefix_pair_estimate(glo[head], ghi[head], docs, n_docs)
     n_f = np.arange(top + 1)
@@ -1018,19 +1036,38 @@ def _probe_maps(work: int, n_space: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=np.int64)
 
 
+@numba.njit(cache=True, nogil=True)
+def _partition_pairs(pairs, rank, n_f):
+    """Positions of the pairs of two different words among the first ``n_f`` by ``rank`` with their
+    ranks (smaller first), and positions of the others, in one pass."""
+    n = len(pairs)
+    inside = np.empty(n, dtype=np.int64)
+    ranks = np.empty((n, 2), dtype=np.int64)
+    outside = np.empty(n, dtype=np.int64)
+    n_in = n_out = 0
+    for m in range(n):
+        ra, rb = rank[pairs[m, 0]], rank[pairs[m, 1]]
+        if ra < n_f and rb < n_f and ra != rb:
+            inside[n_in] = m
+            ranks[n_in, 0] = min(ra, rb)
+            ranks[n_in, 1] = max(ra, rb)
+            n_in += 1
+        else:
+            outside[n_out] = m
+            n_out += 1
+    return inside[:n_in], ranks[:n_in].copy(), outside[:n_out]
+
+
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
     """Joint counts of ``pairs``: those of two different words of ``freq`` from
     ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
     from ``probe(pairs)``."""
-    n_f = len(freq)
-    ra, rb = rank[pairs[:, 0]], rank[pairs[:, 1]]
-    both = (ra < n_f) & (rb < n_f) & (ra != rb)
+    inside, fpairs, outside = _partition_pairs(np.ascontiguousarray(pairs, dtype=np.int64), rank, len(freq))
     joint = np.zeros(len(pairs), dtype=np.int64)
-    if both.any():
-        fpairs = np.ascontiguousarray(np.stack([np.minimum(ra, rb)[both], np.maximum(ra, rb)[both]], axis=1))
-        joint[both] = unit_major(freq, fpairs)
-    if not both.all():
-        joint[~both] = probe(np.ascontiguousarray(pairs[~both]))
+    if len(inside):
+        joint[inside] = unit_major(freq, fpairs)
+    if len(outside):
+        joint[outside] = probe(np.ascontiguousarray(pairs[outside]))
     return joint
 
 
@@ -1102,8 +1139,10 @@ def _intervals(index, word_ids, window: int | None, compat: str):
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
     out = _interval_arrays(ids, arr["word_ptr"], arr["pos_ptr"])
-    single = _window_intervals(len(out[-2]), ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"],
-                               arr["positions"], arr["doc_lengths"], int(window), _MODE_CODE[compat], *out)
+    work = len(out[-2])
+    single = _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
+                               arr["doc_lengths"], int(window), _MODE_CODE[compat], _two_cores.parts(work),
+                               *out)
     wptr, _, docs, ilo, ihi, starts, ends = out
     return wptr, docs, ilo, ihi, starts, ends, single
 

@@ -173,11 +173,16 @@ def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
         if isinstance(t, str):
             raise TopicError(f"topic {i} is the string {t[:40]!r}, expected a list of words",
                              fix="split it into words, e.g. text.split()")
-        bad = next((w for w in t if not isinstance(w, str)), None)
-        if bad is not None:
+        try:
+            t = list(t)
+        except TypeError:
+            raise TopicError(f"topic {i} is {type(t).__name__} {t!r:.40}, expected a list of words") from None
+        at = next((j for j, w in enumerate(t) if not isinstance(w, str)), None)  # a None word too
+        if at is not None:
+            bad = t[at]
             raise TopicError(f"topic {i} has the word {bad!r} ({type(bad).__name__}); words must be strings",
                              fix="give words as strings; for (word, weight) pairs keep only the words")
-        out.append(list(t)[:top_n])
+        out.append(t[:top_n])
     if not out:
         raise EmptyInputError("no topics given")
     for i, words in enumerate(out):
@@ -238,7 +243,8 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
     df = index.arrays["word_ptr"]
     k = max(len(t) for t in topics)
     lengths = np.array([len(t) for t in topics])
-    codes, words = pd.factorize(pd.Index([w for t in topics for w in t], dtype=object))  # one hash pass
+    # one hash pass; no NA sentinel, so no word is ever mapped to code -1 (which would index the last word)
+    codes, words = pd.factorize(pd.Index([w for t in topics for w in t], dtype=object), use_na_sentinel=False)
     found = np.array([vocab.get(w, -1) for w in words], dtype=np.int64)  # each distinct word once
     known = found >= 0
     found[known] = np.where(df[found[known] + 1] > df[found[known]], found[known], -1)  # no postings: missing
