@@ -509,16 +509,13 @@ def test_manifest_with_aliases_in_the_right_order_scores_as_written(en_sv_ref, r
         assert json.loads(res.out)["cnpmi"]["per_topic"] == pytest.approx([want], abs=1e-12)
 
 
-# == 7. reported, not fixed here (coherence/measure.py is read-only for this review) =====================
-@pytest.mark.xfail(strict=True, reason="coherence/measure.py: as_topics lets None through (next(..., None) "
-                   "cannot tell a None word from no bad word) and since 0d84743 _word_table's pd.factorize "
-                   "maps it to the id of the last distinct word: -0.333 instead of refusing")
+# == 7. a None topic word (fixed on main by 6e98615 while this review ran) ==============================
 def test_a_none_topic_word_through_the_api_is_refused():
     from tealeaves.coherence import Coherence, TopicError, index_from_token_lists
 
     ix = index_from_token_lists([["cat", "dog"], ["sun", "moon"], ["cat", "moon"]])
     with pytest.raises(TopicError, match="words must be strings"):
-        Coherence("npmi", top_n=3).score([["cat", None, "sun"]], ix)  # main: -0.333; dfe11a6: -1.0
+        Coherence("npmi", top_n=3).score([["cat", None, "sun"]], ix)  # 7818f2a: -0.333; dfe11a6: -1.0
 
 
 def test_memory_spelled_as_a_negative_option_is_a_usage_error(tmp_path, cli_error, small):
