@@ -564,3 +564,24 @@ def test_token_lists_of_non_strings(docs, words, shown):
         index_from_token_lists(docs, words=words)
     with pytest.raises(InputFormatError, match="tokens must be strings"):
         Coherence("npmi", top_n=2).score([["a", "x"]], docs)
+
+
+@pytest.mark.parametrize("physical, value, workers, fragment", [
+    # before: "(give at most 376M, or fewer --workers)", a size --memory refuses (below 400M)
+    (int(23.5 * (1 << 30)), "400M", "64",
+     "--memory 400 MiB for each of --workers 64 is 25 GiB in all, more than this machine's physical memory "
+     "(23.5 GiB) (give at most --workers 60 (each needs at least 400 MiB), or build on --scheduler)"),
+    # before: "(give at most 300M: ...)" on a machine smaller than the smallest budget
+    (300 << 20, "400M", None,
+     "--memory '400M' is more than this machine's physical memory (300 MiB) (a build process needs at least "
+     "400 MiB: build on a larger machine or on --scheduler)"),
+])
+def test_memory_advice_is_a_budget_the_parser_accepts(tmp_path, cli_error, monkeypatch, small, physical,
+                                                      value, workers, fragment):
+    if workers:
+        pytest.importorskip("distributed")
+    from tealeaves.distributed import build
+
+    monkeypatch.setattr(build, "physical_memory", lambda: (physical, "this machine's physical memory"))
+    extra = ["--workers", workers] if workers else []
+    cli_error(["index", "build", small, "-o", tmp_path / "out.tlx", "--memory", value, *extra], fragment)

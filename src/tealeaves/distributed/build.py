@@ -121,13 +121,20 @@ def check_local_budget(memory: int, processes: int = 1, label: str | None = None
     if memory * processes <= ceiling:
         return memory
     given, most = label or f"memory={memory}", f"{what} ({size_text(ceiling)})"
+    if ceiling < MIN_MEMORY:  # no budget fits: the advice must not be a size the parser refuses
+        fix = (f"a build process needs at least {size_text(MIN_MEMORY)}: build on a larger machine or "
+               "on --scheduler")
+    elif processes == 1:
+        fix = f"give at most {ceiling >> 20}M: the budget bounds the memory of each build process"
+    elif ceiling // processes < MIN_MEMORY:
+        fix = (f"give at most --workers {ceiling // MIN_MEMORY} (each needs at least "
+               f"{size_text(MIN_MEMORY)}), or build on --scheduler")
+    else:
+        fix = f"give at most {ceiling // processes >> 20}M, or fewer --workers"
     if processes == 1:
-        raise ParameterError(f"{given} is more than {most}",
-                             fix=f"give at most {ceiling >> 20}M: the budget bounds the memory of each "
-                                 "build process")
+        raise ParameterError(f"{given} is more than {most}", fix=fix)
     raise ParameterError(f"{given} for each of --workers {processes} is {size_text(memory * processes)} in "
-                         f"all, more than {most}",
-                         fix=f"give at most {ceiling // processes >> 20}M, or fewer --workers")
+                         f"all, more than {most}", fix=fix)
 
 
 def check_memory(memory: object, local: bool = True) -> int:
