@@ -585,3 +585,15 @@ def test_memory_advice_is_a_budget_the_parser_accepts(tmp_path, cli_error, monke
     monkeypatch.setattr(build, "physical_memory", lambda: (physical, "this machine's physical memory"))
     extra = ["--workers", workers] if workers else []
     cli_error(["index", "build", small, "-o", tmp_path / "out.tlx", "--memory", value, *extra], fragment)
+
+
+def test_scheduler_workers_below_the_smallest_budget(tmp_path, cli_error, small):
+    # before: "(give at most --memory 300M, or workers with more memory)", a size --memory refuses
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, memory_limit="300MiB",
+                                  dashboard_address=":0", silence_logs=50) as cluster:
+        address = cluster.scheduler_address
+        cli_error(["index", "build", small, "-o", tmp_path / "x.tlx", "--scheduler", address, "--memory",
+                   "400M"],
+                  f"--memory 400 MiB is more than the memory limit of a Dask worker of {address} (300 MiB) "
+                  "(give the workers a memory limit of at least 400 MiB, the smallest budget)")
