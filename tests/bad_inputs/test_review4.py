@@ -597,3 +597,29 @@ def test_scheduler_workers_below_the_smallest_budget(tmp_path, cli_error, small)
                    "400M"],
                   f"--memory 400 MiB is more than the memory limit of a Dask worker of {address} (300 MiB) "
                   "(give the workers a memory limit of at least 400 MiB, the smallest budget)")
+
+
+def test_estimator_features_high_language_outside_the_table(tmp_path, run_cli, cli_error):
+    # before: `--high bg` was "unknown language code 'bg'; known codes: ..." although the topics' keys and the
+    # reference (the same rule) accepted bg, and `--high ro` on the same topics worked
+    docs = ["cat dog mat", "dog mat rug", "sun moon star", "moon star sky", "cat rug mat", "sky sun star"] * 3
+    rows = [{"id": i, "bg": d, "ro": d.replace("cat", "pisica")} for i, d in enumerate(docs)]
+    ref = tmp_path / "ref"
+    assert run_cli(["index", "build-aligned", _jsonl(tmp_path / "t.jsonl", rows), "-o", ref]).code == 0
+    topics = _write(tmp_path / "k.json", json.dumps({"bg": [["cat", "dog"], ["sun", "moon"]],
+                                                      "ro": [["pisica", "dog"], ["sun", "moon"]]}))
+    sets = [set(d.split()) for d in docs]  # 'pisica' stands where 'cat' does
+    want = [np.mean([brute_npmi_pair(sets, a, b.replace("pisica", "cat")) for a in bg for b in ro])
+            for bg, ro in ((["cat", "dog"], ["pisica", "dog"]), (["sun", "moon"], ["sun", "moon"]))]
+    for high, other in (("bg", "ro"), ("BG", "ro"), ("ro", "bg")):
+        out = tmp_path / f"{high}.csv"
+        res = run_cli(["estimator", "features", topics, "--reference", ref, "--rich", ref, "--high", high,
+                       "--top", "2", "-o", out])
+        assert res.code == 0, res.err
+        lines = out.read_text(encoding="utf-8").splitlines()
+        header = lines[1].split(",")
+        rows_out = [dict(zip(header, line.split(","))) for line in lines[2:]]
+        assert [r["lang"] for r in rows_out] == [other, other]
+        assert [float(r["target"]) for r in rows_out] == pytest.approx(want, abs=1e-12)
+    cli_error(["estimator", "features", topics, "--reference", ref, "--high", "sv", "--top", "2", "-o",
+               tmp_path / "x.csv"], "one of them --high sv; the topics have ['bg', 'ro']")
