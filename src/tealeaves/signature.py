@@ -105,12 +105,24 @@ def _split(text: str) -> list[list[str]]:
         elif token == "=":
             parts[-1].append("")
         elif token[0] == "\\":
-            parts[-1][-1] += token[1] if len(token) == 2 else chr(int(token[2:], 16))
+            parts[-1][-1] += _unescape(token, text, m.start())
+        elif not token.isprintable():
+            at = m.start() + next(i for i, c in enumerate(token) if not c.isprintable())
+            raise _bad(text, f"holds the unprintable character {text[at]!r} at character {at + 1}")
         else:
             parts[-1][-1] += token
     if pos != len(text):
         raise _bad(text, f"has a backslash starting no escape at character {pos + 1}")
     return parts
+
+
+def _unescape(token: str, text: str, start: int) -> str:
+    """The character of one escape sequence; only the sequence :func:`_escape` writes for it is
+    accepted (``\\x41`` is ``A``, written as is; ``\\U00110000`` is no character)."""
+    n = ord(token[1]) if len(token) == 2 else int(token[2:], 16)
+    if n > 0x10FFFF or _escape(chr(n), "=") != token:
+        raise _bad(text, f"has the escape {token!r} at character {start + 1}, which tealeaves does not write")
+    return chr(n)
 
 
 def _bad(text: object, what: str) -> InputFormatError:

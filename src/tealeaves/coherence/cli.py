@@ -228,6 +228,7 @@ def _print_info(index, fmt: str, verified: bool = False) -> None:
     if fmt == "json":
         print(dump_json(info))
     else:
+        from tealeaves._terminal import escape, escape_rows
         from tealeaves.corpus.preprocess import PATTERN_NAMES
 
         tok = info["tokenization"]  # a known pattern by name (the default is some 5,000 characters)
@@ -235,9 +236,9 @@ def _print_info(index, fmt: str, verified: bool = False) -> None:
             info["tokenization"] = {**tok, "token_pattern": PATTERN_NAMES[tok["token_pattern"]]}
         rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
                 for k, v in info.items() if k != "verified"]
-        print(format_table(rows))
+        print(format_table(escape_rows(rows)))  # the name and source come from file names
         if verified:
-            print(f"verified: {index.path} passed the checksum and every structural check")
+            print(f"verified: {escape(index.path)} passed the checksum and every structural check")
 
 
 def _as_reference(path: str):

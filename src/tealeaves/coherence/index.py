@@ -48,7 +48,13 @@ import numpy as np
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.preprocess import PATTERN_NAMES
-from tealeaves.errors import EmptyInputError, IndexIntegrityError, OutputError, TealeavesError
+from tealeaves.errors import (
+    EmptyInputError,
+    IndexIntegrityError,
+    InputFormatError,
+    OutputError,
+    TealeavesError,
+)
 
 MAGIC = b"TLXINDEX"
 FORMAT_VERSION = 1
@@ -371,7 +377,7 @@ class ReferenceIndex:
             fh.seek(_PREFIX.size)
             raw = fh.read(hlen)
         try:
-            header = json.loads(raw.decode("utf-8"))
+            header = json.loads(raw.decode("utf-8"), parse_constant=_not_finite, parse_float=_finite_float)
         except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, absurd numbers or nesting
             raise _integrity(path, f"has an unreadable header ({type(exc).__name__}: {exc})") from None
         _check_header(path, header, size, hlen)
@@ -397,6 +403,29 @@ def _integrity(path: Path, problem: str) -> IndexIntegrityError:
 
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT
+
+
+def _not_finite(name: str) -> float:
+    """``parse_constant`` of the header: NaN and Infinity are not JSON (no output could carry them)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """``parse_float`` of the header: a number too large for a float (``1e999``) is refused too."""
+    value = float(text)
+    if not np.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _check_segmentation(path: Path, seg: dict) -> None:
+    """The letter counts a build records (:func:`tealeaves.corpus.preprocess.segmentation`):
+    ``letters >= long_token_letters >= 0`` and ``long_token >= 1``."""
+    keys = ("letters", "long_token_letters", "long_token")
+    if not (all(k in seg and _is_count(seg[k]) for k in keys) and seg["long_token_letters"] <= seg["letters"]
+            and seg["long_token"] >= 1):
+        raise _integrity(path, f"has segmentation={seg!r} in its header (expected whole numbers letters >= "
+                               "long_token_letters >= 0 and long_token >= 1)")
 
 
 def _check_header(path: Path, header, size: int, hlen: int) -> None:
@@ -426,6 +455,8 @@ def _check_header(path: Path, header, size: int, hlen: int) -> None:
                              ("created_by", (str, type(None)), "a string")):
         if key in header and not isinstance(header[key], kinds):
             raise _integrity(path, f"has {key}={header[key]!r} in its header (expected {what})")
+    if "segmentation" in header:
+        _check_segmentation(path, header["segmentation"])
     _check_manifest(path, header.get("shards", []))
     if header["file_size"] != size:
         raise _integrity(path, f"is {size} bytes but its header says {header['file_size']}: the file is "
@@ -751,11 +782,11 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
     and the letter counts recorded (:func:`tealeaves.corpus.preprocess.segmentation`), as by the
     streaming build.
     """
-    from tealeaves.corpus.preprocess import letter_counts, segmentation
+    from tealeaves.corpus.preprocess import TEXT_FIX, letter_counts, segmentation
 
     words = list(corpus.vocabulary)
     counts = letter_counts(words, np.bincount(corpus.tokens, minlength=len(words)))
-    checked = segmentation([counts], f"the text of '{source}'" if source else "the reference text")
+    checked = segmentation([counts], f"the text of '{source}'" if source else "the reference text", TEXT_FIX)
     tok = dict(tokenization) if tokenization is not None else dict(corpus.metadata.get("preprocessing") or {})
     index = _index_arrays(corpus.tokens, corpus.offsets, words, corpus.ids,
                           name=name or corpus.metadata.get("name") or "reference", doc_ids=doc_ids,
@@ -831,7 +862,31 @@ def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "r
                              count=n_tok)
         tokenization = {"tokenizer": "pre-tokenised", "restricted_to_words": len(vocab)}
     doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
-    return _index_arrays(tokens, offsets, list(vocab), doc_ids, name=name, tokenization=tokenization)
+    checked = _token_list_segmentation(docs, vocab, tokens, words is None)
+    index = _index_arrays(tokens, offsets, list(vocab), doc_ids, name=name, tokenization=tokenization)
+    index.header["segmentation"] = checked
+    return index
+
+
+def _token_list_segmentation(docs: list, vocab: dict, tokens: np.ndarray, full: bool) -> dict:
+    """Unsegmented token lists refused and their letter counts, as every other build path does
+    (:func:`tealeaves.corpus.preprocess.segmentation`): from the token ids of a full index, or, for a
+    restricted one, from counts of every token (the words outside ``words`` count too)."""
+    from collections import Counter
+
+    from tealeaves.corpus.preprocess import TEXT_FIX, letter_counts, segmentation
+
+    if full:
+        words, counts = list(vocab), np.bincount(tokens, minlength=len(vocab))
+    else:
+        seen = Counter(chain.from_iterable(docs))
+        words, counts = list(seen), np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
+    bad = [w for w in words if not isinstance(w, str)][:1]  # (not next(..., None): None is a token here)
+    if bad:
+        raise InputFormatError(f"the reference's token lists hold the token {bad[0]!r} "
+                               f"({type(bad[0]).__name__}); tokens must be strings",
+                               fix="give each document as a list of word strings")
+    return segmentation([letter_counts(words, counts)], "the reference text (token lists)", TEXT_FIX)
 
 
 class AlignedIndex:

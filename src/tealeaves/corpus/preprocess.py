@@ -394,27 +394,36 @@ def letter_counts(words: Sequence[str], counts: Sequence[int] | np.ndarray) -> t
     return int(letters.sum()), int(letters[sizes > LONG_TOKEN].sum())
 
 
-def check_segmented(letters: int, long_letters: int, what: str) -> None:
+#: The fix of :func:`check_segmented` for a side of aligned text, whose language code chooses the tokeniser.
+ALIGNED_FIX = ("segment it into space-separated words first, or for Chinese use the language code zh "
+               "(segmented with jieba: pip install 'tealeaves[zh]')")
+#: The fix for a one-language build (``index build``, a raw corpus or token lists as a reference), which has
+#: no language code: the text must come segmented.
+TEXT_FIX = ("segment it into space-separated words first (Chinese e.g. with jieba: pip install "
+            "'tealeaves[zh]'); a one-language reference is split at spaces and punctuation only")
+
+
+def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGNED_FIX) -> None:
     """Refuse a text (``what``: e.g. ``"the ja text"``) more than :data:`UNSEGMENTED_SHARE` of whose
     letters are in over-long tokens (:func:`letter_counts`): its "words" are whole phrases or
     sentences, so no topic word would be found in it or co-occur with another, and every score would
     come out as -1 or absent.  A content check, not a list of languages: the same language segmented
-    into space-separated words passes."""
+    into space-separated words passes.  ``fix``: :data:`ALIGNED_FIX` (a language code chooses the
+    tokeniser) or :data:`TEXT_FIX` (one-language builds)."""
     if letters and long_letters > UNSEGMENTED_SHARE * letters:
         raise UnsegmentedTextError(
             f"{what} looks unsegmented: {100 * long_letters / letters:.0f}% of its letters are in tokens of "
             f"more than {LONG_TOKEN} characters (a Chinese, Japanese or Korean character counting as 2), "
             f"against at most {100 * UNSEGMENTED_SHARE:.0f}% in text with spaces between words: its tokens "
             "would be whole phrases or sentences that no topic word matches",
-            fix="segment it into space-separated words first, or for Chinese use the language code zh "
-                "(segmented with jieba: pip install 'tealeaves[zh]')")
+            fix=fix)
 
 
-def segmentation(counts: Iterable[tuple[int, int]], what: str) -> dict:
+def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNED_FIX) -> dict:
     """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, after refusing
     unsegmented text (:func:`check_segmented`, ``what`` naming it): the one check of every build path,
     whose result the index header records as ``segmentation``."""
     counts = list(counts)
     letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)
-    check_segmented(letters, long_letters, what)
+    check_segmented(letters, long_letters, what, fix)
     return {"letters": letters, "long_token_letters": long_letters, "long_token": LONG_TOKEN}

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves.corpus import Preprocessor
-from tealeaves.corpus.preprocess import Numbering, letter_counts, segmentation
+from tealeaves.corpus.preprocess import TEXT_FIX, Numbering, letter_counts, segmentation
 from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
@@ -77,10 +77,12 @@ def physical_memory() -> tuple[int, str]:
 
 
 def size_text(n: int) -> str:
-    """Bytes in binary units as ``--memory`` reads them: ``1073741824`` -> ``'1 GiB'``, ``'23.5 GiB'``."""
+    """Bytes in binary units as ``--memory`` reads them: ``1073741824`` -> ``'1 GiB'``, ``'23.5 GiB'``,
+    ``'1000 MiB'`` (three significant digits, never an exponent)."""
     for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
-            return f"{n / (1 << shift):.3g} {unit}"
+            text = f"{n / (1 << shift):.3g}"
+            return f"{text if 'e' not in text else f'{n / (1 << shift):.0f}'} {unit}"
     return f"{n} bytes"
 
 
@@ -119,13 +121,20 @@ def check_local_budget(memory: int, processes: int = 1, label: str | None = None
     if memory * processes <= ceiling:
         return memory
     given, most = label or f"memory={memory}", f"{what} ({size_text(ceiling)})"
+    if ceiling < MIN_MEMORY:  # no budget fits: the advice must not be a size the parser refuses
+        fix = (f"a build process needs at least {size_text(MIN_MEMORY)}: build on a larger machine or "
+               "on --scheduler")
+    elif processes == 1:
+        fix = f"give at most {ceiling >> 20}M: the budget bounds the memory of each build process"
+    elif ceiling // processes < MIN_MEMORY:
+        fix = (f"give at most --workers {ceiling // MIN_MEMORY} (each needs at least "
+               f"{size_text(MIN_MEMORY)}), or build on --scheduler")
+    else:
+        fix = f"give at most {ceiling // processes >> 20}M, or fewer --workers"
     if processes == 1:
-        raise ParameterError(f"{given} is more than {most}",
-                             fix=f"give at most {ceiling >> 20}M: the budget bounds the memory of each "
-                                 "build process")
+        raise ParameterError(f"{given} is more than {most}", fix=fix)
     raise ParameterError(f"{given} for each of --workers {processes} is {size_text(memory * processes)} in "
-                         f"all, more than {most}",
-                         fix=f"give at most {ceiling // processes >> 20}M, or fewer --workers")
+                         f"all, more than {most}", fix=fix)
 
 
 def check_memory(memory: object, local: bool = True) -> int:
@@ -473,7 +482,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
         header = index_header(settings, inputs, results, name or Path(inputs[0]).stem, manifest)
         partials = [p for r in results for p in r.partials]
         header["segmentation"] = segmentation([p.letters for p in partials], "the text" if len(inputs) > 1
-                                              else f"the text of '{inputs[0]}'")
+                                              else f"the text of '{inputs[0]}'", TEXT_FIX)
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,

@@ -75,14 +75,16 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
 def check_worker_budget(client, memory: int, scheduler: str) -> int:
     """Refuse a ``--memory`` budget above the smallest memory limit of the cluster's workers (as the
     scheduler reports them; a worker without a limit sets no bound), at which Dask restarts a worker."""
-    from tealeaves.distributed.build import size_text
+    from tealeaves.distributed.build import MIN_MEMORY, size_text
 
     limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
     smallest = min((x for x in limits if x > 0), default=None)
     if smallest is not None and memory > smallest:
+        fix = (f"give at most --memory {smallest >> 20}M, or workers with more memory"
+               if smallest >= MIN_MEMORY else
+               f"give the workers a memory limit of at least {size_text(MIN_MEMORY)}, the smallest budget")
         raise ParameterError(f"--memory {size_text(memory)} is more than the memory limit of a Dask worker "
-                             f"of {scheduler} ({size_text(smallest)})",
-                             fix=f"give at most --memory {smallest >> 20}M, or workers with more memory")
+                             f"of {scheduler} ({size_text(smallest)})", fix=fix)
     return memory
 
 

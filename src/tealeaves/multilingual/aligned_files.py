@@ -359,10 +359,14 @@ def _not_reference(path: Path, what: str) -> InputFormatError:
 
 def _check_index_language(path: Path, lang: str, file: str, index_name: str, files: Mapping) -> None:
     """An index built by ``build-aligned`` is named ``REF-LANG``: one named after another language of the
-    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts)."""
-    if index_name.endswith(f"-{lang}"):
+    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts).
+    Languages are compared as codes (:func:`~tealeaves.corpus.aligned.language_code`: ``eng`` is ``en``),
+    as they are read."""
+    code = language_code(lang)
+    if index_name.endswith(f"-{code}"):
         return
-    other = next((o for o in files if o != lang and index_name.endswith(f"-{o}")), None)
+    codes = {language_code(o) for o in files} - {code}
+    other = next((o for o in sorted(codes) if index_name.endswith(f"-{o}")), None)
     if other is not None:
         raise _not_reference(path, f"the {lang} file {file!r} holds the {other} index ({index_name!r}); "
                                    f"{MANIFEST} maps the languages to the wrong files")
@@ -408,6 +412,9 @@ def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
         if ix.n_documents != n:
             raise _not_reference(path, f"the {lang} index has {ix.n_documents} tuple slots, the manifest "
                                        f"says {n} (not one tuple-id space)")
+        if code in indices:
+            first = next(k for k in files if language_code(k) == code)
+            raise _not_reference(path, f"{MANIFEST} names language {code!r} twice ({first!r}, {lang!r})")
         _check_index_language(path, lang, name, ix.name, files)
         indices[code] = ix
     return AlignedReference.from_index(AlignedIndex(indices), str(manifest.get("name") or path.name))

@@ -15,9 +15,9 @@ from tealeaves.errors import ParameterError
 
 
 def _pair(topics: dict, high: str) -> tuple[str, str]:
-    from tealeaves.corpus.aligned import normalize_language
+    from tealeaves.corpus.aligned import language_code
 
-    high = normalize_language(high)
+    high = language_code(high)  # the rule of the topics' keys (a code outside the table, e.g. bg, too)
     langs = list(topics)
     if len(langs) != 2 or high not in langs:
         raise ParameterError(f"the estimator's features compare two languages, one of them --high {high}; "

@@ -33,7 +33,6 @@ from tealeaves.corpus.aligned import (
     LanguageMismatchError,
     default_preprocessor,
     language_code,
-    normalize_language,
 )
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.multilingual.names import LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
@@ -208,8 +207,16 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
     """A reference from ``$TEALEAVES_DATA``: ``bible`` (chapters, fullest text per language),
     ``flores``, ``ntrex``, ``tico19`` or ``udhr`` documents, in ``languages``."""
     from tealeaves.corpus import parallel
+    from tealeaves.corpus.aligned import LANGUAGES as KNOWN  # (multilingual.names.LANGUAGES omits en)
 
-    langs = [normalize_language(x) for x in languages]
+    langs = [language_code(x) for x in languages]  # the rule of the topics they are to score
+    other = [x for x, code in zip(languages, langs) if code not in KNOWN]
+    if other:  # a well-formed code (bg, sv-se) tealeaves' own data sets do not hold
+        raise LanguageMismatchError(
+            f"the built-in reference {name!r} has no text in {', '.join(map(repr, other))}: the built-in "
+            f"references hold only tealeaves' own languages ({', '.join(KNOWN)})",
+            fix="build an aligned reference from your own texts (tealeaves index build-aligned TUPLES.jsonl "
+                "-o REF) and give its folder: --reference REF")
     if name == "bible":
         missing = [x for x in langs if x not in parallel.BIBLE_TEXTS_FULL]
         if missing:
