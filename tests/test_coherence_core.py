@@ -421,6 +421,24 @@ def test_unit_major_counts_past_the_uint16_table_range(threads, monkeypatch):
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("w", [None, 10])
+def test_unit_major_chunk_that_outgrows_its_record_buffer_is_redone_exactly(w):
+    """One 200,000-token document of 40 word types makes one chunk of over 65,536 records (the kernel's
+    first buffer), which is redone with a larger one: counts equal the pair-by-pair kernels'."""
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(40)]
+    ix = index_from_token_lists([[words[i] for i in rng.integers(0, 40, 200_000)]])
+    ids = [ix.word_id(x) for x in words]
+    pairs = list(itertools.combinations(range(len(ids)), 2))
+
+    def count(f):
+        if w is None:
+            return core.count_documents(ix, ids, pairs, frequent=f)
+        return core.count_windows(ix, ids, pairs, w, frequent=f)
+
+    assert np.array_equal(count(len(ids)).joint, count(0).joint)
+
+
 @pytest.mark.parametrize("long_share", [0.05, 0.1, 0.3])
 def test_pair_work_estimate_samples_every_part_of_a_repeated_corpus(long_share):
     """The sampled estimate of ``sum over documents of C(words present, 2)`` (which picks the frequent

@@ -538,7 +538,8 @@ def _block_bits(lo, hi):
     return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
 
 
-#: Most frequent words whose pairs are counted unit-major (a triangular ``F x F`` table per thread).
+#: Most frequent words whose pairs are counted unit-major (a triangular ``F x F`` table per thread;
+#: the kernel's records hold a word as ``int16``).
 MAX_FREQUENT = 4096
 _U16_MAX = 65535
 
@@ -589,8 +590,8 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
         for f in range(n_f):
             cur[f] = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], d0)
         cap = 1 << 16
-        rec_unit = np.empty(cap, dtype=np.int64)
-        rec_word = np.empty(cap, dtype=np.int32)
+        rec_unit = np.empty(cap, dtype=np.int32)  # units of a chunk, words (F <= 4,096): narrow
+        rec_word = np.empty(cap, dtype=np.int16)
         rec_mask = np.empty(cap, dtype=np.uint64)
         uptr = np.empty(chunk + 1, dtype=np.int64)
         for c0 in range(d0, d1, chunk):
@@ -599,54 +600,60 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
             for d in range(c0, c1):
                 uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
             n_units = uptr[c1 - c0]
-            need = 0  # records of the chunk: at most one per posting and block of its document
-            for f in range(n_f):
-                g = cur[f]
-                while g < ghi[f] and docs[g] < c1:
-                    need += uptr[docs[g] - c0 + 1] - uptr[docs[g] - c0]
-                    g += 1
-            if need > cap:  # grown here, not in the loop below (which then keeps them in registers)
-                cap = 2 * need
-                rec_unit = np.empty(cap, dtype=np.int64)
-                rec_word = np.empty(cap, dtype=np.int32)
-                rec_mask = np.empty(cap, dtype=np.uint64)
-            n_rec = 0
-            for f in range(n_f):
-                g = cur[f]
-                while g < ghi[f] and docs[g] < c1:
-                    d = docs[g]
-                    # the posting's records: one per block of 64 starts its intervals touch (written
-                    # here, not in a function: a call per posting costs more than the records)
-                    base = uptr[d - c0]
-                    if doc_mode:
-                        rec_unit[n_rec] = base
+            saved = cur.copy()
+            while True:  # records written at once; a chunk that outgrows them is redone (rare)
+                full = False
+                n_rec = 0
+                for f in range(n_f):
+                    if full:
+                        break
+                    g = cur[f]
+                    while g < ghi[f] and docs[g] < c1:
+                        d = docs[g]
+                        if n_rec + uptr[d - c0 + 1] - uptr[d - c0] > cap:
+                            full = True
+                            break
+                        # the posting's records: one per block of 64 starts its intervals touch (written
+                        # here, not in a function: a call per posting costs more than the records)
+                        base = uptr[d - c0]
+                        if doc_mode:
+                            rec_unit[n_rec] = base
+                            rec_word[n_rec] = f
+                            rec_mask[n_rec] = np.uint64(1)
+                            n_rec += 1
+                            g += 1
+                            continue
+                        last = -1
+                        mask = np.uint64(0)
+                        for u in range(ilo[g], ihi[g]):
+                            s, e = starts[u], ends[u]
+                            for b in range(s >> 6, (e >> 6) + 1):
+                                bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
+                                if b == last:
+                                    mask |= bits
+                                    continue
+                                if last >= 0:
+                                    rec_unit[n_rec] = base + last
+                                    rec_word[n_rec] = f
+                                    rec_mask[n_rec] = mask
+                                    n_rec += 1
+                                last = b
+                                mask = bits
+                        rec_unit[n_rec] = base + last
                         rec_word[n_rec] = f
-                        rec_mask[n_rec] = np.uint64(1)
+                        rec_mask[n_rec] = mask
                         n_rec += 1
                         g += 1
-                        continue
-                    last = -1
-                    mask = np.uint64(0)
-                    for u in range(ilo[g], ihi[g]):
-                        s, e = starts[u], ends[u]
-                        for b in range(s >> 6, (e >> 6) + 1):
-                            bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
-                            if b == last:
-                                mask |= bits
-                                continue
-                            if last >= 0:
-                                rec_unit[n_rec] = base + last
-                                rec_word[n_rec] = f
-                                rec_mask[n_rec] = mask
-                                n_rec += 1
-                            last = b
-                            mask = bits
-                    rec_unit[n_rec] = base + last
-                    rec_word[n_rec] = f
-                    rec_mask[n_rec] = mask
-                    n_rec += 1
-                    g += 1
-                cur[f] = g
+                    cur[f] = g
+                    if full:
+                        break
+                if not full:
+                    break
+                cap *= 2
+                rec_unit = np.empty(cap, dtype=np.int32)
+                rec_word = np.empty(cap, dtype=np.int16)
+                rec_mask = np.empty(cap, dtype=np.uint64)
+                cur[:] = saved
             # stable counting sort of the records by unit
             first = np.zeros(n_units + 1, dtype=np.int64)
             for r in range(n_rec):
@@ -654,7 +661,7 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
             for un in range(n_units):
                 first[un + 1] += first[un]
             fill = first[:-1].copy()
-            words = np.empty(n_rec, dtype=np.int32)
+            words = np.empty(n_rec, dtype=np.int16)
             masks = np.empty(n_rec, dtype=np.uint64)
             for r in range(n_rec):
                 un = rec_unit[r]
