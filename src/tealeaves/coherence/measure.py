@@ -374,19 +374,20 @@ def _segments(spec: MeasureSpec, k: int, pmask: np.ndarray):
 def _score_group(spec, counts: _Counts, mat, present, topics, idx) -> np.ndarray:
     """Scores of topics ``idx``, which all have the same number of words."""
     k = len(topics[idx[0]])
-    sub = _Counts(counts.joint[idx][:, :k, :k], counts.single[idx][:, :k], counts.n,
-                  None if counts.subsets is None else counts.subsets[idx][:, : 1 << k])
-    pres = present[idx][:, :k]
+    rows = slice(None) if len(idx) == len(topics) else idx  # every topic: views, not copies of T x k x k
+    sub = _Counts(counts.joint[rows][:, :k, :k], counts.single[rows][:, :k], counts.n,
+                  None if counts.subsets is None else counts.subsets[rows][:, : 1 << k])
+    pres = present[rows][:, :k]
     pmask = (pres * (1 << np.arange(k))).sum(axis=1).astype(np.int64)
     a, b, touches = _segments(spec, k, pmask)
     # absent="zero": every segment counts, a word of probability 0 taking the measure's value there
     # (0 for the ratio measures and the cosine, -P(W') for difference, ...: see confirmation.py)
     seg_valid = np.ones_like(touches) if spec.absent == "zero" else ~touches
     if spec.direct:
-        values, _ = _direct_values(spec, sub, mat[idx][:, :k, :k], a, b)
+        values, _ = _direct_values(spec, sub, mat[rows][:, :k, :k], a, b)
         _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx)
     else:
-        values = _vector_values(spec.confirmation, mat[idx][:, :k, :k], pres, a, b, spec.gamma)
+        values = _vector_values(spec.confirmation, mat[rows][:, :k, :k], pres, a, b, spec.gamma)
     return aggregate(values, seg_valid, spec.aggregation)
 
 
