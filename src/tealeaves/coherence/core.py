@@ -1036,11 +1036,14 @@ def _tables(work: int, n_f: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(shape, dtype=np.uint16), np.zeros(shape, dtype=np.int64)
 
 
-def _probe_maps(work: int, n_space: int) -> tuple[np.ndarray, np.ndarray]:
+def _probe_maps(work: int, n_space: int, n_postings: int) -> tuple[np.ndarray, np.ndarray]:
     """Per thread of :func:`_pair_unit_kernel`, a zeroed byte map and a posting map over the document
-    space (numpy allocates them with huge pages: fewer page faults and TLB misses per probe)."""
+    space (numpy allocates them with huge pages: fewer page faults and TLB misses per probe).  The
+    posting map is ``int32`` when the ``n_postings`` selected postings allow it: a probe reads it at
+    random, so its size matters."""
     parts = _two_cores.parts(work)
-    return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=np.int64)
+    slot = np.int32 if n_postings < np.iinfo(np.int32).max else np.int64
+    return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=slot)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -1201,7 +1204,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
     def probe(rest):
         work = _pair_work(sizes, sizes, rest)
         return _pair_unit_kernel(work, rest, wptr, docs, ilo, ihi, starts, ends, False, 0,
-                                 *_probe_maps(work, n_docs))
+                                 *_probe_maps(work, n_docs, len(docs)))
 
     joint = _split_joint(pairs, freq, rank, unit_major, probe)
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
@@ -1255,7 +1258,7 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     pairs = _as_pairs(pairs, len(ids))
     work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
     joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
-                              *_probe_maps(work, index.n_documents))
+                              *_probe_maps(work, index.n_documents, len(docs)))
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())
