@@ -816,9 +816,11 @@ def unique_keys(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
 @numba.njit(cache=True, nogil=True)
 def _topic_pair_keys(loc, n_words):
     """``lo * n_words + hi`` of each topic's pairs ``i < j`` of present words (local ids ``loc``,
-    ``-1`` = absent), in topic then ``(i, j)`` order, and how many each topic has."""
+    ``-1`` = absent), in topic then ``(i, j)`` order, and the flat offset ``(t k + i) k + j`` of each in
+    a ``topics x k x k`` table."""
     n_topics, k = loc.shape
     keys = np.empty(n_topics * (k * (k - 1) // 2), dtype=np.int64)
+    slots = np.empty(len(keys), dtype=np.int64)
     n = 0
     for t in range(n_topics):
         for i in range(k):
@@ -829,44 +831,46 @@ def _topic_pair_keys(loc, n_words):
                 b = loc[t, j]
                 if b >= 0:
                     keys[n] = a * n_words + b if a < b else b * n_words + a
+                    slots[n] = (t * k + i) * k + j
                     n += 1
-    return keys[:n]
+    return keys[:n], slots[:n]
 
 
 @numba.njit(cache=True, nogil=True)
-def _topic_joint(loc, inverse, joint, single):
-    """``topics x k x k`` joint counts (diagonal: single counts, 0 for absent words) from the counts
-    ``joint`` of the distinct pairs, ``inverse`` mapping :func:`_topic_pair_keys`'s keys to them."""
+def _topic_joint(loc, slots, inverse, joint, single):
+    """``topics x k x k`` joint counts (diagonal: single counts, 0 for absent words): ``joint`` of the
+    distinct pairs placed at ``slots`` and their mirror images (:func:`_topic_pair_keys`)."""
     n_topics, k = loc.shape
     out = np.zeros((n_topics, k, k))
-    n = 0
+    flat = out.reshape(-1)
+    for m in range(len(slots)):
+        s = slots[m]
+        t, r = divmod(s, k * k)
+        i, j = divmod(r, k)
+        flat[s] = flat[(t * k + j) * k + i] = joint[inverse[m]]
     for t in range(n_topics):
         for i in range(k):
-            a = loc[t, i]
-            if a < 0:
-                continue
-            out[t, i, i] = single[a]
-            for j in range(i + 1, k):
-                if loc[t, j] >= 0:
-                    out[t, i, j] = out[t, j, i] = joint[inverse[n]]
-                    n += 1
+            if loc[t, i] >= 0:
+                out[t, i, i] = single[loc[t, i]]
     return out
 
 
-def topic_pairs(loc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def topic_pairs(loc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct word pairs ``(lo, hi)`` of a ``topics x k`` table of local word ids (``-1`` =
-    absent), and the position among them of every topic's pair (the ``inverse`` of
-    :func:`topic_joint`)."""
+    absent), the position among them of every topic's pair, and where that pair sits in a
+    ``topics x k x k`` table (the ``inverse`` and ``slots`` of :func:`topic_joint`)."""
     loc = np.ascontiguousarray(loc, dtype=np.int64)
     n_words = int(loc.max()) + 1 if loc.size else 0
-    keys, inverse = unique_keys(_topic_pair_keys(loc, n_words), n_words * n_words)
-    return np.stack([keys // max(n_words, 1), keys % max(n_words, 1)], axis=1), inverse
+    keys, slots = _topic_pair_keys(loc, n_words)
+    distinct, inverse = unique_keys(keys, n_words * n_words)
+    return np.stack([distinct // max(n_words, 1), distinct % max(n_words, 1)], axis=1), inverse, slots
 
 
-def topic_joint(loc: np.ndarray, inverse: np.ndarray, joint: np.ndarray, single: np.ndarray) -> np.ndarray:
+def topic_joint(loc: np.ndarray, slots: np.ndarray, inverse: np.ndarray, joint: np.ndarray,
+                single: np.ndarray) -> np.ndarray:
     """``topics x k x k`` float joint counts, diagonal = single counts, from the counts of the pairs of
     :func:`topic_pairs` (``joint``) and of the words (``single``)."""
-    return _topic_joint(np.ascontiguousarray(loc, dtype=np.int64), inverse,
+    return _topic_joint(np.ascontiguousarray(loc, dtype=np.int64), slots, inverse,
                         np.asarray(joint, dtype=np.float64), np.asarray(single, dtype=np.float64))
 
 

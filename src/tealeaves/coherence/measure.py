@@ -259,9 +259,9 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
 def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray, int]:
     """``topics x k x k`` joint counts (diagonal = single counts) and the single counts; each distinct
     pair counted once."""
-    pairs, inverse = topic_pairs(loc)
+    pairs, inverse, slots = topic_pairs(loc)
     counts = counts_fn(pairs)
-    joint = topic_joint(loc, inverse, counts.joint, counts.single)
+    joint = topic_joint(loc, slots, inverse, counts.joint, counts.single)
     diag = np.where(loc >= 0, counts.single[np.maximum(loc, 0)], 0).astype(np.float64)
     return joint, diag, counts.n_units
 
