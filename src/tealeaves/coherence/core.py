@@ -594,19 +594,18 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
         rec_word = np.empty(cap, dtype=np.int16)
         rec_mask = np.empty(cap, dtype=np.uint64)
         uptr = np.empty(chunk + 1, dtype=np.int64)
+        saved = np.empty(n_f, dtype=np.int64)  # the cursors at a chunk's start, to redo it
         for c0 in range(d0, d1, chunk):
             c1 = min(d1, c0 + chunk)
             uptr[0] = 0
             for d in range(c0, c1):
                 uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
             n_units = uptr[c1 - c0]
-            saved = cur.copy()
+            saved[:] = cur
             while True:  # records written at once; a chunk that outgrows them is redone (rare)
                 full = False
                 n_rec = 0
                 for f in range(n_f):
-                    if full:
-                        break
                     g = cur[f]
                     while g < ghi[f] and docs[g] < c1:
                         d = docs[g]
