@@ -262,8 +262,7 @@ def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray,
     pairs, inverse, slots = topic_pairs(loc)
     counts = counts_fn(pairs)
     joint = topic_joint(loc, slots, inverse, counts.joint, counts.single)
-    diag = np.where(loc >= 0, counts.single[np.maximum(loc, 0)], 0).astype(np.float64)
-    return joint, diag, counts.n_units
+    return joint, joint.diagonal(axis1=1, axis2=2).copy(), counts.n_units
 
 
 def _count(index: ReferenceIndex, spec: MeasureSpec, uniq: np.ndarray):
