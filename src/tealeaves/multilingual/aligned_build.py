@@ -171,6 +171,7 @@ def parse_language_list(text: str) -> list[str]:
 def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] | None, doc_ids: str | None
              ) -> list[TupleSource]:
     from tealeaves import _io
+    from tealeaves.distributed.build import check_file_names
     from tealeaves.multilingual.aligned_files import check_input_kind
 
     check_input_kind(inputs, lang_files, doc_ids)
@@ -182,11 +183,7 @@ def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] 
     if not inputs:
         raise ParameterError("no aligned input given", fix="give tuple shards (INPUT.jsonl ...), --lang "
                              "CODE=FILE ... --doc-ids FILE, or --links/--langlinks with --dump")
-    names = [Path(p).name for p in inputs]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ParameterError(f"two inputs have the same file name ({', '.join(dup)}); tuple ids of several "
-                             "shards are prefixed with the file name", fix="rename one of them")
+    check_file_names(inputs, "tuple ids of several shards are prefixed with the file name")
     for p in inputs:
         _io.existing_file(p, "aligned tuples file")
     return [TupleSource(str(p)) for p in inputs]
