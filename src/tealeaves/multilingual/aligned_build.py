@@ -156,12 +156,10 @@ def parse_language_list(text: str) -> list[str]:
     """``--languages en,sv``: codes (known ones normalised, Wikipedia-style ones lowercased), two or
     more, each once."""
     from tealeaves.corpus.aligned import language_code
+    from tealeaves.multilingual.aligned_files import split_language_list
     from tealeaves.validation import check_unique
 
-    parts = [p.strip() for p in text.split(",")]
-    if "" in parts:
-        raise ParameterError(f"--languages {text!r} has an empty entry", fix="e.g. --languages en,sv")
-    codes = check_unique([language_code(p) for p in parts], "--languages")
+    codes = check_unique([language_code(p) for p in split_language_list(text)], "--languages")
     if len(codes) < 2:
         raise ParameterError(f"--languages {text!r} must name at least two distinct languages",
                              fix="give e.g. --languages en,sv")
