@@ -422,8 +422,8 @@ def iter_line_aligned(
                               if line.strip())
     else:
         ids = list(doc_ids)
-    streams = {language_code(lang): (_resolve(f), _io.iter_lines(_resolve(f), encoding))
-               for lang, f in files.items()}
+    paths = {language_code(lang): _resolve(f) for lang, f in files.items()}
+    streams = {lang: (path, _io.iter_lines(path, encoding)) for lang, path in paths.items()}
     seen: set[str] = set()
     current: str | None = None
     parts: dict[str, list[str]] = {lang: [] for lang in streams}

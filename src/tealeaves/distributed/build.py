@@ -406,11 +406,7 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
     for p in inputs:
         if not Path(p).exists():
             raise InputNotFoundError(f"input '{p}' does not exist", fix="check the path")
-    names = [Path(p).name for p in inputs]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ParameterError(f"two inputs have the same file name ({', '.join(dup)}); the shard manifest "
-                             "names shards by file name", fix="rename one of them")
+    check_file_names(inputs, "the shard manifest names shards by file name")
     kinds = [detect_kind(p) for p in inputs]
     pretok = is_pretokenised(kinds[0])
     pre = preprocessor if preprocessor is not None else Preprocessor()
@@ -421,6 +417,15 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
     for p, kind in zip(inputs, kinds):  # before any shard is read
         check_tokenisation(str(p), kind, settings)
     return settings
+
+
+def check_file_names(inputs: Sequence[str | os.PathLike], why: str) -> None:
+    """Refuse two inputs with the same file name (``why``: what names them by file name)."""
+    names = Counter(Path(p).name for p in inputs)
+    dup = sorted(n for n, k in names.items() if k > 1)
+    if dup:
+        raise ParameterError(f"two inputs have the same file name ({', '.join(dup)}); {why}",
+                             fix="rename one of them")
 
 
 def fit_vocabulary(counts: Sequence[tuple[int, Counter, Counter]], recipe: Mapping) -> list[str]:

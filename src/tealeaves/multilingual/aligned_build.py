@@ -156,12 +156,10 @@ def parse_language_list(text: str) -> list[str]:
     """``--languages en,sv``: codes (known ones normalised, Wikipedia-style ones lowercased), two or
     more, each once."""
     from tealeaves.corpus.aligned import language_code
+    from tealeaves.multilingual.aligned_files import split_language_list
     from tealeaves.validation import check_unique
 
-    parts = [p.strip() for p in text.split(",")]
-    if "" in parts:
-        raise ParameterError(f"--languages {text!r} has an empty entry", fix="e.g. --languages en,sv")
-    codes = check_unique([language_code(p) for p in parts], "--languages")
+    codes = check_unique([language_code(p) for p in split_language_list(text)], "--languages")
     if len(codes) < 2:
         raise ParameterError(f"--languages {text!r} must name at least two distinct languages",
                              fix="give e.g. --languages en,sv")
@@ -171,6 +169,7 @@ def parse_language_list(text: str) -> list[str]:
 def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] | None, doc_ids: str | None
              ) -> list[TupleSource]:
     from tealeaves import _io
+    from tealeaves.distributed.build import check_file_names
     from tealeaves.multilingual.aligned_files import check_input_kind
 
     check_input_kind(inputs, lang_files, doc_ids)
@@ -182,11 +181,7 @@ def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] 
     if not inputs:
         raise ParameterError("no aligned input given", fix="give tuple shards (INPUT.jsonl ...), --lang "
                              "CODE=FILE ... --doc-ids FILE, or --links/--langlinks with --dump")
-    names = [Path(p).name for p in inputs]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ParameterError(f"two inputs have the same file name ({', '.join(dup)}); tuple ids of several "
-                             "shards are prefixed with the file name", fix="rename one of them")
+    check_file_names(inputs, "tuple ids of several shards are prefixed with the file name")
     for p in inputs:
         _io.existing_file(p, "aligned tuples file")
     return [TupleSource(str(p)) for p in inputs]

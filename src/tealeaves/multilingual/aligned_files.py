@@ -273,6 +273,14 @@ def check_tuples(texts: ParallelTexts, where: str, aligned: bool = True) -> None
     summary.check(where, texts.languages, aligned)
 
 
+def split_language_list(text: str) -> list[str]:
+    """The comma-separated entries of ``--languages`` (stripped), refusing an empty one."""
+    parts = [p.strip() for p in text.split(",")]
+    if "" in parts:
+        raise ParameterError(f"--languages {text!r} has an empty entry", fix="e.g. --languages en,sv")
+    return parts
+
+
 def parse_lang_files(specs: Sequence[str] | None) -> dict[str, str] | None:
     """``--lang CODE=FILE`` options as ``{code: file}`` (None when there are none)."""
     if not specs:

@@ -76,16 +76,12 @@ def _add_line_files(p) -> None:
 def read_aligned_args(args, aligned: bool = True):
     """:class:`ParallelTexts` from the options of :func:`add_aligned_input` (``aligned=False``: held-out
     documents, one language allowed)."""
-    from tealeaves.multilingual.aligned_files import read_aligned_input
+    from tealeaves.multilingual.aligned_files import read_aligned_input, split_language_list
     from tealeaves.validation import check_unique
 
     langs = None
     if args.languages is not None:
-        langs = [x.strip() for x in args.languages.split(",")]
-        if "" in langs:
-            raise ParameterError(f"--languages {args.languages!r} has an empty entry",
-                                 fix="e.g. --languages en,sv")
-        check_unique(langs, "--languages")
+        langs = check_unique(split_language_list(args.languages), "--languages")
     return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs, aligned)
 
 
