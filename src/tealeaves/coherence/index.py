@@ -562,7 +562,8 @@ def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str)
 
 def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
                   ) -> Vocabulary:
-    """Check every array of a loaded index (vectorised numpy only: no compiled kernel touches them yet).
+    """Check every array of a loaded index (each compiled check runs only on arrays whose bounds the
+    checks before it established: numba does not check indexing).
 
     Returns the decoded vocabulary.  The invariants are those
     :func:`build_index` guarantees: words are distinct UTF-8 strings; document
