@@ -229,11 +229,11 @@ def _print_info(index, fmt: str, verified: bool = False) -> None:
         print(dump_json(info))
     else:
         from tealeaves._terminal import escape, escape_rows
-        from tealeaves.corpus.preprocess import PATTERN_NAMES
+        from tealeaves.corpus.preprocess import pattern_name
 
-        tok = info["tokenization"]  # a known pattern by name (the default is some 5,000 characters)
-        if isinstance(tok.get("token_pattern"), str) and tok["token_pattern"] in PATTERN_NAMES:
-            info["tokenization"] = {**tok, "token_pattern": PATTERN_NAMES[tok["token_pattern"]]}
+        tok = info["tokenization"]  # a known pattern by name
+        if (known := pattern_name(tok.get("token_pattern"))) is not None:
+            info["tokenization"] = {**tok, "token_pattern": known}
         rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
                 for k, v in info.items() if k != "verified"]
         print(format_table(escape_rows(rows)))  # the name and source come from file names

@@ -47,7 +47,7 @@ import numpy as np
 
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus, Vocabulary
-from tealeaves.corpus.preprocess import PATTERN_NAMES
+from tealeaves.corpus.preprocess import pattern_name
 from tealeaves.errors import (
     EmptyInputError,
     IndexIntegrityError,
@@ -562,7 +562,8 @@ def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str)
 
 def _check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
                   ) -> Vocabulary:
-    """Check every array of a loaded index (vectorised numpy only: no compiled kernel touches them yet).
+    """Check every array of a loaded index (each compiled check runs only on arrays whose bounds the
+    checks before it established: numba does not check indexing).
 
     Returns the decoded vocabulary.  The invariants are those
     :func:`build_index` guarantees: words are distinct UTF-8 strings; document
@@ -1101,8 +1102,8 @@ def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | 
     diff = [k for k in keys if model_preprocessing.get(k) != ref.get(k)]
     if not diff:
         return None
-    def shown(value: object) -> str:  # a known pattern by name (the default one is about 4,000 characters)
-        return PATTERN_NAMES[value] if isinstance(value, str) and value in PATTERN_NAMES else repr(value)
+    def shown(value: object) -> str:  # a known pattern by name
+        return pattern_name(value) or repr(value)
 
     parts = "; ".join(f"{k}: model {shown(model_preprocessing.get(k))}, reference {shown(ref.get(k))}"
                       for k in diff)

@@ -53,6 +53,12 @@ WORD_PATTERNS = (LETTERS_ONLY_PATTERN, r"(?u)\b\w\w+\b")
 PATTERN_NAMES = {LETTERS_PATTERN: "the default letters-and-marks pattern",
                  LETTERS_ONLY_PATTERN: "the letters-only pattern used before combining marks were kept"}
 
+
+def pattern_name(value: object) -> str | None:
+    """The short name (:data:`PATTERN_NAMES`) of a known token pattern, else None (the default pattern
+    is some 5,000 characters: messages and listings name it instead)."""
+    return PATTERN_NAMES.get(value) if isinstance(value, str) else None
+
 #: The separator word :meth:`Preprocessor.scan` puts between texts (upper case: lowercased text never
 #: holds it; a text that does makes the scan pick another).
 SEPARATOR = "QXSEPQX"

@@ -266,20 +266,20 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
     tokens = np.frombuffer(chunk.tokens, dtype=np.int32) if len(chunk.tokens) else np.zeros(0, np.int32)
     offsets = np.zeros(len(chunk.lengths) + 1, dtype=np.int64)
     np.cumsum(chunk.lengths, out=offsets[1:])
-    if chunk.fixed is not None:
-        words = settings.vocabulary
-    else:
-        words = list(chunk.vocab)
-        used = np.flatnonzero(np.bincount(tokens, minlength=len(words)))
+    words = settings.vocabulary if chunk.fixed is not None else list(chunk.vocab)
+    counts = np.bincount(tokens, minlength=len(words))
+    if chunk.fixed is None:
+        used = np.flatnonzero(counts)
         if len(used) < len(words) or sort_words:  # keep the words the tokens use (in order, or sorted)
             order = sorted(used.tolist(), key=words.__getitem__) if sort_words else used.tolist()
             rank = np.full(len(words), -1, dtype=np.int32)
             rank[order] = np.arange(len(order), dtype=np.int32)
             tokens = rank[tokens]
             words = [words[i] for i in order]
+            counts = counts[order]
     if n_slots is not None and not chunk.lengths:
         return Partial(None, n_slots)
-    letters = letter_counts(words, np.bincount(tokens, minlength=len(words)))
+    letters = letter_counts(words, counts)
     index = _index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
                           n_space=n_slots)
     if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
