@@ -84,6 +84,16 @@ def _os_error_message(exc: OSError) -> str:
     return f"{exc.strerror or exc}{where} (check the path, its permissions and the free disk space)"
 
 
+def _cli_message(exc: TealeavesError) -> str:
+    """The error's message, naming the option rather than the Python parameter (``docs/naming.md``)."""
+    param = getattr(exc, "param", None)
+    if not param:
+        return str(exc)
+    from tealeaves._cli_args import option_message
+
+    return option_message(str(exc), param)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tealeaves`` console script: run one command inside the error boundary."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -125,7 +135,7 @@ def _run(argv: list[str], debug: bool) -> int:
     except TealeavesError as exc:
         if debug:
             raise
-        return _fail(str(exc), EXIT_ERROR)
+        return _fail(_cli_message(exc), EXIT_ERROR)
     except UnicodeDecodeError as exc:
         if debug:
             raise

@@ -45,7 +45,13 @@ class IndexIntegrityError(TealeavesError):
 
 
 class ParameterError(TealeavesError):
-    """A parameter or command-line option has the wrong type or is out of range."""
+    """A parameter or command-line option has the wrong type or is out of range.
+
+    ``param`` is the Python name of the parameter when known (set by
+    :meth:`tealeaves._params.Param.check`); the command line then names its option instead.
+    """
+
+    param: str | None = None
 
 
 class InputFormatError(TealeavesError):

@@ -1,0 +1,140 @@
+"""Command-line options built from the library's parameter declarations.
+
+The only place where a Python parameter becomes a flag: :func:`add_param` turns a
+:class:`tealeaves._params.Param` into an argparse option (its ``--flag`` by the rule of
+``docs/naming.md``, the declared bounds as the ``type=`` check, the declared help text),
+and adds each old spelling as a hidden alias that still works and prints one deprecation
+line.  :func:`option_message` rewrites a library error that names a Python parameter so
+that it names the option instead.  Command modules import this; it imports no command
+module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tealeaves._params import Param, flag_for
+
+_WARNED: set = set()
+
+
+def warn_deprecated_flag(old: str, new: str) -> None:
+    """Print ``tealeaves: warning: OLD is deprecated; use NEW`` once per process and spelling."""
+    if old in _WARNED:
+        return
+    _WARNED.add(old)
+    print(f"tealeaves: warning: {old} is deprecated and will be removed; use {new}", file=sys.stderr)
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old option spelling: warns once, then stores what the new option would store.
+
+    ``mode`` is ``"store"`` (a value), ``"const"`` (a flag: stores ``const``) or ``"append"``.
+    """
+
+    def __init__(self, option_strings, dest, new: str = "", mode: str = "store", **kwargs):
+        self.new, self.mode = new, mode
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        warn_deprecated_flag(option_string or self.option_strings[0], self.new)
+        if self.mode == "const":
+            values = self.const
+        elif self.mode == "append":
+            values = [*(getattr(namespace, self.dest, None) or []), values]
+        setattr(namespace, self.dest, values)
+
+
+_FLAG_ACTIONS = {"store_true": True, "store_false": False}
+
+
+def add_deprecated(parser: argparse.ArgumentParser, old: Sequence[str] | str, new: str, dest: str,
+                   **kwargs: Any) -> None:
+    """Add ``old`` spellings of option ``new`` as hidden aliases storing into ``dest``.
+
+    ``kwargs`` are those of the new option (``type``, ``nargs``, ``action``...), so the alias
+    accepts exactly what the option does.
+    """
+    olds = [old] if isinstance(old, str) else list(old)
+    action = kwargs.pop("action", "store")
+    for key in ("default", "required", "help"):
+        kwargs.pop(key, None)
+    if action in _FLAG_ACTIONS:
+        kwargs = {"nargs": 0, "const": _FLAG_ACTIONS[action], "mode": "const"}
+    elif action == "append":
+        kwargs["mode"] = "append"
+    parser.add_argument(*olds, dest=dest, action=_DeprecatedAlias, new=new, help=argparse.SUPPRESS,
+                        default=argparse.SUPPRESS, **kwargs)
+
+
+def param_type(param: Param) -> Callable[[str], Any]:
+    """An argparse ``type=`` running ``param``'s declared check, with errors naming the option."""
+
+    def convert(text: str) -> Any:
+        from tealeaves.errors import ParameterError
+
+        try:
+            return param.check(text, allow_str=True)
+        except ParameterError as exc:
+            raise argparse.ArgumentTypeError(option_message(str(exc), param.name, param.flag)) from None
+
+    convert.__name__ = param.name
+    return convert
+
+
+def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None = None,
+              help: str | None = None, **kwargs: Any) -> argparse.Action:
+    """Add the option of ``param`` to ``parser``, with its deprecated spellings as hidden aliases.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-command's parser.
+    param : Param
+        The declaration the Python function checks its argument with.
+    dest : str, optional
+        Where argparse stores the value (default: the Python name).
+    help : str, optional
+        Help text (default: the declaration's; ``(default X)`` is appended when there is one).
+    **kwargs
+        Passed to ``add_argument`` (``default``, ``nargs``, ``required``, ``metavar``...).
+
+    Returns
+    -------
+    argparse.Action
+        The option's action.
+    """
+    dest = dest or param.name
+    flags = ([param.short] if param.short else []) + [param.flag]
+    if param.kind == "choice" and "choices" not in kwargs:
+        kwargs["choices"] = param.choices
+    elif param.kind not in ("bool", "str", "choice") and "type" not in kwargs:
+        kwargs["type"] = param_type(param)
+    if param.kind == "bool" and "action" not in kwargs:
+        kwargs["action"] = "store_true"
+    text = param.help if help is None else help
+    default = kwargs.get("default")
+    if default not in (None, False, argparse.SUPPRESS) and "default" not in text:
+        text = f"{text} (default {default})" if text else f"default {default}"
+    action = parser.add_argument(*flags, dest=dest, help=text, **kwargs)
+    if param.deprecated_flags:
+        add_deprecated(parser, param.deprecated_flags, param.flag, dest, **kwargs)
+    return action
+
+
+def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help: str = "output file",
+               **kwargs: Any) -> argparse.Action:
+    """``-o/--output`` (everywhere the same; ``--out`` is its old spelling)."""
+    action = parser.add_argument("-o", "--output", dest="output", required=required, help=help, **kwargs)
+    add_deprecated(parser, "--out", "--output", "output", **kwargs)
+    return action
+
+
+def option_message(message: str, name: str, flag: str | None = None) -> str:
+    """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``)."""
+    flag = flag or flag_for(name)
+    return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w])", flag, message)
