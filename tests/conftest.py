@@ -8,6 +8,8 @@ file lock, in ``$TEALEAVES_TEST_CACHE`` (default ``.cache/tests`` in the repo).
 from __future__ import annotations
 
 import fcntl
+import json
+import math
 import os
 import pickle
 from collections.abc import Callable, Sequence
@@ -141,3 +143,47 @@ def cli_error(run_cli):
         return result
 
     return check
+
+
+# ------------------------------------------------------------------------------------------------
+# small inputs shared by several bad-input files (tests/bad_inputs/)
+# ------------------------------------------------------------------------------------------------
+#: A small corpus of two themes (animals on a mat, the sky): 32 documents, one per line of a file.
+DOCS = ["cat dog mat cat", "dog mat rug", "sun moon star", "moon star sky sun", "cat rug mat", "sky sun star",
+        "cat dog", "moon sky"] * 4
+#: Two topics over :data:`DOCS`.
+TOPICS = [["cat", "dog", "mat"], ["sun", "moon", "star"]]
+#: Five aligned English-Swedish tuples (JSON Lines rows of ``index build-aligned`` and ``pltm fit``).
+ROWS = [{"id": f"d{i}", "en": "the cat sat on the mat dog", "sv": "katten satt på mattan hund"}
+        for i in range(5)]
+#: JSON nested 100,000 levels deep: deeper than Python's recursion limit.
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` as UTF-8, line ends as given; return ``path``."""
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    """Write ``rows`` to ``path`` as JSON Lines (non-ASCII as it is); return ``path``."""
+    return write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def write_tuples(tmp_path: Path, rows=ROWS, name: str = "t.jsonl") -> Path:
+    """Write aligned tuples (default :data:`ROWS`) as JSON Lines to ``tmp_path / name``; return the path."""
+    return write_jsonl(tmp_path / name, rows)
+
+
+def write_topics(tmp_path: Path) -> Path:
+    """Write :data:`TOPICS` as a topics file (one topic a line) to ``tmp_path / "topics.txt"``."""
+    return write_text(tmp_path / "topics.txt", "".join(" ".join(t) + "\n" for t in TOPICS))
+
+
+def brute_npmi_pair(docs: list[set], a: str, b: str) -> float:
+    """Document-co-occurrence NPMI of words ``a`` and ``b`` over document sets (never together: -1)."""
+    n = len(docs)
+    pa, pb, pab = (sum(a in d for d in docs) / n, sum(b in d for d in docs) / n,
+                   sum(a in d and b in d for d in docs) / n)
+    return -1.0 if pab == 0 else 1.0 if pab == 1 else math.log(pab / (pa * pb)) / -math.log(pab)

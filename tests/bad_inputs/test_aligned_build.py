@@ -12,6 +12,8 @@ import json
 
 import pytest
 
+from conftest import DEEP
+from conftest import write_text as _write
 from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError
 
 ROWS = [{"id": 1, "en": "the king went to the city", "sv": "kungen gick till staden"},
@@ -181,3 +183,72 @@ def test_langlinks_source_language(tmp_path, cli_error, spec, fragment):
     path.write_bytes(_gz(GOOD_SQL.encode()))
     cli_error(["index", "build-aligned", "--langlinks", path, "--dump", "en=a.xml", "--dump", "bg=b.xml",
                "-o", tmp_path / "ref"], fragment, progress=True)
+
+
+# -- --lang / --dump given twice, a missing dump -------------------------------------------------------------
+@pytest.mark.parametrize("command, option", [("index build-aligned", "--lang"), ("pltm fit", "--lang"),
+                                             ("index build-aligned", "--dump")])
+def test_option_given_twice_for_one_language(tmp_path, cli_error, option, command):
+    en, sv = _write(tmp_path / "en.txt", "cat\ndog\n"), _write(tmp_path / "sv.txt", "katt\nhund\n")
+    ids = _write(tmp_path / "ids.txt", "a\nb\n")
+    if option == "--lang":  # before: the second en= silently replaced the first ("holds text in 1 language")
+        argv = ["--lang", f"en={en}", "--lang", f"en={sv}", "--doc-ids", ids]
+    else:  # before: the second en= silently replaced the first
+        argv = ["--links", en, "--dump", f"en={en}", "--dump", f"en={sv}", "--dump", f"sv={sv}"]
+    cli_error([*command.split(), *argv, "-o", tmp_path / "out"], f"{option} en= is given twice")
+
+
+def test_missing_dump_is_not_called_corrupted(tmp_path, cli_error):
+    # before: "input 'nope.xml' is truncated or corrupted (FileNotFoundError: ...)"
+    sql = _write(tmp_path / "enwiki-latest-langlinks.sql",
+                 "INSERT INTO `langlinks` VALUES (12,'sv','Anarkism');\n")
+    dump = _write(tmp_path / "d.xml", "<mediawiki/>")
+    result = cli_error(["index", "build-aligned", "--langlinks", sql, "--dump", f"en={tmp_path / 'nope.xml'}",
+                        "--dump", f"sv={dump}", "-o", tmp_path / "out"], "nope.xml' does not exist")
+    assert "corrupted" not in result.err
+
+
+# -- --lang / --doc-ids files --------------------------------------------------------------------------------
+def test_missing_doc_id_file(tmp_path, cli_error):
+    # before: "No such file or directory: ... (check the path, its permissions and the free disk space)"
+    en, sv = _write(tmp_path / "en.txt", "cat\n"), _write(tmp_path / "sv.txt", "katt\n")
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids",
+               tmp_path / "nope.txt", "-o", tmp_path / "out"], "document-id file")
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids",
+               tmp_path, "-o", tmp_path / "out"], "is a folder, not a file")
+
+
+@pytest.mark.parametrize("ids", ["a\n\n", "a\n \n", "\na\n"])
+def test_blank_doc_id_line_says_it_was_skipped(tmp_path, cli_error, ids):
+    en, sv = _write(tmp_path / "en.txt", "cat\ndog\n"), _write(tmp_path / "sv.txt", "katt\nhund\n")
+    cli_error(["index", "build-aligned", "--lang", f"en={en}", "--lang", f"sv={sv}", "--doc-ids",
+               _write(tmp_path / "ids.txt", ids), "-o", tmp_path / "out"],
+              "blank lines of the document-id file are skipped")
+
+
+# -- tuple JSON: a key twice in one object, NaN, deeply nested -----------------------------------------------
+@pytest.mark.parametrize("line, key", [
+    ('{"id": "a", "en": "cat dog", "sv": "katt", "id": "b"}', "id"),
+    ('{"id": "a", "en": "cat dog", "sv": "katt", "en": "mat"}', "en"),
+])
+def test_repeated_key_in_a_tuple(tmp_path, cli_error, line, key):
+    # before: json kept the last value silently (tuple 'b', or en text 'mat')
+    src = _write(tmp_path / "t.jsonl", line + "\n")
+    cli_error(["index", "build-aligned", src, "-o", tmp_path / "out"],
+              f"key '{key}' occurs twice in one object")
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ('{"id": "a", "en": "cat dog", "sv": NaN}', "'sv' is NaN"),
+    ('{"id": NaN, "en": "cat dog", "sv": "katt"}', '"id" is NaN'),
+])
+def test_nan_in_a_tuple_is_named(tmp_path, cli_error, line, fragment):
+    src = _write(tmp_path / "t.jsonl", line + "\n")
+    cli_error(["index", "build-aligned", src, "-o", tmp_path / "out"], fragment)
+
+
+@pytest.mark.parametrize("command", ["index build-aligned", "pltm fit"])
+def test_deeply_nested_tuple(tmp_path, cli_error, command):
+    # before: exit 70 (RecursionError)
+    src = _write(tmp_path / "t.jsonl", '{"id": "a", "en": "cat", "sv": ' + DEEP + "}\n")
+    cli_error([*command.split(), src, "-o", tmp_path / "out"], "JSON nested too deeply")

@@ -275,3 +275,40 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "pipe.tlx")
     with pytest.raises(TealeavesError, match="is not a regular file"):
         ReferenceIndex.load(tmp_path / "pipe.tlx")
+
+
+# -- truncated files and flipped bytes in every region -------------------------------------------------------
+@pytest.fixture(scope="module")
+def tlx_bytes(tmp_path_factory):
+    from tealeaves.coherence.index import build_index
+    from tealeaves.corpus.corpus import Corpus
+
+    docs = [["cat", "dog", "mat"], ["cat", "sat"], ["dog"] * 5, ["mat", "hat", "cat", "bat"]] * 3
+    path = tmp_path_factory.mktemp("tlx") / "r.tlx"
+    build_index(Corpus.from_token_lists(docs), name="r").save(path)
+    return path.read_bytes()
+
+
+def _load_damaged(tmp_path, data):
+    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.errors import IndexIntegrityError
+
+    path = tmp_path / "bad.tlx"
+    path.write_bytes(data)
+    with pytest.raises(IndexIntegrityError):
+        ReferenceIndex.load(path)
+
+
+@pytest.mark.parametrize("fraction", [0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99])
+def test_truncated_index(tmp_path, tlx_bytes, fraction):
+    _load_damaged(tmp_path, tlx_bytes[:int(len(tlx_bytes) * fraction)])
+
+
+@pytest.mark.parametrize("part", range(16))
+def test_flipped_bytes_in_every_region(tmp_path, tlx_bytes, part):
+    """One flipped byte in each sixteenth of the file (header, every array region, the checksum)."""
+    n = len(tlx_bytes)
+    for i in range(part * n // 16, (part + 1) * n // 16, max(1, n // 160)):
+        data = bytearray(tlx_bytes)
+        data[i] ^= 0xFF
+        _load_damaged(tmp_path, bytes(data))

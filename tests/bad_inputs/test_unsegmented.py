@@ -20,7 +20,9 @@ import unicodedata
 
 import pytest
 
-from conftest import require_data
+from conftest import DOCS, require_data
+from conftest import write_jsonl as _jsonl
+from conftest import write_text as _write
 from tealeaves.corpus.preprocess import (
     LETTERS_PATTERN,
     LONG_TOKEN,
@@ -303,7 +305,7 @@ def _scan_counts(texts: list[str], pattern: str = LETTERS_PATTERN) -> tuple[int,
     return Preprocessor(token_pattern=pattern, stop_words=None).scan(texts).letter_counts()
 
 
-def test_unsegmented_thai_is_refused_now_that_its_words_are_whole():
+def test_unsegmented_thai_is_refused_with_its_words_whole():
     """Thai software messages (no spaces between words) put 73% of their letters in over-long tokens; split
     at every combining mark, as before, only 2.4%, which the check could not catch."""
     from tealeaves.corpus.preprocess import LETTERS_ONLY_PATTERN
@@ -356,3 +358,65 @@ def test_spaced_indic_text_is_accepted_and_keeps_its_letters(lang):
         return sum(len(w) - sum(map(str.isascii, w)) for t in texts for w in re.findall(pattern, t)) / total
 
     assert kept(LETTERS_PATTERN) > 0.99 and kept(LETTERS_ONLY_PATTERN) < 0.35
+
+
+# -- the API's token lists -----------------------------------------------------------------------------------
+UNSEGMENTED = [["我们今天在北京学习中文", "北京的天气今天很好"], ["今天我们在北京学习", "x"],
+               ["我们在北京学习中文很开心"]]
+
+
+@pytest.mark.parametrize("restricted", [False, True])
+def test_unsegmented_token_lists_are_refused_like_a_corpus(restricted):
+    # before: Coherence.score(topics, token_lists) scored them (mean -0.26 with exit 0) while
+    # Corpus.from_token_lists of the same tokens was refused
+    from tealeaves.coherence import Coherence, index_from_token_lists
+    from tealeaves.corpus import Corpus
+    from tealeaves.corpus.preprocess import UnsegmentedTextError
+
+    words = ["我们今天在北京学习中文", "北京的天气今天很好"]
+    with pytest.raises(UnsegmentedTextError, match="the reference text looks unsegmented"):
+        Coherence("npmi").score([words], Corpus.from_token_lists(UNSEGMENTED))
+    with pytest.raises(UnsegmentedTextError, match=r"reference text \(token lists\) looks unsegmented: 99%"):
+        index_from_token_lists(UNSEGMENTED, words=words if restricted else None)
+    if not restricted:
+        with pytest.raises(UnsegmentedTextError, match="token lists"):
+            Coherence("npmi").score([words], UNSEGMENTED)
+
+
+@pytest.mark.parametrize("restricted", [False, True])
+def test_segmented_token_lists_record_their_counts(restricted):
+    from tealeaves.coherence import index_from_token_lists
+
+    docs = [d.split() for d in DOCS] + [["internationalisation", "x"]]  # 20 letters in one long token
+    ix = index_from_token_lists(docs, words=["cat", "dog"] if restricted else None)
+    letters = sum(len(w) for d in docs for w in d)
+    assert ix.header["segmentation"] == {"letters": letters, "long_token_letters": 20, "long_token": 15}
+
+
+# -- the message names what the command can do ---------------------------------------------------------------
+ZH_LINES = "".join(" ".join(d) + "\n" for d in UNSEGMENTED) * 3
+
+
+@pytest.mark.parametrize("argv", [
+    ["index", "build", "{src}", "-o", "{out}"],
+    ["coherence", "--reference", "{src}", "--topics", "{topics}"],  # a raw corpus, indexed in memory
+])
+def test_one_language_builds_do_not_suggest_a_language_code(tmp_path, cli_error, argv):
+    # before: "(segment it into space-separated words first, or for Chinese use the language code zh ...)":
+    # neither command has a language code
+    from tealeaves.corpus.preprocess import TEXT_FIX
+
+    src = _write(tmp_path / "zh.txt", ZH_LINES)
+    values = {"src": src, "out": tmp_path / "zh.tlx", "topics": _write(tmp_path / "t.txt", "我们 北京\n")}
+    r = cli_error([a.format(**values) for a in argv], "looks unsegmented: 99% of its letters", progress=True)
+    assert f"({TEXT_FIX})" in r.err and "language code zh" not in r.err
+    assert not (tmp_path / "zh.tlx").exists()
+
+
+def test_aligned_builds_keep_the_language_code_fix(tmp_path, cli_error):
+    from tealeaves.corpus.preprocess import ALIGNED_FIX
+
+    rows = [{"id": i, "en": "cat dog", "zh-hant": " ".join(d)} for i, d in enumerate(UNSEGMENTED)]
+    r = cli_error(["index", "build-aligned", _jsonl(tmp_path / "t.jsonl", rows), "-o", tmp_path / "r"],
+                  "the zh-hant text looks unsegmented", progress=True)
+    assert f"({ALIGNED_FIX})" in r.err
