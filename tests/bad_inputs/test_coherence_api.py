@@ -31,7 +31,7 @@ def test_a_none_topic_word_through_the_api_is_refused():
 def test_a_topic_word_that_is_not_a_string_is_refused_not_mapped_to_another_word(topic, fragment):
     """A None word once passed the check (``next(..., None)`` could not tell it from no bad word) and the
     word table's hashing then mapped it to the last distinct word: a score of -0.333 for a topic of a
-    missing word (session 4 review)."""
+    missing word."""
     from tealeaves.coherence import Coherence, TopicError, index_from_token_lists
 
     ix = index_from_token_lists([["cat", "dog"], ["sun", "moon"], ["cat", "moon"]])

@@ -232,7 +232,7 @@ def test_memory_argument_of_the_builders(tmp_path, small, small_tuples, memory, 
 @pytest.mark.parametrize("name", ["", " ", "a\nb", "a\rb", "a\u2028b", "a\x00b"])
 def test_bad_reference_name(tmp_path, cli_error, command, name):
     # before: '' silently became the default name; 'a\nb' split the signature over two lines ('a|b', once
-    # refused here, is accepted now that signatures escape '|': tests/bad_inputs/test_trust.py)
+    # refused here, is accepted now that signatures escape '|': tests/bad_inputs/test_signature.py)
     src = (_tuples(tmp_path) if "aligned" in command
            else _write(tmp_path / "d.jsonl", '{"id": 1, "text": "cat"}\n'))
     cli_error([*command.split(), src, "-o", tmp_path / "out", "--name", name],
