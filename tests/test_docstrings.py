@@ -57,7 +57,9 @@ def _unwrap(obj):
 
 
 def _is_routine(obj) -> bool:
-    return inspect.isfunction(_unwrap(obj))
+    """A function defined by its own ``def`` (not a closure a factory returned, documented by the factory)."""
+    func = _unwrap(obj)
+    return inspect.isfunction(func) and "<locals>" not in func.__qualname__
 
 
 def _public_objects() -> Iterator[tuple[str, object, str]]:

@@ -34,7 +34,7 @@ _CLASSES: list[np.ndarray] = []
 def classes() -> np.ndarray:
     r"""The class of every code point for the letters pattern (built on first use, about 0.4 s).
 
-    :data:`LETTER` (``[^\\W\\d_]``), :data:`OTHER_WORD` (the rest of ``\\w``: decimal
+    :data:`LETTER` (``[^\W\d_]``), :data:`OTHER_WORD` (the rest of ``\w``: decimal
     digits and ``_``), :data:`MARK` (a combining mark, :data:`~tealeaves.corpus._marks.MARKS`,
     never a word character) or :data:`NOT_WORD`.
 
