@@ -108,9 +108,12 @@ class Preprocessor:
         Lowercase text before matching.
     stop_words : str or sequence of str or None, default "english"
         ``"english"`` (scikit-learn's list), ``None`` or a collection.
-    min_df, max_df : int or float, default 1 and 1.0
-        Keep words in at least ``min_df`` and at most ``max_df`` training
-        documents; an ``int`` is a count, a ``float`` a fraction.
+    min_df : int or float, default 1
+        Keep words in at least ``min_df`` training documents; an ``int`` is a
+        count, a ``float`` a fraction.
+    max_df : int or float, default 1.0
+        Keep words in at most ``max_df`` training documents; an ``int`` is a
+        count, a ``float`` a fraction.
     max_features : int or None, default None
         Keep only the ``max_features`` words with the largest total count in
         the training documents, after the ``min_df``/``max_df`` bounds (as scikit-learn's
