@@ -193,7 +193,7 @@ def read_jsonl(
     Raises
     ------
     CorpusFormatError
-        Naming the line number, for a malformed line, a missing field or a repeated id.
+        For a malformed line or a missing field (naming the line number), or a repeated id.
     EmptyInputError
         If the file holds no document.
     """
