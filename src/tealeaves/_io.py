@@ -28,7 +28,27 @@ DEFAULT_ENCODING = "utf-8"
 
 
 def existing_file(path: PathLike, what: str = "file") -> Path:
-    """``path`` as a :class:`Path` if it is an existing, readable file; a clear error otherwise."""
+    """``path`` as a :class:`Path` if it is an existing, readable file; a clear error otherwise.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (``~`` expanded).
+    what : str, default "file"
+        What the file is, for error messages.
+
+    Returns
+    -------
+    Path
+        The path.
+
+    Raises
+    ------
+    InputNotFoundError
+        If it does not exist.
+    TealeavesError
+        If it is a folder or cannot be read.
+    """
     p = Path(path).expanduser()
     if not p.exists():
         raise InputNotFoundError(f"{what} '{p}' does not exist", fix="check the path")
@@ -41,7 +61,23 @@ def existing_file(path: PathLike, what: str = "file") -> Path:
 
 
 def codec(encoding: str | None) -> codecs.CodecInfo:
-    """The codec of ``encoding`` (UTF-8 when ``None``); an unknown name is a clear error."""
+    """The codec of ``encoding`` (UTF-8 when ``None``); an unknown name is a clear error.
+
+    Parameters
+    ----------
+    encoding : str or None
+        A Python codec name.
+
+    Returns
+    -------
+    codecs.CodecInfo
+        The codec.
+
+    Raises
+    ------
+    TealeavesError
+        If the name is unknown.
+    """
     try:
         return codecs.lookup(encoding or DEFAULT_ENCODING)
     except LookupError:
@@ -52,8 +88,27 @@ def codec(encoding: str | None) -> codecs.CodecInfo:
 def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line: int = 1) -> str:
     """Decode ``data`` read from ``path`` strictly, dropping a UTF-8 byte-order mark.
 
-    ``first_line`` is the line number of ``data``'s first line in the file (for a caller that
-    decodes a file line by line), so an error names the file's line.
+    Parameters
+    ----------
+    data : bytes
+        The bytes read.
+    path : path-like
+        Where they were read, for the error message.
+    encoding : str or None, default None
+        Their encoding (None: UTF-8).
+    first_line : int, default 1
+        The line number of ``data``'s first line in the file (for a caller that
+        decodes a file line by line), so an error names the file's line.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    InputEncodingError
+        Naming the file, the byte and the line, for bytes invalid in the encoding.
     """
     enc = encoding or DEFAULT_ENCODING
     if codec(enc).name in ("utf-8", "utf-8-sig") and data.startswith(codecs.BOM_UTF8):
@@ -69,9 +124,18 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
 
 
 class StrictJSONError(ValueError):
-    """JSON that Python's :mod:`json` accepts but strict JSON does not: a ``NaN``/``Infinity`` literal
-    (``kind="constant"``) or a key given twice in one object (``kind="duplicate"``); ``value`` is the
-    literal or the key.  Callers turn it into their own error with their own message."""
+    """JSON that Python's :mod:`json` accepts but strict JSON does not.
+
+    A ``NaN``/``Infinity`` literal (``kind="constant"``) or a key given twice in one
+    object (``kind="duplicate"``).  Callers turn it into their own error with their own message.
+
+    Parameters
+    ----------
+    kind : str
+        ``"constant"`` or ``"duplicate"``.
+    value : str
+        The literal or the key.
+    """
 
     def __init__(self, kind: str, value: str):
         self.kind, self.value = kind, value
@@ -80,11 +144,33 @@ class StrictJSONError(ValueError):
 
 
 def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool = False) -> object:
-    """``json.loads`` that refuses ``NaN``/``Infinity`` literals (unless ``allow_constants``) and, with
-    ``unique_keys``, a key given twice in one object (the first repeated key is named): the one strict
-    reading of JSON inputs.  Raises :class:`StrictJSONError` or :class:`json.JSONDecodeError` (both
-    ``ValueError``).
+    """``json.loads`` that refuses ``NaN``/``Infinity`` literals and, optionally, repeated keys.
 
+    The one strict reading of JSON inputs.
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+    unique_keys : bool, default False
+        Refuse a key given twice in one object (the first repeated key is named).
+    allow_constants : bool, default False
+        Accept ``NaN``/``Infinity`` literals.
+
+    Returns
+    -------
+    object
+        The decoded value.
+
+    Raises
+    ------
+    StrictJSONError
+        For a refused literal or repeated key (a ``ValueError``).
+    json.JSONDecodeError
+        For text that is not JSON (a ``ValueError``).
+
+    Examples
+    --------
     >>> loads_strict('{"a": NaN}')
     Traceback (most recent call last):
     ...
@@ -108,7 +194,31 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
 
 
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -> str:
-    """The whole text of ``path`` under the reading policy above."""
+    """The whole text of ``path`` under the reading policy (module docstring).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    encoding : str or None, default None
+        Its encoding (None: UTF-8, a byte-order mark removed).
+    what : str, default "file"
+        What the file is, for error messages.
+
+    Returns
+    -------
+    str
+        The decoded text.
+
+    Raises
+    ------
+    InputNotFoundError
+        If the file does not exist.
+    InputEncodingError
+        Naming the file and line, for bytes invalid in the encoding.
+    TealeavesError
+        If the path is a folder, cannot be read, or the encoding is unknown.
+    """
     p = existing_file(path, what)
     try:
         data = p.read_bytes()
@@ -119,11 +229,23 @@ def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines ending at ``\n``, ``\r\n`` or ``\r`` only, without their ends.
+    r"""Lines ending at ``\n``, ``\r\n`` or ``\r`` only, without their ends.
 
     Unlike :meth:`str.splitlines`, a form feed, U+0085 or U+2028 inside a line does not
     split it (a document must not become two because of a control character in its text).
 
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    list of str
+        Its lines (a final line end adds no empty line).
+
+    Examples
+    --------
     >>> split_lines("a\x0cb\r\nc\rd\n")
     ['a\x0cb', 'c', 'd']
     """
@@ -132,13 +254,49 @@ def split_lines(text: str) -> list[str]:
 
 
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
-    """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy above."""
+    """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    encoding : str or None, default None
+        Its encoding (None: UTF-8, a byte-order mark removed).
+    what : str, default "file"
+        What the file is, for error messages.
+
+    Returns
+    -------
+    list of str
+        The lines.
+
+    Raises
+    ------
+    InputNotFoundError
+        If the file does not exist.
+    InputEncodingError
+        Naming the file and line, for bytes invalid in the encoding.
+    TealeavesError
+        If the path is a folder, cannot be read, or the encoding is unknown.
+    """
     return split_lines(read_text(path, encoding, what))
 
 
 def ascii_compatible(info: codecs.CodecInfo) -> bool:
-    """Whether ASCII bytes (a newline among them) decode to themselves in this codec (so a file can be
-    split at the byte ``\n`` before decoding)."""
+    r"""Whether ASCII bytes (a newline among them) decode to themselves in this codec.
+
+    If so, a file can be split at the byte ``\n`` before decoding.
+
+    Parameters
+    ----------
+    info : codecs.CodecInfo
+        The codec.
+
+    Returns
+    -------
+    bool
+        True for UTF-8, latin-1 and the like; False for UTF-16/32.
+    """
     try:
         return info.decode(b"a \n")[0] == "a \n"
     except UnicodeDecodeError:
@@ -146,11 +304,34 @@ def ascii_compatible(info: codecs.CodecInfo) -> bool:
 
 
 def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> Iterator[str]:
-    """The lines :func:`read_lines` gives, read one at a time (memory: one line).
+    r"""The lines :func:`read_lines` gives, read one at a time (memory: one line).
 
     The file is split at the byte ``\n`` and each piece decoded (errors name the file's line), then
     split as :func:`split_lines` does; a byte-order mark is removed at the start of the file only.
     An encoding in which ``\n`` is not that byte (UTF-16/32) is read whole, as :func:`read_lines`.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    encoding : str or None, default None
+        Its encoding (None: UTF-8, a byte-order mark removed).
+    what : str, default "file"
+        What the file is, for error messages.
+
+    Yields
+    ------
+    str
+        Each line, without its end.
+
+    Raises
+    ------
+    InputNotFoundError
+        If the file does not exist.
+    InputEncodingError
+        Naming the file and line, for bytes invalid in the encoding.
+    TealeavesError
+        If the path is a folder, cannot be read, or the encoding is unknown.
     """
     p = existing_file(path, what)
     info = codec(encoding)
@@ -176,6 +357,29 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
                  what: str = "output file") -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success rename it to ``path``, on any failure delete it.
 
+    Parameters
+    ----------
+    path : path-like
+        The target file (``~`` expanded); its folder must exist.
+    mode : str, default "w"
+        The open mode (``"wb"`` for bytes).
+    encoding : str or None, default "utf-8"
+        The text encoding (ignored in binary mode); newlines are written as given.
+    what : str, default "output file"
+        What the file is, for error messages.
+
+    Yields
+    ------
+    IO
+        The open temporary file.
+
+    Raises
+    ------
+    OutputError
+        If ``path`` is a folder, its folder does not exist, or writing fails.
+
+    Examples
+    --------
     >>> with atomic_write(tmp_path / "out.json") as fh:  # doctest: +SKIP
     ...     fh.write("{}")
     """
@@ -209,7 +413,27 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
 
 
 def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
-    """Write ``text`` to ``path`` atomically (UTF-8); returns the path."""
+    """Write ``text`` to ``path`` atomically (UTF-8).
+
+    Parameters
+    ----------
+    path : path-like
+        The target file.
+    text : str
+        The text.
+    what : str, default "output file"
+        What the file is, for error messages.
+
+    Returns
+    -------
+    Path
+        The path.
+
+    Raises
+    ------
+    OutputError
+        If the file cannot be written.
+    """
     with atomic_write(path, what=what) as fh:
         fh.write(text)
     return Path(path)

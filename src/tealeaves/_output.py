@@ -24,7 +24,25 @@ from tealeaves.errors import OutputError
 def to_jsonable(obj: object, where: str = "result") -> object:
     """Convert numpy scalars/arrays and dataclass-like objects for ``json.dumps``.
 
-    Raises :class:`OutputError` for a NaN or infinite number, naming its place in ``obj``.
+    Objects with a ``to_dict`` method are converted through it; mappings, lists and
+    tuples recursively.
+
+    Parameters
+    ----------
+    obj : object
+        The value.
+    where : str, default "result"
+        Its place, used to name a non-finite number.
+
+    Returns
+    -------
+    object
+        Plain dicts, lists, numbers, strings, booleans and None.
+
+    Raises
+    ------
+    OutputError
+        For a NaN or infinite number, naming its place in ``obj``.
     """
     if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v, f"{where}.{k}") for k, v in obj.items()}
@@ -52,7 +70,23 @@ def _check_finite(value: float, where: str) -> float:
 
 
 def dump_json(obj: object) -> str:
-    """Serialise ``obj`` as indented JSON, refusing NaN and infinity (:class:`OutputError`)."""
+    """Serialise ``obj`` as indented JSON, refusing NaN and infinity (:class:`OutputError`).
+
+    Parameters
+    ----------
+    obj : object
+        The value (see :func:`to_jsonable`).
+
+    Returns
+    -------
+    str
+        The JSON text (two-space indent, non-ASCII kept).
+
+    Raises
+    ------
+    OutputError
+        For a NaN or infinite number.
+    """
     return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
 
 
@@ -60,8 +94,19 @@ def check_output_path(path: str | os.PathLike[str], what: str = "output file") -
     """Refuse, before any long work, an output path that cannot be written.
 
     Tries :func:`tealeaves._io.atomic_write` itself (its temporary file is removed), so
-    the check is exactly the one the final write makes: a folder, a missing folder, no
-    permission, a full disk all raise :class:`OutputError` now rather than at the end.
+    the check is exactly the one the final write makes.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output path.
+    what : str, default "output file"
+        What the file is, for error messages.
+
+    Raises
+    ------
+    OutputError
+        For a folder, a missing folder, no permission or a full disk, now rather than at the end.
     """
     from tealeaves._io import atomic_write
 
@@ -77,7 +122,27 @@ def check_output_path(path: str | os.PathLike[str], what: str = "output file") -
 
 def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                  floatfmt: str = ".3f") -> str:
-    """Render rows of dicts as a plain aligned text table (a NaN or infinite cell: :class:`OutputError`)."""
+    """Render rows of dicts as a plain aligned text table.
+
+    Parameters
+    ----------
+    rows : sequence of mapping of str to object
+        The rows, as dicts.
+    columns : sequence of str or None, default None
+        The columns, in order (None: the first row's keys).
+    floatfmt : str, default ".3f"
+        The format of float cells.
+
+    Returns
+    -------
+    str
+        The table (``"(no rows)"`` when empty).
+
+    Raises
+    ------
+    OutputError
+        For a NaN or infinite cell.
+    """
     if not rows:
         return "(no rows)"
     columns = list(columns or rows[0].keys())
@@ -98,10 +163,33 @@ def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | 
 
 def format_markdown(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                     headers: Sequence[str] | None = None, floatfmt: str = ".3f") -> str:
-    """Render rows of dicts as a GitHub Markdown table (``headers`` relabel ``columns``).
+    """Render rows of dicts as a GitHub Markdown table.
 
-    Floats use ``floatfmt``, ``None`` is an empty cell; a NaN or infinite cell raises
-    :class:`OutputError` as in :func:`format_table`."""
+    Floats use ``floatfmt``, ``None`` is an empty cell, ``|`` is escaped.
+
+    Parameters
+    ----------
+    rows : sequence of mapping of str to object
+        The rows, as dicts.
+    columns : sequence of str or None, default None
+        The columns, in order (None: the first row's keys).
+    headers : sequence of str or None, default None
+        Relabel ``columns`` (one per column; None: the column names).
+    floatfmt : str, default ".3f"
+        The format of float cells.
+
+    Returns
+    -------
+    str
+        The table (``"(no rows)"`` when empty).
+
+    Raises
+    ------
+    ValueError
+        If the number of headers differs from the number of columns.
+    OutputError
+        For a NaN or infinite cell, as in :func:`format_table`.
+    """
     if not rows:
         return "(no rows)"
     columns = list(columns or rows[0].keys())
@@ -123,8 +211,15 @@ def format_markdown(rows: Sequence[Mapping[str, object]], columns: Sequence[str]
 
 
 def add_format_option(parser, markdown: bool = False) -> None:
-    """Add the common ``--format {text,json}`` option (``markdown=True`` adds ``markdown``: the tables
-    exactly as the documentation shows them)."""
+    """Add the common ``--format {text,json}`` option.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser to add it to.
+    markdown : bool, default False
+        Also offer ``markdown``: the tables exactly as the documentation shows them.
+    """
     choices = ("text", "json", "markdown") if markdown else ("text", "json")
     parser.add_argument("--format", choices=choices, default="text",
                         help=f"output format: {', '.join(choices)} (default: text)")

@@ -34,7 +34,17 @@ _TOKEN = re.compile(r"\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[\
 class Signature:
     """The settings that fully determine a reported score.
 
-    ``fields`` keeps insertion order, so callers choose a stable order.
+    ``str(signature)`` writes it, escaped (module docstring); :meth:`parse` reads it back.
+
+    Parameters
+    ----------
+    measure : str
+        The measure's name, written first.
+    fields : mapping of str to object, default {}
+        The ``key=value`` fields; insertion order is kept, so callers choose a stable order.
+        Floats are written with ``%g``, lists and tuples joined by commas.
+    version : str, default the installed version
+        The tealeaves version, written last as ``tealeaves-<version>``.
     """
 
     measure: str
@@ -49,9 +59,23 @@ class Signature:
 
     @classmethod
     def parse(cls, text: str) -> Signature:
-        """Parse a signature string back into its parts (values as text; module docstring for the
-        escapes).  Raises :class:`~tealeaves.errors.InputFormatError` on anything :meth:`__str__`
-        cannot have written."""
+        """Parse a signature string back into its parts (values as text; module docstring for the escapes).
+
+        Parameters
+        ----------
+        text : str
+            A signature as :meth:`__str__` writes it.
+
+        Returns
+        -------
+        Signature
+            The measure, fields (values as strings) and version.
+
+        Raises
+        ------
+        InputFormatError
+            On anything :meth:`__str__` cannot have written.
+        """
         parts = _split(text)
         if len(parts) < 2 or not parts[-1][0].startswith("tealeaves-") or len(parts[0]) > 1 or len(
                 parts[-1]) > 1:

@@ -52,8 +52,35 @@ def check_int(value: object, name: str, *, min_value: int | None = None, max_val
               allow_str: bool = False) -> int:
     """Return ``value`` as an ``int`` if it is a whole number within ``[min_value, max_value]``.
 
-    Booleans and floats are refused (``1.5`` and ``True`` are not counts); a
-    numeric string is accepted only with ``allow_str`` (command-line values).
+    Booleans and floats are refused (``1.5`` and ``True`` are not counts).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name, for the error message.
+    min_value : int or None, default None
+        Smallest value allowed (None: no bound).
+    max_value : int or None, default None
+        Largest value allowed (None: no bound).
+    allow_str : bool, default False
+        Accept a numeric string (command-line values).
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    ParameterError
+        Naming the parameter, what it must be and what it got.
+
+    Examples
+    --------
+    >>> check_int(10, "top_n", min_value=2)
+    10
     """
     original = value
     if allow_str and isinstance(value, str):
@@ -78,7 +105,35 @@ def _suffix(min_value: float | None, max_value: float | None) -> str:
 def check_float(value: object, name: str, *, min_value: float | None = None,
                 max_value: float | None = None, include_min: bool = True, include_max: bool = True,
                 allow_str: bool = False) -> float:
-    """Return ``value`` as a finite ``float`` within the bounds (NaN and infinity are always refused)."""
+    """Return ``value`` as a finite ``float`` within the bounds (NaN and infinity are always refused).
+
+    Parameters
+    ----------
+    value : object
+        The value to check (booleans are refused).
+    name : str
+        The parameter's name, for the error message.
+    min_value : float or None, default None
+        Lower bound (None: none).
+    max_value : float or None, default None
+        Upper bound (None: none).
+    include_min : bool, default True
+        Whether ``min_value`` itself is allowed.
+    include_max : bool, default True
+        Whether ``max_value`` itself is allowed.
+    allow_str : bool, default False
+        Accept a numeric string (command-line values).
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a finite number within the bounds.
+    """
     original = value
     if allow_str and isinstance(value, str):
         try:
@@ -99,14 +154,53 @@ def check_float(value: object, name: str, *, min_value: float | None = None,
 
 
 def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
-    """Return ``value`` if it is one of ``choices``; otherwise list them."""
+    """Return ``value`` if it is one of ``choices``; otherwise list them.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name, for the error message.
+    choices : sequence
+        The allowed values.
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    ParameterError
+        Listing the choices, if ``value`` is not one of them.
+    """
     if value not in choices:
         raise ParameterError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
     return value  # type: ignore[return-value]
 
 
 def check_window(value: object, name: str = "window") -> str | int:
-    """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1."""
+    """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1.
+
+    Parameters
+    ----------
+    value : object
+        ``"doc"`` (also ``"document"``, ``"boolean_document"``, any case) or a whole
+        number (a numeric string is accepted).
+    name : str, default "window"
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    str or int
+        ``"doc"`` or the number of tokens.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is neither.
+    """
     if isinstance(value, str) and value.strip().lower() in ("doc", "document", "boolean_document"):
         return "doc"
     try:
@@ -117,13 +211,43 @@ def check_window(value: object, name: str = "window") -> str | int:
 
 
 def check_seed(value: object, name: str = "seed") -> int:
-    """A random seed: a whole number in ``[0, 2**32 - 1]`` (what numpy accepts everywhere)."""
+    """A random seed: a whole number in ``[0, 2**32 - 1]`` (what numpy accepts everywhere).
+
+    Parameters
+    ----------
+    value : object
+        The seed (a numeric string is accepted).
+    name : str, default "seed"
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    int
+        The seed.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a whole number in range.
+    """
     return check_int(value, name, min_value=0, max_value=2**32 - 1, allow_str=True)
 
 
 def first_duplicate(values: Iterable[T]) -> T | None:
     """The first value that repeats an earlier one, or ``None`` when all are distinct.
 
+    Parameters
+    ----------
+    values : iterable
+        Hashable values.
+
+    Returns
+    -------
+    object or None
+        The first repeated value.
+
+    Examples
+    --------
     >>> first_duplicate(["oil", "gas", "oil", "gas"]), first_duplicate([1, 2])
     ('oil', None)
     """
@@ -138,7 +262,25 @@ def first_duplicate(values: Iterable[T]) -> T | None:
 
 
 def check_unique(values: Iterable[T], name: str) -> list[T]:
-    """Return ``values`` as a list, refusing duplicates (naming the first one)."""
+    """Return ``values`` as a list, refusing duplicates (naming the first one).
+
+    Parameters
+    ----------
+    values : iterable
+        Hashable values.
+    name : str
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    list
+        The values.
+
+    Raises
+    ------
+    ParameterError
+        If a value is listed more than once.
+    """
     out = list(values)
     dup = first_duplicate(out)
     if dup is not None:
@@ -161,20 +303,69 @@ def _arg(check: Callable[[str], T]) -> Callable[[str], T]:
 
 def int_arg(min_value: int | None = None, max_value: int | None = None, name: str = "value"
             ) -> Callable[[str], int]:
-    """An argparse ``type`` accepting whole numbers within bounds."""
+    """An argparse ``type`` accepting whole numbers within bounds.
+
+    Parameters
+    ----------
+    min_value : int or None, default None
+        Smallest value allowed.
+    max_value : int or None, default None
+        Largest value allowed.
+    name : str, default "value"
+        The name in the error message.
+
+    Returns
+    -------
+    callable
+        ``str -> int``, raising ``argparse.ArgumentTypeError`` with :func:`check_int`'s message.
+    """
     return _arg(lambda s: check_int(s, name, min_value=min_value, max_value=max_value, allow_str=True))
 
 
 def float_arg(min_value: float | None = None, max_value: float | None = None, name: str = "value",
               include_min: bool = True) -> Callable[[str], float]:
-    """An argparse ``type`` accepting finite numbers within bounds."""
+    """An argparse ``type`` accepting finite numbers within bounds.
+
+    Parameters
+    ----------
+    min_value : float or None, default None
+        Lower bound.
+    max_value : float or None, default None
+        Upper bound.
+    name : str, default "value"
+        The name in the error message.
+    include_min : bool, default True
+        Whether ``min_value`` itself is allowed.
+
+    Returns
+    -------
+    callable
+        ``str -> float``, raising ``argparse.ArgumentTypeError`` with :func:`check_float`'s message.
+    """
     return _arg(lambda s: check_float(s, name, min_value=min_value, max_value=max_value,
                                       include_min=include_min, allow_str=True))
 
 
 def check_path(value: object, name: str = "path") -> str:
-    """A path given as text: refuses the empty (or blank) string, which ``Path`` would read as the
-    current folder."""
+    """A path given as text: refuses the empty (or blank) string, which ``Path`` reads as the current folder.
+
+    Parameters
+    ----------
+    value : object
+        The path.
+    name : str, default "path"
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a non-blank string.
+    """
     if not isinstance(value, str) or not value.strip():
         raise ParameterError(f"{name} must be a path, got {value!r}",
                              fix=f"give {name} a file or folder name")
@@ -182,14 +373,44 @@ def check_path(value: object, name: str = "path") -> str:
 
 
 def path_arg(name: str = "path") -> Callable[[str], str]:
-    """An argparse ``type`` accepting non-empty paths (see :func:`check_path`)."""
+    """An argparse ``type`` accepting non-empty paths (see :func:`check_path`).
+
+    Parameters
+    ----------
+    name : str, default "path"
+        The name in the error message.
+
+    Returns
+    -------
+    callable
+        ``str -> str``, raising ``argparse.ArgumentTypeError``.
+    """
     return _arg(lambda s: check_path(s, name))
 
 
 def check_name(value: object, name: str = "--name") -> str:
-    """A reference name (recorded in signatures, listed by ``index info``): non-empty, one line: no
-    control character, lone surrogate or line/paragraph separator.  ``|``, ``=`` and ``\\`` are
-    accepted: signatures escape them (:mod:`tealeaves.signature`)."""
+    r"""A reference name (recorded in signatures, listed by ``index info``): non-empty and on one line.
+
+    No control character, lone surrogate or line/paragraph separator.  ``|``, ``=`` and
+    ``\`` are accepted: signatures escape them (:mod:`tealeaves.signature`).
+
+    Parameters
+    ----------
+    value : object
+        The name.
+    name : str, default "--name"
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not such a name.
+    """
     if not isinstance(value, str) or not value.strip() or any(
             unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in value):
         raise ParameterError(f"{name} must be a non-empty name on one line without control characters, "
@@ -198,7 +419,18 @@ def check_name(value: object, name: str = "--name") -> str:
 
 
 def name_arg(name: str = "--name") -> Callable[[str], str]:
-    """An argparse ``type`` accepting reference names (see :func:`check_name`)."""
+    """An argparse ``type`` accepting reference names (see :func:`check_name`).
+
+    Parameters
+    ----------
+    name : str, default "--name"
+        The name in the error message.
+
+    Returns
+    -------
+    callable
+        ``str -> str``, raising ``argparse.ArgumentTypeError``.
+    """
     return _arg(lambda s: check_name(s, name))
 
 

@@ -19,9 +19,18 @@ from tealeaves.validation import check_float, check_int
 class Score:
     """A model-level score with its per-topic values (if any) and signature.
 
-    ``value`` is the number reported for the model; ``per_topic`` a
-    :class:`pandas.DataFrame` with one row per topic (or ``None``); ``details``
-    holds counts that explain the value (e.g. the number of pairs).
+    Parameters
+    ----------
+    measure : str
+        The measure's name (e.g. ``"topic-diversity"``).
+    value : float
+        The number reported for the model.
+    signature : Signature
+        What was computed and how.
+    per_topic : pandas.DataFrame or None, default None
+        One row per topic, or ``None``.
+    details : dict, default {}
+        Counts that explain the value (e.g. the number of pairs).
     """
 
     measure: str
@@ -31,6 +40,14 @@ class Score:
     details: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """The score as a JSON-ready dictionary.
+
+        Returns
+        -------
+        dict
+            ``measure``, ``value``, ``signature`` (a string), the ``details`` and, with
+            per-topic values, ``topics`` (:func:`frame_records`).
+        """
         out = {"measure": self.measure, "value": self.value, "signature": str(self.signature),
                **self.details}
         if self.per_topic is not None:
@@ -39,13 +56,35 @@ class Score:
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict]:
-    """``frame`` as JSON-ready records (numpy scalars become Python numbers, NaN becomes ``None``)."""
+    """``frame`` as JSON-ready records (numpy scalars become Python numbers, NaN becomes ``None``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to convert.
+
+    Returns
+    -------
+    list of dict
+        One dictionary per row, column name to value.
+    """
     records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
     return [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()} for r in records]
 
 
 def model_name(model: object) -> str:
-    """The signature-safe description of a model, or ``"topics"`` for plain word lists."""
+    """The signature-safe description of a model, or ``"topics"`` for plain word lists.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model or lists of ranked words.
+
+    Returns
+    -------
+    str
+        The model's description (``describe``), or ``"topics"``.
+    """
     if hasattr(model, "topic_word_weights_") or hasattr(model, "description"):
         return describe(model)
     return "topics"
@@ -56,6 +95,23 @@ def topic_weights(model: object, name: str = "model") -> np.ndarray:
 
     Probabilities are checked with :func:`~tealeaves.models.base.check_topic_word`;
     weights without probabilities (LSI) must be finite.  Empty models are refused.
+
+    Parameters
+    ----------
+    model : object
+        A fitted tealeaves model (``topic_word_`` or ``topic_word_weights_``).
+    name : str, default "model"
+        What ``model`` is, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``K x V`` float64 weights.
+
+    Raises
+    ------
+    InvalidModelError
+        If ``model`` has neither attribute, no topics, or non-finite or invalid weights.
     """
     phi = getattr(model, "topic_word_", None)
     if phi is not None:
@@ -75,7 +131,25 @@ def topic_weights(model: object, name: str = "model") -> np.ndarray:
 
 
 def topic_probabilities(model: object, name: str = "model") -> np.ndarray:
-    """A model's validated ``K x V`` topic-word probabilities; models without them are refused."""
+    """A model's validated ``K x V`` topic-word probabilities; models without them are refused.
+
+    Parameters
+    ----------
+    model : object
+        A fitted probabilistic tealeaves model.
+    name : str, default "model"
+        What ``model`` is, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+
+    Raises
+    ------
+    InvalidModelError
+        If ``model`` has no topic-word probabilities (e.g. LSI) or they are invalid.
+    """
     if getattr(model, "topic_word_", None) is None:
         raise InvalidModelError(f"{name} has no topic-word probabilities (e.g. LSI)",
                                 fix="use a probabilistic model, or a measure on top words "
@@ -84,7 +158,27 @@ def topic_probabilities(model: object, name: str = "model") -> np.ndarray:
 
 
 def vocabulary_of(model: object, n_columns: int, name: str = "model") -> list[str]:
-    """A model's vocabulary as a list of strings, checked against its number of columns."""
+    """A model's vocabulary as a list of strings, checked against its number of columns.
+
+    Parameters
+    ----------
+    model : object
+        A fitted tealeaves model with ``vocabulary_``.
+    n_columns : int
+        The number of topic-word columns ``V``.
+    name : str, default "model"
+        What ``model`` is, for error messages.
+
+    Returns
+    -------
+    list of str
+        The ``V`` words in column order.
+
+    Raises
+    ------
+    InvalidModelError
+        If the model has no ``vocabulary_`` or its length is not ``n_columns``.
+    """
     vocab = getattr(model, "vocabulary_", None)
     if vocab is None:
         raise InvalidModelError(f"{name} has no vocabulary_")
@@ -101,9 +195,33 @@ def top_words(topics: object, top_n: int, name: str = "topics", require: bool = 
     A model's weights are validated (:func:`topic_weights`) and its own
     ``top_words(n)`` gives the ranking (the protocol of
     :mod:`tealeaves.models.base`: ties broken by word id).  Word lists must
-    not repeat a word within a topic; with ``require`` every topic must have at
-    least ``top_n`` words (measures over the top ``n`` words are undefined for
-    shorter topics).
+    not repeat a word within a topic.
+
+    Parameters
+    ----------
+    topics : object
+        A fitted topic model or a sequence of ranked word lists.
+    top_n : int
+        The number of words per topic (>= 1).
+    name : str, default "topics"
+        What ``topics`` is, for error messages.
+    require : bool, default True
+        Every topic must have at least ``top_n`` words (measures over the top ``n``
+        words are undefined for shorter topics); with ``False`` shorter lists are kept whole.
+
+    Returns
+    -------
+    list of list of str
+        ``K`` lists of at most ``top_n`` words.
+
+    Raises
+    ------
+    ParameterError
+        If ``top_n`` is invalid or too large, or a word is listed twice in a topic.
+    InvalidModelError
+        If ``topics`` is neither a model nor a list of word lists, or the model is invalid.
+    EmptyInputError
+        If ``topics`` holds no topics.
     """
     top_n = check_int(top_n, "top_n", min_value=1)
     if hasattr(topics, "topic_word_weights_") or hasattr(topics, "topic_word_"):
@@ -134,13 +252,50 @@ def top_words(topics: object, top_n: int, name: str = "topics", require: bool = 
 
 
 def check_fraction(value: object, name: str, *, include_min: bool = True, include_max: bool = True) -> float:
-    """A threshold in ``[0, 1]`` (ends included unless stated)."""
+    """A threshold in ``[0, 1]`` (ends included unless stated).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name, for the error message.
+    include_min : bool, default True
+        Whether 0 is allowed.
+    include_max : bool, default True
+        Whether 1 is allowed.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a number in the range.
+    """
     return check_float(value, name, min_value=0.0, max_value=1.0, include_min=include_min,
                        include_max=include_max)
 
 
 def require_topics(k: int, minimum: int, what: str) -> None:
-    """Refuse a model with fewer than ``minimum`` topics for a measure over pairs of topics."""
+    """Refuse a model with fewer than ``minimum`` topics for a measure over pairs of topics.
+
+    Parameters
+    ----------
+    k : int
+        The model's number of topics.
+    minimum : int
+        The least number of topics the measure needs.
+    what : str
+        The measure's name, for the error message.
+
+    Raises
+    ------
+    ParameterError
+        If ``k < minimum``.
+    """
     if k < minimum:
         raise ParameterError(f"{what} needs at least {minimum} topics, got {k}",
                              fix="compare a model with more topics")

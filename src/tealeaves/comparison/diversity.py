@@ -37,7 +37,25 @@ def rbo(first: Sequence[str], second: Sequence[str], p: float = 0.9) -> float:
 
     which is what OCTIS's ``rbo(...)[2]`` (the ``ext`` estimate) gives for two
     lists of the same length.  1 for identical rankings, 0 for disjoint ones.
-    ``p`` (persistence) in ``(0, 1]``; ``p = 1`` gives ``A_k``.
+
+    Parameters
+    ----------
+    first : sequence of str
+        The first ranking, best first.
+    second : sequence of str
+        The second ranking, of the same length.
+    p : float, default 0.9
+        Persistence in ``(0, 1]``; ``p = 1`` gives ``A_k``.
+
+    Returns
+    -------
+    float
+        ``RBO_ext`` in ``[0, 1]``.
+
+    Raises
+    ------
+    ParameterError
+        If ``p`` is out of range, the rankings are empty or of different lengths, or a word is listed twice.
     """
     p = check_float(p, "p", min_value=0.0, max_value=1.0, include_min=False)
     k = len(first)
@@ -68,8 +86,24 @@ def _signature(measure: str, topics: object, top_n: int, **extra) -> Signature:
 def topic_diversity(topics: object, top_n: int = 25) -> Score:
     """Topic diversity (Dieng, Ruiz and Blei 2020): ``|union of the top-n word sets| / (n K)``.
 
-    ``topics``: a model or lists of ranked words (each at least ``top_n`` long;
-    OCTIS raises for shorter topics too).  Ranges from ``1/K`` to 1.
+    Ranges from ``1/K`` to 1 (OCTIS raises for topics shorter than ``top_n`` too).
+
+    Parameters
+    ----------
+    topics : object
+        A fitted topic model or lists of ranked words (each at least ``top_n`` long).
+    top_n : int, default 25
+        ``n``, the number of top words per topic (the paper's value).
+
+    Returns
+    -------
+    Score
+        ``topic-diversity``, with ``n_topics`` and ``n_unique_words`` in its details.
+
+    Raises
+    ------
+    ParameterError
+        If ``top_n`` is invalid or a topic is too short.
     """
     words = top_words(topics, top_n)
     unique = set().union(*map(set, words))
@@ -81,8 +115,27 @@ def topic_diversity(topics: object, top_n: int = 25) -> Score:
 def inverted_rbo(topics: object, top_n: int = 10, p: float = 0.9) -> Score:
     """Inverted RBO (Bianchi et al. 2021): ``1 - mean_{j<k} RBO_ext(top_n(j), top_n(k); p)``.
 
-    OCTIS's defaults: ``top_n=10``, ``p=0.9``.  Needs at least two topics;
-    0 when all topics rank the same words, 1 when no two share a word.
+    OCTIS's defaults: ``top_n=10``, ``p=0.9``.  0 when all topics rank the same
+    words, 1 when no two share a word.  See :func:`rbo`.
+
+    Parameters
+    ----------
+    topics : object
+        A fitted topic model or lists of ranked words (each at least ``top_n`` long).
+    top_n : int, default 10
+        The number of top words per topic.
+    p : float, default 0.9
+        RBO's persistence, in ``(0, 1]``.
+
+    Returns
+    -------
+    Score
+        ``inverted-rbo``, with ``n_topics`` and ``n_pairs`` in its details.
+
+    Raises
+    ------
+    ParameterError
+        If there are fewer than two topics or a parameter is invalid.
     """
     words = top_words(topics, top_n)
     require_topics(len(words), 2, "inverted RBO")
@@ -93,14 +146,47 @@ def inverted_rbo(topics: object, top_n: int = 10, p: float = 0.9) -> Score:
 
 
 def jaccard(first: Sequence[str], second: Sequence[str]) -> float:
-    """``|A ∩ B| / |A ∪ B|`` of two word sets (0 for two empty sets)."""
+    """``|A ∩ B| / |A ∪ B|`` of two word sets (0 for two empty sets).
+
+    Parameters
+    ----------
+    first : sequence of str
+        The words of ``A``.
+    second : sequence of str
+        The words of ``B``.
+
+    Returns
+    -------
+    float
+        The Jaccard similarity in ``[0, 1]``.
+    """
     a, b = set(first), set(second)
     union = a | b
     return len(a & b) / len(union) if union else 0.0
 
 
 def mean_pairwise_jaccard(topics: object, top_n: int = 10) -> Score:
-    """Mean Jaccard similarity of the top-``n`` word sets over all pairs of topics (needs two topics)."""
+    """Mean Jaccard similarity of the top-``n`` word sets over all pairs of topics (needs two topics).
+
+    Lower means more diverse.
+
+    Parameters
+    ----------
+    topics : object
+        A fitted topic model or lists of ranked words (each at least ``top_n`` long).
+    top_n : int, default 10
+        The number of top words per topic.
+
+    Returns
+    -------
+    Score
+        ``mean-jaccard``, with ``n_topics`` and ``n_pairs`` in its details.
+
+    Raises
+    ------
+    ParameterError
+        If there are fewer than two topics or ``top_n`` is invalid.
+    """
     words = top_words(topics, top_n)
     require_topics(len(words), 2, "mean pairwise Jaccard")
     values = [jaccard(a, b) for a, b in combinations(words, 2)]

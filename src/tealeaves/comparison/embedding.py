@@ -42,7 +42,23 @@ from tealeaves.validation import check_int, check_seed
 
 @dataclass
 class WordVectors:
-    """Word vectors: ``vectors[i]`` is the vector of ``words[i]``; ``name`` identifies their source."""
+    """Word vectors: ``vectors[i]`` is the vector of ``words[i]``; ``name`` identifies their source.
+
+    Parameters
+    ----------
+    words : list of str
+        The ``n`` words, each once.
+    vectors : numpy.ndarray
+        The ``n x dimension`` vectors: finite, none all zeros.
+    name : str, default "vectors"
+        The source of the vectors, recorded in signatures.
+
+    Raises
+    ------
+    InputFormatError
+        If the shapes disagree, there are no words, a vector is non-finite or zero,
+        or a word has two vectors.
+    """
 
     words: list[str]
     vectors: np.ndarray = field(repr=False)
@@ -113,12 +129,34 @@ def read_vectors(path: str | Path, encoding: str | None = None, name: str | None
     first line ``<count> <dimension>`` is optional (GloVe files have none) and,
     when present, must agree with the file.  Every vector must have the same
     dimension, finite values and a non-zero norm, and no word may appear
-    twice; blank lines are skipped.  UTF-8 by default (``encoding`` otherwise;
-    an undecodable file raises :class:`~tealeaves.errors.InputEncodingError`).
+    twice; blank lines are skipped.
 
-    ``words`` (e.g. the topics' top words) keeps only those vectors: every line
-    is still checked for its dimension, but only the kept vectors' numbers are
-    parsed, which makes reading a large file several times faster.
+    Parameters
+    ----------
+    path : str or Path
+        The text file.
+    encoding : str or None, default None
+        The file's encoding (None: UTF-8; an undecodable file raises
+        :class:`~tealeaves.errors.InputEncodingError`).
+    name : str or None, default None
+        The vectors' name (None: the file's stem).
+    words : iterable of str or None, default None
+        Keep only these vectors (e.g. the topics' top words): every line is still
+        checked for its dimension, but only the kept vectors' numbers are parsed,
+        which makes reading a large file several times faster.  None keeps all.
+
+    Returns
+    -------
+    WordVectors
+        The vectors read.
+
+    Raises
+    ------
+    EmptyInputError
+        If the file holds no vectors, or none of ``words``.
+    InputFormatError
+        If a line is malformed, a dimension or the header's count disagrees, or a value is not a
+        finite number.
     """
     path = Path(path)
     lines = read_lines(path, encoding, what="word-vectors file")
@@ -163,8 +201,37 @@ def train_vectors(reference: Corpus | Sequence[Sequence[str]], vector_size: int 
 
     One worker thread, a fixed ``seed`` and a process-independent hash for the
     initial vectors, so the same input gives the same vectors in every run
-    (gensim's own default hash changes with ``PYTHONHASHSEED``).  ``reference``:
-    a :class:`~tealeaves.corpus.Corpus` or token lists.  Needs the ``gensim`` extra.
+    (gensim's own default hash changes with ``PYTHONHASHSEED``).  Needs the ``gensim`` extra.
+
+    Parameters
+    ----------
+    reference : Corpus or sequence of sequence of str
+        A :class:`~tealeaves.corpus.Corpus` or token lists.
+    vector_size : int, default 100
+        The dimension of the vectors.
+    window : int, default 5
+        Word2Vec's context window.
+    min_count : int, default 1
+        Words occurring fewer times are left out.
+    epochs : int, default 5
+        Training passes.
+    seed : int, default 0
+        Word2Vec's seed.
+    name : str or None, default None
+        A label for the reference in the vectors' name (None: the corpus's ``name``
+        metadata, else ``"reference"``).
+
+    Returns
+    -------
+    WordVectors
+        The trained vectors, named ``w2v-<label>-d<size>-w<window>-e<epochs>-s<seed>``.
+
+    Raises
+    ------
+    ParameterError
+        If a count or the seed is invalid.
+    EmptyInputError
+        If the reference holds no tokens, or no word occurs ``min_count`` times.
     """
     gensim_models = optional_import("gensim.models", "gensim", "training word vectors")
     vector_size = check_int(vector_size, "vector_size", min_value=1)
@@ -205,9 +272,31 @@ def _topic_scores(vectors: np.ndarray) -> tuple[float | None, float | None]:
 def embedding_coherence(topics: object, vectors: WordVectors, top_n: int = 10) -> Score:
     """Pairwise and centroid word-embedding coherence of each topic (see the module docstring).
 
-    ``topics``: a model or lists of ranked words; ``vectors``: a
-    :class:`WordVectors`.  ``value`` is the mean pairwise score over the scored
-    topics; ``per_topic`` has ``pairwise``, ``centroid``, ``words`` and ``missing``.
+    Pairwise: the mean cosine over pairs of top words (Fang et al. 2016); centroid:
+    the mean cosine of each word to the topic's centroid (Bianchi et al. 2021).
+
+    Parameters
+    ----------
+    topics : object
+        A fitted topic model or lists of ranked words.
+    vectors : WordVectors
+        The word vectors (:func:`read_vectors` or :func:`train_vectors`).
+    top_n : int, default 10
+        The number of top words per topic (>= 2).
+
+    Returns
+    -------
+    Score
+        ``value`` is the mean pairwise score over the scored topics; ``per_topic`` has
+        ``pairwise``, ``centroid``, ``words`` and ``missing``; the details hold
+        ``mean_centroid``, ``n_unscored`` and ``n_missing_words``.
+
+    Raises
+    ------
+    ParameterError
+        If ``vectors`` is not a ``WordVectors`` or ``top_n`` is invalid.
+    EmptyInputError
+        If no topic has two top words with a vector.
     """
     if not isinstance(vectors, WordVectors):
         raise ParameterError(f"vectors must be WordVectors (read_vectors or train_vectors), got "

@@ -54,7 +54,21 @@ FLAGS = ("low-coherence", "low-recurrence", "background", "few-documents", "mixe
 
 @dataclass
 class TopicFlag:
-    """One flag raised on one topic: the measured ``value``, the ``threshold`` it crossed, and why."""
+    """One flag raised on one topic: the measured ``value``, the ``threshold`` it crossed, and why.
+
+    Parameters
+    ----------
+    topic : int
+        The topic's index.
+    flag : str
+        One of :data:`FLAGS`.
+    value : float
+        The measured value.
+    threshold : float
+        The threshold it crossed.
+    explanation : str
+        Why, in words.
+    """
 
     topic: int
     flag: str
@@ -63,12 +77,33 @@ class TopicFlag:
     explanation: str
 
     def to_dict(self) -> dict:
+        """The flag as a dictionary of its fields.
+
+        Returns
+        -------
+        dict
+            ``topic``, ``flag``, ``value``, ``threshold`` and ``explanation``.
+        """
         return dict(self.__dict__)
 
 
 @dataclass
 class FlagReport:
-    """The flags raised on a model's topics and the settings of every rule (``signature``)."""
+    """The flags raised on a model's topics and the settings of every rule (``signature``).
+
+    Parameters
+    ----------
+    n_topics : int
+        The model's number of topics.
+    flags : list of TopicFlag
+        The flags raised, by topic then flag.
+    signature : Signature
+        The settings of every rule checked.
+    checked : list of str, default []
+        The flags checked.
+    skipped : dict of str to str, default {}
+        Flags not checked, with the reason.
+    """
 
     n_topics: int
     flags: list[TopicFlag]
@@ -77,11 +112,28 @@ class FlagReport:
     skipped: dict[str, str] = field(default_factory=dict)
 
     def of(self, topic: int) -> list[TopicFlag]:
-        """The flags of one topic."""
+        """The flags of one topic.
+
+        Parameters
+        ----------
+        topic : int
+            The topic's index.
+
+        Returns
+        -------
+        list of TopicFlag
+            Its flags (empty if none).
+        """
         return [f for f in self.flags if f.topic == topic]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per topic: a boolean column per checked flag and the joined ``explanation``."""
+        """One row per topic: a boolean column per checked flag and the joined ``explanation``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``topic``, one per checked flag, and ``explanation``.
+        """
         rows = []
         for k in range(self.n_topics):
             mine = {f.flag: f for f in self.of(k)}
@@ -90,12 +142,33 @@ class FlagReport:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
+        """The report as a JSON-ready dictionary.
+
+        Returns
+        -------
+        dict
+            ``signature`` (a string), ``checked``, ``skipped``, ``flags`` and the per-topic
+            ``topics`` records.
+        """
         return {"signature": str(self.signature), "checked": self.checked, "skipped": dict(self.skipped),
                 "flags": [f.to_dict() for f in self.flags], "topics": frame_records(self.to_frame())}
 
 
 def lower_fence(values: np.ndarray, whisker: float = 1.5) -> float:
-    """Tukey's lower fence ``Q1 - whisker * (Q3 - Q1)`` (quartiles by linear interpolation)."""
+    """Tukey's lower fence ``Q1 - whisker * (Q3 - Q1)`` (Tukey 1977; quartiles by linear interpolation).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The values (e.g. one model's per-topic scores).
+    whisker : float, default 1.5
+        The multiple of the interquartile range.
+
+    Returns
+    -------
+    float
+        The lower fence.
+    """
     q1, q3 = np.quantile(values, [0.25, 0.75])
     return float(q1 - whisker * (q3 - q1))
 
@@ -115,7 +188,27 @@ def _outliers(values: list[float | None], whisker: float, what: str) -> tuple[fl
 
 
 def low_coherence_flags(coherence: object, whisker: float = 1.5) -> list[TopicFlag]:
-    """``low-coherence``: topics scoring below the lower fence of their model's scores (module docstring)."""
+    """``low-coherence``: topics scoring below the lower fence of their model's scores (module docstring).
+
+    Parameters
+    ----------
+    coherence : CoherenceResult
+        The model's coherence result (:func:`tealeaves.coherence` scoring).
+    whisker : float, default 1.5
+        Tukey's whisker (>= 0).
+
+    Returns
+    -------
+    list of TopicFlag
+        One flag per low topic.
+
+    Raises
+    ------
+    ParameterError
+        If ``coherence`` is not a CoherenceResult or ``whisker`` is invalid.
+    EmptyInputError
+        If fewer than :data:`MIN_TOPICS_RELATIVE` topics are scored.
+    """
     scores = getattr(coherence, "scores", None)
     if scores is None:
         raise ParameterError(f"coherence must be a CoherenceResult, got {type(coherence).__name__}")
@@ -128,7 +221,25 @@ def low_coherence_flags(coherence: object, whisker: float = 1.5) -> list[TopicFl
 
 
 def low_recurrence_flags(recurrence: object, min_recurrence: float = 0.5) -> list[TopicFlag]:
-    """``low-recurrence``: topics recurring in fewer than ``min_recurrence`` of the other runs."""
+    """``low-recurrence``: topics recurring in fewer than ``min_recurrence`` of the other runs.
+
+    Parameters
+    ----------
+    recurrence : array_like
+        One share in ``[0, 1]`` per topic (``StabilityResult.recurrence(run)``).
+    min_recurrence : float, default 0.5
+        The threshold, in ``(0, 1]``.
+
+    Returns
+    -------
+    list of TopicFlag
+        One flag per topic below the threshold.
+
+    Raises
+    ------
+    ParameterError
+        If ``recurrence`` is not one share per topic or ``min_recurrence`` is out of range.
+    """
     min_recurrence = check_fraction(min_recurrence, "min_recurrence", include_min=False)
     rec = np.asarray(recurrence, dtype=np.float64)
     if rec.ndim != 1 or rec.size == 0 or not np.isfinite(rec).all() or (rec < 0).any() or (rec > 1).any():
@@ -141,7 +252,29 @@ def low_recurrence_flags(recurrence: object, min_recurrence: float = 0.5) -> lis
 
 
 def background_flags(significance: object, whisker: float = 1.5) -> list[TopicFlag]:
-    """``background``: topics whose KL to the corpus word distribution is below the model's lower fence."""
+    """``background``: topics whose KL to the corpus word distribution is below the model's lower fence.
+
+    ``kl_vacuous`` is the KL divergence of AlSumait et al. (2009).
+
+    Parameters
+    ----------
+    significance : Score
+        The result of :func:`~tealeaves.comparison.significance.topic_significance`.
+    whisker : float, default 1.5
+        Tukey's whisker (>= 0).
+
+    Returns
+    -------
+    list of TopicFlag
+        One flag per background topic.
+
+    Raises
+    ------
+    ParameterError
+        If ``significance`` is not the result of ``topic_significance``.
+    EmptyInputError
+        If fewer than :data:`MIN_TOPICS_RELATIVE` topics are scored.
+    """
     frame = getattr(significance, "per_topic", None)
     if frame is None or "kl_vacuous" not in frame:
         raise ParameterError("significance must be the result of topic_significance")
@@ -156,8 +289,30 @@ def few_documents_flags(theta: np.ndarray, doc_lengths: object, top_documents: i
                         max_share: float = 0.5) -> list[TopicFlag]:
     """``few-documents``: topics with over ``max_share`` of their token mass in ``top_documents`` documents.
 
-    ``theta``: ``D x K`` proportions; ``doc_lengths``: the ``D`` token counts
-    (mass ``N_d theta_dk``).  Needs more documents than ``top_documents``.
+    The mass of topic ``k`` in document ``d`` is ``N_d theta_dk``.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``D x K`` document-topic proportions.
+    doc_lengths : array_like
+        The ``D`` token counts ``N_d``.
+    top_documents : int, default 10
+        The number of heaviest documents (fewer than ``D``).
+    max_share : float, default 0.5
+        The threshold share, in ``(0, 1)``.
+
+    Returns
+    -------
+    list of TopicFlag
+        One flag per topic over the threshold.
+
+    Raises
+    ------
+    InvalidModelError
+        If ``theta`` is not a non-empty ``D x K`` distribution.
+    ParameterError
+        If ``top_documents`` is not smaller than ``D`` or a value is out of range.
     """
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 2 or theta.size == 0:
@@ -181,8 +336,24 @@ def few_documents_flags(theta: np.ndarray, doc_lengths: object, top_documents: i
 def word_groups(matrix: pd.DataFrame, between: float = 0.0) -> list[list[str]]:
     """Average-linkage clusters of a pair matrix's words, merged while their mean similarity > ``between``.
 
-    Deterministic: ties are broken by the clusters' order.  Returns the
-    clusters largest first (then in word order).
+    Deterministic: ties are broken by the clusters' order.
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        A square pair matrix with the same words as rows and columns (symmetrised first).
+    between : float, default 0.0
+        Merging stops when the best mean similarity between two clusters is at most this.
+
+    Returns
+    -------
+    list of list of str
+        The clusters largest first (then in word order).
+
+    Raises
+    ------
+    ParameterError
+        If ``matrix`` is not square with the same words as rows and columns.
     """
     s = np.asarray(matrix, dtype=np.float64)
     if s.ndim != 2 or s.shape[0] != s.shape[1] or list(matrix.index) != list(matrix.columns):
@@ -214,8 +385,25 @@ def _within(s: np.ndarray, idx: list[int]) -> float:
 def mixed_topic(matrix: pd.DataFrame, within: float = 0.2, between: float = 0.0) -> dict:
     """Apply the ``mixed`` rule (module docstring) to one NPMI pair matrix.
 
-    Returns ``{"mixed": bool, "groups": [[words], ...], "within": [mean NPMI
-    of each group], "between": mean NPMI of the pairs across groups or None}``.
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        The topic's NPMI pair matrix (square, words as rows and columns).
+    within : float, default 0.2
+        Least mean within-cluster NPMI of a group, in ``[-1, 1]``.
+    between : float, default 0.0
+        Clusters are merged while their mean NPMI exceeds this (lower than ``within``).
+
+    Returns
+    -------
+    dict
+        ``{"mixed": bool, "groups": [[words], ...], "within": [mean NPMI of each
+        group], "between": mean NPMI of the pairs across groups or None}``.
+
+    Raises
+    ------
+    ParameterError
+        If a threshold is out of range, ``between >= within``, or the matrix has non-finite values.
     """
     within = check_float(within, "within", min_value=-1.0, max_value=1.0)
     between = check_float(between, "between", min_value=-1.0, max_value=1.0)
@@ -244,9 +432,25 @@ def mixed_topic(matrix: pd.DataFrame, within: float = 0.2, between: float = 0.0)
 def mixed_flags(coherence: object, within: float = 0.2, between: float = 0.0) -> list[TopicFlag]:
     """``mixed``: topics whose NPMI pair matrix splits into groups (module docstring).
 
-    ``coherence`` must be a :class:`~tealeaves.coherence.CoherenceResult` whose
-    pair matrices hold NPMI (the ``npmi`` measure or ``c_v``, whose pair matrix
-    is NPMI).
+    Parameters
+    ----------
+    coherence : CoherenceResult
+        A :class:`~tealeaves.coherence.CoherenceResult` whose pair matrices hold
+        NPMI (the ``npmi`` measure or ``c_v``, whose pair matrix is NPMI).
+    within : float, default 0.2
+        Least mean within-cluster NPMI of a group.
+    between : float, default 0.0
+        Merging threshold of the clusters.
+
+    Returns
+    -------
+    list of TopicFlag
+        One flag per mixed topic.
+
+    Raises
+    ------
+    ParameterError
+        If ``coherence`` is not a CoherenceResult with NPMI pair matrices.
     """
     spec = getattr(coherence, "spec", None)
     if spec is None or not hasattr(coherence, "pair_matrix"):
@@ -273,12 +477,48 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
                 between: float = 0.0) -> FlagReport:
     """Every flag whose input is given (module docstring), for a model with ``n_topics`` topics.
 
-    ``coherence`` (a CoherenceResult) enables ``low-coherence`` and, with NPMI
-    pair matrices, ``mixed``; ``recurrence`` (per-topic shares) ``low-recurrence``;
-    ``significance`` ``background``; ``theta`` with ``doc_lengths`` ``few-documents``.
     The relative flags (``low-coherence``, ``background``) need at least four
     scored topics; for smaller models they are not checked and the reason is in
     ``FlagReport.skipped``.
+
+    Parameters
+    ----------
+    n_topics : int
+        The model's number of topics.
+    coherence : CoherenceResult or None, default None
+        Enables ``low-coherence`` and, with NPMI pair matrices, ``mixed``.
+    recurrence : array_like or None, default None
+        Per-topic recurrence shares; enables ``low-recurrence``.
+    significance : Score or None, default None
+        The result of ``topic_significance``; enables ``background``.
+    theta : numpy.ndarray or None, default None
+        ``D x K`` proportions; with ``doc_lengths`` enables ``few-documents``.
+    doc_lengths : array_like or None, default None
+        The ``D`` token counts (needed with ``theta``).
+    whisker : float, default 1.5
+        Tukey's whisker of the relative flags.
+    min_recurrence : float, default 0.5
+        Threshold of ``low-recurrence``.
+    top_documents : int, default 10
+        Documents counted by ``few-documents``.
+    max_share : float, default 0.5
+        Threshold of ``few-documents``.
+    within : float, default 0.2
+        Group threshold of ``mixed``.
+    between : float, default 0.0
+        Merging threshold of ``mixed``.
+
+    Returns
+    -------
+    FlagReport
+        The flags raised, by topic, with the rules' settings.
+
+    Raises
+    ------
+    ParameterError
+        If an input describes another number of topics or is of the wrong kind.
+    EmptyInputError
+        If no input is given.
     """
     n_topics = check_int(n_topics, "n_topics", min_value=1)
     flags: list[TopicFlag] = []

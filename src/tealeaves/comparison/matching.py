@@ -58,10 +58,19 @@ METRICS = ("js", "cosine", "jaccard", "rbo")
 class TopicMatching:
     """The one-to-one matching of the topics of models ``a`` and ``b``.
 
-    ``pairs`` has one row per matched pair (``topic_a``, ``topic_b``,
-    ``similarity``, ``words_a``, ``words_b``), best first; ``similarity`` is
-    the full ``K_a x K_b`` table; with different K the surplus topics of the
-    larger model are listed in ``unmatched_a`` / ``unmatched_b``.
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        One row per matched pair (``topic_a``, ``topic_b``, ``similarity``,
+        ``words_a``, ``words_b``), best first.
+    similarity : pandas.DataFrame
+        The full ``K_a x K_b`` table.
+    unmatched_a : list of int
+        With different K, the surplus topics of ``a``.
+    unmatched_b : list of int
+        With different K, the surplus topics of ``b``.
+    signature : Signature
+        What was computed and how.
     """
 
     pairs: pd.DataFrame
@@ -76,11 +85,30 @@ class TopicMatching:
         return float(self.pairs["similarity"].mean())
 
     def partner(self, side: str = "a") -> dict[int, tuple[int, float]]:
-        """``topic -> (matched topic of the other model, similarity)`` for the topics of ``side``."""
+        """``topic -> (matched topic of the other model, similarity)`` for the topics of ``side``.
+
+        Parameters
+        ----------
+        side : str, default "a"
+            ``"a"`` or ``"b"``.
+
+        Returns
+        -------
+        dict of int to tuple of (int, float)
+            The partner and similarity of each matched topic.
+        """
         mine, other = ("topic_a", "topic_b") if side == "a" else ("topic_b", "topic_a")
         return {int(r[mine]): (int(r[other]), float(r["similarity"])) for _, r in self.pairs.iterrows()}
 
     def to_dict(self) -> dict:
+        """The matching as a JSON-ready dictionary.
+
+        Returns
+        -------
+        dict
+            ``signature`` (a string), ``mean_similarity``, ``pairs`` records, ``unmatched_a``
+            and ``unmatched_b``.
+        """
         return {"signature": str(self.signature), "mean_similarity": self.mean_similarity,
                 "pairs": frame_records(self.pairs), "unmatched_a": self.unmatched_a,
                 "unmatched_b": self.unmatched_b}
@@ -135,11 +163,38 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
                       min_shared: float = 0.5) -> pd.DataFrame:
     """The ``K_a x K_b`` table of similarities between the topics of models ``a`` and ``b``.
 
-    ``metric``: ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module
-    docstring); ``top_n`` and ``p`` apply to the word-list metrics.  Rows are
-    the topics of ``a``, columns those of ``b``.  ``frame.attrs["vocabulary"]``
-    says how the vocabularies were aligned: ``same``, ``union<n>/shared<m>``,
-    or ``words`` (word-list metrics compare word strings directly).
+    Rows are the topics of ``a``, columns those of ``b``.
+
+    Parameters
+    ----------
+    a : object
+        The first fitted model (or ranked word lists for ``jaccard`` and ``rbo``).
+    b : object
+        The second.
+    metric : str, default "js"
+        ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).
+    top_n : int, default 10
+        Top words compared by the word-list metrics.
+    p : float, default 0.9
+        RBO's persistence, in ``(0, 1]``.
+    min_shared : float, default 0.5
+        Least share of the smaller vocabulary the two must share, in ``[0, 1]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The similarities; ``frame.attrs["vocabulary"]`` says how the vocabularies were
+        aligned: ``same``, ``union<n>/shared<m>``, or ``words`` (word-list metrics
+        compare word strings directly).
+
+    Raises
+    ------
+    ParameterError
+        If a parameter is invalid.
+    IncomparableError
+        If the vocabularies share too few words, or a topic has only zero weights (cosine).
+    InvalidModelError
+        If a model is invalid or has no probabilities for ``js``.
     """
     metric = check_choice(metric, "metric", METRICS)
     min_shared = check_fraction(min_shared, "min_shared")
@@ -162,7 +217,28 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
 
 def matching_signature(metric: str, top_n: int, p: float, a: object, b: object | None = None, **extra
                        ) -> Signature:
-    """The signature of a topic matching or a stability analysis."""
+    """The signature of a topic matching or a stability analysis.
+
+    Parameters
+    ----------
+    metric : str
+        The similarity metric.
+    top_n : int
+        Top words (recorded for ``jaccard`` and ``rbo``).
+    p : float
+        RBO's persistence (recorded for ``rbo``).
+    a : object
+        The first model (or the models' description source).
+    b : object or None, default None
+        The second model, if any.
+    **extra
+        Further signature fields, recorded before the models.
+
+    Returns
+    -------
+    Signature
+        A ``topic-matching`` signature.
+    """
     fields: dict[str, object] = {"metric": metric}
     if metric in ("jaccard", "rbo"):
         fields["top"] = top_n
@@ -176,7 +252,22 @@ def matching_signature(metric: str, top_n: int, p: float, a: object, b: object |
 
 
 def assign(similarity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices of the one-to-one assignment maximising the total similarity."""
+    """Row and column indices of the one-to-one assignment maximising the total similarity.
+
+    The Hungarian method (Kuhn 1955), by ``scipy.optimize.linear_sum_assignment``.
+
+    Parameters
+    ----------
+    similarity : numpy.ndarray
+        A ``K_a x K_b`` similarity table.
+
+    Returns
+    -------
+    rows : numpy.ndarray
+        Row indices of the pairs.
+    cols : numpy.ndarray
+        Column indices of the pairs.
+    """
     from scipy.optimize import linear_sum_assignment
 
     return linear_sum_assignment(np.asarray(similarity, dtype=np.float64), maximize=True)
@@ -188,6 +279,33 @@ def match_topics(a: object, b: object, metric: str = "js", top_n: int = 10, p: f
 
     See the module docstring for the metrics and the vocabulary alignment.
     With different numbers of topics ``min(K_a, K_b)`` pairs are formed.
+
+    Parameters
+    ----------
+    a : object
+        The first fitted model (or ranked word lists for ``jaccard`` and ``rbo``).
+    b : object
+        The second.
+    metric : str, default "js"
+        ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).
+    top_n : int, default 10
+        Top words compared by the word-list metrics.
+    p : float, default 0.9
+        RBO's persistence, in ``(0, 1]``.
+    min_shared : float, default 0.5
+        Least share of the smaller vocabulary the two must share, in ``[0, 1]``.
+
+    Returns
+    -------
+    TopicMatching
+        The pairs, best first, the full table and the unmatched topics.
+
+    Raises
+    ------
+    ParameterError
+        If a parameter is invalid.
+    IncomparableError
+        If the vocabularies share too few words.
     """
     sim = similarity_matrix(a, b, metric, top_n, p, min_shared)
     rows, cols = assign(sim.to_numpy())

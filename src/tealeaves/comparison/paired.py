@@ -39,7 +39,35 @@ from tealeaves.validation import check_float, check_int, check_seed
 
 @dataclass
 class PairedDifference:
-    """A difference ``A - B`` with its bootstrap interval ``[low, high]`` at ``level``."""
+    """A difference ``A - B`` with its bootstrap interval ``[low, high]`` at ``level``.
+
+    Parameters
+    ----------
+    measure : str
+        What is compared (``coherence-difference`` or ``loglik-per-word-difference``).
+    estimate : float
+        The difference ``A - B``.
+    low : float
+        Lower end of the percentile bootstrap interval.
+    high : float
+        Upper end of the interval.
+    value_a : float
+        The value of A.
+    value_b : float
+        The value of B.
+    n_a : int
+        Units of A resampled (topics or documents).
+    n_b : int
+        Units of B resampled.
+    level : float
+        Coverage of the interval.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling.
+    signature : Signature
+        What was computed and how.
+    """
 
     measure: str
     estimate: float
@@ -55,6 +83,13 @@ class PairedDifference:
     signature: Signature
 
     def to_dict(self) -> dict:
+        """The difference as a JSON-ready dictionary of its fields.
+
+        Returns
+        -------
+        dict
+            Every field, the ``signature`` as a string.
+        """
         out = dict(self.__dict__)
         out["signature"] = str(self.signature)
         return out
@@ -91,9 +126,37 @@ def coherence_difference(a: object, b: object, n_boot: int = 10000, level: float
                          seed: int = 0) -> PairedDifference:
     """Difference of mean coherence ``A - B`` with a two-sample bootstrap over topics (module docstring).
 
-    ``a`` and ``b`` must have the same signature (measure, reference, window,
-    top-N and every other setting); topics without a score (``None``) are
-    left out, as in :attr:`~tealeaves.coherence.CoherenceResult.mean`.
+    Topics without a score (``None``) are left out, as in
+    :attr:`~tealeaves.coherence.CoherenceResult.mean`.  The interval is the
+    percentile bootstrap (Efron and Tibshirani 1993, ch. 13).
+
+    Parameters
+    ----------
+    a : CoherenceResult
+        The coherence of model A.
+    b : CoherenceResult
+        The coherence of model B, with the same signature (measure, reference,
+        window, top-N and every other setting).
+    n_boot : int, default 10000
+        Bootstrap resamples (>= 100).
+    level : float, default 0.95
+        Coverage of the percentile interval, in ``(0, 1)``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    PairedDifference
+        ``mean_k c_A(k) - mean_k c_B(k)`` with its interval.
+
+    Raises
+    ------
+    ParameterError
+        If ``a`` or ``b`` is not a CoherenceResult, or a bootstrap setting is invalid.
+    EmptyInputError
+        If a result has fewer than two scored topics.
+    IncomparableError
+        If the two were computed differently.
     """
     n_boot, level, seed = _check_bootstrap(n_boot, level, seed)
     va, vb = _scored(a, "a"), _scored(b, "b")
@@ -150,11 +213,39 @@ def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_
                           level: float = 0.95, seed: int = 0) -> PairedDifference:
     """Difference of held-out log-likelihood per word ``A - B`` with a paired bootstrap over documents.
 
-    ``a``, ``b``: document-completion results of two models on the same
-    held-out words; ``heldout``: those words (the held-out half as a
-    :class:`~tealeaves.corpus.Corpus`, from :func:`same_heldout`) or their
-    per-document counts.  Results from different splits (seed, ``min_length``,
+    ``(LL_A - LL_B) / N``; each resample draws the same documents for both models
+    (module docstring).  Results from different splits (seed, ``min_length``,
     number of documents or words) are refused.
+
+    Parameters
+    ----------
+    a : CompletionResult
+        The document-completion result of model A.
+    b : CompletionResult
+        That of model B, on the same held-out words.
+    heldout : Corpus or numpy.ndarray
+        Those words: the held-out half as a :class:`~tealeaves.corpus.Corpus`, from
+        :func:`same_heldout`, or their per-document counts.
+    n_boot : int, default 10000
+        Bootstrap resamples (>= 100).
+    level : float, default 0.95
+        Coverage of the percentile interval, in ``(0, 1)``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    PairedDifference
+        The difference per word; positive means A predicts the held-out words better.
+
+    Raises
+    ------
+    ParameterError
+        If ``a`` or ``b`` is not a CompletionResult, or a bootstrap setting is invalid.
+    EmptyInputError
+        If a result holds no per-document log-likelihoods.
+    IncomparableError
+        If the results come from different splits or words, or ``heldout`` does not match them.
     """
     n_boot, level, seed = _check_bootstrap(n_boot, level, seed)
     la, lb = _per_document(a, "a"), _per_document(b, "b")
@@ -192,6 +283,29 @@ def same_heldout(model_a: object, model_b: object, test: Corpus, seed: int = 0, 
     Each model's test documents are aligned to its vocabulary before the split,
     so models with different vocabularies hold out different words; that is
     refused, naming the first document that differs.
+
+    Parameters
+    ----------
+    model_a : object
+        The first fitted model.
+    model_b : object
+        The second fitted model.
+    test : Corpus
+        The test documents.
+    seed : int, default 0
+        Seed of the split.
+    min_length : int, default 2
+        Documents with fewer tokens are skipped.
+
+    Returns
+    -------
+    Corpus
+        The held-out half.
+
+    Raises
+    ------
+    IncomparableError
+        If the two models hold out different documents or words.
     """
     from tealeaves.likelihood.completion import prepare_test
 

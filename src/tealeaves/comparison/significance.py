@@ -46,7 +46,20 @@ from tealeaves.signature import Signature
 
 
 def kl_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``sum_i p_i log(p_i / q_i)`` along the last axis, ``0 log 0 = 0`` (``inf`` where ``q_i = 0 < p_i``)."""
+    """``KL(p || q) = sum_i p_i log(p_i / q_i)`` along the last axis (nats), ``0 log 0 = 0``.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Distributions along the last axis.
+    q : numpy.ndarray
+        Distributions broadcastable against ``p``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The divergences (``inf`` where ``q_i = 0 < p_i``).
+    """
     from scipy.special import rel_entr
 
     return rel_entr(p, q).sum(axis=-1)
@@ -65,7 +78,25 @@ def _doc_lengths(doc_lengths: object, n_documents: int) -> np.ndarray:
 
 
 def topic_document_mass(theta: np.ndarray, doc_lengths: object | None) -> np.ndarray:
-    """``D x K`` weights ``n_dk``: ``N_d theta_dk`` with ``doc_lengths``, ``theta_dk`` without."""
+    """``D x K`` weights ``n_dk``: ``N_d theta_dk`` with ``doc_lengths``, ``theta_dk`` without.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``D x K`` document-topic proportions.
+    doc_lengths : array_like or None
+        The ``D`` token counts ``N_d``; None weighs every document the same.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``D x K`` weights.
+
+    Raises
+    ------
+    InvalidModelError
+        If ``doc_lengths`` has the wrong shape, negative or non-finite values, or sums to zero.
+    """
     if doc_lengths is None:
         return theta
     return theta * _doc_lengths(doc_lengths, theta.shape[0])[:, None]
@@ -74,10 +105,28 @@ def topic_document_mass(theta: np.ndarray, doc_lengths: object | None) -> np.nda
 def topic_significance(model: object, theta: np.ndarray, doc_lengths: object | None = None) -> Score:
     """The three KL distances of AlSumait et al. (2009) for every topic (see the module docstring).
 
-    ``theta``: ``D x K`` topic proportions of the documents (e.g. the training
-    documents, ``model.transform(corpus)``); ``doc_lengths``: their token
-    counts (``corpus.lengths``), optional.  ``value`` is the mean
-    ``kl_vacuous``; ``per_topic`` holds the three columns.
+    Parameters
+    ----------
+    model : object
+        A fitted probabilistic model (``topic_word_``).
+    theta : numpy.ndarray
+        ``D x K`` topic proportions of the documents (e.g. the training documents,
+        ``model.transform(corpus)``).
+    doc_lengths : array_like or None, default None
+        Their token counts (``corpus.lengths``): weighs documents by tokens
+        (``weight=tokens``); None weighs them equally, as OCTIS.
+
+    Returns
+    -------
+    Score
+        ``value`` is the mean ``kl_vacuous``; ``per_topic`` holds ``kl_uniform``,
+        ``kl_vacuous``, ``kl_background`` and ``share``.
+
+    Raises
+    ------
+    InvalidModelError
+        If the model has no probabilities, ``theta`` is not a ``D x K`` distribution,
+        or a topic has no weight in any document.
     """
     phi = topic_probabilities(model)
     theta = np.asarray(theta, dtype=np.float64)

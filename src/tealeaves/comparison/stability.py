@@ -48,11 +48,19 @@ DEFAULT_THRESHOLDS = {"js": 0.5, "cosine": 0.7, "jaccard": 0.5, "rbo": 0.5}
 class StabilityResult:
     """Recurrence of every topic of every run, the run-pair similarities and their summary.
 
-    ``topics``: one row per (``run``, ``topic``) with ``recurrence``,
-    ``mean_similarity``, ``min_similarity`` and ``words``; ``pairs``: one row
-    per pair of runs with its ``mean_similarity`` and ``n_recurring`` (matched
-    pairs at or above the threshold); ``summary``: the configuration's mean,
-    std, min and max of the run-pair mean similarities and the mean recurrence.
+    Parameters
+    ----------
+    topics : pandas.DataFrame
+        One row per (``run``, ``topic``) with ``recurrence``, ``mean_similarity``,
+        ``min_similarity`` and ``words``.
+    pairs : pandas.DataFrame
+        One row per pair of runs with its ``mean_similarity`` and ``n_recurring``
+        (matched pairs at or above the threshold).
+    summary : dict
+        The configuration's mean, std, min and max of the run-pair mean
+        similarities and the mean recurrence.
+    signature : Signature
+        What was computed and how.
     """
 
     topics: pd.DataFrame
@@ -61,13 +69,36 @@ class StabilityResult:
     signature: Signature
 
     def recurrence(self, run: int = 0) -> np.ndarray:
-        """The recurrence of the topics of ``run``, in topic order (for the ``low-recurrence`` flag)."""
+        """The recurrence of the topics of ``run``, in topic order (for the ``low-recurrence`` flag).
+
+        Parameters
+        ----------
+        run : int, default 0
+            The run's index.
+
+        Returns
+        -------
+        numpy.ndarray
+            One share in ``[0, 1]`` per topic.
+
+        Raises
+        ------
+        ParameterError
+            If ``run`` is not in the result.
+        """
         rows = self.topics[self.topics["run"] == run].sort_values("topic")
         if rows.empty:
             raise ParameterError(f"run {run} is not in this stability result ({self.summary['n_runs']} runs)")
         return rows["recurrence"].to_numpy()
 
     def to_dict(self) -> dict:
+        """The result as a JSON-ready dictionary.
+
+        Returns
+        -------
+        dict
+            ``signature`` (a string), ``summary``, and the ``pairs`` and ``topics`` records.
+        """
         return {"signature": str(self.signature), "summary": dict(self.summary),
                 "pairs": frame_records(self.pairs), "topics": frame_records(self.topics)}
 
@@ -89,10 +120,38 @@ def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float
                     top_n: int = 10, p: float = 0.9, min_shared: float = 0.5) -> StabilityResult:
     """Recurrence and matched similarity of the topics of ``runs`` (fits of one configuration).
 
-    See the module docstring for the definitions; ``metric``, ``top_n``,
-    ``p`` and ``min_shared`` are those of
-    :func:`~tealeaves.comparison.matching.similarity_matrix`.  Two runs with
-    the same seed give similarity 1 and recurrence 1 for every topic.
+    See the module docstring for the definitions (Greene, O'Callaghan and
+    Cunningham 2014).  Two runs with the same seed give similarity 1 and
+    recurrence 1 for every topic.
+
+    Parameters
+    ----------
+    runs : sequence of object
+        At least two fitted models with the same number of topics.
+    metric : str, default "js"
+        ``js``, ``cosine``, ``jaccard`` or ``rbo``
+        (as :func:`~tealeaves.comparison.matching.similarity_matrix`).
+    threshold : float or None, default None
+        Least matched similarity for a topic to count as recurring; None takes the
+        metric's :data:`DEFAULT_THRESHOLDS`.
+    top_n : int, default 10
+        Top words compared by the word-list metrics.
+    p : float, default 0.9
+        RBO's persistence.
+    min_shared : float, default 0.5
+        Least share of the smaller vocabulary two runs must share.
+
+    Returns
+    -------
+    StabilityResult
+        Per-topic recurrence, run-pair similarities and their summary.
+
+    Raises
+    ------
+    EmptyInputError
+        If fewer than two runs are given.
+    ParameterError
+        If the runs have different numbers of topics or a parameter is invalid.
     """
     runs = _check_runs(runs)
     metric = check_choice(metric, "metric", METRICS)
@@ -141,10 +200,39 @@ def _check_threshold(metric: str, threshold: object) -> float:
 def stability_by_k(runs_by_k: Mapping[int, Sequence[object]], metric: str = "js",
                    threshold: float | None = None, top_n: int = 10, p: float = 0.9,
                    min_shared: float = 0.5) -> pd.DataFrame:
-    """One row per K: ``k``, ``n_runs``, mean/std/min/max of the run-pair mean matched similarity,
-    ``mean_recurrence`` and the ``signature`` (see :func:`topic_stability`).
+    """One row per K: the summary of :func:`topic_stability` over that K's runs.
 
-    ``runs_by_k`` maps each K to its runs; a run with another number of topics is refused.
+    The columns are ``k``, ``n_runs``, mean/std/min/max of the run-pair mean matched
+    similarity, ``mean_recurrence`` and the ``signature``.
+
+    Parameters
+    ----------
+    runs_by_k : mapping of int to sequence of object
+        Each K's runs; a run with another number of topics is refused.
+    metric : str, default "js"
+        ``js``, ``cosine``, ``jaccard`` or ``rbo``
+        (as :func:`~tealeaves.comparison.matching.similarity_matrix`).
+    threshold : float or None, default None
+        Least matched similarity for a topic to count as recurring; None takes the
+        metric's :data:`DEFAULT_THRESHOLDS`.
+    top_n : int, default 10
+        Top words compared by the word-list metrics.
+    p : float, default 0.9
+        RBO's persistence.
+    min_shared : float, default 0.5
+        Least share of the smaller vocabulary two runs must share.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per K, in increasing K.
+
+    Raises
+    ------
+    EmptyInputError
+        If no runs are given.
+    ParameterError
+        If a run has another number of topics than its K.
     """
     if not runs_by_k:
         raise EmptyInputError("no runs given", fix="pass {K: [model, model, ...], ...}")

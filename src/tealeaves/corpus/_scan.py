@@ -32,10 +32,17 @@ _CLASSES: list[np.ndarray] = []
 
 
 def classes() -> np.ndarray:
-    """The class of every code point for the letters pattern: :data:`LETTER` (``[^\\W\\d_]``),
-    :data:`OTHER_WORD` (the rest of ``\\w``: decimal digits and ``_``), :data:`MARK` (a combining mark,
-    :data:`~tealeaves.corpus._marks.MARKS`, never a word character) or :data:`NOT_WORD` (built on first
-    use, about 0.4 s)."""
+    r"""The class of every code point for the letters pattern (built on first use, about 0.4 s).
+
+    :data:`LETTER` (``[^\W\d_]``), :data:`OTHER_WORD` (the rest of ``\w``: decimal
+    digits and ``_``), :data:`MARK` (a combining mark, :data:`~tealeaves.corpus._marks.MARKS`,
+    never a word character) or :data:`NOT_WORD`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``0x110000`` uint8 classes, indexed by code point.
+    """
     if not _CLASSES:
         table = np.zeros(0x110000, dtype=np.uint8)
         for c in range(0x110000):
@@ -67,15 +74,37 @@ def _rehash(w_hash, n_words, cap):
 
 @numba.njit(cache=True)
 def letter_runs(codes, ends, kinds, bits, head_len):
-    """Runs of ``codes`` (code points of texts ending at ``ends``; ``kinds[c]`` the class of ``c``)
-    that the letters pattern matches.  A run starts at a word character (a mark never starts one, so
+    """Runs of ``codes`` that the letters pattern matches.
+
+    A run starts at a word character (a mark never starts one, so
     unattached marks are skipped) and ends before a code point that is no word character, or before a
     mark that follows a digit or ``_`` (a mark continues a run only after a letter or a mark).
-
     The first ``head_len`` code points of a run are packed into 64 bits (``bits`` each) to compare
-    most words in one step.  Returns ``(ids, counts, starts, lengths)``: the word number of every match
-    in order, the number of matches of each text, and where (in ``codes``) and how long each distinct
-    word first occurs.
+    most words in one step.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        The code points of the texts, concatenated (uint8 for ASCII, uint32 otherwise).
+    ends : numpy.ndarray
+        The end of each text in ``codes`` (int64, cumulative).
+    kinds : numpy.ndarray
+        ``kinds[c]`` is the class of code point ``c`` (:func:`classes`).
+    bits : int
+        Bits per packed code point.
+    head_len : int
+        Code points packed into the 64-bit head.
+
+    Returns
+    -------
+    ids : numpy.ndarray
+        The word number of every match, in order.
+    counts : numpy.ndarray
+        The number of matches of each text.
+    starts : numpy.ndarray
+        Where (in ``codes``) each distinct word first occurs.
+    lengths : numpy.ndarray
+        How long each distinct word is.
     """
     n = len(codes)
     # matches: a text of m code points holds at most (m + 1) // 3 (two code points each, and a non-word
@@ -156,8 +185,26 @@ def letter_runs(codes, ends, kinds, bits, head_len):
 
 @numba.njit(cache=True)
 def word_blob(codes, starts, sizes, out):
-    """Fill ``out`` with the words ``codes[starts[i]:starts[i] + sizes[i]]`` joined by single spaces
-    (so all are decoded at once)."""
+    """Fill ``out`` with the words ``codes[starts[i]:starts[i] + sizes[i]]`` joined by single spaces.
+
+    So all are decoded at once.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        The code points the words were found in.
+    starts : numpy.ndarray
+        Where each word starts.
+    sizes : numpy.ndarray
+        How long each word is.
+    out : numpy.ndarray
+        The output buffer, ``sum(sizes) + len(sizes) - 1`` long, of ``codes``'s dtype.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``, filled.
+    """
     p = 0
     for w in range(len(starts)):
         if w:
@@ -170,7 +217,22 @@ def word_blob(codes, starts, sizes, out):
 
 
 def scan_letters(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """``(ids, counts, words)`` of the letters pattern's matches in ``texts`` (see :func:`letter_runs`)."""
+    """``(ids, counts, words)`` of the letters pattern's matches in ``texts`` (see :func:`letter_runs`).
+
+    Parameters
+    ----------
+    texts : list of str
+        The texts to scan.
+
+    Returns
+    -------
+    ids : numpy.ndarray
+        The word number of every match, in order.
+    counts : numpy.ndarray
+        The number of matches of each text.
+    words : list of str
+        The distinct words, by number.
+    """
     joined = "".join(texts)
     if joined.isascii():
         codes, kinds, bits, head_len, encoding = (np.frombuffer(joined.encode("ascii"), dtype=np.uint8),

@@ -63,8 +63,22 @@ def normalize_language(code: str) -> str:
     """Map a language code (``eng``, ``eng_Latn``, ``eng-US``, ``fil``, ``zho_Hans``...) to ``en``, ``tl``...
 
     Traditional-script Chinese (``zho_Hant``, ``zho-TW``) is deliberately not
-    mapped to ``zh``: it is a different written corpus.  Unknown codes raise
-    :class:`UnknownLanguageError` listing the accepted ones.
+    mapped to ``zh``: it is a different written corpus.
+
+    Parameters
+    ----------
+    code : str
+        A spelling of :data:`LANGUAGE_ALIASES` (case-insensitive).
+
+    Returns
+    -------
+    str
+        The canonical code.
+
+    Raises
+    ------
+    UnknownLanguageError
+        For an unknown code, listing the accepted ones.
     """
     key = str(code).strip().lower()
     if key in LANGUAGE_ALIASES:
@@ -83,17 +97,33 @@ LANGUAGE_CODE_PATTERN = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,8})*")
 
 
 def language_code(code: str) -> str:
-    """The language-code rule of every input whose languages the user chooses (aligned tuples and
-    parallel line files, Wikipedia dumps and langlinks, aligned reference folders, multilingual
-    topics): a known spelling normalised by :func:`normalize_language` (``eng_Latn`` -> ``en``), any
-    other code of :data:`LANGUAGE_CODE_PATTERN` lowercased (``bg``, ``BUL`` -> ``bul``, ``zh-yue``).
+    """The language-code rule of every input whose languages the user chooses.
+
+    That is aligned tuples and parallel line files, Wikipedia dumps and langlinks,
+    aligned reference folders and multilingual topics: a known spelling normalised
+    by :func:`normalize_language` (``eng_Latn`` -> ``en``), any other code of
+    :data:`LANGUAGE_CODE_PATTERN` lowercased (``bg``, ``BUL`` -> ``bul``, ``zh-yue``).
 
     So whatever ``tealeaves index build-aligned`` writes, ``tealeaves cnpmi`` reads, and ``tealeaves
     pltm fit`` fits (:class:`AlignedCorpus`, :class:`~tealeaves.models.polylingual.PolylingualTopicModel`
     use it too).  Codes outside the table are not mapped to each other (``bul`` is not ``bg``) and get
-    the default letters-only tokenisation of :func:`default_preprocessor`.  Anything else raises
-    :class:`UnknownLanguageError`.  Inputs tied to tealeaves' own data sets (the built-in references
-    and corpora, the reproductions) keep :func:`normalize_language`.
+    the default letters-only tokenisation of :func:`default_preprocessor`.  Inputs tied to tealeaves'
+    own data sets (the built-in references and corpora, the reproductions) keep :func:`normalize_language`.
+
+    Parameters
+    ----------
+    code : str
+        The code as given.
+
+    Returns
+    -------
+    str
+        The canonical code.
+
+    Raises
+    ------
+    UnknownLanguageError
+        If ``code`` is not a language code.
     """
     return _language_code(code if isinstance(code, str) else repr(code))
 
@@ -118,7 +148,17 @@ def jieba_tokenize(text: str) -> list[str]:
     """Segment Chinese text with jieba (precise mode, HMM on), keeping letter-only tokens.
 
     jieba's start-up log is silenced; its segmentation is deterministic for a
-    given dictionary, so repeated runs give the same tokens.
+    given dictionary, so repeated runs give the same tokens.  Needs the ``zh`` extra.
+
+    Parameters
+    ----------
+    text : str
+        Chinese text.
+
+    Returns
+    -------
+    list of str
+        The letter-only tokens, in order.
     """
     from tealeaves._optional import optional_import
 
@@ -132,9 +172,21 @@ def default_preprocessor(language: str, max_df: float = 0.3, min_df: int | float
 
     No stemming and no stop list; digits and symbols are removed (tokens are
     a letter followed by letters or combining marks, :data:`LETTERS_PATTERN`,
-    except in Chinese); words in more than
-    ``max_df`` (30%) of the language's documents are removed.  Chinese (``zh``)
-    is segmented with :func:`jieba_tokenize`.
+    except in Chinese).  Chinese (``zh``) is segmented with :func:`jieba_tokenize`.
+
+    Parameters
+    ----------
+    language : str
+        The language's canonical code.
+    max_df : float, default 0.3
+        Words in more than this share (30%) of the language's documents are removed.
+    min_df : int or float, default 1
+        Words in fewer documents (a count, or a fraction when a float) are removed.
+
+    Returns
+    -------
+    Preprocessor
+        An unfitted preprocessor.
     """
     if language == "zh":
         return Preprocessor(stop_words=None, max_df=max_df, min_df=min_df, tokenizer=jieba_tokenize)
@@ -145,15 +197,31 @@ def default_preprocessor(language: str, max_df: float = 0.3, min_df: int | float
 class AlignedCorpus:
     """Document tuples over several languages (see the module docstring).
 
-    Attributes
+    Parameters
     ----------
-    languages : language codes, in order.
-    corpora : per language, a :class:`Corpus` with one (possibly empty)
-        document per tuple, ids equal to ``ids``.
-    present : per language, a boolean array: the language has a document in
-        that tuple.
-    ids : one shared id per tuple.
-    labels : optional per-tuple labels.
+    languages : list of str
+        Language codes, in order (each once).
+    corpora : dict of str to Corpus
+        Per language, a :class:`Corpus` with one (possibly empty) document per
+        tuple, ids equal to ``ids``.
+    present : dict of str to numpy.ndarray
+        Per language, a boolean array: the language has a document in that tuple.
+    ids : list of str
+        One shared id per tuple.
+    labels : list or None, default None
+        Optional per-tuple labels.
+    metadata : dict, default {}
+        Free-form description (e.g. ``preprocessing`` per language).
+    preprocessors : dict, default {}
+        Per language, the :class:`Preprocessor` that encoded it, if known.
+
+    Raises
+    ------
+    LanguageMismatchError
+        If a language is repeated or lacks a corpus or presence mask.
+    InputFormatError
+        If a language does not have one entry per tuple, has tokens in absent
+        tuples, or the labels do not fit.
     """
 
     languages: list[str]
@@ -200,11 +268,37 @@ class AlignedCorpus:
     ) -> AlignedCorpus:
         """Build an aligned corpus from raw texts, ``None`` marking a missing document.
 
-        ``preprocessors`` maps each language to its :class:`Preprocessor`
-        (default: :func:`default_preprocessor`).  With ``fit=True`` each one is
-        fitted on that language's present texts; with ``fit=False`` they must be
-        fitted already (e.g. to encode held-out tuples over the training
-        vocabularies).
+        Parameters
+        ----------
+        texts : mapping of str to sequence of str or None
+            Per language (any spelling :func:`language_code` accepts), one text or
+            ``None`` per tuple.
+        ids : sequence of str
+            One id per tuple.
+        preprocessors : mapping of str to Preprocessor or None, default None
+            Each language's :class:`Preprocessor` (default: :func:`default_preprocessor`).
+        labels : sequence or None, default None
+            One label per tuple.
+        fit : bool, default True
+            With True each preprocessor is fitted on that language's present texts
+            (and the text is checked to be segmented); with False they must be fitted
+            already (e.g. to encode held-out tuples over the training vocabularies).
+
+        Returns
+        -------
+        AlignedCorpus
+            The encoded tuples, with ``metadata["preprocessing"]`` per language.
+
+        Raises
+        ------
+        EmptyInputError
+            If no language is given or a language has no document.
+        LanguageMismatchError
+            If a preprocessor is given for a language without texts.
+        InputFormatError
+            If a language's number of texts differs from the number of ids.
+        UnsegmentedTextError
+            If a fitted language's text looks unsegmented.
         """
         texts = {language_code(lang): docs for lang, docs in texts.items()}
         languages = list(texts)
@@ -249,11 +343,38 @@ class AlignedCorpus:
         return len(self.ids)
 
     def vocabulary(self, lang: str):
-        """The vocabulary of language ``lang``."""
+        """The vocabulary of language ``lang``.
+
+        Parameters
+        ----------
+        lang : str
+            A language of the corpus.
+
+        Returns
+        -------
+        Vocabulary
+            Its vocabulary.
+
+        Raises
+        ------
+        LanguageMismatchError
+            If ``lang`` is not in the corpus.
+        """
         return self.corpora[self._check_language(lang)].vocabulary
 
     def n_tokens(self, lang: str | None = None) -> int:
-        """Tokens of one language, or of all languages."""
+        """Tokens of one language, or of all languages.
+
+        Parameters
+        ----------
+        lang : str or None, default None
+            A language of the corpus; None counts all.
+
+        Returns
+        -------
+        int
+            The number of tokens.
+        """
         langs = [self._check_language(lang)] if lang else self.languages
         return int(sum(self.corpora[x].n_tokens for x in langs))
 
@@ -265,7 +386,23 @@ class AlignedCorpus:
         return lang
 
     def language(self, lang: str) -> Corpus:
-        """The documents of ``lang`` present in some tuple, as a monolingual corpus."""
+        """The documents of ``lang`` present in some tuple, as a monolingual corpus.
+
+        Parameters
+        ----------
+        lang : str
+            A language of the corpus.
+
+        Returns
+        -------
+        Corpus
+            Its present documents, with the tuples' labels.
+
+        Raises
+        ------
+        LanguageMismatchError
+            If ``lang`` is not in the corpus.
+        """
         self._check_language(lang)
         idx = np.flatnonzero(self.present[lang])
         sub = self.corpora[lang].subset(idx)
@@ -274,7 +411,18 @@ class AlignedCorpus:
         return sub
 
     def subset(self, indices: Sequence[int] | np.ndarray) -> AlignedCorpus:
-        """A new aligned corpus holding the given tuples, in the given order."""
+        """A new aligned corpus holding the given tuples, in the given order.
+
+        Parameters
+        ----------
+        indices : sequence of int or numpy.ndarray
+            Tuple indices.
+
+        Returns
+        -------
+        AlignedCorpus
+            The tuples, with the same languages, metadata and preprocessors.
+        """
         idx = np.asarray(indices, dtype=np.int64)
         return AlignedCorpus(
             self.languages,
@@ -287,7 +435,23 @@ class AlignedCorpus:
         )
 
     def select_languages(self, languages: Sequence[str]) -> AlignedCorpus:
-        """Keep only ``languages`` (tuples left with no document are kept, all absent)."""
+        """Keep only ``languages`` (tuples left with no document are kept, all absent).
+
+        Parameters
+        ----------
+        languages : sequence of str
+            Languages of the corpus, in the order wanted.
+
+        Returns
+        -------
+        AlignedCorpus
+            The same tuples over those languages.
+
+        Raises
+        ------
+        LanguageMismatchError
+            If a language is not in the corpus.
+        """
         langs = [self._check_language(x) for x in languages]
         return AlignedCorpus(
             langs,
@@ -300,19 +464,49 @@ class AlignedCorpus:
         )
 
     def pairs(self, l1: str, l2: str) -> AlignedCorpus:
-        """The tuples holding a document in both ``l1`` and ``l2``, restricted to those languages."""
+        """The tuples holding a document in both ``l1`` and ``l2``, restricted to those languages.
+
+        Parameters
+        ----------
+        l1 : str
+            The first language.
+        l2 : str
+            The second language.
+
+        Returns
+        -------
+        AlignedCorpus
+            The tuples with both, over ``[l1, l2]``.
+        """
         both = self.present[self._check_language(l1)] & self.present[self._check_language(l2)]
         return self.select_languages([l1, l2]).subset(np.flatnonzero(both))
 
     def drop_empty(self) -> AlignedCorpus:
-        """Drop tuples with no tokens in any language (e.g. after vocabulary pruning)."""
+        """Drop tuples with no tokens in any language (e.g. after vocabulary pruning).
+
+        Returns
+        -------
+        AlignedCorpus
+            The tuples with at least one token.
+        """
         keep = np.zeros(len(self), dtype=bool)
         for lang in self.languages:
             keep |= self.corpora[lang].lengths > 0
         return self.subset(np.flatnonzero(keep))
 
     def require_nonempty(self, what: str = "aligned corpus") -> None:
-        """Raise :class:`EmptyInputError` if there are no tuples or no tokens at all."""
+        """Raise :class:`EmptyInputError` if there are no tuples or no tokens at all.
+
+        Parameters
+        ----------
+        what : str, default "aligned corpus"
+            What the corpus is, for the message.
+
+        Raises
+        ------
+        EmptyInputError
+            If there is no tuple or no token.
+        """
         if len(self) == 0:
             raise EmptyInputError(f"the {what} has no tuples; check the reader and the language filter")
         if self.n_tokens() == 0:

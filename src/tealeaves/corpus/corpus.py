@@ -32,16 +32,28 @@ def _flatten(pieces: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 class Corpus:
     """Documents as token-id sequences over a fixed vocabulary.
 
-    Attributes
+    Parameters
     ----------
     vocabulary : Vocabulary
-    tokens : int32 array of every document's word ids, concatenated.
-    offsets : int64 array of length ``n_documents + 1``; document ``d`` is
+        The words the ids refer to.
+    tokens : numpy.ndarray
+        int32 array of every document's word ids, concatenated.
+    offsets : numpy.ndarray
+        int64 array of length ``n_documents + 1``; document ``d`` is
         ``tokens[offsets[d]:offsets[d + 1]]``.
-    ids : one string id per document.
-    labels : optional per-document labels (any objects, e.g. lists of categories).
-    n_dropped : number of tokens dropped as out-of-vocabulary when the corpus
-        was encoded.
+    ids : list of str
+        One string id per document.
+    labels : list or None, default None
+        Optional per-document labels (any objects, e.g. lists of categories).
+    n_dropped : int, default 0
+        Number of tokens dropped as out-of-vocabulary when the corpus was encoded.
+    metadata : dict, default {}
+        Free-form description (e.g. ``name``, the preprocessing).
+
+    Raises
+    ------
+    InputFormatError
+        If the offsets, labels or token ids do not fit the documents and the vocabulary.
     """
 
     vocabulary: Vocabulary
@@ -77,7 +89,28 @@ class Corpus:
     ) -> Corpus:
         """Encode tokenised documents; unknown tokens are dropped and counted.
 
-        With no ``vocabulary``, one is built from the documents themselves.
+        Parameters
+        ----------
+        documents : iterable of sequence of str
+            The tokenised documents.
+        vocabulary : Vocabulary or None, default None
+            The vocabulary to encode over; None builds one from the documents themselves.
+        ids : sequence of str or None, default None
+            One id per document (None: ``"0"``, ``"1"``, ...).
+        labels : sequence or None, default None
+            One label per document.
+
+        Returns
+        -------
+        Corpus
+            The encoded documents (``n_dropped`` counts the unknown tokens).
+
+        Raises
+        ------
+        InputFormatError
+            If the number of ids or labels differs from the number of documents.
+        EmptyInputError
+            If no vocabulary is given and the documents hold no tokens.
         """
         docs = [list(d) for d in documents]
         if vocabulary is None:
@@ -108,7 +141,27 @@ class Corpus:
         vocabulary: Vocabulary | Sequence[str],
         ids: Sequence[str] | None = None,
     ) -> Corpus:
-        """Build a corpus from a document-term count matrix (word order is lost)."""
+        """Build a corpus from a document-term count matrix (word order is lost).
+
+        Parameters
+        ----------
+        counts : numpy.ndarray or scipy.sparse.spmatrix
+            The ``D x V`` non-negative counts.
+        vocabulary : Vocabulary or sequence of str
+            The ``V`` words of the columns.
+        ids : sequence of str or None, default None
+            One id per document (None: ``"0"``, ``"1"``, ...).
+
+        Returns
+        -------
+        Corpus
+            Each document's words repeated by their counts, in column order.
+
+        Raises
+        ------
+        InputFormatError
+            If a count is negative or the number of columns differs from the vocabulary.
+        """
         counts = sp.csr_matrix(counts)
         if counts.nnz and counts.data.min() < 0:
             raise InputFormatError("counts must be non-negative")
@@ -144,11 +197,33 @@ class Corpus:
         return np.diff(self.offsets)
 
     def document(self, d: int) -> np.ndarray:
-        """Word ids of document ``d`` in their original order."""
+        """Word ids of document ``d`` in their original order.
+
+        Parameters
+        ----------
+        d : int
+            The document's index.
+
+        Returns
+        -------
+        numpy.ndarray
+            A view of its int32 ids.
+        """
         return self.tokens[self.offsets[d] : self.offsets[d + 1]]
 
     def words(self, d: int) -> list[str]:
-        """Tokens of document ``d`` as strings."""
+        """Tokens of document ``d`` as strings.
+
+        Parameters
+        ----------
+        d : int
+            The document's index.
+
+        Returns
+        -------
+        list of str
+            Its words in order.
+        """
         return self.vocabulary.decode(self.document(d))
 
     def __iter__(self) -> Iterator[np.ndarray]:
@@ -156,7 +231,13 @@ class Corpus:
             yield self.document(d)
 
     def token_lists(self) -> list[list[str]]:
-        """Every document as a list of word strings (for interoperability)."""
+        """Every document as a list of word strings (for interoperability).
+
+        Returns
+        -------
+        list of list of str
+            One list per document.
+        """
         return [self.words(d) for d in range(len(self))]
 
     @cached_property
@@ -171,15 +252,38 @@ class Corpus:
         return m
 
     def term_frequencies(self) -> np.ndarray:
-        """Total count of every vocabulary word over the corpus."""
+        """Total count of every vocabulary word over the corpus.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``V`` int64 counts.
+        """
         return np.bincount(self.tokens, minlength=len(self.vocabulary)).astype(np.int64)
 
     def document_frequencies(self) -> np.ndarray:
-        """Number of documents containing each vocabulary word."""
+        """Number of documents containing each vocabulary word.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``V`` int64 counts.
+        """
         return np.asarray((self.counts > 0).sum(axis=0)).ravel().astype(np.int64)
 
     def subset(self, indices: Sequence[int] | np.ndarray) -> Corpus:
-        """A new corpus holding the given documents, in the given order."""
+        """A new corpus holding the given documents, in the given order.
+
+        Parameters
+        ----------
+        indices : sequence of int or numpy.ndarray
+            Document indices (repeats allowed).
+
+        Returns
+        -------
+        Corpus
+            The documents with their ids, labels and the metadata (``n_dropped`` is 0).
+        """
         idx = np.asarray(indices, dtype=np.int64)
         tokens, offsets = _flatten([self.document(int(d)) for d in idx])
         labels = [self.labels[int(d)] for d in idx] if self.labels is not None else None
@@ -194,7 +298,18 @@ class Corpus:
         )
 
     def require_nonempty(self, what: str = "corpus") -> None:
-        """Raise :class:`EmptyInputError` if there are no documents or no tokens."""
+        """Raise :class:`EmptyInputError` if there are no documents or no tokens.
+
+        Parameters
+        ----------
+        what : str, default "corpus"
+            What the corpus is, for the message.
+
+        Raises
+        ------
+        EmptyInputError
+            If the corpus has no document or no token.
+        """
         if len(self) == 0:
             raise EmptyInputError(f"the {what} has no documents; check the input path and reader")
         if self.n_tokens == 0:

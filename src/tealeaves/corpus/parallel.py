@@ -106,7 +106,19 @@ class ParallelFormatError(InputFormatError):
 
 @dataclass
 class ParallelTexts:
-    """Raw aligned texts: ``texts[lang][t]`` is tuple ``t``'s text in ``lang`` (``None`` if missing)."""
+    """Raw aligned texts: ``texts[lang][t]`` is tuple ``t``'s text in ``lang`` (``None`` if missing).
+
+    Parameters
+    ----------
+    ids : list of str
+        One id per tuple.
+    texts : dict of str to list of (str or None)
+        Per language, one text (or ``None``) per tuple.
+    labels : list or None, default None
+        Optional per-tuple labels.
+    metadata : dict, default {}
+        The source and its details.
+    """
 
     ids: list[str]
     texts: dict[str, list[str | None]]
@@ -120,7 +132,20 @@ class ParallelTexts:
     def to_aligned(
         self, preprocessors: Mapping[str, Preprocessor] | None = None, fit: bool = True
     ) -> AlignedCorpus:
-        """Preprocess into an :class:`AlignedCorpus` (see :meth:`AlignedCorpus.from_texts`)."""
+        """Preprocess into an :class:`AlignedCorpus` (see :meth:`AlignedCorpus.from_texts`).
+
+        Parameters
+        ----------
+        preprocessors : mapping of str to Preprocessor or None, default None
+            Each language's preprocessor (default: ``default_preprocessor``).
+        fit : bool, default True
+            Fit the preprocessors on these texts; False uses them as fitted.
+
+        Returns
+        -------
+        AlignedCorpus
+            The encoded tuples, with this object's metadata.
+        """
         out = AlignedCorpus.from_texts(self.texts, self.ids, preprocessors, self.labels, fit=fit)
         out.metadata.update(self.metadata)
         return out
@@ -165,12 +190,28 @@ def _chapter(ref: str) -> str:
 def read_ebible(path: str | Path, vref: str | Path | None = None) -> dict[str, str | None]:
     """Group an eBible verse-per-line file into chapters, in ``vref.txt`` order.
 
-    Line ``i`` of the text holds the verse named on line ``i`` of ``vref.txt``
-    (by default the ``vref.txt`` beside the text, else ``bible/ebible/vref.txt``);
+    Line ``i`` of the text holds the verse named on line ``i`` of ``vref.txt``;
     an empty line is a missing verse and ``<range>`` marks a verse merged into
-    an earlier one.  A chapter's text is its verses joined by spaces; a chapter
-    with no verse at all is ``None`` (missing in this language).  Relative paths
+    an earlier one.  A chapter's text is its verses joined by spaces.  Relative paths
     are resolved with :func:`tealeaves.data.locate`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The eBible text.
+    vref : str or Path or None, default None
+        The verse list; None takes the ``vref.txt`` beside the text, else ``bible/ebible/vref.txt``.
+
+    Returns
+    -------
+    dict of str to (str or None)
+        Chapter id (``"GEN 1"``) to text; a chapter with no verse at all is ``None``
+        (missing in this language).
+
+    Raises
+    ------
+    ParallelFormatError
+        If the text does not have one line per verse, or a reference is malformed.
     """
     path = _resolve(path)
     if vref is None:
@@ -200,8 +241,24 @@ def read_ces_bible(path: str | Path) -> dict[str, str | None]:
 
     Chapter ids follow eBible (``"MAT 1"``): the corpus's own book codes are
     mapped to USFM 3 with :data:`CES_TO_USFM` (``MAR`` -> ``MRK``, ``JOH`` ->
-    ``JHN``...).  Chapters come in document order; a chapter whose
-    verses are all empty is ``None``.
+    ``JHN``...).
+
+    Parameters
+    ----------
+    path : str or Path
+        The XML file (relative paths resolved with :func:`tealeaves.data.locate`).
+
+    Returns
+    -------
+    dict of str to (str or None)
+        Chapter id to text, in document order; a chapter whose verses are all empty is ``None``.
+
+    Raises
+    ------
+    ParallelFormatError
+        If the XML is malformed or a verse id is not ``b.BOOK.C.V``.
+    EmptyInputError
+        If the file has no verses.
     """
     path = _io.existing_file(_resolve(path), "CES XML Bible")
     try:
@@ -224,7 +281,18 @@ def read_ces_bible(path: str | Path) -> dict[str, str | None]:
 
 
 def vref_chapters(vref: str | Path = "bible/ebible/vref.txt") -> list[str]:
-    """Every chapter id of ``vref.txt`` in order (1,511 with the deuterocanon; 1,189 in the 66 books)."""
+    """Every chapter id of ``vref.txt`` in order (1,511 with the deuterocanon; 1,189 in the 66 books).
+
+    Parameters
+    ----------
+    vref : str or Path, default "bible/ebible/vref.txt"
+        The verse list.
+
+    Returns
+    -------
+    list of str
+        Chapter ids such as ``"GEN 1"``.
+    """
     refs = (r for r in _read_lines(_resolve(vref)) if r.strip())
     return list(dict.fromkeys(_chapter(r) for r in refs))
 
@@ -241,13 +309,31 @@ def bible_chapters(
 ) -> ParallelTexts:
     """Bible chapters aligned across languages (one tuple per chapter, id ``"GEN 1"``).
 
-    ``languages`` is a list of codes (using :data:`BIBLE_TEXTS`) or a mapping
-    code -> file (an eBible ``.txt`` or a CES ``.xml``).  ``canon`` restricts
-    the tuples to those books, in the order given (default: the 66 books of the
-    Protestant canon, 1,189 chapters in ``vref.txt``'s versification); ``None``
-    keeps every chapter of every text.  A chapter missing in a language is
-    ``None`` there; with ``drop_incomplete`` tuples missing in every language
-    are dropped.
+    A chapter missing in a language is ``None`` there.
+
+    Parameters
+    ----------
+    languages : sequence of str or mapping of str to (str or Path)
+        A list of codes (using :data:`BIBLE_TEXTS`) or a mapping code -> file (an
+        eBible ``.txt`` or a CES ``.xml``).
+    canon : sequence of str or None, default PROTESTANT_BOOKS
+        Restricts the tuples to those books, in the order given (default: the 66
+        books of the Protestant canon, 1,189 chapters in ``vref.txt``'s
+        versification); ``None`` keeps every chapter of every text.
+    drop_incomplete : bool, default True
+        Drop tuples missing in every language.
+
+    Returns
+    -------
+    ParallelTexts
+        The chapters.
+
+    Raises
+    ------
+    LanguageMismatchError
+        If a requested language has no default Bible text.
+    ParallelFormatError
+        If a file is malformed.
     """
     files = (
         {normalize_language(k): v for k, v in languages.items()}
@@ -323,6 +409,16 @@ def sib200_labels(language: str = "en") -> dict[int, str]:
     followed by ``devtest`` (997-2008), which is exactly the ``sent_ids``
     numbering of the FLORES document files; the train, dev and test splits
     together label 1,004 sentences.  Labels are the same in every language.
+
+    Parameters
+    ----------
+    language : str, default "en"
+        The language whose annotation files are read.
+
+    Returns
+    -------
+    dict of int to str
+        Sentence id to topic label.
     """
     lang = _languages([language], FLORES_CODES, "SIB-200")[0]
     out: dict[int, str] = {}
@@ -352,12 +448,31 @@ def flores_documents(languages: Sequence[str], split: str | None = None) -> Para
     """FLORES-200 documents aligned across languages, labelled with SIB-200 topics.
 
     481 documents (``flores_dev_*`` and ``flores_devtest_*``), the same
-    ``doc_id`` in every language; ``split`` keeps only ``"dev"`` or
-    ``"devtest"``.  Each document's label is the majority SIB-200 label of its
+    ``doc_id`` in every language.  Each document's label is the majority SIB-200 label of its
     labelled sentences (ties go to the label listed first in SIB-200's
     ``labels.txt`` order, :data:`SIB_LABELS`), or ``None`` when none of its
-    sentences is in SIB-200.  ``metadata["sent_ids"]`` keeps each document's
-    FLORES sentence ids.
+    sentences is in SIB-200.
+
+    Parameters
+    ----------
+    languages : sequence of str
+        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+    split : str or None, default None
+        Keep only ``"dev"`` or ``"devtest"``; None keeps both.
+
+    Returns
+    -------
+    ParallelTexts
+        The documents; ``metadata["sent_ids"]`` keeps each document's FLORES sentence ids.
+
+    Raises
+    ------
+    EmptyInputError
+        If no language is requested.
+    LanguageMismatchError
+        If the corpus has no text in a requested language.
+    TealeavesError
+        If ``split`` is not ``"dev"`` or ``"devtest"``.
     """
     langs = _languages(languages, FLORES_CODES, "FLORES-200")
     files = {x: f"parallel/flores200/docs/{FLORES_CODES[x]}.jsonl" for x in langs}
@@ -390,12 +505,30 @@ def read_line_aligned(
 ) -> ParallelTexts:
     """Line-aligned sentence files grouped into documents by a document-id file.
 
-    ``doc_ids`` is a file with one document id per line (the first
-    tab-separated field), or the list itself; consecutive lines with the same
-    id form one document (ids must not recur after another id).  Empty lines
-    are missing sentences; a document with no sentence in a language is
-    ``None`` there.  Every file is read in ``encoding`` (default UTF-8).
-    Collects :func:`iter_line_aligned`.
+    Consecutive lines with the same id form one document (ids must not recur after
+    another id).  Empty lines are missing sentences.  Collects :func:`iter_line_aligned`.
+
+    Parameters
+    ----------
+    files : mapping of str to (str or Path)
+        Language code to its line-aligned file.
+    doc_ids : str or Path or sequence of str
+        A file with one document id per line (the first tab-separated field), or
+        the list itself.
+    separator : str, default " "
+        Joins a document's sentences.
+    encoding : str or None, default None
+        Every file's encoding (None: UTF-8).
+
+    Returns
+    -------
+    ParallelTexts
+        The documents; a document with no sentence in a language is ``None`` there.
+
+    Raises
+    ------
+    ParallelFormatError
+        If an id recurs after other documents or a file has another number of lines than ids.
     """
     langs = [language_code(x) for x in files]
     order: list[str] = []
@@ -414,8 +547,31 @@ def iter_line_aligned(
     files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " ",
     encoding: str | None = None,
 ) -> Iterator[tuple[str, dict[str, str | None]]]:
-    """``(document id, {language: text or None})`` of :func:`read_line_aligned`, one document at a
-    time: the files are read in step, a line at a time (memory: one document, and the ids seen)."""
+    """The documents of :func:`read_line_aligned`, one at a time.
+
+    The files are read in step, a line at a time (memory: one document, and the ids seen).
+
+    Parameters
+    ----------
+    files : mapping of str to (str or Path)
+        Language code to its line-aligned file.
+    doc_ids : str or Path or sequence of str
+        A document-id file (blank lines skipped) or the ids themselves.
+    separator : str, default " "
+        Joins a document's sentences.
+    encoding : str or None, default None
+        Every file's encoding (None: UTF-8).
+
+    Yields
+    ------
+    tuple of (str, dict of str to (str or None))
+        ``(document id, {language: text or None})``.
+
+    Raises
+    ------
+    ParallelFormatError
+        If an id recurs after other documents or a file has another number of lines than ids.
+    """
     if isinstance(doc_ids, (str, Path)):
         path = _resolve(doc_ids)
         ids: Iterable[str] = (line.split("\t")[0].strip() for line in _io.iter_lines(path, encoding)
@@ -456,7 +612,25 @@ def iter_line_aligned(
 
 
 def ntrex_documents(languages: Sequence[str]) -> ParallelTexts:
-    """NTREX-128: 1,997 news sentences in 123 documents (English is the original source)."""
+    """NTREX-128: 1,997 news sentences in 123 documents (English is the original source).
+
+    Parameters
+    ----------
+    languages : sequence of str
+        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+
+    Returns
+    -------
+    ParallelTexts
+        The documents.
+
+    Raises
+    ------
+    EmptyInputError
+        If no language is requested.
+    LanguageMismatchError
+        If the corpus has no text in a requested language.
+    """
     langs = _languages(languages, NTREX_FILES, "NTREX-128")
     files = {x: locate(f"parallel/ntrex128/{NTREX_FILES[x]}") for x in langs}
     out = read_line_aligned(files, locate("parallel/ntrex128/DOCUMENT_IDS.tsv"))
@@ -468,7 +642,25 @@ TICO_LANGUAGES = ("en", "am", "tl", "zh")
 
 
 def tico19_documents(languages: Sequence[str]) -> ParallelTexts:
-    """TICO-19: 31 COVID-19 documents (medical, Wikipedia, news) in en, am, tl, zh."""
+    """TICO-19: 31 COVID-19 documents (medical, Wikipedia, news) in en, am, tl, zh.
+
+    Parameters
+    ----------
+    languages : sequence of str
+        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+
+    Returns
+    -------
+    ParallelTexts
+        The documents.
+
+    Raises
+    ------
+    EmptyInputError
+        If no language is requested.
+    LanguageMismatchError
+        If the corpus has no text in a requested language.
+    """
     langs = _languages(languages, dict.fromkeys(TICO_LANGUAGES), "TICO-19")
     files = {x: f"parallel/tico19/docs/{x}.jsonl" for x in langs}
     ids, texts, _ = _jsonl_documents(langs, files, "TICO-19")
@@ -481,7 +673,25 @@ UDHR_FILES: dict[str, str] = {
 
 
 def udhr_articles(languages: Sequence[str]) -> ParallelTexts:
-    """The Universal Declaration of Human Rights: 31 documents (preamble + 30 articles)."""
+    """The Universal Declaration of Human Rights: 31 documents (preamble + 30 articles).
+
+    Parameters
+    ----------
+    languages : sequence of str
+        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+
+    Returns
+    -------
+    ParallelTexts
+        The documents.
+
+    Raises
+    ------
+    EmptyInputError
+        If no language is requested.
+    LanguageMismatchError
+        If the corpus has no text in a requested language.
+    """
     langs = _languages(languages, UDHR_FILES, "the UDHR")
     files = {x: f"parallel/udhr/{UDHR_FILES[x]}.articles.jsonl" for x in langs}
     ids, texts, _ = _jsonl_documents(langs, files, "UDHR")

@@ -55,8 +55,20 @@ PATTERN_NAMES = {LETTERS_PATTERN: "the default letters-and-marks pattern",
 
 
 def pattern_name(value: object) -> str | None:
-    """The short name (:data:`PATTERN_NAMES`) of a known token pattern, else None (the default pattern
-    is some 5,000 characters: messages and listings name it instead)."""
+    """The short name (:data:`PATTERN_NAMES`) of a known token pattern, else None.
+
+    The default pattern is some 5,000 characters: messages and listings name it instead.
+
+    Parameters
+    ----------
+    value : object
+        A token pattern (or anything else).
+
+    Returns
+    -------
+    str or None
+        Its short name, or None when it is not a known pattern.
+    """
     return PATTERN_NAMES.get(value) if isinstance(value, str) else None
 
 #: The separator word :meth:`Preprocessor.scan` puts between texts (upper case: lowercased text never
@@ -90,19 +102,34 @@ class Preprocessor:
 
     Parameters
     ----------
-    token_pattern : regular expression whose matches are the tokens.
-    lowercase : lowercase text before matching.
-    stop_words : ``"english"`` (scikit-learn's list), ``None`` or a collection.
-    min_df, max_df : keep words in at least ``min_df`` and at most ``max_df``
-        training documents; an ``int`` is a count, a ``float`` a fraction.
-    max_features : keep only the ``max_features`` words with the largest total count in
+    token_pattern : str, default LETTERS_PATTERN
+        Regular expression whose matches are the tokens.
+    lowercase : bool, default True
+        Lowercase text before matching.
+    stop_words : str or sequence of str or None, default "english"
+        ``"english"`` (scikit-learn's list), ``None`` or a collection.
+    min_df : int or float, default 1
+        Keep words in at least ``min_df`` training documents; an ``int`` is a
+        count, a ``float`` a fraction.
+    max_df : int or float, default 1.0
+        Keep words in at most ``max_df`` training documents; an ``int`` is a
+        count, a ``float`` a fraction.
+    max_features : int or None, default None
+        Keep only the ``max_features`` words with the largest total count in
         the training documents, after the ``min_df``/``max_df`` bounds (as scikit-learn's
         ``CountVectorizer``; ties broken alphabetically).
-    tokenizer : optional callable replacing the regular expression (e.g. a
-        Chinese segmenter); recorded by name.
+    tokenizer : callable or None, default None
+        Optional callable replacing the regular expression (e.g. a Chinese
+        segmenter); recorded by name.
 
-    Fitted attributes: ``vocabulary_``, ``document_frequencies_``,
-    ``n_documents_``.
+    Attributes
+    ----------
+    vocabulary_ : Vocabulary
+        The fitted vocabulary.
+    document_frequencies_ : dict of str to int
+        The training document frequency of each kept word.
+    n_documents_ : int
+        The number of training documents.
     """
 
     token_pattern: str = LETTERS_PATTERN
@@ -130,7 +157,23 @@ class Preprocessor:
         return frozenset(w.lower() if self.lowercase else w for w in self.stop_words)
 
     def tokenize(self, text: str) -> list[str]:
-        """Split ``text`` into tokens and remove stop words (no vocabulary pruning)."""
+        """Split ``text`` into tokens and remove stop words (no vocabulary pruning).
+
+        Parameters
+        ----------
+        text : str
+            One text.
+
+        Returns
+        -------
+        list of str
+            Its tokens, in order.
+
+        Raises
+        ------
+        ValueError
+            If ``stop_words`` is a string other than ``"english"``.
+        """
         if self.lowercase:
             text = text.lower()
         tokens = self.tokenizer(text) if self.tokenizer else re.findall(self.token_pattern, text)
@@ -152,6 +195,16 @@ class Preprocessor:
         call (their matches never cross a line break); other patterns and
         tokenizers run text by text.  Stop words are left to the caller
         (:attr:`Scan.stop`), to refuse once per distinct word.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts.
+
+        Returns
+        -------
+        Scan
+            The candidate words of every text.
         """
         texts = [t.lower() for t in texts] if self.lowercase else list(texts)
         stop = self._stop_set()
@@ -174,7 +227,23 @@ class Preprocessor:
 
     # -- fitting ------------------------------------------------------------
     def fit(self, texts: Iterable[str]) -> Preprocessor:
-        """Choose the vocabulary from training texts."""
+        """Choose the vocabulary from training texts.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The training texts.
+
+        Returns
+        -------
+        Preprocessor
+            ``self``, fitted.
+
+        Raises
+        ------
+        EmptyInputError
+            If there are no texts or no word survives the pruning.
+        """
         self._fit_tokens([self.tokenize(t) for t in texts])
         return self
 
@@ -193,10 +262,31 @@ class Preprocessor:
         self.n_documents_ = n
 
     def prune(self, n_documents: int, df: Mapping[str, int], tf: Mapping[str, int]) -> list[str]:
-        """The sorted vocabulary this recipe keeps from document frequencies ``df`` and term frequencies
-        ``tf`` over ``n_documents``: ``min_df <= df <= max_df`` (fractions of ``n_documents`` when
-        floats), then the ``max_features`` most frequent (ties by word).  The one pruning rule, used by
-        :meth:`fit` and by the streaming index build's counting pass."""
+        """The sorted vocabulary this recipe keeps from document and term frequencies.
+
+        ``min_df <= df <= max_df`` (fractions of ``n_documents`` when floats), then the
+        ``max_features`` most frequent (ties by word).  The one pruning rule, used by
+        :meth:`fit` and by the streaming index build's counting pass.
+
+        Parameters
+        ----------
+        n_documents : int
+            The number of training documents.
+        df : mapping of str to int
+            Each word's document frequency.
+        tf : mapping of str to int
+            Each word's term frequency.
+
+        Returns
+        -------
+        list of str
+            The kept words, sorted.
+
+        Raises
+        ------
+        EmptyInputError
+            If no word survives.
+        """
         lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n_documents
         hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n_documents
         kept = [w for w, c in df.items() if lo <= c <= hi]
@@ -216,7 +306,27 @@ class Preprocessor:
         ids: Sequence[str] | None = None,
         labels: Sequence | None = None,
     ) -> Corpus:
-        """Encode texts over the fitted vocabulary (unknown words dropped, counted)."""
+        """Encode texts over the fitted vocabulary (unknown words dropped, counted).
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The texts.
+        ids : sequence of str or None, default None
+            One id per text (None: ``"0"``, ``"1"``, ...).
+        labels : sequence or None, default None
+            One label per text.
+
+        Returns
+        -------
+        Corpus
+            The encoded texts, with ``metadata["preprocessing"]`` set to :meth:`get_params`.
+
+        Raises
+        ------
+        RuntimeError
+            If the preprocessor is not fitted.
+        """
         self._check_fitted()
         corpus = Corpus.from_token_lists(
             (self.tokenize(t) for t in texts), self.vocabulary_, ids, labels
@@ -230,7 +340,27 @@ class Preprocessor:
         ids: Sequence[str] | None = None,
         labels: Sequence | None = None,
     ) -> Corpus:
-        """Fit on ``texts`` and encode them."""
+        """Fit on ``texts`` and encode them.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The training texts.
+        ids : sequence of str or None, default None
+            One id per text (None: ``"0"``, ``"1"``, ...).
+        labels : sequence or None, default None
+            One label per text.
+
+        Returns
+        -------
+        Corpus
+            The encoded texts, with ``metadata["preprocessing"]`` set to :meth:`get_params`.
+
+        Raises
+        ------
+        EmptyInputError
+            If there are no texts or no word survives the pruning.
+        """
         docs = [self.tokenize(t) for t in texts]
         self._fit_tokens(docs)
         corpus = Corpus.from_token_lists(docs, self.vocabulary_, ids, labels)
@@ -245,13 +375,29 @@ class Preprocessor:
     def from_params(cls, params: object, vocabulary: Vocabulary | None = None) -> Preprocessor:
         """Rebuild the recipe recorded by :meth:`get_params`; with ``vocabulary``, fitted to it.
 
-        The recorded settings are checked against their documented types (an
-        :class:`~tealeaves.errors.InputFormatError` names the setting, what was
-        found and what is expected); a tokenizer is rebuilt from its recorded
-        name when it is one of :data:`KNOWN_TOKENIZERS`, and refused otherwise.
-        With ``vocabulary`` the result is ready to :meth:`transform` texts over
-        it (``min_df``/``max_df``/``max_features`` then play no part: the
-        vocabulary is already chosen).
+        The recorded settings are checked against their documented types; a tokenizer is
+        rebuilt from its recorded name when it is one of :data:`KNOWN_TOKENIZERS`, and
+        refused otherwise.
+
+        Parameters
+        ----------
+        params : object
+            The recorded settings (e.g. a model's ``metadata_["preprocessing"]``).
+        vocabulary : Vocabulary or None, default None
+            With it, the result is ready to :meth:`transform` texts over it
+            (``min_df``/``max_df``/``max_features`` then play no part: the vocabulary is
+            already chosen).
+
+        Returns
+        -------
+        Preprocessor
+            The rebuilt recipe.
+
+        Raises
+        ------
+        InputFormatError
+            Naming the setting, what was found and what is expected, when a setting is
+            missing, unknown or of the wrong type, or the tokenizer cannot be rebuilt.
         """
         if not isinstance(params, dict):
             raise InputFormatError(f"the recorded preprocessing is a {type(params).__name__}, not a "
@@ -273,7 +419,13 @@ class Preprocessor:
         return pre
 
     def get_params(self) -> dict:
-        """Every setting of the recipe, JSON-serialisable (the tokenizer by name)."""
+        """Every setting of the recipe, JSON-serialisable (the tokenizer by name).
+
+        Returns
+        -------
+        dict
+            The :data:`RECIPE_KEYS` and, when set, ``tokenizer``.
+        """
         params = asdict(self)
         params.pop("tokenizer")
         if self.tokenizer is not None:
@@ -337,10 +489,22 @@ class Numbering(dict):
 
 @dataclass
 class Scan:
-    """Candidate words of many texts (:meth:`Preprocessor.scan`): the distinct ``words``, the number
-    ``ids`` (int32) of every candidate in order, ``lengths`` (int64), how many candidates each text has,
-    and the ``stop`` words, the candidates that are not tokens.  (A separator word of the joined
-    scan may be among ``words`` without any candidate numbered with it.)"""
+    """Candidate words of many texts (:meth:`Preprocessor.scan`).
+
+    A separator word of the joined scan may be among ``words`` without any
+    candidate numbered with it.
+
+    Parameters
+    ----------
+    words : list of str
+        The distinct candidate words.
+    ids : numpy.ndarray
+        The number (int32) of every candidate, in order.
+    lengths : numpy.ndarray
+        How many candidates each text has (int64).
+    stop : frozenset of str
+        The stop words: the candidates that are not tokens.
+    """
 
     words: list[str]
     ids: np.ndarray
@@ -349,7 +513,25 @@ class Scan:
 
     @classmethod
     def number(cls, found: list[str], n_texts: int, separator: str | None, stop: frozenset[str]) -> Scan:
-        """Number the candidates ``found``; texts are separated by the word ``separator`` (if given)."""
+        """Number the candidates ``found``; texts are separated by the word ``separator`` (if given).
+
+        Parameters
+        ----------
+        found : list of str
+            The candidates of all texts, in order.
+        n_texts : int
+            The number of texts.
+        separator : str or None
+            The word between texts, or None when ``found`` is one text's (the lengths are
+            then set by the caller).
+        stop : frozenset of str
+            The stop words.
+
+        Returns
+        -------
+        Scan
+            The numbered candidates.
+        """
         numbering = Numbering()
         ids = np.array(list(map(numbering.__getitem__, found)), dtype=np.int32)
         lengths = np.zeros(n_texts, dtype=np.int64)
@@ -362,16 +544,34 @@ class Scan:
         return cls(list(numbering), ids, lengths, stop)
 
     def stop_mask(self) -> np.ndarray:
-        """``mask[i]``: whether distinct word ``words[i]`` is a stop word (the set tested in C, ``map``)."""
+        """Whether each distinct word is a stop word (the set tested in C, ``map``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``mask[i]`` for ``words[i]``.
+        """
         return np.fromiter(map(self.stop.__contains__, self.words), dtype=bool, count=len(self.words))
 
     def letter_counts(self) -> tuple[int, int]:
-        """:func:`letter_counts` of the scan's tokens (stop words left out)."""
+        """:func:`letter_counts` of the scan's tokens (stop words left out).
+
+        Returns
+        -------
+        tuple of (int, int)
+            ``(letters, long_letters)``.
+        """
         ids = self.ids[~self.stop_mask()[self.ids]] if self.stop else self.ids
         return letter_counts(self.words, np.bincount(ids, minlength=len(self.words)))
 
     def tokens(self) -> list[list[str]]:
-        """The tokens of every text (``[Preprocessor.tokenize(t) for t in texts]``)."""
+        """The tokens of every text (``[Preprocessor.tokenize(t) for t in texts]``).
+
+        Returns
+        -------
+        list of list of str
+            One list per text.
+        """
         kept = [None if w in self.stop else w for w in self.words]
         ids, out, a = self.ids.tolist(), [], 0
         for n in self.lengths.tolist():
@@ -381,10 +581,27 @@ class Scan:
 
 
 def letter_counts(words: Sequence[str], counts: Sequence[int] | np.ndarray) -> tuple[int, int]:
-    """``(letters, long_letters)`` of tokens given as distinct ``words`` occurring ``counts`` times: the
-    letters of all the tokens and of those longer than :data:`LONG_TOKEN` letters, a wide character
-    (East Asian Width W or F: Chinese, Japanese, Korean) counting 2, as one such character holds about
-    as much of a word as two letters of an alphabet.  Computed per distinct word, not per token."""
+    """``(letters, long_letters)`` of tokens given as distinct ``words`` occurring ``counts`` times.
+
+    The letters of all the tokens and of those longer than :data:`LONG_TOKEN` letters, a wide
+    character (East Asian Width W or F: Chinese, Japanese, Korean) counting 2, as one such
+    character holds about as much of a word as two letters of an alphabet.  Computed per
+    distinct word, not per token.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The distinct words.
+    counts : sequence of int or numpy.ndarray
+        How many times each occurs.
+
+    Returns
+    -------
+    letters : int
+        The letters of all the tokens.
+    long_letters : int
+        The letters of the over-long tokens.
+    """
     counts = np.asarray(counts, dtype=np.int64)
     sizes = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     joined = "".join(words)
@@ -410,12 +627,30 @@ TEXT_FIX = ("segment it into space-separated words first (Chinese e.g. with jieb
 
 
 def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGNED_FIX) -> None:
-    """Refuse a text (``what``: e.g. ``"the ja text"``) more than :data:`UNSEGMENTED_SHARE` of whose
-    letters are in over-long tokens (:func:`letter_counts`): its "words" are whole phrases or
-    sentences, so no topic word would be found in it or co-occur with another, and every score would
-    come out as -1 or absent.  A content check, not a list of languages: the same language segmented
-    into space-separated words passes.  ``fix``: :data:`ALIGNED_FIX` (a language code chooses the
-    tokeniser) or :data:`TEXT_FIX` (one-language builds)."""
+    """Refuse a text more than :data:`UNSEGMENTED_SHARE` of whose letters are in over-long tokens.
+
+    Its "words" (:func:`letter_counts`) are whole phrases or sentences, so no topic word
+    would be found in it or co-occur with another, and every score would come out as -1 or
+    absent.  A content check, not a list of languages: the same language segmented into
+    space-separated words passes.
+
+    Parameters
+    ----------
+    letters : int
+        The letters of all the tokens.
+    long_letters : int
+        The letters of the over-long tokens.
+    what : str
+        The text, for the message (e.g. ``"the ja text"``).
+    fix : str, default ALIGNED_FIX
+        :data:`ALIGNED_FIX` (a language code chooses the tokeniser) or
+        :data:`TEXT_FIX` (one-language builds).
+
+    Raises
+    ------
+    UnsegmentedTextError
+        If the text looks unsegmented.
+    """
     if letters and long_letters > UNSEGMENTED_SHARE * letters:
         raise UnsegmentedTextError(
             f"{what} looks unsegmented: {100 * long_letters / letters:.0f}% of its letters are in tokens of "
@@ -426,9 +661,30 @@ def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGN
 
 
 def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNED_FIX) -> dict:
-    """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, after refusing
-    unsegmented text (:func:`check_segmented`, ``what`` naming it): the one check of every build path,
-    whose result the index header records as ``segmentation``."""
+    """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, refusing unsegmented text.
+
+    The one check of every build path (:func:`check_segmented`), whose result the index
+    header records as ``segmentation``.
+
+    Parameters
+    ----------
+    counts : iterable of tuple of (int, int)
+        ``(letters, long_letters)`` of each part.
+    what : str
+        The text, for the message.
+    fix : str, default ALIGNED_FIX
+        The fix the message suggests.
+
+    Returns
+    -------
+    dict
+        ``letters``, ``long_token_letters`` and ``long_token`` (:data:`LONG_TOKEN`).
+
+    Raises
+    ------
+    UnsegmentedTextError
+        If the text looks unsegmented.
+    """
     counts = list(counts)
     letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)
     check_segmented(letters, long_letters, what, fix)

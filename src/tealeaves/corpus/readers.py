@@ -49,7 +49,17 @@ class CorpusFormatError(InputFormatError):
 
 @dataclass
 class RawDocuments:
-    """Untokenised documents: texts, their ids and optional labels."""
+    """Untokenised documents: texts, their ids and optional labels.
+
+    Parameters
+    ----------
+    texts : list of str
+        One text per document.
+    ids : list of str
+        One id per document.
+    labels : list or None, default None
+        One label per document, if any.
+    """
 
     texts: list[str]
     ids: list[str]
@@ -61,7 +71,15 @@ class RawDocuments:
     def to_corpus(self, preprocessor: Preprocessor | None = None) -> Corpus:
         """Encode with ``preprocessor``: fitted ones are applied, unfitted ones fitted here first.
 
-        The default is a fresh :class:`Preprocessor` with its default recipe.
+        Parameters
+        ----------
+        preprocessor : Preprocessor or None, default None
+            The preprocessor; None is a fresh :class:`Preprocessor` with its default recipe.
+
+        Returns
+        -------
+        Corpus
+            The encoded documents.
         """
         pre = Preprocessor() if preprocessor is None else preprocessor
         if hasattr(pre, "vocabulary_"):
@@ -77,9 +95,23 @@ def _existing(path: PathLike, what: str) -> Path:
 
 
 def text_folder_files(root: Path, glob: str = "**/*") -> list[Path]:
-    """The documents of a text folder: files under ``root`` matching ``glob``, sorted, hidden ones
-    (any path part starting with ``.``) skipped.  The one rule for :func:`read_text_folder` and the
-    streaming index build (:mod:`tealeaves.ingest`)."""
+    """The documents of a text folder: files under ``root`` matching ``glob``, sorted, hidden ones skipped.
+
+    A hidden file has a path part starting with ``.``.  The one rule for
+    :func:`read_text_folder` and the streaming index build (:mod:`tealeaves.ingest`).
+
+    Parameters
+    ----------
+    root : Path
+        The folder.
+    glob : str, default "**/*"
+        The pattern the files match, relative to ``root``.
+
+    Returns
+    -------
+    list of Path
+        The files, sorted.
+    """
     return sorted(f for f in root.glob(glob)
                   if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts))
 
@@ -89,7 +121,29 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = 
 
     Ids are the files' paths relative to ``path`` (with ``/`` separators), in
     sorted order; hidden files (any path part starting with ``.``) are skipped.
-    Raises :class:`EmptyInputError` naming the folder when nothing matches.
+
+    Parameters
+    ----------
+    path : path-like
+        The folder.
+    glob : str, default "**/*"
+        The pattern the files match.
+    encoding : str or None, default None
+        The files' encoding (None: UTF-8, a byte-order mark removed).
+
+    Returns
+    -------
+    RawDocuments
+        One text per file.
+
+    Raises
+    ------
+    InputNotFoundError
+        If ``path`` does not exist.
+    InputFormatError
+        If ``path`` is not a folder.
+    EmptyInputError
+        Naming the folder, when nothing matches.
     """
     root = _existing(path, "corpus folder")
     if not root.is_dir():
@@ -115,9 +169,33 @@ def read_jsonl(
 
     Each non-blank line must be a JSON object holding ``text_field`` (a
     string) and, unless ``id_field`` is ``None``, ``id_field`` (ids are
-    converted to strings; with ``id_field=None`` they are the 1-based line
-    numbers).  ``label_field``, when given, is read too.  A malformed line or a
-    missing field raises :class:`CorpusFormatError` naming the line number.
+    converted to strings).
+
+    Parameters
+    ----------
+    path : path-like
+        The JSON Lines file.
+    text_field : str, default "text"
+        The field holding the text.
+    id_field : str or None, default "id"
+        The field holding the id (a string or whole number); with None the ids are
+        the 1-based line numbers.
+    label_field : str or None, default None
+        When given, the field read as each document's label.
+    encoding : str or None, default None
+        The files' encoding (None: UTF-8, a byte-order mark removed).
+
+    Returns
+    -------
+    RawDocuments
+        The texts, ids and labels.
+
+    Raises
+    ------
+    CorpusFormatError
+        For a malformed line or a missing field (naming the line number), or a repeated id.
+    EmptyInputError
+        If the file holds no document.
     """
     p = _io.existing_file(path, "JSON Lines file")
     texts: list[str] = []
@@ -194,7 +272,22 @@ def _check_unique(ids: Sequence[str], path: Path) -> None:
 
 
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
-    """The lines of a text file (:func:`split_lines`) read under the :mod:`tealeaves._io` policy."""
+    """The lines of a text file (:func:`split_lines`) read under the :mod:`tealeaves._io` policy.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    encoding : str or None, default None
+        Its encoding (None: UTF-8).
+    what : str, default "file"
+        What the file is, for error messages.
+
+    Returns
+    -------
+    list of str
+        Its lines, without line ends.
+    """
     return _io.read_lines(path, encoding, what)
 
 
@@ -220,11 +313,32 @@ def read_token_lines(
 ) -> Corpus:
     """Read a pre-tokenised corpus: one document per line, tokens separated by whitespace.
 
-    ``ids_path`` names a file with one id per line (as many lines as
-    documents); without it, ids are the 1-based line numbers.  An empty line is
-    an empty document.  With a ``vocabulary``, tokens outside it are dropped
-    and counted in ``Corpus.n_dropped``; otherwise the vocabulary is built from
-    the file.
+    An empty line is an empty document.
+
+    Parameters
+    ----------
+    path : path-like
+        The token file.
+    ids_path : path-like or None, default None
+        A file with one id per line (as many lines as documents); None: the
+        1-based line numbers.
+    vocabulary : Vocabulary or None, default None
+        Tokens outside it are dropped and counted in ``Corpus.n_dropped``; None
+        builds the vocabulary from the file.
+    encoding : str or None, default None
+        The files' encoding (None: UTF-8).
+
+    Returns
+    -------
+    Corpus
+        The documents, with ``metadata["source"]`` set to the path.
+
+    Raises
+    ------
+    EmptyInputError
+        If the file holds no line.
+    CorpusFormatError
+        If the ids file has another number of lines or repeats an id.
     """
     p = _io.existing_file(path, "token file")
     docs = [line.split() for line in read_lines(p, encoding, "token file")]
@@ -246,7 +360,39 @@ def read_raw(
     ids_path: PathLike | None = None,
     encoding: str | None = None,
 ) -> RawDocuments:
-    """Read untokenised documents from a folder, a JSON Lines file or a one-per-line text file."""
+    """Read untokenised documents from a folder, a JSON Lines file or a one-per-line text file.
+
+    Parameters
+    ----------
+    path : path-like
+        A folder, a ``.jsonl``/``.ndjson`` file or a text file.
+    glob : str, default "**/*"
+        For a folder, the pattern the files match.
+    text_field : str, default "text"
+        The JSON Lines field holding the text.
+    id_field : str or None, default "id"
+        The field holding the id (None: 1-based line numbers).
+    label_field : str or None, default None
+        The field holding a label, if any.
+    ids_path : path-like or None, default None
+        For a one-document-per-line file, a file with one id per line (None: 1-based line numbers).
+    encoding : str or None, default None
+        The files' encoding (None: UTF-8, a byte-order mark removed).
+
+    Returns
+    -------
+    RawDocuments
+        The texts and ids.
+
+    Raises
+    ------
+    InputNotFoundError
+        If ``path`` does not exist.
+    EmptyInputError
+        If there is no document.
+    CorpusFormatError
+        If a file is malformed.
+    """
     p = _existing(path, "corpus path")
     if p.is_dir():
         return read_text_folder(p, glob, encoding)
@@ -278,8 +424,41 @@ def read_corpus(
       lines are taken as already tokenised (:func:`read_token_lines`); with
       one, each line is a raw text.
 
-    Raw texts go through ``preprocessor`` (fitted: applied; unfitted: fitted
-    on these documents; default: a fresh :class:`Preprocessor`).
+    Parameters
+    ----------
+    path : path-like
+        The corpus.
+    preprocessor : Preprocessor or None, default None
+        Raw texts go through it (fitted: applied; unfitted: fitted on these
+        documents; default: a fresh :class:`Preprocessor`).
+    glob : str, default "**/*"
+        For a folder, the pattern the files match.
+    text_field : str, default "text"
+        The JSON Lines field holding the text.
+    id_field : str or None, default "id"
+        The field holding the id (None: 1-based line numbers).
+    label_field : str or None, default None
+        The field holding a label, if any.
+    ids_path : path-like or None, default None
+        For a one-document-per-line file, a file with one id per line (None: 1-based line numbers).
+    vocabulary : Vocabulary or None, default None
+        For pre-tokenised lines, the vocabulary to encode over (None: built from the file).
+    encoding : str or None, default None
+        The files' encoding (None: UTF-8, a byte-order mark removed).
+
+    Returns
+    -------
+    Corpus
+        The documents, with ``metadata["source"]`` set to the path.
+
+    Raises
+    ------
+    InputNotFoundError
+        If ``path`` does not exist.
+    EmptyInputError
+        If there is no document.
+    CorpusFormatError
+        If a file is malformed.
     """
     p = _existing(path, "corpus path")
     if p.is_file() and not p.name.lower().endswith(JSONL_SUFFIXES) and preprocessor is None:

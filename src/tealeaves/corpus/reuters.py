@@ -76,7 +76,41 @@ _TAGS = re.compile(r"</?(?:TITLE|DATELINE|AUTHOR|BODY)>")
 
 @dataclass(frozen=True)
 class ReutersStory:
-    """One Reuters-21578 story, with the REUTERS tag attributes and its fields."""
+    """One Reuters-21578 story, with the REUTERS tag attributes and its fields.
+
+    Parameters
+    ----------
+    newid : int
+        The ``NEWID`` attribute.
+    oldid : int
+        The ``OLDID`` attribute.
+    lewissplit : str
+        The ``LEWISSPLIT`` attribute (``TRAIN``, ``TEST`` or ``NOT-USED``).
+    cgisplit : str
+        The ``CGISPLIT`` attribute.
+    topics_attr : str
+        The ``TOPICS`` attribute (``YES``, ``NO`` or ``BYPASS``).
+    topics : tuple of str
+        The TOPICS categories (in a split, only its categories).
+    places, people, orgs, exchanges : tuple of str, default ()
+        The other category fields.
+    date : str, default ""
+        The DATE field.
+    text_type : str, default "NORM"
+        The TEXT element's TYPE (``NORM``, ``BRIEF`` or ``UNPROC``).
+    title : str, default ""
+        The TITLE field.
+    dateline : str, default ""
+        The DATELINE field.
+    author : str, default ""
+        The AUTHOR field.
+    body : str, default ""
+        The BODY field.
+    unprocessed : str, default ""
+        The untagged text of an ``UNPROC`` story.
+    file : str, default ""
+        The SGML file's name (not compared).
+    """
 
     newid: int
     oldid: int
@@ -110,6 +144,16 @@ def clean(raw: str) -> str:
     are decoded first, and every control character (``&#2;``, ``&#3;``, the
     DEL ``&#127;`` the wire used between words, ...) except newline becomes a
     space, so no two words are ever glued together.
+
+    Parameters
+    ----------
+    raw : str
+        Text of an SGML field.
+
+    Returns
+    -------
+    str
+        The decoded text.
     """
     text = _ENTITY.sub(lambda m: chr(int(m.group(1))), raw)
     text = html.unescape(text)
@@ -162,15 +206,42 @@ def _strip_fields(text: str) -> str:
 
 
 def parse_sgml(text: str, file: str = "") -> list[ReutersStory]:
-    """Parse the stories of one SGML file's text (already decoded from latin-1)."""
+    """Parse the stories of one SGML file's text (already decoded from latin-1).
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    file : str, default ""
+        The file's name, recorded in each story.
+
+    Returns
+    -------
+    list of ReutersStory
+        The stories, in order.
+    """
     return [_parse_story(m.group(1), m.group(2), file) for m in _STORY.finditer(text)]
 
 
 def read_reuters(files: Sequence[str | Path] | None = None) -> list[ReutersStory]:
     """Read every story of Reuters-21578 (21,578 stories), in file order.
 
-    ``files`` defaults to the 22 SGML files found by :func:`tealeaves.data.locate`; a missing
-    file or a folder among ``files`` is a clear error (:mod:`tealeaves._io`).
+    Parameters
+    ----------
+    files : sequence of (str or Path) or None, default None
+        The SGML files; None takes the 22 files found by :func:`tealeaves.data.locate`.
+
+    Returns
+    -------
+    list of ReutersStory
+        Every story.
+
+    Raises
+    ------
+    TealeavesError
+        For a missing file or a folder among ``files`` (:mod:`tealeaves._io`).
+    EmptyInputError
+        If no story is found.
     """
     paths = [data.locate(f) for f in SGML_FILES] if files is None else [Path(f) for f in files]
     stories: list[ReutersStory] = []
@@ -183,7 +254,18 @@ def read_reuters(files: Sequence[str | Path] | None = None) -> list[ReutersStory
 
 
 def modapte_categories(stories: Iterable[ReutersStory]) -> list[str]:
-    """The TOPICS categories with at least one ModApte training and one test candidate story."""
+    """The TOPICS categories with at least one ModApte training and one test candidate story.
+
+    Parameters
+    ----------
+    stories : iterable of ReutersStory
+        The stories of the distribution.
+
+    Returns
+    -------
+    list of str
+        The categories (90 for the full distribution), sorted.
+    """
     seen: dict[str, set[str]] = {"TRAIN": set(), "TEST": set()}
     for s in stories:
         if s.topics_attr == "YES" and s.lewissplit in seen:
@@ -195,13 +277,28 @@ def modapte_split(
     stories: Sequence[ReutersStory] | None = None,
     exclude: Iterable[int] = MODAPTE_EXCLUDED,
 ) -> tuple[list[ReutersStory], list[ReutersStory], list[str]]:
-    """Return ``(train, test, categories)`` of the ModApte split.
+    """Return ``(train, test, categories)`` of the ModApte split (Apté et al. 1994).
 
     Each story keeps only its ModApte categories (the 90 of
-    :func:`modapte_categories`) in ``topics``.  ``exclude`` lists NEWIDs left
-    out of the split; the default drops the test transmission NEWID 1199 so
-    the sizes are the standard 7,769 / 3,019 (pass ``exclude=()`` for the
-    7,770 of a literal reading of the README).  Labels are de-duplicated.
+    :func:`modapte_categories`) in ``topics``.  Labels are de-duplicated.
+
+    Parameters
+    ----------
+    stories : sequence of ReutersStory or None, default None
+        The stories (None: :func:`read_reuters`).
+    exclude : iterable of int, default MODAPTE_EXCLUDED
+        NEWIDs left out of the split; the default drops the test transmission
+        NEWID 1199 so the sizes are the standard 7,769 / 3,019 (pass ``exclude=()``
+        for the 7,770 of a literal reading of the README).
+
+    Returns
+    -------
+    train : list of ReutersStory
+        The training stories.
+    test : list of ReutersStory
+        The test stories.
+    categories : list of str
+        The ModApte categories.
     """
     stories = read_reuters() if stories is None else stories
     cats = modapte_categories(stories)
@@ -222,12 +319,34 @@ def _relabel(story: ReutersStory, labels: tuple[str, ...]) -> ReutersStory:
 
 
 def story_id(story: ReutersStory) -> str:
-    """NLTK-style document id: ``training/NEWID`` or ``test/NEWID``."""
+    """NLTK-style document id: ``training/NEWID`` or ``test/NEWID``.
+
+    Parameters
+    ----------
+    story : ReutersStory
+        A story.
+
+    Returns
+    -------
+    str
+        Its id.
+    """
     return f"{'training' if story.lewissplit == 'TRAIN' else 'test'}/{story.newid}"
 
 
 def duplicate_stories(stories: Sequence[ReutersStory]) -> list[tuple[int, int]]:
-    """Pairs ``(first NEWID, later NEWID)`` of stories whose title and body are identical."""
+    """Pairs ``(first NEWID, later NEWID)`` of stories whose title and body are identical.
+
+    Parameters
+    ----------
+    stories : sequence of ReutersStory
+        The stories.
+
+    Returns
+    -------
+    list of tuple of (int, int)
+        The duplicate pairs, in order.
+    """
     first: dict[tuple[str, str], int] = {}
     pairs = []
     for s in stories:
@@ -240,7 +359,18 @@ def duplicate_stories(stories: Sequence[ReutersStory]) -> list[tuple[int, int]]:
 
 
 def category_counts(stories: Iterable[ReutersStory]) -> Counter[str]:
-    """How many stories carry each category."""
+    """How many stories carry each category.
+
+    Parameters
+    ----------
+    stories : iterable of ReutersStory
+        The stories.
+
+    Returns
+    -------
+    collections.Counter
+        Category to count.
+    """
     return Counter(c for s in stories for c in s.topics)
 
 
@@ -265,7 +395,13 @@ REUTERS_RECIPE: dict = {
 
 
 def reuters_preprocessor() -> Preprocessor:
-    """A fresh :class:`Preprocessor` with the default recipe :data:`REUTERS_RECIPE`."""
+    """A fresh :class:`Preprocessor` with the default recipe :data:`REUTERS_RECIPE`.
+
+    Returns
+    -------
+    Preprocessor
+        An unfitted preprocessor.
+    """
     return Preprocessor(**REUTERS_RECIPE)
 
 
@@ -283,8 +419,23 @@ def story_text(
     By default the TITLE and the BODY, separated by a newline, with the
     closing "Reuter" sign-off removed: the text of the ApteMod files behind
     NLTK's ``reuters`` corpus.  ``UNPROC`` stories, which have neither
-    element, then have no text; ``include_unprocessed=True`` uses their
-    untagged text as the body instead.
+    element, then have no text.
+
+    Parameters
+    ----------
+    story : ReutersStory
+        The story.
+    include_title : bool, default True
+        Put the title before the body.
+    include_unprocessed : bool, default False
+        Use an ``UNPROC`` story's untagged text as the body.
+    keep_signoff : bool, default False
+        Keep the closing "Reuter".
+
+    Returns
+    -------
+    str
+        The story's text.
     """
     body = story.body or (story.unprocessed if include_unprocessed else "")
     if not keep_signoff:
@@ -299,12 +450,27 @@ def load_reuters_modapte(
 ) -> tuple[Corpus, Corpus, Preprocessor]:
     """Return ``(train, test, preprocessor)`` for the ModApte split of Reuters-21578.
 
-    The preprocessor (default :func:`reuters_preprocessor`) is fitted on the
-    7,769 training stories and applied to the 3,019 test stories; the text of
-    a story is :func:`story_text` (title and body; the 47 training and 14 test
-    UNPROC stories are empty unless ``include_unprocessed``).  Document ids are
-    ``training/NEWID`` and ``test/NEWID``; labels are tuples of the story's
-    ModApte categories.
+    The preprocessor is fitted on the 7,769 training stories and applied to the
+    3,019 test stories.  Document ids are ``training/NEWID`` and ``test/NEWID``;
+    labels are tuples of the story's ModApte categories.
+
+    Parameters
+    ----------
+    preprocessor : Preprocessor or None, default None
+        The recipe (None: :func:`reuters_preprocessor`).
+    include_title : bool, default True
+        A story's text is :func:`story_text`: title and body.
+    include_unprocessed : bool, default False
+        The 47 training and 14 test UNPROC stories are empty unless this is set.
+
+    Returns
+    -------
+    train : Corpus
+        The training stories.
+    test : Corpus
+        The test stories.
+    preprocessor : Preprocessor
+        The fitted preprocessor.
     """
     train_s, test_s, _ = modapte_split()
     pre = reuters_preprocessor() if preprocessor is None else preprocessor
@@ -324,7 +490,18 @@ def load_reuters_modapte(
 
 
 def recipe_digest(recipe: dict | None = None) -> str:
-    """A short hash of a recipe (default :data:`REUTERS_RECIPE`) and the split, for cache keys."""
+    """A short hash of a recipe (default :data:`REUTERS_RECIPE`) and the split, for cache keys.
+
+    Parameters
+    ----------
+    recipe : dict or None, default None
+        A preprocessing recipe (None: :data:`REUTERS_RECIPE`).
+
+    Returns
+    -------
+    str
+        Ten hexadecimal digits of a SHA-1.
+    """
     payload = {
         "recipe": REUTERS_RECIPE if recipe is None else recipe,
         "exclude": sorted(MODAPTE_EXCLUDED),

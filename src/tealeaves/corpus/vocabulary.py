@@ -13,6 +13,16 @@ class Vocabulary(Sequence[str]):
     """An immutable list of distinct words; ``vocab[i]`` is word ``i``.
 
     ``vocab.id(word)`` (or ``vocab.index[word]``) goes the other way.
+
+    Parameters
+    ----------
+    words : iterable of str
+        The words, in id order, each once.
+
+    Raises
+    ------
+    InputFormatError
+        If a word is listed twice.
     """
 
     def __init__(self, words: Iterable[str]):
@@ -46,7 +56,23 @@ class Vocabulary(Sequence[str]):
         return f"Vocabulary({len(self)} words: {head}{', ...' if len(self) > 5 else ''})"
 
     def id(self, word: str) -> int:
-        """Return the id of ``word``; ``KeyError`` naming the word if absent."""
+        """Return the id of ``word``.
+
+        Parameters
+        ----------
+        word : str
+            A word of the vocabulary.
+
+        Returns
+        -------
+        int
+            Its id.
+
+        Raises
+        ------
+        KeyError
+            Naming the word, if it is absent.
+        """
         try:
             return self.index[word]
         except KeyError:
@@ -55,7 +81,17 @@ class Vocabulary(Sequence[str]):
     def encode(self, tokens: Iterable[str]) -> tuple[np.ndarray, int]:
         """Map tokens to ids, dropping out-of-vocabulary tokens.
 
-        Returns ``(ids, n_dropped)`` so callers can report what was dropped.
+        Parameters
+        ----------
+        tokens : iterable of str
+            The tokens of one document.
+
+        Returns
+        -------
+        ids : numpy.ndarray
+            The int32 ids of the known tokens, in order.
+        n_dropped : int
+            The number of tokens dropped, so callers can report them.
         """
         tokens = tokens if isinstance(tokens, Sequence) else list(tokens)
         index = self.index
@@ -63,12 +99,39 @@ class Vocabulary(Sequence[str]):
         return np.asarray(ids, dtype=np.int32), len(tokens) - len(ids)
 
     def decode(self, ids: Iterable[int]) -> list[str]:
-        """Map ids back to words."""
+        """Map ids back to words.
+
+        Parameters
+        ----------
+        ids : iterable of int
+            Word ids.
+
+        Returns
+        -------
+        list of str
+            The words.
+        """
         return [self.words[int(i)] for i in ids]
 
     @classmethod
     def from_documents(cls, documents: Iterable[Iterable[str]]) -> Vocabulary:
-        """Build a vocabulary of every distinct token, in order of first appearance."""
+        """Build a vocabulary of every distinct token, in order of first appearance.
+
+        Parameters
+        ----------
+        documents : iterable of iterable of str
+            Tokenised documents.
+
+        Returns
+        -------
+        Vocabulary
+            The vocabulary.
+
+        Raises
+        ------
+        EmptyInputError
+            If the documents contain no tokens.
+        """
         seen: dict[str, None] = {}
         for doc in documents:
             for tok in doc:

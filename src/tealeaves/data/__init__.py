@@ -31,13 +31,25 @@ _TRUE = ("1", "true", "yes", "on")
 
 
 def cache_dir() -> Path:
-    """Return the per-user cache folder (``$XDG_CACHE_HOME/tealeaves``)."""
+    """Return the per-user cache folder (``$XDG_CACHE_HOME/tealeaves``).
+
+    Returns
+    -------
+    Path
+        ``$XDG_CACHE_HOME/tealeaves``, ``~/.cache/tealeaves`` by default.
+    """
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "tealeaves"
 
 
 def search_roots() -> list[Path]:
-    """Return the folders searched for data, in order of preference."""
+    """Return the folders searched for data, in order of preference.
+
+    Returns
+    -------
+    list of Path
+        ``$TEALEAVES_DATA`` (when set), then :func:`cache_dir`.
+    """
     roots: list[Path] = []
     env = os.environ.get("TEALEAVES_DATA")
     if env:
@@ -53,6 +65,16 @@ def fetch_allowed(fetch: bool | None = None) -> bool:
     when ``TEALEAVES_DATA`` is set (the user, or CI, chose a data folder: a miss there is
     reported, not filled from the network), yes otherwise.  The test suite sets
     ``TEALEAVES_NO_FETCH=1`` (``tests/conftest.py``), so tests skip on missing data.
+
+    Parameters
+    ----------
+    fetch : bool or None, default None
+        True or False decides; None applies the rule.
+
+    Returns
+    -------
+    bool
+        Whether fetching is allowed.
     """
     if fetch is not None:
         return bool(fetch)
@@ -72,13 +94,33 @@ def _find(rel: Path) -> Path | None:
 def locate(relative: str | os.PathLike[str], *, fetch: bool | None = None) -> Path:
     """Return the path of a data file or folder given relative to the data root.
 
+    On a miss, fetches the data set the file belongs to into :func:`cache_dir` when
+    :func:`fetch_allowed(fetch) <fetch_allowed>`.
+
+    Parameters
+    ----------
+    relative : str or os.PathLike
+        The path relative to the data root (e.g. ``"reuters21578/reut2-000.sgm"``).
+    fetch : bool or None, default None
+        Whether a missing data set may be fetched (None: :func:`fetch_allowed`'s rule).
+
+    Returns
+    -------
+    Path
+        The path found (in ``$TEALEAVES_DATA`` or the cache).
+
+    Raises
+    ------
+    DataNotFoundError
+        Naming the file, the folders searched and how to obtain it, when it is
+        missing and cannot be fetched, or when the fetch cannot provide the file.
+    FetchError
+        If a download fails.
+
+    Examples
+    --------
     >>> locate("reuters21578/reut2-000.sgm")  # doctest: +SKIP
     PosixPath('/data/reuters21578/reut2-000.sgm')
-
-    On a miss, fetches the data set the file belongs to into :func:`cache_dir` when
-    :func:`fetch_allowed(fetch) <fetch_allowed>`; raises :class:`DataNotFoundError` naming the
-    file, the folders searched and how to obtain it otherwise, or when the fetch cannot
-    provide the file.
     """
     rel = Path(relative)
     found = _find(rel)
@@ -115,5 +157,16 @@ def _not_found_message(rel: Path, dataset, reason: str) -> str:
 
 
 def has(relative: str | os.PathLike[str]) -> bool:
-    """Return True when ``relative`` is present (never fetches)."""
+    """Return True when ``relative`` is present (never fetches).
+
+    Parameters
+    ----------
+    relative : str or os.PathLike
+        The path relative to the data root.
+
+    Returns
+    -------
+    bool
+        Whether a search root holds it.
+    """
     return _find(Path(relative)) is not None

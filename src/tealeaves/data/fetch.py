@@ -67,7 +67,21 @@ class _Transient(Exception):
 
 @dataclass
 class FetchReport:
-    """What :func:`fetch_dataset` did: files fetched, already present, and unavailable (with why)."""
+    """What :func:`fetch_dataset` did: files fetched, already present, and unavailable (with why).
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    target : Path
+        The folder fetched into.
+    fetched : list of str, default []
+        Files downloaded (relative to the data set's folder).
+    present : list of str, default []
+        Files already present in a data root.
+    unavailable : dict of str to str, default {}
+        Files that could not be fetched, with why.
+    """
 
     name: str
     target: Path
@@ -76,7 +90,18 @@ class FetchReport:
     unavailable: dict[str, str] = field(default_factory=dict)
 
     def reason_for(self, path: str) -> str | None:
-        """Why ``path`` (relative to the data set's folder) could not be fetched, or None."""
+        """Why ``path`` (relative to the data set's folder) could not be fetched, or None.
+
+        Parameters
+        ----------
+        path : str
+            A path relative to the data set's folder.
+
+        Returns
+        -------
+        str or None
+            The reason.
+        """
         return self.unavailable.get(path)
 
 
@@ -84,7 +109,23 @@ class FetchReport:
 
 
 def mirror_url(mirror: str | None = None) -> str | None:
-    """The mirror base URL (``mirror`` or ``$TEALEAVES_DATA_MIRROR``), validated; None if unset."""
+    """The mirror base URL (``mirror`` or ``$TEALEAVES_DATA_MIRROR``), validated; None if unset.
+
+    Parameters
+    ----------
+    mirror : str or None, default None
+        The mirror; None reads ``$TEALEAVES_DATA_MIRROR``.
+
+    Returns
+    -------
+    str or None
+        The URL ending in ``/``, or None when neither is set.
+
+    Raises
+    ------
+    ParameterError
+        If it is not an http:// or https:// base URL or its port is invalid.
+    """
     value = mirror if mirror is not None else os.environ.get("TEALEAVES_DATA_MIRROR", "")
     value = value.strip()
     if not value:
@@ -103,7 +144,18 @@ def mirror_url(mirror: str | None = None) -> str | None:
 
 
 def human_size(n: float) -> str:
-    """``1234567`` -> ``'1.2 MB'`` (decimal units)."""
+    """``1234567`` -> ``'1.2 MB'`` (decimal units).
+
+    Parameters
+    ----------
+    n : float
+        A number of bytes.
+
+    Returns
+    -------
+    str
+        The size in B, kB, MB or GB.
+    """
     for unit in ("B", "kB", "MB", "GB"):
         if abs(n) < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -118,6 +170,17 @@ class Progress:
     """Bytes, rate and ETA of one download on ``stream``: a redrawn bar on a terminal, else lines.
 
     Plain (non-terminal) output prints a line every ``PLAIN_EVERY`` seconds and a final line.
+
+    Parameters
+    ----------
+    label : str
+        The name shown.
+    total : int or None
+        The expected number of bytes, if known.
+    stream : IO or None
+        Where to write (None: nothing is written).
+    start : int, default 0
+        Bytes already there (a resumed download).
     """
 
     def __init__(self, label: str, total: int | None, stream: IO[str] | None, start: int = 0):
@@ -138,7 +201,13 @@ class Progress:
         return text
 
     def update(self, n: int) -> None:
-        """Record ``n`` more bytes."""
+        """Record ``n`` more bytes.
+
+        Parameters
+        ----------
+        n : int
+            Bytes received.
+        """
         self.done += n
         if self.stream is None:
             return
@@ -241,7 +310,30 @@ def download(url: str, part: Path, *, size: int | None = None, label: str | None
              stream: IO[str] | None = None, attempts: int | None = None) -> Path:
     """Complete ``part`` from ``url``, resuming what it holds and retrying transient failures.
 
-    Returns ``part``; raises :class:`FetchError` after the last attempt, naming the URL.
+    Parameters
+    ----------
+    url : str
+        The URL.
+    part : Path
+        The partial file to complete.
+    size : int or None, default None
+        The expected size, if known.
+    label : str or None, default None
+        The name shown in progress (None: the URL's last part).
+    stream : IO or None, default None
+        Where progress and retries are reported.
+    attempts : int or None, default None
+        How many times to try (None: ``ATTEMPTS``), with exponential back-off.
+
+    Returns
+    -------
+    Path
+        ``part``.
+
+    Raises
+    ------
+    FetchError
+        After the last attempt, naming the URL.
     """
     label = label or url.rsplit("/", 1)[-1]
     attempts = ATTEMPTS if attempts is None else attempts
@@ -267,7 +359,18 @@ def download(url: str, part: Path, *, size: int | None = None, label: str | None
 
 
 def sha256_of(path: Path) -> str:
-    """The SHA-256 hex digest of a file."""
+    """The SHA-256 hex digest of a file.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    str
+        Its digest.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -330,8 +433,32 @@ def fetch_dataset(dataset: Dataset, *, mirror: str | None = None, stream: IO[str
 
     Files are read from the mirror when one is given (or set in ``$TEALEAVES_DATA_MIRROR``),
     else from the publisher; files only a mirror serves are reported in
-    :attr:`FetchReport.unavailable`.  Raises :class:`FetchError` / :class:`ChecksumError` on a
-    failed download and :class:`~tealeaves.errors.OutputError` on an unwritable cache.
+    :attr:`FetchReport.unavailable`.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data set.
+    mirror : str or None, default None
+        A mirror base URL (None: ``$TEALEAVES_DATA_MIRROR``, if set).
+    stream : IO or None, default sys.stderr
+        Where the fetch is announced and progress shown (None: silent).
+    announce : bool, default True
+        Print one line saying what is fetched from where.
+
+    Returns
+    -------
+    FetchReport
+        What was fetched, present and unavailable.
+
+    Raises
+    ------
+    FetchError
+        On a failed download.
+    ChecksumError
+        When a file's SHA-256 differs from the registry's.
+    OutputError
+        On an unwritable cache.
     """
     base = mirror_url(mirror)
     root = cache_dir()

@@ -21,7 +21,17 @@ from tealeaves.errors import ParameterError
 
 @dataclass(frozen=True)
 class Archive:
-    """An archive (``tar.gz`` or ``zip``) a publisher serves several files of a data set in."""
+    """An archive (``tar.gz`` or ``zip``) a publisher serves several files of a data set in.
+
+    Parameters
+    ----------
+    id : str
+        The archive's key in the registry.
+    url : str
+        Where the publisher serves it.
+    format : str
+        ``"tar.gz"`` or ``"zip"``.
+    """
 
     id: str
     url: str
@@ -30,7 +40,26 @@ class Archive:
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One file of a data set: path relative to the data set's folder, size, SHA-256, source."""
+    """One file of a data set: path relative to the data set's folder, size, SHA-256, source.
+
+    Parameters
+    ----------
+    path : str
+        The path relative to the data set's folder.
+    size : int
+        Its size in bytes.
+    sha256 : str
+        Its SHA-256 hex digest.
+    url : str or None, default None
+        The URL the publisher serves it at, if single.
+    archive : str or None, default None
+        The id of the archive holding it, if any.
+    member : str or None, default None
+        Its name inside that archive.
+    derived : str or None, default None
+        How it was prepared for tealeaves from the source, when no publisher serves
+        it (only a mirror does).
+    """
 
     path: str
     size: int
@@ -43,7 +72,25 @@ class FileEntry:
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A data set: a folder under the data root and the files it must hold."""
+    """A data set: a folder under the data root and the files it must hold.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name (``tealeaves data list``).
+    folder : str
+        Its folder under the data root.
+    title : str
+        A one-line description.
+    licence : str
+        Its licence.
+    homepage : str
+        The publisher's page.
+    archives : dict of str to Archive, default {}
+        The archives its files are served in, by id.
+    files : tuple of FileEntry, default ()
+        Every file it must hold.
+    """
 
     name: str
     folder: str
@@ -59,21 +106,55 @@ class Dataset:
         return sum(f.size for f in self.files)
 
     def relative(self, data_path: str) -> str:
-        """The path of ``data_path`` (relative to the data root) within this data set's folder."""
+        """The path of ``data_path`` (relative to the data root) within this data set's folder.
+
+        Parameters
+        ----------
+        data_path : str
+            A path relative to the data root.
+
+        Returns
+        -------
+        str
+            The path within the folder, or ``""`` when it is not in this data set.
+        """
         return data_path[len(self.folder) + 1:] if data_path.startswith(self.folder + "/") else ""
 
     def file(self, path: str) -> FileEntry | None:
-        """The entry of ``path`` (relative to the data set's folder), or None."""
+        """The entry of ``path`` (relative to the data set's folder), or None.
+
+        Parameters
+        ----------
+        path : str
+            A path relative to the data set's folder.
+
+        Returns
+        -------
+        FileEntry or None
+            Its entry.
+        """
         return next((f for f in self.files if f.path == path), None)
 
     def sources(self) -> list[str]:
-        """The distinct URLs the publisher serves this data set from (archives first)."""
+        """The distinct URLs the publisher serves this data set from (archives first).
+
+        Returns
+        -------
+        list of str
+            The URLs.
+        """
         urls = [a.url for a in self.archives.values()]
         urls += sorted({f.url for f in self.files if f.url})
         return urls
 
     def source_summary(self) -> str:
-        """A short account of where the data set comes from, for messages and ``data list``."""
+        """A short account of where the data set comes from, for messages and ``data list``.
+
+        Returns
+        -------
+        str
+            The archives, the common prefix of the file URLs and how many files only a mirror serves.
+        """
         places = [a.url for a in self.archives.values()]
         urls = [f.url for f in self.files if f.url]
         if urls:
@@ -94,7 +175,13 @@ def _parse(raw: dict) -> Dataset:
 
 @lru_cache(maxsize=1)
 def datasets() -> dict[str, Dataset]:
-    """All data sets of the shipped registry, by name."""
+    """All data sets of the shipped registry, by name.
+
+    Returns
+    -------
+    dict of str to Dataset
+        The data sets of ``registry.json`` (read once).
+    """
     text = resources.files("tealeaves.data").joinpath("registry.json").read_text(encoding="utf-8")
     return {d.name: d for d in map(_parse, json.loads(text)["datasets"])}
 
@@ -102,7 +189,20 @@ def datasets() -> dict[str, Dataset]:
 def get(name: str) -> Dataset:
     """The data set called ``name`` (or whose folder is ``name``, e.g. ``parallel/udhr``).
 
-    Raises :class:`~tealeaves.errors.ParameterError` naming the known data sets otherwise.
+    Parameters
+    ----------
+    name : str
+        A data set's name or folder.
+
+    Returns
+    -------
+    Dataset
+        The data set.
+
+    Raises
+    ------
+    ParameterError
+        Naming the known data sets (and the closest match), for an unknown name.
     """
     table = datasets()
     key = str(name).strip().strip("/")
@@ -118,7 +218,18 @@ def get(name: str) -> Dataset:
 
 
 def dataset_for(data_path: str) -> Dataset | None:
-    """The data set whose folder holds ``data_path`` (relative to the data root), or None."""
+    """The data set whose folder holds ``data_path`` (relative to the data root), or None.
+
+    Parameters
+    ----------
+    data_path : str
+        A path relative to the data root, with ``/`` separators.
+
+    Returns
+    -------
+    Dataset or None
+        The data set.
+    """
     for d in datasets().values():
         if data_path == d.folder or data_path.startswith(d.folder + "/"):
             return d

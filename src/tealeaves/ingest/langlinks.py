@@ -61,7 +61,18 @@ _ESCAPE = re.compile(r"\\(.)|''", re.S)
 
 
 def unescape(text: str) -> str:
-    """A MySQL string literal's contents with its escapes (``\\'``, ``\\\\``, ``\\n``, ``''``...) resolved."""
+    r"""A MySQL string literal's contents with its escapes (``\'``, ``\\``, ``\n``, ``''``...) resolved.
+
+    Parameters
+    ----------
+    text : str
+        The literal's contents, between its quotes.
+
+    Returns
+    -------
+    str
+        The string.
+    """
     return _ESCAPE.sub(lambda m: "'" if m.group(1) is None else _ESCAPES.get(m.group(1), m.group(1)), text)
 
 
@@ -126,8 +137,27 @@ class _Scanner:
 
 
 def iter_langlinks(path: str | Path) -> Iterator[tuple[int, str, str]]:
-    """``(ll_from, ll_lang, ll_title)`` of every row of a ``langlinks`` SQL dump (module docstring),
-    in file order, escapes resolved (:func:`unescape`), underscores in titles read as spaces."""
+    """``(ll_from, ll_lang, ll_title)`` of every row of a ``langlinks`` SQL dump (module docstring).
+
+    In file order, escapes resolved (:func:`unescape`), underscores in titles read as spaces.
+
+    Parameters
+    ----------
+    path : str or Path
+        The dump (possibly compressed).
+
+    Yields
+    ------
+    tuple of (int, str, str)
+        The page id, the target language and the target title.
+
+    Raises
+    ------
+    InputFormatError
+        If the file is not a MySQL dump of the ``langlinks`` table.
+    EmptyInputError
+        If it holds no row.
+    """
     p = Path(path)
     n = 0
     with _reading(p), open_binary(p) as raw:
@@ -206,8 +236,26 @@ def _rows(scan: _Scanner) -> Iterator[tuple[int, str, str]]:
 
 # -- joining links and dumps ------------------------------------------------------------------------
 def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[str, str]:
-    """``--dump LANG=PATH`` options as ``{lang: path}``, one per language of ``languages`` (default: the
-    dumps given, at least two)."""
+    """``--dump LANG=PATH`` options as ``{lang: path}``, one per language of ``languages``.
+
+    Parameters
+    ----------
+    dumps : sequence of str
+        The ``LANG=PATH`` items.
+    languages : sequence of str or None
+        The languages wanted (None: the dumps given, at least two).
+
+    Returns
+    -------
+    dict of str to str
+        Language code to dump path.
+
+    Raises
+    ------
+    ParameterError
+        If an item is not ``LANG=PATH``, a language is given twice or lacks a dump,
+        or fewer than two dumps are given.
+    """
     out = {}
     for item in dumps:
         lang, sep, path = item.partition("=")
@@ -233,8 +281,25 @@ def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[s
 
 
 def langlinks_language(spec: str) -> tuple[str, str]:
-    """``--langlinks [LANG=]PATH``: the source language (given, or from a file name ``LANGwiki-...``) and
-    the path."""
+    """``--langlinks [LANG=]PATH``: the source language and the path.
+
+    The language is given, or read from a file name ``LANGwiki-...``.
+
+    Parameters
+    ----------
+    spec : str
+        ``LANG=PATH`` or a path.
+
+    Returns
+    -------
+    tuple of (str, str)
+        ``(language code, path)``.
+
+    Raises
+    ------
+    ParameterError
+        If the language cannot be told from the file name.
+    """
     lang, sep, path = spec.partition("=")
     if sep and path and LANGUAGE_CODE_PATTERN.fullmatch(lang.replace("_", "-")):
         return language_code(lang.replace("_", "-")), path
@@ -248,9 +313,32 @@ def langlinks_language(spec: str) -> tuple[str, str]:
 def link_wikipedia(links: str | Path, dumps: Mapping[str, str | Path], output: str | Path,
                    workdir: str | Path, stats: IngestStats | None = None, *, sql: bool = False,
                    tuples_per_shard: int = 100_000) -> list[Path]:
-    """Join ``dumps`` on ``links`` (a JSON Lines file of linked titles, or with ``sql`` a ``[LANG=]``
-    langlinks dump) into JSON Lines tuple shards ``OUTPUT-00000.jsonl``, ... of at most
-    ``tuples_per_shard`` tuples; returns their paths (module docstring)."""
+    """Join ``dumps`` on ``links`` into JSON Lines tuple shards ``OUTPUT-00000.jsonl``, ...
+
+    See the module docstring.
+
+    Parameters
+    ----------
+    links : str or Path
+        A JSON Lines file of linked titles, or with ``sql`` a ``[LANG=]`` langlinks dump.
+    dumps : mapping of str to (str or Path)
+        Language code to its MediaWiki dump.
+    output : str or Path
+        The shards' path prefix.
+    workdir : str or Path
+        A folder for the temporary SQLite database.
+    stats : IngestStats or None, default None
+        Counts of pages read and skipped.
+    sql : bool, default False
+        ``links`` is a langlinks SQL dump.
+    tuples_per_shard : int, default 100000
+        The most tuples per shard.
+
+    Returns
+    -------
+    list of Path
+        The shards written.
+    """
     stats = stats if stats is not None else IngestStats()
     langs = list(dumps)
     db = sqlite3.connect(Path(workdir) / "links.sqlite")

@@ -51,25 +51,70 @@ KINDS = ("wiki", "jsonl", "parquet", "folder", "tokens")
 
 @dataclass
 class IngestStats:
-    """What a reader read and skipped (reported by ``tealeaves index build``)."""
+    """What a reader read and skipped (reported by ``tealeaves index build``).
+
+    Parameters
+    ----------
+    documents : int, default 0
+        Documents read.
+    skipped : dict of str to int, default {}
+        Documents skipped, by reason.
+    """
 
     documents: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str) -> None:
+        """Count one document skipped for ``reason``.
+
+        Parameters
+        ----------
+        reason : str
+            Why it was skipped (e.g. ``"redirect"``).
+        """
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
     def add(self, other: IngestStats) -> None:
+        """Add the counts of ``other`` to these (e.g. of another shard).
+
+        Parameters
+        ----------
+        other : IngestStats
+            The counts to add.
+        """
         self.documents += other.documents
         for k, v in other.skipped.items():
             self.skipped[k] = self.skipped.get(k, 0) + v
 
     def to_dict(self) -> dict:
+        """The counts as a dictionary.
+
+        Returns
+        -------
+        dict
+            ``documents`` and ``skipped`` (reasons sorted).
+        """
         return {"documents": self.documents, "skipped": dict(sorted(self.skipped.items()))}
 
 
 def open_binary(path: Path):
-    """Open ``path`` for reading bytes, decompressing gzip/bz2/xz (by magic bytes)."""
+    """Open ``path`` for reading bytes, decompressing gzip/bz2/xz (by magic bytes).
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    file object
+        A binary file object, decompressing when the file is compressed.
+
+    Raises
+    ------
+    TealeavesError
+        If the file cannot be read (permissions).
+    """
     try:
         with open(path, "rb") as fh:
             head = fh.read(6)
@@ -91,7 +136,25 @@ def _stem(path: Path) -> str:
 
 
 def detect_kind(path: str | Path) -> str:
-    """The kind of input ``path`` is (one of :data:`KINDS`; see the module docstring)."""
+    """The kind of input ``path`` is (one of :data:`KINDS`; see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        A file or folder.
+
+    Returns
+    -------
+    str
+        ``wiki``, ``jsonl``, ``parquet``, ``folder`` or ``tokens``.
+
+    Raises
+    ------
+    InputNotFoundError
+        If ``path`` does not exist.
+    InputFormatError
+        If a compressed file is truncated or corrupted.
+    """
     p = Path(path)
     if not p.exists():
         raise InputNotFoundError(f"input '{p}' does not exist", fix="check the path")
@@ -112,7 +175,18 @@ def detect_kind(path: str | Path) -> str:
 
 
 def is_pretokenised(kind: str) -> bool:
-    """Whether documents of ``kind`` are already tokens (whitespace-separated), not raw text."""
+    """Whether documents of ``kind`` are already tokens (whitespace-separated), not raw text.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`KINDS`.
+
+    Returns
+    -------
+    bool
+        True for ``tokens``.
+    """
     return kind == "tokens"
 
 
@@ -139,10 +213,33 @@ def iter_documents(path: str | Path, *, kind: str | None = None, text_field: str
                    encoding: str | None = None) -> Iterator[tuple[str, str]]:
     """Yield ``(id, text)`` for every document of one input, streaming (see the module docstring).
 
-    Text inputs (token lines, JSON Lines, folders) are decoded as ``encoding`` (UTF-8 by default;
-    :func:`tealeaves._io.decode`); dumps and Parquet carry their own encodings.
-    Raises :class:`~tealeaves.errors.EmptyInputError` naming the input (and
-    what was skipped) when it yields no document.
+    Parameters
+    ----------
+    path : str or Path
+        The input.
+    kind : str or None, default None
+        One of :data:`KINDS` (None: :func:`detect_kind`).
+    text_field : str, default "text"
+        The JSON Lines field or Parquet column holding the text.
+    id_field : str, default "id"
+        The JSON Lines field or Parquet column holding the id.
+    stats : IngestStats or None, default None
+        Counts of documents read and skipped, updated as the input is read.
+    encoding : str or None, default None
+        The encoding of text inputs (token lines, JSON Lines, folders; UTF-8 by
+        default, :func:`tealeaves._io.decode`); dumps and Parquet carry their own.
+
+    Yields
+    ------
+    tuple of (str, str)
+        ``(id, text)`` of each document.
+
+    Raises
+    ------
+    EmptyInputError
+        Naming the input (and what was skipped) when it yields no document.
+    InputFormatError
+        If the input is malformed, truncated or corrupted.
     """
     p = Path(path)
     kind = kind or detect_kind(p)
@@ -248,8 +345,31 @@ def _wiki(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
 
 
 def wiki_pages(path: str | Path, stats: IngestStats, skipped=None) -> Iterator[tuple[int, str, str]]:
-    """``(page id, title, plain text)`` of the articles of a MediaWiki dump (see :func:`_wiki`);
-    ``skipped(page id, reason)`` is called for every page left out (redirect, other namespace, empty)."""
+    """``(page id, title, plain text)`` of the articles of a MediaWiki dump.
+
+    Main-namespace, non-redirect pages, the last revision, markup stripped with
+    ``mwparserfromhell`` (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The dump (possibly compressed).
+    stats : IngestStats
+        Counts the pages skipped, by reason.
+    skipped : callable or None, default None
+        ``skipped(page id, reason)`` is called for every page left out (redirect,
+        other namespace, empty).
+
+    Yields
+    ------
+    tuple of (int, str, str)
+        ``(page id, title, plain text)``.
+
+    Raises
+    ------
+    InputFormatError
+        If the dump is malformed.
+    """
     mwxml = optional_import("mwxml", "wiki", "reading MediaWiki dumps")
     mwp = optional_import("mwparserfromhell", "wiki", "removing wiki markup")
     import xml.etree.ElementTree as ET

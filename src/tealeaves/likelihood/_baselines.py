@@ -32,7 +32,27 @@ from tealeaves.validation import check_float
 
 
 def unigram_distribution(train: Corpus, smoothing: float = 1.0) -> np.ndarray:
-    """``(c_w + smoothing) / (N + smoothing * V)`` over the training corpus's vocabulary."""
+    """Add-``smoothing`` unigram distribution ``(c_w + smoothing) / (N + smoothing * V)`` of ``train``.
+
+    Parameters
+    ----------
+    train : Corpus
+        The training documents; ``c_w`` are its word counts and ``N`` its token count.
+    smoothing : float, default 1.0
+        The pseudo-count ``s`` added to every word's count (>= 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``V`` probabilities over ``train``'s vocabulary, summing to one.
+
+    Raises
+    ------
+    ParameterError
+        If ``smoothing`` is negative or ``train`` is not a ``Corpus``.
+    EmptyInputError
+        If there is nothing to estimate from (no tokens and no smoothing).
+    """
     smoothing = check_float(smoothing, "smoothing", min_value=0.0)
     counts = check_corpus(train, "training documents").term_frequencies().astype(np.float64) + smoothing
     if counts.sum() <= 0:
@@ -49,7 +69,27 @@ def _one_topic(phi_row: np.ndarray, heldout: Corpus, report, name: str, seed: in
 
 def baseline_vocabulary(train: Corpus, vocabulary: Vocabulary | None = None, model: object | None = None
                         ) -> Vocabulary:
-    """The vocabulary of both baselines: the model's, else ``vocabulary``, else the training corpus's."""
+    """The vocabulary of both baselines: the model's, else ``vocabulary``, else the training corpus's.
+
+    Parameters
+    ----------
+    train : Corpus
+        The training documents.
+    vocabulary : Vocabulary or None, default None
+        A vocabulary to use when no ``model`` is given.
+    model : object or None, default None
+        A fitted tealeaves model whose ``vocabulary_`` is used.
+
+    Returns
+    -------
+    Vocabulary
+        The vocabulary the baselines are defined over.
+
+    Raises
+    ------
+    ParameterError
+        If ``model`` has no ``vocabulary_``, or ``vocabulary`` differs from it.
+    """
     if model is not None:
         model_vocabulary = getattr(model, "vocabulary_", None)
         if not isinstance(model_vocabulary, Vocabulary):
@@ -72,6 +112,35 @@ def baselines(train: Corpus, test: Corpus, seed: int = 0, min_length: int = 2, s
     are shown beside: both are then defined over its vocabulary and scored on
     exactly its held-out words (see the module docstring).  Without it,
     ``vocabulary`` (default: the training corpus's) plays that role.
+
+    Parameters
+    ----------
+    train : Corpus
+        The training documents the unigram counts come from.
+    test : Corpus
+        The test documents, split into observed and held-out halves.
+    seed : int, default 0
+        Seed of the document-completion split.
+    min_length : int, default 2
+        Documents shorter than this are skipped by the split.
+    smoothing : float, default 1.0
+        Add-``s`` smoothing of the unigram counts.
+    vocabulary : Vocabulary or None, default None
+        The vocabulary when no ``model`` is given (None: the training corpus's).
+    model : object or None, default None
+        The fitted model the baselines are compared with.
+
+    Returns
+    -------
+    dict of str to CompletionResult
+        ``"uniform"`` (perplexity ``V``) and ``"unigram"``.
+
+    Raises
+    ------
+    ParameterError
+        If the split parameters, ``smoothing`` or ``model`` are invalid.
+    EmptyInputError
+        If the test documents share no word with the vocabulary.
     """
     seed, min_length = check_split(seed, min_length)
     vocabulary = baseline_vocabulary(train, vocabulary, model)

@@ -42,6 +42,18 @@ def log_mean_exp_se(logw):
 
     ``se(log mean) ≈ sd(w) / (sqrt(S) mean(w))`` over ``S`` independent draws;
     NaN when ``S < 2``.
+
+    Parameters
+    ----------
+    logw : numpy.ndarray
+        ``S`` log weights.
+
+    Returns
+    -------
+    est : float
+        The log mean weight (``-inf`` when every weight is zero).
+    se : float
+        Its standard error (NaN when ``S < 2`` or every weight is zero).
     """
     s = logw.shape[0]
     top = logw.max()
@@ -241,6 +253,34 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
     ``n_filters == 0``: average each position over the particles (Wallach 2008, MALLET).
     ``n_filters > 0``: split the particles into that many independent SMC filters
     (:func:`_smc_filter`) and combine their unbiased estimates (consistent).
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        The corpus's word ids, documents one after another (int array).
+    offsets : numpy.ndarray
+        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
+    score_from : numpy.ndarray
+        ``D`` first positions scored (0 scores the whole document).
+    phi_t : numpy.ndarray
+        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+    n_particles : int
+        Particles per document.
+    resample : bool
+        Rejuvenate ``z_<n`` by a Gibbs sweep before each position.
+    n_filters : int
+        0 for the unweighted average, else the number of SMC filters.
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document log estimates.
+    se : numpy.ndarray
+        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
     """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
@@ -274,7 +314,32 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
 # -- importance sampling from the prior ----------------------------------------
 @njit(cache=True)
 def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed):
-    """theta_s ~ Dir(alpha); log p(w) ≈ log mean_s prod_n sum_k theta_sk phi_{k,w_n}."""
+    """Importance sampling from the prior, ``theta_s ~ Dir(alpha)`` (Wallach et al. 2009, §4.1).
+
+    ``log p(w) ≈ log mean_s prod_n sum_k theta_sk phi_{k,w_n}``.
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        The corpus's word ids, documents one after another (int array).
+    offsets : numpy.ndarray
+        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
+    phi_t : numpy.ndarray
+        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+    n_samples : int
+        Prior draws per document.
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document log estimates.
+    se : numpy.ndarray
+        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
+    """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
     k_top = alpha.shape[0]
@@ -310,7 +375,32 @@ def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed):
 # -- harmonic mean (Newton & Raftery 1994) -------------------------------------
 @njit(cache=True)
 def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
-    """Gibbs samples z_s ~ p(z|w); log p(w) ≈ -log mean_s 1/p(w|z_s).  Biased upwards."""
+    """Harmonic mean: Gibbs samples ``z_s ~ p(z|w)``; ``log p(w) ≈ -log mean_s 1/p(w|z_s)``.  Biased upwards.
+
+    Newton & Raftery (1994).
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        The corpus's word ids, documents one after another (int array).
+    offsets : numpy.ndarray
+        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
+    phi_t : numpy.ndarray
+        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+    n_samples : int
+        Gibbs samples per document.
+    burn_in : int
+        Sweeps discarded first.
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``D`` per-document log estimates (0 for an empty document).
+    """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
     k_top = alpha.shape[0]
@@ -347,10 +437,36 @@ def _tempered_sweep(z, counts, phi_beta, alpha, weights):
 def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed):
     """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t.
 
+    Annealed importance sampling (Neal 2001; Wallach et al. 2009, §4.2).
+
     Each chain adds ``(beta_t - beta_{t-1}) log p(w|z)`` to its log weight, then
     takes one Gibbs sweep at ``beta_t``; the estimate is the log mean weight.
     The chains of a document advance together so ``phi^beta`` is computed once
     per temperature.
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        The corpus's word ids, documents one after another (int array).
+    offsets : numpy.ndarray
+        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
+    phi_t : numpy.ndarray
+        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+    betas : numpy.ndarray
+        The inverse temperatures, from 0 to 1.
+    n_chains : int
+        AIS chains per document.
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document log estimates.
+    se : numpy.ndarray
+        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
     """
     _seed(seed)
     n_docs = offsets.shape[0] - 1
@@ -468,6 +584,32 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
     ``D_c``.  ``p(w, z*) / D_c`` is an unbiased estimate of ``p(w)`` (its reciprocal
     ``D_c / p(w, z*)`` is not, but ``E[1 / D_c] = 1 / p(z*|w)``), so chains are
     combined as ``log mean_c p(w, z*) / D_c``, with the delta-method standard error.
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        The corpus's word ids, documents one after another (int array).
+    offsets : numpy.ndarray
+        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
+    phi_t : numpy.ndarray
+        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+    n_samples : int
+        ``S``, Gibbs states per chain.
+    n_chains : int
+        Independent chains per document.
+    burn_in : int
+        Gibbs sweeps searched for z*.
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document log estimates.
+    se : numpy.ndarray
+        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
     """
     _seed(seed)
     n_docs = offsets.shape[0] - 1

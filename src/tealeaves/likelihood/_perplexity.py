@@ -30,8 +30,20 @@ from tealeaves.signature import Signature
 class LikelihoodResult:
     """Log-likelihood of a set of words, their count (``n_words``, the tokens scored) and the perplexity.
 
-    ``n_dropped_oov`` counts the tokens dropped as out of vocabulary when the
-    scored corpus was encoded.
+    Parameters
+    ----------
+    log_likelihood : float
+        Total log-likelihood (natural log) of the scored tokens.
+    perplexity : float
+        ``exp(-log_likelihood / n_words)`` (Blei, Ng and Jordan 2003, §7.1).
+    n_words : int
+        The number of tokens scored.
+    n_documents : int
+        The number of documents scored.
+    signature : Signature
+        What was computed and how, for reproduction.
+    n_dropped_oov : int, default 0
+        The tokens dropped as out of vocabulary when the scored corpus was encoded.
     """
 
     log_likelihood: float
@@ -42,13 +54,41 @@ class LikelihoodResult:
     n_dropped_oov: int = 0
 
     def to_dict(self) -> dict:
+        """The result as a JSON-ready dictionary.
+
+        Returns
+        -------
+        dict
+            ``log_likelihood``, ``perplexity``, ``n_words`` (also as ``n_tokens_scored``),
+            ``n_documents``, ``n_dropped_oov`` and the ``signature`` as a string.
+        """
         return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
                 "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
                 "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
 
 
 def perplexity(log_likelihood: float, n_words: int) -> float:
-    """``exp(-log_likelihood / n_words)``; refuses zero words and non-finite likelihoods."""
+    """Perplexity ``exp(-log_likelihood / n_words)`` (Blei, Ng and Jordan 2003, §7.1).
+
+    Parameters
+    ----------
+    log_likelihood : float
+        Total natural-log likelihood of the scored words.
+    n_words : int
+        The number of words scored.
+
+    Returns
+    -------
+    float
+        The inverse geometric mean probability per word.
+
+    Raises
+    ------
+    EmptyInputError
+        If ``n_words`` is zero or negative.
+    TealeavesError
+        If ``log_likelihood`` is not finite.
+    """
     if n_words <= 0:
         raise EmptyInputError("perplexity needs at least one scored word; the held-out set is empty")
     if not math.isfinite(log_likelihood):
@@ -59,8 +99,24 @@ def perplexity(log_likelihood: float, n_words: int) -> float:
 def require_topic_word(model: object) -> np.ndarray:
     """The validated ``topic_word_`` of a model; models without probabilities (LSI, NMF) are refused.
 
-    An object that is not a tealeaves model at all (e.g. a gensim ``LdaModel``)
-    is refused with :class:`UnsupportedModelError` pointing to ``tealeaves.load_model``.
+    Parameters
+    ----------
+    model : object
+        A fitted tealeaves model (with ``topic_word_`` and ``vocabulary_``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``K x V`` topic-word matrix, each row a distribution over the vocabulary.
+
+    Raises
+    ------
+    UnsupportedModelError
+        If ``model`` is not a tealeaves model at all (e.g. a gensim ``LdaModel``; the
+        message points to ``tealeaves.load_model``), or it declares itself not
+        probabilistic (``not_probabilistic_``).
+    InvalidModelError
+        If ``topic_word_`` is None (as for LSI or NMF) or is not a valid topic-word matrix.
     """
     if not hasattr(model, "topic_word_") or not hasattr(model, "vocabulary_"):
         cls = type(model)
@@ -80,7 +136,28 @@ def require_topic_word(model: object) -> np.ndarray:
 
 
 def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.ndarray:
-    """Validate ``D x K`` topic proportions (finite, non-negative, rows summing to one)."""
+    """Validate ``D x K`` topic proportions (finite, non-negative, rows summing to one).
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``D x K`` document-topic proportions.
+    n_documents : int
+        The expected number of rows ``D``.
+    n_topics : int
+        The expected number of columns ``K``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``theta`` as a float64 array.
+
+    Raises
+    ------
+    InvalidModelError
+        If the shape is not ``(n_documents, n_topics)`` or a row is not a distribution
+        (NaN, negative or not summing to 1 within ``1e-6``).
+    """
     theta = np.asarray(theta, dtype=np.float64)
     if theta.shape != (n_documents, n_topics):
         raise InvalidModelError(
@@ -96,10 +173,27 @@ def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.
 
 
 def document_log_likelihoods(theta: np.ndarray, phi: np.ndarray, corpus: Corpus) -> np.ndarray:
-    """``sum_i log sum_k theta_dk phi_{k, w_di}`` for every document ``d`` of ``corpus``.
+    """Log-likelihood of every document, ``sum_i log sum_k theta_dk phi_{k, w_di}``.
 
-    Raises :class:`InvalidModelError` if some word gets probability zero (its
-    perplexity would be infinite); smooth the topics to avoid that.
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``D x K`` document-topic proportions (one row per document of ``corpus``).
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities over ``corpus``'s vocabulary.
+    corpus : Corpus
+        The ``D`` documents whose tokens are scored.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``D`` float64 log-likelihoods (natural log), one per document.
+
+    Raises
+    ------
+    InvalidModelError
+        If some word gets probability zero (its perplexity would be infinite);
+        smooth the topics to avoid that.
     """
     counts = corpus.counts
     rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
@@ -115,7 +209,31 @@ def document_log_likelihoods(theta: np.ndarray, phi: np.ndarray, corpus: Corpus)
 
 
 def score_words(theta: np.ndarray, phi: np.ndarray, corpus: Corpus, signature: Signature) -> LikelihoodResult:
-    """Log-likelihood and perplexity of every token of ``corpus`` under ``theta @ phi``."""
+    """Log-likelihood and perplexity of every token of ``corpus`` under ``theta @ phi``.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``D x K`` document-topic proportions, rows summing to one.
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities over ``corpus``'s vocabulary.
+    corpus : Corpus
+        The documents scored (at least one token).
+    signature : Signature
+        The signature recorded in the result.
+
+    Returns
+    -------
+    LikelihoodResult
+        The total log-likelihood, perplexity, counts and ``signature``.
+
+    Raises
+    ------
+    EmptyInputError
+        If ``corpus`` has no document or no token.
+    InvalidModelError
+        If ``theta`` or ``phi`` is invalid or a word gets probability zero.
+    """
     check_corpus(corpus, "scored corpus").require_nonempty("scored corpus")
     phi = check_topic_word(phi, name="phi")
     theta = check_proportions(theta, len(corpus), phi.shape[0])
@@ -125,7 +243,25 @@ def score_words(theta: np.ndarray, phi: np.ndarray, corpus: Corpus, signature: S
 
 
 def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
-    """Refuse anything but a :class:`~tealeaves.corpus.Corpus` (lists of words are not encoded silently)."""
+    """Refuse anything but a :class:`~tealeaves.corpus.Corpus` (lists of words are not encoded silently).
+
+    Parameters
+    ----------
+    corpus : object
+        The value to check.
+    name : str, default "test documents"
+        What ``corpus`` is, for the error message.
+
+    Returns
+    -------
+    Corpus
+        ``corpus`` itself.
+
+    Raises
+    ------
+    ParameterError
+        If ``corpus`` is not a ``Corpus``.
+    """
     if not isinstance(corpus, Corpus):
         raise ParameterError(f"the {name} must be a tealeaves Corpus, got {type(corpus).__name__}",
                              fix="encode the documents with Corpus.from_token_lists or read_corpus")
@@ -135,7 +271,27 @@ def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
 def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test documents") -> Corpus:
     """Re-encode ``corpus`` over ``vocabulary``: words it lacks are dropped and counted in ``n_dropped``.
 
-    Raises :class:`EmptyInputError` when the two share no word at all.
+    Parameters
+    ----------
+    corpus : Corpus
+        The documents to re-encode.
+    vocabulary : Vocabulary
+        The target vocabulary (usually the model's ``vocabulary_``).
+    what : str, default "test documents"
+        What ``corpus`` is, for error messages.
+
+    Returns
+    -------
+    Corpus
+        ``corpus`` itself when it already uses ``vocabulary``, else a new corpus over
+        ``vocabulary`` with the same ids, labels and metadata.
+
+    Raises
+    ------
+    ParameterError
+        If ``corpus`` is not a ``Corpus``.
+    EmptyInputError
+        When the two share no word at all.
     """
     check_corpus(corpus, what)
     if corpus.vocabulary == vocabulary:
@@ -154,7 +310,25 @@ def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test docum
 
 
 def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
-    """Refuse a corpus with no document or no token to score, saying why when every token was dropped."""
+    """Refuse a corpus with no document or no token to score, saying why when every token was dropped.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus to score.
+    what : str, default "test documents"
+        What ``corpus`` is, for error messages.
+
+    Returns
+    -------
+    Corpus
+        ``corpus`` itself.
+
+    Raises
+    ------
+    EmptyInputError
+        If ``corpus`` has no document or no token (every token out of vocabulary included).
+    """
     if len(corpus) and not corpus.n_tokens and corpus.n_dropped:
         raise EmptyInputError(
             f"the {what} share no word with the model's vocabulary (all {corpus.n_dropped} tokens are "

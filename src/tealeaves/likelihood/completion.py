@@ -42,7 +42,29 @@ SPLIT_NAME = "random-half"
 
 @dataclass
 class SplitReport:
-    """What :func:`split_documents` did."""
+    """What :func:`split_documents` did.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the split.
+    min_length : int
+        Documents shorter than this were skipped.
+    n_documents : int
+        Documents in the test corpus.
+    n_documents_split : int
+        Documents split into observed and held-out halves.
+    n_skipped_too_short : int
+        Documents skipped for having fewer than ``min_length`` tokens.
+    skipped_ids : list of str
+        The ids of the skipped documents.
+    n_observed_words : int
+        Tokens in the observed halves.
+    n_heldout_words : int
+        Tokens in the held-out halves.
+    n_dropped_oov : int, default 0
+        Test tokens dropped as out of the model's vocabulary.
+    """
 
     seed: int
     min_length: int
@@ -55,6 +77,13 @@ class SplitReport:
     n_dropped_oov: int = 0
 
     def to_dict(self) -> dict:
+        """The report as a dictionary of its fields.
+
+        Returns
+        -------
+        dict
+            One entry per field.
+        """
         return dict(self.__dict__)
 
 
@@ -62,8 +91,24 @@ class SplitReport:
 class CompletionResult:
     """Held-out log-likelihood and perplexity of the held-out halves.
 
-    ``n_heldout_words`` is the number of tokens scored; ``n_dropped_oov`` the test
-    tokens dropped as out of the model's vocabulary.
+    Parameters
+    ----------
+    log_likelihood : float
+        Total natural-log likelihood of the held-out tokens.
+    perplexity : float
+        ``exp(-log_likelihood / n_heldout_words)``.
+    n_documents_split : int
+        Documents split (and scored).
+    n_skipped_too_short : int
+        Documents skipped as too short to split.
+    n_heldout_words : int
+        The number of tokens scored.
+    signature : Signature
+        What was computed and how.
+    document_log_likelihoods : numpy.ndarray, default empty
+        The log-likelihood of each split document's held-out half.
+    n_dropped_oov : int, default 0
+        The test tokens dropped as out of the model's vocabulary.
     """
 
     log_likelihood: float
@@ -80,6 +125,13 @@ class CompletionResult:
         return self.n_heldout_words
 
     def to_dict(self) -> dict:
+        """The result as a JSON-ready dictionary (without the per-document log-likelihoods).
+
+        Returns
+        -------
+        dict
+            The scalar fields, ``n_tokens_scored`` and the ``signature`` as a string.
+        """
         return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
                 "n_documents_split": self.n_documents_split,
                 "n_skipped_too_short": self.n_skipped_too_short,
@@ -115,10 +167,34 @@ def _keep_tokens(corpus: Corpus, docs: np.ndarray, mask: np.ndarray) -> Corpus:
 def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple[Corpus, Corpus, SplitReport]:
     """Split every document of at least ``min_length`` tokens into two random halves.
 
-    Returns ``(observed, heldout, report)``: two corpora with the same
-    documents (the split ones, in order) and the same vocabulary; the
-    observed half has ``n // 2`` tokens and the held-out half the rest.  The
-    split depends only on ``seed`` and the corpus.
+    The two corpora have the same documents (the split ones, in order) and the same
+    vocabulary; the observed half has ``n // 2`` tokens and the held-out half the
+    rest.  The split depends only on ``seed`` and the corpus.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The test documents.
+    seed : int, default 0
+        Seed of the random split, in ``[0, 2**32)``.
+    min_length : int, default 2
+        Documents with fewer tokens are skipped (>= 2).
+
+    Returns
+    -------
+    observed : Corpus
+        The observed halves.
+    heldout : Corpus
+        The held-out halves.
+    report : SplitReport
+        What was split and skipped.
+
+    Raises
+    ------
+    ParameterError
+        If ``seed`` or ``min_length`` is out of range.
+    EmptyInputError
+        If ``corpus`` has no document, or no document is long enough to split.
     """
     seed, min_length = check_split(seed, min_length)
     if len(corpus) == 0:
@@ -137,7 +213,25 @@ def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple
 
 
 def check_split(seed: object, min_length: object) -> tuple[int, int]:
-    """Validate the split's ``seed`` (a whole number in ``[0, 2**32)``) and ``min_length`` (>= 2)."""
+    """Validate the split's ``seed`` (a whole number in ``[0, 2**32)``) and ``min_length`` (>= 2).
+
+    Parameters
+    ----------
+    seed : object
+        The split seed.
+    min_length : object
+        The minimum document length.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(seed, min_length)`` as integers.
+
+    Raises
+    ------
+    ParameterError
+        If either is not a whole number in its range.
+    """
     seed = check_int(seed, "split seed", min_value=0, max_value=2**32 - 1)
     min_length = check_int(min_length, "min_length", min_value=2)
     return seed, min_length
@@ -145,7 +239,26 @@ def check_split(seed: object, min_length: object) -> tuple[int, int]:
 
 def completion_signature(model_description: str, seed: int, min_length: int = 2,
                          estimator: str = "point-theta", inference: str | None = None) -> Signature:
-    """The signature of a document-completion perplexity (``infer``: how theta_hat was inferred)."""
+    """The signature of a document-completion perplexity.
+
+    Parameters
+    ----------
+    model_description : str
+        The model's description (its ``model`` field).
+    seed : int
+        Seed of the split.
+    min_length : int, default 2
+        Minimum length of a split document.
+    estimator : str, default "point-theta"
+        The estimator of the held-out probability (``est`` field).
+    inference : str or None, default None
+        How theta_hat was inferred (``infer`` field); None leaves the field out.
+
+    Returns
+    -------
+    Signature
+        A ``perplexity`` signature with ``eval=doc-completion`` and ``split=random-half``.
+    """
     fields = {"eval": "doc-completion", "split": SPLIT_NAME, "seed": seed, "min_len": min_length,
               "est": estimator}
     if inference is not None:
@@ -156,14 +269,60 @@ def completion_signature(model_description: str, seed: int, min_length: int = 2,
 
 def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> tuple[Corpus, Corpus, SplitReport]:
-    """Align ``test`` to the model's vocabulary, check it is usable and split it."""
+    """Align ``test`` to the model's vocabulary, check it is usable and split it.
+
+    Parameters
+    ----------
+    model : object
+        A fitted tealeaves model (its ``vocabulary_`` is used).
+    test : Corpus
+        The test documents.
+    seed : int, default 0
+        Seed of the split.
+    min_length : int, default 2
+        Documents with fewer tokens are skipped.
+
+    Returns
+    -------
+    tuple of (Corpus, Corpus, SplitReport)
+        ``(observed, heldout, report)`` as :func:`split_documents` returns them.
+
+    Raises
+    ------
+    EmptyInputError
+        If ``test`` shares no word with the model or nothing can be split.
+    """
     test = require_tokens(align_corpus(test, model.vocabulary_))
     return split_documents(test, seed, min_length)
 
 
 def score_heldout(theta: np.ndarray, phi: np.ndarray, heldout: Corpus, report: SplitReport,
                   signature: Signature) -> CompletionResult:
-    """Score the held-out halves with ``p(w) = sum_k theta_dk phi_kw``."""
+    """Score the held-out halves with ``p(w) = sum_k theta_dk phi_kw``.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The ``D x K`` topic proportions inferred from the observed halves.
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    heldout : Corpus
+        The ``D`` held-out halves.
+    report : SplitReport
+        The split's report (its counts are copied into the result).
+    signature : Signature
+        The signature of the result.
+
+    Returns
+    -------
+    CompletionResult
+        The held-out log-likelihood, perplexity and per-document log-likelihoods.
+
+    Raises
+    ------
+    InvalidModelError
+        If ``theta`` is not a valid ``D x K`` distribution or a held-out word gets probability zero.
+    """
     theta = check_proportions(theta, len(heldout), phi.shape[0])
     per_doc = document_log_likelihoods(theta, phi, heldout)
     ll = float(per_doc.sum())
@@ -173,14 +332,37 @@ def score_heldout(theta: np.ndarray, phi: np.ndarray, heldout: Corpus, report: S
 
 
 def document_completion(model: object, test: Corpus, seed: int = 0, min_length: int = 2) -> CompletionResult:
-    """Document-completion perplexity of ``model`` on ``test`` (see the module docstring).
+    """Document-completion perplexity of ``model`` on ``test`` (Wallach et al. 2009, §4).
 
     ``model`` is any tealeaves model with probabilities (``topic_word_``) and
     ``transform``; ``test`` is encoded over its vocabulary (other words are
     dropped and counted in ``n_dropped_oov``).  Too-short documents are skipped
     and counted in the result.  ``theta_hat`` is inferred as the model records
     (:mod:`tealeaves.models.recorded_inference`), so a saved and loaded model scores
-    exactly as before.
+    exactly as before.  See the module docstring.
+
+    Parameters
+    ----------
+    model : object
+        A fitted probabilistic tealeaves model.
+    test : Corpus
+        The test documents.
+    seed : int, default 0
+        Seed of the random split, in ``[0, 2**32)``.
+    min_length : int, default 2
+        Documents with fewer tokens are skipped (>= 2).
+
+    Returns
+    -------
+    CompletionResult
+        The perplexity of the held-out halves, with its signature.
+
+    Raises
+    ------
+    UnsupportedModelError
+        If ``model`` is not a tealeaves model or is not probabilistic.
+    EmptyInputError
+        If nothing of ``test`` can be scored.
     """
     seed, min_length = check_split(seed, min_length)
     phi = require_topic_word(model)

@@ -67,11 +67,31 @@ MINIMUM = {"n_particles": 1, "n_samples": 1, "n_chains": 1, "n_filters": 1, "n_t
 class HeldOutEstimate:
     """An estimate of the held-out log-likelihood of a corpus, with its Monte Carlo error.
 
-    ``standard_error`` is ``sqrt(sum_d se_d^2)`` (documents are estimated
-    independently), or ``None`` for the harmonic mean or a single sample.
-    ``perplexity`` is ``exp(-log_likelihood / n_words)``; ``n_words`` is the
-    number of tokens scored, ``n_dropped`` the test tokens dropped as out of the
-    model's vocabulary.
+    Parameters
+    ----------
+    method : str
+        The estimator (one of :data:`METHODS`, or ``"left-to-right-completion"``).
+    log_likelihood : float
+        The estimate of ``sum_d log p(w_d)``.
+    standard_error : float or None
+        ``sqrt(sum_d se_d^2)`` (documents are estimated independently), or ``None`` for
+        the harmonic mean or a single sample.
+    perplexity : float
+        ``exp(-log_likelihood / n_words)``.
+    n_words : int
+        The number of tokens scored.
+    n_documents : int
+        The number of documents scored.
+    n_dropped : int
+        The test tokens dropped as out of the model's vocabulary.
+    signature : Signature
+        What was computed and how.
+    document_log_likelihoods : numpy.ndarray, default empty
+        The per-document estimates.
+    document_standard_errors : numpy.ndarray or None, default None
+        The per-document standard errors.
+    extra : dict, default {}
+        Further entries of :meth:`to_dict` (``standard_error_from``, the harmonic mean's warning...).
     """
 
     method: str
@@ -95,6 +115,14 @@ class HeldOutEstimate:
         return self.n_words
 
     def to_dict(self) -> dict:
+        """The estimate as a JSON-ready dictionary (without the per-document arrays).
+
+        Returns
+        -------
+        dict
+            The scalar fields, ``n_tokens_scored``, ``n_dropped_oov``, ``extra`` and the
+            ``signature`` as a string.
+        """
         out = {"method": self.method, "log_likelihood": self.log_likelihood,
                "standard_error": self.standard_error, "perplexity": self.perplexity,
                "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
@@ -106,7 +134,30 @@ class HeldOutEstimate:
 
 # -- parameter checks ----------------------------------------------------------
 def model_parameters(model: object, method: str = "left-to-right") -> tuple[np.ndarray, np.ndarray]:
-    """``(phi, alpha)`` of a tealeaves model, refusing models the estimators cannot use."""
+    """``(phi, alpha)`` of a tealeaves model, refusing models the estimators cannot use.
+
+    Parameters
+    ----------
+    model : object
+        A fitted probabilistic tealeaves model with a Dirichlet prior ``doc_topic_prior_``.
+    method : str, default "left-to-right"
+        The estimator asking, for the error message.
+
+    Returns
+    -------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+
+    Raises
+    ------
+    InvalidModelError
+        If the model has no prior ``alpha`` (every estimator except point-estimate
+        completion needs it) or invalid topics.
+    UnsupportedModelError
+        If ``model`` is not a probabilistic tealeaves model.
+    """
     phi = require_topic_word(model)
     alpha = check_alpha(getattr(model, "doc_topic_prior_", None), phi.shape[0])
     if alpha is None:
@@ -132,7 +183,23 @@ def _check_flag(name: str, value: object) -> bool:
 
 
 def check_sampler_seed(seed: object) -> int | None:
-    """The sampler seed of the public functions: a whole number in ``[0, 2**32)``, or ``None`` (fresh)."""
+    """The sampler seed of the public functions: a whole number in ``[0, 2**32)``, or ``None`` (fresh).
+
+    Parameters
+    ----------
+    seed : object
+        The seed to check.
+
+    Returns
+    -------
+    int or None
+        The seed.
+
+    Raises
+    ------
+    ParameterError
+        If ``seed`` is not None or a whole number in range.
+    """
     return None if seed is None else check_int(seed, "seed", min_value=0, max_value=2**32 - 1)
 
 
@@ -161,7 +228,20 @@ def _seed(seed: int | tuple[int, int] | None) -> int:
 def log_dirichlet_multinomial(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """``log p(z | alpha)`` of one ordered assignment with topic counts ``counts`` (last axis K).
 
-    ``Gamma(A) / Gamma(A + N) prod_k Gamma(alpha_k + n_k) / Gamma(alpha_k)``, ``A = sum alpha``.
+    ``Gamma(A) / Gamma(A + N) prod_k Gamma(alpha_k + n_k) / Gamma(alpha_k)``, ``A = sum alpha``
+    (the Dirichlet-multinomial; Wallach et al. 2009, eq. 4).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Topic counts ``n_k``, last axis of length K (any leading shape).
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters.
+
+    Returns
+    -------
+    numpy.ndarray
+        The log-probability of each assignment (the leading shape of ``counts``).
     """
     a_sum = alpha.sum()
     n = counts.sum(axis=-1)
@@ -172,8 +252,28 @@ def log_dirichlet_multinomial(counts: np.ndarray, alpha: np.ndarray) -> np.ndarr
 def exact_log_likelihood(words: np.ndarray, phi: np.ndarray, alpha: float | np.ndarray) -> float:
     """``log p(w | Phi, alpha)`` by summing over all ``K^N`` topic assignments.
 
-    ``p(w) = sum_z p(z | alpha) prod_n phi_{z_n, w_n}``; refuses problems with more
-    than :data:`MAX_ENUMERATION` assignments.
+    ``p(w) = sum_z p(z | alpha) prod_n phi_{z_n, w_n}`` (Wallach et al. 2009, eq. 3).
+
+    Parameters
+    ----------
+    words : numpy.ndarray
+        The ``N`` word ids of one document.
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : float or numpy.ndarray
+        The Dirichlet prior: one symmetric value or ``K`` values.
+
+    Returns
+    -------
+    float
+        The exact log-likelihood (0.0 for an empty document).
+
+    Raises
+    ------
+    TealeavesError
+        If there are more than :data:`MAX_ENUMERATION` assignments.
+    InvalidModelError
+        If ``phi`` or ``alpha`` is invalid.
     """
     phi = check_topic_word(phi)
     k = phi.shape[0]
@@ -209,9 +309,41 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     effective sample size halves): ``n_filters`` independent filters of
     ``n_particles // n_filters`` particles each (at most one filter per particle)
     whose unbiased estimates are averaged; the standard error is over filters.
-    ``resample`` rejuvenates ``z_<n`` by one Gibbs sweep before each position
-    (quadratic in length; MALLET's default is ``False``).
-    Only positions ``n >= score_from[d]`` are scored (document completion).
+
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters of the topic proportions.
+    corpus : Corpus
+        The ``D`` documents, encoded over the topics' vocabulary.
+    n_particles : int, default 20
+        Particles per document (>= 1).
+    resample : bool, default True
+        Rejuvenate ``z_<n`` by one Gibbs sweep before each position (quadratic in
+        length; MALLET's default is ``False``).
+    weighted : bool, default False
+        Run as a weighted sequential Monte Carlo sampler (see above).
+    n_filters : int, default 10
+        Independent filters when ``weighted`` (at most ``n_particles``).
+    score_from : numpy.ndarray or None, default None
+        Only positions ``n >= score_from[d]`` are scored (document completion);
+        None scores every position.
+    seed : int or None, default 0
+        Sampler seed (None: fresh randomness).
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document estimates of ``log p(w_d)``.
+    se : numpy.ndarray
+        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+
+    Raises
+    ------
+    ParameterError
+        If a count is not a whole number in range or a switch is not a bool.
     """
     n_particles = _check_count("n_particles", n_particles)
     resample, weighted = _check_flag("resample", resample), _check_flag("weighted", weighted)
@@ -227,7 +359,35 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
 
 def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
                         seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Importance sampling from the prior: ``log mean_s prod_n sum_k theta_sk phi_{k,w_n}``."""
+    """Importance sampling from the prior: ``log mean_s prod_n sum_k theta_sk phi_{k,w_n}``.
+
+    ``theta_s ~ Dir(alpha)`` (Wallach et al. 2009, §4.1).
+
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters of the topic proportions.
+    corpus : Corpus
+        The ``D`` documents, encoded over the topics' vocabulary.
+    n_samples : int, default 1000
+        Prior draws per document (>= 1).
+    seed : int or None, default 0
+        Sampler seed (None: fresh randomness).
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document estimates of ``log p(w_d)``.
+    se : numpy.ndarray
+        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+
+    Raises
+    ------
+    ParameterError
+        If ``n_samples`` is not a whole number >= 1.
+    """
     n_samples = _check_count("n_samples", n_samples)
     return _kernels.importance_prior(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples,
                                      _seed(seed))
@@ -238,6 +398,33 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
     """Harmonic mean of ``p(w | z_s)`` over Gibbs samples (Newton & Raftery 1994).  BIASED upwards.
 
     Returned only to demonstrate the bias Wallach et al. (2009) report; there is no standard error.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters of the topic proportions.
+    corpus : Corpus
+        The ``D`` documents, encoded over the topics' vocabulary.
+    n_samples : int, default 1000
+        Posterior Gibbs samples per document (>= 1).
+    burn_in : int, default 100
+        Gibbs sweeps discarded first (>= 0).
+    seed : int or None, default 0
+        Sampler seed (None: fresh randomness).
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document estimates of ``log p(w_d)`` (overestimates).
+    se : None
+        No standard error.
+
+    Raises
+    ------
+    ParameterError
+        If a count is not a whole number in range.
     """
     n_samples = _check_count("n_samples", n_samples)
     burn_in = _check_count("burn_in", burn_in)
@@ -247,7 +434,23 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
 
 
 def temperature_schedule(n_temperatures: int) -> np.ndarray:
-    """Inverse temperatures ``beta_t = (t / T)^4``, ``t = 0..T`` (dense near 0)."""
+    """Inverse temperatures ``beta_t = (t / T)^4``, ``t = 0..T`` (dense near 0).
+
+    Parameters
+    ----------
+    n_temperatures : int
+        ``T``, the number of annealing steps (>= 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``T + 1`` inverse temperatures from 0 to 1.
+
+    Raises
+    ------
+    ParameterError
+        If ``n_temperatures`` is not a whole number >= 2.
+    """
     n_temperatures = _check_count("n_temperatures", n_temperatures)
     return np.linspace(0.0, 1.0, n_temperatures + 1) ** 4
 
@@ -261,6 +464,34 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
     Reuters stories 1000 temperatures leave the estimate several nats per 100 stories low
     (and the delta-method standard error smaller than the spread over seeds); with 5000
     temperatures the chains agree with the other estimators and with their standard error.
+    Annealed importance sampling is Neal (2001).
+
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters of the topic proportions.
+    corpus : Corpus
+        The ``D`` documents, encoded over the topics' vocabulary.
+    n_chains : int, default 20
+        Independent AIS chains per document (>= 1).
+    n_temperatures : int, default 5000
+        Annealing steps (:func:`temperature_schedule`, >= 2).
+    seed : int or None, default 0
+        Sampler seed (None: fresh randomness).
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document estimates of ``log p(w_d)``.
+    se : numpy.ndarray
+        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+
+    Raises
+    ------
+    ParameterError
+        If a count is not a whole number in range.
     """
     n_chains = _check_count("n_chains", n_chains)
     n_temperatures = _check_count("n_temperatures", n_temperatures)
@@ -277,6 +508,35 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     ``n_chains`` independent chains.  Each chain searches its own ``z*`` (``burn_in``
     Gibbs sweeps, then iterated conditional modes), so the chains are independent
     replicates and the standard error over them includes the effect of the choice of ``z*``.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters of the topic proportions.
+    corpus : Corpus
+        The ``D`` documents, encoded over the topics' vocabulary.
+    n_samples : int, default 1000
+        Gibbs states per chain (>= 1).
+    n_chains : int, default 4
+        Independent chains (>= 1).
+    burn_in : int, default 100
+        Gibbs sweeps before the search for ``z*`` (>= 0).
+    seed : int or None, default 0
+        Sampler seed (None: fresh randomness).
+
+    Returns
+    -------
+    est : numpy.ndarray
+        ``D`` per-document estimates of ``log p(w_d)``.
+    se : numpy.ndarray
+        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+
+    Raises
+    ------
+    ParameterError
+        If a count is not a whole number in range.
     """
     n_samples = _check_count("n_samples", n_samples)
     n_chains = _check_count("n_chains", n_chains)
@@ -315,16 +575,47 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
                             **options) -> HeldOutEstimate:
     """Estimate ``sum_d log p(w_d)`` of ``corpus`` under ``model`` with ``method`` (see :data:`METHODS`).
 
-    ``n_samples`` is the number of particles (left-to-right), prior draws (is),
-    posterior draws (hm), AIS chains (ais) or Chib states per chain (chib);
-    ``options`` go to the method's function (e.g. ``resample``, ``n_temperatures``,
-    ``n_chains``, ``burn_in``).  ``replicates > 1`` runs the estimator that many
-    times with independent seeds and reports the mean of the replicates' log
-    estimates, with the standard error from their spread (:func:`replicate`).
     Test words missing from the model's vocabulary are dropped and counted in
     ``n_dropped``; an empty document contributes 0.  Every parameter is checked
     first (:class:`~tealeaves.errors.ParameterError`): counts are whole numbers
     (not floats or bools), switches are bools, the seed a whole number or ``None``.
+    The estimators are those of Wallach, Murray, Salakhutdinov & Mimno (2009).
+
+    Parameters
+    ----------
+    model : object
+        A fitted probabilistic tealeaves model with a Dirichlet prior (``doc_topic_prior_``).
+    corpus : Corpus
+        The test documents.
+    method : str, default "left-to-right"
+        One of :data:`METHODS`.
+    n_samples : int or None, default None
+        The number of particles (left-to-right), prior draws (is), posterior draws
+        (hm), AIS chains (ais) or Chib states per chain (chib); None takes
+        :data:`DEFAULT_SAMPLES`.
+    seed : int or None, default 0
+        Sampler seed in ``[0, 2**32)`` (None: fresh randomness).
+    replicates : int, default 1
+        With more than 1, run the estimator that many times with independent seeds
+        and report the mean of the replicates' log estimates, with the standard error
+        from their spread (:func:`replicate`).
+    **options
+        Go to the method's function (e.g. ``resample``, ``n_temperatures``,
+        ``n_chains``, ``burn_in``).
+
+    Returns
+    -------
+    HeldOutEstimate
+        The estimate, its standard error, perplexity and signature.
+
+    Raises
+    ------
+    ParameterError
+        If ``method`` is unknown, an option is unknown or a value is out of range.
+    InvalidModelError
+        If the model has no prior ``alpha`` or a test word has probability zero under every topic.
+    EmptyInputError
+        If ``corpus`` shares no word with the model.
     """
     if not isinstance(method, str) or method not in _ESTIMATORS:
         raise ParameterError(f"unknown estimator {method!r}; choose one of {', '.join(METHODS)}")
@@ -352,13 +643,28 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
 def replicate(run, seed: int | None, replicates: int) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard error of ``replicates`` independent runs' per-document log estimates.
 
-    ``run(seed)`` returns per-document ``(log estimates, standard errors)``; run ``r``
-    gets the seed ``(seed, r)``.  The estimate is ``mean_r log p_r(w_d)`` and its
+    Run ``r`` gets the seed ``(seed, r)``.  The estimate is ``mean_r log p_r(w_d)`` and its
     standard error ``sd_r / sqrt(R)``.  Unlike the delta method over a run's own
     chains, which needs the variance of heavy-tailed importance weights, this
     measures the spread of the log estimates themselves, so it stays honest on long
     documents where the weights of a few chains dominate; the price is the bias of
     each replicate's smaller sample (``log mean`` is biased low).
+
+    Parameters
+    ----------
+    run : callable
+        ``run(seed)`` returns per-document ``(log estimates, standard errors)``.
+    seed : int or None
+        The base seed (None: every run gets fresh randomness).
+    replicates : int
+        ``R``, the number of runs (>= 2 for a standard error).
+
+    Returns
+    -------
+    mean : numpy.ndarray
+        Per-document mean of the runs' log estimates.
+    se : numpy.ndarray
+        Per-document ``sd_r / sqrt(R)``.
     """
     runs = np.array([run(None if seed is None else (seed, r))[0] for r in range(replicates)])
     return runs.mean(axis=0), runs.std(axis=0, ddof=1) / math.sqrt(replicates)
@@ -388,6 +694,37 @@ def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20,
     (``split_seed``, ``min_length``); the left-to-right sampler runs over the
     observed half followed by the held-out half and sums the log-probabilities of
     the held-out positions only.  Parameters are checked as in :func:`estimate_log_likelihood`.
+
+    Parameters
+    ----------
+    model : object
+        A fitted probabilistic tealeaves model with a Dirichlet prior.
+    test : Corpus
+        The test documents.
+    n_particles : int, default 20
+        Particles per document (>= 1).
+    resample : bool, default True
+        Rejuvenate the earlier assignments before each position (see :func:`left_to_right`).
+    weighted : bool, default False
+        Run as a weighted sequential Monte Carlo sampler.
+    seed : int or None, default 0
+        Sampler seed (None: fresh randomness).
+    split_seed : int, default 0
+        Seed of the random halves.
+    min_length : int, default 2
+        Documents with fewer tokens are skipped.
+
+    Returns
+    -------
+    HeldOutEstimate
+        The held-out estimate (``n_skipped_too_short`` in ``extra``).
+
+    Raises
+    ------
+    ParameterError
+        If a value is out of range.
+    InvalidModelError
+        If the model has no prior ``alpha`` or a held-out word has probability zero under every topic.
     """
     n_particles = _check_count("n_particles", n_particles)
     resample, weighted = _check_flag("resample", resample), _check_flag("weighted", weighted)

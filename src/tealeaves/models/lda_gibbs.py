@@ -40,6 +40,15 @@ def _one_language(corpus: Corpus) -> AlignedCorpus:
 class GibbsLDA(TopicModel):
     """LDA by collapsed Gibbs sampling with MALLET's hyperparameter optimisation (numba-compiled).
 
+    Fitted attributes: ``vocabulary_``, ``topic_word_`` (``K x V``,
+    ``(n_kw + beta) / (n_k + V beta)``), ``doc_topic_`` (training documents,
+    ``(n_dk + alpha_k) / (N_d + sum alpha)``), ``doc_topic_prior_`` (the
+    optimised ``alpha``), ``beta_``, ``log_likelihood_trace_``,
+    ``log_likelihood_iterations_``, ``chain_log_likelihoods_``, ``n_tokens_``,
+    ``sampling_cpu_seconds_`` (the kept chain's sampling CPU time), ``sampler_``,
+    ``metadata_`` (description, source, the corpus's preprocessing) and
+    ``pltm_`` (the underlying one-language polylingual model).
+
     Parameters
     ----------
     n_components : K.
@@ -57,15 +66,6 @@ class GibbsLDA(TopicModel):
         (default: sparse from 20 topics, where it is the faster); all exact.
     evaluate_every : record ``log p(w, z)`` every this many sweeps.
     random_state : integer seed; the same seed repeats a fit exactly.
-
-    Fitted attributes: ``vocabulary_``, ``topic_word_`` (``K x V``,
-    ``(n_kw + beta) / (n_k + V beta)``), ``doc_topic_`` (training documents,
-    ``(n_dk + alpha_k) / (N_d + sum alpha)``), ``doc_topic_prior_`` (the
-    optimised ``alpha``), ``beta_``, ``log_likelihood_trace_``,
-    ``log_likelihood_iterations_``, ``chain_log_likelihoods_``, ``n_tokens_``,
-    ``sampling_cpu_seconds_`` (the kept chain's sampling CPU time), ``sampler_``,
-    ``metadata_`` (description, source, the corpus's preprocessing) and
-    ``pltm_`` (the underlying one-language polylingual model).
     """
 
     def __init__(

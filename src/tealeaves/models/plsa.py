@@ -55,6 +55,10 @@ def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: fl
 class PLSA(TopicModel):
     """pLSA by EM, best of ``n_restarts`` random starts by training log-likelihood.
 
+    Fitted attributes: ``topic_word_`` (K x V), ``doc_topic_`` (D x K, the
+    training documents), ``log_likelihood_`` (``sum_dw n_dw log p(w | d)`` of
+    the best restart), ``restart_log_likelihoods_``, ``vocabulary_``.
+
     Parameters
     ----------
     n_components : number of topics K.
@@ -62,10 +66,6 @@ class PLSA(TopicModel):
     max_iter : EM iterations per restart.
     tol : stop when the relative improvement of the log-likelihood is below ``tol``.
     random_state : seed of the restarts.
-
-    Fitted attributes: ``topic_word_`` (K x V), ``doc_topic_`` (D x K, the
-    training documents), ``log_likelihood_`` (``sum_dw n_dw log p(w | d)`` of
-    the best restart), ``restart_log_likelihoods_``, ``vocabulary_``.
     """
 
     def __init__(self, n_components: int = 10, n_restarts: int = 10, max_iter: int = 1000,

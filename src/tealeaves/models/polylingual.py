@@ -135,6 +135,13 @@ def _seeds(seq: np.random.SeedSequence, n: int) -> np.ndarray:
 class PolylingualTopicModel:
     """Polylingual LDA with a MALLET-style collapsed Gibbs sampler (numba-compiled).
 
+    Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
+    ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
+    ``alpha_`` (K), ``beta_`` (lang -> float), ``log_likelihood_trace_`` and
+    ``log_likelihood_iterations_``, ``linked_`` (tuple mask), ``n_tokens_``,
+    ``sampling_seconds_`` (wall time of all chains) and ``sampling_cpu_seconds_``
+    (this thread's CPU time in the kept chain's Gibbs sweeps, for throughput).
+
     Parameters
     ----------
     n_topics : K.
@@ -160,13 +167,6 @@ class PolylingualTopicModel:
         is the faster one; dense below).  Both sample the same conditional exactly; for
         a given seed they give different chains, since they map the same random
         numbers to topics in different orders.  ``sampler_`` is the one used.
-
-    Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
-    ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
-    ``alpha_`` (K), ``beta_`` (lang -> float), ``log_likelihood_trace_`` and
-    ``log_likelihood_iterations_``, ``linked_`` (tuple mask), ``n_tokens_``,
-    ``sampling_seconds_`` (wall time of all chains) and ``sampling_cpu_seconds_``
-    (this thread's CPU time in the kept chain's Gibbs sweeps, for throughput).
     """
 
     def __init__(

@@ -31,7 +31,18 @@ def _figure(width: float = 7.0, height: float = 4.0):
 
 
 def coherence_measures(results) -> list[str]:
-    """The per-model measures plotted against K: every numeric measure column but the likelihood ones."""
+    """The per-model measures plotted against K: every numeric measure column but the likelihood ones.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+
+    Returns
+    -------
+    list of str
+        The measure columns with at least one value.
+    """
     cols = [c for c in results.measure_names() if c not in LIKELIHOOD_COLUMNS]
     return [c for c in cols if pd.api.types.is_numeric_dtype(results.models[c])
             and results.models[c].notna().any()]
@@ -61,7 +72,26 @@ def _k_axis(ax, models: pd.DataFrame) -> None:
 
 
 def measures_vs_k(results):
-    """One panel per measure (coherence and hook measures) against K, one line per engine."""
+    """One panel per measure (coherence and hook measures) against K, one line per engine.
+
+    Each line is the mean over seeds, with a band from the lowest to the highest seed and
+    each seed's point.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+
+    Raises
+    ------
+    ParameterError
+        If the store holds no coherence measure.
+    """
     measures = coherence_measures(results)
     if not measures:
         raise ParameterError("the results store holds no coherence measure to plot",
@@ -80,7 +110,18 @@ def measures_vs_k(results):
 
 
 def perplexity_vs_k(results):
-    """Completion perplexity against K with the uniform and unigram baselines and the library's bound."""
+    """Completion perplexity against K with the uniform and unigram baselines and the library's bound.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+    """
     fig = _figure()
     ax = fig.subplots()
     for engine, models in results.models.groupby("engine"):
@@ -99,7 +140,29 @@ def perplexity_vs_k(results):
 
 
 def topic_bars(results, model: str, measure: str, n_words: int = 5):
-    """Per-topic ``measure`` of one model as horizontal bars, each labelled with its top words."""
+    """Per-topic ``measure`` of one model as horizontal bars, each labelled with its top words.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    model : str
+        The stored model's name.
+    measure : str
+        A per-topic measure column.
+    n_words : int, default 5
+        Top words in each label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+
+    Raises
+    ------
+    ParameterError
+        If the model has no per-topic ``measure`` scores.
+    """
     topics = results.topics[results.topics["model"] == model]
     if topics.empty or measure not in topics:
         raise ParameterError(f"no per-topic {measure} scores for model {model}",
@@ -123,6 +186,25 @@ def pair_heatmap(results, model: str, topic: int):
 
     The diagonal (a word with itself) is left blank; the colour scale is symmetric, -1 to 1 (NPMI's range)
     or wider when a measure's values exceed it.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    model : str
+        The stored model's name.
+    topic : int
+        The topic's index.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+
+    Raises
+    ------
+    ParameterError
+        If no pair matrix is stored for that topic.
     """
     pairs = results.pairs.get((model, int(topic)))
     if not pairs or not pairs.get("words"):
@@ -143,7 +225,18 @@ def pair_heatmap(results, model: str, topic: int):
 
 
 def stability_vs_k(table: pd.DataFrame):
-    """Mean matched similarity across seeds against K (the table of :data:`.hooks.STABILITY`)."""
+    """Mean matched similarity across seeds against K (the table of :data:`.hooks.STABILITY`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Columns ``engine``, ``k``, ``mean_similarity``, ``low`` and ``high``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+    """
     fig = _figure()
     ax = fig.subplots()
     for engine, rows in table.groupby("engine"):
@@ -156,7 +249,20 @@ def stability_vs_k(table: pd.DataFrame):
 
 
 def svg(fig, name: str) -> str:
-    """``fig`` as an inline ``<svg>`` element (no XML prolog), its ids made unique with ``name``."""
+    """``fig`` as an inline ``<svg>`` element (no XML prolog), its ids made unique with ``name``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    name : str
+        Prefix of its element ids (and the SVG hash salt), so figures in one page never share an id.
+
+    Returns
+    -------
+    str
+        The SVG markup.
+    """
     import matplotlib
 
     buffer = io.StringIO()
@@ -171,7 +277,29 @@ def svg(fig, name: str) -> str:
 
 
 def save_png(fig, folder: str | os.PathLike, name: str, dpi: int = 120) -> Path:
-    """Write ``fig`` as ``<folder>/<name>.png`` atomically; return the path."""
+    """Write ``fig`` as ``<folder>/<name>.png`` atomically.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    folder : str or os.PathLike
+        An existing folder.
+    name : str
+        The file name without ``.png``.
+    dpi : int, default 120
+        Resolution.
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    OutputError
+        If the file cannot be written.
+    """
     from tealeaves._io import atomic_write
 
     path = Path(folder) / f"{name}.png"

@@ -38,8 +38,22 @@ def _stabilities(results) -> dict:
 
 
 def stability_table(results) -> pd.DataFrame | None:
-    """Per engine and K: the mean matched similarity of the run pairs, lowest and highest (``None``: no K
-    has two seeds)."""
+    """Per engine and K: the mean matched similarity of the run pairs, lowest and highest.
+
+    :func:`tealeaves.comparison.topic_stability` on the stored topic-word rows, metric
+    ``js``, recurrence threshold 0.5, for every K fitted with at least two seeds.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns ``engine``, ``k``, ``mean_similarity``, ``low``, ``high``,
+        ``mean_recurrence`` and ``signature``; ``None`` when no K has two seeds.
+    """
     rows = [{"engine": engine, "k": k, "mean_similarity": res.summary["mean_similarity"],
              "low": res.summary["min_similarity"], "high": res.summary["max_similarity"],
              "mean_recurrence": res.summary["mean_recurrence"], "signature": str(res.signature)}
@@ -48,8 +62,23 @@ def stability_table(results) -> pd.DataFrame | None:
 
 
 def recurrence_flags(results, min_recurrence: float = 0.5) -> dict:
-    """``low-recurrence`` (:func:`tealeaves.comparison.flags.low_recurrence_flags`) for every topic of a K
-    fitted with at least two seeds: it recurs in fewer than ``min_recurrence`` of the other runs."""
+    """``low-recurrence`` for every topic of a K fitted with at least two seeds.
+
+    A topic is flagged when it recurs in fewer than ``min_recurrence`` of the other runs
+    (:func:`tealeaves.comparison.flags.low_recurrence_flags`).
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    min_recurrence : float, default 0.5
+        The threshold, in ``(0, 1]``.
+
+    Returns
+    -------
+    dict
+        ``{(model, topic): ["low-recurrence"]}`` for the flagged topics.
+    """
     from tealeaves.comparison.flags import low_recurrence_flags
 
     out: dict = {}
@@ -66,7 +95,18 @@ FLAGS: Callable | None = recurrence_flags
 
 
 def topic_flags(results) -> dict:
-    """``{(model, topic): [flag, ...]}``: the flags stored by the sweep plus those of :data:`FLAGS`."""
+    """``{(model, topic): [flag, ...]}``: the flags stored by the sweep plus those of :data:`FLAGS`.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+
+    Returns
+    -------
+    dict
+        The flags of every flagged topic.
+    """
     out: dict = {}
     if "flags" in results.topics:
         topics = results.topics

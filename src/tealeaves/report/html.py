@@ -52,7 +52,17 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 
 @dataclass
 class Choice:
-    """The model of the per-topic bars and the topic of the heatmap."""
+    """The model of the per-topic bars and the topic of the heatmap.
+
+    Parameters
+    ----------
+    model : str
+        The stored model's name.
+    topic : int
+        The topic's index.
+    measure : str
+        The coherence measure shown.
+    """
 
     model: str
     topic: int
@@ -60,7 +70,27 @@ class Choice:
 
 
 def choose(results, model: str | None = None, topic: int | None = None) -> Choice:
-    """Default model: the best mean of the first coherence measure; default topic: its worst topic."""
+    """Default model: the best mean of the first coherence measure; default topic: its worst topic.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    model : str or None, default None
+        The model (None: the best by the first coherence measure, ties by name).
+    topic : int or None, default None
+        The topic (None: the model's least coherent).
+
+    Returns
+    -------
+    Choice
+        The model, topic and measure.
+
+    Raises
+    ------
+    ParameterError
+        If the store holds no scored model or ``topic`` is out of range.
+    """
     measures = figures.coherence_measures(results)
     if results.models.empty or not measures:
         raise ParameterError(f"results store '{results.path}' holds no scored model",
@@ -79,7 +109,21 @@ def choose(results, model: str | None = None, topic: int | None = None) -> Choic
 
 
 def report_data(results, choice: Choice | None = None) -> dict:
-    """Every number of the report, JSON-ready: the store's contents, summaries per K, the choice."""
+    """Every number of the report, JSON-ready: the store's contents, summaries per K, the choice.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    choice : Choice or None, default None
+        The model and topic shown in detail (None: :func:`choose`'s defaults).
+
+    Returns
+    -------
+    dict
+        The store's contents, ``by_k`` (mean, min, max and count per engine and K),
+        ``chosen``, ``flags`` and ``stability``.
+    """
     choice = choice or choose(results)
     summary = {}
     for column in figures.coherence_measures(results) + list(figures.LIKELIHOOD_COLUMNS):
@@ -95,7 +139,21 @@ def report_data(results, choice: Choice | None = None) -> dict:
 
 
 def figure_set(results, choice: Choice) -> dict:
-    """The report's figures by name (stability only when its hook is set)."""
+    """The report's figures by name (stability only when its hook is set).
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    choice : Choice
+        The model and topic shown in detail.
+
+    Returns
+    -------
+    dict of str to matplotlib.figure.Figure
+        ``measures-vs-k``, ``perplexity-vs-k``, ``topic-coherence``, ``pair-heatmap`` and
+        ``stability-vs-k`` when there is a stability table.
+    """
     out = {"measures-vs-k": figures.measures_vs_k(results),
            "perplexity-vs-k": figures.perplexity_vs_k(results),
            "topic-coherence": figures.topic_bars(results, choice.model, choice.measure),
@@ -121,7 +179,18 @@ def _cell(value) -> str:
 
 
 def topic_table(results) -> str:
-    """The sortable table of all topics (numbers sort numerically; a missing score sorts as text)."""
+    """The sortable table of all topics (numbers sort numerically; a missing score sorts as text).
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+
+    Returns
+    -------
+    str
+        The HTML ``<table>``.
+    """
     flags = hooks.topic_flags(results)
     frame = results.topics
     last = ["top_words", "flags", "flag_explanations"]
@@ -156,7 +225,24 @@ def _figure(svgs: dict, name: str, caption: str) -> str:
 
 def build_html(results, choice: Choice | None = None, title: str = "tealeaves sweep report",
                story: list[str] | None = None) -> str:
-    """The report page as one string (see the module docstring). ``story``: HTML list items, escaped."""
+    """The report page as one string (see the module docstring).
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    choice : Choice or None, default None
+        The model and topic shown in detail (None: :func:`choose`'s defaults).
+    title : str, default "tealeaves sweep report"
+        The page's title.
+    story : list of str or None, default None
+        Sentences shown first as list items (escaped), e.g. :func:`~tealeaves.report.story.k_story`.
+
+    Returns
+    -------
+    str
+        The self-contained HTML page.
+    """
     choice = choice or choose(results)
     figs = figure_set(results, choice)
     svgs = {name: figures.svg(fig, name) for name, fig in figs.items()}
@@ -195,7 +281,28 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
 def write_report(results, output: str | os.PathLike, choice: Choice | None = None,
                  figures_dir: str | os.PathLike | None = None, title: str = "tealeaves sweep report",
                  story: list[str] | None = None) -> None:
-    """Write the HTML page to ``output`` (atomically) and, with ``figures_dir``, each figure as PNG."""
+    """Write the HTML page to ``output`` (atomically) and, with ``figures_dir``, each figure as PNG.
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    output : str or os.PathLike
+        The HTML file.
+    choice : Choice or None, default None
+        The model and topic shown in detail (None: :func:`choose`'s defaults).
+    figures_dir : str or os.PathLike or None, default None
+        A folder for the PNG figures (None: none written).
+    title : str, default "tealeaves sweep report"
+        The page's title.
+    story : list of str or None, default None
+        Sentences shown first.
+
+    Raises
+    ------
+    OutputError
+        If a file cannot be written.
+    """
     from tealeaves._io import atomic_write
 
     choice = choice or choose(results)
@@ -207,7 +314,27 @@ def write_report(results, output: str | os.PathLike, choice: Choice | None = Non
 
 
 def write_figures(results, folder: str | os.PathLike, choice: Choice | None = None) -> list:
-    """Every figure of the report as ``<folder>/<name>.png`` (the folder is created if needed)."""
+    """Every figure of the report as ``<folder>/<name>.png`` (the folder is created if needed).
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    folder : str or os.PathLike
+        The folder.
+    choice : Choice or None, default None
+        The model and topic shown in detail (None: :func:`choose`'s defaults).
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    OutputError
+        If the folder cannot be created or a file written.
+    """
     from pathlib import Path
 
     from tealeaves.errors import OutputError

@@ -36,7 +36,21 @@ def _series(points: list[tuple[int, float]], fmt: str) -> str:
 
 
 def k_story(results, measure: str | None = None) -> list[str]:
-    """Sentences, one per finding, from the means over seeds per K (see the module docstring)."""
+    """Sentences, one per finding, from the means over seeds per K (see the module docstring).
+
+    Parameters
+    ----------
+    results : Results
+        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    measure : str or None, default None
+        The coherence measure (None: the first stored).
+
+    Returns
+    -------
+    list of str
+        The findings: the perplexity trend, the coherence peak, the library's
+        perplexity (when stored) and the least coherent topic with its flags.
+    """
     from tealeaves.report.figures import coherence_measures
 
     out = []

@@ -1,0 +1,247 @@
+"""Every public function, class and method of the listed packages has a NumPy-style docstring.
+
+"Public" means a name without a leading underscore, defined in a module of the package (private
+modules included: what they define is re-exported). A callable that takes parameters (``self`` and
+``cls`` aside) has a ``Parameters`` section naming exactly those parameters, in any order (``*args``
+and ``**kwargs`` may be written with or without their stars); one that returns a value (a return
+annotation other than ``None``, or a ``return <value>`` when it is not annotated) has a ``Returns``
+or ``Yields`` section. A class documents its constructor's parameters in its own docstring (what
+mkdocstrings' ``merge_init_into_class`` renders) or in its ``__init__`` docstring; properties and
+dunder methods are exempt. The parser is small on purpose: a section is a title line underlined by
+dashes, and an entry is a line at the section's indentation, ``name : type`` or ``name``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+import textwrap
+from collections.abc import Iterator
+
+import pytest
+
+#: Packages (every module under them) and single modules whose public API is checked.
+PACKAGES = [
+    "tealeaves.likelihood",
+    "tealeaves.comparison",
+    "tealeaves.corpus",
+    "tealeaves.ingest",
+    "tealeaves.report",
+    "tealeaves.data",
+    "tealeaves.signature",
+    "tealeaves.validation",
+    "tealeaves._io",
+    "tealeaves._output",
+]
+
+#: Modules left out (command-line modules: their functions are argparse plumbing).
+EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli"}
+
+
+def _modules() -> list[str]:
+    names = []
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        names.append(package)
+        if hasattr(module, "__path__"):
+            prefix = package + "."
+            names += [info.name for info in pkgutil.walk_packages(module.__path__, prefix)]
+    return sorted(name for name in set(names) if name not in EXCLUDED_MODULES)
+
+
+def _unwrap(obj):
+    """The Python function behind a numba dispatcher (``py_func``), else ``obj``."""
+    return getattr(obj, "py_func", obj)
+
+
+def _is_routine(obj) -> bool:
+    """A function defined by its own ``def`` (not a closure a factory returned, documented by the factory)."""
+    func = _unwrap(obj)
+    return inspect.isfunction(func) and "<locals>" not in func.__qualname__
+
+
+def _public_objects() -> Iterator[tuple[str, object, str]]:
+    """``(qualified name, object, kind)`` for every public function, class and method."""
+    for module_name in _modules():
+        module = importlib.import_module(module_name)
+        for name, obj in sorted(vars(module).items()):
+            if name.startswith("_") or getattr(_unwrap(obj), "__module__", None) != module_name:
+                continue
+            qualified = f"{module_name}.{name}"
+            if inspect.isclass(obj):
+                yield qualified, obj, "class"
+                yield from _methods(qualified, obj)
+            elif _is_routine(obj):
+                yield qualified, _unwrap(obj), "function"
+
+
+def _methods(qualified: str, cls: type) -> Iterator[tuple[str, object, str]]:
+    for name, attr in vars(cls).items():
+        if name.startswith("_") or isinstance(attr, property):
+            continue
+        if isinstance(attr, (staticmethod, classmethod)):
+            attr = attr.__func__
+        if inspect.isfunction(attr):
+            yield f"{qualified}.{name}", attr, "method"
+
+
+def sections(docstring: str | None) -> dict[str, list[str]]:
+    """The NumPy sections of ``docstring``: title -> the lines under its underline."""
+    lines = textwrap.dedent(inspect.cleandoc(docstring or "")).splitlines()
+    found: dict[str, list[str]] = {}
+    current = None
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and _is_underline(lines[i + 1], line):
+            current = line.strip()
+            found[current] = []
+        elif current is not None and not _is_underline(line, lines[i - 1] if i else ""):
+            found[current].append(line)
+    return found
+
+
+def _is_underline(line: str, title: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) >= 3 and set(stripped) == {"-"} and len(stripped) == len(title.strip())
+
+
+def documented_names(lines: list[str]) -> list[str]:
+    """The entry names of a ``Parameters`` section (``a, b : int`` names two)."""
+    names = []
+    for line in lines:
+        if line.strip() and not line[0].isspace():
+            head = line.split(" : ", 1)[0].rstrip(" :")
+            names += [part.strip() for part in head.split(",")]
+    return names
+
+
+def _parameters(obj, skip_first: bool) -> list[str]:
+    params = list(inspect.signature(obj).parameters.values())
+    if skip_first and params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    names = []
+    for p in params:
+        stars = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        names.append(stars + p.name)
+    return names
+
+
+def _returns_value(func) -> bool:
+    annotation = inspect.signature(func).return_annotation
+    if annotation is not inspect.Signature.empty:
+        return annotation not in (None, "None", "NoReturn", "typing.NoReturn")
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    body = tree.body[0]
+    return any(_own_value_return(node) for node in _own_nodes(body))
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``function`` outside nested functions, classes and lambdas."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _own_value_return(node: ast.AST) -> bool:
+    if isinstance(node, (ast.Yield, ast.YieldFrom)):
+        return True
+    return isinstance(node, ast.Return) and node.value is not None and not (
+        isinstance(node.value, ast.Constant) and node.value.value is None
+    )
+
+
+def _constructor(cls: type):
+    """The ``__init__``/``__new__`` that builds ``cls`` when ``cls`` itself defines it, else None."""
+    for klass in cls.__mro__:
+        for name in ("__init__", "__new__"):
+            if name in vars(klass):
+                return vars(klass)[name] if klass is cls else None
+    return None
+
+
+def _same(documented: list[str], expected: list[str]) -> bool:
+    return sorted(name.lstrip("*") for name in documented) == sorted(name.lstrip("*") for name in expected)
+
+
+def problems(qualified: str, obj, kind: str) -> list[str]:
+    """What is missing from ``obj``'s docstring, as messages naming ``qualified``."""
+    if kind == "class":
+        return _class_problems(qualified, obj)
+    doc = inspect.getdoc(obj)
+    if not doc:
+        return [f"{qualified}: no docstring"]
+    found = sections(doc)
+    out = []
+    expected = _parameters(obj, skip_first=kind == "method")
+    documented = documented_names(found.get("Parameters", []))
+    if (expected or "Parameters" in found) and not _same(documented, expected):
+        out.append(f"{qualified}: Parameters documents {documented}, signature has {expected}")
+    if _returns_value(obj) and not ({"Returns", "Yields"} & found.keys()):
+        out.append(f"{qualified}: no Returns/Yields section")
+    return out
+
+
+def _class_problems(qualified: str, cls: type) -> list[str]:
+    doc = cls.__doc__
+    if not doc:
+        return [f"{qualified}: no docstring"]
+    init = _constructor(cls)
+    if init is None:
+        return []
+    try:
+        expected = _parameters(cls, skip_first=False)
+    except (TypeError, ValueError):
+        return []
+    found = {**sections(init.__doc__), **sections(doc)} if init.__doc__ else sections(doc)
+    documented = documented_names(found.get("Parameters", []))
+    if (expected or "Parameters" in found) and not _same(documented, expected):
+        return [f"{qualified}: Parameters documents {documented}, constructor has {expected}"]
+    return []
+
+
+PUBLIC = list(_public_objects())
+
+
+def test_the_walk_finds_the_public_api():
+    names = {name for name, _, _ in PUBLIC}
+    assert "tealeaves.likelihood._perplexity.perplexity" in names
+    assert len(PUBLIC) > 50
+
+
+@pytest.mark.parametrize("qualified, obj, kind", PUBLIC, ids=[name for name, _, _ in PUBLIC])
+def test_numpy_docstring(qualified, obj, kind):
+    assert problems(qualified, obj, kind) == []
+
+
+def test_the_parser_reads_numpy_sections():
+    def example(a, b, *args, c=1, **kwargs) -> int:
+        """Sum.
+
+        Parameters
+        ----------
+        a, b : int
+            Two numbers.
+        *args : int
+            More.
+        c : int, default 1
+            Another.
+        **kwargs
+            Ignored.
+
+        Returns
+        -------
+        int
+            The sum.
+        """
+
+    assert documented_names(sections(example.__doc__)["Parameters"]) == ["a", "b", "*args", "c", "**kwargs"]
+    assert problems("example", example, "function") == []
+    example.__doc__ = "Sum.\n\nParameters\n----------\na : int\n    One.\n"
+    assert len(problems("example", example, "function")) == 2
