@@ -34,6 +34,20 @@ PACKAGES = [
     "tealeaves.validation",
     "tealeaves._io",
     "tealeaves._output",
+    "tealeaves.reproduce.five_term",
+    "tealeaves.reproduce.reuters_coherence",
+    "tealeaves.reproduce.reuters",
+    "tealeaves.reproduce.bible_vs_modern",
+    "tealeaves.reproduce.hao2018",
+    "tealeaves.models.adapters.octis",
+    "tealeaves.models.adapters.sklearn",
+    "tealeaves.models.adapters.bertopic",
+    "tealeaves.models.adapters.gensim",
+    "tealeaves.models.adapters.tomotopy",
+    "tealeaves.models.adapters.arrays",
+    "tealeaves.models.adapters.paths",
+    "tealeaves.models.lsi",
+    "tealeaves.models.sklearn_lda",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).

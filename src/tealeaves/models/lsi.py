@@ -24,6 +24,18 @@ class LSI(TopicModel):
     loadings), ``singular_values_``, ``topic_word_ = None``,
     ``doc_topic_prior_ = None``.  ``transform`` projects documents onto the
     dimensions (the same weighting is applied first).
+
+    Parameters
+    ----------
+    n_components : int, default 20
+        The number of dimensions (topics) K.
+    random_state : int or None, default 0
+        Seed of scikit-learn's randomized SVD (unused when the exact SVD is taken,
+        i.e. when ``n_components >= min(D, V)``).
+    weighting : {"count", "tfidf"}, default "count"
+        Decompose the raw counts or their TF-IDF (scikit-learn's ``TfidfTransformer``).
+    n_iter : int, default 10
+        Power iterations of the randomized SVD.
     """
 
     topic_word_ = None
@@ -36,7 +48,25 @@ class LSI(TopicModel):
         self.n_iter = n_iter
 
     def fit(self, corpus: Corpus) -> LSI:
-        """Compute the leading ``n_components`` singular vectors of the (weighted) counts."""
+        """Compute the leading ``n_components`` singular vectors of the (weighted) counts.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The training documents.
+
+        Returns
+        -------
+        LSI
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            If ``weighting`` is not ``"count"`` or ``"tfidf"``.
+        InvalidModelError
+            If ``n_components`` is below 1 or above the vocabulary size.
+        """
         check_fit_input(corpus, self.n_components, "LSI")
         if self.weighting not in ("count", "tfidf"):
             raise ValueError(f"weighting={self.weighting!r} is not known; use 'count' or 'tfidf'")
@@ -69,7 +99,24 @@ class LSI(TopicModel):
         return self._loadings
 
     def transform(self, corpus: Corpus) -> np.ndarray:
-        """Project documents onto the LSI dimensions (``X V^T``, D x K; not proportions)."""
+        """Project documents onto the LSI dimensions (``X V^T``, D x K; not proportions).
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The documents, over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``D x K`` projections of the (weighted) counts onto the sign-fixed
+            singular vectors.
+
+        Raises
+        ------
+        InvalidModelError
+            If the corpus's vocabulary is not the model's size.
+        """
         check_transform_input(self, corpus)
         x = corpus.counts.astype(np.float64)
         if self.weighting == "tfidf":
@@ -77,4 +124,11 @@ class LSI(TopicModel):
         return np.asarray(x @ self._loadings.T)
 
     def description(self) -> str:
+        """A short description of the settings, for signatures.
+
+        Returns
+        -------
+        str
+            ``lsi/K<n_components>/<weighting>/rs<random_state>``.
+        """
         return f"lsi/K{self.n_components}/{self.weighting}/rs{self.random_state}"

@@ -34,6 +34,14 @@ class SklearnLDA(TopicModel):
     Fitted attributes: ``estimator_`` (the fitted ``LatentDirichletAllocation``),
     ``topic_word_`` (normalised ``components_``), ``doc_topic_prior_``
     (scikit-learn's alpha, default ``1/K``, as a vector), ``vocabulary_``.
+
+    Parameters
+    ----------
+    n_components : int, default 10
+        The number of topics K.
+    **params
+        Further keyword arguments of scikit-learn's ``LatentDirichletAllocation``
+        (e.g. ``learning_method``, ``max_iter``, ``random_state``).
     """
 
     def __init__(self, n_components: int = 10, **params):
@@ -41,7 +49,24 @@ class SklearnLDA(TopicModel):
         self.params = params
 
     def fit(self, corpus: Corpus) -> SklearnLDA:
-        """Fit scikit-learn's LDA to the document-term counts of ``corpus``."""
+        """Fit scikit-learn's LDA to the document-term counts of ``corpus``.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The training documents.
+
+        Returns
+        -------
+        SklearnLDA
+            ``self``, fitted; ``metadata_["inference"]`` records what the E-step
+            needs to infer identically after saving and loading.
+
+        Raises
+        ------
+        InvalidModelError
+            If ``n_components`` is below 1 or above the vocabulary size.
+        """
         check_fit_input(corpus, self.n_components, "SklearnLDA")
         from sklearn.decomposition import LatentDirichletAllocation  # slow import: load on use
 
@@ -59,7 +84,27 @@ class SklearnLDA(TopicModel):
     @classmethod
     def from_sklearn(cls, estimator: LatentDirichletAllocation, vocabulary: Vocabulary | list[str]
                      ) -> SklearnLDA:
-        """Wrap an already fitted ``LatentDirichletAllocation`` whose columns are ``vocabulary``."""
+        """Wrap an already fitted ``LatentDirichletAllocation`` whose columns are ``vocabulary``.
+
+        Parameters
+        ----------
+        estimator : sklearn.decomposition.LatentDirichletAllocation
+            A fitted estimator.
+        vocabulary : Vocabulary or list of str
+            The words of its columns, in order.
+
+        Returns
+        -------
+        SklearnLDA
+            The wrapped model: ``topic_word_`` is ``components_`` normalised by
+            row, ``doc_topic_prior_`` the estimator's alpha.
+
+        Raises
+        ------
+        InvalidModelError
+            If the estimator is not fitted, its column count differs from the
+            vocabulary's size, or a normalised row is not a distribution.
+        """
         if not hasattr(estimator, "components_"):
             raise InvalidModelError("the scikit-learn estimator is not fitted; call its fit() first")
         params = {k: v for k, v in estimator.get_params().items() if k != "n_components"}
@@ -87,7 +132,24 @@ class SklearnLDA(TopicModel):
         return corpus.counts.astype(np.float64)
 
     def transform(self, corpus: Corpus) -> np.ndarray:
-        """Topic proportions by scikit-learn's own variational E-step, rows normalised."""
+        """Topic proportions by scikit-learn's own variational E-step, rows normalised.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The documents, over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``D x K`` topic proportions; a row scikit-learn gives as all zeros
+            becomes uniform (``1/K``).
+
+        Raises
+        ------
+        InvalidModelError
+            If the corpus's vocabulary is not the model's size.
+        """
         theta = self.estimator_.transform(self._counts(corpus))
         sums = theta.sum(axis=1, keepdims=True)
         return np.divide(theta, sums, out=np.full_like(theta, 1.0 / theta.shape[1]), where=sums > 0)
@@ -97,10 +159,28 @@ class SklearnLDA(TopicModel):
 
         The bound includes the corpus-wide topic-word Dirichlet term, so this is
         not the predictive perplexity (see ``docs/likelihood.md``).
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The documents, over the model's vocabulary.
+
+        Returns
+        -------
+        float
+            ``estimator_.perplexity`` of the corpus's counts.
         """
         return float(self.estimator_.perplexity(self._counts(corpus)))
 
     def description(self) -> str:
+        """A short description of the settings, for signatures.
+
+        Returns
+        -------
+        str
+            ``sklearn-lda/K<n_components>/<learning_method>/it<max_iter>/rs<random_state>``
+            (scikit-learn's defaults ``batch`` and ``10`` when unset).
+        """
         est = getattr(self, "estimator_", None)
         p = est.get_params() if est is not None else self.params
         return (f"sklearn-lda/K{self.n_components}/{p.get('learning_method', 'batch')}"
@@ -129,6 +209,20 @@ def estimator_from_record(topic_word: np.ndarray, record: dict) -> LatentDirichl
 
     ``record`` is ``metadata_["inference"]`` of a model fitted by :meth:`SklearnLDA.fit`
     (saved with it); only what the E-step reads is set.
+
+    Parameters
+    ----------
+    topic_word : numpy.ndarray
+        The saved ``K x V`` ``topic_word_``.
+    record : dict
+        The saved ``metadata_["inference"]``: ``topic_word_totals``,
+        ``doc_topic_prior``, ``max_doc_update_iter`` and ``mean_change_tol``.
+
+    Returns
+    -------
+    sklearn.decomposition.LatentDirichletAllocation
+        An estimator with ``components_ = topic_word * totals`` (``lambda``) and
+        its ``exp(E[log beta])`` set, ready for ``transform``.
     """
     from sklearn.decomposition import LatentDirichletAllocation
 

@@ -64,7 +64,40 @@ AMHARIC_ENGLISH = ("parallel/amharic-english/Amharic_English_News",
 
 @dataclass
 class Config:
-    """Settings of one run (``quick()`` gives the reduced CI size)."""
+    """Settings of one run (``quick()`` gives the reduced CI size).
+
+    Parameters
+    ----------
+    languages : tuple of str, default all of ``LANGUAGES``
+        The languages X, each paired with English (at least three distinct ones).
+    n_topics : tuple of int, default (10, 20, 30)
+        The numbers of topics K of the polylingual models.
+    seeds : tuple of int, default (0, 1)
+        The models' random seeds.
+    link_fractions : tuple of float, default (1.0, 0.5)
+        The shares of training tuples that are linked (share theta).
+    n_iter : int, default 400
+        Gibbs iterations of each polylingual model.
+    cardinality : int, default 10
+        Top words per topic and language (C).
+    rich : {"heldout", "all"}, default "heldout"
+        The rich reference: the modern tuples not used for training, or all of them.
+    train_fraction : float, default 0.5
+        Share of the modern tuples that train the models.
+    am_group : int, default 10
+        Consecutive Amharic-English sentence pairs per pseudo-document.
+    am_max_docs : int, default 300
+        At most this many Amharic-English pseudo-documents.
+    zero_cooccurrence : str, default "limit"
+        How NPMI scores word pairs that never co-occur (``"limit"``: -1,
+        :mod:`tealeaves.multilingual.measures`).
+    n_estimators : int, default 50
+        Boosting rounds of the coherence estimator.
+    split_seed : int, default 0
+        Seed of the shuffle that splits the modern tuples.
+    extras : dict, default empty
+        Further settings, recorded with the run's configuration.
+    """
 
     languages: tuple[str, ...] = LANGUAGES
     n_topics: tuple[int, ...] = (10, 20, 30)
@@ -83,6 +116,13 @@ class Config:
 
     @classmethod
     def quick(cls) -> Config:
+        """The reduced CI size: four languages, K = 10, 100 iterations, 20 boosting rounds.
+
+        Returns
+        -------
+        Config
+            The reduced settings (the others at their defaults).
+        """
         return cls(languages=("ro", "sv", "am", "tl"), n_topics=(10,), seeds=(0, 1),
                    link_fractions=(1.0, 0.5), n_iter=100, n_estimators=20)
 
@@ -101,7 +141,20 @@ def _concat(parts: Sequence[ParallelTexts], langs: Sequence[str]) -> ParallelTex
 
 
 def amharic_english(group: int, max_docs: int) -> ParallelTexts:
-    """Amharic-English sentence pairs (news, history) as pseudo-documents of ``group`` lines."""
+    """Amharic-English sentence pairs (news, history) as pseudo-documents of ``group`` lines.
+
+    Parameters
+    ----------
+    group : int
+        Consecutive sentence pairs per pseudo-document.
+    max_docs : int
+        Keep at most this many pseudo-documents (the first ones).
+
+    Returns
+    -------
+    ParallelTexts
+        English and Amharic pseudo-documents, source ``amharic-english``.
+    """
     parts = []
     for folder in AMHARIC_ENGLISH:
         files = {"en": locate(f"{folder}/english.txt"), "am": locate(f"{folder}/amharic.txt")}
@@ -120,7 +173,23 @@ def amharic_english(group: int, max_docs: int) -> ParallelTexts:
 
 
 def modern_texts(lang: str, config: Config) -> ParallelTexts:
-    """Every modern English-``lang`` document tuple with both sides present."""
+    """Every modern English-``lang`` document tuple with both sides present.
+
+    FLORES-200, NTREX-128 and UDHR, plus TICO-19 where it has ``lang`` and the
+    Amharic-English pairs (:func:`amharic_english`) for ``am``.
+
+    Parameters
+    ----------
+    lang : str
+        The language paired with English.
+    config : Config
+        The run's settings.
+
+    Returns
+    -------
+    ParallelTexts
+        The English-``lang`` tuples whose two sides are both non-empty.
+    """
     pair = ["en", lang]
     parts = [flores_documents(pair), ntrex_documents(pair), udhr_articles(pair)]
     if lang in TICO_LANGUAGES:
@@ -134,7 +203,26 @@ def modern_texts(lang: str, config: Config) -> ParallelTexts:
 
 
 def split_modern(texts: ParallelTexts, config: Config) -> tuple[ParallelTexts, ParallelTexts]:
-    """(training tuples, rich-reference tuples) by a seeded shuffle (see ``Config.rich``)."""
+    """(training tuples, rich-reference tuples) by a seeded shuffle (see ``Config.rich``).
+
+    Parameters
+    ----------
+    texts : ParallelTexts
+        The modern tuples (:func:`modern_texts`).
+    config : Config
+        The run's settings.
+
+    Returns
+    -------
+    train, rich : ParallelTexts
+        ``train_fraction`` of the shuffled tuples, and the rest (``rich="heldout"``)
+        or all of them (``rich="all"``), each in their original order.
+
+    Raises
+    ------
+    TealeavesError
+        If ``config.rich`` is neither ``"heldout"`` nor ``"all"``.
+    """
     order = np.random.default_rng(config.split_seed).permutation(len(texts.ids))
     n_train = int(round(config.train_fraction * len(order)))
     tr, ref = sorted(order[:n_train]), sorted(order[n_train:])
@@ -152,13 +240,40 @@ def split_modern(texts: ParallelTexts, config: Config) -> tuple[ParallelTexts, P
 
 # -- topics and features -----------------------------------------------------------
 def model_settings(config: Config) -> list[dict]:
-    """Every (K, seed, link fraction) combination, in a fixed order."""
+    """Every (K, seed, link fraction) combination, in a fixed order.
+
+    Parameters
+    ----------
+    config : Config
+        The run's settings.
+
+    Returns
+    -------
+    list of dict
+        ``{"n_topics", "seed", "link_fraction"}`` per model, K outermost.
+    """
     return [{"n_topics": k, "seed": s, "link_fraction": f}
             for k in config.n_topics for s in config.seeds for f in config.link_fractions]
 
 
 def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[dict, dict]]:
-    """Fit one polylingual model per setting; return (setting, {lang: top-C word lists})."""
+    """Fit one polylingual model per setting; return (setting, {lang: top-C word lists}).
+
+    Parameters
+    ----------
+    train : AlignedCorpus
+        The English-``lang`` training tuples.
+    lang : str
+        The language paired with English.
+    config : Config
+        The run's settings.
+
+    Returns
+    -------
+    list of tuple
+        ``(setting, {"en": topics, lang: topics})`` per :func:`model_settings`
+        entry, each topic its ``config.cardinality`` top words.
+    """
     from tealeaves.models.polylingual import PolylingualTopicModel
 
     out = []
@@ -171,7 +286,31 @@ def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[
 
 
 def language_pair_table(lang: str, config: Config, resources: dict) -> tuple[pd.DataFrame, dict]:
-    """Feature rows (Bible) and targets (rich CNPMI) of every topic of the en-``lang`` models."""
+    """Feature rows (Bible) and targets (rich CNPMI) of every topic of the en-``lang`` models.
+
+    The features (:func:`tealeaves.multilingual.features.topic_features`) are
+    computed on the Bible, Wiktionary, SpellEng and the English meaning drift
+    between the Bible and the rich reference; the target is CNPMI (Hao et al.
+    2018, eq. 1) on the rich reference.
+
+    Parameters
+    ----------
+    lang : str
+        The language paired with English.
+    config : Config
+        The run's settings.
+    resources : dict
+        Shared resources: ``"era"``, the SpellEng table (:func:`read_spelleng`).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per topic: its features, ``target``, ``lang``, the model's
+        setting, ``topic`` and its words in both languages.
+    info : dict
+        Data facts of the pair (tuples, Bible pairs, dictionary entries,
+        MTA-uncovered topics) and the ``signatures``.
+    """
     modern = modern_texts(lang, config)
     train_texts, rich_texts = split_modern(modern, config)
     train = train_texts.to_aligned()
@@ -213,6 +352,22 @@ def held_out_correlations(table: pd.DataFrame, config: Config,
     """Per held-out language: Pearson r with the rich CNPMI of Bible CNPMI and of each estimator.
 
     The held-out estimates are stored in ``table`` as columns ``estimate_<set>`` (e.g. ``estimate_+drift``).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The topics' feature rows and targets (:func:`language_pair_table`'s, concatenated).
+        Modified in place.
+    config : Config
+        The run's settings.
+    feature_sets : sequence of sequence of str, default FEATURE_SETS
+        The feature groups of each estimator (added one at a time).
+
+    Returns
+    -------
+    list of dict
+        Per held-out language: ``test``, ``train``, ``topics``, ``bible_cnpmi``,
+        one Pearson r per feature set and the chosen ``params``.
     """
     rows = []
     for lang in config.languages:
@@ -249,6 +404,19 @@ def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]
 
     Returns one row per test language with the Bible CNPMI correlation and one entry per
     training subset (e.g. ``"ro+sv"``); empty unless all six languages were run.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The topics' feature rows and targets (:func:`language_pair_table`'s, concatenated).
+    config : Config
+        The run's settings.
+
+    Returns
+    -------
+    list of dict
+        Per test language of :data:`PAPER_LAYOUT`: ``bible_cnpmi`` and, for
+        subsets 1-3, ``train<i>``, the Pearson r ``r<i>`` and ``params<i>``.
     """
     if set(config.languages) != set(LANGUAGES):
         return []
@@ -269,7 +437,22 @@ def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]
 
 
 def model_level_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
-    """Per held-out language, over its models: Pearson r of the model means (the paper's Table 4 view)."""
+    """Per held-out language, over its models: Pearson r of the model means (the paper's Table 4 view).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The topics' feature rows and targets (:func:`language_pair_table`'s, concatenated).
+        With the ``estimate_+drift`` column of :func:`held_out_correlations`.
+    config : Config
+        The run's settings.
+
+    Returns
+    -------
+    list of dict
+        Per language: ``test``, ``models`` and the Pearson r with the rich CNPMI
+        of the Bible CNPMI (``bible_cnpmi``) and of the estimate (``estimator``).
+    """
     keys = ["n_topics", "seed", "link_fraction"]
     full = f"estimate_{_set_name(FEATURE_SETS[-1])}"
     rows = []
@@ -282,7 +465,30 @@ def model_level_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
 
 
 def run(config: Config, log=None) -> dict:
-    """The whole reproduction; returns tables, per-pair data facts, signatures and timings."""
+    """The whole reproduction; returns tables, per-pair data facts, signatures and timings.
+
+    Parameters
+    ----------
+    config : Config
+        The run's settings.
+        Its languages are normalised in place.
+    log : callable, optional
+        Called with a one-line message after each language pair.
+
+    Returns
+    -------
+    dict
+        ``rows`` (:func:`held_out_correlations`), ``model_rows``, ``paper_rows``,
+        ``n_improved`` (languages where the full estimator beats the Bible
+        CNPMI), ``n_languages``, ``pairs`` (data facts), ``config``,
+        ``signature``, ``topics`` (the table) and ``seconds``.
+
+    Raises
+    ------
+    TealeavesError
+        If fewer than three distinct languages of ``LANGUAGES`` (English aside)
+        are given.
+    """
     start = time.perf_counter()
     config.languages = tuple(normalize_language(x) for x in config.languages)
     bad = [x for x in config.languages if x == "en" or x not in LANGUAGES]
@@ -320,7 +526,18 @@ COLUMNS = ("test", "train", "topics", "bible_cnpmi", "base", "+gap", "+era", "+d
 
 
 def report(result: dict) -> str:
-    """Plain-text tables of a :func:`run` result."""
+    """Plain-text tables of a :func:`run` result.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`run` returned.
+
+    Returns
+    -------
+    str
+        The correlation tables, the data facts and the signature.
+    """
     lines = ["Pearson r with rich-reference CNPMI, per held-out language",
              format_table(result["rows"], COLUMNS)]
     lines.append(f"estimator (all features) beats uncorrected Bible CNPMI for {result['n_improved']} of "
@@ -340,7 +557,18 @@ def report(result: dict) -> str:
 
 
 def markdown(result: dict) -> str:
-    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows."""
+    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`run` returned.
+
+    Returns
+    -------
+    str
+        Markdown tables with their captions.
+    """
     cols = ["test", "bible_cnpmi", "base", "+gap", "+era", "+drift"]
     out = ["*Pearson r with the rich-reference CNPMI per held-out language (estimator trained on the "
            "others; feature groups added cumulatively).*", "",

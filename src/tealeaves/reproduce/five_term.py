@@ -34,7 +34,13 @@ COUNTS = np.array([
 
 
 def five_term_corpus() -> Corpus:
-    """The six documents as a :class:`Corpus` (word order within a document is irrelevant here)."""
+    """The six documents as a :class:`Corpus` (word order within a document is irrelevant here).
+
+    Returns
+    -------
+    Corpus
+        Documents ``d1`` ... ``d6`` over :data:`TERMS`, with the counts of :data:`COUNTS`.
+    """
     return Corpus.from_counts(COUNTS.T, list(TERMS), ids=[f"d{i}" for i in range(1, 7)])
 
 
@@ -46,7 +52,25 @@ def _row(name: str, theta: np.ndarray, phi: np.ndarray, corpus: Corpus) -> dict:
 
 
 def five_term_table(n_restarts: int = 10, random_state: int = 0) -> list[dict]:
-    """The four rows (model, log-likelihood, perplexity) of the five-term example."""
+    """The four rows (model, log-likelihood, perplexity) of the five-term example.
+
+    Every model is scored on the ten training tokens with ``p(w | d) = sum_k
+    theta_dk phi_kw`` (:func:`tealeaves.likelihood.score_words`); see the module
+    docstring for the four models.
+
+    Parameters
+    ----------
+    n_restarts : int, default 10
+        EM restarts of the two-topic pLSA (the best is kept).
+    random_state : int, default 0
+        Seed of the pLSA fit.
+
+    Returns
+    -------
+    list of dict
+        One row per model (uniform, unigram, pLSA, own distribution), each with
+        ``model``, ``log_likelihood``, ``perplexity``, ``n_words`` and ``signature``.
+    """
     corpus = five_term_corpus()
     d, v = len(corpus), len(corpus.vocabulary)
     one = np.ones((d, 1))

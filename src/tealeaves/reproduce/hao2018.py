@@ -50,7 +50,44 @@ DESIGNS = ("links", "pooled-k")
 
 @dataclass
 class Config:
-    """Settings of a run (``quick()`` is the CI size)."""
+    """Settings of a run (``quick()`` is the CI size).
+
+    Parameters
+    ----------
+    languages : tuple of str, default ("ro", "sv", "tl")
+        The languages X, each paired with English.
+    n_topics : int, default 20
+        K of Section 6.1's models.
+    n_iter : int, default 400
+        Gibbs iterations of every polylingual model.
+    seeds : tuple of int, default (0, 1, 2)
+        Seeds of Section 6.1's models (Figures 6 and 7 average over them).
+    cardinalities : tuple of int, default (10, 20, 30, 40, 50)
+        Figure 6's numbers of top words C.
+    link_fractions : tuple of float, default (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+        Section 6.1's shares of linked training tuples (Figure 7; Figure 8 with
+        ``design="links"``).
+    reference_fractions : tuple of float, default (0.2, 0.4, 0.6, 0.8, 1.0)
+        Figure 10's shares of the held-out half's units.
+    n_resamples : int, default 10
+        Figure 10's random subsets per share (one for the whole).
+    clf_topics : tuple of int, default (10, 20, 40)
+        K of Figure 8's FLORES models (``design="pooled-k"``).
+    clf_links : tuple of float, default (0.0, 0.5, 1.0)
+        Their link fractions.
+    clf_seeds : tuple of int, default (0, 1)
+        Their seeds.
+    cardinality : int, default 10
+        Top words C of Figures 7, 8 and 10.
+    split_seed : int, default 0
+        Seed of the split of the modern tuples (and of Figure 10's draws).
+    design : {"links", "pooled-k"}, default "links"
+        Figure 8's models: Section 6.1's, or FLORES models over
+        ``clf_topics`` x ``clf_links`` x ``clf_seeds``.
+    rich_unit : str, default "sentence"
+        Units of the rich reference: ``"document"``, ``"sentence"`` or a whole
+        number N of sentences as text (:func:`unit_group`).
+    """
 
     languages: tuple[str, ...] = ("ro", "sv", "tl")
     n_topics: int = 20
@@ -70,12 +107,27 @@ class Config:
 
     @classmethod
     def quick(cls) -> Config:
+        """The CI size: Swedish only, K = 10, 60 iterations, fewer settings and draws.
+
+        Returns
+        -------
+        Config
+            The reduced settings (the others at their defaults).
+        """
         return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0, 1), link_fractions=(0.0, 0.5, 1.0),
                    reference_fractions=(0.2, 0.6, 1.0), n_resamples=4, clf_topics=(5, 10),
                    clf_links=(0.0, 1.0), clf_seeds=(0,))
 
     def figure8_settings(self) -> list[tuple[int, float, int]]:
-        """The (K, link fraction, seed) of Figure 8's models, in a fixed order."""
+        """The (K, link fraction, seed) of Figure 8's models, in a fixed order.
+
+        Returns
+        -------
+        list of tuple
+            ``(K, link fraction, seed)`` per model: ``n_topics`` with
+            ``link_fractions`` x ``seeds`` (``design="links"``), else
+            ``clf_topics`` x ``clf_links`` x ``clf_seeds``.
+        """
         if self.design == "links":
             return [(self.n_topics, link, seed) for link in self.link_fractions for seed in self.seeds]
         return [(k, link, seed) for k in self.clf_topics for link in self.clf_links
@@ -83,7 +135,28 @@ class Config:
 
 
 def unit_group(unit: str) -> int:
-    """Sentences per rich-reference unit: 0 for ``"document"``, 1 for ``"sentence"``, N for ``"N"``."""
+    """Sentences per rich-reference unit: 0 for ``"document"``, 1 for ``"sentence"``, N for ``"N"``.
+
+    Parameters
+    ----------
+    unit : str
+        ``"document"``, ``"sentence"`` or a whole number >= 1 as ASCII digits.
+
+    Returns
+    -------
+    int
+        The number of sentences per unit (0: whole documents).
+
+    Raises
+    ------
+    ParameterError
+        If ``unit`` is not a string or not one of those.
+
+    Examples
+    --------
+    >>> unit_group("document"), unit_group("sentence"), unit_group("4")
+    (0, 1, 4)
+    """
     from tealeaves.errors import ParameterError
 
     if not isinstance(unit, str):
@@ -175,7 +248,23 @@ def modern_units(lang: str, group: int) -> tuple[list[str], dict]:
     """Every modern en-``lang`` text of ``modern_texts`` in units of ``group`` sentences of one document:
     NTREX-128 and TICO-19 by sentence (segment), the Amharic-English pairs by sentence; FLORES-200
     documents (2-4 sentences) and UDHR articles stay whole.  Returns unit ids (``docid#j`` for a cut
-    document, the document's id otherwise) and texts."""
+    document, the document's id otherwise) and texts.
+
+    Parameters
+    ----------
+    lang : str
+        The language paired with English.
+    group : int
+        Sentences per unit (>= 1).
+
+    Returns
+    -------
+    ids : list of str
+        The units' ids.
+    texts : dict
+        Per language (``"en"`` and ``lang``), the units' texts in ``ids`` order
+        (None where a TICO-19 unit has no text on that side).
+    """
     from tealeaves.corpus.parallel import TICO_LANGUAGES, flores_documents, udhr_articles
     from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
 
@@ -193,7 +282,29 @@ def modern_units(lang: str, group: int) -> tuple[list[str], dict]:
 
 def unit_texts(docs, lang: str, unit: str):
     """The documents ``docs`` (a ``ParallelTexts`` of ``modern_texts`` tuples) cut into ``unit`` units
-    (:func:`unit_group`; :func:`modern_units`); only units with both sides present are kept."""
+    (:func:`unit_group`; :func:`modern_units`); only units with both sides present are kept.
+
+    Parameters
+    ----------
+    docs : ParallelTexts
+        English-``lang`` tuples of ``modern_texts``.
+    lang : str
+        The language paired with English.
+    unit : str
+        The unit (:func:`unit_group`).
+
+    Returns
+    -------
+    ParallelTexts
+        ``docs`` itself for ``"document"``, else the units of its documents.
+
+    Raises
+    ------
+    ParameterError
+        If ``unit`` is not a valid unit.
+    TealeavesError
+        If a document has no sentence units (a bug).
+    """
     from tealeaves.corpus.parallel import ParallelTexts
     from tealeaves.errors import TealeavesError
 
@@ -214,7 +325,20 @@ def unit_texts(docs, lang: str, unit: str):
 
 def nonflores_texts(lang: str, unit: str = "document"):
     """The modern en-``lang`` tuples that are not FLORES-200 (NTREX-128, UDHR, TICO-19, Amharic-English),
-    in ``unit`` units (:func:`unit_texts`)."""
+    in ``unit`` units (:func:`unit_texts`).
+
+    Parameters
+    ----------
+    lang : str
+        The language paired with English.
+    unit : str, default "document"
+        The unit (:func:`unit_group`).
+
+    Returns
+    -------
+    ParallelTexts
+        The non-FLORES tuples (source ``modern-nonflores``), in units.
+    """
     from tealeaves.corpus.parallel import ParallelTexts
     from tealeaves.reproduce.bible_vs_modern import Config as BvmConfig
     from tealeaves.reproduce.bible_vs_modern import modern_texts
@@ -321,7 +445,23 @@ def _cnpmi(topics, reference, pair: _Pair) -> float:
 
 
 def figure6(pair: _Pair) -> list[dict]:
-    """Cardinality C: mean CNPMI (rich, Bible) and MTA of fully linked models."""
+    """Cardinality C: mean CNPMI (rich, Bible) and MTA of fully linked models.
+
+    CNPMI is Hao et al. (2018) eq. 1; MTA (matching translation accuracy) is
+    scored against Wiktionary in both modes, ``"pairs"`` and ``"words"``.
+
+    Parameters
+    ----------
+    pair : _Pair
+        One English-X pair (training tuples, references, dictionary and cached
+        models), as :func:`run` builds it.
+
+    Returns
+    -------
+    list of dict
+        Per C of ``cardinalities``: ``lang``, ``C``, ``cnpmi_rich``,
+        ``cnpmi_bible``, ``mta_pairs`` and ``mta_words``, means over the seeds.
+    """
     from tealeaves.multilingual import measures as M
 
     rows = []
@@ -340,7 +480,20 @@ def figure6(pair: _Pair) -> list[dict]:
 
 
 def figure7(pair: _Pair) -> list[dict]:
-    """Link fraction: mean CNPMI at C = cardinality (rich and Bible)."""
+    """Link fraction: mean CNPMI at C = cardinality (rich and Bible).
+
+    Parameters
+    ----------
+    pair : _Pair
+        One English-X pair (training tuples, references, dictionary and cached
+        models), as :func:`run` builds it.
+
+    Returns
+    -------
+    list of dict
+        Per link fraction: ``lang``, ``link_fraction``, ``cnpmi_rich`` and
+        ``cnpmi_bible``, means over the seeds.
+    """
     rows = []
     for link in pair.config.link_fractions:
         topics = [pair.topics(pair.model(link, s), pair.config.cardinality) for s in pair.config.seeds]
@@ -352,7 +505,21 @@ def figure7(pair: _Pair) -> list[dict]:
 
 def figure10(pair: _Pair) -> list[dict]:
     """Reference size: CNPMI of the fully linked seed-0 model of Figure 7 on random subsets of the
-    held-out half's units."""
+    held-out half's units.
+
+    Parameters
+    ----------
+    pair : _Pair
+        One English-X pair (training tuples, references, dictionary and cached
+        models), as :func:`run` builds it.
+
+    Returns
+    -------
+    list of dict
+        Per share of ``reference_fractions``: ``lang``, ``fraction``,
+        ``n_units``, ``draws`` and the mean, standard deviation, minimum and
+        maximum CNPMI over the draws.
+    """
     from tealeaves.multilingual.reference import AlignedReference
 
     c = pair.config
@@ -379,7 +546,28 @@ def figure8(pair: _Pair, era=None) -> tuple[list[dict], list[dict], list]:
     """Across FLORES models: Pearson r of classification macro-F1 with mean CNPMI (Bible, rich).
 
     Also returns, per model, the estimator's feature table of its topics on the Bible (target:
-    rich CNPMI; :func:`table4` trains on the other languages' tables)."""
+    rich CNPMI; :func:`table4` trains on the other languages' tables).
+
+    Parameters
+    ----------
+    pair : _Pair
+        One English-X pair (training tuples, references, dictionary and cached
+        models), as :func:`run` builds it.
+    era : optional
+        The SpellEng table (:func:`tealeaves.multilingual.era.read_spelleng`);
+        without it no feature tables are built.
+
+    Returns
+    -------
+    summary : list of dict
+        One row: the Pearson r across the models of F1 with each CNPMI and of
+        rich with Bible CNPMI (and within each K when several are pooled).
+    models : list of dict
+        Per model: ``lang``, ``K``, ``link_fraction``, ``seed``, ``macro_f1``,
+        ``accuracy``, ``cnpmi_bible`` and ``cnpmi_rich``.
+    tables : list of pandas.DataFrame
+        Per model, the feature table of its topics (empty without ``era``).
+    """
     from tealeaves.multilingual.classification import crosslingual_classification
 
     c = pair.config
@@ -442,7 +630,19 @@ def table4(summary: list[dict], models: list[dict], tables: list, n_estimators: 
     """Table 4: per held-out language, the model-level mean of the estimator's prediction (all feature
     groups, trained on the other languages' topics), stored per model as ``estimate``; its Pearson r
     with classification F1 (``r_estimator``, the caption's reading) and with the rich CNPMI
-    (``r_rich_estimator``, §6.3's reading) are added to ``summary``; needs two or more languages."""
+    (``r_rich_estimator``, §6.3's reading) are added to ``summary``; needs two or more languages.
+
+    Parameters
+    ----------
+    summary : list of dict
+        :func:`figure8`'s rows of every language; modified in place.
+    models : list of dict
+        :func:`figure8`'s models of every language; modified in place.
+    tables : list of pandas.DataFrame
+        :func:`figure8`'s feature tables, their ``model`` column indexing ``models``.
+    n_estimators : int, default 50
+        Boosting rounds of the coherence estimator.
+    """
     import pandas as pd
 
     from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
@@ -476,7 +676,31 @@ def _check_config(config: Config) -> None:
 def run(figure: int, config: Config, log: Callable[[str], None] | None = None,
         cache: dict | None = None) -> dict:
     """Compute one figure's table for every language of ``config``; ``cache``, a dict kept across
-    calls, reuses fitted models between figures and settings (keys hold every fitting setting)."""
+    calls, reuses fitted models between figures and settings (keys hold every fitting setting).
+
+    Parameters
+    ----------
+    figure : int
+        6, 7, 8 or 10.
+    config : Config
+        The run's settings; its languages are normalised in place.
+    log : callable, optional
+        Called with a one-line message after each language pair.
+    cache : dict, optional
+        Fitted models, kept across calls.
+
+    Returns
+    -------
+    dict
+        ``figure``, ``rows``, ``models`` (Figure 8's per-model rows), ``config``,
+        ``signature`` and ``seconds``; for Figure 8 with two or more languages
+        also ``features`` (the per-topic estimator table, not JSON).
+
+    Raises
+    ------
+    ParameterError
+        If ``figure``, ``config.design`` or ``config.rich_unit`` is not valid.
+    """
     from tealeaves.errors import ParameterError
 
     if figure not in FIGURES:
@@ -543,7 +767,18 @@ PAPER = {
 
 
 def report(result: dict) -> str:
-    """Plain-text table of a :func:`run` result."""
+    """Plain-text table of a :func:`run` result.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`run` returned.
+
+    Returns
+    -------
+    str
+        The rows, the models (Figure 8), the paper's finding and the signature.
+    """
     from tealeaves._output import format_table
 
     lines = [f"Hao et al. (2018) Figure {result['figure']}", format_table(result["rows"])]
@@ -599,7 +834,18 @@ def _markdown8(result: dict) -> list[str]:
 
 
 def markdown(result: dict) -> str:
-    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows."""
+    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`run` returned.
+
+    Returns
+    -------
+    str
+        The figure's Markdown tables (Figure 8: with their captions and Table 4).
+    """
     from tealeaves._output import format_markdown
 
     f, rows = result["figure"], result["rows"]
@@ -626,7 +872,15 @@ def markdown(result: dict) -> str:
 
 
 def plot(result: dict, path) -> None:
-    """The figure as a PNG (matplotlib, Agg backend)."""
+    """The figure as a PNG (matplotlib, Agg backend).
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`run` returned.
+    path : str or os.PathLike
+        Where the PNG is written.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

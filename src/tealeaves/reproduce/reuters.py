@@ -56,12 +56,32 @@ def _stderr(message: str) -> None:
 
 
 def lda_params(seed: int = 0, quick: bool = False) -> dict:
-    """The scikit-learn keyword arguments of the reproduction's LDA fits."""
+    """The scikit-learn keyword arguments of the reproduction's LDA fits.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        scikit-learn's ``random_state``.
+    quick : bool, default False
+        Use :data:`QUICK_PARAMS` instead of :data:`LDA_PARAMS`.
+
+    Returns
+    -------
+    dict
+        The settings with ``random_state``.
+    """
     return {**(QUICK_PARAMS if quick else LDA_PARAMS), "random_state": seed}
 
 
 def load_corpora() -> tuple[Corpus, Corpus]:
-    """The preprocessed ModApte training and test stories."""
+    """The preprocessed ModApte training and test stories.
+
+    Returns
+    -------
+    train, test : Corpus
+        The 7,769 training and 3,019 test stories, as
+        :func:`tealeaves.corpus.reuters.load_reuters_modapte` preprocesses them.
+    """
     from tealeaves.corpus.reuters import load_reuters_modapte
 
     train, test, _ = load_reuters_modapte()
@@ -69,7 +89,18 @@ def load_corpora() -> tuple[Corpus, Corpus]:
 
 
 def corpus_fingerprint(corpus: Corpus) -> str:
-    """A short hash of a corpus's vocabulary and tokens (changes when the preprocessing does)."""
+    """A short hash of a corpus's vocabulary and tokens (changes when the preprocessing does).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus.
+
+    Returns
+    -------
+    str
+        The first 12 hex digits of the SHA-1 of its vocabulary, tokens and offsets.
+    """
     h = hashlib.sha1()
     h.update("\n".join(corpus.vocabulary).encode())
     h.update(corpus.tokens.tobytes())
@@ -78,7 +109,22 @@ def corpus_fingerprint(corpus: Corpus) -> str:
 
 
 def model_key(k: int, params: dict, train: Corpus) -> str:
-    """The stable cache key of one fitted model: K, settings, training data and scikit-learn version."""
+    """The stable cache key of one fitted model: K, settings, training data and scikit-learn version.
+
+    Parameters
+    ----------
+    k : int
+        The number of topics.
+    params : dict
+        The scikit-learn settings (:func:`lda_params`).
+    train : Corpus
+        The training stories (:func:`corpus_fingerprint`).
+
+    Returns
+    -------
+    str
+        ``reuters-lda-K<k>-<corpus fingerprint>-<settings digest>``.
+    """
     settings = ",".join(f"{name}={params[name]}" for name in sorted(params))
     from sklearn import __version__ as sklearn_version
 
@@ -87,7 +133,13 @@ def model_key(k: int, params: dict, train: Corpus) -> str:
 
 
 def default_cache_dir() -> Path:
-    """Where fitted Reuters models are kept: ``<per-user cache>/models``."""
+    """Where fitted Reuters models are kept: ``<per-user cache>/models``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``tealeaves.data.cache_dir() / "models"``.
+    """
     return data.cache_dir() / "models"
 
 
@@ -106,6 +158,36 @@ def fit_reuters_models(
     with the key of :func:`model_key`; ``use_cache=False`` neither reads nor writes it.
     A cache file that cannot be unpickled (truncated, from another version) is refitted
     and overwritten.  ``ks`` are whole numbers >= 2, each given once (:func:`check_ks`).
+
+    Parameters
+    ----------
+    ks : iterable of int, default (5, 10, 20, 40, 80)
+        The numbers of topics: whole numbers >= 2, each once (:func:`check_ks`).
+    seed : int, default 0
+        scikit-learn's ``random_state``.
+    quick : bool, default False
+        Fit with :data:`QUICK_PARAMS` instead of :data:`LDA_PARAMS`.
+    cache_dir : str or pathlib.Path, optional
+        The model cache folder; default :func:`default_cache_dir`.
+    use_cache : bool, default True
+        Read and write fitted models in the cache (False: neither).
+    train : Corpus, optional
+        The training stories; default :func:`load_corpora`'s.
+    progress : callable or None, default: print to standard error
+        Called with a one-line message before each model is fitted or scored;
+        None for silence.
+
+    Returns
+    -------
+    dict of int to SklearnLDA
+        The fitted model of each K.
+
+    Raises
+    ------
+    ParameterError
+        If ``ks`` or ``seed`` is out of range.
+    OutputError
+        If the cache folder is a file or cannot be created.
     """
     ks = check_ks(ks)
     seed = check_seed(seed)
@@ -138,7 +220,23 @@ def _check_same_words(result, base: dict) -> None:
 
 
 def check_ks(ks: Iterable[int]) -> list[int]:
-    """Numbers of topics: whole numbers >= 2, each once, kept in the order given."""
+    """Numbers of topics: whole numbers >= 2, each once, kept in the order given.
+
+    Parameters
+    ----------
+    ks : iterable of int
+        The numbers of topics.
+
+    Returns
+    -------
+    list of int
+        The checked numbers, in the order given.
+
+    Raises
+    ------
+    ParameterError
+        If a number is not a whole number >= 2, or is given twice.
+    """
     return check_unique([check_int(k, "k", min_value=2) for k in ks], "k")
 
 
@@ -182,7 +280,51 @@ def reuters_table(
     models: dict[int, SklearnLDA] | None = None,
     progress: Progress | None = _stderr,
 ) -> dict:
-    """The reproduction's rows (one per K) and baselines, with signatures and settings."""
+    """The reproduction's rows (one per K) and baselines, with signatures and settings.
+
+    Each K's model is scored by document completion (Wallach et al. 2009,
+    :func:`tealeaves.likelihood.document_completion`), by scikit-learn's own
+    ``perplexity()`` on the whole test stories, and beside the uniform and
+    unigram baselines on the same held-out words (module docstring).
+
+    Parameters
+    ----------
+    ks : iterable of int, default (5, 10, 20, 40, 80)
+        The numbers of topics: whole numbers >= 2, each once (:func:`check_ks`).
+    seed : int, default 0
+        scikit-learn's ``random_state`` for the LDA fits.
+    split_seed : int, default 0
+        Seed of the random split of each test story into observed and held-out halves.
+    quick : bool, default False
+        Fit with :data:`QUICK_PARAMS` instead of :data:`LDA_PARAMS`.
+    cache_dir : str or pathlib.Path, optional
+        The model cache folder; default :func:`default_cache_dir`.
+    use_cache : bool, default True
+        Read and write fitted models in the cache (False: neither).
+    corpora : tuple of Corpus, optional
+        ``(train, test)``; default :func:`load_corpora`'s.
+    models : dict of int to SklearnLDA, optional
+        Fitted models by K, instead of fitting (or loading) them.
+    progress : callable or None, default: print to standard error
+        Called with a one-line message before each model is fitted or scored;
+        None for silence.
+
+    Returns
+    -------
+    dict
+        ``rows`` (per K: the completion and scikit-learn perplexities, the words
+        scored, the baselines' perplexities and the signatures), ``baselines``,
+        ``settings`` and the ``article``'s figures.
+
+    Raises
+    ------
+    ParameterError
+        If ``ks`` or ``split_seed`` is out of range, or ``seed`` when the models
+        are fitted here.
+    TealeavesError
+        If a baseline and the model were scored on different held-out words
+        (a bug).
+    """
     train, test = load_corpora() if corpora is None else corpora
     ks = check_ks(ks)
     split_seed = check_seed(split_seed, "split_seed")

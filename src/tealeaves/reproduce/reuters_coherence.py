@@ -38,7 +38,49 @@ def reuters_coherence_table(
     models: dict | None = None,
     progress: Progress | None = _stderr,
 ) -> dict:
-    """Mean NPMI per K (one row each, with the article's value), LSI's, and the signature."""
+    """Mean NPMI per K (one row each, with the article's value), LSI's, and the signature.
+
+    Each topic's ``top_n`` words are scored with NPMI (Bouma 2009; the ``npmi``
+    preset, see the module docstring) from document co-occurrence in the
+    training stories, and averaged over topics.
+
+    Parameters
+    ----------
+    ks : iterable of int, default (5, 10, 20, 40, 80)
+        The numbers of topics: whole numbers >= 2, each once (:func:`~tealeaves.reproduce.reuters.check_ks`).
+    seed : int, default 0
+        Seed of the LDA fits and of LSI's randomized SVD.
+    quick : bool, default False
+        Fit with the reduced settings (``QUICK_PARAMS`` of :mod:`tealeaves.reproduce.reuters`).
+    top_n : int, default 10
+        Words scored per topic (>= 2).
+    lsi_dimensions : int, default 20
+        LSI's number of dimensions (>= 1, below the number of stories and of words).
+    cache_dir : str or pathlib.Path, optional
+        The model cache folder; default :func:`~tealeaves.reproduce.reuters.default_cache_dir`.
+    use_cache : bool, default True
+        Read and write fitted models in the cache (False: neither).
+    train : Corpus, optional
+        The training stories; default the preprocessed ModApte training set.
+    models : dict, optional
+        Fitted models by K, instead of fitting (or loading) them.
+    progress : callable or None, default: print to standard error
+        Called with a one-line message before each model is fitted or scored;
+        None for silence.
+
+    Returns
+    -------
+    dict
+        ``rows`` (per K: ``k``, ``mean_npmi``, ``article_npmi``, ``min_topic``,
+        ``max_topic``, ``unscored_topics``), ``lsi`` (its ``mean_npmi`` beside
+        LDA's at the same K and the article's values), ``peak_k``, ``signature``
+        and ``settings``.
+
+    Raises
+    ------
+    ParameterError
+        If ``ks``, ``top_n`` or ``lsi_dimensions`` is out of range.
+    """
     from tealeaves.models.lsi import LSI
     from tealeaves.reproduce.reuters import check_ks, load_corpora
     from tealeaves.validation import check_int

@@ -39,12 +39,42 @@ NativeTransform = Callable[[Corpus], np.ndarray]
 class AdaptedModel(FixedTopicModel):
     """A model read from another library (or from raw arrays), behind the tealeaves protocol.
 
-    Parameters are those of :class:`FixedTopicModel` plus ``topic_word_prior``
-    (eta/beta: a scalar, a length-V vector or a K x V matrix, recorded as
-    ``topic_word_prior_``), ``inference`` (``"tealeaves"`` or ``"native"``),
-    ``native_transform`` (the library's inference: corpus -> D x K, rows
-    summing to one) and ``not_probabilistic`` (why a model without
-    ``topic_word_`` has no probabilities; quoted when a likelihood is asked for).
+    Parameters are those of :class:`FixedTopicModel` plus ``topic_word_prior``,
+    ``inference``, ``native_transform`` and ``not_probabilistic``.
+
+    Parameters
+    ----------
+    topic_word : numpy.ndarray or None
+        ``K x V`` topic-word distributions (rows summing to one), or None for a
+        model with ranking weights only.
+    vocabulary : Vocabulary or sequence of str
+        The words of the ``V`` columns, in order.
+    doc_topic_prior : float or numpy.ndarray, optional
+        The Dirichlet prior alpha over topics (a scalar or a length-K vector),
+        recorded as ``doc_topic_prior_``; tealeaves' fold-in needs it.
+    topic_word_weights : numpy.ndarray, optional
+        ``K x V`` ranking weights, for a model without ``topic_word``.
+    metadata : dict, optional
+        Initial ``metadata_`` (description, source library, ...).
+    topic_word_prior : float or numpy.ndarray, optional
+        eta/beta: a scalar, a length-V vector or a K x V matrix, positive and
+        finite, recorded as ``topic_word_prior_`` (one number when symmetric).
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions of new documents are inferred (module docstring).
+    native_transform : callable, optional
+        The library's inference: corpus -> ``D x K``, rows summing to one;
+        required by ``inference="native"``.
+    not_probabilistic : str, optional
+        Why a model without ``topic_word_`` has no probabilities; quoted when a
+        likelihood is asked for.
+
+    Raises
+    ------
+    ParameterError
+        If ``inference`` is not a documented choice, or is ``"native"`` for a model
+        without probabilities or without ``native_transform``.
+    InvalidModelError
+        If the matrices, the vocabulary or the priors do not agree or are invalid.
     """
 
     def __init__(self, topic_word: np.ndarray | None, vocabulary: Vocabulary | Sequence[str],
@@ -72,12 +102,26 @@ class AdaptedModel(FixedTopicModel):
         return str(self.metadata_.get("description") or type(self).__name__)
 
     def description(self) -> str:
-        """The source description and inference choice, e.g. ``gensim-4.4.0:LdaModel/K8/V9/inf-native``."""
+        """The source description and inference choice, e.g. ``gensim-4.4.0:LdaModel/K8/V9/inf-native``.
+
+        Returns
+        -------
+        str
+            ``metadata_["description"]`` (else the class name), followed by
+            ``/inf-<inference>`` when the model has topic-word probabilities.
+        """
         base = self._name()
         return base if self.topic_word_ is None else f"{base}/inf-{self.inference}"
 
     def model_metadata(self) -> dict:
-        """Metadata as saved by :meth:`save`: a saved model infers with tealeaves' fold-in, so says so."""
+        """Metadata as saved by :meth:`save`: a saved model infers with tealeaves' fold-in, so says so.
+
+        Returns
+        -------
+        dict
+            A copy of ``metadata_``; for a probabilistic model, ``inference`` is
+            ``"tealeaves"`` and ``description`` ends in ``/inf-tealeaves``.
+        """
         meta = dict(self.metadata_)
         if self.topic_word_ is not None:
             meta["inference"] = "tealeaves"
@@ -85,7 +129,26 @@ class AdaptedModel(FixedTopicModel):
         return meta
 
     def transform(self, corpus: Corpus) -> np.ndarray:
-        """``D x K`` topic proportions of ``corpus`` by the chosen ``inference`` (module docstring)."""
+        """``D x K`` topic proportions of ``corpus`` by the chosen ``inference`` (module docstring).
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The documents, over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``D x K`` topic proportions, one row per document.
+
+        Raises
+        ------
+        UnsupportedModelError
+            If the model has no topic-word probabilities, or (tealeaves' fold-in)
+            no Dirichlet prior alpha.
+        ParameterError
+            If ``inference="native"`` and the model has no native inference.
+        """
         check_transform_input(self, corpus)
         if self.topic_word_ is None:
             raise UnsupportedModelError(f"{self._name()} has no topic-word probabilities, so no topic "
@@ -129,7 +192,28 @@ def _prior_metadata(alpha: np.ndarray | None, eta: float | np.ndarray | None) ->
 
 def source_metadata(library: str, version: str, cls: type | str, description: str, *,
                     file: str | None = None, **extra) -> dict:
-    """The ``metadata_`` dict of an adapted model (``description`` and ``source``; extra keys kept)."""
+    """The ``metadata_`` dict of an adapted model (``description`` and ``source``; extra keys kept).
+
+    Parameters
+    ----------
+    library : str
+        The source library's name, e.g. ``"gensim"``.
+    version : str
+        Its version.
+    cls : type or str
+        The model's class (recorded as ``module.QualifiedName``) or its name.
+    description : str
+        The model's description, e.g. ``gensim-4.4.0:LdaModel/K8/V9``.
+    file : str, optional
+        The file the model was read from, recorded as ``source["file"]``.
+    **extra
+        Further top-level keys, kept as given.
+
+    Returns
+    -------
+    dict
+        ``{"description": ..., "source": {"library", "version", "class"[, "file"]}, **extra}``.
+    """
     name = cls if isinstance(cls, str) else f"{cls.__module__}.{cls.__qualname__}"
     source = {"library": library, "version": version, "class": name}
     if file is not None:
@@ -138,12 +222,53 @@ def source_metadata(library: str, version: str, cls: type | str, description: st
 
 
 def shape_tag(k: int, v: int) -> str:
-    """The ``K<k>/V<v>`` part of a description."""
+    """The ``K<k>/V<v>`` part of a description.
+
+    Parameters
+    ----------
+    k : int
+        The number of topics.
+    v : int
+        The number of vocabulary words.
+
+    Returns
+    -------
+    str
+        ``f"K{k}/V{v}"``.
+
+    Examples
+    --------
+    >>> shape_tag(8, 9)
+    'K8/V9'
+    """
     return f"K{k}/V{v}"
 
 
 def as_vocabulary(vocabulary: object, n_columns: int, what: str) -> Vocabulary:
-    """A :class:`Vocabulary` of exactly ``n_columns`` distinct words, or an error naming ``what``."""
+    """A :class:`Vocabulary` of exactly ``n_columns`` distinct words, or an error naming ``what``.
+
+    Parameters
+    ----------
+    vocabulary : object
+        The words of the columns: an iterable of non-empty strings, in order.
+    n_columns : int
+        The number of word columns of the model's matrix.
+    what : str
+        The model's name in error messages.
+
+    Returns
+    -------
+    Vocabulary
+        The words, in column order.
+
+    Raises
+    ------
+    ParameterError
+        If ``vocabulary`` is None, a single string, or has an entry that is not
+        a non-empty string.
+    InvalidModelError
+        If it has not ``n_columns`` words, or lists a word twice.
+    """
     if vocabulary is None:
         raise ParameterError(f"{what} needs a vocabulary: the words of its {n_columns} columns, in order",
                              fix="pass vocabulary=[...] (or vectorizer= for scikit-learn)")
@@ -163,7 +288,26 @@ def as_vocabulary(vocabulary: object, n_columns: int, what: str) -> Vocabulary:
 
 
 def check_weights(weights: object, what: str) -> np.ndarray:
-    """A finite, non-negative ``K x V`` ranking matrix with a positive entry in every topic."""
+    """A finite, non-negative ``K x V`` ranking matrix with a positive entry in every topic.
+
+    Parameters
+    ----------
+    weights : object
+        The matrix: array-like, or a sparse matrix (``toarray()`` is called).
+    what : str
+        The matrix's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The weights as a float64 ``K x V`` array.
+
+    Raises
+    ------
+    InvalidModelError
+        If the matrix is not numeric, not a non-empty 2-d array, has NaN,
+        infinite or negative values, or a topic without a positive weight.
+    """
     try:
         w = np.asarray(weights.toarray() if hasattr(weights, "toarray") else weights, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -191,6 +335,36 @@ def from_arrays(topic_word: object, *, vocabulary: object = None, alpha: float |
     (:func:`~tealeaves.models.base.check_topic_word`; nothing is renormalised);
     with ``probabilistic=False`` the rows are ranking weights only (coherence
     and studies work, likelihood is refused).
+
+    Parameters
+    ----------
+    topic_word : object
+        The ``K x V`` matrix: array-like, or a sparse matrix.
+    vocabulary : object
+        The words of its ``V`` columns, in order (required).
+    alpha : float or numpy.ndarray, optional
+        The Dirichlet prior over topics (a scalar or a length-K vector).
+    eta : float or numpy.ndarray, optional
+        The topic-word prior (a scalar, a length-V vector or a K x V matrix).
+    probabilistic : bool, default True
+        Whether the rows are word distributions (else ranking weights).
+    description : str, optional
+        The model's description; default ``arrays/K<k>/V<v>``.
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions are inferred; raw arrays have no native inference.
+
+    Returns
+    -------
+    AdaptedModel
+        The model, with ``metadata_["source"]`` naming numpy.
+
+    Raises
+    ------
+    ParameterError
+        If ``probabilistic`` is not a bool, or ``vocabulary`` is missing or malformed.
+    InvalidModelError
+        If the matrix is not a non-empty numeric 2-d array, a row is not a
+        distribution (``probabilistic=True``) or the vocabulary does not fit it.
     """
     if not isinstance(probabilistic, bool):
         raise ParameterError(f"probabilistic must be True or False, got {probabilistic!r}")

@@ -52,7 +52,41 @@ def _representation_mismatch(weights: np.ndarray, representation: list[list[str]
 
 
 def from_bertopic(model, *, ranking: str = "representation", inference: str = "tealeaves") -> AdaptedModel:
-    """Adapt a fitted BERTopic model (see the module docstring)."""
+    """Adapt a fitted BERTopic model (see the module docstring).
+
+    Parameters
+    ----------
+    model : object
+        A fitted BERTopic model (or an object with its documented attributes
+        ``topic_representations_``, ``c_tf_idf_``, ``vectorizer_model`` and,
+        optionally, ``topic_sizes_``).
+    ranking : {"representation", "c-tf-idf"}, default "representation"
+        ``"representation"`` requires the top c-TF-IDF words to be the words
+        BERTopic reports; ``"c-tf-idf"`` ranks by the c-TF-IDF weights even when a
+        ``representation_model`` re-ranked them.
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions of new documents are inferred (see
+        :mod:`tealeaves.models.adapters.arrays`).
+        BERTopic has no probabilities, so only the default applies.
+
+    Returns
+    -------
+    AdaptedModel
+        The c-TF-IDF rows of the kept topics (outlier topic ``-1`` left out) as
+        ranking weights; ``metadata_["bertopic"]`` records the exclusion, the
+        outlier documents and the kept topic ids.
+
+    Raises
+    ------
+    InvalidModelError
+        If the model is not fitted, its topics and ``c_tf_idf_`` rows disagree,
+        or it has only the outlier topic.
+    UnsupportedModelError
+        If it has no fitted vectorizer, or (``ranking="representation"``) a
+        topic's reported words are not its top c-TF-IDF words.
+    ParameterError
+        If ``ranking`` is not a documented choice.
+    """
     ranking = check_choice(ranking, "ranking", RANKINGS)
     reps = getattr(model, "topic_representations_", None)
     ctfidf = getattr(model, "c_tf_idf_", None)

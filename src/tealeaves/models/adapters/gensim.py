@@ -40,7 +40,23 @@ def _gensim():
 
 
 def vocabulary_of(lda) -> list[str]:
-    """The words of gensim's columns: ``id2word[0] ... id2word[num_terms - 1]``."""
+    """The words of gensim's columns: ``id2word[0] ... id2word[num_terms - 1]``.
+
+    Parameters
+    ----------
+    lda : gensim.models.LdaModel
+        A trained gensim LDA model.
+
+    Returns
+    -------
+    list of str
+        One word per column, in column order.
+
+    Raises
+    ------
+    UnsupportedModelError
+        If the model has no ``id2word``, or it lacks a word for some column id.
+    """
     id2word = lda.id2word
     n = int(lda.num_terms)
     if id2word is None:
@@ -55,13 +71,34 @@ def vocabulary_of(lda) -> list[str]:
 
 
 def topic_word(lda) -> np.ndarray:
-    """gensim's ``get_topics()`` in float64: ``lambda / lambda.sum(axis=1)``."""
+    """gensim's ``get_topics()`` in float64: ``lambda / lambda.sum(axis=1)``.
+
+    Parameters
+    ----------
+    lda : gensim.models.LdaModel
+        A trained gensim LDA model.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``K x V`` topic-word distributions: the variational Dirichlet parameters
+        ``lambda = state.get_lambda()`` normalised by row (Hoffman, Blei and Bach 2010).
+    """
     lam = np.asarray(lda.state.get_lambda(), dtype=np.float64)
     return lam / lam.sum(axis=1, keepdims=True)
 
 
 class NativeInference:
-    """gensim's E-step on a corpus: ``lda.inference(bows)``, gamma normalised (a picklable callable)."""
+    """gensim's E-step on a corpus: ``lda.inference(bows)``, gamma normalised (a picklable callable).
+
+    Calling it with a :class:`~tealeaves.corpus.Corpus` gives the ``D x K`` topic
+    proportions (see the module docstring).
+
+    Parameters
+    ----------
+    lda : gensim.models.LdaModel
+        The trained gensim model whose ``inference`` is run.
+    """
 
     def __init__(self, lda):
         self.lda = lda
@@ -76,7 +113,31 @@ class NativeInference:
 
 
 def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | None = None) -> AdaptedModel:
-    """Adapt a fitted gensim ``LdaModel`` or ``LdaMulticore`` (see the module docstring)."""
+    """Adapt a fitted gensim ``LdaModel`` or ``LdaMulticore`` (see the module docstring).
+
+    Parameters
+    ----------
+    lda : gensim.models.LdaModel
+        A trained ``LdaModel`` or ``LdaMulticore`` (or a subclass).
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions of new documents are inferred; ``"native"`` runs
+        gensim's ``model.inference`` (:class:`NativeInference`).
+    file : str or os.PathLike, optional
+        The file the model was read from, recorded in ``metadata_["source"]``.
+
+    Returns
+    -------
+    AdaptedModel
+        The normalised ``lambda`` with the model's own ``alpha`` and ``eta``.
+
+    Raises
+    ------
+    UnsupportedModelError
+        If ``lda`` is not a gensim LDA model (with a hint for HDP, LSI and
+        LdaSeq models), or its ``id2word`` does not name every column.
+    InvalidModelError
+        If the model has not been trained.
+    """
     gensim = _gensim()
     from gensim.models import LdaModel
 
@@ -101,6 +162,26 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves") -> Adapt
     """Adapt a gensim LDA model saved with ``model.save(path)`` (its ``.state`` file must sit beside it).
 
     gensim files are Python pickles: load only files you trust.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file ``model.save(path)`` wrote.
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        As in :func:`from_gensim`.
+
+    Returns
+    -------
+    AdaptedModel
+        The model, as :func:`from_gensim` adapts it, with ``path`` recorded.
+
+    Raises
+    ------
+    InputNotFoundError
+        If there is no file at ``path``.
+    InputFormatError
+        If ``path.state`` is missing or the file cannot be loaded as a gensim
+        ``LdaModel``.
     """
     path = Path(path)
     if not path.is_file():

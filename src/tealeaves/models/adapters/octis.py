@@ -58,7 +58,46 @@ def _check_topics(model: AdaptedModel, topics) -> None:
 
 def from_octis(output: dict, *, vocabulary=None, probabilistic: bool | None = None, alpha=None, eta=None,
                inference: str = "tealeaves") -> AdaptedModel:
-    """Adapt an OCTIS output dict (see the module docstring)."""
+    """Adapt an OCTIS output dict (see the module docstring).
+
+    Parameters
+    ----------
+    output : dict
+        What ``model.train_model(dataset)`` returned; must have
+        ``"topic-word-matrix"`` (``K x V``, dense or sparse).
+    vocabulary : sequence of str
+        The words of the matrix's columns, in order (OCTIS's gensim-based LDA:
+        the trained model's ``id2word`` order). Required.
+    probabilistic : bool or None, default None
+        Whether the matrix rows are word distributions; None decides from the
+        matrix (every row sums to one within 1e-6).
+    alpha : float or numpy.ndarray, optional
+        The Dirichlet prior over topics.
+    eta : float or numpy.ndarray, optional
+        The topic-word prior.
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions of new documents are inferred (see
+        :mod:`tealeaves.models.adapters.arrays`).
+        OCTIS output has no native inference.
+
+    Returns
+    -------
+    AdaptedModel
+        The model; ``doc_topic_`` (``D x K``) holds the topic-document matrix
+        when the dict has one.
+
+    Raises
+    ------
+    InputFormatError
+        If the dict has no topic-word matrix, its topic list disagrees with the
+        matrix under ``vocabulary`` (count, unknown word, or not a top-n of its
+        row), or its topic-document matrix has the wrong shape.
+    ParameterError
+        If ``probabilistic`` is not None, True or False, or the vocabulary is
+        missing or malformed.
+    InvalidModelError
+        If the matrix is invalid or does not fit the vocabulary.
+    """
     if "topic-word-matrix" not in output:
         found = ", ".join(map(repr, sorted(map(str, output)))) or "nothing"
         raise InputFormatError(f"the dict has no 'topic-word-matrix' (found {found}); an OCTIS output dict "

@@ -51,6 +51,32 @@ def load_path(path, format: str | None = None, **options):
     tomotopy files take their adapter's options (e.g. ``inference``), passed to
     its ``from_file``.  ``inference="tealeaves"`` (the default everywhere) is
     accepted by every format; an option a format does not use is refused.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model or topics file.
+    format : str, optional
+        One of :data:`FORMATS`; sniffed from the file (:func:`sniff_format`) when
+        None.
+    **options
+        The format's options, listed above.
+
+    Returns
+    -------
+    TopicModel
+        The model: a saved tealeaves model, an :class:`AdaptedModel`, a MALLET
+        model or a ranked-words model of a topics file.
+
+    Raises
+    ------
+    ParameterError
+        If ``format`` is not known, or an option does not apply to the format.
+    UnsupportedModelError
+        If the file is a MALLET doc-topics file (not a model) or of a kind
+        tealeaves does not read.
+    InputFormatError
+        If the file is damaged or not in the format.
     """
     p = existing_file(path, "model or topics file")
     fmt = format or sniff_format(p, options.get("encoding"))
@@ -118,7 +144,29 @@ def _native(p: Path, fmt: str, options: dict):
 
 
 def sniff_format(path: Path, encoding: str | None = None) -> str:
-    """The format of ``path`` (one of :data:`FORMATS`), from its first bytes and lines."""
+    """The format of ``path`` (one of :data:`FORMATS`), from its first bytes and lines.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    encoding : str, optional
+        The encoding of a text file; detected when None.
+
+    Returns
+    -------
+    str
+        The format name (the table of the module docstring, in its order).
+
+    Raises
+    ------
+    InputFormatError
+        If a ``.npz`` or zip file is damaged or not a zip, or the file looks like
+        a truncated MALLET weights file.
+    UnsupportedModelError
+        If the file is a zip without ``meta.npy``, an unidentified pickle or
+        another binary file.
+    """
     with open(path, "rb") as fh:
         head = fh.read(64)
     if head[:4] == b"PK\x03\x04":

@@ -75,7 +75,43 @@ def _components(estimator, name: str) -> np.ndarray:
 
 def from_sklearn(estimator, *, vectorizer=None, vocabulary=None, inference: str = "tealeaves"
                  ) -> AdaptedModel:
-    """Adapt a fitted scikit-learn topic model (see the module docstring)."""
+    """Adapt a fitted scikit-learn topic model (see the module docstring).
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted ``LatentDirichletAllocation``, ``NMF`` or ``MiniBatchNMF``, or a
+        ``Pipeline`` ending in one (its earlier steps are the vectorizer unless
+        ``vectorizer`` is given).
+    vectorizer : object, optional
+        The fitted vectorizer (``CountVectorizer``, ``TfidfVectorizer``) whose
+        ``get_feature_names_out()`` are the columns. Give this or ``vocabulary``,
+        not both.
+    vocabulary : sequence of str, optional
+        The words of the columns, in order.
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions of new documents are inferred (see
+        :mod:`tealeaves.models.adapters.arrays`).
+        ``"native"`` uses the LDA estimator's ``transform`` (rows normalised).
+
+    Returns
+    -------
+    AdaptedModel
+        LDA: the normalised ``components_`` with scikit-learn's alpha and eta.
+        NMF: ``components_`` as ranking weights (likelihood refused, with
+        :data:`NMF_REASON`).
+
+    Raises
+    ------
+    UnsupportedModelError
+        If the estimator is not one of the topic models above.
+    InvalidModelError
+        If the estimator or the vectorizer is not fitted, or the vocabulary does
+        not fit the components.
+    ParameterError
+        If both ``vectorizer`` and ``vocabulary`` are given, ``vectorizer`` is not
+        a scikit-learn vectorizer, or neither gives a vocabulary.
+    """
     import sklearn
 
     estimator, vectorizer = _unpack(estimator, vectorizer)

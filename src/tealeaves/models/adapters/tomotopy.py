@@ -51,7 +51,19 @@ def _tomotopy():
 
 
 def topic_word(mdl) -> np.ndarray:
-    """``K x V`` topic-word distributions over ``used_vocabs``, normalised in float64."""
+    """``K x V`` topic-word distributions over ``used_vocabs``, normalised in float64.
+
+    Parameters
+    ----------
+    mdl : tomotopy.LDAModel
+        A trained tomotopy model.
+
+    Returns
+    -------
+    numpy.ndarray
+        Row ``k`` is ``(n_kw + eta) / (n_k + V eta)``: the unnormalised
+        ``get_topic_word_dist(k, normalize=False)`` divided by its sum.
+    """
     counts = np.array([mdl.get_topic_word_dist(k, normalize=False) for k in range(mdl.k)], dtype=np.float64)
     return counts / counts.sum(axis=1, keepdims=True)
 
@@ -92,7 +104,37 @@ def _check_trained(mdl, name: str) -> None:
 
 def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike | None = None,
                   native_iterations: int = 100) -> AdaptedModel:
-    """Adapt a trained tomotopy model (see the module docstring)."""
+    """Adapt a trained tomotopy model (see the module docstring).
+
+    Parameters
+    ----------
+    mdl : tomotopy.LDAModel
+        A trained tomotopy model of a supported class (an ``HDPModel`` is
+        converted with ``convert_to_lda(topic_threshold=0)``).
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        How topic proportions of new documents are inferred; ``"native"`` runs
+        ``model.infer`` (not available for ``DMRModel``/``GDMRModel``).
+    file : str or os.PathLike, optional
+        The file the model was read from, recorded in ``metadata_["source"]``.
+    native_iterations : int, default 100
+        Gibbs iterations of ``model.infer`` for ``inference="native"`` (>= 1).
+
+    Returns
+    -------
+    AdaptedModel
+        The distributions over ``used_vocabs`` with the model's ``alpha`` (None
+        when its document prior is not one Dirichlet) and ``eta``.
+
+    Raises
+    ------
+    UnsupportedModelError
+        If ``mdl`` is not a tomotopy topic model, or is a hierarchical or dynamic
+        one (:data:`REFUSED`).
+    InvalidModelError
+        If the model has not been trained.
+    ParameterError
+        If ``native_iterations`` is not an integer >= 1.
+    """
     tp = _tomotopy()
     name = type(mdl).__name__
     native_iterations = check_int(native_iterations, "native_iterations", min_value=1)
@@ -154,6 +196,21 @@ def model_class(path: Path) -> str:
 
     tomotopy aborts the interpreter when a file is loaded with the wrong class
     (its own ``load_model`` tries them in turn), so the class is read first.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A file written by a tomotopy model's ``save()``.
+
+    Returns
+    -------
+    str
+        The tomotopy class name, e.g. ``"LDAModel"`` or ``"HDPModel"``.
+
+    Raises
+    ------
+    InputFormatError
+        If the file does not start with a tomotopy type tag.
     """
     with open(path, "rb") as fh:
         head = fh.read(1 << 22)
@@ -195,7 +252,34 @@ def _probe(cls: str, path: Path) -> None:
 
 def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_iterations: int = 100
               ) -> AdaptedModel:
-    """Adapt a tomotopy model saved with ``model.save(path)`` (the class is read from the file)."""
+    """Adapt a tomotopy model saved with ``model.save(path)`` (the class is read from the file).
+
+    The file is first loaded in a child process (:data:`PROBE_SECONDS`), so a
+    corrupt file cannot abort this interpreter.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file ``model.save(path)`` wrote.
+    inference : {"tealeaves", "native"}, default "tealeaves"
+        As in :func:`from_tomotopy`.
+    native_iterations : int, default 100
+        As in :func:`from_tomotopy`.
+
+    Returns
+    -------
+    AdaptedModel
+        The model, as :func:`from_tomotopy` adapts it, with ``path`` recorded.
+
+    Raises
+    ------
+    InputNotFoundError
+        If there is no file at ``path``.
+    UnsupportedModelError
+        If the file holds a refused class (:data:`REFUSED`).
+    InputFormatError
+        If the file is not a tomotopy model or tomotopy cannot read it.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputNotFoundError(f"no tomotopy model file at {path}")
