@@ -39,7 +39,7 @@ from urllib.parse import quote, urlsplit
 from tealeaves._version import __version__
 from tealeaves.data import cache_dir, search_roots
 from tealeaves.data.registry import Archive, Dataset, FileEntry
-from tealeaves.errors import OutputError, ParameterError, TealeavesError
+from tealeaves.errors import ChecksumError, FetchError, OutputError, ParameterError
 
 #: Seconds without data before a connection is given up (then retried).
 TIMEOUT = 30.0
@@ -51,14 +51,6 @@ CHUNK = 1 << 16
 #: Seconds between two progress lines when stderr is not a terminal.
 PLAIN_EVERY = 5.0
 TRANSIENT_HTTP = (408, 425, 429, 500, 502, 503, 504)
-
-
-class FetchError(TealeavesError):
-    """A data set could not be downloaded (network, HTTP status, bad archive, unavailable file)."""
-
-
-class ChecksumError(FetchError):
-    """A downloaded file's SHA-256 differs from the registry's; the download was deleted."""
 
 
 class _Transient(Exception):

@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from tealeaves._io import loads_strict, read_text
-from tealeaves.errors import EmptyInputError, InputFormatError
+from tealeaves.errors import EmptyInputError, ResultsError
 from tealeaves.human.export import LONG_COLUMNS
 from tealeaves.human.items import RATING_SCALE
 from tealeaves.human.study import Study, check_annotators
@@ -40,10 +40,6 @@ REQUIRED = LONG_COLUMNS[:3]
 #: Exclusion reasons, in report order.
 REASONS = ("missing_value", "unknown_item", "unknown_annotator", "invalid_response", "duplicate_row",
            "conflicting_duplicate")
-
-
-class ResultsError(InputFormatError):
-    """A results file cannot be read or does not match the study."""
 
 
 @dataclass

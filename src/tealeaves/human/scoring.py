@@ -23,7 +23,7 @@ import pandas as pd
 
 from tealeaves.errors import EmptyInputError
 from tealeaves.human import items as it
-from tealeaves.human.agreement import AgreementUndefined, krippendorff_alpha, split_half_reliability
+from tealeaves.human.agreement import AgreementUndefinedError, krippendorff_alpha, split_half_reliability
 from tealeaves.human.results import Results
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
@@ -163,7 +163,7 @@ def _ratings(frame, study, task, key):
         try:
             agreement = {"krippendorff_alpha_ordinal": krippendorff_alpha(table.to_numpy(), "ordinal"),
                          "krippendorff_alpha_interval": krippendorff_alpha(table.to_numpy(), "interval")}
-        except AgreementUndefined as exc:
+        except AgreementUndefinedError as exc:
             agreement = {"undefined": str(exc)}
     return out, values, agreement, sorted(scale)
 
@@ -173,7 +173,7 @@ def _reliability(units, seed, n_splits):
         return None
     try:
         return split_half_reliability(units, n_splits=n_splits, seed=seed)
-    except AgreementUndefined as exc:
+    except AgreementUndefinedError as exc:
         return {"undefined": str(exc)}
 
 

@@ -13,9 +13,7 @@ _EXPORTS = {
     "check_alpha": "base", "PLSA": "plsa", "LSI": "lsi", "SklearnLDA": "sklearn_lda",
     "PolylingualTopicModel": "polylingual", "GibbsLDA": "lda_gibbs",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = ["TopicModel", "FixedTopicModel", "load_model", "check_topic_word", "check_alpha", "PLSA", "LSI",
-           "SklearnLDA", "PolylingualTopicModel", "GibbsLDA"]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.models.base import FixedTopicModel, TopicModel, check_alpha, check_topic_word, load_model

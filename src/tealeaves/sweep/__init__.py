@@ -28,21 +28,7 @@ _EXPORTS = {
     "SCHEMA_VERSION": "store",
     "IncompatibleStoreError": "store",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [
-    "ENGINES",
-    "Engine",
-    "IncompatibleStoreError",
-    "MODEL_MEASURES",
-    "Results",
-    "SCHEMA_VERSION",
-    "TOPIC_MEASURES",
-    "compare_models",
-    "load_results",
-    "register_engine",
-    "split_corpus",
-    "sweep",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.sweep.compare import compare_models
