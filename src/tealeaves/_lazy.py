@@ -20,7 +20,8 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 
 
-def lazy_exports(package: str, exports: Mapping[str, str], eager: Iterable[str] = ()
+def lazy_exports(package: str, exports: Mapping[str, str], eager: Iterable[str] = (),
+                 aliases: Mapping[str, str] | None = None
                  ) -> tuple[Callable[[str], object], Callable[[], list], list[str]]:
     """``(__getattr__, __dir__, __all__)`` for ``package``, from one table of its public names.
 
@@ -34,6 +35,9 @@ def lazy_exports(package: str, exports: Mapping[str, str], eager: Iterable[str] 
     eager : Iterable[str], optional
         Public names the package defines or imports itself (not loaded lazily); they are
         listed in ``__all__`` too.
+    aliases : Mapping[str, str], optional
+        Former public name -> its current name in ``exports``: still importable, not listed
+        in ``__all__``.
 
     Returns
     -------
@@ -46,8 +50,10 @@ def lazy_exports(package: str, exports: Mapping[str, str], eager: Iterable[str] 
     ('check_int', ['check_int'])
     """
     public = sorted(set(exports) | set(eager))
+    aliases = dict(aliases or {})
 
     def __getattr__(name: str) -> object:
+        name = aliases.get(name, name)
         if name in exports:
             return getattr(importlib.import_module(f"{package}.{exports[name]}"), name)
         if not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is not None:
