@@ -6,6 +6,12 @@ appended in parentheses.  All exceptions derive from :class:`TealeavesError`,
 which is a ``ValueError`` so that callers that already catch ``ValueError``
 keep working.  The command line prints every one as
 ``tealeaves: error: <message>`` and exits with status 1 (see ``docs/errors.md``).
+
+Every error class of tealeaves is defined here (the top level ``tealeaves`` exports them
+too), grouped below by the area that raises it; each area's module re-exports its own
+(``from tealeaves.human.store import StoreError`` keeps working).  The one class that is not
+a :class:`TealeavesError` is :class:`StrictJSONError`, an internal signal that each JSON
+reader turns into its own :class:`InputFormatError`.
 """
 
 from __future__ import annotations
