@@ -24,7 +24,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import UnsupportedModelError
 from tealeaves.likelihood.completion import document_completion
 from tealeaves.models import FixedTopicModel
-from tealeaves.models import load_model as load_npz
+from tealeaves.models import load_npz_model as load_npz
 from tealeaves.models.adapters import load_model
 
 K = 6

@@ -21,7 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from tealeaves.errors import InputEncodingError, InputNotFoundError, OutputError, TealeavesError
+from tealeaves.errors import (
+    InputEncodingError,
+    InputNotFoundError,
+    OutputError,
+    StrictJSONError,
+    TealeavesError,
+)
 
 PathLike = str | os.PathLike[str]
 DEFAULT_ENCODING = "utf-8"
@@ -123,26 +129,6 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
         ) from None
 
 
-class StrictJSONError(ValueError):
-    """JSON that Python's :mod:`json` accepts but strict JSON does not.
-
-    A ``NaN``/``Infinity`` literal (``kind="constant"``) or a key given twice in one
-    object (``kind="duplicate"``).  Callers turn it into their own error with their own message.
-
-    Parameters
-    ----------
-    kind : str
-        ``"constant"`` or ``"duplicate"``.
-    value : str
-        The literal or the key.
-    """
-
-    def __init__(self, kind: str, value: str):
-        self.kind, self.value = kind, value
-        super().__init__(f"{value} is not valid JSON" if kind == "constant"
-                         else f"key {value!r} occurs twice in one object")
-
-
 def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool = False) -> object:
     """``json.loads`` that refuses ``NaN``/``Infinity`` literals and, optionally, repeated keys.
 
@@ -174,7 +160,7 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
     >>> loads_strict('{"a": NaN}')
     Traceback (most recent call last):
     ...
-    tealeaves._io.StrictJSONError: NaN is not valid JSON
+    tealeaves.errors.StrictJSONError: NaN is not valid JSON
     """
     import json
 

@@ -6,6 +6,12 @@ appended in parentheses.  All exceptions derive from :class:`TealeavesError`,
 which is a ``ValueError`` so that callers that already catch ``ValueError``
 keep working.  The command line prints every one as
 ``tealeaves: error: <message>`` and exits with status 1 (see ``docs/errors.md``).
+
+Every error class of tealeaves is defined here (the top level ``tealeaves`` exports them
+too), grouped below by the area that raises it; each area's module re-exports its own
+(``from tealeaves.human.store import StoreError`` keeps working).  The one class that is not
+a :class:`TealeavesError` is :class:`StrictJSONError`, an internal signal that each JSON
+reader turns into its own :class:`InputFormatError`.
 """
 
 from __future__ import annotations
@@ -72,3 +78,115 @@ class MissingDependencyError(TealeavesError, ImportError):
 
 class UnsupportedModelError(TealeavesError):
     """An object or file is not a topic model tealeaves can read, or lacks what a measure needs."""
+
+
+class StrictJSONError(ValueError):
+    """JSON that Python's :mod:`json` accepts but strict JSON does not: a ``NaN``/``Infinity`` literal
+    (``kind="constant"``) or a key given twice in one object (``kind="duplicate"``); ``value`` is the
+    literal or the key.  Callers turn it into their own error with their own message."""
+
+    def __init__(self, kind: str, value: str):
+        self.kind, self.value = kind, value
+        super().__init__(f"{value} is not valid JSON" if kind == "constant"
+                         else f"key {value!r} occurs twice in one object")
+
+
+# --------------------------------------------------------------------------- corpora (tealeaves.corpus)
+
+
+class CorpusFormatError(InputFormatError):
+    """A corpus file is malformed (bad JSON, a missing field, mismatched ids...)."""
+
+
+class ParallelFormatError(InputFormatError):
+    """A parallel-corpus file does not have the expected layout."""
+
+
+class LanguageMismatchError(TealeavesError):
+    """Languages of two inputs (corpus, model, texts, preprocessors) do not match."""
+
+
+class UnknownLanguageError(InputFormatError):
+    """A language code (in a file, an option or an argument) is not one tealeaves knows how to normalise."""
+
+
+class UnsegmentedTextError(InputFormatError):
+    """A text whose tokens are mostly over-long: written without spaces between words (Chinese,
+    Japanese...) and tokenised as if it had them (:func:`~tealeaves.corpus.preprocess.check_segmented`)."""
+
+
+# --------------------------------------------------------------------------- coherence (tealeaves.coherence)
+
+
+class SettingsError(TealeavesError):
+    """A coherence setting (measure, segmentation, window, zero policy...) is unknown or out of range."""
+
+
+class TopicError(TealeavesError):
+    """A topic cannot be scored as given (too few words, duplicates, ...)."""
+
+
+class ZeroCooccurrenceError(TealeavesError):
+    """An unbounded confirmation measure met a pair of words that never co-occur under ``zero="limit"``."""
+
+
+# --------------------------------------------------------------------------- comparison and sweeps
+
+
+class IncomparableError(TealeavesError):
+    """Two models or results cannot be compared as given.
+
+    Raised for models over vocabularies that share too few words, coherence
+    results computed with different settings or references, and held-out
+    likelihoods computed on different held-out words (another split, seed or
+    vocabulary).
+    """
+
+
+class IncompatibleStoreError(InputFormatError):
+    """A results store written by another schema version, or for another sweep."""
+
+
+# --------------------------------------------------------------------------- data sets (tealeaves.data)
+
+
+class FetchError(TealeavesError):
+    """A data set could not be downloaded (network, HTTP status, bad archive, unavailable file)."""
+
+
+class ChecksumError(FetchError):
+    """A downloaded file's SHA-256 differs from the registry's; the download was deleted."""
+
+
+# --------------------------------------------------------------------------- human judgements
+
+
+class StudyError(TealeavesError):
+    """A study cannot be built or read (bad settings, malformed study file)."""
+
+
+class StudyFormatError(StudyError, InputFormatError):
+    """A study file does not match the documented schema."""
+
+
+class ResultsError(InputFormatError):
+    """A results file cannot be read or does not match the study."""
+
+
+class StoreError(TealeavesError):
+    """The judgment database cannot be used (other study, reused key...)."""
+
+
+class StoreUnavailableError(StoreError):
+    """The judgment database cannot be written right now (disk full, read-only, locked, I/O error).
+
+    The server answers 503 with ``Retry-After``; the judgment was not stored.
+    """
+
+
+class AgreementUndefinedError(TealeavesError):
+    """Agreement cannot be computed (no pairable values, or no variation at all)."""
+
+
+class CorrelationError(TealeavesError):
+    """A correlation cannot be computed (too few topics, constant scores)."""

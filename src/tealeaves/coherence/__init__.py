@@ -39,29 +39,7 @@ _EXPORTS = {
     "PRESETS": "presets",
     "MeasureSpec": "presets",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [
-    "AlignedIndex",
-    "Coherence",
-    "CoherenceResult",
-    "CooccurrenceCounts",
-    "MeasureSpec",
-    "PRESETS",
-    "ReferenceIndex",
-    "SettingsError",
-    "TopicError",
-    "TopicScore",
-    "ZeroCooccurrenceError",
-    "build_index",
-    "coherence",
-    "count_documents",
-    "count_windows",
-    "document_counts",
-    "index_from_token_lists",
-    "intersect_count",
-    "pair_document_counts",
-    "score_counts",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.coherence.core import (

@@ -1,17 +1,8 @@
-"""Errors of the coherence area (all :class:`~tealeaves.errors.TealeavesError`, hence ``ValueError``)."""
+"""Errors of the coherence area, defined in :mod:`tealeaves.errors` (all
+:class:`~tealeaves.errors.TealeavesError`, hence ``ValueError``); importable from here too."""
 
 from __future__ import annotations
 
-from tealeaves.errors import TealeavesError
-
-
-class SettingsError(TealeavesError):
-    """A coherence setting (measure, segmentation, window, zero policy...) is unknown or out of range."""
-
-
-class TopicError(TealeavesError):
-    """A topic cannot be scored as given (too few words, duplicates, ...)."""
-
-
-class ZeroCooccurrenceError(TealeavesError):
-    """An unbounded confirmation measure met a pair of words that never co-occur under ``zero="limit"``."""
+from tealeaves.errors import SettingsError as SettingsError
+from tealeaves.errors import TopicError as TopicError
+from tealeaves.errors import ZeroCooccurrenceError as ZeroCooccurrenceError

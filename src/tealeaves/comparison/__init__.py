@@ -15,48 +15,88 @@ paired comparisons and junk-topic flags.
 * :mod:`~tealeaves.comparison.flags` -- :func:`flag_topics` and one function per flag.
 
 Every result carries a :class:`~tealeaves.signature.Signature`, has ``to_dict()`` and
-exposes its tables as pandas DataFrames.
+exposes its tables as pandas DataFrames. Names are exported lazily (:mod:`tealeaves._lazy`).
 """
 
-from tealeaves.comparison._common import Score
-from tealeaves.comparison.diversity import inverted_rbo, jaccard, mean_pairwise_jaccard, rbo, topic_diversity
-from tealeaves.comparison.embedding import WordVectors, embedding_coherence, read_vectors, train_vectors
-from tealeaves.comparison.errors import IncomparableError
-from tealeaves.comparison.flags import (
-    FLAGS,
-    FlagReport,
-    TopicFlag,
-    background_flags,
-    few_documents_flags,
-    flag_topics,
-    low_coherence_flags,
-    low_recurrence_flags,
-    mixed_flags,
-    mixed_topic,
-    word_groups,
-)
-from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
-from tealeaves.comparison.paired import (
-    PairedDifference,
-    coherence_difference,
-    likelihood_difference,
-    same_heldout,
-)
-from tealeaves.comparison.significance import kl_divergence, topic_significance
-from tealeaves.comparison.stability import (
-    DEFAULT_THRESHOLDS,
-    StabilityResult,
-    stability_by_k,
-    topic_stability,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DEFAULT_THRESHOLDS", "FLAGS", "FlagReport", "IncomparableError", "METRICS", "PairedDifference", "Score",
-    "StabilityResult", "TopicFlag", "TopicMatching", "WordVectors", "background_flags",
-    "coherence_difference",
-    "embedding_coherence", "few_documents_flags", "flag_topics", "inverted_rbo", "jaccard", "kl_divergence",
-    "likelihood_difference", "low_coherence_flags", "low_recurrence_flags", "match_topics",
-    "mean_pairwise_jaccard", "mixed_flags", "mixed_topic", "rbo", "read_vectors", "same_heldout",
-    "similarity_matrix", "stability_by_k", "topic_diversity", "topic_significance", "topic_stability",
-    "train_vectors", "word_groups",
-]
+from tealeaves._lazy import lazy_exports
+
+_EXPORTS = {
+    "Score": "_common",
+    "inverted_rbo": "diversity",
+    "jaccard": "diversity",
+    "mean_pairwise_jaccard": "diversity",
+    "rbo": "diversity",
+    "topic_diversity": "diversity",
+    "WordVectors": "embedding",
+    "embedding_coherence": "embedding",
+    "read_vectors": "embedding",
+    "train_vectors": "embedding",
+    "IncomparableError": "errors",
+    "FLAGS": "flags",
+    "FlagReport": "flags",
+    "TopicFlag": "flags",
+    "background_flags": "flags",
+    "few_documents_flags": "flags",
+    "flag_topics": "flags",
+    "low_coherence_flags": "flags",
+    "low_recurrence_flags": "flags",
+    "mixed_flags": "flags",
+    "mixed_topic": "flags",
+    "word_groups": "flags",
+    "METRICS": "matching",
+    "TopicMatching": "matching",
+    "match_topics": "matching",
+    "similarity_matrix": "matching",
+    "PairedDifference": "paired",
+    "coherence_difference": "paired",
+    "likelihood_difference": "paired",
+    "same_heldout": "paired",
+    "kl_divergence": "significance",
+    "topic_significance": "significance",
+    "DEFAULT_THRESHOLDS": "stability",
+    "StabilityResult": "stability",
+    "stability_by_k": "stability",
+    "topic_stability": "stability",
+}
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.comparison._common import Score
+    from tealeaves.comparison.diversity import (
+        inverted_rbo,
+        jaccard,
+        mean_pairwise_jaccard,
+        rbo,
+        topic_diversity,
+    )
+    from tealeaves.comparison.embedding import WordVectors, embedding_coherence, read_vectors, train_vectors
+    from tealeaves.comparison.errors import IncomparableError
+    from tealeaves.comparison.flags import (
+        FLAGS,
+        FlagReport,
+        TopicFlag,
+        background_flags,
+        few_documents_flags,
+        flag_topics,
+        low_coherence_flags,
+        low_recurrence_flags,
+        mixed_flags,
+        mixed_topic,
+        word_groups,
+    )
+    from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
+    from tealeaves.comparison.paired import (
+        PairedDifference,
+        coherence_difference,
+        likelihood_difference,
+        same_heldout,
+    )
+    from tealeaves.comparison.significance import kl_divergence, topic_significance
+    from tealeaves.comparison.stability import (
+        DEFAULT_THRESHOLDS,
+        StabilityResult,
+        stability_by_k,
+        topic_stability,
+    )

@@ -25,25 +25,7 @@ _EXPORTS = {
     "read_reuters": "reuters",
     "Vocabulary": "vocabulary",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [
-    "Corpus",
-    "Vocabulary",
-    "Preprocessor",
-    "LETTERS_PATTERN",
-    "REUTERS_RECIPE",
-    "load_reuters_modapte",
-    "modapte_split",
-    "read_reuters",
-    "RawDocuments",
-    "read_corpus",
-    "read_jsonl",
-    "read_text_folder",
-    "read_token_lines",
-    "AlignedCorpus",
-    "default_preprocessor",
-    "normalize_language",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language

@@ -21,16 +21,7 @@ import numpy as np
 
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor, check_segmented, letter_counts
-from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
-
-
-class LanguageMismatchError(TealeavesError):
-    """Languages of two inputs (corpus, model, texts, preprocessors) do not match."""
-
-
-class UnknownLanguageError(InputFormatError):
-    """A language code (in a file, an option or an argument) is not one tealeaves knows how to normalise."""
-
+from tealeaves.errors import EmptyInputError, InputFormatError, LanguageMismatchError, UnknownLanguageError
 
 #: Canonical language codes (ISO 639-1 style) and their names.
 LANGUAGES: dict[str, str] = {

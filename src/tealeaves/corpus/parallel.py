@@ -44,7 +44,7 @@ from tealeaves.corpus.aligned import (
 )
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.data import locate
-from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
+from tealeaves.errors import EmptyInputError, ParallelFormatError, TealeavesError
 
 __all__ = [
     "ParallelTexts",
@@ -98,10 +98,6 @@ CES_TO_USFM: dict[str, str] = {
     "MAR": "MRK", "JOH": "JHN", "PHI": "PHP", "JAM": "JAS", "1JO": "1JN", "2JO": "2JN", "3JO": "3JN",
     "SON": "SNG", "EZE": "EZK", "JOE": "JOL", "NAH": "NAM",
 }
-
-
-class ParallelFormatError(InputFormatError):
-    """A parallel-corpus file does not have the expected layout."""
 
 
 @dataclass

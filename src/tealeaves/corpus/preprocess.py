@@ -24,7 +24,7 @@ import numpy as np
 from tealeaves.corpus._marks import BMP_MARKS, MARK_PATTERN
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError, InputFormatError
+from tealeaves.errors import EmptyInputError, InputFormatError, UnsegmentedTextError
 
 #: The default token pattern: words of a letter followed by one or more letters or combining marks
 #: (:data:`~tealeaves.corpus._marks.MARK_PATTERN`: vowel signs, viramas, tone marks), so that the words of
@@ -89,11 +89,6 @@ LONG_TOKEN = 15
 #: their letters in over-long tokens (11.8% in compound-heavy Finnish software messages), Chinese and
 #: Japanese text without spaces 44.5-85.1% under the default tokenisation.
 UNSEGMENTED_SHARE = 0.25
-
-
-class UnsegmentedTextError(InputFormatError):
-    """A text whose tokens are mostly over-long: written without spaces between words (Chinese,
-    Japanese...) and tokenised as if it had them (:func:`check_segmented`)."""
 
 
 @dataclass

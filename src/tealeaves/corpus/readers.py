@@ -35,16 +35,12 @@ from tealeaves import _io
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError, InputFormatError, InputNotFoundError
+from tealeaves.errors import CorpusFormatError, EmptyInputError, InputFormatError, InputNotFoundError
 
 PathLike = str | os.PathLike[str]
 
 #: Suffixes read as JSON Lines by :func:`read_corpus`.
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-
-
-class CorpusFormatError(InputFormatError):
-    """A corpus file is malformed (bad JSON, a missing field, mismatched ids...)."""
 
 
 @dataclass

@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import quote, urlsplit
 
+from tealeaves._progress import Progress as _Progress
 from tealeaves._version import __version__
 from tealeaves.data import cache_dir, search_roots
 from tealeaves.data.registry import Archive, Dataset, FileEntry
-from tealeaves.errors import OutputError, ParameterError, TealeavesError
+from tealeaves.errors import ChecksumError, FetchError, OutputError, ParameterError
 
 #: Seconds without data before a connection is given up (then retried).
 TIMEOUT = 30.0
@@ -51,14 +52,6 @@ CHUNK = 1 << 16
 #: Seconds between two progress lines when stderr is not a terminal.
 PLAIN_EVERY = 5.0
 TRANSIENT_HTTP = (408, 425, 429, 500, 502, 503, 504)
-
-
-class FetchError(TealeavesError):
-    """A data set could not be downloaded (network, HTTP status, bad archive, unavailable file)."""
-
-
-class ChecksumError(FetchError):
-    """A downloaded file's SHA-256 differs from the registry's; the download was deleted."""
 
 
 class _Transient(Exception):
@@ -166,7 +159,7 @@ def human_size(n: float) -> str:
 # --------------------------------------------------------------------------- progress
 
 
-class Progress:
+class DownloadProgress(_Progress):
     """Bytes, rate and ETA of one download on ``stream``: a redrawn bar on a terminal, else lines.
 
     Plain (non-terminal) output prints a line every ``PLAIN_EVERY`` seconds and a final line.
@@ -184,14 +177,13 @@ class Progress:
     """
 
     def __init__(self, label: str, total: int | None, stream: IO[str] | None, start: int = 0):
-        self.label, self.total, self.stream = label, total, stream
-        self.done = self.start = start
-        self.t0 = self._last = time.monotonic()
-        self.tty = bool(stream is not None and getattr(stream, "isatty", lambda: False)())
+        super().__init__(stream, interval=PLAIN_EVERY, wait_first=True)
+        self.label, self.total = label, total
+        self.done = self.resumed_at = start
 
     def _line(self) -> str:
-        elapsed = max(time.monotonic() - self.t0, 1e-6)
-        rate = (self.done - self.start) / elapsed
+        elapsed = max(self.elapsed(), 1e-6)
+        rate = (self.done - self.resumed_at) / elapsed
         text = f"{self.label}: {human_size(self.done)}"
         if self.total:
             text += f" / {human_size(self.total)} {100 * self.done / self.total:3.0f}%"
@@ -211,28 +203,23 @@ class Progress:
         self.done += n
         if self.stream is None:
             return
-        now = time.monotonic()
         if self.tty:
-            if now - self._last >= 0.1:
-                self._last = now
+            if self.due(0.1):
                 width = 24
                 filled = int(width * self.done / self.total) if self.total else 0
                 bar = f"[{'#' * filled}{'.' * (width - filled)}] " if self.total else ""
-                self.stream.write(f"\r{bar}{self._line()}\033[K")
-                self.stream.flush()
-        elif now - self._last >= PLAIN_EVERY:
-            self._last = now
-            print(self._line(), file=self.stream, flush=True)
+                self.redraw(f"{bar}{self._line()}\033[K")
+        elif self.due():
+            self.line(self._line())
 
     def finish(self) -> None:
         """Print the final line."""
-        if self.stream is None:
-            return
-        prefix = "\r" if self.tty else ""
-        elapsed = time.monotonic() - self.t0
-        self.stream.write(f"{prefix}{self.label}: {human_size(self.done)} in {elapsed:.1f} s\033[K\n"
-                          if self.tty else f"{self.label}: {human_size(self.done)} in {elapsed:.1f} s\n")
-        self.stream.flush()
+        text = f"{self.label}: {human_size(self.done)} in {self.elapsed():.1f} s"
+        self.write(f"\r{text}\033[K\n" if self.tty else f"{text}\n")
+
+
+#: The former name of :class:`DownloadProgress`.
+Progress = DownloadProgress
 
 
 # --------------------------------------------------------------------------- one download
@@ -281,7 +268,7 @@ def _attempt(url: str, part: Path, size: int | None, label: str, stream: IO[str]
         expected = size
         if expected is None and length and length.isdigit():
             expected = offset + int(length)
-        progress = Progress(label, expected, stream, start=offset)
+        progress = DownloadProgress(label, expected, stream, start=offset)
         try:
             with open(part, mode) as out:
                 while block := response.read(CHUNK):

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._progress import Progress as _Progress
+from tealeaves._progress import is_terminal
 from tealeaves.corpus import Preprocessor
 from tealeaves.corpus.preprocess import TEXT_FIX, Numbering, letter_counts, segmentation
 from tealeaves.distributed.merge import Partial, merge_partials
@@ -520,58 +522,61 @@ def local_executor(progress=None):
     return run
 
 
-class Progress:
+class BuildProgress(_Progress):
     """Tokens indexed, tokens/s and an ETA on stderr (a rewritten line on a terminal, else plain lines).
 
     ``total_bytes`` (the inputs' sizes) and the bytes read so far give the ETA
     when the token total is unknown: tokens/s over the elapsed time, and the
-    fraction of shards done.
+    fraction of shards done.  Reports are throttled to one per ``interval`` seconds
+    (0.2 s on a terminal); a shard finished, the merge and the end are always reported.
     """
 
     def __init__(self, n_shards: int, stream=None, interval: float = 5.0):
         import sys
 
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.interval = 0.2 if self.tty else interval
+        stream = stream or sys.stderr
+        super().__init__(stream, interval=0.2 if is_terminal(stream) else interval)
         self.n_shards = n_shards
         self.done_shards = 0
         self.n_tokens = 0
-        self.start = time.monotonic()
-        self.last = 0.0
 
     def _emit(self, text: str, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self.last < self.interval:
-            return
-        self.last = now
-        if self.tty:
-            self.stream.write("\r" + text.ljust(79))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        if self.due(force=force):
+            if self.tty:
+                self.redraw(text.ljust(79))
+            else:
+                self.line(text)
 
     def tokens(self, n: int) -> None:
+        """``n`` more tokens indexed."""
         self.n_tokens += n
-        elapsed = max(time.monotonic() - self.start, 1e-9)
+        elapsed = max(self.elapsed(), 1e-9)
         self._emit(f"indexed {self.n_tokens:,} tokens ({self.n_tokens / elapsed:,.0f} tokens/s)")
 
     def shard_done(self) -> None:
+        """One more shard indexed (always reported)."""
         self.done_shards += 1
-        elapsed = time.monotonic() - self.start
+        elapsed = self.elapsed()
         eta = elapsed / self.done_shards * (self.n_shards - self.done_shards)
         self._emit(f"shard {self.done_shards}/{self.n_shards}: {self.n_tokens:,} tokens "
                    f"({self.n_tokens / max(elapsed, 1e-9):,.0f} tokens/s), ETA {eta:,.0f} s", force=True)
 
     def start_merge(self) -> None:
+        """The partial indexes start to be merged (always reported)."""
         self._emit(f"merging partial indexes ({self.n_tokens:,} tokens)", force=True)
 
     def merged(self, done: int, total: int) -> None:
+        """``done`` of ``total`` words merged."""
         self._emit(f"merged {done:,}/{total:,} words")
 
     def finish(self) -> None:
-        elapsed = time.monotonic() - self.start
+        """The build is done (always reported; ends the terminal line)."""
+        elapsed = self.elapsed()
         self._emit(f"done: {self.n_tokens:,} tokens in {elapsed:,.1f} s "
                    f"({self.n_tokens / max(elapsed, 1e-9):,.0f} tokens/s)", force=True)
         if self.tty:
-            self.stream.write("\n")
+            self.write("\n")
+
+
+#: The former name of :class:`BuildProgress`.
+Progress = BuildProgress

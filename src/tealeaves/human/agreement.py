@@ -19,13 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tealeaves.errors import TealeavesError
+from tealeaves.errors import AgreementUndefinedError, TealeavesError
 
 LEVELS = ("nominal", "ordinal", "interval")
 
-
-class AgreementUndefined(TealeavesError):
-    """Agreement cannot be computed (no pairable values, or no variation at all)."""
+#: The former name of :class:`~tealeaves.errors.AgreementUndefinedError`.
+AgreementUndefined = AgreementUndefinedError
 
 
 def coincidence_matrix(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -60,19 +59,20 @@ def _distance(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
 def krippendorff_alpha(data: np.ndarray, level: str = "ordinal") -> float:
     """Krippendorff's alpha of a coders x units array of numbers (NaN where a coder gave no value).
 
-    Raises :class:`AgreementUndefined` when fewer than two pairable values
+    Raises :class:`AgreementUndefinedError` when fewer than two pairable values
     exist or every value is the same (``D_e = 0``).
     """
     values, o = coincidence_matrix(data)
     n_c = o.sum(axis=1)
     n = n_c.sum()
     if n < 2:
-        raise AgreementUndefined("Krippendorff's alpha needs at least one unit judged by two annotators")
+        raise AgreementUndefinedError("Krippendorff's alpha needs at least one unit judged by two annotators")
     d2 = _distance(values, n_c, level)
     d_o = (o * d2).sum() / n
     d_e = (np.outer(n_c, n_c) * d2).sum() / (n * (n - 1))
     if d_e == 0:
-        raise AgreementUndefined("Krippendorff's alpha is undefined: every annotator gave the same value")
+        raise AgreementUndefinedError(
+            "Krippendorff's alpha is undefined: every annotator gave the same value")
     return float(1.0 - d_o / d_e)
 
 
@@ -93,7 +93,7 @@ def split_half_reliability(units: Sequence[Sequence[float]], *, n_splits: int = 
     """
     units = [np.asarray(u, dtype=np.float64) for u in units if len(u) >= 2]
     if len(units) < 3:
-        raise AgreementUndefined(f"split-half reliability needs at least 3 units with two or more "
+        raise AgreementUndefinedError(f"split-half reliability needs at least 3 units with two or more "
                                  f"responses each, got {len(units)}")
     rng = np.random.default_rng(seed)
     rs = []
@@ -106,11 +106,11 @@ def split_half_reliability(units: Sequence[Sequence[float]], *, n_splits: int = 
         if a.std() > 0 and b.std() > 0:
             rs.append(float(np.corrcoef(a, b)[0, 1]))
     if not rs:
-        raise AgreementUndefined("split-half reliability is undefined: the half scores never varied "
+        raise AgreementUndefinedError("split-half reliability is undefined: the half scores never varied "
                                  "across units")
     r = float(np.mean(rs))
     if r <= -1.0:
-        raise AgreementUndefined("split-half reliability is undefined: the halves are perfectly "
+        raise AgreementUndefinedError("split-half reliability is undefined: the halves are perfectly "
                                  "anti-correlated in every split (Spearman-Brown divides by 0)")
     return {"r_half": r, "spearman_brown": spearman_brown(r), "n_units": len(units),
             "n_splits": n_splits, "n_splits_used": len(rs), "seed": seed}

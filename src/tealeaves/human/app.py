@@ -39,7 +39,7 @@ from tealeaves._io import loads_strict
 from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
-from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailable
+from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailableError
 from tealeaves.human.study import Study
 
 STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8",
@@ -89,13 +89,13 @@ class AnnotationApp:
         """Validate and store one judgment; return the HTTP status and the JSON reply.
 
         Raises :class:`BadRequest` for a body that is not a valid judgment and
-        :class:`~tealeaves.human.store.StoreUnavailable` when it cannot be stored.
+        :class:`~tealeaves.human.store.StoreUnavailableError` when it cannot be stored.
         """
         item, response, key, confidence, seconds = self.validate(body)
         try:
             status = self.store.submit(annotator, item["id"], response, key, confidence=confidence,
                                        time=seconds, platform=PLATFORM)
-        except StoreUnavailable:
+        except StoreUnavailableError:
             raise
         except StoreError as exc:  # an idempotency key reused for another judgment
             raise BadRequest(HTTPStatus.BAD_REQUEST, str(exc)) from None
@@ -238,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         except BadRequest as exc:
             headers = exc.extra.pop("_headers", None)
             self._json(exc.status, {"error": exc.message, **exc.extra}, headers)
-        except StoreUnavailable as exc:
+        except StoreUnavailableError as exc:
             self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(exc), "retry_after": RETRY_AFTER},
                        {"Retry-After": str(RETRY_AFTER)})
         except (ConnectionError, TimeoutError):

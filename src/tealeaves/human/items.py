@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, StudyError
 
 WORD_INTRUSION = "word_intrusion"
 TOPIC_INTRUSION = "topic_intrusion"
@@ -28,10 +28,6 @@ TASKS = (WORD_INTRUSION, TOPIC_INTRUSION, RATING, MULTILINGUAL_RATING)
 
 #: Rating scale of Lau et al. (2014) and Hao et al. (2018): response -> label.
 RATING_SCALE = {"2": "coherent", "1": "somewhat coherent", "0": "incoherent"}
-
-
-class StudyError(TealeavesError):
-    """A study cannot be built or read (bad settings, malformed study file)."""
 
 
 def word_keys(vocabulary: Sequence[str], seed: int = 0) -> np.ndarray:

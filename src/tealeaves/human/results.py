@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from tealeaves._io import loads_strict, read_text
-from tealeaves.errors import EmptyInputError, InputFormatError
+from tealeaves.errors import EmptyInputError, ResultsError
 from tealeaves.human.export import LONG_COLUMNS
 from tealeaves.human.items import RATING_SCALE
 from tealeaves.human.study import Study, check_annotators
@@ -42,13 +42,10 @@ REASONS = ("missing_value", "unknown_item", "unknown_annotator", "invalid_respon
            "conflicting_duplicate")
 
 
-class ResultsError(InputFormatError):
-    """A results file cannot be read or does not match the study."""
-
-
 @dataclass
-class Results:
-    """Validated judgments (a DataFrame in the long format) and the import report."""
+class JudgmentResults:
+    """Validated judgments of a study (a DataFrame in the long format) and the import report
+    (:func:`read_results`)."""
 
     frame: pd.DataFrame
     report: dict = field(default_factory=dict)
@@ -56,6 +53,10 @@ class Results:
     @property
     def annotators(self) -> list[str]:
         return sorted(self.frame["annotator"].unique())
+
+
+#: The former name of :class:`JudgmentResults`.
+Results = JudgmentResults
 
 
 def parse_column_map(text: str | None) -> dict[str, str]:
@@ -131,7 +132,7 @@ def _json_records(text: str, path: Path) -> pd.DataFrame:
 
 def read_results(source, study: Study, columns: Mapping[str, str] | None = None, *,
                  annotators: list[str] | None = None, strict: bool = False,
-                 encoding: str | None = None) -> Results:
+                 encoding: str | None = None) -> JudgmentResults:
     """Read and validate judgments from a CSV/TSV/JSON file or a DataFrame.
 
     ``columns`` maps our column names to the file's.  ``annotators`` (or the
@@ -198,7 +199,7 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     for c in ("confidence", "time"):
         if c in kept.columns:
             kept[c], report["invalid_values"][c] = _optional_numbers(kept[c])
-    return Results(kept, report)
+    return JudgmentResults(kept, report)
 
 
 def _outside_scale(rows: pd.DataFrame, study: Study) -> dict | None:

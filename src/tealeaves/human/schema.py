@@ -12,13 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from tealeaves.errors import InputFormatError
+from tealeaves.errors import StudyFormatError
 from tealeaves.human import items as it
-
-
-class StudyFormatError(it.StudyError, InputFormatError):
-    """A study file does not match the documented schema."""
-
 
 FORMAT = "tealeaves-study"
 FORMAT_VERSION = 1

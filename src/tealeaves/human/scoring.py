@@ -23,8 +23,8 @@ import pandas as pd
 
 from tealeaves.errors import EmptyInputError
 from tealeaves.human import items as it
-from tealeaves.human.agreement import AgreementUndefined, krippendorff_alpha, split_half_reliability
-from tealeaves.human.results import Results
+from tealeaves.human.agreement import AgreementUndefinedError, krippendorff_alpha, split_half_reliability
+from tealeaves.human.results import JudgmentResults
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
 from tealeaves.validation import check_float, check_int, check_seed
@@ -50,7 +50,7 @@ def topic_order(topic: str) -> tuple:
     return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
 
-def screen_annotators(results: Results, study: Study, min_check_accuracy: float = 1.0) -> dict:
+def screen_annotators(results: JudgmentResults, study: Study, min_check_accuracy: float = 1.0) -> dict:
     """Check-item accuracy per annotator, those excluded, and what the threshold removes.
 
     Reports how many check items exist, how many annotators saw one
@@ -163,7 +163,7 @@ def _ratings(frame, study, task, key):
         try:
             agreement = {"krippendorff_alpha_ordinal": krippendorff_alpha(table.to_numpy(), "ordinal"),
                          "krippendorff_alpha_interval": krippendorff_alpha(table.to_numpy(), "interval")}
-        except AgreementUndefined as exc:
+        except AgreementUndefinedError as exc:
             agreement = {"undefined": str(exc)}
     return out, values, agreement, sorted(scale)
 
@@ -173,11 +173,11 @@ def _reliability(units, seed, n_splits):
         return None
     try:
         return split_half_reliability(units, n_splits=n_splits, seed=seed)
-    except AgreementUndefined as exc:
+    except AgreementUndefinedError as exc:
         return {"undefined": str(exc)}
 
 
-def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
+def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
           n_splits: int = 200, min_confidence: float | None = None, exclude_annotators=None,
           lenient: bool = False) -> dict:
     """All scores of a study: per topic, per document, agreement, screening, filters and import report.
@@ -206,7 +206,7 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
         min_confidence = check_float(min_confidence, "min_confidence")
     frame, filters = apply_filters(results.frame, min_confidence=min_confidence,
                                    exclude_annotators=exclude_annotators)
-    screening = screen_annotators(Results(frame, results.report), study, min_check_accuracy)
+    screening = screen_annotators(JudgmentResults(frame, results.report), study, min_check_accuracy)
     frame = frame[~frame["annotator"].isin(screening["excluded"])]
     if frame.empty:
         removed = {k: v for k, v in filters["removed"].items() if v}

@@ -18,7 +18,7 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tealeaves.errors import TealeavesError
+from tealeaves.errors import StoreError, StoreUnavailableError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,16 +40,8 @@ CREATE TABLE IF NOT EXISTS judgments (
 STORED, DUPLICATE, CONFLICT = "stored", "duplicate", "conflict"
 
 
-class StoreError(TealeavesError):
-    """The judgment database cannot be used (other study, reused key...)."""
-
-
-class StoreUnavailable(StoreError):
-    """The judgment database cannot be written right now (disk full, read-only, locked, I/O error).
-
-    The server answers 503 with ``Retry-After``; the judgment was not stored.
-    """
-
+#: The former name of :class:`~tealeaves.errors.StoreUnavailableError`.
+StoreUnavailable = StoreUnavailableError
 
 #: Seconds a writer waits for a lock held by another connection before giving up (503).
 BUSY_TIMEOUT = 5.0
@@ -121,7 +113,8 @@ class JudgmentStore:
         self._db.close()
 
     def _transaction(self, fn):
-        """Run ``fn(db)`` in one ``BEGIN IMMEDIATE`` transaction; SQLite failures become StoreUnavailable."""
+        """Run ``fn(db)`` in one ``BEGIN IMMEDIATE`` transaction; SQLite failures become
+        StoreUnavailableError."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -134,7 +127,7 @@ class JudgmentStore:
                             self._db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
-                raise StoreUnavailable(f"the judgment database '{self.path}' cannot be written: {exc}",
+                raise StoreUnavailableError(f"the judgment database '{self.path}' cannot be written: {exc}",
                                        fix="free disk space, check its permissions or stop the other "
                                        "program using it; nothing was stored") from None
             return out
@@ -144,7 +137,7 @@ class JudgmentStore:
             try:
                 return self._db.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise StoreUnavailable(f"the judgment database '{self.path}' cannot be read: {exc}",
+                raise StoreUnavailableError(f"the judgment database '{self.path}' cannot be read: {exc}",
                                        fix="check the file and its folder") from None
 
     def bind_study(self, fingerprint: str, name: str = "") -> None:

@@ -7,6 +7,12 @@ possibly compressed with gzip, bz2 or xz; :mod:`tealeaves.ingest.langlinks`
 pairs Wikipedia articles across languages into aligned tuples.
 """
 
-from tealeaves.ingest.sources import IngestStats, detect_kind, iter_documents
+from typing import TYPE_CHECKING
 
-__all__ = ["IngestStats", "detect_kind", "iter_documents"]
+from tealeaves._lazy import lazy_exports
+
+_EXPORTS = {"IngestStats": "sources", "detect_kind": "sources", "iter_documents": "sources"}
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.ingest.sources import IngestStats, detect_kind, iter_documents

@@ -23,23 +23,7 @@ _EXPORTS = {
     "require_topic_word": "_perplexity",
     "score_words": "_perplexity",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [
-    "perplexity",
-    "document_log_likelihoods",
-    "score_words",
-    "require_topic_word",
-    "align_corpus",
-    "LikelihoodResult",
-    "split_documents",
-    "document_completion",
-    "score_heldout",
-    "completion_signature",
-    "CompletionResult",
-    "SplitReport",
-    "baselines",
-    "unigram_distribution",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.likelihood._baselines import baselines, unigram_distribution

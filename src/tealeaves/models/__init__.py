@@ -1,6 +1,8 @@
 """Topic models behind one protocol (see :mod:`tealeaves.models.base`).
 
-Foreign models enter through :mod:`tealeaves.models.adapters` (``tealeaves.load_model``).
+Foreign models enter through :mod:`tealeaves.models.adapters`: :func:`load_model` (the same function
+as ``tealeaves.load_model``) reads any model object, array or file; :func:`load_npz_model` reads only
+the ``.npz`` files written by :meth:`TopicModel.save`.
 Names are exported lazily: importing one model does not load the others' kernels.
 """
 
@@ -9,16 +11,21 @@ from typing import TYPE_CHECKING
 from tealeaves._lazy import lazy_exports
 
 _EXPORTS = {
-    "TopicModel": "base", "FixedTopicModel": "base", "load_model": "base", "check_topic_word": "base",
+    "TopicModel": "base", "FixedTopicModel": "base", "load_npz_model": "base", "check_topic_word": "base",
     "check_alpha": "base", "PLSA": "plsa", "LSI": "lsi", "SklearnLDA": "sklearn_lda",
-    "PolylingualTopicModel": "polylingual", "GibbsLDA": "lda_gibbs",
+    "PolylingualTopicModel": "polylingual", "GibbsLDA": "lda_gibbs", "load_model": "adapters",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = ["TopicModel", "FixedTopicModel", "load_model", "check_topic_word", "check_alpha", "PLSA", "LSI",
-           "SklearnLDA", "PolylingualTopicModel", "GibbsLDA"]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.models.base import FixedTopicModel, TopicModel, check_alpha, check_topic_word, load_model
+    from tealeaves.models.adapters import load_model
+    from tealeaves.models.base import (
+        FixedTopicModel,
+        TopicModel,
+        check_alpha,
+        check_topic_word,
+        load_npz_model,
+    )
     from tealeaves.models.lda_gibbs import GibbsLDA
     from tealeaves.models.lsi import LSI
     from tealeaves.models.plsa import PLSA

@@ -131,7 +131,7 @@ class TopicModel:
 
     # -- persistence --------------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Save the fitted parameters to a ``.npz`` file readable by :func:`load_model`."""
+        """Save the fitted parameters to a ``.npz`` file readable by :func:`load_npz_model`."""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
@@ -198,8 +198,27 @@ class FixedTopicModel(TopicModel):
         return infer_theta(self.topic_word_, alpha, corpus)
 
 
-def load_model(path: str | Path) -> FixedTopicModel:
-    """Load a model saved by :meth:`TopicModel.save`."""
+def load_npz_model(path: str | Path) -> FixedTopicModel:
+    """Load a model saved by :meth:`TopicModel.save` (a tealeaves ``.npz`` file, and only that).
+
+    :func:`tealeaves.load_model` (also ``tealeaves.models.load_model``) reads this format and
+    every other model or topics file, objects and arrays.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.npz`` file written by :meth:`TopicModel.save`.
+
+    Returns
+    -------
+    FixedTopicModel
+        The saved topics, vocabulary, ``alpha`` and metadata.
+
+    Raises
+    ------
+    InvalidModelError
+        When ``path`` cannot be read or is not a tealeaves model file.
+    """
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as z:
@@ -214,3 +233,8 @@ def load_model(path: str | Path) -> FixedTopicModel:
     if meta["probabilistic"]:
         return FixedTopicModel(weights, meta["vocabulary"], alpha, metadata=extra)
     return FixedTopicModel(None, meta["vocabulary"], alpha, topic_word_weights=weights, metadata=extra)
+
+
+#: The former name of :func:`load_npz_model` in this module (``tealeaves.models.load_model`` is
+#: :func:`tealeaves.load_model`, which reads every format).
+load_model = load_npz_model

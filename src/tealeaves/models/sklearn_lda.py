@@ -9,7 +9,7 @@ any already fitted estimator so it can be evaluated with tealeaves.
 A model fitted here keeps ``lambda`` as ``topic_word_ * totals`` (each row's
 total recorded in ``metadata_["inference"]``; within one rounding of
 scikit-learn's own ``components_``), so the saved ``topic_word_`` and totals
-rebuild the same E-step bit for bit after :func:`~tealeaves.models.load_model`
+rebuild the same E-step bit for bit after :func:`~tealeaves.models.load_npz_model`
 (:func:`estimator_from_record`).
 """
 

@@ -1,4 +1,4 @@
-"""The report's figures, drawn with matplotlib from a :class:`~tealeaves.sweep.Results` (no refitting).
+"""The report's figures, drawn with matplotlib from a :class:`~tealeaves.sweep.SweepResults` (no refitting).
 
 Each function returns a ``matplotlib.figure.Figure`` (no pyplot state, so it runs headless
 and in threads); :func:`svg` and :func:`save_png` render one.  Spread over seeds is shown

@@ -18,7 +18,7 @@ _EXPORTS = {
     "sweep": "core",
     "split_corpus": "core",
     "load_results": "results",
-    "Results": "results",
+    "SweepResults": "results",
     "compare_models": "compare",
     "ENGINES": "engines",
     "Engine": "engines",
@@ -28,26 +28,12 @@ _EXPORTS = {
     "SCHEMA_VERSION": "store",
     "IncompatibleStoreError": "store",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [
-    "ENGINES",
-    "Engine",
-    "IncompatibleStoreError",
-    "MODEL_MEASURES",
-    "Results",
-    "SCHEMA_VERSION",
-    "TOPIC_MEASURES",
-    "compare_models",
-    "load_results",
-    "register_engine",
-    "split_corpus",
-    "sweep",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, aliases={"Results": "SweepResults"})
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.sweep.compare import compare_models
     from tealeaves.sweep.core import split_corpus, sweep
     from tealeaves.sweep.engines import ENGINES, Engine, register_engine
     from tealeaves.sweep.measures import MODEL_MEASURES, TOPIC_MEASURES
-    from tealeaves.sweep.results import Results, load_results
+    from tealeaves.sweep.results import SweepResults, load_results
     from tealeaves.sweep.store import SCHEMA_VERSION, IncompatibleStoreError

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from tealeaves.errors import ParameterError
-from tealeaves.sweep.results import Results
+from tealeaves.sweep.results import SweepResults
 
 
-def _completion(results: Results, name: str):
+def _completion(results: SweepResults, name: str):
     """Model ``name``'s stored document-completion result, as a ``CompletionResult``."""
     from tealeaves.likelihood import CompletionResult
     from tealeaves.signature import Signature
@@ -33,7 +33,7 @@ def _completion(results: Results, name: str):
 class _StoredCoherence:
     """A model's stored per-topic scores and signature of one measure (what the bootstrap reads)."""
 
-    def __init__(self, results: Results, name: str, measure: str):
+    def __init__(self, results: SweepResults, name: str, measure: str):
         from tealeaves.signature import Signature
 
         topics = results.topics
@@ -45,7 +45,7 @@ class _StoredCoherence:
         self.signature = Signature.parse(results.signatures[name][measure])
 
 
-def compare_models(a: Results, name_a: str, b: Results, name_b: str, measure: str | None = None,
+def compare_models(a: SweepResults, name_a: str, b: SweepResults, name_b: str, measure: str | None = None,
                    n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> dict:
     """Compare model ``name_a`` of ``a`` with ``name_b`` of ``b`` (the same store may be given twice)."""
     from tealeaves.comparison import coherence_difference, likelihood_difference

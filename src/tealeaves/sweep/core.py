@@ -24,7 +24,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.measures import SweepData, corpus_hash, score_model
-from tealeaves.sweep.progress import Progress
+from tealeaves.sweep.progress import SweepProgress
 from tealeaves.sweep.store import finished, model_name, open_store, write_model
 from tealeaves.validation import check_float, check_int, check_seed, check_unique
 
@@ -157,7 +157,8 @@ def sweep(corpus: Corpus, ks: Iterable[int], seeds: int | Sequence[int] = 3, eng
           output: str | os.PathLike = "results.sqlite", *, test: Corpus | None = None,
           test_fraction: float = 0.2, split_seed: int = 0, reference=None,
           measures: Sequence[str] = DEFAULT_MEASURES, top_n: int = 10, settings: dict | None = None,
-          workers: int = 1, scheduler: str | None = None, progress: Progress | bool | None = True) -> dict:
+          workers: int = 1, scheduler: str | None = None,
+          progress: SweepProgress | bool | None = True) -> dict:
     """Fit, score and store every (K, seed) model (see the module docstring); return what was done.
 
     Returns ``{"output", "fitted": [names], "skipped": [names]}``; the numbers are in the
@@ -204,7 +205,7 @@ def _sweep_into(conn, data, engine, ks, seeds, settings, workers, scheduler, pro
                 raise ParameterError(f"the results store holds {name} fitted with other settings "
                                      f"({stored[name]})", fix="give a new path with -o for these settings")
             skipped.append(name)
-    bar = progress if isinstance(progress, Progress) else Progress(len(tasks)) if progress else None
+    bar = progress if isinstance(progress, SweepProgress) else SweepProgress(len(tasks)) if progress else None
     if bar is not None and skipped:
         bar.note(f"{len(skipped)} models already in {output}; fitting the other {len(tasks)}")
     fitted = []

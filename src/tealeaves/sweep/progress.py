@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
-import time
 from typing import TextIO
+
+from tealeaves._progress import Progress as _Progress
 
 
 def _duration(seconds: float) -> str:
@@ -13,24 +14,31 @@ def _duration(seconds: float) -> str:
         f"{seconds // 60}m{seconds % 60:02d}s"
 
 
-class Progress:
+class SweepProgress(_Progress):
     """Report ``done / total`` models with the time left (ETA: mean time per finished model so far).
 
     On a terminal (``stream.isatty()``) one line is redrawn as a bar; otherwise each model
     prints one line, so logs stay readable.
+
+    Parameters
+    ----------
+    total : int
+        The number of models (or units) to finish.
+    stream : TextIO, optional
+        Where the reports go (standard error by default).
+    width : int
+        The bar's width in characters.
     """
 
     def __init__(self, total: int, stream: TextIO | None = None, width: int = 30):
+        super().__init__(sys.stderr if stream is None else stream)
         self.total, self.done, self.width = total, 0, width
-        self.stream = sys.stderr if stream is None else stream
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.monotonic()
 
     def eta(self) -> float | None:
         """Seconds left, from the mean time per model so far (``None`` before the first)."""
         if not self.done:
             return None
-        return (time.monotonic() - self.start) / self.done * (self.total - self.done)
+        return self.remaining(self.done, self.total)
 
     def update(self, name: str, done: int | None = None) -> None:
         """One more model is finished (or, with ``done``, that many units are)."""
@@ -41,12 +49,14 @@ class Progress:
             filled = self.width * self.done // max(self.total, 1)
             bar = "#" * filled + "-" * (self.width - filled)
             end = "\n" if self.done >= self.total else ""
-            self.stream.write(f"\rsweep [{bar}] {self.done}/{self.total} {name}{left}   {end}")
+            self.redraw(f"sweep [{bar}] {self.done}/{self.total} {name}{left}   {end}")
         else:
-            self.stream.write(f"sweep: {self.done}/{self.total} models done ({name}){left}\n")
-        self.stream.flush()
+            self.line(f"sweep: {self.done}/{self.total} models done ({name}){left}")
 
     def note(self, message: str) -> None:
         """A plain message (e.g. models skipped because the store has them)."""
-        self.stream.write(f"sweep: {message}\n")
-        self.stream.flush()
+        self.line(f"sweep: {message}")
+
+
+#: The former name of :class:`SweepProgress`.
+Progress = SweepProgress

@@ -19,14 +19,14 @@ import pandas as pd
 from tealeaves.errors import ParameterError
 from tealeaves.sweep.store import read_store
 
-#: Columns of ``Results.models`` before the measures (which follow, one column each).
+#: Columns of ``SweepResults.models`` before the measures (which follow, one column each).
 MODEL_COLUMNS = ("name", "engine", "k", "seed", "settings", "signature", "description", "fit_seconds",
                  "score_seconds", "vocabulary_hash", "split_hash")
 
 
 @dataclass
-class Results:
-    """The contents of one results store.
+class SweepResults:
+    """The contents of one sweep's results store (:func:`load_results`).
 
     ``models``: one row per model (identity, settings, timings, then one column per
     measure); ``topics``: one row per topic (``model``, ``k``, ``seed``, ``topic``,
@@ -80,7 +80,11 @@ class Results:
                 "topics": self.topics.to_dict(orient="records")}
 
 
-def load_results(path: str | os.PathLike) -> Results:
+#: The former name of :class:`SweepResults`.
+Results = SweepResults
+
+
+def load_results(path: str | os.PathLike) -> SweepResults:
     """Read the results store at ``path`` (see :mod:`tealeaves.sweep.store` for its layout)."""
     conn = read_store(path)
     try:
@@ -113,5 +117,5 @@ def load_results(path: str | os.PathLike) -> Results:
                        "flag_explanations": "; ".join(f["explanation"] for f in flags)})
         pairs[(model, topic)] = json.loads(pair)
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
-    return Results(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
+    return SweepResults(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
                    vocabulary, phi, signatures)

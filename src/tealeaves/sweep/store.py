@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tealeaves.errors import InputFormatError, OutputError
+from tealeaves.errors import IncompatibleStoreError, OutputError
 
 SCHEMA_VERSION = 1
 
@@ -53,10 +53,6 @@ CREATE TABLE IF NOT EXISTS topics (
 def model_name(engine: str, k: int, seed: int) -> str:
     """The name of a model in a store: ``<engine>-K<k>-s<seed>`` (what ``compare --models`` takes)."""
     return f"{engine}-K{k}-s{seed}"
-
-
-class IncompatibleStoreError(InputFormatError):
-    """A results store written by another schema version, or for another sweep."""
 
 
 def _is_sqlite(path: Path) -> bool:

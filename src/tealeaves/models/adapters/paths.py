@@ -101,9 +101,9 @@ def _read(p: Path, fmt: str, encoding=None, alpha=None, beta=None, topic_keys=No
     if fmt in topic_files.TOPIC_FORMATS:
         return topic_files.read_topics(p, fmt, encoding)
     if fmt == "tealeaves":
-        from tealeaves.models.base import load_model
+        from tealeaves.models.base import load_npz_model
 
-        return load_model(p)
+        return load_npz_model(p)
     if fmt == "mallet-state":
         return mallet.load_state(p, encoding)
     if fmt == "mallet-weights":
