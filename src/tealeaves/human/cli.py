@@ -273,7 +273,8 @@ def _tables(args, chosen=None):
     """Scores, measures, the human score's name, the chosen measures, dropped counts and key/responses."""
     from tealeaves.human.tables import load_tables
 
-    return load_tables(args.scores, args.measure_scores, score=args.score, measures=chosen or args.measure,
+    measures = chosen or (check_unique(args.measure, "--measure") if args.measure else None)
+    return load_tables(args.scores, args.measure_scores, score=args.score, measures=measures,
                        key=_csv(args.key, "--key"), key_sep=args.key_sep)
 
 
@@ -349,15 +350,13 @@ def _import(args) -> int:
     from tealeaves.human.study import Study
     from tealeaves.human.survey import import_survey, parse_map, parse_scale, save_judgments
 
-    if not args.key_sep:
-        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
     study = Study.load(args.study) if args.study else None
     long, study, report = import_survey(
         args.results, item=_csv(args.item, "--item"), annotator=args.annotator, response=args.response,
         confidence=args.confidence, task=args.task, task_column=args.task_column,
-        task_values=parse_map(args.task_values, "--task-values"), kind=args.kind, index_base=args.index_base,
-        scale=parse_scale(args.scale), scale_map=parse_map(args.scale_map, "--scale-map"),
-        lenient=args.lenient, study=study, sep=args.key_sep, encoding=args.encoding)
+        task_values=parse_map(args.task_values, "task_values"), kind=args.kind, index_base=args.index_base,
+        scale=parse_scale(args.scale), scale_map=parse_map(args.scale_map, "scale_map"),
+        lenient=args.lenient, study=study, key_sep=args.key_sep, encoding=args.encoding)
     report["output"] = save_judgments(long, study, args.output)
     if args.study_out:
         study.save(args.study_out)
@@ -383,15 +382,11 @@ def _add_describe(p) -> None:
 
 
 def _describe(args) -> int:
-    from tealeaves.human.survey import _load_json, describe_study, parse_scale
+    from tealeaves.human.survey import describe_study, parse_scale
 
-    if not args.key_sep:
-        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
     scale = parse_scale(args.scale)
-    study = describe_study(_load_json(args.topics, "--topics"),
-                           intruders=_load_json(args.intruders, "--intruders") if args.intruders else None,
-                           checks=_load_json(args.checks, "--checks") if args.checks else None,
-                           tasks=_csv(args.tasks, "--tasks"), name=args.name, sep=args.key_sep,
+    study = describe_study(args.topics, intruders=args.intruders or None, checks=args.checks or None,
+                           tasks=_csv(args.tasks, "--tasks"), name=args.name, key_sep=args.key_sep,
                            scale=None if scale is None else [str(v) for v in range(scale[0], scale[1] + 1)])
     study.save(args.output)
     print(f"wrote {len(study)} items to {escape(args.output)}")

@@ -120,7 +120,8 @@ def load_documents(documents: str | os.PathLike | Sequence[Mapping], n_rows: int
                                     f"and 'text', got {type(documents).__name__}"), "documents")
     docs = []
     for n, doc, text in records:
-        if not isinstance(doc, Mapping) or not all(isinstance(doc.get(k, ""), str) for k in ("title", "text")):
+        strings = isinstance(doc, Mapping) and all(isinstance(doc.get(k, ""), str) for k in ("title", "text"))
+        if not strings:
             raise naming(InputFormatError(f"documents{where} {row} {n} must be an object with string 'title' "
                                           f"and 'text', found {escape(text[:60])!r}"), "documents")
         docs.append(doc)
@@ -160,8 +161,9 @@ def load_multilingual(path: str | os.PathLike) -> dict[str, list[list[str]]]:
         isinstance(ws, list) and all(isinstance(t, list) and t and all(isinstance(w, str) and w for w in t)
                                      for t in ws) for ws in raw.values())
     if not ok:
-        raise naming(InputFormatError(f"multilingual '{path}' must be an object {{language: [[word, ...], ...]}} "
-                                      "with one non-empty list of words (strings) per topic"), "multilingual")
+        raise naming(InputFormatError(f"multilingual '{path}' must be an object {{language: [[word, ...], "
+                                      "...]}} with one non-empty list of words (strings) per topic"),
+                     "multilingual")
     return raw
 
 

@@ -49,7 +49,8 @@ N_CHECKS = Param("n_checks", "int", min_value=0, max_value=100, help="attention-
                  deprecated_flags=("--checks",))
 N_DOCUMENTS = Param("n_documents", "int", min_value=1,
                     help="topic intrusion: documents drawn when document_ids is not given")
-OTHER_TOP = Param("other_top", "int", min_value=1, help="an intruder is among this many words of another topic")
+OTHER_TOP = Param("other_top", "int", min_value=1,
+                  help="an intruder is among this many words of another topic")
 TOPIC_INTRUSION_WORDS = Param("topic_intrusion_words", "int", min_value=1,
                               help="words showing each topic of a topic-intrusion item")
 SEED = Param("seed", "seed", help="seed of the study's construction")
@@ -57,7 +58,8 @@ NAME = Param("name", "str", help="the study's name")
 DOC_TOPIC = Param("doc_topic", "path", help="topic intrusion: D x K proportions (.npy)")
 DOCUMENTS = Param("documents", "path",
                   help="topic intrusion: JSON lines with 'title' and 'text' (and 'id'), one per row")
-MULTILINGUAL = Param("multilingual", "path", help="multilingual rating: JSON {language: [[words of topic 0], ...]}")
+MULTILINGUAL = Param("multilingual", "path",
+                     help="multilingual rating: JSON {language: [[words of topic 0], ...]}")
 #: The declarations of :func:`build_study`'s parameters, by name.
 PARAMS = declare(N_TOP, RATING_WORDS, N_CHECKS, N_DOCUMENTS, OTHER_TOP, TOPIC_INTRUSION_WORDS, SEED, NAME,
                  DOC_TOPIC, DOCUMENTS, MULTILINGUAL)
@@ -306,8 +308,8 @@ def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | Non
     out = check_unique([check_int(t, "topic id", min_value=0, max_value=n_topics - 1, allow_str=True)
                         for t in topics], "topics")
     if not out:
-        raise naming(ParameterError("topics is empty", fix="give at least one topic id, or omit it for all topics"),
-                     "topics")
+        raise naming(ParameterError("topics is empty",
+                                    fix="give at least one topic id, or omit it for all topics"), "topics")
     return out
 
 
@@ -345,8 +347,8 @@ def _ratings(model, topics, rng, n_words, n_checks, rankings):
 def _topic_intrusion(model, doc_topic, document_ids, n_documents, titles, texts, doc_ids, n_words, rng,
                      rankings):
     if doc_topic is None or titles is None or texts is None:
-        raise naming(StudyError("topic intrusion needs doc_topic (D x K proportions) and documents (or titles "
-                                "and texts)"), "doc_topic", "documents")
+        raise naming(StudyError("topic intrusion needs doc_topic (D x K proportions) and documents (or "
+                                "titles and texts)"), "doc_topic", "documents")
     theta = np.asarray(doc_topic, dtype=np.float64)
     if theta.ndim != 2 or theta.shape[0] == 0:
         raise StudyError(f"doc_topic must be a D x K array of topic proportions, got shape {theta.shape}")

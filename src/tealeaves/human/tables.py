@@ -21,7 +21,8 @@ from tealeaves.validation import check_unique
 #: The human scores :func:`load_scores` picks from, in order, when ``score`` is not given.
 HUMAN_SCORES = ("model_precision", "mean_rating", "mean_multilingual_rating")
 
-MEASURE_SCORES = Param("measure_scores", "path", help="automatic measures keyed by topic (CSV with 'topic', JSON)",
+MEASURE_SCORES = Param("measure_scores", "path",
+                       help="automatic measures keyed by topic (CSV with 'topic', JSON)",
                        deprecated_flags=("--measures",))
 
 
