@@ -36,6 +36,7 @@ from importlib import resources
 from urllib.parse import urlsplit
 
 from tealeaves._io import loads_strict
+from tealeaves._params import naming
 from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
@@ -149,8 +150,9 @@ class AnnotationApp:
         except OSError as exc:
             reason = "the address is already in use" if exc.errno == errno.EADDRINUSE else (
                 exc.strerror or str(exc))
-            raise ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
-                                 fix="choose another --port (--port 0 picks a free one) or --host") from None
+            raise naming(ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
+                                        fix="choose another port (port 0 picks a free one) or host"),
+                         "port", "host") from None
         server.daemon_threads = True
         return server
 
@@ -161,7 +163,7 @@ def check_origins(origins: Sequence[str]) -> list[str]:
     for origin in origins:
         parts = urlsplit(str(origin).rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
-            raise ParameterError(f"--allow-origin {escape(origin)!r} is not an origin",
+            raise ParameterError(f"allowed origin {escape(origin)!r} is not an origin",
                                  fix="write scheme://host[:port], e.g. https://annotate.example.org")
         out.append(f"{parts.scheme}://{parts.netloc}")
     return out
@@ -320,8 +322,8 @@ class _Handler(BaseHTTPRequestHandler):
         """403 unless ``Host`` (and ``Origin``, when sent) name this server or an allowed origin.
 
         The server's own address is the one the connection arrived at
-        (``localhost`` too when that is a loopback address); ``--allow-origin``
-        adds the origins a reverse proxy serves the app under.
+        (``localhost`` too when that is a loopback address); ``allowed_origins``
+        (``annotate serve --allow-origin``) adds the origins a reverse proxy serves the app under.
         """
         ip, port = self.connection.getsockname()[:2]
         hosts = {f"{ip}:{port}", f"[{ip}]:{port}"}

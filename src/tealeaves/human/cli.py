@@ -17,6 +17,7 @@ from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
 from tealeaves.human import study as st
+from tealeaves.human.params import BOOT_SEED, N_BOOT
 from tealeaves.human.tables import HUMAN_SCORES, MEASURE_SCORES
 from tealeaves.validation import check_unique, float_arg, int_arg, seed_arg
 
@@ -184,8 +185,8 @@ def _add_correlate(p) -> None:
     add_param(p, MEASURE_SCORES, required=True)
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--measure", action="append", help="measure column(s) to use (default: all)")
-    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     p.add_argument("--plot", help="save a scatter plot (PNG) per measure: PATH, or PATH with {measure}")
     _add_boot(p)
@@ -400,8 +401,8 @@ def _add_compare(p) -> None:
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson")
     _add_boot(p)
-    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     _add_key(p)
     add_format_option(p)
@@ -442,8 +443,8 @@ def _add_models(p) -> None:
                    "dataset,model for a model per dataset)")
     p.add_argument("--per-model", action="store_true", help="the measures table has one row per model, "
                    "keyed by the --group column (e.g. held-out likelihood)")
-    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     p.add_argument("--plot", help="save the plot of human score against the measure per model (.png/.svg)")
     _add_key(p)

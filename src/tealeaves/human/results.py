@@ -150,8 +150,11 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
                            fix="map each of our columns to one column of the file")
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
-        raise ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
-                           "rename them or pass a column mapping, e.g. --columns item_id=Input.item")
+        from tealeaves._params import naming
+
+        raise naming(ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
+                                  "rename them or pass a column mapping, e.g. columns item_id=Input.item"),
+                     "columns")
     if frame.empty:
         raise EmptyInputError("the results file has no rows")
     keep = [c for c in LONG_COLUMNS if c in frame.columns]

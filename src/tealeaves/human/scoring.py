@@ -87,10 +87,12 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
         frame = frame[~drop]
     if min_confidence is not None:
         if "confidence" not in frame.columns:
+            from tealeaves._params import naming
             from tealeaves.errors import ParameterError
 
-            raise ParameterError("--min-confidence needs a confidence column in the results",
-                                 fix="map it with --columns confidence=COL, or drop --min-confidence")
+            raise naming(ParameterError("min_confidence needs a confidence column in the results",
+                                        fix="map it with columns confidence=COL, or drop min_confidence"),
+                         "min_confidence", "columns")
         conf = frame["confidence"]
         report["removed"]["no_confidence"] = int(conf.isna().sum())
         report["removed"]["low_confidence"] = int((conf < min_confidence).sum())
@@ -192,13 +194,14 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
     """
     outside = results.report.get("outside_scale")
     if outside and not lenient:
+        from tealeaves._params import naming
         from tealeaves.human.results import ResultsError
 
-        raise ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
+        raise naming(ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
                            f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
                            "another scale, and the rest would be misread on this one",
                            fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
-                           "or pass --lenient to drop and count them")
+                           "or pass lenient to drop and count them"), "lenient")
     min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
     seed = check_seed(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)
@@ -210,9 +213,12 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
     frame = frame[~frame["annotator"].isin(screening["excluded"])]
     if frame.empty:
         removed = {k: v for k, v in filters["removed"].items() if v}
-        raise EmptyInputError(f"no judgments left to score: every annotator failed the check items "
-                              f"({screening['excluded']}) or was filtered out {removed or ''}".rstrip(),
-                              fix="lower --min-check-accuracy or --min-confidence to inspect them")
+        from tealeaves._params import naming
+
+        what = (f"no judgments left to score: every annotator failed the check items "
+                f"({screening['excluded']}) or was filtered out {removed or ''}").rstrip()
+        raise naming(EmptyInputError(what, fix="lower min_check_accuracy or min_confidence to inspect them"),
+                     "min_check_accuracy", "min_confidence")
     topics: dict[str, dict] = {}
     wi, wi_values, wi_rel, wi_missing = _intrusion(frame, study, it.WORD_INTRUSION, seed, n_splits)
     r, r_values, r_agree, r_scale = _ratings(frame, study, it.RATING, "mean_rating")
