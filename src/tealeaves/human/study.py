@@ -42,13 +42,15 @@ HIDDEN_KEYS = frozenset({"answer", "expected", "check", "theta", "top_words", "h
 #: Word intrusion (Chang et al. 2009 §3) shows a topic's ``n_top`` words and one intruder: with a single
 #: topic word there is no "odd one out" (either of two words could be the intruder), so at least two; and
 #: more than 50 words are no longer one item an annotator can take in at a glance.
-N_TOP = Param("n_top", "int", min_value=2, max_value=50, help="words of the topic shown with the intruder")
+N_TOP = Param("n_top", "int", min_value=2, max_value=50,
+              help="word intrusion: the topic's words shown with the intruder, 2-50")
 #: A rating judges whether the words share one subject: one word cannot, and 100 is a page.
-RATING_WORDS = Param("rating_words", "int", min_value=2, max_value=100, help="words C shown for a rating")
-N_CHECKS = Param("n_checks", "int", min_value=0, max_value=100, help="attention-check items per task",
+RATING_WORDS = Param("rating_words", "int", min_value=2, max_value=100,
+                     help="words C shown for a rating, 2-100")
+N_CHECKS = Param("n_checks", "int", min_value=0, max_value=100, help="attention-check items per task, 0-100",
                  deprecated_flags=("--checks",))
 N_DOCUMENTS = Param("n_documents", "int", min_value=1,
-                    help="topic intrusion: documents drawn when document_ids is not given")
+                    help="topic intrusion: how many documents to draw at random")
 OTHER_TOP = Param("other_top", "int", min_value=1,
                   help="an intruder is among this many words of another topic")
 TOPIC_INTRUSION_WORDS = Param("topic_intrusion_words", "int", min_value=1,
