@@ -158,7 +158,18 @@ class AnnotationApp:
 
 
 def check_origins(origins: Sequence[str]) -> list[str]:
-    """Origins allowed to post, each ``http(s)://host[:port]`` without a path (no trailing slash)."""
+    """Check the origins allowed to post judgments (``allowed_origins`` of :func:`serve`).
+
+    Parameters
+    ----------
+    origins : sequence of str
+        Each ``http(s)://host[:port]`` without a path (a trailing slash is dropped).
+
+    Returns
+    -------
+    list of str
+        The origins as ``scheme://host[:port]``.
+    """
     out = []
     for origin in origins:
         parts = urlsplit(str(origin).rstrip("/"))

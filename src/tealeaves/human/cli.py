@@ -17,9 +17,9 @@ from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
 from tealeaves.human import study as st
-from tealeaves.human.params import BOOT_SEED, N_BOOT
+from tealeaves.human.params import BOOT_SEED, MIN_CHECK_ACCURACY, MIN_CONFIDENCE, N_BOOT, SCORE_SEED
 from tealeaves.human.tables import HUMAN_SCORES, MEASURE_SCORES
-from tealeaves.validation import check_unique, float_arg, int_arg, seed_arg
+from tealeaves.validation import check_unique, float_arg, int_arg
 
 
 def register(subparsers) -> None:
@@ -132,13 +132,10 @@ def _add_score(p) -> None:
     p.add_argument("--strict", action="store_true", help="fail on any unusable row instead of excluding it")
     p.add_argument("--annotators", help="comma-separated known annotators; rows of others are excluded "
                    "(default: the study's list, if it has one)")
-    p.add_argument("--min-check-accuracy", type=float_arg(0, 1, "--min-check-accuracy"), default=1.0,
-                   help="exclude annotators below this share of correct check answers (default 1.0)")
-    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the split-half reliability")
+    add_param(p, MIN_CHECK_ACCURACY, default=1.0)
+    add_param(p, SCORE_SEED, default=0)
     p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
-    p.add_argument("--min-confidence", type=float_arg(None, None, "--min-confidence"),
-                   help="drop judgments whose confidence (or familiarity) is below this, and those "
-                   "without one")
+    add_param(p, MIN_CONFIDENCE)
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
     p.add_argument("--lenient", action="store_true",
                    help="count ratings outside the study's scale instead of failing")

@@ -145,7 +145,22 @@ def compare_measures(
 
 
 def split_key(topic: str, key: Sequence[str], sep: str) -> dict[str, str]:
-    """The components of a composite topic id (``"nyt/lda/3"`` with key ``dataset,model,topic``)."""
+    """The components of a composite topic id (``"nyt/lda/3"`` with key ``dataset,model,topic``).
+
+    Parameters
+    ----------
+    topic : str
+        The composite id.
+    key : sequence of str
+        The names of its parts.
+    sep : str
+        Their separator.
+
+    Returns
+    -------
+    dict
+        ``{part name: value}``.
+    """
     parts = str(topic).split(sep)
     if len(parts) != len(key):
         from tealeaves._params import naming
@@ -161,7 +176,23 @@ def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str], by_name: 
               ) -> dict[tuple, list[str]]:
     """Topic ids per value of the ``by`` components, in first-seen order.
 
-    Errors name ``by`` as the caller's parameter ``by_name`` (``group`` for :func:`model_level`).
+    Parameters
+    ----------
+    topics : iterable of str
+        Composite topic ids.
+    key : sequence of str
+        The names of their parts.
+    sep : str
+        Their separator.
+    by : sequence of str
+        The parts to group by (among ``key``).
+    by_name : str
+        The caller's name for ``by`` in errors (``group`` for :func:`model_level`).
+
+    Returns
+    -------
+    dict
+        ``{values of the by parts: [topic ids]}``.
     """
     from tealeaves._params import naming
 

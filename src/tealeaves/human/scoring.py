@@ -24,10 +24,11 @@ import pandas as pd
 from tealeaves.errors import EmptyInputError
 from tealeaves.human import items as it
 from tealeaves.human.agreement import AgreementUndefined, krippendorff_alpha, split_half_reliability
+from tealeaves.human.params import MIN_CHECK_ACCURACY, MIN_CONFIDENCE, SCORE_SEED
 from tealeaves.human.results import Results
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
-from tealeaves.validation import check_float, check_int, check_seed
+from tealeaves.validation import check_int
 
 
 def model_precision(choices: Sequence[str], intruder: str) -> float:
@@ -74,10 +75,20 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
                   exclude_annotators=None) -> tuple[pd.DataFrame, dict]:
     """Judgments kept by the confidence threshold and the annotator exclusions, with every removal counted.
 
-    ``min_confidence``: judgments with a confidence (or familiarity) below it
-    are removed (``low_confidence``), and so are those without one
-    (``no_confidence``), since they cannot be shown to pass.
-    ``exclude_annotators``: every judgment of these annotators (``by_annotator``).
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Judgments in the long format (``annotator``, and ``confidence`` with ``min_confidence``).
+    min_confidence : float, optional
+        Judgments with a confidence (or familiarity) below it are removed (``low_confidence``),
+        and so are those without one (``no_confidence``), since they cannot be shown to pass.
+    exclude_annotators : collection of str, optional
+        Every judgment of these annotators is removed (``by_annotator``).
+
+    Returns
+    -------
+    tuple
+        The judgments kept, and the report of the filters (``removed`` counts by reason).
     """
     report: dict = {"min_confidence": min_confidence, "exclude_annotators": sorted(exclude_annotators or []),
                     "removed": {"low_confidence": 0, "no_confidence": 0, "by_annotator": 0}}
@@ -187,10 +198,34 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
     ``responses`` holds each score's per-response values per topic (for the
     annotator-level bootstrap of ``human correlate``); ``unavailable`` lists
     the quantities the study cannot give and what they need; ``rating_scale``
-    the scale each rating task was scored on.  Ratings that are numbers
-    outside the study's scale (``3`` on a 0-2 study: the data use another
-    scale, and scoring them on this one would misread the rest) are an error
-    unless ``lenient`` (then they are counted, as ``import.outside_scale``).
+    the scale each rating task was scored on.
+
+    Parameters
+    ----------
+    results : Results
+        The judgments (:func:`~tealeaves.human.results.read_results`).
+    study : Study
+        The study they answer.
+    min_check_accuracy : float
+        Annotators below this share of correct check answers (0-1) are excluded.
+    seed : int
+        Seed of the split-half reliability.
+    n_splits : int
+        Random splits of the split-half reliability.
+    min_confidence : float, optional
+        Drop judgments whose confidence is below this, and those without one
+        (:func:`apply_filters`).
+    exclude_annotators : collection of str, optional
+        Annotators whose judgments are dropped.
+    lenient : bool
+        Ratings that are numbers outside the study's scale (``3`` on a 0-2 study: the data use
+        another scale, and scoring them on this one would misread the rest) are an error unless
+        ``lenient`` (then they are counted, as ``import.outside_scale``).
+
+    Returns
+    -------
+    dict
+        The report printed by ``tealeaves human score --format json`` (``docs/human.md``).
     """
     outside = results.report.get("outside_scale")
     if outside and not lenient:
@@ -202,11 +237,11 @@ def score(results: Results, study: Study, *, min_check_accuracy: float = 1.0, se
                            "another scale, and the rest would be misread on this one",
                            fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
                            "or pass lenient to drop and count them"), "lenient")
-    min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
-    seed = check_seed(seed)
+    min_check_accuracy = MIN_CHECK_ACCURACY.check(min_check_accuracy)
+    seed = SCORE_SEED.check(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)
     if min_confidence is not None:
-        min_confidence = check_float(min_confidence, "min_confidence")
+        min_confidence = MIN_CONFIDENCE.check(min_confidence)
     frame, filters = apply_filters(results.frame, min_confidence=min_confidence,
                                    exclude_annotators=exclude_annotators)
     screening = screen_annotators(Results(frame, results.report), study, min_check_accuracy)

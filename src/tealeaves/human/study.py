@@ -304,7 +304,20 @@ def build_study(
 
 
 def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | None:
-    """``topics`` as a list of distinct topic ids in ``[0, n_topics - 1]`` (None: all topics)."""
+    """Check topic ids against the number of topics.
+
+    Parameters
+    ----------
+    topics : sequence of int or None
+        Topic ids (numbers written as text accepted); None for all topics.
+    n_topics : int
+        The number of topics.
+
+    Returns
+    -------
+    list of int or None
+        The distinct ids, each in ``[0, n_topics - 1]`` (None: all topics).
+    """
     if topics is None:
         return None
     out = check_unique([check_int(t, "topic id", min_value=0, max_value=n_topics - 1, allow_str=True)
@@ -316,7 +329,18 @@ def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | Non
 
 
 def check_annotators(annotators: Sequence[str] | None) -> list[str] | None:
-    """Annotator names: distinct, non-empty strings (None or empty: no list)."""
+    """Check annotator names: distinct, non-empty strings.
+
+    Parameters
+    ----------
+    annotators : sequence of str or None
+        The names (None or empty: no list).
+
+    Returns
+    -------
+    list of str or None
+        The names, stripped of surrounding blanks.
+    """
     if not annotators:
         return None
     if isinstance(annotators, str) or any(not isinstance(a, str) or not a.strip() for a in annotators):
