@@ -399,3 +399,12 @@ def test_import_errors_name_parameters_in_python_and_options_on_the_command_line
                 response="r",
                 kind="option-index",
             )
+
+
+def test_a_file_named_like_the_option_keeps_its_name_in_the_message(root, tmp_path, cli_error):
+    np.save(tmp_path / "doc_topic.npy", np.full((2, 6), 1 / 6))
+    (tmp_path / "documents.jsonl").write_text('{"title": "a", "text": "b"}\n', encoding="utf-8")
+    res = cli_error(["human", "build-study", root / "model.npz", "--tasks", "topic_intrusion", "--doc-topic",
+                     tmp_path / "doc_topic.npy", "--documents", tmp_path / "documents.jsonl", "-o",
+                     tmp_path / "s.json"], "has 1 records but --doc-topic 2 rows")
+    assert f"--documents '{tmp_path / 'documents.jsonl'}'" in res.err

@@ -147,6 +147,9 @@ def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help:
 
 
 def option_message(message: str, name: str, flag: str | None = None) -> str:
-    """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``)."""
+    """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``).
+
+    A name inside a path (``/data/documents.jsonl``, ``doc_topic.npy``) is left as it is.
+    """
     flag = flag or flag_for(name)
-    return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w])", flag, message)
+    return re.sub(rf"(?<![\w\-/\\.]){re.escape(name)}(?![\w/\\]|\.\w)", flag, message)
