@@ -120,21 +120,36 @@ def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None
     default = kwargs.get("default")
     if default not in (None, False, argparse.SUPPRESS) and "default" not in text:
         text = f"{text} (default {default})" if text else f"default {default}"
+    parser = _required_group(parser, kwargs) if param.deprecated_flags else parser
     action = parser.add_argument(*flags, dest=dest, help=text, **kwargs)
     if param.deprecated_flags:
         add_deprecated(parser, param.deprecated_flags, param.flag, dest, **kwargs)
     return action
 
 
+def _required_group(parser: argparse.ArgumentParser, kwargs: dict) -> Any:
+    """For a required option with old spellings: a required group of the option and its aliases.
+
+    argparse would otherwise report the option missing when only an old spelling is given.
+    """
+    if not kwargs.pop("required", False):
+        return parser
+    return parser.add_mutually_exclusive_group(required=True)
+
+
 def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help: str = "output file",
                **kwargs: Any) -> argparse.Action:
     """``-o/--output`` (everywhere the same; ``--out`` is its old spelling)."""
-    action = parser.add_argument("-o", "--output", dest="output", required=required, help=help, **kwargs)
+    parser = _required_group(parser, {"required": required})
+    action = parser.add_argument("-o", "--output", dest="output", help=help, **kwargs)
     add_deprecated(parser, "--out", "--output", "output", **kwargs)
     return action
 
 
 def option_message(message: str, name: str, flag: str | None = None) -> str:
-    """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``)."""
+    """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``).
+
+    A name inside a path (``/data/documents.jsonl``, ``doc_topic.npy``) is left as it is.
+    """
     flag = flag or flag_for(name)
-    return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w])", flag, message)
+    return re.sub(rf"(?<![\w\-/\\.]){re.escape(name)}(?![\w/\\]|\.\w)", flag, message)

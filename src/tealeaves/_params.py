@@ -214,3 +214,25 @@ def renamed_parameters(renames: Mapping[str, str]) -> Callable:
 def names_in(params: Sequence[Param]) -> list[str]:
     """The Python names of some declarations, in order."""
     return [p.name for p in params]
+
+
+def naming(exc: Exception, *names: str) -> Exception:
+    """Return ``exc`` marked as being about the Python parameter(s) ``names``.
+
+    The command line's error boundary then names each option instead (``item`` -> ``--item``);
+    a Python caller reads the message as written.  Usage: ``raise naming(ParameterError(...), "item")``.
+
+    Parameters
+    ----------
+    exc : Exception
+        A tealeaves error whose message names the parameter(s) by their Python names.
+    *names : str
+        The Python names the message mentions (the first is the subject).
+
+    Returns
+    -------
+    Exception
+        ``exc``, with ``param`` set to the one name or the tuple of names.
+    """
+    exc.param = names[0] if len(names) == 1 else tuple(names)
+    return exc

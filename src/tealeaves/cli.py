@@ -91,7 +91,10 @@ def _cli_message(exc: TealeavesError) -> str:
         return str(exc)
     from tealeaves._cli_args import option_message
 
-    return option_message(str(exc), param)
+    message = str(exc)
+    for name in [param] if isinstance(param, str) else param:  # one name, or several
+        message = option_message(message, name)
+    return message
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -50,10 +50,10 @@ IMPORT_CASES = {
     "response matches no kind": (
         HEADER + "intrusion,nyt,lda,0,w2,oil,1\nintrusion,nyt,lda,1,w2,gas,1\n",
         RATE,
-        "matches no declared kind",
+        "matches none of the declared kinds",
         1,
     ),
-    "ratings are words": (HEADER + "rating,nyt,lda,0,w1,good,1\n", RATE, "matches no declared kind", 1),
+    "ratings are words": (HEADER + "rating,nyt,lda,0,w1,good,1\n", RATE, "none of the declared kinds", 1),
     "data exceed the scale": (HEADER + GOOD + "rating,nyt,lda,2,w3,5,1\n", RATE, "invalid_response", 1),
     "key column empty in a row": (HEADER + GOOD + "rating,nyt,,2,w3,2,1\n", RATE, "missing_key", 1),
     "annotator empty": (HEADER + GOOD + "rating,nyt,lda,2,,2,1\n", RATE, "missing_annotator", 1),
@@ -76,7 +76,7 @@ IMPORT_CASES = {
         "contains the key separator",
         1,
     ),
-    "no scale for ratings": (HEADER + GOOD, [*BASE, "--kind", "correct"], "need their scale declared", 1),
+    "no scale for ratings": (HEADER + GOOD, [*BASE, "--kind", "correct"], "need their values declared", 1),
     "no kind for intrusion": (HEADER + GOOD, [*BASE, "--scale", "1-3"], "need --kind", 1),
     "option index without base": (
         HEADER + GOOD,

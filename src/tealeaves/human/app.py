@@ -36,6 +36,7 @@ from importlib import resources
 from urllib.parse import urlsplit
 
 from tealeaves._io import loads_strict
+from tealeaves._params import naming
 from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
 from tealeaves.human.results import normalize_response
@@ -149,19 +150,31 @@ class AnnotationApp:
         except OSError as exc:
             reason = "the address is already in use" if exc.errno == errno.EADDRINUSE else (
                 exc.strerror or str(exc))
-            raise ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
-                                 fix="choose another --port (--port 0 picks a free one) or --host") from None
+            raise naming(ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
+                                        fix="choose another port (port 0 picks a free one) or host"),
+                         "port", "host") from None
         server.daemon_threads = True
         return server
 
 
 def check_origins(origins: Sequence[str]) -> list[str]:
-    """Origins allowed to post, each ``http(s)://host[:port]`` without a path (no trailing slash)."""
+    """Check the origins allowed to post judgments (``allowed_origins`` of :func:`serve`).
+
+    Parameters
+    ----------
+    origins : sequence of str
+        Each ``http(s)://host[:port]`` without a path (a trailing slash is dropped).
+
+    Returns
+    -------
+    list of str
+        The origins as ``scheme://host[:port]``.
+    """
     out = []
     for origin in origins:
         parts = urlsplit(str(origin).rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
-            raise ParameterError(f"--allow-origin {escape(origin)!r} is not an origin",
+            raise ParameterError(f"allowed origin {escape(origin)!r} is not an origin",
                                  fix="write scheme://host[:port], e.g. https://annotate.example.org")
         out.append(f"{parts.scheme}://{parts.netloc}")
     return out
@@ -320,8 +333,8 @@ class _Handler(BaseHTTPRequestHandler):
         """403 unless ``Host`` (and ``Origin``, when sent) name this server or an allowed origin.
 
         The server's own address is the one the connection arrived at
-        (``localhost`` too when that is a loopback address); ``--allow-origin``
-        adds the origins a reverse proxy serves the app under.
+        (``localhost`` too when that is a loopback address); ``allowed_origins``
+        (``annotate serve --allow-origin``) adds the origins a reverse proxy serves the app under.
         """
         ip, port = self.connection.getsockname()[:2]
         hosts = {f"{ip}:{port}", f"[{ip}]:{port}"}
@@ -334,7 +347,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.FORBIDDEN, f"Host {str(host)[:80]!r} is not this server's address")
         if origin is not None and origin.rstrip("/") not in origins:
             raise BadRequest(HTTPStatus.FORBIDDEN, f"Origin {origin[:80]!r} may not post judgments "
-                             "(start the server with --allow-origin to allow it)")
+                             "(start the server with it in allowed_origins: `annotate serve --allow-origin`)")
 
     def do_GET(self):  # noqa: N802 - http.server naming
         self._dispatch(self._get)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tealeaves._io import atomic_write, existing_file, read_lines, read_text, write_text
+from tealeaves._cli_args import add_output, add_param
+from tealeaves._io import atomic_write, existing_file, write_text
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves._terminal import escape, escape_rows
-from tealeaves.errors import InputFormatError, ParameterError
+from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
-from tealeaves.validation import check_unique, float_arg, int_arg, seed_arg
-
-HUMAN_SCORES = ("model_precision", "mean_rating", "mean_multilingual_rating")
+from tealeaves.human import study as st
+from tealeaves.human.params import BOOT_SEED, MIN_CHECK_ACCURACY, MIN_CONFIDENCE, N_BOOT, SCORE_SEED
+from tealeaves.human.tables import HUMAN_SCORES, MEASURE_SCORES
+from tealeaves.validation import check_unique, float_arg, int_arg
 
 
 def register(subparsers) -> None:
@@ -27,7 +29,7 @@ def register(subparsers) -> None:
     _add_build(hsub.add_parser("build-study", help="build a seeded study file (JSON) from a model"))
     p = hsub.add_parser("export-items", help="export a study's items as CSV or JSON for survey platforms")
     p.add_argument("study")
-    p.add_argument("-o", "--out", required=True, help="output file (.csv or .json)")
+    add_output(p, required=True, help="output file (.csv or .json)")
     p.set_defaults(func=_export_items)
     _add_score(hsub.add_parser("score", help="score judgments (long format) against a study"))
     _add_correlate(hsub.add_parser("correlate", help="correlate human scores with automatic measures"))
@@ -55,7 +57,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=_serve)
     p = asub.add_parser("export", help="write the stored judgments in the long format (CSV)")
     p.add_argument("--db", required=True)
-    p.add_argument("-o", "--out", required=True)
+    add_output(p, required=True, help="judgments in the long format (CSV)")
     p.set_defaults(func=_annotate_export)
     _add_build(asub.add_parser("build", help="same as `tealeaves human build-study`"))
 
@@ -63,24 +65,20 @@ def register(subparsers) -> None:
 def _add_build(p) -> None:
     p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md); "
                                  "omit tasks that need it with --tasks")
-    p.add_argument("-o", "--out", required=True, help="study file to write (JSON)")
+    add_output(p, required=True, help="study file to write (JSON)")
     p.add_argument("--tasks", default="word_intrusion,rating",
                    help=f"comma-separated, from {','.join(it.TASKS)}")
-    p.add_argument("--seed", type=seed_arg, default=0)
-    p.add_argument("--name", default="study")
+    add_param(p, st.SEED, default=0)
+    add_param(p, st.NAME, default="study")
     p.add_argument("--topics", help="comma-separated topic ids (default: all)")
-    p.add_argument("--n-top", type=int_arg(2, 50, "--n-top"), default=5,
-                   help="words shown with the intruder (default 5)")
-    p.add_argument("--rating-words", type=int_arg(2, 100, "--rating-words"), default=10,
-                   help="words C shown for a rating (default 10)")
+    add_param(p, st.N_TOP, default=5)
+    add_param(p, st.RATING_WORDS, default=10)
     p.add_argument("--confidence", action="store_true", help="also ask annotators for their confidence")
-    p.add_argument("--checks", type=int_arg(0, 100, "--checks"), default=2,
-                   help="attention-check items per task (default 2)")
-    p.add_argument("--doc-topic", help="topic intrusion: D x K proportions (.npy)")
-    p.add_argument("--documents",
-                   help="topic intrusion: JSON lines with 'title' and 'text' (and 'id'), one per row")
-    p.add_argument("--n-documents", type=int_arg(1, None, "--n-documents"), default=20)
-    p.add_argument("--multilingual", help="multilingual rating: JSON {language: [[words of topic 0], ...]}")
+    add_param(p, st.N_CHECKS, default=2)
+    add_param(p, st.DOC_TOPIC)
+    add_param(p, st.DOCUMENTS)
+    add_param(p, st.N_DOCUMENTS, default=20)
+    add_param(p, st.MULTILINGUAL)
     p.add_argument("--languages", help="the two languages shown side by side (default: the first two)")
     p.add_argument("--annotators", help="comma-separated annotator names recorded in the study")
     p.set_defaults(func=_build)
@@ -98,82 +96,20 @@ def _csv(text: str | None, name: str | None = None) -> list[str] | None:
     return check_unique(values, name)
 
 
-def _load_doc_topic(path: str):
-    """``--doc-topic``: a D x K array of finite proportions in a .npy file."""
-    import numpy as np
-
-    p = existing_file(path, "--doc-topic file")
-    try:
-        theta = np.load(p, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise InputFormatError(f"--doc-topic '{p}' is not a .npy array ({exc})",
-                               fix="save it with numpy.save(path, theta)") from None
-    if theta.ndim != 2 or not np.issubdtype(theta.dtype, np.number) or not np.all(np.isfinite(theta)):
-        raise InputFormatError(f"--doc-topic '{p}' must be a D x K array of finite numbers, got shape "
-                               f"{theta.shape} of {theta.dtype}", fix="save model.transform(corpus)")
-    return theta
-
-
-def _load_documents(path: str | None, n_rows: int) -> dict:
-    """``--documents``: JSON lines with a string ``title`` and ``text`` (and optional ``id``), one per row."""
-    if not path:
-        raise ParameterError("--doc-topic needs --documents (JSON lines with 'title' and 'text')")
-    docs = []
-    for n, line in enumerate(read_lines(path, what="--documents file"), 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except ValueError as exc:
-            raise InputFormatError(f"--documents '{path}' line {n} is not JSON ({exc})") from None
-        if not isinstance(doc, dict) or not all(isinstance(doc.get(k, ""), str) for k in ("title", "text")):
-            raise InputFormatError(f"--documents '{path}' line {n} must be an object with string 'title' and "
-                                   f"'text', found {escape(line[:60])!r}")
-        docs.append(doc)
-    if len(docs) != n_rows:
-        raise InputFormatError(f"--documents '{path}' has {len(docs)} documents but --doc-topic "
-                               f"{n_rows} rows",
-                               fix="give one line per row of the proportions, in the same order")
-    ids = [str(d.get("id", i)) for i, d in enumerate(docs)]
-    return {"titles": [d.get("title", "") for d in docs], "texts": [d.get("text", "") for d in docs],
-            "doc_ids": check_unique(ids, "document ids")}
-
-
-def _load_multilingual(path: str) -> dict:
-    """``--multilingual``: JSON ``{language: [[words of topic 0], ...]}`` with string words."""
-    try:
-        raw = json.loads(read_text(path, what="--multilingual file"))
-    except ValueError as exc:
-        raise InputFormatError(f"--multilingual '{path}' is not JSON ({exc})") from None
-    ok = isinstance(raw, dict) and all(
-        isinstance(ws, list) and all(isinstance(t, list) and t and all(isinstance(w, str) and w for w in t)
-                                     for t in ws) for ws in raw.values())
-    if not ok:
-        raise InputFormatError(f"--multilingual '{path}' must be an object {{language: [[word, ...], ...]}} "
-                               "with one non-empty list of words (strings) per topic")
-    return raw
-
-
 def _build(args) -> int:
-    from tealeaves.human.study import build_study
     from tealeaves.models.adapters import load_model
 
     model = load_model(existing_file(args.model, "model file"))
-    kwargs = {}
-    if args.doc_topic:
-        kwargs["doc_topic"] = _load_doc_topic(args.doc_topic)
-        kwargs.update(_load_documents(args.documents, kwargs["doc_topic"].shape[0]))
-    if args.multilingual:
-        kwargs["multilingual"] = _load_multilingual(args.multilingual)
     topics = _csv(args.topics, "--topics")
-    study = build_study(model, tasks=_csv(args.tasks, "--tasks"), seed=args.seed, name=args.name,
-                        topics=topics, n_top=args.n_top,
-                        rating_words=args.rating_words, confidence=args.confidence, n_checks=args.checks,
-                        n_documents=args.n_documents, languages=_csv(args.languages, "--languages"),
-                        annotators=_csv(args.annotators, "--annotators"), **kwargs)
-    study.save(args.out)
+    study = st.build_study(model, tasks=_csv(args.tasks, "--tasks"), seed=args.seed, name=args.name,
+                           topics=topics, n_top=args.n_top, rating_words=args.rating_words,
+                           confidence=args.confidence, n_checks=args.n_checks, doc_topic=args.doc_topic,
+                           documents=args.documents, n_documents=args.n_documents,
+                           multilingual=args.multilingual, languages=_csv(args.languages, "--languages"),
+                           annotators=_csv(args.annotators, "--annotators"))
+    study.save(args.output)
     n_checks = sum(bool(i.get("check")) for i in study.items)
-    print(f"wrote {len(study)} items ({n_checks} checks) to {escape(args.out)}; "
+    print(f"wrote {len(study)} items ({n_checks} checks) to {escape(args.output)}; "
           f"{len(study.excluded)} excluded")
     for exc in study.excluded:
         print(f"  excluded: {escape(exc['reason'])}")
@@ -184,8 +120,8 @@ def _export_items(args) -> int:
     from tealeaves.human.export import export_items
     from tealeaves.human.study import Study
 
-    export_items(Study.load(args.study), args.out)
-    print(f"wrote {escape(args.out)}")
+    export_items(Study.load(args.study), args.output)
+    print(f"wrote {escape(args.output)}")
     return 0
 
 
@@ -196,17 +132,14 @@ def _add_score(p) -> None:
     p.add_argument("--strict", action="store_true", help="fail on any unusable row instead of excluding it")
     p.add_argument("--annotators", help="comma-separated known annotators; rows of others are excluded "
                    "(default: the study's list, if it has one)")
-    p.add_argument("--min-check-accuracy", type=float_arg(0, 1, "--min-check-accuracy"), default=1.0,
-                   help="exclude annotators below this share of correct check answers (default 1.0)")
-    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the split-half reliability")
+    add_param(p, MIN_CHECK_ACCURACY, default=1.0)
+    add_param(p, SCORE_SEED, default=0)
     p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
-    p.add_argument("--min-confidence", type=float_arg(None, None, "--min-confidence"),
-                   help="drop judgments whose confidence (or familiarity) is below this, and those "
-                   "without one")
+    add_param(p, MIN_CONFIDENCE)
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
     p.add_argument("--lenient", action="store_true",
                    help="count ratings outside the study's scale instead of failing")
-    p.add_argument("-o", "--out", help="also write the scores as JSON here (input of `human correlate`)")
+    add_output(p, help="also write the scores as JSON here (input of `human correlate`)")
     add_format_option(p)
     p.set_defaults(func=_score)
 
@@ -224,8 +157,8 @@ def _score(args) -> int:
                    exclude_annotators=_csv(args.exclude_annotators, "--exclude-annotators"),
                    lenient=args.lenient)
     text = dump_json(report)
-    if args.out:
-        write_text(args.out, text + "\n", what="scores file")
+    if args.output:
+        write_text(args.output, text + "\n", what="scores file")
     if args.format == "json":
         print(text)
         return 0
@@ -246,12 +179,11 @@ def _score(args) -> int:
 def _add_correlate(p) -> None:
     p.add_argument("scores",
                    help="human scores keyed by topic (output of `human score`, or CSV with 'topic')")
-    p.add_argument("--measures", required=True,
-                   help="automatic measures keyed by topic (CSV with 'topic', JSON)")
+    add_param(p, MEASURE_SCORES, required=True)
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--measure", action="append", help="measure column(s) to use (default: all)")
-    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     p.add_argument("--plot", help="save a scatter plot (PNG) per measure: PATH, or PATH with {measure}")
     _add_boot(p)
@@ -330,35 +262,18 @@ def _group_label(group) -> str:
 
 def _scores(args):
     """The human scores table, the chosen score's name, its dropped counts and the key/sep/responses."""
-    from tealeaves.human.correlation import CorrelationError, read_scores_meta, read_topic_table
+    from tealeaves.human.tables import load_scores
 
-    if args.key_sep is not None and not args.key_sep:
-        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
-    meta = read_scores_meta(args.scores)
-    meta["key"] = _csv(args.key, "--key") or meta.get("topic_key")
-    meta["sep"] = args.key_sep or meta.get("key_sep") or "/"
-    dropped: dict = {}
-    scores = read_topic_table(args.scores, dropped)
-    name = args.score or next((s for s in HUMAN_SCORES if s in scores), None)
-    if name not in scores:
-        raise CorrelationError(f"no human score {escape(str(name))!r} in {args.scores}; available: "
-                               f"{[escape(s) for s in scores]}")
-    return scores, name, dropped, meta
+    return load_scores(args.scores, score=args.score, key=_csv(args.key, "--key"), key_sep=args.key_sep)
 
 
 def _tables(args, chosen=None):
     """Scores, measures, the human score's name, the chosen measures, dropped counts and key/responses."""
-    from tealeaves.human.correlation import CorrelationError, read_topic_table
+    from tealeaves.human.tables import load_tables
 
-    scores, name, dropped_scores, meta = _scores(args)
-    dropped: dict = {"scores": dropped_scores, "measures": {}}
-    measures = read_topic_table(args.measures, dropped["measures"], key=meta["key"], sep=meta["sep"])
-    chosen = check_unique(chosen or args.measure or list(measures), "--measure")
-    missing = [m for m in chosen if m not in measures]
-    if missing or not chosen:
-        raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {args.measures}; "
-                               f"available: {[escape(m) for m in measures]}")
-    return scores, measures, name, chosen, dropped, meta
+    measures = chosen or (check_unique(args.measure, "--measure") if args.measure else None)
+    return load_tables(args.scores, args.measure_scores, score=args.score, measures=measures,
+                       key=_csv(args.key, "--key"), key_sep=args.key_sep)
 
 
 def _serve(args) -> int:
@@ -392,10 +307,10 @@ def _annotate_export(args) -> int:
 
     store = JudgmentStore(args.db, readonly=True)
     try:
-        n = write_long(store.rows(), args.out, extra=("submitted_at",))
+        n = write_long(store.rows(), args.output, extra=("submitted_at",))
     finally:
         store.close()
-    print(f"wrote {n} judgments to {escape(args.out)}")
+    print(f"wrote {n} judgments to {escape(args.output)}")
     return 0
 
 
@@ -423,8 +338,8 @@ def _add_import(p) -> None:
     p.add_argument("--study-out", help="write the (derived) study record here (JSON)")
     p.add_argument("--key-sep", default="/", help="separator joining the key columns (default /)")
     p.add_argument("--encoding", help="encoding of the results file (default UTF-8; a BOM is removed)")
-    p.add_argument("-o", "--out", required=True, help="judgments in the long format (CSV), or a judgment "
-                   "database (.sqlite/.db, as `annotate serve` writes) bound to the study")
+    add_output(p, required=True, help="judgments in the long format (CSV), or a judgment "
+               "database (.sqlite/.db, as `annotate serve` writes) bound to the study")
     add_format_option(p)
     p.set_defaults(func=_import)
 
@@ -433,23 +348,21 @@ def _import(args) -> int:
     from tealeaves.human.study import Study
     from tealeaves.human.survey import import_survey, parse_map, parse_scale, save_judgments
 
-    if not args.key_sep:
-        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
     study = Study.load(args.study) if args.study else None
     long, study, report = import_survey(
         args.results, item=_csv(args.item, "--item"), annotator=args.annotator, response=args.response,
         confidence=args.confidence, task=args.task, task_column=args.task_column,
-        task_values=parse_map(args.task_values, "--task-values"), kind=args.kind, index_base=args.index_base,
-        scale=parse_scale(args.scale), scale_map=parse_map(args.scale_map, "--scale-map"),
-        lenient=args.lenient, study=study, sep=args.key_sep, encoding=args.encoding)
-    report["output"] = save_judgments(long, study, args.out)
+        task_values=parse_map(args.task_values, "task_values"), kind=args.kind, index_base=args.index_base,
+        scale=parse_scale(args.scale), scale_map=parse_map(args.scale_map, "scale_map"),
+        lenient=args.lenient, study=study, key_sep=args.key_sep, encoding=args.encoding)
+    report["output"] = save_judgments(long, study, args.output)
     if args.study_out:
         study.save(args.study_out)
     report["study_fingerprint"] = study.fingerprint
     if args.format == "json":
         print(dump_json(report))
         return 0
-    print(f"imported {report['rows_kept']} of {report['rows_read']} rows to {escape(args.out)}; "
+    print(f"imported {report['rows_kept']} of {report['rows_read']} rows to {escape(args.output)}; "
           f"excluded: {report['excluded']}")
     return 0
 
@@ -462,35 +375,31 @@ def _add_describe(p) -> None:
     p.add_argument("--checks", help="JSON {topic: {task: [accepted responses]}}: attention-check items")
     p.add_argument("--name", default="external")
     p.add_argument("--key-sep", default="/", help="separator between the task and the topic in item ids")
-    p.add_argument("-o", "--out", required=True, help="study file to write (JSON)")
+    add_output(p, required=True, help="study file to write (JSON)")
     p.set_defaults(func=_describe)
 
 
 def _describe(args) -> int:
-    from tealeaves.human.survey import _load_json, describe_study, parse_scale
+    from tealeaves.human.survey import describe_study, parse_scale
 
-    if not args.key_sep:
-        raise ParameterError("--key-sep must not be empty", fix="e.g. --key-sep /")
     scale = parse_scale(args.scale)
-    study = describe_study(_load_json(args.topics, "--topics"),
-                           intruders=_load_json(args.intruders, "--intruders") if args.intruders else None,
-                           checks=_load_json(args.checks, "--checks") if args.checks else None,
-                           tasks=_csv(args.tasks, "--tasks"), name=args.name, sep=args.key_sep,
+    study = describe_study(args.topics, intruders=args.intruders or None, checks=args.checks or None,
+                           tasks=_csv(args.tasks, "--tasks"), name=args.name, key_sep=args.key_sep,
                            scale=None if scale is None else [str(v) for v in range(scale[0], scale[1] + 1)])
-    study.save(args.out)
-    print(f"wrote {len(study)} items to {escape(args.out)}")
+    study.save(args.output)
+    print(f"wrote {len(study)} items to {escape(args.output)}")
     return 0
 
 
 def _add_compare(p) -> None:
     p.add_argument("scores", help="human scores keyed by topic (output of `human score`, or CSV)")
-    p.add_argument("--measures", required=True, help="automatic measures keyed by topic")
+    add_param(p, MEASURE_SCORES, required=True, help="automatic measures keyed by topic")
     p.add_argument("--measure", action="append", required=True, help="the two measures (give it twice)")
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson")
     _add_boot(p)
-    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     _add_key(p)
     add_format_option(p)
@@ -524,15 +433,15 @@ def _compare(args) -> int:
 
 def _add_models(p) -> None:
     p.add_argument("scores", help="human scores keyed by composite topic ids (output of `human score`)")
-    p.add_argument("--measures", required=True, help="per-topic measures, or per-model values (--per-model)")
+    add_param(p, MEASURE_SCORES, required=True, help="per-topic measures, or per-model values (--per-model)")
     p.add_argument("--measure", required=True, help="the measure, e.g. heldout_ll")
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--group", default="model", help="the topic-key part(s) naming a model (default model; "
                    "dataset,model for a model per dataset)")
     p.add_argument("--per-model", action="store_true", help="the measures table has one row per model, "
                    "keyed by the --group column (e.g. held-out likelihood)")
-    p.add_argument("--n-boot", type=int_arg(1, 1_000_000, "--n-boot"), default=2000)
-    p.add_argument("--seed", type=seed_arg, default=0)
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
     p.add_argument("--plot", help="save the plot of human score against the measure per model (.png/.svg)")
     _add_key(p)
@@ -549,7 +458,7 @@ def _models(args) -> int:
         raise ParameterError(f"--plot {escape(args.plot)!r} must be named .png or .svg")
     if args.per_model:
         scores, name, _, meta = _scores(args)
-        measure = read_per_model(args.measures, _csv(args.group, "--group"), args.measure, meta["sep"])
+        measure = read_per_model(args.measure_scores, _csv(args.group, "--group"), args.measure, meta["sep"])
     else:
         scores, measures, name, _, _, meta = _tables(args, [args.measure])
         measure = measures[args.measure]

@@ -145,29 +145,68 @@ def compare_measures(
 
 
 def split_key(topic: str, key: Sequence[str], sep: str) -> dict[str, str]:
-    """The components of a composite topic id (``"nyt/lda/3"`` with key ``dataset,model,topic``)."""
+    """The components of a composite topic id (``"nyt/lda/3"`` with key ``dataset,model,topic``).
+
+    Parameters
+    ----------
+    topic : str
+        The composite id.
+    key : sequence of str
+        The names of its parts.
+    sep : str
+        Their separator.
+
+    Returns
+    -------
+    dict
+        ``{part name: value}``.
+    """
     parts = str(topic).split(sep)
     if len(parts) != len(key):
-        raise CorrelationError(
+        from tealeaves._params import naming
+
+        raise naming(CorrelationError(
             f"topic id {topic!r} does not have the {len(key)} parts {list(key)} separated by {sep!r}",
-            fix="pass the --key the ids were composed from",
-        )
+            fix="pass the key the ids were composed from",
+        ), "key")
     return dict(zip(key, parts))
 
 
-def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str]) -> dict[tuple, list[str]]:
-    """Topic ids per value of the ``by`` components, in first-seen order."""
+def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str], by_name: str = "by"
+              ) -> dict[tuple, list[str]]:
+    """Topic ids per value of the ``by`` components, in first-seen order.
+
+    Parameters
+    ----------
+    topics : iterable of str
+        Composite topic ids.
+    key : sequence of str
+        The names of their parts.
+    sep : str
+        Their separator.
+    by : sequence of str
+        The parts to group by (among ``key``).
+    by_name : str
+        The caller's name for ``by`` in errors (``group`` for :func:`model_level`).
+
+    Returns
+    -------
+    dict
+        ``{values of the by parts: [topic ids]}``.
+    """
+    from tealeaves._params import naming
+
     if not key:
-        raise CorrelationError(
+        raise naming(CorrelationError(
             "the parts of the topic ids are unknown (the scores file records no topic_key)",
-            fix="pass --key, e.g. --key dataset,model,topic",
-        )
+            fix="pass key, e.g. key dataset,model,topic",
+        ), "key")
     unknown = [b for b in by if b not in key]
     if unknown:
-        raise CorrelationError(
-            f"--by {list(unknown)} are not parts of the topic key {list(key)}",
+        raise naming(CorrelationError(
+            f"{by_name} {list(unknown)} are not parts of the topic key {list(key)}",
             fix=f"choose among {list(key)}",
-        )
+        ), by_name)
     out: dict[tuple, list[str]] = {}
     for t in topics:
         parts = split_key(t, key, sep)
@@ -235,7 +274,7 @@ def model_level(
     parts = [group] if isinstance(group, str) else list(group)
     rng = np.random.default_rng(seed)
     rows = []
-    for values, topics in groups_of(list(map(str, human)), key, sep, parts).items():
+    for values, topics in groups_of(list(map(str, human)), key, sep, parts, "group").items():
         h = np.array([float(human[t]) for t in topics])
         name = sep.join(values)
         row = {**dict(zip(parts, values)), "label": name, "human": _mean_ci(h, rng, n_boot, level)}

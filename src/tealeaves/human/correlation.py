@@ -116,9 +116,11 @@ def _safe(method: str, a: np.ndarray, b: np.ndarray) -> float | None:
 
 def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     """Validated ``(n_boot, seed, level, methods, bootstrap)`` of the correlation functions."""
+    from tealeaves.human.params import N_BOOT
     from tealeaves.human.resampling import LEVELS
 
-    return (check_int(n_boot, "n_boot", min_value=1), check_seed(seed),
+    n_boot = check_int(n_boot, "n_boot", min_value=N_BOOT.min_value, max_value=N_BOOT.max_value)
+    return (n_boot, check_seed(seed),
             check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False),
             [check_choice(m, "method", METHODS) for m in methods],
             check_choice(bootstrap, "bootstrap", LEVELS))

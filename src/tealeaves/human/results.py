@@ -135,10 +135,30 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
                  encoding: str | None = None) -> JudgmentResults:
     """Read and validate judgments from a CSV/TSV/JSON file or a DataFrame.
 
-    ``columns`` maps our column names to the file's.  ``annotators`` (or the
-    study's ``annotators``, if set) lists the known annotators; rows naming
-    others are excluded.  Exact duplicate rows are kept once; an annotator who
-    gave different responses to the same item has all those rows excluded.
+    Exact duplicate rows are kept once; an annotator who gave different responses to the same
+    item has all those rows excluded.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or pandas.DataFrame
+        The judgments in the long format (``item_id``, ``annotator``, ``response``...).
+    study : Study
+        The study they answer.
+    columns : mapping of str to str, optional
+        Our column names to the file's (e.g. ``{"annotator": "WorkerId"}``;
+        :func:`parse_column_map` reads ``item_id=Input.item,...``).
+    annotators : list of str, optional
+        The known annotators (default: the study's, if it lists them); rows naming others are
+        excluded.
+    strict : bool
+        Fail on any unusable row instead of excluding it.
+    encoding : str, optional
+        Encoding of the file (default UTF-8; a BOM is removed).
+
+    Returns
+    -------
+    Results
+        The judgments kept and the report of those excluded.
     """
     annotators = check_annotators(annotators) if annotators is not None else None
     frame = read_table(source, encoding)
@@ -151,8 +171,11 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
                            fix="map each of our columns to one column of the file")
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
-        raise ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
-                           "rename them or pass a column mapping, e.g. --columns item_id=Input.item")
+        from tealeaves._params import naming
+
+        raise naming(ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
+                                  "rename them or pass a column mapping, e.g. columns item_id=Input.item"),
+                     "columns")
     if frame.empty:
         raise EmptyInputError("the results file has no rows")
     keep = [c for c in LONG_COLUMNS if c in frame.columns]

@@ -24,10 +24,11 @@ import pandas as pd
 from tealeaves.errors import EmptyInputError
 from tealeaves.human import items as it
 from tealeaves.human.agreement import AgreementUndefinedError, krippendorff_alpha, split_half_reliability
+from tealeaves.human.params import MIN_CHECK_ACCURACY, MIN_CONFIDENCE, SCORE_SEED
 from tealeaves.human.results import JudgmentResults
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
-from tealeaves.validation import check_float, check_int, check_seed
+from tealeaves.validation import check_int
 
 
 def model_precision(choices: Sequence[str], intruder: str) -> float:
@@ -74,10 +75,20 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
                   exclude_annotators=None) -> tuple[pd.DataFrame, dict]:
     """Judgments kept by the confidence threshold and the annotator exclusions, with every removal counted.
 
-    ``min_confidence``: judgments with a confidence (or familiarity) below it
-    are removed (``low_confidence``), and so are those without one
-    (``no_confidence``), since they cannot be shown to pass.
-    ``exclude_annotators``: every judgment of these annotators (``by_annotator``).
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Judgments in the long format (``annotator``, and ``confidence`` with ``min_confidence``).
+    min_confidence : float, optional
+        Judgments with a confidence (or familiarity) below it are removed (``low_confidence``),
+        and so are those without one (``no_confidence``), since they cannot be shown to pass.
+    exclude_annotators : collection of str, optional
+        Every judgment of these annotators is removed (``by_annotator``).
+
+    Returns
+    -------
+    tuple
+        The judgments kept, and the report of the filters (``removed`` counts by reason).
     """
     report: dict = {"min_confidence": min_confidence, "exclude_annotators": sorted(exclude_annotators or []),
                     "removed": {"low_confidence": 0, "no_confidence": 0, "by_annotator": 0}}
@@ -87,10 +98,12 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
         frame = frame[~drop]
     if min_confidence is not None:
         if "confidence" not in frame.columns:
+            from tealeaves._params import naming
             from tealeaves.errors import ParameterError
 
-            raise ParameterError("--min-confidence needs a confidence column in the results",
-                                 fix="map it with --columns confidence=COL, or drop --min-confidence")
+            raise naming(ParameterError("min_confidence needs a confidence column in the results",
+                                        fix="map it with columns confidence=COL, or drop min_confidence"),
+                         "min_confidence", "columns")
         conf = frame["confidence"]
         report["removed"]["no_confidence"] = int(conf.isna().sum())
         report["removed"]["low_confidence"] = int((conf < min_confidence).sum())
@@ -185,34 +198,62 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
     ``responses`` holds each score's per-response values per topic (for the
     annotator-level bootstrap of ``human correlate``); ``unavailable`` lists
     the quantities the study cannot give and what they need; ``rating_scale``
-    the scale each rating task was scored on.  Ratings that are numbers
-    outside the study's scale (``3`` on a 0-2 study: the data use another
-    scale, and scoring them on this one would misread the rest) are an error
-    unless ``lenient`` (then they are counted, as ``import.outside_scale``).
+    the scale each rating task was scored on.
+
+    Parameters
+    ----------
+    results : Results
+        The judgments (:func:`~tealeaves.human.results.read_results`).
+    study : Study
+        The study they answer.
+    min_check_accuracy : float
+        Annotators below this share of correct check answers (0-1) are excluded.
+    seed : int
+        Seed of the split-half reliability.
+    n_splits : int
+        Random splits of the split-half reliability.
+    min_confidence : float, optional
+        Drop judgments whose confidence is below this, and those without one
+        (:func:`apply_filters`).
+    exclude_annotators : collection of str, optional
+        Annotators whose judgments are dropped.
+    lenient : bool
+        Ratings that are numbers outside the study's scale (``3`` on a 0-2 study: the data use
+        another scale, and scoring them on this one would misread the rest) are an error unless
+        ``lenient`` (then they are counted, as ``import.outside_scale``).
+
+    Returns
+    -------
+    dict
+        The report printed by ``tealeaves human score --format json`` (``docs/human.md``).
     """
     outside = results.report.get("outside_scale")
     if outside and not lenient:
+        from tealeaves._params import naming
         from tealeaves.human.results import ResultsError
 
-        raise ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
+        raise naming(ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
                            f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
                            "another scale, and the rest would be misread on this one",
                            fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
-                           "or pass --lenient to drop and count them")
-    min_check_accuracy = check_float(min_check_accuracy, "min_check_accuracy", min_value=0, max_value=1)
-    seed = check_seed(seed)
+                           "or pass lenient to drop and count them"), "lenient")
+    min_check_accuracy = MIN_CHECK_ACCURACY.check(min_check_accuracy)
+    seed = SCORE_SEED.check(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)
     if min_confidence is not None:
-        min_confidence = check_float(min_confidence, "min_confidence")
+        min_confidence = MIN_CONFIDENCE.check(min_confidence)
     frame, filters = apply_filters(results.frame, min_confidence=min_confidence,
                                    exclude_annotators=exclude_annotators)
     screening = screen_annotators(JudgmentResults(frame, results.report), study, min_check_accuracy)
     frame = frame[~frame["annotator"].isin(screening["excluded"])]
     if frame.empty:
         removed = {k: v for k, v in filters["removed"].items() if v}
-        raise EmptyInputError(f"no judgments left to score: every annotator failed the check items "
-                              f"({screening['excluded']}) or was filtered out {removed or ''}".rstrip(),
-                              fix="lower --min-check-accuracy or --min-confidence to inspect them")
+        from tealeaves._params import naming
+
+        what = (f"no judgments left to score: every annotator failed the check items "
+                f"({screening['excluded']}) or was filtered out {removed or ''}").rstrip()
+        raise naming(EmptyInputError(what, fix="lower min_check_accuracy or min_confidence to inspect them"),
+                     "min_check_accuracy", "min_confidence")
     topics: dict[str, dict] = {}
     wi, wi_values, wi_rel, wi_missing = _intrusion(frame, study, it.WORD_INTRUSION, seed, n_splits)
     r, r_values, r_agree, r_scale = _ratings(frame, study, it.RATING, "mean_rating")

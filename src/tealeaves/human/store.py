@@ -52,18 +52,19 @@ def _now() -> str:
 
 
 def _check_db_path(path: Path, must_exist: bool) -> None:
-    """Refuse a --db path that cannot be a SQLite file, before SQLite reports it obscurely."""
+    """Refuse a database path that cannot be a SQLite file, before SQLite reports it obscurely."""
     if path.is_dir():
-        raise StoreError(f"--db '{path}' is a folder, not a database file",
-                         fix="give a file name, e.g. --db judgments.sqlite")
+        raise StoreError(f"judgment database '{path}' is a folder, not a database file",
+                         fix="give a file name, e.g. judgments.sqlite")
     if must_exist and not path.exists():
-        raise StoreError(f"no judgment database at '{path}'", fix="check the --db path")
+        raise StoreError(f"no judgment database at '{path}'", fix="check the database path")
     if not path.parent.is_dir():
-        raise StoreError(f"--db '{path}': folder '{path.parent}' does not exist", fix="create it first")
+        raise StoreError(f"judgment database '{path}': folder '{path.parent}' does not exist",
+                         fix="create it first")
     if path.exists() and path.stat().st_size:
         with open(path, "rb") as fh:
             if fh.read(16) != b"SQLite format 3\x00":
-                raise StoreError(f"--db '{path}' is not a SQLite database",
+                raise StoreError(f"judgment database '{path}' is not a SQLite database",
                                  fix="give a new file name or a database of `tealeaves annotate serve`")
 
 
@@ -86,7 +87,7 @@ class JudgmentStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot use '{self.path}' as a judgment database: {exc}",
                              fix="check that it is a database written by `tealeaves annotate serve`, that "
-                             "its folder is writable, or give a new --db file") from None
+                             "its folder is writable, or give a new database file") from None
 
     def _open(self, readonly: bool, synchronous: str, timeout: float) -> sqlite3.Connection:
         uri = f"{self.path.resolve().as_uri()}?mode=ro" if readonly else str(self.path)
@@ -97,12 +98,12 @@ class JudgmentStore:
         if (tables or readonly) and not {"meta", "annotators", "judgments"} <= tables:
             db.close()
             raise StoreError(f"'{self.path}' is a SQLite database but not a tealeaves judgment database "
-                             f"(tables: {sorted(tables)})", fix="give a new --db file for this study")
+                             f"(tables: {sorted(tables)})", fix="give a new database file for this study")
         verdict = db.execute("PRAGMA quick_check(1)").fetchone()[0]
         if verdict != "ok":
             db.close()
             raise StoreError(f"'{self.path}' is corrupt (SQLite quick_check: {verdict})",
-                             fix="restore it from a backup or give a new --db file")
+                             fix="restore it from a backup or give a new database file")
         if not readonly:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={synchronous}")
@@ -148,7 +149,7 @@ class JudgmentStore:
                 db.execute("INSERT INTO meta VALUES ('study', ?), ('study_name', ?)", (fingerprint, name))
             elif row["value"] != fingerprint:
                 raise StoreError(f"{self.path} holds judgments of another study ({row['value']}, this one is "
-                                 f"{fingerprint}); use a new --db file for this study")
+                                 f"{fingerprint}); use a new database file for this study")
         self._transaction(run)
 
     def ensure_annotators(self, names) -> dict[str, str]:

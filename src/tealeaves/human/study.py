@@ -12,21 +12,25 @@ the topics/documents that could not yield a valid item, with the reason.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from tealeaves._io import StrictJSONError, loads_strict, read_text, write_text
+from tealeaves._params import Param, declare, naming, warn_renamed
 from tealeaves._version import __version__
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
+from tealeaves.human.inputs import is_path, load_multilingual, resolve_documents
 from tealeaves.human.items import StudyError
 from tealeaves.human.schema import FORMAT, FORMAT_VERSION, StudyFormatError, validate_study
-from tealeaves.validation import check_int, check_seed, check_unique
+from tealeaves.validation import check_int, check_unique
 
 #: The documented tie-break rule, recorded in every study's settings.
 TIE_BREAK = "probability, then sha256(seed, word)"
@@ -34,6 +38,33 @@ TIE_BREAK = "probability, then sha256(seed, word)"
 #: Keys the annotator must not see (answers, check flags, model internals).
 HIDDEN_KEYS = frozenset({"answer", "expected", "check", "theta", "top_words", "host_topic", "source_topic",
                          "doc_index", "topic"})
+
+#: Word intrusion (Chang et al. 2009 §3) shows a topic's ``n_top`` words and one intruder: with a single
+#: topic word there is no "odd one out" (either of two words could be the intruder), so at least two; and
+#: more than 50 words are no longer one item an annotator can take in at a glance.
+N_TOP = Param("n_top", "int", min_value=2, max_value=50,
+              help="word intrusion: the topic's words shown with the intruder, 2-50")
+#: A rating judges whether the words share one subject: one word cannot, and 100 is a page.
+RATING_WORDS = Param("rating_words", "int", min_value=2, max_value=100,
+                     help="words C shown for a rating, 2-100")
+N_CHECKS = Param("n_checks", "int", min_value=0, max_value=100, help="attention-check items per task, 0-100",
+                 deprecated_flags=("--checks",))
+N_DOCUMENTS = Param("n_documents", "int", min_value=1,
+                    help="topic intrusion: how many documents to draw at random")
+OTHER_TOP = Param("other_top", "int", min_value=1,
+                  help="an intruder is among this many words of another topic")
+TOPIC_INTRUSION_WORDS = Param("topic_intrusion_words", "int", min_value=1,
+                              help="words showing each topic of a topic-intrusion item")
+SEED = Param("seed", "seed", help="seed of the study's construction")
+NAME = Param("name", "str", help="the study's name")
+DOC_TOPIC = Param("doc_topic", "path", help="topic intrusion: D x K proportions (.npy)")
+DOCUMENTS = Param("documents", "path",
+                  help="topic intrusion: JSON lines with 'title' and 'text' (and 'id'), one per row")
+MULTILINGUAL = Param("multilingual", "path",
+                     help="multilingual rating: JSON {language: [[words of topic 0], ...]}")
+#: The declarations of :func:`build_study`'s parameters, by name.
+PARAMS = declare(N_TOP, RATING_WORDS, N_CHECKS, N_DOCUMENTS, OTHER_TOP, TOPIC_INTRUSION_WORDS, SEED, NAME,
+                 DOC_TOPIC, DOCUMENTS, MULTILINGUAL)
 
 
 @dataclass
@@ -107,6 +138,35 @@ class Study:
         return [ids[i] for i in rng.permutation(len(ids))]
 
 
+def _is_row_indices(value: object) -> bool:
+    """Whether ``value`` is a non-empty sequence of whole numbers: ``documents`` in its old meaning."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) == 0:
+        return False
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
+
+
+def _old_documents(func: Callable) -> Callable:
+    """Accept ``documents=`` as row indices (its old meaning, now ``document_ids``), warning once.
+
+    ``documents`` now holds the documents' texts (a JSON Lines path or a list of records); a
+    non-empty sequence of whole numbers can only be the old row indices (``docs/naming.md``).
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _is_row_indices(kwargs.get("documents")):
+            if kwargs.get("document_ids") is not None:
+                raise ParameterError("build_study() got both 'documents' (row indices) and 'document_ids'",
+                                     fix="give only 'document_ids' ('documents' as indices is its old name)")
+            warn_renamed("documents", "document_ids", "build_study()")
+            kwargs["document_ids"] = kwargs.pop("documents")
+        return func(*args, **kwargs)
+
+    wrapper.__renamed_parameters__ = {"documents": "document_ids"}  # read by the naming test
+    return wrapper
+
+
+@_old_documents
 def build_study(
     model=None,
     *,
@@ -117,8 +177,9 @@ def build_study(
     other_top: int = 10,
     rating_words: int = 10,
     confidence: bool = False,
-    doc_topic: np.ndarray | None = None,
-    documents: Sequence[int] | None = None,
+    doc_topic=None,
+    documents=None,
+    document_ids: Sequence[int] | None = None,
     n_documents: int = 20,
     titles: Sequence[str] | None = None,
     texts: Sequence[str] | None = None,
@@ -132,31 +193,83 @@ def build_study(
 ) -> Study:
     """Build a seeded, reproducible study.
 
-    ``tasks`` chooses among ``word_intrusion``, ``topic_intrusion``,
-    ``rating`` and ``multilingual_rating``.  Word intrusion and rating use
-    ``model`` (any tealeaves model); topic intrusion also needs ``doc_topic``
-    (``D x K`` proportions, e.g. ``model.transform(corpus)``) and ``titles``
-    and ``texts`` of the documents; the multilingual rating takes
-    ``multilingual`` (a mapping ``language -> topic word lists`` or a model
-    whose ``top_words(n)`` returns one) and the two ``languages`` shown.
-    ``n_checks`` attention-check items are added per task (0 for none).
-    Each task draws from its own child of ``seed``, so adding a task does not
-    change the items of the others.
+    Each task draws from its own child of ``seed``, so adding a task does not change the items
+    of the others.  See ``docs/human.md`` for how each task's items are built.
+
+    Parameters
+    ----------
+    model : topic model, optional
+        Any tealeaves model (``topic_word_weights_``, ``vocabulary_``); needed by word
+        intrusion, rating and topic intrusion.
+    tasks : sequence of str
+        Among ``word_intrusion``, ``topic_intrusion``, ``rating`` and ``multilingual_rating``.
+    seed : int
+        Seed of the construction, in ``[0, 2**32 - 1]``.
+    topics : sequence of int, optional
+        The topics to build items for (default: all).
+    n_top : int
+        Word intrusion: the topic's words shown with the intruder, 2 to 50 (:data:`N_TOP`).
+    other_top : int
+        An intruder is among this many most probable words of another topic.
+    rating_words : int
+        Rating: the words shown, 2 to 100.
+    confidence : bool
+        Also ask annotators for their confidence in each rating.
+    doc_topic : array-like, str or os.PathLike, optional
+        Topic intrusion: ``D x K`` proportions (e.g. ``model.transform(corpus)``), or their
+        ``.npy`` file (:func:`~tealeaves.human.inputs.load_doc_topic`).
+    documents : str, os.PathLike or sequence of mapping, optional
+        Topic intrusion: the documents, one per row of ``doc_topic``, as a JSON Lines file or
+        records with ``title``, ``text`` and optionally ``id``
+        (:func:`~tealeaves.human.inputs.load_documents`); instead of ``titles``, ``texts`` and
+        ``doc_ids``.  A non-empty sequence of whole numbers is read as ``document_ids`` (its
+        old meaning), with a ``FutureWarning``.
+    document_ids : sequence of int, optional
+        Topic intrusion: the rows of ``doc_topic`` to build items for (default: ``n_documents``
+        rows drawn at random).
+    n_documents : int
+        Topic intrusion: how many rows to draw when ``document_ids`` is not given.
+    titles, texts : sequence of str, optional
+        Topic intrusion: each document's title and text (when ``documents`` is not given).
+    doc_ids : sequence of str, optional
+        Topic intrusion: each document's id (default: its row number).
+    topic_intrusion_words : int
+        Topic intrusion: the words showing each topic.
+    multilingual : mapping, model, str or os.PathLike, optional
+        Multilingual rating: ``language -> topic word lists``, a model whose ``top_words(n)``
+        gives them (:func:`~tealeaves.human.items.multilingual_words`), or a JSON file of the
+        mapping (:func:`~tealeaves.human.inputs.load_multilingual`).
+    languages : sequence of str, optional
+        Multilingual rating: the two languages shown side by side (default: the first two).
+    n_checks : int
+        Attention-check items per task, 0 to 100.
+    annotators : sequence of str, optional
+        The annotators' names, recorded in the study.
+    name : str
+        The study's name.
+
+    Returns
+    -------
+    Study
+        The items, settings, seed and exclusions.
     """
     unknown = [t for t in tasks if t not in it.TASKS]
     if unknown or not tasks:
         raise StudyError(f"unknown or no tasks {unknown or list(tasks)}; choose from {it.TASKS}")
-    seed = check_seed(seed)
+    seed = SEED.check(seed)
     if not isinstance(name, str) or not name.strip():
-        raise ParameterError(f"the study name must be a non-empty string, got {name!r}",
-                             fix="e.g. --name pilot")
+        raise naming(ParameterError(f"the study name must be a non-empty string, got {name!r}",
+                                    fix="e.g. name pilot"), "name")
     tasks = check_unique(tasks, "tasks")
     n_top, other_top, rating_words, n_checks, n_documents, topic_intrusion_words = (
-        check_int(v, name, min_value=low) for v, name, low in (
-            (n_top, "n_top", 1), (other_top, "other_top", 1), (rating_words, "rating_words", 1),
-            (n_checks, "n_checks", 0), (n_documents, "n_documents", 1),
-            (topic_intrusion_words, "topic_intrusion_words", 1)))
+        PARAMS[k].check(v) for k, v in (
+            ("n_top", n_top), ("other_top", other_top), ("rating_words", rating_words),
+            ("n_checks", n_checks), ("n_documents", n_documents),
+            ("topic_intrusion_words", topic_intrusion_words)))
     annotators = check_annotators(annotators)
+    doc_topic, titles, texts, doc_ids = resolve_documents(doc_topic, documents, titles, texts, doc_ids)
+    if is_path(multilingual):
+        multilingual = load_multilingual(multilingual)
     rngs = dict(zip(it.TASKS, (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))))
     items: list[dict] = []
     excluded: list[dict] = []
@@ -176,7 +289,7 @@ def build_study(
         items += _ratings(model, topics, rngs[it.RATING], rating_words, n_checks, rankings)
         settings.update(rating_words=rating_words, confidence=confidence)
     if it.TOPIC_INTRUSION in tasks:
-        new, exc = _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids,
+        new, exc = _topic_intrusion(model, doc_topic, document_ids, n_documents, titles, texts, doc_ids,
                                     topic_intrusion_words, rngs[it.TOPIC_INTRUSION], rankings)
         items += new
         excluded += exc
@@ -191,23 +304,48 @@ def build_study(
 
 
 def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | None:
-    """``topics`` as a list of distinct topic ids in ``[0, n_topics - 1]`` (None: all topics)."""
+    """Check topic ids against the number of topics.
+
+    Parameters
+    ----------
+    topics : sequence of int or None
+        Topic ids (numbers written as text accepted); None for all topics.
+    n_topics : int
+        The number of topics.
+
+    Returns
+    -------
+    list of int or None
+        The distinct ids, each in ``[0, n_topics - 1]`` (None: all topics).
+    """
     if topics is None:
         return None
     out = check_unique([check_int(t, "topic id", min_value=0, max_value=n_topics - 1, allow_str=True)
                         for t in topics], "topics")
     if not out:
-        raise ParameterError("topics is empty", fix="give at least one topic id, or omit it for all topics")
+        raise naming(ParameterError("topics is empty",
+                                    fix="give at least one topic id, or omit it for all topics"), "topics")
     return out
 
 
 def check_annotators(annotators: Sequence[str] | None) -> list[str] | None:
-    """Annotator names: distinct, non-empty strings (None or empty: no list)."""
+    """Check annotator names: distinct, non-empty strings.
+
+    Parameters
+    ----------
+    annotators : sequence of str or None
+        The names (None or empty: no list).
+
+    Returns
+    -------
+    list of str or None
+        The names, stripped of surrounding blanks.
+    """
     if not annotators:
         return None
     if isinstance(annotators, str) or any(not isinstance(a, str) or not a.strip() for a in annotators):
-        raise ParameterError(f"annotators must be a list of non-empty names, got {annotators!r}",
-                             fix="e.g. --annotators alice,bob")
+        raise naming(ParameterError(f"annotators must be a list of non-empty names, got {annotators!r}",
+                                    fix="e.g. annotators alice,bob"), "annotators")
     return check_unique([a.strip() for a in annotators], "annotators")
 
 
@@ -232,10 +370,11 @@ def _ratings(model, topics, rng, n_words, n_checks, rankings):
     return items + [it.rating_check_item(i, words, min(n_words, len(words)), rng) for i in range(n_checks)]
 
 
-def _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, doc_ids, n_words, rng,
+def _topic_intrusion(model, doc_topic, document_ids, n_documents, titles, texts, doc_ids, n_words, rng,
                      rankings):
     if doc_topic is None or titles is None or texts is None:
-        raise StudyError("topic intrusion needs doc_topic (D x K proportions), titles and texts")
+        raise naming(StudyError("topic intrusion needs doc_topic (D x K proportions) and documents (or "
+                                "titles and texts)"), "doc_topic", "documents")
     theta = np.asarray(doc_topic, dtype=np.float64)
     if theta.ndim != 2 or theta.shape[0] == 0:
         raise StudyError(f"doc_topic must be a D x K array of topic proportions, got shape {theta.shape}")
@@ -248,14 +387,14 @@ def _topic_intrusion(model, doc_topic, documents, n_documents, titles, texts, do
             raise StudyError(f"doc_topic has {theta.shape[1]} columns but the model {len(words)} topics")
     else:
         raise StudyError("topic intrusion needs the model to show each topic by its top words")
-    if documents is None:
-        documents = sorted(rng.choice(n_docs, size=min(n_documents, n_docs), replace=False).tolist())
+    if document_ids is None:
+        document_ids = sorted(rng.choice(n_docs, size=min(n_documents, n_docs), replace=False).tolist())
     else:
-        documents = check_unique([check_int(d, "document index", min_value=0, max_value=n_docs - 1)
-                                  for d in documents], "documents")
+        document_ids = check_unique([check_int(d, "document index", min_value=0, max_value=n_docs - 1)
+                                     for d in document_ids], "document_ids")
     ids = doc_ids if doc_ids is not None else [str(d) for d in range(n_docs)]
     items, excluded = [], []
-    for d in documents:
+    for d in document_ids:
         try:
             items.append(it.topic_intrusion_item(theta[d], int(d), words, rng, doc_id=ids[d], title=titles[d],
                                                  text=texts[d]))

@@ -24,13 +24,15 @@ and, where known, the intruders and the options shown.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from tealeaves._io import read_text
-from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
+from tealeaves._params import naming, renamed_parameters
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 from tealeaves.human import items as it
 from tealeaves.human.results import ResultsError, read_table
 from tealeaves.human.study import Study
@@ -52,7 +54,18 @@ IMPORT_TASKS = (it.RATING, it.WORD_INTRUSION)
 
 
 def parse_scale(text: str | None) -> tuple[int, int] | None:
-    """``"1-3"`` -> ``(1, 3)``: the whole numbers low..high (low < high, at most 101 values)."""
+    """Read a rating scale written ``LOW-HIGH``: the whole numbers low..high (low < high, at most 101 values).
+
+    Parameters
+    ----------
+    text : str or None
+        E.g. ``"1-3"`` (None: no scale).
+
+    Returns
+    -------
+    tuple of int or None
+        ``(low, high)``, e.g. ``(1, 3)``: the ``scale`` of :func:`import_survey`.
+    """
     if text is None:
         return None
     import re
@@ -60,15 +73,28 @@ def parse_scale(text: str | None) -> tuple[int, int] | None:
     match = re.fullmatch(r"\s*(-?\d+)\s*-\s*(-?\d+)\s*", text)
     lo, hi = (int(match[1]), int(match[2])) if match else (None, None)
     if lo is None or not lo < hi or hi - lo > 100:
-        raise ParameterError(
-            f"--scale {text!r} is not LOW-HIGH with whole numbers LOW < HIGH",
-            fix="e.g. --scale 1-3 or --scale 0-4; or --scale-map label=value,...",
-        )
+        raise naming(ParameterError(
+            f"scale {text!r} is not LOW-HIGH with whole numbers LOW < HIGH",
+            fix="e.g. scale 1-3 or scale 0-4; or scale_map label=value,...",
+        ), "scale", "scale_map")
     return lo, hi
 
 
 def parse_map(text: str | None, what: str) -> dict[str, str] | None:
-    """``"a=1,b=2"`` -> ``{"a": "1", "b": "2"}`` (keys case-folded, no repeats or empty parts)."""
+    """Read a mapping written ``LABEL=VALUE,...`` (labels case-folded, no repeats or empty parts).
+
+    Parameters
+    ----------
+    text : str or None
+        E.g. ``"a=1,b=2"`` (None: no mapping).
+    what : str
+        The Python parameter it is given to (``scale_map``, ``task_values``), named by errors.
+
+    Returns
+    -------
+    dict or None
+        E.g. ``{"a": "1", "b": "2"}``.
+    """
     if text is None:
         return None
     out: dict[str, str] = {}
@@ -76,18 +102,31 @@ def parse_map(text: str | None, what: str) -> dict[str, str] | None:
         key, sep, value = part.partition("=")
         key, value = key.strip().casefold(), value.strip()
         if not sep or not key or not value or key in out:
-            raise ParameterError(
+            raise naming(ParameterError(
                 f"{what} {text!r}: write LABEL=VALUE,... with distinct labels",
                 fix=f"e.g. {what} incoherent=1,somewhat=2,coherent=3",
-            )
+            ), what)
         out[key] = value
     return out
 
 
 def scale_values(scale, scale_map) -> tuple[list[str], dict[str, str]]:
-    """The scale's options (ascending, as strings) and the text -> option map of valid responses."""
+    """The rating options and how responses map to them.
+
+    Parameters
+    ----------
+    scale : tuple of int or None
+        ``(low, high)``: the whole numbers low..high.
+    scale_map : mapping of str to str or None
+        Labels (case-folded) and the numbers they stand for; used when ``scale`` is None.
+
+    Returns
+    -------
+    tuple
+        The options (ascending, as strings) and the text -> option map of valid responses.
+    """
     if scale is not None and scale_map is not None:
-        raise ParameterError("give either --scale or --scale-map, not both")
+        raise naming(ParameterError("give either scale or scale_map, not both"), "scale", "scale_map")
     if scale is not None:
         values = [str(v) for v in range(scale[0], scale[1] + 1)]
         return values, {v: v for v in values}
@@ -97,14 +136,14 @@ def scale_values(scale, scale_map) -> tuple[list[str], dict[str, str]]:
         except ValueError:
             number = float("nan")
         if number != number or number in (float("inf"), float("-inf")):
-            raise ParameterError(
-                f"--scale-map value {value!r} of {label!r} is not a number",
+            raise naming(ParameterError(
+                f"scale_map value {value!r} of {label!r} is not a number",
                 fix="map each label to a number, e.g. coherent=3",
-            )
+            ), "scale_map")
     canon = {label: _canon(float(v)) for label, v in scale_map.items()}
     values = sorted(set(canon.values()), key=float)
     if len(values) < 2:
-        raise ParameterError("--scale-map needs at least two distinct values")
+        raise naming(ParameterError("scale_map needs at least two distinct values"), "scale_map")
     return values, {**canon, **{v: v for v in values}}
 
 
@@ -141,32 +180,35 @@ def _intrusion(text: str, kind: str, item: dict | None, index_base: int | None) 
 
 
 def _columns(frame: pd.DataFrame, needed: Sequence[tuple[str, str | None]]) -> None:
-    missing = [f"{opt} {col!r}" for opt, col in needed if col is not None and col not in frame.columns]
-    if missing:
-        raise ResultsError(
-            f"the results have no column {', '.join(missing)} (found {list(map(str, frame.columns))[:12]})",
+    absent = [(name, col) for name, col in needed if col is not None and col not in frame.columns]
+    if absent:
+        missing = ", ".join(f"{name} {col!r}" for name, col in absent)
+        raise naming(ResultsError(
+            f"the results have no column {missing} (found {list(map(str, frame.columns))[:12]})",
             fix="name the file's columns exactly",
-        )
+        ), *dict.fromkeys(name for name, _ in absent))
 
 
 def _tasks(frame, task, task_column, task_values) -> pd.Series:
     if (task is None) == (task_column is None):
-        raise ParameterError(
-            "give the task: --task rating|word_intrusion for the whole file, or "
-            "--task-column COL (with --task-values VALUE=TASK,...)"
-        )
+        raise naming(ParameterError(
+            "give the tasks: task rating|word_intrusion for the whole file, or "
+            "task_column COL (with task_values VALUE=TASK,...)"
+        ), "task", "task_column", "task_values")
     if task is not None:
         if task not in IMPORT_TASKS:
-            raise ParameterError(f"--task {task!r}: choose from {IMPORT_TASKS}")
+            raise naming(ParameterError(f"task {task!r}: choose from {IMPORT_TASKS}"), "task")
         return pd.Series(task, index=frame.index)
     mapping = {k: v for k, v in (task_values or {}).items()}
     bad = [v for v in mapping.values() if v not in IMPORT_TASKS]
     if bad:
-        raise ParameterError(f"--task-values maps to {bad}; the tasks are {IMPORT_TASKS}")
+        raise naming(ParameterError(f"task_values maps to {bad}; the tasks are {IMPORT_TASKS}"),
+                     "task_values")
     raw = frame[task_column].map(lambda v: str(v).strip().casefold())
     return raw.map(lambda v: mapping.get(v, v if v in IMPORT_TASKS else ""))
 
 
+@renamed_parameters({"sep": "key_sep"})
 def import_survey(
     source,
     *,
@@ -183,24 +225,71 @@ def import_survey(
     scale_map: Mapping[str, str] | None = None,
     lenient: bool = False,
     study: Study | None = None,
-    sep: str = "/",
+    key_sep: str = "/",
     encoding: str | None = None,
 ):
-    """Read a survey export: ``(long-format DataFrame, Study, report)``; see the module docstring."""
+    """Read a survey export: judgments in the long format and the study they belong to.
+
+    See the module docstring for how items and responses are read.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or pandas.DataFrame
+        The export: CSV/TSV/JSON, one row per judgment (or the table itself).
+    item : sequence of str
+        The columns identifying an item, e.g. ``["task", "dataset", "model", "topic"]`` (the
+        topic id is these without the task column).
+    annotator, response : str
+        The annotator's and the response's columns.
+    confidence : str, optional
+        A confidence (or familiarity) column, kept for ``min_confidence`` in scoring.
+    task : str, optional
+        The task of every row: ``rating`` or ``word_intrusion`` (or give ``task_column``).
+    task_column : str, optional
+        The column naming each row's task.
+    task_values : mapping of str to str, optional
+        What the task column's values mean, e.g. ``{"coherence": "rating"}``.
+    kind : str, optional
+        What a word-intrusion response is: one of :data:`KINDS`.
+    index_base : int, optional
+        With ``kind="option-index"``: 0 if the first option is 0, 1 if it is 1.
+    scale : tuple of int, optional
+        The rating scale ``(low, high)`` (whole numbers; :func:`parse_scale`).
+    scale_map : mapping of str to str, optional
+        Rating labels and their values (instead of ``scale``; :func:`parse_map`).
+    lenient : bool
+        Exclude and count unusable rows instead of failing.
+    study : Study, optional
+        The study the items belong to (from :func:`describe_study`); default: derive one.
+    key_sep : str
+        Separator joining the key columns (formerly ``sep``).
+    encoding : str, optional
+        Encoding of the file (default UTF-8; a BOM is removed).
+
+    Returns
+    -------
+    tuple
+        ``(long-format DataFrame, Study, report)``: the judgments (``item_id``,
+        ``annotator``, ``response`` and ``confidence`` if given), their study, and the counts
+        of rows read, kept and excluded by reason.
+    """
+    sep = key_sep
+    if not isinstance(sep, str) or not sep:
+        raise naming(ParameterError("key_sep must not be empty", fix="e.g. key_sep /"), "key_sep")
     frame = read_table(source, encoding)
     item = list(item)
     if not item or len(set(item)) != len(item):
-        raise ParameterError(
-            f"--item {item}: name the item key columns once each", fix="e.g. --item task,dataset,model,topic"
-        )
+        raise naming(ParameterError(
+            f"item {item}: name the key columns once each", fix="e.g. item task,dataset,model,topic"
+        ), "item")
     _columns(
         frame,
         [
-            *(("--item", c) for c in item),
-            ("--annotator", annotator),
-            ("--response", response),
-            ("--confidence", confidence),
-            ("--task-column", task_column),
+            *(("item", c) for c in item),
+            ("annotator", annotator),
+            ("response", response),
+            ("confidence", confidence),
+            ("task_column", task_column),
         ],
     )
     if frame.empty:
@@ -209,14 +298,15 @@ def import_survey(
     tasks = _tasks(cells, task, task_column, task_values)
     key_cols = [c for c in item if c != task_column]
     if not key_cols:
-        raise ParameterError("--item needs at least one column besides the task column (the topic)")
+        raise naming(ParameterError("item needs at least one column besides the task column (the topic)"),
+                     "item")
     clash = [(c, v) for c in key_cols for v in cells[c] if sep in v]
     if clash:
-        raise ResultsError(
+        raise naming(ResultsError(
             f"item key column {clash[0][0]!r} holds {clash[0][1]!r}, which contains the key "
             f"separator {sep!r}",
-            fix="choose another --key-sep",
-        )
+            fix="choose another key_sep",
+        ), "key_sep")
     topics = cells[key_cols].agg(sep.join, axis=1)
     item_ids = tasks + sep + topics
     reasons = pd.Series("", index=frame.index)
@@ -227,13 +317,13 @@ def import_survey(
     if study is not None:
         reasons[(reasons == "") & ~item_ids.isin(study.by_id)] = "unknown_item"
         if not (item_ids.isin(study.by_id)).any():
-            raise ResultsError(
+            raise naming(ResultsError(
                 f"the study {study.name!r} and the results have no item in common (the "
                 f"results' first item ids: {sorted(set(item_ids))[:3]}; the study's: "
                 f"{[i['id'] for i in study.items[:3]]})",
-                fix="compose the ids with the same --item columns and --key-sep as the study "
+                fix="compose the ids with the same item key columns and key_sep as the study "
                 "(TASK/KEY, e.g. rating/nyt/lda/3)",
-            )
+            ), "key_sep")
     normalized, used = _normalize(
         cells[response], tasks, item_ids, reasons, study, kind, index_base, scale, scale_map, response
     )
@@ -250,11 +340,11 @@ def import_survey(
     strict = {r: n for r, n in counts.items() if r in STRICT}
     if strict and not lenient:
         first = next(r for r in STRICT if r in strict)
-        raise ResultsError(
+        raise naming(ResultsError(
             f"{sum(strict.values())} result rows cannot be used: {strict}; e.g. {first}: "
             f"{report['examples'][first][0]}",
-            fix="fix the file or the declared --scale/--kind, or pass --lenient to exclude and count them",
-        )
+            fix="fix the file or the declared scale/kind, or pass lenient to exclude and count them",
+        ), "scale", "kind", "lenient")
     keep = reasons == ""
     if not keep.any():
         raise EmptyInputError(f"no usable judgments in the results: {report['excluded']}")
@@ -280,34 +370,35 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
             continue
         if task == it.RATING:
             if scale is None and scale_map is None:
-                raise ParameterError(
-                    "rating rows need their scale declared: --scale LOW-HIGH (e.g. 1-3) or "
-                    "--scale-map label=value,...",
+                raise naming(ParameterError(
+                    "rating rows need their values declared: scale LOW-HIGH (e.g. 1-3) or "
+                    "scale_map label=value,...",
                     fix="the values are never guessed",
-                )
+                ), "scale", "scale_map")
             options, table = scale_values(scale, scale_map)
             used[task] = options
             if study is not None:
                 _check_options(item_ids[rows], study, options)
             out[rows] = [_rating(v, table) for v in values[rows]]
-            declared = f"the scale {options[0]}..{options[-1]}" if scale else f"--scale-map {list(table)[:6]}"
+            declared = (f"on the rating range {options[0]}..{options[-1]}" if scale
+                        else f"among the scale_map labels {list(table)[:6]}")
         else:
             if kind not in KINDS:
-                raise ParameterError(
-                    f"word-intrusion rows need --kind, one of {KINDS}",
-                    fix="the response kind is never guessed",
-                )
+                raise naming(ParameterError(
+                    f"word-intrusion rows need kind, one of {KINDS}",
+                    fix="what a response means is never guessed",
+                ), "kind")
             if kind == "option-index" and index_base not in (0, 1):
-                raise ParameterError(
-                    "--kind option-index needs --index-base 0 or 1 (is the first option 0 or 1?)",
+                raise naming(ParameterError(
+                    "kind option-index needs index_base 0 or 1 (is the first option 0 or 1?)",
                     fix="the base is never guessed",
-                )
+                ), "kind", "index_base")
             if kind != "correct" and study is None:
-                raise ParameterError(
-                    f"--kind {kind} needs each item's options and intruder: pass --study "
-                    "(from `tealeaves human describe-study --intruders ...`)",
-                    fix="or import correctness with --kind correct",
-                )
+                raise naming(ParameterError(
+                    f"kind {kind} needs each item's options and intruder: pass study "
+                    "(described with its intruders)",
+                    fix="or import correctness with kind correct",
+                ), "kind", "study")
             items = [study.by_id.get(i) if study is not None else None for i in item_ids[rows]]
             if study is not None:
                 _check_coding(items, kind)
@@ -319,11 +410,11 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
             }[kind]
         if out[rows].isna().all():
             example = values[rows].iloc[0]
-            raise ResultsError(
-                f"the response column {column!r} matches no declared kind for {task} rows: "
+            raise naming(ResultsError(
+                f"the response column {column!r} matches none of the declared kinds for {task} rows: "
                 f"none of its {int(rows.sum())} values is {declared} (e.g. {example!r})",
-                fix="declare the kind the column holds (--kind, --scale, --scale-map)",
-            )
+                fix="declare what the column holds (kind, scale, scale_map)",
+            ), "kind", "scale", "scale_map")
     return out, used
 
 
@@ -334,16 +425,16 @@ def _check_coding(items, kind: str) -> None:
     if bad is None:
         return
     if want_correct:
-        raise ParameterError(
-            f"--kind correct, but the study's item {bad['id']!r} lists the words shown; "
+        raise naming(ParameterError(
+            f"kind correct, but the study's item {bad['id']!r} lists the words shown; "
             "0/1 correctness cannot say which word was chosen",
-            fix="describe the study without --intruders for correctness, or import "
-            "--kind chosen-word / option-index",
-        )
-    raise ParameterError(
-        f"--kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
-        fix="describe the study with --intruders (and the options as shown), or import --kind correct",
-    )
+            fix="describe the study without intruders for correctness, or import "
+            "kind chosen-word / option-index",
+        ), "kind")
+    raise naming(ParameterError(
+        f"kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
+        fix="describe the study with its intruders (and the options as shown), or import kind correct",
+    ), "kind")
 
 
 def _check_options(item_ids, study: Study, options: list[str]) -> None:
@@ -354,7 +445,7 @@ def _check_options(item_ids, study: Study, options: list[str]) -> None:
             raise ParameterError(
                 f"the study's item {item_id!r} is rated on {sorted(item['options'], key=float)}, but the "
                 f"declared scale is {options}",
-                fix="declare the study's scale, or describe the study with the --scale of the data",
+                fix="declare the study's scale, or describe the study with the scale of the data",
             )
 
 
@@ -393,16 +484,39 @@ def _word_lists(raw, what: str) -> dict[str, object]:
         return {str(r["topic"]): r for r in raw}
     if isinstance(raw, dict) and raw:
         return {str(k): v for k, v in raw.items()}
-    raise InputFormatError(f"{what} must be a JSON object {{topic: ...}} or a list of records with 'topic'")
+    raise naming(InputFormatError(f"{what} must be a JSON object {{topic: ...}} or a list of records with "
+                                  "'topic'"), what)
 
 
-def _load_json(path, what: str):
+def load_json(path: str | os.PathLike, what: str):
+    """Read a JSON file given as the Python parameter ``what`` (errors name it).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    what : str
+        The parameter it is given as (``topics``, ``intruders``, ``checks``).
+
+    Returns
+    -------
+    object
+        The decoded JSON (``NaN`` and ``Infinity`` read as ``None``).
+    """
     try:
         return json.loads(read_text(path, what=what), parse_constant=lambda c: None)
     except ValueError as exc:
-        raise InputFormatError(f"{what} '{path}' is not JSON ({exc})") from None
+        if isinstance(exc, TealeavesError):
+            raise naming(exc, what) from None
+        raise naming(InputFormatError(f"{what} '{path}' is not JSON ({exc})"), what) from None
 
 
+def _json_arg(value, what: str):
+    """``value``, read from its JSON file when it is a path."""
+    return load_json(value, what) if isinstance(value, (str, os.PathLike)) else value
+
+
+@renamed_parameters({"sep": "key_sep"})
 def describe_study(
     topics,
     *,
@@ -410,38 +524,63 @@ def describe_study(
     tasks: Sequence[str] = IMPORT_TASKS,
     scale: Sequence[str] | None = None,
     name: str = "external",
-    sep: str = "/",
+    key_sep: str = "/",
     checks=None,
 ) -> Study:
     """The study record of judgments collected elsewhere (``settings.origin: "external"``).
 
-    ``topics``: ``{topic: [words]}`` (or records ``{"topic": ..., "words": [...]}``).
-    ``intruders``: ``{topic: word}`` or ``{topic: {"intruder": word, "options": [words as shown]}}``;
-    without one, a topic's word-intrusion item is coded correct/incorrect
-    (options ``1``/``0``), which gives model precision but no chosen word.
-    ``scale``: the rating options (default ``0..2``).
-    ``checks``: ``{topic: {task: [accepted responses]}}`` (or ``{topic: [accepted]}`` for every task)
-    marks those topics' items as attention checks: they screen annotators
-    (``--min-check-accuracy``) and never enter the scores.
+    Parameters
+    ----------
+    topics : mapping, list of records, str or os.PathLike
+        ``{topic: [words]}`` (or records ``{"topic": ..., "words": [...]}``), or its JSON file.
+    intruders : mapping, str or os.PathLike, optional
+        ``{topic: word}`` or ``{topic: {"intruder": word, "options": [words as shown]}}``, or its
+        JSON file; without one, a topic's word-intrusion item is coded correct/incorrect (options
+        ``1``/``0``), which gives model precision but no chosen word.
+    tasks : sequence of str
+        ``rating`` and/or ``word_intrusion``.
+    scale : sequence of str, optional
+        The rating options (default ``0..2``).
+    name : str
+        The study's name.
+    key_sep : str
+        Separator between the task and the topic in item ids (formerly ``sep``).
+    checks : mapping, str or os.PathLike, optional
+        ``{topic: {task: [accepted responses]}}`` (or ``{topic: [accepted]}`` for every task), or
+        its JSON file: marks those topics' items as attention checks, which screen annotators
+        (``min_check_accuracy`` in scoring) and never enter the scores.
+
+    Returns
+    -------
+    Study
+        The described study.
     """
+    sep = key_sep
+    if not isinstance(sep, str) or not sep:
+        raise naming(ParameterError("key_sep must not be empty", fix="e.g. key_sep /"), "key_sep")
+    topics, intruders, checks = (None if v is None else _json_arg(v, what) for v, what in (
+        (topics, "topics"), (intruders, "intruders"), (checks, "checks")))
     lists = {}
-    for topic, value in _word_lists(topics, "--topics").items():
+    for topic, value in _word_lists(topics, "topics").items():
         words = value.get("words") if isinstance(value, dict) else value
         if (
             not isinstance(words, list)
             or not words
             or not all(isinstance(w, str) and w.strip() for w in words)
         ):
-            raise InputFormatError(f"--topics: topic {topic!r} needs a non-empty list of words (strings)")
+            raise naming(InputFormatError(f"topics: topic {topic!r} needs a non-empty list of words "
+                                          "(strings)"), "topics")
         lists[topic] = words
-    known = {} if intruders is None else _word_lists(intruders, "--intruders")
+    known = {} if intruders is None else _word_lists(intruders, "intruders")
     unknown = sorted(set(known) - set(lists))
     if unknown:
-        raise InputFormatError(f"--intruders names topic(s) {unknown[:5]} that are not in --topics")
+        raise naming(InputFormatError(f"intruders names topic(s) {unknown[:5]} that are not in topics"),
+                     "intruders", "topics")
     items = []
     for task in tasks:
         if task not in IMPORT_TASKS:
-            raise ParameterError(f"--tasks {task!r}: an external study describes {IMPORT_TASKS}")
+            raise naming(ParameterError(f"tasks {task!r}: an external study describes {IMPORT_TASKS}"),
+                         "tasks")
         for topic, words in lists.items():
             entry = {
                 "id": f"{task}{sep}{topic}",
@@ -455,7 +594,7 @@ def describe_study(
             else:
                 entry.update(_intruder_fields(topic, words, known.get(topic)))
             items.append(entry)
-    _mark_checks(items, {} if checks is None else _word_lists(checks, "--checks"), set(lists))
+    _mark_checks(items, {} if checks is None else _word_lists(checks, "checks"), set(lists))
     it.require_items(items)
     study = Study(
         items=items, name=name, settings={"origin": "external", "tasks": list(tasks), "key_sep": sep}
@@ -470,7 +609,8 @@ def _mark_checks(items: list[dict], checks: Mapping, topics: set) -> None:
     """Flag the items of ``checks`` (``{topic: {task: [accepted]} | [accepted]}``) as check items."""
     unknown = sorted(set(checks) - topics)
     if unknown:
-        raise InputFormatError(f"--checks names topic(s) {unknown[:5]} that are not in --topics")
+        raise naming(InputFormatError(f"checks names topic(s) {unknown[:5]} that are not in topics"),
+                     "checks", "topics")
     for entry in items:
         spec = checks.get(entry["topic"])
         if spec is None:
@@ -485,10 +625,10 @@ def _mark_checks(items: list[dict], checks: Mapping, topics: set) -> None:
         )
         values = [str(a) for a in accepted] if ok else []
         if not ok or any(v not in entry["options"] for v in values):
-            raise InputFormatError(
-                f"--checks: topic {entry['topic']!r} ({entry['task']}) needs a non-empty "
+            raise naming(InputFormatError(
+                f"checks: topic {entry['topic']!r} ({entry['task']}) needs a non-empty "
                 f"list of accepted responses among {entry['options']}, found {accepted!r}"
-            )
+            ), "checks")
         entry.update(check=True, expected=values)
 
 
@@ -498,10 +638,10 @@ def _intruder_fields(topic: str, words: list[str], known) -> dict:
     intruder = known.get("intruder") if isinstance(known, dict) else known
     options = known.get("options") if isinstance(known, dict) and known.get("options") else [*words, intruder]
     if not isinstance(intruder, str) or intruder not in options or len(set(options)) != len(options):
-        raise InputFormatError(
-            f"--intruders: topic {topic!r} needs an intruder (a string) among distinct "
+        raise naming(InputFormatError(
+            f"intruders: topic {topic!r} needs an intruder (a string) among distinct "
             f"options, found {known!r}"
-        )
+        ), "intruders")
     return {"options": list(options), "answer": intruder, "coding": "word"}
 
 

@@ -1,0 +1,27 @@
+"""Declarations of the parameters that several human-evaluation functions share.
+
+The correlation functions (:func:`~tealeaves.human.correlation.correlate`,
+:func:`~tealeaves.human.comparison.compare_measures`, :func:`~tealeaves.human.comparison.model_level`)
+check their bootstrap options with these, and :func:`~tealeaves.human.scoring.score` its options;
+``tealeaves human correlate | compare | models | score`` build their options from the same
+declarations (``docs/naming.md``).  This module imports nothing heavy, so the command line can
+import it at start-up.
+"""
+
+from __future__ import annotations
+
+from tealeaves._params import Param
+
+#: Bootstrap resamples: at least one; a million is already far past any interval's precision.
+N_BOOT = Param("n_boot", "int", min_value=1, max_value=1_000_000, help="bootstrap resamples")
+#: The bootstrap's seed.
+BOOT_SEED = Param("seed", "seed", help="seed of the bootstrap")
+#: :func:`~tealeaves.human.scoring.score`: annotators below this share of correct check answers are excluded.
+MIN_CHECK_ACCURACY = Param("min_check_accuracy", "float", min_value=0, max_value=1,
+                           help="exclude annotators below this share of correct check answers")
+#: :func:`~tealeaves.human.scoring.score`: drop judgments whose confidence is below this.
+MIN_CONFIDENCE = Param("min_confidence", "float",
+                       help="drop judgments whose confidence (or familiarity) is below this, and those "
+                       "without one")
+#: :func:`~tealeaves.human.scoring.score`: the split-half reliability's seed.
+SCORE_SEED = Param("seed", "seed", help="seed of the split-half reliability")
