@@ -5,7 +5,7 @@ baselines and the library's bound; per-topic coherence bars of a chosen model; t
 heatmap of a chosen topic; stability per K (:data:`tealeaves.report.hooks.STABILITY`);
 a sortable table of every topic with its flags (:data:`tealeaves.report.hooks.FLAGS`).
 Every number is also embedded as JSON (``<script type="application/json" id="tealeaves-data">``)
-and available from :func:`report_data` (``tealeaves report --format json``).
+and available from :func:`report_data` (``tealeaves report``, JSON format).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 from tealeaves._output import to_jsonable
+from tealeaves._params import renamed_parameters
 from tealeaves.errors import ParameterError
 from tealeaves.report import figures, hooks
 
@@ -185,25 +186,42 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
                              "the mean, band lowest to highest pair."))
     else:
         parts.append('<p class="note" id="stability-missing">Stability across seeds needs at least two '
-                     "seeds at some K (tealeaves sweep --seeds 2 or more).</p>")
+                     "seeds at some K (a sweep with 2 or more seeds).</p>")
     parts += ["<h2>All topics</h2><p class=\"note\">Click a column to sort.</p>", topic_table(results),
               f'<script type="application/json" id="tealeaves-data">{data}</script>',
               f"<script>{_JS}</script></body></html>"]
     return "".join(parts)
 
 
+@renamed_parameters({"figures_dir": "figures"})
 def write_report(results, output: str | os.PathLike, choice: Choice | None = None,
-                 figures_dir: str | os.PathLike | None = None, title: str = "tealeaves sweep report",
+                 figures: str | os.PathLike | None = None, title: str = "tealeaves sweep report",
                  story: list[str] | None = None) -> None:
-    """Write the HTML page to ``output`` (atomically) and, with ``figures_dir``, each figure as PNG."""
+    """Write the HTML page to ``output`` (atomically) and, with ``figures``, each figure as PNG.
+
+    Parameters
+    ----------
+    results : Results
+        The results store, read by :func:`tealeaves.sweep.load_results`.
+    output : str or path
+        The HTML file to write.
+    choice : Choice, optional
+        The model and topic of the per-topic figures (default: :func:`choose`).
+    figures : str or path, optional
+        Also write every figure as PNG into this folder (old name ``figures_dir``).
+    title : str
+        The page title.
+    story : list of str, optional
+        Paragraphs shown above the figures.
+    """
     from tealeaves._io import atomic_write
 
     choice = choice or choose(results)
     page = build_html(results, choice, title, story)
     with atomic_write(output, what="report file") as fh:
         fh.write(page)
-    if figures_dir is not None:
-        write_figures(results, figures_dir, choice)
+    if figures is not None:
+        write_figures(results, figures, choice)
 
 
 def write_figures(results, folder: str | os.PathLike, choice: Choice | None = None) -> list:
@@ -217,6 +235,6 @@ def write_figures(results, folder: str | os.PathLike, choice: Choice | None = No
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create figures folder '{folder}': {exc.strerror or exc}",
-                          fix="give a writable folder with --figures") from None
+                          fix="give a writable figures folder") from None
     choice = choice or choose(results)
     return [figures.save_png(fig, folder, name) for name, fig in figure_set(results, choice).items()]

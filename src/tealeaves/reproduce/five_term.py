@@ -19,6 +19,7 @@ import numpy as np
 from tealeaves.corpus import Corpus
 from tealeaves.likelihood import score_words
 from tealeaves.models import PLSA
+from tealeaves.reproduce.params import N_RESTARTS
 from tealeaves.signature import Signature
 
 TERMS = ("ship", "boat", "ocean", "voyage", "trip")
@@ -46,7 +47,21 @@ def _row(name: str, theta: np.ndarray, phi: np.ndarray, corpus: Corpus) -> dict:
 
 
 def five_term_table(n_restarts: int = 10, random_state: int = 0) -> list[dict]:
-    """The four rows (model, log-likelihood, perplexity) of the five-term example."""
+    """The four rows (model, log-likelihood, perplexity) of the five-term example.
+
+    Parameters
+    ----------
+    n_restarts : int
+        pLSA EM restarts, 1 to 10000 (the best is kept).
+    random_state : int
+        Seed of the restarts.
+
+    Returns
+    -------
+    list of dict
+        One row per model: ``model``, ``log_likelihood``, ``perplexity``, ``n_words``, ``signature``.
+    """
+    n_restarts = N_RESTARTS.check(n_restarts)
     corpus = five_term_corpus()
     d, v = len(corpus), len(corpus.vocabulary)
     one = np.ones((d, 1))
