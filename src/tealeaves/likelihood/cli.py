@@ -26,7 +26,10 @@ from tealeaves.validation import seed_arg
 API = {"perplexity": ("tealeaves.likelihood.estimators:estimate_log_likelihood",
                       "tealeaves.likelihood.estimators:left_to_right_completion",
                       "tealeaves.likelihood.completion:document_completion",
-                      "tealeaves.models.adapters:load_model", "tealeaves.likelihood.cli:read_test")}
+                      "tealeaves.likelihood.estimators:annealed_importance_sampling",
+                      "tealeaves.likelihood.estimators:chib_style",
+                      "tealeaves.models.adapters:load_model", "tealeaves.models.adapters.arrays:AdaptedModel",
+                      "tealeaves.likelihood.cli:read_test")}
 
 #: ``--method`` choices: point-estimate document completion, its left-to-right version, the estimators.
 CLI_METHODS = ("completion", "left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib")

@@ -58,7 +58,7 @@ def register(subparsers) -> None:
 
 def add_sweep_options(parser) -> None:
     """Options shared by the Reuters sweeps (``fit_reuters_models``): K values, seed, cache, format."""
-    add_param(parser, N_COMPONENTS, nargs="+", default=[5, 10, 20, 40, 80],
+    add_param(parser, N_COMPONENTS, nargs="+", default=[5, 10, 20, 40, 80], metavar="K",
               help=f"{N_COMPONENTS.help} (default 5 10 20 40 80)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="LDA random_state (default 0)")
     parser.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")

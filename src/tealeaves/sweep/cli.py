@@ -35,7 +35,7 @@ def register(subparsers) -> None:
                               "rerun resumes, refitting only models the store lacks.")
     p.add_argument("corpus", help="training corpus (or the whole corpus without --test): a file of "
                    "whitespace-tokenised lines, a JSON Lines file or a folder of text files")
-    add_param(p, N_COMPONENTS, nargs="+", required=True)
+    add_param(p, N_COMPONENTS, nargs="+", required=True, metavar="K")
     add_param(p, SEEDS, default=3)
     p.add_argument("--engine", choices=sorted(ENGINES), default="sklearn",
                    help="fitting engine (default sklearn)")
