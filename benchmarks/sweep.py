@@ -42,7 +42,7 @@ def main() -> None:
         store = Path(folder) / "bench.sqlite"
         start = time.perf_counter()
         sweep(train, args.k, args.seeds, args.engine, store, test=test, settings=settings,
-              workers=args.workers)
+              n_jobs=args.workers)
         wall = time.perf_counter() - start
         models = load_results(store).models
     print(f"engine {args.engine} {settings or ''}; {len(models)} models (K = {args.k} x {args.seeds} seeds) "

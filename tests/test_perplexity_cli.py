@@ -97,7 +97,7 @@ def test_bad_input_is_reported_cleanly(files, capsys, tmp_path):
     code, out, _ = run(capsys, bare_path, test, "--method", "completion", "--format", "json")
     assert code == 0 and json.loads(out)["perplexity"] > 1
     code, _, err = run(capsys, model_path, test, "--particles", 0)
-    assert code == 2 and "--samples must be a whole number >= 1, got 0" in err
+    assert code == 2 and "--n-samples must be a whole number >= 1, got 0" in err
     code, _, err = run(capsys, model_path, tmp_path / "missing.txt")
     assert code == 1 and "does not exist" in err
     empty = tmp_path / "empty.txt"

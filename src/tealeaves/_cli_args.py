@@ -120,29 +120,28 @@ def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None
     default = kwargs.get("default")
     if default not in (None, False, argparse.SUPPRESS) and "default" not in text:
         text = f"{text} (default {default})" if text else f"default {default}"
-    parser = _required_group(parser, kwargs) if param.deprecated_flags else parser
-    action = parser.add_argument(*flags, dest=dest, help=text, **kwargs)
+    target = _required_target(parser, kwargs, bool(param.deprecated_flags))
+    action = target.add_argument(*flags, dest=dest, help=text, **kwargs)
     if param.deprecated_flags:
-        add_deprecated(parser, param.deprecated_flags, param.flag, dest, **kwargs)
+        add_deprecated(target, param.deprecated_flags, param.flag, dest, **kwargs)
     return action
 
 
-def _required_group(parser: argparse.ArgumentParser, kwargs: dict) -> Any:
-    """For a required option with old spellings: a required group of the option and its aliases.
-
-    argparse would otherwise report the option missing when only an old spelling is given.
-    """
-    if not kwargs.pop("required", False):
+def _required_target(parser: argparse.ArgumentParser, kwargs: dict, aliased: bool):
+    """Where an option is added: a required option with old spellings goes into a required group of
+    its spellings, so that any one of them satisfies it (argparse would demand the new one)."""
+    if not (aliased and kwargs.get("required")):
         return parser
+    kwargs.pop("required")
     return parser.add_mutually_exclusive_group(required=True)
 
 
 def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help: str = "output file",
                **kwargs: Any) -> argparse.Action:
     """``-o/--output`` (everywhere the same; ``--out`` is its old spelling)."""
-    parser = _required_group(parser, {"required": required})
-    action = parser.add_argument("-o", "--output", dest="output", help=help, **kwargs)
-    add_deprecated(parser, "--out", "--output", "output", **kwargs)
+    target = _required_target(parser, {"required": required}, True)
+    action = target.add_argument("-o", "--output", dest="output", help=help, **kwargs)
+    add_deprecated(target, "--out", "--output", "output", **kwargs)
     return action
 
 

@@ -26,10 +26,10 @@ def files(tmp_path):
 
 
 USAGE = [  # (extra options, message fragment): argparse refuses them, exit 2
-    (["--top", "1"], "--top must be a whole number >= 2"),
-    (["--top", "x"], "--top must be a whole number"),
+    (["--top", "1"], "--n-top must be a whole number >= 2"),
+    (["--top", "x"], "--n-top must be a whole number"),
     (["--top", "5,5"], "more than once"),
-    (["--top", "5,,10"], "--top must be a whole number"),
+    (["--top", "5,,10"], "--n-top must be a whole number"),
     (["--smoothing", "-1"], "--smoothing must be a number >= 0"),
     (["--smoothing", "nan"], "finite"),
     (["--smoothing", "inf"], "finite"),
@@ -85,12 +85,12 @@ DOCS = [["a", "b", "c"], ["a", "c"], ["b", "d"], ["c", "d", "a"]]
 TOPICS = [["a", "b", "c"]]
 
 API = [  # (keyword arguments of coherence(), error class, message fragment)
-    ({"top_n": 1}, ParameterError, "top_n must be a whole number >= 2"),
-    ({"top_n": 2.5}, ParameterError, "top_n must be a whole number"),
-    ({"top_n": True}, ParameterError, "top_n must be a whole number"),
-    ({"top_n": []}, ParameterError, "top_n is an empty list"),
-    ({"top_n": [2, 2]}, ParameterError, "top_n lists 2 more than once"),
-    ({"top_n": [2, 1]}, ParameterError, "top_n must be a whole number >= 2"),
+    ({"top_n": 1}, ParameterError, "n_top must be a whole number >= 2"),
+    ({"top_n": 2.5}, ParameterError, "n_top must be a whole number"),
+    ({"top_n": True}, ParameterError, "n_top must be a whole number"),
+    ({"top_n": []}, ParameterError, "n_top is an empty list"),
+    ({"top_n": [2, 2]}, ParameterError, "n_top lists 2 more than once"),
+    ({"top_n": [2, 1]}, ParameterError, "n_top must be a whole number >= 2"),
     ({"window": 0}, ParameterError, "window='doc'"),
     ({"window": 2.5}, ParameterError, "window must be 'doc'"),
     ({"window": True}, ParameterError, "window must be 'doc'"),
@@ -121,7 +121,7 @@ def test_api_errors(kwargs, error, fragment):
 
 
 def test_api_class_checks_the_same():
-    with pytest.raises(ParameterError, match="top_n"):
+    with pytest.raises(ParameterError, match="n_top"):
         Coherence("npmi", top_n=0).score(TOPICS, DOCS)
     with pytest.raises(ParameterError, match="smoothing must be a finite number"):
         Coherence("npmi", smoothing=math.inf).spec  # noqa: B018 (the property validates)

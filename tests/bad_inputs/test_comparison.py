@@ -80,7 +80,7 @@ API_CASES = {
     "topic shorter than top_n": (
         lambda: cmp.topic_diversity(TOPICS, 25),
         ParameterError,
-        "fewer than top_n=25",
+        "fewer than n_top=25",
     ),
     "top_n larger than vocabulary": (
         lambda: cmp.topic_diversity(A, 25),
@@ -90,7 +90,7 @@ API_CASES = {
     "top_n zero": (
         lambda: cmp.mean_pairwise_jaccard(TOPICS, 0),
         ParameterError,
-        "top_n must be a whole number",
+        "n_top must be a whole number",
     ),
     "top_n float": (lambda: cmp.inverted_rbo(TOPICS, 2.5), ParameterError, "got 2.5 (float)"),
     "IRBO of one topic": (lambda: cmp.inverted_rbo(TOPICS[:1], 3), ParameterError, "at least 2 topics"),

@@ -19,22 +19,22 @@ from tealeaves.errors import OutputError, ParameterError
 from tealeaves.reproduce.reuters import check_ks, fit_reuters_models, model_key
 
 USAGE = [
-    (["five-term", "--restarts", "0"], "--restarts must be a whole number >= 1"),
-    (["five-term", "--restarts", "-1"], "--restarts must be a whole number >= 1"),
-    (["five-term", "--restarts", "many"], "--restarts must be a whole number"),
+    (["five-term", "--restarts", "0"], "--n-restarts must be a whole number >= 1"),
+    (["five-term", "--restarts", "-1"], "--n-restarts must be a whole number >= 1"),
+    (["five-term", "--restarts", "many"], "--n-restarts must be a whole number"),
     (["five-term", "--restarts", "100000"], "<= 10000"),
-    (["reuters", "--k", "1"], "--k must be a whole number >= 2, got 1"),
-    (["reuters", "--k", "0", "5"], "--k must be a whole number >= 2, got 0"),
-    (["reuters", "--k", "5.5"], "--k must be a whole number >= 2, got '5.5'"),
+    (["reuters", "--k", "1"], "--n-components must be a whole number >= 2, got 1"),
+    (["reuters", "--k", "0", "5"], "--n-components must be a whole number >= 2, got 0"),
+    (["reuters", "--k", "5.5"], "--n-components must be a whole number >= 2, got '5.5'"),
     (["reuters", "--k"], "expected at least one argument"),
     (["reuters", "--seed", "-1"], "seed must be a whole number >= 0"),
     (["reuters", "--seed", str(2**32)], "seed must be a whole number >= 0"),
     (["reuters", "--split-seed", "x"], "seed must be a whole number"),
     (["reuters", "--format", "xml"], "invalid choice"),
-    (["reuters-coherence", "--top", "1"], "--top must be a whole number >= 2"),
-    (["reuters-coherence", "--lsi", "0"], "--lsi must be a whole number >= 1"),
+    (["reuters-coherence", "--top", "1"], "--n-top must be a whole number >= 2"),
+    (["reuters-coherence", "--lsi", "0"], "--lsi-dimensions must be a whole number >= 1"),
     (["reuters-coherence", "--lsi", "5000"], "<= 1000"),
-    (["reuters-coherence", "--k", "-4"], "--k must be a whole number >= 2"),
+    (["reuters-coherence", "--k", "-4"], "--n-components must be a whole number >= 2"),
     (["bible-vs-modern", "--n-iter", "0"], "--n-iter must be a whole number >= 1"),
     (["bible-vs-modern", "--n-iter", "1e3"], "--n-iter must be a whole number >= 1"),
     (["bible-vs-modern", "--rich", "everything"], "invalid choice"),
@@ -54,8 +54,8 @@ def test_reproduce_usage_errors(cli_error, argv, fragment):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["reuters", "--k", "5", "10", "5"], "--k lists 5 more than once"),
-    (["reuters-coherence", "--k", "20", "20"], "--k lists 20 more than once"),
+    (["reuters", "--k", "5", "10", "5"], "--n-components lists 5 more than once"),
+    (["reuters-coherence", "--k", "20", "20"], "--n-components lists 20 more than once"),
     (["bible-vs-modern", "--languages", "ro", "sv"], "at least three distinct languages"),
     (["bible-vs-modern", "--languages", "ro", "ron", "sv", "am"], "--languages lists 'ro' more than once"),
     (["bible-vs-modern", "--languages", "ro", "sv", "xx"], "unknown language code 'xx'"),
@@ -84,9 +84,9 @@ def test_reproduce_without_example_prints_help(run_cli):
 
 # -- API ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("ks, fragment", [
-    ([1], "k must be a whole number >= 2, got 1"),
-    ([5, 5], "k lists 5 more than once"),
-    ([5.0], "k must be a whole number >= 2, got 5.0"),
+    ([1], "n_components must be a whole number >= 2, got 1"),
+    ([5, 5], "n_components lists 5 more than once"),
+    ([5.0], "n_components must be a whole number >= 2, got 5.0"),
     ([True], "got True"),
 ])
 def test_check_ks(ks, fragment):
@@ -152,7 +152,7 @@ def test_reuters_coherence_lsi_dimensions_bounded_by_the_corpus():
 
     with pytest.raises(ParameterError, match="lsi_dimensions must be a whole number >= 1 and <= 3"):
         reuters_coherence_table([2], lsi_dimensions=4, train=_tiny_train(), models={}, progress=None)
-    with pytest.raises(ParameterError, match="top_n must be a whole number >= 2"):
+    with pytest.raises(ParameterError, match="n_top must be a whole number >= 2"):
         reuters_coherence_table([2], top_n=1, train=_tiny_train(), models={}, progress=None)
 
 

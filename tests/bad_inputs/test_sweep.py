@@ -40,17 +40,17 @@ def files(tmp_path_factory):
 
 
 USAGE = [
-    (["--k", "1"], "--k must be a whole number >= 2, got 1"),
-    (["--k", "0", "5"], "--k must be a whole number >= 2, got 0"),
-    (["--k", "2.5"], "--k must be a whole number >= 2"),
+    (["--k", "1"], "--n-components must be a whole number >= 2, got 1"),
+    (["--k", "0", "5"], "--n-components must be a whole number >= 2, got 0"),
+    (["--k", "2.5"], "--n-components must be a whole number >= 2"),
     (["--k"], "expected at least one argument"),
     (["--k", "2", "--seeds", "0"], "--seeds must be a whole number >= 1"),
     (["--k", "2", "--engine", "mallet"], "invalid choice"),
     (["--k", "2", "--test-fraction", "0"], "--test-fraction must be"),
     (["--k", "2", "--test-fraction", "1.5"], "--test-fraction must be"),
     (["--k", "2", "--test-fraction", "nan"], "--test-fraction must be"),
-    (["--k", "2", "--workers", "0"], "--workers must be a whole number >= 1"),
-    (["--k", "2", "--top", "1"], "--top must be a whole number >= 2"),
+    (["--k", "2", "--workers", "0"], "--n-jobs must be a whole number >= 1"),
+    (["--k", "2", "--top", "1"], "--n-top must be a whole number >= 2"),
     (["--k", "2", "--split-seed", "-1"], "seed must be a whole number >= 0"),
 ]
 
@@ -61,8 +61,8 @@ def test_sweep_usage_errors(extra, fragment, files, cli_error):
 
 
 ERRORS = [
-    (["--k", "5", "5"], "k lists 5 more than once"),
-    (["--k", "2", "3", "2"], "k lists 2 more than once"),
+    (["--k", "5", "5"], "--n-components lists 5 more than once"),
+    (["--k", "2", "3", "2"], "--n-components lists 2 more than once"),
     (["--k", "49"], "the training corpus has 48 documents, fewer than K=49"),
     (["--k", "2", "--engine", "gibbs", "--settings", '{"n_iters": 5}'],
      "engine 'gibbs' takes no setting n_iters"),

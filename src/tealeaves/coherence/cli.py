@@ -6,7 +6,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.validation import check_int, check_unique, float_arg, int_arg, name_arg, path_arg
+from tealeaves.coherence.params import (
+    ABSENT,
+    AGGREGATION,
+    CHOICES,
+    COMPAT,
+    CONFIRMATION,
+    GAMMA,
+    LOG_BASE,
+    MIN_COUNT,
+    N_TOP,
+    SEGMENTATION,
+    SMOOTHING,
+    WINDOW_KIND,
+    ZERO,
+)
+from tealeaves.validation import check_unique, int_arg, name_arg, path_arg
 
 
 def register(subparsers) -> None:
@@ -48,44 +63,36 @@ def register(subparsers) -> None:
     coh.set_defaults(func=_coherence)
 
 
-def top_arg(text: str) -> int | tuple[int, ...]:
-    """argparse type of ``--top``: a number of words >= 2, or several separated by commas (5,10,15,20)."""
+#: The public functions each command of this module calls (read by ``tests/test_naming.py``).
+API = {"coherence": ("tealeaves.coherence.measure:coherence", "tealeaves.coherence.measure:Coherence",
+                     "tealeaves.coherence.measure:read_topics_file")}
+
+
+def n_top_arg(text: str) -> int | tuple[int, ...]:
+    """argparse type of ``--n-top``: a number of words >= 2, or several separated by commas (5,10,15,20),
+    checked by :func:`tealeaves.coherence.measure.check_n_top` (the Python API's check)."""
     import argparse
 
-    from tealeaves.coherence.measure import check_top_n
+    from tealeaves._cli_args import option_message
+    from tealeaves.coherence.measure import check_n_top
     from tealeaves.errors import ParameterError
 
-    parts = [p.strip() for p in text.split(",")]
+    flag = N_TOP.flag
     try:
-        values = [check_int(p, "--top", min_value=2, allow_str=True) for p in parts]
-        return check_top_n(values)
+        return check_n_top([N_TOP.check(p.strip(), allow_str=True) for p in text.split(",")])
     except ParameterError as exc:
-        raise argparse.ArgumentTypeError(f"{exc} (e.g. --top 10 or --top 5,10,15,20)") from None
-
-
-#: Choices of the coherence options (the modules' constants, checked equal by the tests).
-CHOICES = {
-    "segmentation": ("one-one", "one-pre", "one-succeeding", "one-set", "one-all", "one-any", "any-any"),
-    "confirmation": ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson",
-                     "jaccard", "log-jaccard", "likelihood", "log-likelihood", "cosine", "dice",
-                     "indirect-jaccard"),
-    "aggregation": ("mean", "median", "sum"),
-    "zero": ("limit", "epsilon", "zero"),
-    "compat": ("exact", "gensim", "jhlau"),
-    "log_base": ("e", "2", "10"),
-    "absent": ("skip", "zero"),
-    "window_kind": ("sliding", "context"),
-    "measure": ("umass", "uci", "npmi", "c_v", "jhlau_pmi", "jhlau_npmi", "palmetto_umass", "palmetto_uci",
-                "palmetto_npmi", "c_a", "c_p", "palmetto_c_v"),
-}
+        message = option_message(str(exc), N_TOP.name, flag)
+        raise argparse.ArgumentTypeError(f"{message} (e.g. {flag} 10 or {flag} 5,10,15,20)") from None
 
 
 def _add_coherence_options(coh) -> None:
     """The options of ``tealeaves coherence``: the preset, its overrides, and the output.
 
-    The choices are spelled out in :data:`CHOICES` so that ``tealeaves --help`` does not
-    import the numba kernels; ``tests/test_coherence_compat.py`` checks them against the modules.
+    Each is built from its declaration in :mod:`tealeaves.coherence.params`, which imports no
+    numerical library (``tealeaves --help`` does not load the numba kernels).
     """
+    from tealeaves._cli_args import add_param
+
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="topics file (a topic per line, MALLET topic keys, "
                                                      "CSV, JSON or gensim strings) or model file (.npz, "
@@ -95,29 +102,12 @@ def _add_coherence_options(coh) -> None:
                      help="format of the --topics file (default: sniffed; see docs/models-files.md)")
     coh.add_argument("--measure", default="npmi",
                      help=f"preset: {', '.join(CHOICES['measure'])} (default npmi; see docs/coherence.md)")
-    coh.add_argument("--top", type=top_arg, default=10, metavar="N[,N...]",
-                     help="top words per topic (default 10); several, e.g. 5,10,15,20, give the mean over "
-                          "those cardinalities")
+    add_param(coh, N_TOP, type=n_top_arg, default=10, metavar="N[,N...]")
     # checked by tealeaves.validation.check_window when the measure is resolved (exit 1, as before)
     coh.add_argument("--window", default=None, help="'doc' or a window size in tokens (default: preset's)")
-    coh.add_argument("--segmentation", default=None, choices=CHOICES["segmentation"])
-    coh.add_argument("--confirmation", default=None, choices=CHOICES["confirmation"])
-    coh.add_argument("--aggregation", default=None, choices=CHOICES["aggregation"])
-    coh.add_argument("--smoothing", type=float_arg(0, name="--smoothing"), default=None,
-                     help="pseudo-count added to joint counts (>= 0)")
-    coh.add_argument("--zero", default=None, choices=CHOICES["zero"],
-                     help="value for pairs that never co-occur (default: limit, NPMI -1)")
-    coh.add_argument("--gamma", type=float_arg(0, name="--gamma", include_min=False), default=None,
-                     help="exponent of the context vectors of indirect confirmations (> 0)")
-    coh.add_argument("--compat", default=None, choices=CHOICES["compat"], help="sliding-window counting")
-    coh.add_argument("--log-base", default=None, choices=CHOICES["log_base"],
-                     help="base of the logarithms of PMI, log-conditional, log-Jaccard (default e)")
-    coh.add_argument("--min-count", type=int_arg(0, name="--min-count"), default=None,
-                     help="counts below this are taken as 0 (Palmetto's minimum frequency)")
-    coh.add_argument("--absent", default=None, choices=CHOICES["absent"],
-                     help="segments with a word of probability 0: left out (skip) or scored 0 (zero)")
-    coh.add_argument("--window-kind", default=None, choices=CHOICES["window_kind"],
-                     help="boolean sliding windows, or Palmetto's context windows (C_A)")
+    for param in (SEGMENTATION, CONFIRMATION, AGGREGATION, SMOOTHING, ZERO, GAMMA, COMPAT, LOG_BASE,
+                  MIN_COUNT, ABSENT, WINDOW_KIND):
+        add_param(coh, param, default=None)
     coh.add_argument("--pairs", type=int_arg(0, name="--pairs"), nargs="*", default=[], metavar="TOPIC",
                      help="also print these topics' word-pair matrices (text output)")
 
@@ -258,7 +248,7 @@ def _coherence(args) -> int:
     from tealeaves.coherence.measure import Coherence
     from tealeaves.errors import ParameterError
 
-    measure = Coherence(args.measure, top_n=args.top, segmentation=args.segmentation, window=args.window,
+    measure = Coherence(args.measure, n_top=args.n_top, segmentation=args.segmentation, window=args.window,
                         confirmation=args.confirmation, aggregation=args.aggregation,
                         smoothing=args.smoothing, zero=args.zero, gamma=args.gamma, compat=args.compat,
                         log_base=args.log_base, min_count=args.min_count, absent=args.absent,

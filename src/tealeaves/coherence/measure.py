@@ -20,18 +20,20 @@ import numpy as np
 import pandas as pd
 
 from tealeaves._output import format_table
+from tealeaves._params import renamed_parameters, warn_renamed
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
 from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
 from tealeaves.coherence.core import topic_joint, topic_pairs
 from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
+from tealeaves.coherence.params import N_TOP
 from tealeaves.coherence.presets import MeasureSpec, resolve
 from tealeaves.coherence.segmentation import WHOLE_SET, is_pairwise, segment_masks
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.signature import Signature
-from tealeaves.validation import check_int, first_duplicate
+from tealeaves.validation import first_duplicate
 
 
 @dataclass
@@ -46,7 +48,7 @@ class TopicScore:
     words: list[str]
     score: float | None
     missing: list[str] = field(default_factory=list)
-    #: with several cardinalities (``top_n=[5, 10, ...]``): the score of each; ``score`` is their mean
+    #: with several cardinalities (``n_top=[5, 10, ...]``): the score of each; ``score`` is their mean
     by_top: dict[int, float | None] | None = None
 
     def to_dict(self) -> dict:
@@ -147,12 +149,12 @@ def read_topics_file(path: str | os.PathLike, format: str | None = None,
     return [list(t) for t in read_topics(path, format, encoding).topics_]
 
 
-def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
-    """Lists of ranked words from lists, a model, or a model/topics file; truncated to ``top_n``.
+def as_topics(topics, n_top: int, format: str | None = None) -> list[list[str]]:
+    """Lists of ranked words from lists, a model, or a model/topics file; truncated to ``n_top``.
 
     A path is read by :func:`tealeaves.models.adapters.paths.load_path` (any
     model file tealeaves knows, or a topic-word file in ``format``).  A
-    ranked-word-list model listing fewer than ``top_n`` words in a topic gives
+    ranked-word-list model listing fewer than ``n_top`` words in a topic gives
     that topic's words whole, with a warning (a clamped top-N).
     """
     from tealeaves.models.adapters.topic_files import RankedWordsModel, warn_if_clamped
@@ -162,9 +164,9 @@ def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
 
         topics = load_path(topics, format)
     if isinstance(topics, RankedWordsModel):
-        warn_if_clamped(topics, top_n)
+        warn_if_clamped(topics, n_top)
     if hasattr(topics, "top_words"):
-        topics = topics.top_words(top_n)
+        topics = topics.top_words(n_top)
     if isinstance(topics, str):
         raise TopicError(f"topics is the string {topics[:40]!r}; give a list of word lists, a model or a "
                          "path")
@@ -182,7 +184,7 @@ def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
             bad = t[at]
             raise TopicError(f"topic {i} has the word {bad!r} ({type(bad).__name__}); words must be strings",
                              fix="give words as strings; for (word, weight) pairs keep only the words")
-        out.append(t[:top_n])
+        out.append(t[:n_top])
     if not out:
         raise EmptyInputError("no topics given")
     for i, words in enumerate(out):
@@ -198,24 +200,31 @@ def as_topics(topics, top_n: int, format: str | None = None) -> list[list[str]]:
 # --------------------------------------------------------------------------------------------
 # the pipeline
 # --------------------------------------------------------------------------------------------
-def check_top_n(top_n) -> int | tuple[int, ...]:
-    """``top_n`` as a whole number >= 2, or a tuple of distinct such numbers (Lau and Baldwin 2016)."""
-    if isinstance(top_n, (list, tuple)):
-        if not top_n:
-            raise ParameterError("top_n is an empty list", fix="give one or more numbers of words >= 2, "
-                                 "e.g. [5, 10, 15, 20]")
-        values = tuple(check_int(n, "top_n", min_value=2) for n in top_n)
-        if len(set(values)) != len(values):
-            dup = next(n for n in values if values.count(n) > 1)
-            raise ParameterError(f"top_n lists {dup} more than once", fix="give each cardinality once")
-        return values if len(values) > 1 else values[0]
-    return check_int(top_n, "top_n", min_value=2)
+def check_n_top(n_top) -> int | tuple[int, ...]:
+    """``n_top`` as a whole number >= 2 (:data:`~tealeaves.coherence.params.N_TOP`), or a tuple of
+    distinct such numbers (Lau and Baldwin 2016)."""
+    if not isinstance(n_top, (list, tuple)):
+        return N_TOP.check(n_top)
+    if not n_top:
+        raise _n_top_error("n_top is an empty list",
+                           "give one or more numbers of words >= 2, e.g. [5, 10, 15, 20]")
+    values = tuple(N_TOP.check(n) for n in n_top)
+    if len(set(values)) != len(values):
+        dup = next(n for n in values if values.count(n) > 1)
+        raise _n_top_error(f"n_top lists {dup} more than once", "give each cardinality once")
+    return values if len(values) > 1 else values[0]
 
 
-def signature_for(spec: MeasureSpec, index: ReferenceIndex, top_n: int | tuple[int, ...]) -> Signature:
+def _n_top_error(message: str, fix: str) -> ParameterError:
+    exc = ParameterError(message, fix=fix)
+    exc.param = N_TOP.name
+    return exc
+
+
+def signature_for(spec: MeasureSpec, index: ReferenceIndex, n_top: int | tuple[int, ...]) -> Signature:
     """The reproducibility signature of a score computed with ``spec`` on ``index``."""
     fields: dict[str, object] = {"ref": f"{index.name}@{index.short_checksum}", "win": spec.window,
-                                 "top": top_n, "seg": spec.segmentation, "conf": spec.confirmation,
+                                 "top": n_top, "seg": spec.segmentation, "conf": spec.confirmation,
                                  "agg": spec.aggregation, "smooth": spec.smoothing, "zero": spec.zero}
     fields.update(_extra_fields(spec))
     return Signature(spec.name, fields)
@@ -430,18 +439,19 @@ def _check_subset_size(spec: MeasureSpec, k: int) -> None:
         raise SettingsError(f"segmentation {spec.segmentation!r} with the direct confirmation "
                             f"{spec.confirmation!r} needs the probabilities of word sets, counted for at "
                             f"most {core.MAX_SUBSET_WORDS} words per topic; got {k}",
-                            fix=f"use top_n <= {core.MAX_SUBSET_WORDS}, a pairwise segmentation, or an "
+                            fix=f"use n_top <= {core.MAX_SUBSET_WORDS}, a pairwise segmentation, or an "
                                 "indirect confirmation such as 'cosine'")
     if spec.segmentation in ("one-any", "any-any") and k > core.MAX_SUBSET_WORDS:
         raise SettingsError(f"segmentation {spec.segmentation!r} has 2**k or 3**k segments; k={k} is more "
-                            f"than {core.MAX_SUBSET_WORDS}", fix=f"use top_n <= {core.MAX_SUBSET_WORDS}")
+                            f"than {core.MAX_SUBSET_WORDS}", fix=f"use n_top <= {core.MAX_SUBSET_WORDS}")
 
 
+@renamed_parameters({"top_n": "n_top"})
 def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec,
-                 top_n: int | tuple[int, ...] = 10) -> CoherenceResult:
+                 n_top: int | tuple[int, ...] = 10) -> CoherenceResult:
     """Score ranked word lists against ``index`` with the pipeline ``spec`` (see :func:`coherence`).
 
-    With several cardinalities (a tuple ``top_n``) every topic is scored on its first
+    With several cardinalities (a tuple ``n_top``) every topic is scored on its first
     ``n`` words for each ``n`` and its score is the mean of those scores (Lau and Baldwin
     2016), over the cardinalities at which it could be scored; the counts are made once.
     """
@@ -450,16 +460,16 @@ def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSp
                               "rebuild it from a non-empty corpus")
     _check_subset_size(spec, max(len(t) for t in topics))
     counts = _count_all(index, topics, spec)
-    if not isinstance(top_n, tuple):
+    if not isinstance(n_top, tuple):
         results, matrices = _score_from_counts(topics, counts, spec)
-        return CoherenceResult(signature_for(spec, index, top_n), results, spec, matrices)
-    per_n = {n: _score_from_counts([t[:n] for t in topics], counts.first(n), spec)[0] for n in top_n}
+        return CoherenceResult(signature_for(spec, index, n_top), results, spec, matrices)
+    per_n = {n: _score_from_counts([t[:n] for t in topics], counts.first(n), spec)[0] for n in n_top}
     results, matrices = _score_from_counts(topics, counts, spec)
     for t, res in enumerate(results):
-        res.by_top = {n: per_n[n][t].score for n in top_n}
+        res.by_top = {n: per_n[n][t].score for n in n_top}
         got = [v for v in res.by_top.values() if v is not None]
         res.score = float(np.mean(got)) if got else None
-    return CoherenceResult(signature_for(spec, index, top_n), results, spec, matrices)
+    return CoherenceResult(signature_for(spec, index, n_top), results, spec, matrices)
 
 
 def score_counts(words: Sequence[str], joint: np.ndarray, n_units: int, measure: str | MeasureSpec = "npmi",
@@ -509,7 +519,7 @@ class Coherence:
     """A coherence measure with its settings, scikit-learn style.
 
     Parameters are the preset name (see :data:`tealeaves.coherence.presets.PRESETS`),
-    ``top_n`` (a number of words, or several, e.g. ``[5, 10, 15, 20]``, whose
+    ``n_top`` (a number of words, or several, e.g. ``[5, 10, 15, 20]``, whose
     per-topic scores are averaged) and overrides of any of the preset's settings
     (``segmentation``, ``window`` -- ``"doc"`` or tokens --, ``confirmation``,
     ``aggregation``, ``smoothing``, ``zero``, ``gamma``, ``compat``, ``log_base``,
@@ -518,14 +528,15 @@ class Coherence:
     :class:`CoherenceResult`.
     """
 
-    def __init__(self, measure: str = "npmi", *, top_n: int | Sequence[int] = 10,
+    @renamed_parameters({"top_n": "n_top"})
+    def __init__(self, measure: str = "npmi", *, n_top: int | Sequence[int] = 10,
                  segmentation: str | None = None, window: str | int | None = None,
                  confirmation: str | None = None, aggregation: str | None = None,
                  smoothing: float | None = None, zero: str | None = None, gamma: float | None = None,
                  compat: str | None = None, log_base: str | None = None, min_count: int | None = None,
                  absent: str | None = None, window_kind: str | None = None):
         self.measure = measure
-        self.top_n = top_n
+        self.n_top = n_top
         self.segmentation = segmentation
         self.window = window
         self.confirmation = confirmation
@@ -540,6 +551,12 @@ class Coherence:
         self.window_kind = window_kind
 
     @property
+    def top_n(self) -> int | Sequence[int]:
+        """Deprecated name of :attr:`n_top`."""
+        warn_renamed("top_n", "n_top", "Coherence")
+        return self.n_top
+
+    @property
     def spec(self) -> MeasureSpec:
         """The resolved pipeline."""
         return resolve(self.measure, segmentation=self.segmentation, window=self.window,
@@ -550,33 +567,34 @@ class Coherence:
 
     def score(self, topics, reference) -> CoherenceResult:
         """Score topics (word lists, a model, or a topics/model file) against ``reference``."""
-        top_n = check_top_n(self.top_n)
+        n_top = check_n_top(self.n_top)
         spec = self.spec
-        longest = max(top_n) if isinstance(top_n, tuple) else top_n
+        longest = max(n_top) if isinstance(n_top, tuple) else n_top
         _check_subset_size(spec, longest)
         words = as_topics(topics, longest)
-        if isinstance(top_n, tuple):
+        if isinstance(n_top, tuple):
             short = [i for i, t in enumerate(words) if len(t) < longest]
             if short:
-                raise TopicError(f"topic {short[0]} has {len(words[short[0]])} words; top_n={list(top_n)} "
+                raise TopicError(f"topic {short[0]} has {len(words[short[0]])} words; n_top={list(n_top)} "
                                  f"averages over cardinalities up to {longest}",
                                  fix=f"give topics of at least {longest} words or smaller cardinalities")
         vocab = list(dict.fromkeys(w for t in words for w in t))
-        return score_topics(as_reference(reference, words=vocab), words, spec, top_n)
+        return score_topics(as_reference(reference, words=vocab), words, spec, n_top)
 
 
-def coherence(topics, reference, measure: str = "npmi", top_n: int | Sequence[int] = 10,
+@renamed_parameters({"top_n": "n_top"})
+def coherence(topics, reference, measure: str = "npmi", n_top: int | Sequence[int] = 10,
               **settings) -> CoherenceResult:
     """Score ``topics`` against ``reference`` with preset ``measure`` and optional overrides.
 
     ``topics``: lists of words (most probable first), a fitted tealeaves model,
     or a path to a topics text file / saved ``.npz`` model.  ``reference``: a
     :class:`ReferenceIndex`, an index file path, a :class:`~tealeaves.corpus.Corpus`
-    or token lists (indexed in memory).  ``top_n=[5, 10, 15, 20]`` gives each topic
+    or token lists (indexed in memory).  ``n_top=[5, 10, 15, 20]`` gives each topic
     the mean of its scores at those cardinalities (Lau and Baldwin 2016).
     """
-    known = set(inspect.signature(Coherence).parameters) - {"measure", "top_n"}
+    known = set(inspect.signature(Coherence).parameters) - {"measure", "n_top"}
     unknown = sorted(set(settings) - known)
     if unknown:
         raise SettingsError(f"unknown coherence settings {unknown}", fix=f"use {sorted(known)}")
-    return Coherence(measure, top_n=top_n, **settings).score(topics, reference)
+    return Coherence(measure, n_top=n_top, **settings).score(topics, reference)

@@ -39,11 +39,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from tealeaves.coherence.aggregation import AGGREGATIONS
-from tealeaves.coherence.confirmation import DIRECT, INDIRECT, LOG_BASES, WITH_LOG, ZERO_POLICIES
-from tealeaves.coherence.core import COMPAT_MODES
+from tealeaves._params import Param
+from tealeaves.coherence.confirmation import DIRECT, INDIRECT, WITH_LOG
 from tealeaves.coherence.errors import SettingsError
-from tealeaves.coherence.segmentation import SEGMENTATIONS, is_pairwise
+from tealeaves.coherence.params import (
+    ABSENT,
+    AGGREGATION,
+    COMPAT,
+    CONFIRMATION,
+    GAMMA,
+    LOG_BASE,
+    MIN_COUNT,
+    SEGMENTATION,
+    SMOOTHING,
+    WINDOW_KIND,
+    ZERO,
+)
+from tealeaves.coherence.segmentation import is_pairwise
 from tealeaves.errors import ParameterError
 from tealeaves.validation import check_float, check_int, check_window
 
@@ -84,21 +96,16 @@ class MeasureSpec:
 
     def validate(self) -> MeasureSpec:
         """Check every setting; returns ``self``."""
-        _choice(self.segmentation, "segmentation", sorted(SEGMENTATIONS))
-        _choice(self.confirmation, "confirmation", DIRECT + INDIRECT)
-        _choice(self.aggregation, "aggregation", AGGREGATIONS)
-        _choice(self.zero, "zero", ZERO_POLICIES)
-        _choice(self.compat, "compat", COMPAT_MODES)
-        _choice(self.log_base, "log_base", tuple(LOG_BASES))
-        _choice(self.absent, "absent", ABSENT_POLICIES)
-        _choice(self.window_kind, "window_kind", WINDOW_KINDS)
+        _choice(self.segmentation, SEGMENTATION, sort=True)
+        for param in (CONFIRMATION, AGGREGATION, ZERO, COMPAT, LOG_BASE, ABSENT, WINDOW_KIND):
+            _choice(getattr(self, param.name), param)
         if self.window != "doc" and (isinstance(self.window, bool) or not isinstance(self.window, int)
                                      or self.window < 1):
             raise SettingsError(f"window={self.window!r} must be 'doc' or a positive number of tokens",
                                 fix="e.g. window='doc' or window=10")
-        check_float(self.gamma, "gamma", min_value=0, include_min=False)
-        check_float(self.smoothing, "smoothing", min_value=0)
-        check_int(self.min_count, "min_count", min_value=0)
+        GAMMA.check(self.gamma)
+        SMOOTHING.check(self.smoothing)
+        MIN_COUNT.check(self.min_count)
         if self.window_kind == "context":
             if self.window == "doc":
                 raise SettingsError("context windows need a window size in tokens, not window='doc'",
@@ -114,9 +121,11 @@ class MeasureSpec:
         return self
 
 
-def _choice(value, name: str, choices) -> None:
-    if value not in choices:
-        raise SettingsError(f"{name}={value!r} is not known; use one of {list(choices)}")
+def _choice(value, param: Param, sort: bool = False) -> None:
+    """Refuse a value that is not one of ``param``'s declared choices."""
+    if value not in param.choices:
+        choices = sorted(param.choices) if sort else list(param.choices)
+        raise SettingsError(f"{param.name}={value!r} is not known; use one of {choices}")
 
 
 PRESETS: dict[str, MeasureSpec] = {

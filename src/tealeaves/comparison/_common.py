@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._params import Param
 from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_topic_word
 from tealeaves.signature import Signature
-from tealeaves.validation import check_float, check_int
+from tealeaves.validation import check_float
 
 
 @dataclass
@@ -189,8 +190,12 @@ def vocabulary_of(model: object, n_columns: int, name: str = "model") -> list[st
     return words
 
 
-def top_words(topics: object, top_n: int, name: str = "topics", require: bool = True) -> list[list[str]]:
-    """Each topic's ``top_n`` words, best first, from a model or from lists of ranked words.
+#: Top words per topic of the word-list measures (diversity, RBO, Jaccard matching; coherence needs 2).
+N_TOP = Param("n_top", "int", min_value=1, help="top words per topic")
+
+
+def top_words(topics: object, n_top: int, name: str = "topics", require: bool = True) -> list[list[str]]:
+    """Each topic's ``n_top`` words, best first, from a model or from lists of ranked words.
 
     A model's weights are validated (:func:`topic_weights`) and its own
     ``top_words(n)`` gives the ranking (the protocol of
@@ -201,39 +206,39 @@ def top_words(topics: object, top_n: int, name: str = "topics", require: bool = 
     ----------
     topics : object
         A fitted topic model or a sequence of ranked word lists.
-    top_n : int
+    n_top : int
         The number of words per topic (>= 1).
     name : str, default "topics"
         What ``topics`` is, for error messages.
     require : bool, default True
-        Every topic must have at least ``top_n`` words (measures over the top ``n``
+        Every topic must have at least ``n_top`` words (measures over the top ``n``
         words are undefined for shorter topics); with ``False`` shorter lists are kept whole.
 
     Returns
     -------
     list of list of str
-        ``K`` lists of at most ``top_n`` words.
+        ``K`` lists of at most ``n_top`` words.
 
     Raises
     ------
     ParameterError
-        If ``top_n`` is invalid or too large, or a word is listed twice in a topic.
+        If ``n_top`` is invalid or too large, or a word is listed twice in a topic.
     InvalidModelError
         If ``topics`` is neither a model nor a list of word lists, or the model is invalid.
     EmptyInputError
         If ``topics`` holds no topics.
     """
-    top_n = check_int(top_n, "top_n", min_value=1)
+    n_top = N_TOP.check(n_top)
     if hasattr(topics, "topic_word_weights_") or hasattr(topics, "topic_word_"):
         w = topic_weights(topics, name)
         vocabulary_of(topics, w.shape[1], name)
-        if require and w.shape[1] < top_n:
-            raise ParameterError(f"top_n={top_n} is larger than the vocabulary of {name} ({w.shape[1]} "
-                                 "words)", fix="choose a smaller top_n")
+        if require and w.shape[1] < n_top:
+            raise ParameterError(f"n_top={n_top} is larger than the vocabulary of {name} ({w.shape[1]} "
+                                 "words)", fix="choose a smaller n_top")
         if not callable(getattr(topics, "top_words", None)):
             raise InvalidModelError(f"{name} has no top_words(n) method",
                                     fix="derive the model from tealeaves.models.base.TopicModel")
-        return [[str(word) for word in t] for t in topics.top_words(top_n)]
+        return [[str(word) for word in t] for t in topics.top_words(n_top)]
     if isinstance(topics, (str, bytes)) or not isinstance(topics, Sequence):
         raise InvalidModelError(f"{name} must be a topic model or a list of word lists, "
                                 f"got {type(topics).__name__}")
@@ -245,10 +250,10 @@ def top_words(topics: object, top_n: int, name: str = "topics", require: bool = 
             dup = next(w for i, w in enumerate(words) if w in words[:i])
             raise ParameterError(f"topic {k} of {name} lists {dup!r} more than once",
                                  fix="list each word once")
-        if require and len(words) < top_n:
-            raise ParameterError(f"topic {k} of {name} has {len(words)} words, fewer than top_n={top_n}",
-                                 fix="give longer word lists or a smaller top_n")
-    return [t[:top_n] for t in out]
+        if require and len(words) < n_top:
+            raise ParameterError(f"topic {k} of {name} has {len(words)} words, fewer than n_top={n_top}",
+                                 fix="give longer word lists or a smaller n_top")
+    return [t[:n_top] for t in out]
 
 
 def check_fraction(value: object, name: str, *, include_min: bool = True, include_max: bool = True) -> float:

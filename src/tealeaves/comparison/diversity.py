@@ -2,7 +2,7 @@
 
 * :func:`topic_diversity` -- Dieng, Ruiz and Blei (2020), *Topic modeling in
   embedding spaces*, TACL 8: the share of unique words among the top ``n``
-  words of all topics, ``|union_k top_n(k)| / (n K)`` (1 = no word shared,
+  words of all topics, ``|union_k n_top(k)| / (n K)`` (1 = no word shared,
   ``1/K`` = all topics alike).  The paper uses ``n = 25``.
 * :func:`inverted_rbo` -- Bianchi, Terragni and Hovy (2021), *Pre-training is a
   hot topic*, ACL: one minus the mean rank-biased overlap (Webber, Moffat and
@@ -21,6 +21,7 @@ from itertools import combinations
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters
 from tealeaves.comparison._common import Score, model_name, require_topics, top_words
 from tealeaves.errors import ParameterError
 from tealeaves.signature import Signature
@@ -79,20 +80,21 @@ def rbo(first: Sequence[str], second: Sequence[str], p: float = 0.9) -> float:
     return (1 - p) / p * total + p ** k * agreement
 
 
-def _signature(measure: str, topics: object, top_n: int, **extra) -> Signature:
-    return Signature(measure, {"top": top_n, **extra, "model": model_name(topics)})
+def _signature(measure: str, topics: object, n_top: int, **extra) -> Signature:
+    return Signature(measure, {"top": n_top, **extra, "model": model_name(topics)})
 
 
-def topic_diversity(topics: object, top_n: int = 25) -> Score:
+@renamed_parameters({"top_n": "n_top"})
+def topic_diversity(topics: object, n_top: int = 25) -> Score:
     """Topic diversity (Dieng, Ruiz and Blei 2020): ``|union of the top-n word sets| / (n K)``.
 
-    Ranges from ``1/K`` to 1 (OCTIS raises for topics shorter than ``top_n`` too).
+    Ranges from ``1/K`` to 1 (OCTIS raises for topics shorter than ``n_top`` too).
 
     Parameters
     ----------
     topics : object
-        A fitted topic model or lists of ranked words (each at least ``top_n`` long).
-    top_n : int, default 25
+        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
+    n_top : int, default 25
         ``n``, the number of top words per topic (the paper's value).
 
     Returns
@@ -103,26 +105,27 @@ def topic_diversity(topics: object, top_n: int = 25) -> Score:
     Raises
     ------
     ParameterError
-        If ``top_n`` is invalid or a topic is too short.
+        If ``n_top`` is invalid or a topic is too short.
     """
-    words = top_words(topics, top_n)
+    words = top_words(topics, n_top)
     unique = set().union(*map(set, words))
-    value = len(unique) / (top_n * len(words))
-    return Score("topic-diversity", value, _signature("topic-diversity", topics, top_n),
+    value = len(unique) / (n_top * len(words))
+    return Score("topic-diversity", value, _signature("topic-diversity", topics, n_top),
                  details={"n_topics": len(words), "n_unique_words": len(unique)})
 
 
-def inverted_rbo(topics: object, top_n: int = 10, p: float = 0.9) -> Score:
-    """Inverted RBO (Bianchi et al. 2021): ``1 - mean_{j<k} RBO_ext(top_n(j), top_n(k); p)``.
+@renamed_parameters({"top_n": "n_top"})
+def inverted_rbo(topics: object, n_top: int = 10, p: float = 0.9) -> Score:
+    """Inverted RBO (Bianchi et al. 2021): ``1 - mean_{j<k} RBO_ext(n_top(j), n_top(k); p)``.
 
-    OCTIS's defaults: ``top_n=10``, ``p=0.9``.  0 when all topics rank the same
+    OCTIS's defaults: ``n_top=10``, ``p=0.9``.  0 when all topics rank the same
     words, 1 when no two share a word.  See :func:`rbo`.
 
     Parameters
     ----------
     topics : object
-        A fitted topic model or lists of ranked words (each at least ``top_n`` long).
-    top_n : int, default 10
+        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
+    n_top : int, default 10
         The number of top words per topic.
     p : float, default 0.9
         RBO's persistence, in ``(0, 1]``.
@@ -137,11 +140,11 @@ def inverted_rbo(topics: object, top_n: int = 10, p: float = 0.9) -> Score:
     ParameterError
         If there are fewer than two topics or a parameter is invalid.
     """
-    words = top_words(topics, top_n)
+    words = top_words(topics, n_top)
     require_topics(len(words), 2, "inverted RBO")
     values = [rbo(a, b, p) for a, b in combinations(words, 2)]
     value = 1.0 - float(np.mean(values))
-    return Score("inverted-rbo", value, _signature("inverted-rbo", topics, top_n, p=p),
+    return Score("inverted-rbo", value, _signature("inverted-rbo", topics, n_top, p=p),
                  details={"n_topics": len(words), "n_pairs": len(values)})
 
 
@@ -165,7 +168,8 @@ def jaccard(first: Sequence[str], second: Sequence[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def mean_pairwise_jaccard(topics: object, top_n: int = 10) -> Score:
+@renamed_parameters({"top_n": "n_top"})
+def mean_pairwise_jaccard(topics: object, n_top: int = 10) -> Score:
     """Mean Jaccard similarity of the top-``n`` word sets over all pairs of topics (needs two topics).
 
     Lower means more diverse.
@@ -173,8 +177,8 @@ def mean_pairwise_jaccard(topics: object, top_n: int = 10) -> Score:
     Parameters
     ----------
     topics : object
-        A fitted topic model or lists of ranked words (each at least ``top_n`` long).
-    top_n : int, default 10
+        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
+    n_top : int, default 10
         The number of top words per topic.
 
     Returns
@@ -185,10 +189,10 @@ def mean_pairwise_jaccard(topics: object, top_n: int = 10) -> Score:
     Raises
     ------
     ParameterError
-        If there are fewer than two topics or ``top_n`` is invalid.
+        If there are fewer than two topics or ``n_top`` is invalid.
     """
-    words = top_words(topics, top_n)
+    words = top_words(topics, n_top)
     require_topics(len(words), 2, "mean pairwise Jaccard")
     values = [jaccard(a, b) for a, b in combinations(words, 2)]
-    return Score("mean-jaccard", float(np.mean(values)), _signature("mean-jaccard", topics, top_n),
+    return Score("mean-jaccard", float(np.mean(values)), _signature("mean-jaccard", topics, n_top),
                  details={"n_topics": len(words), "n_pairs": len(values)})

@@ -33,7 +33,8 @@ import pandas as pd
 
 from tealeaves._io import read_lines
 from tealeaves._optional import optional_import
-from tealeaves.comparison._common import Score, model_name, top_words
+from tealeaves._params import renamed_parameters
+from tealeaves.comparison._common import N_TOP, Score, model_name, top_words
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.signature import Signature
@@ -269,7 +270,8 @@ def _topic_scores(vectors: np.ndarray) -> tuple[float | None, float | None]:
     return pairwise, centroid
 
 
-def embedding_coherence(topics: object, vectors: WordVectors, top_n: int = 10) -> Score:
+@renamed_parameters({"top_n": "n_top"})
+def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10) -> Score:
     """Pairwise and centroid word-embedding coherence of each topic (see the module docstring).
 
     Pairwise: the mean cosine over pairs of top words (Fang et al. 2016); centroid:
@@ -301,8 +303,8 @@ def embedding_coherence(topics: object, vectors: WordVectors, top_n: int = 10) -
     if not isinstance(vectors, WordVectors):
         raise ParameterError(f"vectors must be WordVectors (read_vectors or train_vectors), got "
                              f"{type(vectors).__name__}")
-    top_n = check_int(top_n, "top_n", min_value=2)
-    words = top_words(topics, top_n, require=False)
+    n_top = N_TOP.replace(min_value=2).check(n_top)
+    words = top_words(topics, n_top, require=False)
     rows = []
     for k, topic in enumerate(words):
         present = [w for w in topic if w in vectors]
@@ -319,7 +321,7 @@ def embedding_coherence(topics: object, vectors: WordVectors, top_n: int = 10) -
                               fix="use vectors trained on text like the topics' (train_vectors)")
     centroids = [r["centroid"] for r in rows if r["centroid"] is not None]
     name = vectors.name.replace("|", "/")
-    sig = Signature("embedding-coherence", {"vectors": name, "dim": vectors.dimension, "top": top_n,
+    sig = Signature("embedding-coherence", {"vectors": name, "dim": vectors.dimension, "top": n_top,
                                             "model": model_name(topics)})
     value = float(np.mean(scored))
     return Score("embedding-coherence", value, sig, frame,

@@ -37,7 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._params import renamed_parameters
 from tealeaves.comparison._common import (
+    N_TOP,
     check_fraction,
     frame_records,
     model_name,
@@ -49,7 +51,7 @@ from tealeaves.comparison._common import (
 from tealeaves.comparison.diversity import jaccard, rbo
 from tealeaves.comparison.errors import IncomparableError
 from tealeaves.signature import Signature
-from tealeaves.validation import check_choice, check_float, check_int
+from tealeaves.validation import check_choice, check_float
 
 METRICS = ("js", "cosine", "jaccard", "rbo")
 
@@ -159,7 +161,8 @@ def _cosine_similarity(wa: np.ndarray, wb: np.ndarray) -> np.ndarray:
     return np.clip((wa @ wb.T) / np.outer(na, nb), -1.0, 1.0)
 
 
-def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10, p: float = 0.9,
+@renamed_parameters({"top_n": "n_top"})
+def similarity_matrix(a: object, b: object, metric: str = "js", n_top: int = 10, p: float = 0.9,
                       min_shared: float = 0.5) -> pd.DataFrame:
     """The ``K_a x K_b`` table of similarities between the topics of models ``a`` and ``b``.
 
@@ -173,7 +176,7 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
         The second.
     metric : str, default "js"
         ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).
-    top_n : int, default 10
+    n_top : int, default 10
         Top words compared by the word-list metrics.
     p : float, default 0.9
         RBO's persistence, in ``(0, 1]``.
@@ -203,9 +206,9 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
         wa, wb, vocab = _aligned(a, b, weights, min_shared)
         values = _js_similarity(wa, wb) if metric == "js" else _cosine_similarity(wa, wb)
     else:
-        top_n = check_int(top_n, "top_n", min_value=1)
+        n_top = N_TOP.check(n_top)
         p = check_float(p, "p", min_value=0.0, max_value=1.0, include_min=False)
-        ta, tb = top_words(a, top_n, "model a"), top_words(b, top_n, "model b")
+        ta, tb = top_words(a, n_top, "model a"), top_words(b, n_top, "model b")
         pair = jaccard if metric == "jaccard" else (lambda x, y: rbo(x, y, p))
         values = np.array([[pair(x, y) for y in tb] for x in ta])
         vocab = "words"
@@ -215,7 +218,7 @@ def similarity_matrix(a: object, b: object, metric: str = "js", top_n: int = 10,
     return frame
 
 
-def matching_signature(metric: str, top_n: int, p: float, a: object, b: object | None = None, **extra
+def matching_signature(metric: str, n_top: int, p: float, a: object, b: object | None = None, **extra
                        ) -> Signature:
     """The signature of a topic matching or a stability analysis.
 
@@ -241,7 +244,7 @@ def matching_signature(metric: str, top_n: int, p: float, a: object, b: object |
     """
     fields: dict[str, object] = {"metric": metric}
     if metric in ("jaccard", "rbo"):
-        fields["top"] = top_n
+        fields["top"] = n_top
     if metric == "rbo":
         fields["p"] = p
     fields.update(extra)
@@ -273,7 +276,8 @@ def assign(similarity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return linear_sum_assignment(np.asarray(similarity, dtype=np.float64), maximize=True)
 
 
-def match_topics(a: object, b: object, metric: str = "js", top_n: int = 10, p: float = 0.9,
+@renamed_parameters({"top_n": "n_top"})
+def match_topics(a: object, b: object, metric: str = "js", n_top: int = 10, p: float = 0.9,
                  min_shared: float = 0.5) -> TopicMatching:
     """Match the topics of ``a`` and ``b`` one to one, maximising the total similarity.
 
@@ -307,9 +311,9 @@ def match_topics(a: object, b: object, metric: str = "js", top_n: int = 10, p: f
     IncomparableError
         If the vocabularies share too few words.
     """
-    sim = similarity_matrix(a, b, metric, top_n, p, min_shared)
+    sim = similarity_matrix(a, b, metric, n_top, p, min_shared)
     rows, cols = assign(sim.to_numpy())
-    n_words = top_n if metric in ("jaccard", "rbo") else 10
+    n_words = n_top if metric in ("jaccard", "rbo") else 10
     ta, tb = top_words(a, n_words, "model a", require=False), top_words(b, n_words, "model b", require=False)
     pairs = pd.DataFrame({"topic_a": rows, "topic_b": cols, "similarity": sim.to_numpy()[rows, cols],
                           "words_a": [" ".join(ta[r]) for r in rows],
@@ -317,4 +321,4 @@ def match_topics(a: object, b: object, metric: str = "js", top_n: int = 10, p: f
     pairs = pairs.sort_values("similarity", ascending=False, kind="stable").reset_index(drop=True)
     return TopicMatching(pairs, sim, sorted(set(range(sim.shape[0])) - set(rows.tolist())),
                          sorted(set(range(sim.shape[1])) - set(cols.tolist())),
-                         matching_signature(metric, top_n, p, a, b, vocab=sim.attrs["vocabulary"]))
+                         matching_signature(metric, n_top, p, a, b, vocab=sim.attrs["vocabulary"]))

@@ -34,7 +34,15 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from tealeaves.comparison._common import check_fraction, frame_records, model_name, top_words, topic_weights
+from tealeaves._params import renamed_parameters
+from tealeaves.comparison._common import (
+    N_TOP,
+    check_fraction,
+    frame_records,
+    model_name,
+    top_words,
+    topic_weights,
+)
 from tealeaves.comparison.matching import METRICS, assign, matching_signature, similarity_matrix
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.signature import Signature
@@ -116,8 +124,9 @@ def _check_runs(runs: Sequence[object]) -> list[object]:
     return runs
 
 
+@renamed_parameters({"top_n": "n_top"})
 def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float | None = None,
-                    top_n: int = 10, p: float = 0.9, min_shared: float = 0.5) -> StabilityResult:
+                    n_top: int = 10, p: float = 0.9, min_shared: float = 0.5) -> StabilityResult:
     """Recurrence and matched similarity of the topics of ``runs`` (fits of one configuration).
 
     See the module docstring for the definitions (Greene, O'Callaghan and
@@ -134,7 +143,7 @@ def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float
     threshold : float or None, default None
         Least matched similarity for a topic to count as recurring; None takes the
         metric's :data:`DEFAULT_THRESHOLDS`.
-    top_n : int, default 10
+    n_top : int, default 10
         Top words compared by the word-list metrics.
     p : float, default 0.9
         RBO's persistence.
@@ -156,12 +165,12 @@ def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float
     runs = _check_runs(runs)
     metric = check_choice(metric, "metric", METRICS)
     threshold = _check_threshold(metric, threshold)
-    top_n = check_int(top_n, "top_n", min_value=1)
+    n_top = N_TOP.check(n_top)
     n_runs, k = len(runs), topic_weights(runs[0], "run 0").shape[0]
     matched = np.full((n_runs, k, n_runs), np.nan)  # matched[r, t, s]: similarity of r's topic t in run s
     pair_rows = []
     for r, s in combinations(range(n_runs), 2):
-        sim = similarity_matrix(runs[r], runs[s], metric, top_n, p, min_shared).to_numpy()
+        sim = similarity_matrix(runs[r], runs[s], metric, n_top, p, min_shared).to_numpy()
         rows, cols = assign(sim)
         matched[r, rows, s] = sim[rows, cols]
         matched[s, cols, r] = sim[rows, cols]
@@ -182,7 +191,7 @@ def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float
     summary = {"k": k, "n_runs": n_runs, "mean_similarity": float(means.mean()),
                "std_similarity": float(means.std()), "min_similarity": float(means.min()),
                "max_similarity": float(means.max()), "mean_recurrence": float(topics["recurrence"].mean())}
-    fields = dict(matching_signature(metric, top_n, p, runs[0]).fields)
+    fields = dict(matching_signature(metric, n_top, p, runs[0]).fields)
     del fields["a"]
     fields.update(thr=threshold, runs=n_runs, models=[model_name(m) for m in runs])
     return StabilityResult(topics, pairs, summary, Signature("stability", fields))
@@ -197,8 +206,9 @@ def _check_threshold(metric: str, threshold: object) -> float:
     return check_fraction(threshold, "threshold")
 
 
+@renamed_parameters({"top_n": "n_top"})
 def stability_by_k(runs_by_k: Mapping[int, Sequence[object]], metric: str = "js",
-                   threshold: float | None = None, top_n: int = 10, p: float = 0.9,
+                   threshold: float | None = None, n_top: int = 10, p: float = 0.9,
                    min_shared: float = 0.5) -> pd.DataFrame:
     """One row per K: the summary of :func:`topic_stability` over that K's runs.
 
@@ -244,6 +254,6 @@ def stability_by_k(runs_by_k: Mapping[int, Sequence[object]], metric: str = "js"
             if got != k:
                 raise ParameterError(f"run {i} listed under K={k} has {got} topics",
                                      fix="list each model under its own number of topics")
-        res = topic_stability(runs, metric, threshold, top_n, p, min_shared)
+        res = topic_stability(runs, metric, threshold, n_top, p, min_shared)
         rows.append({**res.summary, "signature": str(res.signature)})
     return pd.DataFrame(rows)

@@ -6,6 +6,13 @@ import sys
 
 from tealeaves._output import add_format_option, dump_json, format_table
 
+#: The public functions each command of this module calls (read by ``tests/test_naming.py``).
+API = {
+    "data list": (),
+    "data fetch": ("tealeaves.data.fetch:fetch_dataset",),
+    "data verify": (),
+}
+
 
 def register(subparsers) -> None:
     """Add ``data`` and its sub-commands to the top-level parser."""

@@ -12,7 +12,7 @@ Archives (``tar.gz``, ``zip``) are downloaded whole into ``<cache>/.downloads``;
 members the registry names are read (never ``extractall``, so no member can escape the
 cache), each verified like a single file, and the archive is deleted afterwards.
 
-With a mirror (``--mirror URL`` or ``$TEALEAVES_DATA_MIRROR``) every file, including those
+With a mirror (``mirror=URL`` or ``$TEALEAVES_DATA_MIRROR``) every file, including those
 prepared for tealeaves that no publisher serves, is read from ``URL/<path under the data
 root>``: a copy of a data folder served by any static web server.
 """
@@ -250,7 +250,7 @@ def _attempt(url: str, part: Path, size: int | None, label: str, stream: IO[str]
             raise _Transient(f"HTTP {exc.code} {exc.reason}") from None
         raise FetchError(f"HTTP {exc.code} {exc.reason} for {url}",
                          fix="the file may have moved: check the data set's page in 'tealeaves data list', "
-                             "or use a mirror (--mirror URL / TEALEAVES_DATA_MIRROR)") from None
+                             "or use a mirror (a mirror URL or TEALEAVES_DATA_MIRROR)") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         reason = getattr(reason, "strerror", None) or reason
@@ -332,7 +332,7 @@ def download(url: str, part: Path, *, size: int | None = None, label: str | None
             if i == attempts:
                 raise FetchError(f"could not download {url}: {exc} (after {attempts} attempts)",
                                  fix="check the network connection and run the command again (it "
-                                     "resumes), use a mirror (--mirror URL / TEALEAVES_DATA_MIRROR), or "
+                                     "resumes), use a mirror (a mirror URL or TEALEAVES_DATA_MIRROR), or "
                                      "set TEALEAVES_DATA to a folder holding the data") from None
             wait = BACKOFF * 2 ** (i - 1)
             if stream is not None:
@@ -460,7 +460,7 @@ def fetch_dataset(dataset: Dataset, *, mirror: str | None = None, stream: IO[str
         else:
             report.unavailable[entry.path] = (
                 f"'{entry.path}' is not published by the source ({entry.derived}); only a mirror serves it "
-                "(--mirror URL / TEALEAVES_DATA_MIRROR)")
+                "(a mirror URL or TEALEAVES_DATA_MIRROR)")
     if not missing:
         return report
     _writable(target)
@@ -551,7 +551,7 @@ class _ArchiveReader:
         if len(nested) == 1:
             return nested[0]
         raise FetchError(f"the archive {self.archive.url} has no member '{member}'",
-                         fix="the publisher changed the archive: use a mirror (--mirror URL / "
+                         fix="the publisher changed the archive: use a mirror (a mirror URL or "
                              "TEALEAVES_DATA_MIRROR) or set TEALEAVES_DATA to a folder holding the data")
 
     def extract(self, member: str, dest: Path) -> None:

@@ -17,8 +17,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tealeaves._cli_args import add_param
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.validation import int_arg, seed_arg
+from tealeaves.likelihood.params import N_CHAINS, N_SAMPLES, N_TEMPERATURES, REPLICATES
+from tealeaves.validation import seed_arg
+
+#: The public functions each command of this module calls (read by ``tests/test_naming.py``).
+API = {"perplexity": ("tealeaves.likelihood.estimators:estimate_log_likelihood",
+                      "tealeaves.likelihood.estimators:left_to_right_completion",
+                      "tealeaves.likelihood.completion:document_completion",
+                      "tealeaves.likelihood.estimators:annealed_importance_sampling",
+                      "tealeaves.likelihood.estimators:chib_style",
+                      "tealeaves.models.adapters:load_model", "tealeaves.models.adapters.arrays:AdaptedModel",
+                      "tealeaves.likelihood.cli:read_test")}
 
 #: ``--method`` choices: point-estimate document completion, its left-to-right version, the estimators.
 CLI_METHODS = ("completion", "left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib")
@@ -54,10 +65,7 @@ def register(subparsers) -> None:
                    help="JSON Lines: the field holding the text (default text)")
     p.add_argument("--method", choices=CLI_METHODS, default="left-to-right",
                    help="estimator (default: left-to-right)")
-    p.add_argument("--samples", "--particles", dest="samples", type=int_arg(1, name="--samples"),
-                   default=None,
-                   help="particles (left-to-right), prior draws (is), posterior draws (hm), chains (ais), "
-                   "states per chain (chib); a whole number >= 1; default per method")
+    add_param(p, N_SAMPLES, default=None)
     p.add_argument("--seed", type=seed_arg, default=0, help="sampler seed (default 0)")
     p.add_argument("--split-seed", type=seed_arg, default=0,
                    help="seed of the random halves for completion methods (default 0)")
@@ -65,14 +73,9 @@ def register(subparsers) -> None:
                    help="left-to-right: do not resample earlier positions (MALLET's default; linear time)")
     p.add_argument("--weighted", action="store_true",
                    help="left-to-right: weight whole particles (unbiased) instead of averaging per position")
-    p.add_argument("--temperatures", type=int_arg(2, name="--temperatures"), default=None,
-                   help="ais: number of temperatures, >= 2 (default 5000)")
-    p.add_argument("--chains", type=int_arg(1, name="--chains"), default=None,
-                   help="chib: independent chains, >= 1 (default 4)")
-    p.add_argument("--replicates", type=int_arg(1, name="--replicates"), default=None,
-                   help="whole-document estimators: run R times with independent seeds; with R >= 2 the "
-                        "standard error comes from their spread, with R = 1 (default) from the run's own "
-                        "samples")
+    add_param(p, N_TEMPERATURES, default=None)
+    add_param(p, N_CHAINS, default=None)
+    add_param(p, REPLICATES, default=None)
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -80,11 +83,11 @@ def register(subparsers) -> None:
 #: The methods each method-specific option applies to; giving it with another method is an error
 #: (it would be silently ignored, and the result would not be what was asked for).
 APPLIES_TO = {
-    "samples": ("left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib"),
+    "n_samples": ("left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib"),
     "no_resample": ("left-to-right", "left-to-right-completion"),
     "weighted": ("left-to-right", "left-to-right-completion"),
-    "temperatures": ("ais",),
-    "chains": ("chib",),
+    "n_temperatures": ("ais",),
+    "n_chains": ("chib",),
     "replicates": ("left-to-right", "is", "hm", "ais", "chib"),
     "inference": ("completion",),
 }
@@ -105,9 +108,9 @@ def _options(args: argparse.Namespace) -> dict:
     if args.method in ("left-to-right", "left-to-right-completion"):
         return {"resample": not args.no_resample, "weighted": args.weighted}
     if args.method == "ais":
-        return {"n_temperatures": 5000 if args.temperatures is None else args.temperatures}
+        return {"n_temperatures": 5000 if args.n_temperatures is None else args.n_temperatures}
     if args.method == "chib":
-        return {"n_chains": 4 if args.chains is None else args.chains}
+        return {"n_chains": 4 if args.n_chains is None else args.n_chains}
     return {}
 
 
@@ -124,11 +127,11 @@ def run(args: argparse.Namespace) -> int:
     if args.method == "completion":
         out = {"method": "completion", **document_completion(model, test, seed=args.split_seed).to_dict()}
     elif args.method == "left-to-right-completion":
-        n = estimators.DEFAULT_SAMPLES["left-to-right"] if args.samples is None else args.samples
+        n = estimators.DEFAULT_SAMPLES["left-to-right"] if args.n_samples is None else args.n_samples
         out = estimators.left_to_right_completion(model, test, n, seed=args.seed, split_seed=args.split_seed,
                                                   **_options(args)).to_dict()
     else:
-        out = estimators.estimate_log_likelihood(model, test, args.method, args.samples, seed=args.seed,
+        out = estimators.estimate_log_likelihood(model, test, args.method, args.n_samples, seed=args.seed,
                                                  replicates=args.replicates or 1, **_options(args)).to_dict()
     out = {"model": str(args.model), "test": str(args.test), "tokenization": tokenization, **out}
     if args.format == "json":

@@ -45,6 +45,7 @@ from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
 from tealeaves.likelihood._perplexity import align_corpus, perplexity, require_tokens, require_topic_word
 from tealeaves.likelihood.completion import check_split, completion_signature, prepare_test
+from tealeaves.likelihood.params import PARAMS as COUNTS
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_alpha, check_topic_word
 from tealeaves.signature import Signature
@@ -58,9 +59,9 @@ NEEDS_ALPHA = METHODS + ("left-to-right-completion",)
 DEFAULT_SAMPLES = {"left-to-right": 20, "is": 1000, "hm": 1000, "ais": 20, "chib": 1000}
 #: Largest number of assignments (K ** N) :func:`exact_log_likelihood` enumerates.
 MAX_ENUMERATION = 2_000_000
-#: Smallest value of each count option (AIS needs at least two temperatures: one step is plain IS).
-MINIMUM = {"n_particles": 1, "n_samples": 1, "n_chains": 1, "n_filters": 1, "n_temperatures": 2,
-           "burn_in": 0, "replicates": 1}
+#: Smallest value of each count option (AIS needs at least two temperatures: one step is plain IS)
+#: (declared in :mod:`tealeaves.likelihood.params`).
+MINIMUM = {name: int(p.min_value) for name, p in COUNTS.items()}
 
 
 @dataclass
@@ -161,18 +162,20 @@ def model_parameters(model: object, method: str = "left-to-right") -> tuple[np.n
     phi = require_topic_word(model)
     alpha = check_alpha(getattr(model, "doc_topic_prior_", None), phi.shape[0])
     if alpha is None:
-        raise InvalidModelError(
+        exc = InvalidModelError(
             f"{type(model).__name__} has no Dirichlet prior alpha (doc_topic_prior_), which the "
             f"'{method}' estimator needs; every estimator except point-estimate completion "
             f"('completion') needs alpha ({', '.join(NEEDS_ALPHA)}). Give the model a doc_topic_prior, "
-            "e.g. FixedTopicModel(phi, vocabulary, doc_topic_prior=1/K), or use --method completion"
+            "e.g. FixedTopicModel(phi, vocabulary, doc_topic_prior=1/K), or use method completion"
         )
+        exc.param = "method"  # the command line names its option
+        raise exc
     return phi, alpha
 
 
 def _check_count(name: str, value: object) -> int:
-    """A count option: a whole number (not a bool or float) of at least :data:`MINIMUM`."""
-    return check_int(value, name, min_value=MINIMUM[name])
+    """A count option: a whole number (not a bool or float) within its declared bounds."""
+    return COUNTS[name].check(value)
 
 
 def _check_flag(name: str, value: object) -> bool:

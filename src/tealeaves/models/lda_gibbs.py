@@ -6,7 +6,7 @@ language, so :class:`GibbsLDA` fits it with
 aligned corpus: the same numba sampler (SparseLDA buckets by default, Yao,
 Mimno and McCallum 2009), the same seeded chains and MALLET's hyperparameter
 optimisation (Minka's fixed point for an asymmetric ``alpha`` every
-``optimize_interval`` sweeps after ``burn_in``, and the symmetric ``beta``).
+``optimize_interval`` sweeps after ``optimize_burn_in``, and the symmetric ``beta``).
 The collapsed conditional is
 
     p(z_i = k | rest) ∝ (n_dk + alpha_k) (n_kw + beta) / (n_k + V beta).
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters, warn_renamed
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import AlignedCorpus
 from tealeaves.errors import TealeavesError
@@ -57,9 +58,10 @@ class GibbsLDA(TopicModel):
         is the sum ``K * alpha``).
     beta : initial symmetric topic-word prior.
     optimize_interval : re-estimate ``alpha`` and ``beta`` every this many
-        sweeps (0 keeps them fixed); ``burn_in`` sweeps pass first and the
+        sweeps (0 keeps them fixed); ``optimize_burn_in`` sweeps pass first and the
         document-topic histograms are collected every ``sample_interval`` sweeps
-        after it (MALLET's ``--optimize-burn-in`` and ``saveSampleInterval``).
+        after it (MALLET's ``--optimize-burn-in`` and ``saveSampleInterval``; the old name
+        ``burn_in=`` still works, with a ``FutureWarning``).
     n_chains : independent chains seeded from ``random_state``; the one with the
         highest final log-likelihood is kept (``n_jobs`` threads sample them).
     sampler : ``"sparse"`` (SparseLDA buckets), ``"dense"`` or ``"auto"``
@@ -68,6 +70,7 @@ class GibbsLDA(TopicModel):
     random_state : integer seed; the same seed repeats a fit exactly.
     """
 
+    @renamed_parameters({"burn_in": "optimize_burn_in"})
     def __init__(
         self,
         n_components: int = 10,
@@ -75,7 +78,7 @@ class GibbsLDA(TopicModel):
         alpha: float = 0.1,
         beta: float = 0.01,
         optimize_interval: int = 50,
-        burn_in: int = 200,
+        optimize_burn_in: int = 200,
         sample_interval: int = 5,
         n_chains: int = 1,
         sampler: str = "auto",
@@ -88,7 +91,7 @@ class GibbsLDA(TopicModel):
         self.alpha = alpha
         self.beta = beta
         self.optimize_interval = optimize_interval
-        self.burn_in = burn_in
+        self.optimize_burn_in = optimize_burn_in
         self.sample_interval = sample_interval
         self.n_chains = n_chains
         self.sampler = sampler
@@ -104,7 +107,7 @@ class GibbsLDA(TopicModel):
             beta=check_float(self.beta, "beta", min_value=0.0, include_min=False),
             n_iter=check_int(self.n_iter, "n_iter", min_value=1),
             optimize_interval=check_int(self.optimize_interval, "optimize_interval", min_value=0),
-            optimize_burn_in=check_int(self.burn_in, "burn_in", min_value=0),
+            optimize_burn_in=check_int(self.optimize_burn_in, "optimize_burn_in", min_value=0),
             sample_interval=check_int(self.sample_interval, "sample_interval", min_value=1),
             n_chains=check_int(self.n_chains, "n_chains", min_value=1),
             evaluate_every=check_int(self.evaluate_every, "evaluate_every", min_value=1),
@@ -112,6 +115,18 @@ class GibbsLDA(TopicModel):
             n_jobs=check_int(self.n_jobs, "n_jobs", min_value=1),
             sampler=check_choice(self.sampler, "sampler", SAMPLERS),
         )
+
+    @property
+    def burn_in(self) -> int:
+        """Deprecated name of :attr:`optimize_burn_in`."""
+        warn_renamed("burn_in", "optimize_burn_in", "GibbsLDA")
+        return self.optimize_burn_in
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle, reading a model pickled when ``optimize_burn_in`` was called ``burn_in``."""
+        if "burn_in" in state:
+            state["optimize_burn_in"] = state.pop("burn_in")
+        self.__dict__.update(state)
 
     def fit(self, corpus: Corpus) -> GibbsLDA:
         """Sample ``n_chains`` chains on ``corpus`` and keep the best (see the class docstring)."""
@@ -147,7 +162,8 @@ class GibbsLDA(TopicModel):
 
         Tokens are placed sequentially, then ``n_iter`` sweeps run with weights
         ``(n_dk + alpha_k) phi_kw``; ``theta`` is averaged over every ``thin``-th
-        sweep after ``burn_in``.  The seed is ``random_state`` (default: the
+        sweep after ``burn_in`` (sweeps discarded before averaging: not the fit's
+        ``optimize_burn_in``; see ``docs/naming.md``).  The seed is ``random_state`` (default: the
         model's), so it repeats exactly; an empty document gets ``alpha / sum alpha``.
         """
         if not hasattr(self, "pltm_"):

@@ -15,6 +15,7 @@ import numpy as np
 from tealeaves.corpus import Corpus
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
+from tealeaves.models.params import WEIGHTING
 
 
 class LSI(TopicModel):
@@ -68,8 +69,7 @@ class LSI(TopicModel):
             If ``n_components`` is below 1 or above the vocabulary size.
         """
         check_fit_input(corpus, self.n_components, "LSI")
-        if self.weighting not in ("count", "tfidf"):
-            raise ValueError(f"weighting={self.weighting!r} is not known; use 'count' or 'tfidf'")
+        WEIGHTING.check(self.weighting)
         x = corpus.counts.astype(np.float64)
         if self.weighting == "tfidf":
             from sklearn.feature_extraction.text import TfidfTransformer  # slow import: load on use

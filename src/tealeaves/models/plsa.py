@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from tealeaves.corpus import Corpus
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
+from tealeaves.models.params import N_RESTARTS
 
 
 def _pointwise(theta: np.ndarray, phi: np.ndarray, counts: sp.csr_matrix) -> np.ndarray:
@@ -62,7 +63,7 @@ class PLSA(TopicModel):
     Parameters
     ----------
     n_components : number of topics K.
-    n_restarts : random initialisations tried; the highest log-likelihood wins.
+    n_restarts : random initialisations tried (>= 1); the highest log-likelihood wins.
     max_iter : EM iterations per restart.
     tol : stop when the relative improvement of the log-likelihood is below ``tol``.
     random_state : seed of the restarts.
@@ -83,7 +84,7 @@ class PLSA(TopicModel):
         rng = np.random.default_rng(self.random_state)
         best = None
         self.restart_log_likelihoods_ = []
-        for _ in range(max(1, self.n_restarts)):
+        for _ in range(N_RESTARTS.check(self.n_restarts)):
             theta, phi, ll = self._em(counts, rng)
             self.restart_log_likelihoods_.append(ll)
             if best is None or ll > best[2]:

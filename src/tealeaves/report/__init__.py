@@ -2,8 +2,9 @@
 
 * :func:`~tealeaves.report.html.write_report` / :func:`~tealeaves.report.html.build_html`: the page
   (inline SVG figures, inline CSS and JavaScript, the numbers as embedded JSON; no network);
-* :mod:`~tealeaves.report.figures`: the matplotlib figures, also written as PNG (``--figures DIR``);
-* :mod:`~tealeaves.report.story`: the K-selection story told from the numbers (used by
-  ``tealeaves reproduce reuters --report``);
+* :mod:`~tealeaves.report.figures`: the matplotlib figures, also written as PNG
+  (``write_report(..., figures=DIR)``);
+* :mod:`~tealeaves.report.story`: the K-selection story told from the numbers (used by the
+  Reuters reproduction's report);
 * :mod:`~tealeaves.report.hooks`: where stability per K and junk-topic flags plug in.
 """

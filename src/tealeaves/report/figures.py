@@ -95,7 +95,7 @@ def measures_vs_k(results):
     measures = coherence_measures(results)
     if not measures:
         raise ParameterError("the results store holds no coherence measure to plot",
-                             fix="run the sweep with --measures npmi (the default)")
+                             fix="run the sweep with the npmi measure (the default)")
     fig = _figure(4.0 * min(len(measures), 3), 3.6 * ((len(measures) + 2) // 3))
     axes = np.atleast_1d(fig.subplots((len(measures) + 2) // 3, min(len(measures), 3))).ravel()
     for ax, measure in zip(axes, measures):

@@ -5,7 +5,7 @@ baselines and the library's bound; per-topic coherence bars of a chosen model; t
 heatmap of a chosen topic; stability per K (:data:`tealeaves.report.hooks.STABILITY`);
 a sortable table of every topic with its flags (:data:`tealeaves.report.hooks.FLAGS`).
 Every number is also embedded as JSON (``<script type="application/json" id="tealeaves-data">``)
-and available from :func:`report_data` (``tealeaves report --format json``).
+and available from :func:`report_data` (``tealeaves report``, JSON format).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 from tealeaves._output import to_jsonable
+from tealeaves._params import renamed_parameters
 from tealeaves.errors import ParameterError
 from tealeaves.report import figures, hooks
 
@@ -271,28 +272,29 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
                              "the mean, band lowest to highest pair."))
     else:
         parts.append('<p class="note" id="stability-missing">Stability across seeds needs at least two '
-                     "seeds at some K (tealeaves sweep --seeds 2 or more).</p>")
+                     "seeds at some K (a sweep with 2 or more seeds).</p>")
     parts += ["<h2>All topics</h2><p class=\"note\">Click a column to sort.</p>", topic_table(results),
               f'<script type="application/json" id="tealeaves-data">{data}</script>',
               f"<script>{_JS}</script></body></html>"]
     return "".join(parts)
 
 
+@renamed_parameters({"figures_dir": "figures"})
 def write_report(results, output: str | os.PathLike, choice: Choice | None = None,
-                 figures_dir: str | os.PathLike | None = None, title: str = "tealeaves sweep report",
+                 figures: str | os.PathLike | None = None, title: str = "tealeaves sweep report",
                  story: list[str] | None = None) -> None:
-    """Write the HTML page to ``output`` (atomically) and, with ``figures_dir``, each figure as PNG.
+    """Write the HTML page to ``output`` (atomically) and, with ``figures``, each figure as PNG.
 
     Parameters
     ----------
     results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+        A sweep's results store (:class:`~tealeaves.sweep.SweepResults`).
     output : str or os.PathLike
         The HTML file.
     choice : Choice or None, default None
         The model and topic shown in detail (None: :func:`choose`'s defaults).
-    figures_dir : str or os.PathLike or None, default None
-        A folder for the PNG figures (None: none written).
+    figures : str or os.PathLike or None, default None
+        A folder for the PNG figures (None: none written; old name ``figures_dir``).
     title : str, default "tealeaves sweep report"
         The page's title.
     story : list of str or None, default None
@@ -309,8 +311,8 @@ def write_report(results, output: str | os.PathLike, choice: Choice | None = Non
     page = build_html(results, choice, title, story)
     with atomic_write(output, what="report file") as fh:
         fh.write(page)
-    if figures_dir is not None:
-        write_figures(results, figures_dir, choice)
+    if figures is not None:
+        write_figures(results, figures, choice)
 
 
 def write_figures(results, folder: str | os.PathLike, choice: Choice | None = None) -> list:
@@ -344,6 +346,6 @@ def write_figures(results, folder: str | os.PathLike, choice: Choice | None = No
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create figures folder '{folder}': {exc.strerror or exc}",
-                          fix="give a writable folder with --figures") from None
+                          fix="give a writable figures folder") from None
     choice = choice or choose(results)
     return [figures.save_png(fig, folder, name) for name, fig in figure_set(results, choice).items()]

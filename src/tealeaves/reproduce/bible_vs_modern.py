@@ -54,6 +54,7 @@ from tealeaves.multilingual.era import read_spelleng
 from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
 from tealeaves.multilingual.features import topic_features
 from tealeaves.multilingual.reference import LANGUAGES, named_reference, reference_from_texts
+from tealeaves.reproduce.params import N_ITER
 from tealeaves.signature import Signature
 
 #: The incremental feature sets of the comparison.
@@ -491,6 +492,7 @@ def run(config: Config, log=None) -> dict:
     """
     start = time.perf_counter()
     config.languages = tuple(normalize_language(x) for x in config.languages)
+    N_ITER.check(config.n_iter)
     bad = [x for x in config.languages if x == "en" or x not in LANGUAGES]
     if bad or len(set(config.languages)) < 3:
         raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among {LANGUAGES} "

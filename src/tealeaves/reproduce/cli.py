@@ -1,16 +1,29 @@
 """Command-line sub-commands of tealeaves.reproduce: ``tealeaves reproduce five-term|reuters|...``.
 
-Every option is validated at the boundary (:mod:`tealeaves.validation`): numbers of topics
-``--k`` are whole numbers >= 2, each given once (rows come in the order given); seeds are
-whole numbers in [0, 2**32 - 1]; counts (restarts, iterations, dimensions, top words) are
-whole numbers >= their minimum.  An output file (``--topics-csv``) is checked before the
-run starts and written atomically.
+Every option is validated at the boundary, by the declarations of :mod:`tealeaves.reproduce.params`
+(the Python functions check the same): numbers of topics ``-k/--n-components`` are whole
+numbers >= 2, each given once (rows come in the order given); seeds are whole numbers in
+[0, 2**32 - 1]; counts (restarts, iterations, dimensions, top words) are whole numbers >= their
+minimum.  An output file (``--topics-csv``) is checked before the run starts and written
+atomically.
 """
 
 from __future__ import annotations
 
+from tealeaves._cli_args import add_param
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
-from tealeaves.validation import check_unique, int_arg, seed_arg
+from tealeaves.reproduce.params import LSI_DIMENSIONS, N_COMPONENTS, N_ITER, N_RESTARTS, N_TOP
+from tealeaves.validation import check_unique, seed_arg
+
+#: The public functions each command of this module calls (read by ``tests/test_naming.py``).
+API = {
+    "reproduce five-term": ("tealeaves.reproduce.five_term:five_term_table",),
+    "reproduce reuters": ("tealeaves.reproduce.reuters:reuters_table",),
+    "reproduce reuters-coherence": ("tealeaves.reproduce.reuters_coherence:reuters_coherence_table",),
+    "reproduce bible-vs-modern": ("tealeaves.reproduce.bible_vs_modern:Config",
+                                  "tealeaves.reproduce.bible_vs_modern:run"),
+    "reproduce hao2018": ("tealeaves.reproduce.hao2018:Config", "tealeaves.reproduce.hao2018:run"),
+}
 
 REUTERS_COLUMNS = ("k", "completion_perplexity", "sklearn_perplexity", "vocabulary_size", "stories_split",
                    "heldout_words", "uniform_perplexity", "unigram_perplexity")
@@ -23,8 +36,7 @@ def register(subparsers) -> None:
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
     five = sub.add_parser("five-term", help="perplexity of four models on the five-term example")
-    five.add_argument("--restarts", type=int_arg(1, 10_000, name="--restarts"), default=10,
-                      help="pLSA EM restarts, 1 to 10000 (default 10)")
+    add_param(five, N_RESTARTS, default=10)
     add_format_option(five)
     five.set_defaults(func=_five_term)
 
@@ -37,10 +49,8 @@ def register(subparsers) -> None:
 
     coh = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
     add_sweep_options(coh)
-    coh.add_argument("--top", type=int_arg(2, name="--top"), default=10,
-                     help="top words per topic, >= 2 (default 10)")
-    coh.add_argument("--lsi", type=int_arg(1, 1000, name="--lsi"), default=20,
-                     help="LSI dimensions, 1 to 1000 (default 20)")
+    add_param(coh, N_TOP, default=10)
+    add_param(coh, LSI_DIMENSIONS, default=20)
     coh.set_defaults(func=_reuters_coherence)
     add_bible_vs_modern_parser(sub)
     add_hao2018_parser(sub)
@@ -48,9 +58,8 @@ def register(subparsers) -> None:
 
 def add_sweep_options(parser) -> None:
     """Options shared by the Reuters sweeps (``fit_reuters_models``): K values, seed, cache, format."""
-    parser.add_argument("--k", type=int_arg(2, name="--k"), nargs="+", default=[5, 10, 20, 40, 80],
-                        help="numbers of topics, each >= 2 and given once; rows follow this order "
-                             "(default 5 10 20 40 80)")
+    add_param(parser, N_COMPONENTS, nargs="+", default=[5, 10, 20, 40, 80], metavar="K",
+              help=f"{N_COMPONENTS.help} (default 5 10 20 40 80)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="LDA random_state (default 0)")
     parser.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
     parser.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
@@ -59,14 +68,14 @@ def add_sweep_options(parser) -> None:
 
 
 def sweep_ks(args) -> list[int]:
-    """``--k`` checked for duplicates (each value is range-checked by its argparse type)."""
-    return check_unique(args.k, "--k")
+    """``--n-components`` checked for duplicates (each value is range-checked by its argparse type)."""
+    return check_unique(args.n_components, N_COMPONENTS.flag)
 
 
 def _five_term(args) -> int:
     from tealeaves.reproduce.five_term import five_term_table
 
-    rows = five_term_table(n_restarts=args.restarts)
+    rows = five_term_table(n_restarts=args.n_restarts)
     if args.format == "json":
         print(dump_json(rows))
     else:
@@ -111,7 +120,7 @@ def _reuters_report(args, corpora, models: dict) -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "reuters.sqlite"
         sweep(corpora[0], list(models), seeds=[args.seed], engine=engine, output=store, test=corpora[1],
-              split_seed=args.split_seed, measures=["npmi"], top_n=10, progress=False)
+              split_seed=args.split_seed, measures=["npmi"], n_top=10, progress=False)
         results = load_results(store)
     article = ", ".join(f"{a} / {b} (K={k})" for k, (a, b) in ARTICLE.items())
     story = k_story(results, "npmi") + [f"The article's document-completion / scikit-learn perplexities: "
@@ -129,8 +138,7 @@ def add_bible_vs_modern_parser(subparsers) -> None:
                    help=f"at least three of {', '.join(LANGUAGES)} (each paired with English), each once")
     p.add_argument("--rich", choices=("heldout", "all"), default="heldout",
                    help="rich reference: modern tuples not used for training (default) or all of them")
-    p.add_argument("--n-iter", type=int_arg(1, name="--n-iter"), default=None,
-                   help="Gibbs sweeps per model, >= 1 (default: 400, or 100 with --quick)")
+    add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 100 with --quick)")
     p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
     add_format_option(p, markdown=True)
     p.set_defaults(func=_bible_vs_modern)
@@ -175,8 +183,7 @@ def add_hao2018_parser(subparsers) -> None:
     p.add_argument("--figure", type=int, choices=(6, 7, 8, 10), required=True, help="figure to reproduce")
     p.add_argument("--quick", action="store_true", help="reduced CI size (one language, small models)")
     p.add_argument("--languages", nargs="+", default=None, help="languages paired with English, each once")
-    p.add_argument("--n-iter", type=int_arg(1, name="--n-iter"), default=None,
-                   help="Gibbs sweeps per model, >= 1 (default: 400, or 60 with --quick)")
+    add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 60 with --quick)")
     p.add_argument("--figures", default=None, help="also write the plot as DIR/hao2018_figN.png")
     p.add_argument("--design", choices=("links", "pooled-k"), default=None,
                    help="Figure 8's models: links (Section 6.1's: one K, link fractions 0..100%%, every "
@@ -232,8 +239,8 @@ def _hao2018(args) -> int:
 def _reuters_coherence(args) -> int:
     from tealeaves.reproduce.reuters_coherence import ARTICLE_LSI_20, ARTICLE_NPMI, reuters_coherence_table
 
-    table = reuters_coherence_table(sweep_ks(args), seed=args.seed, quick=args.quick, top_n=args.top,
-                                    lsi_dimensions=args.lsi, cache_dir=args.cache_dir,
+    table = reuters_coherence_table(sweep_ks(args), seed=args.seed, quick=args.quick, n_top=args.n_top,
+                                    lsi_dimensions=args.lsi_dimensions, cache_dir=args.cache_dir,
                                     use_cache=not args.no_cache)
     if args.format == "json":
         print(dump_json(table))

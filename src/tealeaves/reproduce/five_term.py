@@ -19,6 +19,7 @@ import numpy as np
 from tealeaves.corpus import Corpus
 from tealeaves.likelihood import score_words
 from tealeaves.models import PLSA
+from tealeaves.reproduce.params import N_RESTARTS
 from tealeaves.signature import Signature
 
 TERMS = ("ship", "boat", "ocean", "voyage", "trip")
@@ -61,7 +62,7 @@ def five_term_table(n_restarts: int = 10, random_state: int = 0) -> list[dict]:
     Parameters
     ----------
     n_restarts : int, default 10
-        EM restarts of the two-topic pLSA (the best is kept).
+        EM restarts of the two-topic pLSA, 1 to 10000 (the best is kept).
     random_state : int, default 0
         Seed of the pLSA fit.
 
@@ -71,6 +72,7 @@ def five_term_table(n_restarts: int = 10, random_state: int = 0) -> list[dict]:
         One row per model (uniform, unigram, pLSA, own distribution), each with
         ``model``, ``log_likelihood``, ``perplexity``, ``n_words`` and ``signature``.
     """
+    n_restarts = N_RESTARTS.check(n_restarts)
     corpus = five_term_corpus()
     d, v = len(corpus), len(corpus.vocabulary)
     one = np.ones((d, 1))

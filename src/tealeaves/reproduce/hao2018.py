@@ -1,4 +1,4 @@
-"""``tealeaves reproduce hao2018 --figure {6,7,8,10}``: Hao, Boyd-Graber and Paul (2018), §5.4 and §6.
+"""``tealeaves reproduce hao2018``, figures 6, 7, 8 and 10: Hao, Boyd-Graber and Paul (2018), §5.4 and §6.
 
 Wikipedia is not available, so the models and references are built from the modern parallel text
 of :mod:`tealeaves.reproduce.bible_vs_modern`; the *poor* reference is always the Bible (chapters).
@@ -42,6 +42,7 @@ from functools import cached_property
 
 import numpy as np
 
+from tealeaves.reproduce.params import N_ITER
 from tealeaves.signature import Signature
 
 FIGURES = (6, 7, 8, 10)
@@ -169,7 +170,7 @@ def unit_group(unit: str) -> int:
     if unit.isdigit() and unit.isascii() and int(unit) >= 1:
         return int(unit)
     raise ParameterError(f"rich-reference unit {unit!r} is not 'document', 'sentence' or a whole number >= 1",
-                         fix="e.g. --rich-unit sentence or --rich-unit 4 (runs of 4 sentences)")
+                         fix="e.g. 'sentence' or '4' (runs of 4 sentences)")
 
 
 def _unit_ids(doc_ids: Sequence[str], group: int) -> list[str]:
@@ -667,6 +668,7 @@ def _check_config(config: Config) -> None:
     from tealeaves.errors import ParameterError
 
     config.languages = tuple(normalize_language(x) for x in config.languages)
+    N_ITER.check(config.n_iter)
     if config.design not in DESIGNS:
         raise ParameterError(f"Figure 8 design {config.design!r} is not one of {DESIGNS}",
                              fix="choose links (Section 6.1's models) or pooled-k")
@@ -704,7 +706,7 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None,
     from tealeaves.errors import ParameterError
 
     if figure not in FIGURES:
-        raise ParameterError(f"--figure {figure} is not one of {FIGURES}", fix="choose 6, 7, 8 or 10")
+        raise ParameterError(f"figure {figure} is not one of {FIGURES}", fix="choose 6, 7, 8 or 10")
     start = time.perf_counter()
     _check_config(config)
     rows, extra, tables = [], [], []

@@ -26,12 +26,14 @@ from pathlib import Path
 
 from tealeaves import data
 from tealeaves._io import atomic_write
+from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import OutputError, TealeavesError
 from tealeaves.likelihood import align_corpus, baselines, document_completion
 from tealeaves.models import SklearnLDA
 from tealeaves.signature import Signature
-from tealeaves.validation import check_int, check_seed, check_unique
+from tealeaves.sweep.params import check_n_components
+from tealeaves.validation import check_seed
 
 DEFAULT_KS = (5, 10, 20, 40, 80)
 
@@ -41,7 +43,7 @@ DEFAULT_KS = (5, 10, 20, 40, 80)
 #: docs/likelihood.md for the settings compared).
 LDA_PARAMS: dict = {"learning_method": "batch", "max_iter": 20}
 
-#: Reduced settings (``--quick``): scikit-learn's default 10 iterations.
+#: Reduced settings (``quick=True``): scikit-learn's default 10 iterations.
 QUICK_PARAMS: dict = {"learning_method": "batch", "max_iter": 10}
 
 #: The article's figures: K -> (document-completion perplexity, scikit-learn's perplexity).
@@ -143,8 +145,9 @@ def default_cache_dir() -> Path:
     return data.cache_dir() / "models"
 
 
+@renamed_parameters({"ks": "n_components"})
 def fit_reuters_models(
-    ks: Iterable[int] = DEFAULT_KS,
+    n_components: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
     quick: bool = False,
     cache_dir: str | Path | None = None,
@@ -157,11 +160,12 @@ def fit_reuters_models(
     Models are pickled under ``cache_dir`` (default :func:`default_cache_dir`)
     with the key of :func:`model_key`; ``use_cache=False`` neither reads nor writes it.
     A cache file that cannot be unpickled (truncated, from another version) is refitted
-    and overwritten.  ``ks`` are whole numbers >= 2, each given once (:func:`check_ks`).
+    and overwritten.  ``n_components`` are whole numbers >= 2, each given once
+    (:func:`~tealeaves.sweep.params.check_n_components`; old name ``ks``).
 
     Parameters
     ----------
-    ks : iterable of int, default (5, 10, 20, 40, 80)
+    n_components : iterable of int, default (5, 10, 20, 40, 80)
         The numbers of topics: whole numbers >= 2, each once (:func:`check_ks`).
     seed : int, default 0
         scikit-learn's ``random_state``.
@@ -185,17 +189,17 @@ def fit_reuters_models(
     Raises
     ------
     ParameterError
-        If ``ks`` or ``seed`` is out of range.
+        If ``n_components`` or ``seed`` is out of range.
     OutputError
         If the cache folder is a file or cannot be created.
     """
-    ks = check_ks(ks)
+    n_components = check_ks(n_components)
     seed = check_seed(seed)
     train = load_corpora()[0] if train is None else train
     params = lda_params(seed, quick)
     folder = _cache_folder(cache_dir) if use_cache else None
     models: dict[int, SklearnLDA] = {}
-    for k in ks:
+    for k in n_components:
         path = folder / f"{model_key(k, params, train)}.pkl" if folder is not None else None
         cached = _load_cached(path, progress) if path is not None else None
         if cached is not None:
@@ -219,12 +223,12 @@ def _check_same_words(result, base: dict) -> None:
                                  f"{result.n_documents_split}", fix="this is a bug in tealeaves; report it")
 
 
-def check_ks(ks: Iterable[int]) -> list[int]:
-    """Numbers of topics: whole numbers >= 2, each once, kept in the order given.
+def check_ks(n_components: Iterable[int]) -> list[int]:
+    """Numbers of topics: whole numbers >= 2, each once, kept in the order given (none is allowed).
 
     Parameters
     ----------
-    ks : iterable of int
+    n_components : iterable of int
         The numbers of topics.
 
     Returns
@@ -237,19 +241,19 @@ def check_ks(ks: Iterable[int]) -> list[int]:
     ParameterError
         If a number is not a whole number >= 2, or is given twice.
     """
-    return check_unique([check_int(k, "k", min_value=2) for k in ks], "k")
+    return check_n_components(n_components, allow_empty=True)
 
 
 def _cache_folder(cache_dir: str | Path | None) -> Path:
     """The model cache folder, created if needed; a clear error when it cannot be."""
     folder = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"model cache folder '{folder}' is a file", fix="give a folder with --cache-dir")
+        raise OutputError(f"model cache folder '{folder}' is a file", fix="give a folder as cache_dir")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create model cache folder '{folder}': {exc.strerror or exc}",
-                          fix="give a writable folder with --cache-dir, or use --no-cache") from None
+                          fix="give a writable folder as cache_dir, or use_cache=False") from None
     return folder
 
 
@@ -269,8 +273,9 @@ def _load_cached(path: Path, progress: Progress | None) -> SklearnLDA | None:
     return model
 
 
+@renamed_parameters({"ks": "n_components"})
 def reuters_table(
-    ks: Iterable[int] = DEFAULT_KS,
+    n_components: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
     split_seed: int = 0,
     quick: bool = False,
@@ -326,12 +331,12 @@ def reuters_table(
         (a bug).
     """
     train, test = load_corpora() if corpora is None else corpora
-    ks = check_ks(ks)
+    n_components = check_ks(n_components)
     split_seed = check_seed(split_seed, "split_seed")
     if models is None:
-        models = fit_reuters_models(ks, seed, quick, cache_dir, use_cache, train, progress)
+        models = fit_reuters_models(n_components, seed, quick, cache_dir, use_cache, train, progress)
     rows = []
-    for k in ks:
+    for k in n_components:
         if progress:
             progress(f"scoring K={k} ...")
         model = models[k]
@@ -356,7 +361,7 @@ def reuters_table(
         })
     return {
         "rows": rows,
-        "baselines": {name: r.to_dict() for name, r in base.items()} if ks else {},
+        "baselines": {name: r.to_dict() for name, r in base.items()} if n_components else {},
         "settings": {"lda": lda_params(seed, quick), "split_seed": split_seed,
                      "n_train": len(train), "n_test": len(test),
                      "preprocessing": train.metadata.get("preprocessing")},

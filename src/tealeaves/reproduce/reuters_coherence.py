@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tealeaves._params import renamed_parameters
 from tealeaves.coherence import build_index, coherence
 from tealeaves.corpus import Corpus
+from tealeaves.reproduce.params import LSI_DIMENSIONS, N_TOP
 from tealeaves.reproduce.reuters import DEFAULT_KS, Progress, _stderr, fit_reuters_models, lda_params
 
 #: The article's mean NPMI (top 10 words, training-story co-occurrence) by K, and LSI at 20 dimensions.
@@ -26,11 +28,12 @@ ARTICLE_NPMI = {5: 0.203, 10: 0.242, 20: 0.251, 40: 0.208, 80: 0.122}
 ARTICLE_LSI_20 = 0.097
 
 
+@renamed_parameters({"ks": "n_components", "top_n": "n_top"})
 def reuters_coherence_table(
-    ks: Iterable[int] = DEFAULT_KS,
+    n_components: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
     quick: bool = False,
-    top_n: int = 10,
+    n_top: int = 10,
     lsi_dimensions: int = 20,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
@@ -85,25 +88,25 @@ def reuters_coherence_table(
     from tealeaves.reproduce.reuters import check_ks, load_corpora
     from tealeaves.validation import check_int
 
-    ks = check_ks(ks)
-    top_n = check_int(top_n, "top_n", min_value=2)
+    n_components = check_ks(n_components)
+    n_top = N_TOP.check(n_top)
     train = load_corpora()[0] if train is None else train
-    lsi_dimensions = check_int(lsi_dimensions, "lsi_dimensions", min_value=1,
+    lsi_dimensions = check_int(LSI_DIMENSIONS.check(lsi_dimensions), "lsi_dimensions", min_value=1,
                                max_value=min(len(train), len(train.vocabulary)) - 1)
     if models is None:
-        models = fit_reuters_models(ks, seed, quick, cache_dir, use_cache, train, progress)
+        models = fit_reuters_models(n_components, seed, quick, cache_dir, use_cache, train, progress)
     index = build_index(train, name="reuters-modapte-train")
     rows = []
     signature = None
-    for k in ks:
-        result = coherence(models[k], index, measure="npmi", top_n=top_n)
+    for k in n_components:
+        result = coherence(models[k], index, measure="npmi", n_top=n_top)
         signature = str(result.signature)
         rows.append({"k": k, "mean_npmi": result.mean, "article_npmi": ARTICLE_NPMI.get(k),
                      "min_topic": min(s for s in result.scores if s is not None),
                      "max_topic": max(s for s in result.scores if s is not None),
                      "unscored_topics": result.n_unscored})
     lsi = LSI(lsi_dimensions, random_state=seed).fit(train)
-    lsi_result = coherence(lsi, index, measure="npmi", top_n=top_n)
+    lsi_result = coherence(lsi, index, measure="npmi", n_top=n_top)
     lda_at = next((r["mean_npmi"] for r in rows if r["k"] == lsi_dimensions), None)
     return {
         "rows": rows,
@@ -112,6 +115,6 @@ def reuters_coherence_table(
                 "article_lda": ARTICLE_NPMI.get(lsi_dimensions)},
         "peak_k": max(rows, key=lambda r: r["mean_npmi"])["k"] if rows else None,
         "signature": signature,
-        "settings": {"lda": lda_params(seed, quick), "top_n": top_n, "n_train": len(train),
+        "settings": {"lda": lda_params(seed, quick), "top_n": n_top, "n_train": len(train),
                      "preprocessing": train.metadata.get("preprocessing")},
     }

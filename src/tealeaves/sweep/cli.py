@@ -10,8 +10,17 @@ from __future__ import annotations
 
 import argparse
 
+from tealeaves._cli_args import add_output, add_param
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
-from tealeaves.validation import float_arg, int_arg, seed_arg
+from tealeaves.sweep.params import LEVEL, N_BOOT, N_COMPONENTS, N_JOBS, N_TOP, SEEDS, TEST_FRACTION
+from tealeaves.validation import int_arg, seed_arg
+
+#: The public functions each command of this module calls (read by ``tests/test_naming.py``).
+API = {
+    "sweep": ("tealeaves.sweep.core:sweep",),
+    "compare": ("tealeaves.sweep.compare:compare_models",),
+    "report": ("tealeaves.report.html:write_report", "tealeaves.report.html:choose"),
+}
 
 SUMMARY_COLUMNS = ("name", "k", "seed", "completion_perplexity", "unigram_perplexity", "library_perplexity")
 
@@ -26,10 +35,8 @@ def register(subparsers) -> None:
                               "rerun resumes, refitting only models the store lacks.")
     p.add_argument("corpus", help="training corpus (or the whole corpus without --test): a file of "
                    "whitespace-tokenised lines, a JSON Lines file or a folder of text files")
-    p.add_argument("--k", type=int_arg(2, name="--k"), nargs="+", required=True,
-                   help="numbers of topics, each >= 2 and given once")
-    p.add_argument("--seeds", type=int_arg(1, 10_000, name="--seeds"), default=3,
-                   help="seeds 0 .. N-1 per K (default 3)")
+    add_param(p, N_COMPONENTS, nargs="+", required=True, metavar="K")
+    add_param(p, SEEDS, default=3)
     p.add_argument("--engine", choices=sorted(ENGINES), default="sklearn",
                    help="fitting engine (default sklearn)")
     p.add_argument("--settings", default=None,
@@ -38,18 +45,14 @@ def register(subparsers) -> None:
     p.add_argument("--reference", default=None, help="reference index file for coherence "
                    "(default: the training corpus)")
     p.add_argument("--measures", default="npmi", help="comma-separated coherence measures (default npmi)")
-    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
-                   help="top words per topic (default 10)")
+    add_param(p, N_TOP, default=10)
     p.add_argument("--test", default=None,
                    help="test documents (default: hold out --test-fraction of CORPUS)")
-    p.add_argument("--test-fraction", type=float_arg(0.0, 1.0, name="--test-fraction", include_min=False),
-                   default=None,
-                   help="share of CORPUS held out as test documents without --test (default 0.2)")
+    add_param(p, TEST_FRACTION, default=None)
     p.add_argument("--split-seed", type=seed_arg, default=0,
                    help="seed of the train/test split and of the held-out halves (default 0)")
-    p.add_argument("-o", "--output", required=True, help="results store (SQLite) to create or resume")
-    p.add_argument("--workers", type=int_arg(1, 256, name="--workers"), default=1,
-                   help="local worker processes (default 1: in this process)")
+    add_output(p, required=True, help="results store (SQLite) to create or resume")
+    add_param(p, N_JOBS, default=1)
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     add_format_option(p)
     p.set_defaults(func=_sweep)
@@ -59,18 +62,15 @@ def register(subparsers) -> None:
     c.add_argument("--models", nargs=2, required=True, metavar=("A", "B"),
                    help="model names, e.g. sklearn-K10-s0")
     c.add_argument("--measure", default=None, help="coherence measure (default: the sweep's first)")
-    c.add_argument("--n-boot", type=int_arg(100, 1_000_000, name="--n-boot"), default=2000,
-                   help="bootstrap replicates (default 2000)")
-    c.add_argument("--level", type=float_arg(0.5, 0.999, name="--level"), default=0.95,
-                   help="interval level (default 0.95)")
+    add_param(c, N_BOOT, default=2000)
+    add_param(c, LEVEL, default=0.95)
     c.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default 0)")
     add_format_option(c)
     c.set_defaults(func=_compare)
 
     r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
     r.add_argument("results", help="results store written by tealeaves sweep")
-    r.add_argument("-o", "--output", default=None, help="report file (HTML; JSON with --format json; "
-                   "default for JSON: standard output)")
+    add_output(r, help="report file (HTML; JSON with --format json; default for JSON: standard output)")
     r.add_argument("--format", choices=("html", "json"), default="html", help="output format (default html)")
     r.add_argument("--figures", default=None, help="also write every figure as PNG into this folder")
     r.add_argument("--model", default=None,
@@ -116,10 +116,10 @@ def _sweep(args: argparse.Namespace) -> int:
     check_output_path(args.output + ".probe", "-o results store")
     corpus = _read(args.corpus)
     test = _read(args.test, corpus.vocabulary) if args.test is not None else None
-    done = sweep(corpus, args.k, args.seeds, args.engine, args.output, test=test,
+    done = sweep(corpus, args.n_components, args.seeds, args.engine, args.output, test=test,
                  test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
-                 split_seed=args.split_seed, reference=args.reference, measures=measures, top_n=args.top,
-                 settings=settings, workers=args.workers, scheduler=args.scheduler)
+                 split_seed=args.split_seed, reference=args.reference, measures=measures, n_top=args.n_top,
+                 settings=settings, n_jobs=args.n_jobs, scheduler=args.scheduler)
     if args.format == "json":
         print(dump_json(done))
     else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tealeaves.errors import ParameterError
+from tealeaves.sweep.params import LEVEL, N_BOOT
 from tealeaves.sweep.results import SweepResults
 
 
@@ -47,8 +48,31 @@ class _StoredCoherence:
 
 def compare_models(a: SweepResults, name_a: str, b: SweepResults, name_b: str, measure: str | None = None,
                    n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> dict:
-    """Compare model ``name_a`` of ``a`` with ``name_b`` of ``b`` (the same store may be given twice)."""
+    """Compare model ``name_a`` of ``a`` with ``name_b`` of ``b`` (the same store may be given twice).
+
+    Parameters
+    ----------
+    a, b : SweepResults
+        The results stores holding the two models.
+    name_a, name_b : str
+        The models' names (e.g. ``sklearn-K10-s0``).
+    measure : str, optional
+        Coherence measure compared (default: the sweep's first).
+    n_boot : int
+        Bootstrap replicates, 100 to 1,000,000.
+    level : float
+        Interval level, 0.5 to 0.999.
+    seed : int
+        Bootstrap seed.
+
+    Returns
+    -------
+    dict
+        The differences ``A - B`` with their intervals.
+    """
     from tealeaves.comparison import coherence_difference, likelihood_difference
+
+    n_boot, level = N_BOOT.check(n_boot), LEVEL.check(level)
 
     row_a, row_b = a.model(name_a), b.model(name_b)
     if row_a["vocabulary_hash"] != row_b["vocabulary_hash"]:
@@ -57,7 +81,7 @@ def compare_models(a: SweepResults, name_a: str, b: SweepResults, name_b: str, m
     if row_a["split_hash"] != row_b["split_hash"]:
         raise ParameterError(f"models {name_a} and {name_b} were scored on different held-out words "
                              "(different test documents or splits)",
-                             fix="compare models of sweeps with the same test documents and --split-seed")
+                             fix="compare models of sweeps with the same test documents and split_seed")
     measure = measure or (a.sweep.get("measures") or [None])[0]
     _, words = a.heldout(name_a)
     loglik = likelihood_difference(_completion(a, name_a), _completion(b, name_b), np.asarray(words),

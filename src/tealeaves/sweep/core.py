@@ -1,14 +1,14 @@
 """The sweep: fit every (K, seed) on a training split, score each model, store it.
 
 >>> from tealeaves.sweep import sweep, load_results
->>> sweep(corpus, ks=[5, 10, 20], seeds=3, engine="sklearn", output="results.sqlite")  # doctest: +SKIP
+>>> sweep(corpus, [5, 10, 20], seeds=3, engine="sklearn", output="results.sqlite")  # doctest: +SKIP
 >>> load_results("results.sqlite").models  # doctest: +SKIP
 
 The training split: with ``test`` given, ``corpus`` is the training corpus and ``test``
 the test documents; otherwise :func:`split_corpus` holds out a seeded share
 ``test_fraction`` of the documents.  Seeds are ``0 .. seeds-1`` (or the list given).
 Models the store already holds are not refitted (a killed sweep resumes).  Fits run in
-this process (``workers=1``), in ``workers`` local processes, or on the Dask cluster at
+this process (``n_jobs=1``), in ``n_jobs`` local processes, or on the Dask cluster at
 ``scheduler``; every fit is seeded, so the stored results are the same either way.
 """
 
@@ -20,13 +20,15 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.measures import SweepData, corpus_hash, score_model
+from tealeaves.sweep.params import N_JOBS, N_TOP, SEEDS, check_n_components
 from tealeaves.sweep.progress import SweepProgress
 from tealeaves.sweep.store import finished, model_name, open_store, write_model
-from tealeaves.validation import check_float, check_int, check_seed, check_unique
+from tealeaves.validation import check_float, check_seed, check_unique
 
 DEFAULT_MEASURES = ("npmi",)
 
@@ -49,25 +51,18 @@ def split_corpus(corpus: Corpus, test_fraction: float = 0.2, seed: int = 0) -> t
     return corpus.subset(rest), corpus.subset(chosen)
 
 
-def check_ks(ks: Iterable[int]) -> list[int]:
-    """Numbers of topics: whole numbers >= 2, each once, in the order given."""
-    ks = check_unique([check_int(k, "k", min_value=2) for k in ks], "k")
-    if not ks:
-        raise ParameterError("no number of topics given", fix="give at least one K, e.g. --k 5 10 20")
-    return ks
-
-
 def check_seeds(seeds: int | Sequence[int]) -> list[int]:
     """``seeds`` as a list: ``n`` means seeds ``0 .. n-1``; a list is taken as given (each once)."""
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return list(range(check_int(seeds, "seeds", min_value=1)))
+        return list(range(SEEDS.check(seeds)))
     return check_unique([check_seed(s) for s in seeds], "seeds")
 
 
-def _check_corpus(train: Corpus, ks: list[int]) -> None:
+def _check_corpus(train: Corpus, n_components: list[int]) -> None:
     train.require_nonempty("training corpus")
-    if len(train) < max(ks):
-        raise ParameterError(f"the training corpus has {len(train)} documents, fewer than K={max(ks)}",
+    if len(train) < max(n_components):
+        raise ParameterError(f"the training corpus has {len(train)} documents, fewer than "
+                             f"K={max(n_components)}",
                              fix="use fewer topics or more documents")
 
 
@@ -84,7 +79,7 @@ def _description(data: SweepData, test_given: bool, split: dict) -> dict:
     """What all models of one store share (stored in ``meta.sweep``; see :mod:`tealeaves.sweep.store`)."""
     ref = data.reference
     return {"train": corpus_hash(data.train), "test": corpus_hash(data.test), "test_given": test_given,
-            **split, "measures": list(data.measures), "top_n": data.top_n,
+            **split, "measures": list(data.measures), "top_n": data.n_top,
             "reference": f"{ref.name}@{ref.short_checksum}"}
 
 
@@ -112,11 +107,11 @@ def _run_in_worker(task: tuple) -> dict:
     return _fit_and_score(task, _WORKER_DATA)
 
 
-def _run_tasks(tasks: list[tuple], data: SweepData, workers: int, scheduler: str | None):
+def _run_tasks(tasks: list[tuple], data: SweepData, n_jobs: int, scheduler: str | None):
     """Yield the scored rows of ``tasks`` as they finish (in this process, local processes or Dask)."""
     if scheduler is not None:
         yield from _run_dask(tasks, data, scheduler)
-    elif workers == 1 or len(tasks) <= 1:
+    elif n_jobs == 1 or len(tasks) <= 1:
         for task in tasks:
             yield _fit_and_score(task, data)
     else:
@@ -124,7 +119,7 @@ def _run_tasks(tasks: list[tuple], data: SweepData, workers: int, scheduler: str
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         context = multiprocessing.get_context("spawn")  # no forked numba/BLAS threads
-        with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context, initializer=_init_worker,
+        with ProcessPoolExecutor(min(n_jobs, len(tasks)), mp_context=context, initializer=_init_worker,
                                  initargs=(data,)) as pool:
             for future in as_completed([pool.submit(_run_in_worker, t) for t in tasks]):
                 yield future.result()
@@ -134,7 +129,7 @@ def _run_dask(tasks: list[tuple], data: SweepData, scheduler: str):
     """Run on an existing Dask cluster: the data is scattered once to every worker."""
     from tealeaves._optional import optional_import
 
-    optional_import("distributed", "dask", "--scheduler (fits on a Dask cluster)")
+    optional_import("distributed", "dask", "fitting on a Dask cluster (scheduler)")
     from distributed import Client, as_completed
 
     try:
@@ -153,24 +148,59 @@ def _run_dask(tasks: list[tuple], data: SweepData, scheduler: str):
         client.close()
 
 
-def sweep(corpus: Corpus, ks: Iterable[int], seeds: int | Sequence[int] = 3, engine: str | Engine = "sklearn",
-          output: str | os.PathLike = "results.sqlite", *, test: Corpus | None = None,
-          test_fraction: float = 0.2, split_seed: int = 0, reference=None,
-          measures: Sequence[str] = DEFAULT_MEASURES, top_n: int = 10, settings: dict | None = None,
-          workers: int = 1, scheduler: str | None = None,
-          progress: SweepProgress | bool | None = True) -> dict:
+@renamed_parameters({"ks": "n_components", "top_n": "n_top", "workers": "n_jobs"})
+def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int] = 3,
+          engine: str | Engine = "sklearn", output: str | os.PathLike = "results.sqlite", *,
+          test: Corpus | None = None, test_fraction: float = 0.2, split_seed: int = 0, reference=None,
+          measures: Sequence[str] = DEFAULT_MEASURES, n_top: int = 10, settings: dict | None = None,
+          n_jobs: int = 1, scheduler: str | None = None, progress: SweepProgress | bool | None = True) -> dict:
     """Fit, score and store every (K, seed) model (see the module docstring); return what was done.
 
-    Returns ``{"output", "fitted": [names], "skipped": [names]}``; the numbers are in the
-    store (:func:`tealeaves.sweep.load_results`).
+    Parameters
+    ----------
+    corpus : Corpus
+        The training corpus (or the whole corpus, split, when ``test`` is not given).
+    n_components : iterable of int
+        Numbers of topics, each >= 2 and given once (old name ``ks``).
+    seeds : int or sequence of int
+        ``n``: seeds ``0 .. n-1`` (1 to 10000); or the seeds themselves.
+    engine : str or Engine
+        Fitting engine (:data:`tealeaves.sweep.ENGINES`).
+    output : str or path
+        The results store (SQLite), created or resumed.
+    test : Corpus, optional
+        Test documents (default: hold out ``test_fraction`` of ``corpus``).
+    test_fraction : float
+        Share of ``corpus`` held out when ``test`` is not given.
+    split_seed : int
+        Seed of the train/test split and of the held-out halves.
+    reference : optional
+        Coherence reference (an index, its path, a Corpus; default: the training corpus).
+    measures : sequence of str
+        Coherence measures.
+    n_top : int
+        Top words per topic scored for coherence (old name ``top_n``).
+    settings : dict, optional
+        Engine settings, merged over the engine's defaults.
+    n_jobs : int
+        Local worker processes, 1 to 256 (old name ``workers``).
+    scheduler : str, optional
+        Address of a running Dask scheduler to fit on.
+    progress : SweepProgress or bool
+        Progress output.
+
+    Returns
+    -------
+    dict
+        ``{"output", "fitted": [names], "skipped": [names]}``; the numbers are in the
+        store (:func:`tealeaves.sweep.load_results`).
     """
     from tealeaves.coherence.presets import resolve
 
-    ks, seeds = check_ks(ks), check_seeds(seeds)
+    n_components, seeds = check_n_components(n_components), check_seeds(seeds)
     engine = get_engine(engine)
     measures = tuple(check_unique([resolve(m).name for m in measures], "measures"))
-    top_n = check_int(top_n, "top_n", min_value=2)
-    workers = check_int(workers, "workers", min_value=1)
+    n_top, n_jobs = N_TOP.check(n_top), N_JOBS.check(n_jobs)
     check_available(engine)
     settings = engine.settings(settings)
     split = {"split_seed": check_seed(split_seed, "split seed")}
@@ -179,23 +209,25 @@ def sweep(corpus: Corpus, ks: Iterable[int], seeds: int | Sequence[int] = 3, eng
         corpus, test = split_corpus(corpus, test_fraction, split_seed)
     if len(test) == 0:
         raise EmptyInputError("the test corpus has no documents", fix="give test documents")
-    _check_corpus(corpus, ks)
-    data = SweepData(corpus, test, _reference(reference, corpus), measures, top_n, split["split_seed"])
+    _check_corpus(corpus, n_components)
+    data = SweepData(corpus, test, _reference(reference, corpus), measures, n_top, split["split_seed"])
     description = _description(data, "test_fraction" not in split, split)
     conn = open_store(output, description, list(corpus.vocabulary))
     try:
-        return _sweep_into(conn, data, engine, ks, seeds, settings, workers, scheduler, progress, output)
+        return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
+                           output)
     finally:
         conn.close()
 
 
-def _sweep_into(conn, data, engine, ks, seeds, settings, workers, scheduler, progress, output) -> dict:
+def _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
+                output) -> dict:
     import json
 
     done = finished(conn)
     stored = dict(conn.execute("SELECT name, settings FROM models").fetchall())
     tasks, skipped = [], []
-    for k in ks:
+    for k in n_components:
         for seed in seeds:
             name = model_name(engine.name, k, seed)
             if name not in done:
@@ -203,13 +235,13 @@ def _sweep_into(conn, data, engine, ks, seeds, settings, workers, scheduler, pro
                 continue
             if json.loads(stored[name]) != json.loads(json.dumps(settings)):
                 raise ParameterError(f"the results store holds {name} fitted with other settings "
-                                     f"({stored[name]})", fix="give a new path with -o for these settings")
+                                     f"({stored[name]})", fix="give another output path for these settings")
             skipped.append(name)
     bar = progress if isinstance(progress, SweepProgress) else SweepProgress(len(tasks)) if progress else None
     if bar is not None and skipped:
         bar.note(f"{len(skipped)} models already in {output}; fitting the other {len(tasks)}")
     fitted = []
-    for row in _run_tasks(tasks, data, workers, scheduler):
+    for row in _run_tasks(tasks, data, n_jobs, scheduler):
         write_model(conn, row)
         fitted.append(row["name"])
         if bar is not None:

@@ -153,7 +153,8 @@ def _fit_gibbs(train: Corpus, k: int, seed: int, settings: dict):
 def _gibbs_settings() -> set[str]:
     from tealeaves.models.lda_gibbs import GibbsLDA
 
-    return _keywords(GibbsLDA.__init__, {"self", "n_components", "random_state"})
+    old = set(getattr(GibbsLDA.__init__, "__renamed_parameters__", {}))  # deprecated names still work
+    return _keywords(GibbsLDA.__init__, {"self", "n_components", "random_state"}) | old
 
 
 #: The engines by name (``register_engine`` adds more).

@@ -7,7 +7,7 @@ Each model gets (:func:`score_model`):
   (:func:`tealeaves.likelihood.baselines` with ``model=``), the per-document held-out
   log-likelihoods and word counts (for ``tealeaves compare``);
 * the engine's own reported perplexity where it has one (:func:`engines.library_perplexity`);
-* each coherence measure (:func:`tealeaves.coherence.coherence`, top ``top_n`` words)
+* each coherence measure (:func:`tealeaves.coherence.coherence`, top ``n_top`` words)
   against the reference: mean over topics and per-topic scores, and the pair matrix of
   the first measure;
 * every function of :data:`MODEL_MEASURES` (``fn(model, data) -> {column: value}``,
@@ -35,7 +35,7 @@ from tealeaves.errors import TealeavesError
 
 
 def _diversity(model, data) -> dict:
-    """Topic diversity (top 25) and inverted RBO (top ``data.top_n``, p = 0.9), from :mod:`.comparison`.
+    """Topic diversity (top 25) and inverted RBO (top ``data.n_top``, p = 0.9), from :mod:`.comparison`.
 
     Diversity is ``None`` (documented) when the vocabulary has fewer than 25 words.
     """
@@ -43,7 +43,7 @@ def _diversity(model, data) -> dict:
 
     enough = len(model.vocabulary_) >= 25
     return {"diversity": topic_diversity(model, 25).value if enough else None,
-            "irbo": inverted_rbo(model, data.top_n).value}
+            "irbo": inverted_rbo(model, data.n_top).value}
 
 
 #: Per-model measures added by name: ``fn(model, data: SweepData) -> dict[str, float | None]``.
@@ -60,8 +60,16 @@ class SweepData:
     test: Corpus
     reference: object  # a tealeaves.coherence.ReferenceIndex
     measures: tuple[str, ...]
-    top_n: int
+    n_top: int
     split_seed: int
+
+    @property
+    def top_n(self) -> int:
+        """Deprecated name of :attr:`n_top`."""
+        from tealeaves._params import warn_renamed
+
+        warn_renamed("top_n", "n_top", "SweepData")
+        return self.n_top
 
 
 def words_hash(words) -> str:
@@ -149,13 +157,13 @@ def score_model(model, data: SweepData) -> dict:
 
     start = time.perf_counter()
     measures, heldout = likelihood_measures(model, data)
-    words = [[str(w) for w in t] for t in model.top_words(data.top_n)]
+    words = [[str(w) for w in t] for t in model.top_words(data.n_top)]
     topics = [{"topic": t, "top_words": w, "scores": {}, "pairs": {}, "flags": []}
               for t, w in enumerate(words)]
     signatures = {"completion": heldout["signature"]}
     first = None
     for name in data.measures:
-        result = coherence(model, data.reference, measure=name, top_n=data.top_n)
+        result = coherence(model, data.reference, measure=name, n_top=data.n_top)
         measures[name] = result.mean
         signatures[name] = str(result.signature)
         for t, score in enumerate(result.scores):

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS topics (
 
 
 def model_name(engine: str, k: int, seed: int) -> str:
-    """The name of a model in a store: ``<engine>-K<k>-s<seed>`` (what ``compare --models`` takes)."""
+    """The name of a model in a store: ``<engine>-K<k>-s<seed>`` (what
+    :func:`~tealeaves.sweep.compare_models` takes)."""
     return f"{engine}-K{k}-s{seed}"
 
 

@@ -1,0 +1,55 @@
+"""The parameters of :func:`tealeaves.coherence.coherence` / :class:`~tealeaves.coherence.Coherence`,
+declared once (:class:`tealeaves._params.Param`) for the Python API and ``tealeaves coherence``.
+
+This module imports no numerical library, so that the command line can build its options
+(``tealeaves --help``) without loading the counting kernels; :mod:`tealeaves.coherence.measure`
+and :mod:`tealeaves.coherence.presets` check their arguments with these declarations, and
+``tests/test_coherence_compat.py`` checks the choices against the modules' constants.
+"""
+
+from __future__ import annotations
+
+from tealeaves._params import Param, declare
+
+#: Choices of the coherence settings (the modules' constants, checked equal by the tests).
+CHOICES = {
+    "segmentation": ("one-one", "one-pre", "one-succeeding", "one-set", "one-all", "one-any", "any-any"),
+    "confirmation": ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson",
+                     "jaccard", "log-jaccard", "likelihood", "log-likelihood", "cosine", "dice",
+                     "indirect-jaccard"),
+    "aggregation": ("mean", "median", "sum"),
+    "zero": ("limit", "epsilon", "zero"),
+    "compat": ("exact", "gensim", "jhlau"),
+    "log_base": ("e", "2", "10"),
+    "absent": ("skip", "zero"),
+    "window_kind": ("sliding", "context"),
+    "measure": ("umass", "uci", "npmi", "c_v", "jhlau_pmi", "jhlau_npmi", "palmetto_umass", "palmetto_uci",
+                "palmetto_npmi", "c_a", "c_p", "palmetto_c_v"),
+}
+
+#: Top words per topic: a whole number >= 2 (a list of them is averaged, Lau and Baldwin 2016).
+N_TOP = Param("n_top", "int", min_value=2, deprecated_flags=("--top",),
+              help="top words per topic; several, e.g. 5,10,15,20, give the mean over those cardinalities")
+SMOOTHING = Param("smoothing", "float", min_value=0, help="pseudo-count added to joint counts (>= 0)")
+GAMMA = Param("gamma", "float", min_value=0, include_min=False,
+              help="exponent of the context vectors of indirect confirmations (> 0)")
+MIN_COUNT = Param("min_count", "int", min_value=0,
+                  help="counts below this are taken as 0 (Palmetto's minimum frequency)")
+SEGMENTATION = Param("segmentation", "choice", choices=CHOICES["segmentation"], help="how topics are split")
+CONFIRMATION = Param("confirmation", "choice", choices=CHOICES["confirmation"],
+                     help="how word sets confirm each other")
+AGGREGATION = Param("aggregation", "choice", choices=CHOICES["aggregation"],
+                    help="how the confirmations of a topic are combined")
+ZERO = Param("zero", "choice", choices=CHOICES["zero"],
+             help="value for pairs that never co-occur (default: limit, NPMI -1)")
+COMPAT = Param("compat", "choice", choices=CHOICES["compat"], help="sliding-window counting")
+LOG_BASE = Param("log_base", "choice", choices=CHOICES["log_base"],
+                 help="base of the logarithms of PMI, log-conditional, log-Jaccard (default e)")
+ABSENT = Param("absent", "choice", choices=CHOICES["absent"],
+               help="segments with a word of probability 0: left out (skip) or scored 0 (zero)")
+WINDOW_KIND = Param("window_kind", "choice", choices=CHOICES["window_kind"],
+                    help="boolean sliding windows, or Palmetto's context windows (C_A)")
+
+#: Every declaration, by Python name.
+PARAMS = declare(N_TOP, SMOOTHING, GAMMA, MIN_COUNT, SEGMENTATION, CONFIRMATION, AGGREGATION, ZERO, COMPAT,
+                 LOG_BASE, ABSENT, WINDOW_KIND)
