@@ -283,7 +283,7 @@ def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10) -
         A fitted topic model or lists of ranked words.
     vectors : WordVectors
         The word vectors (:func:`read_vectors` or :func:`train_vectors`).
-    top_n : int, default 10
+    n_top : int, default 10
         The number of top words per topic (>= 2).
 
     Returns
@@ -296,7 +296,7 @@ def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10) -
     Raises
     ------
     ParameterError
-        If ``vectors`` is not a ``WordVectors`` or ``top_n`` is invalid.
+        If ``vectors`` is not a ``WordVectors`` or ``n_top`` is invalid.
     EmptyInputError
         If no topic has two top words with a vector.
     """

@@ -226,7 +226,7 @@ def matching_signature(metric: str, n_top: int, p: float, a: object, b: object |
     ----------
     metric : str
         The similarity metric.
-    top_n : int
+    n_top : int
         Top words (recorded for ``jaccard`` and ``rbo``).
     p : float
         RBO's persistence (recorded for ``rbo``).
@@ -292,7 +292,7 @@ def match_topics(a: object, b: object, metric: str = "js", n_top: int = 10, p: f
         The second.
     metric : str, default "js"
         ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).
-    top_n : int, default 10
+    n_top : int, default 10
         Top words compared by the word-list metrics.
     p : float, default 0.9
         RBO's persistence, in ``(0, 1]``.

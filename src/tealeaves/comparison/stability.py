@@ -225,7 +225,7 @@ def stability_by_k(runs_by_k: Mapping[int, Sequence[object]], metric: str = "js"
     threshold : float or None, default None
         Least matched similarity for a topic to count as recurring; None takes the
         metric's :data:`DEFAULT_THRESHOLDS`.
-    top_n : int, default 10
+    n_top : int, default 10
         Top words compared by the word-list metrics.
     p : float, default 0.9
         RBO's persistence.

@@ -294,7 +294,7 @@ def reuters_table(
 
     Parameters
     ----------
-    ks : iterable of int, default (5, 10, 20, 40, 80)
+    n_components : iterable of int, default (5, 10, 20, 40, 80)
         The numbers of topics: whole numbers >= 2, each once (:func:`check_ks`).
     seed : int, default 0
         scikit-learn's ``random_state`` for the LDA fits.
@@ -324,7 +324,7 @@ def reuters_table(
     Raises
     ------
     ParameterError
-        If ``ks`` or ``split_seed`` is out of range, or ``seed`` when the models
+        If ``n_components`` or ``split_seed`` is out of range, or ``seed`` when the models
         are fitted here.
     TealeavesError
         If a baseline and the model were scored on different held-out words

@@ -43,19 +43,19 @@ def reuters_coherence_table(
 ) -> dict:
     """Mean NPMI per K (one row each, with the article's value), LSI's, and the signature.
 
-    Each topic's ``top_n`` words are scored with NPMI (Bouma 2009; the ``npmi``
+    Each topic's ``n_top`` words are scored with NPMI (Bouma 2009; the ``npmi``
     preset, see the module docstring) from document co-occurrence in the
     training stories, and averaged over topics.
 
     Parameters
     ----------
-    ks : iterable of int, default (5, 10, 20, 40, 80)
+    n_components : iterable of int, default (5, 10, 20, 40, 80)
         The numbers of topics: whole numbers >= 2, each once (:func:`~tealeaves.reproduce.reuters.check_ks`).
     seed : int, default 0
         Seed of the LDA fits and of LSI's randomized SVD.
     quick : bool, default False
         Fit with the reduced settings (``QUICK_PARAMS`` of :mod:`tealeaves.reproduce.reuters`).
-    top_n : int, default 10
+    n_top : int, default 10
         Words scored per topic (>= 2).
     lsi_dimensions : int, default 20
         LSI's number of dimensions (>= 1, below the number of stories and of words).
@@ -82,7 +82,7 @@ def reuters_coherence_table(
     Raises
     ------
     ParameterError
-        If ``ks``, ``top_n`` or ``lsi_dimensions`` is out of range.
+        If ``n_components``, ``n_top`` or ``lsi_dimensions`` is out of range.
     """
     from tealeaves.models.lsi import LSI
     from tealeaves.reproduce.reuters import check_ks, load_corpora

@@ -153,7 +153,8 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
           engine: str | Engine = "sklearn", output: str | os.PathLike = "results.sqlite", *,
           test: Corpus | None = None, test_fraction: float = 0.2, split_seed: int = 0, reference=None,
           measures: Sequence[str] = DEFAULT_MEASURES, n_top: int = 10, settings: dict | None = None,
-          n_jobs: int = 1, scheduler: str | None = None, progress: SweepProgress | bool | None = True) -> dict:
+          n_jobs: int = 1, scheduler: str | None = None,
+          progress: SweepProgress | bool | None = True) -> dict:
     """Fit, score and store every (K, seed) model (see the module docstring); return what was done.
 
     Parameters
