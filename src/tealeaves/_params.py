@@ -214,3 +214,29 @@ def renamed_parameters(renames: Mapping[str, str]) -> Callable:
 def names_in(params: Sequence[Param]) -> list[str]:
     """The Python names of some declarations, in order."""
     return [p.name for p in params]
+
+
+def deprecated_alias(func: Callable, old: str) -> Callable:
+    """``func`` under its old public name ``old``: works the same, with one ``FutureWarning``.
+
+    Parameters
+    ----------
+    func : callable
+        The function under its new name.
+    old : str
+        The name it had.
+
+    Returns
+    -------
+    callable
+        A function named ``old`` that warns once per process, then calls ``func``.
+    """
+
+    @functools.wraps(func)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warn_renamed(old, func.__name__, func.__module__)
+        return func(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated old name of :func:`{func.__name__}` (same arguments and result)."
+    return alias
