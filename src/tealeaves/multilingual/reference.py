@@ -35,7 +35,7 @@ from tealeaves.corpus.aligned import (
     language_code,
 )
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
-from tealeaves.multilingual.names import LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
+from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 
 @dataclass
@@ -207,7 +207,7 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
     """A reference from ``$TEALEAVES_DATA``: ``bible`` (chapters, fullest text per language),
     ``flores``, ``ntrex``, ``tico19`` or ``udhr`` documents, in ``languages``."""
     from tealeaves.corpus import parallel
-    from tealeaves.corpus.aligned import LANGUAGES as KNOWN  # (multilingual.names.LANGUAGES omits en)
+    from tealeaves.corpus.aligned import LANGUAGE_NAMES as KNOWN  # (names.HAO2018_LANGUAGES omits en)
 
     langs = [language_code(x) for x in languages]  # the rule of the topics they are to score
     other = [x for x, code in zip(languages, langs) if code not in KNOWN]

@@ -53,7 +53,8 @@ from tealeaves.multilingual.drift import MeaningDrift
 from tealeaves.multilingual.era import read_spelleng
 from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
 from tealeaves.multilingual.features import topic_features
-from tealeaves.multilingual.reference import LANGUAGES, named_reference, reference_from_texts
+from tealeaves.multilingual.names import HAO2018_LANGUAGES
+from tealeaves.multilingual.reference import named_reference, reference_from_texts
 from tealeaves.signature import Signature
 
 #: The incremental feature sets of the comparison.
@@ -66,7 +67,7 @@ AMHARIC_ENGLISH = ("parallel/amharic-english/Amharic_English_News",
 class Config:
     """Settings of one run (``quick()`` gives the reduced CI size)."""
 
-    languages: tuple[str, ...] = LANGUAGES
+    languages: tuple[str, ...] = HAO2018_LANGUAGES
     n_topics: tuple[int, ...] = (10, 20, 30)
     seeds: tuple[int, ...] = (0, 1)
     link_fractions: tuple[float, ...] = (1.0, 0.5)
@@ -163,7 +164,7 @@ def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[
 
     out = []
     for st in model_settings(config):
-        model = PolylingualTopicModel(n_topics=st["n_topics"], n_iter=config.n_iter,
+        model = PolylingualTopicModel(n_components=st["n_topics"], n_iter=config.n_iter,
                                       link_fraction=st["link_fraction"], random_state=st["seed"],
                                       optimize_burn_in=min(200, config.n_iter // 2)).fit(train)
         out.append((st, {x: model.top_words(x, config.cardinality) for x in ("en", lang)}))
@@ -250,7 +251,7 @@ def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]
     Returns one row per test language with the Bible CNPMI correlation and one entry per
     training subset (e.g. ``"ro+sv"``); empty unless all six languages were run.
     """
-    if set(config.languages) != set(LANGUAGES):
+    if set(config.languages) != set(HAO2018_LANGUAGES):
         return []
     rows = []
     for lang, subsets in PAPER_LAYOUT.items():
@@ -285,10 +286,10 @@ def run(config: Config, log=None) -> dict:
     """The whole reproduction; returns tables, per-pair data facts, signatures and timings."""
     start = time.perf_counter()
     config.languages = tuple(normalize_language(x) for x in config.languages)
-    bad = [x for x in config.languages if x == "en" or x not in LANGUAGES]
+    bad = [x for x in config.languages if x == "en" or x not in HAO2018_LANGUAGES]
     if bad or len(set(config.languages)) < 3:
-        raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among {LANGUAGES} "
-                             f"(each paired with English; one is held out, the others train), got "
+        raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among "
+                             f"{HAO2018_LANGUAGES} (each paired with English; one is held out, the others train), got "
                              f"{list(config.languages)}")
     resources = {"era": read_spelleng()}
     tables, info = [], {}
