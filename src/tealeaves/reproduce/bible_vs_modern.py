@@ -289,8 +289,8 @@ def run(config: Config, log=None) -> dict:
     bad = [x for x in config.languages if x == "en" or x not in HAO2018_LANGUAGES]
     if bad or len(set(config.languages)) < 3:
         raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among "
-                             f"{HAO2018_LANGUAGES} (each paired with English; one is held out, the others train), got "
-                             f"{list(config.languages)}")
+                             f"{HAO2018_LANGUAGES} (each paired with English; one is held out, the others "
+                             f"train), got {list(config.languages)}")
     resources = {"era": read_spelleng()}
     tables, info = [], {}
     for lang in config.languages:
