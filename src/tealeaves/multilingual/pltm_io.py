@@ -60,7 +60,7 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
 
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
+        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name")
     folder.mkdir(parents=True, exist_ok=True)
     langs = list(model.languages_)
     header = {

@@ -216,7 +216,7 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
             f"the built-in reference {name!r} has no text in {', '.join(map(repr, other))}: the built-in "
             f"references hold only tealeaves' own languages ({', '.join(KNOWN)})",
             fix="build an aligned reference from your own texts (tealeaves index build-aligned TUPLES.jsonl "
-                "-o REF) and give its folder: --reference REF")
+                "-o REF) and give its folder as the reference")
     if name == "bible":
         missing = [x for x in langs if x not in parallel.BIBLE_TEXTS_FULL]
         if missing:
