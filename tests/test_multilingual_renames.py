@@ -72,7 +72,8 @@ def _same_model(a, b):
 def test_pltm_fit_old_spellings(corpus_file, tmp_path, run_cli):
     common = [str(corpus_file), "--max-df", "1", "--seed", "2"]
     new = run_cli(["pltm", "fit", *common, "-k", "3", "--n-chains", "2", "--n-iter", "12",
-                   "--optimize-interval", "4", "--optimize-burn-in", "4", "-j", "2", "-o", str(tmp_path / "new")])
+                   "--optimize-interval", "4", "--optimize-burn-in", "4", "-j", "2",
+                   "-o", str(tmp_path / "new")])
     assert new.code == 0, new.err
     assert not _warnings(new.err)
     old = run_cli(["pltm", "fit", *common, "--k", "3", "--chains", "2", "--iterations", "12",
