@@ -179,6 +179,10 @@ def test_n_topics_keyword_gives_one_future_warning_and_the_same_model():
     _one_future_warning(caught, "n_topics", "n_components")
     old.fit(corpus)
     assert old.n_components == 3 and old.description() == new.description()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert old.n_topics == 3
+    _one_future_warning(caught, "n_topics", "n_components")
     for x in WORDS:
         np.testing.assert_array_equal(old.topic_word_[x], new.topic_word_[x])
     np.testing.assert_array_equal(old.doc_topic_, new.doc_topic_)

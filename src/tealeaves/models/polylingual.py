@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
-from tealeaves._params import check_params, renamed_parameters
+from tealeaves._params import check_params, renamed_parameters, warn_renamed
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
 from tealeaves.errors import EmptyInputError, TealeavesError
@@ -204,6 +204,12 @@ class PolylingualTopicModel:
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.sampler = sampler
+
+    @property
+    def n_topics(self) -> int:
+        """Deprecated old name of ``n_components`` (one ``FutureWarning``)."""
+        warn_renamed("n_topics", "n_components", "PolylingualTopicModel")
+        return self.n_components
 
     #: False reproduces MALLET's PolylingualTopicModel, which never resets its cached
     #: coefficients after a document (a defect; docs/polylingual.md); for measurement only.
