@@ -434,14 +434,8 @@ class PolylingualTopicModel:
 
     @renamed_parameters({"n": "n_top"})
     def top_word_ids(self, lang: str, n_top: int = 10) -> np.ndarray:
-        """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id).
-
-        Parameters
-        ----------
-        lang : str
-            A language of the model.
-        n_top : int
-            Words per topic, 1 to 1000 (:data:`N_TOP`; ``n`` is its deprecated old name).
+        """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id); the
+        arguments are those of :meth:`top_words`.
 
         Returns
         -------
