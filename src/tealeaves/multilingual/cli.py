@@ -45,7 +45,7 @@ def register(subparsers) -> None:
                                   "docs/multilingual.md), or a model folder from `tealeaves pltm fit`")
     p.add_argument("--reference", default="bible", help=REFERENCE_HELP)
     add_param(p, N_TOP, default=10)
-    add_param(p, ZERO_COOCCURRENCE, default="limit", help=ZERO_COOCCURRENCE.help)
+    add_param(p, ZERO_COOCCURRENCE, default="limit")
     p.add_argument("--dictionary", default=None,
                    help="bilingual dictionary for MTA (MUSE 'en foreign' or Wiktionary '.all'); "
                         "two languages only")
