@@ -25,9 +25,9 @@ once with the exact sampler and once with MALLET's stale cached coefficients
 (``PolylingualTopicModel`` never resets them after a document; see
 docs/polylingual.md), and prints the optimised alpha sums.
 
-    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --iterations 300
+    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --n-iter 300
     TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --hyperparameters
-    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --against main --iterations 30
+    TEALEAVES_DATA=/path/to/data python benchmarks/pltm.py --against main --n-iter 30
 
 ``--against GIT_REF`` times this tree's sparse sweep against the one committed at
 ``GIT_REF`` from one settled state, alternating sweeps in one process (a ratio
@@ -255,8 +255,11 @@ def hyperparameters(corpus: AlignedCorpus, args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=300, help="Gibbs sweeps per fit (default 300)")
-    parser.add_argument("--topics", type=int, nargs="+", default=[20, 80, 200])
+    # the names of docs/naming.md (`tealeaves pltm fit`); --iterations and --topics are the old spellings
+    parser.add_argument("--n-iter", "--iterations", dest="iterations", type=int, default=300,
+                        help="Gibbs sweeps per fit (default 300)")
+    parser.add_argument("--n-components", "--topics", dest="topics", type=int, nargs="+",
+                        default=[20, 80, 200], help="numbers of topics K (default 20 80 200)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hyperparameters", action="store_true",
                         help="compare optimised alpha with MALLET's stale-coefficient chain instead")

@@ -174,7 +174,7 @@ def warn_renamed(old: str, new: str, where: str) -> None:
         return
     _WARNED.add(key)
     warnings.warn(f"{where}: '{old}' is deprecated and will be removed; use '{new}'",
-                  FutureWarning, stacklevel=4)
+                  FutureWarning, stacklevel=3)
 
 
 def renamed_parameters(renames: Mapping[str, str]) -> Callable:
@@ -236,3 +236,27 @@ def naming(exc: Exception, *names: str) -> Exception:
     """
     exc.param = names[0] if len(names) == 1 else tuple(names)
     return exc
+def deprecated_alias(func: Callable, old: str) -> Callable:
+    """``func`` under its old public name ``old``: works the same, with one ``FutureWarning``.
+
+    Parameters
+    ----------
+    func : callable
+        The function under its new name.
+    old : str
+        The name it had.
+
+    Returns
+    -------
+    callable
+        A function named ``old`` that warns once per process, then calls ``func``.
+    """
+
+    @functools.wraps(func)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warn_renamed(old, func.__name__, func.__module__)
+        return func(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated old name of :func:`{func.__name__}` (same arguments and result)."
+    return alias

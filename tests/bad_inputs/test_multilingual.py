@@ -99,7 +99,7 @@ def test_cnpmi_topics_latin1_names_line_and_option(cli_error, tmp_path):
 
 @pytest.mark.parametrize("value", ["0", "1", "-3", "2.5", "ten"])
 def test_cnpmi_top_is_validated(cli_error, tmp_path, value):
-    cli_error(["cnpmi", _topics_file(tmp_path, GOOD), "--top", value], "--top must be a whole number >= 2",
+    cli_error(["cnpmi", _topics_file(tmp_path, GOOD), "--top", value], "--n-top must be a whole number >= 2",
               code=2)
 
 
@@ -178,7 +178,7 @@ def test_validate_topics_refuses_non_objects():
 def test_read_topics_clamps_to_the_shortest_topic_with_a_warning(tmp_path):
     topics = {"en": [["Rights", "freedom", "equal", "dignity"], ["marriage", "family", "protection"]],
               "sv": [["rättigheter", "frihet", "lika", "värdighet"], ["äktenskap", "familj", "skydd"]]}
-    with pytest.warns(UserWarning, match="shortest topic has 3 words, fewer than top=10"):
+    with pytest.warns(UserWarning, match="shortest topic has 3 words, fewer than n_top=10"):
         out = read_topics(_topics_file(tmp_path, topics), top=10)
     assert out == {x: [[w.lower() for w in t[:3]] for t in ts] for x, ts in topics.items()}
     with warnings.catch_warnings():

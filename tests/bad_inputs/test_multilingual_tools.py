@@ -189,7 +189,7 @@ def test_pltm_fit_options_out_of_range(case, tmp_path, cli_error):
 def test_pltm_fit_refusals_after_parsing(tmp_path, cli_error):
     src = _write(tmp_path / "t.jsonl", [KING, CITY])
     cli_error(["pltm", "fit", str(src), "--iterations", "10", "--burn-in", "10", "-o", str(tmp_path / "m")],
-              "is not below --iterations")
+              "is not below --n-iter")
     _write(tmp_path / "file", "x")
     cli_error(["pltm", "fit", str(src), "-o", str(tmp_path / "file")], "is not a folder")
     digits = _write(tmp_path / "d.jsonl", [{"id": 1, "en": "123 456", "sv": "kungen"}])

@@ -23,8 +23,9 @@ from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor, check_segmented, letter_counts
 from tealeaves.errors import EmptyInputError, InputFormatError, LanguageMismatchError, UnknownLanguageError
 
-#: Canonical language codes (ISO 639-1 style) and their names.
-LANGUAGES: dict[str, str] = {
+#: Canonical language codes (ISO 639-1 style) and their names: the languages tealeaves' own data
+#: sets hold (``LANGUAGES`` is the deprecated old name of this table).
+LANGUAGE_NAMES: dict[str, str] = {
     "en": "English",
     "ro": "Romanian",
     "sv": "Swedish",
@@ -38,7 +39,7 @@ LANGUAGES: dict[str, str] = {
 #: FLORES-200 ``xxx_Scrp`` codes, NTREX ``xxx-REGION`` codes and the file-name
 #: prefixes of the eBible and UDHR files used by tealeaves.
 LANGUAGE_ALIASES: dict[str, str] = {
-    **{code: code for code in LANGUAGES},
+    **{code: code for code in LANGUAGE_NAMES},
     "eng": "en", "eng_latn": "en", "eng-us": "en", "eng-gb": "en", "en-us": "en", "en-gb": "en",
     "ron": "ro", "rum": "ro", "ron_latn": "ro", "mo": "ro",
     "swe": "sv", "swe_latn": "sv",
@@ -516,3 +517,13 @@ def _expand(encoded: Corpus, mask: np.ndarray, ids: Sequence[str]) -> Corpus:
     out = Corpus(encoded.vocabulary, encoded.tokens, offsets, [str(i) for i in ids], None, encoded.n_dropped)
     out.metadata = dict(encoded.metadata)
     return out
+
+
+def __getattr__(name: str) -> object:
+    """``LANGUAGES``: the deprecated old name of :data:`LANGUAGE_NAMES` (one ``FutureWarning``)."""
+    if name == "LANGUAGES":
+        from tealeaves._params import warn_renamed
+
+        warn_renamed("LANGUAGES", "LANGUAGE_NAMES", __name__)
+        return LANGUAGE_NAMES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

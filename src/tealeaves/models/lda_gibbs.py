@@ -102,7 +102,7 @@ class GibbsLDA(TopicModel):
     def _sampler_model(self) -> PolylingualTopicModel:
         """The one-language PLTM with this model's validated settings."""
         return PolylingualTopicModel(
-            n_topics=check_int(self.n_components, "n_components", min_value=1),
+            n_components=check_int(self.n_components, "n_components", min_value=1),
             alpha=check_float(self.alpha, "alpha", min_value=0.0, include_min=False),
             beta=check_float(self.beta, "beta", min_value=0.0, include_min=False),
             n_iter=check_int(self.n_iter, "n_iter", min_value=1),

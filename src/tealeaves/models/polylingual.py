@@ -36,10 +36,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
+from tealeaves._params import check_params, renamed_parameters, warn_renamed
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
-from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
+from tealeaves.errors import EmptyInputError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models._pltm_params import FIT_PARAMS, N_TOP, TRANSFORM_PARAMS
 from tealeaves.models.base import TopicModel, check_alpha
 from tealeaves.validation import check_choice
 
@@ -51,11 +53,11 @@ SAMPLERS = ("auto", "sparse", "dense")
 SPARSE_FROM_K = 20
 
 
-def resolve_sampler(sampler: str, n_topics: int) -> str:
-    """The sampler ``auto`` stands for at ``n_topics`` topics (others are returned unchanged)."""
+def resolve_sampler(sampler: str, n_components: int) -> str:
+    """The sampler ``auto`` stands for at ``n_components`` topics (others are returned unchanged)."""
     check_choice(sampler, "sampler", SAMPLERS)
     if sampler == "auto":
-        return "sparse" if n_topics >= SPARSE_FROM_K else "dense"
+        return "sparse" if n_components >= SPARSE_FROM_K else "dense"
     return sampler
 
 
@@ -144,7 +146,7 @@ class PolylingualTopicModel:
 
     Parameters
     ----------
-    n_topics : K.
+    n_components : K, the number of topics (``n_topics`` is its deprecated old name).
     alpha : initial symmetric Dirichlet parameter of each topic in ``theta``
         (a per-topic value; MALLET's ``--alpha`` is the sum ``K * alpha``).
     beta : initial symmetric Dirichlet parameter of every language's topics.
@@ -167,11 +169,15 @@ class PolylingualTopicModel:
         is the faster one; dense below).  Both sample the same conditional exactly; for
         a given seed they give different chains, since they map the same random
         numbers to topics in different orders.  ``sampler_`` is the one used.
+
+    The bounds of every setting are declared once in :data:`FIT_PARAMS` (also the options of
+    ``tealeaves pltm fit``) and checked by :meth:`fit`.
     """
 
+    @renamed_parameters({"n_topics": "n_components"})
     def __init__(
         self,
-        n_topics: int = 20,
+        n_components: int = 20,
         alpha: float = 0.1,
         beta: float = 0.01,
         n_iter: int = 1000,
@@ -185,7 +191,7 @@ class PolylingualTopicModel:
         n_jobs: int = 1,
         sampler: str = "auto",
     ):
-        self.n_topics = n_topics
+        self.n_components = n_components
         self.alpha = alpha
         self.beta = beta
         self.n_iter = n_iter
@@ -199,6 +205,12 @@ class PolylingualTopicModel:
         self.n_jobs = n_jobs
         self.sampler = sampler
 
+    @property
+    def n_topics(self) -> int:
+        """Deprecated old name of ``n_components`` (one ``FutureWarning``)."""
+        warn_renamed("n_topics", "n_components", "PolylingualTopicModel")
+        return self.n_components
+
     #: False reproduces MALLET's PolylingualTopicModel, which never resets its cached
     #: coefficients after a document (a defect; docs/polylingual.md); for measurement only.
     _reset_coefficients = True
@@ -211,15 +223,9 @@ class PolylingualTopicModel:
                 "build one with AlignedCorpus.from_texts or a reader in tealeaves.corpus.parallel"
             )
         corpus.require_nonempty("PLTM training corpus")
-        if int(self.n_topics) < 1:
-            raise InvalidModelError(f"n_topics must be at least 1, got {self.n_topics}")
-        if not 0.0 <= float(self.link_fraction) <= 1.0:
-            raise InvalidModelError(f"link_fraction must be in [0, 1], got {self.link_fraction}")
-        if int(self.n_chains) < 1 or int(self.n_iter) < 1:
-            raise InvalidModelError("n_chains and n_iter must be at least 1")
-        self.sampler_ = resolve_sampler(self.sampler, int(self.n_topics))
-        if not (np.isfinite(self.beta) and self.beta > 0):
-            raise InvalidModelError(f"beta must be positive, got {self.beta}")
+        names = [n for n in FIT_PARAMS if n != "alpha" or np.ndim(self.alpha) == 0]  # a vector: check_alpha
+        check_params(FIT_PARAMS, {n: getattr(self, n) for n in names})
+        self.sampler_ = resolve_sampler(self.sampler, int(self.n_components))
         for lang in corpus.languages:
             if corpus.corpora[lang].n_tokens == 0:
                 raise EmptyInputError(
@@ -237,7 +243,7 @@ class PolylingualTopicModel:
         observes: the fit is the same with or without it.
         """
         self._check_params(corpus)
-        K = int(self.n_topics)
+        K = int(self.n_components)
         self.languages_ = list(corpus.languages)
         self.vocabularies_ = {x: corpus.vocabulary(x) for x in self.languages_}
         sizes = np.array([len(self.vocabularies_[x]) for x in self.languages_], dtype=np.int64)
@@ -426,13 +432,35 @@ class PolylingualTopicModel:
             )
         return self.languages_.index(code)
 
-    def top_word_ids(self, lang: str, n: int = 10) -> np.ndarray:
-        """``K x n`` ids of each topic's most probable words in ``lang`` (ties by id)."""
-        return self.language_model(lang).top_word_ids(n)
+    @renamed_parameters({"n": "n_top"})
+    def top_word_ids(self, lang: str, n_top: int = 10) -> np.ndarray:
+        """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id); the
+        arguments are those of :meth:`top_words`.
 
-    def top_words(self, lang: str, n: int = 10) -> list[list[str]]:
-        """Each topic's ``n`` most probable words in ``lang``."""
-        return self.language_model(lang).top_words(n)
+        Returns
+        -------
+        numpy.ndarray
+            ``K x n_top`` word ids, best first.
+        """
+        return self.language_model(lang).top_word_ids(N_TOP.check(n_top))
+
+    @renamed_parameters({"n": "n_top"})
+    def top_words(self, lang: str, n_top: int = 10) -> list[list[str]]:
+        """Each topic's ``n_top`` most probable words in ``lang``.
+
+        Parameters
+        ----------
+        lang : str
+            A language of the model.
+        n_top : int
+            Words per topic, 1 to 1000 (:data:`N_TOP`; ``n`` is its deprecated old name).
+
+        Returns
+        -------
+        list of list of str
+            One list of words per topic, best first.
+        """
+        return self.language_model(lang).top_words(N_TOP.check(n_top))
 
     def language_model(self, lang: str) -> PLTMLanguageModel:
         """The monolingual view of language ``lang``: a :class:`TopicModel` over its vocabulary."""
@@ -451,9 +479,11 @@ class PolylingualTopicModel:
         ``thin``-th sweep after ``burn_in``.  The corpus must use the model's
         vocabularies (encode held-out texts with the training preprocessors,
         ``fit=False``); languages absent from the model raise an error, and a
-        tuple without tokens gets the prior mean ``alpha / sum(alpha)``.
+        tuple without tokens gets the prior mean ``alpha / sum(alpha)``.  ``n_iter``, ``burn_in``
+        and ``random_state`` are checked against :data:`TRANSFORM_PARAMS`.
         """
         self._check_fitted()
+        check_params(TRANSFORM_PARAMS, {"n_iter": n_iter, "burn_in": burn_in, "random_state": random_state})
         lay = self._fold_in_layout(corpus)
         K = self.alpha_.shape[0]
         seq = _chain_seed(self.random_state if random_state is None else random_state, 10_000)
@@ -512,7 +542,7 @@ class PolylingualTopicModel:
     def description(self) -> str:
         """Short description for signatures."""
         return (
-            f"PLTM/K{self.n_topics}/{'-'.join(getattr(self, 'languages_', []))}/it{self.n_iter}"
+            f"PLTM/K{self.n_components}/{'-'.join(getattr(self, 'languages_', []))}/it{self.n_iter}"
             f"/link{self.link_fraction:g}/seed{self.random_state}"
         )
 

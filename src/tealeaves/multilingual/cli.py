@@ -20,10 +20,16 @@ import sys
 import warnings
 from collections.abc import Iterator
 
+from tealeaves._cli_args import add_output, add_param
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.errors import ParameterError
+from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
+from tealeaves.models._pltm_params import N_TOP as PLTM_N_TOP
+from tealeaves.multilingual._estimator_params import ESTIMATOR_PARAMS
+from tealeaves.multilingual.measures import ZERO_COOCCURRENCE
 from tealeaves.multilingual.names import REFERENCES
-from tealeaves.validation import float_arg, int_arg, name_arg, path_arg, seed_arg
+from tealeaves.multilingual.topics import N_TOP
+from tealeaves.validation import float_arg, int_arg, name_arg, path_arg
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
                   "or the folder written by `tealeaves index build-aligned` (default: bible)")
@@ -38,11 +44,8 @@ def register(subparsers) -> None:
     p.add_argument("topics", help="JSON file {language: [[top words of topic 0], ...], ...} (schema: "
                                   "docs/multilingual.md), or a model folder from `tealeaves pltm fit`")
     p.add_argument("--reference", default="bible", help=REFERENCE_HELP)
-    p.add_argument("--top", type=int_arg(2, name="--top"), default=10,
-                   help="cardinality C: top words used per topic, >= 2 (default 10; clamped to the "
-                        "shortest topic, with a warning)")
-    p.add_argument("--zero", choices=("limit", "epsilon", "zero"), default="limit",
-                   help="NPMI of present words that never co-occur (default: limit, -1)")
+    add_param(p, N_TOP, default=10)
+    add_param(p, ZERO_COOCCURRENCE, default="limit")
     p.add_argument("--dictionary", default=None,
                    help="bilingual dictionary for MTA (MUSE 'en foreign' or Wiktionary '.all'); "
                         "two languages only")
@@ -186,13 +189,13 @@ def warnings_to_stderr() -> Iterator[None]:
 def read_topics_arg(path: str, top: int, encoding: str | None) -> dict[str, list[list[str]]]:
     """Topics from a topics JSON file or a saved polylingual model folder (its top ``top`` words)."""
     from tealeaves.multilingual.pltm_io import is_pltm_folder, load_pltm
-    from tealeaves.multilingual.topics import read_topics, validate_topics
+    from tealeaves.multilingual.topics import read_multilingual_topics, validate_topics
 
     if is_pltm_folder(path):
         model, _ = load_pltm(path)
         return validate_topics({x: model.top_words(x, top) for x in model.languages_}, f"model '{path}'")
     with warnings_to_stderr():
-        return read_topics(path, top, encoding)
+        return read_multilingual_topics(path, top, encoding)
 
 
 def _cnpmi(args) -> int:
@@ -200,7 +203,7 @@ def _cnpmi(args) -> int:
     from tealeaves.multilingual.dictionaries import read_dictionary
     from tealeaves.multilingual.reference import resolve_reference
 
-    topics = read_topics_arg(args.topics, args.top, args.encoding)
+    topics = read_topics_arg(args.topics, args.n_top, args.encoding)
     langs = list(topics)
     if len(langs) < 2:
         raise ParameterError(f"the topics file has one language ({langs[0]}); CNPMI compares two or more",
@@ -210,7 +213,8 @@ def _cnpmi(args) -> int:
                              fix="give a topics file with two languages, or drop --dictionary")
     d = read_dictionary(args.dictionary, encoding=args.encoding) if args.dictionary else None
     ref = resolve_reference(args.reference, langs)
-    scores = [M.cnpmi(topics, ref, langs, args.zero), M.inpmi(topics, ref, langs, args.zero),
+    zero = args.zero_cooccurrence
+    scores = [M.cnpmi(topics, ref, langs, zero), M.inpmi(topics, ref, langs, zero),
               M.twc(topics, ref, langs)]
     if d is not None:
         with warnings_to_stderr():
@@ -239,31 +243,24 @@ def _register_pltm(subparsers) -> None:
                                      "(2018)'s setup: K=20, 5 chains, 1000 iterations, hyperparameters "
                                      "optimised every 50, every tuple linked.")
     add_aligned_input(fit)
-    fit.add_argument("-k", "--n-topics", dest="k", type=int_arg(1, 10_000, "-k"), default=20,
-                     help="number of topics K, 1 to 10000 (default 20)")
-    fit.add_argument("--chains", type=int_arg(1, 100, "--chains"), default=5,
-                     help="independent chains, the best final log-likelihood kept, 1 to 100 (default 5)")
-    fit.add_argument("--iterations", type=int_arg(1, 1_000_000, "--iterations"), default=1000,
-                     help="Gibbs sweeps per chain (default 1000)")
-    fit.add_argument("--optimize-interval", type=int_arg(0, None, "--optimize-interval"), default=50,
-                     help="re-estimate alpha and beta every this many sweeps, 0 = never (default 50)")
-    fit.add_argument("--burn-in", type=int_arg(0, None, "--burn-in"), default=None,
-                     help="sweeps before the first optimisation (default: 200, or half the iterations "
-                          "if fewer than 400)")
-    fit.add_argument("--link-fraction", type=float_arg(0, 1, "--link-fraction"), default=1.0,
-                     help="share of tuples whose sides share theta, 0 to 1 (default 1.0)")
-    fit.add_argument("--alpha", type=float_arg(0, None, "--alpha", include_min=False), default=0.1,
-                     help="initial alpha per topic, > 0 (default 0.1)")
-    fit.add_argument("--beta", type=float_arg(0, None, "--beta", include_min=False), default=0.01,
-                     help="initial beta, > 0 (default 0.01)")
+    pltm = FIT_PARAMS
+    add_param(fit, pltm["n_components"], default=20)
+    add_param(fit, pltm["n_chains"], default=5)
+    add_param(fit, pltm["n_iter"], default=1000)
+    add_param(fit, pltm["optimize_interval"], default=50)
+    add_param(fit, pltm["optimize_burn_in"], default=None,
+              help="sweeps before the first optimisation (default: 200, or half of --n-iter if fewer "
+                   "than 400)")
+    add_param(fit, pltm["link_fraction"], default=1.0)
+    add_param(fit, pltm["alpha"], default=0.1)
+    add_param(fit, pltm["beta"], default=0.01)
     fit.add_argument("--max-df", type=float_arg(0, 1, "--max-df", include_min=False), default=0.3,
                      help="drop words in more than this share of a language's documents (default 0.3)")
     fit.add_argument("--min-df", type=int_arg(1, None, "--min-df"), default=1,
                      help="drop words in fewer documents (default 1)")
-    fit.add_argument("--seed", type=seed_arg, default=0, help="random seed; the same seed repeats the fit")
-    fit.add_argument("--jobs", type=int_arg(1, 64, "--jobs"), default=1,
-                     help="chains run in parallel threads, 1 to 64 (default 1)")
-    fit.add_argument("-o", "--out", required=True, type=path_arg("-o"), help="model folder to write")
+    add_param(fit, pltm["random_state"], default=0, metavar="SEED")
+    add_param(fit, pltm["n_jobs"], default=1)
+    add_output(fit, required=True, type=path_arg("-o"), help="model folder to write")
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "
                           "stderr is a terminal)")
@@ -271,22 +268,19 @@ def _register_pltm(subparsers) -> None:
 
     topics = sub.add_parser("topics", help="per-language top words of a fitted model (topics JSON or text)")
     topics.add_argument("model", help="model folder from `tealeaves pltm fit`")
-    topics.add_argument("--top", type=int_arg(1, 1000, "--top"), default=10,
-                        help="words per topic, 1 to 1000 (default 10)")
-    topics.add_argument("-o", "--out", help="write the topics JSON here (the schema `tealeaves cnpmi` reads)")
+    add_param(topics, PLTM_N_TOP, default=10)
+    add_output(topics, help="write the topics JSON here (the schema `tealeaves cnpmi` reads)")
     add_format_option(topics)
     topics.set_defaults(func=P.topics)
 
     infer = sub.add_parser("infer", help="fold in held-out tuples: their topic proportions theta")
     infer.add_argument("model", help="model folder from `tealeaves pltm fit`")
     add_aligned_input(infer)
-    infer.add_argument("--iterations", type=int_arg(1, 100_000, "--iterations"), default=100,
-                       help="fold-in sweeps (default 100)")
-    infer.add_argument("--burn-in", type=int_arg(0, None, "--burn-in"), default=50,
-                       help="sweeps before averaging (default 50; must be below --iterations)")
-    infer.add_argument("--seed", type=seed_arg, default=None, help="seed (default: the model's)")
-    infer.add_argument("-o", "--out", help="write theta (tuples x K) as .npy (readable by "
-                                           "`human build-study --doc-topic`)")
+    add_param(infer, TRANSFORM_PARAMS["n_iter"], default=100)
+    add_param(infer, TRANSFORM_PARAMS["burn_in"], default=50,
+              help="sweeps before averaging (default 50; must be below --n-iter)")
+    add_param(infer, TRANSFORM_PARAMS["random_state"], default=None, metavar="SEED")
+    add_output(infer, help="write theta (tuples x K) as .npy (readable by `human build-study --doc-topic`)")
     add_format_option(infer)
     infer.set_defaults(func=P.infer)
 
@@ -306,30 +300,29 @@ def _register_estimator(subparsers) -> None:
     feats.add_argument("--rich", default=None, help="rich reference (built-in name or folder): adds the "
                                                     "target column (its CNPMI) for training")
     feats.add_argument("--high", default="en", help="the high-resource language l1 (default en)")
-    feats.add_argument("--top", type=int_arg(2, name="--top"), default=10, help="cardinality C (default 10)")
+    add_param(feats, N_TOP, default=10, help="cardinality C")
     feats.add_argument("--dictionary", default=None, help="bilingual dictionary for the mta feature")
     feats.add_argument("--era", action="store_true", help="add era_mean/era_std (SpellEng, $TEALEAVES_DATA)")
     feats.add_argument("--drift-rich", default=None, help="add drift_mean/std: the English reference "
                        "(built-in name or folder) compared with the poor reference's English side")
-    feats.add_argument("--zero", choices=("limit", "epsilon", "zero"), default="limit")
+    add_param(feats, ZERO_COOCCURRENCE, default="limit")
     feats.add_argument("--encoding", default=None)
-    feats.add_argument("-o", "--out", required=True, help="CSV table to write")
+    add_output(feats, required=True, help="CSV table to write")
     feats.set_defaults(func=E.features)
 
     train = sub.add_parser("train", help="train an estimator on feature tables with a target column")
     train.add_argument("tables", nargs="+", help="CSV feature tables (from `estimator features --rich`)")
     train.add_argument("--features", default="base,gap,era,drift",
                        help="comma-separated feature groups from base,gap,era,drift (default all)")
-    train.add_argument("--n-estimators", type=int_arg(1, 10_000, "--n-estimators"), default=50,
-                       help="AdaBoost rounds (default 50)")
-    train.add_argument("--seed", type=seed_arg, default=0, help="AdaBoost seed (default 0)")
-    train.add_argument("-o", "--out", required=True, help="estimator file to write (JSON)")
+    add_param(train, ESTIMATOR_PARAMS["n_estimators"], default=50)
+    add_param(train, ESTIMATOR_PARAMS["random_state"], default=0, metavar="SEED")
+    add_output(train, required=True, help="estimator file to write (JSON)")
     train.set_defaults(func=E.train)
 
     apply = sub.add_parser("apply", help="estimate rich-reference CNPMI of new topics from poor-reference "
                                          "features")
     apply.add_argument("estimator", help="estimator file from `tealeaves estimator train`")
     apply.add_argument("table", help="CSV feature table (from `estimator features`, no --rich needed)")
-    apply.add_argument("-o", "--out", help="also write the table with an 'estimate' column (CSV)")
+    add_output(apply, help="also write the table with an 'estimate' column (CSV)")
     add_format_option(apply)
     apply.set_defaults(func=E.apply)

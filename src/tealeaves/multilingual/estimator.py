@@ -35,7 +35,9 @@ from sklearn.linear_model import LinearRegression
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
+from tealeaves._params import check_params
 from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.multilingual._estimator_params import ESTIMATOR_PARAMS
 
 #: Columns of each feature group, in the order the paper lists them.
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -75,9 +77,12 @@ class CoherenceEstimator(BaseEstimator, RegressorMixin):
     ----------
     features : feature groups to use, a subset of ("base", "gap", "era", "drift").
     param_grid : grid over ``AdaBoostRegressor`` parameters (default: learning_rate x loss).
-    n_estimators : boosting rounds.
+    n_estimators : boosting rounds, 1 to 10000.
     n_splits : folds of the grouped cross-validation (capped by the number of groups).
     random_state : seed of AdaBoost's weighted resampling.
+
+    ``n_estimators`` and ``random_state`` are checked by :meth:`fit` against their declarations
+    (``ESTIMATOR_PARAMS``, also the options of ``tealeaves estimator train``).
     """
 
     def __init__(self, features: Sequence[str] = ("base", "gap", "era", "drift"),
@@ -103,6 +108,7 @@ class CoherenceEstimator(BaseEstimator, RegressorMixin):
 
     def fit(self, X: pd.DataFrame, y: Sequence[float], groups: Sequence | None = None) -> CoherenceEstimator:
         """Select hyperparameters by grouped CV over ``groups`` (languages), then refit on all rows."""
+        check_params(ESTIMATOR_PARAMS, {n: getattr(self, n) for n in ESTIMATOR_PARAMS})
         M = self._matrix(X)
         y = np.asarray(y, dtype=float)
         if len(M) < 2 or len(y) != len(M):

@@ -46,11 +46,11 @@ def features(args) -> int:
     from tealeaves.multilingual.features import topic_features
     from tealeaves.multilingual.reference import resolve_reference
 
-    check_output_path(args.out, "-o")
-    topics = read_topics_arg(args.topics, args.top, args.encoding)
+    check_output_path(args.output, "-o")
+    topics = read_topics_arg(args.topics, args.n_top, args.encoding)
     l1, l2 = _pair(topics, args.high)
     poor = resolve_reference(args.reference, [l1, l2])
-    kw = {"zero_cooccurrence": args.zero}
+    kw = {"zero_cooccurrence": args.zero_cooccurrence}
     if args.dictionary:
         kw["dictionary"] = read_dictionary(args.dictionary, encoding=args.encoding)
     if args.era:
@@ -65,9 +65,9 @@ def features(args) -> int:
     frame.insert(1, "topic", range(len(frame)))
     if args.rich:
         rich = resolve_reference(args.rich, [l1, l2])
-        frame["target"] = M.cnpmi(topics, rich, [l1, l2], args.zero).per_topic
-    write_table(args.out, frame, feature_settings(sigs, [l1, l2]), [l1, l2])
-    print(f"wrote {len(frame)} topics x {len(frame.columns)} columns to {args.out}")
+        frame["target"] = M.cnpmi(topics, rich, [l1, l2], args.zero_cooccurrence).per_topic
+    write_table(args.output, frame, feature_settings(sigs, [l1, l2]), [l1, l2])
+    print(f"wrote {len(frame)} topics x {len(frame.columns)} columns to {args.output}")
     return 0
 
 
@@ -92,7 +92,7 @@ def train(args) -> int:
     from tealeaves.multilingual.estimator_io import numeric_columns, read_table, save_estimator
 
     groups = _groups(args.features)
-    check_output_path(args.out, "-o")
+    check_output_path(args.output, "-o")
     frames, settings = [], []
     for path in args.tables:
         frame, s = read_table(path)
@@ -107,12 +107,12 @@ def train(args) -> int:
     if settings[0] is None:
         print("tealeaves: warning: the tables record no feature settings; the estimator cannot check that "
               "the tables it is applied to match", file=sys.stderr)
-    est = CoherenceEstimator(features=groups, n_estimators=args.n_estimators, random_state=args.seed)
+    est = CoherenceEstimator(features=groups, n_estimators=args.n_estimators, random_state=args.random_state)
     est.fit(table, table["target"].to_numpy(dtype=float), table["lang"].astype(str).to_numpy())
-    save_estimator(est, args.out, settings[0], langs, len(table))
+    save_estimator(est, args.output, settings[0], langs, len(table))
     cv = "none (one language)" if est.cv_score_ is None else f"{est.cv_score_:.3f}"
     print(f"trained on {len(table)} topics of {'+'.join(langs)}; features {','.join(groups)}; "
-          f"chosen {est.best_params_}; grouped-CV Pearson r {cv}; wrote {args.out}")
+          f"chosen {est.best_params_}; grouped-CV Pearson r {cv}; wrote {args.output}")
     return 0
 
 
@@ -127,17 +127,17 @@ def apply(args) -> int:
         read_table,
     )
 
-    if args.out:
-        check_output_path(args.out, "-o")
+    if args.output:
+        check_output_path(args.output, "-o")
     est, doc = load_estimator(args.estimator)
     frame, settings = read_table(args.table)
     where = f"feature table '{args.table}'"
     check_compatible(doc, settings, where)
     numeric_columns(frame, [*est.feature_names_, "cnpmi"], where)
     frame["estimate"] = est.predict(frame)
-    if args.out:
+    if args.output:
         from tealeaves._io import atomic_write
-        with atomic_write(args.out, what="-o table") as fh:
+        with atomic_write(args.output, what="-o table") as fh:
             frame.to_csv(fh, index=False)
     rows = [{"lang": r["lang"], "topic": int(r["topic"]) if "topic" in frame else i,
              "bible_cnpmi": r["cnpmi"], "estimate": r["estimate"]}

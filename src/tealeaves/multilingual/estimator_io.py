@@ -116,8 +116,8 @@ def numeric_columns(frame, columns: Sequence[str], where: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputFormatError(f"{where} lacks the feature columns {missing}",
-                               fix="compute those features (estimator features --dictionary/--era/"
-                                   "--drift-rich) or train with fewer groups (--features)")
+                               fix="compute the tables with those features (a dictionary, the era or "
+                                   "drift resources) or train with fewer feature groups")
     for c in columns:
         values = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(values))

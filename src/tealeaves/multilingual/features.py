@@ -42,8 +42,8 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
     Diagnostic columns: ``inpmi_<lang>``, ``mta_uncovered`` (1 when the dictionary lists none
     of the topic's words; its MTA is 0), ``era_n_missing``, ``drift_n_missing``.
     """
-    langs, k, c = M.check_topics(topics, [l1, l2])
-    reference = M.as_reference(reference, [l1, l2])
+    langs, k, c = M.check_multilingual_topics(topics, [l1, l2])
+    reference = M.as_aligned_reference(reference, [l1, l2])
     pair = {l1: topics[l1], l2: topics[l2]}
     cn = M.cnpmi(pair, reference, [l1, l2], zero_cooccurrence)
     inp = M.inpmi(pair, reference, [l1, l2], zero_cooccurrence)

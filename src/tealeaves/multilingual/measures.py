@@ -36,6 +36,7 @@ from itertools import combinations
 
 import numpy as np
 
+from tealeaves._params import Param, deprecated_alias
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.multilingual.dictionaries import BilingualDictionary
@@ -46,6 +47,11 @@ from tealeaves.signature import Signature
 GAP_ALPHA = 0.001
 
 Topics = Mapping[str, Sequence[Sequence[str]]]
+
+#: NPMI of present words that never co-occur (the ``zero_cooccurrence`` of every measure here;
+#: ``--zero`` of ``tealeaves cnpmi`` and ``estimator features``, as in ``tealeaves coherence``).
+ZERO_COOCCURRENCE = Param("zero_cooccurrence", "choice", choices=ZERO_POLICIES, flag_name="--zero",
+                          help="NPMI of present words that never co-occur (default: limit, -1)")
 
 
 @dataclass
@@ -68,12 +74,25 @@ class TopicScores:
 
 
 # -- input checks ------------------------------------------------------------
-def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tuple[list[str], int, int]:
-    """Validate ``topics`` (schema: :mod:`tealeaves.multilingual.topics`) and return
+def check_multilingual_topics(topics: Topics, languages: Sequence[str] | None = None
+                              ) -> tuple[list[str], int, int]:
+    """Validate per-language ``topics`` (schema: :mod:`tealeaves.multilingual.topics`) and return
     (languages, number of topics K, cardinality C).
 
     Every language needs the same number of topics, each a non-empty list of word strings;
     two keys naming the same language (``en`` and ``eng``) are refused.
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}``.
+    languages : sequence of str, optional
+        The languages to check (default: every key of ``topics``).
+
+    Returns
+    -------
+    tuple
+        (languages, K, the longest topic's length C).
     """
     langs = list(languages) if languages is not None else list(topics)
     if not langs:
@@ -103,9 +122,25 @@ def check_topics(topics: Topics, languages: Sequence[str] | None = None) -> tupl
     return langs, k, max(cards)
 
 
-def as_reference(reference, languages: Sequence[str]):
-    """``reference`` itself if it answers the count queries, else a built-in name or a saved folder
-    resolved by :func:`tealeaves.multilingual.reference.resolve_reference` (one code path for both)."""
+def as_aligned_reference(reference, languages: Sequence[str]):
+    """An aligned (multilingual) reference: ``reference`` itself if it answers the count queries,
+    else a built-in name or a saved folder resolved by
+    :func:`tealeaves.multilingual.reference.resolve_reference` (one code path for both).
+
+    (The monolingual counterpart is :func:`tealeaves.coherence.measure.as_reference`.)
+
+    Parameters
+    ----------
+    reference : AlignedReference, str or os.PathLike
+        A reference object, a built-in reference name or a saved aligned reference folder.
+    languages : sequence of str
+        The languages the reference must hold.
+
+    Returns
+    -------
+    AlignedReference
+        The reference to count in.
+    """
     import os
 
     if isinstance(reference, (str, os.PathLike)):
@@ -113,6 +148,11 @@ def as_reference(reference, languages: Sequence[str]):
 
         return resolve_reference(reference, languages)
     return reference
+
+
+#: Deprecated old names of :func:`check_multilingual_topics` and :func:`as_aligned_reference`.
+check_topics = deprecated_alias(check_multilingual_topics, "check_topics")
+as_reference = deprecated_alias(as_aligned_reference, "as_reference")
 
 
 # -- NPMI from counts -------------------------------------------------------
@@ -124,9 +164,7 @@ def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: i
     (:func:`tealeaves.coherence.confirmation.confirm`); here a word with zero
     document frequency makes its pairs 0 (the paper's rule for absent words).
     """
-    if zero_cooccurrence not in ZERO_POLICIES:
-        raise TealeavesError(f"unknown zero_cooccurrence policy {zero_cooccurrence!r}; "
-                             f"use one of {ZERO_POLICIES}")
+    ZERO_COOCCURRENCE.check(zero_cooccurrence)
     pa = np.asarray(df_a, dtype=float)[:, None] / n
     pb = np.asarray(df_b, dtype=float)[None, :] / n
     present = (pa > 0) & (pb > 0)
@@ -149,8 +187,8 @@ def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str,
 def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
                zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
     """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs."""
-    _, k, _ = check_topics(topics, [l1, l2])
-    reference = as_reference(reference, [l1, l2])
+    _, k, _ = check_multilingual_topics(topics, [l1, l2])
+    reference = as_aligned_reference(reference, [l1, l2])
     n = reference.n_pairs(l1, l2)
     values = np.zeros(k)
     n_absent = n_never = 0
@@ -168,10 +206,10 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
 def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero_cooccurrence: str = "limit") -> TopicScores:
     """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4)."""
-    langs, k, c = check_topics(topics, languages)
+    langs, k, c = check_multilingual_topics(topics, languages)
     if len(langs) < 2:
         raise TealeavesError(f"CNPMI needs at least two languages, got {langs}")
-    reference = as_reference(reference, langs)
+    reference = as_aligned_reference(reference, langs)
     per_pair, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for l1, l2 in combinations(langs, 2):
         vals, det = cnpmi_pair(topics, reference, l1, l2, zero_cooccurrence)
@@ -187,7 +225,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 def npmi_language(topics: Topics, reference, lang: str,
                   zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
     """Monolingual NPMI per topic of one language over its side of the reference (eq. 2)."""
-    _, k, _ = check_topics(topics, [lang])
+    _, k, _ = check_multilingual_topics(topics, [lang])
     values = np.zeros(k)
     n = 0
     n_absent = n_never = 0
@@ -211,8 +249,8 @@ def npmi_language(topics: Topics, reference, lang: str,
 def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero_cooccurrence: str = "limit") -> TopicScores:
     """Internal NPMI: the mean over languages of each language's monolingual NPMI."""
-    langs, k, c = check_topics(topics, languages)
-    reference = as_reference(reference, langs)
+    langs, k, c = check_multilingual_topics(topics, languages)
+    reference = as_aligned_reference(reference, langs)
     per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for lang in langs:
         vals, det = npmi_language(topics, reference, lang, zero_cooccurrence)
@@ -226,8 +264,8 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
 def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:
     """Topic word coverage: share of a topic's words (all languages) occurring in the reference."""
-    langs, k, c = check_topics(topics, languages)
-    reference = as_reference(reference, langs)
+    langs, k, c = check_multilingual_topics(topics, languages)
+    reference = as_aligned_reference(reference, langs)
     values = np.zeros(k)
     for t in range(k):
         found = total = 0
@@ -242,7 +280,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
 def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
         mode: str = "pairs") -> TopicScores:
     """Matching translation accuracy of each topic between ``l1`` and ``l2`` (see module docstring)."""
-    langs, k, c = check_topics(topics, [l1, l2])
+    langs, k, c = check_multilingual_topics(topics, [l1, l2])
     if mode not in ("pairs", "words"):
         raise TealeavesError(f"unknown MTA mode {mode!r}; use 'pairs' or 'words'")
     d = dictionary.oriented(l1, l2)

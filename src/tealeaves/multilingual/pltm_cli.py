@@ -52,7 +52,7 @@ def _progress(args) -> ChainProgress | None:
     """Per-sweep progress on stderr when it is a terminal, unless ``--quiet``."""
     if args.quiet or not sys.stderr.isatty():
         return None
-    return ChainProgress(args.chains, args.iterations, sys.stderr)
+    return ChainProgress(args.n_chains, args.n_iter, sys.stderr)
 
 
 def burn_in(iterations: int, given: int | None) -> int:
@@ -60,7 +60,7 @@ def burn_in(iterations: int, given: int | None) -> int:
     if given is None:
         return min(200, iterations // 2)
     if given >= iterations:
-        raise ParameterError(f"--burn-in {given} is not below --iterations {iterations}",
+        raise ParameterError(f"--optimize-burn-in {given} is not below --n-iter {iterations}",
                              fix="give a burn-in smaller than the number of iterations")
     return given
 
@@ -76,23 +76,24 @@ def fit(args) -> int:
     from tealeaves.multilingual.cli import read_aligned_args
     from tealeaves.multilingual.pltm_io import save_pltm
 
-    out = Path(args.out)
+    out = Path(args.output)
     if out.exists() and not out.is_dir():
         from tealeaves.errors import OutputError
         raise OutputError(f"-o '{out}' exists and is not a folder", fix="give a new folder name")
     check_output_path(out / "pltm.npz" if out.is_dir() else out.parent / ".tealeaves-check", "-o")
-    start = burn_in(args.iterations, args.burn_in)
+    start = burn_in(args.n_iter, args.optimize_burn_in)
     texts = read_aligned_args(args)
     corpus = texts.to_aligned({x: default_preprocessor(x, max_df=args.max_df, min_df=args.min_df)
                                for x in texts.languages})
     sizes = ", ".join(f"{x}: {len(corpus.vocabulary(x))} words, {corpus.n_tokens(x)} tokens"
                       for x in corpus.languages)
     _log(f"read {len(texts.ids)} tuples; vocabularies {sizes}", args.quiet)  # once every input is valid
-    model = PolylingualTopicModel(n_topics=args.k, alpha=args.alpha, beta=args.beta, n_iter=args.iterations,
-                                  optimize_interval=args.optimize_interval, optimize_burn_in=start,
-                                  n_chains=args.chains, link_fraction=args.link_fraction,
-                                  random_state=args.seed, n_jobs=args.jobs)
-    _log(f"sampling {args.chains} chain(s) x {args.iterations} sweeps, K={args.k} ...", args.quiet)
+    model = PolylingualTopicModel(n_components=args.n_components, alpha=args.alpha, beta=args.beta,
+                                  n_iter=args.n_iter, optimize_interval=args.optimize_interval,
+                                  optimize_burn_in=start, n_chains=args.n_chains,
+                                  link_fraction=args.link_fraction, random_state=args.random_state,
+                                  n_jobs=args.n_jobs)
+    _log(f"sampling {args.n_chains} chain(s) x {args.n_iter} sweeps, K={args.n_components} ...", args.quiet)
     t0 = time.perf_counter()
     model.fit(corpus, callback=_progress(args))
     lls = ", ".join(f"{x:.1f}" for x in model.chain_log_likelihoods_)
@@ -113,17 +114,17 @@ def topics(args) -> int:
     from tealeaves.multilingual.pltm_io import load_pltm
 
     model, _ = load_pltm(args.model)
-    words = {x: model.top_words(x, args.top) for x in model.languages_}
-    if args.out:
-        write_text(args.out, dump_json(words) + "\n", what="topics file")
+    words = {x: model.top_words(x, args.n_top) for x in model.languages_}
+    if args.output:
+        write_text(args.output, dump_json(words) + "\n", what="topics file")
     if args.format == "json":
         print(dump_json(words))
-    elif not args.out:
+    elif not args.output:
         for k in range(len(model.alpha_)):
             for x in model.languages_:
                 print(f"{k}\t{x}\t{escape(' '.join(words[x][k]))}")
     else:
-        print(f"wrote {escape(args.out)}")
+        print(f"wrote {escape(args.output)}")
     return 0
 
 
@@ -135,8 +136,8 @@ def infer(args) -> int:
     from tealeaves.multilingual.cli import read_aligned_args
     from tealeaves.multilingual.pltm_io import load_pltm
 
-    if args.burn_in >= args.iterations:
-        raise ParameterError(f"--burn-in {args.burn_in} is not below --iterations {args.iterations}",
+    if args.burn_in >= args.n_iter:
+        raise ParameterError(f"--burn-in {args.burn_in} is not below --n-iter {args.n_iter}",
                              fix="give a burn-in smaller than the number of iterations")
     model, preprocessors = load_pltm(args.model)
     texts = read_aligned_args(args, aligned=False)  # held-out documents may be in one language
@@ -146,14 +147,14 @@ def infer(args) -> int:
         raise LanguageMismatchError(f"the tuples have languages {extra} that the model lacks "
                                     f"(it has {model.languages_})", fix="drop them with --languages")
     corpus = texts.to_aligned({x: preprocessors[x] for x in texts.languages}, fit=False)
-    theta = model.transform(corpus, n_iter=args.iterations, burn_in=args.burn_in, random_state=args.seed)
-    if args.out:
-        with atomic_write(args.out, mode="wb", encoding=None, what="theta file") as fh:
+    theta = model.transform(corpus, n_iter=args.n_iter, burn_in=args.burn_in, random_state=args.random_state)
+    if args.output:
+        with atomic_write(args.output, mode="wb", encoding=None, what="theta file") as fh:
             np.save(fh, theta)
     if args.format == "json":
         print(dump_json({"ids": list(texts.ids), "theta": theta.tolist()}))
-    elif args.out:
-        print(f"wrote theta of {len(theta)} tuples x {theta.shape[1]} topics to {args.out}")
+    elif args.output:
+        print(f"wrote theta of {len(theta)} tuples x {theta.shape[1]} topics to {args.output}")
     else:
         rows = [{"id": i, "top_topic": int(np.argmax(t)), "p": float(np.max(t))}
                 for i, t in zip(texts.ids, theta, strict=True)]

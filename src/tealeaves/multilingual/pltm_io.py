@@ -36,8 +36,12 @@ MODEL_FILE = "pltm.npz"
 TOPICS_FILE = "topics.json"
 #: Words per topic written to ``topics.json``.
 TOPICS_WORDS = 20
-HYPERPARAMETERS = ("n_topics", "alpha", "beta", "n_iter", "optimize_interval", "optimize_burn_in",
+HYPERPARAMETERS = ("n_components", "alpha", "beta", "n_iter", "optimize_interval", "optimize_burn_in",
                    "sample_interval", "n_chains", "link_fraction", "evaluate_every", "random_state")
+#: Keys of the header's ``hyperparameters`` that differ from the Python names: the number of
+#: topics keeps its format-1 key ``n_topics`` (the parameter ``n_components``), so that every
+#: tealeaves reading format 1 reads every saved folder.
+HEADER_KEYS = {"n_components": "n_topics"}
 
 
 class SavedPolylingualTopicModel(PolylingualTopicModel):
@@ -56,14 +60,14 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
 
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
+        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name")
     folder.mkdir(parents=True, exist_ok=True)
     langs = list(model.languages_)
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "languages": langs,
         "vocabularies": {x: list(model.vocabularies_[x]) for x in langs},
         "preprocessing": {x: preprocessors[x].get_params() for x in langs},
-        "hyperparameters": {h: getattr(model, h) for h in HYPERPARAMETERS},
+        "hyperparameters": {HEADER_KEYS.get(h, h): getattr(model, h) for h in HYPERPARAMETERS},
         "beta_": {x: float(model.beta_[x]) for x in langs},
         "n_tokens": int(model.n_tokens_), "n_tuples": int(model.n_tuples_),
         "best_chain": int(model.best_chain_), "metadata": metadata or {},
@@ -98,6 +102,12 @@ def _bad(path: Path, what: str) -> InputFormatError:
                             fix="give the folder written by `tealeaves pltm fit -o MODEL`")
 
 
+def _hyperparameters(saved: dict) -> dict:
+    """The header's hyperparameters by their Python names (:data:`HEADER_KEYS`)."""
+    python = {v: k for k, v in HEADER_KEYS.items()}
+    return {python.get(k, k): v for k, v in saved.items()}
+
+
 def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicModel, dict]:
     """Read a folder written by :func:`save_pltm`; returns (model, {lang: fitted Preprocessor})."""
     from tealeaves.corpus import Vocabulary
@@ -122,7 +132,7 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
                                f"tealeaves reads version {FORMAT_VERSION}",
                                fix="refit it with `tealeaves pltm fit`")
     try:
-        model = SavedPolylingualTopicModel(**header["hyperparameters"])
+        model = SavedPolylingualTopicModel(**_hyperparameters(header["hyperparameters"]))
         langs = list(header["languages"])
         model.languages_ = langs
         model.vocabularies_ = {x: Vocabulary(header["vocabularies"][x]) for x in langs}

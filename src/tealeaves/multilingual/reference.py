@@ -35,7 +35,7 @@ from tealeaves.corpus.aligned import (
     language_code,
 )
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
-from tealeaves.multilingual.names import LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
+from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 
 @dataclass
@@ -207,7 +207,7 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
     """A reference from ``$TEALEAVES_DATA``: ``bible`` (chapters, fullest text per language),
     ``flores``, ``ntrex``, ``tico19`` or ``udhr`` documents, in ``languages``."""
     from tealeaves.corpus import parallel
-    from tealeaves.corpus.aligned import LANGUAGES as KNOWN  # (multilingual.names.LANGUAGES omits en)
+    from tealeaves.corpus.aligned import LANGUAGE_NAMES as KNOWN  # (names.HAO2018_LANGUAGES omits en)
 
     langs = [language_code(x) for x in languages]  # the rule of the topics they are to score
     other = [x for x, code in zip(languages, langs) if code not in KNOWN]
@@ -216,7 +216,7 @@ def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
             f"the built-in reference {name!r} has no text in {', '.join(map(repr, other))}: the built-in "
             f"references hold only tealeaves' own languages ({', '.join(KNOWN)})",
             fix="build an aligned reference from your own texts (tealeaves index build-aligned TUPLES.jsonl "
-                "-o REF) and give its folder: --reference REF")
+                "-o REF) and give its folder as the reference")
     if name == "bible":
         missing = [x for x in langs if x not in parallel.BIBLE_TEXTS_FULL]
         if missing:

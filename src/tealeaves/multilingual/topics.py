@@ -20,9 +20,9 @@ Schema (``tealeaves cnpmi TOPICS``, and the ``topics`` argument of every measure
 
 Everything that violates the schema raises
 :class:`~tealeaves.errors.InputFormatError` saying what was found and what is expected.
-The file reader (:func:`read_topics`) also lowercases the words (the references are
-lowercased by their preprocessing) and keeps the first ``top`` words of each topic; when
-some topic has fewer than ``top`` words, every topic is cut to the shortest one's length
+The file reader (:func:`read_multilingual_topics`) also lowercases the words (the references are
+lowercased by their preprocessing) and keeps the first ``n_top`` words of each topic; when
+some topic has fewer than ``n_top`` words, every topic is cut to the shortest one's length
 (a documented clamp, with a warning) so that all topics are scored at the same cardinality
 C, which the signatures record.
 """
@@ -35,11 +35,17 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from tealeaves._io import StrictJSONError, loads_strict
+from tealeaves._params import Param, deprecated_alias, renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError
 
 SCHEMA = '{language: [[word, word, ...], ...]} (one list of top words per topic, most probable first)'
 
 Topics = Mapping[str, Sequence[Sequence[str]]]
+
+#: The cardinality C: top words scored per topic (``tealeaves cnpmi --n-top``, ``estimator features``).
+N_TOP = Param("n_top", "int", 2, deprecated_flags=("--top",),
+              help="cardinality C: top words used per topic, >= 2 (clamped to the shortest topic, with a "
+                   "warning)")
 
 
 def _found(value: object) -> str:
@@ -123,31 +129,62 @@ def validate_topics(raw: object, where: str = "topics") -> dict[str, list[list[s
     return out
 
 
-def cardinality(topics: Mapping[str, Sequence[Sequence[str]]], top: int | None = None) -> int:
-    """The cardinality C to score: ``top`` clamped to the shortest topic (warning when clamped)."""
+@renamed_parameters({"top": "n_top"})
+def cardinality(topics: Mapping[str, Sequence[Sequence[str]]], n_top: int | None = None) -> int:
+    """The cardinality C to score: ``n_top`` clamped to the shortest topic (warning when clamped).
+
+    Parameters
+    ----------
+    topics : mapping
+        Validated topics (module docstring).
+    n_top : int, optional
+        The requested cardinality (``None``: the shortest topic's length).
+
+    Returns
+    -------
+    int
+        The cardinality C.
+    """
     shortest = min(len(t) for ts in topics.values() for t in ts)
-    if top is None:
+    if n_top is None:
         return shortest
-    if shortest < top:
-        warnings.warn(f"the shortest topic has {shortest} words, fewer than top={top}; every topic is "
+    if shortest < n_top:
+        warnings.warn(f"the shortest topic has {shortest} words, fewer than n_top={n_top}; every topic is "
                       f"scored on its first {shortest} words (C={shortest}, recorded in the signatures)",
                       stacklevel=2)
         return shortest
-    return top
+    return n_top
 
 
-def read_topics(path: str | os.PathLike[str], top: int | None = None, encoding: str | None = None,
-                ) -> dict[str, list[list[str]]]:
-    """Read a topics JSON file (schema in the module docstring): validated, lowercased, cut to C words.
+@renamed_parameters({"top": "n_top"})
+def read_multilingual_topics(path: str | os.PathLike[str], n_top: int | None = None,
+                             encoding: str | None = None) -> dict[str, list[list[str]]]:
+    """Read a multilingual topics JSON file (schema in the module docstring): validated, lowercased,
+    cut to C words.
 
     Duplicate keys in the JSON object are refused (JSON parsers silently keep the last);
-    each topic must hold at least two distinct words after lowercasing.
+    each topic must hold at least two distinct words after lowercasing.  (The monolingual
+    topic-word file reader is :func:`tealeaves.models.adapters.topic_files.read_topics`.)
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The topics JSON file.
+    n_top : int, optional
+        The cardinality C (:data:`N_TOP`, >= 2; clamped to the shortest topic with a warning;
+        ``None``: the shortest topic's length).  ``top`` is its deprecated old name.
+    encoding : str, optional
+        The file's encoding (default UTF-8; a byte-order mark is removed).
+
+    Returns
+    -------
+    dict
+        ``{language code: [[word, ...] per topic]}``.
     """
     from tealeaves import _io
-    from tealeaves.validation import check_int
 
-    if top is not None:
-        top = check_int(top, "top", min_value=2)
+    if n_top is not None:
+        n_top = N_TOP.check(n_top)
     text = _io.read_text(path, encoding, what="topics file")
     where = f"topics file '{path}'"
     if not text.strip():
@@ -162,8 +199,12 @@ def read_topics(path: str | os.PathLike[str], top: int | None = None, encoding: 
     if shortest < 2:
         raise InputFormatError(f"{where}: a topic has only {shortest} word; NPMI needs at least two per "
                                "topic", fix="give at least two words per topic")
-    c = cardinality(lowered, top)
+    c = cardinality(lowered, n_top)
     return {lang: [t[:c] for t in ts] for lang, ts in lowered.items()}
+
+
+#: Deprecated old name of :func:`read_multilingual_topics`.
+read_topics = deprecated_alias(read_multilingual_topics, "read_topics")
 
 
 def _check_distinct(lang: str, k: int, words: Sequence[str], where: str) -> None:

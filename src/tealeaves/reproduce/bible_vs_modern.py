@@ -53,7 +53,8 @@ from tealeaves.multilingual.drift import MeaningDrift
 from tealeaves.multilingual.era import read_spelleng
 from tealeaves.multilingual.estimator import CoherenceEstimator, pearson
 from tealeaves.multilingual.features import topic_features
-from tealeaves.multilingual.reference import LANGUAGES, named_reference, reference_from_texts
+from tealeaves.multilingual.names import HAO2018_LANGUAGES
+from tealeaves.multilingual.reference import named_reference, reference_from_texts
 from tealeaves.reproduce.params import N_ITER
 from tealeaves.signature import Signature
 
@@ -100,7 +101,7 @@ class Config:
         Further settings, recorded with the run's configuration.
     """
 
-    languages: tuple[str, ...] = LANGUAGES
+    languages: tuple[str, ...] = HAO2018_LANGUAGES
     n_topics: tuple[int, ...] = (10, 20, 30)
     seeds: tuple[int, ...] = (0, 1)
     link_fractions: tuple[float, ...] = (1.0, 0.5)
@@ -279,7 +280,7 @@ def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[
 
     out = []
     for st in model_settings(config):
-        model = PolylingualTopicModel(n_topics=st["n_topics"], n_iter=config.n_iter,
+        model = PolylingualTopicModel(n_components=st["n_topics"], n_iter=config.n_iter,
                                       link_fraction=st["link_fraction"], random_state=st["seed"],
                                       optimize_burn_in=min(200, config.n_iter // 2)).fit(train)
         out.append((st, {x: model.top_words(x, config.cardinality) for x in ("en", lang)}))
@@ -419,7 +420,7 @@ def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]
         Per test language of :data:`PAPER_LAYOUT`: ``bible_cnpmi`` and, for
         subsets 1-3, ``train<i>``, the Pearson r ``r<i>`` and ``params<i>``.
     """
-    if set(config.languages) != set(LANGUAGES):
+    if set(config.languages) != set(HAO2018_LANGUAGES):
         return []
     rows = []
     for lang, subsets in PAPER_LAYOUT.items():
@@ -493,11 +494,11 @@ def run(config: Config, log=None) -> dict:
     start = time.perf_counter()
     config.languages = tuple(normalize_language(x) for x in config.languages)
     N_ITER.check(config.n_iter)
-    bad = [x for x in config.languages if x == "en" or x not in LANGUAGES]
+    bad = [x for x in config.languages if x == "en" or x not in HAO2018_LANGUAGES]
     if bad or len(set(config.languages)) < 3:
-        raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among {LANGUAGES} "
-                             f"(each paired with English; one is held out, the others train), got "
-                             f"{list(config.languages)}")
+        raise TealeavesError(f"bible-vs-modern needs at least three distinct languages among "
+                             f"{HAO2018_LANGUAGES} (each paired with English; one is held out, the others "
+                             f"train), got {list(config.languages)}")
     resources = {"era": read_spelleng()}
     tables, info = [], {}
     for lang in config.languages:

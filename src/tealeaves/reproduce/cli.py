@@ -130,12 +130,13 @@ def _reuters_report(args, corpora, models: dict) -> None:
 
 def add_bible_vs_modern_parser(subparsers) -> None:
     """Register ``bible-vs-modern`` under ``tealeaves reproduce``."""
-    from tealeaves.multilingual.names import LANGUAGES
+    from tealeaves.multilingual.names import HAO2018_LANGUAGES
 
     p = subparsers.add_parser("bible-vs-modern", help="Bible-to-modern coherence estimator (Hao et al. 2018)")
     p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
     p.add_argument("--languages", nargs="+", default=None,
-                   help=f"at least three of {', '.join(LANGUAGES)} (each paired with English), each once")
+                   help=f"at least three of {', '.join(HAO2018_LANGUAGES)} (each paired with English), "
+                        "each once")
     p.add_argument("--rich", choices=("heldout", "all"), default="heldout",
                    help="rich reference: modern tuples not used for training (default) or all of them")
     add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 100 with --quick)")

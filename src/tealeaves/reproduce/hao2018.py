@@ -431,7 +431,7 @@ class _Pair:
         k = (self.lang, key, n_topics or c.n_topics, link, seed, c.n_iter, c.split_seed)
         if k not in self._models:
             self._models[k] = PolylingualTopicModel(
-                n_topics=n_topics or c.n_topics, n_iter=c.n_iter, link_fraction=link, random_state=seed,
+                n_components=n_topics or c.n_topics, n_iter=c.n_iter, link_fraction=link, random_state=seed,
                 optimize_burn_in=min(200, c.n_iter // 2)).fit(self.train if corpus is None else corpus)
         return self._models[k]
 
