@@ -1,4 +1,4 @@
-"""The recorded-inference registry: a saved model infers by its recorded method with only the base imported."""
+"""The recorded-inference registry: a saved model infers by its recorded method with only base imported."""
 
 from __future__ import annotations
 
@@ -69,8 +69,10 @@ def test_a_model_loaded_with_only_the_base_imported_infers_identically(saved):
 
 
 def test_an_unknown_method_names_the_known_ones():
-    model = FixedTopicModel(np.full((2, 3), 1 / 3), ["a", "b", "c"], 0.5, metadata={"inference": {"method": "x"}})
-    with pytest.raises(InvalidModelError, match="names the method 'x'; expected plsa-fold-in or sklearn-e-step"):
+    model = FixedTopicModel(np.full((2, 3), 1 / 3), ["a", "b", "c"], 0.5,
+                            metadata={"inference": {"method": "x"}})
+    with pytest.raises(InvalidModelError,
+                       match="names the method 'x'; expected plsa-fold-in or sklearn-e-step"):
         model.transform(Corpus.from_token_lists([["a"]], model.vocabulary_))
 
 
