@@ -72,3 +72,11 @@ class MissingDependencyError(TealeavesError, ImportError):
 
 class UnsupportedModelError(TealeavesError):
     """An object or file is not a topic model tealeaves can read, or lacks what a measure needs."""
+
+
+class CorrelationError(TealeavesError):
+    """A correlation cannot be computed (too few topics, constant scores).
+
+    Raised by :mod:`tealeaves.human.correlation` and :mod:`tealeaves.human.resampling`
+    (importable from either, as before).
+    """
