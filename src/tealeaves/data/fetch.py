@@ -37,8 +37,8 @@ from typing import IO
 from urllib.parse import quote, urlsplit
 
 from tealeaves._version import __version__
-from tealeaves.data import cache_dir, search_roots
 from tealeaves.data.registry import Archive, Dataset, FileEntry
+from tealeaves.data.roots import cache_dir, search_roots
 from tealeaves.errors import OutputError, ParameterError, TealeavesError
 
 #: Seconds without data before a connection is given up (then retried).
