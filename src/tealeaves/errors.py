@@ -189,4 +189,8 @@ class AgreementUndefinedError(TealeavesError):
 
 
 class CorrelationError(TealeavesError):
-    """A correlation cannot be computed (too few topics, constant scores)."""
+    """A correlation cannot be computed (too few topics, constant scores).
+
+    Raised by :mod:`tealeaves.human.correlation` and :mod:`tealeaves.human.resampling`
+    (importable from either, as before).
+    """

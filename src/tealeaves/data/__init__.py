@@ -23,39 +23,12 @@ import os
 import sys
 from pathlib import Path
 
+from tealeaves.data.roots import cache_dir, search_roots
 from tealeaves.errors import DataNotFoundError
 
 __all__ = ["DataNotFoundError", "cache_dir", "fetch_allowed", "has", "locate", "search_roots"]
 
 _TRUE = ("1", "true", "yes", "on")
-
-
-def cache_dir() -> Path:
-    """Return the per-user cache folder (``$XDG_CACHE_HOME/tealeaves``).
-
-    Returns
-    -------
-    Path
-        ``$XDG_CACHE_HOME/tealeaves``, ``~/.cache/tealeaves`` by default.
-    """
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tealeaves"
-
-
-def search_roots() -> list[Path]:
-    """Return the folders searched for data, in order of preference.
-
-    Returns
-    -------
-    list of Path
-        ``$TEALEAVES_DATA`` (when set), then :func:`cache_dir`.
-    """
-    roots: list[Path] = []
-    env = os.environ.get("TEALEAVES_DATA")
-    if env:
-        roots.append(Path(env).expanduser())
-    roots.append(cache_dir())
-    return roots
 
 
 def fetch_allowed(fetch: bool | None = None) -> bool:

@@ -38,8 +38,8 @@ from urllib.parse import quote, urlsplit
 
 from tealeaves._progress import Progress as _Progress
 from tealeaves._version import __version__
-from tealeaves.data import cache_dir, search_roots
 from tealeaves.data.registry import Archive, Dataset, FileEntry
+from tealeaves.data.roots import cache_dir, search_roots
 from tealeaves.errors import ChecksumError, FetchError, OutputError, ParameterError
 
 #: Seconds without data before a connection is given up (then retried).

@@ -17,15 +17,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from tealeaves.errors import TealeavesError
+from tealeaves.errors import CorrelationError  # defined in tealeaves.errors; importable here as before
+from tealeaves.human.resampling import LEVELS, draw, responses_for, true_score_ci
 from tealeaves.signature import Signature
 from tealeaves.validation import check_choice, check_float, check_int, check_seed
 
 METHODS = ("pearson", "spearman", "kendall")
-
-
-class CorrelationError(TealeavesError):
-    """A correlation cannot be computed (too few topics, constant scores)."""
 
 
 def rankdata(x: np.ndarray) -> np.ndarray:
@@ -91,8 +88,6 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
     (a :class:`~tealeaves.human.resampling.Responses` of the topics of ``x``).
     Resamples in which a variable is constant are skipped and counted.
     """
-    from tealeaves.human.resampling import draw
-
     rng = np.random.default_rng(seed)
     if bootstrap == "topics" or responses is None:
         idx = rng.integers(0, x.size, size=(n_boot, x.size))
@@ -117,7 +112,6 @@ def _safe(method: str, a: np.ndarray, b: np.ndarray) -> float | None:
 def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     """Validated ``(n_boot, seed, level, methods, bootstrap)`` of the correlation functions."""
     from tealeaves.human.params import N_BOOT
-    from tealeaves.human.resampling import LEVELS
 
     n_boot = check_int(n_boot, "n_boot", min_value=N_BOOT.min_value, max_value=N_BOOT.max_value)
     return (n_boot, check_seed(seed),
@@ -137,8 +131,6 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
     per-topic scores and its two-stage shrinkage interval
     (:func:`tealeaves.human.resampling.true_score_ci`).
     """
-    from tealeaves.human.resampling import responses_for, true_score_ci
-
     n_boot, seed, level, methods, bootstrap = check_options(n_boot, seed, level, methods, bootstrap)
     keys, x, y = align(human, measure)
     if len(keys) < 3:

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves.errors import CorrelationError
 from tealeaves.validation import check_choice
 
 LEVELS = ("topics", "annotators", "both")
@@ -166,8 +167,6 @@ def true_score_ci(
 
 def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | None, what: str) -> Responses:
     """The responses of ``keys`` from ``{topic: [values]}``; a clear error if any topic lacks them."""
-    from tealeaves.human.correlation import CorrelationError
-
     if table is None:
         raise CorrelationError(
             f"bootstrapping annotators needs the per-response values of {what}",

@@ -34,6 +34,7 @@ import numpy as np
 
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
+from tealeaves.models.inference_registry import check_record, infer_with_record
 
 FORMAT_VERSION = 1
 
@@ -183,15 +184,29 @@ class FixedTopicModel(TopicModel):
     def topic_word_weights_(self) -> np.ndarray:
         return self._weights if self._weights is not None else super().topic_word_weights_
 
+    def inference_record(self) -> dict | None:
+        """The model's checked recorded inference (``metadata_["inference"]``), or ``None`` without one.
+
+        Returns
+        -------
+        dict or None
+            The record, after the method it names (:mod:`tealeaves.models.inference_registry`)
+            checked it; :class:`~tealeaves.errors.InvalidModelError` for a malformed record.
+        """
+        record = (getattr(self, "metadata_", None) or {}).get("inference")
+        if not isinstance(record, dict):
+            return None
+        check_record(record, self.n_topics)
+        return record
+
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of ``corpus``: the fitting model's recorded inference if the model file
-        records one (:mod:`tealeaves.models.recorded_inference`), else tealeaves' variational fold-in."""
+        records one (:mod:`tealeaves.models.inference_registry`), else tealeaves' variational fold-in."""
         from tealeaves.models.inference import infer_theta
-        from tealeaves.models.recorded_inference import infer_recorded, recorded_inference
 
-        record = recorded_inference(self)
+        record = self.inference_record()
         if record is not None:
-            return infer_recorded(self, record, corpus)
+            return infer_with_record(self.topic_word_, record, corpus.counts)
         if self.topic_word_ is None:
             raise InvalidModelError("this model has no probabilities; it cannot infer topic proportions")
         alpha = self.doc_topic_prior_ if self.doc_topic_prior_ is not None else 1.0 / self.n_topics

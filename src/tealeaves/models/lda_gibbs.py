@@ -144,7 +144,7 @@ class GibbsLDA(TopicModel):
         self.n_tokens_ = pltm.n_tokens_
         self.sampler_ = pltm.sampler_
         self.sampling_cpu_seconds_ = pltm.sampling_cpu_seconds_
-        from tealeaves import __version__
+        from tealeaves._version import __version__
 
         self.metadata_ = {
             "description": self.description(),

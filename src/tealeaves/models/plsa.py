@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from tealeaves.corpus import Corpus
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
+from tealeaves.models.inference_registry import InferenceMethod, need_number, register_inference
 from tealeaves.models.params import N_RESTARTS
 
 
@@ -51,6 +52,20 @@ def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: fl
             break
         previous = ll
     return theta
+
+
+def _check_record(record: dict, n_topics: int) -> None:
+    """Refuse a malformed ``plsa-fold-in`` record (it comes from a model file)."""
+    need_number(record, "max_iter", integer=True)
+    need_number(record, "tol", zero=True)
+
+
+def _infer_recorded(topic_word: np.ndarray, record: dict, counts: sp.csr_matrix) -> np.ndarray:
+    """:func:`fold_in` with the recorded ``max_iter`` and ``tol`` (a loaded PLSA model's ``transform``)."""
+    return fold_in(topic_word, counts, record["max_iter"], record["tol"])
+
+
+register_inference(InferenceMethod("plsa-fold-in", "PLSA", _check_record, _infer_recorded))
 
 
 class PLSA(TopicModel):

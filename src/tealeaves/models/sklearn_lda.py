@@ -23,6 +23,13 @@ from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata
 from tealeaves.models.base import TopicModel, check_alpha, check_topic_word
+from tealeaves.models.inference_registry import (
+    InferenceMethod,
+    is_number,
+    need_number,
+    record_error,
+    register_inference,
+)
 
 if TYPE_CHECKING:
     from sklearn.decomposition import LatentDirichletAllocation
@@ -150,9 +157,7 @@ class SklearnLDA(TopicModel):
         InvalidModelError
             If the corpus's vocabulary is not the model's size.
         """
-        theta = self.estimator_.transform(self._counts(corpus))
-        sums = theta.sum(axis=1, keepdims=True)
-        return np.divide(theta, sums, out=np.full_like(theta, 1.0 / theta.shape[1]), where=sums > 0)
+        return _normalised(self.estimator_.transform(self._counts(corpus)))
 
     def perplexity(self, corpus: Corpus) -> float:
         """scikit-learn's reported perplexity: ``exp(-bound / N)`` from its variational bound.
@@ -233,3 +238,29 @@ def estimator_from_record(topic_word: np.ndarray, record: dict) -> LatentDirichl
     estimator.doc_topic_prior_ = record["doc_topic_prior"]
     estimator.n_features_in_ = v
     return estimator
+
+
+def _normalised(theta: np.ndarray) -> np.ndarray:
+    """Rows of scikit-learn's E-step output normalised to proportions (uniform for an empty row)."""
+    sums = theta.sum(axis=1, keepdims=True)
+    return np.divide(theta, sums, out=np.full_like(theta, 1.0 / theta.shape[1]), where=sums > 0)
+
+
+def _check_record(record: dict, n_topics: int) -> None:
+    """Refuse a malformed ``sklearn-e-step`` record (it comes from a model file)."""
+    totals = record.get("topic_word_totals")
+    if (not isinstance(totals, list) or len(totals) != n_topics
+            or not all(is_number(t) for t in totals)):
+        raise record_error(f"has topic_word_totals {str(totals)[:60]}; expected {n_topics} positive finite "
+                           "numbers")
+    need_number(record, "doc_topic_prior")
+    need_number(record, "max_doc_update_iter", integer=True)
+    need_number(record, "mean_change_tol", zero=True)
+
+
+def _infer_recorded(topic_word: np.ndarray, record: dict, counts) -> np.ndarray:
+    """A loaded model's proportions by the recorded E-step, normalised as :meth:`SklearnLDA.transform`."""
+    return _normalised(estimator_from_record(topic_word, record).transform(counts.astype(np.float64)))
+
+
+register_inference(InferenceMethod("sklearn-e-step", "SklearnLDA", _check_record, _infer_recorded))

@@ -17,16 +17,10 @@ Inputs (``tealeaves index build-aligned``, ``tealeaves pltm fit``)
 Every language must have at least one document, and at least one tuple must hold two
 languages (otherwise no crosslingual count exists).
 
-Saved aligned reference (a folder)
-----------------------------------
-``REF/aligned.json`` (``{"format": "tealeaves-aligned-reference", "format_version": 1, "name",
-"n_tuples", "languages": {code: file}, "tuple_ids_file"}``), one
-:class:`~tealeaves.coherence.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
-earlier versions name them ``<code>.idx``: the manifest lists the names), all in the
-shared tuple-id space (slot ``t`` of every index is tuple ``t``), and ``tuple_ids.txt``.
-:func:`load_aligned_reference` checks the manifest and every index (checksums, structure, one
-id space) and raises :class:`~tealeaves.errors.InputFormatError` for a path that is not such a
-folder.
+The saved aligned reference folder (its manifest, :func:`save_aligned_reference`,
+:func:`load_aligned_reference`) belongs to :mod:`tealeaves.multilingual.reference`, with the
+:class:`~tealeaves.multilingual.reference.AlignedReference` it holds; those names are still
+importable from here.
 """
 
 from __future__ import annotations
@@ -38,13 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tealeaves import _io
+from tealeaves._lazy import lazy_exports
 from tealeaves.corpus.aligned import language_code
 from tealeaves.corpus.parallel import ParallelTexts, iter_line_aligned
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 
-FORMAT = "tealeaves-aligned-reference"
-FORMAT_VERSION = 1
-MANIFEST = "aligned.json"
+#: The saved-folder names, owned by :mod:`tealeaves.multilingual.reference` (loaded on first use).
+_MOVED = {"FORMAT": "reference", "FORMAT_VERSION": "reference", "MANIFEST": "reference",
+          "write_manifest": "reference", "save_aligned_reference": "reference",
+          "is_aligned_reference": "reference", "load_aligned_reference": "reference"}
+__getattr__, __dir__ = lazy_exports("tealeaves.multilingual", _MOVED)
+
 JSONL_EXAMPLE = '{"id": "gen-1", "en": "In the beginning ...", "sv": "I begynnelsen ..."}'
 
 
@@ -324,105 +322,3 @@ def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, 
         raise ParameterError(f"give one JSON Lines tuples file, got {len(inputs)}",
                              fix="e.g. tuples.jsonl, or --lang en=en.txt --lang sv=sv.txt --doc-ids ids.txt")
     return read_jsonl_tuples(inputs[0], encoding, languages, aligned)
-
-
-# -- saved aligned references --------------------------------------------------------
-def write_manifest(folder: Path, name: str, n_tuples: int, files: Mapping[str, str]) -> None:
-    """Write the folder's ``aligned.json`` (module docstring): the one writer of the manifest."""
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "n_tuples": int(n_tuples),
-                "languages": dict(files), "tuple_ids_file": "tuple_ids.txt"}
-    _io.write_text(Path(folder) / MANIFEST, json.dumps(manifest, indent=2), what="aligned reference manifest")
-
-
-def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
-    """Write an in-memory :class:`~tealeaves.multilingual.reference.AlignedReference` (e.g. a built-in
-    one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
-    files (:mod:`tealeaves.multilingual.aligned_build`)."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        from tealeaves.errors import OutputError
-        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
-    folder.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for lang, ix in reference.index.indices.items():
-        files[lang] = f"{lang}.tlx"
-        ix.save(folder / files[lang])
-    ids = reference.corpus.ids if reference.corpus is not None else [str(i) for i in range(
-        reference.index.n_tuples)]
-    _io.write_text(folder / "tuple_ids.txt", "".join(f"{i}\n" for i in ids), what="tuple id file")
-    write_manifest(folder, reference.name, reference.index.n_tuples, files)
-    return folder
-
-
-def is_aligned_reference(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a folder holding an aligned-reference manifest."""
-    return (Path(path) / MANIFEST).is_file()
-
-
-def _not_reference(path: Path, what: str) -> InputFormatError:
-    return InputFormatError(f"'{path}' is not an aligned reference: {what}",
-                            fix="build one with `tealeaves index build-aligned TUPLES.jsonl -o REF`, or "
-                                "give a built-in name (bible, flores, ntrex, tico19, udhr)")
-
-
-def _check_index_language(path: Path, lang: str, file: str, index_name: str, files: Mapping) -> None:
-    """An index built by ``build-aligned`` is named ``REF-LANG``: one named after another language of the
-    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts).
-    Languages are compared as codes (:func:`~tealeaves.corpus.aligned.language_code`: ``eng`` is ``en``),
-    as they are read."""
-    code = language_code(lang)
-    if index_name.endswith(f"-{code}"):
-        return
-    codes = {language_code(o) for o in files} - {code}
-    other = next((o for o in sorted(codes) if index_name.endswith(f"-{o}")), None)
-    if other is not None:
-        raise _not_reference(path, f"the {lang} file {file!r} holds the {other} index ({index_name!r}); "
-                                   f"{MANIFEST} maps the languages to the wrong files")
-
-
-def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
-    """Load a saved aligned reference folder as an :class:`AlignedReference` (checks: module docstring)."""
-    from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
-    from tealeaves.multilingual.reference import AlignedReference
-
-    path = Path(path)
-    if not path.exists():
-        from tealeaves.errors import InputNotFoundError
-        raise InputNotFoundError(f"reference '{path}' does not exist",
-                                 fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the "
-                                     "folder written by `tealeaves index build-aligned`")
-    if not path.is_dir():
-        raise _not_reference(path, "it is a file, not a folder")
-    if not (path / MANIFEST).is_file():
-        raise _not_reference(path, f"the folder has no {MANIFEST}")
-    try:
-        manifest = json.loads(_io.read_text(path / MANIFEST, what="aligned reference manifest"))
-    except json.JSONDecodeError as exc:
-        raise _not_reference(path, f"{MANIFEST} is not JSON ({exc.msg})") from None
-    except RecursionError:
-        raise _not_reference(path, f"{MANIFEST} is nested too deeply") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise _not_reference(path, f"{MANIFEST} does not declare format {FORMAT!r}")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"aligned reference '{path}' has format version "
-                               f"{manifest.get('format_version')!r}; this tealeaves reads version "
-                               f"{FORMAT_VERSION}",
-                               fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
-    files, n = manifest.get("languages"), manifest.get("n_tuples")
-    if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
-        raise _not_reference(path, f"{MANIFEST} must list two or more language files and n_tuples")
-    indices = {}
-    for lang, name in files.items():
-        code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
-        if not isinstance(name, str) or Path(name).name != name:
-            raise _not_reference(path, f"the {lang} index file {name!r} is not a file name in the folder")
-        ix = ReferenceIndex.load(path / name, verify=verify)
-        if ix.n_documents != n:
-            raise _not_reference(path, f"the {lang} index has {ix.n_documents} tuple slots, the manifest "
-                                       f"says {n} (not one tuple-id space)")
-        if code in indices:
-            first = next(k for k in files if language_code(k) == code)
-            raise _not_reference(path, f"{MANIFEST} names language {code!r} twice ({first!r}, {lang!r})")
-        _check_index_language(path, lang, name, ix.name, files)
-        indices[code] = ix
-    return AlignedReference.from_index(AlignedIndex(indices), str(manifest.get("name") or path.name))

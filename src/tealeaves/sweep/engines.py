@@ -72,7 +72,7 @@ def _fit_gensim(train: Corpus, k: int, seed: int, settings: dict):
     from gensim.corpora import Dictionary
     from gensim.models import LdaModel
 
-    from tealeaves import load_model
+    from tealeaves.models.adapters import load_model
 
     id2word = Dictionary()
     id2word.token2id = {w: i for i, w in enumerate(train.vocabulary)}
@@ -88,7 +88,7 @@ def _fit_tomotopy(train: Corpus, k: int, seed: int, settings: dict):
     from tealeaves._optional import optional_import
 
     tp = optional_import("tomotopy", "tomotopy", "the tomotopy sweep engine")
-    from tealeaves import load_model
+    from tealeaves.models.adapters import load_model
 
     settings = dict(settings)
     iterations = int(settings.pop("iterations", 200))

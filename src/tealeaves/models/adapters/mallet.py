@@ -4,7 +4,9 @@ Formats, as MALLET writes them:
 
 ``--output-topic-keys`` (``printTopWords``)
     ``topic<TAB>alpha<TAB>word word ... `` per topic; alpha printed with at
-    most 5 decimals.  Top words only: a :class:`~tealeaves.models.adapters.topic_files.RankedWordsModel`.
+    most 5 decimals.  Top words only: a :class:`~tealeaves.models.adapters.topic_files.RankedWordsModel`,
+    read by :mod:`tealeaves.models.adapters.topic_files` (which owns the format: ``read_topic_keys``,
+    ``alpha_from_topic_keys``; re-exported here).
 ``--topic-word-weights-file`` (``printTopicWordWeights``)
     ``topic<TAB>word<TAB>weight`` for every topic and every word, with the
     unnormalised weight ``beta + n_kw``.  Probabilistic:
@@ -38,115 +40,19 @@ import numpy as np
 
 from tealeaves._io import decode, existing_file, read_lines
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
+from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number
+from tealeaves.models.adapters._text_fields import where as _where
+from tealeaves.models.adapters.topic_files import (  # noqa: F401 (the topic-keys readers, re-exported here)
+    alpha_from_topic_keys,
+    looks_like_topic_keys,
+    parse_topic_keys,
+    read_topic_keys,
+    split_topic_keys_line,
+)
 from tealeaves.models.base import FixedTopicModel
 
 STATE_HEADER = "#doc source pos typeindex type topic"
 SPARSE_DOC_TOPICS_HEADER = "#doc name topic proportion"
-_INT = re.compile(r"^\d+$")
-_GROUPED = re.compile(r"^\d{1,3}(,\d{3})+(\.\d*)?$")  # Java NumberFormat grouping in English locales
-_DECIMAL_COMMA = re.compile(r"^\d+,\d+$")  # NumberFormat in locales with a decimal comma
-
-
-def _where(path, line: int) -> str:
-    return f"'{path}' line {line}"
-
-
-def parse_number(text: str, path, line: int, what: str) -> float:
-    """A finite float as MALLET prints it (Java ``Double.toString`` or ``NumberFormat``).
-
-    Accepts ``1.0E-4``, the English grouping ``1,234.5`` and a decimal comma ``0,05``.
-    """
-    t = text.strip()
-    if _GROUPED.match(t):
-        t = t.replace(",", "")
-    elif _DECIMAL_COMMA.match(t):
-        t = t.replace(",", ".")
-    try:
-        value = float(t)
-    except ValueError:
-        raise InputFormatError(f"{_where(path, line)}: {what} is {text!r}, not a number",
-                               fix="check that the file is the MALLET output it is read as") from None
-    if not math.isfinite(value):
-        raise InputFormatError(f"{_where(path, line)}: {what} is {text!r}; it must be finite")
-    return value
-
-
-def parse_index(text: str, path, line: int, what: str) -> int:
-    """A non-negative integer field."""
-    t = text.strip()
-    if not _INT.match(t):
-        raise InputFormatError(f"{_where(path, line)}: {what} is {text!r}, not a whole number >= 0",
-                               fix="check that the file is the MALLET output it is read as")
-    return int(t)
-
-
-# ---------------------------------------------------------------------------------------------
-# topic keys
-# ---------------------------------------------------------------------------------------------
-def split_topic_keys_line(line: str) -> list[str] | None:
-    """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated)."""
-    parts = line.split("\t", 2)
-    return parts if len(parts) == 3 else None
-
-
-def looks_like_topic_keys(line: str) -> bool:
-    """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``."""
-    parts = split_topic_keys_line(line)
-    if parts is None or not _INT.match(parts[0].strip()) or not parts[2].strip():
-        return False
-    try:
-        parse_number(parts[1], "", 0, "")
-    except InputFormatError:
-        return False
-    return True
-
-
-def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], list[list[str]]]:
-    """Topic ids, alphas and word lists of ``--output-topic-keys`` lines (blank lines skipped).
-
-    Lines without tabs are split on whitespace (a file whose tabs were turned into spaces).
-    """
-    ids, alphas, topics = [], [], []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        parts = split_topic_keys_line(line) or line.split(None, 2)
-        if len(parts) < 3 or not parts[2].strip():
-            raise InputFormatError(
-                f"{_where(path, n)}: expected 'topic<TAB>alpha<TAB>top words' (MALLET --output-topic-keys), "
-                f"found {line[:60]!r}", fix="give a MALLET topic-keys file or choose another --topics-format")
-        ids.append(parse_index(parts[0], path, n, "the topic id"))
-        alphas.append(parse_number(parts[1], path, n, "alpha"))
-        topics.append(parts[2].split())
-    if not topics:
-        raise EmptyInputError(f"'{path}' holds no topics", fix="give a non-empty MALLET topic-keys file")
-    return ids, alphas, topics
-
-
-def read_topic_keys(path, encoding: str | None = None):
-    """A ranked-word-list model from ``--output-topic-keys`` (alpha recorded, 5 decimals)."""
-    from tealeaves.models.adapters.topic_files import parse_topics
-
-    text = "\n".join(read_lines(path, encoding, "MALLET topic-keys file"))
-    return parse_topics(text, "mallet-keys", source=path)
-
-
-def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> np.ndarray:
-    """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals)."""
-    ids, alphas, _ = parse_topic_keys(read_lines(path, encoding, "MALLET topic-keys file"), path)
-    if sorted(ids) != list(range(n_topics)):
-        raise InputFormatError(f"'{path}' lists topics {sorted(ids)[:10]}, expected 0..{n_topics - 1}",
-                               fix="give the topic-keys file of the same MALLET run")
-    out = np.zeros(n_topics)
-    out[ids] = alphas
-    if np.any(out <= 0):
-        k = int(np.argmax(out <= 0))
-        raise InputFormatError(f"'{path}' prints alpha {alphas[ids.index(k)]} for topic {k} (MALLET keeps 5 "
-                               "decimals), so the model's alpha is not known",
-                               fix="read the run's --output-state, which holds alpha in full, or give alpha=")
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # models from counts / weights
 # ---------------------------------------------------------------------------------------------
@@ -263,7 +169,7 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
 def looks_like_word_topic_counts(line: str) -> bool:
     """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``."""
     parts = line.split(" ")
-    return (len(parts) >= 3 and bool(_INT.match(parts[0]))
+    return (len(parts) >= 3 and bool(INT.match(parts[0]))
             and all(re.match(r"^\d+:\d+$", p) for p in parts[2:]))
 
 

@@ -45,10 +45,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tealeaves._io import StrictJSONError, loads_strict, read_text
+from tealeaves._io import StrictJSONError, loads_strict, read_lines, read_text
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
-from tealeaves.models.adapters import mallet
+from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number, where
 from tealeaves.models.base import TopicModel, check_alpha
 from tealeaves.validation import first_duplicate
 
@@ -275,7 +275,7 @@ def sniff_topic_format(text: str, source="<text>") -> str:
 
 
 def _fits_mallet_keys(lines: list[str]) -> bool:
-    return all(mallet.looks_like_topic_keys(ln) for ln in lines)
+    return all(looks_like_topic_keys(ln) for ln in lines)
 
 
 def _fits_csv(lines: list[str]) -> bool:
@@ -293,6 +293,71 @@ def _fits_csv(lines: list[str]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
+# MALLET topic keys (--output-topic-keys): topic<TAB>alpha<TAB>word word ...
+# ---------------------------------------------------------------------------------------------
+def split_topic_keys_line(line: str) -> list[str] | None:
+    """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated)."""
+    parts = line.split("\t", 2)
+    return parts if len(parts) == 3 else None
+
+
+def looks_like_topic_keys(line: str) -> bool:
+    """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``."""
+    parts = split_topic_keys_line(line)
+    if parts is None or not INT.match(parts[0].strip()) or not parts[2].strip():
+        return False
+    try:
+        parse_number(parts[1], "", 0, "")
+    except InputFormatError:
+        return False
+    return True
+
+
+def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], list[list[str]]]:
+    """Topic ids, alphas and word lists of ``--output-topic-keys`` lines (blank lines skipped).
+
+    Lines without tabs are split on whitespace (a file whose tabs were turned into spaces).
+    """
+    ids, alphas, topics = [], [], []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = split_topic_keys_line(line) or line.split(None, 2)
+        if len(parts) < 3 or not parts[2].strip():
+            raise InputFormatError(
+                f"{where(path, n)}: expected 'topic<TAB>alpha<TAB>top words' (MALLET --output-topic-keys), "
+                f"found {line[:60]!r}", fix="give a MALLET topic-keys file or choose another --topics-format")
+        ids.append(parse_index(parts[0], path, n, "the topic id"))
+        alphas.append(parse_number(parts[1], path, n, "alpha"))
+        topics.append(parts[2].split())
+    if not topics:
+        raise EmptyInputError(f"'{path}' holds no topics", fix="give a non-empty MALLET topic-keys file")
+    return ids, alphas, topics
+
+
+def read_topic_keys(path, encoding: str | None = None) -> RankedWordsModel:
+    """A ranked-word-list model from ``--output-topic-keys`` (alpha recorded, 5 decimals)."""
+    text = "\n".join(read_lines(path, encoding, "MALLET topic-keys file"))
+    return parse_topics(text, "mallet-keys", source=path)
+
+
+def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> np.ndarray:
+    """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals)."""
+    ids, alphas, _ = parse_topic_keys(read_lines(path, encoding, "MALLET topic-keys file"), path)
+    if sorted(ids) != list(range(n_topics)):
+        raise InputFormatError(f"'{path}' lists topics {sorted(ids)[:10]}, expected 0..{n_topics - 1}",
+                               fix="give the topic-keys file of the same MALLET run")
+    out = np.zeros(n_topics)
+    out[ids] = alphas
+    if np.any(out <= 0):
+        k = int(np.argmax(out <= 0))
+        raise InputFormatError(f"'{path}' prints alpha {alphas[ids.index(k)]} for topic {k} (MALLET keeps 5 "
+                               "decimals), so the model's alpha is not known",
+                               fix="read the run's --output-state, which holds alpha in full, or give alpha=")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # per-format readers
 # ---------------------------------------------------------------------------------------------
 def _read_words(text: str, parsed: _Parsed) -> None:
@@ -301,7 +366,7 @@ def _read_words(text: str, parsed: _Parsed) -> None:
 
 
 def _read_mallet_keys(text: str, parsed: _Parsed) -> None:
-    ids, alphas, topics = mallet.parse_topic_keys(text.splitlines(), parsed.source)
+    ids, alphas, topics = parse_topic_keys(text.splitlines(), parsed.source)
     for i, words in zip(ids, topics):
         parsed.add(i, words, None, f"'{parsed.source}' topic {i}")
     parsed.alpha = alphas
@@ -337,13 +402,13 @@ def _csv_rows(text: str, source) -> tuple[list[tuple[int, str, float | None, int
         if len(r) < width or (cols[2] is None and len(r) != width):
             raise InputFormatError(f"'{source}' line {n}: {len(r)} columns, expected {width}")
         t = r[cols[0]].strip()
-        if not mallet._INT.match(t):
+        if not INT.match(t):
             raise InputFormatError(f"'{source}' line {n}: topic id {t!r} is not a whole number >= 0")
         word = r[cols[1]].strip()
         if not word:
             raise InputFormatError(f"'{source}' line {n}: the word column is empty",
                                    fix="columns are topic,word,weight; name them in a header row")
-        weight = None if cols[2] is None else mallet.parse_number(r[cols[2]], source, n, "the weight")
+        weight = None if cols[2] is None else parse_number(r[cols[2]], source, n, "the weight")
         rows.append((int(t), word, weight, n))
     return rows, cols[2] is not None
 
@@ -390,7 +455,7 @@ def _read_json(text: str, parsed: _Parsed) -> None:
     if isinstance(data, dict):
         items = []
         for key, value in data.items():
-            if not mallet._INT.match(str(key).strip()):
+            if not INT.match(str(key).strip()):
                 raise InputFormatError(f"'{parsed.source}': topic id {key!r} is not a whole number >= 0",
                                        fix='use an object {"0": [words], "1": [words]} or a list of topics')
             items.append((int(key), value))

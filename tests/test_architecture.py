@@ -1,0 +1,374 @@
+"""The import graph of ``src/tealeaves``: no circle among its modules, no import of a higher layer.
+
+The layers are read from the table in ``docs/architecture.md`` (the one declaration; the
+document and this test cannot drift).  The graph is built with :mod:`ast` from the source:
+
+* ``import a.b`` and ``from a import b`` at module level **and inside functions** (class bodies,
+  ``try`` and ``if`` blocks included); ``if TYPE_CHECKING:`` blocks are ignored;
+* ``from pkg import name`` is an import of ``pkg.name`` when that is a module, of the module a
+  lazy-export table (:func:`tealeaves._lazy.lazy_exports`) names for ``name``, and of ``pkg``;
+  a package's lazy table is not an import of the package itself;
+* relative imports, and ``importlib.import_module("literal")`` calls;
+* importing ``a.b.c`` also runs the packages ``a.b`` (unless it contains the importer).
+
+Failures are compared with :data:`KNOWN` so that no new one can come in unseen.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+DOC = ROOT / "docs" / "architecture.md"
+
+#: Failures owned by the ``index`` branch of issue 19 (the reference index package, shared CLI
+#: helpers below the command modules, command modules that register independently of their
+#: order).  KNOWN -- the lead empties this set after merging that branch.
+KNOWN = {
+    "circle: tealeaves.multilingual.cli, tealeaves.multilingual.estimator_cli, "
+    "tealeaves.multilingual.pltm_cli",
+    "sideways: tealeaves.multilingual.cli imports tealeaves.coherence.cli (both in layer 7, commands)",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import of a tealeaves module: ``source`` imports ``target`` on ``line``."""
+
+    source: str
+    target: str
+    line: int
+    in_function: bool
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A row of the layer table: its number, name, module entries and the sideways rule."""
+
+    number: int
+    name: str
+    entries: tuple[str, ...]
+    sideways: bool
+
+
+# -- the graph ----------------------------------------------------------------------------------
+def find_modules(src: Path, package: str = "tealeaves") -> dict[str, Path]:
+    """Dotted module name -> file, for every module under ``src/package``."""
+    out = {}
+    for path in sorted((src / package).rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+
+
+def lazy_table(module: str, tree: ast.Module) -> dict[str, str]:
+    """``{name: module}`` of a module's ``lazy_exports(package, TABLE)`` call (empty without one)."""
+    dicts = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    dicts[target.id] = node.value
+        call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "lazy_exports"):
+            continue
+        package_arg, table_arg = call.args
+        package = module if isinstance(package_arg, ast.Name) else ast.literal_eval(package_arg)
+        table = dicts[table_arg.id] if isinstance(table_arg, ast.Name) else table_arg
+        return {name: f"{package}.{sub}" for name, sub in ast.literal_eval(table).items()}
+    return {}
+
+
+class _Collector:
+    """Collects the imports of one module (see the module docstring for what counts)."""
+
+    def __init__(self, module: str, is_package: bool, modules: dict, lazy: dict):
+        self.module, self.modules, self.lazy = module, modules, lazy
+        self.package = module if is_package else module.rpartition(".")[0]
+        self.found: list[tuple[str, int, bool]] = []
+
+    def visit(self, node: ast.AST, in_function: bool = False) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for stmt in child.orelse:
+                    self._one(stmt, in_function)
+                continue
+            self._one(child, in_function)
+
+    def _one(self, node: ast.AST, in_function: bool) -> None:
+        if isinstance(node, ast.Import):
+            self.found += [(alias.name, node.lineno, in_function) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            self._from(node, in_function)
+        elif isinstance(node, ast.Call) and _import_module_literal(node) is not None:
+            self.found.append((_import_module_literal(node), node.lineno, in_function))
+        nested = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        self.visit(node, nested)
+
+    def _from(self, node: ast.ImportFrom, in_function: bool) -> None:
+        base = node.module or ""
+        if node.level:
+            package = self.package
+            for _ in range(node.level - 1):
+                package = package.rpartition(".")[0]
+            base = f"{package}.{base}" if base else package
+        for alias in node.names:
+            submodule = f"{base}.{alias.name}"
+            if submodule in self.modules:
+                self.found.append((submodule, node.lineno, in_function))
+                continue
+            self.found.append((base, node.lineno, in_function))
+            if alias.name in self.lazy.get(base, {}):
+                self.found.append((self.lazy[base][alias.name], node.lineno, in_function))
+
+
+def _import_module_literal(node: ast.Call) -> str | None:
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value if isinstance(node.args[0].value, str) else None
+    return None
+
+
+def _with_packages(importer: str, target: str, modules: dict) -> list[str]:
+    """``target`` and the packages importing it runs that do not contain ``importer``."""
+    out = [target]
+    parts = target.split(".")
+    for n in range(2, len(parts)):
+        package = ".".join(parts[:n])
+        if package in modules and not (importer == package or importer.startswith(package + ".")):
+            out.append(package)
+    return out
+
+
+def build_graph(src: Path = SRC, package: str = "tealeaves") -> list[Import]:
+    """Every import of a module of ``package`` by another one (module docstring)."""
+    modules = find_modules(src, package)
+    trees = {m: ast.parse(p.read_text(encoding="utf-8"), str(p)) for m, p in modules.items()}
+    lazy = {m: lazy_table(m, tree) for m, tree in trees.items()}
+    edges = []
+    for module, tree in trees.items():
+        collector = _Collector(module, modules[module].name == "__init__.py", modules, lazy)
+        collector.visit(tree)
+        for target, line, in_function in collector.found:
+            if target not in modules:
+                continue
+            for t in _with_packages(module, target, modules):
+                if t != module:
+                    edges.append(Import(module, t, line, in_function))
+    return edges
+
+
+# -- circles --------------------------------------------------------------------------------------
+def strongly_connected(nodes: list[str], graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    for start in nodes:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+def a_cycle(component: list[str], edges: list[Import]) -> list[Import]:
+    """One shortest cycle through the first module of ``component``, as its imports."""
+    inside = set(component)
+    start = component[0]
+    first: dict[str, Import] = {}
+    for e in edges:
+        if e.source in inside and e.target in inside:
+            first.setdefault((e.source, e.target), e)
+    parent: dict[str, Import] = {}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for (source, target), e in sorted(first.items()):
+            if source != node:
+                continue
+            if target == start:
+                path = [e]
+                while path[0].source != start:
+                    path.insert(0, parent[path[0].source])
+                return path
+            if target not in parent:
+                parent[target] = e
+                queue.append(target)
+    raise AssertionError(f"no cycle in {component}")  # pragma: no cover
+
+
+# -- layers ---------------------------------------------------------------------------------------
+def read_layers(doc: Path = DOC) -> list[Layer]:
+    """The rows of the ``| layer | name | modules | sideways |`` table of ``docs/architecture.md``."""
+    rows = []
+    in_table = False
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else None
+        if cells and [c.lower() for c in cells] == ["layer", "name", "modules", "sideways"]:
+            in_table = True
+        elif in_table and cells is None:
+            break
+        elif in_table and cells[0].isdigit():
+            entries = tuple(re.findall(r"`([^`]+)`", cells[2]))
+            rows.append(Layer(int(cells[0]), cells[1], entries, cells[3].lower() == "yes"))
+    return rows
+
+
+def _matches(module: str, entry: str) -> bool:
+    if "*" in entry:
+        return fnmatch.fnmatchcase(module, entry)
+    return module == entry or (entry != "tealeaves" and module.startswith(entry + "."))
+
+
+def layer_of(module: str, layers: list[Layer]) -> Layer | None:
+    """The highest layer with an entry matching ``module`` (``None`` if none does)."""
+    found = [layer for layer in layers if any(_matches(module, e) for e in layer.entries)]
+    return max(found, key=lambda layer: layer.number) if found else None
+
+
+def _package(module: str, modules: dict) -> str:
+    return module if modules[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+# -- the check ------------------------------------------------------------------------------------
+def failures(src: Path = SRC, doc: Path = DOC) -> dict[str, str]:
+    """``{stable key: detail}`` of every circle, upward import, sideways import and unplaced module."""
+    modules = find_modules(src)
+    edges = build_graph(src)
+    layers = read_layers(doc)
+    out = {}
+    for module in modules:
+        if layer_of(module, layers) is None:
+            out[f"no layer: {module}"] = "add it to the table in docs/architecture.md"
+    graph = {m: set() for m in modules}
+    for e in edges:
+        graph[e.source].add(e.target)
+    for component in strongly_connected(sorted(modules), graph):
+        path = " -> ".join(f"{e.source} (line {e.line})" for e in a_cycle(component, edges))
+        out[f"circle: {', '.join(component)}"] = f"{path} -> {component[0]}"
+    for e in edges:
+        lower, upper = layer_of(e.source, layers), layer_of(e.target, layers)
+        if lower is None or upper is None:
+            continue
+        where = f"line {e.line}{' (inside a function)' if e.in_function else ''}"
+        if upper.number > lower.number:
+            key = (f"upward: {e.source} (layer {lower.number}, {lower.name}) imports {e.target} "
+                   f"(layer {upper.number}, {upper.name})")
+            out.setdefault(key, where)
+        elif (upper.number == lower.number and not lower.sideways
+              and _package(e.source, modules) != _package(e.target, modules)):
+            key = (f"sideways: {e.source} imports {e.target} (both in layer {lower.number}, "
+                   f"{lower.name})")
+            out.setdefault(key, where)
+    return out
+
+
+def test_the_layer_table_is_read_from_the_architecture_document():
+    layers = read_layers()
+    assert [layer.number for layer in layers] == list(range(len(layers))), "layers are numbered 0, 1, 2, ..."
+    assert all(layer.entries for layer in layers)
+    assert layer_of("tealeaves.errors", layers).number == 0
+    assert layer_of("tealeaves.multilingual.cli", layers).name == "commands"
+    assert layer_of("tealeaves.multilingual.pltm_cli", layers).name == "commands"
+    assert layer_of("tealeaves.multilingual.reference", layers).name == "studies"
+    assert layer_of("tealeaves", layers).name == layer_of("tealeaves.cli", layers).name == "front doors"
+
+
+def test_no_import_circle_and_no_import_of_a_higher_layer():
+    found = failures()
+    new = {k: v for k, v in found.items() if k not in KNOWN}
+    fixed = KNOWN - set(found)
+    message = "\n".join([f"NEW  {k}: {v}" for k, v in sorted(new.items())]
+                        + [f"GONE {k} (remove it from KNOWN)" for k in sorted(fixed)])
+    assert not new and not fixed, "\n" + message
+
+
+# -- the graph builder itself, on a small made-up package ------------------------------------------
+_FAKE = {
+    "tealeaves/__init__.py": "",
+    "tealeaves/errors.py": "",
+    "tealeaves/a/__init__.py": ("from tealeaves._lazy import lazy_exports\n"
+                                "_EXPORTS = {'Thing': 'thing'}\n"
+                                "__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)\n"),
+    "tealeaves/a/thing.py": "from . import helper\n",
+    "tealeaves/a/helper.py": ("from typing import TYPE_CHECKING\n"
+                              "if TYPE_CHECKING:\n    from tealeaves.b import user\n"
+                              "def f():\n    from ..errors import TealeavesError\n"),
+    "tealeaves/b/__init__.py": "",
+    "tealeaves/b/user.py": ("import importlib\nfrom tealeaves.a import Thing\n"
+                            "def g():\n    return importlib.import_module('tealeaves.b.late')\n"),
+    "tealeaves/b/late.py": "class C:\n    import tealeaves.a.helper\n",
+}
+
+
+@pytest.fixture()
+def fake_src(tmp_path):
+    for name, text in _FAKE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_the_graph_sees_each_kind_of_import(fake_src):
+    edges = {(e.source, e.target, e.in_function) for e in build_graph(fake_src)}
+    assert edges == {
+        ("tealeaves.a.thing", "tealeaves.a.helper", False),       # from . import helper (a submodule)
+        ("tealeaves.a.helper", "tealeaves.errors", True),         # relative, inside a function
+        ("tealeaves.b.user", "tealeaves.a", False),               # a lazy export: the package ...
+        ("tealeaves.b.user", "tealeaves.a.thing", False),         # ... and the module its table names
+        ("tealeaves.b.user", "tealeaves.b.late", True),           # importlib.import_module("literal")
+        ("tealeaves.b.late", "tealeaves.a.helper", False),        # in a class body: at import time
+        ("tealeaves.b.late", "tealeaves.a", False),               # the package that import runs
+    }                                                             # (the TYPE_CHECKING import is not one)
+
+
+def test_a_circle_is_reported_with_its_path(fake_src):
+    (fake_src / "tealeaves/a/helper.py").write_text("def f():\n    from tealeaves.a import thing\n")
+    edges = build_graph(fake_src)
+    graph = {m: {e.target for e in edges if e.source == m} for m in find_modules(fake_src)}
+    [component] = strongly_connected(sorted(graph), graph)
+    assert component == ["tealeaves.a.helper", "tealeaves.a.thing"]
+    assert [(e.source, e.target) for e in a_cycle(component, edges)] == [
+        ("tealeaves.a.helper", "tealeaves.a.thing"), ("tealeaves.a.thing", "tealeaves.a.helper")]
