@@ -41,7 +41,7 @@ from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 _MOVED = {"FORMAT": "reference", "FORMAT_VERSION": "reference", "MANIFEST": "reference",
           "write_manifest": "reference", "save_aligned_reference": "reference",
           "is_aligned_reference": "reference", "load_aligned_reference": "reference"}
-__getattr__, __dir__ = lazy_exports("tealeaves.multilingual", _MOVED)
+__getattr__ = lazy_exports("tealeaves.multilingual", _MOVED)[0]
 
 JSONL_EXAMPLE = '{"id": "gen-1", "en": "In the beginning ...", "sv": "I begynnelsen ..."}'
 
