@@ -1,12 +1,14 @@
-"""Run a sharded index build on a Dask cluster (``tealeaves index build INPUTS... --workers N``).
+"""The Dask adapter of the index builder: shard tasks on a cluster (``tealeaves index build INPUTS... -j N``).
 
-Every input shard is one task (:func:`~tealeaves.distributed.build.index_shard`,
-and :func:`~tealeaves.distributed.build.count_shard` first when the recipe
+A thin layer over :mod:`tealeaves.index.streaming`: the same builder runs, only its executor maps
+the shard tasks over Dask workers.  Every input shard is one task
+(:func:`~tealeaves.index.streaming.index_shard`, and
+:func:`~tealeaves.index.streaming.count_shard` first when the recipe
 prunes the vocabulary): the worker reads, tokenises and indexes the shard into
 partial index files in bounded memory, in a work folder beside the output
 (workers and client must therefore share that file system, as the processes
 of a ``LocalCluster`` do).  The client then merges the partials in shard order
-(:func:`~tealeaves.distributed.merge.merge_partials`), streamed.
+(:func:`~tealeaves.index.merge.merge_partials`), streamed.
 
 A worker lost while running a shard makes the scheduler run the shard again on
 another worker (Dask retries a task whose worker died up to
@@ -24,10 +26,15 @@ import uuid
 from collections.abc import Iterator
 
 from tealeaves._optional import optional_import
+from tealeaves._params import Param, renamed_parameters
 from tealeaves.errors import ParameterError, TealeavesError
+from tealeaves.index.memory import MIN_MEMORY, check_local_budget, size_text
 
 #: Seconds to wait for a scheduler given with --scheduler.
 CONNECT_TIMEOUT = 10
+#: Worker processes of a local Dask cluster (``-j/--n-jobs``; ``--workers`` is its old spelling).
+N_JOBS = Param("n_jobs", "int", min_value=1, max_value=1024, short="-j", deprecated_flags=("--workers",),
+               help="build the shards on a local Dask cluster of this many worker processes")
 
 
 def check_scheduler(address: str) -> str:
@@ -38,15 +45,31 @@ def check_scheduler(address: str) -> str:
     return address
 
 
+@renamed_parameters({"workers": "n_jobs"})
 @contextlib.contextmanager
-def dask_client(workers: int | None = None, scheduler: str | None = None,
+def dask_client(n_jobs: int | None = None, scheduler: str | None = None,
                 memory_per_worker: int | None = None) -> Iterator:
-    """A ``dask.distributed.Client`` on a new LocalCluster of ``workers`` processes, or on ``scheduler``.
+    """A ``dask.distributed.Client`` on a new LocalCluster of ``n_jobs`` processes, or on ``scheduler``.
 
     The build bounds each worker's memory itself (``--memory``); the LocalCluster's memory limit, at which
     the nanny restarts a worker, is set to twice that as a safety net only.  ``memory_per_worker`` is
-    checked first: ``workers`` times it must fit in this machine's physical memory, and on ``scheduler``
-    it must not exceed any worker's memory limit (:func:`check_worker_budget`)."""
+    checked first: ``n_jobs`` times it must fit in this machine's physical memory, and on ``scheduler``
+    it must not exceed any worker's memory limit (:func:`check_worker_budget`).
+
+    Parameters
+    ----------
+    n_jobs : int, optional
+        Worker processes of a new local cluster (``workers=`` is its deprecated name).
+    scheduler : str, optional
+        The address of an existing cluster's scheduler (``tcp://host:port``).
+    memory_per_worker : int, optional
+        The build's memory budget of each worker, in bytes.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields the client; the local cluster is closed on exit.
+    """
     distributed = optional_import("distributed", "dask", "sharded builds on Dask")
     if scheduler is not None:
         check_scheduler(scheduler)
@@ -61,12 +84,12 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
                 check_worker_budget(client, memory_per_worker, scheduler)
             yield client
         return
+    if n_jobs is not None:
+        n_jobs = N_JOBS.check(n_jobs)
     if memory_per_worker:
-        from tealeaves.distributed.build import check_local_budget, size_text
-
-        check_local_budget(memory_per_worker, workers or 1, f"--memory {size_text(memory_per_worker)}")
+        check_local_budget(memory_per_worker, n_jobs or 1, f"--memory {size_text(memory_per_worker)}")
     limit = 2 * memory_per_worker if memory_per_worker else "auto"
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+    cluster = distributed.LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
                                        memory_limit=limit, dashboard_address=":0", silence_logs=50)
     with cluster, distributed.Client(cluster) as client:
         yield client
@@ -75,8 +98,6 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
 def check_worker_budget(client, memory: int, scheduler: str) -> int:
     """Refuse a ``--memory`` budget above the smallest memory limit of the cluster's workers (as the
     scheduler reports them; a worker without a limit sets no bound), at which Dask restarts a worker."""
-    from tealeaves.distributed.build import MIN_MEMORY, size_text
-
     limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
     smallest = min((x for x in limits if x > 0), default=None)
     if smallest is not None and memory > smallest:
@@ -89,8 +110,21 @@ def check_worker_budget(client, memory: int, scheduler: str) -> int:
 
 
 def dask_executor(client, progress=None):
-    """An executor (see :func:`~tealeaves.distributed.build.build_streaming`) submitting one task
-    ``func(shard, number, settings)`` per shard; results in shard order."""
+    """An executor (see :func:`~tealeaves.index.streaming.build_streaming`) submitting one task
+    ``func(shard, number, settings)`` per shard; results in shard order.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster's client (:func:`dask_client`).
+    progress : Progress, optional
+        Told of every shard's tokens as it returns.
+
+    Returns
+    -------
+    callable
+        ``run(func, inputs, settings)``: the shards' results, in shard order.
+    """
     distributed = optional_import("distributed", "dask", "sharded builds on Dask")
 
     def run(func, inputs, settings):

@@ -1,12 +1,12 @@
-"""Streaming, bounded-memory index builds over input shards (see ``docs/scale.md``).
+"""Streamed and sharded index builds over input files, in bounded memory (see ``docs/scale.md``).
 
 A build reads every input shard (:mod:`tealeaves.ingest`) one document at a
 time, tokenises it (the default :class:`~tealeaves.corpus.Preprocessor`, or
 whitespace for pre-tokenised token files), and collects documents into chunks
 of at most ``chunk_tokens`` tokens; each chunk becomes a partial index on disk
-(one counting-sort pass, :func:`~tealeaves.coherence.index._index_arrays`),
-and the partials are merged (:func:`~tealeaves.distributed.merge.merge_partials`)
-into one index identical to :func:`~tealeaves.coherence.index.build_index` over
+(one counting-sort pass, :func:`~tealeaves.index.build.index_arrays`),
+and the partials are merged (:func:`~tealeaves.index.merge.merge_partials`)
+into one index identical to :func:`~tealeaves.index.build.build_index` over
 all documents in input order.
 
 Vocabulary pruning (``min_df``/``max_df``/``max_features`` of the recipe)
@@ -17,7 +17,9 @@ vocabulary before the indexing pass; a recipe that prunes nothing (the default)
 indexes every word in a single pass and sorts the unified vocabulary at merge.
 
 The same two functions (:func:`count_shard`, :func:`index_shard`) run in
-process (:func:`build_streaming`) or as Dask tasks (:mod:`tealeaves.distributed.dask`).
+process (:func:`build_streaming`) or as Dask tasks (:mod:`tealeaves.index.dask`); the aligned
+builder (:mod:`tealeaves.index.aligned`) collects its chunks with the same :class:`Chunk` and
+:func:`flush_chunk`.
 """
 
 from __future__ import annotations
@@ -37,118 +39,16 @@ import numpy as np
 
 from tealeaves.corpus import Preprocessor
 from tealeaves.corpus.preprocess import TEXT_FIX, Numbering, letter_counts, segmentation
-from tealeaves.distributed.merge import Partial, merge_partials
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
+from tealeaves.index.build import index_arrays
+from tealeaves.index.format import FORMAT_VERSION
+from tealeaves.index.manifest import manifest_entry
+from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
+from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
 
-#: Default memory budget of a build (bytes).
-DEFAULT_MEMORY = 1 << 30
-#: Memory a build process holds besides its chunk (interpreter, numpy, numba, stop words...).
-BASELINE_BYTES = 300 << 20
-#: Bytes per token of a chunk while it is indexed (token ids, positions, postings, pointers, slack).
-BYTES_PER_TOKEN = 40
-#: Smallest accepted budget.
-MIN_MEMORY = 400 << 20
-#: Largest budget of a local build where the system does not report its physical memory (1 TiB).
-FALLBACK_CEILING = 1 << 40
-#: A container's memory limit (cgroup v2, then v1), when lower than the physical memory.
-CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 #: Tokenisation recorded for pre-tokenised inputs (as the single-file build records it).
 PRETOKENISED = {"tokenizer": "whitespace (pre-tokenised, one document per line)"}
-
-
-def physical_memory() -> tuple[int, str]:
-    """``(bytes, what)``: the memory a build on this machine can use: its physical memory
-    (``os.sysconf``), or a container's cgroup limit (:data:`CGROUP_LIMITS`) when that is lower (as
-    Dask bounds its workers); :data:`FALLBACK_CEILING` where the system reports neither."""
-    try:
-        found = [(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's physical memory")]
-    except (AttributeError, ValueError, OSError):
-        found = []
-    for path in CGROUP_LIMITS:
-        try:
-            text = Path(path).read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if text.isdigit():  # "max": no limit
-            found.append((int(text), "this container's memory limit"))
-    found = [f for f in found if f[0] > 0]
-    return min(found) if found else (FALLBACK_CEILING, "the ceiling of a system that reports no memory size")
-
-
-def size_text(n: int) -> str:
-    """Bytes in binary units as ``--memory`` reads them: ``1073741824`` -> ``'1 GiB'``, ``'23.5 GiB'``,
-    ``'1000 MiB'`` (three significant digits, never an exponent)."""
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            text = f"{n / (1 << shift):.3g}"
-            return f"{text if 'e' not in text else f'{n / (1 << shift):.0f}'} {unit}"
-    return f"{n} bytes"
-
-
-def parse_memory(text: str, local: bool = True) -> int:
-    """The memory budget of ``--memory`` (every command that has it): bytes from ``"1G"``, ``"512M"``,
-    ``"2.5GB"``, ``"800MiB"`` or a plain number of bytes (binary units).
-
-    Bounds (``docs/scale.md``): at least :data:`MIN_MEMORY` (400 MiB: the baseline of a build process
-    plus a useful chunk) and, for a build on this machine (``local``: in this process or on
-    ``--workers``), at most its physical memory (:func:`check_local_budget`): a chunk sized for more
-    memory than there is would swap or be killed, not be bounded.  A build on ``--scheduler`` is bounded
-    by its workers' memory limits instead (:func:`tealeaves.distributed.dask.dask_client`).
-    """
-    s = str(text).strip().upper().removesuffix("IB").removesuffix("B")
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(s[-1:], 1)
-    number = s[:-1] if s[-1:] in "KMGT" and s else s
-    try:
-        value = float(number) * scale
-    except ValueError:
-        value = float("nan")
-    if not np.isfinite(value):
-        raise ParameterError(f"--memory {text!r} is not a size", fix="give e.g. 1G, 512M or 2.5G")
-    if value < MIN_MEMORY:
-        raise ParameterError(f"--memory {text!r} is below the smallest budget ({size_text(MIN_MEMORY)})",
-                             fix="give at least 400M")
-    if local:
-        check_local_budget(int(value), label=f"--memory {text!r}")
-    return int(value)
-
-
-def check_local_budget(memory: int, processes: int = 1, label: str | None = None) -> int:
-    """Refuse a budget of ``processes`` build processes on this machine above its memory
-    (:func:`physical_memory`; ``label`` names the value in the message, default ``memory=<bytes>``, the
-    API's argument)."""
-    ceiling, what = physical_memory()
-    if memory * processes <= ceiling:
-        return memory
-    given, most = label or f"memory={memory}", f"{what} ({size_text(ceiling)})"
-    if ceiling < MIN_MEMORY:  # no budget fits: the advice must not be a size the parser refuses
-        fix = (f"a build process needs at least {size_text(MIN_MEMORY)}: build on a larger machine or "
-               "on --scheduler")
-    elif processes == 1:
-        fix = f"give at most {ceiling >> 20}M: the budget bounds the memory of each build process"
-    elif ceiling // processes < MIN_MEMORY:
-        fix = (f"give at most --workers {ceiling // MIN_MEMORY} (each needs at least "
-               f"{size_text(MIN_MEMORY)}), or build on --scheduler")
-    else:
-        fix = f"give at most {ceiling // processes >> 20}M, or fewer --workers"
-    if processes == 1:
-        raise ParameterError(f"{given} is more than {most}", fix=fix)
-    raise ParameterError(f"{given} for each of --workers {processes} is {size_text(memory * processes)} in "
-                         f"all, more than {most}", fix=fix)
-
-
-def check_memory(memory: object, local: bool = True) -> int:
-    """The ``memory`` argument of the build functions: a whole number of bytes >= :data:`MIN_MEMORY`
-    and, for a build on this machine (``local``), at most its physical memory."""
-    from tealeaves.validation import check_int
-
-    memory = check_int(memory, "memory", min_value=MIN_MEMORY)
-    return check_local_budget(memory) if local else memory
-
-
-def chunk_tokens_for(memory: int) -> int:
-    """Tokens per chunk so that one chunk being indexed stays inside ``memory``."""
-    return max(1 << 16, (memory - BASELINE_BYTES) // BYTES_PER_TOKEN)
 
 
 def prunes(recipe: Mapping | None) -> bool:
@@ -190,11 +90,11 @@ class ShardResult:
 
 
 @dataclass
-class _Chunk:
+class Chunk:
     """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed).
 
     With a local vocabulary, ``vocab`` may also number words the chunk's tokens no longer use (those
-    of documents moved to the next chunk by :meth:`split`); :func:`_flush` keeps only the words used.
+    of documents moved to the next chunk by :meth:`split`); :func:`flush_chunk` keeps only the words used.
     """
 
     fixed: dict[str, int] | None
@@ -223,7 +123,7 @@ class _Chunk:
         of the scan is numbered (or, with a fixed vocabulary, looked up) and checked against the stop
         words once, in C (``map``), and stop (or unknown) words are dropped with numpy."""
         words, n = scan.words, len(scan.words)
-        if self.fixed is None:  # stop words get numbers too; _flush keeps only the words used
+        if self.fixed is None:  # stop words get numbers too; flush_chunk keeps only the words used
             codes = np.fromiter(map(self.vocab.__getitem__, words), dtype=np.int32, count=n)
         else:
             codes = np.fromiter(map(self.fixed.get, words, repeat(-1)), dtype=np.int32, count=n)
@@ -238,7 +138,7 @@ class _Chunk:
         self.lengths.extend(np.diff(kept[ends]).tolist())
         self.ids.extend(doc_ids)
 
-    def split(self, limit: int) -> _Chunk | None:
+    def split(self, limit: int) -> Chunk | None:
         """Cut the chunk after the first document at which it reaches ``limit`` tokens (as adding
         documents one at a time and flushing at ``limit`` would); returns the documents after it as a
         new chunk (``None`` if there are none)."""
@@ -247,7 +147,7 @@ class _Chunk:
         if k >= len(self.lengths) - 1:
             return None
         cut = int(ends[k])
-        rest = _Chunk(self.fixed, lengths=self.lengths[k + 1:], ids=self.ids[k + 1:])
+        rest = Chunk(self.fixed, lengths=self.lengths[k + 1:], ids=self.ids[k + 1:])
         tail = self.tokens[cut:]
         if self.fixed is None:  # renumber the tail's words in a fresh local vocabulary
             words = list(self.vocab)
@@ -257,12 +157,10 @@ class _Chunk:
         return rest
 
 
-def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
+def flush_chunk(chunk: Chunk, settings: BuildSettings, path: Path, sort_words: bool,
            n_slots: int | None = None) -> Partial:
     """Index one chunk (a partial index file); aligned chunks place documents at ``chunk.slots`` of
     ``n_slots``."""
-    from tealeaves.coherence.index import _index_arrays
-
     tokens = np.frombuffer(chunk.tokens, dtype=np.int32) if len(chunk.tokens) else np.zeros(0, np.int32)
     offsets = np.zeros(len(chunk.lengths) + 1, dtype=np.int64)
     np.cumsum(chunk.lengths, out=offsets[1:])
@@ -280,7 +178,7 @@ def _flush(chunk: _Chunk, settings: BuildSettings, path: Path, sort_words: bool,
     if n_slots is not None and not chunk.lengths:
         return Partial(None, n_slots)
     letters = letter_counts(words, counts)
-    index = _index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
+    index = index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
                           n_space=n_slots)
     if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
         raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
@@ -330,22 +228,20 @@ BATCH_CHARS = 1 << 22
 def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None) -> ShardResult:
     """Index one shard into partial index files of at most ``chunk_tokens`` tokens each (a chunk ends
     with the first document at which it reaches ``chunk_tokens``)."""
-    from tealeaves.coherence.index import manifest_entry
-
     kind = detect_kind(shard)
     check_tokenisation(shard, kind, settings)
     fixed = {w: i for i, w in enumerate(settings.vocabulary)} if settings.vocabulary is not None else None
     sort_words = settings.recipe is not None
     scan = settings.preprocessor().scan if settings.recipe is not None else None
     stats, partials, n_tokens = IngestStats(), [], 0
-    chunk: _Chunk | None = _Chunk(fixed)
+    chunk: Chunk | None = Chunk(fixed)
 
-    def flush(full: _Chunk) -> None:
+    def flush(full: Chunk) -> None:
         nonlocal n_tokens
         n_tokens += len(full.tokens)
         if progress is not None:
             progress.tokens(len(full.tokens))
-        partials.append(_flush(full, settings, _partial_path(settings, shard_number, len(partials)),
+        partials.append(flush_chunk(full, settings, partial_path(settings, shard_number, len(partials)),
                                sort_words))
 
     for doc_ids, texts in _batches(_documents(shard, settings, stats, kind), scan is None):
@@ -357,7 +253,7 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
             rest = chunk.split(settings.chunk_tokens)
             flush(chunk)
             chunk = rest
-        chunk = chunk or _Chunk(fixed)
+        chunk = chunk or Chunk(fixed)
     if chunk.lengths:
         flush(chunk)
     return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
@@ -381,7 +277,7 @@ def _batches(documents: Iterable[tuple[str, str]], single: bool
         yield ids, texts
 
 
-def _partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
+def partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
     return Path(settings.workdir) / f"shard{shard_number:06d}-part{k:05d}.tlx"
 
 
@@ -445,7 +341,6 @@ def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence, n
     are the shards' results (a :class:`ShardResult` or an aligned build's), of which only each
     ``manifest`` entry is recorded."""
     from tealeaves._version import __version__
-    from tealeaves.coherence.index import FORMAT_VERSION
 
     source = str(Path(inputs[0]).resolve()) if len(inputs) == 1 else ", ".join(
         str(Path(p).resolve()) for p in inputs)
@@ -465,7 +360,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
     """Build one index file from ``inputs`` in bounded memory; returns ``(index, stats)``.
 
     ``executor`` maps a function over shards (default: in this process, in
-    order); :mod:`tealeaves.distributed.dask` passes one running on a Dask
+    order); :func:`tealeaves.index.dask.dask_executor` gives one running on a Dask
     cluster.  ``chunk_tokens`` overrides the chunk size derived from ``memory``.
     """
     inputs = [str(p) for p in inputs]

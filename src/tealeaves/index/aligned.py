@@ -1,4 +1,8 @@
-"""The one aligned-reference builder: tuples in, the saved reference folder out (``docs/multilingual.md``).
+"""Aligned (multilingual) indexes: :class:`AlignedIndex`, and the one aligned-reference builder.
+
+An :class:`AlignedIndex` is one :class:`~tealeaves.index.ReferenceIndex` per language over a
+shared tuple-id space.  The builder takes tuples in and writes the saved reference folder
+(``docs/multilingual.md``).
 
 ``tealeaves index build-aligned`` (and the Python :func:`build_aligned_reference`) reads
 aligned tuples from any of
@@ -11,11 +15,11 @@ aligned tuples from any of
   ``langlinks`` SQL table, plus every language's dump (:mod:`tealeaves.ingest.langlinks` joins
   them on disk into tuple shards),
 
-and indexes them with the streaming build's machinery (:mod:`tealeaves.distributed.build`): every
+and indexes them with the streaming build's machinery (:mod:`tealeaves.index.streaming`): every
 shard is a task (in this process, or on Dask with ``executor``), collecting consecutive tuples
 into chunks of at most ``chunk_tokens`` tokens; each chunk becomes one partial index per
 language over the chunk's tuple slots, and the partials of every language are merged
-(:func:`~tealeaves.distributed.merge.merge_partials`) into that language's index over the
+(:func:`~tealeaves.index.merge.merge_partials`) into that language's index over the
 shared tuple-id space.  Tokenisation is
 :func:`~tealeaves.corpus.aligned.default_preprocessor` ``(lang, max_df=1.0)``, the built-in
 references' recipe, so the result equals :func:`~tealeaves.multilingual.reference.reference_from_texts`
@@ -33,10 +37,109 @@ import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tealeaves.errors import OutputError, ParameterError
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import EmptyInputError, OutputError, ParameterError, TealeavesError
+from tealeaves.index.build import build_index
+from tealeaves.index.manifest import manifest_entry
+from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
+from tealeaves.index.merge import Partial, merge_partials
+from tealeaves.index.reference import ReferenceIndex
+from tealeaves.index.streaming import (
+    BuildSettings,
+    Chunk,
+    check_file_names,
+    flush_chunk,
+    index_header,
+    local_executor,
+    partial_path,
+    remove_workdir,
+)
 from tealeaves.ingest.sources import IngestStats
-from tealeaves.multilingual.aligned_files import TupleSummary
+
+if TYPE_CHECKING:
+    from tealeaves.multilingual.aligned_files import TupleSummary
+
+class AlignedIndex:
+    """One :class:`ReferenceIndex` per language over a shared tuple-id space.
+
+    ``present[lang]`` marks the tuples that have a document in ``lang``.
+    Crosslingual co-occurrence of word ``a`` (language ``l1``) and word ``b``
+    (language ``l2``) counts the tuples holding ``a`` on the ``l1`` side and
+    ``b`` on the ``l2`` side, out of the tuples having both sides
+    (:meth:`count`).
+
+    Parameters
+    ----------
+    indices : mapping of str to ReferenceIndex
+        Each language's index, all over the same tuple-id space (``n_documents``).
+    """
+
+    def __init__(self, indices: Mapping[str, ReferenceIndex]):
+        if not indices:
+            raise EmptyInputError("an aligned index needs at least one language")
+        sizes = {lang: ix.n_documents for lang, ix in indices.items()}
+        if len(set(sizes.values())) != 1:
+            raise TealeavesError(f"the languages' indices have different tuple-id spaces {sizes}; "
+                                 "build them with the same n_space")
+        self.indices = dict(indices)
+        self.n_tuples = next(iter(sizes.values()))
+
+    @classmethod
+    def from_corpora(cls, corpora: Mapping[str, Corpus], doc_ids: Mapping[str, Sequence[int]] | None = None,
+                     n_tuples: int | None = None, name: str = "aligned") -> AlignedIndex:
+        """Index each language's corpus in the shared space (``doc_ids[lang][d]`` = tuple of doc ``d``).
+
+        Without ``doc_ids`` every corpus must hold the same number of documents,
+        document ``d`` belonging to tuple ``d``.
+        """
+        if n_tuples is None:
+            n_tuples = (max(int(np.max(v)) + 1 for v in doc_ids.values()) if doc_ids
+                        else max(len(c) for c in corpora.values()))
+        out = {}
+        for lang, corpus in corpora.items():
+            ids = None if doc_ids is None else doc_ids[lang]
+            out[lang] = build_index(corpus, name=f"{name}-{lang}", doc_ids=ids, n_space=n_tuples)
+        return cls(out)
+
+    def present(self, lang: str) -> np.ndarray:
+        return self.indices[lang].present
+
+    def count(self, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
+              pairs=None):
+        """Crosslingual document counts over the tuples having both a ``lang_a`` and a ``lang_b`` side.
+
+        Returns a :class:`~tealeaves.coherence.core.CooccurrenceCounts` whose
+        ``single`` are the left words' counts, ``single_right`` the right
+        words', and ``joint[m]`` the tuples holding ``words_a[pairs[m, 0]]`` and
+        ``words_b[pairs[m, 1]]`` (default: every combination).  Words absent
+        from a language get empty postings (count 0).
+        """
+        from tealeaves.coherence.core import (
+            CooccurrenceCounts,
+            _as_pairs,
+            document_counts,
+            pair_document_counts,
+        )
+
+        ia, ib = self.indices[lang_a], self.indices[lang_b]
+        mask = ia.present & ib.present
+        left = [_postings_or_empty(ia, w) for w in words_a]
+        right = [_postings_or_empty(ib, w) for w in words_b]
+        if pairs is None:
+            pairs = [(i, j) for i in range(len(words_a)) for j in range(len(words_b))]
+        pairs = _as_pairs(pairs)
+        return CooccurrenceCounts(int(mask.sum()), document_counts(left, mask), pairs,
+                                  pair_document_counts(left, right, pairs, mask), "doc",
+                                  single_right=document_counts(right, mask))
+
+
+def _postings_or_empty(index: ReferenceIndex, word: str) -> np.ndarray:
+    wid = index.word_id(word)
+    return index.postings(wid) if wid is not None else np.zeros(0, dtype=np.int32)
 
 
 @dataclass
@@ -73,9 +176,8 @@ class AlignedBuild:
     encoding: str | None = None
 
     def settings(self, lang: str):
-        """The :class:`~tealeaves.distributed.build.BuildSettings` of one language's partials."""
+        """The :class:`~tealeaves.index.streaming.BuildSettings` of one language's partials."""
         from tealeaves.corpus.aligned import default_preprocessor
-        from tealeaves.distributed.build import BuildSettings
 
         folder = Path(self.workdir) / "partials" / lang
         folder.mkdir(parents=True, exist_ok=True)
@@ -98,8 +200,6 @@ class TupleShardResult:
 
     def language_partials(self, lang: str) -> list:
         """The shard's partials of ``lang`` in chunk order (all-absent chunks where it has no document)."""
-        from tealeaves.distributed.merge import Partial
-
         got = self.partials.get(lang, {})
         return [got.get(k, Partial(None, n)) for k, n in enumerate(self.chunk_slots)]
 
@@ -107,8 +207,7 @@ class TupleShardResult:
 def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, progress=None
                       ) -> TupleShardResult:
     """Index one shard of tuples into per-language partial indexes over chunks of consecutive tuples."""
-    from tealeaves.coherence.index import manifest_entry
-    from tealeaves.distributed.build import _Chunk, _flush, _partial_path
+    from tealeaves.multilingual.aligned_files import TupleSummary
 
     wanted = set(build.languages) if build.languages is not None else None
     prefix = f"{source.name}:" if build.prefix_ids else ""
@@ -120,8 +219,8 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
     def flush() -> None:
         k = len(result.chunk_slots)
         for lang, chunk in chunks.items():
-            path = _partial_path(settings[lang], number, k)
-            result.partials.setdefault(lang, {})[k] = _flush(chunk, settings[lang], path, True, n_slots)
+            path = partial_path(settings[lang], number, k)
+            result.partials.setdefault(lang, {})[k] = flush_chunk(chunk, settings[lang], path, True, n_slots)
         result.chunk_slots.append(n_slots)
         result.n_tokens += size
         chunks.clear()
@@ -140,7 +239,7 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
                     settings[lang] = build.settings(lang)
                     tokenize[lang] = settings[lang].preprocessor().tokenize
                 words = tokenize[lang](text)
-                chunks.setdefault(lang, _Chunk(None)).add(prefix + tid, words, n_slots)
+                chunks.setdefault(lang, Chunk(None)).add(prefix + tid, words, n_slots)
                 size += len(words)
                 result.stats.documents += 1
             n_slots += 1
@@ -169,7 +268,6 @@ def parse_language_list(text: str) -> list[str]:
 def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] | None, doc_ids: str | None
              ) -> list[TupleSource]:
     from tealeaves import _io
-    from tealeaves.distributed.build import check_file_names
     from tealeaves.multilingual.aligned_files import check_input_kind
 
     check_input_kind(inputs, lang_files, doc_ids)
@@ -211,17 +309,48 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
     titles) / ``langlinks`` (``[LANG=]LANG-wiki-...-langlinks.sql.gz``) with ``dumps``
     (``LANG=PATH``).  ``languages`` keeps those languages (default: every one found; for Wikipedia:
     the dumps' languages).  ``executor`` maps the shard task over the shards (default: in order, in
-    this process; :func:`tealeaves.distributed.dask.dask_executor` for Dask).
+    this process; :func:`tealeaves.index.dask.dask_executor` for Dask).
+
+    Parameters
+    ----------
+    inputs : sequence of path
+        JSON Lines tuple shards (or empty, with ``lang_files`` or ``links``/``langlinks``).
+    out : path
+        The folder to write (an aligned reference already there is replaced).
+    languages : sequence of str or str, optional
+        The languages to keep (a list, or comma-separated).
+    lang_files : mapping of str to path, optional
+        Parallel line files, by language (with ``doc_ids``).
+    doc_ids : path, optional
+        The document-id file of ``lang_files``.
+    links, langlinks : path, optional
+        Linked Wikipedia titles (JSON Lines) or a ``langlinks`` SQL table (with ``dumps``).
+    dumps : sequence of str
+        ``LANG=PATH`` MediaWiki dumps.
+    name : str, optional
+        The reference's name (default: the folder's).
+    encoding : str, optional
+        Encoding of the tuple and line files (default UTF-8).
+    memory : int, optional
+        Memory budget in bytes of each build process (default 1 GiB).
+    chunk_tokens : int, optional
+        Tokens per chunk (default: from ``memory``).
+    tuples_per_shard : int
+        Tuples per shard of a linked-Wikipedia input.
+    executor : callable, optional
+        Maps the shard task over the shards (default: in this process).
+    progress : Progress, optional
+        Progress reports on stderr.
+
+    Returns
+    -------
+    reference : AlignedReference
+        The saved reference, loaded back.
+    stats : IngestStats
+        What was read and skipped.
     """
     import tempfile
 
-    from tealeaves.distributed.build import (
-        DEFAULT_MEMORY,
-        check_memory,
-        chunk_tokens_for,
-        local_executor,
-        remove_workdir,
-    )
     from tealeaves.ingest import langlinks as W
     from tealeaves.multilingual.aligned_files import load_aligned_reference, write_manifest
 
@@ -272,8 +401,7 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
                      stats: IngestStats) -> dict[str, str]:
     """Check the whole input (:meth:`TupleSummary.check`) and merge every language's partials."""
     from tealeaves.corpus.preprocess import segmentation
-    from tealeaves.distributed.build import index_header
-    from tealeaves.distributed.merge import merge_partials
+    from tealeaves.multilingual.aligned_files import TupleSummary
 
     summary = TupleSummary()
     for r in results:
