@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from tealeaves.coherence import core
-from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, IndexIntegrityError
+from tealeaves.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
 
 
 def _random_docs(seed: int, n_docs: int = 120, n_types: int = 6, max_len: int = 30) -> list[list[str]]:

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.corpus import Corpus
 from tealeaves.errors import IndexIntegrityError, InputNotFoundError, OutputError, TealeavesError
+from tealeaves.index import ReferenceIndex, build_index, index_from_token_lists
 
 _spec = importlib.util.spec_from_file_location(
     "index_fuzz", Path(__file__).resolve().parents[2] / "benchmarks" / "index_fuzz.py")

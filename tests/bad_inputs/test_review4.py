@@ -89,7 +89,7 @@ def odd_refs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ODD_NAMES)
 def test_odd_reference_name_through_coherence_text_and_json(odd_refs, run_cli, name):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     folder = odd_refs[name]
     want = f"{name}@{ReferenceIndex.load(folder / 'ref.tlx').short_checksum}"
@@ -134,7 +134,7 @@ def odd_store(odd_refs):
 
 
 def test_odd_name_through_sweep_compare_and_report(odd_refs, odd_store, run_cli):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     want = f"we|ird@{ReferenceIndex.load(odd_refs['we|ird'] / 'ref.tlx').short_checksum}"
     res = run_cli(["compare", odd_store, "--models", "sklearn-K2-s0", "sklearn-K3-s0", "--n-boot", "100",
@@ -197,7 +197,7 @@ def small(tmp_path):
                                              ("1 gib", 1 << 30), (" 512m ", 512 << 20), ("5e2M", 500 << 20),
                                              (str(450 << 20), 450 << 20)])
 def test_memory_spellings_accepted(value, expected):
-    from tealeaves.distributed.build import parse_memory
+    from tealeaves.index.memory import parse_memory
 
     assert parse_memory(value) == expected
 
@@ -221,14 +221,14 @@ def test_memory_spellings_refused(tmp_path, cli_error, small, value, fragment):
 
 @pytest.mark.parametrize("value, workers, fragment", [
     # before: "--memory 1e+03 MiB for each of --workers 2 ..."
-    ("1000M", "2", "--memory 1000 MiB for each of --workers 2 is 1.95 GiB in all, more than this machine's "
-                   "physical memory (1.5 GiB) (give at most 768M, or fewer --workers)"),
-    ("1 G", "2", "--memory 1 GiB for each of --workers 2 is 2 GiB in all"),
+    ("1000M", "2", "--memory 1000 MiB for each of --n-jobs 2 is 1.95 GiB in all, more than this machine's "
+                   "physical memory (1.5 GiB) (give at most 768M, or fewer --n-jobs)"),
+    ("1 G", "2", "--memory 1 GiB for each of --n-jobs 2 is 2 GiB in all"),
     ("1.6G", "1", "--memory '1.6G' is more than this machine's physical memory (1.5 GiB)"),
 ])
 def test_memory_with_workers(tmp_path, cli_error, monkeypatch, small, value, workers, fragment):
     pytest.importorskip("distributed")
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     monkeypatch.setattr(build, "physical_memory", lambda: (3 << 29, "this machine's physical memory"))
     cli_error(["index", "build", small, "-o", tmp_path / "out.tlx", "--memory", value, "--workers", workers],
@@ -242,7 +242,7 @@ def test_memory_with_workers(tmp_path, cli_error, monkeypatch, small, value, wor
                                      (int(23.5 * (1 << 30)), "23.5 GiB"),
                                      (10000 << 40, "10000 TiB"), (399 << 20, "399 MiB")])
 def test_size_text_has_no_exponent(n, text):
-    from tealeaves.distributed.build import size_text
+    from tealeaves.index.memory import size_text
 
     assert size_text(n) == text
 
@@ -329,7 +329,7 @@ def fresh(tmp_path, run_cli):
 
 def _rewrite(index_path, out, **changes):
     """The index re-saved with header fields changed (None: removed), checksum recomputed."""
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     base = ReferenceIndex.load(index_path)
     header = dict(base.header)
@@ -363,7 +363,7 @@ OLD_50M = Path(__file__).resolve().parents[2] / "benchmarks" / "out" / "coherenc
 @pytest.mark.skipif(not FULL or not OLD_50M.exists(), reason="TEALEAVES_FULL=1 and benchmarks/out/"
                     "coherence_scale_50M.tlx (built before the segmentation field) needed")
 def test_the_50m_index_from_before_today_loads_and_scores(tmp_path, run_cli):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     ix = ReferenceIndex.load(OLD_50M)
     assert "segmentation" not in ix.header
@@ -415,7 +415,7 @@ def test_malformed_segmentation_header(fresh, tmp_path, cli_error, segmentation,
 def test_header_number_out_of_float_range_is_refused(fresh, tmp_path, cli_error):
     import hashlib
 
-    from tealeaves.coherence.index import _PREFIX
+    from tealeaves.index.format import PREFIX as _PREFIX
 
     bad = _rewrite(fresh, tmp_path / "bad.tlx", tokenization={"max_df": 0.12345})
     data = bytearray(bad.read_bytes().replace(b'"max_df": 0.12345', b'"max_df": 1e99999'))  # same length
@@ -569,8 +569,8 @@ def test_token_lists_of_non_strings(docs, words, shown):
 @pytest.mark.parametrize("physical, value, workers, fragment", [
     # before: "(give at most 376M, or fewer --workers)", a size --memory refuses (below 400M)
     (int(23.5 * (1 << 30)), "400M", "64",
-     "--memory 400 MiB for each of --workers 64 is 25 GiB in all, more than this machine's physical memory "
-     "(23.5 GiB) (give at most --workers 60 (each needs at least 400 MiB), or build on --scheduler)"),
+     "--memory 400 MiB for each of --n-jobs 64 is 25 GiB in all, more than this machine's physical memory "
+     "(23.5 GiB) (give at most --n-jobs 60 (each needs at least 400 MiB), or build on --scheduler)"),
     # before: "(give at most 300M: ...)" on a machine smaller than the smallest budget
     (300 << 20, "400M", None,
      "--memory '400M' is more than this machine's physical memory (300 MiB) (a build process needs at least "
@@ -580,7 +580,7 @@ def test_memory_advice_is_a_budget_the_parser_accepts(tmp_path, cli_error, monke
                                                       value, workers, fragment):
     if workers:
         pytest.importorskip("distributed")
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     monkeypatch.setattr(build, "physical_memory", lambda: (physical, "this machine's physical memory"))
     extra = ["--workers", workers] if workers else []

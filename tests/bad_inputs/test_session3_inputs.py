@@ -168,8 +168,8 @@ def test_index_build_of_odd_texts_equals_tokenize(tmp_path, run_cli):
     document, exactly the tokens Preprocessor.tokenize gives (with the index's recorded settings)."""
     from collections import Counter
 
-    from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.corpus.preprocess import Preprocessor
+    from tealeaves.index import ReferenceIndex
 
     texts = list(ODD_TEXTS.values())
     src = _write(tmp_path / "odd.jsonl", "".join(json.dumps({"id": i, "text": t}) + "\n"
@@ -194,8 +194,8 @@ def test_index_build_of_odd_texts_equals_tokenize(tmp_path, run_cli):
 # -- ReferenceIndex.load of damaged files ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tlx_bytes(tmp_path_factory):
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
+    from tealeaves.index import build_index
 
     docs = [["cat", "dog", "mat"], ["cat", "sat"], ["dog"] * 5, ["mat", "hat", "cat", "bat"]] * 3
     path = tmp_path_factory.mktemp("tlx") / "r.tlx"
@@ -204,8 +204,8 @@ def tlx_bytes(tmp_path_factory):
 
 
 def _load_damaged(tmp_path, data):
-    from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.errors import IndexIntegrityError
+    from tealeaves.index import ReferenceIndex
 
     path = tmp_path / "bad.tlx"
     path.write_bytes(data)
@@ -257,8 +257,8 @@ def test_frequent_pair_counts_equal_brute_force(corpus, window):
     """Counts are the same whatever ``frequent`` (0 .. all words, and beyond them up to MAX_FREQUENT), for
     all pairs, repeated-word pairs, and windows longer than every document."""
     from tealeaves.coherence.core import MAX_FREQUENT, count_documents, count_windows
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
+    from tealeaves.index import build_index
 
     docs = _corpora()[corpus]
     ix = build_index(Corpus.from_token_lists(docs))
@@ -283,9 +283,9 @@ def test_frequent_out_of_range_refused(window, frequent, fragment):
     # before: -1 was read as order[:-1], 2.5 and True were coerced by int(), and 10**9 was not capped (an
     # F x F table per thread of gigabytes for a large call); the counts stayed right, the setting did not
     from tealeaves.coherence.core import count_documents, count_windows
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
     from tealeaves.errors import ParameterError
+    from tealeaves.index import build_index
 
     ix = build_index(Corpus.from_token_lists(_corpora()["random"]))
     ids = [ix.word_id(w) for w in list(ix.vocabulary)[:4]]
@@ -307,8 +307,8 @@ def test_core_word_ids_and_pairs_checked(call, ids, pairs, fragment):
     # silently to the last word
     from tealeaves.coherence.core import count_context, count_documents, count_windows
     from tealeaves.coherence.errors import SettingsError
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
+    from tealeaves.index import build_index
 
     ix = build_index(Corpus.from_token_lists(_corpora()["random"]))
     fn = {"documents": lambda: count_documents(ix, ids, pairs),

@@ -74,7 +74,7 @@ REF_NAMES = ["a|b", "x: y z", "naïve réf|2026 ü", "k=v\\w"]
 def test_reference_name_round_trips_through_coherence_and_cnpmi(tmp_path, run_cli, name):
     # before: a name with '|' (given, or the default from a file name a|b.jsonl) made every signature of
     # the reference unparsable ("field 'b@...' has no '='"), and --name 'a|b' was refused
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     src = _jsonl(tmp_path / f"{name}.jsonl", [{"id": 1, "text": "cat dog"}, {"id": 2, "text": "cat mat"}])
     topics = _write(tmp_path / "t.txt", "cat dog\n")
@@ -106,7 +106,7 @@ def small_tuples(tmp_path):
 
 
 def _physical(monkeypatch, size):
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     monkeypatch.setattr(build, "physical_memory", lambda: (size, "this machine's physical memory"))
 
@@ -147,9 +147,9 @@ def test_memory_of_local_workers_is_summed(tmp_path, cli_error, monkeypatch, sma
     _physical(monkeypatch, 3 << 29)  # 1.5 GiB: one 1G worker fits, two do not
     src = small_tuples if "aligned" in command else small
     r = cli_error([*command.split(), src, "-o", tmp_path / "out", "--memory", "1G", "--workers", "2"],
-                  "--memory 1 GiB for each of --workers 2 is 2 GiB in all, more than this machine's physical "
+                  "--memory 1 GiB for each of --n-jobs 2 is 2 GiB in all, more than this machine's physical "
                   "memory (1.5 GiB)")
-    assert "give at most 768M, or fewer --workers" in r.err
+    assert "give at most 768M, or fewer --n-jobs" in r.err
 
 
 def test_memory_on_a_scheduler_is_bounded_by_its_workers(tmp_path, cli_error, run_cli, monkeypatch, small):
@@ -169,7 +169,7 @@ def test_memory_on_a_scheduler_is_bounded_by_its_workers(tmp_path, cli_error, ru
 def test_the_ceiling_is_the_physical_memory_or_a_lower_container_limit(tmp_path, monkeypatch):
     import os
 
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     limits = [_write(tmp_path / "v2", "max\n"), _write(tmp_path / "v1", f"{1 << 30}\n")]
@@ -183,7 +183,7 @@ def test_the_ceiling_is_the_physical_memory_or_a_lower_container_limit(tmp_path,
 
 
 def test_parse_memory_units():
-    from tealeaves.distributed.build import parse_memory
+    from tealeaves.index.memory import parse_memory
 
     assert parse_memory("1G") == 1 << 30
     assert parse_memory("2.5GB") == int(2.5 * (1 << 30))
@@ -199,8 +199,8 @@ def test_parse_memory_units():
 ])
 @pytest.mark.parametrize("builder", ["build_streaming", "build_aligned_reference"])
 def test_memory_argument_of_the_builders(tmp_path, small, small_tuples, memory, fragment, builder):
-    from tealeaves.distributed.build import build_streaming
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.index.streaming import build_streaming
 
     fn, src = ((build_streaming, small) if builder == "build_streaming" else
                (build_aligned_reference, small_tuples))

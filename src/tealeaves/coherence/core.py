@@ -333,7 +333,7 @@ def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_maj
 
 
 def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None = None) -> CooccurrenceCounts:
-    """Boolean-document counts for words of one :class:`~tealeaves.coherence.index.ReferenceIndex`.
+    """Boolean-document counts for words of one :class:`~tealeaves.index.ReferenceIndex`.
 
     Pairs of the most frequent words are counted unit-major (:func:`_frequent_pair_kernel`), the
     others pair by pair (:func:`_pair_doc_kernel`); ``frequent`` forces the number of frequent

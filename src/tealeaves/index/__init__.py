@@ -32,6 +32,7 @@ _EXPORTS = {
     "verified_cache_file": "cache",
     "dask_client": "dask",
     "dask_executor": "dask",
+    "ARRAY_NAMES": "format",
     "FORMAT_VERSION": "format",
     "MAGIC": "format",
     "check_manifest": "manifest",
@@ -43,6 +44,7 @@ _EXPORTS = {
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = [
+    "ARRAY_NAMES",
     "AlignedIndex",
     "FORMAT_VERSION",
     "MAGIC",
@@ -65,7 +67,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.index.build import build_index, index_from_token_lists
     from tealeaves.index.cache import verified_cache_file
     from tealeaves.index.dask import dask_client, dask_executor
-    from tealeaves.index.format import FORMAT_VERSION, MAGIC
+    from tealeaves.index.format import ARRAY_NAMES, FORMAT_VERSION, MAGIC
     from tealeaves.index.manifest import check_manifest
     from tealeaves.index.memory import parse_memory
     from tealeaves.index.reference import ReferenceIndex, n_windows, tokenization_mismatch

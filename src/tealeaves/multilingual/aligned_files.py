@@ -21,7 +21,7 @@ Saved aligned reference (a folder)
 ----------------------------------
 ``REF/aligned.json`` (``{"format": "tealeaves-aligned-reference", "format_version": 1, "name",
 "n_tuples", "languages": {code: file}, "tuple_ids_file"}``), one
-:class:`~tealeaves.coherence.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
+:class:`~tealeaves.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
 earlier versions name them ``<code>.idx``: the manifest lists the names), all in the
 shared tuple-id space (slot ``t`` of every index is tuple ``t``), and ``tuple_ids.txt``.
 :func:`load_aligned_reference` checks the manifest and every index (checksums, structure, one
@@ -68,7 +68,7 @@ def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None
     """``(tuple id, {language: text or None})`` for every tuple of a JSON Lines file, streamed line by
     line (gzip/bz2/xz read transparently); checks each line (module docstring) and, once the file is
     read, that its ids are unique.  The one parser of JSON Lines tuples: :func:`read_jsonl_tuples`
-    collects it, the streamed build (:mod:`tealeaves.multilingual.aligned_build`) indexes it shard by
+    collects it, the streamed build (:mod:`tealeaves.index.aligned`) indexes it shard by
     shard.  Memory: 8 bytes per tuple (a hash of each id; ids whose hashes collide are compared in a
     second pass over the file)."""
     from array import array
@@ -337,7 +337,7 @@ def write_manifest(folder: Path, name: str, n_tuples: int, files: Mapping[str, s
 def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     """Write an in-memory :class:`~tealeaves.multilingual.reference.AlignedReference` (e.g. a built-in
     one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
-    files (:mod:`tealeaves.multilingual.aligned_build`)."""
+    files (:mod:`tealeaves.index.aligned`)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         from tealeaves.errors import OutputError
@@ -382,7 +382,7 @@ def _check_index_language(path: Path, lang: str, file: str, index_name: str, fil
 
 def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
     """Load a saved aligned reference folder as an :class:`AlignedReference` (checks: module docstring)."""
-    from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
+    from tealeaves.index import AlignedIndex, ReferenceIndex
     from tealeaves.multilingual.reference import AlignedReference
 
     path = Path(path)

@@ -1,8 +1,8 @@
 """Aligned reference corpora for the multilingual measures.
 
 :class:`AlignedReference` wraps the coherence engine's
-:class:`~tealeaves.coherence.index.AlignedIndex` (one
-:class:`~tealeaves.coherence.index.ReferenceIndex` per language over a shared
+:class:`~tealeaves.index.AlignedIndex` (one
+:class:`~tealeaves.index.ReferenceIndex` per language over a shared
 tuple-id space) and answers the two count queries of
 :mod:`tealeaves.multilingual.measures`, both through the one counting core
 (:mod:`tealeaves.coherence.core`):
@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves.coherence.core import count_documents
-from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import (
     AlignedCorpus,
@@ -35,6 +34,7 @@ from tealeaves.corpus.aligned import (
     language_code,
 )
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
+from tealeaves.index import AlignedIndex, ReferenceIndex
 from tealeaves.multilingual.names import LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 
