@@ -95,6 +95,22 @@ class AlignedIndex:
 
         Without ``doc_ids`` every corpus must hold the same number of documents,
         document ``d`` belonging to tuple ``d``.
+
+        Parameters
+        ----------
+        corpora : mapping of str to Corpus
+            Each language's documents.
+        doc_ids : mapping of str to sequence of int, optional
+            Each language's document-to-tuple map.
+        n_tuples : int, optional
+            Tuples of the shared space (default: the largest tuple id + 1, or the longest corpus).
+        name : str
+            The indices are named ``{name}-{lang}``.
+
+        Returns
+        -------
+        AlignedIndex
+            The aligned index, in memory.
         """
         if n_tuples is None:
             n_tuples = (max(int(np.max(v)) + 1 for v in doc_ids.values()) if doc_ids
@@ -117,6 +133,20 @@ class AlignedIndex:
         words', and ``joint[m]`` the tuples holding ``words_a[pairs[m, 0]]`` and
         ``words_b[pairs[m, 1]]`` (default: every combination).  Words absent
         from a language get empty postings (count 0).
+
+        Parameters
+        ----------
+        lang_a, lang_b : str
+            The languages of the left and of the right words.
+        words_a, words_b : sequence of str
+            The words.
+        pairs : array-like, optional
+            ``(m, 2)`` positions in ``words_a`` and ``words_b``.
+
+        Returns
+        -------
+        CooccurrenceCounts
+            The counts (``n_units``: tuples having both sides).
         """
         from tealeaves.coherence.core import (
             CooccurrenceCounts,
@@ -206,7 +236,24 @@ class TupleShardResult:
 
 def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, progress=None
                       ) -> TupleShardResult:
-    """Index one shard of tuples into per-language partial indexes over chunks of consecutive tuples."""
+    """Index one shard of tuples into per-language partial indexes over chunks of consecutive tuples.
+
+    Parameters
+    ----------
+    source : TupleSource
+        The shard.
+    number : int
+        Its position among the shards.
+    build : AlignedBuild
+        The build's settings.
+    progress : Progress, optional
+        Told of the tokens indexed.
+
+    Returns
+    -------
+    TupleShardResult
+        The shard's partial indexes per language, and what was read.
+    """
     from tealeaves.multilingual.aligned_files import TupleSummary
 
     wanted = set(build.languages) if build.languages is not None else None
@@ -253,7 +300,18 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
 
 def parse_language_list(text: str) -> list[str]:
     """``--languages en,sv``: codes (known ones normalised, Wikipedia-style ones lowercased), two or
-    more, each once."""
+    more, each once.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated language codes.
+
+    Returns
+    -------
+    list of str
+        The codes.
+    """
     from tealeaves.corpus.aligned import language_code
     from tealeaves.multilingual.aligned_files import split_language_list
     from tealeaves.validation import check_unique

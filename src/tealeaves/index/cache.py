@@ -27,6 +27,11 @@ def verified_cache_file() -> Path | None:
     ``$TEALEAVES_CACHE_DIR/verified-indexes.json`` (default: the per-user cache,
     :func:`tealeaves.data.cache_dir`).  It maps a file's (path, size, mtime_ns, inode) to the
     checksum that was verified; any change to the file changes the key, so the full hash runs again.
+
+    Returns
+    -------
+    Path or None
+        The cache file.
     """
     if os.environ.get("TEALEAVES_VERIFY_CACHE", "1") == "0":
         return None
@@ -36,7 +41,18 @@ def verified_cache_file() -> Path | None:
 
 
 def file_key(path: Path) -> tuple:
-    """The cache key of a file: its resolved path, size, mtime_ns and inode."""
+    """The cache key of a file: its resolved path, size, mtime_ns and inode.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    tuple
+        ``(resolved path, size, mtime_ns, inode)``.
+    """
     st = os.stat(path)
     return (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
 

@@ -30,7 +30,13 @@ BUILD_ALIGNED_HELP = ("Build an aligned reference folder (one index per language
 
 
 def register(subparsers) -> None:
-    """Add ``index`` (``build``, ``info``, ``build-aligned``) and ``build-aligned-reference``."""
+    """Add ``index`` (``build``, ``info``, ``build-aligned``) and ``build-aligned-reference``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The top-level parser's sub-commands.
+    """
     index = subparsers.add_parser("index", help="build or describe a coherence reference index")
     sub = index.add_subparsers(dest="index_command", metavar="ACTION")
     index.set_defaults(func=lambda args: index.print_help() or 2)
@@ -106,14 +112,40 @@ def add_scale_options(parser) -> None:
 
 def memory_budget(args) -> int:
     """``--memory`` of a build (:func:`tealeaves.index.memory.parse_memory`; bounded by this machine's
-    physical memory unless the build runs on ``--scheduler``)."""
+    physical memory unless the build runs on ``--scheduler``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options.
+
+    Returns
+    -------
+    int
+        The budget in bytes.
+    """
     from tealeaves.index.memory import parse_memory
 
     return parse_memory(args.memory, local=args.scheduler is None)
 
 
 def build_executor(args, memory: int, progress):
-    """A context manager yielding the shard executor the options ask for (None: in this process)."""
+    """A context manager yielding the shard executor the options ask for (None: in this process).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (``n_jobs``, ``scheduler``).
+    memory : int
+        The budget of each worker, in bytes.
+    progress : Progress
+        Told of every shard done.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields the executor, or ``None`` for a build in this process.
+    """
     import contextlib
 
     from tealeaves.errors import ParameterError
@@ -152,7 +184,13 @@ def _build(args) -> int:
 
 
 def report_skipped(stats) -> None:
-    """Print what a build skipped (``read N documents; skipped ...``) on stderr, if anything."""
+    """Print what a build skipped (``read N documents; skipped ...``) on stderr, if anything.
+
+    Parameters
+    ----------
+    stats : IngestStats
+        What the build read and skipped.
+    """
     if stats.skipped:
         parts = ", ".join(f"{n:,} {why}" for why, n in sorted(stats.skipped.items()))
         print(f"read {stats.documents:,} documents; skipped {parts}", file=sys.stderr)

@@ -38,7 +38,18 @@ N_JOBS = Param("n_jobs", "int", min_value=1, max_value=1024, short="-j", depreca
 
 
 def check_scheduler(address: str) -> str:
-    """A Dask scheduler address must be ``tcp://host:port`` (or another Dask protocol)."""
+    """A Dask scheduler address must be ``tcp://host:port`` (or another Dask protocol).
+
+    Parameters
+    ----------
+    address : str
+        The scheduler's address.
+
+    Returns
+    -------
+    str
+        ``address``.
+    """
     if not isinstance(address, str) or "://" not in address or not address.split("://", 1)[1]:
         raise ParameterError(f"--scheduler {address!r} is not a Dask scheduler address",
                              fix="give e.g. tcp://10.0.0.5:8786")
@@ -97,7 +108,22 @@ def dask_client(n_jobs: int | None = None, scheduler: str | None = None,
 
 def check_worker_budget(client, memory: int, scheduler: str) -> int:
     """Refuse a ``--memory`` budget above the smallest memory limit of the cluster's workers (as the
-    scheduler reports them; a worker without a limit sets no bound), at which Dask restarts a worker."""
+    scheduler reports them; a worker without a limit sets no bound), at which Dask restarts a worker.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The cluster's client.
+    memory : int
+        The budget of each worker, in bytes.
+    scheduler : str
+        The scheduler's address (named in the message).
+
+    Returns
+    -------
+    int
+        ``memory``.
+    """
     limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
     smallest = min((x for x in limits if x > 0), default=None)
     if smallest is not None and memory > smallest:

@@ -89,7 +89,20 @@ def encode_strings(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def decode_strings(blob: np.ndarray, offsets: np.ndarray) -> list[str]:
     """The strings ``blob[offsets[i]:offsets[i+1]]`` (UTF-8): the blob is decoded once and sliced by
-    character offsets (byte offsets less the continuation bytes before them)."""
+    character offsets (byte offsets less the continuation bytes before them).
+
+    Parameters
+    ----------
+    blob : numpy.ndarray
+        ``uint8`` UTF-8 bytes.
+    offsets : numpy.ndarray
+        Where each string starts and ends (:func:`encode_strings`).
+
+    Returns
+    -------
+    list of str
+        The strings.
+    """
     text = bytes(blob).decode("utf-8")
     if len(text) != len(blob):
         continuation = np.zeros(len(blob) + 1, dtype=np.int64)
@@ -100,7 +113,22 @@ def decode_strings(blob: np.ndarray, offsets: np.ndarray) -> list[str]:
 
 
 def layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, list[dict]]:
-    """Header JSON (with array offsets and the file size filled in) and the array specs."""
+    """Header JSON (with array offsets and the file size filled in) and the array specs.
+
+    Parameters
+    ----------
+    header : mapping
+        The descriptive header fields and counts.
+    arrays : mapping of str to array
+        The arrays (or stand-ins with ``dtype``, ``shape`` and ``nbytes``).
+
+    Returns
+    -------
+    header : bytes
+        The JSON header (UTF-8).
+    specs : list of dict
+        Each array's ``name``, ``dtype``, ``shape`` and byte ``offset``.
+    """
     specs = [{"name": n, "dtype": np.dtype(arrays[n].dtype).str, "shape": list(arrays[n].shape)}
              for n in ARRAY_NAMES]
     # offsets depend on the header length, which depends on the offsets: iterate to a fixed point
@@ -119,7 +147,20 @@ def layout(header: Mapping, arrays: Mapping[str, np.ndarray]) -> tuple[bytes, li
 
 
 def header_bytes(header: Mapping, arrays: Mapping[str, np.ndarray]) -> bytes:
-    """The JSON header of an index of ``arrays`` (offsets and file size filled in)."""
+    """The JSON header of an index of ``arrays`` (offsets and file size filled in).
+
+    Parameters
+    ----------
+    header : mapping
+        The descriptive header fields and counts.
+    arrays : mapping of str to numpy.ndarray
+        The arrays.
+
+    Returns
+    -------
+    bytes
+        The JSON header (UTF-8).
+    """
     return layout(header, arrays)[0]
 
 
@@ -128,7 +169,17 @@ def _round_up(n: int) -> int:
 
 
 def write_body(header: Mapping, arrays: Mapping[str, np.ndarray], sink) -> None:
-    """Stream the header and arrays (everything after the fixed prefix) into ``sink``."""
+    """Stream the header and arrays (everything after the fixed prefix) into ``sink``.
+
+    Parameters
+    ----------
+    header : mapping
+        The descriptive header fields and counts.
+    arrays : mapping of str to numpy.ndarray
+        The arrays.
+    sink : callable
+        Called with each piece of bytes, in file order.
+    """
     text, specs = layout(header, arrays)
     sink(text)
     pos = PREFIX.size + len(text)
@@ -156,6 +207,15 @@ class IndexWriter:
     slice of one array; :meth:`close` hashes the body, writes the prefix and
     renames the file into place (nothing is left behind on failure:
     :meth:`abort`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (a temporary file beside it until :meth:`close`).
+    header : mapping
+        The descriptive header fields and counts.
+    lengths : mapping of str to int
+        Every array's length.
     """
 
     def __init__(self, path: str | os.PathLike, header: Mapping, lengths: Mapping[str, int]):
@@ -221,7 +281,18 @@ class IndexWriter:
 
 
 def read_header(path: str | os.PathLike) -> dict:
-    """The JSON header of an index file this process wrote (no checks: use :meth:`ReferenceIndex.load`)."""
+    """The JSON header of an index file this process wrote (no checks: use :meth:`ReferenceIndex.load`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The index file.
+
+    Returns
+    -------
+    dict
+        Its JSON header.
+    """
     with open(path, "rb") as fh:
         _, _, _, hlen, _ = PREFIX.unpack(fh.read(PREFIX.size))
         return json.loads(fh.read(hlen))

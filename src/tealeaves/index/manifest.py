@@ -16,7 +16,20 @@ from tealeaves.index.format import REBUILD_FIX
 
 
 def file_digest(path: str | os.PathLike) -> tuple[int, str]:
-    """(size in bytes, SHA-256 hex) of a file, or of a folder (its files' relative names and bytes)."""
+    """(size in bytes, SHA-256 hex) of a file, or of a folder (its files' relative names and bytes).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file or a folder.
+
+    Returns
+    -------
+    size : int
+        Bytes (a folder: of all its files).
+    sha256 : str
+        The hex digest.
+    """
     p = Path(path)
     digest = hashlib.sha256()
     if p.is_dir():
@@ -35,7 +48,18 @@ def file_digest(path: str | os.PathLike) -> tuple[int, str]:
 
 
 def manifest_entry(path: str | os.PathLike) -> dict:
-    """The manifest record of one input shard: its file name, size and SHA-256."""
+    """The manifest record of one input shard: its file name, size and SHA-256.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The input shard.
+
+    Returns
+    -------
+    dict
+        ``{"name": ..., "size": ..., "sha256": ...}``.
+    """
     size, sha = file_digest(path)
     return {"name": Path(path).name, "size": size, "sha256": sha}
 
@@ -47,6 +71,15 @@ def check_manifest(manifest: Sequence[Mapping], inputs: Sequence[str | os.PathLi
     Every manifest shard must be among ``inputs`` (matched by file name) with the
     recorded size and SHA-256, and every input must be in the manifest;
     otherwise :class:`~tealeaves.errors.IndexIntegrityError` names the shard.
+
+    Parameters
+    ----------
+    manifest : sequence of mapping
+        The index's shard manifest (:attr:`ReferenceIndex.manifest`).
+    inputs : sequence of path
+        The inputs to check.
+    path : Path, optional
+        The index file (named in the errors).
     """
     where = f"index {path}" if path else "the index"
     if not manifest:

@@ -31,7 +31,15 @@ CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limi
 def physical_memory() -> tuple[int, str]:
     """``(bytes, what)``: the memory a build on this machine can use: its physical memory
     (``os.sysconf``), or a container's cgroup limit (:data:`CGROUP_LIMITS`) when that is lower (as
-    Dask bounds its workers); :data:`FALLBACK_CEILING` where the system reports neither."""
+    Dask bounds its workers); :data:`FALLBACK_CEILING` where the system reports neither.
+
+    Returns
+    -------
+    bytes : int
+        The memory a build may use.
+    what : str
+        Where the number comes from (for messages).
+    """
     try:
         found = [(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's physical memory")]
     except (AttributeError, ValueError, OSError):
@@ -49,7 +57,18 @@ def physical_memory() -> tuple[int, str]:
 
 def size_text(n: int) -> str:
     """Bytes in binary units as ``--memory`` reads them: ``1073741824`` -> ``'1 GiB'``, ``'23.5 GiB'``,
-    ``'1000 MiB'`` (three significant digits, never an exponent)."""
+    ``'1000 MiB'`` (three significant digits, never an exponent).
+
+    Parameters
+    ----------
+    n : int
+        A number of bytes.
+
+    Returns
+    -------
+    str
+        The size in binary units.
+    """
     for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
             text = f"{n / (1 << shift):.3g}"
@@ -66,6 +85,18 @@ def parse_memory(text: str, local: bool = True) -> int:
     ``--n-jobs``), at most its physical memory (:func:`check_local_budget`): a chunk sized for more
     memory than there is would swap or be killed, not be bounded.  A build on ``--scheduler`` is bounded
     by its workers' memory limits instead (:func:`tealeaves.index.dask.dask_client`).
+
+    Parameters
+    ----------
+    text : str
+        The size, as written on the command line.
+    local : bool
+        The build runs on this machine (in this process or on ``--n-jobs`` local workers).
+
+    Returns
+    -------
+    int
+        The budget in bytes.
     """
     s = str(text).strip().upper().removesuffix("IB").removesuffix("B")
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(s[-1:], 1)
@@ -87,7 +118,22 @@ def parse_memory(text: str, local: bool = True) -> int:
 def check_local_budget(memory: int, processes: int = 1, label: str | None = None) -> int:
     """Refuse a budget of ``processes`` build processes on this machine above its memory
     (:func:`physical_memory`; ``label`` names the value in the message, default ``memory=<bytes>``, the
-    API's argument)."""
+    API's argument).
+
+    Parameters
+    ----------
+    memory : int
+        The budget of each process, in bytes.
+    processes : int
+        The number of build processes on this machine.
+    label : str, optional
+        How the value is named in the message.
+
+    Returns
+    -------
+    int
+        ``memory``.
+    """
     ceiling, what = physical_memory()
     if memory * processes <= ceiling:
         return memory
@@ -110,7 +156,20 @@ def check_local_budget(memory: int, processes: int = 1, label: str | None = None
 
 def check_memory(memory: object, local: bool = True) -> int:
     """The ``memory`` argument of the build functions: a whole number of bytes >= :data:`MIN_MEMORY`
-    and, for a build on this machine (``local``), at most its physical memory."""
+    and, for a build on this machine (``local``), at most its physical memory.
+
+    Parameters
+    ----------
+    memory : object
+        The ``memory`` argument.
+    local : bool
+        The build runs on this machine.
+
+    Returns
+    -------
+    int
+        The budget in bytes.
+    """
     from tealeaves.validation import check_int
 
     memory = check_int(memory, "memory", min_value=MIN_MEMORY)
@@ -118,6 +177,17 @@ def check_memory(memory: object, local: bool = True) -> int:
 
 
 def chunk_tokens_for(memory: int) -> int:
-    """Tokens per chunk so that one chunk being indexed stays inside ``memory``."""
+    """Tokens per chunk so that one chunk being indexed stays inside ``memory``.
+
+    Parameters
+    ----------
+    memory : int
+        The budget of the build process, in bytes.
+
+    Returns
+    -------
+    int
+        Tokens per chunk (at least 65,536).
+    """
     return max(1 << 16, (memory - BASELINE_BYTES) // BYTES_PER_TOKEN)
 

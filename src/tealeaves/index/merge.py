@@ -34,7 +34,17 @@ from tealeaves.index.reference import ReferenceIndex, open_unchecked
 @dataclass
 class Partial:
     """One partial index file covering ``n_slots`` consecutive slots (``path=None``: all absent), and
-    the :func:`~tealeaves.corpus.preprocess.letter_counts` of its tokens."""
+    the :func:`~tealeaves.corpus.preprocess.letter_counts` of its tokens.
+
+    Parameters
+    ----------
+    path : str or None
+        The partial index file.
+    n_slots : int
+        Consecutive slots of the id space it covers.
+    letters : tuple of int
+        Letter counts of its tokens.
+    """
 
     path: str | None
     n_slots: int
@@ -71,6 +81,26 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
 
     ``header`` gives the descriptive fields (name, tokenization, source,
     shards...); the counts are computed here.
+
+    Parameters
+    ----------
+    partials : sequence of Partial
+        The partial indexes, in id-space order.
+    output : str or Path
+        The index file to write.
+    header : mapping
+        Descriptive header fields.
+    sort_words : bool
+        Sort the merged vocabulary (as a fitted Preprocessor orders it); else first appearance.
+    buffer_bytes : int
+        Output held in memory at a time.
+    progress : Progress, optional
+        Told of the words merged.
+
+    Returns
+    -------
+    ReferenceIndex
+        The merged index, memory-mapped.
     """
     real = [(k, p) for k, p in enumerate(partials) if p.path is not None]
     if not real:

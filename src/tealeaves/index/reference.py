@@ -72,30 +72,37 @@ class ReferenceIndex:
     # -- basic facts --------------------------------------------------------
     @property
     def name(self) -> str:
+        """The reference name recorded in signatures."""
         return str(self.header.get("name", "reference"))
 
     @property
     def n_documents(self) -> int:
+        """Slots of the document-id space (documents held or not)."""
         return int(self.header["n_documents"])
 
     @property
     def n_present(self) -> int:
+        """Documents actually held."""
         return int(self.header["n_present"])
 
     @property
     def n_tokens(self) -> int:
+        """Tokens of the held documents."""
         return int(self.header["n_tokens"])
 
     @property
     def n_words(self) -> int:
+        """Words of the vocabulary."""
         return int(self.header["n_words"])
 
     @property
     def tokenization(self) -> dict:
+        """How the corpus was tokenised (the recipe recorded at build time)."""
         return dict(self.header.get("tokenization") or {})
 
     @property
     def source(self) -> str:
+        """Where the text came from."""
         return str(self.header.get("source", ""))
 
     @property
@@ -119,6 +126,7 @@ class ReferenceIndex:
 
     @property
     def doc_lengths(self) -> np.ndarray:
+        """Tokens of every slot of the id space (0 for an absent slot)."""
         return self.arrays["doc_lengths"]
 
     @cached_property
@@ -133,10 +141,22 @@ class ReferenceIndex:
 
     # -- lookups ------------------------------------------------------------
     def word_id(self, word: str) -> int | None:
-        """Id of ``word``, or ``None`` if the reference never saw it."""
+        """Id of ``word``, or ``None`` if the reference never saw it.
+
+        Parameters
+        ----------
+        word : str
+            The word.
+
+        Returns
+        -------
+        int or None
+            Its id in :attr:`vocabulary`.
+        """
         return self.vocabulary.index.get(word)
 
     def document_frequency(self, word_id: int) -> int:
+        """Number of documents holding word ``word_id``."""
         ptr = self.arrays["word_ptr"]
         return int(ptr[word_id + 1] - ptr[word_id])
 
@@ -145,24 +165,60 @@ class ReferenceIndex:
         return np.diff(self.arrays["word_ptr"])
 
     def postings(self, word_id: int) -> np.ndarray:
-        """Sorted document ids (slots) holding ``word_id`` (a view, no copy)."""
+        """Sorted document ids (slots) holding ``word_id`` (a view, no copy).
+
+        Parameters
+        ----------
+        word_id : int
+            A word id of the index.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int32`` document slots, increasing.
+        """
         ptr = self.arrays["word_ptr"]
         return self.arrays["post_docs"][ptr[word_id]:ptr[word_id + 1]]
 
     def positions(self, word_id: int, k: int) -> np.ndarray:
-        """Sorted positions of ``word_id`` in its ``k``-th posting document."""
+        """Sorted positions of ``word_id`` in its ``k``-th posting document.
+
+        Parameters
+        ----------
+        word_id : int
+            A word id of the index.
+        k : int
+            Which of the word's posting documents (0 is the first of :meth:`postings`).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int32`` token positions, increasing.
+        """
         g = int(self.arrays["word_ptr"][word_id]) + k
         pp = self.arrays["pos_ptr"]
         return self.arrays["positions"][pp[g]:pp[g + 1]]
 
     def window_total(self, window: int) -> int:
-        """Number of sliding windows of size ``window`` over the held documents (cached)."""
+        """Number of sliding windows of size ``window`` over the held documents (cached).
+
+        Parameters
+        ----------
+        window : int
+            Window size in tokens.
+
+        Returns
+        -------
+        int
+            :func:`n_windows` of the held documents.
+        """
         if window not in self._window_totals:
             self._window_totals[window] = n_windows(self.doc_lengths, window, self.present)
         return self._window_totals[window]
 
     @property
     def max_document_length(self) -> int:
+        """Tokens of the longest document."""
         return int(self.doc_lengths.max()) if len(self.doc_lengths) else 0
 
     def info(self) -> dict:
@@ -191,7 +247,13 @@ class ReferenceIndex:
         return [dict(e) for e in self.header.get("shards", [])]
 
     def verify_inputs(self, inputs: Sequence[str | os.PathLike]) -> None:
-        """Check ``inputs`` against the shard manifest (:func:`check_manifest`)."""
+        """Check ``inputs`` against the shard manifest (:func:`check_manifest`).
+
+        Parameters
+        ----------
+        inputs : sequence of path
+            The files to check.
+        """
         check_manifest(self.manifest, inputs, self.path)
 
     def __repr__(self) -> str:
@@ -207,6 +269,18 @@ class ReferenceIndex:
         temporary file.  ``checksum=False`` leaves the SHA-256 field zero (for
         the partial indexes of a build, which only :func:`open_unchecked` reads
         back; :meth:`load` refuses such a file unless ``verify=False``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write.
+        checksum : bool
+            Compute and record the SHA-256 of the body.
+
+        Returns
+        -------
+        Path
+            ``path``.
         """
         from tealeaves._io import atomic_write
 
@@ -247,6 +321,20 @@ class ReferenceIndex:
         inconsistent or of an unknown format version.  With ``inputs``, the
         index also refuses to load unless they are exactly the shards of its
         manifest, unchanged (:func:`check_manifest`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The index file.
+        verify : bool or "always"
+            Verify the SHA-256 (once per unchanged file; ``"always"``: every time; ``False``: never).
+        inputs : sequence of path, optional
+            Also require these to be exactly the shards of the index's manifest.
+
+        Returns
+        -------
+        ReferenceIndex
+            The index, its arrays memory-mapped.
         """
         from tealeaves._io import existing_file
 
@@ -307,6 +395,20 @@ def open_unchecked(path: str | os.PathLike, header: Mapping | None = None,
 
     Only for files tealeaves itself wrote in this run (partial indexes, a
     merged index): anything read from outside goes through :meth:`ReferenceIndex.load`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    header : mapping, optional
+        Its header, if already read (:func:`~tealeaves.index.format.read_header`).
+    checksum : str, optional
+        Its SHA-256 (hex), if known.
+
+    Returns
+    -------
+    ReferenceIndex
+        The index, its arrays memory-mapped.
     """
     header = dict(header) if header is not None else read_header(path)
     arrays = {spec["name"]: (np.zeros(0, dtype=spec["dtype"]) if spec["shape"][0] == 0 else
@@ -323,6 +425,18 @@ def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | 
     ``lowercase``, ``stop_words``, ``tokenizer``; vocabulary pruning is the
     model's own business).  ``None`` when they agree or when either side
     records no recipe (e.g. a pre-tokenised reference): nothing to compare.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference.
+    model_preprocessing : mapping, optional
+        The model's recipe (``Preprocessor.get_params()``).
+
+    Returns
+    -------
+    str or None
+        A sentence naming the differing settings, or ``None``.
     """
     ref = index.tokenization
     if not model_preprocessing or not isinstance(model_preprocessing, Mapping) or "token_pattern" not in ref:

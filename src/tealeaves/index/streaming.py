@@ -52,7 +52,18 @@ PRETOKENISED = {"tokenizer": "whitespace (pre-tokenised, one document per line)"
 
 
 def prunes(recipe: Mapping | None) -> bool:
-    """Whether a recipe's vocabulary depends on the corpus (``min_df``/``max_df``/``max_features``)."""
+    """Whether a recipe's vocabulary depends on the corpus (``min_df``/``max_df``/``max_features``).
+
+    Parameters
+    ----------
+    recipe : mapping, optional
+        ``Preprocessor.get_params()`` (``None``: pre-tokenised input).
+
+    Returns
+    -------
+    bool
+        Whether a counting pass must fix the vocabulary first.
+    """
     if not recipe:
         return False
     min_df, max_df = recipe.get("min_df", 1), recipe.get("max_df", 1.0)
@@ -158,9 +169,28 @@ class Chunk:
 
 
 def flush_chunk(chunk: Chunk, settings: BuildSettings, path: Path, sort_words: bool,
-           n_slots: int | None = None) -> Partial:
+                n_slots: int | None = None) -> Partial:
     """Index one chunk (a partial index file); aligned chunks place documents at ``chunk.slots`` of
-    ``n_slots``."""
+    ``n_slots``.
+
+    Parameters
+    ----------
+    chunk : Chunk
+        The documents collected.
+    settings : BuildSettings
+        The build's settings (the fixed vocabulary, if any).
+    path : Path
+        The partial index file to write.
+    sort_words : bool
+        Number the chunk's words in sorted order.
+    n_slots : int, optional
+        Aligned builds: the slots of the chunk's tuple range.
+
+    Returns
+    -------
+    Partial
+        The partial index (``path=None`` for an aligned chunk without a document).
+    """
     tokens = np.frombuffer(chunk.tokens, dtype=np.int32) if len(chunk.tokens) else np.zeros(0, np.int32)
     offsets = np.zeros(len(chunk.lengths) + 1, dtype=np.int64)
     np.cumsum(chunk.lengths, out=offsets[1:])
@@ -179,7 +209,7 @@ def flush_chunk(chunk: Chunk, settings: BuildSettings, path: Path, sort_words: b
         return Partial(None, n_slots)
     letters = letter_counts(words, counts)
     index = index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
-                          n_space=n_slots)
+                         n_space=n_slots)
     if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
         raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
     index.save(path, checksum=False)  # read back only by the merge (open_unchecked)
@@ -197,7 +227,24 @@ def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: st
 def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None
                 ) -> tuple[int, Counter, Counter]:
     """Counting pass over one shard: (documents, document frequencies, token frequencies), tokenised
-    in batches (:meth:`~tealeaves.corpus.Preprocessor.scan`) and counted with numpy per batch."""
+    in batches (:meth:`~tealeaves.corpus.Preprocessor.scan`) and counted with numpy per batch.
+
+    Parameters
+    ----------
+    shard : str
+        The input file or folder.
+    shard_number : int
+        Its position among the inputs.
+    settings : BuildSettings
+        The build's settings.
+    progress : Progress, optional
+        Told of the tokens indexed.
+
+    Returns
+    -------
+    tuple of (int, Counter, Counter)
+        Documents, document frequencies, token frequencies.
+    """
     scan = settings.preprocessor().scan
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()
@@ -227,7 +274,24 @@ BATCH_CHARS = 1 << 22
 
 def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress=None) -> ShardResult:
     """Index one shard into partial index files of at most ``chunk_tokens`` tokens each (a chunk ends
-    with the first document at which it reaches ``chunk_tokens``)."""
+    with the first document at which it reaches ``chunk_tokens``).
+
+    Parameters
+    ----------
+    shard : str
+        The input file or folder.
+    shard_number : int
+        Its position among the inputs.
+    settings : BuildSettings
+        The build's settings.
+    progress : Progress, optional
+        Told of the tokens indexed.
+
+    Returns
+    -------
+    ShardResult
+        The shard's partial indexes, what was read and its manifest entry.
+    """
     kind = detect_kind(shard)
     check_tokenisation(shard, kind, settings)
     fixed = {w: i for i, w in enumerate(settings.vocabulary)} if settings.vocabulary is not None else None
@@ -278,11 +342,22 @@ def _batches(documents: Iterable[tuple[str, str]], single: bool
 
 
 def partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
+    """Where partial index ``k`` of shard ``shard_number`` is written (in the build's work folder)."""
     return Path(settings.workdir) / f"shard{shard_number:06d}-part{k:05d}.tlx"
 
 
 def check_tokenisation(shard: str, kind: str, settings: BuildSettings) -> None:
-    """Refuse a pre-tokenised shard in a text build and vice versa (mixed tokenisations)."""
+    """Refuse a pre-tokenised shard in a text build and vice versa (mixed tokenisations).
+
+    Parameters
+    ----------
+    shard : str
+        The input.
+    kind : str
+        Its kind (:func:`tealeaves.ingest.detect_kind`).
+    settings : BuildSettings
+        The build's settings (``recipe=None``: pre-tokenised).
+    """
     if is_pretokenised(kind) != (settings.recipe is None):
         this = "pre-tokenised (one document of tokens per line)" if is_pretokenised(kind) else f"{kind} text"
         raise InputFormatError(
@@ -294,7 +369,28 @@ def check_tokenisation(shard: str, kind: str, settings: BuildSettings) -> None:
 
 def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None, memory: int,
          workdir: str, text_field: str = "text", encoding: str | None = None) -> BuildSettings:
-    """Settings for a build over ``inputs``: the recipe (from the first input's kind) and the chunk size."""
+    """Settings for a build over ``inputs``: the recipe (from the first input's kind) and the chunk size.
+
+    Parameters
+    ----------
+    inputs : sequence of path
+        The input shards.
+    preprocessor : Preprocessor, optional
+        The recipe of text inputs (default: ``Preprocessor()``; a fitted one fixes the vocabulary).
+    memory : int
+        The budget of each build process, in bytes.
+    workdir : str
+        The build's work folder.
+    text_field : str
+        JSON Lines / Parquet field holding the text.
+    encoding : str, optional
+        Encoding of text inputs.
+
+    Returns
+    -------
+    BuildSettings
+        The settings every shard task gets.
+    """
     from tealeaves.errors import InputNotFoundError
 
     if not inputs:
@@ -316,7 +412,15 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
 
 
 def check_file_names(inputs: Sequence[str | os.PathLike], why: str) -> None:
-    """Refuse two inputs with the same file name (``why``: what names them by file name)."""
+    """Refuse two inputs with the same file name (``why``: what names them by file name).
+
+    Parameters
+    ----------
+    inputs : sequence of path
+        The inputs.
+    why : str
+        Why names must differ (in the message).
+    """
     names = Counter(Path(p).name for p in inputs)
     dup = sorted(n for n, k in names.items() if k > 1)
     if dup:
@@ -325,7 +429,20 @@ def check_file_names(inputs: Sequence[str | os.PathLike], why: str) -> None:
 
 
 def fit_vocabulary(counts: Sequence[tuple[int, Counter, Counter]], recipe: Mapping) -> list[str]:
-    """The vocabulary a Preprocessor with ``recipe`` fits on the counted documents (sorted)."""
+    """The vocabulary a Preprocessor with ``recipe`` fits on the counted documents (sorted).
+
+    Parameters
+    ----------
+    counts : sequence of tuple
+        Each shard's :func:`count_shard` result.
+    recipe : mapping
+        ``Preprocessor.get_params()``.
+
+    Returns
+    -------
+    list of str
+        The vocabulary, sorted.
+    """
     n = sum(c[0] for c in counts)
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()
@@ -339,7 +456,26 @@ def index_header(settings: BuildSettings, inputs: Sequence, results: Sequence, n
                  manifest: bool = True) -> dict:
     """The descriptive header fields of a built index (as :func:`build_index` writes them); ``results``
     are the shards' results (a :class:`ShardResult` or an aligned build's), of which only each
-    ``manifest`` entry is recorded."""
+    ``manifest`` entry is recorded.
+
+    Parameters
+    ----------
+    settings : BuildSettings
+        The build's settings (its recipe is the tokenisation recorded).
+    inputs : sequence of path
+        The inputs (the recorded source).
+    results : sequence
+        The shards' results.
+    name : str
+        The index's name.
+    manifest : bool
+        Record the shard manifest.
+
+    Returns
+    -------
+    dict
+        The header fields (the counts are added by the merge).
+    """
     from tealeaves._version import __version__
 
     source = str(Path(inputs[0]).resolve()) if len(inputs) == 1 else ", ".join(
@@ -362,6 +498,38 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
     ``executor`` maps a function over shards (default: in this process, in
     order); :func:`tealeaves.index.dask.dask_executor` gives one running on a Dask
     cluster.  ``chunk_tokens`` overrides the chunk size derived from ``memory``.
+
+    Parameters
+    ----------
+    inputs : sequence of path
+        The input shards (``docs/scale.md``: dumps, JSON Lines, Parquet, folders, token files).
+    output : str or os.PathLike
+        The index file to write.
+    name : str, optional
+        The index's name (default: the first input's file name).
+    preprocessor : Preprocessor, optional
+        The recipe of text inputs (default ``Preprocessor()``).
+    memory : int
+        The budget of each build process, in bytes (at least 400 MiB).
+    chunk_tokens : int, optional
+        Tokens per chunk (default: from ``memory``).
+    text_field : str
+        JSON Lines / Parquet field holding the text.
+    manifest : bool
+        Record the shard manifest in the header.
+    executor : callable, optional
+        Maps the shard tasks over the shards (default: in this process).
+    progress : Progress, optional
+        Progress reports on stderr.
+    encoding : str, optional
+        Encoding of text inputs (default UTF-8).
+
+    Returns
+    -------
+    index : ReferenceIndex
+        The index written, memory-mapped.
+    stats : IngestStats
+        What was read and skipped.
     """
     inputs = [str(p) for p in inputs]
     memory = check_memory(memory, local=executor is None)
@@ -393,7 +561,13 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
 
 
 def remove_workdir(workdir: str) -> None:
-    """Remove a build's work folder (retrying while abandoned shard tasks still finish a write)."""
+    """Remove a build's work folder (retrying while abandoned shard tasks still finish a write).
+
+    Parameters
+    ----------
+    workdir : str
+        The folder.
+    """
     for _ in range(20):
         shutil.rmtree(workdir, ignore_errors=True)
         if not os.path.exists(workdir):
@@ -403,7 +577,18 @@ def remove_workdir(workdir: str) -> None:
 
 def local_executor(progress=None):
     """An executor running a shard task ``func(shard, number, settings, progress)`` over the shards in this
-    process, in order (results in shard order)."""
+    process, in order (results in shard order).
+
+    Parameters
+    ----------
+    progress : Progress, optional
+        Passed to every task, told of every shard done.
+
+    Returns
+    -------
+    callable
+        ``run(func, inputs, settings)``: the shards' results, in shard order.
+    """
     def run(func, inputs, settings):
         out = []
         for k, shard in enumerate(inputs):
@@ -421,6 +606,15 @@ class Progress:
     ``total_bytes`` (the inputs' sizes) and the bytes read so far give the ETA
     when the token total is unknown: tokens/s over the elapsed time, and the
     fraction of shards done.
+
+    Parameters
+    ----------
+    n_shards : int
+        Shards of the build.
+    stream : file, optional
+        Where to write (default: stderr).
+    interval : float
+        Seconds between lines when the stream is not a terminal.
     """
 
     def __init__(self, n_shards: int, stream=None, interval: float = 5.0):
