@@ -123,7 +123,22 @@ _UNIQUE_BITMAP_MAX = 1 << 28
 
 def unique_keys(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_inverse=True)`` for non-negative integer keys below ``space``: a
-    bitmap of the key space (no sort) when it has at most :data:`_UNIQUE_BITMAP_MAX` bits."""
+    bitmap of the key space (no sort) when it has at most :data:`_UNIQUE_BITMAP_MAX` bits.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        Non-negative integers.
+    space : int
+        Every key is below it.
+
+    Returns
+    -------
+    distinct : numpy.ndarray
+        The distinct keys, sorted.
+    inverse : numpy.ndarray
+        The position of each key in ``distinct``.
+    """
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     if space > _UNIQUE_BITMAP_MAX:
         distinct, inverse = np.unique(keys, return_inverse=True)
@@ -134,7 +149,22 @@ def unique_keys(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
 def topic_pairs(loc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct word pairs ``(lo, hi)`` of a ``topics x k`` table of local word ids (``-1`` =
     absent), the position among them of every topic's pair, and where that pair sits in a
-    ``topics x k x k`` table (the ``inverse`` and ``slots`` of :func:`topic_joint`)."""
+    ``topics x k x k`` table (the ``inverse`` and ``slots`` of :func:`topic_joint`).
+
+    Parameters
+    ----------
+    loc : numpy.ndarray
+        ``topics x k`` local word ids, ``-1`` where a topic has no word.
+
+    Returns
+    -------
+    pairs : numpy.ndarray
+        ``(m, 2)`` distinct pairs ``(lo, hi)``.
+    inverse : numpy.ndarray
+        For every topic's pair, its row in ``pairs``.
+    slots : numpy.ndarray
+        For every topic's pair, its flat offset in a ``topics x k x k`` table.
+    """
     loc = np.ascontiguousarray(loc, dtype=np.int64)
     n_words = int(loc.max()) + 1 if loc.size else 0
     keys, slots = _topic_pair_keys(loc, n_words)
@@ -145,7 +175,24 @@ def topic_pairs(loc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def topic_joint(loc: np.ndarray, slots: np.ndarray, inverse: np.ndarray, joint: np.ndarray,
                 single: np.ndarray) -> np.ndarray:
     """``topics x k x k`` float joint counts, diagonal = single counts, from the counts of the pairs of
-    :func:`topic_pairs` (``joint``) and of the words (``single``)."""
+    :func:`topic_pairs` (``joint``) and of the words (``single``).
+
+    Parameters
+    ----------
+    loc : numpy.ndarray
+        ``topics x k`` local word ids, as given to :func:`topic_pairs`.
+    slots, inverse : numpy.ndarray
+        From :func:`topic_pairs`.
+    joint : numpy.ndarray
+        The count of every distinct pair.
+    single : numpy.ndarray
+        The count of every word.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``topics x k x k`` float counts.
+    """
     return _topic_joint(np.ascontiguousarray(loc, dtype=np.int64), slots, inverse,
                         np.asarray(joint, dtype=np.float64), np.asarray(single, dtype=np.float64))
 
@@ -162,6 +209,23 @@ class CooccurrenceCounts:
     (indices into the word lists; for crosslingual counts ``pairs[m, 0]``
     indexes the left words and ``pairs[m, 1]`` the right ones).  ``unit`` is
     ``"doc"`` or ``"window=<w>"``.
+
+    Parameters
+    ----------
+    n_units : int
+        Units counted in all.
+    single : numpy.ndarray
+        Units holding each (left) word.
+    pairs : numpy.ndarray
+        ``(m, 2)`` word positions of the pairs counted.
+    joint : numpy.ndarray
+        Units holding both words of each pair.
+    unit : str
+        ``"doc"``, ``"window=<w>"`` or ``"context=<w>"``.
+    single_right : numpy.ndarray, optional
+        Crosslingual counts: units holding each right word.
+    extra : dict
+        Anything else a counter reports.
     """
 
     n_units: int
@@ -218,7 +282,20 @@ def _as_mask(mask) -> tuple[np.ndarray, bool]:
 
 
 def intersect_count(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> int:
-    """Number of ids in both sorted, duplicate-free id arrays ``a`` and ``b`` (and in ``mask``)."""
+    """Number of ids in both sorted, duplicate-free id arrays ``a`` and ``b`` (and in ``mask``).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Sorted, duplicate-free ids.
+    mask : numpy.ndarray, optional
+        Boolean mask over the id space.
+
+    Returns
+    -------
+    int
+        The number of shared ids.
+    """
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
     m, use = _as_mask(mask)
@@ -226,7 +303,20 @@ def intersect_count(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None
 
 
 def document_counts(postings: Sequence[np.ndarray], mask: np.ndarray | None = None) -> np.ndarray:
-    """Document frequency of each word from its postings, counting only ids where ``mask`` is true."""
+    """Document frequency of each word from its postings, counting only ids where ``mask`` is true.
+
+    Parameters
+    ----------
+    postings : sequence of numpy.ndarray
+        Each word's sorted document ids.
+    mask : numpy.ndarray, optional
+        Boolean mask over the id space.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` counts, one per word.
+    """
     if mask is None:
         return np.array([len(p) for p in postings], dtype=np.int64)
     docs, ptr = _concat(postings)
@@ -239,6 +329,20 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
 
     ``left`` and ``right`` are lists of sorted document-id arrays over one
     shared id space (pass the same list twice for monolingual counts).
+
+    Parameters
+    ----------
+    left, right : sequence of numpy.ndarray
+        Each word's sorted document ids.
+    pairs : array-like
+        ``(m, 2)``: ``pairs[m, 0]`` indexes ``left``, ``pairs[m, 1]`` indexes ``right``.
+    mask : numpy.ndarray, optional
+        Boolean mask over the id space.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` counts, one per pair.
     """
     a_docs, a_ptr = _concat(left)
     b_docs, b_ptr = (a_docs, a_ptr) if right is left else _concat(right)
@@ -338,6 +442,22 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     Pairs of the most frequent words are counted unit-major (:func:`_frequent_pair_kernel`), the
     others pair by pair (:func:`_pair_doc_kernel`); ``frequent`` forces the number of frequent
     words (``None``: the estimated fastest).  The counts are the same whatever the split.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference (:class:`tealeaves.index.ReferenceIndex`).
+    word_ids : sequence of int
+        Ids of the words to count, in the index's vocabulary.
+    pairs : array-like
+        ``(m, 2)`` positions in ``word_ids`` of the pairs to count.
+    frequent : int, optional
+        Force the number of frequent words counted unit-major.
+
+    Returns
+    -------
+    CooccurrenceCounts
+        ``n_units`` is the number of documents.
     """
     ids = _as_ids(index, word_ids)
     ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
@@ -418,6 +538,26 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
 
     As in :func:`count_documents`, pairs of the most frequent words are counted unit-major (units:
     blocks of 64 window starts), the others pair by pair (:func:`_pair_unit_kernel`).
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference (:class:`tealeaves.index.ReferenceIndex`).
+    word_ids : sequence of int
+        Ids of the words to count, in the index's vocabulary.
+    pairs : array-like
+        ``(m, 2)`` positions in ``word_ids`` of the pairs to count.
+    window : int
+        Window size in tokens.
+    compat : str
+        ``"exact"``, ``"gensim"`` or ``"jhlau"`` (the module docstring).
+    frequent : int, optional
+        Force the number of frequent words counted unit-major.
+
+    Returns
+    -------
+    CooccurrenceCounts
+        ``n_units`` is the number of windows.
     """
     _check_window(window, compat)
     wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
@@ -455,6 +595,26 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     returns ``(counts, n_units)`` with ``counts[t, mask]`` the units holding every word
     at the positions set in ``mask`` (``counts[t, 0] = n_units``).  ``window=None``
     counts documents; otherwise boolean sliding windows under ``compat``.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference (:class:`tealeaves.index.ReferenceIndex`).
+    word_ids : sequence of int
+        Ids of the words to count, in the index's vocabulary.
+    topics : array-like
+        ``(T, k)`` positions in ``word_ids`` (``-1``: no word), ``k`` at most :data:`MAX_SUBSET_WORDS`.
+    window : int, optional
+        Window size in tokens (``None``: documents).
+    compat : str
+        ``"exact"``, ``"gensim"`` or ``"jhlau"``.
+
+    Returns
+    -------
+    counts : numpy.ndarray
+        ``(T, 2**k)`` units holding every word of each subset.
+    n_units : int
+        Units counted in all.
     """
     loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
     if loc.shape[1] > MAX_SUBSET_WORDS:
@@ -477,6 +637,22 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     ``single`` is each word's number of tokens, ``joint[m]`` the occurrence pairs of
     ``pairs[m]`` at most ``window`` tokens apart, ``n_units`` = ``sum(n - window + 1)``
     over the present documents.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference (:class:`tealeaves.index.ReferenceIndex`).
+    word_ids : sequence of int
+        Ids of the words to count, in the index's vocabulary.
+    pairs : array-like
+        ``(m, 2)`` positions in ``word_ids`` of the pairs to count.
+    window : int
+        Greatest distance in tokens between the two occurrences of a pair.
+
+    Returns
+    -------
+    CooccurrenceCounts
+        Occurrence-pair counts (``unit`` is ``"context=<w>"``).
     """
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
