@@ -541,18 +541,14 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
 
     Parameters
     ----------
-    index : ReferenceIndex
-        The reference (:class:`tealeaves.index.ReferenceIndex`).
-    word_ids : sequence of int
-        Ids of the words to count, in the index's vocabulary.
-    pairs : array-like
-        ``(m, 2)`` positions in ``word_ids`` of the pairs to count.
+    index, word_ids, pairs
+        As in :func:`count_documents`.
     window : int
         Window size in tokens.
     compat : str
         ``"exact"``, ``"gensim"`` or ``"jhlau"`` (the module docstring).
     frequent : int, optional
-        Force the number of frequent words counted unit-major.
+        As in :func:`count_documents`.
 
     Returns
     -------
@@ -598,10 +594,8 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
 
     Parameters
     ----------
-    index : ReferenceIndex
-        The reference (:class:`tealeaves.index.ReferenceIndex`).
-    word_ids : sequence of int
-        Ids of the words to count, in the index's vocabulary.
+    index, word_ids
+        As in :func:`count_documents`.
     topics : array-like
         ``(T, k)`` positions in ``word_ids`` (``-1``: no word), ``k`` at most :data:`MAX_SUBSET_WORDS`.
     window : int, optional
@@ -640,12 +634,8 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
 
     Parameters
     ----------
-    index : ReferenceIndex
-        The reference (:class:`tealeaves.index.ReferenceIndex`).
-    word_ids : sequence of int
-        Ids of the words to count, in the index's vocabulary.
-    pairs : array-like
-        ``(m, 2)`` positions in ``word_ids`` of the pairs to count.
+    index, word_ids, pairs
+        As in :func:`count_documents`.
     window : int
         Greatest distance in tokens between the two occurrences of a pair.
 

@@ -87,14 +87,10 @@ def build_index(corpus: Corpus, *, name: str | None = None, doc_ids: Sequence[in
         The reference corpus (token ids and vocabulary).
     name : str, optional
         The index's name (default: the corpus's, else ``"reference"``).
-    doc_ids : sequence of int, optional
-        The slot of each document in the id space.
-    n_space : int, optional
-        Slots of the id space.
+    doc_ids, n_space, source
+        As in :func:`index_arrays`.
     tokenization : mapping, optional
-        The recipe recorded in the header.
-    source : str
-        Where the text came from (recorded in the header).
+        The recipe recorded in the header (default: the corpus's).
 
     Returns
     -------

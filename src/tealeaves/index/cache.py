@@ -94,10 +94,8 @@ def remember_verified(key: tuple, checksum: str) -> None:
 
     Parameters
     ----------
-    key : tuple
-        The file's :func:`file_key`.
-    checksum : str
-        The SHA-256 (hex) its body was found to have.
+    key, checksum
+        As in :func:`is_verified` (the checksum the body was found to have).
     """
     import time
 

@@ -151,10 +151,8 @@ def header_bytes(header: Mapping, arrays: Mapping[str, np.ndarray]) -> bytes:
 
     Parameters
     ----------
-    header : mapping
-        The descriptive header fields and counts.
-    arrays : mapping of str to numpy.ndarray
-        The arrays.
+    header, arrays
+        As in :func:`layout`.
 
     Returns
     -------
@@ -173,10 +171,8 @@ def write_body(header: Mapping, arrays: Mapping[str, np.ndarray], sink) -> None:
 
     Parameters
     ----------
-    header : mapping
-        The descriptive header fields and counts.
-    arrays : mapping of str to numpy.ndarray
-        The arrays.
+    header, arrays
+        As in :func:`layout`.
     sink : callable
         Called with each piece of bytes, in file order.
     """

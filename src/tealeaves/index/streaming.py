@@ -278,14 +278,8 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
 
     Parameters
     ----------
-    shard : str
-        The input file or folder.
-    shard_number : int
-        Its position among the inputs.
-    settings : BuildSettings
-        The build's settings.
-    progress : Progress, optional
-        Told of the tokens indexed.
+    shard, shard_number, settings, progress
+        As in :func:`count_shard`.
 
     Returns
     -------
