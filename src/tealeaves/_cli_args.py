@@ -128,9 +128,13 @@ def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None
 
 def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help: str = "output file",
                **kwargs: Any) -> argparse.Action:
-    """``-o/--output`` (everywhere the same; ``--out`` is its old spelling)."""
-    action = parser.add_argument("-o", "--output", dest="output", required=required, help=help, **kwargs)
-    add_deprecated(parser, "--out", "--output", "output", **kwargs)
+    """``-o/--output`` (everywhere the same; ``--out`` is its old spelling).
+
+    A required output is a required group of the two spellings, so that the old one satisfies it.
+    """
+    target = parser.add_mutually_exclusive_group(required=True) if required else parser
+    action = target.add_argument("-o", "--output", dest="output", help=help, **kwargs)
+    add_deprecated(target, "--out", "--output", "output", **kwargs)
     return action
 
 
