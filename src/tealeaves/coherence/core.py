@@ -102,8 +102,9 @@ from tealeaves.index.reference import n_windows
 from tealeaves.validation import check_int
 
 __all__ = ["COMPAT_MODES", "MAX_FREQUENT", "MAX_SUBSET_WORDS", "CooccurrenceCounts", "count_context",
-           "count_documents", "count_subsets", "count_windows", "document_counts", "intersect_count",
-           "n_windows", "pair_document_counts", "topic_joint", "topic_pairs", "unique_keys"]
+           "count_crosslingual", "count_documents", "count_subsets", "count_windows", "document_counts",
+           "intersect_count", "n_windows", "pair_document_counts", "topic_joint", "topic_pairs",
+           "unique_keys"]
 
 #: Supported window-counting modes.
 COMPAT_MODES = ("exact", "gensim", "jhlau")
@@ -355,6 +356,48 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     work = _pair_work(np.diff(a_ptr), np.diff(b_ptr), pairs)
     return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, m, use, n_space,
                             right is left, parts_for(work))
+
+
+def count_crosslingual(aligned, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
+                       pairs=None) -> CooccurrenceCounts:
+    """Crosslingual document counts over the tuples having both a ``lang_a`` and a ``lang_b`` side.
+
+    ``single`` are the left words' counts, ``single_right`` the right words', and ``joint[m]`` the
+    tuples holding ``words_a[pairs[m, 0]]`` and ``words_b[pairs[m, 1]]`` (default: every
+    combination).  Words absent from a language get empty postings (count 0).
+    (:meth:`tealeaves.index.AlignedIndex.count` calls this.)
+
+    Parameters
+    ----------
+    aligned : AlignedIndex
+        One index per language over shared tuple ids (:class:`tealeaves.index.AlignedIndex`).
+    lang_a, lang_b : str
+        The languages of the left and of the right words.
+    words_a, words_b : sequence of str
+        The words.
+    pairs : array-like, optional
+        ``(m, 2)`` positions in ``words_a`` and ``words_b``.
+
+    Returns
+    -------
+    CooccurrenceCounts
+        The counts (``n_units``: tuples having both sides).
+    """
+    ia, ib = aligned.indices[lang_a], aligned.indices[lang_b]
+    mask = ia.present & ib.present
+    left = [_postings_or_empty(ia, w) for w in words_a]
+    right = [_postings_or_empty(ib, w) for w in words_b]
+    if pairs is None:
+        pairs = [(i, j) for i in range(len(words_a)) for j in range(len(words_b))]
+    pairs = _as_pairs(pairs)
+    return CooccurrenceCounts(int(mask.sum()), document_counts(left, mask), pairs,
+                              pair_document_counts(left, right, pairs, mask), "doc",
+                              single_right=document_counts(right, mask))
+
+
+def _postings_or_empty(index, word: str) -> np.ndarray:
+    wid = index.word_id(word)
+    return index.postings(wid) if wid is not None else np.zeros(0, dtype=np.int32)
 
 
 #: Estimated CPU nanoseconds per unit of work, for the choice of the frequent words, when counting

@@ -128,48 +128,19 @@ class AlignedIndex:
               pairs=None):
         """Crosslingual document counts over the tuples having both a ``lang_a`` and a ``lang_b`` side.
 
-        Returns a :class:`~tealeaves.coherence.core.CooccurrenceCounts` whose
-        ``single`` are the left words' counts, ``single_right`` the right
-        words', and ``joint[m]`` the tuples holding ``words_a[pairs[m, 0]]`` and
-        ``words_b[pairs[m, 1]]`` (default: every combination).  Words absent
-        from a language get empty postings (count 0).
-
         Parameters
         ----------
-        lang_a, lang_b : str
-            The languages of the left and of the right words.
-        words_a, words_b : sequence of str
-            The words.
-        pairs : array-like, optional
-            ``(m, 2)`` positions in ``words_a`` and ``words_b``.
+        lang_a, words_a, lang_b, words_b, pairs
+            As in :func:`tealeaves.coherence.core.count_crosslingual`, which counts.
 
         Returns
         -------
         CooccurrenceCounts
             The counts (``n_units``: tuples having both sides).
         """
-        from tealeaves.coherence.core import (
-            CooccurrenceCounts,
-            _as_pairs,
-            document_counts,
-            pair_document_counts,
-        )
+        from tealeaves.coherence.core import count_crosslingual
 
-        ia, ib = self.indices[lang_a], self.indices[lang_b]
-        mask = ia.present & ib.present
-        left = [_postings_or_empty(ia, w) for w in words_a]
-        right = [_postings_or_empty(ib, w) for w in words_b]
-        if pairs is None:
-            pairs = [(i, j) for i in range(len(words_a)) for j in range(len(words_b))]
-        pairs = _as_pairs(pairs)
-        return CooccurrenceCounts(int(mask.sum()), document_counts(left, mask), pairs,
-                                  pair_document_counts(left, right, pairs, mask), "doc",
-                                  single_right=document_counts(right, mask))
-
-
-def _postings_or_empty(index: ReferenceIndex, word: str) -> np.ndarray:
-    wid = index.word_id(word)
-    return index.postings(wid) if wid is not None else np.zeros(0, dtype=np.int32)
+        return count_crosslingual(self, lang_a, words_a, lang_b, words_b, pairs)
 
 
 @dataclass
