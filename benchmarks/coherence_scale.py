@@ -45,7 +45,7 @@ WINDOWS = ("doc", 10, 110)
 
 def reference(size: str):
     """The cached index of ``size`` (built from the real texts on first use)."""
-    from tealeaves.coherence.index import ReferenceIndex, index_from_token_lists
+    from tealeaves.index import ReferenceIndex, index_from_token_lists
 
     path = OUT / f"coherence_scale_{size}.tlx"
     if not path.exists():

@@ -78,7 +78,7 @@ def base_indices(train, n_docs: int | None = None) -> dict[str, bytes]:
     ``plain``: one document per slot; ``sparse``: every fourth slot of the id
     space left empty.
     """
-    from tealeaves.coherence.index import build_index
+    from tealeaves.index import build_index
 
     corpus = train if n_docs is None else train.subset(range(min(n_docs, len(train))))
     n = len(corpus)
@@ -94,7 +94,7 @@ def base_indices(train, n_docs: int | None = None) -> dict[str, bytes]:
 
 def fixed_topics(raw: bytes) -> list[list[str]]:
     """Topics of 10 words chosen by document frequency: frequent, middling and rare words, one absent."""
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "base.tlx"
@@ -132,7 +132,7 @@ def split(raw: bytes) -> tuple[dict, dict[str, np.ndarray], int]:
 
 def serialise(header: dict, arrays: dict[str, np.ndarray]) -> bytes:
     """A file laid out consistently for ``arrays`` (their dtypes, shapes) with ``header``'s other fields."""
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         return ReferenceIndex(arrays, header).save(Path(tmp) / "m.tlx").read_bytes()
@@ -460,7 +460,7 @@ def mutations(bases: dict[str, bytes], n: int, seed: int):
 # --------------------------------------------------------------------------------------------
 def described_index(ix):
     """The index :func:`build_index` makes of the corpus ``ix`` describes (decoded from its postings)."""
-    from tealeaves.coherence.index import _index_arrays
+    from tealeaves.index.build import index_arrays as _index_arrays
 
     a = ix.arrays
     lengths = np.asarray(a["doc_lengths"], dtype=np.int64)
@@ -492,8 +492,8 @@ def _same(x, y) -> bool:
 
 def check_file(path: str, verify: bool, topics) -> tuple[str, str]:
     """Load one mutated file and apply the oracle: ``(outcome, detail)``."""
-    from tealeaves.coherence.index import ARRAY_NAMES, ReferenceIndex
     from tealeaves.errors import IndexIntegrityError
+    from tealeaves.index import ARRAY_NAMES, ReferenceIndex
 
     try:
         ix = ReferenceIndex.load(path, verify=verify)

@@ -152,8 +152,8 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         secs = time.perf_counter() - t
         return {"code": code, "seconds": secs, "rss_mib": _rss_mib(), "cpu_s": _cpu_s()}
     if mode.startswith("dask"):
-        from tealeaves.distributed.build import build_streaming
-        from tealeaves.distributed.dask import dask_client, dask_executor
+        from tealeaves.index.dask import dask_client, dask_executor
+        from tealeaves.index.streaming import build_streaming
 
         with dask_client(int(mode[4:]), memory_per_worker=1 << 30) as client:  # as --memory 1G
             client.run(_warm)  # imports and compiled kernels loaded: time the steady state
@@ -203,8 +203,8 @@ def _cpu_s() -> float:
 
 
 def _warm() -> None:
-    from tealeaves.coherence.index import index_from_token_lists
     from tealeaves.corpus import Preprocessor
+    from tealeaves.index import index_from_token_lists
 
     index_from_token_lists([["a", "b"], ["b"]])
     Preprocessor().scan(["warm up"])  # the compiled scan and the stop words loaded
@@ -214,8 +214,8 @@ def _passes(shards: list[str], limit: int) -> dict:
     """tealeaves' indexing pass against gensim's Dictionary + doc2bow over the same token lists."""
     from gensim.corpora import Dictionary
 
-    from tealeaves.coherence.index import index_from_token_lists
     from tealeaves.corpus import Preprocessor
+    from tealeaves.index import index_from_token_lists
     from tealeaves.ingest import iter_documents
 
     tokenize = Preprocessor().tokenize
@@ -260,7 +260,7 @@ def _load(path: str) -> dict:
     is the index file's own mapped pages, and CPU seconds."""
     import tracemalloc
 
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     _warm()
     ReferenceIndex.load(_warm_index(Path(path).parent), verify=False)  # the compiled checks loaded
@@ -276,7 +276,7 @@ def _load(path: str) -> dict:
 
 
 def _warm_index(folder: Path) -> Path:
-    from tealeaves.coherence.index import index_from_token_lists
+    from tealeaves.index import index_from_token_lists
 
     return index_from_token_lists([["a", "b"], ["b"]]).save(folder / "warm.tlx")
 
@@ -289,7 +289,7 @@ def _gensim_build(shards: list[str]) -> dict:
     from gensim.corpora import Dictionary
 
     from tealeaves.corpus import Preprocessor
-    from tealeaves.distributed.build import _batches
+    from tealeaves.index.streaming import _batches
     from tealeaves.ingest import iter_documents
 
     scan = Preprocessor().scan
@@ -307,7 +307,7 @@ def _gensim_build(shards: list[str]) -> dict:
 def _end_to_end(shards: list[str], output: str) -> dict:
     """tealeaves' whole build against the gensim build (:func:`_gensim_build`) on the same text, in one
     process, each timed by wall clock and process CPU (tealeaves first, then gensim)."""
-    from tealeaves.distributed.build import build_streaming
+    from tealeaves.index.streaming import build_streaming
 
     _warm()
     out = {}
@@ -320,8 +320,8 @@ def _end_to_end(shards: list[str], output: str) -> dict:
 
 
 def _score(path: str) -> dict:
-    from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.coherence.measure import Coherence
+    from tealeaves.index import ReferenceIndex
 
     index = ReferenceIndex.load(path)
     rng = np.random.default_rng(0)

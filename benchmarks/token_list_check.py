@@ -1,7 +1,7 @@
 """What the unsegmented-text check costs ``index_from_token_lists`` (the API's token-list references).
 
 Times the build of the Reuters ModApte training stories as token lists, full and restricted to 500 topic
-words, with the check (:func:`tealeaves.coherence.index._token_list_segmentation`) and with it replaced by
+words, with the check (:func:`tealeaves.index.build._token_list_segmentation`) and with it replaced by
 a no-op, in one run (best of 7 each, wall and CPU time).
 
     TEALEAVES_DATA=/path/to/data python benchmarks/token_list_check.py
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import time
 
-from tealeaves.coherence import index as I
 from tealeaves.corpus.reuters import load_reuters_modapte
+from tealeaves.index import build as I
 
 
 def best(docs, words, repeat: int = 7) -> tuple[float, float]:

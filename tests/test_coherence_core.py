@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from tealeaves.coherence import core
-from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
+from tealeaves.coherence import _kernels, core
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, IndexIntegrityError
+from tealeaves.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
 
 
 def _random_docs(seed: int, n_docs: int = 120, n_types: int = 6, max_len: int = 30) -> list[list[str]]:
@@ -305,7 +305,7 @@ def test_subset_counts_equal_brute_force_on_random_corpora(docs, w):
 def test_counts_do_not_depend_on_the_number_of_threads(w, frequent, monkeypatch):
     import numba
 
-    monkeypatch.setattr(core, "PARALLEL_MIN_WORK", 0)  # the parallel kernels even on this small corpus
+    monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # the parallel kernels even on this small corpus
 
     # long documents too, so the unit-major kernel has several 64-start blocks per document
     docs = _random_docs(7, n_docs=300, n_types=40) + _random_docs(8, n_docs=20, n_types=40, max_len=400)
@@ -397,7 +397,7 @@ def test_unit_major_counts_past_the_uint16_table_range(threads, monkeypatch):
     against counts known in closed form."""
     import numba
 
-    monkeypatch.setattr(core, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)
     n_docs = 140_000
     docs = [["a", "b"] if d % 2 else ["a", "b", "c"] for d in range(n_docs)]
     ix = index_from_token_lists(docs)

@@ -76,8 +76,8 @@ def test_estimator_features_drift_from_folders_equals_builtins(saved, tmp_path, 
 
 
 def test_restricted_index_is_refused():
-    from tealeaves.coherence.index import index_from_token_lists
     from tealeaves.errors import InputFormatError
+    from tealeaves.index import index_from_token_lists
     from tealeaves.multilingual.reference import index_corpus
 
     full = index_from_token_lists([["a", "b", "a"], ["c"]])

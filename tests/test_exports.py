@@ -141,7 +141,7 @@ def test_one_load_model():
 def test_one_progress_mechanism():
     from tealeaves._progress import Progress
     from tealeaves.data.fetch import DownloadProgress
-    from tealeaves.distributed.build import BuildProgress
+    from tealeaves.index.streaming import BuildProgress
     from tealeaves.sweep.progress import SweepProgress
 
     for cls in (DownloadProgress, BuildProgress, SweepProgress):

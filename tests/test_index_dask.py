@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from tealeaves.coherence.index import ReferenceIndex, build_index  # noqa: E402
 from tealeaves.corpus import Preprocessor  # noqa: E402
-from tealeaves.distributed.build import build_streaming  # noqa: E402
-from tealeaves.distributed.dask import dask_client, dask_executor  # noqa: E402
 from tealeaves.errors import TealeavesError  # noqa: E402
+from tealeaves.index import ReferenceIndex, build_index  # noqa: E402
+from tealeaves.index.dask import dask_client, dask_executor  # noqa: E402
+from tealeaves.index.streaming import build_streaming  # noqa: E402
 from test_index_streaming import assert_same_index, reuters_texts, shard_ids, write_shards  # noqa: E402, F401
 
 

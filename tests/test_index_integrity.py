@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tealeaves.coherence import index as index_module
-from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.errors import IndexIntegrityError
+from tealeaves.index import ReferenceIndex, _checks, build_index, index_from_token_lists
+from tealeaves.index import reference as index_module
 
 _spec = importlib.util.spec_from_file_location(
     "index_fuzz", Path(__file__).resolve().parent.parent / "benchmarks" / "index_fuzz.py")
@@ -81,8 +81,8 @@ def test_oracle_fails_an_index_that_does_not_match_its_corpus(tmp_path, monkeypa
     path.write_bytes(fuzz.serialise(header, arrays))
     topics = fuzz.fixed_topics(bases["plain"])
     assert fuzz.check_file(str(path), True, topics)[0] == "refused"
-    monkeypatch.setattr(index_module, "_check_arrays", lambda p, h, a: index_module.Vocabulary(
-        index_module._unblob(a["vocab_blob"], a["vocab_offsets"])))
+    monkeypatch.setattr(_checks, "check_arrays", lambda p, h, a: index_module.Vocabulary(
+        index_module.decode_strings(a["vocab_blob"], a["vocab_offsets"])))
     outcome, detail = fuzz.check_file(str(path), True, topics)
     assert outcome == "FAILED" and "differs from the index of the corpus it describes" in detail
 
@@ -107,7 +107,7 @@ def test_save_failure_leaves_no_partial_or_temporary_file(tmp_path, monkeypatch)
         sink(b"partial")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(index_module, "_write_body", broken)
+    monkeypatch.setattr(index_module, "write_body", broken)
     with pytest.raises(index_module.TealeavesError, match="No space left on device"):
         ix.save(target)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ref.tlx"]

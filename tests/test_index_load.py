@@ -14,9 +14,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from tealeaves.coherence import index as index_mod
-from tealeaves.coherence.index import ARRAY_NAMES, ReferenceIndex, index_from_token_lists
 from tealeaves.errors import IndexIntegrityError
+from tealeaves.index import ARRAY_NAMES, ReferenceIndex, _checks, index_from_token_lists
 
 WORDS = ["é", "中文", "𝔘𝔫𝔦", "straße", "oil", "ab", "ǅemal", "ﬁ"]
 
@@ -49,7 +48,7 @@ def test_load_traces_far_less_memory_than_the_postings(tmp_path):
 
 @pytest.mark.parametrize("block", [1, 2, 3, 5, 1 << 24])
 def test_string_blocks_split_inside_characters(tmp_path, monkeypatch, block):
-    monkeypatch.setattr(index_mod, "_CHECK_BLOCK", block)
+    monkeypatch.setattr(_checks, "CHECK_BLOCK", block)
     index = index_from_token_lists([WORDS, WORDS[::-1]], ids=["dé", "文"])
     loaded = ReferenceIndex.load(index.save(tmp_path / "u.tlx"))
     assert list(loaded.vocabulary) == WORDS and loaded.document_ids == ["dé", "文"]
@@ -73,7 +72,7 @@ def test_bad_utf8_gives_the_whole_blob_verdict_whatever_the_block(tmp_path, monk
     arrays["vocab_blob"][byte] = value
     path = ReferenceIndex(arrays, index.header).save(tmp_path / "bad.tlx")
     expected = _whole_blob_error(arrays["vocab_blob"])
-    monkeypatch.setattr(index_mod, "_CHECK_BLOCK", block)
+    monkeypatch.setattr(_checks, "CHECK_BLOCK", block)
     with pytest.raises(IndexIntegrityError, match="not valid UTF-8") as info:
         ReferenceIndex.load(path)
     assert f"has words that are not valid UTF-8 {expected}" in str(info.value)
@@ -82,7 +81,7 @@ def test_bad_utf8_gives_the_whole_blob_verdict_whatever_the_block(tmp_path, monk
 @pytest.mark.parametrize("sparse", [False, True])
 def test_position_clash_found_by_the_bitmap_and_by_sorting(tmp_path, monkeypatch, sparse):
     if sparse:  # force the restricted-index path: sort the tokens instead of flagging each
-        monkeypatch.setattr(index_mod, "_BITMAP_SLACK", -(1 << 40))
+        monkeypatch.setattr(_checks, "BITMAP_SLACK", -(1 << 40))
     index = index_from_token_lists([["a", "b", "c"], ["c", "a"], ["b", "b", "d"]])
     assert ReferenceIndex.load(index.save(tmp_path / "good.tlx")).n_tokens == 8
     arrays = {k: np.array(v) for k, v in index.arrays.items()}

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from conftest import require_data
-from tealeaves.coherence import index as index_mod
-from tealeaves.coherence.index import ARRAY_NAMES, ReferenceIndex, build_index, tokenization_mismatch
 from tealeaves.corpus import Corpus, Preprocessor
-from tealeaves.distributed.build import build_streaming, chunk_tokens_for, parse_memory, prunes
 from tealeaves.errors import IndexIntegrityError
+from tealeaves.index import ARRAY_NAMES, ReferenceIndex, _checks, build_index, cache, tokenization_mismatch
+from tealeaves.index import reference as index_mod
+from tealeaves.index.memory import chunk_tokens_for, parse_memory
+from tealeaves.index.streaming import build_streaming, prunes
 
 N_SHARDS = 7
 
@@ -191,13 +192,13 @@ def test_verification_cached_by_file_state(tmp_path, monkeypatch):
     corpus = Corpus.from_token_lists([["a", "b", "c"], ["b", "c"], ["c"]])
     path = build_index(corpus).save(tmp_path / "x.tlx")
     _age(path)
-    index_mod._VERIFIED.clear()
+    cache._VERIFIED.clear()
     calls = _count_hashes(monkeypatch)
     ReferenceIndex.load(path)
     assert len(calls) == 1  # first use: hashed
     ReferenceIndex.load(path)
     assert len(calls) == 1  # cached in process
-    index_mod._VERIFIED.clear()
+    cache._VERIFIED.clear()
     ReferenceIndex.load(path)
     assert len(calls) == 1  # cached on disk (a new process would find it there)
     ReferenceIndex.load(path, verify="always")
@@ -207,7 +208,7 @@ def test_verification_cached_by_file_state(tmp_path, monkeypatch):
     ReferenceIndex.load(path)
     assert len(calls) == 3  # modification time changed: hashed again
     monkeypatch.setenv("TEALEAVES_VERIFY_CACHE", "0")
-    index_mod._VERIFIED.clear()
+    cache._VERIFIED.clear()
     ReferenceIndex.load(path)
     ReferenceIndex.load(path)
     assert len(calls) == 4  # no persistent cache; the in-process one still holds
@@ -246,7 +247,7 @@ def test_tokenization_mismatch():
 
 def test_aligned_build_equals_in_memory_reference(tmp_path):
     from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from tealeaves.index.aligned import build_aligned_reference
     from tealeaves.multilingual.reference import AlignedReference
 
     rng = np.random.default_rng(3)
@@ -278,7 +279,7 @@ def test_aligned_build_equals_in_memory_reference(tmp_path):
 def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
     """Load decodes string blobs a block at a time (bounded temporaries); a position clash is still
     found whatever the block size."""
-    monkeypatch.setattr(index_mod, "_CHECK_BLOCK", block)
+    monkeypatch.setattr(_checks, "CHECK_BLOCK", block)
     index = build_index(Corpus.from_token_lists([["a", "b", "c"], ["c", "a"]]))
     good = index.save(tmp_path / "good.tlx")
     assert ReferenceIndex.load(good).n_tokens == 5
@@ -292,7 +293,7 @@ def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
 
 
 def test_cli_build_aligned(tmp_path, run_cli):
-    from tealeaves.coherence.index import AlignedIndex
+    from tealeaves.index import AlignedIndex
 
     rows = [{"id": "1", "en": "the river flows", "sv": "älven rinner"},
             {"id": "2", "en": "a stone", "sv": None}, {"id": "3", "sv": "stenen ligger"}]

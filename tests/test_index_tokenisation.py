@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import require_data
-from tealeaves.coherence.index import ReferenceIndex, build_index
 from tealeaves.corpus import Preprocessor
 from tealeaves.corpus.preprocess import LETTERS_ONLY_PATTERN, SEPARATOR, WORD_PATTERNS
-from tealeaves.distributed.build import build_streaming
+from tealeaves.index import ReferenceIndex, build_index
+from tealeaves.index.streaming import build_streaming
 
 #: Recipes covering every branch of the scan: the default pattern (ASCII fast path and regex path),
 #: scikit-learn's word pattern, a pattern of no fixed form (text by text), no lowercasing, no stop
@@ -217,9 +217,9 @@ def test_chunks_end_at_the_same_documents_as_one_document_at_a_time(tmp_path):
     which it reaches chunk_tokens, as when documents were added one at a time (recomputed here from
     Preprocessor.tokenize), with a fixed vocabulary (pruning) and without."""
     require_data("reuters21578/reut2-000.sgm")
-    from tealeaves.coherence.index import read_header
     from tealeaves.corpus.reuters import modapte_split, story_text
-    from tealeaves.distributed.build import count_shard, fit_vocabulary, index_shard, plan
+    from tealeaves.index.format import read_header
+    from tealeaves.index.streaming import count_shard, fit_vocabulary, index_shard, plan
 
     train, _, _ = modapte_split()
     texts = [story_text(s) for s in train[:800]]
@@ -255,7 +255,7 @@ def test_counting_pass_equals_counters_over_tokenize(reuters_texts, tmp_path, re
     frequencies of Counter over Preprocessor.tokenize, text by text."""
     from collections import Counter
 
-    from tealeaves.distributed.build import count_shard, plan
+    from tealeaves.index.streaming import count_shard, plan
 
     texts = reuters_texts[:3000] + NASTY * 3
     path = tmp_path / "c.jsonl"

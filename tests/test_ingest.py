@@ -12,8 +12,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from tealeaves.coherence.index import build_index
 from tealeaves.corpus import Preprocessor
+from tealeaves.index import build_index
 from tealeaves.ingest import IngestStats, detect_kind, iter_documents
 
 EN = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
@@ -81,7 +81,7 @@ def test_bulgarian_utf16_dump():
 
 
 def test_wiki_streaming_index_equals_single_build(en_docs, tmp_path):
-    from tealeaves.distributed.build import build_streaming
+    from tealeaves.index.streaming import build_streaming
 
     path, docs, _ = en_docs
     index, stats = build_streaming([path], tmp_path / "wiki.tlx", chunk_tokens=20_000)
@@ -149,9 +149,9 @@ def test_token_lines_match_reader(tmp_path):
 
 
 def test_wikipedia_langlinks_aligned_build(en_docs, tmp_path):
-    from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.corpus.aligned import default_preprocessor
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from tealeaves.index import ReferenceIndex
+    from tealeaves.index.aligned import build_aligned_reference
 
     path, docs, _ = en_docs
     bg_path = gensim_dump(BG)

@@ -290,7 +290,7 @@ def _is_word(w: object) -> bool:
 
 
 def _check_document_frequencies(index: Path, docs: list[list[str]]) -> None:
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     ix = ReferenceIndex.load(index)
     df = Counter(w for d in docs for w in set(d))

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tealeaves.coherence.index import ReferenceIndex, build_index, tokenization_mismatch
 from tealeaves.corpus import Preprocessor
 from tealeaves.corpus._marks import MARKS
 from tealeaves.corpus.preprocess import LETTERS_ONLY_PATTERN, LETTERS_PATTERN, PATTERN_NAMES
+from tealeaves.index import ReferenceIndex, build_index, tokenization_mismatch
 
 
 def _kind(ch: str) -> str:

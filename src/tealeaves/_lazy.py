@@ -55,7 +55,9 @@ def lazy_exports(package: str, exports: Mapping[str, str], eager: Iterable[str] 
     def __getattr__(name: str) -> object:
         name = aliases.get(name, name)
         if name in exports:
-            return getattr(importlib.import_module(f"{package}.{exports[name]}"), name)
+            module = exports[name]  # a submodule of the package, or a full module path (re-exports)
+            return getattr(importlib.import_module(module if module.startswith("tealeaves.") else
+                                                   f"{package}.{module}"), name)
         if not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is not None:
             return importlib.import_module(f"{package}.{name}")  # a submodule not imported yet
         raise AttributeError(f"module {package!r} has no attribute {name!r}")

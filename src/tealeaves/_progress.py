@@ -5,7 +5,7 @@ is a plain line, so logs stay readable.  Reports can be throttled to one per ``i
 What is counted and how a line reads belongs to each task's subclass:
 :class:`~tealeaves.sweep.progress.SweepProgress` (models fitted),
 :class:`~tealeaves.data.fetch.DownloadProgress` (bytes downloaded) and
-:class:`~tealeaves.distributed.build.BuildProgress` (tokens indexed, shards merged).
+:class:`~tealeaves.index.streaming.BuildProgress` (tokens indexed, shards merged).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from tealeaves.errors import TealeavesError
 COMMAND_MODULES = (
     "tealeaves.reproduce.cli",
     "tealeaves.likelihood.cli",
+    "tealeaves.index.cli",
     "tealeaves.coherence.cli",
     "tealeaves.human.cli",
     "tealeaves.multilingual.cli",

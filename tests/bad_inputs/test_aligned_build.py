@@ -47,7 +47,7 @@ OPTION_CASES = {
     "--languages empty entry": (["SELF", "--languages", "en,"], "has an empty entry"),
     "--memory too small": (["SELF", "--memory", "10M"], "below the smallest budget"),
     "--workers and --scheduler": (["SELF", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
-                                  "--workers and --scheduler exclude each other"),
+                                  "--n-jobs and --scheduler exclude each other"),
 }
 
 

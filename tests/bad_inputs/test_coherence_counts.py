@@ -39,8 +39,8 @@ def test_frequent_pair_counts_equal_brute_force(corpus, window):
     """Counts are the same whatever ``frequent`` (0 .. all words, and beyond them up to MAX_FREQUENT), for
     all pairs, repeated-word pairs, and windows longer than every document."""
     from tealeaves.coherence.core import MAX_FREQUENT, count_documents, count_windows
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
+    from tealeaves.index import build_index
 
     docs = _corpora()[corpus]
     ix = build_index(Corpus.from_token_lists(docs))
@@ -66,9 +66,9 @@ def test_frequent_out_of_range_refused(window, frequent, fragment):
     # before: -1 was read as order[:-1], 2.5 and True were coerced by int(), and 10**9 was not capped (an
     # F x F table per thread of gigabytes for a large call); the counts stayed right, the setting did not
     from tealeaves.coherence.core import count_documents, count_windows
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
     from tealeaves.errors import ParameterError
+    from tealeaves.index import build_index
 
     ix = build_index(Corpus.from_token_lists(_corpora()["random"]))
     ids = [ix.word_id(w) for w in list(ix.vocabulary)[:4]]
@@ -90,8 +90,8 @@ def test_core_word_ids_and_pairs_checked(call, ids, pairs, fragment):
     # silently to the last word
     from tealeaves.coherence.core import count_context, count_documents, count_windows
     from tealeaves.coherence.errors import SettingsError
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
+    from tealeaves.index import build_index
 
     ix = build_index(Corpus.from_token_lists(_corpora()["random"]))
     fn = {"documents": lambda: count_documents(ix, ids, pairs),

@@ -224,7 +224,7 @@ def test_index_build_refuses_latin1_naming_line(cli_error, tmp_path):
 
 def test_index_build_reads_another_encoding_with_the_option(run_cli, tmp_path):
     """The same documents in latin-1 with --encoding latin-1 give the same index as in UTF-8."""
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     text = "fine words\ncafé au lait\n"
     utf8 = _write(tmp_path / "u.txt", text.encode())
@@ -237,7 +237,7 @@ def test_index_build_reads_another_encoding_with_the_option(run_cli, tmp_path):
 
 
 def test_index_build_bom_and_crlf_reference_equals_plain(run_cli, tmp_path):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     docs = ["rights freedom dignity", "family rights", "", "freedom of thought"]
     plain = _write(tmp_path / "plain.txt", "\n".join(docs) + "\n")
@@ -287,7 +287,7 @@ def test_index_build_refuses_unknown_or_line_unsafe_encodings(cli_error, tmp_pat
 
 
 def test_index_build_utf8_sig_encoding_equals_utf8(run_cli, tmp_path):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     f = _write(tmp_path / "ref.txt", BOM + b"fine words\nmore words\n")
     assert run_cli(["index", "build", f, "-o", tmp_path / "a.tlx"]).code == 0

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.corpus import Corpus
 from tealeaves.errors import IndexIntegrityError, InputNotFoundError, OutputError, TealeavesError
+from tealeaves.index import ReferenceIndex, build_index, index_from_token_lists
 
 _spec = importlib.util.spec_from_file_location(
     "index_fuzz", Path(__file__).resolve().parents[2] / "benchmarks" / "index_fuzz.py")
@@ -280,8 +280,8 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 # -- truncated files and flipped bytes in every region -------------------------------------------------------
 @pytest.fixture(scope="module")
 def tlx_bytes(tmp_path_factory):
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus.corpus import Corpus
+    from tealeaves.index import build_index
 
     docs = [["cat", "dog", "mat"], ["cat", "sat"], ["dog"] * 5, ["mat", "hat", "cat", "bat"]] * 3
     path = tmp_path_factory.mktemp("tlx") / "r.tlx"
@@ -290,8 +290,8 @@ def tlx_bytes(tmp_path_factory):
 
 
 def _load_damaged(tmp_path, data):
-    from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.errors import IndexIntegrityError
+    from tealeaves.index import ReferenceIndex
 
     path = tmp_path / "bad.tlx"
     path.write_bytes(data)

@@ -31,7 +31,7 @@ def small_tuples(tmp_path):
 
 
 def _physical(monkeypatch, size):
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     monkeypatch.setattr(build, "physical_memory", lambda: (size, "this machine's physical memory"))
 
@@ -43,13 +43,13 @@ COMMANDS = ["index build", "index build-aligned"]
                                              ("1 gib", 1 << 30), (" 512m ", 512 << 20), ("5e2M", 500 << 20),
                                              (str(450 << 20), 450 << 20)])
 def test_memory_spellings_accepted(value, expected):
-    from tealeaves.distributed.build import parse_memory
+    from tealeaves.index.memory import parse_memory
 
     assert parse_memory(value) == expected
 
 
 def test_parse_memory_units():
-    from tealeaves.distributed.build import parse_memory
+    from tealeaves.index.memory import parse_memory
 
     assert parse_memory("1G") == 1 << 30
     assert parse_memory("2.5GB") == int(2.5 * (1 << 30))
@@ -84,7 +84,7 @@ def test_memory_spelled_as_a_negative_option_is_a_usage_error(tmp_path, cli_erro
                                      (int(23.5 * (1 << 30)), "23.5 GiB"),
                                      (10000 << 40, "10000 TiB"), (399 << 20, "399 MiB")])
 def test_size_text_has_no_exponent(n, text):
-    from tealeaves.distributed.build import size_text
+    from tealeaves.index.memory import size_text
 
     assert size_text(n) == text
 
@@ -120,7 +120,7 @@ def test_memory_ceiling_is_the_physical_memory(tmp_path, cli_error, run_cli, mon
 def test_the_ceiling_is_the_physical_memory_or_a_lower_container_limit(tmp_path, monkeypatch):
     import os
 
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     limits = [_write(tmp_path / "v2", "max\n"), _write(tmp_path / "v1", f"{1 << 30}\n")]
@@ -139,21 +139,21 @@ def test_memory_of_local_workers_is_summed(tmp_path, cli_error, monkeypatch, sma
     _physical(monkeypatch, 3 << 29)  # 1.5 GiB: one 1G worker fits, two do not
     src = small_tuples if "aligned" in command else small
     r = cli_error([*command.split(), src, "-o", tmp_path / "out", "--memory", "1G", "--workers", "2"],
-                  "--memory 1 GiB for each of --workers 2 is 2 GiB in all, more than this machine's physical "
+                  "--memory 1 GiB for each of --n-jobs 2 is 2 GiB in all, more than this machine's physical "
                   "memory (1.5 GiB)")
-    assert "give at most 768M, or fewer --workers" in r.err
+    assert "give at most 768M, or fewer --n-jobs" in r.err
 
 
 @pytest.mark.parametrize("value, workers, fragment", [
-    # before: "--memory 1e+03 MiB for each of --workers 2 ..."
-    ("1000M", "2", "--memory 1000 MiB for each of --workers 2 is 1.95 GiB in all, more than this machine's "
-                   "physical memory (1.5 GiB) (give at most 768M, or fewer --workers)"),
-    ("1 G", "2", "--memory 1 GiB for each of --workers 2 is 2 GiB in all"),
+    # before: "--memory 1e+03 MiB for each of --n-jobs 2 ..."
+    ("1000M", "2", "--memory 1000 MiB for each of --n-jobs 2 is 1.95 GiB in all, more than this machine's "
+                   "physical memory (1.5 GiB) (give at most 768M, or fewer --n-jobs)"),
+    ("1 G", "2", "--memory 1 GiB for each of --n-jobs 2 is 2 GiB in all"),
     ("1.6G", "1", "--memory '1.6G' is more than this machine's physical memory (1.5 GiB)"),
 ])
 def test_memory_with_workers(tmp_path, cli_error, monkeypatch, small, value, workers, fragment):
     pytest.importorskip("distributed")
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     monkeypatch.setattr(build, "physical_memory", lambda: (3 << 29, "this machine's physical memory"))
     cli_error(["index", "build", small, "-o", tmp_path / "out.tlx", "--memory", value, "--workers", workers],
@@ -177,10 +177,10 @@ def test_memory_on_a_scheduler_is_bounded_by_its_workers(tmp_path, cli_error, ru
 
 
 @pytest.mark.parametrize("physical, value, workers, fragment", [
-    # before: "(give at most 376M, or fewer --workers)", a size --memory refuses (below 400M)
+    # before: "(give at most 376M, or fewer --n-jobs)", a size --memory refuses (below 400M)
     (int(23.5 * (1 << 30)), "400M", "64",
-     "--memory 400 MiB for each of --workers 64 is 25 GiB in all, more than this machine's physical memory "
-     "(23.5 GiB) (give at most --workers 60 (each needs at least 400 MiB), or build on --scheduler)"),
+     "--memory 400 MiB for each of --n-jobs 64 is 25 GiB in all, more than this machine's physical memory "
+     "(23.5 GiB) (give at most --n-jobs 60 (each needs at least 400 MiB), or build on --scheduler)"),
     # before: "(give at most 300M: ...)" on a machine smaller than the smallest budget
     (300 << 20, "400M", None,
      "--memory '400M' is more than this machine's physical memory (300 MiB) (a build process needs at least "
@@ -190,7 +190,7 @@ def test_memory_advice_is_a_budget_the_parser_accepts(tmp_path, cli_error, monke
                                                       value, workers, fragment):
     if workers:
         pytest.importorskip("distributed")
-    from tealeaves.distributed import build
+    from tealeaves.index import memory as build
 
     monkeypatch.setattr(build, "physical_memory", lambda: (physical, "this machine's physical memory"))
     extra = ["--workers", workers] if workers else []
@@ -217,8 +217,8 @@ def test_scheduler_workers_below_the_smallest_budget(tmp_path, cli_error, small)
 ])
 @pytest.mark.parametrize("builder", ["build_streaming", "build_aligned_reference"])
 def test_memory_argument_of_the_builders(tmp_path, small, small_tuples, memory, fragment, builder):
-    from tealeaves.distributed.build import build_streaming
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.index.streaming import build_streaming
 
     fn, src = ((build_streaming, small) if builder == "build_streaming" else
                (build_aligned_reference, small_tuples))

@@ -29,7 +29,7 @@ def fresh(tmp_path, run_cli):
 
 def _rewrite(index_path, out, **changes):
     """The index re-saved with header fields changed (None: removed), checksum recomputed."""
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     base = ReferenceIndex.load(index_path)
     header = dict(base.header)
@@ -63,7 +63,7 @@ OLD_50M = Path(__file__).resolve().parents[2] / "benchmarks" / "out" / "coherenc
 @pytest.mark.skipif(not FULL or not OLD_50M.exists(), reason="TEALEAVES_FULL=1 and benchmarks/out/"
                     "coherence_scale_50M.tlx (built before the segmentation field) needed")
 def test_the_50m_index_without_segmentation_loads_and_scores(tmp_path, run_cli):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     ix = ReferenceIndex.load(OLD_50M)
     assert "segmentation" not in ix.header
@@ -116,7 +116,7 @@ def test_malformed_segmentation_header(fresh, tmp_path, cli_error, segmentation,
 def test_header_number_out_of_float_range_is_refused(fresh, tmp_path, cli_error):
     import hashlib
 
-    from tealeaves.coherence.index import _PREFIX
+    from tealeaves.index.format import PREFIX as _PREFIX
 
     bad = _rewrite(fresh, tmp_path / "bad.tlx", tokenization={"max_df": 0.12345})
     data = bytearray(bad.read_bytes().replace(b'"max_df": 0.12345', b'"max_df": 1e99999'))  # same length

@@ -144,7 +144,7 @@ def test_bad_build_options(tmp_path, cli_error, good, argv, fragment, code):
 
 def test_unreachable_scheduler(tmp_path, cli_error, good, monkeypatch):
     pytest.importorskip("distributed")
-    from tealeaves.distributed import dask as tdask
+    from tealeaves.index import dask as tdask
 
     monkeypatch.setattr(tdask, "CONNECT_TIMEOUT", 2)
     address = f"tcp://127.0.0.1:{_closed_port()}"
@@ -169,8 +169,8 @@ def test_inputs_without_verify(tmp_path, cli_error, good, run_cli):
 
 
 def test_verify_inputs_of_an_index_without_manifest(tmp_path, cli_error, good):
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus import Corpus
+    from tealeaves.index import build_index
 
     path = build_index(Corpus.from_token_lists([["a"]])).save(tmp_path / "old.tlx")
     cli_error(["index", "info", path, "--verify", "--inputs", good], "records no shard manifest")
@@ -178,7 +178,7 @@ def test_verify_inputs_of_an_index_without_manifest(tmp_path, cli_error, good):
 
 def test_no_word_survives_pruning(tmp_path, good):
     from tealeaves.corpus import Preprocessor
-    from tealeaves.distributed.build import build_streaming
+    from tealeaves.index.streaming import build_streaming
 
     with pytest.raises(EmptyInputError, match="no word survives min_df=5"):
         build_streaming([good], tmp_path / "x.tlx", preprocessor=Preprocessor(min_df=5))

@@ -37,8 +37,8 @@ def test_index_build_of_odd_texts_equals_tokenize(tmp_path, run_cli):
     document, exactly the tokens Preprocessor.tokenize gives (with the index's recorded settings)."""
     from collections import Counter
 
-    from tealeaves.coherence.index import ReferenceIndex
     from tealeaves.corpus.preprocess import Preprocessor
+    from tealeaves.index import ReferenceIndex
 
     texts = list(ODD_TEXTS.values())
     src = _write(tmp_path / "odd.jsonl", "".join(json.dumps({"id": i, "text": t}) + "\n"

@@ -98,7 +98,7 @@ REF_NAMES = ["a|b", "x: y z", "naïve réf|2026 ü", "k=v\\w"]
 def test_reference_name_round_trips_through_coherence_and_cnpmi(tmp_path, run_cli, name):
     # before: a name with '|' (given, or the default from a file name a|b.jsonl) made every signature of
     # the reference unparsable ("field 'b@...' has no '='"), and --name 'a|b' was refused
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     src = _jsonl(tmp_path / f"{name}.jsonl", [{"id": 1, "text": "cat dog"}, {"id": 2, "text": "cat mat"}])
     topics = _write(tmp_path / "t.txt", "cat dog\n")
@@ -161,7 +161,7 @@ def odd_refs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ODD_NAMES)
 def test_odd_reference_name_through_coherence_text_and_json(odd_refs, run_cli, name):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     folder = odd_refs[name]
     want = f"{name}@{ReferenceIndex.load(folder / 'ref.tlx').short_checksum}"
@@ -206,7 +206,7 @@ def odd_store(odd_refs):
 
 
 def test_odd_name_through_sweep_compare_and_report(odd_refs, odd_store, run_cli):
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
 
     want = f"we|ird@{ReferenceIndex.load(odd_refs['we|ird'] / 'ref.tlx').short_checksum}"
     res = run_cli(["compare", odd_store, "--models", "sklearn-K2-s0", "sklearn-K3-s0", "--n-boot", "100",

@@ -145,7 +145,7 @@ def test_build_aligned_refuses_japanese(tmp_path, cli_error):
 
 
 def test_build_aligned_api_raises_the_error_class(tmp_path):
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
+    from tealeaves.index.aligned import build_aligned_reference
 
     src = _write_tuples(tmp_path / "t.jsonl", {"en": [r["text"] for r in _flores("eng_Latn", 50)],
                                                "yue": [r["text"] for r in _flores("zho_Hans", 50)]})
@@ -237,8 +237,8 @@ def test_index_build_accepts_spaced_text_and_records_the_counts(code, tmp_path, 
 
 
 def test_build_index_api_refuses_unsegmented_text():
-    from tealeaves.coherence.index import build_index
     from tealeaves.corpus import Preprocessor
+    from tealeaves.index import build_index
 
     corpus = Preprocessor().fit_transform([r["text"] for r in _flores("zho_Hant", 100)])
     with pytest.raises(UnsegmentedTextError, match="the reference text looks unsegmented"):

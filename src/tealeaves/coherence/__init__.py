@@ -1,9 +1,9 @@
 """Topic coherence from a reference index (Röder, Both and Hinneburg 2015 pipeline).
 
-* :mod:`~tealeaves.coherence.index` -- the on-disk reference index
-  (:class:`ReferenceIndex`, :func:`build_index`, :class:`AlignedIndex`);
 * :mod:`~tealeaves.coherence.core` -- the one counting core (documents and
-  sliding windows over postings, also crosslingual);
+  sliding windows over postings, also crosslingual), reading the reference index of
+  :mod:`tealeaves.index` (:class:`ReferenceIndex`, :func:`build_index`, :class:`AlignedIndex`,
+  re-exported here);
 * segmentation, confirmation, aggregation and :mod:`~tealeaves.coherence.presets`
   (``umass``, ``uci``, ``npmi``, ``c_v``; jhlau/topic_interpretability's ``jhlau_pmi``,
   ``jhlau_npmi``; Palmetto's ``c_a``, ``c_p``, ``palmetto_*``);
@@ -27,10 +27,10 @@ _EXPORTS = {
     "SettingsError": "errors",
     "TopicError": "errors",
     "ZeroCooccurrenceError": "errors",
-    "AlignedIndex": "index",
-    "ReferenceIndex": "index",
-    "build_index": "index",
-    "index_from_token_lists": "index",
+    "AlignedIndex": "tealeaves.index.aligned",
+    "ReferenceIndex": "tealeaves.index.reference",
+    "build_index": "tealeaves.index.build",
+    "index_from_token_lists": "tealeaves.index.build",
     "Coherence": "measure",
     "CoherenceResult": "measure",
     "TopicScore": "measure",
@@ -51,7 +51,6 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         pair_document_counts,
     )
     from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
-    from tealeaves.coherence.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
     from tealeaves.coherence.measure import (
         Coherence,
         CoherenceResult,
@@ -60,3 +59,4 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         score_counts,
     )
     from tealeaves.coherence.presets import PRESETS, MeasureSpec
+    from tealeaves.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists

@@ -1,11 +1,11 @@
-"""Command-line sub-commands: ``tealeaves index build|info`` and ``tealeaves coherence`` (``index
-build-aligned`` is registered by :mod:`tealeaves.multilingual.cli`)."""
+"""Command-line sub-command ``tealeaves coherence`` (the ``tealeaves index ...`` commands are in
+:mod:`tealeaves.index.cli`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._output import add_format_option, dump_json
 from tealeaves.coherence.params import (
     ABSENT,
     AGGREGATION,
@@ -21,42 +21,11 @@ from tealeaves.coherence.params import (
     WINDOW_KIND,
     ZERO,
 )
-from tealeaves.validation import check_unique, int_arg, name_arg, path_arg
+from tealeaves.validation import check_unique, int_arg
 
 
 def register(subparsers) -> None:
-    """Add ``index`` and ``coherence`` to the top-level parser."""
-    index = subparsers.add_parser("index", help="build or describe a coherence reference index")
-    sub = index.add_subparsers(dest="index_command", metavar="ACTION")
-    index.set_defaults(func=lambda args: index.print_help() or 2)
-    index.actions = sub  # `index build-aligned` is added by tealeaves.multilingual.cli
-
-    build = sub.add_parser("build", help="index reference corpus shards (streamed, bounded memory) into "
-                                         "a file")
-    build.add_argument("inputs", nargs="+", metavar="INPUT",
-                       help="shards: folders of texts, JSON Lines, Parquet, MediaWiki XML dumps, or "
-                            "one-document-per-line token files; each may be gzip/bz2/xz compressed")
-    build.add_argument("-o", "--output", required=True, type=path_arg("-o"),
-                       help="index file to write (e.g. reuters.tlx)")
-    build.add_argument("--name", default=None, type=name_arg(), help="reference name recorded in signatures "
-                                                    "(default: the first input's file name)")
-    build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
-    build.add_argument("--encoding", default=None,
-                       help="encoding of text inputs (token lines, JSON Lines, folders; default UTF-8)")
-    add_scale_options(build)
-    add_format_option(build)
-    build.set_defaults(func=_build)
-
-    info = sub.add_parser("info", help="describe an index file (checks its structure and checksum)")
-    info.add_argument("reference", help="index file")
-    info.add_argument("--verify", action="store_true",
-                      help="re-hash the file (ignoring the verified-state cache) and report the outcome of "
-                           "the full check as 'verified'")
-    info.add_argument("--inputs", nargs="+", default=None, metavar="INPUT",
-                      help="with --verify: also check these inputs against the index's shard manifest")
-    add_format_option(info)
-    info.set_defaults(func=_info)
-
+    """Add ``coherence`` to the top-level parser."""
     coh = subparsers.add_parser("coherence", help="score topics against a reference index")
     _add_coherence_options(coh)
     add_format_option(coh)
@@ -132,107 +101,8 @@ def read_reference_corpus(path: str | Path, text_field: str = "text"):
     return corpus
 
 
-def add_scale_options(parser) -> None:
-    """--memory, --workers and --scheduler of the streaming/sharded builds (docs/scale.md)."""
-    from tealeaves.validation import int_arg
-
-    parser.add_argument("--memory", default="1G", help="memory budget of each build process (default 1G; "
-                                                       "e.g. 512M, 4G; at least 400M, at most the "
-                                                       "machine's physical memory)")
-    parser.add_argument("--workers", type=int_arg(1, 1024, "--workers"), default=None,
-                        help="build the shards on a local Dask cluster of this many worker processes")
-    parser.add_argument("--scheduler", default=None, help="build on an existing Dask cluster (tcp://host:port)")
-
-
-def memory_budget(args) -> int:
-    """``--memory`` of a build (:func:`tealeaves.distributed.build.parse_memory`; bounded by this machine's
-    physical memory unless the build runs on ``--scheduler``)."""
-    from tealeaves.distributed.build import parse_memory
-
-    return parse_memory(args.memory, local=args.scheduler is None)
-
-
-def build_executor(args, memory: int, progress):
-    """A context manager yielding the shard executor the options ask for (None: in this process)."""
-    import contextlib
-
-    from tealeaves.errors import ParameterError
-
-    if args.workers is not None and args.scheduler is not None:
-        raise ParameterError("--workers and --scheduler exclude each other",
-                             fix="give --workers N for a local cluster or --scheduler for an existing one")
-    if args.workers is None and args.scheduler is None:
-        return contextlib.nullcontext(None)
-    from tealeaves.distributed.dask import check_scheduler, dask_client, dask_executor
-
-    if args.scheduler is not None:
-        check_scheduler(args.scheduler)
-
-    @contextlib.contextmanager
-    def on_dask():
-        with dask_client(args.workers, args.scheduler, memory_per_worker=memory) as client:
-            yield dask_executor(client, progress)
-
-    return on_dask()
-
-
-def _build(args) -> int:
-    from tealeaves.distributed.build import Progress, build_streaming
-
-    memory = memory_budget(args)
-    progress = Progress(len(args.inputs))
-    with build_executor(args, memory, progress) as executor:
-        index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,
-                                       text_field=args.text_field, executor=executor, progress=progress,
-                                       encoding=args.encoding)
-    progress.finish()
-    report_skipped(stats)
-    _print_info(index, args.format)
-    return 0
-
-
-def report_skipped(stats) -> None:
-    import sys
-
-    if stats.skipped:
-        parts = ", ".join(f"{n:,} {why}" for why, n in sorted(stats.skipped.items()))
-        print(f"read {stats.documents:,} documents; skipped {parts}", file=sys.stderr)
-
-
-def _info(args) -> int:
-    from tealeaves.coherence.index import ReferenceIndex
-    from tealeaves.errors import ParameterError
-
-    if args.inputs is not None and not args.verify:
-        raise ParameterError("--inputs is only checked with --verify", fix="add --verify")
-    index = ReferenceIndex.load(args.reference, verify="always" if args.verify else True, inputs=args.inputs)
-    _print_info(index, args.format, verified=args.verify)
-    return 0
-
-
-def _print_info(index, fmt: str, verified: bool = False) -> None:
-    """Print :meth:`ReferenceIndex.info`; ``verified`` adds the outcome of the full check."""
-    info = index.info()
-    if verified:
-        info["verified"] = True
-    if fmt == "json":
-        print(dump_json(info))
-    else:
-        from tealeaves._terminal import escape, escape_rows
-        from tealeaves.corpus.preprocess import pattern_name
-
-        tok = info["tokenization"]  # a known pattern by name
-        if (known := pattern_name(tok.get("token_pattern"))) is not None:
-            info["tokenization"] = {**tok, "token_pattern": known}
-        rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
-                for k, v in info.items() if k != "verified"]
-        print(format_table(escape_rows(rows)))  # the name and source come from file names
-        if verified:
-            print(f"verified: {escape(index.path)} passed the checksum and every structural check")
-
-
 def _as_reference(path: str):
-    from tealeaves.coherence.index import MAGIC, ReferenceIndex, build_index
+    from tealeaves.index import MAGIC, ReferenceIndex, build_index
 
     p = Path(path)
     if p.is_file():

@@ -26,12 +26,12 @@ from tealeaves.coherence.aggregation import aggregate
 from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
 from tealeaves.coherence.core import topic_joint, topic_pairs
 from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
-from tealeaves.coherence.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.coherence.params import N_TOP
 from tealeaves.coherence.presets import MeasureSpec, resolve
 from tealeaves.coherence.segmentation import WHOLE_SET, is_pairwise, segment_masks
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
+from tealeaves.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.signature import Signature
 from tealeaves.validation import first_duplicate
 

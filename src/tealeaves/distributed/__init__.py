@@ -1,8 +1,8 @@
-"""Bounded-memory and sharded builds of reference indexes (``docs/scale.md``).
+"""Deprecated: bounded-memory, sharded and Dask builds moved to :mod:`tealeaves.index`.
 
-:func:`~tealeaves.distributed.build.build_streaming` builds in this process;
-:func:`~tealeaves.distributed.dask.build_on_dask` runs the same shard tasks on a
-Dask cluster.  Both merge partial indexes with
-:func:`~tealeaves.distributed.merge.merge_partials` into an index identical to
-the single in-memory :func:`~tealeaves.coherence.index.build_index`.
+``tealeaves.distributed.build`` is now :mod:`tealeaves.index.streaming` (memory budgets:
+:mod:`tealeaves.index.memory`), ``tealeaves.distributed.dask`` is :mod:`tealeaves.index.dask`
+and ``tealeaves.distributed.merge`` is :mod:`tealeaves.index.merge`.  These modules only
+re-export the public names they used to define, so that old imports keep working; they will
+be removed in a later release.
 """

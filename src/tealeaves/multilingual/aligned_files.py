@@ -66,7 +66,7 @@ def iter_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None
     """``(tuple id, {language: text or None})`` for every tuple of a JSON Lines file, streamed line by
     line (gzip/bz2/xz read transparently); checks each line (module docstring) and, once the file is
     read, that its ids are unique.  The one parser of JSON Lines tuples: :func:`read_jsonl_tuples`
-    collects it, the streamed build (:mod:`tealeaves.multilingual.aligned_build`) indexes it shard by
+    collects it, the streamed build (:mod:`tealeaves.index.aligned`) indexes it shard by
     shard.  Memory: 8 bytes per tuple (a hash of each id; ids whose hashes collide are compared in a
     second pass over the file)."""
     from array import array

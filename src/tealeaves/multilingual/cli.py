@@ -4,9 +4,6 @@
   ``--dictionary``); TOPICS is a topics JSON file (schema of
   :mod:`tealeaves.multilingual.topics`) or a saved polylingual model folder; REF a built-in
   name or an aligned reference folder;
-* ``tealeaves index build-aligned INPUT -o REF``: an aligned reference folder from the user's tuples,
-  line files or linked Wikipedia (:mod:`tealeaves.multilingual.aligned_build`), registered onto
-  ``tealeaves index``; ``tealeaves build-aligned-reference`` is its deprecated alias;
 * ``tealeaves pltm fit|topics|infer`` (:mod:`tealeaves.multilingual.pltm_cli`);
 * ``tealeaves estimator features|train|apply`` (:mod:`tealeaves.multilingual.estimator_cli`).
 
@@ -15,28 +12,24 @@ Every option is validated at the boundary (:mod:`tealeaves.validation`).
 
 from __future__ import annotations
 
-import contextlib
-import sys
-import warnings
-from collections.abc import Iterator
-
 from tealeaves._cli_args import add_output, add_param
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.errors import ParameterError
 from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
 from tealeaves.models._pltm_params import N_TOP as PLTM_N_TOP
+from tealeaves.multilingual._cli_common import add_aligned_input, read_topics_arg, warnings_to_stderr
 from tealeaves.multilingual._estimator_params import ESTIMATOR_PARAMS
 from tealeaves.multilingual.measures import ZERO_COOCCURRENCE
 from tealeaves.multilingual.names import REFERENCES
 from tealeaves.multilingual.topics import N_TOP
-from tealeaves.validation import float_arg, int_arg, name_arg, path_arg
+from tealeaves.validation import float_arg, int_arg, path_arg
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
                   "or the folder written by `tealeaves index build-aligned` (default: bible)")
 
 
 def register(subparsers) -> None:
-    """Add ``cnpmi``, ``pltm``, ``estimator`` and ``build-aligned-reference`` to the top-level parser."""
+    """Add ``cnpmi``, ``pltm`` and ``estimator`` to the top-level parser."""
     p = subparsers.add_parser(
         "cnpmi", help="multilingual topic measures: CNPMI, INPMI, TWC, MTA (Hao et al. 2018)",
         description="Score multilingual topics against an aligned reference: a built-in one built from "
@@ -54,148 +47,8 @@ def register(subparsers) -> None:
                         "mark is removed)")
     add_format_option(p)
     p.set_defaults(func=_cnpmi)
-    _register_build_aligned(subparsers)
     _register_pltm(subparsers)
     _register_estimator(subparsers)
-
-
-def add_aligned_input(p) -> None:
-    """The aligned-input options of ``pltm fit|infer`` (``index build-aligned`` has these and more)."""
-    p.add_argument("input", nargs="*",
-                   help='JSON Lines tuples {"id": ..., "en": "...", "sv": "..."} (or use --lang/--doc-ids)')
-    _add_line_files(p)
-    p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input)")
-    p.add_argument("--encoding", default=None, help="encoding of the input files (default UTF-8)")
-
-
-def _add_line_files(p) -> None:
-    """``--lang CODE=FILE`` (repeated) and ``--doc-ids``: parallel line files of the aligned inputs."""
-    p.add_argument("--lang", action="append", metavar="CODE=FILE",
-                   help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
-    p.add_argument("--doc-ids",
-                   help="document-id file: line i names the document of line i of every --lang file")
-
-
-def read_aligned_args(args, aligned: bool = True):
-    """:class:`ParallelTexts` from the options of :func:`add_aligned_input` (``aligned=False``: held-out
-    documents, one language allowed)."""
-    from tealeaves.multilingual.aligned_files import read_aligned_input, split_language_list
-    from tealeaves.validation import check_unique
-
-    langs = None
-    if args.languages is not None:
-        langs = check_unique(split_language_list(args.languages), "--languages")
-    return read_aligned_input(args.input, args.lang, args.doc_ids, args.encoding, langs, aligned)
-
-
-BUILD_ALIGNED_HELP = ("Build an aligned reference folder (one index per language over shared tuple ids, "
-                      "the folder `tealeaves cnpmi --reference` reads) from JSON Lines tuple shards, "
-                      "parallel line files + a document-id file, or Wikipedia articles linked across "
-                      "languages (a JSON Lines of linked titles, or a dump's langlinks SQL table, plus "
-                      "every language's dump). "
-                      "Streamed in bounded memory (--memory), on Dask with --workers/--scheduler; tokenised "
-                      "like the built-in references (letters only, lowercased; jieba for zh).")
-
-
-def _register_build_aligned(subparsers) -> None:
-    """``tealeaves index build-aligned`` (added to the ``index`` parser of :mod:`tealeaves.coherence.cli`)
-    and its deprecated alias ``tealeaves build-aligned-reference``."""
-    index = subparsers.choices["index"].actions
-    p = index.add_parser("build-aligned", help="build an aligned reference folder for `tealeaves cnpmi` "
-                                               "(tuples, line files or linked Wikipedia; streamed, Dask)",
-                         description=BUILD_ALIGNED_HELP)
-    _build_aligned_options(p)
-    p.set_defaults(func=_build_aligned)
-    alias = subparsers.add_parser("build-aligned-reference", help="deprecated: use `tealeaves index "
-                                                                  "build-aligned` (same options)",
-                                  description="Deprecated alias of `tealeaves index build-aligned`. "
-                                              + BUILD_ALIGNED_HELP)
-    _build_aligned_options(alias)
-    alias.set_defaults(func=_build_aligned_alias)
-
-
-def _build_aligned_options(p) -> None:
-    from tealeaves.coherence.cli import add_scale_options
-
-    p.add_argument("input", nargs="*", metavar="TUPLES",
-                   help='JSON Lines tuple shards {"id": ..., "en": "...", "sv": "..." or null} (gzip/bz2/xz '
-                        "allowed); or use --lang/--doc-ids, or --links/--langlinks with --dump")
-    _add_line_files(p)
-    p.add_argument("--links", default=None,
-                   help='JSON Lines of linked Wikipedia titles ({"en": title, "bg": title}) pairing the '
-                        "--dump articles")
-    p.add_argument("--langlinks", default=None, metavar="[LANG=]SQL",
-                   help="the source language's langlinks table (LANG-wiki-latest-langlinks.sql.gz) pairing "
-                        "its --dump pages with the other --dump articles")
-    p.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
-                   help="a language's MediaWiki pages-articles dump (with --links or --langlinks)")
-    p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input; for "
-                                       "Wikipedia: the --dump languages)")
-    p.add_argument("-o", "--output", "--out", dest="out", required=True, type=path_arg("-o"),
-                   help="folder to write the reference to (an aligned reference there is replaced)")
-    p.add_argument("--name", default=None, type=name_arg(),
-                   help="reference name recorded in signatures (default: folder name)")
-    p.add_argument("--encoding", default=None, help="encoding of the tuple / line files (default UTF-8)")
-    add_scale_options(p)
-    add_format_option(p)
-
-
-def _build_aligned(args) -> int:
-    """Build the reference folder (:func:`tealeaves.multilingual.aligned_build.build_aligned_reference`)."""
-    from tealeaves._terminal import escape
-    from tealeaves.coherence.cli import build_executor, memory_budget, report_skipped
-    from tealeaves.distributed.build import Progress
-    from tealeaves.multilingual.aligned_build import build_aligned_reference
-    from tealeaves.multilingual.aligned_files import parse_lang_files
-
-    memory = memory_budget(args)
-    progress = Progress(max(len(args.input), 1))
-    with build_executor(args, memory, progress) as executor:
-        ref, stats = build_aligned_reference(
-            args.input, args.out, languages=args.languages, lang_files=parse_lang_files(args.lang),
-            doc_ids=args.doc_ids, links=args.links, langlinks=args.langlinks, dumps=args.dump, name=args.name,
-            encoding=args.encoding, memory=memory, executor=executor, progress=progress)
-    progress.finish()
-    report_skipped(stats)
-    present = {x: int(ref.index.present(x).sum()) for x in ref.languages}
-    if args.format == "json":
-        print(dump_json({"reference": str(args.out), "label": ref.label, "n_tuples": ref.index.n_tuples,
-                         "documents": present,
-                         "indices": {x: ix.info() for x, ix in ref.index.indices.items()},
-                         "ingest": stats.to_dict()}))
-        return 0
-    counts = ", ".join(f"{x}: {n}" for x, n in present.items())
-    print(f"wrote aligned reference {escape(ref.label)} to {escape(str(args.out))}: {ref.index.n_tuples} "
-          f"tuples ({counts} documents)")
-    return 0
-
-
-def _build_aligned_alias(args) -> int:
-    print("tealeaves: warning: `tealeaves build-aligned-reference` is deprecated; use `tealeaves index "
-          "build-aligned` (same options and output)", file=sys.stderr)
-    return _build_aligned(args)
-
-
-@contextlib.contextmanager
-def warnings_to_stderr() -> Iterator[None]:
-    """Print the warnings raised inside as ``tealeaves: warning: ...`` lines on stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for w in caught:
-        print(f"tealeaves: warning: {w.message}", file=sys.stderr)
-
-
-def read_topics_arg(path: str, top: int, encoding: str | None) -> dict[str, list[list[str]]]:
-    """Topics from a topics JSON file or a saved polylingual model folder (its top ``top`` words)."""
-    from tealeaves.multilingual.pltm_io import is_pltm_folder, load_pltm
-    from tealeaves.multilingual.topics import read_multilingual_topics, validate_topics
-
-    if is_pltm_folder(path):
-        model, _ = load_pltm(path)
-        return validate_topics({x: model.top_words(x, top) for x in model.languages_}, f"model '{path}'")
-    with warnings_to_stderr():
-        return read_multilingual_topics(path, top, encoding)
 
 
 def _cnpmi(args) -> int:

@@ -66,7 +66,7 @@ def _as_corpus(reference) -> Corpus:
     """A corpus as is; an index's documents rebuilt as a corpus."""
     if isinstance(reference, Corpus):
         return reference
-    from tealeaves.coherence.index import ReferenceIndex
+    from tealeaves.index import ReferenceIndex
     from tealeaves.multilingual.reference import index_corpus
 
     if isinstance(reference, ReferenceIndex):
@@ -93,7 +93,7 @@ class MeaningDrift:
         """Fix the two references and their shared context vocabulary.
 
         Each is a :class:`~tealeaves.corpus.Corpus` of the language's documents or a
-        :class:`~tealeaves.coherence.index.ReferenceIndex` of them (a saved reference folder's index):
+        :class:`~tealeaves.index.ReferenceIndex` of them (a saved reference folder's index):
         its token sequences are rebuilt from the stored positions
         (:func:`~tealeaves.multilingual.reference.index_corpus`), so the features equal those fitted
         on the texts that were indexed.

@@ -40,7 +40,7 @@ def features(args) -> int:
 
     from tealeaves._output import check_output_path
     from tealeaves.multilingual import measures as M
-    from tealeaves.multilingual.cli import read_topics_arg
+    from tealeaves.multilingual._cli_common import read_topics_arg
     from tealeaves.multilingual.dictionaries import read_dictionary
     from tealeaves.multilingual.estimator_io import feature_settings, write_table
     from tealeaves.multilingual.features import topic_features

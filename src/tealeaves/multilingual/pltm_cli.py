@@ -73,7 +73,7 @@ def fit(args) -> int:
     from tealeaves._terminal import escape
     from tealeaves.corpus.aligned import default_preprocessor
     from tealeaves.models.polylingual import PolylingualTopicModel
-    from tealeaves.multilingual.cli import read_aligned_args
+    from tealeaves.multilingual._cli_common import read_aligned_args
     from tealeaves.multilingual.pltm_io import save_pltm
 
     out = Path(args.output)
@@ -133,7 +133,7 @@ def infer(args) -> int:
     import numpy as np
 
     from tealeaves._io import atomic_write
-    from tealeaves.multilingual.cli import read_aligned_args
+    from tealeaves.multilingual._cli_common import read_aligned_args
     from tealeaves.multilingual.pltm_io import load_pltm
 
     if args.burn_in >= args.n_iter:

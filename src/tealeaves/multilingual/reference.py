@@ -1,8 +1,8 @@
 """Aligned reference corpora for the multilingual measures.
 
 :class:`AlignedReference` wraps the coherence engine's
-:class:`~tealeaves.coherence.index.AlignedIndex` (one
-:class:`~tealeaves.coherence.index.ReferenceIndex` per language over a shared
+:class:`~tealeaves.index.AlignedIndex` (one
+:class:`~tealeaves.index.ReferenceIndex` per language over a shared
 tuple-id space) and answers the two count queries of
 :mod:`tealeaves.multilingual.measures`, both through the one counting core
 (:mod:`tealeaves.coherence.core`):
@@ -20,7 +20,7 @@ Saved aligned reference (a folder)
 ----------------------------------
 ``REF/aligned.json`` (``{"format": "tealeaves-aligned-reference", "format_version": 1, "name",
 "n_tuples", "languages": {code: file}, "tuple_ids_file"}``), one
-:class:`~tealeaves.coherence.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
+:class:`~tealeaves.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
 earlier versions name them ``<code>.idx``: the manifest lists the names), all in the
 shared tuple-id space (slot ``t`` of every index is tuple ``t``), and ``tuple_ids.txt``.
 :func:`load_aligned_reference` checks the manifest and every index (checksums, structure, one
@@ -41,7 +41,6 @@ import numpy as np
 
 from tealeaves import _io
 from tealeaves.coherence.core import count_documents
-from tealeaves.coherence.index import AlignedIndex, ReferenceIndex
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import (
     AlignedCorpus,
@@ -56,6 +55,7 @@ from tealeaves.errors import (
     OutputError,
     TealeavesError,
 )
+from tealeaves.index import AlignedIndex, ReferenceIndex
 from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 FORMAT = "tealeaves-aligned-reference"
@@ -289,7 +289,7 @@ def write_manifest(folder: Path, name: str, n_tuples: int, files: Mapping[str, s
 def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     """Write an in-memory :class:`AlignedReference` (e.g. a built-in
     one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
-    files (:mod:`tealeaves.multilingual.aligned_build`)."""
+    files (:mod:`tealeaves.index.aligned`)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")

@@ -1,7 +1,7 @@
 """Merge partial indexes into one index file, streamed, in bounded memory.
 
 Partial indexes cover consecutive ranges of the document-id space (in order).
-The merged index is the one :func:`~tealeaves.coherence.index.build_index`
+The merged index is the one :func:`~tealeaves.index.build_index`
 builds in one pass over the concatenated documents: document ids of partial
 ``p`` are offset by the slots of the partials before it, every word's postings
 (and their positions) are the concatenation of its postings in the partials in
@@ -25,22 +25,26 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from tealeaves.coherence.index import (
-    IndexWriter,
-    ReferenceIndex,
-    _blob,
-    _unblob,
-    open_unchecked,
-    read_header,
-)
 from tealeaves.corpus.preprocess import Numbering
 from tealeaves.errors import EmptyInputError
+from tealeaves.index.format import IndexWriter, decode_strings, encode_strings, read_header
+from tealeaves.index.reference import ReferenceIndex, open_unchecked
 
 
 @dataclass
 class Partial:
     """One partial index file covering ``n_slots`` consecutive slots (``path=None``: all absent), and
-    the :func:`~tealeaves.corpus.preprocess.letter_counts` of its tokens."""
+    the :func:`~tealeaves.corpus.preprocess.letter_counts` of its tokens.
+
+    Parameters
+    ----------
+    path : str or None
+        The partial index file.
+    n_slots : int
+        Consecutive slots of the id space it covers.
+    letters : tuple of int
+        Letter counts of its tokens.
+    """
 
     path: str | None
     n_slots: int
@@ -68,7 +72,7 @@ def _gather(local, final, src_wp, src_docs, src_pp, src_pos, slot_offset, dst_do
 
 def _words(header: Mapping, path: str) -> list[str]:
     ix = open_unchecked(path, header)
-    return _unblob(np.asarray(ix.arrays["vocab_blob"]), np.asarray(ix.arrays["vocab_offsets"]))
+    return decode_strings(np.asarray(ix.arrays["vocab_blob"]), np.asarray(ix.arrays["vocab_offsets"]))
 
 
 def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapping, *,
@@ -77,6 +81,26 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
 
     ``header`` gives the descriptive fields (name, tokenization, source,
     shards...); the counts are computed here.
+
+    Parameters
+    ----------
+    partials : sequence of Partial
+        The partial indexes, in id-space order.
+    output : str or Path
+        The index file to write.
+    header : mapping
+        Descriptive header fields.
+    sort_words : bool
+        Sort the merged vocabulary (as a fitted Preprocessor orders it); else first appearance.
+    buffer_bytes : int
+        Output held in memory at a time.
+    progress : Progress, optional
+        Told of the words merged.
+
+    Returns
+    -------
+    ReferenceIndex
+        The merged index, memory-mapped.
     """
     real = [(k, p) for k, p in enumerate(partials) if p.path is not None]
     if not real:
@@ -114,7 +138,7 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
     np.cumsum(tf, out=tok_ptr[1:])
     n_present = sum(heads[k]["n_present"] for k, _ in real)
     n_tokens = sum(heads[k]["n_tokens"] for k, _ in real)
-    vocab_blob, vocab_offsets = _blob(words)
+    vocab_blob, vocab_offsets = encode_strings(words)
     del words
     docid_bytes = sum(h["arrays"][8]["shape"][0] for h in heads.values())
     lengths = {"vocab_blob": len(vocab_blob), "vocab_offsets": n_words + 1, "doc_lengths": int(offsets[-1]),
@@ -131,7 +155,7 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
         del vocab_blob, vocab_offsets
         _copy_documents(writer, real, heads, offsets)
         _copy_postings(writer, real, heads, offsets, local_words, word_ptr, tok_ptr, buffer_bytes, progress)
-        return writer.close()
+        return open_unchecked(writer.path, writer.header, writer.close())
     except BaseException:
         writer.abort()
         raise

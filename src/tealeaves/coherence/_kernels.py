@@ -1,0 +1,797 @@
+"""The compiled (numba) kernels behind :mod:`tealeaves.coherence.core`, the API that calls them
+after checking every argument (the kernels do not check bounds).  A :class:`ThreadedKernel` is
+compiled serial and parallel from one function (:data:`PARALLEL_MIN_WORK`); the counting methods
+are described in :mod:`tealeaves.coherence.core`."""
+
+from __future__ import annotations
+
+import types
+
+import numba
+import numpy as np
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+#: Work (postings or positions visited) below which a kernel runs on one thread: starting the
+#: other threads costs more than they save, most of all on a machine busy with other jobs.
+PARALLEL_MIN_WORK = 2_000_000
+
+
+class ThreadedKernel:
+    """A kernel compiled twice from one function: serial, and parallel (``prange`` over numba's threads).
+
+    ``kernel(work, *args)`` runs the parallel one when ``work`` is at least
+    :data:`PARALLEL_MIN_WORK` and numba has more than one thread.  Both give the same result
+    (each parallel kernel writes every output once, or sums integers).
+    """
+
+    def __init__(self, fn):
+        serial = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__,
+                                    fn.__closure__)
+        serial.__qualname__ = fn.__qualname__ + "_serial"  # its own numba cache file
+        self.serial = numba.njit(cache=True, nogil=True)(serial)
+        self.parallel = numba.njit(cache=True, nogil=True, parallel=True)(fn)
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, work: int, *args):
+        parallel = work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
+        return (self.parallel if parallel else self.serial)(*args)
+
+
+
+def parts_for(work: int) -> int:
+    """Ranges to split ``work`` into: one per numba thread, or one when it runs serially.
+
+    Parameters
+    ----------
+    work : int
+        Postings or positions the kernel visits.
+
+    Returns
+    -------
+    int
+        The number of ranges (``numba.get_num_threads()`` from :data:`PARALLEL_MIN_WORK` of work).
+    """
+    return numba.get_num_threads() if work >= PARALLEL_MIN_WORK else 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _intersect_count(a, a0, a1, b, b0, b1, mask, use_mask):
+    """Size of the intersection of sorted ``a[a0:a1]`` and ``b[b0:b1]`` (optionally masked)."""
+    i, j, n = a0, b0, 0
+    while i < a1 and j < b1:
+        x, y = a[i], b[j]
+        if x < y:
+            i += 1
+        elif y < x:
+            j += 1
+        else:
+            if not use_mask or mask[x]:
+                n += 1
+            i += 1
+            j += 1
+    return n
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """Population count of a ``uint64`` (LLVM's ``ctpop``: one ``popcnt`` where the CPU has it)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zero bits of a non-zero ``uint64`` (LLVM's ``cttz``: one ``tzcnt``/``bsf``)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)
+    return numba.types.uint64(numba.types.uint64), codegen
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _mark_anchor(scratch, key, n_a, a_docs, a_ptr, b_docs, b_ptr, value):
+    """Set ``scratch`` to ``value`` on the documents of anchor ``key`` (right word ``key - n_a``)."""
+    docs, ptr, i = (a_docs, a_ptr, key) if key < n_a else (b_docs, b_ptr, key - n_a)
+    for k in range(ptr[i, 0], ptr[i, 1]):
+        scratch[docs[k]] = value
+
+
+@numba.njit(cache=True, nogil=True)
+def _split_groups(key, order, cost, n_parts):
+    """Cut ``order`` into ``n_parts`` ranges of about equal ``cost``, never inside a run of equal ``key``
+    (a run shares one scratch map).  Returns the ``n_parts + 1`` cut points."""
+    n = len(order)
+    total = 0.0
+    for r in range(n):
+        total += cost[order[r]]
+    cuts = np.full(n_parts + 1, n, dtype=np.int64)
+    cuts[0] = 0
+    acc = 0.0
+    part = 1
+    for r in range(n):
+        if part < n_parts and acc >= total * part / n_parts and key[order[r]] != key[order[r - 1]]:
+            cuts[part] = r
+            part += 1
+        acc += cost[order[r]]
+    return cuts
+
+
+#: Bytes of document bitsets per side of a pair count (the densest words get them).
+_DENSE_BYTES = 128 << 20
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_slots(ptr, threshold, cap):
+    """Bitset slot of each word with more than ``threshold`` postings, at most ``cap`` of the
+    longest (``-1``: probed instead)."""
+    n = len(ptr)
+    size = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        size[i] = ptr[i, 1] - ptr[i, 0]
+    order = np.argsort(-size, kind="mergesort")
+    slot = np.full(n, -1, dtype=np.int64)
+    for r in range(min(n, cap)):
+        if size[order[r]] <= threshold:
+            break
+        slot[order[r]] = r
+    return slot
+
+
+@ThreadedKernel
+def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
+                     n_parts):
+    """Co-document counts of pairs ``(left i, right j)``.
+
+    A pair of two *dense* words (postings longer than ``n_space / 512``; the longest, within
+    ``_DENSE_BYTES`` of bitsets) is counted by AND-ing bitsets that span only the documents
+    holding dense words of both sides (``same``: one list given twice, one set of bitsets),
+    at most ``n_space / 64`` operations; any other pair by probing the shorter posting list against a
+    scratch bitmap of the longer one, so each pair costs at most its shorter
+    postings.  Pairs are grouped by their longer ("anchor") word; groups run in parallel
+    (one scratch bitmap per thread, each pair written once: results do not depend on the threads).
+    """
+    # local views: word i of the left list has postings a_docs[a_ptr[i]:a_ptr[i + 1]]
+    a_ptr = np.empty((len(a_ids), 2), dtype=np.int64)
+    for i in range(len(a_ids)):
+        a_ptr[i, 0] = a_ptr0[a_ids[i]]
+        a_ptr[i, 1] = a_ptr0[a_ids[i] + 1]
+    b_ptr = np.empty((len(b_ids), 2), dtype=np.int64)
+    for j in range(len(b_ids)):
+        b_ptr[j, 0] = b_ptr0[b_ids[j]]
+        b_ptr[j, 1] = b_ptr0[b_ids[j] + 1]
+    n_pairs = len(pairs)
+    out = np.zeros(n_pairs, dtype=np.int64)
+    n_blocks = (n_space + 63) // 64
+    n_a = len(a_ids)
+    n_b = len(b_ids)
+    # dense words: postings longer than n_space / 512, at most the _DENSE_BYTES budget of the
+    # longest ones per side (bitsets of n_space bits), which get bitsets; left ones masked
+    threshold = n_blocks // 8
+    cap = max(64, _DENSE_BYTES // (8 * n_blocks))
+    a_slot = _dense_slots(a_ptr, threshold, cap)
+    b_slot = a_slot if same else _dense_slots(b_ptr, threshold, cap)
+    n_dense_a = a_slot.max() + 1 if n_a else 0
+    n_dense_b = b_slot.max() + 1 if n_b else 0
+    # the bitsets cover only the documents a dense pair can share (compact ids): for one list, those
+    # holding two dense words (one, if a pair repeats a word); for two lists, a dense word of each
+    cnt_a = np.zeros(n_space, dtype=np.int32)
+    cnt_b = np.zeros(n_space, dtype=np.int32)
+    for i in range(n_a):
+        if a_slot[i] >= 0:
+            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                cnt_a[a_docs[k]] += 1
+    need = 2
+    if same:
+        for m in range(len(pairs)):
+            if pairs[m, 0] == pairs[m, 1]:
+                need = 1
+    else:
+        for j in range(n_b):
+            if b_slot[j] >= 0:
+                for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                    cnt_b[b_docs[k]] += 1
+    cid = np.full(n_space, -1, dtype=np.int64)
+    n_c = 0
+    for d in range(n_space):
+        if (cnt_a[d] >= need) if same else (cnt_a[d] >= 1 and cnt_b[d] >= 1):
+            cid[d] = n_c
+            n_c += 1
+    n_cblocks = (n_c + 63) // 64
+    a_bits = np.zeros((n_dense_a, n_cblocks), dtype=np.uint64)
+    b_bits = np.zeros((0 if same else n_dense_b, n_cblocks), dtype=np.uint64)
+    for i in range(n_a):
+        if a_slot[i] >= 0:
+            for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                d = a_docs[k]
+                if cid[d] >= 0 and (not use_mask or mask[d]):
+                    a_bits[a_slot[i], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
+    for j in range(0 if same else n_b):
+        if b_slot[j] >= 0:
+            for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                d = b_docs[k]
+                if cid[d] >= 0:
+                    b_bits[b_slot[j], cid[d] >> 6] |= np.uint64(1) << np.uint64(cid[d] & 63)
+    # anchor of each pair: its longer side; group pairs by anchor to reuse one scratch bitmap
+    key = np.empty(n_pairs, dtype=np.int64)
+    cost = np.empty(n_pairs, dtype=np.float64)
+    for m in range(n_pairs):
+        i, j = pairs[m, 0], pairs[m, 1]
+        la = a_ptr[i, 1] - a_ptr[i, 0]
+        lb = b_ptr[j, 1] - b_ptr[j, 0]
+        key[m] = i if la >= lb else n_a + j
+        cost[m] = n_cblocks if a_slot[i] >= 0 and b_slot[j] >= 0 else min(la, lb)
+    order = np.argsort(key)
+    cuts = _split_groups(key, order, cost, n_parts)
+    for part in numba.prange(len(cuts) - 1):  # anchor groups in parallel, one scratch bitmap each
+        scratch = np.zeros(n_space, dtype=np.bool_)
+        current = -1
+        for r in range(cuts[part], cuts[part + 1]):
+            m = order[r]
+            i, j = pairs[m, 0], pairs[m, 1]
+            if a_slot[i] >= 0 and b_slot[j] >= 0:
+                x = a_bits[a_slot[i]]
+                y = a_bits[a_slot[j]] if same else b_bits[b_slot[j]]
+                n = 0
+                for blk in range(n_cblocks):
+                    n += _ctpop(x[blk] & y[blk])
+                out[m] = n
+                continue
+            if key[m] != current:  # load the anchor's postings into the scratch bitmap
+                if current >= 0:
+                    _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, False)
+                current = key[m]
+                _mark_anchor(scratch, current, n_a, a_docs, a_ptr, b_docs, b_ptr, True)
+            n = 0
+            if current < n_a:  # probe the right word's postings
+                for k in range(b_ptr[j, 0], b_ptr[j, 1]):
+                    d = b_docs[k]
+                    if scratch[d] and (not use_mask or mask[d]):
+                        n += 1
+            else:
+                for k in range(a_ptr[i, 0], a_ptr[i, 1]):
+                    d = a_docs[k]
+                    if scratch[d] and (not use_mask or mask[d]):
+                        n += 1
+            out[m] = n
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _masked_sizes(docs, ptr, mask):
+    out = np.zeros(len(ptr) - 1, dtype=np.int64)
+    for i in range(len(ptr) - 1):
+        n = 0
+        for k in range(ptr[i], ptr[i + 1]):
+            if mask[docs[k]]:
+                n += 1
+        out[i] = n
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode,
+                    docs, ilo, ihi, starts, ends):
+    """Write the merged window-start intervals of every posting of word ``w_id`` from slot ``loc``
+    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word."""
+    total = 0
+    for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
+        d = post_docs[g]
+        docs[loc] = d
+        ilo[loc] = n_iv
+        n = doc_len[d]
+        last = n - w  # last window start
+        if mode == 2:
+            last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
+        p0, p1 = pos_ptr[g], pos_ptr[g + 1]
+        if last <= 0 and mode != 2:  # one window for the whole document
+            starts[n_iv] = 0
+            ends[n_iv] = 0
+            n_iv += 1
+            total += 1
+        else:
+            q = p0  # pointer to the first occurrence >= a (gensim mode)
+            cur_s = -1
+            cur_e = -2
+            for t in range(p0, p1):
+                p = positions[t]
+                if mode == 2:
+                    a = p
+                    e = p + w - 1
+                else:
+                    a = p - w + 1
+                    if a < 0:
+                        a = 0
+                    if mode == 1:
+                        while positions[q] < a:
+                            q += 1
+                        e = positions[q]
+                    else:
+                        e = p
+                    if e > last:
+                        e = last
+                if a > e:
+                    continue
+                if a <= cur_e + 1:  # overlaps or touches the open interval
+                    if e > cur_e:
+                        cur_e = e
+                else:
+                    if cur_e >= cur_s and cur_s >= 0:
+                        starts[n_iv] = cur_s
+                        ends[n_iv] = cur_e
+                        n_iv += 1
+                        total += cur_e - cur_s + 1
+                    cur_s = a
+                    cur_e = e
+            if cur_s >= 0 and cur_e >= cur_s:
+                starts[n_iv] = cur_s
+                ends[n_iv] = cur_e
+                n_iv += 1
+                total += cur_e - cur_s + 1
+        ihi[loc] = n_iv
+        loc += 1
+    return total
+
+
+@ThreadedKernel
+def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, n_parts, wptr,
+                      poff, docs, ilo, ihi, starts, ends):
+    """Per selected word and posting, the merged intervals of window starts containing the word.
+
+    Fills ``(docs, ilo, ihi, starts, ends)`` and returns ``single``: postings of selected
+    word ``i`` are ``wptr[i]:wptr[i+1]`` (document ids in ``docs``), intervals
+    of local posting ``k`` are ``ilo[k]:ihi[k]`` (inclusive ``[starts, ends]``),
+    and ``single[i]`` is the number of windows containing word ``i``.  ``mode``: 0 exact,
+    1 gensim, 2 jhlau (window starts shifted by ``w - 1``, see the module docstring).
+    A posting has at most one interval per occurrence, so word ``i`` writes its intervals
+    from its first position's slot on (``poff[i]``; postings from ``wptr[i]``): ``n_parts`` ranges of
+    words of about equal positions and postings run in parallel (``prange``; the words' sizes are far
+    from even, so equal numbers of words would leave a thread idle), each word into its own slots, and
+    the result does not depend on the threads.  The output arrays are allocated by the caller
+    (:func:`_interval_arrays`).
+    """
+    k = len(word_ids)
+    single = np.zeros(k, dtype=np.int64)
+    words = np.arange(k)
+    cost = np.empty(k, dtype=np.float64)
+    for i in range(k):
+        cost[i] = (poff[i + 1] - poff[i]) + (wptr[i + 1] - wptr[i])
+    cuts = _split_groups(words, words, cost, n_parts)
+    for part in numba.prange(n_parts):
+        for i in range(cuts[part], cuts[part + 1]):
+            single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr,
+                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends)
+    return single
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _overlap(g, h, ilo, ihi, starts, ends):
+    """Window starts shared by postings ``g`` and ``h`` (a sweep over their sorted interval lists)."""
+    total = 0
+    u, u1 = ilo[g], ihi[g]
+    v, v1 = ilo[h], ihi[h]
+    while u < u1 and v < v1:
+        lo = starts[u] if starts[u] > starts[v] else starts[v]
+        hi = ends[u] if ends[u] < ends[v] else ends[v]
+        if hi >= lo:
+            total += hi - lo + 1
+        if ends[u] < ends[v]:
+            u += 1
+        else:
+            v += 1
+    return total
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _near(g, h, plo, phi, positions, w):
+    """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
+    total = 0
+    lo = plo[g]
+    hi = plo[g]
+    for v in range(plo[h], phi[h]):
+        q = positions[v]
+        while lo < phi[g] and positions[lo] < q - w:
+            lo += 1
+        while hi < phi[g] and positions[hi] <= q + w:
+            hi += 1
+        total += hi - lo
+    return total
+
+
+@ThreadedKernel
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots):
+    """Units shared by each pair: the shorter word's documents are probed against a scratch map
+    (document -> posting) of the longer word's, then each shared document is counted: windows by
+    intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
+    ``context``, occurrence pairs at most ``w`` apart (``lo, hi, x`` = position ranges, positions).
+    Pairs are grouped by their longer ("anchor") word; groups run in parallel, one scratch map
+    per thread (``marks[t]``, zeroed, and ``slots[t]``, over the document space: see
+    :func:`_probe_maps`), each pair written once (results do not depend on the threads)."""
+    n_parts = len(marks)
+    n_pairs = len(pairs)
+    out = np.zeros(n_pairs, dtype=np.int64)
+    key = np.empty(n_pairs, dtype=np.int64)
+    cost = np.empty(n_pairs, dtype=np.float64)
+    for m in range(n_pairs):
+        a, b = pairs[m, 0], pairs[m, 1]
+        la, lb = wptr[a + 1] - wptr[a], wptr[b + 1] - wptr[b]
+        key[m] = a if la >= lb else b
+        cost[m] = min(la, lb)
+    order = np.argsort(key)
+    cuts = _split_groups(key, order, cost, n_parts)
+    for part in numba.prange(len(cuts) - 1):
+        # a probe reads the small byte map; only a shared document reads the large posting map
+        # (valid where the byte map is set, so it is never cleared)
+        mark = marks[part]
+        slot = slots[part]
+        current = -1
+        for r in range(cuts[part], cuts[part + 1]):
+            m = order[r]
+            a, b = pairs[m, 0], pairs[m, 1]
+            anchor = key[m]
+            other = b if anchor == a else a
+            if anchor != current:
+                if current >= 0:
+                    for g in range(wptr[current], wptr[current + 1]):
+                        mark[docs[g]] = False
+                current = anchor
+                for g in range(wptr[current], wptr[current + 1]):
+                    mark[docs[g]] = True
+                    slot[docs[g]] = g
+            total = 0
+            for h in range(wptr[other], wptr[other + 1]):
+                if not mark[docs[h]]:
+                    continue
+                g = slot[docs[h]]
+                total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
+            out[m] = total
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _n_blocks(n, w, mode):
+    """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
+    starts = n + w - 1 if mode == 2 else max(1, n - w + 1)
+    return (max(starts, 1) + 63) >> 6
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _block_bits(lo, hi):
+    """``uint64`` with bits ``lo .. hi`` (inclusive, ``0 <= lo <= hi <= 63``) set."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
+
+
+#: Most frequent words whose pairs are counted unit-major (a triangular ``F x F`` table per thread;
+#: the kernel's records hold a word as ``int16``).
+MAX_FREQUENT = 4096
+_U16_MAX = 65535
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _tri_row(a, n):
+    """Offset such that ``_tri_row(a, n) + b`` is the slot of the pair ``(a, b)``, ``a < b < n``, in
+    the row-major upper triangle of an ``n x n`` table (``n (n - 1) / 2`` slots; row ``a`` holds
+    ``b = a + 1 .. n - 1``)."""
+    return a * n - (a * (a + 1)) // 2 - a - 1
+
+
+@ThreadedKernel
+def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
+                          small, spill):
+    """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
+    counted unit-major into a triangular ``F x F`` table.
+
+    Word ``f``'s postings are ``glo[f]:ghi[f]`` (documents in ``docs``; window-start intervals
+    ``ilo, ihi, starts, ends`` as written by :func:`_window_intervals`).  A unit is a document
+    (``doc_mode``) or a block of 64 consecutive window starts of one; a word present in a unit is
+    the 64-bit set of its starts there.  Documents are taken in chunks: the chunk's records
+    (unit, word, bits) are made word by word, sorted by unit with a stable counting sort (so a unit
+    lists its words in increasing order), and every pair of words listed in a unit adds
+    ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
+    ``sum over units of C(words present, 2)``, with no search per pair.  The increments land at
+    random in the table, so its size sets their cost (a cache miss each once it outgrows the
+    cache): the table is the upper triangle (:func:`_tri_row`) in ``uint16``, an entry about to pass
+    65,535 moving its count into the ``int64`` triangle ``spill`` (touched only by pairs that
+    co-occur that often).  Document ranges run in parallel, each into its own zeroed rows of
+    ``small`` and ``spill`` (allocated by numpy, which asks for huge pages: a table of many MiB
+    otherwise costs a TLB miss per entry); the integer sums do not depend on the threads.
+    """
+    n_f = len(glo)
+    n_parts = len(small)
+    out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
+    total_post = 0
+    for f in range(n_f):
+        total_post += ghi[f] - glo[f]
+    chunk = max(64, min(n_docs, n_docs * 32768 // max(total_post, 1)))
+    for part in numba.prange(n_parts):
+        table = small[part]
+        big = spill[part]
+        spilled = np.zeros(n_f, dtype=np.bool_)  # rows with a spill: only their part of ``big`` is read
+        d0 = n_docs * part // n_parts
+        d1 = n_docs * (part + 1) // n_parts
+        cur = np.empty(n_f, dtype=np.int64)
+        for f in range(n_f):
+            cur[f] = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], d0)
+        cap = 1 << 16
+        rec_unit = np.empty(cap, dtype=np.int32)  # units of a chunk, words (F <= 4,096): narrow
+        rec_word = np.empty(cap, dtype=np.int16)
+        rec_mask = np.empty(cap, dtype=np.uint64)
+        uptr = np.empty(chunk + 1, dtype=np.int64)
+        saved = np.empty(n_f, dtype=np.int64)  # the cursors at a chunk's start, to redo it
+        for c0 in range(d0, d1, chunk):
+            c1 = min(d1, c0 + chunk)
+            uptr[0] = 0
+            for d in range(c0, c1):
+                uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
+            n_units = uptr[c1 - c0]
+            saved[:] = cur
+            while True:  # records written at once; a chunk that outgrows them is redone (rare)
+                full = False
+                n_rec = 0
+                for f in range(n_f):
+                    g = cur[f]
+                    while g < ghi[f] and docs[g] < c1:
+                        d = docs[g]
+                        if n_rec + uptr[d - c0 + 1] - uptr[d - c0] > cap:
+                            full = True
+                            break
+                        # the posting's records: one per block of 64 starts its intervals touch (written
+                        # here, not in a function: a call per posting costs more than the records)
+                        base = uptr[d - c0]
+                        if doc_mode:
+                            rec_unit[n_rec] = base
+                            rec_word[n_rec] = f
+                            rec_mask[n_rec] = np.uint64(1)
+                            n_rec += 1
+                            g += 1
+                            continue
+                        last = -1
+                        mask = np.uint64(0)
+                        for u in range(ilo[g], ihi[g]):
+                            s, e = starts[u], ends[u]
+                            for b in range(s >> 6, (e >> 6) + 1):
+                                bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
+                                if b == last:
+                                    mask |= bits
+                                    continue
+                                if last >= 0:
+                                    rec_unit[n_rec] = base + last
+                                    rec_word[n_rec] = f
+                                    rec_mask[n_rec] = mask
+                                    n_rec += 1
+                                last = b
+                                mask = bits
+                        rec_unit[n_rec] = base + last
+                        rec_word[n_rec] = f
+                        rec_mask[n_rec] = mask
+                        n_rec += 1
+                        g += 1
+                    cur[f] = g
+                    if full:
+                        break
+                if not full:
+                    break
+                cap *= 2
+                rec_unit = np.empty(cap, dtype=np.int32)
+                rec_word = np.empty(cap, dtype=np.int16)
+                rec_mask = np.empty(cap, dtype=np.uint64)
+                cur[:] = saved
+            # stable counting sort of the records by unit
+            first = np.zeros(n_units + 1, dtype=np.int64)
+            for r in range(n_rec):
+                first[rec_unit[r] + 1] += 1
+            for un in range(n_units):
+                first[un + 1] += first[un]
+            fill = first[:-1].copy()
+            words = np.empty(n_rec, dtype=np.int16)
+            masks = np.empty(n_rec, dtype=np.uint64)
+            for r in range(n_rec):
+                un = rec_unit[r]
+                words[fill[un]] = rec_word[r]
+                masks[fill[un]] = rec_mask[r]
+                fill[un] += 1
+            for un in range(n_units):
+                r1 = first[un + 1]
+                for r in range(first[un], r1):
+                    a = words[r]
+                    row = _tri_row(np.int64(a), n_f)
+                    m = masks[r]
+                    for q in range(r + 1, r1):
+                        slot = row + words[q]
+                        v = np.int64(table[slot]) + (1 if doc_mode else np.int64(_ctpop(m & masks[q])))
+                        if v > _U16_MAX:  # rare: only pairs co-occurring in over 65,535 units pass here
+                            big[slot] += v
+                            spilled[a] = True
+                            v = 0
+                        table[slot] = np.uint16(v)
+        for m in range(len(fpairs)):
+            slot = _tri_row(np.int64(fpairs[m, 0]), n_f) + fpairs[m, 1]
+            out[part, m] = table[slot] + (big[slot] if spilled[fpairs[m, 0]] else 0)
+    for part in range(1, n_parts):
+        for m in range(len(fpairs)):
+            out[0, m] += out[part, m]
+    return out[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_pair_estimate(glo, ghi, docs, n_docs):
+    """Estimated ``sum over documents of C(words present, 2)`` for every prefix ``0 .. F`` of the
+    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 64 ranges of ``n_docs / 2048`` documents
+    (all of them in small references): the unit-major kernel's pair work.  The ranges start at the
+    fractions ``{s / golden ratio}`` of the documents, so no period of the document order (a corpus
+    of concatenated collections, or one repeated) puts every sample into the same collection."""
+    n_f = len(glo)
+    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (64, n_docs // 2048)
+    cnt = np.zeros(n_ranges * width, dtype=np.int64)
+    out = np.zeros(n_f + 1, dtype=np.float64)
+    for f in range(n_f):
+        inc = 0
+        for s in range(n_ranges):
+            lo = 0 if n_ranges == 1 else int((s * 0.6180339887498949) % 1.0 * (n_docs - width))
+            g = glo[f] + np.searchsorted(docs[glo[f]:ghi[f]], lo)
+            while g < ghi[f] and docs[g] < lo + width:
+                c = s * width + docs[g] - lo
+                inc += cnt[c]
+                cnt[c] += 1
+                g += 1
+        out[f + 1] = out[f] + inc
+    return out * (n_docs / (n_ranges * width))
+
+
+@ThreadedKernel
+def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
+    """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
+
+    Each word's window starts form disjoint, non-touching intervals per document, so
+    entering/leaving toggles its bit; a sweep over the sorted interval boundaries adds the
+    length of every stretch to the count of its exact word set, and a superset sum turns
+    "exactly this set" into "at least this set".  Entry 0 is left 0 (callers set the total).
+    Topics run in parallel, each writing its own row.
+    """
+    n_t, k = topic_loc.shape
+    out = np.zeros((n_t, 1 << k), dtype=np.int64)
+    for t in numba.prange(n_t):
+        n_ev = 0
+        top = 0
+        for i in range(k):
+            w = topic_loc[t, i]
+            if w >= 0:
+                for g in range(wptr[w], wptr[w + 1]):
+                    n_ev += 2 * (ihi[g] - ilo[g])
+                    for u in range(ilo[g], ihi[g]):
+                        if ends[u] + 2 > top:
+                            top = ends[u] + 2
+        key = np.empty(n_ev, dtype=np.int64)
+        bit = np.empty(n_ev, dtype=np.int64)
+        m = 0
+        for i in range(k):
+            w = topic_loc[t, i]
+            if w < 0:
+                continue
+            for g in range(wptr[w], wptr[w + 1]):
+                d = docs[g]
+                for u in range(ilo[g], ihi[g]):
+                    key[m] = d * top + starts[u]
+                    bit[m] = 1 << i
+                    key[m + 1] = d * top + ends[u] + 1
+                    bit[m + 1] = 1 << i
+                    m += 2
+        order = np.argsort(key, kind="mergesort")
+        sig = 0
+        prev = -1
+        for r in range(n_ev):
+            e = order[r]
+            if sig != 0:
+                out[t, sig] += key[e] - prev  # a stretch never crosses documents: sig is 0 there
+            sig ^= bit[e]
+            prev = key[e]
+        for b in range(k):
+            step = 1 << b
+            for mask in range(1 << k):
+                if not mask & step:
+                    out[t, mask] += out[t, mask | step]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _unique_keys_kernel(keys, space):
+    """Sorted distinct values of ``keys`` (all in ``[0, space)``) and each key's position among them,
+    from a bitmap of the key space and a running count per 64-bit word of it (two passes)."""
+    n_words = (space + 63) >> 6
+    bits = np.zeros(n_words, dtype=np.uint64)
+    for k in keys:
+        bits[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    before = np.empty(n_words + 1, dtype=np.int64)
+    before[0] = 0
+    for i in range(n_words):
+        before[i + 1] = before[i] + np.int64(_ctpop(bits[i]))
+    distinct = np.empty(before[n_words], dtype=np.int64)
+    for i in range(n_words):
+        x = bits[i]
+        r = before[i]
+        while x != 0:
+            distinct[r] = i * 64 + np.int64(_cttz(x))
+            r += 1
+            x &= x - np.uint64(1)
+    inverse = np.empty(len(keys), dtype=np.int64)
+    for m in range(len(keys)):
+        k = keys[m]
+        below = bits[k >> 6] & ((np.uint64(1) << np.uint64(k & 63)) - np.uint64(1))
+        inverse[m] = before[k >> 6] + np.int64(_ctpop(below))
+    return distinct, inverse
+
+
+@numba.njit(cache=True, nogil=True)
+def _topic_pair_keys(loc, n_words):
+    """``lo * n_words + hi`` of each topic's pairs ``i < j`` of present words (local ids ``loc``,
+    ``-1`` = absent), in topic then ``(i, j)`` order, and the flat offset ``(t k + i) k + j`` of each in
+    a ``topics x k x k`` table."""
+    n_topics, k = loc.shape
+    keys = np.empty(n_topics * (k * (k - 1) // 2), dtype=np.int64)
+    slots = np.empty(len(keys), dtype=np.int64)
+    n = 0
+    for t in range(n_topics):
+        for i in range(k):
+            a = loc[t, i]
+            if a < 0:
+                continue
+            for j in range(i + 1, k):
+                b = loc[t, j]
+                if b >= 0:
+                    keys[n] = a * n_words + b if a < b else b * n_words + a
+                    slots[n] = (t * k + i) * k + j
+                    n += 1
+    return keys[:n], slots[:n]
+
+
+@numba.njit(cache=True, nogil=True)
+def _topic_joint(loc, slots, inverse, joint, single):
+    """``topics x k x k`` joint counts (diagonal: single counts, 0 for absent words): ``joint`` of the
+    distinct pairs placed at ``slots`` and their mirror images (:func:`_topic_pair_keys`)."""
+    n_topics, k = loc.shape
+    out = np.zeros((n_topics, k, k))
+    flat = out.reshape(-1)
+    for m in range(len(slots)):
+        s = slots[m]
+        t, r = divmod(s, k * k)
+        i, j = divmod(r, k)
+        flat[s] = flat[(t * k + j) * k + i] = joint[inverse[m]]
+    for t in range(n_topics):
+        for i in range(k):
+            if loc[t, i] >= 0:
+                out[t, i, i] = single[loc[t, i]]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _probe_work_by_last(pairs, rank, sizes):
+    """Per rank ``r``, the probe work (shorter postings) of the pairs whose later word has rank ``r``:
+    what is left to probe once the ``r + 1`` first words are counted unit-major."""
+    out = np.zeros(len(sizes), dtype=np.float64)
+    for m in range(len(pairs)):
+        a, b = pairs[m, 0], pairs[m, 1]
+        out[max(rank[a], rank[b])] += min(sizes[a], sizes[b])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_pairs(pairs, rank, n_f):
+    """Positions of the pairs of two different words among the first ``n_f`` by ``rank`` with their
+    ranks (smaller first), and positions of the others, in one pass."""
+    n = len(pairs)
+    inside = np.empty(n, dtype=np.int64)
+    ranks = np.empty((n, 2), dtype=np.int64)
+    outside = np.empty(n, dtype=np.int64)
+    n_in = n_out = 0
+    for m in range(n):
+        ra, rb = rank[pairs[m, 0]], rank[pairs[m, 1]]
+        if ra < n_f and rb < n_f and ra != rb:
+            inside[n_in] = m
+            ranks[n_in, 0] = min(ra, rb)
+            ranks[n_in, 1] = max(ra, rb)
+            n_in += 1
+        else:
+            outside[n_out] = m
+            n_out += 1
+    return inside[:n_in], ranks[:n_in].copy(), outside[:n_out]

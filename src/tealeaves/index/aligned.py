@@ -1,0 +1,469 @@
+"""Aligned (multilingual) indexes: :class:`AlignedIndex`, and the one aligned-reference builder.
+
+An :class:`AlignedIndex` is one :class:`~tealeaves.index.ReferenceIndex` per language over a
+shared tuple-id space.  The builder takes tuples in and writes the saved reference folder
+(``docs/multilingual.md``).
+
+``tealeaves index build-aligned`` (and the Python :func:`build_aligned_reference`) reads
+aligned tuples from any of
+
+* JSON Lines tuple shards (:func:`~tealeaves.multilingual.aligned_files.iter_jsonl_tuples`, the
+  one tuple parser);
+* parallel line files with a document-id file
+  (:func:`~tealeaves.multilingual.aligned_files.read_parallel_files`);
+* Wikipedia articles linked across languages: a JSON Lines file of linked titles or a dump's
+  ``langlinks`` SQL table, plus every language's dump (:mod:`tealeaves.ingest.langlinks` joins
+  them on disk into tuple shards),
+
+and indexes them with the streaming build's machinery (:mod:`tealeaves.index.streaming`): every
+shard is a task (in this process, or on Dask with ``executor``), collecting consecutive tuples
+into chunks of at most ``chunk_tokens`` tokens; each chunk becomes one partial index per
+language over the chunk's tuple slots, and the partials of every language are merged
+(:func:`~tealeaves.index.merge.merge_partials`) into that language's index over the
+shared tuple-id space.  Tokenisation is
+:func:`~tealeaves.corpus.aligned.default_preprocessor` ``(lang, max_df=1.0)``, the built-in
+references' recipe, so the result equals :func:`~tealeaves.multilingual.reference.reference_from_texts`
+over the same tuples (tested).
+
+The output is the aligned reference folder of :mod:`tealeaves.multilingual.aligned_files`
+(manifest, ``<lang>.tlx`` per language, ``tuple_ids.txt``), written in a work folder beside
+it and moved into place only when complete: a failed build leaves no folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tealeaves.corpus import Corpus
+from tealeaves.errors import EmptyInputError, OutputError, ParameterError, TealeavesError
+from tealeaves.index.build import build_index
+from tealeaves.index.manifest import manifest_entry
+from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
+from tealeaves.index.merge import Partial, merge_partials
+from tealeaves.index.reference import ReferenceIndex
+from tealeaves.index.streaming import (
+    BuildSettings,
+    Chunk,
+    check_file_names,
+    flush_chunk,
+    index_header,
+    local_executor,
+    partial_path,
+    remove_workdir,
+)
+from tealeaves.ingest.sources import IngestStats
+
+if TYPE_CHECKING:
+    from tealeaves.multilingual.aligned_files import TupleSummary
+
+class AlignedIndex:
+    """One :class:`ReferenceIndex` per language over a shared tuple-id space.
+
+    ``present[lang]`` marks the tuples that have a document in ``lang``.
+    Crosslingual co-occurrence of word ``a`` (language ``l1``) and word ``b``
+    (language ``l2``) counts the tuples holding ``a`` on the ``l1`` side and
+    ``b`` on the ``l2`` side, out of the tuples having both sides
+    (:meth:`count`).
+
+    Parameters
+    ----------
+    indices : mapping of str to ReferenceIndex
+        Each language's index, all over the same tuple-id space (``n_documents``).
+    """
+
+    def __init__(self, indices: Mapping[str, ReferenceIndex]):
+        if not indices:
+            raise EmptyInputError("an aligned index needs at least one language")
+        sizes = {lang: ix.n_documents for lang, ix in indices.items()}
+        if len(set(sizes.values())) != 1:
+            raise TealeavesError(f"the languages' indices have different tuple-id spaces {sizes}; "
+                                 "build them with the same n_space")
+        self.indices = dict(indices)
+        self.n_tuples = next(iter(sizes.values()))
+
+    @classmethod
+    def from_corpora(cls, corpora: Mapping[str, Corpus], doc_ids: Mapping[str, Sequence[int]] | None = None,
+                     n_tuples: int | None = None, name: str = "aligned") -> AlignedIndex:
+        """Index each language's corpus in the shared space (``doc_ids[lang][d]`` = tuple of doc ``d``).
+
+        Without ``doc_ids`` every corpus must hold the same number of documents,
+        document ``d`` belonging to tuple ``d``.
+
+        Parameters
+        ----------
+        corpora : mapping of str to Corpus
+            Each language's documents.
+        doc_ids : mapping of str to sequence of int, optional
+            Each language's document-to-tuple map.
+        n_tuples : int, optional
+            Tuples of the shared space (default: the largest tuple id + 1, or the longest corpus).
+        name : str
+            The indices are named ``{name}-{lang}``.
+
+        Returns
+        -------
+        AlignedIndex
+            The aligned index, in memory.
+        """
+        if n_tuples is None:
+            n_tuples = (max(int(np.max(v)) + 1 for v in doc_ids.values()) if doc_ids
+                        else max(len(c) for c in corpora.values()))
+        out = {}
+        for lang, corpus in corpora.items():
+            ids = None if doc_ids is None else doc_ids[lang]
+            out[lang] = build_index(corpus, name=f"{name}-{lang}", doc_ids=ids, n_space=n_tuples)
+        return cls(out)
+
+    def present(self, lang: str) -> np.ndarray:
+        return self.indices[lang].present
+
+    def count(self, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
+              pairs=None):
+        """Crosslingual document counts over the tuples having both a ``lang_a`` and a ``lang_b`` side.
+
+        Parameters
+        ----------
+        lang_a, words_a, lang_b, words_b, pairs
+            As in :func:`tealeaves.coherence.core.count_crosslingual`, which counts.
+
+        Returns
+        -------
+        CooccurrenceCounts
+            The counts (``n_units``: tuples having both sides).
+        """
+        from tealeaves.coherence.core import count_crosslingual
+
+        return count_crosslingual(self, lang_a, words_a, lang_b, words_b, pairs)
+
+
+@dataclass
+class TupleSource:
+    """One shard of tuples (picklable, sent to Dask workers): a JSON Lines file, or parallel line files
+    (``files``: language -> file) grouped by the document-id file ``path``; both are read one tuple
+    at a time."""
+
+    path: str
+    files: dict[str, str] | None = None
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+    def tuples(self, encoding: str | None) -> Iterator[tuple[str, Mapping[str, str | None]]]:
+        """``(tuple id, {language: text or None})`` in file order."""
+        from tealeaves.multilingual import aligned_files as A
+
+        if self.files is None:
+            yield from A.iter_jsonl_tuples(self.path, encoding)
+            return
+        yield from A.iter_parallel_files(self.files, self.path, encoding)
+
+
+@dataclass
+class AlignedBuild:
+    """Settings every shard task needs (picklable)."""
+
+    languages: list[str] | None  # the languages kept (None: every one found)
+    chunk_tokens: int
+    workdir: str
+    prefix_ids: bool = False
+    encoding: str | None = None
+
+    def settings(self, lang: str):
+        """The :class:`~tealeaves.index.streaming.BuildSettings` of one language's partials."""
+        from tealeaves.corpus.aligned import default_preprocessor
+
+        folder = Path(self.workdir) / "partials" / lang
+        folder.mkdir(parents=True, exist_ok=True)
+        recipe = default_preprocessor(lang, max_df=1.0).get_params()
+        return BuildSettings(recipe, self.chunk_tokens, str(folder))
+
+
+@dataclass
+class TupleShardResult:
+    """One shard's partial indexes per language (by chunk number), chunk sizes in tuples, the tuple-id
+    file, what was read, and its manifest entry."""
+
+    partials: dict[str, dict[int, object]]
+    chunk_slots: list[int]
+    ids_file: str
+    summary: TupleSummary
+    stats: IngestStats
+    manifest: dict
+    n_tokens: int = 0
+
+    def language_partials(self, lang: str) -> list:
+        """The shard's partials of ``lang`` in chunk order (all-absent chunks where it has no document)."""
+        got = self.partials.get(lang, {})
+        return [got.get(k, Partial(None, n)) for k, n in enumerate(self.chunk_slots)]
+
+
+def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, progress=None
+                      ) -> TupleShardResult:
+    """Index one shard of tuples into per-language partial indexes over chunks of consecutive tuples.
+
+    Parameters
+    ----------
+    source : TupleSource
+        The shard.
+    number : int
+        Its position among the shards.
+    build : AlignedBuild
+        The build's settings.
+    progress : Progress, optional
+        Told of the tokens indexed.
+
+    Returns
+    -------
+    TupleShardResult
+        The shard's partial indexes per language, and what was read.
+    """
+    from tealeaves.multilingual.aligned_files import TupleSummary
+
+    wanted = set(build.languages) if build.languages is not None else None
+    prefix = f"{source.name}:" if build.prefix_ids else ""
+    settings, tokenize, chunks = {}, {}, {}
+    result = TupleShardResult({}, [], str(Path(build.workdir) / f"ids{number:06d}.txt"), TupleSummary(),
+                              IngestStats(), manifest_entry(source.path))
+    n_slots, size = 0, 0
+
+    def flush() -> None:
+        k = len(result.chunk_slots)
+        for lang, chunk in chunks.items():
+            path = partial_path(settings[lang], number, k)
+            result.partials.setdefault(lang, {})[k] = flush_chunk(chunk, settings[lang], path, True, n_slots)
+        result.chunk_slots.append(n_slots)
+        result.n_tokens += size
+        chunks.clear()
+        if progress is not None:
+            progress.tokens(size)
+
+    with open(result.ids_file, "w", encoding="utf-8") as ids:
+        for tid, texts in source.tuples(build.encoding):
+            kept = {x: t for x, t in texts.items() if wanted is None or x in wanted}
+            result.summary.count(kept)
+            ids.write(prefix + tid + "\n")
+            for lang, text in kept.items():
+                if text is None:
+                    continue
+                if lang not in settings:
+                    settings[lang] = build.settings(lang)
+                    tokenize[lang] = settings[lang].preprocessor().tokenize
+                words = tokenize[lang](text)
+                chunks.setdefault(lang, Chunk(None)).add(prefix + tid, words, n_slots)
+                size += len(words)
+                result.stats.documents += 1
+            n_slots += 1
+            if size >= build.chunk_tokens:
+                flush()
+                n_slots, size = 0, 0
+        if n_slots:
+            flush()
+    return result
+
+
+def parse_language_list(text: str) -> list[str]:
+    """``--languages en,sv``: codes (known ones normalised, Wikipedia-style ones lowercased), two or
+    more, each once.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated language codes.
+
+    Returns
+    -------
+    list of str
+        The codes.
+    """
+    from tealeaves.corpus.aligned import language_code
+    from tealeaves.multilingual.aligned_files import split_language_list
+    from tealeaves.validation import check_unique
+
+    codes = check_unique([language_code(p) for p in split_language_list(text)], "--languages")
+    if len(codes) < 2:
+        raise ParameterError(f"--languages {text!r} must name at least two distinct languages",
+                             fix="give e.g. --languages en,sv")
+    return codes
+
+
+def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] | None, doc_ids: str | None
+             ) -> list[TupleSource]:
+    from tealeaves import _io
+    from tealeaves.multilingual.aligned_files import check_input_kind
+
+    check_input_kind(inputs, lang_files, doc_ids)
+    if lang_files:
+        for f in lang_files.values():
+            _io.existing_file(f, "parallel file")
+        _io.existing_file(doc_ids, "document-id file")
+        return [TupleSource(str(doc_ids), {k: str(v) for k, v in lang_files.items()})]
+    if not inputs:
+        raise ParameterError("no aligned input given", fix="give tuple shards (INPUT.jsonl ...), --lang "
+                             "CODE=FILE ... --doc-ids FILE, or --links/--langlinks with --dump")
+    check_file_names(inputs, "tuple ids of several shards are prefixed with the file name")
+    for p in inputs:
+        _io.existing_file(p, "aligned tuples file")
+    return [TupleSource(str(p)) for p in inputs]
+
+
+def _prepare_output(out: Path) -> None:
+    """Refuse an output path that is a file, or a non-empty folder that is not an aligned reference."""
+    from tealeaves.multilingual.aligned_files import is_aligned_reference
+
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"'{out}' exists and is not a folder", fix="give a new folder name with -o")
+    if out.is_dir() and any(out.iterdir()) and not is_aligned_reference(out):
+        raise OutputError(f"'{out}' is a folder holding other files, not an aligned reference",
+                          fix="give a new folder name with -o (an aligned reference folder is replaced)")
+
+
+def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.PathLike, *,
+                            languages: Sequence[str] | str | None = None,
+                            lang_files: Mapping[str, str] | None = None, doc_ids: str | None = None,
+                            links: str | None = None, langlinks: str | None = None,
+                            dumps: Sequence[str] = (), name: str | None = None, encoding: str | None = None,
+                            memory: int | None = None, chunk_tokens: int | None = None,
+                            tuples_per_shard: int = 100_000, executor=None, progress=None):
+    """Build the aligned reference folder ``out`` (module docstring); returns ``(reference, stats)``.
+
+    Give tuple shards ``inputs``, or ``lang_files`` + ``doc_ids``, or ``links`` (JSON Lines of linked
+    titles) / ``langlinks`` (``[LANG=]LANG-wiki-...-langlinks.sql.gz``) with ``dumps``
+    (``LANG=PATH``).  ``languages`` keeps those languages (default: every one found; for Wikipedia:
+    the dumps' languages).  ``executor`` maps the shard task over the shards (default: in order, in
+    this process; :func:`tealeaves.index.dask.dask_executor` for Dask).
+
+    Parameters
+    ----------
+    inputs : sequence of path
+        JSON Lines tuple shards (or empty, with ``lang_files`` or ``links``/``langlinks``).
+    out : path
+        The folder to write (an aligned reference already there is replaced).
+    languages : sequence of str or str, optional
+        The languages to keep (a list, or comma-separated).
+    lang_files : mapping of str to path, optional
+        Parallel line files, by language (with ``doc_ids``).
+    doc_ids : path, optional
+        The document-id file of ``lang_files``.
+    links, langlinks : path, optional
+        Linked Wikipedia titles (JSON Lines) or a ``langlinks`` SQL table (with ``dumps``).
+    dumps : sequence of str
+        ``LANG=PATH`` MediaWiki dumps.
+    name : str, optional
+        The reference's name (default: the folder's).
+    encoding : str, optional
+        Encoding of the tuple and line files (default UTF-8).
+    memory : int, optional
+        Memory budget in bytes of each build process (default 1 GiB).
+    chunk_tokens : int, optional
+        Tokens per chunk (default: from ``memory``).
+    tuples_per_shard : int
+        Tuples per shard of a linked-Wikipedia input.
+    executor : callable, optional
+        Maps the shard task over the shards (default: in this process).
+    progress : Progress, optional
+        Progress reports on stderr.
+
+    Returns
+    -------
+    reference : AlignedReference
+        The saved reference, loaded back.
+    stats : IngestStats
+        What was read and skipped.
+    """
+    import tempfile
+
+    from tealeaves.ingest import langlinks as W
+    from tealeaves.multilingual.aligned_files import load_aligned_reference, write_manifest
+
+    memory = check_memory(DEFAULT_MEMORY if memory is None else memory, local=executor is None)
+    langs = parse_language_list(languages) if isinstance(languages, str) else (
+        None if languages is None else parse_language_list(",".join(languages)))
+    wiki = bool(links or langlinks)
+    if wiki and (inputs or lang_files or doc_ids):
+        raise ParameterError("give either tuple shards, parallel line files, or --links/--langlinks with "
+                             "--dump (not several)", fix="e.g. `tealeaves index build-aligned tuples.jsonl "
+                                                         "-o ref`")
+    if links and langlinks:
+        raise ParameterError("--links and --langlinks exclude each other", fix="give one of them")
+    if dumps and not wiki:
+        raise ParameterError("--dump belongs to a linked-Wikipedia build", fix="add --links or --langlinks")
+    out = Path(out)
+    sources = [] if wiki else _sources(list(inputs), lang_files, doc_ids)
+    _prepare_output(out)
+    out.resolve().parent.mkdir(parents=True, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=out.resolve().parent)
+    stats = IngestStats()
+    try:
+        if wiki:
+            dump_map = W.parse_dumps(dumps, langs)
+            langs = langs or list(dump_map)
+            joined = W.link_wikipedia(links or langlinks, dump_map, Path(workdir) / "linked", workdir, stats,
+                                      sql=bool(langlinks), tuples_per_shard=tuples_per_shard)
+            sources = [TupleSource(str(p)) for p in joined]
+        if progress is not None and hasattr(progress, "n_shards"):
+            progress.n_shards = len(sources)  # the joined Wikipedia shards are known only now
+        size = int(chunk_tokens) if chunk_tokens is not None else chunk_tokens_for(memory)
+        build = AlignedBuild(langs, size, workdir, prefix_ids=len(sources) > 1 and not wiki,
+                             encoding=encoding)
+        results = (executor or local_executor(progress))(index_tuple_shard, sources, build)
+        target = Path(workdir) / "out"
+        target.mkdir()
+        reference_name = name or out.name
+        files = _merge_languages(results, sources, build, target, reference_name, memory, wiki, stats)
+        _concatenate_ids(results, target / "tuple_ids.txt")
+        write_manifest(target, reference_name, sum(r.summary.n_tuples for r in results), files)
+        _replace(target, out)
+        return load_aligned_reference(out), stats
+    finally:
+        remove_workdir(workdir)
+
+
+def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: str, memory: int, wiki: bool,
+                     stats: IngestStats) -> dict[str, str]:
+    """Check the whole input (:meth:`TupleSummary.check`) and merge every language's partials."""
+    from tealeaves.corpus.preprocess import segmentation
+    from tealeaves.multilingual.aligned_files import TupleSummary
+
+    summary = TupleSummary()
+    for r in results:
+        summary.add(r.summary)
+        stats.add(r.stats)
+    where = "the aligned input" if len(sources) != 1 or wiki else f"aligned input '{sources[0].path}'"
+    langs = summary.select(build.languages, where)
+    summary.check(where, langs)
+    partials = {lang: [p for r in results for p in r.language_partials(lang)] for lang in langs}
+    checked = {lang: segmentation([p.letters for p in partials[lang]], f"the {lang} text")  # before any merge
+               for lang in langs}
+    files = {}
+    for lang in langs:
+        settings = build.settings(lang)
+        header = index_header(settings, [s.path for s in sources], results, f"{name}-{lang}",
+                              manifest=not wiki)
+        header["segmentation"] = checked[lang]
+        files[lang] = f"{lang}.tlx"
+        merge_partials(partials[lang], target / files[lang], header, sort_words=True,
+                       buffer_bytes=max(1 << 24, memory // 8))
+    return files
+
+
+def _concatenate_ids(results, path: Path) -> None:
+    """The shards' tuple-id files, in order, as one file (streamed)."""
+    with open(path, "wb") as out:
+        for r in results:
+            with open(r.ids_file, "rb") as fh:
+                shutil.copyfileobj(fh, out)
+
+
+def _replace(target: Path, out: Path) -> None:
+    """Move the finished folder to ``out`` (an existing aligned reference there is replaced)."""
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(target, out)

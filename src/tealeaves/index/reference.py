@@ -1,0 +1,486 @@
+"""The reference index type, :class:`ReferenceIndex`, and its loader.
+
+An index holds, for every word of a reference corpus, the sorted ids of the documents it occurs
+in and its sorted positions inside each (the file format: :mod:`tealeaves.index.format`).
+:meth:`ReferenceIndex.load` reads a file and checks it (:mod:`tealeaves.index._checks`) before any
+compiled kernel can read its arrays; :func:`open_unchecked` maps a file this process has just
+written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from tealeaves.corpus import Vocabulary
+from tealeaves.corpus.preprocess import pattern_name
+from tealeaves.errors import IndexIntegrityError, TealeavesError
+from tealeaves.index import _checks
+from tealeaves.index._checks import invalid
+from tealeaves.index.cache import file_key, is_verified, remember_verified
+from tealeaves.index.format import (
+    FORMAT_VERSION,
+    MAGIC,
+    PREFIX,
+    REBUILD_FIX,
+    decode_strings,
+    header_bytes,
+    read_header,
+    write_body,
+)
+from tealeaves.index.manifest import check_manifest
+
+
+class ReferenceIndex:
+    """Postings (documents and positions) of every word of a reference corpus.
+
+    Build one with :func:`tealeaves.index.build_index` (in memory) or
+    :func:`tealeaves.index.build_streaming` (from files, bounded memory), write it with
+    :meth:`save` and read it back with :meth:`load`.
+
+    Parameters
+    ----------
+    arrays : mapping of str to numpy.ndarray
+        The arrays of :data:`tealeaves.index.format.ARRAY_NAMES`.
+    header : mapping
+        The JSON header (name, counts, tokenisation, source...).
+    checksum : str, optional
+        SHA-256 (hex) of the serialised body, when known.
+    path : Path, optional
+        The file it was read from (``None`` in memory).
+
+    Attributes
+    ----------
+    name, n_documents, n_present, n_tokens, n_words, tokenization, source, checksum, path
+        ``n_documents`` counts the slots of the document-id space, ``n_present`` the documents
+        actually held; ``checksum`` is the SHA-256 hex of the serialised body.
+    """
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping, checksum: str | None = None,
+                 path: Path | None = None):
+        self.arrays = dict(arrays)
+        self.header = dict(header)
+        self.path = path
+        self._checksum = checksum
+        self._window_totals: dict[int, int] = {}
+
+    # -- basic facts --------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The reference name recorded in signatures."""
+        return str(self.header.get("name", "reference"))
+
+    @property
+    def n_documents(self) -> int:
+        """Slots of the document-id space (documents held or not)."""
+        return int(self.header["n_documents"])
+
+    @property
+    def n_present(self) -> int:
+        """Documents actually held."""
+        return int(self.header["n_present"])
+
+    @property
+    def n_tokens(self) -> int:
+        """Tokens of the held documents."""
+        return int(self.header["n_tokens"])
+
+    @property
+    def n_words(self) -> int:
+        """Words of the vocabulary."""
+        return int(self.header["n_words"])
+
+    @property
+    def tokenization(self) -> dict:
+        """How the corpus was tokenised (the recipe recorded at build time)."""
+        return dict(self.header.get("tokenization") or {})
+
+    @property
+    def source(self) -> str:
+        """Where the text came from."""
+        return str(self.header.get("source", ""))
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 (hex) of the serialised index body; identical in memory and on disk."""
+        if self._checksum is None:
+            digest = hashlib.sha256()
+            write_body(self.header, self.arrays, digest.update)
+            self._checksum = digest.hexdigest()
+        return self._checksum
+
+    @property
+    def short_checksum(self) -> str:
+        """First 12 hex digits of :attr:`checksum`, as used in signatures."""
+        return self.checksum[:12]
+
+    @property
+    def present(self) -> np.ndarray:
+        """Boolean mask over the document-id space: which slots hold a document."""
+        return self.arrays["present"].astype(bool)
+
+    @property
+    def doc_lengths(self) -> np.ndarray:
+        """Tokens of every slot of the id space (0 for an absent slot)."""
+        return self.arrays["doc_lengths"]
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        """The index's words (decoded lazily on first use)."""
+        return Vocabulary(decode_strings(self.arrays["vocab_blob"], self.arrays["vocab_offsets"]))
+
+    @cached_property
+    def document_ids(self) -> list[str]:
+        """Names of the held documents, in order of their slot in the id space."""
+        return decode_strings(self.arrays["docid_blob"], self.arrays["docid_offsets"])
+
+    # -- lookups ------------------------------------------------------------
+    def word_id(self, word: str) -> int | None:
+        """Id of ``word``, or ``None`` if the reference never saw it.
+
+        Parameters
+        ----------
+        word : str
+            The word.
+
+        Returns
+        -------
+        int or None
+            Its id in :attr:`vocabulary`.
+        """
+        return self.vocabulary.index.get(word)
+
+    def document_frequency(self, word_id: int) -> int:
+        """Number of documents holding word ``word_id``."""
+        ptr = self.arrays["word_ptr"]
+        return int(ptr[word_id + 1] - ptr[word_id])
+
+    def document_frequencies(self) -> np.ndarray:
+        """Document frequency of every word id."""
+        return np.diff(self.arrays["word_ptr"])
+
+    def postings(self, word_id: int) -> np.ndarray:
+        """Sorted document ids (slots) holding ``word_id`` (a view, no copy).
+
+        Parameters
+        ----------
+        word_id : int
+            A word id of the index.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int32`` document slots, increasing.
+        """
+        ptr = self.arrays["word_ptr"]
+        return self.arrays["post_docs"][ptr[word_id]:ptr[word_id + 1]]
+
+    def positions(self, word_id: int, k: int) -> np.ndarray:
+        """Sorted positions of ``word_id`` in its ``k``-th posting document.
+
+        Parameters
+        ----------
+        word_id : int
+            A word id of the index.
+        k : int
+            Which of the word's posting documents (0 is the first of :meth:`postings`).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int32`` token positions, increasing.
+        """
+        g = int(self.arrays["word_ptr"][word_id]) + k
+        pp = self.arrays["pos_ptr"]
+        return self.arrays["positions"][pp[g]:pp[g + 1]]
+
+    def window_total(self, window: int) -> int:
+        """Number of sliding windows of size ``window`` over the held documents (cached).
+
+        Parameters
+        ----------
+        window : int
+            Window size in tokens.
+
+        Returns
+        -------
+        int
+            :func:`n_windows` of the held documents.
+        """
+        if window not in self._window_totals:
+            self._window_totals[window] = n_windows(self.doc_lengths, window, self.present)
+        return self._window_totals[window]
+
+    @property
+    def max_document_length(self) -> int:
+        """Tokens of the longest document."""
+        return int(self.doc_lengths.max()) if len(self.doc_lengths) else 0
+
+    def info(self) -> dict:
+        """A JSON-ready summary of the index (``tealeaves index info``)."""
+        return {
+            "name": self.name,
+            "path": str(self.path) if self.path else None,
+            "format_version": self.header.get("format_version", FORMAT_VERSION),
+            "checksum": self.checksum,
+            "n_documents": self.n_present,
+            "id_space": self.n_documents,
+            "n_tokens": self.n_tokens,
+            "n_words": self.n_words,
+            "n_postings": int(len(self.arrays["post_docs"])),
+            "max_document_length": self.max_document_length,
+            "tokenization": self.tokenization,
+            **({"segmentation": dict(self.header["segmentation"])} if "segmentation" in self.header else {}),
+            "source": self.source,
+            "created_by": self.header.get("created_by"),
+            **({"shards": len(self.manifest)} if self.manifest else {}),
+        }
+
+    @property
+    def manifest(self) -> list[dict]:
+        """The shard manifest (``name``, ``size``, ``sha256`` of every input) of a sharded build, or []."""
+        return [dict(e) for e in self.header.get("shards", [])]
+
+    def verify_inputs(self, inputs: Sequence[str | os.PathLike]) -> None:
+        """Check ``inputs`` against the shard manifest (:func:`check_manifest`).
+
+        Parameters
+        ----------
+        inputs : sequence of path
+            The files to check.
+        """
+        check_manifest(self.manifest, inputs, self.path)
+
+    def __repr__(self) -> str:
+        return (f"ReferenceIndex({self.name!r}, {self.n_present} documents, {self.n_tokens} tokens, "
+                f"{self.n_words} words, sha256={self.short_checksum})")
+
+    # -- persistence --------------------------------------------------------
+    def save(self, path: str | os.PathLike, checksum: bool = True) -> Path:
+        """Write the index to ``path`` (format above) atomically; returns the path.
+
+        The file is written beside ``path`` and renamed into place when complete:
+        a failed or interrupted write leaves neither a partial index nor a
+        temporary file.  ``checksum=False`` leaves the SHA-256 field zero (for
+        the partial indexes of a build, which only :func:`open_unchecked` reads
+        back; :meth:`load` refuses such a file unless ``verify=False``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write.
+        checksum : bool
+            Compute and record the SHA-256 of the body.
+
+        Returns
+        -------
+        Path
+            ``path``.
+        """
+        from tealeaves._io import atomic_write
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256() if checksum else None
+        head = header_bytes(self.header, self.arrays)
+        with atomic_write(path, mode="wb", encoding=None, what="index file") as fh:
+            fh.write(PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(head), b"\0" * 32))
+
+            def sink(chunk: bytes) -> None:
+                digest.update(chunk)
+                fh.write(chunk)
+
+            write_body(self.header, self.arrays, sink if checksum else fh.write)
+            if checksum:
+                fh.seek(0)
+                fh.write(PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(head), digest.digest()))
+        if checksum:
+            self._checksum = digest.hexdigest()
+        self.path = path
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, verify: bool | str = True,
+             inputs: Sequence[str | os.PathLike] | None = None) -> ReferenceIndex:
+        """Open an index file, check it and memory-map its arrays.
+
+        The SHA-256 of the body is verified on the first use of the file
+        (``verify=True``): the verified state is then cached under the file's
+        (path, size, mtime_ns, inode) (:func:`verified_cache_file`), so later
+        loads of the unchanged file skip that full read.  ``verify="always"``
+        re-hashes regardless (``tealeaves index info --verify``);
+        ``verify=False`` skips only the hash.  The header and every array are then
+        checked structurally (:mod:`tealeaves.index._checks`) before any compiled
+        kernel can read them.  Raises :class:`~tealeaves.errors.IndexIntegrityError`
+        naming the file and the inconsistency if it is truncated, corrupted,
+        inconsistent or of an unknown format version.  With ``inputs``, the
+        index also refuses to load unless they are exactly the shards of its
+        manifest, unchanged (:func:`check_manifest`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The index file.
+        verify : bool or "always"
+            Verify the SHA-256 (once per unchanged file; ``"always"``: every time; ``False``: never).
+        inputs : sequence of path, optional
+            Also require these to be exactly the shards of the index's manifest.
+
+        Returns
+        -------
+        ReferenceIndex
+            The index, its arrays memory-mapped.
+        """
+        from tealeaves._io import existing_file
+
+        path = existing_file(path, "index file")
+        if not path.is_file():
+            raise TealeavesError(f"index file '{path}' is not a regular file", fix="give the path of a "
+                                 "file written by `tealeaves index build`")
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            prefix = fh.read(PREFIX.size)
+            if not MAGIC.startswith(prefix[:len(MAGIC)]):
+                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
+                                          fix="give a file written by `tealeaves index build`")
+            if len(prefix) < PREFIX.size:
+                raise invalid(path, f"is truncated ({size} bytes, shorter than the {PREFIX.size}-byte "
+                                       "prefix of an index)")
+            _, version, reserved, hlen, stored = PREFIX.unpack(prefix)
+            if version != FORMAT_VERSION:
+                raise IndexIntegrityError(
+                    f"{path} has index format version {version}; this tealeaves reads version "
+                    f"{FORMAT_VERSION}", fix=REBUILD_FIX)
+            if reserved != 0:
+                raise invalid(path, f"has {reserved} in its reserved prefix field (expected 0)")
+            if hlen > size - PREFIX.size:
+                raise invalid(path, f"declares a {hlen}-byte header but holds only {size} bytes: "
+                                       "the file is truncated or corrupted")
+            key = file_key(path)
+            if verify == "always" or (verify and not is_verified(key, stored.hex())):
+                digest = hashlib.sha256()
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    digest.update(chunk)
+                if digest.digest() != stored:
+                    raise IndexIntegrityError(
+                        f"checksum mismatch in {path}: the file is corrupted or truncated", fix=REBUILD_FIX)
+                remember_verified(key, stored.hex())
+            fh.seek(PREFIX.size)
+            raw = fh.read(hlen)
+        header = _checks.parse_header(path, raw)
+        _checks.check_header(path, header, size, hlen)
+        arrays = {}
+        for spec in header["arrays"]:
+            n = spec["shape"][0]
+            if n == 0:
+                arrays[spec["name"]] = np.zeros(0, dtype=spec["dtype"])
+            else:
+                arrays[spec["name"]] = np.asarray(np.memmap(path, mode="r", dtype=spec["dtype"],
+                                                            offset=spec["offset"], shape=(n,)))
+        index = cls(arrays, header, stored.hex(), path)
+        index.vocabulary = _checks.check_arrays(path, header, arrays)
+        if inputs is not None:
+            index.verify_inputs(inputs)
+        return index
+
+
+def open_unchecked(path: str | os.PathLike, header: Mapping | None = None,
+                   checksum: str | None = None) -> ReferenceIndex:
+    """Memory-map an index file this process has just written, skipping every check.
+
+    Only for files tealeaves itself wrote in this run (partial indexes, a
+    merged index): anything read from outside goes through :meth:`ReferenceIndex.load`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    header : mapping, optional
+        Its header, if already read (:func:`~tealeaves.index.format.read_header`).
+    checksum : str, optional
+        Its SHA-256 (hex), if known.
+
+    Returns
+    -------
+    ReferenceIndex
+        The index, its arrays memory-mapped.
+    """
+    header = dict(header) if header is not None else read_header(path)
+    arrays = {spec["name"]: (np.zeros(0, dtype=spec["dtype"]) if spec["shape"][0] == 0 else
+                             np.memmap(path, mode="r", dtype=spec["dtype"], offset=spec["offset"],
+                                       shape=tuple(spec["shape"])))
+              for spec in header["arrays"]}
+    return ReferenceIndex(arrays, header, checksum, Path(path))
+
+
+def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | None) -> str | None:
+    """Why the index's tokenisation differs from a model's ``metadata_["preprocessing"]``, or ``None``.
+
+    Compares the settings that decide what a token is (``token_pattern``,
+    ``lowercase``, ``stop_words``, ``tokenizer``; vocabulary pruning is the
+    model's own business).  ``None`` when they agree or when either side
+    records no recipe (e.g. a pre-tokenised reference): nothing to compare.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference.
+    model_preprocessing : mapping, optional
+        The model's recipe (``Preprocessor.get_params()``).
+
+    Returns
+    -------
+    str or None
+        A sentence naming the differing settings, or ``None``.
+    """
+    ref = index.tokenization
+    if not model_preprocessing or not isinstance(model_preprocessing, Mapping) or "token_pattern" not in ref:
+        return None
+    keys = ("token_pattern", "lowercase", "stop_words", "tokenizer")
+    diff = [k for k in keys if model_preprocessing.get(k) != ref.get(k)]
+    if not diff:
+        return None
+    def shown(value: object) -> str:  # a known pattern by name
+        return pattern_name(value) or repr(value)
+
+    parts = "; ".join(f"{k}: model {shown(model_preprocessing.get(k))}, reference {shown(ref.get(k))}"
+                      for k in diff)
+    return (f"the model was trained with another tokenisation than reference '{index.name}' ({parts}): its "
+            "topic words may be missing from the reference or counted differently")
+
+
+def n_windows(doc_lengths: np.ndarray, window: int, present: np.ndarray | None = None,
+              compat: str = "exact") -> int:
+    """Total number of sliding windows over the (present) documents.
+
+    ``max(1, n - w + 1)`` per document (``exact``, ``gensim``); ``n + w - 1`` for ``jhlau``.
+
+    Parameters
+    ----------
+    doc_lengths : numpy.ndarray
+        Tokens per document slot.
+    window : int
+        Window size in tokens.
+    present : numpy.ndarray, optional
+        Boolean mask of the slots that hold a document (default: every slot).
+    compat : str
+        ``"exact"``, ``"gensim"`` or ``"jhlau"`` (:mod:`tealeaves.coherence.core`).
+
+    Returns
+    -------
+    int
+        The number of windows.
+    """
+    lengths = np.asarray(doc_lengths, dtype=np.int64)
+    if compat == "jhlau":
+        per_doc = lengths + int(window) - 1
+    else:
+        per_doc = np.maximum(1, lengths - int(window) + 1)
+    if present is not None:
+        per_doc = per_doc[np.asarray(present, dtype=bool)]
+    return int(per_doc.sum())
