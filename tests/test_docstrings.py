@@ -39,6 +39,7 @@ PACKAGES = [
     "tealeaves.reproduce.reuters",
     "tealeaves.reproduce.bible_vs_modern",
     "tealeaves.reproduce.hao2018",
+    "tealeaves.reproduce.hao2018_units",
     "tealeaves.models.adapters.octis",
     "tealeaves.models.adapters.sklearn",
     "tealeaves.models.adapters.bertopic",
