@@ -8,8 +8,9 @@ annotation other than ``None``, or a ``return <value>`` when it is not annotated
 or ``Yields`` section. A class documents its constructor's parameters in its own docstring (what
 mkdocstrings' ``merge_init_into_class`` renders) or in its ``__init__`` docstring; properties and
 dunder methods are exempt, and so is a deprecated alias (``tealeaves._params.deprecated_alias``:
-a wrapper named otherwise than the function it wraps, documented by that function). The parser is small on purpose: a section is a title line underlined by
-dashes, and an entry is a line at the section's indentation, ``name : type`` or ``name``.
+a wrapper named otherwise than the function it wraps, documented by that function). The parser
+is small on purpose: a section is a title line underlined by dashes, and an entry is a line at
+the section's indentation, ``name : type`` or ``name``.
 """
 
 from __future__ import annotations

@@ -103,8 +103,8 @@ def _parse_year(text: str) -> int | None:
 def read_spelleng(path: str | os.PathLike[str] | None = None, missing_year: int = MODERN_YEAR) -> WordEra:
     """Load ``spelleng_first_band.tsv`` (found with :func:`tealeaves.data.locate` by default).
 
-    A headword's year is the start of its earliest OED band (``oed_first_band_start``), else
-    of its earliest corpus band (``corpus_first_band_start``); a headword with several rows
+    Each row's year is the start of its OED band (``oed_first_band_start``), else of its
+    corpus band (``corpus_first_band_start``); a headword with several rows (parts of speech)
     takes the earliest (module docstring; Carr & Rastle 2024).
 
     Parameters
