@@ -7,8 +7,10 @@ and ``**kwargs`` may be written with or without their stars); one that returns a
 annotation other than ``None``, or a ``return <value>`` when it is not annotated) has a ``Returns``
 or ``Yields`` section. A class documents its constructor's parameters in its own docstring (what
 mkdocstrings' ``merge_init_into_class`` renders) or in its ``__init__`` docstring; properties and
-dunder methods are exempt. The parser is small on purpose: a section is a title line underlined by
-dashes, and an entry is a line at the section's indentation, ``name : type`` or ``name``.
+dunder methods are exempt, and so is a deprecated alias (``tealeaves._params.deprecated_alias``:
+a wrapper named otherwise than the function it wraps, documented by that function). The parser
+is small on purpose: a section is a title line underlined by dashes, and an entry is a line at
+the section's indentation, ``name : type`` or ``name``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,19 @@ PACKAGES = [
     "tealeaves.models.adapters.paths",
     "tealeaves.models.lsi",
     "tealeaves.models.sklearn_lda",
+    "tealeaves.multilingual._estimator_params",
+    "tealeaves.multilingual.aligned_build",
+    "tealeaves.multilingual.classification",
+    "tealeaves.multilingual.dictionaries",
+    "tealeaves.multilingual.drift",
+    "tealeaves.multilingual.era",
+    "tealeaves.multilingual.estimator",
+    "tealeaves.multilingual.estimator_io",
+    "tealeaves.multilingual.features",
+    "tealeaves.multilingual.measures",
+    "tealeaves.multilingual.names",
+    "tealeaves.multilingual.pltm_io",
+    "tealeaves.multilingual.topics",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
@@ -74,7 +89,13 @@ def _unwrap(obj):
 def _is_routine(obj) -> bool:
     """A function defined by its own ``def`` (not a closure a factory returned, documented by the factory)."""
     func = _unwrap(obj)
-    return inspect.isfunction(func) and "<locals>" not in func.__qualname__
+    return inspect.isfunction(func) and "<locals>" not in func.__qualname__ and not _is_alias(func)
+
+
+def _is_alias(func) -> bool:
+    """A deprecated alias: a wrapper whose name differs from the function it wraps."""
+    wrapped = getattr(func, "__wrapped__", None)
+    return wrapped is not None and getattr(wrapped, "__name__", None) != func.__name__
 
 
 def _public_objects() -> Iterator[tuple[str, object, str]]:

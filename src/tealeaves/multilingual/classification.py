@@ -33,7 +33,25 @@ from tealeaves.signature import Signature
 
 @dataclass(frozen=True)
 class ClassificationResult:
-    """Scores of one train-language -> test-language classification run."""
+    """Scores of one train-language -> test-language classification run.
+
+    Parameters
+    ----------
+    accuracy : float
+        Share of test documents labelled correctly.
+    macro_f1 : float
+        Unweighted mean of the per-class F1 (:func:`evaluate_features`).
+    majority_baseline : float
+        Accuracy of always predicting the most frequent training label.
+    n_train : int
+        Training documents.
+    n_test : int
+        Test documents.
+    classes : tuple of str
+        The classifier's classes (the training labels), sorted.
+    signature : Signature
+        The settings (``xling-clf``: classifier, ``C``, model, languages, split).
+    """
 
     accuracy: float
     macro_f1: float
@@ -44,6 +62,13 @@ class ClassificationResult:
     signature: Signature
 
     def as_dict(self) -> dict:
+        """The scores as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            Every field, ``classes`` as a list and ``signature`` as its string.
+        """
         return {
             "accuracy": self.accuracy, "macro_f1": self.macro_f1,
             "majority_baseline": self.majority_baseline, "n_train": self.n_train, "n_test": self.n_test,
@@ -67,6 +92,36 @@ def evaluate_features(
     predicted labels (scikit-learn's ``average="macro"``, ``zero_division=0``);
     the majority baseline is the accuracy of always predicting the most
     frequent training label (ties: first in sorted order).
+
+    Parameters
+    ----------
+    train_x : numpy.ndarray
+        Training features, one row per document.
+    train_y : sequence
+        One label per training document (compared as strings).
+    test_x : numpy.ndarray
+        Test features, one row per document.
+    test_y : sequence
+        One label per test document.
+    C : float, default 1.0
+        Inverse regularisation strength of the logistic regression.
+    max_iter : int, default 2000
+        Iteration limit of the lbfgs solver.
+    signature_fields : dict, optional
+        Fields added to the signature after ``clf`` and ``C``.
+
+    Returns
+    -------
+    ClassificationResult
+        The scores, with signature ``xling-clf``.
+
+    Raises
+    ------
+    EmptyInputError
+        When the training or test labels are empty.
+    TealeavesError
+        When features and labels differ in length, the training labels hold a single class,
+        or a feature is NaN or infinite.
     """
     train_x, test_x = np.asarray(train_x, dtype=float), np.asarray(test_x, dtype=float)
     train_y, test_y = [str(y) for y in train_y], [str(y) for y in test_y]
@@ -114,7 +169,41 @@ def crosslingual_classification(
     side's ``theta`` comes from ``model.language_model(lang).transform`` on that
     side alone.  ``model`` is a fitted
     :class:`~tealeaves.models.polylingual.PolylingualTopicModel` (or any object
-    with ``language_model``).
+    with ``language_model``).  The extrinsic check of crosslingual topic quality that Hao,
+    Boyd-Graber and Paul (2018) use (module docstring).
+
+    Parameters
+    ----------
+    model : PolylingualTopicModel
+        A fitted multilingual model (polylingual topic model, Mimno et al. 2009).
+    corpus : AlignedCorpus
+        The aligned documents, with ``labels``.
+    source : str
+        The training language (any code :func:`~tealeaves.corpus.aligned.language_code`
+        reads).
+    target : str
+        The test language; equal to ``source`` for the monolingual reference point
+        (same language, disjoint tuples).
+    test_size : float, default 0.3
+        Share of the labelled tuples held out for testing.
+    C : float, default 1.0
+        Inverse regularisation strength of the logistic regression.
+    random_state : int, default 0
+        Seed of the train/test split.
+    infer_kwargs : dict, optional
+        Keyword arguments of ``transform`` (the fold-in).
+
+    Returns
+    -------
+    ClassificationResult
+        The scores (:func:`evaluate_features`), the signature recording model, languages
+        and split.
+
+    Raises
+    ------
+    EmptyInputError
+        When the corpus has no labels, or fewer than 4 labelled tuples have a document in
+        both languages.
     """
     source, target = language_code(source), language_code(target)
     if corpus.labels is None:

@@ -30,7 +30,23 @@ from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, 
 class BilingualDictionary:
     """Translation pairs between ``source`` (usually ``en``) and ``target`` languages.
 
-    ``pairs`` holds lowercased ``(source_word, target_word)`` tuples.
+    ``pairs`` holds lowercased ``(source_word, target_word)`` tuples.  The dictionary of
+    matching translation accuracy (:func:`~tealeaves.multilingual.measures.mta`; Hao,
+    Boyd-Graber and Paul 2018).
+
+    Parameters
+    ----------
+    source : str
+        The source language code (usually ``en``).
+    target : str
+        The target language code.
+    pairs : set of (str, str)
+        Lowercased ``(source_word, target_word)`` tuples.
+    name : str, default "dict"
+        Name recorded in the MTA signature (the readers give ``muse:<file>`` or
+        ``wiktionary:<file>``).
+    n_skipped : int, default 0
+        Lines of the file that were not read as a pair.
     """
 
     source: str
@@ -47,12 +63,34 @@ class BilingualDictionary:
         return len(self.pairs)
 
     def languages(self) -> tuple[str, str]:
+        """The language pair.
+
+        Returns
+        -------
+        tuple of (str, str)
+            ``(source, target)``.
+        """
         return self.source, self.target
 
     def oriented(self, l1: str, l2: str) -> BilingualDictionary:
         """Return this dictionary with ``l1`` as source and ``l2`` as target.
 
-        Raises :class:`TealeavesError` when the languages do not match.
+        Parameters
+        ----------
+        l1 : str
+            The wanted source language.
+        l2 : str
+            The wanted target language.
+
+        Returns
+        -------
+        BilingualDictionary
+            ``self`` when already oriented so, else a copy with every pair swapped.
+
+        Raises
+        ------
+        TealeavesError
+            When the languages do not match.
         """
         if (l1, l2) == (self.source, self.target):
             return self
@@ -65,11 +103,37 @@ class BilingualDictionary:
         )
 
     def is_translation(self, a: str, b: str) -> bool:
-        """True when ``(a, b)`` (source word, target word) is a listed pair."""
+        """True when ``(a, b)`` (source word, target word) is a listed pair.
+
+        Parameters
+        ----------
+        a : str
+            A source-language word (compared lowercased).
+        b : str
+            A target-language word (compared lowercased).
+
+        Returns
+        -------
+        bool
+            Whether the pair is listed.
+        """
         return (a.lower(), b.lower()) in self.pairs
 
     def covers(self, word: str, side: str) -> bool:
-        """True when ``word`` has at least one entry on ``side`` ('source' or 'target')."""
+        """True when ``word`` has at least one entry on ``side`` ('source' or 'target').
+
+        Parameters
+        ----------
+        word : str
+            The word (compared lowercased).
+        side : str
+            ``"source"``, or any other value for the target side.
+
+        Returns
+        -------
+        bool
+            Whether some pair holds ``word`` on that side.
+        """
         words = self._source_words if side == "source" else self._target_words
         return word.lower() in words
 
@@ -106,6 +170,31 @@ def read_muse(path: str | os.PathLike[str], source: str = "en",
     """Read a MUSE dictionary (``english foreign`` per line, space or tab separated).
 
     ``target`` defaults to the language code after the dash in a name like ``en-ro.txt``.
+    MUSE is the dictionary set of Conneau et al. (2018).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The dictionary file.
+    source : str, default "en"
+        The language of the first column.
+    target : str, optional
+        The language of the second column (default: from the file name).
+    encoding : str, optional
+        The file's encoding (default UTF-8; module docstring).
+
+    Returns
+    -------
+    BilingualDictionary
+        The pairs, lowercased, named ``muse:<file name>``; lines without exactly two fields
+        are counted in ``n_skipped``.
+
+    Raises
+    ------
+    EmptyInputError
+        When the file holds no translation pair.
+    InputFormatError
+        When ``target`` is not given and the file name does not tell it.
     """
     path = _io.existing_file(path, "dictionary")
     target = target or _codes_from_name(path.name)[1]
@@ -120,6 +209,30 @@ def read_wiktionary(path: str | os.PathLike[str], source: str = "en",
 
     The english side may hold several words (a definition); only single-token
     lines are kept, multi-token ones are counted in ``n_skipped``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.all`` file.
+    source : str, default "en"
+        The language of the second (English) column.
+    target : str, optional
+        The language of the first column (default: the code before the dash in a name like
+        ``ro-en.all``).
+    encoding : str, optional
+        The file's encoding (default UTF-8; module docstring).
+
+    Returns
+    -------
+    BilingualDictionary
+        The ``(english, foreign)`` pairs, lowercased, named ``wiktionary:<file name>``.
+
+    Raises
+    ------
+    EmptyInputError
+        When the file holds no single-token translation pair.
+    InputFormatError
+        When ``target`` is not given and the file name does not tell it.
     """
     path = _io.existing_file(path, "dictionary")
     target = target or _codes_from_name(path.name)[0]
@@ -142,7 +255,28 @@ def _codes_from_name(name: str) -> tuple[str, str]:
 
 
 def read_dictionary(path: str | os.PathLike[str], fmt: str = "auto", **kwargs) -> BilingualDictionary:
-    """Read a dictionary in ``fmt`` ('muse', 'wiktionary' or 'auto': ``.all`` means Wiktionary)."""
+    """Read a dictionary in ``fmt`` ('muse', 'wiktionary' or 'auto': ``.all`` means Wiktionary).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The dictionary file.
+    fmt : str, default "auto"
+        ``"muse"`` (:func:`read_muse`), ``"wiktionary"`` (:func:`read_wiktionary`) or
+        ``"auto"`` (Wiktionary for a ``.all`` suffix, else MUSE).
+    **kwargs
+        Passed to the reader: ``source``, ``target``, ``encoding``.
+
+    Returns
+    -------
+    BilingualDictionary
+        The dictionary read.
+
+    Raises
+    ------
+    ParameterError
+        When ``fmt`` is none of the three.
+    """
     path = Path(path)
     if fmt == "auto":
         fmt = "wiktionary" if path.suffix == ".all" else "muse"
@@ -154,7 +288,26 @@ def read_dictionary(path: str | os.PathLike[str], fmt: str = "auto", **kwargs) -
 
 
 def merge(dictionaries: Iterable[BilingualDictionary]) -> BilingualDictionary:
-    """Union of several dictionaries for the same language pair (oriented like the first)."""
+    """Union of several dictionaries for the same language pair (oriented like the first).
+
+    Parameters
+    ----------
+    dictionaries : iterable of BilingualDictionary
+        Dictionaries of one language pair, in either orientation.
+
+    Returns
+    -------
+    BilingualDictionary
+        Every pair of every dictionary, named by the names joined with ``+``, with the sum
+        of their ``n_skipped``.
+
+    Raises
+    ------
+    EmptyInputError
+        When no dictionary is given.
+    TealeavesError
+        When a dictionary translates another language pair.
+    """
     dicts = list(dictionaries)
     if not dicts:
         raise EmptyInputError("no dictionaries to merge")

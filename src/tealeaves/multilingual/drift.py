@@ -30,7 +30,30 @@ def context_vectors(corpus: Corpus, targets: Sequence[str], context_vocab: dict[
     """len(targets) x len(context_vocab) counts of context words within ``window`` tokens.
 
     Row i counts, over every occurrence of ``targets[i]`` in ``corpus``, the tokens at
-    distance 1..window on either side in the same document whose word is in ``context_vocab``.
+    distance 1..window on either side in the same document whose word is in ``context_vocab``
+    (the context vectors of Hamilton et al. 2016).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The documents to count in.
+    targets : sequence of str
+        The words whose context vectors are wanted (one row each; a word the corpus lacks
+        gets an all-zero row).
+    context_vocab : dict of str to int
+        Context word -> column.
+    window : int, default 5
+        Tokens counted on each side of an occurrence, >= 1.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The counts, shape ``(len(targets), len(context_vocab))``.
+
+    Raises
+    ------
+    TealeavesError
+        When ``window`` is below 1.
     """
     if window < 1:
         raise TealeavesError(f"window must be a positive number of tokens, got {window}")
@@ -79,10 +102,15 @@ def _as_corpus(reference) -> Corpus:
 class MeaningDrift:
     """Cosine between a word's context vectors in a poor and a rich reference.
 
+    The ``drift`` features of the coherence estimator (Hao, Boyd-Graber and Paul 2018, §3.1,
+    after Hamilton et al. 2016; module docstring).
+
     Parameters
     ----------
-    window : context window on each side (the paper uses 5).
-    missing_value : similarity of a word absent from either reference (documented: 0.0).
+    window : int, default 5
+        Context window on each side (the paper uses 5).
+    missing_value : float, default 0.0
+        Similarity of a word absent from either reference (documented: 0.0).
     """
 
     def __init__(self, window: int = 5, missing_value: float = 0.0):
@@ -97,6 +125,26 @@ class MeaningDrift:
         its token sequences are rebuilt from the stored positions
         (:func:`~tealeaves.multilingual.reference.index_corpus`), so the features equal those fitted
         on the texts that were indexed.
+
+        Parameters
+        ----------
+        poor : Corpus or ReferenceIndex
+            The poor reference's English side (the Bible in the paper).
+        rich : Corpus or ReferenceIndex
+            The rich reference's English side (modern text).
+
+        Returns
+        -------
+        MeaningDrift
+            ``self``, with ``poor_``, ``rich_`` and ``context_vocabulary_`` (the words both
+            references hold) set.
+
+        Raises
+        ------
+        EmptyInputError
+            When a reference holds no tokens, or the two share no word.
+        TealeavesError
+            When a reference is neither a Corpus nor a ReferenceIndex.
         """
         poor, rich = _as_corpus(poor), _as_corpus(rich)
         for name, c in (("poor", poor), ("rich", rich)):
@@ -124,13 +172,41 @@ class MeaningDrift:
             self._cache[w] = float(dot[i] / (na[i] * nb[i])) if na[i] > 0 and nb[i] > 0 else None
 
     def similarity(self, words: Sequence[str]) -> np.ndarray:
-        """Cosine per word (``missing_value`` for words missing from either reference)."""
+        """Cosine per word (``missing_value`` for words missing from either reference).
+
+        Parameters
+        ----------
+        words : sequence of str
+            English words.
+
+        Returns
+        -------
+        numpy.ndarray
+            One cosine per word, in the order given.
+        """
         self._compute(words)
         return np.array([self._cache[w] if self._cache[w] is not None else self.missing_value
                          for w in words], dtype=float)
 
     def features(self, words: Sequence[str]) -> tuple[float, float, int]:
-        """(mean, population standard deviation, number of missing words) over ``words``."""
+        """(mean, population standard deviation, number of missing words) over ``words``.
+
+        Parameters
+        ----------
+        words : sequence of str
+            A topic's English words.
+
+        Returns
+        -------
+        tuple of (float, float, int)
+            The mean and population standard deviation of :meth:`similarity`, and the number
+            of words missing from either reference (or with an all-zero context vector).
+
+        Raises
+        ------
+        EmptyInputError
+            When ``words`` is empty.
+        """
         if not words:
             raise EmptyInputError("meaning drift of an empty word list; pass the topic's English words")
         sims = self.similarity(words)

@@ -35,20 +35,58 @@ SPELLENG_PATH = "word-era/spelleng/spelleng_first_band.tsv"
 
 @dataclass
 class WordEra:
-    """First-attestation year per lowercased English headword."""
+    """First-attestation year per lowercased English headword.
+
+    The ``era`` features of the coherence estimator (Hao, Boyd-Graber and Paul 2018, §3.1);
+    :func:`read_spelleng` builds one from SpellEng (Carr & Rastle 2024).
+
+    Parameters
+    ----------
+    years : dict of str to int
+        First-attestation year per lowercased headword.
+    missing_year : int, default MODERN_YEAR
+        Year of a word the table lacks (1950: treated as modern).
+    source : str, default "spelleng"
+        Name of the table, recorded in the ``era`` signature.
+    """
 
     years: dict[str, int] = field(default_factory=dict)
     missing_year: int = MODERN_YEAR
     source: str = "spelleng"
 
     def year(self, word: str) -> int:
-        """Year of ``word``; ``missing_year`` when the table lacks it."""
+        """Year of ``word``; ``missing_year`` when the table lacks it.
+
+        Parameters
+        ----------
+        word : str
+            An English word (looked up lowercased).
+
+        Returns
+        -------
+        int
+            Its first-attestation year, or ``missing_year``.
+        """
         return self.years.get(word.lower(), self.missing_year)
 
     def features(self, words: Sequence[str]) -> tuple[float, float, int]:
         """(mean year, population standard deviation, number of words not in the table).
 
-        An empty word list raises :class:`EmptyInputError`.
+        Parameters
+        ----------
+        words : sequence of str
+            A topic's English words.
+
+        Returns
+        -------
+        tuple of (float, float, int)
+            The mean of the words' years, their population standard deviation, and the
+            number of words the table lacks (each counted at ``missing_year``).
+
+        Raises
+        ------
+        EmptyInputError
+            When ``words`` is empty.
         """
         if not words:
             raise EmptyInputError("word era of an empty word list; pass the topic's English words")
@@ -63,7 +101,30 @@ def _parse_year(text: str) -> int | None:
 
 
 def read_spelleng(path: str | os.PathLike[str] | None = None, missing_year: int = MODERN_YEAR) -> WordEra:
-    """Load ``spelleng_first_band.tsv`` (found with :func:`tealeaves.data.locate` by default)."""
+    """Load ``spelleng_first_band.tsv`` (found with :func:`tealeaves.data.locate` by default).
+
+    Each row's year is the start of its OED band (``oed_first_band_start``), else of its
+    corpus band (``corpus_first_band_start``); a headword with several rows (parts of speech)
+    takes the earliest (module docstring; Carr & Rastle 2024).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The TSV file (default: ``word-era/spelleng/spelleng_first_band.tsv`` under the data
+        folder).
+    missing_year : int, default MODERN_YEAR
+        Year of a word the table lacks (1950).
+
+    Returns
+    -------
+    WordEra
+        The years by lowercased headword, with source ``spelleng:<file name>``.
+
+    Raises
+    ------
+    EmptyInputError
+        When the file holds no headword with a year.
+    """
     path = Path(path) if path is not None else data.locate(SPELLENG_PATH)
     years: dict[str, int] = {}
     with open(path, encoding="utf-8", newline="") as fh:

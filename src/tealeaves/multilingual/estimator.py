@@ -54,7 +54,23 @@ DEFAULT_PARAM_GRID: dict[str, list] = {
 
 
 def pearson(a: Sequence[float], b: Sequence[float]) -> float:
-    """Pearson correlation; 0.0 (documented) when either side is constant or shorter than 2."""
+    """Pearson correlation; 0.0 (documented) when either side is constant or shorter than 2.
+
+    The estimator's evaluation criterion (Hao, Boyd-Graber and Paul 2018) and its
+    cross-validation score.
+
+    Parameters
+    ----------
+    a : sequence of float
+        One series.
+    b : sequence of float
+        The other, of the same length.
+
+    Returns
+    -------
+    float
+        Pearson's r, or 0.0.
+    """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return 0.0
@@ -62,7 +78,23 @@ def pearson(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def feature_columns(features: Sequence[str]) -> list[str]:
-    """The data-frame columns used by the given feature groups."""
+    """The data-frame columns used by the given feature groups.
+
+    Parameters
+    ----------
+    features : sequence of str
+        Feature groups, keys of :data:`FEATURE_GROUPS`.
+
+    Returns
+    -------
+    list of str
+        Their columns, group by group in the order given.
+
+    Raises
+    ------
+    TealeavesError
+        When ``features`` is empty or names an unknown group.
+    """
     unknown = [f for f in features if f not in FEATURE_GROUPS]
     if unknown or not features:
         raise TealeavesError(f"unknown feature groups {unknown or features!r}; "
@@ -73,16 +105,23 @@ def feature_columns(features: Sequence[str]) -> list[str]:
 class CoherenceEstimator(BaseEstimator, RegressorMixin):
     """AdaBoost.R2 over linear regression, predicting rich-reference CNPMI per topic.
 
+    The coherence estimator of Hao, Boyd-Graber and Paul (2018, §3-4); AdaBoost.R2 is
+    Drucker (1997).  ``n_estimators`` and ``random_state`` are checked by :meth:`fit`
+    against their declarations (``ESTIMATOR_PARAMS``, also the options of ``tealeaves
+    estimator train``).
+
     Parameters
     ----------
-    features : feature groups to use, a subset of ("base", "gap", "era", "drift").
-    param_grid : grid over ``AdaBoostRegressor`` parameters (default: learning_rate x loss).
-    n_estimators : boosting rounds, 1 to 10000.
-    n_splits : folds of the grouped cross-validation (capped by the number of groups).
-    random_state : seed of AdaBoost's weighted resampling.
-
-    ``n_estimators`` and ``random_state`` are checked by :meth:`fit` against their declarations
-    (``ESTIMATOR_PARAMS``, also the options of ``tealeaves estimator train``).
+    features : sequence of str, default ("base", "gap", "era", "drift")
+        Feature groups to use, a subset of ("base", "gap", "era", "drift").
+    param_grid : mapping, optional
+        Grid over ``AdaBoostRegressor`` parameters (default: learning_rate x loss).
+    n_estimators : int, default 50
+        Boosting rounds, 1 to 10000.
+    n_splits : int, default 3
+        Folds of the grouped cross-validation (capped by the number of groups).
+    random_state : int or None, default 0
+        Seed of AdaBoost's weighted resampling.
     """
 
     def __init__(self, features: Sequence[str] = ("base", "gap", "era", "drift"),
@@ -107,7 +146,38 @@ class CoherenceEstimator(BaseEstimator, RegressorMixin):
         return M
 
     def fit(self, X: pd.DataFrame, y: Sequence[float], groups: Sequence | None = None) -> CoherenceEstimator:
-        """Select hyperparameters by grouped CV over ``groups`` (languages), then refit on all rows."""
+        """Select hyperparameters by grouped CV over ``groups`` (languages), then refit on all rows.
+
+        Each grid point is scored by the :func:`pearson` correlation of its held-out
+        predictions with ``y`` (``GroupKFold``).  With fewer than two groups no
+        cross-validation is possible: the first grid point is fitted and ``cv_score_`` is
+        ``None``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per topic, holding the columns of the chosen feature groups
+            (:func:`~tealeaves.multilingual.features.topic_features`).
+        y : sequence of float
+            The target per topic: its CNPMI on a rich reference.
+        groups : sequence, optional
+            The group of each row (its language pair's low-resource language).
+
+        Returns
+        -------
+        CoherenceEstimator
+            ``self``, with ``best_params_``, ``cv_score_``, ``estimator_`` and
+            ``feature_names_`` set.
+
+        Raises
+        ------
+        ParameterError
+            When ``n_estimators`` or ``random_state`` is out of its declared bounds.
+        EmptyInputError
+            When there are fewer than two rows, or not one target per row.
+        TealeavesError
+            When a feature column is missing or holds NaN or infinite values.
+        """
         check_params(ESTIMATOR_PARAMS, {n: getattr(self, n) for n in ESTIMATOR_PARAMS})
         M = self._matrix(X)
         y = np.asarray(y, dtype=float)
@@ -133,7 +203,23 @@ class CoherenceEstimator(BaseEstimator, RegressorMixin):
         return self
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Estimated rich-reference CNPMI per topic (row of ``X``)."""
+        """Estimated rich-reference CNPMI per topic (row of ``X``).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per topic, with the columns the estimator was fitted on.
+
+        Returns
+        -------
+        numpy.ndarray
+            One estimate per row.
+
+        Raises
+        ------
+        TealeavesError
+            When the estimator is not fitted, or a feature column is missing or not finite.
+        """
         if not hasattr(self, "estimator_"):
             raise TealeavesError("CoherenceEstimator is not fitted; call fit(X, y, groups) first")
         return self.estimator_.predict(self._matrix(X))

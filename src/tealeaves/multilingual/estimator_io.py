@@ -44,7 +44,23 @@ PAIR_FIELDS = ("langs", "lang", "dict")
 
 
 def feature_settings(signatures: Mapping[str, str], languages: Sequence[str]) -> dict:
-    """The language-independent part of each measure's signature (module docstring)."""
+    """The language-independent part of each measure's signature (module docstring).
+
+    Parameters
+    ----------
+    signatures : mapping of str to str
+        Each measure's signature string, by measure (as
+        :func:`~tealeaves.multilingual.features.topic_features` returns them; a ``target``
+        entry is ignored).
+    languages : sequence of str
+        The language pair, whose ``-l1-l2`` suffix is cut from reference names.
+
+    Returns
+    -------
+    dict
+        Per measure, its signature fields without :data:`PAIR_FIELDS`, the reference named
+        without its languages and checksum.
+    """
     from tealeaves.signature import Signature
 
     suffix = "-" + "-".join(languages)
@@ -63,7 +79,19 @@ def feature_settings(signatures: Mapping[str, str], languages: Sequence[str]) ->
 
 # -- tables --------------------------------------------------------------------------
 def write_table(path: str | os.PathLike[str], frame, settings: dict, languages: Sequence[str]) -> None:
-    """Write a feature table with its settings line (atomically)."""
+    """Write a feature table with its settings line (atomically).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file to write.
+    frame : pandas.DataFrame
+        One row per topic (module docstring).
+    settings : dict
+        The feature settings (:func:`feature_settings`).
+    languages : sequence of str
+        The language pair, recorded in the settings line.
+    """
     from tealeaves._io import atomic_write
 
     head = {"format_version": TABLE_VERSION, "settings": settings, "languages": list(languages)}
@@ -73,7 +101,25 @@ def write_table(path: str | os.PathLike[str], frame, settings: dict, languages: 
 
 
 def read_table(path: str | os.PathLike[str]):
-    """(data frame, settings or None) of a feature table."""
+    """(data frame, settings or None) of a feature table.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A feature table (module docstring); the settings line is optional.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, dict or None)
+        The rows, and the recorded feature settings (``None`` when the table has no
+        settings line).
+
+    Raises
+    ------
+    InputFormatError
+        When the settings line is not JSON or has another version, or the table has no
+        rows, is not CSV, or has no ``lang`` column.
+    """
     import io
 
     import pandas as pd
@@ -110,7 +156,22 @@ def read_table(path: str | os.PathLike[str]):
 
 
 def numeric_columns(frame, columns: Sequence[str], where: str) -> None:
-    """Refuse missing, non-numeric or non-finite values in ``columns`` (naming column and row)."""
+    """Refuse missing, non-numeric or non-finite values in ``columns`` (naming column and row).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A feature table.
+    columns : sequence of str
+        The columns that must hold finite numbers.
+    where : str
+        The table's name in messages.
+
+    Raises
+    ------
+    InputFormatError
+        When a column is missing or a value is not a finite number.
+    """
     import pandas as pd
 
     missing = [c for c in columns if c not in frame.columns]
@@ -130,7 +191,21 @@ def numeric_columns(frame, columns: Sequence[str], where: str) -> None:
 # -- estimators ---------------------------------------------------------------------
 def save_estimator(est, path: str | os.PathLike[str], settings: dict | None, languages: Sequence[str],
                    n_topics: int) -> None:
-    """Write a fitted :class:`CoherenceEstimator` as JSON (module docstring)."""
+    """Write a fitted :class:`CoherenceEstimator` as JSON (module docstring).
+
+    Parameters
+    ----------
+    est : CoherenceEstimator
+        The fitted estimator.
+    path : str or os.PathLike
+        The JSON file to write.
+    settings : dict or None
+        The feature settings of the training tables (``None``: unrecorded).
+    languages : sequence of str
+        The training languages.
+    n_topics : int
+        The number of training topics.
+    """
     import sklearn
 
     from tealeaves._io import write_text
@@ -156,7 +231,27 @@ def _bad(path, what: str) -> InputFormatError:
 
 
 def load_estimator(path: str | os.PathLike[str]):
-    """(fitted :class:`CoherenceEstimator`, the saved document) from :func:`save_estimator`'s file."""
+    """(fitted :class:`CoherenceEstimator`, the saved document) from :func:`save_estimator`'s file.
+
+    The AdaBoost.R2 ensemble is rebuilt from the saved weights and lines, so the loaded
+    estimator predicts exactly what the trained one did.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`save_estimator`.
+
+    Returns
+    -------
+    tuple of (CoherenceEstimator, dict)
+        The fitted estimator and the saved JSON document.
+
+    Raises
+    ------
+    InputFormatError
+        When the file is not JSON, does not declare the format, has another format version,
+        or has a missing or malformed field.
+    """
     from sklearn.ensemble import AdaBoostRegressor
     from sklearn.linear_model import LinearRegression
 
@@ -205,7 +300,22 @@ def load_estimator(path: str | os.PathLike[str]):
 
 
 def check_compatible(doc: dict, table_settings: dict | None, where: str) -> None:
-    """Refuse a table computed with other feature settings than the estimator was trained on."""
+    """Refuse a table computed with other feature settings than the estimator was trained on.
+
+    Parameters
+    ----------
+    doc : dict
+        The saved estimator's document (:func:`load_estimator`).
+    table_settings : dict or None
+        The table's feature settings (:func:`read_table`).
+    where : str
+        The table's name in messages.
+
+    Raises
+    ------
+    ParameterError
+        When the settings differ, or either side's are unrecorded.
+    """
     trained = doc.get("settings")
     if trained == table_settings:
         return

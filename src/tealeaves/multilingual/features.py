@@ -39,8 +39,42 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
                    mta_mode: str = "pairs") -> tuple[pd.DataFrame, dict[str, str]]:
     """One row per topic with the estimator features; also the signature of each measure.
 
+    The features of the coherence estimator (Hao, Boyd-Graber and Paul 2018, §3.1; table in
+    the module docstring): CNPMI and INPMI (Hao et al. 2018, NPMI of Bouma 2009), MTA, TWC,
+    MC and ICC (eq. 5-6), and the optional era and drift groups.
     Diagnostic columns: ``inpmi_<lang>``, ``mta_uncovered`` (1 when the dictionary lists none
     of the topic's words; its MTA is 0), ``era_n_missing``, ``drift_n_missing``.
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``
+        (:mod:`tealeaves.multilingual.topics`).
+    reference : AlignedReference, str or os.PathLike
+        The (poor) aligned reference, or a built-in name or saved folder
+        (:func:`~tealeaves.multilingual.measures.as_aligned_reference`).
+    l1 : str
+        The high-resource language (English in the paper).
+    l2 : str
+        The other language.
+    dictionary : BilingualDictionary, optional
+        An ``l1``-``l2`` dictionary: adds ``mta`` and ``mta_uncovered``.
+    era : WordEra, optional
+        First-attestation years: adds ``era_mean``, ``era_std``, ``era_n_missing``.
+    drift : MeaningDrift, optional
+        A fitted meaning drift: adds ``drift_mean``, ``drift_std``, ``drift_n_missing``.
+    zero_cooccurrence : str, default "limit"
+        NPMI of present words that never co-occur, for CNPMI and INPMI ("limit": -1,
+        "zero": 0, "epsilon"; :data:`~tealeaves.multilingual.measures.ZERO_COOCCURRENCE`).
+    mta_mode : str, default "pairs"
+        The ``mode`` of :func:`~tealeaves.multilingual.measures.mta`.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, dict of str to str)
+        The feature table (one row per topic) and each measure's signature as a string, by
+        measure name (``cnpmi``, ``inpmi``, ``twc``, ``mc``, ``icc``, and ``mta``, ``era``,
+        ``drift`` when computed).
     """
     langs, k, c = M.check_multilingual_topics(topics, [l1, l2])
     reference = M.as_aligned_reference(reference, [l1, l2])

@@ -56,7 +56,20 @@ ZERO_COOCCURRENCE = Param("zero_cooccurrence", "choice", choices=ZERO_POLICIES, 
 
 @dataclass
 class TopicScores:
-    """Per-topic values of one measure, their mean, and the settings that produced them."""
+    """Per-topic values of one measure, their mean, and the settings that produced them.
+
+    Parameters
+    ----------
+    measure : str
+        The measure's name (``cnpmi``, ``inpmi``, ``mta``, ``twc``, ``mc``, ``icc``).
+    per_topic : numpy.ndarray
+        One value per topic.
+    signature : Signature
+        The settings that produced the values.
+    details : dict, optional
+        Counts behind the documented values (absent pairs, uncovered topics...) and
+        per-language or per-language-pair values; see each measure.
+    """
 
     measure: str
     per_topic: np.ndarray
@@ -69,6 +82,14 @@ class TopicScores:
         return float(np.mean(self.per_topic)) if len(self.per_topic) else 0.0
 
     def to_dict(self) -> dict:
+        """The scores as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``measure``, ``score`` (the mean), ``per_topic`` as a list, ``signature`` as its
+            string, and ``details``.
+        """
         return {"measure": self.measure, "score": self.score, "per_topic": self.per_topic.tolist(),
                 "signature": str(self.signature), "details": self.details}
 
@@ -76,11 +97,11 @@ class TopicScores:
 # -- input checks ------------------------------------------------------------
 def check_multilingual_topics(topics: Topics, languages: Sequence[str] | None = None
                               ) -> tuple[list[str], int, int]:
-    """Validate per-language ``topics`` (schema: :mod:`tealeaves.multilingual.topics`) and return
-    (languages, number of topics K, cardinality C).
+    """Validate per-language ``topics`` and return (languages, number of topics K, cardinality C).
 
-    Every language needs the same number of topics, each a non-empty list of word strings;
-    two keys naming the same language (``en`` and ``eng``) are refused.
+    The schema is that of :mod:`tealeaves.multilingual.topics`.  Every language needs the
+    same number of topics, each a non-empty list of word strings; two keys naming the same
+    language (``en`` and ``eng``) are refused.
 
     Parameters
     ----------
@@ -93,6 +114,16 @@ def check_multilingual_topics(topics: Topics, languages: Sequence[str] | None = 
     -------
     tuple
         (languages, K, the longest topic's length C).
+
+    Raises
+    ------
+    EmptyInputError
+        When no language is given, there are no topics, or a topic has no words.
+    TealeavesError
+        When a requested language has no topics.
+    InputFormatError
+        When a topic is not a list of distinct word strings, two keys name the same language,
+        or the languages have different numbers of topics.
     """
     langs = list(languages) if languages is not None else list(topics)
     if not langs:
@@ -123,9 +154,11 @@ def check_multilingual_topics(topics: Topics, languages: Sequence[str] | None = 
 
 
 def as_aligned_reference(reference, languages: Sequence[str]):
-    """An aligned (multilingual) reference: ``reference`` itself if it answers the count queries,
-    else a built-in name or a saved folder resolved by
-    :func:`tealeaves.multilingual.reference.resolve_reference` (one code path for both).
+    """An aligned (multilingual) reference: ``reference`` itself, or the one a name or folder gives.
+
+    ``reference`` is returned itself if it answers the count queries, else a built-in name or
+    a saved folder is resolved by :func:`tealeaves.multilingual.reference.resolve_reference`
+    (one code path for both).
 
     (The monolingual counterpart is :func:`tealeaves.coherence.measure.as_reference`.)
 
@@ -160,9 +193,34 @@ def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: i
                      zero_cooccurrence: str = "limit") -> np.ndarray:
     """NPMI (Bouma 2009; Hao et al. 2018 eq. 1) of a len(a) x len(b) block of count pairs.
 
-    The confirmation itself is the coherence engine's
+    NPMI(wi, wj) = log(P(wi, wj) / (P(wi) P(wj))) / -log P(wi, wj), each probability a
+    count divided by ``n``.  The confirmation itself is the coherence engine's
     (:func:`tealeaves.coherence.confirmation.confirm`); here a word with zero
     document frequency makes its pairs 0 (the paper's rule for absent words).
+
+    Parameters
+    ----------
+    joint : numpy.ndarray
+        Co-occurrence counts, shape ``(len(df_a), len(df_b))``.
+    df_a : numpy.ndarray
+        Document (or tuple) frequency of each row word.
+    df_b : numpy.ndarray
+        Document (or tuple) frequency of each column word.
+    n : int
+        The number of documents (or tuples) counted.
+    zero_cooccurrence : str, default "limit"
+        NPMI of present words that never co-occur ("limit": -1, "zero": 0, "epsilon": 1e-12
+        added to every joint probability; :data:`ZERO_COOCCURRENCE`).
+
+    Returns
+    -------
+    numpy.ndarray
+        NPMI per pair, shape of ``joint``.
+
+    Raises
+    ------
+    ParameterError
+        When ``zero_cooccurrence`` is not one of the policies.
     """
     ZERO_COOCCURRENCE.check(zero_cooccurrence)
     pa = np.asarray(df_a, dtype=float)[:, None] / n
@@ -186,7 +244,32 @@ def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str,
 
 def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
                zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
-    """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs."""
+    """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs.
+
+    Hao, Boyd-Graber and Paul (2018, eq. 3): the mean NPMI (:func:`npmi_from_counts`) over
+    the C x C pairs of an ``l1`` word and an ``l2`` word of topic k, counted on the tuples
+    holding a document in both languages (module docstring).
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``.
+    reference : AlignedReference, str or os.PathLike
+        The aligned reference, or a built-in name or saved folder
+        (:func:`as_aligned_reference`).
+    l1 : str
+        One language.
+    l2 : str
+        The other.
+    zero_cooccurrence : str, default "limit"
+        NPMI of present words that never co-occur (:data:`ZERO_COOCCURRENCE`).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, dict)
+        One CNPMI per topic, and ``{"n_absent_pairs", "n_never_cooccurring_pairs",
+        "n_tuples"}`` (the tuples counted).
+    """
     _, k, _ = check_multilingual_topics(topics, [l1, l2])
     reference = as_aligned_reference(reference, [l1, l2])
     n = reference.n_pairs(l1, l2)
@@ -205,7 +288,39 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
 
 def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero_cooccurrence: str = "limit") -> TopicScores:
-    """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4)."""
+    """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4).
+
+    CNPMI of Hao, Boyd-Graber and Paul (2018, eq. 3-4): :func:`cnpmi_pair` for every pair
+    of ``languages``, averaged per topic.  Documented values (module docstring): a pair with
+    a word absent from the reference scores 0; present words that never co-occur score by
+    ``zero_cooccurrence``.
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
+    reference : AlignedReference, str or os.PathLike
+        The aligned reference, or a built-in name or saved folder
+        (:func:`as_aligned_reference`).
+    languages : sequence of str, optional
+        The languages to score, at least two (default: every key of ``topics``).
+    zero_cooccurrence : str, default "limit"
+        NPMI of present words that never co-occur ("limit": -1, "zero": 0, "epsilon";
+        :data:`ZERO_COOCCURRENCE`).
+
+    Returns
+    -------
+    TopicScores
+        Measure ``cnpmi``; ``details`` holds ``n_absent_pairs``,
+        ``n_never_cooccurring_pairs``, ``n_tuples_<l1>-<l2>`` and ``per_language_pair``.
+
+    Raises
+    ------
+    TealeavesError
+        When fewer than two languages are given, or ``topics`` lacks one.
+    InputFormatError
+        When ``topics`` violates the schema (:func:`check_multilingual_topics`).
+    """
     langs, k, c = check_multilingual_topics(topics, languages)
     if len(langs) < 2:
         raise TealeavesError(f"CNPMI needs at least two languages, got {langs}")
@@ -224,7 +339,34 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
 def npmi_language(topics: Topics, reference, lang: str,
                   zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
-    """Monolingual NPMI per topic of one language over its side of the reference (eq. 2)."""
+    """Monolingual NPMI per topic of one language over its side of the reference (eq. 2).
+
+    The mean NPMI (Bouma 2009; :func:`npmi_from_counts`) over the C(C-1)/2 word pairs of
+    each topic, counted on ``lang``'s documents of the reference (Hao, Boyd-Graber and Paul
+    2018, eq. 2).
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` holding ``lang``.
+    reference : AlignedReference
+        The aligned reference (an object answering ``mono_counts``, not a name).
+    lang : str
+        The language to score.
+    zero_cooccurrence : str, default "limit"
+        NPMI of present words that never co-occur (:data:`ZERO_COOCCURRENCE`).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, dict)
+        One NPMI per topic, and ``{"n_absent_pairs", "n_never_cooccurring_pairs",
+        "n_documents"}``.
+
+    Raises
+    ------
+    TealeavesError
+        When a topic has fewer than two words.
+    """
     _, k, _ = check_multilingual_topics(topics, [lang])
     values = np.zeros(k)
     n = 0
@@ -248,7 +390,35 @@ def npmi_language(topics: Topics, reference, lang: str,
 
 def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero_cooccurrence: str = "limit") -> TopicScores:
-    """Internal NPMI: the mean over languages of each language's monolingual NPMI."""
+    """Internal NPMI: the mean over languages of each language's monolingual NPMI.
+
+    INPMI of Hao, Boyd-Graber and Paul (2018): :func:`npmi_language` (eq. 2) per language,
+    averaged per topic.
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
+    reference : AlignedReference, str or os.PathLike
+        The aligned reference, or a built-in name or saved folder
+        (:func:`as_aligned_reference`).
+    languages : sequence of str, optional
+        The languages to score (default: every key of ``topics``).
+    zero_cooccurrence : str, default "limit"
+        NPMI of present words that never co-occur (:data:`ZERO_COOCCURRENCE`).
+
+    Returns
+    -------
+    TopicScores
+        Measure ``inpmi``; ``details`` holds ``n_absent_pairs``,
+        ``n_never_cooccurring_pairs`` and ``per_language`` (each language's NPMI per topic,
+        read by :func:`gap_features`).
+
+    Raises
+    ------
+    TealeavesError
+        When a topic has fewer than two words, or ``topics`` lacks a language.
+    """
     langs, k, c = check_multilingual_topics(topics, languages)
     reference = as_aligned_reference(reference, langs)
     per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
@@ -263,7 +433,26 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
 
 def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:
-    """Topic word coverage: share of a topic's words (all languages) occurring in the reference."""
+    """Topic word coverage: share of a topic's words (all languages) occurring in the reference.
+
+    TWC of Hao, Boyd-Graber and Paul (2018): a word counts as found when its document
+    frequency on its language's side of the reference is positive.
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
+    reference : AlignedReference, str or os.PathLike
+        The aligned reference, or a built-in name or saved folder
+        (:func:`as_aligned_reference`).
+    languages : sequence of str, optional
+        The languages to count (default: every key of ``topics``).
+
+    Returns
+    -------
+    TopicScores
+        Measure ``twc``, one share per topic.
+    """
     langs, k, c = check_multilingual_topics(topics, languages)
     reference = as_aligned_reference(reference, langs)
     values = np.zeros(k)
@@ -279,7 +468,38 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
 
 def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
         mode: str = "pairs") -> TopicScores:
-    """Matching translation accuracy of each topic between ``l1`` and ``l2`` (see module docstring)."""
+    """Matching translation accuracy of each topic between ``l1`` and ``l2`` (see module docstring).
+
+    MTA (Hao, Boyd-Graber and Paul 2018): the share of translation pairs among the C x C
+    bilingual word pairs (``mode="pairs"``), or the share of ``l1`` words with a translation
+    among the ``l2`` words (``mode="words"``, a per-word reading of Boyd-Graber and Blei
+    2009).  Words are compared lowercased.  A topic none of whose words the dictionary lists
+    scores 0, with a warning, and is counted.
+
+    Parameters
+    ----------
+    topics : mapping
+        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``.
+    dictionary : BilingualDictionary
+        An ``l1``-``l2`` dictionary, in either orientation.
+    l1 : str
+        One language.
+    l2 : str
+        The other.
+    mode : str, default "pairs"
+        ``"pairs"`` or ``"words"``.
+
+    Returns
+    -------
+    TopicScores
+        Measure ``mta``; ``details`` holds ``n_uncovered_topics``, ``uncovered_topics``
+        (their indices) and ``n_entries`` (the dictionary's size).
+
+    Raises
+    ------
+    TealeavesError
+        When ``mode`` is unknown or the dictionary translates another language pair.
+    """
     langs, k, c = check_multilingual_topics(topics, [l1, l2])
     if mode not in ("pairs", "words"):
         raise TealeavesError(f"unknown MTA mode {mode!r}; use 'pairs' or 'words'")
@@ -310,7 +530,35 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, int]:
 
 def gap_features(cnpmi_scores: TopicScores, inpmi_scores: TopicScores, l1: str, l2: str,
                  alpha: float = GAP_ALPHA) -> tuple[TopicScores, TopicScores]:
-    """MC(l1; l2, k) and ICC(l1, l2, k) from per-topic CNPMI and per-language INPMI (eq. 5-6)."""
+    """MC(l1; l2, k) and ICC(l1, l2, k) from per-topic CNPMI and per-language INPMI (eq. 5-6).
+
+    Hao, Boyd-Graber and Paul (2018, eq. 5-6): MC = CNPMI / (INPMI(l1) + alpha) and
+    ICC = (INPMI(l1) + alpha) / (INPMI(l2) + alpha).  A zero denominator gives 0, counted in
+    ``details["n_zero_denominator"]``.
+
+    Parameters
+    ----------
+    cnpmi_scores : TopicScores
+        CNPMI per topic (:func:`cnpmi`).
+    inpmi_scores : TopicScores
+        INPMI (:func:`inpmi`) over both languages (its ``details["per_language"]``).
+    l1 : str
+        The high-resource language.
+    l2 : str
+        The other language.
+    alpha : float, default GAP_ALPHA
+        Smoothing of the denominators (0.001).
+
+    Returns
+    -------
+    tuple of (TopicScores, TopicScores)
+        MC and ICC, their signatures the CNPMI's fields plus ``alpha``.
+
+    Raises
+    ------
+    TealeavesError
+        When ``inpmi_scores`` lacks ``l1`` or ``l2``.
+    """
     per_lang = inpmi_scores.details.get("per_language", {})
     if l1 not in per_lang or l2 not in per_lang:
         raise TealeavesError(f"INPMI scores lack languages {l1}/{l2}; compute inpmi over both")

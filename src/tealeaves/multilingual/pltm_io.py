@@ -45,16 +45,54 @@ HEADER_KEYS = {"n_components": "n_topics"}
 
 
 class SavedPolylingualTopicModel(PolylingualTopicModel):
-    """A polylingual model read back by :func:`load_pltm` (per-language training ``theta`` stored)."""
+    """A polylingual model read back by :func:`load_pltm` (per-language training ``theta`` stored).
+
+    The polylingual topic model of Mimno et al. (2009), as
+    :class:`~tealeaves.models.polylingual.PolylingualTopicModel` fitted it; built by
+    :func:`load_pltm`, not by hand.
+    """
 
     def language_doc_topic(self, lang: str) -> np.ndarray:
-        """``theta`` of each training tuple's side in ``lang`` as saved."""
+        """``theta`` of each training tuple's side in ``lang`` as saved.
+
+        Parameters
+        ----------
+        lang : str
+            One of the model's languages.
+
+        Returns
+        -------
+        numpy.ndarray
+            The saved per-language document-topic proportions of the training tuples.
+        """
         return self.language_doc_topic_[self.languages_[self._language_index(lang)]]
 
 
 def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], preprocessors: dict,
               metadata: dict | None = None) -> Path:
-    """Write ``model`` (fitted) and its per-language ``preprocessors`` as a folder (module docstring)."""
+    """Write ``model`` (fitted) and its per-language ``preprocessors`` as a folder (module docstring).
+
+    Parameters
+    ----------
+    model : PolylingualTopicModel
+        A fitted polylingual topic model (Mimno et al. 2009).
+    folder : str or os.PathLike
+        The folder to write (created if needed).
+    preprocessors : dict
+        The fitted :class:`~tealeaves.corpus.preprocess.Preprocessor` of each language.
+    metadata : dict, optional
+        Stored in the header's ``metadata``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+
+    Raises
+    ------
+    OutputError
+        When ``folder`` exists and is not a folder.
+    """
     from tealeaves import _io
     from tealeaves.errors import OutputError
 
@@ -93,7 +131,18 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
 
 
 def is_pltm_folder(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a folder written by :func:`save_pltm`."""
+    """Whether ``path`` is a folder written by :func:`save_pltm`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A path.
+
+    Returns
+    -------
+    bool
+        True when ``path`` holds a ``pltm.npz`` file.
+    """
     return (Path(path) / MODEL_FILE).is_file()
 
 
@@ -109,7 +158,26 @@ def _hyperparameters(saved: dict) -> dict:
 
 
 def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicModel, dict]:
-    """Read a folder written by :func:`save_pltm`; returns (model, {lang: fitted Preprocessor})."""
+    """Read a folder written by :func:`save_pltm`; returns (model, {lang: fitted Preprocessor}).
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The model folder.
+
+    Returns
+    -------
+    tuple of (SavedPolylingualTopicModel, dict)
+        The model and each language's fitted preprocessor.
+
+    Raises
+    ------
+    InputNotFoundError
+        When ``folder`` does not exist.
+    InputFormatError
+        When it holds no readable ``pltm.npz`` of this format and version, or the file lacks
+        a field or holds topics of the wrong shape.
+    """
     from tealeaves.corpus import Vocabulary
     from tealeaves.corpus.preprocess import Preprocessor
 

@@ -57,7 +57,33 @@ def _found(value: object) -> str:
 
 
 def check_topic(lang: str, k: int, topic: object, where: str = "topics") -> list[str]:
-    """Topic ``k`` of ``lang`` as a list of word strings; :class:`InputFormatError` if it is not one."""
+    """Topic ``k`` of ``lang`` as a list of word strings; :class:`InputFormatError` if it is not one.
+
+    A topic is a list (or tuple, or numpy array) of distinct non-empty word strings without
+    whitespace (module docstring).
+
+    Parameters
+    ----------
+    lang : str
+        The topic's language key, for messages.
+    k : int
+        The topic's index, for messages.
+    topic : object
+        The value to check.
+    where : str, default "topics"
+        Where the topics came from, for messages.
+
+    Returns
+    -------
+    list of str
+        The topic's words.
+
+    Raises
+    ------
+    InputFormatError
+        When ``topic`` is not a list, a word is not a string (e.g. a ``[word, weight]`` pair
+        or a number), is empty or holds whitespace, or is listed twice.
+    """
     if type(topic).__name__ == "ndarray":  # a numpy array of words (np.str_ is a str)
         topic = topic.tolist()
     if isinstance(topic, str) or not isinstance(topic, (list, tuple)):
@@ -85,7 +111,28 @@ def check_topic(lang: str, k: int, topic: object, where: str = "topics") -> list
 
 
 def check_languages(keys: Sequence[str], where: str = "topics") -> dict[str, str]:
-    """Map each key to its canonical language code; two keys naming one language are refused."""
+    """Map each key to its canonical language code; two keys naming one language are refused.
+
+    Parameters
+    ----------
+    keys : sequence of str
+        Language keys (``en``, ``eng``, ``eng_Latn``...;
+        :func:`~tealeaves.corpus.aligned.language_code`).
+    where : str, default "topics"
+        Where the keys came from, for messages.
+
+    Returns
+    -------
+    dict of str to str
+        Each key's canonical code.
+
+    Raises
+    ------
+    UnknownLanguageError
+        When a key names no known language.
+    InputFormatError
+        When two keys name the same language.
+    """
     from tealeaves.corpus.aligned import UnknownLanguageError, language_code
 
     codes: dict[str, str] = {}
@@ -107,6 +154,27 @@ def validate_topics(raw: object, where: str = "topics") -> dict[str, list[list[s
 
     Keys become canonical codes; words are kept as given (the measures compare them
     with the reference's tokens exactly).
+
+    Parameters
+    ----------
+    raw : object
+        Parsed topics, e.g. a JSON object.
+    where : str, default "topics"
+        Where the topics came from, for messages.
+
+    Returns
+    -------
+    dict of str to list of list of str
+        ``{code: [[word, ...] per topic]}``.
+
+    Raises
+    ------
+    InputFormatError
+        When ``raw`` violates the schema: not a non-empty object, a language's value not a
+        list of topics, a bad topic (:func:`check_topic`), two keys naming one language, or
+        different numbers of topics, or none.
+    UnknownLanguageError
+        When a key names no known language.
     """
     if not isinstance(raw, Mapping):
         raise InputFormatError(f"{where} holds {_found(raw)}; expected an object {SCHEMA}")
@@ -159,12 +227,12 @@ def cardinality(topics: Mapping[str, Sequence[Sequence[str]]], n_top: int | None
 @renamed_parameters({"top": "n_top"})
 def read_multilingual_topics(path: str | os.PathLike[str], n_top: int | None = None,
                              encoding: str | None = None) -> dict[str, list[list[str]]]:
-    """Read a multilingual topics JSON file (schema in the module docstring): validated, lowercased,
-    cut to C words.
+    """Read a multilingual topics JSON file (schema in module docstring), lowercased, cut to C words.
 
-    Duplicate keys in the JSON object are refused (JSON parsers silently keep the last);
-    each topic must hold at least two distinct words after lowercasing.  (The monolingual
-    topic-word file reader is :func:`tealeaves.models.adapters.topic_files.read_topics`.)
+    The topics are validated (:func:`validate_topics`).  Duplicate keys in the JSON object
+    are refused (JSON parsers silently keep the last); each topic must hold at least two
+    distinct words after lowercasing.  (The monolingual topic-word file reader is
+    :func:`tealeaves.models.adapters.topic_files.read_topics`.)
 
     Parameters
     ----------
@@ -180,6 +248,16 @@ def read_multilingual_topics(path: str | os.PathLike[str], n_top: int | None = N
     -------
     dict
         ``{language code: [[word, ...] per topic]}``.
+
+    Raises
+    ------
+    EmptyInputError
+        When the file is empty.
+    InputFormatError
+        When it is not valid JSON, repeats a key, violates the schema, or a topic holds fewer
+        than two distinct words after lowercasing.
+    ParameterError
+        When ``n_top`` is below 2.
     """
     from tealeaves import _io
 
