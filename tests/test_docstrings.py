@@ -48,10 +48,11 @@ PACKAGES = [
     "tealeaves.models.adapters.paths",
     "tealeaves.models.lsi",
     "tealeaves.models.sklearn_lda",
+    "tealeaves.human",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
-EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli"}
+EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.human.cli"}
 
 
 def _modules() -> list[str]:
