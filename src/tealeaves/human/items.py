@@ -126,8 +126,8 @@ def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int =
                         other_top: int = 10, rankings: np.ndarray | None = None) -> dict:
     """One word-intrusion item for topic ``k``: its ``n_top`` words plus an intruder, shuffled.
 
-    Chang et al. (2009) §3.  The intruder is drawn uniformly from :func:`intruder_candidates` (those not already among the
-    topic's words).
+    Chang et al. (2009) §3.  The intruder is drawn uniformly from :func:`intruder_candidates`
+    (those not already among the topic's words).
 
     Parameters
     ----------
