@@ -29,7 +29,7 @@ MEASURE_SCORES = Param("measure_scores", "path",
 class ScoreTables(NamedTuple):
     """What :func:`load_tables` reads (a tuple, in this order).
 
-    Parameters
+    Attributes
     ----------
     scores : dict
         ``{score name: {topic: value}}``: the human scores table.
