@@ -98,6 +98,14 @@ def krippendorff_alpha(data: np.ndarray, level: str = "ordinal") -> float:
         When fewer than two pairable values exist or every value is the same (``D_e = 0``).
     TealeavesError
         When ``level`` is not one of :data:`LEVELS`.
+
+    Examples
+    --------
+    Two coders agree on three of four units:
+
+    >>> import numpy as np
+    >>> round(krippendorff_alpha(np.array([[1, 2, 3, 3], [1, 2, 3, 2]], float), "nominal"), 4)
+    0.6667
     """
     values, o = coincidence_matrix(data)
     n_c = o.sum(axis=1)

@@ -37,6 +37,11 @@ def rankdata(x: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         The rank of each value, as floats.
+
+    Examples
+    --------
+    >>> rankdata([10, 20, 20, 5])
+    array([2. , 3.5, 3.5, 1. ])
     """
     x = np.asarray(x, dtype=np.float64)
     order = np.argsort(x, kind="mergesort")

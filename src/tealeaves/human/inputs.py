@@ -5,6 +5,8 @@ the command line (``human build-study --doc-topic --documents --multilingual``) 
 paths through.  Errors name the Python parameter (``doc_topic``, ``documents``,
 ``multilingual``); the command line names its option instead.
 
+Examples
+--------
 >>> load_documents([{"title": "Oil", "text": "Prices rose."}, {"title": "Cats", "text": "Pets.", "id": "c"}])
 {'titles': ['Oil', 'Cats'], 'texts': ['Prices rose.', 'Pets.'], 'doc_ids': ['0', 'c']}
 """

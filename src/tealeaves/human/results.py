@@ -86,6 +86,11 @@ def parse_column_map(text: str | None) -> dict[str, str]:
     ------
     ResultsError
         When a pair has no ``=`` or names a column that is not one of the long format's.
+
+    Examples
+    --------
+    >>> parse_column_map("item_id=Input.item,annotator=WorkerId")
+    {'item_id': 'Input.item', 'annotator': 'WorkerId'}
     """
     if not text:
         return {}

@@ -52,6 +52,11 @@ def model_precision(choices: Sequence[str], intruder: str) -> float:
     ------
     EmptyInputError
         When ``choices`` is empty.
+
+    Examples
+    --------
+    >>> model_precision(["oil", "oil", "cat", "oil"], "oil")
+    0.75
     """
     if not choices:
         raise EmptyInputError("model precision needs at least one judgment")
@@ -82,6 +87,11 @@ def topic_log_odds(theta: dict, intruder: str, choices: Sequence[str]) -> float:
     ------
     EmptyInputError
         When ``choices`` is empty.
+
+    Examples
+    --------
+    >>> round(topic_log_odds({"0": 0.5, "3": 0.1, "7": 0.01}, "7", ["7", "3"]), 4)
+    -1.1513
     """
     if not choices:
         raise EmptyInputError("topic log odds need at least one judgment")
@@ -160,6 +170,11 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
     -------
     tuple
         The judgments kept, and the report of the filters (``removed`` counts by reason).
+
+    Raises
+    ------
+    ParameterError
+        When ``min_confidence`` is given and ``frame`` has no ``confidence`` column.
     """
     report: dict = {"min_confidence": min_confidence, "exclude_annotators": sorted(exclude_annotators or []),
                     "removed": {"low_confidence": 0, "no_confidence": 0, "by_annotator": 0}}
