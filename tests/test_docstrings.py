@@ -8,9 +8,11 @@ annotation other than ``None``, or a ``return <value>`` when it is not annotated
 or ``Yields`` section. A class documents its constructor's parameters in its own docstring (what
 mkdocstrings' ``merge_init_into_class`` renders) or in its ``__init__`` docstring; properties and
 dunder methods are exempt, and so is a deprecated alias (``tealeaves._params.deprecated_alias``:
-a wrapper named otherwise than the function it wraps, documented by that function). The parser
-is small on purpose: a section is a title line underlined by dashes, and an entry is a line at
-the section's indentation, ``name : type`` or ``name``.
+a wrapper named otherwise than the function it wraps, documented by that function); a named tuple
+may document its fields (its constructor's parameters) in an ``Attributes`` section instead, since
+mkdocstrings does not see the generated constructor. The parser is small on purpose: a section is a
+title line underlined by dashes, and an entry is a line at the section's indentation,
+``name : type`` or ``name``.
 """
 
 from __future__ import annotations
@@ -64,10 +66,11 @@ PACKAGES = [
     "tealeaves.multilingual.names",
     "tealeaves.multilingual.pltm_io",
     "tealeaves.multilingual.topics",
+    "tealeaves.human",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
-EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli"}
+EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.human.cli"}
 
 
 def _modules() -> list[str]:
@@ -224,6 +227,11 @@ def problems(qualified: str, obj, kind: str) -> list[str]:
     return out
 
 
+def _is_namedtuple(cls: type) -> bool:
+    """A ``typing.NamedTuple``: its generated constructor takes the fields, which griffe does not see."""
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
 def _class_problems(qualified: str, cls: type) -> list[str]:
     doc = cls.__doc__
     if not doc:
@@ -237,6 +245,8 @@ def _class_problems(qualified: str, cls: type) -> list[str]:
         return []
     found = {**sections(init.__doc__), **sections(doc)} if init.__doc__ else sections(doc)
     documented = documented_names(found.get("Parameters", []))
+    if _is_namedtuple(cls) and "Parameters" not in found:  # its fields, documented as attributes
+        documented = documented_names(found.get("Attributes", []))
     if (expected or "Parameters" in found) and not _same(documented, expected):
         return [f"{qualified}: Parameters documents {documented}, constructor has {expected}"]
     return []

@@ -17,7 +17,18 @@ from tealeaves.human.study import Study
 
 
 def bodies(study: Study):
-    """A hypothesis strategy of raw request bodies (bytes) for ``POST /api/TOKEN/judgments``."""
+    """A hypothesis strategy of raw request bodies (bytes) for ``POST /api/TOKEN/judgments``.
+
+    Parameters
+    ----------
+    study : Study
+        The study served: its item ids and options make the valid judgments.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        Bodies of every kind listed in the module docstring.
+    """
     from hypothesis import strategies as st
 
     scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70)
@@ -45,7 +56,28 @@ def bodies(study: Study):
 
 def post(port: int, path: str, body: bytes, headers: dict | None = None, host: str = "127.0.0.1",
          timeout: float = 10) -> tuple[int, dict, bytes]:
-    """POST ``body`` and return ``(status, headers, body)`` of the reply (one connection per request)."""
+    """POST ``body`` and return ``(status, headers, body)`` of the reply (one connection per request).
+
+    Parameters
+    ----------
+    port : int
+        The server's port.
+    path : str
+        The request path.
+    body : bytes
+        The request body (sent with ``Content-Type: application/json``).
+    headers : dict, optional
+        More request headers (they override the content type).
+    host : str
+        The server's address.
+    timeout : float
+        Seconds before the connection gives up.
+
+    Returns
+    -------
+    tuple
+        The reply's status, headers (a dict) and body (bytes).
+    """
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         conn.request("POST", path, body, {"Content-Type": "application/json", **(headers or {})})

@@ -31,7 +31,22 @@ HOST = "127.0.0.1"
 
 
 def load_study(n_items: int = 40, seed: int = 0) -> Study:
-    """A synthetic study of ``n_items`` items (half word intrusion, half rating), no check items."""
+    """A synthetic study of ``n_items`` items (half word intrusion, half rating), no check items.
+
+    Topics without an admissible intruder are made up for by second ratings of the same topics.
+
+    Parameters
+    ----------
+    n_items : int
+        Items of the study.
+    seed : int
+        Seed of the topics and the study.
+
+    Returns
+    -------
+    Study
+        The study, named ``load``.
+    """
     n_topics = n_items // 2
     rng = np.random.default_rng(seed)
     phi = rng.dirichlet(np.full(200, 0.05), size=n_topics)
@@ -45,13 +60,42 @@ def load_study(n_items: int = 40, seed: int = 0) -> Study:
 
 
 def free_port() -> int:
+    """A free TCP port on the loopback address.
+
+    Returns
+    -------
+    int
+        The port number.
+    """
     with socket.socket() as s:
         s.bind((HOST, 0))
         return s.getsockname()[1]
 
 
 def start_server(study_path: Path, db: Path, port: int, annotators: list[str]) -> subprocess.Popen:
-    """Start ``tealeaves annotate serve`` in a child process and wait until it answers /healthz."""
+    """Start ``tealeaves annotate serve`` in a child process and wait until it answers /healthz.
+
+    Parameters
+    ----------
+    study_path : pathlib.Path
+        The study file.
+    db : pathlib.Path
+        The judgment database.
+    port : int
+        The port on the loopback address.
+    annotators : list of str
+        The annotators' names.
+
+    Returns
+    -------
+    subprocess.Popen
+        The server process.
+
+    Raises
+    ------
+    RuntimeError
+        When the server exits or does not answer within 15 s (it is then killed).
+    """
     cmd = [sys.executable, "-m", "tealeaves.cli", "annotate", "serve", str(study_path), "--db", str(db),
            "--host", HOST, "--port", str(port), "--annotators", ",".join(annotators)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -76,7 +120,23 @@ class Client(threading.Thread):
 
     Every ``replay_every``-th acknowledged judgment is sent once more with its
     key, as a client does when a response is lost; the server must answer
-    "duplicate" and store nothing.
+    "duplicate" and store nothing.  ``retries``, ``replays`` and ``error`` (None, or
+    why the client stopped) are read after the thread ends.
+
+    Parameters
+    ----------
+    token : str
+        The annotator's link token.
+    items : list of dict
+        The items, in the order answered (each gets its first option as the response).
+    port : int
+        The server's port.
+    deadline : float
+        ``time.monotonic()`` value at which the client gives up.
+    acked : list
+        Shared list receiving ``(key, item id, response, status)`` of each acknowledged judgment.
+    lock : threading.Lock
+        Guards ``acked``.
     """
 
     replay_every = 10
@@ -90,6 +150,7 @@ class Client(threading.Thread):
         self.error: str | None = None
 
     def run(self) -> None:
+        """Answer every item (the thread's body); stop at the first error or the deadline."""
         conn = None
         for n, item in enumerate(self.items):
             body = json.dumps({"item_id": item["id"], "response": item["options"][0],
@@ -142,6 +203,26 @@ def run(workdir: Path, n_clients: int = 50, n_judgments: int = 2000, kill_after:
 
     ``kill_after`` is the fraction of judgments acknowledged before the
     SIGKILL.  Every client stops by itself at ``timeout`` seconds.
+
+    Parameters
+    ----------
+    workdir : pathlib.Path
+        Folder for the study file and the database.
+    n_clients : int
+        Simulated annotators.
+    n_judgments : int
+        Judgments in all (split evenly between the clients).
+    kill_after : float
+        Fraction of ``n_judgments`` acknowledged before the server is killed.
+    timeout : float
+        Seconds after which every client stops.
+
+    Returns
+    -------
+    dict
+        The audit (acknowledged, stored, ``lost``, ``stored_more_than_once``,
+        ``stored_unacknowledged``, client errors, retries, replays) and the timings and
+        throughputs before the kill, after the restart and overall.
     """
     workdir = Path(workdir)
     per_client = n_judgments // n_clients

@@ -28,7 +28,24 @@ AgreementUndefined = AgreementUndefinedError
 
 
 def coincidence_matrix(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Values and coincidence matrix of a coders x units array (NaN = missing)."""
+    """Values and coincidence matrix of a coders x units array (NaN = missing).
+
+    Krippendorff (2011): every unit with ``m_u >= 2`` pairable values adds
+    ``1 / (m_u - 1)`` to ``o_ck`` for each ordered pair ``(c, k)`` of its values from
+    different coders; units with fewer than two values add nothing.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        Coders x units array of numbers, NaN (or any non-finite value) where a coder gave no value.
+
+    Returns
+    -------
+    values : numpy.ndarray
+        The distinct finite values, sorted.
+    o : numpy.ndarray
+        The ``len(values) x len(values)`` coincidence matrix, in the order of ``values``.
+    """
     data = np.asarray(data, dtype=np.float64)
     values = np.unique(data[np.isfinite(data)])
     index = {v: i for i, v in enumerate(values)}
@@ -59,8 +76,36 @@ def _distance(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
 def krippendorff_alpha(data: np.ndarray, level: str = "ordinal") -> float:
     """Krippendorff's alpha of a coders x units array of numbers (NaN where a coder gave no value).
 
-    Raises :class:`AgreementUndefinedError` when fewer than two pairable values
-    exist or every value is the same (``D_e = 0``).
+    Krippendorff (2011), "Computing Krippendorff's alpha-reliability":
+    ``alpha = 1 - D_o / D_e`` from the coincidence matrix (:func:`coincidence_matrix`),
+    with the distance of the level of measurement (see the module docstring).
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        Coders x units array of numbers, NaN where a coder gave no value.
+    level : {"ordinal", "nominal", "interval"}
+        Level of measurement, which chooses the distance ``d2``.
+
+    Returns
+    -------
+    float
+        Alpha: 1 for perfect agreement, 0 for agreement at chance level, negative below it.
+
+    Raises
+    ------
+    AgreementUndefinedError
+        When fewer than two pairable values exist or every value is the same (``D_e = 0``).
+    TealeavesError
+        When ``level`` is not one of :data:`LEVELS`.
+
+    Examples
+    --------
+    Two coders agree on three of four units:
+
+    >>> import numpy as np
+    >>> round(krippendorff_alpha(np.array([[1, 2, 3, 3], [1, 2, 3, 2]], float), "nominal"), 4)
+    0.6667
     """
     values, o = coincidence_matrix(data)
     n_c = o.sum(axis=1)
@@ -77,7 +122,20 @@ def krippendorff_alpha(data: np.ndarray, level: str = "ordinal") -> float:
 
 
 def spearman_brown(r: float, factor: float = 2.0) -> float:
-    """Spearman-Brown prophecy: reliability of a test ``factor`` times as long, ``f r / (1 + (f - 1) r)``."""
+    """Spearman-Brown prophecy: reliability of a test ``factor`` times as long, ``f r / (1 + (f - 1) r)``.
+
+    Parameters
+    ----------
+    r : float
+        Reliability (correlation) of the test as it is.
+    factor : float
+        How many times longer the test is made (2 corrects a split half to full length).
+
+    Returns
+    -------
+    float
+        The predicted reliability ``f r / (1 + (f - 1) r)``.
+    """
     return float(factor * r / (1.0 + (factor - 1.0) * r))
 
 
@@ -90,6 +148,28 @@ def split_half_reliability(units: Sequence[Sequence[float]], *, n_splits: int = 
     than two responses are left out); the Pearson correlation of the two
     halves' means across units is averaged over the splits whose halves vary,
     and corrected to full length with :func:`spearman_brown`.
+
+    Parameters
+    ----------
+    units : sequence of sequence of float
+        Per-response scores of each unit.
+    n_splits : int
+        Number of random splits.
+    seed : int
+        Seed of the random number generator that shuffles the responses.
+
+    Returns
+    -------
+    dict
+        ``r_half`` (the mean half correlation), ``spearman_brown`` (corrected to full length),
+        ``n_units`` (units with two or more responses), ``n_splits``, ``n_splits_used`` (splits
+        whose halves varied) and ``seed``.
+
+    Raises
+    ------
+    AgreementUndefinedError
+        With fewer than 3 units of two or more responses, when the half scores never vary across
+        units, or when the halves are perfectly anti-correlated in every split.
     """
     units = [np.asarray(u, dtype=np.float64) for u in units if len(u) >= 2]
     if len(units) < 3:

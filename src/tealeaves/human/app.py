@@ -59,7 +59,17 @@ ROUTES = {"judgments": "POST", "state": "GET"}
 
 
 class BadRequest(Exception):
-    """A client error answered with ``status`` and a JSON ``{"error": ...}`` body."""
+    """A client error answered with ``status`` and a JSON ``{"error": ...}`` body.
+
+    Parameters
+    ----------
+    status : int
+        The HTTP status of the reply (4xx).
+    message : str
+        The error, the reply's ``error``.
+    **extra
+        More fields of the reply (e.g. ``options``); ``_headers`` gives reply headers instead.
+    """
 
     def __init__(self, status: int, message: str, **extra):
         super().__init__(message)
@@ -67,7 +77,23 @@ class BadRequest(Exception):
 
 
 class AnnotationApp:
-    """The study, the judgment store and the per-annotator item orders behind the server."""
+    """The study, the judgment store and the per-annotator item orders behind the server.
+
+    Creating the app binds the store to the study
+    (:meth:`~tealeaves.human.store.JudgmentStore.bind_study`) and loads the static files.
+
+    Parameters
+    ----------
+    study : Study
+        The study annotated.
+    store : JudgmentStore
+        Where the judgments are stored.
+
+    Raises
+    ------
+    StoreError
+        When the store holds judgments of another study.
+    """
 
     def __init__(self, study: Study, store: JudgmentStore):
         self.study = study
@@ -77,7 +103,19 @@ class AnnotationApp:
                         for name in STATIC}
 
     def state(self, annotator: str) -> dict:
-        """Progress of ``annotator`` and the next item they have not answered."""
+        """Progress of ``annotator`` and the next item they have not answered.
+
+        Parameters
+        ----------
+        annotator : str
+            The annotator's name.
+
+        Returns
+        -------
+        dict
+            ``annotator``, ``study`` (its name), ``total``, ``answered``, ``confidence`` (whether the
+            study asks for it) and ``item`` (the next item's public view, None when all are answered).
+        """
         done = self.store.answered(annotator)
         order = self.study.order_for(annotator)
         nxt = next((i for i in order if i not in done), None)
@@ -89,8 +127,25 @@ class AnnotationApp:
     def submit(self, annotator: str, body: object) -> tuple[int, dict]:
         """Validate and store one judgment; return the HTTP status and the JSON reply.
 
-        Raises :class:`BadRequest` for a body that is not a valid judgment and
-        :class:`~tealeaves.human.store.StoreUnavailableError` when it cannot be stored.
+        Parameters
+        ----------
+        annotator : str
+            The annotator's name.
+        body : object
+            The parsed request body (:func:`parse_body`).
+
+        Returns
+        -------
+        tuple of (int, dict)
+            200, or 409 when the item was already answered under another key; the reply holds
+            ``status`` (``stored``, ``duplicate`` or ``conflict``) and the annotator's progress.
+
+        Raises
+        ------
+        BadRequest
+            For a body that is not a valid judgment, or an idempotency key used for another judgment.
+        StoreUnavailableError
+            When it cannot be stored.
         """
         item, response, key, confidence, seconds = self.validate(body)
         try:
@@ -104,7 +159,25 @@ class AnnotationApp:
         return code, {"status": status, **{k: v for k, v in self.state(annotator).items() if k != "item"}}
 
     def validate(self, body: object) -> tuple[dict, str, str, float | None, float | None]:
-        """The item, response, key, confidence and time of a judgment body, or :class:`BadRequest`."""
+        """The item, response, key, confidence and time of a judgment body, or :class:`BadRequest`.
+
+        Parameters
+        ----------
+        body : object
+            The parsed request body: an object with ``item_id``, ``response`` and ``key`` (8-128
+            characters), and optionally ``confidence`` and ``time`` (finite numbers >= 0 or null).
+
+        Returns
+        -------
+        tuple
+            The study item, the response normalised to one of its options
+            (:func:`~tealeaves.human.results.normalize_response`), the key, the confidence and the time.
+
+        Raises
+        ------
+        BadRequest
+            400 for a malformed body, 404 for an unknown item.
+        """
         bad = HTTPStatus.BAD_REQUEST
         if not isinstance(body, dict):
             raise BadRequest(bad, f"the body must be a JSON object, found {_kind(body)}")
@@ -136,6 +209,27 @@ class AnnotationApp:
 
         ``allowed_origins`` (``scheme://host[:port]``) may post judgments besides
         the server's own address, e.g. the public origin of a reverse proxy.
+
+        Parameters
+        ----------
+        host : str
+            The address listened on.
+        port : int
+            The port (0 picks a free port).
+        quiet : bool
+            Do not log each request to standard error.
+        allowed_origins : sequence of str
+            More origins that may post judgments (:func:`check_origins`).
+
+        Returns
+        -------
+        http.server.ThreadingHTTPServer
+            The server, not yet serving (daemon threads).
+
+        Raises
+        ------
+        ParameterError
+            When an origin is not one, or the server cannot listen on ``host:port``.
         """
         app = self
 
@@ -169,6 +263,11 @@ def check_origins(origins: Sequence[str]) -> list[str]:
     -------
     list of str
         The origins as ``scheme://host[:port]``.
+
+    Raises
+    ------
+    ParameterError
+        When an origin is not ``http(s)://host[:port]``.
     """
     out = []
     for origin in origins:
@@ -205,7 +304,23 @@ def _number(body: dict, name: str) -> float | None:
 
 
 def parse_body(raw: bytes) -> object:
-    """Strict JSON: UTF-8, no NaN/Infinity literals; :class:`BadRequest` (400) otherwise."""
+    """Strict JSON: UTF-8, no NaN/Infinity literals; :class:`BadRequest` (400) otherwise.
+
+    Parameters
+    ----------
+    raw : bytes
+        The request body.
+
+    Returns
+    -------
+    object
+        The parsed JSON value (lone surrogates, which cannot be stored, are refused too).
+
+    Raises
+    ------
+    BadRequest
+        400 when the body is not strict UTF-8 JSON.
+    """
     try:
         body = loads_strict(raw.decode("utf-8"))
         json.dumps(body, ensure_ascii=False).encode("utf-8")  # lone surrogates (\ud800) cannot be stored
@@ -387,6 +502,35 @@ def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1",
     """Run the annotation server until interrupted, announcing each annotator's personal link.
 
     Names from the study or the command line are printed through :func:`escape`.
+
+    Parameters
+    ----------
+    study : Study
+        The study annotated.
+    db : str
+        The judgment database (:class:`~tealeaves.human.store.JudgmentStore`), created if missing.
+    annotators : list of str
+        The annotators; those new to the database get a link token.
+    host : str
+        The address listened on.
+    port : int
+        The port (0 picks a free port).
+    quiet : bool
+        Do not log each request to standard error.
+    synchronous : {"FULL", "NORMAL", "EXTRA"}
+        SQLite's ``synchronous`` setting of the store.
+    announce : callable
+        Called like :func:`print` (with ``flush=True``) with the serving line and one
+        ``LINK NAME URL`` line per annotator.
+    allowed_origins : sequence of str
+        More origins that may post judgments (:func:`check_origins`).
+
+    Raises
+    ------
+    StoreError
+        When the database cannot be used or belongs to another study.
+    ParameterError
+        When an origin is bad or the server cannot listen on ``host:port``.
     """
     store = JudgmentStore(db, synchronous=synchronous)
     try:

@@ -30,7 +30,32 @@ from tealeaves.signature import Signature
 
 
 def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
-    """Williams' t (Steiger 1980 eq. 7) for H0: rho12 = rho13, with the two-sided p-value (df = n - 3)."""
+    """Williams' t (Steiger 1980 eq. 7) for H0: rho12 = rho13, with the two-sided p-value (df = n - 3).
+
+    Williams (1959); the formula is in the module docstring.  1 is the human score, 2 and 3 the
+    two measures.
+
+    Parameters
+    ----------
+    r12 : float
+        Correlation of the human score with the first measure.
+    r13 : float
+        Correlation of the human score with the second measure.
+    r23 : float
+        Correlation of the two measures.
+    n : int
+        Number of topics.
+
+    Returns
+    -------
+    dict
+        ``t``, ``df`` (``n - 3``) and ``p_value`` (two-sided, Student's t).
+
+    Raises
+    ------
+    CorrelationError
+        With fewer than 4 topics, or when the two measures are perfectly correlated.
+    """
     from scipy import stats
 
     if n < 4:
@@ -44,7 +69,26 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
 
 
 def shared(human: Mapping, a: Mapping, b: Mapping) -> tuple[list[str], dict]:
-    """Topics with the human score and both measures; the topics dropped for lacking one, counted."""
+    """Topics with the human score and both measures; the topics dropped for lacking one, counted.
+
+    Values that are None count as absent.
+
+    Parameters
+    ----------
+    human : mapping
+        Topic -> human score.
+    a : mapping
+        Topic -> first measure.
+    b : mapping
+        Topic -> second measure.
+
+    Returns
+    -------
+    keys : list of str
+        The topics with all three, ordered by length then text.
+    dropped : dict
+        ``missing_first`` and ``missing_second``: topics of ``human`` lacking each measure.
+    """
     h, ma, mb = ({str(k): v for k, v in d.items() if v is not None} for d in (human, a, b))
     keys = [k for k in h if k in ma and k in mb]
     dropped = {
@@ -74,6 +118,47 @@ def compare_measures(
     is Pearson's r of ranks).  Kendall's tau gets the bootstrap interval only.
     ``bootstrap`` is the level resampled (:mod:`tealeaves.human.resampling`);
     every resample correlates both measures with the same resampled scores.
+
+    Parameters
+    ----------
+    human : mapping
+        Topic -> human score.
+    a : mapping
+        Topic -> first measure.
+    b : mapping
+        Topic -> second measure.
+    method : {"pearson", "spearman", "kendall"}
+        The correlation.
+    names : sequence of str
+        The two measures' names, keys of their correlations in the result.
+    human_name : str
+        Name of the human score.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Confidence level of the interval, in (0, 1).
+    bootstrap : {"topics", "annotators", "both"}
+        The level resampled.
+    responses : mapping, optional
+        Topic -> per-response values of the human score (for ``annotators`` and ``both``).
+
+    Returns
+    -------
+    dict
+        ``human``, ``measures``, ``method``, ``n_topics``, ``dropped`` (:func:`shared`), each
+        measure's correlation, ``difference`` (first minus second), ``ci`` (paired bootstrap),
+        ``signature`` and, for Pearson and Spearman, ``williams_t`` (:func:`williams_t`, or
+        ``undefined`` with the reason).
+
+    Raises
+    ------
+    CorrelationError
+        With fewer than 4 shared topics, when every resample was constant, or responses are
+        missing for the annotator-level bootstrap.
+    ParameterError
+        When an option is out of range.
     """
     from tealeaves.human.resampling import draw, responses_for
 
@@ -160,6 +245,11 @@ def split_key(topic: str, key: Sequence[str], sep: str) -> dict[str, str]:
     -------
     dict
         ``{part name: value}``.
+
+    Raises
+    ------
+    CorrelationError
+        When the id does not have as many parts as ``key``.
     """
     parts = str(topic).split(sep)
     if len(parts) != len(key):
@@ -193,6 +283,11 @@ def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str], by_name: 
     -------
     dict
         ``{values of the by parts: [topic ids]}``.
+
+    Raises
+    ------
+    CorrelationError
+        When ``key`` is empty, ``by`` names a part not in ``key``, or an id does not fit ``key``.
     """
     from tealeaves._params import naming
 
@@ -224,7 +319,37 @@ def by_group(
     responses: Mapping | None = None,
     **options,
 ) -> list[dict]:
-    """:func:`correlate` per group of ``by`` and pooled (first); a group with < 3 topics says why."""
+    """:func:`correlate` per group of ``by`` and pooled (first); a group with < 3 topics says why.
+
+    Parameters
+    ----------
+    human : mapping
+        Composite topic id -> human score.
+    measure : mapping
+        Composite topic id -> measure value.
+    key : sequence of str
+        The names of the parts of the topic ids (e.g. ``dataset, model, topic``).
+    by : sequence of str
+        The parts to group by.
+    sep : str
+        The separator of the parts.
+    responses : mapping, optional
+        Topic -> per-response values, for the annotator-level bootstrap.
+    **options
+        Passed to :func:`~tealeaves.human.correlation.correlate` (``methods``, ``n_boot``,
+        ``seed``, ``level``, names, ``bootstrap``).
+
+    Returns
+    -------
+    list of dict
+        The pooled result first, then one per group: ``group`` (the ``by`` parts' values) and
+        the correlations, or ``n_topics`` and ``undefined`` (the reason).
+
+    Raises
+    ------
+    CorrelationError
+        When the ids do not fit ``key`` or the pooled correlation is undefined.
+    """
     groups = groups_of(list(map(str, human)), key, sep, by)  # every id must fit the key
     present = {str(k) for k in measure}
     out = [{"group": "pooled", **correlate(human, measure, responses=responses, **options)}]
@@ -268,7 +393,49 @@ def model_level(
     (Pearson and Spearman) is reported.  ``group`` may name several parts of
     the key (``["dataset", "model"]``: a model per dataset, as in Chang et al.'s
     panels); a row then has each part, and a per-model table is keyed by the
-    parts joined by ``sep``.
+    parts joined by ``sep``.  This is the model-level comparison of Chang et al.
+    (2009, Figs. 3-4); Hoyle et al. (2021) examine how automatic and human evaluations
+    agree at this level.
+
+    Parameters
+    ----------
+    human : mapping
+        Composite topic id -> human score.
+    measure : mapping
+        Composite topic id -> measure value, or model -> value with ``per_model``.
+    key : sequence of str
+        The names of the parts of the topic ids.
+    sep : str
+        The separator of the parts.
+    group : str or sequence of str
+        The part(s) naming a model.
+    per_model : bool
+        ``measure`` is keyed by the model instead of the topic.
+    n_boot : int
+        Bootstrap resamples of each model's topics.
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Confidence level of the intervals, in (0, 1).
+    human_name : str
+        Name of the human score.
+    measure_name : str
+        Name of the measure.
+
+    Returns
+    -------
+    dict
+        ``human``, ``measure``, ``group``, ``models`` (per model: its parts, ``label``,
+        ``human`` and ``measure`` as ``mean``, ``low``, ``high``, ``n``; ``measure`` None without
+        one), ``n_without_measure``, ``signature`` and, with three usable models or more,
+        ``pearson`` and ``spearman`` (or ``undefined``).
+
+    Raises
+    ------
+    CorrelationError
+        When ``key`` is empty, a ``group`` part is not in it, or an id does not fit it.
+    ParameterError
+        When an option is out of range.
     """
     n_boot, seed, level, _, _ = check_options(n_boot, seed, level, [])
     parts = [group] if isinstance(group, str) else list(group)
@@ -318,7 +485,26 @@ def model_level(
 
 
 def model_plot(result: dict, path, *, xlabel: str | None = None, fmt: str = "png"):
-    """Human score against the measure per model, with intervals (Chang et al. 2009, Fig. 3 style)."""
+    """Human score against the measure per model, with intervals (Chang et al. 2009, Fig. 3 style).
+
+    Models without a measure are left out.
+
+    Parameters
+    ----------
+    result : dict
+        The result of :func:`model_level`.
+    path : str or os.PathLike
+        The image file.
+    xlabel : str, optional
+        Label of the x axis (default: the measure's name).
+    fmt : str
+        Image format passed to matplotlib (``png``, ``pdf``, ``svg``...).
+
+    Returns
+    -------
+    str or os.PathLike
+        ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -26,7 +26,23 @@ METHODS = ("pearson", "spearman", "kendall")
 
 
 def rankdata(x: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based), ties sharing the mean of their positions."""
+    """Average ranks (1-based), ties sharing the mean of their positions.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The values.
+
+    Returns
+    -------
+    numpy.ndarray
+        The rank of each value, as floats.
+
+    Examples
+    --------
+    >>> rankdata([10, 20, 20, 5])
+    array([2. , 3.5, 3.5, 1. ])
+    """
     x = np.asarray(x, dtype=np.float64)
     order = np.argsort(x, kind="mergesort")
     xs = x[order]
@@ -39,7 +55,25 @@ def rankdata(x: np.ndarray) -> np.ndarray:
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson's product-moment correlation."""
+    """Pearson's product-moment correlation.
+
+    ``r = sum (x - xbar)(y - ybar) / sqrt(sum (x - xbar)^2 sum (y - ybar)^2)``, clipped to [-1, 1].
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Paired values.
+
+    Returns
+    -------
+    float
+        Pearson's r.
+
+    Raises
+    ------
+    CorrelationError
+        When one of the variables is constant.
+    """
     x, y = np.asarray(x, float) - np.mean(x), np.asarray(y, float) - np.mean(y)
     den = np.sqrt((x * x).sum() * (y * y).sum())
     if den == 0:
@@ -48,12 +82,46 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rho: Pearson's r of the average ranks."""
+    """Spearman's rho: Pearson's r of the average ranks.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Paired values.
+
+    Returns
+    -------
+    float
+        Spearman's rho.
+
+    Raises
+    ------
+    CorrelationError
+        When one of the variables is constant.
+    """
     return pearson(rankdata(x), rankdata(y))
 
 
 def kendall(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's tau-b over all pairs (O(n^2), fine for topic counts)."""
+    """Kendall's tau-b over all pairs (O(n^2), fine for topic counts).
+
+    ``(P - Q) / sqrt((P + Q + T_x) (P + Q + T_y))`` (see the module docstring).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Paired values.
+
+    Returns
+    -------
+    float
+        Kendall's tau-b.
+
+    Raises
+    ------
+    CorrelationError
+        When one of the variables is constant.
+    """
     x, y = np.asarray(x, float), np.asarray(y, float)
     i, j = np.triu_indices(x.size, 1)
     sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
@@ -68,7 +136,31 @@ FUNCS = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
 
 
 def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Topics present in both mappings (keys compared as strings), with their values."""
+    """Topics present in both mappings (keys compared as strings), with their values.
+
+    Topics whose value is None in either mapping are left out.
+
+    Parameters
+    ----------
+    human : mapping
+        Topic -> human score.
+    measure : mapping
+        Topic -> measure value.
+
+    Returns
+    -------
+    keys : list of str
+        The shared topics, ordered by length then text (``2`` before ``10``).
+    x : numpy.ndarray
+        Their human scores.
+    y : numpy.ndarray
+        Their measure values.
+
+    Raises
+    ------
+    CorrelationError
+        When a shared topic has a non-finite value.
+    """
     h = {str(k): float(v) for k, v in human.items() if v is not None}
     m = {str(k): float(v) for k, v in measure.items() if v is not None}
     keys = sorted(set(h) & set(m), key=lambda s: (len(s), s))
@@ -87,6 +179,36 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
     topics fixed) or ``both`` (two-stage); the last two need ``responses``
     (a :class:`~tealeaves.human.resampling.Responses` of the topics of ``x``).
     Resamples in which a variable is constant are skipped and counted.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Human scores per topic.
+    y : numpy.ndarray
+        Measure values of the same topics.
+    method : {"pearson", "spearman", "kendall"}
+        The correlation.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Confidence level of the interval, in (0, 1).
+    bootstrap : {"topics", "annotators", "both"}
+        The level resampled.
+    responses : Responses, optional
+        Per-response values of the topics of ``x`` (ignored, as ``topics``, when None).
+
+    Returns
+    -------
+    dict
+        ``low``, ``high``, ``level``, ``n_boot``, ``n_degenerate`` (resamples skipped),
+        ``seed`` and ``bootstrap``.
+
+    Raises
+    ------
+    CorrelationError
+        When every resample was constant.
     """
     rng = np.random.default_rng(seed)
     if bootstrap == "topics" or responses is None:
@@ -110,7 +232,31 @@ def _safe(method: str, a: np.ndarray, b: np.ndarray) -> float | None:
 
 
 def check_options(n_boot, seed, level, methods, bootstrap="topics"):
-    """Validated ``(n_boot, seed, level, methods, bootstrap)`` of the correlation functions."""
+    """Validated ``(n_boot, seed, level, methods, bootstrap)`` of the correlation functions.
+
+    Parameters
+    ----------
+    n_boot : int
+        Bootstrap resamples (:data:`~tealeaves.human.params.N_BOOT` bounds).
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Confidence level, strictly between 0 and 1.
+    methods : iterable of str
+        Correlations, among :data:`METHODS`.
+    bootstrap : str
+        The level resampled, among :data:`~tealeaves.human.resampling.LEVELS`.
+
+    Returns
+    -------
+    tuple
+        The checked values, ``methods`` as a list.
+
+    Raises
+    ------
+    ParameterError
+        When a value is out of range or not one of the choices.
+    """
     from tealeaves.human.params import N_BOOT
 
     n_boot = check_int(n_boot, "n_boot", min_value=N_BOOT.min_value, max_value=N_BOOT.max_value)
@@ -130,6 +276,43 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
     also gets ``true_score``: the disattenuated correlation with the true
     per-topic scores and its two-stage shrinkage interval
     (:func:`tealeaves.human.resampling.true_score_ci`).
+
+    Parameters
+    ----------
+    human : mapping
+        Topic -> human score (e.g. model precision or mean rating).
+    measure : mapping
+        Topic -> value of the automatic measure (e.g. NPMI).
+    methods : sequence of str
+        Among ``pearson``, ``spearman`` and ``kendall``.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Confidence level of the intervals, in (0, 1).
+    human_name : str
+        Name of the human score, in the result and messages.
+    measure_name : str
+        Name of the measure, in the result and messages.
+    bootstrap : {"topics", "annotators", "both"}
+        The level resampled (:func:`bootstrap_ci`).
+    responses : mapping, optional
+        Topic -> per-response values of the human score.
+
+    Returns
+    -------
+    dict
+        ``human``, ``measure``, ``n_topics``, ``signature``, and per method ``estimate`` and
+        ``ci`` (:func:`bootstrap_ci`).
+
+    Raises
+    ------
+    CorrelationError
+        With fewer than 3 shared topics, non-finite scores, or responses missing for the
+        annotator-level bootstrap.
+    ParameterError
+        When an option is out of range.
     """
     n_boot, seed, level, methods, bootstrap = check_options(n_boot, seed, level, methods, bootstrap)
     keys, x, y = align(human, measure)
@@ -152,7 +335,30 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
 
 def scatter_plot(human: Mapping, measure: Mapping, path, *, human_name: str = "human score",
                  measure_name: str = "measure", annotate: bool = True):
-    """Scatter plot of the human score against the measure (matplotlib, Agg backend), saved to ``path``."""
+    """Scatter plot of the human score against the measure (matplotlib, Agg backend), saved to ``path``.
+
+    The title gives Spearman's rho over the shared topics (left out when undefined).
+
+    Parameters
+    ----------
+    human : mapping
+        Topic -> human score (the y axis).
+    measure : mapping
+        Topic -> measure value (the x axis).
+    path : str or os.PathLike
+        The image file.
+    human_name : str
+        Label of the y axis.
+    measure_name : str
+        Label of the x axis.
+    annotate : bool
+        Label each point with its topic id (only up to 60 topics).
+
+    Returns
+    -------
+    str or os.PathLike
+        ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -177,7 +383,24 @@ def scatter_plot(human: Mapping, measure: Mapping, path, *, human_name: str = "h
 
 
 def read_scores_meta(path) -> dict:
-    """From the JSON of ``human score -o``: ``topic_key``, ``key_sep`` and ``responses`` (else empty)."""
+    """From the JSON of ``human score -o``: ``topic_key``, ``key_sep`` and ``responses`` (else empty).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A scores file; one that is not ``.json`` gives empty ``responses``.
+
+    Returns
+    -------
+    dict
+        ``topic_key`` (list of str or None), ``key_sep`` (str or None) and ``responses``
+        (score -> topic -> finite per-response values).
+
+    Raises
+    ------
+    CorrelationError
+        When a ``.json`` file cannot be parsed.
+    """
     import json
 
     from tealeaves._io import read_text
@@ -207,6 +430,27 @@ def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float
     """A per-model table (CSV/JSON records with the ``group`` column(s)): ``{model: value of measure}``.
 
     With several group columns (``dataset, model``) the model is their values joined by ``sep``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table (read by :func:`~tealeaves.human.results.read_table`).
+    group : str or sequence of str
+        The column(s) naming the model.
+    measure : str
+        The column of values.
+    sep : str
+        Joins several group columns.
+
+    Returns
+    -------
+    dict of str to float
+        Model -> value; missing and non-finite values left out.
+
+    Raises
+    ------
+    CorrelationError
+        When a column is missing, a model id is empty, or a model is listed twice.
     """
     from tealeaves.human.results import read_table
 
@@ -240,6 +484,28 @@ def read_topic_table(path, report: dict | None = None, *, key=None,
     names, e.g. ``dataset, model, topic``) and a table that has all of them,
     the topic id is composed from those columns joined by ``sep``, as
     ``human import`` composes it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table (``.json``, else CSV/TSV).
+    report : dict, optional
+        Filled with the counts of missing and invalid values per column.
+    key : sequence of str, optional
+        Columns composing the topic id.
+    sep : str
+        Joins the ``key`` columns.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        Column -> topic -> value; columns with no number at all (labels, names) are left out.
+
+    Raises
+    ------
+    CorrelationError
+        When the file cannot be parsed, has no ``topic`` column, an empty topic id, or a topic
+        listed twice.
     """
     import json
 

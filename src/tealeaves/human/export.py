@@ -25,7 +25,21 @@ LONG_COLUMNS = ("item_id", "annotator", "response", "confidence", "time", "platf
 
 
 def item_row(item: Mapping) -> dict:
-    """Flatten a public item into one CSV row."""
+    """Flatten a public item into one CSV row.
+
+    Parameters
+    ----------
+    item : mapping
+        A public item (:meth:`~tealeaves.human.study.Study.public_item`).
+
+    Returns
+    -------
+    dict
+        ``item_id``, ``task``, ``n_options``, ``option_1`` ... ``option_n`` (with
+        ``option_i_words`` for topic intrusion, ``option_i_label`` on the 2 / 1 / 0 rating scale),
+        ``words`` (or ``language_j`` and ``words_j`` per language), and ``document``, ``title``,
+        ``text`` where the item has them.
+    """
     row = {"item_id": item["id"], "task": item["task"], "n_options": len(item["options"])}
     for i, opt in enumerate(item["options"], 1):
         row[f"option_{i}"] = opt
@@ -46,7 +60,27 @@ def item_row(item: Mapping) -> dict:
 
 
 def export_items(study: Study, path: str | Path, fmt: str | None = None) -> Path:
-    """Write the study's public items as ``csv`` or ``json`` (guessed from the suffix by default)."""
+    """Write the study's public items as ``csv`` or ``json`` (guessed from the suffix by default).
+
+    Parameters
+    ----------
+    study : Study
+        The study.
+    path : str or os.PathLike
+        The items file, written atomically.
+    fmt : {"csv", "json"}, optional
+        The format (default: the file's suffix).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ParameterError
+        When the format is neither ``csv`` nor ``json``.
+    """
     path = Path(path)
     fmt = fmt or path.suffix.lstrip(".").lower()
     if fmt not in ("csv", "json"):
@@ -66,7 +100,23 @@ def export_items(study: Study, path: str | Path, fmt: str | None = None) -> Path
 
 
 def write_long(rows: Iterable[Mapping], path: str | Path, extra: tuple[str, ...] = ()) -> int:
-    """Write judgments in the long format (one row per item, annotator and response)."""
+    """Write judgments in the long format (one row per item, annotator and response).
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        The judgments, with keys among :data:`LONG_COLUMNS` and ``extra`` (others ignored;
+        missing or None values are written empty).
+    path : str or os.PathLike
+        The CSV file, written atomically.
+    extra : tuple of str
+        Columns written after :data:`LONG_COLUMNS`.
+
+    Returns
+    -------
+    int
+        The number of rows written.
+    """
     n = 0
     with atomic_write(path, what="results file") as fh:
         writer = csv.DictWriter(fh, fieldnames=[*LONG_COLUMNS, *extra], extrasaction="ignore")

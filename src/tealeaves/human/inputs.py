@@ -5,6 +5,8 @@ the command line (``human build-study --doc-topic --documents --multilingual``) 
 paths through.  Errors name the Python parameter (``doc_topic``, ``documents``,
 ``multilingual``); the command line names its option instead.
 
+Examples
+--------
 >>> load_documents([{"title": "Oil", "text": "Prices rose."}, {"title": "Cats", "text": "Pets.", "id": "c"}])
 {'titles': ['Oil', 'Cats'], 'texts': ['Prices rose.', 'Pets.'], 'doc_ids': ['0', 'c']}
 """
@@ -24,7 +26,18 @@ from tealeaves.validation import check_unique
 
 
 def is_path(value: object) -> bool:
-    """Whether ``value`` names a file (a ``str`` or an ``os.PathLike``) rather than holding the data."""
+    """Whether ``value`` names a file (a ``str`` or an ``os.PathLike``) rather than holding the data.
+
+    Parameters
+    ----------
+    value : object
+        An argument that may be a path or the data itself.
+
+    Returns
+    -------
+    bool
+        True for a ``str`` or an ``os.PathLike``.
+    """
     return isinstance(value, (str, os.PathLike))
 
 
@@ -187,6 +200,14 @@ def resolve_documents(doc_topic, documents, titles, texts, doc_ids) -> tuple:
     -------
     tuple
         ``(doc_topic, titles, texts, doc_ids)``.
+
+    Raises
+    ------
+    ParameterError
+        When ``documents`` is given with ``titles``, ``texts`` or ``doc_ids``, or a ``doc_topic``
+        file comes without its documents.
+    InputNotFoundError, InputFormatError
+        From reading the files (:func:`load_doc_topic`, :func:`load_documents`).
     """
     from_file = is_path(doc_topic)
     if from_file:

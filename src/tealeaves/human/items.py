@@ -38,6 +38,18 @@ def word_keys(vocabulary: Sequence[str], seed: int = 0) -> np.ndarray:
     string, never on the word's column, so ranking ties broken by it are the
     same whatever order the vocabulary is in, and, unlike alphabetical order,
     do not favour any part of the alphabet.
+
+    Parameters
+    ----------
+    vocabulary : sequence of str
+        The words.
+    seed : int
+        The study's seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        One ``uint64`` key per word, in the order of ``vocabulary``.
     """
     import hashlib
 
@@ -57,6 +69,18 @@ def topic_rankings(model, seed: int = 0) -> np.ndarray:
     model's own ``top_word_ids`` ranking; where it has (tomotopy and MALLET
     give every word a topic never drew one and the same probability), the
     ranking no longer depends on the order of the vocabulary columns.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model with ``topic_word_weights_`` (``K x V``) and ``vocabulary_``.
+    seed : int
+        Seed of the tie-break keys.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``K x V`` word ids, each row most probable first.
     """
     weights = np.asarray(model.topic_word_weights_, dtype=np.float64)
     keys = word_keys([str(w) for w in model.vocabulary_], seed)
@@ -74,6 +98,22 @@ def intruder_candidates(rankings: np.ndarray, k: int, n_top: int = 5, other_top:
     least one other topic, and is not among topic ``k``'s ``n_top`` words.
     The order (by rank, not by word id) keeps the draw independent of the
     vocabulary's column order.
+
+    Parameters
+    ----------
+    rankings : numpy.ndarray
+        ``K x V`` word ids of each topic, most probable first (:func:`topic_rankings`).
+    k : int
+        The topic.
+    n_top : int
+        Topic ``k``'s words shown in the item, never candidates.
+    other_top : int
+        How many of another topic's most probable words qualify.
+
+    Returns
+    -------
+    numpy.ndarray
+        The candidates' word ids.
     """
     n_words = rankings.shape[1]
     bottom = rankings[k, (n_words + 1) // 2:]
@@ -86,9 +126,35 @@ def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int =
                         other_top: int = 10, rankings: np.ndarray | None = None) -> dict:
     """One word-intrusion item for topic ``k``: its ``n_top`` words plus an intruder, shuffled.
 
-    Raises :class:`StudyError` (caught by :func:`word_intrusion_items`, which
-    records an exclusion) when the topic has fewer than ``n_top + 1`` distinct
-    candidate words or no admissible intruder.
+    Chang et al. (2009) §3.  The intruder is drawn uniformly from :func:`intruder_candidates`
+    (those not already among the topic's words).
+
+    Parameters
+    ----------
+    model : object
+        A fitted model with ``topic_word_weights_`` and ``vocabulary_``.
+    k : int
+        The topic.
+    rng : numpy.random.Generator
+        Draws the intruder and shuffles the options.
+    n_top : int
+        Top words of the topic shown.
+    other_top : int
+        How many of another topic's most probable words may be the intruder.
+    rankings : numpy.ndarray, optional
+        Precomputed :func:`topic_rankings` (computed with seed 0 when not given).
+
+    Returns
+    -------
+    dict
+        The item: ``id`` (``wi-K``), ``task``, ``topic``, ``options``, ``answer`` (the intruder),
+        ``top_words`` and ``check`` (False).
+
+    Raises
+    ------
+    StudyError
+        When the topic has fewer than ``n_top + 1`` distinct candidate words or no admissible
+        intruder (caught by :func:`word_intrusion_items`, which records an exclusion).
     """
     rankings = topic_rankings(model) if rankings is None else rankings
     vocab = model.vocabulary_
@@ -112,7 +178,30 @@ def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int =
 def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Generator, *,
                          n_top: int = 5, other_top: int = 10,
                          rankings: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
-    """Word-intrusion items for ``topics`` (all by default) and the topics excluded, with reasons."""
+    """Word-intrusion items for ``topics`` (all by default) and the topics excluded, with reasons.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model with ``topic_word_weights_`` and ``vocabulary_``.
+    topics : sequence of int or None
+        The topics (None: every topic).
+    rng : numpy.random.Generator
+        Draws the intruders and shuffles the options.
+    n_top : int
+        Top words of each topic shown.
+    other_top : int
+        How many of another topic's most probable words may be the intruder.
+    rankings : numpy.ndarray, optional
+        Precomputed :func:`topic_rankings`.
+
+    Returns
+    -------
+    items : list of dict
+        One item per usable topic (:func:`word_intrusion_item`).
+    excluded : list of dict
+        ``task``, ``topic`` and ``reason`` of each topic that could not yield an item.
+    """
     rankings = topic_rankings(model) if rankings is None else rankings
     topics = range(rankings.shape[0]) if topics is None else topics
     items, excluded = [], []
@@ -126,7 +215,23 @@ def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Gen
 
 
 def opening(text: str, n_chars: int = 400) -> str:
-    """The first ``n_chars`` characters of ``text``, cut at a word boundary, with an ellipsis."""
+    """The first ``n_chars`` characters of ``text``, cut at a word boundary, with an ellipsis.
+
+    Whitespace runs are first collapsed to single spaces; a text no longer than ``n_chars`` is
+    returned whole, without an ellipsis.
+
+    Parameters
+    ----------
+    text : str
+        The document's text.
+    n_chars : int
+        Most characters kept.
+
+    Returns
+    -------
+    str
+        The opening.
+    """
     text = " ".join(text.split())
     if len(text) <= n_chars:
         return text
@@ -144,6 +249,39 @@ def topic_intrusion_item(doc_topic_row: np.ndarray, d: int, top_words: Sequence[
     document's topics by ``theta`` (rank ``>= ceil(K / 2)``), never one of
     the shown topics.  The item keeps ``theta`` of the four topics shown so
     that the topic log odds can be scored from the study file alone.
+
+    Parameters
+    ----------
+    doc_topic_row : numpy.ndarray
+        The document's topic proportions ``theta`` (length ``K``), positive and finite.
+    d : int
+        The document's row number (``doc_index``; the item id is ``ti-D``).
+    top_words : sequence of sequence of str
+        Each topic's top words, shown with the topics.
+    rng : numpy.random.Generator
+        Draws the intruder and shuffles the options.
+    doc_id : str
+        The document's id.
+    title : str
+        The document's title.
+    text : str
+        The document's text; its opening is shown (:func:`opening`).
+    n_shown : int
+        The document's most probable topics shown.
+    opening_chars : int
+        Characters of the text shown.
+
+    Returns
+    -------
+    dict
+        The item: ``id``, ``task``, ``document``, ``doc_index``, ``title``, ``text``,
+        ``options`` (topic ids as strings), ``option_words``, ``theta``, ``answer`` and ``check``.
+
+    Raises
+    ------
+    StudyError
+        When ``theta`` is not positive and finite, or ``K`` is too small to leave a low-probability
+        topic outside the shown ones.
     """
     theta = np.asarray(doc_topic_row, dtype=np.float64)
     n_topics = theta.size
@@ -168,7 +306,20 @@ def topic_intrusion_item(doc_topic_row: np.ndarray, d: int, top_words: Sequence[
 
 
 def rating_item(k: int, words: Sequence[str]) -> dict:
-    """A coherence-rating item: a topic's top words judged 2 / 1 / 0 (Lau et al. 2014)."""
+    """A coherence-rating item: a topic's top words judged 2 / 1 / 0 (Lau et al. 2014).
+
+    Parameters
+    ----------
+    k : int
+        The topic.
+    words : sequence of str
+        Its top words.
+
+    Returns
+    -------
+    dict
+        The item (``id`` ``r-K``, options :data:`RATING_SCALE`).
+    """
     return {"id": f"r-{k}", "task": RATING, "topic": int(k), "words": list(words),
             "options": list(RATING_SCALE), "check": False}
 
@@ -180,6 +331,24 @@ def multilingual_words(topic_words, n: int) -> dict[str, list[list[str]]]:
     model with ``languages_`` and ``top_words(lang, n)`` (such as
     :class:`~tealeaves.models.polylingual.PolylingualTopicModel`); or an
     object whose ``top_words(n)`` returns such a mapping.
+
+    Parameters
+    ----------
+    topic_words : mapping or object
+        The word lists, or a model that gives them.
+    n : int
+        Words kept per topic.
+
+    Returns
+    -------
+    dict of str to list of list of str
+        Each language's word lists, one per topic, cut to ``n`` words.
+
+    Raises
+    ------
+    StudyError
+        When ``topic_words`` gives no word lists, fewer than two languages, or languages with
+        different numbers of topics.
     """
     if not isinstance(topic_words, Mapping):
         if hasattr(topic_words, "languages_") and hasattr(topic_words, "top_words"):
@@ -198,7 +367,22 @@ def multilingual_words(topic_words, n: int) -> dict[str, list[list[str]]]:
 
 
 def multilingual_rating_item(k: int, words: Mapping[str, Sequence[str]], languages: Sequence[str]) -> dict:
-    """A Hao et al. (2018) item: topic ``k``'s top words in two languages side by side."""
+    """A Hao et al. (2018) item: topic ``k``'s top words in two languages side by side.
+
+    Parameters
+    ----------
+    k : int
+        The topic.
+    words : mapping of str to sequence of str
+        The topic's top words per language.
+    languages : sequence of str
+        The two languages shown, in order.
+
+    Returns
+    -------
+    dict
+        The item (``id`` ``ml-K``, options :data:`RATING_SCALE`).
+    """
     return {"id": f"ml-{k}", "task": MULTILINGUAL_RATING, "topic": int(k), "languages": list(languages),
             "words": {lang: list(words[lang]) for lang in languages},
             "options": list(RATING_SCALE), "check": False}
@@ -210,6 +394,27 @@ def rating_check_item(i: int, word_lists: Sequence[Sequence[str]], n_words: int,
     """An obviously incoherent topic: the top word of ``n_words`` different topics.
 
     Its expected rating is 0 (incoherent).
+
+    Parameters
+    ----------
+    i : int
+        The check item's number (its id is ``check-r-I``).
+    word_lists : sequence of sequence of str
+        Each topic's top words.
+    n_words : int
+        Topics drawn (without replacement), one top word each; repeated words are kept once.
+    rng : numpy.random.Generator
+        Draws the topics.
+
+    Returns
+    -------
+    dict
+        The check item (``check`` True, ``expected`` ``["0"]``).
+
+    Raises
+    ------
+    StudyError
+        When there are fewer than ``n_words`` topics.
     """
     if len(word_lists) < n_words:
         raise StudyError(f"an incoherent check topic needs {n_words} topics to draw from, got "
@@ -227,6 +432,31 @@ def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: in
     The host topic is drawn at random; the intruder is, among the
     ``other_top`` words of the topic whose word distribution has the smallest
     cosine similarity with the host, the one least probable in the host.
+
+    Parameters
+    ----------
+    i : int
+        The check item's number (its id is ``check-wi-I``).
+    model : object
+        A fitted model with ``topic_word_weights_`` and ``vocabulary_``.
+    rng : numpy.random.Generator
+        Draws the host topic and shuffles the options.
+    n_top : int
+        Top words of the host shown.
+    rankings : numpy.ndarray, optional
+        Precomputed :func:`topic_rankings`.
+    other_top : int
+        Top words of the least similar topic from which the intruder is chosen.
+
+    Returns
+    -------
+    dict
+        The check item (``host_topic``, ``source_topic``, ``answer`` and ``expected`` the intruder).
+
+    Raises
+    ------
+    StudyError
+        With fewer than two topics, or when no word of the other topic lies outside the host's top words.
     """
     rankings = topic_rankings(model) if rankings is None else rankings
     w = np.asarray(model.topic_word_weights_, dtype=np.float64)
@@ -261,6 +491,27 @@ def multilingual_check_item(i: int, words: Mapping[str, Sequence[Sequence[str]]]
 
     The two sides are about different subjects, so the expected rating is 0
     (Hao et al. 2018 §5.1 insert such easily identified incoherent topics).
+
+    Parameters
+    ----------
+    i : int
+        The check item's number (its id is ``check-ml-I``).
+    words : mapping of str to sequence of sequence of str
+        Each language's word lists, one per topic.
+    languages : sequence of str
+        The two languages shown.
+    rng : numpy.random.Generator
+        Draws the two distinct topics.
+
+    Returns
+    -------
+    dict
+        The check item (``expected`` ``["0"]``).
+
+    Raises
+    ------
+    StudyError
+        With fewer than two topics.
     """
     n_topics = len(words[languages[0]])
     if n_topics < 2:
@@ -273,7 +524,18 @@ def multilingual_check_item(i: int, words: Mapping[str, Sequence[Sequence[str]]]
 
 
 def require_items(items: Sequence[dict]) -> None:
-    """Raise :class:`EmptyInputError` when a study has no items."""
+    """Raise :class:`EmptyInputError` when a study has no items.
+
+    Parameters
+    ----------
+    items : sequence of dict
+        The study's items.
+
+    Raises
+    ------
+    EmptyInputError
+        When ``items`` is empty.
+    """
     if not items:
         raise EmptyInputError("the study has no items: ask for at least one task with at least one "
                               "topic or document (see the exclusions for topics that could not be used)")

@@ -42,7 +42,21 @@ LEVELS = ("topics", "annotators", "both")
 
 
 class Responses:
-    """Per-topic response values padded into a ``K x n_max`` array (``n`` per topic)."""
+    """Per-topic response values padded into a ``K x n_max`` array (``n`` per topic).
+
+    Attributes ``n`` (responses per topic), ``pad`` (the values, zero-padded) and ``mask``
+    (which cells hold a response).
+
+    Parameters
+    ----------
+    values : sequence of sequence of float
+        Each topic's per-response values.
+
+    Raises
+    ------
+    ValueError
+        When there is no topic or a topic has no response.
+    """
 
     def __init__(self, values: Sequence[Sequence[float]]):
         self.n = np.array([len(v) for v in values], dtype=np.int64)
@@ -55,15 +69,32 @@ class Responses:
 
     @property
     def means(self) -> np.ndarray:
+        """Each topic's mean response ``ybar_k``."""
         return (self.pad * self.mask).sum(1) / self.n
 
     def noise(self) -> np.ndarray:
-        """``s_k^2 / n_k``: the sampling variance of each topic's mean (:func:`noise_of`)."""
+        """``s_k^2 / n_k``: the sampling variance of each topic's mean (:func:`noise_of`).
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per topic.
+        """
         dev = (self.pad - self.means[:, None]) * self.mask
         return noise_of((dev**2).sum(1), self.n[None, :])[0] if self.n.size else np.zeros(0)
 
     def shrunk(self) -> Responses:
-        """The shrinkage two-stage resampling population (Davison & Hinkley 1997 §3.8)."""
+        """The shrinkage two-stage resampling population (Davison & Hinkley 1997 §3.8).
+
+        Topic means are shrunk to ``ybar + sqrt(R_hat) (ybar_k - ybar)`` (:func:`reliability`, 0 when
+        not positive) and each response's deviation from its mean is inflated by
+        ``sqrt(n_k / (n_k - 1))``.
+
+        Returns
+        -------
+        Responses
+            The resampling population, with the same ``n`` and ``mask``.
+        """
         means, rel = self.means, reliability(self.means, self.noise())
         out = Responses.__new__(Responses)
         out.n, out.mask = self.n, self.mask
@@ -78,6 +109,18 @@ def noise_of(squares: np.ndarray, n: np.ndarray) -> np.ndarray:
 
     A topic with a single response has no variance of its own; it gets the
     mean ``s^2`` of the row's topics with two or more (0 if there are none).
+
+    Parameters
+    ----------
+    squares : numpy.ndarray
+        Sums of squared deviations from each topic's mean, ``B x K`` (or ``K``).
+    n : numpy.ndarray
+        Responses per topic, broadcast to the shape of ``squares``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``B x K`` sampling variances of the topic means.
     """
     squares = np.atleast_2d(squares)
     n = np.broadcast_to(np.atleast_2d(n), squares.shape)
@@ -89,13 +132,52 @@ def noise_of(squares: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def reliability(means: np.ndarray, noise: np.ndarray) -> float:
-    """Reliability of topic scores: ``1 - mean(s_k^2/n_k) / var(ybar_k)`` (NaN-free; -inf if no spread)."""
+    """Reliability of topic scores: ``1 - mean(s_k^2/n_k) / var(ybar_k)`` (NaN-free; -inf if no spread).
+
+    Parameters
+    ----------
+    means : numpy.ndarray
+        Each topic's mean ``ybar_k``.
+    noise : numpy.ndarray
+        Each topic's ``s_k^2 / n_k``.
+
+    Returns
+    -------
+    float
+        ``R_hat``; -inf when the means do not vary (or there is one topic).
+    """
     var = float(np.var(means, ddof=1)) if means.size > 1 else 0.0
     return 1.0 - float(np.mean(noise)) / var if var > 0 else -np.inf
 
 
 def draw(rng: np.random.Generator, responses: Responses, n_boot: int, level: str):
-    """``(idx, h, noise)``: drawn topic indices ``B x K``, their resampled scores and ``s^2/n``."""
+    """``(idx, h, noise)``: drawn topic indices ``B x K``, their resampled scores and ``s^2/n``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The bootstrap's generator.
+    responses : Responses
+        The per-response values.
+    n_boot : int
+        Resamples ``B``.
+    level : {"topics", "annotators", "both"}
+        The level resampled (module docstring).
+
+    Returns
+    -------
+    idx : numpy.ndarray
+        ``B x K`` topic indices (each row ``0..K-1`` for ``annotators``).
+    h : numpy.ndarray
+        ``B x K`` resampled topic scores.
+    noise : numpy.ndarray
+        ``B x K`` sampling variances of those scores (:func:`noise_of`).
+
+    Raises
+    ------
+    ParameterError
+        When ``level`` is not one of :data:`LEVELS`.
+    """
     level = check_choice(level, "bootstrap", LEVELS)
     k = responses.n.size
     idx = np.tile(np.arange(k), (n_boot, 1)) if level == "annotators" else rng.integers(0, k, (n_boot, k))
@@ -112,7 +194,18 @@ def draw(rng: np.random.Generator, responses: Responses, n_boot: int, level: str
 
 
 def pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row pair (NaN where a row is constant; callers count those)."""
+    """Pearson's r of each row pair (NaN where a row is constant; callers count those).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        ``B x K`` arrays paired row by row.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``B`` correlations, clipped to [-1, 1].
+    """
     a = a - a.mean(1, keepdims=True)
     b = b - b.mean(1, keepdims=True)
     den = np.sqrt((a * a).sum(1) * (b * b).sum(1))
@@ -121,7 +214,24 @@ def pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def disattenuated(r: np.ndarray, h: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """``r / sqrt(R)`` per row, clipped to [-1, 1]; NaN where the reliability is not positive."""
+    """``r / sqrt(R)`` per row, clipped to [-1, 1]; NaN where the reliability is not positive.
+
+    Spearman's (1904) correction for attenuation, with ``R = 1 - mean_k(noise) / var_k(h)``.
+
+    Parameters
+    ----------
+    r : numpy.ndarray
+        ``B`` observed correlations.
+    h : numpy.ndarray
+        ``B x K`` topic scores of each resample.
+    noise : numpy.ndarray
+        ``B x K`` sampling variances of those scores.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``B`` disattenuated correlations.
+    """
     var = np.var(h, axis=1, ddof=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = 1.0 - noise.mean(1) / var
@@ -132,7 +242,32 @@ def disattenuated(r: np.ndarray, h: np.ndarray, noise: np.ndarray) -> np.ndarray
 def true_score_ci(
     responses: Responses, measure: np.ndarray, rng: np.random.Generator, n_boot: int, level: float
 ) -> dict:
-    """Disattenuated Pearson correlation with the true scores and its two-stage shrinkage interval."""
+    """Disattenuated Pearson correlation with the true scores and its two-stage shrinkage interval.
+
+    The estimate is ``r / sqrt(R_hat)`` (Spearman 1904); the interval is the percentile interval
+    of the shrinkage two-stage bootstrap (:meth:`Responses.shrunk`, Davison & Hinkley 1997 §3.8)
+    shifted by the estimate minus ``r`` (see the module docstring).
+
+    Parameters
+    ----------
+    responses : Responses
+        Per-response values of the topics.
+    measure : numpy.ndarray
+        The measure's value of each topic, in the same order.
+    rng : numpy.random.Generator
+        The bootstrap's generator.
+    n_boot : int
+        Resamples.
+    level : float
+        Confidence level of the interval.
+
+    Returns
+    -------
+    dict
+        ``estimate``, ``observed`` (``r``), ``reliability`` and ``ci`` (``low``, ``high``,
+        ``level``, ``n_boot``, ``n_degenerate``, ``method``); or ``undefined`` (the reason) and
+        ``reliability`` when the reliability, or that of every resample, is not positive.
+    """
     means, noise = responses.means, responses.noise()
     r = float(pearson_rows(means[None], measure[None])[0])
     rel = reliability(means, noise)
@@ -166,7 +301,27 @@ def true_score_ci(
 
 
 def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | None, what: str) -> Responses:
-    """The responses of ``keys`` from ``{topic: [values]}``; a clear error if any topic lacks them."""
+    """The responses of ``keys`` from ``{topic: [values]}``; a clear error if any topic lacks them.
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The topics, in order.
+    table : mapping of str to sequence of float, or None
+        Topic -> per-response values.
+    what : str
+        The score's name, for messages.
+
+    Returns
+    -------
+    Responses
+        The responses of ``keys``.
+
+    Raises
+    ------
+    CorrelationError
+        When ``table`` is None or a topic has no values.
+    """
     if table is None:
         raise CorrelationError(
             f"bootstrapping annotators needs the per-response values of {what}",

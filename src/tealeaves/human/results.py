@@ -44,14 +44,24 @@ REASONS = ("missing_value", "unknown_item", "unknown_annotator", "invalid_respon
 
 @dataclass
 class JudgmentResults:
-    """Validated judgments of a study (a DataFrame in the long format) and the import report
-    (:func:`read_results`)."""
+    """Validated judgments of a study and the import report (:func:`read_results`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The judgments kept, in the long format (``item_id``, ``annotator``, ``response``, and
+        ``confidence``, ``time``, ``platform`` where read), responses normalised to the item's options.
+    report : dict
+        The import report: ``rows_read``, ``rows_kept``, ``excluded`` (counts by reason,
+        :data:`REASONS`), ``examples``, ``invalid_values`` and, where found, ``outside_scale``.
+    """
 
     frame: pd.DataFrame
     report: dict = field(default_factory=dict)
 
     @property
     def annotators(self) -> list[str]:
+        """The annotators of the judgments, sorted."""
         return sorted(self.frame["annotator"].unique())
 
 
@@ -60,7 +70,28 @@ Results = JudgmentResults
 
 
 def parse_column_map(text: str | None) -> dict[str, str]:
-    """Parse ``"item_id=Input.item,annotator=WorkerId"`` into ``{"item_id": "Input.item", ...}``."""
+    """Parse ``"item_id=Input.item,annotator=WorkerId"`` into ``{"item_id": "Input.item", ...}``.
+
+    Parameters
+    ----------
+    text : str or None
+        Comma-separated ``OURS=THEIRS`` pairs, ``OURS`` one of the long format's columns.
+
+    Returns
+    -------
+    dict of str to str
+        Our column names to the file's (empty for no ``text``).
+
+    Raises
+    ------
+    ResultsError
+        When a pair has no ``=`` or names a column that is not one of the long format's.
+
+    Examples
+    --------
+    >>> parse_column_map("item_id=Input.item,annotator=WorkerId")
+    {'item_id': 'Input.item', 'annotator': 'WorkerId'}
+    """
     if not text:
         return {}
     out = {}
@@ -74,7 +105,23 @@ def parse_column_map(text: str | None) -> dict[str, str]:
 
 
 def normalize_response(item: Mapping, value: object) -> str | None:
-    """The item option ``value`` denotes, or None if it is not one of them."""
+    """The item option ``value`` denotes, or None if it is not one of them.
+
+    Tried in turn: the option as written; on a 2 / 1 / 0 rating scale, its label
+    (``"coherent"``, any case); a whole number written as a float (``"2.0"``); the option up to case.
+
+    Parameters
+    ----------
+    item : mapping
+        The study item (its ``options``).
+    value : object
+        The response as read.
+
+    Returns
+    -------
+    str or None
+        The option, or None when ``value`` is none of them.
+    """
     text = str(value).strip()
     options = item["options"]
     if text in options:
@@ -94,7 +141,28 @@ def normalize_response(item: Mapping, value: object) -> str | None:
 
 
 def read_table(source, encoding: str | None = None) -> pd.DataFrame:
-    """A results table from a DataFrame or a CSV/TSV/JSON/JSON-lines file (read by :mod:`tealeaves._io`)."""
+    """A results table from a DataFrame or a CSV/TSV/JSON/JSON-lines file (read by :mod:`tealeaves._io`).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or pandas.DataFrame
+        A DataFrame (copied), or a file: ``.json`` (a list of objects), ``.jsonl`` (one object per
+        line), or else CSV/TSV (the separator is sniffed; every cell is read as text).
+    encoding : str, optional
+        Encoding of the file (default UTF-8).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table as read.
+
+    Raises
+    ------
+    EmptyInputError
+        When the file is empty.
+    ResultsError
+        When the file cannot be parsed, is not a list of records, or has a column twice.
+    """
     if isinstance(source, pd.DataFrame):
         return source.copy()
     path = Path(source)
@@ -157,8 +225,16 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
 
     Returns
     -------
-    Results
+    JudgmentResults
         The judgments kept and the report of those excluded.
+
+    Raises
+    ------
+    ResultsError
+        When required columns are missing (after the mapping) or doubled, or, with ``strict``,
+        when any row is unusable.
+    EmptyInputError
+        When the file has no rows or no usable judgment is left.
     """
     annotators = check_annotators(annotators) if annotators is not None else None
     frame = read_table(source, encoding)

@@ -21,7 +21,19 @@ RATING_TASKS = (it.RATING, it.MULTILINGUAL_RATING)
 
 
 def found(value: object) -> str:
-    """How a JSON value is shown in a message: its type and a short repr."""
+    """How a JSON value is shown in a message: its type and a short repr.
+
+    Parameters
+    ----------
+    value : object
+        The value found in the study file.
+
+    Returns
+    -------
+    str
+        ``"an object"`` or ``"a list"`` for containers, else the kind and the repr cut at 60
+        characters (``"a string 'x'"``).
+    """
     kind = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
             float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
     text = repr(value)
@@ -173,7 +185,18 @@ def _is_number(text: str) -> bool:
 
 
 def is_external(raw: Mapping) -> bool:
-    """A study describing judgments collected elsewhere (``settings.origin == "external"``)."""
+    """A study describing judgments collected elsewhere (``settings.origin == "external"``).
+
+    Parameters
+    ----------
+    raw : mapping
+        The parsed study file.
+
+    Returns
+    -------
+    bool
+        Whether ``settings.origin`` is ``"external"``.
+    """
     return isinstance(raw.get("settings"), Mapping) and raw["settings"].get("origin") == "external"
 
 
@@ -188,6 +211,19 @@ def validate_study(raw: object, source: str = "<study>") -> None:
     item's ``answer``, a topic-intrusion item's ``theta``; scoring then reports
     which quantities cannot be computed and why.  Ratings may use any numeric
     scale (options ``"1"``, ``"2"``, ``"3"``).
+
+    Parameters
+    ----------
+    raw : object
+        The parsed study file (JSON).
+    source : str
+        The file's name, used in messages.
+
+    Raises
+    ------
+    StudyFormatError
+        On the first violation, naming the file, the item (position and id), the field, what was
+        found and what is expected.
     """
     check = _Checker(source)
     check.top(raw)

@@ -32,21 +32,85 @@ from tealeaves.validation import check_int
 
 
 def model_precision(choices: Sequence[str], intruder: str) -> float:
-    """Chang et al. (2009) eq. 1: the fraction of choices equal to the intruder."""
+    """Chang et al. (2009) eq. 1: the fraction of choices equal to the intruder.
+
+    ``MP_k = (1/S) sum_s 1(i_s = omega_k)`` over the ``S`` choices of one word-intrusion item.
+
+    Parameters
+    ----------
+    choices : sequence of str
+        The word each annotator chose as the intruder.
+    intruder : str
+        The true intruder of the item.
+
+    Returns
+    -------
+    float
+        Model precision, between 0 and 1.
+
+    Raises
+    ------
+    EmptyInputError
+        When ``choices`` is empty.
+
+    Examples
+    --------
+    >>> model_precision(["oil", "oil", "cat", "oil"], "oil")
+    0.75
+    """
     if not choices:
         raise EmptyInputError("model precision needs at least one judgment")
     return sum(c == intruder for c in choices) / len(choices)
 
 
 def topic_log_odds(theta: dict, intruder: str, choices: Sequence[str]) -> float:
-    """Chang et al. (2009) eq. 2: mean of ``log theta[intruder] - log theta[chosen]``."""
+    """Chang et al. (2009) eq. 2: mean of ``log theta[intruder] - log theta[chosen]``.
+
+    ``TLO_d = (1/S) sum_s (log theta_{d,j*} - log theta_{d,j_s})``: 0 when every annotator
+    finds the intruding topic ``j*``, negative otherwise.
+
+    Parameters
+    ----------
+    theta : dict
+        The document's topic proportions of the topics shown, keyed as the choices are.
+    intruder : str
+        The intruding topic.
+    choices : sequence of str
+        The topic each annotator chose as the intruder.
+
+    Returns
+    -------
+    float
+        Topic log odds, at most 0.
+
+    Raises
+    ------
+    EmptyInputError
+        When ``choices`` is empty.
+
+    Examples
+    --------
+    >>> round(topic_log_odds({"0": 0.5, "3": 0.1, "7": 0.01}, "7", ["7", "3"]), 4)
+    -1.1513
+    """
     if not choices:
         raise EmptyInputError("topic log odds need at least one judgment")
     return float(np.mean([math.log(theta[intruder]) - math.log(theta[c]) for c in choices]))
 
 
 def topic_order(topic: str) -> tuple:
-    """Sort key of topic ids (strings): whole numbers first, numerically, then other ids as text."""
+    """Sort key of topic ids (strings): whole numbers first, numerically, then other ids as text.
+
+    Parameters
+    ----------
+    topic : str
+        A topic id (any value; it is read as text).
+
+    Returns
+    -------
+    tuple
+        ``(0, number, "")`` for a whole number, ``(1, 0, text)`` for anything else.
+    """
     text = str(topic)
     return (0, int(text), "") if text.lstrip("-").isdigit() else (1, 0, text)
 
@@ -57,6 +121,23 @@ def screen_annotators(results: JudgmentResults, study: Study, min_check_accuracy
     Reports how many check items exist, how many annotators saw one
     (``n_checked``), how many pass (``n_passing``), and the judgments the
     exclusion removes (``judgments_removed``, check items included).
+
+    Parameters
+    ----------
+    results : JudgmentResults
+        The judgments.
+    study : Study
+        The study they answer; its items with ``check`` set are the check items (their
+        ``expected`` answers, else their ``answer``).
+    min_check_accuracy : float
+        Annotators whose share of correct check answers is below it are excluded.
+
+    Returns
+    -------
+    dict
+        ``min_check_accuracy``, ``n_check_items``, ``n_checked``, ``n_passing``,
+        ``per_annotator`` (``passed``, ``total``, ``accuracy``), ``excluded`` and ``unchecked``
+        (annotators who saw no check item, sorted) and ``judgments_removed``.
     """
     frame = results.frame
     checks = {i["id"]: set(i.get("expected") or [i.get("answer")]) for i in study.items if i.get("check")}
@@ -89,6 +170,11 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
     -------
     tuple
         The judgments kept, and the report of the filters (``removed`` counts by reason).
+
+    Raises
+    ------
+    ParameterError
+        When ``min_confidence`` is given and ``frame`` has no ``confidence`` column.
     """
     report: dict = {"min_confidence": min_confidence, "exclude_annotators": sorted(exclude_annotators or []),
                     "removed": {"low_confidence": 0, "no_confidence": 0, "by_annotator": 0}}
@@ -195,6 +281,11 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
           lenient: bool = False) -> dict:
     """All scores of a study: per topic, per document, agreement, screening, filters and import report.
 
+    Model precision (Chang et al. 2009 eq. 1, :func:`model_precision`) per topic, topic log
+    odds (eq. 2, :func:`topic_log_odds`) per document, mean ratings (Lau et al. 2014;
+    Hao et al. 2018) per topic, split-half reliability of the intrusion scores
+    (:func:`~tealeaves.human.agreement.split_half_reliability`) and Krippendorff's alpha of
+    the ratings (:func:`~tealeaves.human.agreement.krippendorff_alpha`, ordinal and interval).
     ``responses`` holds each score's per-response values per topic (for the
     annotator-level bootstrap of ``human correlate``); ``unavailable`` lists
     the quantities the study cannot give and what they need; ``rating_scale``
@@ -202,7 +293,7 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
 
     Parameters
     ----------
-    results : Results
+    results : JudgmentResults
         The judgments (:func:`~tealeaves.human.results.read_results`).
     study : Study
         The study they answer.
@@ -226,6 +317,15 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
     -------
     dict
         The report printed by ``tealeaves human score --format json`` (``docs/human.md``).
+
+    Raises
+    ------
+    ResultsError
+        When ratings lie outside the study's scale and ``lenient`` is false.
+    ParameterError
+        When a setting is out of range, or ``min_confidence`` is given without a confidence column.
+    EmptyInputError
+        When no judgment is left after the filters and the screening.
     """
     outside = results.report.get("outside_scale")
     if outside and not lenient:

@@ -73,6 +73,24 @@ class JudgmentStore:
 
     ``readonly=True`` opens an existing database without writing to it (``annotate export``).
     Any SQLite failure on opening is a :class:`StoreError` naming the file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The database file (created unless ``readonly``).
+    synchronous : {"FULL", "NORMAL", "EXTRA"}
+        SQLite's ``synchronous`` setting (any case); FULL makes an acknowledged judgment survive
+        a power loss.
+    readonly : bool
+        Open an existing database without writing to it.
+    timeout : float
+        Seconds a writer waits for a lock held by another connection (:data:`BUSY_TIMEOUT`).
+
+    Raises
+    ------
+    StoreError
+        For a bad ``synchronous``, a path that is a folder, missing (``readonly``), in a missing
+        folder, not a SQLite file, not a judgment database or corrupt.
     """
 
     def __init__(self, path: str | Path, synchronous: str = "FULL", *, readonly: bool = False,
@@ -111,6 +129,7 @@ class JudgmentStore:
         return db
 
     def close(self) -> None:
+        """Close the database connection."""
         self._db.close()
 
     def _transaction(self, fn):
@@ -142,7 +161,22 @@ class JudgmentStore:
                                        fix="check the file and its folder") from None
 
     def bind_study(self, fingerprint: str, name: str = "") -> None:
-        """Record the study this database belongs to; refuse a database of another study."""
+        """Record the study this database belongs to; refuse a database of another study.
+
+        Parameters
+        ----------
+        fingerprint : str
+            The study's fingerprint (:attr:`~tealeaves.human.study.Study.fingerprint`).
+        name : str
+            The study's name, recorded with it.
+
+        Raises
+        ------
+        StoreError
+            When the database is bound to another study.
+        StoreUnavailableError
+            When the database cannot be written.
+        """
         def run(db):
             row = db.execute("SELECT value FROM meta WHERE key='study'").fetchone()
             if row is None:
@@ -153,7 +187,18 @@ class JudgmentStore:
         self._transaction(run)
 
     def ensure_annotators(self, names) -> dict[str, str]:
-        """Create annotators that do not exist yet (with a random link token); return name -> token."""
+        """Create annotators that do not exist yet (with a random link token); return name -> token.
+
+        Parameters
+        ----------
+        names : iterable of str
+            The annotators' names; existing ones keep their token.
+
+        Returns
+        -------
+        dict of str to str
+            Every annotator of the database (not only ``names``) and their token.
+        """
         def run(db):
             for name in names:
                 db.execute("INSERT OR IGNORE INTO annotators VALUES (?, ?, ?)",
@@ -162,23 +207,81 @@ class JudgmentStore:
         return self._transaction(run)
 
     def annotators(self) -> dict[str, str]:
+        """Every annotator of the database and their link token.
+
+        Returns
+        -------
+        dict of str to str
+            Name -> token.
+        """
         return {r["name"]: r["token"] for r in self._read("SELECT name, token FROM annotators")}
 
     def annotator_for_token(self, token: str) -> str | None:
+        """The annotator whose link carries ``token``.
+
+        Parameters
+        ----------
+        token : str
+            A link token.
+
+        Returns
+        -------
+        str or None
+            The annotator's name, or None for an unknown token.
+        """
         rows = self._read("SELECT name FROM annotators WHERE token=?", (token,))
         return rows[0]["name"] if rows else None
 
     def answered(self, annotator: str) -> set[str]:
+        """The items ``annotator`` has answered.
+
+        Parameters
+        ----------
+        annotator : str
+            The annotator's name.
+
+        Returns
+        -------
+        set of str
+            Their item ids.
+        """
         return {r["item_id"] for r in self._read("SELECT item_id FROM judgments WHERE annotator=?",
                                                  (annotator,))}
 
     def submit(self, annotator: str, item_id: str, response: str, key: str, *,
                confidence: float | None = None, time: float | None = None,
                platform: str | None = None) -> str:
-        """Store a judgment once.
+        """Store a judgment once, in one transaction.
 
-        Returns STORED, DUPLICATE (this key was seen before) or CONFLICT (the
-        annotator already answered the item under another key).
+        Parameters
+        ----------
+        annotator : str
+            The annotator's name.
+        item_id : str
+            The item answered.
+        response : str
+            The response.
+        key : str
+            The idempotency key the client chose when the item was shown.
+        confidence : float, optional
+            The annotator's confidence.
+        time : float, optional
+            Seconds spent on the item.
+        platform : str, optional
+            Where the judgment was collected.
+
+        Returns
+        -------
+        str
+            STORED, DUPLICATE (this key was seen before) or CONFLICT (the
+            annotator already answered the item under another key).
+
+        Raises
+        ------
+        StoreError
+            When ``key`` was already used for another judgment (another annotator or item).
+        StoreUnavailableError
+            When the database cannot be written; nothing was stored.
         """
         def run(db):
             row = db.execute("SELECT annotator, item_id FROM judgments WHERE idem_key=?", (key,)).fetchone()
@@ -196,11 +299,24 @@ class JudgmentStore:
         return self._transaction(run)
 
     def rows(self) -> list[dict]:
-        """All judgments in submission order, as long-format dicts."""
+        """All judgments in submission order, as long-format dicts.
+
+        Returns
+        -------
+        list of dict
+            ``item_id``, ``annotator``, ``response``, ``confidence``, ``time``, ``platform``,
+            ``submitted_at`` and ``idem_key`` of each judgment.
+        """
         return [dict(r) for r in self._read("SELECT item_id, annotator, response, confidence, time, "
                                             "platform, submitted_at, idem_key FROM judgments ORDER BY id")]
 
     def study_fingerprint(self) -> str | None:
-        """The fingerprint of the study this database is bound to (None if not yet bound)."""
+        """The fingerprint of the study this database is bound to (None if not yet bound).
+
+        Returns
+        -------
+        str or None
+            The fingerprint recorded by :meth:`bind_study`.
+        """
         rows = self._read("SELECT value FROM meta WHERE key='study'")
         return rows[0]["value"] if rows else None

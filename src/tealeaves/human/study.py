@@ -69,7 +69,31 @@ PARAMS = declare(N_TOP, RATING_WORDS, N_CHECKS, N_DOCUMENTS, OTHER_TOP, TOPIC_IN
 
 @dataclass
 class Study:
-    """The items of a study with the settings and seed that produced them."""
+    """The items of a study with the settings and seed that produced them.
+
+    Built by :func:`build_study` or read by :meth:`Study.load`; ``by_id`` maps each item id to
+    its item.
+
+    Parameters
+    ----------
+    items : list of dict
+        The items (:mod:`tealeaves.human.items`), with unique ids.
+    name : str
+        The study's name.
+    seed : int, optional
+        The seed of the construction (None for a study described from outside).
+    settings : dict
+        The settings of the construction (tasks, ``n_checks``, ``tie_break``, ...).
+    excluded : list of dict
+        The topics/documents that could not yield a valid item, with the reason.
+    annotators : list of str, optional
+        The annotators' names, if the study lists them.
+
+    Raises
+    ------
+    StudyError
+        When two items have the same id.
+    """
 
     items: list[dict]
     name: str = "study"
@@ -89,6 +113,14 @@ class Study:
         return len(self.items)
 
     def to_dict(self) -> dict:
+        """The study as the JSON object of a study file (see the module docstring).
+
+        Returns
+        -------
+        dict
+            ``format``, ``format_version``, ``name``, ``seed``, ``settings``, ``annotators``,
+            ``items``, ``excluded`` and ``created_with``.
+        """
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "name": self.name, "seed": self.seed,
                 "settings": self.settings, "annotators": self.annotators, "items": self.items,
                 "excluded": self.excluded, "created_with": f"tealeaves-{__version__}"}
@@ -100,7 +132,18 @@ class Study:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def save(self, path: str | Path) -> Path:
-        """Write the study as JSON (UTF-8), atomically."""
+        """Write the study as JSON (UTF-8), atomically.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The study file.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
         return write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False), what="study file")
 
     @classmethod
@@ -108,6 +151,24 @@ class Study:
         """Read a study file; :class:`~tealeaves.human.schema.StudyFormatError` if it breaks the schema.
 
         A file without items is an :class:`~tealeaves.errors.EmptyInputError`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The study file (JSON).
+
+        Returns
+        -------
+        Study
+            The study it holds.
+
+        Raises
+        ------
+        StudyFormatError
+            When the file is not valid JSON or breaks the schema
+            (:func:`~tealeaves.human.schema.validate_study`).
+        EmptyInputError
+            When the study has no items.
         """
         text = read_text(path, what="study file")
         try:
@@ -127,11 +188,33 @@ class Study:
                    annotators=raw.get("annotators"))
 
     def public_item(self, item_id: str) -> dict:
-        """The item as shown to an annotator: no answer, no check flag, no model internals."""
+        """The item as shown to an annotator: no answer, no check flag, no model internals.
+
+        Parameters
+        ----------
+        item_id : str
+            The item's id.
+
+        Returns
+        -------
+        dict
+            The item without the keys of :data:`HIDDEN_KEYS`.
+        """
         return {k: v for k, v in self.by_id[item_id].items() if k not in HIDDEN_KEYS}
 
     def order_for(self, annotator: str) -> list[str]:
-        """The item order shown to ``annotator``: a shuffle seeded by the study seed and the name."""
+        """The item order shown to ``annotator``: a shuffle seeded by the study seed and the name.
+
+        Parameters
+        ----------
+        annotator : str
+            The annotator's name.
+
+        Returns
+        -------
+        list of str
+            Every item id, in the annotator's order (the same on every call).
+        """
         digest = hashlib.sha256(f"{self.seed}|{annotator}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         ids = [item["id"] for item in self.items]
@@ -193,8 +276,10 @@ def build_study(
 ) -> Study:
     """Build a seeded, reproducible study.
 
-    Each task draws from its own child of ``seed``, so adding a task does not change the items
-    of the others.  See ``docs/human.md`` for how each task's items are built.
+    Word intrusion and topic intrusion follow Chang et al. (2009) §3, ratings Lau et al.
+    (2014), multilingual ratings Hao et al. (2018) §5.1.  Each task draws from its own child of
+    ``seed``, so adding a task does not change the items of the others.  See ``docs/human.md`` for
+    how each task's items are built.
 
     Parameters
     ----------
@@ -252,6 +337,17 @@ def build_study(
     -------
     Study
         The items, settings, seed and exclusions.
+
+    Raises
+    ------
+    StudyError
+        For unknown or no tasks, a task without what it needs (a model, ``doc_topic`` and
+        documents, per-language words), or inputs whose shapes disagree.
+    ParameterError
+        When a setting is out of range or of the wrong type, or ``documents`` (as row indices)
+        and ``document_ids`` are both given.
+    EmptyInputError
+        When no item could be built.
     """
     unknown = [t for t in tasks if t not in it.TASKS]
     if unknown or not tasks:
@@ -317,6 +413,11 @@ def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | Non
     -------
     list of int or None
         The distinct ids, each in ``[0, n_topics - 1]`` (None: all topics).
+
+    Raises
+    ------
+    ParameterError
+        When an id is not a whole number in range, ids repeat, or ``topics`` is empty.
     """
     if topics is None:
         return None
@@ -340,6 +441,11 @@ def check_annotators(annotators: Sequence[str] | None) -> list[str] | None:
     -------
     list of str or None
         The names, stripped of surrounding blanks.
+
+    Raises
+    ------
+    ParameterError
+        When ``annotators`` is a string, a name is not a non-empty string, or names repeat.
     """
     if not annotators:
         return None

@@ -65,6 +65,11 @@ def parse_scale(text: str | None) -> tuple[int, int] | None:
     -------
     tuple of int or None
         ``(low, high)``, e.g. ``(1, 3)``: the ``scale`` of :func:`import_survey`.
+
+    Raises
+    ------
+    ParameterError
+        When ``text`` is not ``LOW-HIGH`` with whole numbers ``LOW < HIGH`` at most 100 apart.
     """
     if text is None:
         return None
@@ -94,6 +99,11 @@ def parse_map(text: str | None, what: str) -> dict[str, str] | None:
     -------
     dict or None
         E.g. ``{"a": "1", "b": "2"}``.
+
+    Raises
+    ------
+    ParameterError
+        When a part is not ``LABEL=VALUE``, is empty, or repeats a label.
     """
     if text is None:
         return None
@@ -124,6 +134,12 @@ def scale_values(scale, scale_map) -> tuple[list[str], dict[str, str]]:
     -------
     tuple
         The options (ascending, as strings) and the text -> option map of valid responses.
+
+    Raises
+    ------
+    ParameterError
+        When both ``scale`` and ``scale_map`` are given, a ``scale_map`` value is not a finite
+        number, or ``scale_map`` has fewer than two distinct values.
     """
     if scale is not None and scale_map is not None:
         raise naming(ParameterError("give either scale or scale_map, not both"), "scale", "scale_map")
@@ -272,6 +288,18 @@ def import_survey(
         ``(long-format DataFrame, Study, report)``: the judgments (``item_id``,
         ``annotator``, ``response`` and ``confidence`` if given), their study, and the counts
         of rows read, kept and excluded by reason.
+
+    Raises
+    ------
+    ParameterError
+        For an empty ``key_sep``, repeated or no ``item`` columns, or options that are missing or
+        do not fit together (the task, the kind of response, the scale).
+    ResultsError
+        When a named column is missing, a key cell holds ``key_sep``, the results share no item
+        with ``study``, the responses match none of the declared kinds, or (unless ``lenient``)
+        rows cannot be used.
+    EmptyInputError
+        When the file has no rows or no usable judgment.
     """
     sep = key_sep
     if not isinstance(sep, str) or not sep:
@@ -502,6 +530,11 @@ def load_json(path: str | os.PathLike, what: str):
     -------
     object
         The decoded JSON (``NaN`` and ``Infinity`` read as ``None``).
+
+    Raises
+    ------
+    InputNotFoundError, InputFormatError
+        When the file cannot be read or is not JSON (the error names ``what``).
     """
     try:
         return json.loads(read_text(path, what=what), parse_constant=lambda c: None)
@@ -554,6 +587,16 @@ def describe_study(
     -------
     Study
         The described study.
+
+    Raises
+    ------
+    ParameterError
+        For an empty ``key_sep`` or a task that is not ``rating`` or ``word_intrusion``.
+    InputFormatError
+        When a topic has no words, or ``intruders`` or ``checks`` name unknown topics or give
+        invalid entries.
+    EmptyInputError
+        When the study has no items.
     """
     sep = key_sep
     if not isinstance(sep, str) or not sep:
@@ -657,6 +700,28 @@ def save_judgments(long: pd.DataFrame, study: Study, path) -> dict:
     duplicates kept once, conflicting answers of one annotator to one item all
     dropped, and counted).  Each judgment's idempotency key is derived from the
     item and annotator, so importing the same file again stores nothing twice.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        The judgments in the long format (from :func:`import_survey`).
+    study : Study
+        Their study.
+    path : str or os.PathLike
+        A ``.sqlite``, ``.sqlite3`` or ``.db`` file (:data:`STORE_SUFFIXES`) is a judgment
+        database (:class:`~tealeaves.human.store.JudgmentStore`); any other a CSV.
+
+    Returns
+    -------
+    dict
+        ``{"format": "csv", "rows": n}``, or ``{"format": "sqlite", "resolved": {...},
+        "store": {...}}``: the rows excluded when resolving, by reason, and the submissions by
+        outcome (``stored``, ``duplicate``, ``conflict``).
+
+    Raises
+    ------
+    StoreError
+        When the database cannot be used or belongs to another study.
     """
     import hashlib
     from pathlib import Path

@@ -27,7 +27,23 @@ MEASURE_SCORES = Param("measure_scores", "path",
 
 
 class ScoreTables(NamedTuple):
-    """What :func:`load_tables` reads (a tuple, in this order)."""
+    """What :func:`load_tables` reads (a tuple, in this order).
+
+    Attributes
+    ----------
+    scores : dict
+        ``{score name: {topic: value}}``: the human scores table.
+    measures : dict
+        ``{measure: {topic: value}}``: the automatic scores table.
+    name : str
+        The human score chosen.
+    chosen : list
+        The measures chosen (all, by default).
+    dropped : dict
+        Values left out on reading: ``{"scores": {...}, "measures": {...}}``, per column.
+    meta : dict
+        ``key`` (topic-key parts or None), ``sep`` and ``responses`` (per-response values by score).
+    """
 
     #: ``{score name: {topic: value}}``: the human scores table.
     scores: dict
@@ -64,6 +80,13 @@ def load_scores(scores: str | os.PathLike, *, score: str | None = None, key: Seq
     tuple
         ``(scores table, chosen score's name, values dropped on reading, meta)``; ``meta`` holds
         ``key``, ``sep`` and ``responses``.
+
+    Raises
+    ------
+    ParameterError
+        When ``key_sep`` is empty.
+    CorrelationError
+        When the file cannot be read or has no such human score.
     """
     from tealeaves.human.correlation import CorrelationError, read_scores_meta, read_topic_table
 
@@ -105,6 +128,14 @@ def load_tables(scores: str | os.PathLike, measure_scores: str | os.PathLike, *,
     -------
     ScoreTables
         ``(scores, measures, name, chosen, dropped, meta)``.
+
+    Raises
+    ------
+    CorrelationError
+        When a file cannot be read, the human score is missing, or a measure is not in
+        ``measure_scores``.
+    ParameterError
+        When ``key_sep`` is empty or ``measures`` repeat.
     """
     from tealeaves.human.correlation import CorrelationError, read_topic_table
 
