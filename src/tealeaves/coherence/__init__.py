@@ -59,4 +59,6 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         score_counts,
     )
     from tealeaves.coherence.presets import PRESETS, MeasureSpec
-    from tealeaves.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
+    from tealeaves.index.aligned import AlignedIndex
+    from tealeaves.index.build import build_index, index_from_token_lists
+    from tealeaves.index.reference import ReferenceIndex

@@ -137,6 +137,9 @@ def _seeds(seq: np.random.SeedSequence, n: int) -> np.ndarray:
 class PolylingualTopicModel:
     """Polylingual LDA with a MALLET-style collapsed Gibbs sampler (numba-compiled).
 
+    The bounds of every setting are declared once in :data:`FIT_PARAMS` (also the options of
+    ``tealeaves pltm fit``) and checked by :meth:`fit`.
+
     Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
     ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
     ``alpha_`` (K), ``beta_`` (lang -> float), ``log_likelihood_trace_`` and
@@ -169,9 +172,6 @@ class PolylingualTopicModel:
         is the faster one; dense below).  Both sample the same conditional exactly; for
         a given seed they give different chains, since they map the same random
         numbers to topics in different orders.  ``sampler_`` is the one used.
-
-    The bounds of every setting are declared once in :data:`FIT_PARAMS` (also the options of
-    ``tealeaves pltm fit``) and checked by :meth:`fit`.
     """
 
     @renamed_parameters({"n_topics": "n_components"})
