@@ -48,6 +48,15 @@ PACKAGES = [
     "tealeaves.models.adapters.paths",
     "tealeaves.models.lsi",
     "tealeaves.models.sklearn_lda",
+    "tealeaves.models.adapters",
+    "tealeaves.models.base",
+    "tealeaves.models.inference_registry",
+    "tealeaves.models.recorded_inference",
+    "tealeaves.models.plsa",
+    "tealeaves.models.lda_gibbs",
+    "tealeaves.models.params",
+    "tealeaves.models._pltm_params",
+    "tealeaves.models.polylingual",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
