@@ -57,6 +57,14 @@ PACKAGES = [
     "tealeaves.models.params",
     "tealeaves.models._pltm_params",
     "tealeaves.models.polylingual",
+    "tealeaves.coherence.aggregation",
+    "tealeaves.coherence.confirmation",
+    "tealeaves.coherence.errors",
+    "tealeaves.coherence.index",
+    "tealeaves.coherence.measure",
+    "tealeaves.coherence.params",
+    "tealeaves.coherence.presets",
+    "tealeaves.coherence.segmentation",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
