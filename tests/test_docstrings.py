@@ -65,10 +65,11 @@ PACKAGES = [
     "tealeaves.coherence.params",
     "tealeaves.coherence.presets",
     "tealeaves.coherence.segmentation",
+    "tealeaves.sweep",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
-EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli"}
+EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.sweep.cli"}
 
 
 def _modules() -> list[str]:
