@@ -66,10 +66,12 @@ PACKAGES = [
     "tealeaves.coherence.presets",
     "tealeaves.coherence.segmentation",
     "tealeaves.sweep",
+    "tealeaves.index",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
-EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.sweep.cli"}
+EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.sweep.cli",
+                    "tealeaves.index.cli"}
 
 
 def _modules() -> list[str]:
