@@ -67,6 +67,13 @@ PACKAGES = [
     "tealeaves.coherence.segmentation",
     "tealeaves.sweep",
     "tealeaves.index",
+    "tealeaves._params",
+    "tealeaves._cli_args",
+    "tealeaves._lazy",
+    "tealeaves._progress",
+    "tealeaves._optional",
+    "tealeaves._terminal",
+    "tealeaves.errors",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
