@@ -112,8 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0, 1 for an error, 2 for a usage error, 70 for an internal error, 130
-        when interrupted, 141 for a closed pipe.
+        The exit status: 0, 1 for an error, 2 when no command is given, 70 for an internal
+        error, 130 when interrupted, 141 for a closed pipe.  A usage error exits with status 2
+        through ``SystemExit`` (:class:`ArgumentParser`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv or os.environ.get("TEALEAVES_DEBUG", "") not in ("", "0")

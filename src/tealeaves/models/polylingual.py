@@ -536,7 +536,7 @@ class PolylingualTopicModel:
         lang : str
             A language of the model.
         n_top : int, default 10
-            Words per topic, 1 to 1000 (as in :meth:`top_words`).
+            Words per topic, 1 to 1000, as in :meth:`top_words` (``n`` is its deprecated old name).
 
         Returns
         -------
