@@ -67,10 +67,37 @@ PACKAGES = [
     "tealeaves.multilingual.pltm_io",
     "tealeaves.multilingual.topics",
     "tealeaves.human",
+    "tealeaves.models.adapters",
+    "tealeaves.models.base",
+    "tealeaves.models.inference_registry",
+    "tealeaves.models.recorded_inference",
+    "tealeaves.models.plsa",
+    "tealeaves.models.lda_gibbs",
+    "tealeaves.models.params",
+    "tealeaves.models._pltm_params",
+    "tealeaves.models.polylingual",
+    "tealeaves.coherence.aggregation",
+    "tealeaves.coherence.confirmation",
+    "tealeaves.coherence.errors",
+    "tealeaves.coherence.index",
+    "tealeaves.coherence.measure",
+    "tealeaves.coherence.params",
+    "tealeaves.coherence.presets",
+    "tealeaves.coherence.segmentation",
+    "tealeaves.sweep",
+    "tealeaves.index",
+    "tealeaves._params",
+    "tealeaves._cli_args",
+    "tealeaves._lazy",
+    "tealeaves._progress",
+    "tealeaves._optional",
+    "tealeaves._terminal",
+    "tealeaves.errors",
 ]
 
 #: Modules left out (command-line modules: their functions are argparse plumbing).
-EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.human.cli"}
+EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.human.cli",
+                    "tealeaves.sweep.cli", "tealeaves.index.cli"}
 
 
 def _modules() -> list[str]:

@@ -23,7 +23,15 @@ _WARNED: set = set()
 
 
 def warn_deprecated_flag(old: str, new: str) -> None:
-    """Print ``tealeaves: warning: OLD is deprecated; use NEW`` once per process and spelling."""
+    """Print ``tealeaves: warning: OLD is deprecated; use NEW`` once per process and spelling.
+
+    Parameters
+    ----------
+    old : str
+        The deprecated spelling.
+    new : str
+        The option to use instead.
+    """
     if old in _WARNED:
         return
     _WARNED.add(old)
@@ -58,6 +66,19 @@ def add_deprecated(parser: argparse.ArgumentParser, old: Sequence[str] | str, ne
 
     ``kwargs`` are those of the new option (``type``, ``nargs``, ``action``...), so the alias
     accepts exactly what the option does.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser (or argument group) to add the aliases to.
+    old : str or sequence of str
+        The old spellings.
+    new : str
+        The option they stand for (named in the warning).
+    dest : str
+        Where the new option stores its value.
+    **kwargs
+        The new option's keyword arguments (``default``, ``required`` and ``help`` are dropped).
     """
     olds = [old] if isinstance(old, str) else list(old)
     action = kwargs.pop("action", "store")
@@ -72,7 +93,18 @@ def add_deprecated(parser: argparse.ArgumentParser, old: Sequence[str] | str, ne
 
 
 def param_type(param: Param) -> Callable[[str], Any]:
-    """An argparse ``type=`` running ``param``'s declared check, with errors naming the option."""
+    """An argparse ``type=`` running ``param``'s declared check, with errors naming the option.
+
+    Parameters
+    ----------
+    param : Param
+        The declaration.
+
+    Returns
+    -------
+    callable
+        ``convert(text)``: the checked value, or :class:`argparse.ArgumentTypeError`.
+    """
 
     def convert(text: str) -> Any:
         from tealeaves.errors import ParameterError
@@ -138,7 +170,24 @@ def _required_target(parser: argparse.ArgumentParser, kwargs: dict, aliased: boo
 
 def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help: str = "output file",
                **kwargs: Any) -> argparse.Action:
-    """``-o/--output`` (everywhere the same; ``--out`` is its old spelling)."""
+    """``-o/--output`` (everywhere the same; ``--out`` is its old spelling).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser.
+    required : bool, default False
+        Whether the option is required.
+    help : str, default "output file"
+        Its help text.
+    **kwargs
+        Further keyword arguments of ``add_argument``.
+
+    Returns
+    -------
+    argparse.Action
+        The ``-o/--output`` action.
+    """
     target = _required_target(parser, {"required": required}, True)
     action = target.add_argument("-o", "--output", dest="output", help=help, **kwargs)
     add_deprecated(target, "--out", "--output", "output", **kwargs)
@@ -149,6 +198,20 @@ def option_message(message: str, name: str, flag: str | None = None) -> str:
     """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``).
 
     A name inside a path (``/data/documents.jsonl``, ``doc_topic.npy``) is left as it is.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+    name : str
+        The Python parameter name.
+    flag : str, optional
+        The option (default: :func:`~tealeaves._params.flag_for` of ``name``).
+
+    Returns
+    -------
+    str
+        The message naming the option.
     """
     flag = flag or flag_for(name)
     return re.sub(rf"(?<![\w\-/\\.]){re.escape(name)}(?![\w/\\]|\.\w)", flag, message)

@@ -11,6 +11,27 @@ from tealeaves.errors import MissingDependencyError
 def optional_import(module: str, extra: str, purpose: str | None = None) -> ModuleType:
     """Import ``module``, or raise :class:`MissingDependencyError` naming ``pip install tealeaves[extra]``.
 
+    Parameters
+    ----------
+    module : str
+        The module to import.
+    extra : str
+        The tealeaves extra that installs it.
+    purpose : str, optional
+        What needs it, for the message.
+
+    Returns
+    -------
+    types.ModuleType
+        The module.
+
+    Raises
+    ------
+    MissingDependencyError
+        When it cannot be imported.
+
+    Examples
+    --------
     >>> optional_import("json", "none").__name__
     'json'
     """

@@ -84,7 +84,18 @@ class Param:
         return self.flag_name or flag_for(self.name)
 
     def replace(self, **changes: Any) -> Param:
-        """A copy with some fields changed (a context that narrows the bounds, say)."""
+        """A copy with some fields changed (a context that narrows the bounds, say).
+
+        Parameters
+        ----------
+        **changes
+            Fields of :class:`Param` and their new values.
+
+        Returns
+        -------
+        Param
+            The copy.
+        """
         return dataclasses.replace(self, **changes)
 
     def check(self, value: object, *, allow_str: bool = False) -> Any:
@@ -132,7 +143,18 @@ class Param:
 
 
 def flag_for(name: str) -> str:
-    """The long option for a Python parameter name (``n_top`` -> ``--n-top``)."""
+    """The long option for a Python parameter name (``n_top`` -> ``--n-top``).
+
+    Parameters
+    ----------
+    name : str
+        The Python name.
+
+    Returns
+    -------
+    str
+        The option.
+    """
     return "--" + name.replace("_", "-")
 
 
@@ -155,7 +177,23 @@ def check_params(params: Mapping[str, Param], values: Mapping[str, object]) -> d
 
 
 def declare(*params: Param) -> dict[str, Param]:
-    """A table of declarations keyed by their Python names (each name once)."""
+    """A table of declarations keyed by their Python names (each name once).
+
+    Parameters
+    ----------
+    *params : Param
+        The declarations.
+
+    Returns
+    -------
+    dict of str to Param
+        The table.
+
+    Raises
+    ------
+    ValueError
+        When a name is declared twice.
+    """
     table: dict[str, Param] = {}
     for p in params:
         if p.name in table:
@@ -168,7 +206,17 @@ _WARNED: set = set()
 
 
 def warn_renamed(old: str, new: str, where: str) -> None:
-    """Warn once per process that ``old`` is a deprecated spelling of ``new``."""
+    """Warn once per process that ``old`` is a deprecated spelling of ``new``.
+
+    Parameters
+    ----------
+    old : str
+        The deprecated name.
+    new : str
+        The name to use.
+    where : str
+        The function or class the name belongs to, named in the ``FutureWarning``.
+    """
     key = (where, old)
     if key in _WARNED:
         return
@@ -212,7 +260,18 @@ def renamed_parameters(renames: Mapping[str, str]) -> Callable:
 
 
 def names_in(params: Sequence[Param]) -> list[str]:
-    """The Python names of some declarations, in order."""
+    """The Python names of some declarations, in order.
+
+    Parameters
+    ----------
+    params : sequence of Param
+        The declarations.
+
+    Returns
+    -------
+    list of str
+        Their names.
+    """
     return [p.name for p in params]
 
 

@@ -51,11 +51,30 @@ class Progress:
         self._last = self.start if wait_first else float("-inf")
 
     def elapsed(self) -> float:
-        """Seconds since the task started."""
+        """Seconds since the task started.
+
+        Returns
+        -------
+        float
+            The elapsed time.
+        """
         return time.monotonic() - self.start
 
     def remaining(self, done: float, total: float) -> float:
-        """Seconds left if the rest goes at the mean pace so far (``done`` > 0 units of ``total``)."""
+        """Seconds left if the rest goes at the mean pace so far (``done`` > 0 units of ``total``).
+
+        Parameters
+        ----------
+        done : float
+            Units done (more than 0).
+        total : float
+            Units in all.
+
+        Returns
+        -------
+        float
+            The estimate.
+        """
         return self.elapsed() / done * (total - done)
 
     def due(self, interval: float | None = None, force: bool = False) -> bool:
@@ -81,15 +100,33 @@ class Progress:
         return True
 
     def write(self, text: str) -> None:
-        """Write ``text`` as it is and flush (nothing without a stream)."""
+        """Write ``text`` as it is and flush (nothing without a stream).
+
+        Parameters
+        ----------
+        text : str
+            The text.
+        """
         if self.stream is not None:
             self.stream.write(text)
             self.stream.flush()
 
     def redraw(self, text: str) -> None:
-        """Redraw the terminal line with ``text`` (``\\r`` first)."""
+        r"""Redraw the terminal line with ``text`` (``\r`` first).
+
+        Parameters
+        ----------
+        text : str
+            The new line.
+        """
         self.write("\r" + text)
 
     def line(self, text: str) -> None:
-        """Write ``text`` as one plain line."""
+        """Write ``text`` as one plain line.
+
+        Parameters
+        ----------
+        text : str
+            The line, without its newline.
+        """
         self.write(text + "\n")

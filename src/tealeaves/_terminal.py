@@ -16,6 +16,18 @@ from collections.abc import Mapping, Sequence
 def escape(text: object) -> str:
     """``text`` with every non-printable character (``str.isprintable``) shown as its escape.
 
+    Parameters
+    ----------
+    text : object
+        The text (anything, converted with ``str``).
+
+    Returns
+    -------
+    str
+        The escaped text.
+
+    Examples
+    --------
     >>> escape("ann\\nLINK eve http://evil")
     'ann\\\\nLINK eve http://evil'
     >>> escape("café \\x1b[2J")
@@ -25,5 +37,16 @@ def escape(text: object) -> str:
 
 
 def escape_rows(rows: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
-    """Rows for a printed table, with every text cell (and key) escaped; numbers are kept."""
+    """Rows for a printed table, with every text cell (and key) escaped; numbers are kept.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        The table's rows.
+
+    Returns
+    -------
+    list of dict
+        The escaped rows.
+    """
     return [{escape(k): escape(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]

@@ -99,7 +99,23 @@ def _cli_message(exc: TealeavesError) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tealeaves`` console script: run one command inside the error boundary."""
+    """Entry point of the ``tealeaves`` console script: run one command inside the error boundary.
+
+    ``--debug`` (anywhere on the line) or ``TEALEAVES_DEBUG=1`` shows tracebacks instead of the
+    one-line messages; warnings print as ``tealeaves: warning: <message>`` otherwise.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, 1 for an error, 2 when no command is given, 70 for an internal
+        error, 130 when interrupted, 141 for a closed pipe.  A usage error exits with status 2
+        through ``SystemExit`` (:class:`ArgumentParser`).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv or os.environ.get("TEALEAVES_DEBUG", "") not in ("", "0")
     argv = [a for a in argv if a != "--debug"]  # accepted anywhere on the line

@@ -20,6 +20,17 @@ from __future__ import annotations
 class TealeavesError(ValueError):
     """Base class for all errors raised deliberately by tealeaves.
 
+    Parameters
+    ----------
+    message : str, default ""
+        What is wrong (kept as ``what``).
+    *args : object
+        Further arguments of ``ValueError``.
+    fix : str, optional
+        How to fix it (kept as ``fix``), appended to the message in parentheses.
+
+    Examples
+    --------
     >>> str(TealeavesError("top_n is 0", fix="give a whole number of at least 2"))
     'top_n is 0 (give a whole number of at least 2)'
     """
@@ -81,9 +92,18 @@ class UnsupportedModelError(TealeavesError):
 
 
 class StrictJSONError(ValueError):
-    """JSON that Python's :mod:`json` accepts but strict JSON does not: a ``NaN``/``Infinity`` literal
-    (``kind="constant"``) or a key given twice in one object (``kind="duplicate"``); ``value`` is the
-    literal or the key.  Callers turn it into their own error with their own message."""
+    """JSON that Python's :mod:`json` accepts but strict JSON does not.
+
+    Callers turn it into their own error with their own message.
+
+    Parameters
+    ----------
+    kind : str
+        ``"constant"``: a ``NaN``/``Infinity`` literal; ``"duplicate"``: a key given twice in one
+        object.
+    value : str
+        The literal or the key.
+    """
 
     def __init__(self, kind: str, value: str):
         self.kind, self.value = kind, value

@@ -73,9 +73,36 @@ def confirm(name: str, p_ab: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, zero:
             log_base: str = "e") -> np.ndarray:
     """Direct confirmation ``name`` elementwise; entries where ``p_ab == 0`` follow ``zero``.
 
-    A logarithmic measure under ``zero="limit"`` gives ``-inf`` where ``p_ab`` is
-    0; the scoring pipeline refuses such pairs with :class:`ZeroCooccurrenceError`
-    naming them before this is reached.
+    The direct confirmation measures of Röder et al. (2015, §3.3), formulas in the module
+    docstring: UMass's log-conditional (Mimno et al. 2011), UCI's PMI (Newman et al. 2010),
+    NPMI (Bouma 2009) and the others.  A logarithmic measure under ``zero="limit"`` gives
+    ``-inf`` where ``p_ab`` is 0; the scoring pipeline refuses such pairs with
+    :class:`ZeroCooccurrenceError` naming them before this is reached.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DIRECT`.
+    p_ab : numpy.ndarray
+        Joint probabilities ``P(W', W*)``.
+    p_a : numpy.ndarray
+        Marginals ``P(W')``.
+    p_b : numpy.ndarray
+        Marginals ``P(W*)``.
+    zero : str
+        The policy for ``p_ab = 0``: one of :data:`ZERO_POLICIES`.
+    log_base : str, default "e"
+        Base of the logarithms: a key of :data:`LOG_BASES`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The confirmations, elementwise.
+
+    Raises
+    ------
+    SettingsError
+        When ``name``, ``zero`` or ``log_base`` is not known.
     """
     if zero not in ZERO_POLICIES:
         raise SettingsError(f"zero={zero!r} is not known; use one of {ZERO_POLICIES}")
@@ -147,9 +174,30 @@ def _plain(name, p_ab, p_a, p_b):
 def similarity(name: str, u: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Indirect confirmation of context vectors ``u`` (W') and ``z`` (W*) over their last axis.
 
+    The indirect measures of Röder et al. (2015, §3.3):
+
     ``cosine``            ``u.z / (|u| |z|)``, 0 if either vector is zero;
     ``dice``              ``2 sum(min(u, z)) / sum(u + z)``, 1 if that sum is not positive (Palmetto m_dice);
     ``indirect-jaccard``  ``sum(min(u, z)) / sum(max(u, z))``, 1 if that sum is not positive (Palmetto m_jac).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`INDIRECT`.
+    u : numpy.ndarray
+        Context vectors of W'.
+    z : numpy.ndarray
+        Context vectors of W*.
+
+    Returns
+    -------
+    numpy.ndarray
+        The similarities, one per vector pair.
+
+    Raises
+    ------
+    SettingsError
+        When ``name`` is not an indirect measure.
     """
     if name == "cosine":
         norm = np.linalg.norm(u, axis=-1) * np.linalg.norm(z, axis=-1)

@@ -43,6 +43,18 @@ class TopicScore:
     ``score`` is ``None`` when fewer than two of its words occur in the
     reference (those words are listed in ``missing``); such topics are left
     out of the mean.
+
+    Parameters
+    ----------
+    words : list of str
+        The topic's words, best first.
+    score : float or None
+        Its coherence.
+    missing : list of str, optional
+        Its words absent from the reference.
+    by_top : dict or None, optional
+        With several cardinalities (``n_top=[5, 10, ...]``): the score of each; ``score`` is
+        their mean.
     """
 
     words: list[str]
@@ -52,6 +64,13 @@ class TopicScore:
     by_top: dict[int, float | None] | None = None
 
     def to_dict(self) -> dict:
+        """The score as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``words``, ``score``, ``missing`` and, with several cardinalities, ``by_top``.
+        """
         out = {"words": self.words, "score": self.score, "missing": self.missing}
         if self.by_top is not None:
             out["by_top"] = {str(n): v for n, v in self.by_top.items()}
@@ -60,7 +79,19 @@ class TopicScore:
 
 @dataclass
 class CoherenceResult:
-    """Per-topic scores, their mean, the settings' signature and the word-pair matrices."""
+    """Per-topic scores, their mean, the settings' signature and the word-pair matrices.
+
+    Parameters
+    ----------
+    signature : Signature
+        The reproducibility signature of the score.
+    topics : list of TopicScore
+        One score per topic.
+    spec : MeasureSpec
+        The pipeline that scored them.
+    _matrices : tuple, optional
+        Internal: ``(topics x k x k values, valid mask)``, read by :meth:`pair_matrix`.
+    """
 
     signature: Signature
     topics: list[TopicScore]
@@ -88,6 +119,16 @@ class CoherenceResult:
         ``b``; the topic score aggregates the cells chosen by the segmentation
         (all off-diagonal cells for one-one, the lower triangle for one-pre).
         For ``cosine`` it is the NPMI matrix the context vectors are made of.
+
+        Parameters
+        ----------
+        topic : int
+            The topic's index.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The matrix, indexed by the topic's present words.
         """
         mat, valid = self._matrices
         keep = np.flatnonzero(valid[topic])
@@ -95,11 +136,29 @@ class CoherenceResult:
         return pd.DataFrame(mat[topic][np.ix_(keep, keep)], index=names, columns=names)
 
     def to_dict(self) -> dict:
+        """The result as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``signature``, ``measure``, ``mean``, ``n_unscored`` and the ``topics``' dicts.
+        """
         return {"signature": str(self.signature), "measure": self.spec.name, "mean": self.mean,
                 "n_unscored": self.n_unscored, "topics": [t.to_dict() for t in self.topics]}
 
     def to_text(self, matrices: Sequence[int] = ()) -> str:
-        """A readable report: one row per topic, then the requested topics' pair matrices."""
+        """A readable report: one row per topic, then the requested topics' pair matrices.
+
+        Parameters
+        ----------
+        matrices : sequence of int, optional
+            Topics whose pair matrix is appended.
+
+        Returns
+        -------
+        str
+            The signature, the table of topics, the mean and the matrices.
+        """
         rows = [{"topic": i, "score": "-" if t.score is None else f"{t.score:.4f}",
                  "words": " ".join(t.words), "missing": " ".join(t.missing)}
                 for i, t in enumerate(self.topics)]
@@ -122,6 +181,25 @@ def as_reference(reference, name: str | None = None, words: Sequence[str] | None
 
     Token lists are indexed in memory, restricted to ``words`` when given (the
     topic words of a one-shot score; every count of those words is unchanged).
+
+    Parameters
+    ----------
+    reference : ReferenceIndex or str or os.PathLike or Corpus or iterable of list of str
+        The reference.
+    name : str, optional
+        The index's name, for a Corpus or token lists.
+    words : sequence of str, optional
+        The words to index, for token lists.
+
+    Returns
+    -------
+    ReferenceIndex
+        The index (``reference`` itself when it is one).
+
+    Raises
+    ------
+    EmptyInputError
+        When ``reference`` is ``None`` or has no documents.
     """
     if isinstance(reference, ReferenceIndex):
         return reference
@@ -143,6 +221,20 @@ def read_topics_file(path: str | os.PathLike, format: str | None = None,
 
     The format (plain words, MALLET topic keys, CSV/TSV, JSON, gensim strings) is
     sniffed unless ``format`` is given: see :mod:`tealeaves.models.adapters.topic_files`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The topics file.
+    format : str, optional
+        One of :data:`~tealeaves.models.adapters.topic_files.TOPIC_FORMATS`.
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    list of list of str
+        The topics' words.
     """
     from tealeaves.models.adapters.topic_files import read_topics
 
@@ -156,6 +248,27 @@ def as_topics(topics, n_top: int, format: str | None = None) -> list[list[str]]:
     model file tealeaves knows, or a topic-word file in ``format``).  A
     ranked-word-list model listing fewer than ``n_top`` words in a topic gives
     that topic's words whole, with a warning (a clamped top-N).
+
+    Parameters
+    ----------
+    topics : list of list of str or TopicModel or str or os.PathLike
+        The topics.
+    n_top : int
+        Words kept per topic.
+    format : str, optional
+        The topics file's format, for a path.
+
+    Returns
+    -------
+    list of list of str
+        The topics' first ``n_top`` words.
+
+    Raises
+    ------
+    TopicError
+        When a topic is a string, not a list of strings, has fewer than two words or repeats one.
+    EmptyInputError
+        When there are no topics.
     """
     from tealeaves.models.adapters.topic_files import RankedWordsModel, warn_if_clamped
 
@@ -201,8 +314,26 @@ def as_topics(topics, n_top: int, format: str | None = None) -> list[list[str]]:
 # the pipeline
 # --------------------------------------------------------------------------------------------
 def check_n_top(n_top) -> int | tuple[int, ...]:
-    """``n_top`` as a whole number >= 2 (:data:`~tealeaves.coherence.params.N_TOP`), or a tuple of
-    distinct such numbers (Lau and Baldwin 2016)."""
+    """``n_top`` as a whole number >= 2, or a tuple of distinct such numbers.
+
+    :data:`~tealeaves.coherence.params.N_TOP`; several cardinalities are averaged (Lau and
+    Baldwin 2016).
+
+    Parameters
+    ----------
+    n_top : int or list of int or tuple of int
+        The words per topic.
+
+    Returns
+    -------
+    int or tuple of int
+        The number, or the tuple (a one-element list gives its number).
+
+    Raises
+    ------
+    ParameterError
+        When a value is below 2, the list is empty or repeats a value.
+    """
     if not isinstance(n_top, (list, tuple)):
         return N_TOP.check(n_top)
     if not n_top:
@@ -222,7 +353,23 @@ def _n_top_error(message: str, fix: str) -> ParameterError:
 
 
 def signature_for(spec: MeasureSpec, index: ReferenceIndex, n_top: int | tuple[int, ...]) -> Signature:
-    """The reproducibility signature of a score computed with ``spec`` on ``index``."""
+    """The reproducibility signature of a score computed with ``spec`` on ``index``.
+
+    Parameters
+    ----------
+    spec : MeasureSpec
+        The pipeline.
+    index : ReferenceIndex
+        The reference (its name and checksum enter the signature).
+    n_top : int or tuple of int
+        The words per topic.
+
+    Returns
+    -------
+    Signature
+        The measure's name with its settings; settings at their defaults are left out, so older
+        signatures are unchanged.
+    """
     fields: dict[str, object] = {"ref": f"{index.name}@{index.short_checksum}", "win": spec.window,
                                  "top": n_top, "seg": spec.segmentation, "conf": spec.confirmation,
                                  "agg": spec.aggregation, "smooth": spec.smoothing, "zero": spec.zero}
@@ -451,9 +598,36 @@ def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSp
                  n_top: int | tuple[int, ...] = 10) -> CoherenceResult:
     """Score ranked word lists against ``index`` with the pipeline ``spec`` (see :func:`coherence`).
 
-    With several cardinalities (a tuple ``n_top``) every topic is scored on its first
-    ``n`` words for each ``n`` and its score is the mean of those scores (Lau and Baldwin
-    2016), over the cardinalities at which it could be scored; the counts are made once.
+    The coherence pipeline of Röder et al. (2015): segmentation, probability estimation,
+    confirmation, aggregation.  With several cardinalities (a tuple ``n_top``) every topic is
+    scored on its first ``n`` words for each ``n`` and its score is the mean of those scores
+    (Lau and Baldwin 2016), over the cardinalities at which it could be scored; the counts are
+    made once.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference.
+    topics : list of list of str
+        The topics' words, best first.
+    spec : MeasureSpec
+        The pipeline.
+    n_top : int or tuple of int, default 10
+        The words per topic (``top_n`` is its deprecated old name).
+
+    Returns
+    -------
+    CoherenceResult
+        The scores.
+
+    Raises
+    ------
+    EmptyInputError
+        When the reference holds no tokens.
+    SettingsError
+        When a word-set segmentation is asked of more words than it can take.
+    ZeroCooccurrenceError
+        When a logarithmic measure under ``zero="limit"`` meets a never co-occurring segment.
     """
     if index.n_tokens == 0:
         raise EmptyInputError(f"the reference {index.name!r} holds no tokens; "
@@ -474,12 +648,38 @@ def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSp
 
 def score_counts(words: Sequence[str], joint: np.ndarray, n_units: int, measure: str | MeasureSpec = "npmi",
                  subsets: np.ndarray | None = None, **settings) -> tuple[float | None, pd.DataFrame]:
-    """Score one topic from its counts: ``joint[i, j]`` units shared by words ``i`` and ``j``, ``joint[i, i]``
-    the units holding word ``i``, out of ``n_units`` (hand-worked examples, external counts).
+    """Score one topic from its counts (hand-worked examples, external counts).
 
-    Set segmentations with a direct confirmation also need ``subsets[mask]``: the units
-    holding every word whose bit is set in ``mask`` (bit ``i`` = word ``i``).
-    Returns ``(score, pair matrix)``.
+    ``joint[i, j]`` is the units shared by words ``i`` and ``j``, ``joint[i, i]`` the units
+    holding word ``i``, out of ``n_units``.  Set segmentations with a direct confirmation also
+    need ``subsets[mask]``: the units holding every word whose bit is set in ``mask`` (bit
+    ``i`` = word ``i``).
+
+    Parameters
+    ----------
+    words : sequence of str
+        The topic's words, best first.
+    joint : numpy.ndarray
+        The ``k x k`` co-occurrence counts.
+    n_units : int
+        The number of units (documents or windows).
+    measure : str or MeasureSpec, default "npmi"
+        The preset or pipeline.
+    subsets : numpy.ndarray, optional
+        ``2**k`` counts of word sets, for set segmentations with a direct confirmation.
+    **settings
+        Overrides of the preset's settings (:func:`~tealeaves.coherence.presets.resolve`).
+
+    Returns
+    -------
+    tuple
+        ``(score, pair matrix)``: the topic's score (``None`` if unscored) and its
+        :meth:`CoherenceResult.pair_matrix`.
+
+    Raises
+    ------
+    SettingsError
+        When a set segmentation needs ``subsets`` and they are missing or the wrong length.
     """
     spec = resolve(measure, **settings)
     joint = np.asarray(joint, dtype=np.float64)[None]
@@ -518,14 +718,41 @@ def _check_zero(spec, values, seg_valid, a, b, topics, idx) -> None:
 class Coherence:
     """A coherence measure with its settings, scikit-learn style.
 
-    Parameters are the preset name (see :data:`tealeaves.coherence.presets.PRESETS`),
-    ``n_top`` (a number of words, or several, e.g. ``[5, 10, 15, 20]``, whose
-    per-topic scores are averaged) and overrides of any of the preset's settings
-    (``segmentation``, ``window`` -- ``"doc"`` or tokens --, ``confirmation``,
-    ``aggregation``, ``smoothing``, ``zero``, ``gamma``, ``compat``, ``log_base``,
-    ``min_count``, ``absent``, ``window_kind``).  Settings are validated when the
-    measure is used (``spec``, ``score``).  ``score(topics, reference)`` returns a
-    :class:`CoherenceResult`.
+    Settings are validated when the measure is used (``spec``, ``score``).
+    ``score(topics, reference)`` returns a :class:`CoherenceResult`.
+
+    Parameters
+    ----------
+    measure : str, default "npmi"
+        The preset name (see :data:`tealeaves.coherence.presets.PRESETS`).
+    n_top : int or sequence of int, default 10
+        A number of words, or several, e.g. ``[5, 10, 15, 20]``, whose per-topic scores are
+        averaged (``top_n`` is its deprecated old name).
+    segmentation : str, optional
+        How topics are split (:mod:`tealeaves.coherence.segmentation`).
+    window : str or int, optional
+        ``"doc"`` or a sliding window of this many tokens.
+    confirmation : str, optional
+        How word sets confirm each other (:mod:`tealeaves.coherence.confirmation`).
+    aggregation : str, optional
+        How the confirmations of a topic are combined.
+    smoothing : float, optional
+        Pseudo-count added to joint counts (>= 0).
+    zero : str, optional
+        Value for pairs that never co-occur.
+    gamma : float, optional
+        Exponent of the context vectors of indirect confirmations (> 0).
+    compat : str, optional
+        Sliding-window counting.
+    log_base : str, optional
+        Base of the logarithms.
+    min_count : int, optional
+        Counts below this are taken as 0.
+    absent : str, optional
+        Segments with a word of probability 0: left out (``skip``) or kept (``zero``).
+    window_kind : str, optional
+        Boolean sliding windows, or Palmetto's context windows.
+        Overrides of the preset's settings; ``None`` keeps the preset's.
     """
 
     @renamed_parameters({"top_n": "n_top"})
@@ -566,7 +793,25 @@ class Coherence:
                        window_kind=self.window_kind)
 
     def score(self, topics, reference) -> CoherenceResult:
-        """Score topics (word lists, a model, or a topics/model file) against ``reference``."""
+        """Score topics (word lists, a model, or a topics/model file) against ``reference``.
+
+        Parameters
+        ----------
+        topics : list of list of str or TopicModel or str or os.PathLike
+            The topics (see :func:`as_topics`).
+        reference : ReferenceIndex or str or os.PathLike or Corpus or iterable of list of str
+            The reference (see :func:`as_reference`).
+
+        Returns
+        -------
+        CoherenceResult
+            The scores.
+
+        Raises
+        ------
+        TopicError
+            When, with several cardinalities, a topic is shorter than the largest.
+        """
         n_top = check_n_top(self.n_top)
         spec = self.spec
         longest = max(n_top) if isinstance(n_top, tuple) else n_top
@@ -587,11 +832,34 @@ def coherence(topics, reference, measure: str = "npmi", n_top: int | Sequence[in
               **settings) -> CoherenceResult:
     """Score ``topics`` against ``reference`` with preset ``measure`` and optional overrides.
 
-    ``topics``: lists of words (most probable first), a fitted tealeaves model,
-    or a path to a topics text file / saved ``.npz`` model.  ``reference``: a
-    :class:`ReferenceIndex`, an index file path, a :class:`~tealeaves.corpus.Corpus`
-    or token lists (indexed in memory).  ``n_top=[5, 10, 15, 20]`` gives each topic
-    the mean of its scores at those cardinalities (Lau and Baldwin 2016).
+    The coherence pipeline of Röder, Both and Hinneburg (2015); the presets include UMass
+    (Mimno et al. 2011), UCI (Newman et al. 2010), NPMI (Bouma 2009) and C_V.
+
+    Parameters
+    ----------
+    topics : list of list of str or TopicModel or str or os.PathLike
+        Lists of words (most probable first), a fitted tealeaves model, or a path to a topics
+        text file / saved ``.npz`` model.
+    reference : ReferenceIndex or str or os.PathLike or Corpus or iterable of list of str
+        A :class:`ReferenceIndex`, an index file path, a :class:`~tealeaves.corpus.Corpus` or
+        token lists (indexed in memory).
+    measure : str, default "npmi"
+        The preset (:data:`tealeaves.coherence.presets.PRESETS`).
+    n_top : int or sequence of int, default 10
+        Words per topic; ``n_top=[5, 10, 15, 20]`` gives each topic the mean of its scores at
+        those cardinalities (Lau and Baldwin 2016).
+    **settings
+        Overrides of the preset's settings (the keyword parameters of :class:`Coherence`).
+
+    Returns
+    -------
+    CoherenceResult
+        The scores.
+
+    Raises
+    ------
+    SettingsError
+        When a setting is not known.
     """
     known = set(inspect.signature(Coherence).parameters) - {"measure", "n_top"}
     unknown = sorted(set(settings) - known)

@@ -68,7 +68,39 @@ WINDOW_KINDS = ("sliding", "context")
 
 @dataclass(frozen=True)
 class MeasureSpec:
-    """A full coherence pipeline: segmentation, probability estimation, confirmation, aggregation."""
+    """A full coherence pipeline: segmentation, probability estimation, confirmation, aggregation.
+
+    The four steps of Röder, Both and Hinneburg (2015); :data:`PRESETS` holds the named measures.
+
+    Parameters
+    ----------
+    name : str
+        The measure's name (a preset's, or the one it was derived from).
+    segmentation : str
+        How topics are split (:mod:`tealeaves.coherence.segmentation`).
+    window : str or int
+        ``"doc"`` (whole documents) or a sliding window of this many tokens.
+    confirmation : str
+        How word sets confirm each other (:mod:`tealeaves.coherence.confirmation`).
+    aggregation : str
+        How the confirmations of a topic are combined (:mod:`tealeaves.coherence.aggregation`).
+    smoothing : float, default 0.0
+        Pseudo-count added to joint counts (>= 0).
+    zero : str, default "limit"
+        Value for pairs that never co-occur (:data:`~tealeaves.coherence.confirmation.ZERO_POLICIES`).
+    gamma : float, default 1.0
+        Exponent of the context vectors of indirect confirmations (> 0).
+    compat : str, default "exact"
+        Sliding-window counting (``exact``, ``gensim``, ``jhlau``).
+    log_base : str, default "e"
+        Base of the logarithms (``e``, ``2``, ``10``).
+    min_count : int, default 0
+        Counts below this are taken as 0 (Palmetto's minimum frequency).
+    absent : str, default "skip"
+        Segments with a word of probability 0: one of :data:`ABSENT_POLICIES`.
+    window_kind : str, default "sliding"
+        One of :data:`WINDOW_KINDS`.
+    """
 
     name: str
     segmentation: str
@@ -95,7 +127,19 @@ class MeasureSpec:
         return self.direct and not is_pairwise(self.segmentation)
 
     def validate(self) -> MeasureSpec:
-        """Check every setting; returns ``self``."""
+        """Check every setting; returns ``self``.
+
+        Returns
+        -------
+        MeasureSpec
+            ``self``.
+
+        Raises
+        ------
+        SettingsError
+            When a setting is not one of its choices or out of bounds, or context windows are combined
+            with ``window="doc"``, word-set segmentations or ``compat``.
+        """
         _choice(self.segmentation, SEGMENTATION, sort=True)
         for param in (CONFIRMATION, AGGREGATION, ZERO, COMPAT, LOG_BASE, ABSENT, WINDOW_KIND):
             _choice(getattr(self, param.name), param)
@@ -156,7 +200,23 @@ _ALIASES = {"u_mass": "umass", "c_uci": "uci", "c_npmi": "npmi", "cv": "c_v"}
 
 
 def parse_window(window: str | int | None) -> str | int | None:
-    """``"doc"``, ``None`` or a whole number of tokens >= 1 (numeric strings from the command line too)."""
+    """``"doc"``, ``None`` or a whole number of tokens >= 1 (numeric strings from the command line too).
+
+    Parameters
+    ----------
+    window : str or int or None
+        The window as given.
+
+    Returns
+    -------
+    str or int or None
+        ``"doc"``, ``None`` or the number of tokens.
+
+    Raises
+    ------
+    ParameterError
+        When ``window`` is neither; for 0, the message points to ``window="doc"``.
+    """
     if window is None:
         return None
     try:
@@ -174,6 +234,29 @@ def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:
     Overrides that would have no effect on the preset are refused rather than ignored:
     ``gamma`` with a direct confirmation, ``log_base`` with a measure without logarithm
     (NPMI is the same in every base), and ``compat`` when documents are counted.
+
+    Parameters
+    ----------
+    measure : str or MeasureSpec
+        A preset name (or an alias such as ``u_mass``, ``c_uci``, ``cv``), or a spec.
+    **overrides
+        Settings of :class:`MeasureSpec` to change; ``None`` values are ignored.
+
+    Returns
+    -------
+    MeasureSpec
+        The validated spec.
+
+    Raises
+    ------
+    SettingsError
+        When the measure or a setting is not known, a value is invalid, or an override has no
+        effect.
+
+    Examples
+    --------
+    >>> resolve("npmi", window=10).window
+    10
     """
     if isinstance(measure, MeasureSpec):
         spec = measure

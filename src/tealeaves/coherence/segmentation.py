@@ -95,13 +95,49 @@ def _masks_cached(name: str, k: int) -> Masks:
 
 
 def segment_masks(name: str, k: int) -> Masks:
-    """``(W' masks, W* masks)`` of a ``k``-word topic under segmentation ``name`` (read-only arrays)."""
+    """``(W' masks, W* masks)`` of a ``k``-word topic under segmentation ``name`` (read-only arrays).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SEGMENTATIONS`.
+    k : int
+        The number of ranked words.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The bit masks of W' and of W*, one entry per segment.
+
+    Raises
+    ------
+    SettingsError
+        When ``name`` is not known.
+    """
     _known(name)
     return _masks_cached(name, int(k))
 
 
 def segment(name: str, k: int) -> list[Segment]:
-    """The segments of a ``k``-word topic under segmentation ``name``, as tuples of positions."""
+    """The segments of a ``k``-word topic under segmentation ``name``, as tuples of positions.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SEGMENTATIONS`.
+    k : int
+        The number of ranked words.
+
+    Returns
+    -------
+    list of tuple
+        ``(W' positions, W* positions)`` per segment.
+
+    Examples
+    --------
+    >>> segment("one-pre", 3)
+    [((1,), (0,)), ((2,), (0,)), ((2,), (1,))]
+    """
     a, b = segment_masks(name, k)
     return [(_positions(int(x), k), _positions(int(y), k)) for x, y in zip(a, b)]
 
@@ -111,5 +147,16 @@ def _positions(mask: int, k: int) -> tuple[int, ...]:
 
 
 def is_pairwise(name: str) -> bool:
-    """Whether every segment compares two single words."""
+    """Whether every segment compares two single words.
+
+    Parameters
+    ----------
+    name : str
+        A segmentation name.
+
+    Returns
+    -------
+    bool
+        Whether ``name`` is one of :data:`PAIRWISE`.
+    """
     return name in PAIRWISE

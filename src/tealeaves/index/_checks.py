@@ -31,7 +31,20 @@ from tealeaves.index.format import (
 
 
 def invalid(path: Path, problem: str) -> IndexIntegrityError:
-    """The error for an index file that fails a check: the file, the inconsistency and the fix."""
+    """The error for an index file that fails a check: the file, the inconsistency and the fix.
+
+    Parameters
+    ----------
+    path : Path
+        The index file.
+    problem : str
+        The inconsistency, completing "index file <path> ...".
+
+    Returns
+    -------
+    IndexIntegrityError
+        The error to raise, with the fix :data:`REBUILD_FIX`.
+    """
     return IndexIntegrityError(f"index file {path} {problem}", fix=REBUILD_FIX)
 
 
@@ -91,6 +104,22 @@ def check_header(path: Path, header, size: int, hlen: int) -> None:
     in order with the dtypes of :data:`ARRAY_DTYPES`, one-dimensional shapes
     consistent with the counts, and 64-aligned offsets laid out in order after
     the header, without overlap and inside the file.
+
+    Parameters
+    ----------
+    path : Path
+        The index file, for messages.
+    header : object
+        The decoded JSON header.
+    size : int
+        The file's size in bytes.
+    hlen : int
+        The header's length in bytes.
+
+    Raises
+    ------
+    IndexIntegrityError
+        At the first inconsistency.
     """
     if not isinstance(header, dict):
         raise invalid(path, f"has a header that is a JSON {type(header).__name__}, not an object")
@@ -217,10 +246,10 @@ def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str)
 
 def check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
                   ) -> Vocabulary:
-    """Check every array of a loaded index (each compiled check runs only on arrays whose bounds the
-    checks before it established: numba does not check indexing).
+    """Check every array of a loaded index.
 
-    Returns the decoded vocabulary.  The invariants are those
+    Each compiled check runs only on arrays whose bounds the checks before it established:
+    numba does not check indexing.  The invariants are those
     :func:`tealeaves.index.build_index` guarantees: words are distinct UTF-8 strings; document
     lengths are non-negative, zero on absent slots and sum to ``n_tokens``;
     ``present`` is 0/1 with ``n_present`` ones; ``word_ptr`` and ``pos_ptr``
@@ -228,6 +257,25 @@ def check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     are strictly increasing present slots; each posting has at least one
     position, strictly increasing and inside its document; and no two words
     claim the same (document, position).
+
+    Parameters
+    ----------
+    path : Path
+        The index file, for messages.
+    header : mapping
+        Its checked header.
+    arrays : mapping of str to numpy.ndarray
+        Its arrays, by name.
+
+    Returns
+    -------
+    Vocabulary
+        The decoded vocabulary.
+
+    Raises
+    ------
+    IndexIntegrityError
+        At the first broken invariant.
     """
     _check_strings(path, arrays["vocab_blob"], arrays["vocab_offsets"], "words")
     try:

@@ -122,6 +122,18 @@ class AlignedIndex:
         return cls(out)
 
     def present(self, lang: str) -> np.ndarray:
+        """Which tuples have a ``lang`` side.
+
+        Parameters
+        ----------
+        lang : str
+            A language of the index.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``present`` array of that language's index, one entry per tuple.
+        """
         return self.indices[lang].present
 
     def count(self, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
@@ -145,9 +157,15 @@ class AlignedIndex:
 
 @dataclass
 class TupleSource:
-    """One shard of tuples (picklable, sent to Dask workers): a JSON Lines file, or parallel line files
-    (``files``: language -> file) grouped by the document-id file ``path``; both are read one tuple
-    at a time."""
+    """One shard of tuples (picklable, sent to Dask workers), read one tuple at a time.
+
+    Parameters
+    ----------
+    path : str
+        A JSON Lines file, or the document-id file that groups parallel line files.
+    files : dict of str to str, optional
+        Parallel line files: language -> file (``None``: ``path`` is JSON Lines).
+    """
 
     path: str
     files: dict[str, str] | None = None
@@ -157,7 +175,18 @@ class TupleSource:
         return Path(self.path).name
 
     def tuples(self, encoding: str | None) -> Iterator[tuple[str, Mapping[str, str | None]]]:
-        """``(tuple id, {language: text or None})`` in file order."""
+        """``(tuple id, {language: text or None})`` in file order.
+
+        Parameters
+        ----------
+        encoding : str or None
+            The files' text encoding (``None``: UTF-8).
+
+        Yields
+        ------
+        tuple
+            ``(tuple id, {language: text or None})``.
+        """
         from tealeaves.multilingual import aligned_files as A
 
         if self.files is None:
@@ -168,7 +197,21 @@ class TupleSource:
 
 @dataclass
 class AlignedBuild:
-    """Settings every shard task needs (picklable)."""
+    """Settings every shard task needs (picklable).
+
+    Parameters
+    ----------
+    languages : list of str or None
+        The languages kept (``None``: every one found).
+    chunk_tokens : int
+        Tokens per partial index.
+    workdir : str
+        The build's work folder.
+    prefix_ids : bool, default False
+        Prefix document ids with the shard's name.
+    encoding : str, optional
+        The inputs' text encoding.
+    """
 
     languages: list[str] | None  # the languages kept (None: every one found)
     chunk_tokens: int
@@ -177,7 +220,18 @@ class AlignedBuild:
     encoding: str | None = None
 
     def settings(self, lang: str):
-        """The :class:`~tealeaves.index.streaming.BuildSettings` of one language's partials."""
+        """The :class:`~tealeaves.index.streaming.BuildSettings` of one language's partials.
+
+        Parameters
+        ----------
+        lang : str
+            The language (its default preprocessor, its partials' folder, created if needed).
+
+        Returns
+        -------
+        BuildSettings
+            The settings.
+        """
         from tealeaves.corpus.aligned import default_preprocessor
 
         folder = Path(self.workdir) / "partials" / lang
@@ -188,8 +242,25 @@ class AlignedBuild:
 
 @dataclass
 class TupleShardResult:
-    """One shard's partial indexes per language (by chunk number), chunk sizes in tuples, the tuple-id
-    file, what was read, and its manifest entry."""
+    """One shard's partial indexes per language, chunk sizes, tuple-id file, what was read, manifest entry.
+
+    Parameters
+    ----------
+    partials : dict
+        Language -> {chunk number: partial index}.
+    chunk_slots : list of int
+        Each chunk's size in tuples.
+    ids_file : str
+        The tuple-id file.
+    summary : TupleSummary
+        What was read.
+    stats : IngestStats
+        What was read and skipped.
+    manifest : dict
+        The shard's manifest entry.
+    n_tokens : int, default 0
+        Tokens indexed.
+    """
 
     partials: dict[str, dict[int, object]]
     chunk_slots: list[int]
@@ -200,7 +271,18 @@ class TupleShardResult:
     n_tokens: int = 0
 
     def language_partials(self, lang: str) -> list:
-        """The shard's partials of ``lang`` in chunk order (all-absent chunks where it has no document)."""
+        """The shard's partials of ``lang`` in chunk order (all-absent chunks where it has no document).
+
+        Parameters
+        ----------
+        lang : str
+            A language.
+
+        Returns
+        -------
+        list
+            One partial per chunk.
+        """
         got = self.partials.get(lang, {})
         return [got.get(k, Partial(None, n)) for k, n in enumerate(self.chunk_slots)]
 

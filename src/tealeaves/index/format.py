@@ -228,7 +228,20 @@ class IndexWriter:
             fh.truncate(self.header["file_size"])
 
     def region(self, name: str, start: int, stop: int) -> np.ndarray:
-        """A writable memory map of elements ``[start, stop)`` of array ``name`` (flushed when dropped)."""
+        """A writable memory map of elements ``[start, stop)`` of array ``name`` (flushed when dropped).
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`ARRAY_NAMES`.
+        start, stop : int
+            The element range.
+
+        Returns
+        -------
+        numpy.ndarray
+            The memory map (an empty array when ``stop <= start``).
+        """
         spec = self.specs[name]
         if stop <= start:
             return np.zeros(0, dtype=spec["dtype"])
@@ -240,7 +253,13 @@ class IndexWriter:
         """Hash, seal and rename the file; returns its checksum (SHA-256 hex; recorded as verified).
 
         The body is synced to disk in a thread while it is hashed (both release the GIL), then the
-        prefix with the digest is written and synced."""
+        prefix with the digest is written and synced.
+
+        Returns
+        -------
+        str
+            The SHA-256 checksum, hex.
+        """
         import threading
 
         digest = hashlib.sha256()

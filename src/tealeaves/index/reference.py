@@ -156,12 +156,29 @@ class ReferenceIndex:
         return self.vocabulary.index.get(word)
 
     def document_frequency(self, word_id: int) -> int:
-        """Number of documents holding word ``word_id``."""
+        """Number of documents holding word ``word_id``.
+
+        Parameters
+        ----------
+        word_id : int
+            A word id of the index.
+
+        Returns
+        -------
+        int
+            Its document frequency.
+        """
         ptr = self.arrays["word_ptr"]
         return int(ptr[word_id + 1] - ptr[word_id])
 
     def document_frequencies(self) -> np.ndarray:
-        """Document frequency of every word id."""
+        """Document frequency of every word id.
+
+        Returns
+        -------
+        numpy.ndarray
+            One count per word id.
+        """
         return np.diff(self.arrays["word_ptr"])
 
     def postings(self, word_id: int) -> np.ndarray:
@@ -222,7 +239,14 @@ class ReferenceIndex:
         return int(self.doc_lengths.max()) if len(self.doc_lengths) else 0
 
     def info(self) -> dict:
-        """A JSON-ready summary of the index (``tealeaves index info``)."""
+        """A JSON-ready summary of the index (``tealeaves index info``).
+
+        Returns
+        -------
+        dict
+            Name, path, format version, checksum, document, token, word and posting counts,
+            the longest document, tokenisation (and segmentation), source, creator and shard count.
+        """
         return {
             "name": self.name,
             "path": str(self.path) if self.path else None,

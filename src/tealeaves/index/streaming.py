@@ -76,7 +76,27 @@ def prunes(recipe: Mapping | None) -> bool:
 
 @dataclass
 class BuildSettings:
-    """What every shard task needs (picklable: sent to Dask workers)."""
+    """What every shard task needs (picklable: sent to Dask workers).
+
+    Parameters
+    ----------
+    recipe : dict or None
+        ``Preprocessor.get_params()``; ``None`` = pre-tokenised input.
+    chunk_tokens : int
+        Tokens per partial index.
+    workdir : str
+        The build's work folder.
+    text_field : str, default "text"
+        The JSON field holding a document's text.
+    id_field : str, default "id"
+        The JSON field holding a document's id.
+    prefix_ids : bool, default False
+        Prefix document ids with the shard's name.
+    encoding : str, optional
+        Encoding of text inputs (``None``: UTF-8).
+    vocabulary : list of str, optional
+        Fixed by a counting pass (or a fitted Preprocessor).
+    """
 
     recipe: dict | None  # Preprocessor.get_params(); None = pre-tokenised input
     chunk_tokens: int
@@ -88,13 +108,31 @@ class BuildSettings:
     vocabulary: list[str] | None = None  # fixed by a counting pass (or a fitted Preprocessor)
 
     def preprocessor(self) -> Preprocessor:
-        """The recipe's Preprocessor (text inputs only)."""
+        """The recipe's Preprocessor (text inputs only).
+
+        Returns
+        -------
+        Preprocessor
+            The preprocessor of ``recipe``.
+        """
         return Preprocessor.from_params(self.recipe)
 
 
 @dataclass
 class ShardResult:
-    """A shard's partial indexes (in order), what was read and skipped, and its manifest entry."""
+    """A shard's partial indexes (in order), what was read and skipped, and its manifest entry.
+
+    Parameters
+    ----------
+    partials : list of Partial
+        The partial indexes, in order.
+    stats : IngestStats
+        What was read and skipped.
+    manifest : dict
+        The shard's manifest entry.
+    n_tokens : int, default 0
+        Tokens indexed.
+    """
 
     partials: list[Partial]
     stats: IngestStats
@@ -108,6 +146,21 @@ class Chunk:
 
     With a local vocabulary, ``vocab`` may also number words the chunk's tokens no longer use (those
     of documents moved to the next chunk by :meth:`split`); :func:`flush_chunk` keeps only the words used.
+
+    Parameters
+    ----------
+    fixed : dict of str to int or None
+        The fixed vocabulary (``None``: a local one).
+    vocab : Numbering, optional
+        The local vocabulary.
+    tokens : array, optional
+        The token ids.
+    lengths : list of int, optional
+        The documents' lengths.
+    ids : list of str, optional
+        The documents' ids.
+    slots : list of int, optional
+        Aligned builds: each document's slot in the chunk's tuple range.
     """
 
     fixed: dict[str, int] | None
@@ -118,6 +171,19 @@ class Chunk:
     slots: list[int] | None = None  # aligned builds: each document's slot in the chunk's tuple range
 
     def add(self, doc_id: str, words: Sequence[str], slot: int | None = None) -> None:
+        """Add one document.
+
+        With a fixed vocabulary, words outside it are dropped; otherwise every word is numbered.
+
+        Parameters
+        ----------
+        doc_id : str
+            The document's id.
+        words : sequence of str
+            Its tokens.
+        slot : int, optional
+            Aligned builds: its slot in the chunk's tuple range.
+        """
         if self.fixed is not None:
             get = self.fixed.get
             ids = [i for i in map(get, words) if i is not None]
@@ -132,9 +198,19 @@ class Chunk:
             self.slots.append(slot)
 
     def add_scan(self, doc_ids: Sequence[str], scan) -> None:
-        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan` in bulk: each distinct word
-        of the scan is numbered (or, with a fixed vocabulary, looked up) and checked against the stop
-        words once, in C (``map``), and stop (or unknown) words are dropped with numpy."""
+        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan` in bulk.
+
+        Each distinct word of the scan is numbered (or, with a fixed vocabulary, looked up) and
+        checked against the stop words once, in C (``map``), and stop (or unknown) words are
+        dropped with numpy.
+
+        Parameters
+        ----------
+        doc_ids : sequence of str
+            The documents' ids.
+        scan : Scan
+            Their scanned words.
+        """
         words, n = scan.words, len(scan.words)
         if self.fixed is None:  # stop words get numbers too; flush_chunk keeps only the words used
             codes = np.fromiter(map(self.vocab.__getitem__, words), dtype=np.int32, count=n)
@@ -152,9 +228,20 @@ class Chunk:
         self.ids.extend(doc_ids)
 
     def split(self, limit: int) -> Chunk | None:
-        """Cut the chunk after the first document at which it reaches ``limit`` tokens (as adding
-        documents one at a time and flushing at ``limit`` would); returns the documents after it as a
-        new chunk (``None`` if there are none)."""
+        """Cut the chunk after the first document at which it reaches ``limit`` tokens.
+
+        As adding documents one at a time and flushing at ``limit`` would.
+
+        Parameters
+        ----------
+        limit : int
+            Tokens per chunk.
+
+        Returns
+        -------
+        Chunk or None
+            The documents after the cut as a new chunk (``None`` if there are none).
+        """
         ends = np.cumsum(self.lengths)
         k = int(np.searchsorted(ends, limit))  # the first document ending at or beyond the limit
         if k >= len(self.lengths) - 1:
@@ -338,7 +425,22 @@ def _batches(documents: Iterable[tuple[str, str]], single: bool
 
 
 def partial_path(settings: BuildSettings, shard_number: int, k: int) -> Path:
-    """Where partial index ``k`` of shard ``shard_number`` is written (in the build's work folder)."""
+    """Where partial index ``k`` of shard ``shard_number`` is written (in the build's work folder).
+
+    Parameters
+    ----------
+    settings : BuildSettings
+        The build's settings.
+    shard_number : int
+        The shard.
+    k : int
+        The partial's number within the shard.
+
+    Returns
+    -------
+    Path
+        ``shard<NNNNNN>-part<NNNNN>.tlx`` in the work folder.
+    """
     return Path(settings.workdir) / f"shard{shard_number:06d}-part{k:05d}.tlx"
 
 
@@ -631,7 +733,13 @@ class BuildProgress(_Progress):
                 self.line(text)
 
     def tokens(self, n: int) -> None:
-        """``n`` more tokens indexed."""
+        """``n`` more tokens indexed.
+
+        Parameters
+        ----------
+        n : int
+            The tokens just indexed.
+        """
         self.n_tokens += n
         elapsed = max(self.elapsed(), 1e-9)
         self._emit(f"indexed {self.n_tokens:,} tokens ({self.n_tokens / elapsed:,.0f} tokens/s)")
@@ -649,7 +757,15 @@ class BuildProgress(_Progress):
         self._emit(f"merging partial indexes ({self.n_tokens:,} tokens)", force=True)
 
     def merged(self, done: int, total: int) -> None:
-        """``done`` of ``total`` words merged."""
+        """``done`` of ``total`` words merged.
+
+        Parameters
+        ----------
+        done : int
+            Words merged so far.
+        total : int
+            Words to merge.
+        """
         self._emit(f"merged {done:,}/{total:,} words")
 
     def finish(self) -> None:

@@ -42,8 +42,25 @@ FORMAT_VERSION = 1
 def check_topic_word(phi: np.ndarray, *, atol: float = 1e-6, name: str = "topic_word_") -> np.ndarray:
     """Validate a topic-word matrix: finite, non-negative, rows summing to one.
 
-    Returns it as a float64 array; raises :class:`InvalidModelError` naming the
-    first offending topic otherwise.
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word matrix.
+    atol : float, default 1e-6
+        How far a row's sum may be from one.
+    name : str, default "topic_word_"
+        The name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``phi`` as a float64 array.
+
+    Raises
+    ------
+    InvalidModelError
+        Naming the first offending topic when ``phi`` is not 2-d and non-empty, has NaN or
+        infinite or negative values, or a row not summing to one.
     """
     phi = np.asarray(phi, dtype=np.float64)
     if phi.ndim != 2 or phi.shape[0] == 0 or phi.shape[1] == 0:
@@ -66,7 +83,25 @@ def check_topic_word(phi: np.ndarray, *, atol: float = 1e-6, name: str = "topic_
 
 
 def check_alpha(alpha: float | np.ndarray | None, n_topics: int) -> np.ndarray | None:
-    """Return alpha as a positive length-``K`` vector (a scalar is broadcast)."""
+    """Return alpha as a positive length-``K`` vector (a scalar is broadcast).
+
+    Parameters
+    ----------
+    alpha : float or numpy.ndarray or None
+        The Dirichlet parameter, a scalar or one value per topic.
+    n_topics : int
+        The number of topics ``K``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The length-``K`` float64 vector, or ``None`` when ``alpha`` is ``None``.
+
+    Raises
+    ------
+    InvalidModelError
+        When a value is not positive and finite.
+    """
     if alpha is None:
         return None
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
@@ -84,14 +119,26 @@ class TopicModel:
     metadata_: dict
 
     def model_metadata(self) -> dict:
-        """The model's metadata (see the module docstring), with its ``description`` filled in."""
+        """The model's metadata (see the module docstring), with its ``description`` filled in.
+
+        Returns
+        -------
+        dict
+            A copy of ``metadata_`` with ``description`` added when the class defines one.
+        """
         meta = dict(getattr(self, "metadata_", None) or {})
         if "description" not in meta and type(self).description is not TopicModel.description:
             meta["description"] = self.description()
         return meta
 
     def description(self) -> str:
-        """Short, signature-safe name of the model (kept across save and load)."""
+        """Short, signature-safe name of the model (kept across save and load).
+
+        Returns
+        -------
+        str
+            ``metadata_["description"]`` when set, else ``<Class>/K<topics>/V<words>``.
+        """
         meta = getattr(self, "metadata_", None) or {}
         if meta.get("description"):
             return str(meta["description"])
@@ -113,6 +160,21 @@ class TopicModel:
         """``K x n`` array of each topic's ``n`` highest-weighted word ids, best first.
 
         Ties are broken by word id, so the ranking is deterministic.
+
+        Parameters
+        ----------
+        n : int, default 10
+            Words per topic (at most the vocabulary size).
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``K x n`` word ids, ranked by ``topic_word_weights_``.
+
+        Raises
+        ------
+        ValueError
+            When ``n`` is below 1.
         """
         w = self.topic_word_weights_
         if n < 1:
@@ -123,16 +185,50 @@ class TopicModel:
         return order[:, :n]
 
     def top_words(self, n: int = 10) -> list[list[str]]:
-        """Each topic's ``n`` highest-weighted words, best first."""
+        """Each topic's ``n`` highest-weighted words, best first.
+
+        Parameters
+        ----------
+        n : int, default 10
+            Words per topic.
+
+        Returns
+        -------
+        list of list of str
+            The words of :meth:`top_word_ids`.
+        """
         vocab = self.vocabulary_
         return [[vocab[i] for i in row] for row in self.top_word_ids(n)]
 
     def transform(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
+        """Topic proportions of the documents of ``corpus`` (implemented by subclasses).
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``D x K`` topic proportions.
+        """
         raise NotImplementedError
 
     # -- persistence --------------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Save the fitted parameters to a ``.npz`` file readable by :func:`load_npz_model`."""
+        """Save the fitted parameters to a ``.npz`` file readable by :func:`load_npz_model`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write; a suffix other than ``.npz`` is replaced by ``.npz``.
+
+        Returns
+        -------
+        Path
+            The file written.
+        """
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
@@ -156,6 +252,26 @@ class FixedTopicModel(TopicModel):
 
     ``transform`` infers topic proportions with the variational fold-in of
     :func:`tealeaves.models.inference.infer_theta`, which needs ``alpha``.
+
+    Parameters
+    ----------
+    topic_word : numpy.ndarray or None
+        The ``K x V`` topic-word probabilities (checked by :func:`check_topic_word`), or
+        ``None`` for a model without probabilities.
+    vocabulary : Vocabulary or list of str
+        The words of the columns.
+    doc_topic_prior : float or numpy.ndarray or None, optional
+        The Dirichlet parameter ``alpha`` (checked by :func:`check_alpha`).
+    topic_word_weights : numpy.ndarray or None, optional
+        Weights ranking the words of each topic, when they differ from ``topic_word``.
+    metadata : dict or None, optional
+        The model's metadata (see the module docstring).
+
+    Raises
+    ------
+    InvalidModelError
+        When neither ``topic_word`` nor ``topic_word_weights`` is given, or the number of columns
+        differs from the vocabulary's size.
     """
 
     def __init__(
@@ -200,8 +316,26 @@ class FixedTopicModel(TopicModel):
         return record
 
     def transform(self, corpus: Corpus) -> np.ndarray:
-        """Topic proportions of ``corpus``: the fitting model's recorded inference if the model file
-        records one (:mod:`tealeaves.models.inference_registry`), else tealeaves' variational fold-in."""
+        """Topic proportions of ``corpus``.
+
+        The fitting model's recorded inference if the model file records one
+        (:mod:`tealeaves.models.inference_registry`), else tealeaves' variational fold-in.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``D x K`` topic proportions.
+
+        Raises
+        ------
+        InvalidModelError
+            When the model has no probabilities and no recorded inference.
+        """
         from tealeaves.models.inference import infer_theta
 
         record = self.inference_record()

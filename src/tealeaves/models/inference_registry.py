@@ -108,12 +108,34 @@ def inference_method(key: object) -> InferenceMethod | None:
 
 
 def class_inference(class_name: str) -> str | None:
-    """The key of the method registered for live models of class ``class_name``, or ``None``."""
+    """The key of the method registered for live models of class ``class_name``, or ``None``.
+
+    Parameters
+    ----------
+    class_name : str
+        A model class's name.
+
+    Returns
+    -------
+    str or None
+        The registered key, ``None`` when no method is registered for that class.
+    """
     return next((m.key for m in _METHODS.values() if m.model_class == class_name), None)
 
 
 def record_error(what: str) -> InvalidModelError:
-    """The error for a malformed inference record (it comes from a model file)."""
+    """The error for a malformed inference record (it comes from a model file).
+
+    Parameters
+    ----------
+    what : str
+        What is wrong with the record, completing "the model's recorded inference ...".
+
+    Returns
+    -------
+    InvalidModelError
+        The error to raise, with a fix suggesting to re-save the model.
+    """
     return InvalidModelError(f"the model's recorded inference (metadata.inference) {what}",
                              fix="re-save the model from the fitted tealeaves model")
 
@@ -143,13 +165,44 @@ def check_record(record: object, n_topics: int) -> InferenceMethod:
 
 
 def infer_with_record(topic_word: np.ndarray, record: dict, counts: sp.csr_matrix) -> np.ndarray:
-    """``D x K`` proportions of the documents of ``counts`` by the method of a checked ``record``."""
+    """``D x K`` proportions of the documents of ``counts`` by the method of a checked ``record``.
+
+    Parameters
+    ----------
+    topic_word : numpy.ndarray
+        The model's ``K x V`` topic-word probabilities.
+    record : dict
+        An inference record checked by :func:`check_record`.
+    counts : scipy.sparse.csr_matrix
+        The ``D x V`` document-word counts over the model's vocabulary.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``D x K`` topic proportions.
+    """
     return _METHODS[record["method"]].infer(topic_word, record, counts)
 
 
 def is_number(value: object, zero: bool = False, integer: bool = False) -> bool:
-    """Whether ``value`` is a finite positive (``zero``: non-negative) number, whole if ``integer``
-    (:mod:`tealeaves.validation`'s rules; booleans are not numbers)."""
+    """Whether ``value`` is a finite positive (``zero``: non-negative) number, whole if ``integer``.
+
+    :mod:`tealeaves.validation`'s rules; booleans are not numbers.
+
+    Parameters
+    ----------
+    value : object
+        The value to test.
+    zero : bool, default False
+        Accept zero.
+    integer : bool, default False
+        Require a whole number.
+
+    Returns
+    -------
+    bool
+        Whether ``value`` passes.
+    """
     try:
         if integer:
             check_int(value, "value", min_value=0 if zero else 1)
@@ -161,7 +214,24 @@ def is_number(value: object, zero: bool = False, integer: bool = False) -> bool:
 
 
 def need_number(record: dict, key: str, integer: bool = False, zero: bool = False) -> None:
-    """Raise :func:`record_error` unless ``record[key]`` is a number as :func:`is_number` asks."""
+    """Raise :func:`record_error` unless ``record[key]`` is a number as :func:`is_number` asks.
+
+    Parameters
+    ----------
+    record : dict
+        An inference record.
+    key : str
+        The entry to check.
+    integer : bool, default False
+        Require a whole number.
+    zero : bool, default False
+        Accept zero.
+
+    Raises
+    ------
+    InvalidModelError
+        When the entry is missing or not such a number.
+    """
     value = record.get(key)
     if not is_number(value, zero, integer):
         kind = "whole number" if integer else "finite number"

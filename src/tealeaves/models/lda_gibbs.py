@@ -41,33 +41,66 @@ def _one_language(corpus: Corpus) -> AlignedCorpus:
 class GibbsLDA(TopicModel):
     """LDA by collapsed Gibbs sampling with MALLET's hyperparameter optimisation (numba-compiled).
 
-    Fitted attributes: ``vocabulary_``, ``topic_word_`` (``K x V``,
-    ``(n_kw + beta) / (n_k + V beta)``), ``doc_topic_`` (training documents,
-    ``(n_dk + alpha_k) / (N_d + sum alpha)``), ``doc_topic_prior_`` (the
-    optimised ``alpha``), ``beta_``, ``log_likelihood_trace_``,
-    ``log_likelihood_iterations_``, ``chain_log_likelihoods_``, ``n_tokens_``,
-    ``sampling_cpu_seconds_`` (the kept chain's sampling CPU time), ``sampler_``,
-    ``metadata_`` (description, source, the corpus's preprocessing) and
-    ``pltm_`` (the underlying one-language polylingual model).
+    Collapsed Gibbs sampling as in Griffiths and Steyvers (2004); ``alpha`` and ``beta`` are
+    re-estimated by Minka's fixed-point updates (Minka 2000, as in MALLET).
 
     Parameters
     ----------
-    n_components : K.
-    n_iter : Gibbs sweeps.
-    alpha : initial symmetric ``alpha_k`` **per topic** (MALLET's ``--alpha``
-        is the sum ``K * alpha``).
-    beta : initial symmetric topic-word prior.
-    optimize_interval : re-estimate ``alpha`` and ``beta`` every this many
-        sweeps (0 keeps them fixed); ``optimize_burn_in`` sweeps pass first and the
-        document-topic histograms are collected every ``sample_interval`` sweeps
-        after it (MALLET's ``--optimize-burn-in`` and ``saveSampleInterval``; the old name
-        ``burn_in=`` still works, with a ``FutureWarning``).
-    n_chains : independent chains seeded from ``random_state``; the one with the
-        highest final log-likelihood is kept (``n_jobs`` threads sample them).
-    sampler : ``"sparse"`` (SparseLDA buckets), ``"dense"`` or ``"auto"``
-        (default: sparse from 20 topics, where it is the faster); all exact.
-    evaluate_every : record ``log p(w, z)`` every this many sweeps.
-    random_state : integer seed; the same seed repeats a fit exactly.
+    n_components : int, default 10
+        K.
+    n_iter : int, default 1000
+        Gibbs sweeps.
+    alpha : float, default 0.1
+        Initial symmetric ``alpha_k`` **per topic** (MALLET's ``--alpha`` is the sum ``K * alpha``).
+    beta : float, default 0.01
+        Initial symmetric topic-word prior.
+    optimize_interval : int, default 50
+        Re-estimate ``alpha`` and ``beta`` every this many sweeps (0 keeps them fixed).
+    optimize_burn_in : int, default 200
+        Sweeps that pass before the first optimisation (MALLET's ``--optimize-burn-in``; the old
+        name ``burn_in=`` still works, with a ``FutureWarning``).
+    sample_interval : int, default 5
+        After ``optimize_burn_in``, the document-topic histograms are collected every this many
+        sweeps (MALLET's ``saveSampleInterval``).
+    n_chains : int, default 1
+        Independent chains seeded from ``random_state``; the one with the highest final
+        log-likelihood is kept (``n_jobs`` threads sample them).
+    sampler : str, default "auto"
+        ``"sparse"`` (SparseLDA buckets), ``"dense"`` or ``"auto"`` (default: sparse from 20
+        topics, where it is the faster); all exact.
+    evaluate_every : int, default 10
+        Record ``log p(w, z)`` every this many sweeps.
+    random_state : int or None, default 0
+        Integer seed; the same seed repeats a fit exactly.
+    n_jobs : int, default 1
+        Threads sampling the chains; results do not depend on it.
+
+    Attributes
+    ----------
+    vocabulary_ : Vocabulary
+        The training corpus's vocabulary.
+    topic_word_ : numpy.ndarray
+        ``K x V``, ``(n_kw + beta) / (n_k + V beta)``.
+    doc_topic_ : numpy.ndarray
+        Training documents, ``(n_dk + alpha_k) / (N_d + sum alpha)``.
+    doc_topic_prior_ : numpy.ndarray
+        The optimised ``alpha``.
+    beta_ : float
+        The optimised ``beta``.
+    log_likelihood_trace_, log_likelihood_iterations_ : list
+        ``log p(w, z)`` and the sweeps it was recorded at.
+    chain_log_likelihoods_ : list
+        The final log-likelihood of every chain.
+    n_tokens_ : int
+        Tokens sampled.
+    sampling_cpu_seconds_ : float
+        The kept chain's sampling CPU time.
+    sampler_ : str
+        The sampler used.
+    metadata_ : dict
+        Description, source, the corpus's preprocessing.
+    pltm_ : PolylingualTopicModel
+        The underlying one-language polylingual model.
     """
 
     @renamed_parameters({"burn_in": "optimize_burn_in"})
@@ -129,7 +162,18 @@ class GibbsLDA(TopicModel):
         self.__dict__.update(state)
 
     def fit(self, corpus: Corpus) -> GibbsLDA:
-        """Sample ``n_chains`` chains on ``corpus`` and keep the best (see the class docstring)."""
+        """Sample ``n_chains`` chains on ``corpus`` and keep the best (see the class docstring).
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The training documents.
+
+        Returns
+        -------
+        GibbsLDA
+            ``self``, fitted.
+        """
         check_fit_input(corpus, self.n_components, "GibbsLDA")
         pltm = self._sampler_model().fit(_one_language(corpus))
         self.pltm_ = pltm
@@ -165,6 +209,31 @@ class GibbsLDA(TopicModel):
         sweep after ``burn_in`` (sweeps discarded before averaging: not the fit's
         ``optimize_burn_in``; see ``docs/naming.md``).  The seed is ``random_state`` (default: the
         model's), so it repeats exactly; an empty document gets ``alpha / sum alpha``.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents over the model's vocabulary.
+        n_iter : int, default 100
+            Fold-in sweeps.
+        burn_in : int, default 50
+            Sweeps discarded before averaging.
+        thin : int, default 5
+            Average every this many sweeps.
+        random_state : int or None, optional
+            Seed (default: the model's).
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``D x K`` topic proportions.
+
+        Raises
+        ------
+        TealeavesError
+            When the model is not fitted.
+        TypeError
+            When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.
         """
         if not hasattr(self, "pltm_"):
             raise TealeavesError("this GibbsLDA is not fitted yet; call fit() first")
@@ -175,7 +244,13 @@ class GibbsLDA(TopicModel):
         return view.transform(corpus, n_iter=n_iter, burn_in=burn_in, thin=thin, random_state=random_state)
 
     def description(self) -> str:
-        """Short, signature-safe name of the fit."""
+        """Short, signature-safe name of the fit.
+
+        Returns
+        -------
+        str
+            ``gibbs-lda/K<K>/it<n_iter>/opt<optimize_interval>/<sampler>/seed<random_state>``.
+        """
         sampler = getattr(self, "sampler_", self.sampler)
         return (f"gibbs-lda/K{self.n_components}/it{self.n_iter}/opt{self.optimize_interval}"
                 f"/{sampler}/seed{self.random_state}")

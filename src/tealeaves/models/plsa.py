@@ -42,7 +42,27 @@ def _normalise_rows(m: np.ndarray) -> np.ndarray:
 
 
 def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
-    """EM for the documents' ``theta`` with the topics ``phi`` held fixed (pLSA fold-in)."""
+    """EM for the documents' ``theta`` with the topics ``phi`` held fixed (pLSA fold-in, Hofmann 1999).
+
+    Iterates ``theta <- theta * (R phi^T)``, rows normalised, with ``R_dw = n_dw / (theta phi)_dw``
+    (the module docstring), from uniform proportions.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray
+        The ``K x V`` topic-word probabilities.
+    counts : scipy.sparse.csr_matrix
+        The ``D x V`` document-word counts.
+    max_iter : int, default 200
+        EM iterations at most.
+    tol : float, default 1e-6
+        Stop when the log-likelihood changes by at most ``tol`` times its absolute value.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``D x K`` topic proportions.
+    """
     theta = np.full((counts.shape[0], phi.shape[0]), 1.0 / phi.shape[0])
     previous = -np.inf
     for _ in range(max_iter):
@@ -69,19 +89,33 @@ register_inference(InferenceMethod("plsa-fold-in", "PLSA", _check_record, _infer
 
 
 class PLSA(TopicModel):
-    """pLSA by EM, best of ``n_restarts`` random starts by training log-likelihood.
-
-    Fitted attributes: ``topic_word_`` (K x V), ``doc_topic_`` (D x K, the
-    training documents), ``log_likelihood_`` (``sum_dw n_dw log p(w | d)`` of
-    the best restart), ``restart_log_likelihoods_``, ``vocabulary_``.
+    """pLSA by EM (Hofmann 1999), best of ``n_restarts`` random starts by training log-likelihood.
 
     Parameters
     ----------
-    n_components : number of topics K.
-    n_restarts : random initialisations tried (>= 1); the highest log-likelihood wins.
-    max_iter : EM iterations per restart.
-    tol : stop when the relative improvement of the log-likelihood is below ``tol``.
-    random_state : seed of the restarts.
+    n_components : int, default 10
+        Number of topics K.
+    n_restarts : int, default 10
+        Random initialisations tried (>= 1); the highest log-likelihood wins.
+    max_iter : int, default 1000
+        EM iterations per restart.
+    tol : float, default 1e-10
+        Stop when the relative improvement of the log-likelihood is below ``tol``.
+    random_state : int or None, default 0
+        Seed of the restarts.
+
+    Attributes
+    ----------
+    topic_word_ : numpy.ndarray
+        ``K x V`` topic-word probabilities.
+    doc_topic_ : numpy.ndarray
+        ``D x K`` proportions of the training documents.
+    log_likelihood_ : float
+        ``sum_dw n_dw log p(w | d)`` of the best restart.
+    restart_log_likelihoods_ : list of float
+        The log-likelihood of every restart.
+    vocabulary_ : Vocabulary
+        The training corpus's vocabulary.
     """
 
     def __init__(self, n_components: int = 10, n_restarts: int = 10, max_iter: int = 1000,
@@ -93,7 +127,18 @@ class PLSA(TopicModel):
         self.random_state = random_state
 
     def fit(self, corpus: Corpus) -> PLSA:
-        """Fit the topics and training-document proportions to ``corpus``."""
+        """Fit the topics and training-document proportions to ``corpus``.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            The training documents.
+
+        Returns
+        -------
+        PLSA
+            ``self``, fitted.
+        """
         check_fit_input(corpus, self.n_components, "PLSA")
         counts = corpus.counts.astype(np.float64)
         rng = np.random.default_rng(self.random_state)
@@ -128,9 +173,27 @@ class PLSA(TopicModel):
         return theta, phi, ll
 
     def transform(self, corpus: Corpus) -> np.ndarray:
-        """Topic proportions of new documents by EM with the topics fixed (fold-in)."""
+        """Topic proportions of new documents by EM with the topics fixed (fold-in).
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``D x K`` topic proportions (:func:`fold_in` with the model's ``max_iter`` and ``tol``).
+        """
         check_transform_input(self, corpus)
         return fold_in(self.topic_word_, corpus.counts, self.max_iter, self.tol)
 
     def description(self) -> str:
+        """Short, signature-safe name of the fit.
+
+        Returns
+        -------
+        str
+            ``plsa/K<n_components>/restarts<n_restarts>/rs<random_state>``.
+        """
         return f"plsa/K{self.n_components}/restarts{self.n_restarts}/rs{self.random_state}"

@@ -54,7 +54,26 @@ SPARSE_FROM_K = 20
 
 
 def resolve_sampler(sampler: str, n_components: int) -> str:
-    """The sampler ``auto`` stands for at ``n_components`` topics (others are returned unchanged)."""
+    """The sampler ``auto`` stands for at ``n_components`` topics (others are returned unchanged).
+
+    Parameters
+    ----------
+    sampler : str
+        One of :data:`SAMPLERS`.
+    n_components : int
+        The number of topics K.
+
+    Returns
+    -------
+    str
+        ``"sparse"`` from :data:`SPARSE_FROM_K` topics and ``"dense"`` below for ``"auto"``, else
+        ``sampler``.
+
+    Raises
+    ------
+    ParameterError
+        When ``sampler`` is not one of :data:`SAMPLERS`.
+    """
     check_choice(sampler, "sampler", SAMPLERS)
     if sampler == "auto":
         return "sparse" if n_components >= SPARSE_FROM_K else "dense"
@@ -115,7 +134,23 @@ def _layout(
 
 
 class SweepDone(NamedTuple):
-    """What :meth:`PolylingualTopicModel.fit`'s ``callback`` receives after each Gibbs sweep of each chain."""
+    """What :meth:`PolylingualTopicModel.fit`'s ``callback`` receives after each Gibbs sweep of each chain.
+
+    Parameters
+    ----------
+    chain : int
+        0-based chain number.
+    sweep : int
+        Sweeps this chain has done, 1 to ``n_sweeps``.
+    n_sweeps : int
+        The model's ``n_iter``.
+    n_chains : int
+        The model's number of chains.
+    n_tokens : int
+        Tokens sampled per sweep.
+    cpu_seconds : float
+        This chain's sampling CPU time so far (as in ``sampling_cpu_seconds_``).
+    """
 
     chain: int  #: 0-based chain number
     sweep: int  #: sweeps this chain has done, 1 to ``n_sweeps``
@@ -137,41 +172,73 @@ def _seeds(seq: np.random.SeedSequence, n: int) -> np.ndarray:
 class PolylingualTopicModel:
     """Polylingual LDA with a MALLET-style collapsed Gibbs sampler (numba-compiled).
 
-    The bounds of every setting are declared once in :data:`FIT_PARAMS` (also the options of
-    ``tealeaves pltm fit``) and checked by :meth:`fit`.
-
-    Fitted attributes: ``languages_``, ``vocabularies_`` (lang -> Vocabulary),
-    ``topic_word_`` (lang -> K x V_l), ``doc_topic_`` (tuples x K),
-    ``alpha_`` (K), ``beta_`` (lang -> float), ``log_likelihood_trace_`` and
-    ``log_likelihood_iterations_``, ``linked_`` (tuple mask), ``n_tokens_``,
-    ``sampling_seconds_`` (wall time of all chains) and ``sampling_cpu_seconds_``
-    (this thread's CPU time in the kept chain's Gibbs sweeps, for throughput).
+    The polylingual topic model of Mimno et al. (2009), sampled as collapsed Gibbs sampling for LDA
+    (Griffiths and Steyvers 2004), with ``alpha`` and ``beta`` re-estimated by Minka's fixed-point
+    updates (Minka 2000) as MALLET does.  The bounds of every setting are declared once in
+    :data:`FIT_PARAMS` (also the options of ``tealeaves pltm fit``) and checked by :meth:`fit`.
 
     Parameters
     ----------
-    n_components : K, the number of topics (``n_topics`` is its deprecated old name).
-    alpha : initial symmetric Dirichlet parameter of each topic in ``theta``
-        (a per-topic value; MALLET's ``--alpha`` is the sum ``K * alpha``).
-    beta : initial symmetric Dirichlet parameter of every language's topics.
-    n_iter : Gibbs sweeps.
-    optimize_interval : re-estimate ``alpha`` and ``beta`` every this many
-        sweeps (0 disables); ``optimize_burn_in`` sweeps pass first and
-        histograms are collected every ``sample_interval`` sweeps after it.
-    n_chains : independent chains (seeds derived from ``random_state``); the
-        one with the highest final log-likelihood is kept and every chain's
-        final log-likelihood is in ``chain_log_likelihoods_``.
-    link_fraction : share of tuples kept linked (1 = every tuple shares one
-        ``theta``); the others are split into monolingual documents.
-    evaluate_every : record the log-likelihood every this many sweeps.
-    random_state : integer seed; the same seed repeats a fit exactly.
-    n_jobs : chains run in this many threads at once (the kernels release the
-        GIL); results do not depend on it.
-    sampler : ``"sparse"`` (MALLET's SparseLDA buckets, cost per token
-        sub-linear in K), ``"dense"`` (one pass over all K topics per token) or
-        ``"auto"`` (default: sparse from ``SPARSE_FROM_K`` = 20 topics, where it
-        is the faster one; dense below).  Both sample the same conditional exactly; for
-        a given seed they give different chains, since they map the same random
-        numbers to topics in different orders.  ``sampler_`` is the one used.
+    n_components : int, default 20
+        K, the number of topics (``n_topics`` is its deprecated old name).
+    alpha : float, default 0.1
+        Initial symmetric Dirichlet parameter of each topic in ``theta`` (a per-topic value;
+        MALLET's ``--alpha`` is the sum ``K * alpha``).
+    beta : float, default 0.01
+        Initial symmetric Dirichlet parameter of every language's topics.
+    n_iter : int, default 1000
+        Gibbs sweeps.
+    optimize_interval : int, default 50
+        Re-estimate ``alpha`` and ``beta`` every this many sweeps (0 disables).
+    optimize_burn_in : int, default 200
+        Sweeps that pass before the first optimisation.
+    sample_interval : int, default 5
+        After ``optimize_burn_in``, histograms are collected every this many sweeps.
+    n_chains : int, default 1
+        Independent chains (seeds derived from ``random_state``); the one with the highest final
+        log-likelihood is kept and every chain's final log-likelihood is in
+        ``chain_log_likelihoods_``.
+    link_fraction : float, default 1.0
+        Share of tuples kept linked (1 = every tuple shares one ``theta``); the others are split
+        into monolingual documents.
+    evaluate_every : int, default 10
+        Record the log-likelihood every this many sweeps.
+    random_state : int or None, default 0
+        Integer seed; the same seed repeats a fit exactly.
+    n_jobs : int, default 1
+        Chains run in this many threads at once (the kernels release the GIL); results do not
+        depend on it.
+    sampler : str, default "auto"
+        ``"sparse"`` (MALLET's SparseLDA buckets, cost per token sub-linear in K), ``"dense"``
+        (one pass over all K topics per token) or ``"auto"`` (default: sparse from
+        ``SPARSE_FROM_K`` = 20 topics, where it is the faster one; dense below).  Both sample the
+        same conditional exactly; for a given seed they give different chains, since they map the
+        same random numbers to topics in different orders.  ``sampler_`` is the one used.
+
+    Attributes
+    ----------
+    languages_ : list of str
+        The languages of the training corpus.
+    vocabularies_ : dict
+        Language -> :class:`~tealeaves.corpus.Vocabulary`.
+    topic_word_ : dict
+        Language -> ``K x V_l`` topic-word probabilities.
+    doc_topic_ : numpy.ndarray
+        Tuples x K.
+    alpha_ : numpy.ndarray
+        The length-K ``alpha``.
+    beta_ : dict
+        Language -> float.
+    log_likelihood_trace_, log_likelihood_iterations_ : list
+        The log-likelihood and the sweeps it was recorded at.
+    linked_ : numpy.ndarray
+        Tuple mask of the linked tuples.
+    n_tokens_ : int
+        Tokens sampled per sweep.
+    sampling_seconds_ : float
+        Wall time of all chains.
+    sampling_cpu_seconds_ : float
+        This thread's CPU time in the kept chain's Gibbs sweeps, for throughput.
     """
 
     @renamed_parameters({"n_topics": "n_components"})
@@ -237,10 +304,28 @@ class PolylingualTopicModel:
             ) -> PolylingualTopicModel:
         """Fit on the tuples of ``corpus``; runs ``n_chains`` chains and keeps the best.
 
-        ``callback``, if given, is called with a :class:`SweepDone` after every
-        sweep of every chain, in sweep order within a chain (chains run with
-        ``n_jobs`` > 1 call it from their threads, interleaved).  It only
-        observes: the fit is the same with or without it.
+        Parameters
+        ----------
+        corpus : AlignedCorpus
+            The training tuples.
+        callback : callable, optional
+            If given, called with a :class:`SweepDone` after every sweep of every chain, in sweep
+            order within a chain (chains run with ``n_jobs`` > 1 call it from their threads,
+            interleaved).  It only observes: the fit is the same with or without it.
+
+        Returns
+        -------
+        PolylingualTopicModel
+            ``self``, fitted.
+
+        Raises
+        ------
+        TypeError
+            When ``corpus`` is not an :class:`~tealeaves.corpus.aligned.AlignedCorpus`.
+        ParameterError
+            When a setting is out of the bounds of :data:`FIT_PARAMS`.
+        EmptyInputError
+            When the corpus, or one of its languages, has no tokens.
         """
         self._check_params(corpus)
         K = int(self.n_components)
@@ -409,6 +494,16 @@ class PolylingualTopicModel:
 
         Linked tuples return their shared ``theta``; unlinked ones the side's
         own; tuples without tokens in ``lang`` the tuple's ``doc_topic_`` row.
+
+        Parameters
+        ----------
+        lang : str
+            A language of the model.
+
+        Returns
+        -------
+        numpy.ndarray
+            Tuples x K proportions.
         """
         li = self._language_index(lang)
         out = self.doc_topic_.copy()
@@ -434,8 +529,14 @@ class PolylingualTopicModel:
 
     @renamed_parameters({"n": "n_top"})
     def top_word_ids(self, lang: str, n_top: int = 10) -> np.ndarray:
-        """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id); the
-        arguments are those of :meth:`top_words`.
+        """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id).
+
+        Parameters
+        ----------
+        lang : str
+            A language of the model.
+        n_top : int, default 10
+            Words per topic, 1 to 1000, as in :meth:`top_words` (``n`` is its deprecated old name).
 
         Returns
         -------
@@ -463,7 +564,23 @@ class PolylingualTopicModel:
         return self.language_model(lang).top_words(N_TOP.check(n_top))
 
     def language_model(self, lang: str) -> PLTMLanguageModel:
-        """The monolingual view of language ``lang``: a :class:`TopicModel` over its vocabulary."""
+        """The monolingual view of language ``lang``: a :class:`TopicModel` over its vocabulary.
+
+        Parameters
+        ----------
+        lang : str
+            A language of the model.
+
+        Returns
+        -------
+        PLTMLanguageModel
+            The view.
+
+        Raises
+        ------
+        LanguageMismatchError
+            When the model has no language ``lang``.
+        """
         li = self._language_index(lang)
         return PLTMLanguageModel(self, self.languages_[li])
 
@@ -481,6 +598,29 @@ class PolylingualTopicModel:
         ``fit=False``); languages absent from the model raise an error, and a
         tuple without tokens gets the prior mean ``alpha / sum(alpha)``.  ``n_iter``, ``burn_in``
         and ``random_state`` are checked against :data:`TRANSFORM_PARAMS`.
+
+        Parameters
+        ----------
+        corpus : AlignedCorpus
+            The new tuples, over the model's vocabularies.
+        n_iter : int, default 100
+            Fold-in sweeps.
+        burn_in : int, default 50
+            Sweeps discarded before averaging.
+        thin : int, default 5
+            Average every this many sweeps.
+        random_state : int or None, optional
+            Seed (default: the model's).
+
+        Returns
+        -------
+        numpy.ndarray
+            Tuples x K proportions.
+
+        Raises
+        ------
+        LanguageMismatchError
+            When a language is not the model's, none is, or a vocabulary differs from the model's.
         """
         self._check_fitted()
         check_params(TRANSFORM_PARAMS, {"n_iter": n_iter, "burn_in": burn_in, "random_state": random_state})
@@ -540,7 +680,13 @@ class PolylingualTopicModel:
         return _layout(full, self.languages_, self._offsets, np.ones(len(corpus), dtype=bool))
 
     def description(self) -> str:
-        """Short description for signatures."""
+        """Short description for signatures.
+
+        Returns
+        -------
+        str
+            ``PLTM/K<K>/<languages>/it<n_iter>/link<link_fraction>/seed<random_state>``.
+        """
         return (
             f"PLTM/K{self.n_components}/{'-'.join(getattr(self, 'languages_', []))}/it{self.n_iter}"
             f"/link{self.link_fraction:g}/seed{self.random_state}"
@@ -554,6 +700,13 @@ class PLTMLanguageModel(TopicModel):
     the PLTM's ``alpha``, ``transform(corpus)`` folds in monolingual documents
     with the PLTM's Gibbs inference, and ``doc_topic_`` holds the training
     documents of this language (one row per present document).
+
+    Parameters
+    ----------
+    parent : PolylingualTopicModel
+        The fitted PLTM.
+    lang : str
+        One of its languages.
     """
 
     def __init__(self, parent: PolylingualTopicModel, lang: str):
@@ -568,7 +721,26 @@ class PLTMLanguageModel(TopicModel):
         return self.parent.language_doc_topic(self.language)
 
     def transform(self, corpus: Corpus, **kwargs) -> np.ndarray:
-        """Infer ``theta`` of monolingual documents over this language's vocabulary."""
+        """Infer ``theta`` of monolingual documents over this language's vocabulary.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents over this language's vocabulary.
+        **kwargs
+            Passed to :meth:`PolylingualTopicModel.transform` (``n_iter``, ``burn_in``, ``thin``,
+            ``random_state``).
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``D x K`` topic proportions.
+
+        Raises
+        ------
+        TypeError
+            When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.
+        """
         if not isinstance(corpus, Corpus):
             raise TypeError(f"transform expects a Corpus, got {type(corpus).__name__}")
         present = corpus.lengths >= 0
@@ -576,6 +748,13 @@ class PLTMLanguageModel(TopicModel):
         return self.parent.transform(ac, **kwargs)
 
     def description(self) -> str:
+        """Short description for signatures.
+
+        Returns
+        -------
+        str
+            The PLTM's description followed by ``/<language>``.
+        """
         return f"{self.parent.description()}/{self.language}"
 
 

@@ -66,5 +66,20 @@ def inference_name(model: object) -> str:
 
 
 def infer_recorded(model: object, record: dict, corpus: Corpus) -> np.ndarray:
-    """``D x K`` topic proportions of ``corpus`` (over the model's vocabulary) by the recorded method."""
+    """``D x K`` topic proportions of ``corpus`` (over the model's vocabulary) by the recorded method.
+
+    Parameters
+    ----------
+    model : object
+        A model with ``topic_word_``.
+    record : dict
+        Its checked inference record (:func:`recorded_inference`).
+    corpus : Corpus
+        Documents over the model's vocabulary.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``D x K`` topic proportions.
+    """
     return infer_with_record(model.topic_word_, record, corpus.counts)

@@ -37,6 +37,25 @@ def split_corpus(corpus: Corpus, test_fraction: float = 0.2, seed: int = 0) -> t
     """``(train, test)``: ``round(test_fraction * D)`` documents drawn by ``default_rng(seed).permutation``.
 
     Both keep the corpus's order and vocabulary; each must hold at least one document.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The documents to split.
+    test_fraction : float, default 0.2
+        Share of documents held out, strictly between 0 and 1.
+    seed : int, default 0
+        Seed of the draw.
+
+    Returns
+    -------
+    tuple of Corpus
+        ``(train, test)``.
+
+    Raises
+    ------
+    ParameterError
+        When the fraction or seed is invalid, or one side would be empty.
     """
     fraction = check_float(test_fraction, "test fraction", min_value=0.0, max_value=1.0,
                             include_min=False, include_max=False)
@@ -52,7 +71,23 @@ def split_corpus(corpus: Corpus, test_fraction: float = 0.2, seed: int = 0) -> t
 
 
 def check_seeds(seeds: int | Sequence[int]) -> list[int]:
-    """``seeds`` as a list: ``n`` means seeds ``0 .. n-1``; a list is taken as given (each once)."""
+    """``seeds`` as a list: ``n`` means seeds ``0 .. n-1``; a list is taken as given (each once).
+
+    Parameters
+    ----------
+    seeds : int or sequence of int
+        A number of seeds, or the seeds.
+
+    Returns
+    -------
+    list of int
+        The seeds.
+
+    Raises
+    ------
+    ParameterError
+        When a seed is invalid or repeated, or the number is out of bounds.
+    """
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
         return list(range(SEEDS.check(seeds)))
     return check_unique([check_seed(s) for s in seeds], "seeds")

@@ -36,6 +36,17 @@ class Engine:
     """A named way of fitting a topic model: ``fit(train, k, seed, settings) -> model``.
 
     ``defaults`` are merged under the user's settings (and recorded with every model).
+
+    Parameters
+    ----------
+    name : str
+        The engine's name (``--engine``).
+    fit : callable
+        ``fit(train, k, seed, settings) -> model``.
+    defaults : dict, optional
+        Settings merged under the user's.
+    accepts : callable, optional
+        ``() -> set of setting names`` the engine accepts (``None``: not checked).
     """
 
     name: str
@@ -48,6 +59,21 @@ class Engine:
         """The settings a model of this engine is fitted with: ``defaults`` updated by ``user``.
 
         A setting the engine does not take is refused (:class:`ParameterError`), never ignored.
+
+        Parameters
+        ----------
+        user : dict, optional
+            The user's settings.
+
+        Returns
+        -------
+        dict
+            The merged settings.
+
+        Raises
+        ------
+        ParameterError
+            When a setting is not one the engine accepts.
         """
         merged = {**self.defaults, **(user or {})}
         if self.accepts is not None:
@@ -168,12 +194,34 @@ ENGINES: dict[str, Engine] = {
 
 
 def register_engine(engine: Engine) -> None:
-    """Add (or replace) an engine of the registry, e.g. ``Engine("gibbs", fit_gibbs, {...})``."""
+    """Add (or replace) an engine of the registry, e.g. ``Engine("gibbs", fit_gibbs, {...})``.
+
+    Parameters
+    ----------
+    engine : Engine
+        The engine, registered under its name.
+    """
     ENGINES[engine.name] = engine
 
 
 def get_engine(engine: str | Engine) -> Engine:
-    """The :class:`Engine` named ``engine`` (an :class:`Engine` is returned unchanged)."""
+    """The :class:`Engine` named ``engine`` (an :class:`Engine` is returned unchanged).
+
+    Parameters
+    ----------
+    engine : str or Engine
+        A registered name, or an engine.
+
+    Returns
+    -------
+    Engine
+        The engine.
+
+    Raises
+    ------
+    ParameterError
+        When no engine has that name.
+    """
     if isinstance(engine, Engine):
         return engine
     if engine not in ENGINES:
@@ -182,7 +230,18 @@ def get_engine(engine: str | Engine) -> Engine:
 
 
 def check_available(engine: Engine) -> None:
-    """Fail now, before any fit, when the engine's optional library is missing."""
+    """Fail now, before any fit, when the engine's optional library is missing.
+
+    Parameters
+    ----------
+    engine : Engine
+        The engine (gensim and tomotopy need their library).
+
+    Raises
+    ------
+    MissingDependencyError
+        When the library is not installed.
+    """
     from tealeaves._optional import optional_import
 
     module = {"gensim": "gensim", "tomotopy": "tomotopy"}.get(engine.name)
@@ -196,6 +255,18 @@ def library_perplexity(model, test: Corpus) -> float | None:
     scikit-learn: ``exp(-bound / N)`` from its variational bound (:meth:`SklearnLDA.perplexity`);
     it includes the corpus-wide topic-word term, so it is not a predictive perplexity.
     Other engines: ``None``.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model.
+    test : Corpus
+        The test documents.
+
+    Returns
+    -------
+    float or None
+        The perplexity, or ``None``.
     """
     from tealeaves.likelihood import align_corpus
 

@@ -54,7 +54,23 @@ TOPIC_MEASURES: dict[str, Callable] = {}
 
 @dataclass
 class SweepData:
-    """What every fit and score of one sweep shares (sent once to each worker process)."""
+    """What every fit and score of one sweep shares (sent once to each worker process).
+
+    Parameters
+    ----------
+    train : Corpus
+        The training documents.
+    test : Corpus
+        The test documents.
+    reference : ReferenceIndex
+        The coherence reference (a :class:`tealeaves.coherence.ReferenceIndex`).
+    measures : tuple of str
+        The coherence measures.
+    n_top : int
+        Top words per topic.
+    split_seed : int
+        The seed of the train/test split and of the document completion.
+    """
 
     train: Corpus
     test: Corpus
@@ -73,12 +89,34 @@ class SweepData:
 
 
 def words_hash(words) -> str:
-    """A short hash of a vocabulary (its words in order)."""
+    """A short hash of a vocabulary (its words in order).
+
+    Parameters
+    ----------
+    words : iterable of str
+        The words.
+
+    Returns
+    -------
+    str
+        16 hex digits of a SHA-1.
+    """
     return hashlib.sha1("\n".join(words).encode()).hexdigest()[:16]
 
 
 def corpus_hash(corpus: Corpus) -> str:
-    """A short hash of a corpus: vocabulary, tokens, offsets and document ids."""
+    """A short hash of a corpus: vocabulary, tokens, offsets and document ids.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus.
+
+    Returns
+    -------
+    str
+        16 hex digits of a SHA-1.
+    """
     h = hashlib.sha1(words_hash(corpus.vocabulary).encode())
     for part in (corpus.tokens.astype("<i8"), corpus.offsets.astype("<i8")):
         h.update(part.tobytes())
@@ -99,7 +137,26 @@ def _check_same_words(result, base: dict) -> None:
 
 
 def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
-    """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods."""
+    """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods.
+
+    Parameters
+    ----------
+    model : TopicModel
+        The fitted model.
+    data : SweepData
+        The sweep's shared data.
+
+    Returns
+    -------
+    tuple of dict
+        The likelihood measures, and the held-out record (``signature``, ``split_hash``,
+        ``doc_loglik``, ``doc_words``).
+
+    Raises
+    ------
+    TealeavesError
+        When a baseline scored other held-out words than the model (a bug).
+    """
     from tealeaves.likelihood import baselines
     from tealeaves.likelihood.completion import document_completion, prepare_test
     from tealeaves.sweep.engines import library_perplexity
@@ -132,8 +189,23 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     ``kl_uniform``, ``kl_vacuous``, ``kl_background`` (AlSumait et al. 2009) go into its
     scores and the flags of :func:`~tealeaves.comparison.flags.flag_topics` (low-coherence
     and mixed from the first coherence measure, background, few-documents) into its
-    ``flags``; low-recurrence needs other runs and is left to the report's hook.  Returns the
-    model's mean ``kl_vacuous`` (``significance``) and the flags' settings (``flags``).
+    ``flags``; low-recurrence needs other runs and is left to the report's hook.
+
+    Parameters
+    ----------
+    model : TopicModel
+        The fitted model.
+    data : SweepData
+        The sweep's shared data.
+    first : CoherenceResult or None
+        The result of the first coherence measure.
+    topics : list of dict
+        The per-topic records, updated in place.
+
+    Returns
+    -------
+    dict
+        The model's mean ``kl_vacuous`` (``significance``) and the flags' settings (``flags``).
     """
     from tealeaves.comparison import flag_topics, topic_significance
 
@@ -152,7 +224,21 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
 
 
 def score_model(model, data: SweepData) -> dict:
-    """Every measure of one fitted model (see the module docstring), ready for the results store."""
+    """Every measure of one fitted model (see the module docstring), ready for the results store.
+
+    Parameters
+    ----------
+    model : TopicModel
+        The fitted model.
+    data : SweepData
+        The sweep's shared data.
+
+    Returns
+    -------
+    dict
+        ``measures``, ``topics``, ``signature``, ``split_hash``, ``doc_loglik``, ``doc_words``,
+        ``vocabulary_hash``, ``topic_word`` and ``score_seconds``.
+    """
     from tealeaves.coherence import coherence
 
     start = time.perf_counter()

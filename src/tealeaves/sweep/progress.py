@@ -35,13 +35,27 @@ class SweepProgress(_Progress):
         self.total, self.done, self.width = total, 0, width
 
     def eta(self) -> float | None:
-        """Seconds left, from the mean time per model so far (``None`` before the first)."""
+        """Seconds left, from the mean time per model so far (``None`` before the first).
+
+        Returns
+        -------
+        float or None
+            The estimate.
+        """
         if not self.done:
             return None
         return self.remaining(self.done, self.total)
 
     def update(self, name: str, done: int | None = None) -> None:
-        """One more model is finished (or, with ``done``, that many units are)."""
+        """One more model is finished (or, with ``done``, that many units are).
+
+        Parameters
+        ----------
+        name : str
+            The finished model's name.
+        done : int, optional
+            The units finished so far (default: one more).
+        """
         self.done = self.done + 1 if done is None else done
         eta = self.eta()
         left = "" if eta is None else f", ETA {_duration(eta)}"
@@ -54,7 +68,13 @@ class SweepProgress(_Progress):
             self.line(f"sweep: {self.done}/{self.total} models done ({name}){left}")
 
     def note(self, message: str) -> None:
-        """A plain message (e.g. models skipped because the store has them)."""
+        """A plain message (e.g. models skipped because the store has them).
+
+        Parameters
+        ----------
+        message : str
+            The message.
+        """
         self.line(f"sweep: {message}")
 
 

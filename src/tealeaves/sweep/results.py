@@ -28,11 +28,30 @@ MODEL_COLUMNS = ("name", "engine", "k", "seed", "settings", "signature", "descri
 class SweepResults:
     """The contents of one sweep's results store (:func:`load_results`).
 
-    ``models``: one row per model (identity, settings, timings, then one column per
-    measure); ``topics``: one row per topic (``model``, ``k``, ``seed``, ``topic``,
-    ``top_words``, one column per per-topic score, ``flags`` (the names of the junk-topic flags
-    raised) and ``flag_explanations``); ``sweep``: what all models share;
-    ``pairs[(model, topic)]``: the stored pair matrix (``words``, ``values``, ``measure``).
+    Parameters
+    ----------
+    path : str
+        The store's path.
+    sweep : dict
+        What all models share.
+    models : pandas.DataFrame
+        One row per model (identity, settings, timings, then one column per measure).
+    topics : pandas.DataFrame
+        One row per topic (``model``, ``k``, ``seed``, ``topic``, ``top_words``, one column per
+        per-topic score, ``flags`` (the names of the junk-topic flags raised) and
+        ``flag_explanations``).
+    pairs : dict, optional
+        ``pairs[(model, topic)]``: the stored pair matrix (``words``, ``values``, ``measure``).
+    _heldout : dict, optional
+        Internal: per model, the held-out log-likelihoods and word counts (:meth:`heldout`).
+    flag_settings : dict, optional
+        Per model: the flags checked and skipped, and their signature (``None``: not stored).
+    vocabulary : list, optional
+        The sweep's vocabulary.
+    _topic_word : dict, optional
+        Internal: per model, the stored topic-word rows (:meth:`topic_model`).
+    signatures : dict, optional
+        Per model: the signature of each measure (``completion`` and every coherence measure).
     """
 
     path: str
@@ -49,7 +68,23 @@ class SweepResults:
     signatures: dict = field(repr=False, default_factory=dict)
 
     def model(self, name: str) -> pd.Series:
-        """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise)."""
+        """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise).
+
+        Parameters
+        ----------
+        name : str
+            A model's name (:func:`~tealeaves.sweep.store.model_name`).
+
+        Returns
+        -------
+        pandas.Series
+            Its row of ``models``.
+
+        Raises
+        ------
+        ParameterError
+            When no model has that name.
+        """
         rows = self.models[self.models["name"] == name]
         if rows.empty:
             names = ", ".join(self.models["name"]) or "none"
@@ -58,23 +93,57 @@ class SweepResults:
         return rows.iloc[0]
 
     def heldout(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(log-likelihoods, word counts)`` of model ``name``'s held-out halves, one per test document."""
+        """``(log-likelihoods, word counts)`` of model ``name``'s held-out halves, one per test document.
+
+        Parameters
+        ----------
+        name : str
+            A model's name.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The log-likelihoods and word counts.
+        """
         self.model(name)
         return self._heldout[name]
 
     def topic_model(self, name: str):
-        """Model ``name`` as a :class:`~tealeaves.models.base.FixedTopicModel` (stored topic-word rows)."""
+        """Model ``name`` as a :class:`~tealeaves.models.base.FixedTopicModel` (stored topic-word rows).
+
+        Parameters
+        ----------
+        name : str
+            A model's name.
+
+        Returns
+        -------
+        FixedTopicModel
+            The model, described by its name.
+        """
         from tealeaves.models.base import FixedTopicModel
 
         self.model(name)
         return FixedTopicModel(self._topic_word[name], self.vocabulary, metadata={"description": name})
 
     def measure_names(self) -> list[str]:
-        """The measure columns of ``models`` (everything after :data:`MODEL_COLUMNS`)."""
+        """The measure columns of ``models`` (everything after :data:`MODEL_COLUMNS`).
+
+        Returns
+        -------
+        list of str
+            The column names.
+        """
         return [c for c in self.models.columns if c not in MODEL_COLUMNS]
 
     def to_dict(self) -> dict:
-        """Every stored number, JSON-ready (per-document log-likelihoods left out)."""
+        """Every stored number, JSON-ready (per-document log-likelihoods left out).
+
+        Returns
+        -------
+        dict
+            ``path``, ``sweep``, ``models`` and ``topics`` (as records).
+        """
         return {"path": self.path, "sweep": self.sweep,
                 "models": self.models.to_dict(orient="records"),
                 "topics": self.topics.to_dict(orient="records")}
@@ -85,7 +154,18 @@ Results = SweepResults
 
 
 def load_results(path: str | os.PathLike) -> SweepResults:
-    """Read the results store at ``path`` (see :mod:`tealeaves.sweep.store` for its layout)."""
+    """Read the results store at ``path`` (see :mod:`tealeaves.sweep.store` for its layout).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store.
+
+    Returns
+    -------
+    SweepResults
+        Its contents.
+    """
     conn = read_store(path)
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())

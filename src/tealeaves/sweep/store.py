@@ -51,8 +51,24 @@ CREATE TABLE IF NOT EXISTS topics (
 
 
 def model_name(engine: str, k: int, seed: int) -> str:
-    """The name of a model in a store: ``<engine>-K<k>-s<seed>`` (what
-    :func:`~tealeaves.sweep.compare_models` takes)."""
+    """The name of a model in a store: ``<engine>-K<k>-s<seed>``.
+
+    What :func:`~tealeaves.sweep.compare_models` takes.
+
+    Parameters
+    ----------
+    engine : str
+        The engine's name.
+    k : int
+        The number of topics.
+    seed : int
+        The fit's seed.
+
+    Returns
+    -------
+    str
+        The name.
+    """
     return f"{engine}-K{k}-s{seed}"
 
 
@@ -77,6 +93,27 @@ def open_store(path: str | os.PathLike, sweep: dict, vocabulary: list[str] | Non
 
     An existing store must have ``SCHEMA_VERSION`` and the same ``sweep`` description,
     else :class:`IncompatibleStoreError`; a file that is not SQLite is refused too.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store's file.
+    sweep : dict
+        The sweep's description.
+    vocabulary : list of str, optional
+        The sweep's vocabulary, recorded in a new store.
+
+    Returns
+    -------
+    sqlite3.Connection
+        The open store.
+
+    Raises
+    ------
+    OutputError
+        When the path is a folder, its folder is missing, or it is not writable.
+    IncompatibleStoreError
+        When the file is not a store, or holds another sweep or schema version.
     """
     path = Path(path).expanduser()
     if path.is_dir():
@@ -144,7 +181,23 @@ def _meta(conn: sqlite3.Connection, path: Path) -> dict:
 
 
 def read_store(path: str | os.PathLike) -> sqlite3.Connection:
-    """Open an existing store for reading (its schema version checked)."""
+    """Open an existing store for reading (its schema version checked).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store's file.
+
+    Returns
+    -------
+    sqlite3.Connection
+        A read-only connection.
+
+    Raises
+    ------
+    IncompatibleStoreError
+        When the file is not a results store or has another schema version.
+    """
     from tealeaves._io import existing_file
 
     path = existing_file(path, "results store")
@@ -160,12 +213,31 @@ def read_store(path: str | os.PathLike) -> sqlite3.Connection:
 
 
 def finished(conn: sqlite3.Connection) -> set[str]:
-    """Names of the models already stored."""
+    """Names of the models already stored.
+
+    Parameters
+    ----------
+    conn : sqlite3.Connection
+        The open store.
+
+    Returns
+    -------
+    set of str
+        The model names.
+    """
     return {r[0] for r in conn.execute("SELECT name FROM models")}
 
 
 def write_model(conn: sqlite3.Connection, row: dict) -> None:
-    """Store one scored model and its topics in a single transaction (all or nothing)."""
+    """Store one scored model and its topics in a single transaction (all or nothing).
+
+    Parameters
+    ----------
+    conn : sqlite3.Connection
+        The open store.
+    row : dict
+        The model's identity, settings and :func:`~tealeaves.sweep.measures.score_model` output.
+    """
     with conn:
         conn.execute(
             "INSERT INTO models VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -73,6 +73,24 @@ def load_model(source: object, **options):
     ``transform`` (and so document completion) infers topic proportions, and is
     recorded in the model's description.  An already adapted tealeaves model is
     returned unchanged.
+
+    Parameters
+    ----------
+    source : object
+        A fitted model of a supported library, a path, an OCTIS output dict, an array (or list,
+        tuple, sparse matrix) of topic-word values, or a tealeaves model.
+    **options
+        The options of ``source``'s kind, listed above.
+
+    Returns
+    -------
+    TopicModel
+        The adapted model (``source`` itself when it is already a tealeaves model).
+
+    Raises
+    ------
+    UnsupportedModelError
+        When ``source`` is of no kind tealeaves can read.
     """
     if isinstance(source, (str, os.PathLike)):
         from tealeaves.models.adapters.paths import load_path

@@ -18,7 +18,20 @@ _DECIMAL_COMMA = re.compile(r"^\d+,\d+$")  # NumberFormat in locales with a deci
 
 
 def where(path, line: int) -> str:
-    """``'path' line N``, the place a message names."""
+    """``'path' line N``, the place a message names.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    line : int
+        The 1-based line number.
+
+    Returns
+    -------
+    str
+        ``'path' line N``.
+    """
     return f"'{path}' line {line}"
 
 
@@ -55,7 +68,25 @@ def parse_number(text: str, path, line: int, what: str) -> float:
 
 
 def parse_index(text: str, path, line: int, what: str) -> int:
-    """A non-negative integer field (:class:`~tealeaves.errors.InputFormatError` otherwise)."""
+    """A non-negative integer field (:class:`~tealeaves.errors.InputFormatError` otherwise).
+
+    Parameters
+    ----------
+    text : str
+        The field.
+    path, line, what
+        The file, line number and name of the field, for the message.
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    InputFormatError
+        When the field is not a whole number >= 0.
+    """
     t = text.strip()
     if not INT.match(t):
         raise InputFormatError(f"{where(path, line)}: {what} is {text!r}, not a whole number >= 0",

@@ -72,6 +72,24 @@ class MalletModel(FixedTopicModel):
     """
 
     def transform(self, corpus):
+        """Topic proportions of ``corpus`` (see :meth:`FixedTopicModel.transform`), refused without alpha.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Documents over the model's vocabulary.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ``D x K`` topic proportions.
+
+        Raises
+        ------
+        InvalidModelError
+            When the model has no alpha (the topic-word weights and word-topic counts files do not
+            hold it).
+        """
         if self.doc_topic_prior_ is None:
             raise InvalidModelError(
                 "this MALLET model has no alpha (the topic-word weights and word-topic counts files do not "
@@ -81,7 +99,26 @@ class MalletModel(FixedTopicModel):
 
 
 def model_from_counts(counts: np.ndarray, vocabulary: list[str], alpha, beta: float, metadata: dict):
-    """``phi_kw = (n_kw + beta) / (n_k + V beta)`` (MALLET's smoothed, normalised topic-word matrix)."""
+    """``phi_kw = (n_kw + beta) / (n_k + V beta)`` (MALLET's smoothed, normalised topic-word matrix).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The ``K x V`` topic-word counts ``n_kw``.
+    vocabulary : list of str
+        The words of the columns.
+    alpha : float or numpy.ndarray or None
+        The Dirichlet parameter of the document topics.
+    beta : float
+        The topic-word smoothing.
+    metadata : dict
+        The model's metadata.
+
+    Returns
+    -------
+    MalletModel
+        The probabilistic model.
+    """
     counts = np.asarray(counts, dtype=np.float64)
     phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + counts.shape[1] * beta)
     return MalletModel(phi, vocabulary, alpha, metadata=metadata)
@@ -120,6 +157,31 @@ def read_topic_word_weights(path, alpha=None, topic_keys=None, encoding: str | N
     The file holds ``beta + n_kw`` for every topic and word, so normalising
     each topic gives ``(n_kw + beta) / (n_k + V beta)`` exactly.  Alpha is not
     in the file: pass ``alpha`` or the run's ``topic_keys`` file (5 decimals).
+
+    Parameters
+    ----------
+    path : str or Path
+        The weights file.
+    alpha : float or array-like, optional
+        The run's alpha (one number, or one per topic).
+    topic_keys : str or Path, optional
+        The run's ``--output-topic-keys`` file, to read alpha from (not with ``alpha``).
+    encoding : str, optional
+        The files' text encoding (detected when omitted).
+
+    Returns
+    -------
+    MalletModel
+        The model, with alpha when one was given.
+
+    Raises
+    ------
+    InputFormatError
+        When a line is malformed, a weight is not positive, or a topic lacks a word.
+    EmptyInputError
+        When the file holds no weights.
+    ParameterError
+        When both ``alpha`` and ``topic_keys`` are given, or ``alpha`` has the wrong length.
     """
     lines = read_lines(path, encoding, "MALLET topic-word weights file")
     topics: dict[int, dict[str, float]] = {}
@@ -167,7 +229,18 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
 
 
 def looks_like_word_topic_counts(line: str) -> bool:
-    """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``."""
+    """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``.
+
+    Parameters
+    ----------
+    line : str
+        A line of the file.
+
+    Returns
+    -------
+    bool
+        Whether it matches.
+    """
     parts = line.split(" ")
     return (len(parts) >= 3 and bool(INT.match(parts[0]))
             and all(re.match(r"^\d+:\d+$", p) for p in parts[2:]))
@@ -179,6 +252,34 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
 
     Topics that no word is assigned to are invisible in the file; pass
     ``n_topics`` (or ``alpha``/``topic_keys``) to keep them.
+
+    Parameters
+    ----------
+    path : str or Path
+        The counts file.
+    beta : float, optional
+        The run's ``--beta``; with it ``phi_kw = (n_kw + beta) / (n_k + V beta)``.
+    alpha : float or array-like, optional
+        The run's alpha.
+    topic_keys : str or Path, optional
+        The run's ``--output-topic-keys`` file, to read alpha from (not with ``alpha``).
+    n_topics : int, optional
+        The run's number of topics.
+    encoding : str, optional
+        The files' text encoding (detected when omitted).
+
+    Returns
+    -------
+    MalletModel
+        Probabilistic with ``beta``; otherwise ranked by counts (no ``topic_word_``).
+
+    Raises
+    ------
+    InputFormatError
+        When a line is malformed, types are out of order, a topic is beyond the model's, or
+        ``beta`` is not positive.
+    EmptyInputError
+        When the file holds no counts.
     """
     lines = read_lines(path, encoding, "MALLET word-topic counts file")
     words: list[str] = []
@@ -221,7 +322,23 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class MalletState:
-    """The counts of a MALLET Gibbs state: exact ``n_kw`` and ``n_dk``, alpha and beta."""
+    """The counts of a MALLET Gibbs state: exact ``n_kw`` and ``n_dk``, alpha and beta.
+
+    Parameters
+    ----------
+    topic_word_counts : numpy.ndarray
+        ``K x V`` counts ``n_kw``.
+    doc_topic_counts : numpy.ndarray
+        ``D x K`` counts ``n_dk``.
+    vocabulary : list of str
+        The words, by type index.
+    alpha : numpy.ndarray
+        The header's alpha, one per topic.
+    beta : float
+        The header's beta.
+    sources : list of str, optional
+        Each document's source field.
+    """
 
     topic_word_counts: np.ndarray  # K x V
     doc_topic_counts: np.ndarray  # D x K
@@ -231,7 +348,18 @@ class MalletState:
     sources: list[str] = field(default_factory=list)
 
     def to_model(self, metadata: dict | None = None):
-        """The probabilistic model ``phi_kw = (n_kw + beta) / (n_k + V beta)`` with the state's alpha."""
+        """The probabilistic model ``phi_kw = (n_kw + beta) / (n_k + V beta)`` with the state's alpha.
+
+        Parameters
+        ----------
+        metadata : dict, optional
+            The model's metadata.
+
+        Returns
+        -------
+        MalletModel
+            The model (:func:`model_from_counts`).
+        """
         return model_from_counts(self.topic_word_counts, self.vocabulary, self.alpha, self.beta,
                                  metadata or {})
 
@@ -280,6 +408,25 @@ def read_state(path, encoding: str | None = None) -> MalletState:
     spaces, so the last three fields are read from the right.  Type indices
     must map to one word each and cover ``0..V-1``; topics must be below the
     number of alphas in the header.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``--output-state`` file.
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    MalletState
+        The counts, vocabulary, alpha, beta and document sources.
+
+    Raises
+    ------
+    InputFormatError
+        When the gzip is corrupted, the header or a line is malformed, or the type indices have gaps.
+    EmptyInputError
+        When the state holds no tokens.
     """
     lines = _state_text(path, encoding).splitlines()
     alpha, beta, start = _state_header(lines, path)
@@ -324,7 +471,20 @@ def read_state(path, encoding: str | None = None) -> MalletState:
 
 
 def load_state(path, encoding: str | None = None):
-    """The probabilistic model of a MALLET Gibbs state (see :func:`read_state`)."""
+    """The probabilistic model of a MALLET Gibbs state (see :func:`read_state`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``--output-state`` file.
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    MalletModel
+        The model, with the state's alpha and beta.
+    """
     state = read_state(path, encoding)
     return state.to_model(_metadata(path, "state", beta=state.beta))
 
@@ -338,6 +498,17 @@ class DocTopics:
 
     In the sparse format only topics above the threshold (at most ``max``) are
     listed; the others are recorded as 0 and ``complete`` is ``False``.
+
+    Parameters
+    ----------
+    doc_ids : list of int
+        The document numbers.
+    names : list of str
+        The document names.
+    proportions : numpy.ndarray
+        ``D x K`` proportions.
+    complete : bool, default True
+        Whether every topic's proportion is listed.
     """
 
     doc_ids: list[int]
@@ -353,7 +524,29 @@ def _check_proportion(x: float, path, n: int) -> float:
 
 
 def read_doc_topics(path, n_topics: int | None = None, encoding: str | None = None) -> DocTopics:
-    """Read ``--output-doc-topics`` in either of MALLET's formats (sniffed from the first line)."""
+    """Read ``--output-doc-topics`` in either of MALLET's formats (sniffed from the first line).
+
+    Parameters
+    ----------
+    path : str or Path
+        The doc-topics file.
+    n_topics : int, optional
+        The expected number of topics (the sparse format lists only some).
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    DocTopics
+        The documents' proportions.
+
+    Raises
+    ------
+    InputFormatError
+        When a line is malformed, a proportion is outside [0, 1] or a row does not sum to 1.
+    EmptyInputError
+        When the file holds no document topics.
+    """
     lines = [ln for ln in read_lines(path, encoding, "MALLET doc-topics file") if ln.strip()]
     if not lines:
         raise EmptyInputError(f"'{path}' holds no document topics")

@@ -73,13 +73,38 @@ NOT_PROBABILISTIC = ("it holds only each topic's ranked top words, not a probabi
 class RankedWordsModel(TopicModel):
     """A model given by each topic's ranked top words only.
 
-    ``topics_``: the word lists, best first; ``word_weights_``: the weights the
-    source gave (or ``None``); ``topic_ids_``: the source's topic ids.
     ``topic_word_`` is ``None``.  ``topic_word_weights_`` ranks the listed
     words: a word at rank ``r`` (0-based) gets ``L - r`` (``L`` the longest
     list), unlisted words 0.  ``top_words(n)`` returns at most the listed
     words: when ``n`` exceeds a topic's list, that topic's list is returned
     whole (a clamped top-N; :meth:`clamped_topics` names them).
+
+    Parameters
+    ----------
+    topics : sequence of sequence of str
+        Each topic's words, best first.
+    weights : sequence of sequence of float, optional
+        One weight per listed word of every topic, as the source gave them.
+    topic_ids : sequence of int, optional
+        The source's topic ids, one distinct id per topic (default ``0..K-1``).
+    doc_topic_prior : float or array-like, optional
+        The source's alpha, when it records one.
+    metadata : dict, optional
+        The model's metadata.
+
+    Attributes
+    ----------
+    topics_ : list of list of str
+        The word lists, best first.
+    word_weights_ : list of list of float or None
+        The weights the source gave (or ``None``).
+    topic_ids_ : list of int
+        The source's topic ids.
+
+    Raises
+    ------
+    InvalidModelError
+        When ``weights`` or ``topic_ids`` do not match the topics.
     """
 
     def __init__(self, topics: Sequence[Sequence[str]], weights: Sequence[Sequence[float]] | None = None,
@@ -108,25 +133,84 @@ class RankedWordsModel(TopicModel):
         return w
 
     def top_words(self, n: int = 10) -> list[list[str]]:
-        """Each topic's ``n`` best words; a topic listing fewer gives all of its words (clamped)."""
+        """Each topic's ``n`` best words; a topic listing fewer gives all of its words (clamped).
+
+        Parameters
+        ----------
+        n : int, default 10
+            Words per topic, at least 1.
+
+        Returns
+        -------
+        list of list of str
+            The words, best first.
+
+        Raises
+        ------
+        ParameterError
+            When ``n`` is not a whole number of at least 1.
+        """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ParameterError(f"n is {n!r}; give a whole number of at least 1")
         return [list(t[:n]) for t in self.topics_]
 
     def clamped_topics(self, n: int) -> list[int]:
-        """Indices of the topics that list fewer than ``n`` words (their top-``n`` is clamped)."""
+        """Indices of the topics that list fewer than ``n`` words (their top-``n`` is clamped).
+
+        Parameters
+        ----------
+        n : int
+            The requested words per topic.
+
+        Returns
+        -------
+        list of int
+            The topic indices.
+        """
         return [k for k, t in enumerate(self.topics_) if len(t) < n]
 
     def transform(self, corpus):
+        """Refused: a ranked-word-list model cannot infer topic proportions.
+
+        Parameters
+        ----------
+        corpus : Corpus
+            Ignored.
+
+        Raises
+        ------
+        InvalidModelError
+            Always.
+        """
         raise InvalidModelError(f"{self.description()} cannot infer topic proportions: {NOT_PROBABILISTIC}")
 
     def save(self, path):
+        """Refused: a ranked-word-list model has no topic-word matrix to save.
+
+        Parameters
+        ----------
+        path : str or Path
+            Ignored.
+
+        Raises
+        ------
+        InvalidModelError
+            Always (keep the topics file it was read from).
+        """
         raise InvalidModelError("a ranked-word-list model has no topic-word matrix to save",
                                 fix="keep the topics file it was read from")
 
 
 def warn_if_clamped(model: RankedWordsModel, n: int) -> None:
-    """Report (as a ``UserWarning``) the topics whose top-``n`` is clamped to fewer listed words."""
+    """Report (as a ``UserWarning``) the topics whose top-``n`` is clamped to fewer listed words.
+
+    Parameters
+    ----------
+    model : RankedWordsModel
+        The model.
+    n : int
+        The requested words per topic.
+    """
     short = model.clamped_topics(n)
     if short:
         sizes = sorted({len(model.topics_[k]) for k in short})
@@ -212,13 +296,52 @@ class _Parsed:
 # reading and sniffing
 # ---------------------------------------------------------------------------------------------
 def read_topics(path, format: str | None = None, encoding: str | None = None) -> RankedWordsModel:
-    """A :class:`RankedWordsModel` from a topic-word file (format sniffed unless given)."""
+    """A :class:`RankedWordsModel` from a topic-word file (format sniffed unless given).
+
+    Parameters
+    ----------
+    path : str or Path
+        The topics file.
+    format : str, optional
+        One of :data:`TOPIC_FORMATS` (sniffed by :func:`sniff_topic_format` when ``None``).
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    RankedWordsModel
+        The topics.
+    """
     text = read_text(path, encoding, "topics file")
     return parse_topics(text, format, source=path)
 
 
 def parse_topics(text: str, format: str | None = None, source="<text>") -> RankedWordsModel:
-    """Parse topic-word ``text`` in ``format`` (one of :data:`TOPIC_FORMATS`, sniffed when ``None``)."""
+    """Parse topic-word ``text`` in ``format`` (one of :data:`TOPIC_FORMATS`, sniffed when ``None``).
+
+    Parameters
+    ----------
+    text : str
+        The content of a topics file.
+    format : str, optional
+        One of :data:`TOPIC_FORMATS`.
+    source : str or Path, default "<text>"
+        Where ``text`` came from, for messages and metadata.
+
+    Returns
+    -------
+    RankedWordsModel
+        The topics.
+
+    Raises
+    ------
+    ParameterError
+        When ``format`` is not known.
+    EmptyInputError
+        When ``text`` is blank.
+    InputFormatError
+        When ``text`` does not read as ``format``, or fits several formats.
+    """
     if format is not None and format not in TOPIC_FORMATS:
         raise ParameterError(f"topics format {format!r} is not known; choose one of "
                              f"{', '.join(TOPIC_FORMATS)}")
@@ -236,7 +359,26 @@ def _lines(text: str) -> list[tuple[int, str]]:
 
 
 def sniff_topic_format(text: str, source="<text>") -> str:
-    """The one format ``text`` fits; :class:`InputFormatError` naming them when it fits several."""
+    """The one format ``text`` fits; :class:`InputFormatError` naming them when it fits several.
+
+    Parameters
+    ----------
+    text : str
+        The content of a topics file (not blank).
+    source : str or Path, default "<text>"
+        Where ``text`` came from, for messages.
+
+    Returns
+    -------
+    str
+        One of :data:`TOPIC_FORMATS`.
+
+    Raises
+    ------
+    InputFormatError
+        When ``text`` fits several formats, is invalid JSON, or looks like numbers or
+        comma-separated words read as plain words.
+    """
     s = text.lstrip()
     if s[0] in "[{":
         try:
@@ -296,13 +438,35 @@ def _fits_csv(lines: list[str]) -> bool:
 # MALLET topic keys (--output-topic-keys): topic<TAB>alpha<TAB>word word ...
 # ---------------------------------------------------------------------------------------------
 def split_topic_keys_line(line: str) -> list[str] | None:
-    """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated)."""
+    """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated).
+
+    Parameters
+    ----------
+    line : str
+        A line of the file.
+
+    Returns
+    -------
+    list of str or None
+        The three fields.
+    """
     parts = line.split("\t", 2)
     return parts if len(parts) == 3 else None
 
 
 def looks_like_topic_keys(line: str) -> bool:
-    """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``."""
+    """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``.
+
+    Parameters
+    ----------
+    line : str
+        A line of the file.
+
+    Returns
+    -------
+    bool
+        Whether it matches.
+    """
     parts = split_topic_keys_line(line)
     if parts is None or not INT.match(parts[0].strip()) or not parts[2].strip():
         return False
@@ -317,6 +481,25 @@ def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], li
     """Topic ids, alphas and word lists of ``--output-topic-keys`` lines (blank lines skipped).
 
     Lines without tabs are split on whitespace (a file whose tabs were turned into spaces).
+
+    Parameters
+    ----------
+    lines : list of str
+        The file's lines.
+    path : str or Path
+        The file, for messages.
+
+    Returns
+    -------
+    tuple
+        ``(ids, alphas, topics)``: the topic ids, their alphas and their word lists.
+
+    Raises
+    ------
+    InputFormatError
+        When a line is not ``topic<TAB>alpha<TAB>top words``.
+    EmptyInputError
+        When there are no topics.
     """
     ids, alphas, topics = [], [], []
     for n, line in enumerate(lines, 1):
@@ -336,13 +519,46 @@ def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], li
 
 
 def read_topic_keys(path, encoding: str | None = None) -> RankedWordsModel:
-    """A ranked-word-list model from ``--output-topic-keys`` (alpha recorded, 5 decimals)."""
+    """A ranked-word-list model from ``--output-topic-keys`` (alpha recorded, 5 decimals).
+
+    Parameters
+    ----------
+    path : str or Path
+        The topic-keys file.
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    RankedWordsModel
+        The topics.
+    """
     text = "\n".join(read_lines(path, encoding, "MALLET topic-keys file"))
     return parse_topics(text, "mallet-keys", source=path)
 
 
 def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> np.ndarray:
-    """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals)."""
+    """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals).
+
+    Parameters
+    ----------
+    path : str or Path
+        The topic-keys file.
+    n_topics : int
+        The number of topics expected (ids ``0..n_topics-1``).
+    encoding : str, optional
+        Its text encoding (detected when omitted).
+
+    Returns
+    -------
+    numpy.ndarray
+        One alpha per topic.
+
+    Raises
+    ------
+    InputFormatError
+        When the topic ids differ from ``0..n_topics-1`` or an alpha printed as 0 is unknown.
+    """
     ids, alphas, _ = parse_topic_keys(read_lines(path, encoding, "MALLET topic-keys file"), path)
     if sorted(ids) != list(range(n_topics)):
         raise InputFormatError(f"'{path}' lists topics {sorted(ids)[:10]}, expected 0..{n_topics - 1}",
