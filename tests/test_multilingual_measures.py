@@ -115,15 +115,15 @@ def test_inpmi_and_per_language_npmi_match_brute_force(reference):
 
 
 def test_zero_cooccurrence_policies(reference):
-    limit = M.cnpmi(TOPICS, reference, languages=["en", "sv"], zero_cooccurrence="limit")
-    zero = M.cnpmi(TOPICS, reference, languages=["en", "sv"], zero_cooccurrence="zero")
+    limit = M.cnpmi(TOPICS, reference, languages=["en", "sv"], zero="limit")
+    zero = M.cnpmi(TOPICS, reference, languages=["en", "sv"], zero="zero")
     assert limit.details["n_never_cooccurring_pairs"] > 0
     for k in range(2):
         assert limit.per_topic[k] == pytest.approx(brute_cnpmi("en", "sv", k, never=-1.0))
         assert zero.per_topic[k] == pytest.approx(brute_cnpmi("en", "sv", k, never=0.0))
     assert "zero=zero" in str(zero.signature)
-    with pytest.raises(TealeavesError, match="zero_cooccurrence"):
-        M.cnpmi(TOPICS, reference, zero_cooccurrence="bogus")
+    with pytest.raises(TealeavesError, match="zero must be one of"):
+        M.cnpmi(TOPICS, reference, zero="bogus")
 
 
 def test_npmi_from_counts_matches_spec_reuters_pairs():

@@ -247,3 +247,46 @@ def test_language_tables_have_distinct_names():
             warnings.simplefilter("always")
             assert module.LANGUAGES is getattr(module, new)
         _one_future_warning(caught, "LANGUAGES", new)
+
+
+@pytest.fixture
+def aligned_reference(corpus_file, tmp_path):
+    """An aligned reference built with ``output=``, and the same built with the old keyword ``out=``."""
+    from tealeaves.index.aligned import build_aligned_reference
+
+    new, _ = build_aligned_reference([corpus_file], output=tmp_path / "new", name="ref")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old, _ = build_aligned_reference([corpus_file], out=tmp_path / "old", name="ref")
+    _one_future_warning(caught, "out", "output")
+    return new, old, tmp_path
+
+
+def test_build_aligned_reference_out_keyword(aligned_reference):
+    new, old, tmp_path = aligned_reference
+    files = sorted(p.name for p in (tmp_path / "new").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "old").iterdir())
+    for name in files:
+        assert (tmp_path / "new" / name).read_bytes() == (tmp_path / "old" / name).read_bytes(), name
+    assert new.label == old.label
+
+
+def test_zero_cooccurrence_keyword_is_zero(aligned_reference):
+    from tealeaves.multilingual import measures as M
+    from tealeaves.multilingual.features import topic_features
+
+    ref = aligned_reference[0]
+    topics = {x: [WORDS[x][:4], WORDS[x][4:]] for x in WORDS}
+    for func in (M.cnpmi, M.inpmi):
+        expected = func(topics, ref, ["en", "sv"], zero="zero")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = func(topics, ref, ["en", "sv"], zero_cooccurrence="zero")
+        _one_future_warning(caught, "zero_cooccurrence", "zero")
+        assert got.to_dict() == expected.to_dict() and "zero=zero" in str(got.signature)
+    frame, sigs = topic_features(topics, ref, "en", "sv", zero="epsilon")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old_frame, old_sigs = topic_features(topics, ref, "en", "sv", zero_cooccurrence="epsilon")
+    _one_future_warning(caught, "zero_cooccurrence", "zero")
+    assert old_frame.equals(frame) and old_sigs == sigs

@@ -21,6 +21,29 @@ from tealeaves.human.params import BOOT_SEED, MIN_CHECK_ACCURACY, MIN_CONFIDENCE
 from tealeaves.human.tables import HUMAN_SCORES, MEASURE_SCORES
 from tealeaves.validation import check_unique, float_arg, int_arg
 
+_BUILD = ("tealeaves.human.study:build_study", "tealeaves.models.adapters:load_model",
+          "tealeaves.human.study:Study.save")
+_TABLES = ("tealeaves.human.tables:load_tables", "tealeaves.human.tables:load_scores")
+
+#: The public functions each sub-command calls (its options are their parameters: docs/naming.md).
+API = {
+    "human build-study": _BUILD,
+    "annotate build": _BUILD,
+    "human export-items": ("tealeaves.human.study:Study.load", "tealeaves.human.export:export_items"),
+    "human score": ("tealeaves.human.study:Study.load", "tealeaves.human.results:read_results",
+                    "tealeaves.human.results:parse_column_map", "tealeaves.human.scoring:score"),
+    "human correlate": (*_TABLES, "tealeaves.human.correlation:correlate",
+                        "tealeaves.human.comparison:by_group", "tealeaves.human.correlation:scatter_plot"),
+    "human import": ("tealeaves.human.study:Study.load", "tealeaves.human.survey:import_survey",
+                     "tealeaves.human.survey:save_judgments"),
+    "human describe-study": ("tealeaves.human.survey:describe_study", "tealeaves.human.study:Study.save"),
+    "human compare": (*_TABLES, "tealeaves.human.comparison:compare_measures"),
+    "human models": (*_TABLES, "tealeaves.human.correlation:read_per_model",
+                     "tealeaves.human.comparison:model_level", "tealeaves.human.comparison:model_plot"),
+    "annotate serve": ("tealeaves.human.study:Study.load", "tealeaves.human.app:serve"),
+    "annotate export": ("tealeaves.human.store:JudgmentStore", "tealeaves.human.export:write_long"),
+}
+
 
 def register(subparsers) -> None:
     """Add ``human`` and ``annotate`` to the top-level parser."""

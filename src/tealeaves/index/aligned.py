@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, OutputError, ParameterError, TealeavesError
 from tealeaves.index.build import build_index
@@ -407,14 +408,15 @@ def _prepare_output(out: Path) -> None:
                           fix="give a new folder name with -o (an aligned reference folder is replaced)")
 
 
-def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.PathLike, *,
+@renamed_parameters({"out": "output"})
+def build_aligned_reference(inputs: Sequence[str | os.PathLike], output: str | os.PathLike, *,
                             languages: Sequence[str] | str | None = None,
                             lang_files: Mapping[str, str] | None = None, doc_ids: str | None = None,
                             links: str | None = None, langlinks: str | None = None,
                             dumps: Sequence[str] = (), name: str | None = None, encoding: str | None = None,
                             memory: int | None = None, chunk_tokens: int | None = None,
                             tuples_per_shard: int = 100_000, executor=None, progress=None):
-    """Build the aligned reference folder ``out`` (module docstring); returns ``(reference, stats)``.
+    """Build the aligned reference folder ``output`` (module docstring); returns ``(reference, stats)``.
 
     Give tuple shards ``inputs``, or ``lang_files`` + ``doc_ids``, or ``links`` (JSON Lines of linked
     titles) / ``langlinks`` (``[LANG=]LANG-wiki-...-langlinks.sql.gz``) with ``dumps``
@@ -426,7 +428,7 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
     ----------
     inputs : sequence of path
         JSON Lines tuple shards (or empty, with ``lang_files`` or ``links``/``langlinks``).
-    out : path
+    output : path
         The folder to write (an aligned reference already there is replaced).
     languages : sequence of str or str, optional
         The languages to keep (a list, or comma-separated).
@@ -477,7 +479,7 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], out: str | os.P
         raise ParameterError("--links and --langlinks exclude each other", fix="give one of them")
     if dumps and not wiki:
         raise ParameterError("--dump belongs to a linked-Wikipedia build", fix="add --links or --langlinks")
-    out = Path(out)
+    out = Path(output)
     sources = [] if wiki else _sources(list(inputs), lang_files, doc_ids)
     _prepare_output(out)
     out.resolve().parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,16 @@ from tealeaves._cli_args import add_output, add_param
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.validation import name_arg, path_arg
 
+_ALIGNED = ("tealeaves.index.aligned:build_aligned_reference", "tealeaves.index.dask:dask_client")
+
+#: The public functions each sub-command calls (its options are their parameters: docs/naming.md).
+API = {
+    "index build": ("tealeaves.index.streaming:build_streaming", "tealeaves.index.dask:dask_client"),
+    "index info": ("tealeaves.index.reference:ReferenceIndex.load",),
+    "index build-aligned": _ALIGNED,
+    "build-aligned-reference": _ALIGNED,
+}
+
 BUILD_ALIGNED_HELP = ("Build an aligned reference folder (one index per language over shared tuple ids, "
                       "the folder `tealeaves cnpmi --reference` reads) from JSON Lines tuple shards, "
                       "parallel line files + a document-id file, or Wikipedia articles linked across "

@@ -19,10 +19,35 @@ from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
 from tealeaves.models._pltm_params import N_TOP as PLTM_N_TOP
 from tealeaves.multilingual._cli_common import add_aligned_input, read_topics_arg, warnings_to_stderr
 from tealeaves.multilingual._estimator_params import ESTIMATOR_PARAMS
-from tealeaves.multilingual.measures import ZERO_COOCCURRENCE
+from tealeaves.multilingual.measures import ZERO
 from tealeaves.multilingual.names import REFERENCES
 from tealeaves.multilingual.topics import N_TOP
 from tealeaves.validation import float_arg, int_arg, path_arg
+
+_ALIGNED = ("tealeaves.multilingual.aligned_files:read_aligned_input",)
+_TOPICS = ("tealeaves.multilingual.topics:read_multilingual_topics",
+           "tealeaves.multilingual.reference:resolve_reference", "tealeaves.multilingual.measures:cnpmi")
+
+#: The public functions each sub-command calls (its options are their parameters: docs/naming.md).
+API = {
+    "cnpmi": (*_TOPICS, "tealeaves.multilingual.measures:inpmi", "tealeaves.multilingual.measures:twc",
+              "tealeaves.multilingual.measures:mta", "tealeaves.multilingual.dictionaries:read_dictionary"),
+    "pltm fit": (*_ALIGNED, "tealeaves.corpus.aligned:default_preprocessor",
+                 "tealeaves.models.polylingual:PolylingualTopicModel",
+                 "tealeaves.multilingual.pltm_io:save_pltm"),
+    "pltm topics": ("tealeaves.multilingual.pltm_io:load_pltm",
+                    "tealeaves.models.polylingual:PolylingualTopicModel.top_words"),
+    "pltm infer": (*_ALIGNED, "tealeaves.multilingual.pltm_io:load_pltm",
+                   "tealeaves.models.polylingual:PolylingualTopicModel.transform"),
+    "estimator features": (*_TOPICS, "tealeaves.multilingual.dictionaries:read_dictionary",
+                           "tealeaves.multilingual.features:topic_features",
+                           "tealeaves.multilingual.estimator_io:write_table"),
+    "estimator train": ("tealeaves.multilingual.estimator_io:read_table",
+                        "tealeaves.multilingual.estimator:CoherenceEstimator",
+                        "tealeaves.multilingual.estimator_io:save_estimator"),
+    "estimator apply": ("tealeaves.multilingual.estimator_io:load_estimator",
+                        "tealeaves.multilingual.estimator_io:read_table"),
+}
 
 REFERENCE_HELP = (f"aligned reference: a built-in name ({', '.join(REFERENCES)}; built from $TEALEAVES_DATA) "
                   "or the folder written by `tealeaves index build-aligned` (default: bible)")
@@ -38,7 +63,7 @@ def register(subparsers) -> None:
                                   "docs/multilingual.md), or a model folder from `tealeaves pltm fit`")
     p.add_argument("--reference", default="bible", help=REFERENCE_HELP)
     add_param(p, N_TOP, default=10)
-    add_param(p, ZERO_COOCCURRENCE, default="limit")
+    add_param(p, ZERO, default="limit")
     p.add_argument("--dictionary", default=None,
                    help="bilingual dictionary for MTA (MUSE 'en foreign' or Wiktionary '.all'); "
                         "two languages only")
@@ -66,7 +91,7 @@ def _cnpmi(args) -> int:
                              fix="give a topics file with two languages, or drop --dictionary")
     d = read_dictionary(args.dictionary, encoding=args.encoding) if args.dictionary else None
     ref = resolve_reference(args.reference, langs)
-    zero = args.zero_cooccurrence
+    zero = args.zero
     scores = [M.cnpmi(topics, ref, langs, zero), M.inpmi(topics, ref, langs, zero),
               M.twc(topics, ref, langs)]
     if d is not None:
@@ -158,7 +183,7 @@ def _register_estimator(subparsers) -> None:
     feats.add_argument("--era", action="store_true", help="add era_mean/era_std (SpellEng, $TEALEAVES_DATA)")
     feats.add_argument("--drift-rich", default=None, help="add drift_mean/std: the English reference "
                        "(built-in name or folder) compared with the poor reference's English side")
-    add_param(feats, ZERO_COOCCURRENCE, default="limit")
+    add_param(feats, ZERO, default="limit")
     feats.add_argument("--encoding", default=None)
     add_output(feats, required=True, help="CSV table to write")
     feats.set_defaults(func=E.features)

@@ -50,7 +50,7 @@ def features(args) -> int:
     topics = read_topics_arg(args.topics, args.n_top, args.encoding)
     l1, l2 = _pair(topics, args.high)
     poor = resolve_reference(args.reference, [l1, l2])
-    kw = {"zero_cooccurrence": args.zero_cooccurrence}
+    kw = {"zero": args.zero}
     if args.dictionary:
         kw["dictionary"] = read_dictionary(args.dictionary, encoding=args.encoding)
     if args.era:
@@ -65,7 +65,7 @@ def features(args) -> int:
     frame.insert(1, "topic", range(len(frame)))
     if args.rich:
         rich = resolve_reference(args.rich, [l1, l2])
-        frame["target"] = M.cnpmi(topics, rich, [l1, l2], args.zero_cooccurrence).per_topic
+        frame["target"] = M.cnpmi(topics, rich, [l1, l2], args.zero).per_topic
     write_table(args.output, frame, feature_settings(sigs, [l1, l2]), [l1, l2])
     print(f"wrote {len(frame)} topics x {len(frame.columns)} columns to {args.output}")
     return 0

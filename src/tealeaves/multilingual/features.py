@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from tealeaves._params import renamed_parameters
 from tealeaves.multilingual import measures as M
 from tealeaves.multilingual.dictionaries import BilingualDictionary
 from tealeaves.multilingual.drift import MeaningDrift
@@ -33,9 +34,10 @@ from tealeaves.multilingual.era import WordEra
 from tealeaves.signature import Signature
 
 
+@renamed_parameters({"zero_cooccurrence": "zero"})
 def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
                    dictionary: BilingualDictionary | None = None, era: WordEra | None = None,
-                   drift: MeaningDrift | None = None, zero_cooccurrence: str = "limit",
+                   drift: MeaningDrift | None = None, zero: str = "limit",
                    mta_mode: str = "pairs") -> tuple[pd.DataFrame, dict[str, str]]:
     """One row per topic with the estimator features; also the signature of each measure.
 
@@ -63,7 +65,7 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
         First-attestation years: adds ``era_mean``, ``era_std``, ``era_n_missing``.
     drift : MeaningDrift, optional
         A fitted meaning drift: adds ``drift_mean``, ``drift_std``, ``drift_n_missing``.
-    zero_cooccurrence : str, default "limit"
+    zero : str, default "limit"
         NPMI of present words that never co-occur, for CNPMI and INPMI ("limit": -1,
         "zero": 0, "epsilon"; :data:`~tealeaves.multilingual.measures.ZERO_COOCCURRENCE`).
     mta_mode : str, default "pairs"
@@ -79,8 +81,8 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
     langs, k, c = M.check_multilingual_topics(topics, [l1, l2])
     reference = M.as_aligned_reference(reference, [l1, l2])
     pair = {l1: topics[l1], l2: topics[l2]}
-    cn = M.cnpmi(pair, reference, [l1, l2], zero_cooccurrence)
-    inp = M.inpmi(pair, reference, [l1, l2], zero_cooccurrence)
+    cn = M.cnpmi(pair, reference, [l1, l2], zero)
+    inp = M.inpmi(pair, reference, [l1, l2], zero)
     tw = M.twc(pair, reference, [l1, l2])
     mc, icc = M.gap_features(cn, inp, l1, l2)
     cols: dict[str, Sequence] = {

@@ -21,7 +21,7 @@ coherence engine's aligned index (one counting core for every measure).
 
 Documented values: a pair with a word absent from the reference (side) scores 0
 and is counted in ``details["n_absent_pairs"]``; a pair of present words that never
-co-occur scores by ``zero_cooccurrence`` ("limit": -1, "zero": 0, "epsilon": the
+co-occur scores by ``zero`` ("limit": -1, "zero": 0, "epsilon": the
 coherence engine's 1e-12 added to every joint probability); a pair with P(wi, wj) = 1 scores 1.
 MTA of a topic none of whose words the dictionary lists is 0, counted in
 ``details["n_uncovered_topics"]``.  MC/ICC with a zero denominator are 0, counted.
@@ -36,7 +36,7 @@ from itertools import combinations
 
 import numpy as np
 
-from tealeaves._params import Param, deprecated_alias
+from tealeaves._params import Param, deprecated_alias, renamed_parameters
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.multilingual.dictionaries import BilingualDictionary
@@ -48,10 +48,13 @@ GAP_ALPHA = 0.001
 
 Topics = Mapping[str, Sequence[Sequence[str]]]
 
-#: NPMI of present words that never co-occur (the ``zero_cooccurrence`` of every measure here;
-#: ``--zero`` of ``tealeaves cnpmi`` and ``estimator features``, as in ``tealeaves coherence``).
-ZERO_COOCCURRENCE = Param("zero_cooccurrence", "choice", choices=ZERO_POLICIES, flag_name="--zero",
-                          help="NPMI of present words that never co-occur (default: limit, -1)")
+#: NPMI of present words that never co-occur (the ``zero`` of every measure here, ``zero_cooccurrence``
+#: before; ``--zero`` of ``tealeaves cnpmi`` and ``estimator features``, as in ``tealeaves coherence``).
+ZERO = Param("zero", "choice", choices=ZERO_POLICIES,
+             help="NPMI of present words that never co-occur (default: limit, -1)")
+ZERO_COOCCURRENCE = ZERO  # its old name
+#: The old keyword of the zero-co-occurrence policy (docs/naming.md).
+_ZERO_RENAMED = renamed_parameters({"zero_cooccurrence": "zero"})
 
 
 @dataclass
@@ -189,8 +192,9 @@ as_reference = deprecated_alias(as_aligned_reference, "as_reference")
 
 
 # -- NPMI from counts -------------------------------------------------------
+@_ZERO_RENAMED
 def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: int,
-                     zero_cooccurrence: str = "limit") -> np.ndarray:
+                     zero: str = "limit") -> np.ndarray:
     """NPMI (Bouma 2009; Hao et al. 2018 eq. 1) of a len(a) x len(b) block of count pairs.
 
     NPMI(wi, wj) = log(P(wi, wj) / (P(wi) P(wj))) / -log P(wi, wj), each probability a
@@ -208,7 +212,7 @@ def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: i
         Document (or tuple) frequency of each column word.
     n : int
         The number of documents (or tuples) counted.
-    zero_cooccurrence : str, default "limit"
+    zero : str, default "limit"
         NPMI of present words that never co-occur ("limit": -1, "zero": 0, "epsilon": 1e-12
         added to every joint probability; :data:`ZERO_COOCCURRENCE`).
 
@@ -220,14 +224,14 @@ def npmi_from_counts(joint: np.ndarray, df_a: np.ndarray, df_b: np.ndarray, n: i
     Raises
     ------
     ParameterError
-        When ``zero_cooccurrence`` is not one of the policies.
+        When ``zero`` is not one of the policies.
     """
-    ZERO_COOCCURRENCE.check(zero_cooccurrence)
+    ZERO.check(zero)
     pa = np.asarray(df_a, dtype=float)[:, None] / n
     pb = np.asarray(df_b, dtype=float)[None, :] / n
     present = (pa > 0) & (pb > 0)
     pab = np.asarray(joint, dtype=float) / n
-    out = confirm("npmi", pab, np.where(present, pa, 1.0), np.where(present, pb, 1.0), zero_cooccurrence)
+    out = confirm("npmi", pab, np.where(present, pa, 1.0), np.where(present, pb, 1.0), zero)
     return np.where(present, out, 0.0)
 
 
@@ -242,8 +246,9 @@ def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str,
     return Signature(measure, fields)
 
 
+@_ZERO_RENAMED
 def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
-               zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
+               zero: str = "limit") -> tuple[np.ndarray, dict]:
     """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs.
 
     Hao, Boyd-Graber and Paul (2018, eq. 3): the mean NPMI (:func:`npmi_from_counts`) over
@@ -261,8 +266,8 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
         One language.
     l2 : str
         The other.
-    zero_cooccurrence : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO_COOCCURRENCE`).
+    zero : str, default "limit"
+        NPMI of present words that never co-occur (:data:`ZERO`).
 
     Returns
     -------
@@ -278,7 +283,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
     for t in range(k):
         c = reference.cross_counts(l1, topics[l1][t], l2, topics[l2][t])
         df1, df2, joint = c.df_a, c.df_b, c.joint
-        m = npmi_from_counts(joint, df1, df2, n, zero_cooccurrence)
+        m = npmi_from_counts(joint, df1, df2, n, zero)
         absent = (df1 == 0)[:, None] | (df2 == 0)[None, :]
         n_absent += int(absent.sum())
         n_never += int(((joint == 0) & ~absent).sum())
@@ -286,14 +291,15 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
     return values, {"n_absent_pairs": n_absent, "n_never_cooccurring_pairs": n_never, "n_tuples": n}
 
 
+@_ZERO_RENAMED
 def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
-          zero_cooccurrence: str = "limit") -> TopicScores:
+          zero: str = "limit") -> TopicScores:
     """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4).
 
     CNPMI of Hao, Boyd-Graber and Paul (2018, eq. 3-4): :func:`cnpmi_pair` for every pair
     of ``languages``, averaged per topic.  Documented values (module docstring): a pair with
     a word absent from the reference scores 0; present words that never co-occur score by
-    ``zero_cooccurrence``.
+    ``zero``.
 
     Parameters
     ----------
@@ -304,9 +310,9 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
         (:func:`as_aligned_reference`).
     languages : sequence of str, optional
         The languages to score, at least two (default: every key of ``topics``).
-    zero_cooccurrence : str, default "limit"
+    zero : str, default "limit"
         NPMI of present words that never co-occur ("limit": -1, "zero": 0, "epsilon";
-        :data:`ZERO_COOCCURRENCE`).
+        :data:`ZERO`).
 
     Returns
     -------
@@ -327,18 +333,19 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     reference = as_aligned_reference(reference, langs)
     per_pair, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for l1, l2 in combinations(langs, 2):
-        vals, det = cnpmi_pair(topics, reference, l1, l2, zero_cooccurrence)
+        vals, det = cnpmi_pair(topics, reference, l1, l2, zero)
         per_pair[f"{l1}-{l2}"] = vals
         details["n_absent_pairs"] += det["n_absent_pairs"]
         details["n_never_cooccurring_pairs"] += det["n_never_cooccurring_pairs"]
         details[f"n_tuples_{l1}-{l2}"] = det["n_tuples"]
     details["per_language_pair"] = {p: v.tolist() for p, v in per_pair.items()}
     values = np.mean(list(per_pair.values()), axis=0)
-    return TopicScores("cnpmi", values, _signature("cnpmi", reference, langs, c, zero_cooccurrence), details)
+    return TopicScores("cnpmi", values, _signature("cnpmi", reference, langs, c, zero), details)
 
 
+@_ZERO_RENAMED
 def npmi_language(topics: Topics, reference, lang: str,
-                  zero_cooccurrence: str = "limit") -> tuple[np.ndarray, dict]:
+                  zero: str = "limit") -> tuple[np.ndarray, dict]:
     """Monolingual NPMI per topic of one language over its side of the reference (eq. 2).
 
     The mean NPMI (Bouma 2009; :func:`npmi_from_counts`) over the C(C-1)/2 word pairs of
@@ -353,8 +360,8 @@ def npmi_language(topics: Topics, reference, lang: str,
         The aligned reference (an object answering ``mono_counts``, not a name).
     lang : str
         The language to score.
-    zero_cooccurrence : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO_COOCCURRENCE`).
+    zero : str, default "limit"
+        NPMI of present words that never co-occur (:data:`ZERO`).
 
     Returns
     -------
@@ -379,7 +386,7 @@ def npmi_language(topics: Topics, reference, lang: str,
         counts = reference.mono_counts(lang, words)
         n = counts.n
         df, joint = counts.df_a, counts.joint
-        m = npmi_from_counts(joint, df, df, n, zero_cooccurrence)
+        m = npmi_from_counts(joint, df, df, n, zero)
         iu = np.triu_indices(c, 1)
         absent = ((df == 0)[:, None] | (df == 0)[None, :])[iu]
         n_absent += int(absent.sum())
@@ -388,8 +395,9 @@ def npmi_language(topics: Topics, reference, lang: str,
     return values, {"n_absent_pairs": n_absent, "n_never_cooccurring_pairs": n_never, "n_documents": n}
 
 
+@_ZERO_RENAMED
 def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
-          zero_cooccurrence: str = "limit") -> TopicScores:
+          zero: str = "limit") -> TopicScores:
     """Internal NPMI: the mean over languages of each language's monolingual NPMI.
 
     INPMI of Hao, Boyd-Graber and Paul (2018): :func:`npmi_language` (eq. 2) per language,
@@ -404,8 +412,8 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
         (:func:`as_aligned_reference`).
     languages : sequence of str, optional
         The languages to score (default: every key of ``topics``).
-    zero_cooccurrence : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO_COOCCURRENCE`).
+    zero : str, default "limit"
+        NPMI of present words that never co-occur (:data:`ZERO`).
 
     Returns
     -------
@@ -423,13 +431,13 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     reference = as_aligned_reference(reference, langs)
     per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for lang in langs:
-        vals, det = npmi_language(topics, reference, lang, zero_cooccurrence)
+        vals, det = npmi_language(topics, reference, lang, zero)
         per_lang[lang] = vals
         details["n_absent_pairs"] += det["n_absent_pairs"]
         details["n_never_cooccurring_pairs"] += det["n_never_cooccurring_pairs"]
     details["per_language"] = {x: v.tolist() for x, v in per_lang.items()}
     values = np.mean(list(per_lang.values()), axis=0)
-    return TopicScores("inpmi", values, _signature("inpmi", reference, langs, c, zero_cooccurrence), details)
+    return TopicScores("inpmi", values, _signature("inpmi", reference, langs, c, zero), details)
 
 
 def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:

@@ -326,7 +326,7 @@ def language_pair_table(lang: str, config: Config, resources: dict) -> tuple[pd.
             warnings.simplefilter("ignore", UserWarning)
             feats, sigs = topic_features(topics, poor, "en", lang, dictionary=dictionary,
                                          era=resources["era"], drift=drift,
-                                         zero_cooccurrence=config.zero_cooccurrence)
+                                         zero=config.zero_cooccurrence)
         target = M.cnpmi(topics, rich, ["en", lang], config.zero_cooccurrence)
         feats["target"] = target.per_topic
         feats["lang"] = lang
