@@ -44,14 +44,42 @@ EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse, reporting usage errors as ``tealeaves: error: ...`` (exit 2) like every other error."""
+    """argparse, reporting usage errors as ``tealeaves: error: ...`` (exit 2) like every other error.
+
+    It takes :class:`argparse.ArgumentParser`'s arguments unchanged; :func:`build_parser` makes
+    the top-level one, and sub-command parsers made from it are of this class too.
+    """
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
+        """Print ``tealeaves: error: <prog>: <message> (see '<prog> --help')`` and exit with status 2.
+
+        argparse's hook for a usage error (unknown option, bad option value, missing argument).
+
+        Parameters
+        ----------
+        message : str
+            argparse's description of the error.
+
+        Raises
+        ------
+        SystemExit
+            Always, with status 2 (``EXIT_USAGE``), after printing the message to stderr.
+        """
         self.exit(EXIT_USAGE, f"tealeaves: error: {self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every registered sub-command."""
+    """Build the top-level parser with every registered sub-command.
+
+    Imports each module of :data:`COMMAND_MODULES`, in order, and calls its
+    ``register(subparsers)``; adds ``--version`` and ``--debug``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``tealeaves`` parser (an :class:`ArgumentParser`); the chosen command's function
+        is the parsed namespace's ``func``.
+    """
     parser = ArgumentParser(
         prog="tealeaves",
         description="Tell whether a topic model is any good: held-out likelihood, "

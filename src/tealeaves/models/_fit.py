@@ -9,7 +9,26 @@ from tealeaves.errors import InvalidModelError
 
 
 def check_fit_input(corpus: Corpus, n_components: int, name: str) -> None:
-    """Refuse an empty corpus, a non-positive K or more topics than vocabulary words."""
+    """Refuse an empty corpus, a non-positive K or more topics than vocabulary words.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The training corpus.
+    n_components : int
+        The number of topics K asked for.
+    name : str
+        The estimator's name for the messages (``"PLSA"``, ``"GibbsLDA"``, ...).
+
+    Raises
+    ------
+    TypeError
+        If ``corpus`` is not a tealeaves :class:`~tealeaves.corpus.Corpus`.
+    EmptyInputError
+        If the corpus has no document or no token.
+    InvalidModelError
+        If ``n_components`` is below 1 or larger than the vocabulary.
+    """
     if not isinstance(corpus, Corpus):
         raise TypeError(f"{name}.fit expects a tealeaves Corpus, got {type(corpus).__name__}")
     corpus.require_nonempty(f"{name} training corpus")
@@ -24,7 +43,21 @@ def check_fit_input(corpus: Corpus, n_components: int, name: str) -> None:
 
 
 def check_transform_input(model: object, corpus: Corpus) -> None:
-    """Refuse documents encoded over a vocabulary of another size than the model's."""
+    """Refuse documents encoded over a vocabulary of another size than the model's.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model (its ``vocabulary_`` is read).
+    corpus : Corpus
+        The documents to transform.
+
+    Raises
+    ------
+    InvalidModelError
+        If the corpus's vocabulary and the model's differ in size (encode the corpus with the
+        model's vocabulary: :func:`tealeaves.likelihood.align_corpus`).
+    """
     n_model, n_corpus = len(model.vocabulary_), len(corpus.vocabulary)
     if n_model != n_corpus:
         raise InvalidModelError(
@@ -37,6 +70,17 @@ def describe(model: object) -> str:
     """A short, signature-safe description of a fitted model (no ``|`` characters).
 
     Models may define ``description()``; otherwise the class name, K and V are used.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model.
+
+    Returns
+    -------
+    str
+        ``model.description()`` with ``|`` replaced by ``/``, or ``<class>/K<K>/V<V>`` from the
+        shape of its ``topic_word_weights_`` (``K0/V0`` when it has none).
     """
     if hasattr(model, "description"):
         return str(model.description()).replace("|", "/")
@@ -54,6 +98,21 @@ def fit_metadata(corpus: Corpus, source: dict, inference: dict | None = None) ->
     text can be tokenised the same way later; ``inference`` records how
     ``transform`` infers topic proportions, so a saved and loaded model infers
     them identically (:mod:`tealeaves.models.recorded_inference`).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The training corpus (its ``metadata["preprocessing"]`` is deep-copied when present).
+    source : dict
+        The library, version and class that fitted the model (copied).
+    inference : dict or None, optional
+        How ``transform`` infers topic proportions; left out of the metadata when None.
+
+    Returns
+    -------
+    dict
+        ``{"source": ..., "preprocessing": ..., "inference": ...}``, with the last two keys
+        only when known.
     """
     meta: dict = {"source": dict(source)}
     preprocessing = corpus.metadata.get("preprocessing")
@@ -65,7 +124,18 @@ def fit_metadata(corpus: Corpus, source: dict, inference: dict | None = None) ->
 
 
 def tealeaves_source(cls: type) -> dict:
-    """``source`` metadata of a model class implemented by tealeaves itself."""
+    """``source`` metadata of a model class implemented by tealeaves itself.
+
+    Parameters
+    ----------
+    cls : type
+        The model class.
+
+    Returns
+    -------
+    dict
+        ``{"library": "tealeaves", "version": <tealeaves version>, "class": cls.__name__}``.
+    """
     from tealeaves._version import __version__
 
     return {"library": "tealeaves", "version": __version__, "class": cls.__name__}

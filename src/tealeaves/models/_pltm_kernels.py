@@ -46,7 +46,24 @@ from numba.extending import intrinsic
 
 @numba.njit(cache=True, nogil=True)
 def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed):
-    """Assign every token a uniformly random topic and fill the count tables."""
+    """Assign every token a uniformly random topic and fill the count tables.
+
+    Topics come from numba's ``np.random`` seeded with ``seed``; each token is added to its
+    word's, language's and row's counts, so the tables should start at zero.
+
+    Parameters
+    ----------
+    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
+        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
+    z : numpy.ndarray
+        Each token's topic (int32, written in place).
+    n_wk : numpy.ndarray
+        Word-topic counts, ``V_total x K`` (updated in place).
+    n_lk, n_rk : numpy.ndarray
+        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
+    seed : int
+        Seed of the sweep's random draws.
+    """
     np.random.seed(seed)
     n_topics = n_wk.shape[1]
     for s in range(len(seg_lang)):
@@ -62,7 +79,29 @@ def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed)
 
 @numba.njit(cache=True, fastmath=True, nogil=True)
 def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed):
-    """One collapsed Gibbs sweep over every token, segment by segment."""
+    """One collapsed Gibbs sweep over every token, segment by segment.
+
+    Each token is taken out of the counts and given a topic drawn from the collapsed
+    conditional (Griffiths and Steyvers 2004, in the PLTM form of Mimno et al. 2009)
+    ``p(k) ∝ (n_rk + alpha_k) * (n_wk + beta_l) / (n_lk + V_l * beta_l)``, through the
+    cached ``coef[k]`` of the module docstring (the dense sampler: O(K) per token).
+    Uniforms come from numba's ``np.random`` seeded with ``seed``.
+
+    Parameters
+    ----------
+    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
+        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
+    z : numpy.ndarray
+        Each token's topic (int32, updated in place).
+    n_wk : numpy.ndarray
+        Word-topic counts, ``V_total x K`` (updated in place).
+    n_lk, n_rk : numpy.ndarray
+        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
+    alpha, beta, beta_sum : numpy.ndarray
+        The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
+    seed : int
+        Seed of the sweep's random draws.
+    """
     np.random.seed(seed)
     n_topics = n_wk.shape[1]
     n_lang = n_lk.shape[0]
@@ -108,7 +147,18 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
 
 
 def topic_bits(n_topics: int) -> int:
-    """Bits needed for a topic id in MALLET's packed ``count << bits | topic`` cells."""
+    """Bits needed for a topic id in MALLET's packed ``count << bits | topic`` cells.
+
+    Parameters
+    ----------
+    n_topics : int
+        The number of topics K.
+
+    Returns
+    -------
+    int
+        The bit length of ``K - 1``, at least 1.
+    """
     return max(1, int(n_topics - 1).bit_length())
 
 
@@ -123,6 +173,22 @@ def word_lists(tokens: np.ndarray, n_words: int, n_topics: int, dtype=None) -> t
     Word ``w`` gets ``min(K, frequency of w)`` cells from ``word_start[w]``; ``packed`` has
     ``CHUNK - 1`` spare cells at the end.  ``dtype=None`` picks 32-bit cells (half the memory
     traffic) whenever the largest count fits beside the topic bits, 64-bit ones otherwise.
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        Every token's global word id.
+    n_words, n_topics : int
+        The number of words V (all languages together) and of topics K.
+    dtype : numpy dtype or None, optional
+        The cells' integer type; None chooses as above.
+
+    Returns
+    -------
+    word_start : numpy.ndarray
+        ``V + 1`` int64 offsets: word ``w``'s room is ``packed[word_start[w]:word_start[w + 1]]``.
+    packed : numpy.ndarray
+        ``word_start[-1] + CHUNK - 1`` zeroed cells.
     """
     freq = np.bincount(tokens, minlength=n_words)
     room = np.minimum(freq, n_topics)
@@ -142,6 +208,15 @@ def build_word_topics(n_wk, word_start, packed, bits):
     ``count << bits | topic`` first, and the unused cells at the end are zero.
     They start sorted in descending order (so by count); :func:`sparse_sweep_spans`
     keeps them compact but not sorted.
+
+    Parameters
+    ----------
+    n_wk : numpy.ndarray
+        Word-topic counts, ``V x K``.
+    word_start, packed, bits : numpy.ndarray, numpy.ndarray, int
+        Each word's first cell (``V + 1`` offsets, :func:`word_lists`), the packed lists
+        (:func:`build_word_topics`) and the topic bits of a cell (:func:`topic_bits`).
+        ``packed`` is written in place.
     """
     n_words, n_topics = n_wk.shape
     for w in range(n_words):
@@ -159,7 +234,17 @@ def build_word_topics(n_wk, word_start, packed, bits):
 
 @numba.njit(cache=True, nogil=True)
 def unpack_word_topics(packed, word_start, bits, n_wk):
-    """Fill the dense ``V x K`` word-topic counts from the packed lists (see :func:`build_word_topics`)."""
+    """Fill the dense ``V x K`` word-topic counts from the packed lists (see :func:`build_word_topics`).
+
+    A word's list is read up to its first zero cell or the end of its room.
+
+    Parameters
+    ----------
+    packed, word_start, bits : numpy.ndarray, numpy.ndarray, int
+        The packed lists, each word's first cell (``V + 1`` offsets) and the topic bits of a cell.
+    n_wk : numpy.ndarray
+        Word-topic counts, ``V x K`` (zeroed, then filled in place).
+    """
     mask = (np.int64(1) << bits) - 1
     n_wk[:] = 0
     for w in range(n_wk.shape[0]):
@@ -210,6 +295,16 @@ def word_spans(tokens: np.ndarray, word_start: np.ndarray) -> np.ndarray:
 
     Read in token order, they spare the sparse sweep a dependent random load of
     ``word_start`` before the list itself.
+
+    Parameters
+    ----------
+    tokens, word_start : numpy.ndarray
+        Every token's global word id, and each word's first cell (:func:`word_lists`).
+
+    Returns
+    -------
+    numpy.ndarray
+        C-contiguous ``(word_start[w], w)`` rows, int32 when the offsets fit, int64 otherwise.
     """
     dtype = np.int32 if word_start[-1] < 2**31 else np.int64
     return np.ascontiguousarray(np.stack([word_start[tokens], tokens], axis=1).astype(dtype))
@@ -217,7 +312,18 @@ def word_spans(tokens: np.ndarray, word_start: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def used_cells(packed, word_start):
-    """How many cells of each word's list in ``packed`` are in use (the non-zero ones, which come first)."""
+    """How many cells of each word's list in ``packed`` are in use (the non-zero ones, which come first).
+
+    Parameters
+    ----------
+    packed, word_start : numpy.ndarray
+        The packed lists, and each word's first cell (``V + 1`` offsets).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``V`` counts of used cells (int32).
+    """
     n_words = len(word_start) - 1
     used = np.zeros(n_words, dtype=np.int32)
     for w in range(n_words):
@@ -229,8 +335,35 @@ def used_cells(packed, word_start):
 @numba.njit(cache=True, nogil=True)
 def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
                  word_start, packed, bits, seed, reset):
-    """:func:`sparse_sweep_spans` with the spans and used cells derived from ``tokens``, ``word_start``
-    and ``packed`` (one sweep's bookkeeping; the model keeps them across sweeps)."""
+    """One SparseLDA sweep (:func:`sparse_sweep_spans`) from the tokens rather than the spans.
+
+    The spans and used cells are derived from ``tokens``, ``word_start`` and ``packed`` (one
+    sweep's bookkeeping; the model keeps them across sweeps).
+
+    Parameters
+    ----------
+    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
+        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
+    z : numpy.ndarray
+        Each token's topic (int32, updated in place).
+    n_lk, n_rk : numpy.ndarray
+        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
+    alpha, beta, beta_sum : numpy.ndarray
+        The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
+    word_start, packed, bits : numpy.ndarray, numpy.ndarray, int
+        Each word's first cell (``V + 1`` offsets, :func:`word_lists`), the packed lists
+        (:func:`build_word_topics`) and the topic bits of a cell (:func:`topic_bits`).
+        ``packed`` (updated in place) needs ``CHUNK - 1`` spare cells after the last word's room.
+    seed : int
+        Seed of the sweep's uniforms.
+    reset : bool
+        Reset the row's coefficients after each segment (False: MALLET's defect, :func:`sparse_sweep_spans`).
+
+    Raises
+    ------
+    ValueError
+        If ``packed`` lacks the ``CHUNK - 1`` spare cells (build it with :func:`word_lists`).
+    """
     if len(packed) < word_start[-1] + CHUNK - 1:
         raise ValueError("packed needs CHUNK - 1 spare cells after the last word's room (use word_lists)")
     span = np.empty((len(tokens), 2), dtype=np.int64)
@@ -292,6 +425,27 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
     about a fifth of a sparse token's time).  The dense word-topic counts are not
     touched (their rows do not stay in cache at large K); :func:`unpack_word_topics`
     rebuilds them from ``packed`` when they are needed.
+
+    Parameters
+    ----------
+    seg_start, seg_lang, seg_row : numpy.ndarray
+        The segments of the module docstring (over ``z``): starts, languages and rows.
+    z : numpy.ndarray
+        Each token's topic (int32, updated in place).
+    n_lk, n_rk : numpy.ndarray
+        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
+    alpha, beta, beta_sum : numpy.ndarray
+        The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
+    span : numpy.ndarray
+        Each token's first cell in ``packed`` and its word, ``n_tokens x 2`` (:func:`word_spans`).
+    packed, bits : numpy.ndarray, int
+        The packed lists (updated in place, ``CHUNK - 1`` spare cells) and a cell's topic bits.
+    seed : int
+        Seed of the SplitMix64 uniforms.
+    reset : bool
+        Reset the row's coefficients after each segment (False reproduces MALLET's defect).
+    used : numpy.ndarray
+        Each word's used cells (:func:`used_cells`; updated in place).
     """
     rng = np.uint64(seed)
     n_topics = n_lk.shape[1]
@@ -452,7 +606,26 @@ def fold_in_sweep(tokens, seg_start, seg_row, z, phi_t, n_rk, alpha, seed, init)
     ``phi_t`` is the ``V_total x K`` transposed topic-word matrix (every
     language's ``p(w | k)`` at its word offsets); the weight of topic ``k`` is
     ``(n_rk + alpha_k) * phi[k, w]``.  With ``init`` tokens start unassigned and
-    are added one by one (sequential initialisation, as MALLET's inferencer).
+    are added one by one (sequential initialisation, as MALLET's inferencer);
+    otherwise each is taken out of its row's counts before its draw: the collapsed
+    conditional of Griffiths and Steyvers (2004) with the topics known.
+
+    Parameters
+    ----------
+    tokens, seg_start, seg_row : numpy.ndarray
+        Word ids (global), and each segment's start and row of ``n_rk``.
+    z : numpy.ndarray
+        Each token's topic (int32, updated in place).
+    phi_t : numpy.ndarray
+        The fixed topics, transposed: ``V_total x K``.
+    n_rk : numpy.ndarray
+        Row-topic counts, ``R x K`` (updated in place; zero when ``init``).
+    alpha : numpy.ndarray
+        The document-topic prior, ``K`` values.
+    seed : int
+        Seed of the sweep's random draws.
+    init : bool
+        The first sweep: tokens have no topic yet.
     """
     np.random.seed(seed)
     n_topics = phi_t.shape[1]
@@ -477,7 +650,21 @@ def fold_in_sweep(tokens, seg_start, seg_row, z, phi_t, n_rk, alpha, seed, init)
 
 @numba.njit(cache=True)
 def digamma(x):
-    """The digamma function (recurrence up to 6, then the asymptotic series)."""
+    """The digamma function (recurrence up to 6, then the asymptotic series).
+
+    ``psi(x) = psi(x + 1) - 1 / x`` raises ``x`` to at least 6, then ``psi(x) ≈ log x - 1 / (2x)
+    - sum_j B_2j / (2j x^2j)`` is summed up to ``x^-10`` (``j <= 5``).
+
+    Parameters
+    ----------
+    x : float
+        A positive argument.
+
+    Returns
+    -------
+    float
+        ``psi(x)``.
+    """
     result = 0.0
     while x < 6.0:
         result -= 1.0 / x
@@ -505,7 +692,25 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
     (``S_k = sum_n h_k[n] (psi(a_k + n) - psi(a_k))``, ``D`` the same for the
     lengths and ``sum a``).  Its fixed point is a stationary point of the
     Dirichlet-multinomial log-likelihood plus ``(shape + 1/scale) sum_k a_k``,
-    not the MAP of a Gamma prior.  Returns the new sum of ``alpha``.
+    not the MAP of a Gamma prior.  Returns the new sum of ``alpha``.  Without the
+    prior terms the update is Minka's (2000) fixed point for the Dirichlet-multinomial;
+    the recurrence is Wallach's (2008).
+
+    Parameters
+    ----------
+    alpha : numpy.ndarray
+        The ``K`` Dirichlet parameters, the starting point (updated in place).
+    topic_doc_hist, doc_length_hist : numpy.ndarray
+        The ``K x (N + 1)`` and ``N + 1`` histograms above.
+    shape, scale : float
+        MALLET's Gamma "shape" and "scale" terms (``1.00001`` and ``1.0`` in the model).
+    n_iter : int
+        The number of fixed-point rounds.
+
+    Returns
+    -------
+    float
+        The new ``sum_k alpha_k``.
     """
     n_topics = alpha.shape[0]
     limits = np.full(n_topics, -1)
@@ -541,6 +746,29 @@ def learn_symmetric_concentration(count_hist, length_hist, n_dims, value, n_iter
     ``count_hist[c]`` is the number of (word, topic) cells with count ``c``,
     ``length_hist[n]`` the number of topics with ``n`` tokens (MALLET's
     ``Dirichlet.learnSymmetricConcentration``).  Returns the new ``V * beta``.
+    One round is Minka's (2000) fixed point for a symmetric Dirichlet::
+
+        V beta <- beta * sum_c count_hist[c] (psi(beta + c) - psi(beta))
+                       / sum_n length_hist[n] (psi(V beta + n) - psi(V beta))
+
+    with the digamma differences accumulated by Wallach's recurrence, or taken
+    from :func:`digamma` across a gap of more than 20 lengths.
+
+    Parameters
+    ----------
+    count_hist, length_hist : numpy.ndarray
+        The histograms above (counts of 0 are ignored).
+    n_dims : int
+        The dimension V (the language's vocabulary size).
+    value : float
+        The starting ``V * beta``.
+    n_iter : int
+        The number of fixed-point rounds.
+
+    Returns
+    -------
+    float
+        The new ``V * beta``.
     """
     largest = 0
     for c in range(count_hist.shape[0]):

@@ -22,7 +22,26 @@ def infer_theta(
     ``gamma_k = alpha_k + sum_w n_dw * phi_kw exp(E[log theta_k]) / Z_w`` until the
     mean absolute change of ``gamma`` falls below ``tol``; return the posterior
     means ``gamma / sum(gamma)`` (``D x K``).  A document with no tokens gets the
-    prior mean.
+    prior mean.  ``gamma`` starts at ``alpha_k + N_d / K`` (``N_d`` the document's
+    length), the initialisation of Blei et al. (2003, Figure 6).
+
+    Parameters
+    ----------
+    topic_word : numpy.ndarray
+        The fixed topics ``phi``, ``K x V`` (row ``k`` is ``p(w | k)``).
+    alpha : float or numpy.ndarray
+        The Dirichlet prior on the proportions: one value for every topic, or ``K`` values.
+    corpus : Corpus
+        The documents, encoded over the topics' vocabulary of ``V`` words.
+    max_iter : int, default 100
+        The most iterations per document.
+    tol : float, default 1e-3
+        Stop a document once the mean absolute change of ``gamma`` is below this.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``D x K`` topic proportions, each row summing to 1.
     """
     phi = np.asarray(topic_word, dtype=np.float64)
     k = phi.shape[0]
