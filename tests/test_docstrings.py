@@ -59,6 +59,7 @@ PACKAGES = [
     "tealeaves.multilingual.pltm_io",
     "tealeaves.multilingual.topics",
     "tealeaves.human",
+    "tealeaves.coherence",
     "tealeaves.coherence.aggregation",
     "tealeaves.coherence.confirmation",
     "tealeaves.coherence.errors",
@@ -82,7 +83,7 @@ PACKAGES = [
 #: Modules left out (the areas' command-line modules: their functions are argparse plumbing). The
 #: top-level ``tealeaves.cli`` (the parser and the error boundary) is not one of them: it is checked.
 EXCLUDED_MODULES = {"tealeaves.likelihood.cli", "tealeaves.data.cli", "tealeaves.human.cli",
-                    "tealeaves.sweep.cli", "tealeaves.index.cli"}
+                    "tealeaves.sweep.cli", "tealeaves.index.cli", "tealeaves.coherence.cli"}
 
 
 def _modules() -> list[str]:

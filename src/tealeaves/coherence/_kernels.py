@@ -1,7 +1,6 @@
-"""The compiled (numba) kernels behind :mod:`tealeaves.coherence.core`, the API that calls them
-after checking every argument (the kernels do not check bounds).  A :class:`ThreadedKernel` is
-compiled serial and parallel from one function (:data:`PARALLEL_MIN_WORK`); the counting methods
-are described in :mod:`tealeaves.coherence.core`."""
+"""The compiled (numba) kernels behind :mod:`tealeaves.coherence.core`, which checks every argument
+first (the kernels do not check bounds) and describes the counting methods; a :class:`ThreadedKernel`
+is compiled serial and parallel from one function (:data:`PARALLEL_MIN_WORK`)."""
 
 from __future__ import annotations
 
@@ -20,9 +19,13 @@ PARALLEL_MIN_WORK = 2_000_000
 class ThreadedKernel:
     """A kernel compiled twice from one function: serial, and parallel (``prange`` over numba's threads).
 
-    ``kernel(work, *args)`` runs the parallel one when ``work`` is at least
-    :data:`PARALLEL_MIN_WORK` and numba has more than one thread.  Both give the same result
-    (each parallel kernel writes every output once, or sums integers).
+    ``kernel(work, *args)`` runs the parallel one when ``work`` >= :data:`PARALLEL_MIN_WORK` and numba
+    has threads; both give the same result (each output written once, or integers summed).
+
+    Parameters
+    ----------
+    fn : function
+        The kernel's Python source, written with ``prange`` (compiled with ``parallel=True``).
     """
 
     def __init__(self, fn):

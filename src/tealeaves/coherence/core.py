@@ -238,7 +238,23 @@ class CooccurrenceCounts:
     extra: dict = field(default_factory=dict)
 
     def joint_of(self, i: int, j: int) -> int:
-        """Joint count of pair ``(i, j)`` (either order for monolingual counts)."""
+        """Joint count of pair ``(i, j)`` (either order for monolingual counts).
+
+        Parameters
+        ----------
+        i, j : int
+            The two word positions (indices into the word lists, as in ``pairs``).
+
+        Returns
+        -------
+        int
+            The joint count.
+
+        Raises
+        ------
+        KeyError
+            If the pair was not counted.
+        """
         hits = np.flatnonzero(((self.pairs[:, 0] == i) & (self.pairs[:, 1] == j))
                               | ((self.pairs[:, 0] == j) & (self.pairs[:, 1] == i)))
         if len(hits) == 0:
