@@ -244,10 +244,8 @@ def read_jsonl_tuples(path: str | os.PathLike[str], encoding: str | None = None,
 
     Parameters
     ----------
-    path : path
-        The JSON Lines tuples file.
-    encoding : str, optional
-        Its encoding (default UTF-8).
+    path, encoding
+        As in :func:`iter_jsonl_tuples`, which reads the file.
     languages : sequence of str, optional
         Keep only these languages (each must occur); by default every language key found is kept,
         in order of first appearance.

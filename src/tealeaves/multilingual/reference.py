@@ -294,15 +294,11 @@ def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
 def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True) -> AlignedReference:
     """Load a saved aligned reference folder as an :class:`AlignedReference`.
 
-    The folder is read and checked by :func:`tealeaves.index.aligned.load_aligned_index` (its
-    format: module docstring).
-
     Parameters
     ----------
-    path : path
-        The folder.
-    verify : bool
-        Passed to :meth:`ReferenceIndex.load` for every language's index.
+    path, verify
+        As in :func:`tealeaves.index.aligned.load_aligned_index`, which reads and checks the folder
+        (its format: module docstring).
 
     Returns
     -------
