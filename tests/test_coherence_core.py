@@ -159,7 +159,7 @@ def test_crosslingual_counts_over_shared_tuple_space():
         {"en": Corpus.from_token_lists(en_docs), "fr": Corpus.from_token_lists(fr_docs)},
         doc_ids={"en": en_slots, "fr": fr_slots}, n_tuples=n_tuples)
     words_en, words_fr = ["e0", "e1", "e4", "zz"], ["f0", "f2", "f3"]
-    counts = aligned.count("en", words_en, "fr", words_fr)
+    counts = core.count_crosslingual(aligned, "en", words_en, "fr", words_fr)
     by_slot_en = {int(s): set(d) for s, d in zip(en_slots, en_docs)}
     by_slot_fr = {int(s): set(d) for s, d in zip(fr_slots, fr_docs)}
     both = sorted(set(by_slot_en) & set(by_slot_fr))

@@ -247,7 +247,7 @@ def test_tokenization_mismatch():
 
 def test_aligned_build_equals_in_memory_reference(tmp_path):
     from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
-    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
     from tealeaves.multilingual.reference import AlignedReference
 
     rng = np.random.default_rng(3)
@@ -293,6 +293,7 @@ def test_position_clash_found_across_check_blocks(tmp_path, monkeypatch, block):
 
 
 def test_cli_build_aligned(tmp_path, run_cli):
+    from tealeaves.coherence.core import count_crosslingual
     from tealeaves.index import AlignedIndex
 
     rows = [{"id": "1", "en": "the river flows", "sv": "älven rinner"},
@@ -308,5 +309,5 @@ def test_cli_build_aligned(tmp_path, run_cli):
                             for lang in ("en", "sv")})
     assert aligned.present("en").tolist() == [True, True, False]
     assert aligned.present("sv").tolist() == [True, False, True]
-    counts = aligned.count("en", ["river", "stone"], "sv", ["älven", "stenen"])
+    counts = count_crosslingual(aligned, "en", ["river", "stone"], "sv", ["älven", "stenen"])
     assert counts.n_units == 1 and counts.joint.tolist() == [1, 0, 0, 0]

@@ -151,7 +151,7 @@ def test_token_lines_match_reader(tmp_path):
 def test_wikipedia_langlinks_aligned_build(en_docs, tmp_path):
     from tealeaves.corpus.aligned import default_preprocessor
     from tealeaves.index import ReferenceIndex
-    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     path, docs, _ = en_docs
     bg_path = gensim_dump(BG)

@@ -223,7 +223,7 @@ def wiki():
 def test_langlinks_build_joins_page_ids_to_titles(tmp_path, wiki):
     from tealeaves.corpus.aligned import default_preprocessor
     from tealeaves.index import build_index
-    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     en, bg, ids, text, bg_text = wiki
     redirect = next(t for t, (_, r, ns) in ids.items() if r and ns == 0)

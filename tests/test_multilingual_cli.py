@@ -184,8 +184,8 @@ def test_sharded_and_chunked_builds_equal_the_single_build(built, tmp_path, run_
     chunks without a language) and a gzip shard give the same counts; only ids change."""
     import numpy as np
 
-    from tealeaves.index.aligned import build_aligned_reference
     from tealeaves.multilingual import measures as M
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     _, _, ref = built
     sharded, _ = build_aligned_reference(_shards(tmp_path), tmp_path / "sharded", chunk_tokens=3)

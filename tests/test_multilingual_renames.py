@@ -252,7 +252,7 @@ def test_language_tables_have_distinct_names():
 @pytest.fixture
 def aligned_reference(corpus_file, tmp_path):
     """An aligned reference built with ``output=``, and the same built with the old keyword ``out=``."""
-    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     new, _ = build_aligned_reference([corpus_file], output=tmp_path / "new", name="ref")
     with warnings.catch_warnings(record=True) as caught:

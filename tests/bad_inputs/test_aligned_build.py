@@ -94,7 +94,7 @@ def test_tuple_id_with_a_line_break(tmp_path, cli_error, bad_id):
 def test_duplicate_ids_found_with_and_without_hash_collisions(tmp_path, monkeypatch, collide):
     """Ids are checked by 8-byte hashes, then compared exactly: with every hash colliding, distinct ids
     still pass and the repeat is named with its two lines."""
-    from tealeaves.multilingual import aligned_files as A
+    from tealeaves.ingest import aligned as A
 
     if collide:
         monkeypatch.setattr(A, "_id_hash", lambda tid: 7)

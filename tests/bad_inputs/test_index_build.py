@@ -215,13 +215,13 @@ def test_scheduler_workers_below_the_smallest_budget(tmp_path, cli_error, small)
     (100, "memory must be a whole number >= 419430400, got 100"),
     (True, "memory must be a whole number"),
 ])
-@pytest.mark.parametrize("builder", ["build_streaming", "build_aligned_reference"])
+@pytest.mark.parametrize("builder", ["build_streaming", "build_aligned_index"])
 def test_memory_argument_of_the_builders(tmp_path, small, small_tuples, memory, fragment, builder):
-    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.index.aligned import build_aligned_index
     from tealeaves.index.streaming import build_streaming
 
     fn, src = ((build_streaming, small) if builder == "build_streaming" else
-               (build_aligned_reference, small_tuples))
+               (build_aligned_index, small_tuples))
     with pytest.raises(ParameterError, match=re.escape(fragment)):
         fn([src], tmp_path / "out", memory=memory)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl", "t.jsonl"]  # no output, no work folder

@@ -145,12 +145,12 @@ def test_build_aligned_refuses_japanese(tmp_path, cli_error):
 
 
 def test_build_aligned_api_raises_the_error_class(tmp_path):
-    from tealeaves.index.aligned import build_aligned_reference
+    from tealeaves.index.aligned import build_aligned_index
 
     src = _write_tuples(tmp_path / "t.jsonl", {"en": [r["text"] for r in _flores("eng_Latn", 50)],
                                                "yue": [r["text"] for r in _flores("zho_Hans", 50)]})
     with pytest.raises(UnsegmentedTextError, match="the yue text looks unsegmented") as info:
-        build_aligned_reference([src], tmp_path / "ref")
+        build_aligned_index([src], tmp_path / "ref")
     assert isinstance(info.value, InputFormatError)
 
 

@@ -381,7 +381,7 @@ def count_crosslingual(aligned, lang_a: str, words_a: Sequence[str], lang_b: str
     ``single`` are the left words' counts, ``single_right`` the right words', and ``joint[m]`` the
     tuples holding ``words_a[pairs[m, 0]]`` and ``words_b[pairs[m, 1]]`` (default: every
     combination).  Words absent from a language get empty postings (count 0).
-    (:meth:`tealeaves.index.AlignedIndex.count` calls this.)
+    (:meth:`tealeaves.multilingual.reference.AlignedReference.cross_counts` calls this.)
 
     Parameters
     ----------

@@ -12,7 +12,8 @@ from it.  This package owns its whole life-cycle:
   in bounded memory, shard by shard (:mod:`~tealeaves.index.merge` merges the partial indexes;
   :mod:`~tealeaves.index.memory` sizes them; :mod:`~tealeaves.index.dask` runs the shards on Dask);
 * :mod:`~tealeaves.index.aligned` -- :class:`AlignedIndex` (one index per language over shared
-  tuple ids) and :func:`build_aligned_reference`, the one aligned-reference builder;
+  tuple ids), its saved folder (:func:`load_aligned_index`) and :func:`build_aligned_index`, the
+  one aligned-reference builder;
 * :mod:`~tealeaves.index.cache` -- the verified-checksum cache; :mod:`~tealeaves.index.manifest`
   -- shard manifests;
 * :mod:`~tealeaves.index.cli` -- ``tealeaves index build|info|build-aligned``.
@@ -26,7 +27,8 @@ from tealeaves._lazy import lazy_exports
 
 _EXPORTS = {
     "AlignedIndex": "aligned",
-    "build_aligned_reference": "aligned",
+    "build_aligned_index": "aligned",
+    "load_aligned_index": "aligned",
     "build_index": "build",
     "index_from_token_lists": "build",
     "verified_cache_file": "cache",
@@ -45,7 +47,7 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.index.aligned import AlignedIndex, build_aligned_reference
+    from tealeaves.index.aligned import AlignedIndex, build_aligned_index, load_aligned_index
     from tealeaves.index.build import build_index, index_from_token_lists
     from tealeaves.index.cache import verified_cache_file
     from tealeaves.index.dask import dask_client, dask_executor

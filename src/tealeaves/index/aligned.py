@@ -1,16 +1,32 @@
-"""Aligned (multilingual) indexes: :class:`AlignedIndex`, and the one aligned-reference builder.
+"""Aligned (multilingual) indexes: :class:`AlignedIndex`, its saved folder, and the one aligned builder.
 
 An :class:`AlignedIndex` is one :class:`~tealeaves.index.ReferenceIndex` per language over a
-shared tuple-id space.  The builder takes tuples in and writes the saved reference folder
-(``docs/multilingual.md``).
+shared tuple-id space.  Counting over it is the coherence core's
+(:func:`tealeaves.coherence.core.count_crosslingual`); the multilingual measures read it through
+:class:`~tealeaves.multilingual.reference.AlignedReference`.
 
-``tealeaves index build-aligned`` (and the Python :func:`build_aligned_reference`) reads
-aligned tuples from any of
+Saved aligned reference (a folder)
+----------------------------------
+``REF/aligned.json`` (``{"format": "tealeaves-aligned-reference", "format_version": 1, "name",
+"n_tuples", "languages": {code: file}, "tuple_ids_file"}``, written by :func:`write_manifest`), one
+:class:`~tealeaves.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
+earlier versions name them ``<code>.idx``: the manifest lists the names), all in the
+shared tuple-id space (slot ``t`` of every index is tuple ``t``), and ``tuple_ids.txt``.
+:func:`load_aligned_index` checks the manifest and every index (checksums, structure, one
+id space) and raises :class:`~tealeaves.errors.InputFormatError` for a path that is not such a
+folder; :func:`tealeaves.multilingual.reference.load_aligned_reference` wraps what it reads into
+an :class:`~tealeaves.multilingual.reference.AlignedReference`.
 
-* JSON Lines tuple shards (:func:`~tealeaves.multilingual.aligned_files.iter_jsonl_tuples`, the
+Building
+--------
+``tealeaves index build-aligned`` (and the Python :func:`build_aligned_index`; the multilingual
+:func:`tealeaves.multilingual.build_aligned_reference` returns its result as an
+:class:`~tealeaves.multilingual.reference.AlignedReference`) reads aligned tuples from any of
+
+* JSON Lines tuple shards (:func:`~tealeaves.ingest.aligned.iter_jsonl_tuples`, the
   one tuple parser);
 * parallel line files with a document-id file
-  (:func:`~tealeaves.multilingual.aligned_files.read_parallel_files`);
+  (:func:`~tealeaves.ingest.aligned.iter_parallel_files`);
 * Wikipedia articles linked across languages: a JSON Lines file of linked titles or a dump's
   ``langlinks`` SQL table, plus every language's dump (:mod:`tealeaves.ingest.langlinks` joins
   them on disk into tuple shards),
@@ -25,25 +41,34 @@ shared tuple-id space.  Tokenisation is
 references' recipe, so the result equals :func:`~tealeaves.multilingual.reference.reference_from_texts`
 over the same tuples (tested).
 
-The output is the aligned reference folder of :mod:`tealeaves.multilingual.aligned_files`
-(manifest, ``<lang>.tlx`` per language, ``tuple_ids.txt``), written in a work folder beside
-it and moved into place only when complete: a failed build leaves no folder.
+The output is the aligned reference folder above (manifest, ``<lang>.tlx`` per language,
+``tuple_ids.txt``), written in a work folder beside it and moved into place only when complete: a
+failed build leaves no folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tealeaves._params import renamed_parameters
+from tealeaves import _io
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyInputError, OutputError, ParameterError, TealeavesError
+from tealeaves.corpus.aligned import language_code
+from tealeaves.errors import (
+    EmptyInputError,
+    InputFormatError,
+    InputNotFoundError,
+    OutputError,
+    ParameterError,
+    TealeavesError,
+)
 from tealeaves.index.build import build_index
 from tealeaves.index.manifest import manifest_entry
 from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
@@ -59,10 +84,21 @@ from tealeaves.index.streaming import (
     partial_path,
     remove_workdir,
 )
+from tealeaves.ingest.aligned import (
+    TupleSummary,
+    check_input_kind,
+    iter_jsonl_tuples,
+    iter_parallel_files,
+    split_language_list,
+)
 from tealeaves.ingest.sources import IngestStats
 
-if TYPE_CHECKING:
-    from tealeaves.multilingual.aligned_files import TupleSummary
+#: The saved aligned reference folder (module docstring): its manifest's format name, version and
+#: file name.
+ALIGNED_FORMAT = "tealeaves-aligned-reference"
+ALIGNED_FORMAT_VERSION = 1
+ALIGNED_MANIFEST = "aligned.json"
+
 
 class AlignedIndex:
     """One :class:`ReferenceIndex` per language over a shared tuple-id space.
@@ -71,7 +107,7 @@ class AlignedIndex:
     Crosslingual co-occurrence of word ``a`` (language ``l1``) and word ``b``
     (language ``l2``) counts the tuples holding ``a`` on the ``l1`` side and
     ``b`` on the ``l2`` side, out of the tuples having both sides
-    (:meth:`count`).
+    (:func:`tealeaves.coherence.core.count_crosslingual`).
 
     Parameters
     ----------
@@ -137,23 +173,133 @@ class AlignedIndex:
         """
         return self.indices[lang].present
 
-    def count(self, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
-              pairs=None):
-        """Crosslingual document counts over the tuples having both a ``lang_a`` and a ``lang_b`` side.
 
-        Parameters
-        ----------
-        lang_a, words_a, lang_b, words_b, pairs
-            As in :func:`tealeaves.coherence.core.count_crosslingual`, which counts.
+# -- the saved folder ------------------------------------------------------------------------------
+def write_manifest(folder: Path, name: str, n_tuples: int, files: Mapping[str, str]) -> None:
+    """Write the folder's ``aligned.json`` (module docstring): the one writer of the manifest.
 
-        Returns
-        -------
-        CooccurrenceCounts
-            The counts (``n_units``: tuples having both sides).
-        """
-        from tealeaves.coherence.core import count_crosslingual
+    Parameters
+    ----------
+    folder : path
+        The aligned reference folder.
+    name : str
+        The reference's name.
+    n_tuples : int
+        Tuples of the shared tuple-id space.
+    files : mapping of str to str
+        Each language's index file name in the folder.
+    """
+    manifest = {"format": ALIGNED_FORMAT, "format_version": ALIGNED_FORMAT_VERSION, "name": name,
+                "n_tuples": int(n_tuples), "languages": dict(files), "tuple_ids_file": "tuple_ids.txt"}
+    _io.write_text(Path(folder) / ALIGNED_MANIFEST, json.dumps(manifest, indent=2),
+                   what="aligned reference manifest")
 
-        return count_crosslingual(self, lang_a, words_a, lang_b, words_b, pairs)
+
+def is_aligned_reference(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a folder holding an aligned-reference manifest.
+
+    Parameters
+    ----------
+    path : path
+        The folder.
+
+    Returns
+    -------
+    bool
+        ``True`` when ``path/aligned.json`` is a file.
+    """
+    return (Path(path) / ALIGNED_MANIFEST).is_file()
+
+
+def _not_reference(path: Path, what: str) -> InputFormatError:
+    return InputFormatError(f"'{path}' is not an aligned reference: {what}",
+                            fix="build one with `tealeaves index build-aligned TUPLES.jsonl -o REF`, or "
+                                "give a built-in name (bible, flores, ntrex, tico19, udhr)")
+
+
+def _check_index_language(path: Path, lang: str, file: str, index_name: str, files: Mapping) -> None:
+    """An index built by ``build-aligned`` is named ``REF-LANG``: one named after another language of the
+    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts).
+    Languages are compared as codes (:func:`~tealeaves.corpus.aligned.language_code`: ``eng`` is ``en``),
+    as they are read."""
+    code = language_code(lang)
+    if index_name.endswith(f"-{code}"):
+        return
+    codes = {language_code(o) for o in files} - {code}
+    other = next((o for o in sorted(codes) if index_name.endswith(f"-{o}")), None)
+    if other is not None:
+        raise _not_reference(path, f"the {lang} file {file!r} holds the {other} index ({index_name!r}); "
+                                   f"{ALIGNED_MANIFEST} maps the languages to the wrong files")
+
+
+def _read_manifest(path: Path) -> dict:
+    """The checked manifest of the folder ``path`` (module docstring)."""
+    if not path.exists():
+        raise InputNotFoundError(f"reference '{path}' does not exist",
+                                 fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the "
+                                     "folder written by `tealeaves index build-aligned`")
+    if not path.is_dir():
+        raise _not_reference(path, "it is a file, not a folder")
+    if not (path / ALIGNED_MANIFEST).is_file():
+        raise _not_reference(path, f"the folder has no {ALIGNED_MANIFEST}")
+    try:
+        manifest = json.loads(_io.read_text(path / ALIGNED_MANIFEST, what="aligned reference manifest"))
+    except json.JSONDecodeError as exc:
+        raise _not_reference(path, f"{ALIGNED_MANIFEST} is not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise _not_reference(path, f"{ALIGNED_MANIFEST} is nested too deeply") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != ALIGNED_FORMAT:
+        raise _not_reference(path, f"{ALIGNED_MANIFEST} does not declare format {ALIGNED_FORMAT!r}")
+    if manifest.get("format_version") != ALIGNED_FORMAT_VERSION:
+        raise InputFormatError(f"aligned reference '{path}' has format version "
+                               f"{manifest.get('format_version')!r}; this tealeaves reads version "
+                               f"{ALIGNED_FORMAT_VERSION}",
+                               fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
+    files, n = manifest.get("languages"), manifest.get("n_tuples")
+    if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
+        raise _not_reference(path, f"{ALIGNED_MANIFEST} must list two or more language files and n_tuples")
+    return manifest
+
+
+def load_aligned_index(path: str | os.PathLike[str], verify: bool = True) -> tuple[AlignedIndex, str]:
+    """Read a saved aligned reference folder (checks: module docstring).
+
+    Parameters
+    ----------
+    path : path
+        The folder.
+    verify : bool
+        Passed to :meth:`ReferenceIndex.load` for every language's index.
+
+    Returns
+    -------
+    index : AlignedIndex
+        The languages' indexes.
+    name : str
+        The reference's name (the manifest's, else the folder's).
+    """
+    path = Path(path)
+    manifest = _read_manifest(path)
+    files, n = manifest["languages"], manifest["n_tuples"]
+    indices = {}
+    for lang, name in files.items():
+        code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
+        if not isinstance(name, str) or Path(name).name != name:
+            raise _not_reference(path, f"the {lang} index file {name!r} is not a file name in the folder")
+        ix = ReferenceIndex.load(path / name, verify=verify)
+        if ix.n_documents != n:
+            raise _not_reference(path, f"the {lang} index has {ix.n_documents} tuple slots, the manifest "
+                                       f"says {n} (not one tuple-id space)")
+        if code in indices:
+            first = next(k for k in files if language_code(k) == code)
+            raise _not_reference(path, f"{ALIGNED_MANIFEST} names language {code!r} twice ({first!r}, "
+                                       f"{lang!r})")
+        _check_index_language(path, lang, name, ix.name, files)
+        indices[code] = ix
+    return AlignedIndex(indices), str(manifest.get("name") or path.name)
+
+
+# -- building --------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -188,12 +334,10 @@ class TupleSource:
         tuple
             ``(tuple id, {language: text or None})``.
         """
-        from tealeaves.multilingual import aligned_files as A
-
         if self.files is None:
-            yield from A.iter_jsonl_tuples(self.path, encoding)
+            yield from iter_jsonl_tuples(self.path, encoding)
             return
-        yield from A.iter_parallel_files(self.files, self.path, encoding)
+        yield from iter_parallel_files(self.files, self.path, encoding)
 
 
 @dataclass
@@ -308,8 +452,6 @@ def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, pro
     TupleShardResult
         The shard's partial indexes per language, and what was read.
     """
-    from tealeaves.multilingual.aligned_files import TupleSummary
-
     wanted = set(build.languages) if build.languages is not None else None
     prefix = f"{source.name}:" if build.prefix_ids else ""
     settings, tokenize, chunks = {}, {}, {}
@@ -366,8 +508,6 @@ def parse_language_list(text: str) -> list[str]:
     list of str
         The codes.
     """
-    from tealeaves.corpus.aligned import language_code
-    from tealeaves.multilingual.aligned_files import split_language_list
     from tealeaves.validation import check_unique
 
     codes = check_unique([language_code(p) for p in split_language_list(text)], "--languages")
@@ -379,9 +519,6 @@ def parse_language_list(text: str) -> list[str]:
 
 def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] | None, doc_ids: str | None
              ) -> list[TupleSource]:
-    from tealeaves import _io
-    from tealeaves.multilingual.aligned_files import check_input_kind
-
     check_input_kind(inputs, lang_files, doc_ids)
     if lang_files:
         for f in lang_files.values():
@@ -399,8 +536,6 @@ def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] 
 
 def _prepare_output(out: Path) -> None:
     """Refuse an output path that is a file, or a non-empty folder that is not an aligned reference."""
-    from tealeaves.multilingual.aligned_files import is_aligned_reference
-
     if out.exists() and not out.is_dir():
         raise OutputError(f"'{out}' exists and is not a folder", fix="give a new folder name with -o")
     if out.is_dir() and any(out.iterdir()) and not is_aligned_reference(out):
@@ -409,14 +544,18 @@ def _prepare_output(out: Path) -> None:
 
 
 @renamed_parameters({"out": "output"})
-def build_aligned_reference(inputs: Sequence[str | os.PathLike], output: str | os.PathLike, *,
-                            languages: Sequence[str] | str | None = None,
-                            lang_files: Mapping[str, str] | None = None, doc_ids: str | None = None,
-                            links: str | None = None, langlinks: str | None = None,
-                            dumps: Sequence[str] = (), name: str | None = None, encoding: str | None = None,
-                            memory: int | None = None, chunk_tokens: int | None = None,
-                            tuples_per_shard: int = 100_000, executor=None, progress=None):
-    """Build the aligned reference folder ``output`` (module docstring); returns ``(reference, stats)``.
+def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.PathLike, *,
+                        languages: Sequence[str] | str | None = None,
+                        lang_files: Mapping[str, str] | None = None, doc_ids: str | None = None,
+                        links: str | None = None, langlinks: str | None = None,
+                        dumps: Sequence[str] = (), name: str | None = None, encoding: str | None = None,
+                        memory: int | None = None, chunk_tokens: int | None = None,
+                        tuples_per_shard: int = 100_000, executor=None, progress=None
+                        ) -> tuple[AlignedIndex, str, IngestStats]:
+    """Build the aligned reference folder ``output`` (module docstring); returns ``(index, name, stats)``.
+
+    :func:`tealeaves.multilingual.build_aligned_reference` (what ``tealeaves index build-aligned``
+    calls) returns the same folder as an :class:`~tealeaves.multilingual.reference.AlignedReference`.
 
     Give tuple shards ``inputs``, or ``lang_files`` + ``doc_ids``, or ``links`` (JSON Lines of linked
     titles) / ``langlinks`` (``[LANG=]LANG-wiki-...-langlinks.sql.gz``) with ``dumps``
@@ -457,15 +596,16 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], output: str | o
 
     Returns
     -------
-    reference : AlignedReference
-        The saved reference, loaded back.
+    index : AlignedIndex
+        The saved folder, loaded back (:func:`load_aligned_index`).
+    name : str
+        The reference's name.
     stats : IngestStats
         What was read and skipped.
     """
     import tempfile
 
     from tealeaves.ingest import langlinks as W
-    from tealeaves.multilingual.aligned_files import load_aligned_reference, write_manifest
 
     memory = check_memory(DEFAULT_MEMORY if memory is None else memory, local=executor is None)
     langs = parse_language_list(languages) if isinstance(languages, str) else (
@@ -505,7 +645,8 @@ def build_aligned_reference(inputs: Sequence[str | os.PathLike], output: str | o
         _concatenate_ids(results, target / "tuple_ids.txt")
         write_manifest(target, reference_name, sum(r.summary.n_tuples for r in results), files)
         _replace(target, out)
-        return load_aligned_reference(out), stats
+        index, reference_name = load_aligned_index(out)
+        return index, reference_name, stats
     finally:
         remove_workdir(workdir)
 
@@ -514,7 +655,6 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
                      stats: IngestStats) -> dict[str, str]:
     """Check the whole input (:meth:`TupleSummary.check`) and merge every language's partials."""
     from tealeaves.corpus.preprocess import segmentation
-    from tealeaves.multilingual.aligned_files import TupleSummary
 
     summary = TupleSummary()
     for r in results:

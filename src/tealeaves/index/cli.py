@@ -5,7 +5,8 @@
   or ``--scheduler`` (:mod:`tealeaves.index.dask`);
 * ``tealeaves index info FILE``: describe an index file (after its checks);
 * ``tealeaves index build-aligned INPUT... -o FOLDER``: an aligned reference folder
-  (:func:`tealeaves.index.aligned.build_aligned_reference`); ``tealeaves build-aligned-reference``
+  (:func:`tealeaves.multilingual.build_aligned_reference` over
+  :func:`tealeaves.index.aligned.build_aligned_index`); ``tealeaves build-aligned-reference``
   is its deprecated alias (same options, one warning line).
 
 Every option is validated at the boundary; ``-j/--n-jobs`` comes from the declaration
@@ -17,10 +18,11 @@ from __future__ import annotations
 import sys
 
 from tealeaves._cli_args import add_output, add_param
+from tealeaves._cli_options import add_line_files
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.validation import name_arg, path_arg
 
-_ALIGNED = ("tealeaves.index.aligned:build_aligned_reference", "tealeaves.index.dask:dask_client")
+_ALIGNED = ("tealeaves.index.aligned:build_aligned_index", "tealeaves.index.dask:dask_client")
 
 #: The public functions each sub-command calls (its options are their parameters: docs/naming.md).
 API = {
@@ -87,20 +89,6 @@ def register(subparsers) -> None:
                                               + BUILD_ALIGNED_HELP)
     _build_aligned_options(alias)
     alias.set_defaults(func=_build_aligned_alias)
-
-
-def add_line_files(p) -> None:
-    """``--lang CODE=FILE`` (repeated) and ``--doc-ids``: parallel line files of the aligned inputs.
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The sub-command's parser (``index build-aligned``, ``pltm fit|infer``).
-    """
-    p.add_argument("--lang", action="append", metavar="CODE=FILE",
-                   help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
-    p.add_argument("--doc-ids",
-                   help="document-id file: line i names the document of line i of every --lang file")
 
 
 def add_scale_options(parser) -> None:
@@ -263,11 +251,11 @@ def _build_aligned_options(p) -> None:
 
 
 def _build_aligned(args) -> int:
-    """Build the reference folder (:func:`tealeaves.index.aligned.build_aligned_reference`)."""
+    """Build the reference folder (:func:`tealeaves.multilingual.build_aligned_reference`)."""
     from tealeaves._terminal import escape
-    from tealeaves.index.aligned import build_aligned_reference
-    from tealeaves.index.streaming import Progress
-    from tealeaves.multilingual.aligned_files import parse_lang_files
+    from tealeaves.index.streaming import BuildProgress as Progress
+    from tealeaves.ingest.aligned import parse_lang_files
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     memory = memory_budget(args)
     progress = Progress(max(len(args.input), 1))

@@ -3,8 +3,10 @@
 :func:`~tealeaves.ingest.sources.iter_documents` yields ``(id, text)`` pairs,
 one document at a time, from MediaWiki XML dumps, JSON Lines and Parquet
 shards, folders of text files and one-document-per-line token files, each
-possibly compressed with gzip, bz2 or xz; :mod:`tealeaves.ingest.langlinks`
-pairs Wikipedia articles across languages into aligned tuples.
+possibly compressed with gzip, bz2 or xz; :mod:`tealeaves.ingest.aligned` reads a
+user's aligned texts (JSON Lines tuples, parallel line files with a document-id
+file) one tuple at a time; :mod:`tealeaves.ingest.langlinks` pairs Wikipedia
+articles across languages into aligned tuples.
 """
 
 from typing import TYPE_CHECKING

@@ -18,7 +18,7 @@ Two sources of links (``tealeaves index build-aligned --links/--langlinks ... --
 :func:`link_wikipedia` joins the links with every language's dump on disk through SQLite (only
 linked articles are stored) and writes JSON Lines tuple shards
 (``{"id": ..., "<lang>": text or null}``), which
-:func:`tealeaves.index.aligned.build_aligned_reference` indexes like any tuple
+:func:`tealeaves.index.aligned.build_aligned_index` indexes like any tuple
 shard.  A link none of whose articles is in its dump is skipped and counted (``link without
 article``).
 """

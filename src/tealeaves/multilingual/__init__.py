@@ -25,8 +25,8 @@ _EXPORTS = {
     "gap_features": "measures", "npmi_language": "measures", "check_topics": "measures",
     "as_reference": "measures",
     "AlignedReference": "reference", "named_reference": "reference", "resolve_reference": "reference",
-    "reference_from_texts": "reference",
-    "save_aligned_reference": "aligned_files", "load_aligned_reference": "aligned_files",
+    "reference_from_texts": "reference", "save_aligned_reference": "reference",
+    "load_aligned_reference": "reference",
     "read_jsonl_tuples": "aligned_files", "read_parallel_files": "aligned_files",
     "build_aligned_reference": "aligned_build",
     "BilingualDictionary": "dictionaries", "read_dictionary": "dictionaries", "read_muse": "dictionaries",
@@ -44,12 +44,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.multilingual.aligned_build import build_aligned_reference
-    from tealeaves.multilingual.aligned_files import (
-        load_aligned_reference,
-        read_jsonl_tuples,
-        read_parallel_files,
-        save_aligned_reference,
-    )
+    from tealeaves.multilingual.aligned_files import read_jsonl_tuples, read_parallel_files
     from tealeaves.multilingual.classification import (
         ClassificationResult,
         crosslingual_classification,
@@ -80,8 +75,10 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.multilingual.pltm_io import load_pltm, save_pltm
     from tealeaves.multilingual.reference import (
         AlignedReference,
+        load_aligned_reference,
         named_reference,
         reference_from_texts,
         resolve_reference,
+        save_aligned_reference,
     )
     from tealeaves.multilingual.topics import read_topics, validate_topics

@@ -1,8 +1,8 @@
 """Helpers shared by the multilingual command modules (:mod:`tealeaves.multilingual.cli`,
 :mod:`~tealeaves.multilingual.pltm_cli`, :mod:`~tealeaves.multilingual.estimator_cli`).
 
-They sit below the command modules, which import them; this module imports no command module
-of this package.
+A CLI helper (layer 6 of ``docs/architecture.md``): the command modules import it, it imports no
+command module.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 
-from tealeaves.index.cli import add_line_files
+from tealeaves._cli_options import add_line_files
 
 
 def add_aligned_input(p) -> None:
@@ -27,7 +27,7 @@ def add_aligned_input(p) -> None:
 def read_aligned_args(args, aligned: bool = True):
     """:class:`ParallelTexts` from the options of :func:`add_aligned_input` (``aligned=False``: held-out
     documents, one language allowed)."""
-    from tealeaves.multilingual.aligned_files import read_aligned_input, split_language_list
+    from tealeaves.ingest.aligned import read_aligned_input, split_language_list
     from tealeaves.validation import check_unique
 
     langs = None

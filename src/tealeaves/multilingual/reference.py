@@ -18,29 +18,28 @@ Words the reference lacks get count 0.
 
 Saved aligned reference (a folder)
 ----------------------------------
-``REF/aligned.json`` (``{"format": "tealeaves-aligned-reference", "format_version": 1, "name",
-"n_tuples", "languages": {code: file}, "tuple_ids_file"}``), one
-:class:`~tealeaves.index.ReferenceIndex` file per language (``<code>.tlx``; folders of
-earlier versions name them ``<code>.idx``: the manifest lists the names), all in the
-shared tuple-id space (slot ``t`` of every index is tuple ``t``), and ``tuple_ids.txt``.
-:func:`load_aligned_reference` checks the manifest and every index (checksums, structure, one
-id space) and raises :class:`~tealeaves.errors.InputFormatError` for a path that is not such a
-folder.
+The folder's format (``REF/aligned.json``, ``<code>.tlx`` per language, ``tuple_ids.txt``) is
+:mod:`tealeaves.index.aligned`'s, which writes (:func:`write_manifest`) and reads
+(:func:`~tealeaves.index.aligned.load_aligned_index`) it; :func:`save_aligned_reference` writes
+an in-memory :class:`AlignedReference` as such a folder and :func:`load_aligned_reference` loads
+one back (checks: the manifest and every index -- checksums, structure, one id space; a path that
+is not such a folder raises :class:`~tealeaves.errors.InputFormatError`).  ``FORMAT``,
+``FORMAT_VERSION``, ``MANIFEST``, :func:`write_manifest` and :func:`is_aligned_reference` are
+still importable from here.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tealeaves import _io
-from tealeaves.coherence.core import count_documents
+from tealeaves.coherence.core import count_crosslingual, count_documents
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import (
     AlignedCorpus,
@@ -48,19 +47,13 @@ from tealeaves.corpus.aligned import (
     default_preprocessor,
     language_code,
 )
-from tealeaves.errors import (
-    EmptyInputError,
-    InputFormatError,
-    InputNotFoundError,
-    OutputError,
-    TealeavesError,
-)
+from tealeaves.errors import EmptyInputError, InputFormatError, OutputError, TealeavesError
 from tealeaves.index import AlignedIndex, ReferenceIndex
+from tealeaves.index.aligned import ALIGNED_FORMAT as FORMAT  # noqa: F401 (re-exported for old imports)
+from tealeaves.index.aligned import ALIGNED_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401
+from tealeaves.index.aligned import ALIGNED_MANIFEST as MANIFEST  # noqa: F401
+from tealeaves.index.aligned import is_aligned_reference, load_aligned_index, write_manifest  # noqa: F401
 from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
-
-FORMAT = "tealeaves-aligned-reference"
-FORMAT_VERSION = 1
-MANIFEST = "aligned.json"
 
 
 @dataclass
@@ -129,7 +122,7 @@ class AlignedReference:
     def cross_counts(self, l1: str, words1: Sequence[str], l2: str, words2: Sequence[str]) -> PairCounts:
         """Crosslingual counts over the tuples having both sides (Hao et al. 2018, eq. 3)."""
         n = self.n_pairs(l1, l2)
-        c = self.index.count(self._lang(l1), list(words1), self._lang(l2), list(words2))
+        c = count_crosslingual(self.index, self._lang(l1), list(words1), self._lang(l2), list(words2))
         joint = c.joint.reshape(len(words1), len(words2))
         return PairCounts(n, np.asarray(c.single), np.asarray(c.single_right), joint)
 
@@ -279,13 +272,6 @@ def resolve_reference(spec, languages: Sequence[str]) -> AlignedReference:
 
 
 # -- saved aligned references --------------------------------------------------------
-def write_manifest(folder: Path, name: str, n_tuples: int, files: Mapping[str, str]) -> None:
-    """Write the folder's ``aligned.json`` (module docstring): the one writer of the manifest."""
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "n_tuples": int(n_tuples),
-                "languages": dict(files), "tuple_ids_file": "tuple_ids.txt"}
-    _io.write_text(Path(folder) / MANIFEST, json.dumps(manifest, indent=2), what="aligned reference manifest")
-
-
 def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     """Write an in-memory :class:`AlignedReference` (e.g. a built-in
     one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
@@ -305,71 +291,19 @@ def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     return folder
 
 
-def is_aligned_reference(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a folder holding an aligned-reference manifest."""
-    return (Path(path) / MANIFEST).is_file()
+def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True) -> AlignedReference:
+    """Load a saved aligned reference folder as an :class:`AlignedReference`.
 
+    Parameters
+    ----------
+    path, verify
+        As in :func:`tealeaves.index.aligned.load_aligned_index`, which reads and checks the folder
+        (its format: module docstring).
 
-def _not_reference(path: Path, what: str) -> InputFormatError:
-    return InputFormatError(f"'{path}' is not an aligned reference: {what}",
-                            fix="build one with `tealeaves index build-aligned TUPLES.jsonl -o REF`, or "
-                                "give a built-in name (bible, flores, ntrex, tico19, udhr)")
-
-
-def _check_index_language(path: Path, lang: str, file: str, index_name: str, files: Mapping) -> None:
-    """An index built by ``build-aligned`` is named ``REF-LANG``: one named after another language of the
-    manifest means the manifest maps ``lang`` to the wrong file (scores would pair the wrong texts).
-    Languages are compared as codes (:func:`~tealeaves.corpus.aligned.language_code`: ``eng`` is ``en``),
-    as they are read."""
-    code = language_code(lang)
-    if index_name.endswith(f"-{code}"):
-        return
-    codes = {language_code(o) for o in files} - {code}
-    other = next((o for o in sorted(codes) if index_name.endswith(f"-{o}")), None)
-    if other is not None:
-        raise _not_reference(path, f"the {lang} file {file!r} holds the {other} index ({index_name!r}); "
-                                   f"{MANIFEST} maps the languages to the wrong files")
-
-
-def load_aligned_reference(path: str | os.PathLike[str], verify: bool = True):
-    """Load a saved aligned reference folder as an :class:`AlignedReference` (checks: module docstring)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputNotFoundError(f"reference '{path}' does not exist",
-                                 fix="give a built-in name (bible, flores, ntrex, tico19, udhr) or the "
-                                     "folder written by `tealeaves index build-aligned`")
-    if not path.is_dir():
-        raise _not_reference(path, "it is a file, not a folder")
-    if not (path / MANIFEST).is_file():
-        raise _not_reference(path, f"the folder has no {MANIFEST}")
-    try:
-        manifest = json.loads(_io.read_text(path / MANIFEST, what="aligned reference manifest"))
-    except json.JSONDecodeError as exc:
-        raise _not_reference(path, f"{MANIFEST} is not JSON ({exc.msg})") from None
-    except RecursionError:
-        raise _not_reference(path, f"{MANIFEST} is nested too deeply") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise _not_reference(path, f"{MANIFEST} does not declare format {FORMAT!r}")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"aligned reference '{path}' has format version "
-                               f"{manifest.get('format_version')!r}; this tealeaves reads version "
-                               f"{FORMAT_VERSION}",
-                               fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
-    files, n = manifest.get("languages"), manifest.get("n_tuples")
-    if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
-        raise _not_reference(path, f"{MANIFEST} must list two or more language files and n_tuples")
-    indices = {}
-    for lang, name in files.items():
-        code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
-        if not isinstance(name, str) or Path(name).name != name:
-            raise _not_reference(path, f"the {lang} index file {name!r} is not a file name in the folder")
-        ix = ReferenceIndex.load(path / name, verify=verify)
-        if ix.n_documents != n:
-            raise _not_reference(path, f"the {lang} index has {ix.n_documents} tuple slots, the manifest "
-                                       f"says {n} (not one tuple-id space)")
-        if code in indices:
-            first = next(k for k in files if language_code(k) == code)
-            raise _not_reference(path, f"{MANIFEST} names language {code!r} twice ({first!r}, {lang!r})")
-        _check_index_language(path, lang, name, ix.name, files)
-        indices[code] = ix
-    return AlignedReference.from_index(AlignedIndex(indices), str(manifest.get("name") or path.name))
+    Returns
+    -------
+    AlignedReference
+        The reference, named as its manifest says (else after the folder).
+    """
+    index, name = load_aligned_index(path, verify)
+    return AlignedReference.from_index(index, name)
