@@ -57,8 +57,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tealeaves._params import renamed_parameters
 from tealeaves import _io
+from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import language_code
 from tealeaves.errors import (
