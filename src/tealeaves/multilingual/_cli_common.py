@@ -16,7 +16,17 @@ from tealeaves._cli_options import add_line_files
 
 
 def add_aligned_input(p) -> None:
-    """The aligned-input options of ``pltm fit|infer`` (``index build-aligned`` has these and more)."""
+    """The aligned-input options of ``pltm fit|infer`` (``index build-aligned`` has these and more).
+
+    Adds the positional ``input`` (JSON Lines tuples, zero or more), ``--lang CODE=FILE`` and
+    ``--doc-ids`` (:func:`~tealeaves._cli_options.add_line_files`), ``--languages`` and
+    ``--encoding``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The sub-command's parser.
+    """
     p.add_argument("input", nargs="*",
                    help='JSON Lines tuples {"id": ..., "en": "...", "sv": "..."} (or use --lang/--doc-ids)')
     add_line_files(p)
@@ -26,7 +36,26 @@ def add_aligned_input(p) -> None:
 
 def read_aligned_args(args, aligned: bool = True):
     """:class:`ParallelTexts` from the options of :func:`add_aligned_input` (``aligned=False``: held-out
-    documents, one language allowed)."""
+    documents, one language allowed).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (``input``, ``lang``, ``doc_ids``, ``encoding``, ``languages``).
+    aligned : bool, default True
+        ``False`` (held-out documents to fold in) also accepts one language and tuples sharing no
+        language (as in :func:`~tealeaves.ingest.aligned.read_aligned_input`).
+
+    Returns
+    -------
+    ParallelTexts
+        The texts, in memory.
+
+    Raises
+    ------
+    ParameterError
+        When ``--languages`` has an empty or a repeated entry.
+    """
     from tealeaves.ingest.aligned import read_aligned_input, split_language_list
     from tealeaves.validation import check_unique
 
@@ -38,7 +67,16 @@ def read_aligned_args(args, aligned: bool = True):
 
 @contextlib.contextmanager
 def warnings_to_stderr() -> Iterator[None]:
-    """Print the warnings raised inside as ``tealeaves: warning: ...`` lines on stderr."""
+    """Print the warnings raised inside as ``tealeaves: warning: ...`` lines on stderr.
+
+    A context manager: every warning raised in its block is recorded (none filtered out) and
+    printed once the block has finished (a block that raises prints none).
+
+    Yields
+    ------
+    None
+        Control to the block.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
@@ -47,7 +85,24 @@ def warnings_to_stderr() -> Iterator[None]:
 
 
 def read_topics_arg(path: str, top: int, encoding: str | None) -> dict[str, list[list[str]]]:
-    """Topics from a topics JSON file or a saved polylingual model folder (its top ``top`` words)."""
+    """Topics from a topics JSON file or a saved polylingual model folder (its top ``top`` words).
+
+    Parameters
+    ----------
+    path : str
+        A multilingual topics JSON file, or a saved polylingual model folder.
+    top : int
+        Words per topic: the model's ``top`` most probable words per language, or the file's
+        cardinality (as ``n_top`` of :func:`~tealeaves.multilingual.topics.read_multilingual_topics`).
+    encoding : str or None
+        The topics file's encoding (default UTF-8).
+
+    Returns
+    -------
+    dict
+        ``{language code: [[word, ...] per topic]}``, validated; the file reader's warnings are
+        printed on stderr (:func:`warnings_to_stderr`).
+    """
     from tealeaves.multilingual.pltm_io import is_pltm_folder, load_pltm
     from tealeaves.multilingual.topics import read_multilingual_topics, validate_topics
 

@@ -58,7 +58,23 @@ from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: 
 
 @dataclass
 class PairCounts:
-    """Counts for a len(a) x len(b) block of word pairs: ``n`` units, marginals and joint matrix."""
+    """Counts for a len(a) x len(b) block of word pairs: ``n`` units, marginals and joint matrix.
+
+    What :meth:`AlignedReference.cross_counts` and :meth:`AlignedReference.mono_counts` return, and
+    what the CNPMI of Hao, Boyd-Graber and Paul (2018) is computed from.
+
+    Parameters
+    ----------
+    n : int
+        The units counted over: tuples having both sides (crosslingual), or the language's
+        present documents (monolingual).
+    df_a : numpy.ndarray
+        Units holding each word of the first list (``len(a)``).
+    df_b : numpy.ndarray
+        Units holding each word of the second list (``len(b)``).
+    joint : numpy.ndarray
+        ``(len(a), len(b))`` matrix: units holding both word ``i`` of ``a`` and word ``j`` of ``b``.
+    """
 
     n: int
     df_a: np.ndarray
@@ -71,6 +87,22 @@ class AlignedReference:
 
     Build it from an :class:`AlignedCorpus` (``AlignedReference(corpus, name)``) or
     wrap an existing :class:`AlignedIndex` with :meth:`from_index`.
+
+    Parameters
+    ----------
+    corpus : AlignedCorpus or None
+        The aligned tuples to index (each language's present documents, in the corpus's tuple-id
+        space); kept as ``corpus`` (for :meth:`language_corpus` and the saved tuple ids).  May be
+        ``None`` when ``index`` is given.
+    name : str, default "aligned"
+        The reference's name (in messages and in :attr:`label`).
+    index : AlignedIndex, optional
+        An existing index to wrap instead of indexing ``corpus``.
+
+    Raises
+    ------
+    EmptyInputError
+        When ``index`` is not given and ``corpus`` is ``None`` or has no tuples.
     """
 
     def __init__(self, corpus: AlignedCorpus | None, name: str = "aligned", *,
@@ -97,6 +129,20 @@ class AlignedReference:
 
     @classmethod
     def from_index(cls, index: AlignedIndex, name: str = "aligned") -> AlignedReference:
+        """Wrap an existing :class:`AlignedIndex` (no corpus kept).
+
+        Parameters
+        ----------
+        index : AlignedIndex
+            One index per language over a shared tuple-id space.
+        name : str, default "aligned"
+            The reference's name.
+
+        Returns
+        -------
+        AlignedReference
+            The reference over ``index`` (its ``corpus`` is ``None``).
+        """
         return cls(None, name, index=index)
 
     def _lang(self, lang: str) -> str:
@@ -109,7 +155,26 @@ class AlignedReference:
         return code
 
     def n_pairs(self, l1: str, l2: str) -> int:
-        """Tuples with a document in both ``l1`` and ``l2``; raises when there are none."""
+        """Tuples with a document in both ``l1`` and ``l2``; raises when there are none.
+
+        Parameters
+        ----------
+        l1, l2 : str
+            The two languages (codes or names, as :func:`~tealeaves.corpus.aligned.language_code`
+            reads them).
+
+        Returns
+        -------
+        int
+            The number of tuples holding both an ``l1`` and an ``l2`` document (> 0).
+
+        Raises
+        ------
+        LanguageMismatchError
+            When the reference has no ``l1`` or no ``l2`` side.
+        EmptyInputError
+            When no tuple holds both (CNPMI needs aligned pairs for the language pair).
+        """
         a, b = self._lang(l1), self._lang(l2)
         n = int((self.index.present(a) & self.index.present(b)).sum())
         if n == 0:
@@ -120,14 +185,65 @@ class AlignedReference:
         return n
 
     def cross_counts(self, l1: str, words1: Sequence[str], l2: str, words2: Sequence[str]) -> PairCounts:
-        """Crosslingual counts over the tuples having both sides (Hao et al. 2018, eq. 3)."""
+        """Crosslingual counts over the tuples having both sides (Hao, Boyd-Graber and Paul 2018, eq. 3).
+
+        The counts CNPMI is computed from, through
+        :func:`~tealeaves.coherence.core.count_crosslingual`; words the reference lacks get count 0.
+
+        Parameters
+        ----------
+        l1 : str
+            The language of ``words1``.
+        words1 : sequence of str
+            The l1 words.
+        l2 : str
+            The language of ``words2``.
+        words2 : sequence of str
+            The l2 words.
+
+        Returns
+        -------
+        PairCounts
+            ``n``: tuples having both an l1 and an l2 document; ``df_a`` / ``df_b``: such tuples
+            holding each l1 / l2 word; ``joint[i, j]``: such tuples whose l1 side holds
+            ``words1[i]`` and whose l2 side holds ``words2[j]``.
+
+        Raises
+        ------
+        LanguageMismatchError
+            When the reference has no ``l1`` or no ``l2`` side.
+        EmptyInputError
+            When no tuple holds both an ``l1`` and an ``l2`` document.
+        """
         n = self.n_pairs(l1, l2)
         c = count_crosslingual(self.index, self._lang(l1), list(words1), self._lang(l2), list(words2))
         joint = c.joint.reshape(len(words1), len(words2))
         return PairCounts(n, np.asarray(c.single), np.asarray(c.single_right), joint)
 
     def mono_counts(self, lang: str, words: Sequence[str]) -> PairCounts:
-        """Monolingual document counts over ``lang``'s present documents (all ordered pairs)."""
+        """Monolingual document counts over ``lang``'s present documents (all ordered pairs).
+
+        Parameters
+        ----------
+        lang : str
+            The language.
+        words : sequence of str
+            The words (0 counts for words the reference lacks).
+
+        Returns
+        -------
+        PairCounts
+            ``n``: ``lang``'s present documents; ``df_a`` and ``df_b`` (the same array): each
+            word's document count; ``joint``: the symmetric ``(k, k)`` co-document counts, with each
+            word's document count on the diagonal.
+
+        Raises
+        ------
+        LanguageMismatchError
+            When the reference has no ``lang`` side.
+        EmptyInputError
+            When the reference has no ``lang`` document.
+        """
         ix = self.index.indices[self._lang(lang)]
         if ix.n_present == 0:
             raise EmptyInputError(f"the reference '{self.name}' has no {lang} document")
@@ -150,14 +266,50 @@ class AlignedReference:
 
     def language_corpus(self, lang: str) -> Corpus:
         """``lang``'s present documents as a token corpus: the texts' corpus when the reference was built
-        in memory, else rebuilt from the index's positions (:func:`index_corpus`; identical tokens)."""
+        in memory, else rebuilt from the index's positions (:func:`index_corpus`; identical tokens).
+
+        Parameters
+        ----------
+        lang : str
+            The language.
+
+        Returns
+        -------
+        Corpus
+            ``lang``'s present documents.
+
+        Raises
+        ------
+        LanguageMismatchError
+            When the reference has no ``lang`` side.
+        InputFormatError
+            When the documents must be rebuilt from a restricted index (see :func:`index_corpus`).
+        """
         code = self._lang(lang)
         if self.corpus is not None:
             return self.corpus.language(code)
         return index_corpus(self.index.indices[code])
 
     def df(self, lang: str, words: Sequence[str]) -> np.ndarray:
-        """Document frequency of each word on ``lang``'s side (0 for words it lacks)."""
+        """Document frequency of each word on ``lang``'s side (0 for words it lacks).
+
+        Parameters
+        ----------
+        lang : str
+            The language.
+        words : sequence of str
+            The words.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int64`` document frequencies, one per word.
+
+        Raises
+        ------
+        LanguageMismatchError
+            When the reference has no ``lang`` side.
+        """
         ix = self.index.indices[self._lang(lang)]
         return np.array([0 if (w := ix.word_id(x)) is None else ix.document_frequency(w) for x in words],
                         dtype=np.int64)
@@ -171,6 +323,25 @@ def index_corpus(index: ReferenceIndex, block: int = 1 << 22) -> Corpus:
     block of about ``block`` of them at a time.  Refused (:class:`~tealeaves.errors.InputFormatError`)
     when the index does not hold every token's position (a restricted index), since the sequence
     could not be rebuilt.
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The index (one language's side of an aligned reference, or any reference index).
+    block : int, default 1 << 22
+        About how many positions are written at a time (bounds the working memory).
+
+    Returns
+    -------
+    Corpus
+        The held documents (absent slots skipped), with the index's vocabulary, document ids,
+        tokenization (as ``preprocessing``) and name in its metadata.
+
+    Raises
+    ------
+    InputFormatError
+        When the index is restricted (fewer positions than tokens), or leaves token positions
+        without a word.
     """
     a = index.arrays
     word_ptr, post_docs = np.asarray(a["word_ptr"]), np.asarray(a["post_docs"])
@@ -216,14 +387,48 @@ def _index_aligned(corpus: AlignedCorpus, name: str) -> AlignedIndex:
 def reference_from_texts(texts, name: str) -> AlignedReference:
     """Tokenise :class:`~tealeaves.corpus.parallel.ParallelTexts` like training data (the
     per-language :func:`~tealeaves.corpus.aligned.default_preprocessor`) but without frequency
-    pruning, and wrap the result as a reference."""
+    pruning, and wrap the result as a reference.
+
+    Parameters
+    ----------
+    texts : ParallelTexts
+        The aligned texts.
+    name : str
+        The reference's name.
+
+    Returns
+    -------
+    AlignedReference
+        The reference built in memory (its ``corpus`` kept).
+    """
     corpus = texts.to_aligned({x: default_preprocessor(x, max_df=1.0) for x in texts.languages})
     return AlignedReference(corpus, name)
 
 
 def named_reference(name: str, languages: Sequence[str]) -> AlignedReference:
     """A reference from ``$TEALEAVES_DATA``: ``bible`` (chapters, fullest text per language),
-    ``flores``, ``ntrex``, ``tico19`` or ``udhr`` documents, in ``languages``."""
+    ``flores``, ``ntrex``, ``tico19`` or ``udhr`` documents, in ``languages``.
+
+    Parameters
+    ----------
+    name : str
+        The built-in reference (one of :data:`REFERENCES`).
+    languages : sequence of str
+        The languages to include (codes or names, read as the topics they are to score).
+
+    Returns
+    -------
+    AlignedReference
+        The reference, named ``<name>-<code>-<code>...``.
+
+    Raises
+    ------
+    LanguageMismatchError
+        When a language is not one of tealeaves' own (the built-in references hold no other), or
+        (``bible``) has no Bible text.
+    TealeavesError
+        When ``name`` is not a built-in reference.
+    """
     from tealeaves.corpus import parallel
     from tealeaves.corpus.aligned import LANGUAGE_NAMES as KNOWN  # (names.HAO2018_LANGUAGES omits en)
 
@@ -256,6 +461,27 @@ def resolve_reference(spec, languages: Sequence[str]) -> AlignedReference:
     the path of a saved aligned reference folder (:func:`load_aligned_reference`).  A built-in name
     wins over a folder of the same name (write ``./bible`` for the folder).  The reference must
     have a side in each of ``languages``.
+
+    Parameters
+    ----------
+    spec : AlignedReference, str or os.PathLike
+        The reference, a built-in name, or a saved aligned reference folder.
+    languages : sequence of str
+        The languages the reference must cover.
+
+    Returns
+    -------
+    AlignedReference
+        The reference.
+
+    Raises
+    ------
+    LanguageMismatchError
+        When the reference has no side in one of ``languages``.
+    TealeavesError
+        When ``spec`` is none of the three kinds.
+    InputFormatError
+        When a path is not a saved aligned reference folder.
     """
     if isinstance(spec, AlignedReference):
         ref = spec
@@ -275,7 +501,25 @@ def resolve_reference(spec, languages: Sequence[str]) -> AlignedReference:
 def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     """Write an in-memory :class:`AlignedReference` (e.g. a built-in
     one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
-    files (:mod:`tealeaves.index.aligned`)."""
+    files (:mod:`tealeaves.index.aligned`).
+
+    Parameters
+    ----------
+    reference : AlignedReference
+        The reference to write (its tuple ids: the corpus's, else ``0 .. n_tuples - 1``).
+    folder : str or os.PathLike
+        The folder to write (created with its parents if missing).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+
+    Raises
+    ------
+    OutputError
+        When ``folder`` exists and is not a folder.
+    """
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
