@@ -14,7 +14,7 @@ MALLET cannot be installed here, so it is not run; its measured LDA anchor
 (ParallelTopicModel, one thread, Reuters training stories, 756,664 tokens) is
 printed beside the figures.
 
-    TEALEAVES_DATA=/path/to/data python benchmarks/lda_gibbs.py --iterations 300
+    TEALEAVES_DATA=/path/to/data python benchmarks/lda_gibbs.py --n-iter 300
 """
 
 from __future__ import annotations
@@ -61,8 +61,9 @@ def run_tomotopy(corpus, k: int, args) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=300, help="Gibbs sweeps per fit (default 300)")
-    parser.add_argument("--topics", type=int, nargs="+", default=[20, 80])
+    parser.add_argument("--n-iter", "--iterations", dest="iterations", type=int, default=300,
+                        help="Gibbs sweeps per fit (default 300)")
+    parser.add_argument("-k", "--n-components", "--topics", dest="topics", type=int, nargs="+", default=[20, 80])
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 

@@ -11,5 +11,5 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e .
 .venv/bin/tealeaves reproduce five-term
-.venv/bin/tealeaves reproduce reuters --k 5 10 20 40 80 "$@"
-.venv/bin/tealeaves reproduce reuters-coherence --k 5 10 20 40 80
+.venv/bin/tealeaves reproduce reuters -k 5 10 20 40 80 "$@"
+.venv/bin/tealeaves reproduce reuters-coherence -k 5 10 20 40 80
