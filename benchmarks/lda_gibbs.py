@@ -63,7 +63,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n-iter", "--iterations", dest="iterations", type=int, default=300,
                         help="Gibbs sweeps per fit (default 300)")
-    parser.add_argument("-k", "--n-components", "--topics", dest="topics", type=int, nargs="+", default=[20, 80])
+    parser.add_argument("-k", "--n-components", "--topics", dest="topics", type=int, nargs="+",
+                        default=[20, 80])
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
