@@ -67,6 +67,27 @@ class ArgumentParser(argparse.ArgumentParser):
         """
         self.exit(EXIT_USAGE, f"tealeaves: error: {self.prog}: {message} (see '{self.prog} --help')\n")
 
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D401 - argparse's method
+        """argparse's ``parse_known_args``, minus the record of which spelling set each option.
+
+        Parameters
+        ----------
+        args : sequence of str, optional
+            The arguments.
+        namespace : argparse.Namespace, optional
+            Where to store the values.
+
+        Returns
+        -------
+        tuple
+            The namespace and the arguments left over.
+        """
+        from tealeaves._cli_args import SPELLINGS
+
+        parsed, extras = super().parse_known_args(args, namespace)
+        parsed.__dict__.pop(SPELLINGS, None)
+        return parsed, extras
+
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every registered sub-command.
