@@ -46,9 +46,13 @@ EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, reporting usage errors as ``tealeaves: error: ...`` (exit 2) like every other error.
 
-    It takes :class:`argparse.ArgumentParser`'s arguments unchanged; :func:`build_parser` makes
+    It takes :class:`argparse.ArgumentParser`'s arguments, but ``allow_abbrev`` defaults to False (no
+    abbreviated options: `sweep --seed 42` must not mean `--seeds 42`); :func:`build_parser` makes
     the top-level one, and sub-command parsers made from it are of this class too.
     """
+
+    def __init__(self, *args, allow_abbrev: bool = False, **kwargs) -> None:
+        super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)  # noqa: D107
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
         """Print ``tealeaves: error: <prog>: <message> (see '<prog> --help')`` and exit with status 2.
