@@ -36,9 +36,9 @@ from itertools import combinations
 
 import numpy as np
 
-from tealeaves._params import Param, deprecated_alias, renamed_parameters
+from tealeaves._params import Param, deprecated_alias, naming, renamed_parameters
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
-from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 from tealeaves.multilingual.dictionaries import BilingualDictionary
 from tealeaves.multilingual.topics import check_languages, check_topic
 from tealeaves.signature import Signature
@@ -183,6 +183,11 @@ def as_aligned_reference(reference, languages: Sequence[str]):
         from tealeaves.multilingual.reference import resolve_reference
 
         return resolve_reference(reference, languages)
+    if not callable(getattr(reference, "n_pairs", None)):
+        raise naming(ParameterError(f"reference must be an aligned reference, a built-in reference name or a "
+                                    f"saved aligned reference folder, got {type(reference).__name__}",
+                                    fix="e.g. reference='bible', or the folder of `tealeaves index "
+                                        "build-aligned`"), "reference")
     return reference
 
 
