@@ -70,7 +70,7 @@ def test_tampered_manifest(ref, changes, fragment):
 
 
 @pytest.mark.parametrize("damage, cls, fragment", [
-    (lambda r: (r / "aligned.json").write_bytes(b'{"format": "\xff"}'), InputEncodingError, "not valid utf-8"),
+    (lambda r: (r / "aligned.json").write_bytes(b'{"format": "\xff"}'), InputEncodingError, "utf-8"),
     (lambda r: (r / "aligned.json").write_text(""), InputFormatError, "aligned.json is not JSON"),
     (lambda r: (r / "aligned.json").write_text("[" * 100_000), InputFormatError, "aligned.json"),
     (lambda r: ((r / "aligned.json").unlink(), (r / "aligned.json").mkdir()), InputFormatError,
@@ -130,7 +130,8 @@ def test_ingest_readers(tmp_path):
     with pytest.raises(InputNotFoundError):
         read_jsonl_tuples(tmp_path / "absent.jsonl")
     with pytest.raises(TealeavesError):
-        read_parallel_files({"en": tmp_path / "absent.txt", "sv": tmp_path / "absent.txt"}, tmp_path / "ids.txt")
+        read_parallel_files({"en": tmp_path / "absent.txt", "sv": tmp_path / "absent.txt"},
+                            tmp_path / "ids.txt")
     _write(tmp_path / "en.txt", "a\nb\n")
     _write(tmp_path / "sv.txt", "c\n")
     _write(tmp_path / "ids.txt", "1\n2\n")
@@ -138,7 +139,7 @@ def test_ingest_readers(tmp_path):
         read_parallel_files({"en": tmp_path / "en.txt", "sv": tmp_path / "sv.txt"}, tmp_path / "ids.txt")
 
 
-# -- two builds writing the same output ------------------------------------------------------------------------
+# -- two builds writing the same output ----------------------------------------------------------------
 def _cli(*argv: object) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     return subprocess.Popen([sys.executable, "-m", "tealeaves", *map(str, argv)], env=env,
@@ -154,7 +155,8 @@ def _finish(*procs: subprocess.Popen) -> list[tuple[int, str]]:
 
 
 def test_two_index_builds_to_one_output(tmp_path):
-    big = _write(tmp_path / "big.txt", "".join(f"w{i % 97} w{i % 89} w{i % 83} w{i % 7}\n" for i in range(20_000)))
+    lines = (f"w{i % 97} w{i % 89} w{i % 83} w{i % 7}\n" for i in range(20_000))
+    big = _write(tmp_path / "big.txt", "".join(lines))
     small = _write(tmp_path / "small.txt", "the cat sat\n")
     results = _finish(_cli("index", "build", big, "-o", tmp_path / "same.tlx"),
                       _cli("index", "build", small, "--out", tmp_path / "same.tlx"))
