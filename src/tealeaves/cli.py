@@ -46,9 +46,18 @@ EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, reporting usage errors as ``tealeaves: error: ...`` (exit 2) like every other error.
 
-    It takes :class:`argparse.ArgumentParser`'s arguments, but ``allow_abbrev`` defaults to False (no
-    abbreviated options: `sweep --seed 42` must not mean `--seeds 42`); :func:`build_parser` makes
-    the top-level one, and sub-command parsers made from it are of this class too.
+    :func:`build_parser` makes the top-level one, and sub-command parsers made from it are of this
+    class too.
+
+    Parameters
+    ----------
+    *args
+        :class:`argparse.ArgumentParser`'s positional arguments.
+    allow_abbrev : bool, default False
+        Accept a unique prefix of a long option.  Off: ``sweep --seed 42`` must not mean
+        ``--seeds 42``, and a prefix unique today would change meaning when an option is added.
+    **kwargs
+        :class:`argparse.ArgumentParser`'s other keyword arguments.
     """
 
     def __init__(self, *args, allow_abbrev: bool = False, **kwargs) -> None:
