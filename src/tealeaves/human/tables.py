@@ -152,7 +152,7 @@ def load_tables(scores: str | os.PathLike, measure_scores: str | os.PathLike, *,
         raise CorrelationError(f"{measure_scores} has no measure column with a number",
                                fix="give a table with a 'topic' column and one column per measure")
     missing = [m for m in chosen if m not in auto]
-    if missing or not chosen:
+    if missing:
         raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {measure_scores}; "
                                f"available: {[escape(m) for m in auto]}")
     return ScoreTables(table, auto, name, chosen, dropped, meta)
