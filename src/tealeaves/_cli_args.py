@@ -21,6 +21,34 @@ from tealeaves._params import Param, flag_for
 
 _WARNED: set = set()
 
+#: Namespace attribute recording which spelling set each aliased option (removed after parsing).
+SPELLINGS = "_tealeaves_spellings"
+
+
+def _note_spelling(action: argparse.Action, namespace: argparse.Namespace, spelling: str) -> None:
+    """Refuse an option given under two of its spellings (``-o a --out b``): neither may silently win.
+
+    The same spelling twice is argparse's usual "the last one wins"; ``-k`` and ``--n-components``
+    are one spelling (the option's own flags).
+    """
+    seen = namespace.__dict__.setdefault(SPELLINGS, {})
+    first = seen.setdefault(action.dest, spelling)
+    if first != spelling:
+        raise argparse.ArgumentError(action, f"not allowed with {first} (they are two spellings of one "
+                                             f"option; give it once)")
+
+
+def _mark_spellings(action: argparse.Action) -> None:
+    """Make the option ``action`` record its spelling, so that an old spelling given with it is refused."""
+    base = type(action)
+    spelling = "/".join(action.option_strings)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        _note_spelling(self, namespace, spelling)
+        base.__call__(self, parser, namespace, values, option_string)
+
+    action.__class__ = type(base.__name__, (base,), {"__call__": __call__})
+
 
 def warn_deprecated_flag(old: str, new: str) -> None:
     """Print ``tealeaves: warning: OLD is deprecated; use NEW`` once per process and spelling.
@@ -49,6 +77,7 @@ class _DeprecatedAlias(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
+        _note_spelling(self, namespace, option_string or self.option_strings[0])
         warn_deprecated_flag(option_string or self.option_strings[0], self.new)
         if self.mode == "const":
             values = self.const
@@ -155,6 +184,7 @@ def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None
     target = _required_target(parser, kwargs, bool(param.deprecated_flags))
     action = target.add_argument(*flags, dest=dest, help=text, **kwargs)
     if param.deprecated_flags:
+        _mark_spellings(action)
         add_deprecated(target, param.deprecated_flags, param.flag, dest, **kwargs)
     return action
 
@@ -190,6 +220,7 @@ def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help:
     """
     target = _required_target(parser, {"required": required}, True)
     action = target.add_argument("-o", "--output", dest="output", help=help, **kwargs)
+    _mark_spellings(action)
     add_deprecated(target, "--out", "--output", "output", **kwargs)
     return action
 

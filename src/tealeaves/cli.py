@@ -46,9 +46,22 @@ EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_PIPE = 1, 2, 70, 130
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, reporting usage errors as ``tealeaves: error: ...`` (exit 2) like every other error.
 
-    It takes :class:`argparse.ArgumentParser`'s arguments unchanged; :func:`build_parser` makes
-    the top-level one, and sub-command parsers made from it are of this class too.
+    :func:`build_parser` makes the top-level one, and sub-command parsers made from it are of this
+    class too.
+
+    Parameters
+    ----------
+    *args
+        :class:`argparse.ArgumentParser`'s positional arguments.
+    allow_abbrev : bool, default False
+        Accept a unique prefix of a long option.  Off: ``sweep --seed 42`` must not mean
+        ``--seeds 42``, and a prefix unique today would change meaning when an option is added.
+    **kwargs
+        :class:`argparse.ArgumentParser`'s other keyword arguments.
     """
+
+    def __init__(self, *args, allow_abbrev: bool = False, **kwargs) -> None:
+        super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)  # noqa: D107
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
         """Print ``tealeaves: error: <prog>: <message> (see '<prog> --help')`` and exit with status 2.
@@ -66,6 +79,27 @@ class ArgumentParser(argparse.ArgumentParser):
             Always, with status 2 (``EXIT_USAGE``), after printing the message to stderr.
         """
         self.exit(EXIT_USAGE, f"tealeaves: error: {self.prog}: {message} (see '{self.prog} --help')\n")
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D401 - argparse's method
+        """argparse's ``parse_known_args``, minus the record of which spelling set each option.
+
+        Parameters
+        ----------
+        args : sequence of str, optional
+            The arguments.
+        namespace : argparse.Namespace, optional
+            Where to store the values.
+
+        Returns
+        -------
+        tuple
+            The namespace and the arguments left over.
+        """
+        from tealeaves._cli_args import SPELLINGS
+
+        parsed, extras = super().parse_known_args(args, namespace)
+        parsed.__dict__.pop(SPELLINGS, None)
+        return parsed, extras
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -409,7 +409,7 @@ def read_scores_meta(path) -> dict:
         return {"responses": {}}
     try:
         raw = json.loads(read_text(path, what="topic table"), parse_constant=lambda name: None)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise CorrelationError(f"cannot read {path}: {exc}") from None
     if not isinstance(raw, dict):
         return {"responses": {}}
@@ -530,7 +530,8 @@ def read_topic_table(path, report: dict | None = None, *, key=None,
         else:
             frame = pd.read_csv(io.StringIO(text), sep=None, engine="python", dtype=str,
                                 keep_default_na=False)
-    except (ValueError, TypeError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (ValueError, TypeError, RecursionError, csv.Error, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as exc:
         raise CorrelationError(f"cannot read {path}: {exc}") from None
     if key and len(key) > 1 and all(k in frame.columns for k in key):  # composite ids from the key columns
         parts = frame[list(key)].map(lambda v: "" if v is None else str(v).strip())

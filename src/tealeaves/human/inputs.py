@@ -77,7 +77,8 @@ def load_doc_topic(path: str | os.PathLike):
     except (ValueError, OSError, EOFError) as exc:
         raise naming(InputFormatError(f"doc_topic '{p}' is not a .npy array ({exc})",
                                       fix="save it with numpy.save(path, theta)"), "doc_topic") from None
-    if theta.ndim != 2 or not np.issubdtype(theta.dtype, np.number) or not np.all(np.isfinite(theta)):
+    real = np.issubdtype(theta.dtype, np.integer) or np.issubdtype(theta.dtype, np.floating)
+    if theta.ndim != 2 or not real or not np.all(np.isfinite(theta)):
         raise naming(InputFormatError(f"doc_topic '{p}' must be a D x K array of finite numbers, got shape "
                                       f"{theta.shape} of {theta.dtype}", fix="save model.transform(corpus)"),
                      "doc_topic")
@@ -92,7 +93,7 @@ def _records(path: str | os.PathLike) -> list[Any]:
             continue
         try:
             out.append((n, json.loads(line), line))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             raise naming(InputFormatError(f"documents '{path}' line {n} is not JSON ({exc})"),
                          "documents") from None
     return out
@@ -168,14 +169,14 @@ def load_multilingual(path: str | os.PathLike) -> dict[str, list[list[str]]]:
     text = _read(read_text, path, "multilingual")
     try:
         raw = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise naming(InputFormatError(f"multilingual '{path}' is not JSON ({exc})"), "multilingual") from None
     ok = isinstance(raw, dict) and all(
         isinstance(ws, list) and all(isinstance(t, list) and t and all(isinstance(w, str) and w for w in t)
                                      for t in ws) for ws in raw.values())
     if not ok:
         raise naming(InputFormatError(f"multilingual '{path}' must be an object {{language: [[word, ...], "
-                                      "...]}} with one non-empty list of words (strings) per topic"),
+                                      "...]} with one non-empty list of words (strings) per topic"),
                      "multilingual")
     return raw
 
@@ -216,7 +217,7 @@ def resolve_documents(doc_topic, documents, titles, texts, doc_ids) -> tuple:
         if titles is not None or texts is not None or doc_ids is not None:
             raise naming(ParameterError("give documents, or titles and texts (and doc_ids), not both"),
                      "documents")
-        n_rows = None if doc_topic is None else len(doc_topic)
+        n_rows = len(doc_topic) if hasattr(doc_topic, "__len__") else None  # else: build_study's check
         loaded = load_documents(documents, n_rows)
         return doc_topic, loaded["titles"], loaded["texts"], loaded["doc_ids"]
     if from_file and (titles is None or texts is None):

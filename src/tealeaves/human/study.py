@@ -476,14 +476,25 @@ def _ratings(model, topics, rng, n_words, n_checks, rankings):
     return items + [it.rating_check_item(i, words, min(n_words, len(words)), rng) for i in range(n_checks)]
 
 
+def _proportions(doc_topic) -> np.ndarray:
+    """``doc_topic`` as a float array, or StudyError unless it is a non-empty D x K array of finite reals."""
+    try:
+        theta = np.asarray(doc_topic)
+    except ValueError:  # ragged rows
+        theta = np.asarray(None)
+    real = np.issubdtype(theta.dtype, np.integer) or np.issubdtype(theta.dtype, np.floating)
+    if theta.ndim != 2 or theta.shape[0] == 0 or not real or not np.all(np.isfinite(theta)):
+        raise StudyError(f"doc_topic must be a D x K array of topic proportions (finite real numbers), got "
+                         f"shape {theta.shape} of {theta.dtype}", fix="give model.transform(corpus)")
+    return theta.astype(np.float64)
+
+
 def _topic_intrusion(model, doc_topic, document_ids, n_documents, titles, texts, doc_ids, n_words, rng,
                      rankings):
     if doc_topic is None or titles is None or texts is None:
         raise naming(StudyError("topic intrusion needs doc_topic (D x K proportions) and documents (or "
                                 "titles and texts)"), "doc_topic", "documents")
-    theta = np.asarray(doc_topic, dtype=np.float64)
-    if theta.ndim != 2 or theta.shape[0] == 0:
-        raise StudyError(f"doc_topic must be a D x K array of topic proportions, got shape {theta.shape}")
+    theta = _proportions(doc_topic)
     n_docs = theta.shape[0]
     if len(titles) != n_docs or len(texts) != n_docs:
         raise StudyError(f"doc_topic has {n_docs} rows but {len(titles)} titles and {len(texts)} texts")

@@ -99,8 +99,10 @@ def load_scores(scores: str | os.PathLike, *, score: str | None = None, key: Seq
     table = read_topic_table(scores, dropped)
     name = score or next((s for s in HUMAN_SCORES if s in table), None)
     if name not in table:
-        raise CorrelationError(f"no human score {escape(str(name))!r} in {scores}; available: "
-                               f"{[escape(s) for s in table]}")
+        which = "" if name is None else f" {escape(str(name))!r}"
+        raise CorrelationError(f"no human score{which} in {scores}; available: {[escape(s) for s in table]}",
+                               fix=f"give the JSON of `tealeaves human score -o`, or a table with one of "
+                                   f"{list(HUMAN_SCORES)}")
     return table, name, dropped, meta
 
 
@@ -142,9 +144,15 @@ def load_tables(scores: str | os.PathLike, measure_scores: str | os.PathLike, *,
     table, name, dropped_scores, meta = load_scores(scores, score=score, key=key, key_sep=key_sep)
     dropped: dict = {"scores": dropped_scores, "measures": {}}
     auto = read_topic_table(measure_scores, dropped["measures"], key=meta["key"], sep=meta["sep"])
+    if isinstance(measures, str):  # would be read letter by letter
+        raise naming(ParameterError(f"measures must be a list of measure names, got the string {measures!r}",
+                                    fix=f"e.g. measures=[{measures!r}]"), "measures")
     chosen = check_unique(measures or list(auto), "measures")
+    if not chosen:
+        raise CorrelationError(f"{measure_scores} has no measure column with a number",
+                               fix="give a table with a 'topic' column and one column per measure")
     missing = [m for m in chosen if m not in auto]
-    if missing or not chosen:
+    if missing:
         raise CorrelationError(f"measure(s) {[escape(m) for m in missing]} not in {measure_scores}; "
                                f"available: {[escape(m) for m in auto]}")
     return ScoreTables(table, auto, name, chosen, dropped, meta)

@@ -284,7 +284,7 @@ def load_aligned_index(path: str | os.PathLike[str], verify: bool = True) -> tup
     indices = {}
     for lang, name in files.items():
         code = language_code(lang)  # also Wikipedia codes of a linked-Wikipedia build (bg, ...)
-        if not isinstance(name, str) or Path(name).name != name:
+        if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
             raise _not_reference(path, f"the {lang} index file {name!r} is not a file name in the folder")
         ix = ReferenceIndex.load(path / name, verify=verify)
         if ix.n_documents != n:

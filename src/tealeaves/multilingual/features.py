@@ -79,7 +79,7 @@ def topic_features(topics: M.Topics, reference, l1: str, l2: str, *,
         ``drift`` when computed).
     """
     langs, k, c = M.check_multilingual_topics(topics, [l1, l2])
-    reference = M.as_aligned_reference(reference, [l1, l2])
+    reference = M.counting_reference(reference, [l1, l2])
     pair = {l1: topics[l1], l2: topics[l2]}
     cn = M.cnpmi(pair, reference, [l1, l2], zero)
     inp = M.inpmi(pair, reference, [l1, l2], zero)

@@ -36,9 +36,9 @@ from itertools import combinations
 
 import numpy as np
 
-from tealeaves._params import Param, deprecated_alias, renamed_parameters
+from tealeaves._params import Param, deprecated_alias, naming, renamed_parameters
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
-from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 from tealeaves.multilingual.dictionaries import BilingualDictionary
 from tealeaves.multilingual.topics import check_languages, check_topic
 from tealeaves.signature import Signature
@@ -186,6 +186,30 @@ def as_aligned_reference(reference, languages: Sequence[str]):
     return reference
 
 
+def counting_reference(reference, languages: Sequence[str]):
+    """:func:`as_aligned_reference`, refusing what cannot answer the count queries (``None``, a number...).
+
+    Parameters
+    ----------
+    reference : AlignedReference, str or os.PathLike
+        A reference object, a built-in reference name or a saved aligned reference folder.
+    languages : sequence of str
+        The languages the reference must hold.
+
+    Returns
+    -------
+    AlignedReference
+        The reference to count in.
+    """
+    reference = as_aligned_reference(reference, languages)
+    if not callable(getattr(reference, "n_pairs", None)):
+        raise naming(ParameterError(f"reference must be an aligned reference, a built-in reference name or a "
+                                    f"saved aligned reference folder, got {type(reference).__name__}",
+                                    fix="e.g. reference='bible', or the folder of `tealeaves index "
+                                        "build-aligned`"), "reference")
+    return reference
+
+
 #: Deprecated old names of :func:`check_multilingual_topics` and :func:`as_aligned_reference`.
 check_topics = deprecated_alias(check_multilingual_topics, "check_topics")
 as_reference = deprecated_alias(as_aligned_reference, "as_reference")
@@ -276,7 +300,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
         "n_tuples"}`` (the tuples counted).
     """
     _, k, _ = check_multilingual_topics(topics, [l1, l2])
-    reference = as_aligned_reference(reference, [l1, l2])
+    reference = counting_reference(reference, [l1, l2])
     n = reference.n_pairs(l1, l2)
     values = np.zeros(k)
     n_absent = n_never = 0
@@ -330,7 +354,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     langs, k, c = check_multilingual_topics(topics, languages)
     if len(langs) < 2:
         raise TealeavesError(f"CNPMI needs at least two languages, got {langs}")
-    reference = as_aligned_reference(reference, langs)
+    reference = counting_reference(reference, langs)
     per_pair, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for l1, l2 in combinations(langs, 2):
         vals, det = cnpmi_pair(topics, reference, l1, l2, zero)
@@ -428,7 +452,7 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
         When a topic has fewer than two words, or ``topics`` lacks a language.
     """
     langs, k, c = check_multilingual_topics(topics, languages)
-    reference = as_aligned_reference(reference, langs)
+    reference = counting_reference(reference, langs)
     per_lang, details = {}, {"n_absent_pairs": 0, "n_never_cooccurring_pairs": 0}
     for lang in langs:
         vals, det = npmi_language(topics, reference, lang, zero)
@@ -462,7 +486,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
         Measure ``twc``, one share per topic.
     """
     langs, k, c = check_multilingual_topics(topics, languages)
-    reference = as_aligned_reference(reference, langs)
+    reference = counting_reference(reference, langs)
     values = np.zeros(k)
     for t in range(k):
         found = total = 0

@@ -1,0 +1,157 @@
+"""Renamed Python keywords (issue 19): an old name still works with one ``FutureWarning``; given with its
+new name it is refused; with a bad value it fails exactly as the new name does (the message names the new
+parameter, which the warning maps the old one to); positional use is unchanged."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import DOCS, TOPICS
+from tealeaves.errors import ParameterError, TealeavesError
+
+
+def _sweep(**kw):
+    from tealeaves.sweep.core import sweep
+
+    return sweep(DOCS, **({} if "ks" in kw else {"n_components": [2]}) | kw)
+
+
+def _coherence(**kw):
+    from tealeaves.coherence import coherence
+
+    return coherence(TOPICS, DOCS, **kw)
+
+
+def _gibbs(**kw):
+    from tealeaves.corpus import Corpus
+    from tealeaves.models.lda_gibbs import GibbsLDA
+
+    return GibbsLDA(2, n_iter=2, **kw).fit(Corpus.from_token_lists([d.split() for d in DOCS]))
+
+
+def _pltm(**kw):
+    from tealeaves.corpus.aligned import AlignedCorpus
+    from tealeaves.models.polylingual import PolylingualTopicModel
+
+    model = PolylingualTopicModel(n_iter=2, **kw)
+    texts = {"en": ["a b", "c d", "e f", "g h"], "sv": ["i j", "k l", "m n", "o p"]}
+    corpus = AlignedCorpus.from_texts(texts, ids=["1", "2", "3", "4"])
+    return model.fit(corpus)
+
+
+def _study(**kw):
+    from tealeaves.human.study import build_study
+    from tealeaves.models.base import FixedTopicModel
+
+    model = FixedTopicModel(np.random.default_rng(0).dirichlet(np.full(30, 0.1), size=3),
+                            [f"w{i}" for i in range(30)])
+    return build_study(model, tasks=["topic_intrusion"], doc_topic=np.full((4, 3), 1 / 3), titles=["t"] * 4,
+                       texts=["x"] * 4, **kw)
+
+
+def _survey(**kw):
+    from tealeaves.human.survey import import_survey
+
+    return import_survey("absent.csv", item=["a"], annotator="b", response="c", **kw)
+
+
+def _cnpmi(**kw):
+    from tealeaves.multilingual.measures import cnpmi
+
+    return cnpmi({"en": [["a", "b"]], "sv": [["c", "d"]]}, None, **kw)
+
+
+def _aligned_reference(tmp_path, **kw):
+    from tealeaves.multilingual.aligned_build import build_aligned_reference
+
+    return build_aligned_reference([tmp_path / "absent.jsonl"], **kw)
+
+
+def _report(tmp_path, **kw):
+    from tealeaves.report.html import write_report
+
+    return write_report(None, tmp_path / "r.html", **kw)
+
+
+# (call, old, new, a bad value, a good value); call(**{name: value})
+CASES = [
+    (_sweep, "ks", "n_components", [1], [2]),
+    (_sweep, "workers", "n_jobs", 0, 1),
+    (_sweep, "top_n", "n_top", 1, 3),
+    (_coherence, "top_n", "n_top", 1, 3),
+    (_gibbs, "burn_in", "optimize_burn_in", -1, 1),
+    (_gibbs, "burn_in", "optimize_burn_in", "3", 1),
+    (_pltm, "n_topics", "n_components", 0, 2),
+    (_pltm, "n_topics", "n_components", 2.5, 2),
+    (_study, "documents", "document_ids", [0, 7], [0, 1]),
+    (_survey, "sep", "key_sep", "", "."),
+    (_cnpmi, "zero_cooccurrence", "zero", "never", "limit"),
+]
+
+
+def test_cnpmi_without_a_reference():  # before: AttributeError 'NoneType' object has no attribute 'n_pairs'
+    with pytest.raises(ParameterError, match="reference must be an aligned reference.*got NoneType"):
+        _cnpmi()
+
+
+def _error(call, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(Exception) as info:
+            call(**kw)
+    return info.value, [w for w in caught if issubclass(w.category, FutureWarning)]
+
+
+@pytest.mark.parametrize("call, old, new, bad, good", CASES, ids=lambda v: getattr(v, "__name__", None))
+def test_old_and_new_name_together(call, old, new, bad, good):
+    exc, _ = _error(call, **{old: good, new: good})
+    assert isinstance(exc, ParameterError), repr(exc)
+    assert f"got both {old!r}" in str(exc) and f"and {new!r}" in str(exc), exc
+    assert f"give only {new!r}" in str(exc)
+
+
+@pytest.mark.parametrize("call, old, new, bad, good", CASES, ids=lambda v: getattr(v, "__name__", None))
+def test_old_name_with_a_bad_value_fails_as_the_new_one(call, old, new, bad, good):
+    old_exc, old_warnings = _error(call, **{old: bad})
+    new_exc, new_warnings = _error(call, **{new: bad})
+    assert isinstance(old_exc, TealeavesError), repr(old_exc)
+    assert (type(old_exc), str(old_exc)) == (type(new_exc), str(new_exc))
+    assert not new_warnings and len(old_warnings) <= 1  # one warning per process and name
+    assert old not in str(old_exc).replace(new, "")  # it names the new parameter
+
+
+@pytest.mark.parametrize("call", [_aligned_reference, _report])
+def test_path_keywords_together(tmp_path, call):
+    old, new = ("out", "output") if call is _aligned_reference else ("figures_dir", "figures")
+    exc, _ = _error(lambda **kw: call(tmp_path, **kw), **{old: tmp_path / "a", new: tmp_path / "b"})
+    assert isinstance(exc, ParameterError) and f"got both {old!r} and {new!r}" in str(exc), exc
+
+
+def test_dask_client_workers_and_n_jobs_together():
+    from tealeaves.index.dask import dask_client
+
+    with pytest.raises(ParameterError, match="got both 'workers' and 'n_jobs'"):
+        dask_client(workers=1, n_jobs=1)
+
+
+def test_positional_use_is_unchanged():
+    from tealeaves.models.lda_gibbs import GibbsLDA
+    from tealeaves.models.polylingual import PolylingualTopicModel
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        assert PolylingualTopicModel(3).n_components == 3
+        assert GibbsLDA(4).n_components == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        assert GibbsLDA(4, burn_in=3).optimize_burn_in == 3
+
+
+def test_unknown_keyword_is_still_a_type_error():
+    from tealeaves.models.lda_gibbs import GibbsLDA
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'burnin'"):
+        GibbsLDA(5, burnin=3)
