@@ -37,7 +37,7 @@ def main() -> None:
     start = time.perf_counter()
     out = coverage(
         args.studies,
-        n_topics=args.topics,
+        n_components=args.topics,
         rho=args.rho,
         noise=args.noise,
         n_boot=args.n_boot,

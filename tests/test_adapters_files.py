@@ -205,7 +205,7 @@ def test_word_topic_counts_keep_topics_no_word_is_assigned_to(tmp_path):
     path = tmp_path / "counts.txt"
     path.write_text("0 oil 0:3 2:1\n1 gas 0:1\n", encoding="utf-8")  # topic 1 and 3 are empty
     a = mallet.read_word_topic_counts(path, beta=0.5, alpha=[0.1, 0.2, 0.3, 0.4])
-    b = mallet.read_word_topic_counts(path, beta=0.5, n_topics=4)
+    b = mallet.read_word_topic_counts(path, beta=0.5, n_components=4)
     expected = (np.array([[3, 1], [0, 0], [1, 0], [0, 0]]) + 0.5) / (np.array([[4], [0], [1], [0]]) + 2 * 0.5)
     np.testing.assert_allclose(a.topic_word_, expected, rtol=1e-15)
     np.testing.assert_array_equal(a.topic_word_, b.topic_word_)
@@ -244,7 +244,7 @@ def test_doc_topics_both_formats(known, files):
 def test_sparse_doc_topics_with_threshold_is_marked_incomplete(known, tmp_path):
     path = tmp_path / "dt.txt"
     known.write_sparse_doc_topics(path, threshold=0.3)
-    dt = mallet.read_doc_topics(path, n_topics=known.k)
+    dt = mallet.read_doc_topics(path, n_components=known.k)
     th = known.theta()
     np.testing.assert_array_equal(dt.proportions, np.where(th >= 0.3, th, 0.0))
     assert not dt.complete

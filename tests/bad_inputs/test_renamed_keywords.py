@@ -155,3 +155,131 @@ def test_unknown_keyword_is_still_a_type_error():
 
     with pytest.raises(TypeError, match="unexpected keyword argument 'burnin'"):
         GibbsLDA(5, burnin=3)
+
+
+# -- n_topics -> n_components (issue 19 item 3): the old keyword warns once and gives the same result ------
+def _files(tmp_path):
+    (tmp_path / "dense.txt").write_text("0\tdoc0\t0.25\t0.75\n1\tdoc1\t0.5\t0.5\n", encoding="utf-8")
+    (tmp_path / "counts.txt").write_text("0 apple 0:2 1:1\n1 pear 1:3\n", encoding="utf-8")
+    (tmp_path / "keys.txt").write_text("0\t0.1\tapple pear\n1\t0.2\tpear apple\n", encoding="utf-8")
+    return tmp_path
+
+
+def _flag_topics(tmp_path, **kw):
+    from tealeaves.comparison.flags import flag_topics
+
+    return flag_topics(recurrence=[1, 1, 0, 1, 1], **kw).to_dict()
+
+
+def _check_alpha(tmp_path, **kw):
+    from tealeaves.models.base import check_alpha
+
+    return check_alpha(0.5, **kw).tolist()
+
+
+def _doc_topics(tmp_path, **kw):
+    from tealeaves.models.adapters.mallet import read_doc_topics
+
+    return read_doc_topics(_files(tmp_path) / "dense.txt", **kw).proportions.tolist()
+
+
+def _word_topic_counts(tmp_path, **kw):
+    from tealeaves.models.adapters.mallet import read_word_topic_counts
+
+    return read_word_topic_counts(_files(tmp_path) / "counts.txt", beta=0.5, **kw).topic_word_.tolist()
+
+
+def _alpha_from_keys(tmp_path, **kw):
+    from tealeaves.models.adapters.topic_files import alpha_from_topic_keys
+
+    return alpha_from_topic_keys(_files(tmp_path) / "keys.txt", **kw).tolist()
+
+
+def _load_path(tmp_path, **kw):
+    from tealeaves.models.adapters.paths import load_path
+
+    model = load_path(_files(tmp_path) / "counts.txt", format="mallet-counts", beta=0.5, **kw)
+    return model.topic_word_.tolist()
+
+
+def _check_record(tmp_path, **kw):
+    from tealeaves.models.inference_registry import check_record
+
+    return check_record({"method": "plsa-fold-in", "max_iter": 10, "tol": 0.0}, **kw).key
+
+
+def _check_topic_ids(tmp_path, **kw):
+    from tealeaves.human.study import check_topic_ids
+
+    return check_topic_ids([2, "0"], **kw)
+
+
+def _save_estimator(tmp_path, **kw):  # an unfitted estimator fails alike once the keyword is accepted
+    from tealeaves.multilingual.estimator_io import save_estimator
+
+    try:
+        save_estimator(object(), tmp_path / "e.json", None, ["en"], **kw)
+    except AttributeError as exc:
+        return str(exc)
+    raise AssertionError("an object() estimator was saved")
+
+
+# (call, a good number of topics); call(tmp_path, **{name: value})
+N_TOPICS_CALLS = [(_flag_topics, 5), (_check_alpha, 3), (_doc_topics, 2), (_word_topic_counts, 3),
+                  (_alpha_from_keys, 2), (_load_path, 3), (_check_record, 3), (_check_topic_ids, 3),
+                  (_save_estimator, 4)]
+
+
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    import tealeaves._params as params
+
+    monkeypatch.setattr(params, "_WARNED", set())
+
+
+def _future(caught) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, FutureWarning)]
+
+
+@pytest.mark.parametrize("call, k", N_TOPICS_CALLS, ids=lambda v: getattr(v, "__name__", None))
+def test_n_topics_keyword_warns_once_with_the_same_result(tmp_path, fresh_warnings, call, k):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        new = call(tmp_path, n_components=k)
+        assert not _future(caught)
+        old = call(tmp_path, n_topics=k)
+        again = call(tmp_path, n_topics=k)
+    assert old == new == again
+    messages = _future(caught)
+    assert len(messages) == 1 and "'n_topics' is deprecated" in messages[0]
+    assert "'n_components'" in messages[0]
+
+
+@pytest.mark.parametrize("call, k", N_TOPICS_CALLS, ids=lambda v: getattr(v, "__name__", None))
+def test_n_topics_and_n_components_together(tmp_path, call, k):
+    with pytest.raises(ParameterError, match="got both 'n_topics' and 'n_components'"):
+        call(tmp_path, n_topics=k, n_components=k)
+
+
+def test_flag_report_n_topics_is_a_warning_read_only_alias(fresh_warnings):
+    from tealeaves.comparison.flags import flag_topics
+
+    report = flag_topics(5, recurrence=[1, 1, 0, 1, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert report.n_topics == report.n_components == 5
+        assert report.n_topics == 5
+    assert len(_future(caught)) == 1
+    with pytest.raises(AttributeError):
+        report.n_topics = 4
+    assert "n_topics" not in report.to_dict() and "n_components" not in report.to_dict()
+
+
+def test_check_topics_is_a_deprecated_alias_of_check_topic_ids(fresh_warnings):
+    from tealeaves.human import study
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert study.check_topics([1, "0"], 2) == study.check_topic_ids([1, "0"], 2) == [1, 0]
+    messages = _future(caught)
+    assert len(messages) == 1 and "'check_topics'" in messages[0] and "check_topic_ids" in messages[0]

@@ -146,7 +146,7 @@ ERRORS = [
      "5 tab-separated columns, expected 4"),
     ("doc-topics-sum", "0\ta\t0.5\t0.4\n", "doc-topics", {}, InputFormatError, "sum to 0.9"),
     ("doc-topics-above-one", "0\ta\t1.5\t-0.5\n", "doc-topics", {}, InputFormatError, "outside [0, 1]"),
-    ("doc-topics-wrong-k", "0\ta\t0.5\t0.5\n", "doc-topics", {"n_topics": 3}, InputFormatError,
+    ("doc-topics-wrong-k", "0\ta\t0.5\t0.5\n", "doc-topics", {"n_components": 3}, InputFormatError,
      "2 topic columns, expected 3"),
     ("sparse-doc-topics-odd", "#doc name topic proportion ...\n0\ta\t1\t0.6\t0\t\n", "doc-topics", {},
      InputFormatError, "topic/proportion pairs"),
@@ -175,7 +175,7 @@ ERRORS = [
      "not both"),
     ("weights-alpha-negative", "0\toil\t1.01\n0\tgas\t0.01\n", "weights", {"alpha": -1.0}, InvalidModelError,
      "must be positive"),
-    ("counts-too-few-topics", "0 oil 0:3\n1 gas 4:1\n", "counts", {"n_topics": 2}, InputFormatError,
+    ("counts-too-few-topics", "0 oil 0:3\n1 gas 4:1\n", "counts", {"n_components": 2}, InputFormatError,
      "has topic 4 but the model has 2 topics"),
     # ---- files that are not text topics
     ("pickle-not-gensim", pickle.dumps({"a": 1}), "load", {}, UnsupportedModelError, "does not unpickle"),
@@ -265,7 +265,7 @@ def test_mallet_alpha_formats_are_read():
     ("oil gas\n", {"beta": 0.01}, "option 'beta' does not apply"),
     ("oil gas\n", {"inference": "native"}, "has no library of its own"),
     (STATE_OK, {"alpha": 0.1}, "option 'alpha' does not apply"),
-    ("0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n", {"n_topics": 2},
+    ("0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n", {"n_components": 2},
      "mallet-weights takes alpha, encoding, topic_keys"),
 ])
 def test_options_a_format_does_not_use_are_refused(content, options, fragment, tmp_path):

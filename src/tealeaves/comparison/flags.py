@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._params import renamed_parameters, warn_renamed
 from tealeaves.comparison._common import check_fraction, frame_records
 from tealeaves.comparison.significance import topic_document_mass
 from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError
@@ -93,7 +94,7 @@ class FlagReport:
 
     Parameters
     ----------
-    n_topics : int
+    n_components : int
         The model's number of topics.
     flags : list of TopicFlag
         The flags raised, by topic then flag.
@@ -105,7 +106,7 @@ class FlagReport:
         Flags not checked, with the reason.
     """
 
-    n_topics: int
+    n_components: int
     flags: list[TopicFlag]
     signature: Signature
     checked: list[str] = field(default_factory=list)
@@ -126,6 +127,18 @@ class FlagReport:
         """
         return [f for f in self.flags if f.topic == topic]
 
+    @property
+    def n_topics(self) -> int:
+        """Deprecated old name of :attr:`n_components` (warns once with a ``FutureWarning``).
+
+        Returns
+        -------
+        int
+            The model's number of topics.
+        """
+        warn_renamed("n_topics", "n_components", "FlagReport")
+        return self.n_components
+
     def to_frame(self) -> pd.DataFrame:
         """One row per topic: a boolean column per checked flag and the joined ``explanation``.
 
@@ -135,7 +148,7 @@ class FlagReport:
             Columns ``topic``, one per checked flag, and ``explanation``.
         """
         rows = []
-        for k in range(self.n_topics):
+        for k in range(self.n_components):
             mine = {f.flag: f for f in self.of(k)}
             rows.append({"topic": k, **{name: name in mine for name in self.checked},
                          "explanation": "; ".join(f.explanation for f in mine.values())})
@@ -470,12 +483,13 @@ def mixed_flags(coherence: object, within: float = 0.2, between: float = 0.0) ->
     return out
 
 
-def flag_topics(n_topics: int, coherence: object | None = None, recurrence: object | None = None,
+@renamed_parameters({"n_topics": "n_components"})
+def flag_topics(n_components: int, coherence: object | None = None, recurrence: object | None = None,
                 significance: object | None = None, theta: np.ndarray | None = None,
                 doc_lengths: object | None = None, *, whisker: float = 1.5, min_recurrence: float = 0.5,
                 top_documents: int = 10, max_share: float = 0.5, within: float = 0.2,
                 between: float = 0.0) -> FlagReport:
-    """Every flag whose input is given (module docstring), for a model with ``n_topics`` topics.
+    """Every flag whose input is given (module docstring), for a model with ``n_components`` topics.
 
     The relative flags (``low-coherence``, ``background``) need at least four
     scored topics; for smaller models they are not checked and the reason is in
@@ -483,7 +497,7 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
 
     Parameters
     ----------
-    n_topics : int
+    n_components : int
         The model's number of topics.
     coherence : CoherenceResult or None, default None
         Enables ``low-coherence`` and, with NPMI pair matrices, ``mixed``.
@@ -520,7 +534,7 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
     EmptyInputError
         If no input is given.
     """
-    n_topics = check_int(n_topics, "n_topics", min_value=1)
+    n_components = check_int(n_components, "n_components", min_value=1)
     flags: list[TopicFlag] = []
     checked: list[str] = []
     skipped: dict[str, str] = {}
@@ -535,8 +549,8 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
             checked.append(name)
 
     def sized(what: str, k: int) -> None:
-        if k != n_topics:
-            raise ParameterError(f"{what} describes {k} topics but the model has {n_topics}",
+        if k != n_components:
+            raise ParameterError(f"{what} describes {k} topics but the model has {n_components}",
                                  fix="pass the results of this model")
 
     if coherence is not None:
@@ -573,5 +587,5 @@ def flag_topics(n_topics: int, coherence: object | None = None, recurrence: obje
         raise EmptyInputError("no input to flag topics with", fix="pass coherence, recurrence, significance "
                               "or theta with doc_lengths")
     flags.sort(key=lambda f: (f.topic, FLAGS.index(f.flag)))
-    return FlagReport(n_topics, flags, Signature("topic-flags", fields), [f for f in FLAGS if f in checked],
-                      skipped)
+    return FlagReport(n_components, flags, Signature("topic-flags", fields),
+                      [f for f in FLAGS if f in checked], skipped)

@@ -29,7 +29,7 @@ from tealeaves.human.resampling import Responses, true_score_ci
 
 def simulate_study(
     rng: np.random.Generator,
-    n_topics: int,
+    n_components: int,
     rho: float,
     noise: float,
     n_range=(3, 12),
@@ -41,7 +41,7 @@ def simulate_study(
     ----------
     rng : numpy.random.Generator
         Draws the topics and the responses.
-    n_topics : int
+    n_components : int
         Topics of the study.
     rho : float
         Correlation of the true scores with the measure.
@@ -59,14 +59,14 @@ def simulate_study(
     responses : list of numpy.ndarray
         Each topic's responses.
     """
-    true, measure = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=n_topics).T
-    n = rng.integers(n_range[0], n_range[1] + 1, size=n_topics)
+    true, measure = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=n_components).T
+    n = rng.integers(n_range[0], n_range[1] + 1, size=n_components)
     if responses == "binary":
         from scipy.stats import norm
 
         p = norm.cdf(true)
-        return measure, [(rng.random(n[k]) < p[k]).astype(float) for k in range(n_topics)]
-    return measure, [true[k] + noise * rng.standard_normal(n[k]) for k in range(n_topics)]
+        return measure, [(rng.random(n[k]) < p[k]).astype(float) for k in range(n_components)]
+    return measure, [true[k] + noise * rng.standard_normal(n[k]) for k in range(n_components)]
 
 
 def estimand(rho: float, responses: str = "normal") -> float:
@@ -95,7 +95,7 @@ def estimand(rho: float, responses: str = "normal") -> float:
 def coverage(
     n_studies: int = 400,
     *,
-    n_topics: int = 50,
+    n_components: int = 50,
     rho: float = 0.5,
     noise: float = 3.0,
     n_boot: int = 1000,
@@ -116,7 +116,7 @@ def coverage(
     ----------
     n_studies : int
         Simulated studies.
-    n_topics : int
+    n_components : int
         Topics per study.
     rho : float
         Correlation of the true scores with the measure.
@@ -142,7 +142,7 @@ def coverage(
     hits = {"two_level_true_score": [], "topics": [], "two_level_plain": []}
     widths = {k: [] for k in hits}
     for _ in range(n_studies):
-        measure, values = simulate_study(rng, n_topics, rho, noise, responses=responses)
+        measure, values = simulate_study(rng, n_components, rho, noise, responses=responses)
         resp = Responses(values)
         x = resp.means
         boot_seed = int(rng.integers(0, 2**32 - 1))

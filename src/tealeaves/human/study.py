@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from tealeaves._io import StrictJSONError, loads_strict, read_text, write_text
-from tealeaves._params import Param, declare, naming, warn_renamed
+from tealeaves._params import Param, declare, deprecated_alias, naming, renamed_parameters, warn_renamed
 from tealeaves._version import __version__
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
@@ -374,7 +374,7 @@ def build_study(
         raise StudyError("word intrusion and rating need a model")
     rankings = None if model is None else it.topic_rankings(model, seed)
     if rankings is not None:
-        topics = check_topics(topics, rankings.shape[0])
+        topics = check_topic_ids(topics, rankings.shape[0])
     if it.WORD_INTRUSION in tasks:
         new, exc = _word_intrusion(model, topics, rngs[it.WORD_INTRUSION], n_top, other_top, n_checks,
                                    rankings)
@@ -399,20 +399,21 @@ def build_study(
                  annotators=annotators)
 
 
-def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | None:
+@renamed_parameters({"n_topics": "n_components"})
+def check_topic_ids(topics: Sequence[int] | None, n_components: int) -> list[int] | None:
     """Check topic ids against the number of topics.
 
     Parameters
     ----------
     topics : sequence of int or None
         Topic ids (numbers written as text accepted); None for all topics.
-    n_topics : int
+    n_components : int
         The number of topics.
 
     Returns
     -------
     list of int or None
-        The distinct ids, each in ``[0, n_topics - 1]`` (None: all topics).
+        The distinct ids, each in ``[0, n_components - 1]`` (None: all topics).
 
     Raises
     ------
@@ -421,12 +422,15 @@ def check_topics(topics: Sequence[int] | None, n_topics: int) -> list[int] | Non
     """
     if topics is None:
         return None
-    out = check_unique([check_int(t, "topic id", min_value=0, max_value=n_topics - 1, allow_str=True)
+    out = check_unique([check_int(t, "topic id", min_value=0, max_value=n_components - 1, allow_str=True)
                         for t in topics], "topics")
     if not out:
         raise naming(ParameterError("topics is empty",
                                     fix="give at least one topic id, or omit it for all topics"), "topics")
     return out
+
+
+check_topics = deprecated_alias(check_topic_ids, "check_topics")
 
 
 def check_annotators(annotators: Sequence[str] | None) -> list[str] | None:
@@ -528,7 +532,7 @@ def _multilingual(multilingual, languages, topics, n_words, n_checks, rng):
     if len(languages) != 2 or any(lang not in words for lang in languages):
         raise StudyError(f"choose two of the languages {list(words)} to show side by side, got {languages}")
     n_topics = len(words[languages[0]])
-    topics = range(n_topics) if topics is None else check_topics(topics, n_topics)
+    topics = range(n_topics) if topics is None else check_topic_ids(topics, n_topics)
     items = [it.multilingual_rating_item(int(k), {lang: words[lang][k] for lang in languages}, languages)
              for k in topics]
     return items + [it.multilingual_check_item(i, words, languages, rng) for i in range(n_checks)]

@@ -135,7 +135,7 @@ def require_topic_word(model: object) -> np.ndarray:
     return check_topic_word(phi)
 
 
-def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.ndarray:
+def check_proportions(theta: np.ndarray, n_documents: int, n_components: int) -> np.ndarray:
     """Validate ``D x K`` topic proportions (finite, non-negative, rows summing to one).
 
     Parameters
@@ -144,7 +144,7 @@ def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.
         The ``D x K`` document-topic proportions.
     n_documents : int
         The expected number of rows ``D``.
-    n_topics : int
+    n_components : int
         The expected number of columns ``K``.
 
     Returns
@@ -155,13 +155,13 @@ def check_proportions(theta: np.ndarray, n_documents: int, n_topics: int) -> np.
     Raises
     ------
     InvalidModelError
-        If the shape is not ``(n_documents, n_topics)`` or a row is not a distribution
+        If the shape is not ``(n_documents, n_components)`` or a row is not a distribution
         (NaN, negative or not summing to 1 within ``1e-6``).
     """
     theta = np.asarray(theta, dtype=np.float64)
-    if theta.shape != (n_documents, n_topics):
+    if theta.shape != (n_documents, n_components):
         raise InvalidModelError(
-            f"topic proportions have shape {theta.shape}, expected {(n_documents, n_topics)}"
+            f"topic proportions have shape {theta.shape}, expected {(n_documents, n_components)}"
         )
     bad = ~np.isfinite(theta).all(axis=1) | (theta < 0).any(axis=1) | (np.abs(theta.sum(axis=1) - 1) > 1e-6)
     if bad.any():

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
 from tealeaves.models.inference_registry import check_record, infer_with_record
@@ -82,14 +83,15 @@ def check_topic_word(phi: np.ndarray, *, atol: float = 1e-6, name: str = "topic_
     return phi
 
 
-def check_alpha(alpha: float | np.ndarray | None, n_topics: int) -> np.ndarray | None:
+@renamed_parameters({"n_topics": "n_components"})
+def check_alpha(alpha: float | np.ndarray | None, n_components: int) -> np.ndarray | None:
     """Return alpha as a positive length-``K`` vector (a scalar is broadcast).
 
     Parameters
     ----------
     alpha : float or numpy.ndarray or None
         The Dirichlet parameter, a scalar or one value per topic.
-    n_topics : int
+    n_components : int
         The number of topics ``K``.
 
     Returns
@@ -104,7 +106,7 @@ def check_alpha(alpha: float | np.ndarray | None, n_topics: int) -> np.ndarray |
     """
     if alpha is None:
         return None
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_components,)).copy()
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise InvalidModelError(f"doc_topic_prior_ (alpha) must be positive and finite, got {a[:5]}")
     return a

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters
 from tealeaves.errors import InvalidModelError, ParameterError
 from tealeaves.validation import check_float, check_int
 
@@ -55,7 +56,7 @@ class InferenceMethod:
         Name of the model class whose ``transform`` this is (a live model of that class is
         named by ``key`` in signatures).
     check : callable
-        ``check(record, n_topics)`` raises :func:`record_error` for a malformed record.
+        ``check(record, n_components)`` raises :func:`record_error` for a malformed record.
     infer : callable
         ``infer(topic_word, record, counts)`` returns the ``D x K`` proportions of the
         documents of the CSR ``counts`` (over the model's vocabulary).
@@ -140,14 +141,15 @@ def record_error(what: str) -> InvalidModelError:
                              fix="re-save the model from the fitted tealeaves model")
 
 
-def check_record(record: object, n_topics: int) -> InferenceMethod:
+@renamed_parameters({"n_topics": "n_components"})
+def check_record(record: object, n_components: int) -> InferenceMethod:
     """The registered method of an inference ``record``, after the method checked the record.
 
     Parameters
     ----------
     record : object
         ``metadata_["inference"]`` of a model read from a file.
-    n_topics : int
+    n_components : int
         The model's number of topics.
 
     Returns
@@ -160,7 +162,7 @@ def check_record(record: object, n_topics: int) -> InferenceMethod:
         name = record.get("method") if isinstance(record, dict) else record
         known = " or ".join(dict.fromkeys([*PROVIDERS, *_METHODS]))
         raise record_error(f"names the method {name!r}; expected {known}")
-    method.check(record, n_topics)
+    method.check(record, n_components)
     return method
 
 

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves._params import renamed_parameters
 from tealeaves.errors import InputFormatError, ParameterError
 
 TABLE_MARK = "# tealeaves-features "
@@ -189,8 +190,9 @@ def numeric_columns(frame, columns: Sequence[str], where: str) -> None:
 
 
 # -- estimators ---------------------------------------------------------------------
+@renamed_parameters({"n_topics": "n_components"})
 def save_estimator(est, path: str | os.PathLike[str], settings: dict | None, languages: Sequence[str],
-                   n_topics: int) -> None:
+                   n_components: int) -> None:
     """Write a fitted :class:`CoherenceEstimator` as JSON (module docstring).
 
     Parameters
@@ -203,7 +205,7 @@ def save_estimator(est, path: str | os.PathLike[str], settings: dict | None, lan
         The feature settings of the training tables (``None``: unrecorded).
     languages : sequence of str
         The training languages.
-    n_topics : int
+    n_components : int
         The number of training topics.
     """
     import sklearn
@@ -215,7 +217,7 @@ def save_estimator(est, path: str | os.PathLike[str], settings: dict | None, lan
     doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "tealeaves_version": __version__,
            "sklearn_version": sklearn.__version__, "features": list(est.features),
            "columns": list(est.feature_names_), "settings": settings,
-           "training_languages": list(languages), "n_training_topics": int(n_topics),
+           "training_languages": list(languages), "n_training_topics": int(n_components),
            "best_params": est.best_params_, "cv_score": est.cv_score_, "n_estimators": est.n_estimators,
            "random_state": est.random_state,
            "boosting": {"estimator_weights": ada.estimator_weights_.tolist(),

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves._io import decode, existing_file, read_lines
+from tealeaves._params import renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
 from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number
 from tealeaves.models.adapters._text_fields import where as _where
@@ -139,14 +140,14 @@ def _topics_named(alpha, topic_keys, encoding) -> int | None:
     return int(np.size(alpha)) if alpha is not None and np.ndim(alpha) else None
 
 
-def _resolve_alpha(alpha, topic_keys, n_topics: int, encoding):
+def _resolve_alpha(alpha, topic_keys, n_components: int, encoding):
     """Alpha from an explicit value or a topic-keys file; ``None`` when neither is given."""
     if alpha is not None and topic_keys is not None:
         raise ParameterError("give alpha or topic_keys, not both")
     if topic_keys is not None:
-        return alpha_from_topic_keys(topic_keys, n_topics, encoding)
-    if alpha is not None and np.ndim(alpha) and np.size(alpha) != n_topics:
-        raise ParameterError(f"alpha has {np.size(alpha)} values but the file has {n_topics} topics",
+        return alpha_from_topic_keys(topic_keys, n_components, encoding)
+    if alpha is not None and np.ndim(alpha) and np.size(alpha) != n_components:
+        raise ParameterError(f"alpha has {np.size(alpha)} values but the file has {n_components} topics",
                              fix="give one alpha per topic, or a single number")
     return alpha
 
@@ -246,12 +247,13 @@ def looks_like_word_topic_counts(line: str) -> bool:
             and all(re.match(r"^\d+:\d+$", p) for p in parts[2:]))
 
 
+@renamed_parameters({"n_topics": "n_components"})
 def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_keys=None,
-                           n_topics: int | None = None, encoding: str | None = None):
+                           n_components: int | None = None, encoding: str | None = None):
     """A model from ``--word-topic-counts-file``: probabilistic when ``beta`` is given, else ranked by counts.
 
     Topics that no word is assigned to are invisible in the file; pass
-    ``n_topics`` (or ``alpha``/``topic_keys``) to keep them.
+    ``n_components`` (or ``alpha``/``topic_keys``) to keep them.
 
     Parameters
     ----------
@@ -263,7 +265,7 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
         The run's alpha.
     topic_keys : str or Path, optional
         The run's ``--output-topic-keys`` file, to read alpha from (not with ``alpha``).
-    n_topics : int, optional
+    n_components : int, optional
         The run's number of topics.
     encoding : str, optional
         The files' text encoding (detected when omitted).
@@ -304,7 +306,7 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
     if not words:
         raise EmptyInputError(f"'{path}' holds no word-topic counts")
     seen = max((k for k, _, _ in cells), default=-1) + 1
-    k_total = n_topics or _topics_named(alpha, topic_keys, encoding) or seen
+    k_total = n_components or _topics_named(alpha, topic_keys, encoding) or seen
     a = _resolve_alpha(alpha, topic_keys, k_total, encoding)
     if seen > k_total:
         raise InputFormatError(f"'{path}' has topic {seen - 1} but the model has {k_total} topics")
@@ -523,14 +525,15 @@ def _check_proportion(x: float, path, n: int) -> float:
     return x
 
 
-def read_doc_topics(path, n_topics: int | None = None, encoding: str | None = None) -> DocTopics:
+@renamed_parameters({"n_topics": "n_components"})
+def read_doc_topics(path, n_components: int | None = None, encoding: str | None = None) -> DocTopics:
     """Read ``--output-doc-topics`` in either of MALLET's formats (sniffed from the first line).
 
     Parameters
     ----------
     path : str or Path
         The doc-topics file.
-    n_topics : int, optional
+    n_components : int, optional
         The expected number of topics (the sparse format lists only some).
     encoding : str, optional
         Its text encoding (detected when omitted).
@@ -551,11 +554,11 @@ def read_doc_topics(path, n_topics: int | None = None, encoding: str | None = No
     if not lines:
         raise EmptyInputError(f"'{path}' holds no document topics")
     if lines[0].startswith(SPARSE_DOC_TOPICS_HEADER):
-        return _sparse_doc_topics(lines[1:], path, n_topics)
-    return _dense_doc_topics(lines, path, n_topics)
+        return _sparse_doc_topics(lines[1:], path, n_components)
+    return _dense_doc_topics(lines, path, n_components)
 
 
-def _dense_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopics:
+def _dense_doc_topics(lines: list[str], path, n_components: int | None) -> DocTopics:
     ids, names, rows = [], [], []
     width = None
     for n, line in enumerate(lines, 1):
@@ -569,8 +572,8 @@ def _dense_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopics
         names.append(parts[1])
         rows.append([_check_proportion(parse_number(x, path, n, "a proportion"), path, n) for x in parts[2:]])
     theta = np.array(rows)
-    if n_topics is not None and theta.shape[1] != n_topics:
-        raise InputFormatError(f"'{path}' has {theta.shape[1]} topic columns, expected {n_topics}")
+    if n_components is not None and theta.shape[1] != n_components:
+        raise InputFormatError(f"'{path}' has {theta.shape[1]} topic columns, expected {n_components}")
     bad = np.abs(theta.sum(axis=1) - 1) > 1e-6
     if bad.any():
         i = int(np.argmax(bad))
@@ -578,7 +581,7 @@ def _dense_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopics
     return DocTopics(ids, names, theta)
 
 
-def _sparse_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopics:
+def _sparse_doc_topics(lines: list[str], path, n_components: int | None) -> DocTopics:
     ids, names, pairs = [], [], []
     for n, line in enumerate(lines, 2):
         parts = line.rstrip("\t").split("\t")
@@ -591,9 +594,9 @@ def _sparse_doc_topics(lines: list[str], path, n_topics: int | None) -> DocTopic
                        _check_proportion(parse_number(parts[i + 1], path, n, "a proportion"), path, n))
                       for i in range(2, len(parts), 2)])
     seen = max((k for row in pairs for k, _ in row), default=-1) + 1
-    k_total = n_topics or seen
+    k_total = n_components or seen
     if seen > k_total:
-        raise InputFormatError(f"'{path}' lists topic {seen - 1} but n_topics is {k_total}")
+        raise InputFormatError(f"'{path}' lists topic {seen - 1} but n_components is {k_total}")
     theta = np.zeros((len(ids), k_total))
     for d, row in enumerate(pairs):
         topics = [k for k, _ in row]

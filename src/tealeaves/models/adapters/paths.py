@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tealeaves._io import decode, existing_file
 from tealeaves._optional import optional_import
+from tealeaves._params import renamed_parameters
 from tealeaves.errors import InputFormatError, ParameterError, UnsupportedModelError
 from tealeaves.models.adapters import mallet, topic_files
 
@@ -37,17 +38,18 @@ _SNIFF_LINES = 200
 
 #: the options each format takes (besides ``format``); any other option is refused
 _OPTIONS = {"mallet-state": {"encoding"}, "mallet-weights": {"encoding", "alpha", "topic_keys"},
-            "mallet-counts": {"encoding", "alpha", "beta", "topic_keys", "n_topics"},
+            "mallet-counts": {"encoding", "alpha", "beta", "topic_keys", "n_components"},
             **{f: {"encoding"} for f in topic_files.TOPIC_FORMATS}}
 
 
+@renamed_parameters({"n_topics": "n_components"})
 def load_path(path, format: str | None = None, **options):
     """The model in the file ``path``, whatever tool wrote it (see the module docstring).
 
     Options: ``encoding`` (text files and the MALLET state); ``alpha`` /
     ``topic_keys`` (the Dirichlet parameter for MALLET files that lack it:
     topic-word weights, word-topic counts); ``beta`` (makes word-topic counts
-    probabilistic); ``n_topics`` (word-topic counts).  Saved gensim and
+    probabilistic); ``n_components`` (word-topic counts; old name ``n_topics``).  Saved gensim and
     tomotopy files take their adapter's options (e.g. ``inference``), passed to
     its ``from_file``.  ``inference="tealeaves"`` (the default everywhere) is
     accepted by every format; an option a format does not use is refused.
@@ -96,7 +98,7 @@ def load_path(path, format: str | None = None, **options):
     return _read(p, fmt, **options)
 
 
-def _read(p: Path, fmt: str, encoding=None, alpha=None, beta=None, topic_keys=None, n_topics=None):
+def _read(p: Path, fmt: str, encoding=None, alpha=None, beta=None, topic_keys=None, n_components=None):
     """Read ``p`` in the non-native format ``fmt``."""
     if fmt in topic_files.TOPIC_FORMATS:
         return topic_files.read_topics(p, fmt, encoding)
@@ -109,7 +111,7 @@ def _read(p: Path, fmt: str, encoding=None, alpha=None, beta=None, topic_keys=No
     if fmt == "mallet-weights":
         return mallet.read_topic_word_weights(p, alpha, topic_keys, encoding)
     if fmt == "mallet-counts":
-        return mallet.read_word_topic_counts(p, beta, alpha, topic_keys, n_topics, encoding)
+        return mallet.read_word_topic_counts(p, beta, alpha, topic_keys, n_components, encoding)
     raise UnsupportedModelError(f"'{p}' is a MALLET doc-topics file: it holds document proportions, "
                                 "not topics",
                                 fix="give the run's --output-state, --topic-word-weights-file or "

@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves._io import StrictJSONError, loads_strict, read_lines, read_text
+from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
 from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number, where
@@ -537,15 +538,16 @@ def read_topic_keys(path, encoding: str | None = None) -> RankedWordsModel:
     return parse_topics(text, "mallet-keys", source=path)
 
 
-def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> np.ndarray:
+@renamed_parameters({"n_topics": "n_components"})
+def alpha_from_topic_keys(path, n_components: int, encoding: str | None = None) -> np.ndarray:
     """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals).
 
     Parameters
     ----------
     path : str or Path
         The topic-keys file.
-    n_topics : int
-        The number of topics expected (ids ``0..n_topics-1``).
+    n_components : int
+        The number of topics expected (ids ``0..n_components-1``).
     encoding : str, optional
         Its text encoding (detected when omitted).
 
@@ -557,13 +559,13 @@ def alpha_from_topic_keys(path, n_topics: int, encoding: str | None = None) -> n
     Raises
     ------
     InputFormatError
-        When the topic ids differ from ``0..n_topics-1`` or an alpha printed as 0 is unknown.
+        When the topic ids differ from ``0..n_components-1`` or an alpha printed as 0 is unknown.
     """
     ids, alphas, _ = parse_topic_keys(read_lines(path, encoding, "MALLET topic-keys file"), path)
-    if sorted(ids) != list(range(n_topics)):
-        raise InputFormatError(f"'{path}' lists topics {sorted(ids)[:10]}, expected 0..{n_topics - 1}",
+    if sorted(ids) != list(range(n_components)):
+        raise InputFormatError(f"'{path}' lists topics {sorted(ids)[:10]}, expected 0..{n_components - 1}",
                                fix="give the topic-keys file of the same MALLET run")
-    out = np.zeros(n_topics)
+    out = np.zeros(n_components)
     out[ids] = alphas
     if np.any(out <= 0):
         k = int(np.argmax(out <= 0))
