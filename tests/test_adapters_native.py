@@ -164,8 +164,8 @@ def test_coherence_equals_coherence_of_the_library_top_words(probabilistic, text
     agree = [set(a) == set(b) for a, b in zip(model.top_words(TOP), tops)]
     assert all(agree) if library != "tomotopy" else sum(agree) >= K // 2
     for measure in ("npmi", "uci"):
-        ours = coherence(model, texts[0], measure=measure, top_n=TOP).scores
-        theirs = coherence(tops, texts[0], measure=measure, top_n=TOP).scores
+        ours = coherence(model, texts[0], measure=measure, n_top=TOP).scores
+        theirs = coherence(tops, texts[0], measure=measure, n_top=TOP).scores
         assert [s for s, ok in zip(ours, agree) if ok] == pytest.approx(
             [s for s, ok in zip(theirs, agree) if ok], abs=1e-12)
 

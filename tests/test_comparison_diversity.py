@@ -51,13 +51,13 @@ def octis_inverted_rbo(topics, topk, weight):
 # ---- hand-computed values ---------------------------------------------------------------------------------
 def test_topic_diversity_by_hand():
     # unique words {a, b, c, d} among 2 topics x 3 words: 4 / 6; with T3: 7 / 9
-    assert topic_diversity([T1, T2], top_n=3).value == pytest.approx(4 / 6, abs=1e-15)
-    res = topic_diversity([T1, T2, T3], top_n=3)
+    assert topic_diversity([T1, T2], n_top=3).value == pytest.approx(4 / 6, abs=1e-15)
+    res = topic_diversity([T1, T2, T3], n_top=3)
     assert res.value == pytest.approx(7 / 9, abs=1e-15)
     assert res.details == {"n_topics": 3, "n_unique_words": 7}
     assert str(res.signature).startswith("topic-diversity|top=3|model=topics|tealeaves-")
     # only the top n count: top 1 of each -> {a, b, e} / 3
-    assert topic_diversity([T1, T2, T3], top_n=1).value == pytest.approx(1.0)
+    assert topic_diversity([T1, T2, T3], n_top=1).value == pytest.approx(1.0)
 
 
 def test_rbo_by_hand():
@@ -73,7 +73,7 @@ def test_rbo_by_hand():
 
 def test_inverted_rbo_by_hand():
     # RBO(T1, T2) = 5/12, the other pairs share nothing: IRBO = 1 - (5/12) / 3 = 31/36
-    res = inverted_rbo([T1, T2, T3], top_n=3, p=0.5)
+    res = inverted_rbo([T1, T2, T3], n_top=3, p=0.5)
     assert res.value == pytest.approx(31 / 36, abs=1e-15)
     assert res.details["n_pairs"] == 3
     assert "|p=0.5|" in str(res.signature)
@@ -81,8 +81,8 @@ def test_inverted_rbo_by_hand():
 
 def test_mean_pairwise_jaccard_by_hand():
     assert jaccard(T1, T2) == pytest.approx(0.5)  # {a, b} / {a, b, c, d}
-    assert mean_pairwise_jaccard([T1, T2, T3], top_n=3).value == pytest.approx(0.5 / 3)
-    assert mean_pairwise_jaccard([T1, T1], top_n=3).value == 1.0
+    assert mean_pairwise_jaccard([T1, T2, T3], n_top=3).value == pytest.approx(0.5 / 3)
+    assert mean_pairwise_jaccard([T1, T1], n_top=3).value == 1.0
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -29,7 +29,7 @@ def test_read_word2vec_and_glove_files(tmp_path):
 
 def test_pairwise_and_centroid_by_hand():
     vec = WordVectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), "toy")
-    res = embedding_coherence([["a", "b", "c"], ["a", "zzz", "b"]], vec, top_n=3)
+    res = embedding_coherence([["a", "b", "c"], ["a", "zzz", "b"]], vec, n_top=3)
     t = res.per_topic
     # cos(a,b) = 0, cos(a,c) = cos(b,c) = 1/sqrt 2: pairwise sqrt(2)/3; centroid (2/3, 2/3): (sqrt 2 + 1)/3
     assert t.loc[0, "pairwise"] == pytest.approx(math.sqrt(2) / 3, abs=1e-15)
@@ -44,7 +44,7 @@ def test_pairwise_and_centroid_by_hand():
 
 def test_topic_with_one_known_word_is_unscored():
     vec = WordVectors(["a", "b"], np.eye(2), "toy")
-    res = embedding_coherence([["a", "b"], ["a", "q"]], vec, top_n=2)
+    res = embedding_coherence([["a", "b"], ["a", "q"]], vec, n_top=2)
     assert res.per_topic.loc[1, "pairwise"] is None and res.details["n_unscored"] == 1
     assert res.value == 0.0
 
@@ -83,7 +83,7 @@ def test_embedding_coherence_with_vectors_trained_on_reuters(reuters):
     vec = train_vectors(train, vector_size=50, epochs=5, seed=0, name="reuters-1500")
     oil = ["oil", "crude", "opec", "barrels", "bpd"]
     mixed = ["oil", "dividend", "wheat", "shr", "yen"]
-    res = embedding_coherence([oil, mixed], vec, top_n=5)
+    res = embedding_coherence([oil, mixed], vec, n_top=5)
     assert res.per_topic.loc[0, "pairwise"] > res.per_topic.loc[1, "pairwise"]
     assert "|vectors=w2v-reuters-1500-d50-w5-e5-s0|dim=50|" in str(res.signature)
 

@@ -40,10 +40,10 @@ def test_cosine_and_word_list_metrics():
     cos = similarity_matrix(a, b, "cosine").to_numpy()
     pa, pb = a.topic_word_, b.topic_word_
     assert cos[1, 2] == pytest.approx(pa[1] @ pb[2] / np.linalg.norm(pa[1]) / np.linalg.norm(pb[2]))
-    jac = similarity_matrix(a, b, "jaccard", top_n=4).to_numpy()
+    jac = similarity_matrix(a, b, "jaccard", n_top=4).to_numpy()
     ta, tb = a.top_words(4), b.top_words(4)
     assert jac[0, 1] == pytest.approx(len(set(ta[0]) & set(tb[1])) / len(set(ta[0]) | set(tb[1])))
-    assert (similarity_matrix(a, a, "rbo", top_n=5).to_numpy().diagonal() == pytest.approx(1.0))
+    assert (similarity_matrix(a, a, "rbo", n_top=5).to_numpy().diagonal() == pytest.approx(1.0))
 
 
 def test_assignment_is_optimal_by_brute_force():

@@ -47,7 +47,7 @@ def test_fit_writes_a_model_equal_to_the_python_fit(bible_jsonl, fitted):
 
     _, texts = bible_jsonl
     corpus = texts.to_aligned({x: default_preprocessor(x) for x in ("en", "sv")})
-    direct = PolylingualTopicModel(n_topics=4, n_chains=2, n_iter=40, optimize_interval=10,
+    direct = PolylingualTopicModel(n_components=4, n_chains=2, n_iter=40, optimize_interval=10,
                                    optimize_burn_in=20, random_state=3).fit(corpus)
     loaded, preps = load_pltm(fitted)
     assert loaded.languages_ == ["en", "sv"]

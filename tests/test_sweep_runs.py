@@ -243,7 +243,7 @@ def test_optional_engines_fit_over_the_training_vocabulary(engine, tmp_path):
     corpus = lda_corpus(n_docs=60)
     out = tmp_path / f"{engine}.sqlite"
     settings = {"gensim": {"passes": 2, "iterations": 20}, "tomotopy": {"iterations": 50},
-                "gibbs": {"n_iter": 100, "burn_in": 20}}[engine]
+                "gibbs": {"n_iter": 100, "optimize_burn_in": 20}}[engine]
     sweep(corpus, [3], seeds=1, engine=engine, output=out, settings=settings, progress=False)
     again = tmp_path / "again.sqlite"
     sweep(corpus, [3], seeds=1, engine=engine, output=again, settings=settings, progress=False)

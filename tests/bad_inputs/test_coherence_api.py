@@ -20,7 +20,7 @@ def test_a_none_topic_word_through_the_api_is_refused():
 
     ix = index_from_token_lists([["cat", "dog"], ["sun", "moon"], ["cat", "moon"]])
     with pytest.raises(TopicError, match="words must be strings"):
-        Coherence("npmi", top_n=3).score([["cat", None, "sun"]], ix)  # 7818f2a: -0.333; dfe11a6: -1.0
+        Coherence("npmi", n_top=3).score([["cat", None, "sun"]], ix)  # 7818f2a: -0.333; dfe11a6: -1.0
 
 
 @pytest.mark.parametrize("topic, fragment", [
@@ -36,7 +36,7 @@ def test_a_topic_word_that_is_not_a_string_is_refused_not_mapped_to_another_word
 
     ix = index_from_token_lists([["cat", "dog"], ["sun", "moon"], ["cat", "moon"]])
     with pytest.raises(TopicError, match=re.escape(fragment)):
-        Coherence("npmi", top_n=3).score([topic], ix)
+        Coherence("npmi", n_top=3).score([topic], ix)
 
 
 def test_word_table_gives_every_distinct_word_its_own_id():
@@ -68,4 +68,4 @@ def test_token_lists_of_non_strings(docs, words, shown):
     with pytest.raises(InputFormatError, match=re.escape(f"hold the token {shown}; tokens must")):
         index_from_token_lists(docs, words=words)
     with pytest.raises(InputFormatError, match="tokens must be strings"):
-        Coherence("npmi", top_n=2).score([["a", "x"]], docs)
+        Coherence("npmi", n_top=2).score([["a", "x"]], docs)

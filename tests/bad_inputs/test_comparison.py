@@ -330,9 +330,9 @@ def test_missing_vectors_file(tmp_path):
 def test_embedding_without_known_words_and_wrong_vectors():
     vec = cmp.WordVectors(["x", "y"], np.eye(2), "toy")
     with pytest.raises(EmptyInputError, match="no topic has two top words with a vector"):
-        cmp.embedding_coherence(TOPICS, vec, top_n=3)
+        cmp.embedding_coherence(TOPICS, vec, n_top=3)
     with pytest.raises(ParameterError, match="vectors must be WordVectors"):
-        cmp.embedding_coherence(TOPICS, {"a": [1, 0]}, top_n=3)
+        cmp.embedding_coherence(TOPICS, {"a": [1, 0]}, n_top=3)
 
 
 def test_train_vectors_refusals(monkeypatch):

@@ -19,7 +19,8 @@ from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatErr
 from tealeaves.multilingual import measures as M
 from tealeaves.multilingual.dictionaries import read_dictionary, read_muse
 from tealeaves.multilingual.reference import AlignedReference
-from tealeaves.multilingual.topics import read_topics, validate_topics
+from tealeaves.multilingual.topics import read_multilingual_topics as read_topics
+from tealeaves.multilingual.topics import validate_topics
 
 GOOD = {"en": [["rights", "freedom", "equal"], ["marriage", "family", "protection"]],
         "sv": [["rättigheter", "frihet", "lika"], ["äktenskap", "familj", "skydd"]]}
@@ -179,11 +180,11 @@ def test_read_topics_clamps_to_the_shortest_topic_with_a_warning(tmp_path):
     topics = {"en": [["Rights", "freedom", "equal", "dignity"], ["marriage", "family", "protection"]],
               "sv": [["rättigheter", "frihet", "lika", "värdighet"], ["äktenskap", "familj", "skydd"]]}
     with pytest.warns(UserWarning, match="shortest topic has 3 words, fewer than n_top=10"):
-        out = read_topics(_topics_file(tmp_path, topics), top=10)
+        out = read_topics(_topics_file(tmp_path, topics), n_top=10)
     assert out == {x: [[w.lower() for w in t[:3]] for t in ts] for x, ts in topics.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert read_topics(_topics_file(tmp_path, topics), top=3) == out  # no clamp, no warning
+        assert read_topics(_topics_file(tmp_path, topics), n_top=3) == out  # no clamp, no warning
 
 
 def test_read_topics_bom_and_crlf_are_transparent(tmp_path):
@@ -194,7 +195,7 @@ def test_read_topics_bom_and_crlf_are_transparent(tmp_path):
 
 def test_read_topics_top_is_validated(tmp_path):
     with pytest.raises(TealeavesError, match="top must be a whole number >= 2, got 1"):
-        read_topics(_topics_file(tmp_path, GOOD), top=1)
+        read_topics(_topics_file(tmp_path, GOOD), n_top=1)
 
 
 def test_cnpmi_clamp_is_recorded_and_equals_the_explicit_cardinality(run_cli, tmp_path):

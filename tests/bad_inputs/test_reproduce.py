@@ -153,7 +153,7 @@ def test_reuters_coherence_lsi_dimensions_bounded_by_the_corpus():
     with pytest.raises(ParameterError, match="lsi_dimensions must be a whole number >= 1 and <= 3"):
         reuters_coherence_table([2], lsi_dimensions=4, train=_tiny_train(), models={}, progress=None)
     with pytest.raises(ParameterError, match="n_top must be a whole number >= 2"):
-        reuters_coherence_table([2], top_n=1, train=_tiny_train(), models={}, progress=None)
+        reuters_coherence_table([2], n_top=1, train=_tiny_train(), models={}, progress=None)
 
 
 # -- JSON output -------------------------------------------------------------------------------------
