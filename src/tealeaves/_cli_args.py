@@ -181,11 +181,19 @@ def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None
     default = kwargs.get("default")
     if default not in (None, False, argparse.SUPPRESS) and "default" not in text:
         text = f"{text} (default {default})" if text else f"default {default}"
-    target = _required_target(parser, kwargs, bool(param.deprecated_flags))
-    action = target.add_argument(*flags, dest=dest, help=text, **kwargs)
-    if param.deprecated_flags:
-        _mark_spellings(action)
-        add_deprecated(target, param.deprecated_flags, param.flag, dest, **kwargs)
+    if not param.deprecated_flags:
+        return parser.add_argument(*flags, dest=dest, help=text, **kwargs)
+    return _add_aliased(parser, flags, dest, param.deprecated_flags, {"help": text, **kwargs})
+
+
+def _add_aliased(parser: argparse.ArgumentParser, flags: Sequence[str], dest: str, old: Sequence[str] | str,
+                 kwargs: dict) -> argparse.Action:
+    """Add the option ``flags`` and its old spellings ``old``: each records its spelling (two spellings
+    together are refused), and a required option accepts any one of them."""
+    target = _required_target(parser, kwargs, True)
+    action = target.add_argument(*flags, dest=dest, **kwargs)
+    _mark_spellings(action)
+    add_deprecated(target, old, flags[-1], dest, **kwargs)
     return action
 
 
@@ -218,11 +226,8 @@ def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help:
     argparse.Action
         The ``-o/--output`` action.
     """
-    target = _required_target(parser, {"required": required}, True)
-    action = target.add_argument("-o", "--output", dest="output", help=help, **kwargs)
-    _mark_spellings(action)
-    add_deprecated(target, "--out", "--output", "output", **kwargs)
-    return action
+    return _add_aliased(parser, ("-o", "--output"), "output", "--out",
+                        {"required": required, "help": help, **kwargs})
 
 
 def option_message(message: str, name: str, flag: str | None = None) -> str:

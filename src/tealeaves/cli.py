@@ -61,7 +61,7 @@ class ArgumentParser(argparse.ArgumentParser):
     """
 
     def __init__(self, *args, allow_abbrev: bool = False, **kwargs) -> None:
-        super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)  # noqa: D107
+        super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
         """Print ``tealeaves: error: <prog>: <message> (see '<prog> --help')`` and exit with status 2.
