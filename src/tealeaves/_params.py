@@ -259,22 +259,6 @@ def renamed_parameters(renames: Mapping[str, str]) -> Callable:
     return decorate
 
 
-def names_in(params: Sequence[Param]) -> list[str]:
-    """The Python names of some declarations, in order.
-
-    Parameters
-    ----------
-    params : sequence of Param
-        The declarations.
-
-    Returns
-    -------
-    list of str
-        Their names.
-    """
-    return [p.name for p in params]
-
-
 def naming(exc: Exception, *names: str) -> Exception:
     """Return ``exc`` marked as being about the Python parameter(s) ``names``.
 
