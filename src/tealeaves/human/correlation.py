@@ -20,7 +20,7 @@ import numpy as np
 from tealeaves.errors import CorrelationError  # defined in tealeaves.errors; importable here as before
 from tealeaves.human.resampling import LEVELS, draw, responses_for, true_score_ci
 from tealeaves.signature import Signature
-from tealeaves.validation import check_choice, check_float, check_int, check_seed
+from tealeaves.validation import check_choice, check_float, check_seed
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -259,8 +259,7 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     """
     from tealeaves.human.params import N_BOOT
 
-    n_boot = check_int(n_boot, "n_boot", min_value=N_BOOT.min_value, max_value=N_BOOT.max_value)
-    return (n_boot, check_seed(seed),
+    return (N_BOOT.check(n_boot), check_seed(seed),
             check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False),
             [check_choice(m, "method", METHODS) for m in methods],
             check_choice(bootstrap, "bootstrap", LEVELS))
