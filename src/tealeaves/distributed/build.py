@@ -7,4 +7,5 @@ from tealeaves.index.memory import (  # noqa: F401 (re-exported for old imports)
     physical_memory,
     size_text,
 )
+from tealeaves.index.streaming import BuildProgress as Progress  # noqa: F401 (re-exported for old imports)
 from tealeaves.index.streaming import build_streaming  # noqa: F401 (re-exported for old imports)

@@ -167,10 +167,10 @@ def build_executor(args, memory: int, progress):
 
 
 def _build(args) -> int:
-    from tealeaves.index.streaming import Progress, build_streaming
+    from tealeaves.index.streaming import BuildProgress, build_streaming
 
     memory = memory_budget(args)
-    progress = Progress(len(args.inputs))
+    progress = BuildProgress(len(args.inputs))
     with build_executor(args, memory, progress) as executor:
         index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,
                                        text_field=args.text_field, executor=executor, progress=progress,
@@ -253,12 +253,12 @@ def _build_aligned_options(p) -> None:
 def _build_aligned(args) -> int:
     """Build the reference folder (:func:`tealeaves.multilingual.build_aligned_reference`)."""
     from tealeaves._terminal import escape
-    from tealeaves.index.streaming import BuildProgress as Progress
+    from tealeaves.index.streaming import BuildProgress
     from tealeaves.ingest.aligned import parse_lang_files
     from tealeaves.multilingual.aligned_build import build_aligned_reference
 
     memory = memory_budget(args)
-    progress = Progress(max(len(args.input), 1))
+    progress = BuildProgress(max(len(args.input), 1))
     with build_executor(args, memory, progress) as executor:
         ref, stats = build_aligned_reference(
             args.input, args.output, languages=args.languages, lang_files=parse_lang_files(args.lang),

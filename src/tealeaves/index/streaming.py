@@ -775,7 +775,3 @@ class BuildProgress(_Progress):
                    f"({self.n_tokens / max(elapsed, 1e-9):,.0f} tokens/s)", force=True)
         if self.tty:
             self.write("\n")
-
-
-#: The former name of :class:`BuildProgress`.
-Progress = BuildProgress

@@ -27,7 +27,7 @@ _EXPORTS = {
     "AlignedReference": "reference", "named_reference": "reference", "resolve_reference": "reference",
     "reference_from_texts": "reference", "save_aligned_reference": "reference",
     "load_aligned_reference": "reference",
-    "read_jsonl_tuples": "aligned_files", "read_parallel_files": "aligned_files",
+    "read_jsonl_tuples": "tealeaves.ingest.aligned", "read_parallel_files": "tealeaves.ingest.aligned",
     "build_aligned_reference": "aligned_build",
     "BilingualDictionary": "dictionaries", "read_dictionary": "dictionaries", "read_muse": "dictionaries",
     "read_wiktionary": "dictionaries",
@@ -43,8 +43,8 @@ _EXPORTS = {
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
+    from tealeaves.ingest.aligned import read_jsonl_tuples, read_parallel_files
     from tealeaves.multilingual.aligned_build import build_aligned_reference
-    from tealeaves.multilingual.aligned_files import read_jsonl_tuples, read_parallel_files
     from tealeaves.multilingual.classification import (
         ClassificationResult,
         crosslingual_classification,

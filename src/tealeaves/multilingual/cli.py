@@ -24,7 +24,7 @@ from tealeaves.multilingual.names import REFERENCES
 from tealeaves.multilingual.topics import N_TOP
 from tealeaves.validation import float_arg, int_arg, path_arg
 
-_ALIGNED = ("tealeaves.multilingual.aligned_files:read_aligned_input",)
+_ALIGNED = ("tealeaves.ingest.aligned:read_aligned_input",)
 _TOPICS = ("tealeaves.multilingual.topics:read_multilingual_topics",
            "tealeaves.multilingual.reference:resolve_reference", "tealeaves.multilingual.measures:cnpmi")
 

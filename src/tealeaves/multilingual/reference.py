@@ -23,9 +23,7 @@ The folder's format (``REF/aligned.json``, ``<code>.tlx`` per language, ``tuple_
 (:func:`~tealeaves.index.aligned.load_aligned_index`) it; :func:`save_aligned_reference` writes
 an in-memory :class:`AlignedReference` as such a folder and :func:`load_aligned_reference` loads
 one back (checks: the manifest and every index -- checksums, structure, one id space; a path that
-is not such a folder raises :class:`~tealeaves.errors.InputFormatError`).  ``FORMAT``,
-``FORMAT_VERSION``, ``MANIFEST``, :func:`write_manifest` and :func:`is_aligned_reference` are
-still importable from here.
+is not such a folder raises :class:`~tealeaves.errors.InputFormatError`).
 """
 
 from __future__ import annotations
@@ -49,10 +47,7 @@ from tealeaves.corpus.aligned import (
 )
 from tealeaves.errors import EmptyInputError, InputFormatError, OutputError, TealeavesError
 from tealeaves.index import AlignedIndex, ReferenceIndex
-from tealeaves.index.aligned import ALIGNED_FORMAT as FORMAT  # noqa: F401 (re-exported for old imports)
-from tealeaves.index.aligned import ALIGNED_FORMAT_VERSION as FORMAT_VERSION  # noqa: F401
-from tealeaves.index.aligned import ALIGNED_MANIFEST as MANIFEST  # noqa: F401
-from tealeaves.index.aligned import is_aligned_reference, load_aligned_index, write_manifest  # noqa: F401
+from tealeaves.index.aligned import load_aligned_index, write_manifest
 from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
 
 
