@@ -481,7 +481,7 @@ def described_index(ix):
 def scores(ix, topics) -> list:
     from tealeaves.coherence import Coherence
 
-    return [Coherence(measure, top_n=10, **kw).score(topics, ix).scores for measure, kw in SETTINGS]
+    return [Coherence(measure, n_top=10, **kw).score(topics, ix).scores for measure, kw in SETTINGS]
 
 
 def _same(x, y) -> bool:
