@@ -334,7 +334,7 @@ def _score(path: str) -> dict:
         topics = [[words[int(i)] for i in rng.choice(common, size=top, replace=False, p=p)]
                   for _ in range(n_topics)]
         for window in ("doc", 10, 110):
-            measure = Coherence("npmi", top_n=top, window=window)
+            measure = Coherence("npmi", n_top=top, window=window)
             measure.score(topics[:2], index)  # compiled kernels loaded
             t = time.perf_counter()
             measure.score(topics, index)

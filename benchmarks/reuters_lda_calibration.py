@@ -185,7 +185,7 @@ def evaluate(name: str, ks: list[int], cache: Path, npmi: bool) -> list[dict]:
                "heldout_words": result.n_heldout_words, "seconds": time.perf_counter() - t0}
         if npmi:
             from tealeaves.coherence import coherence
-            row["npmi"] = coherence(model, index, measure="npmi", top_n=10).mean
+            row["npmi"] = coherence(model, index, measure="npmi", n_top=10).mean
         rows.append(row)
         print(f"{name:20s} K={k:3d} completion {row['completion']:7.1f} ({row['completion_vs_article']:+.1%})"
               f" sklearn {row['sklearn']:7.1f} (article {ARTICLE[k][1]}) unigram {unigram:6.1f}"
