@@ -12,8 +12,8 @@ Every option is validated at the boundary (:mod:`tealeaves.validation`).
 
 from __future__ import annotations
 
-from tealeaves._cli_args import add_output, add_param
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
+from tealeaves._output import add_format_option, format_table
 from tealeaves.errors import ParameterError
 from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
 from tealeaves.models._pltm_params import N_TOP as PLTM_N_TOP
@@ -70,7 +70,11 @@ def register(subparsers) -> None:
     p.add_argument("--encoding", default=None,
                    help="encoding of the topics file and the dictionary (default: UTF-8; a byte-order "
                         "mark is removed)")
-    add_format_option(p)
+    add_result_output(p, "the scores (CSV/TSV: one row per topic)")
+    add_examples(p, ("CNPMI, INPMI and TWC of multilingual topics against the built-in Bible reference",
+                     "tealeaves cnpmi topics.json --reference bible"),
+                 ("the same for a fitted PLTM folder, as CSV with one row per topic",
+                  "tealeaves cnpmi pltm-model --n-top 10 -o scores.csv"))
     p.set_defaults(func=_cnpmi)
     _register_pltm(subparsers)
     _register_estimator(subparsers)
@@ -81,6 +85,7 @@ def _cnpmi(args) -> int:
     from tealeaves.multilingual.dictionaries import read_dictionary
     from tealeaves.multilingual.reference import resolve_reference
 
+    fmt = result_format(args)
     topics = read_topics_arg(args.topics, args.n_top, args.encoding)
     langs = list(topics)
     if len(langs) < 2:
@@ -97,15 +102,13 @@ def _cnpmi(args) -> int:
     if d is not None:
         with warnings_to_stderr():
             scores.append(M.mta(topics, d, *d.oriented(*langs).languages()))
-    if args.format == "json":
-        print(dump_json({s.measure: s.to_dict() for s in scores}))
-        return 0
+    from tealeaves._output import Result
+
     rows = [{"topic": k, **{s.measure: float(s.per_topic[k]) for s in scores}}
             for k in range(len(scores[0].per_topic))]
-    rows.append({"topic": "mean", **{s.measure: s.score for s in scores}})
-    print(format_table(rows))
-    for s in scores:
-        print(s.signature)
+    text = "\n".join([format_table([*rows, {"topic": "mean", **{s.measure: s.score for s in scores}}]),
+                      *(str(s.signature) for s in scores)])
+    Result({s.measure: s.to_dict() for s in scores}, rows, text=text).emit(fmt, args.output, "-o scores file")
     return 0
 
 
