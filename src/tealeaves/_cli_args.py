@@ -331,11 +331,12 @@ def add_examples(parser: argparse.ArgumentParser, *examples: tuple[str, str]) ->
     parser : argparse.ArgumentParser
         The sub-command's parser.
     *examples : tuple of (str, str)
-        Each a description and a command line (``tealeaves ...``).
+        Each a description (empty: the command continues the one before) and a command line
+        (``tealeaves ...``).
     """
     lines = ["Examples:"] if len(examples) > 1 else ["Example:"]
     for what, command in examples:
-        lines += [f"  # {what}", f"  {command}"]
+        lines += [f"  # {what}"] * bool(what) + [f"  {command}"]
     parser.epilog = "\n".join(lines)
     parser.formatter_class = ExamplesHelpFormatter
 

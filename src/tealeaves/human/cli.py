@@ -49,6 +49,11 @@ def register(subparsers) -> None:
     """Add ``human`` and ``annotate`` to the top-level parser."""
     human = subparsers.add_parser("human", help="human evaluation: build studies, score judgments, correlate")
     hsub = human.add_subparsers(dest="human_command", metavar="SUBCOMMAND", required=True)
+    add_examples(human, ("a word-intrusion and rating study of a model's topics",
+                         "tealeaves human build-study model.npz -o study.json"),
+                 ("score the judgments, then correlate the scores with coherence",
+                  "tealeaves human score judgments.csv --study study.json -o scores.json"),
+                 ("", "tealeaves human correlate scores.json --measure-scores coherence.json"))
     _add_build(hsub.add_parser("build-study", help="build a seeded study file (JSON) from a model"),
                "tealeaves human build-study")
     p = hsub.add_parser("export-items", help="export a study's items as CSV or JSON for survey platforms")
@@ -66,6 +71,9 @@ def register(subparsers) -> None:
 
     ann = subparsers.add_parser("annotate", help="run a lab annotation study in the browser")
     asub = ann.add_subparsers(dest="annotate_command", metavar="SUBCOMMAND", required=True)
+    add_examples(ann, ("serve a study to two annotators, then export their judgments",
+                       "tealeaves annotate serve study.json --db judgments.sqlite --annotators alice,bob"),
+                 ("", "tealeaves annotate export --db judgments.sqlite -o judgments.csv"))
     p = asub.add_parser("serve", help="serve a study to annotators on a local web server")
     p.add_argument("study", help="study file (JSON, from `human build-study`)")
     add_examples(p, ("serve a study to two annotators on http://127.0.0.1:8000",

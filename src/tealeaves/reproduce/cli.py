@@ -10,7 +10,7 @@ atomically.
 
 from __future__ import annotations
 
-from tealeaves._cli_args import add_param
+from tealeaves._cli_args import add_examples, add_param
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves.reproduce.params import LSI_DIMENSIONS, N_COMPONENTS, N_ITER, N_RESTARTS, N_TOP
 from tealeaves.validation import check_unique, seed_arg
@@ -33,11 +33,19 @@ def register(subparsers) -> None:
     """Add ``reproduce`` and its sub-commands to the top-level parser."""
     parser = subparsers.add_parser("reproduce", help="reproduce the article's worked examples")
     sub = parser.add_subparsers(dest="example", metavar="EXAMPLE")
+    add_examples(parser, ("the article's five-term example: perplexity of four models",
+                          "tealeaves reproduce five-term"),
+                         ("completion against scikit-learn perplexity on Reuters, reduced for a quick look",
+                          "tealeaves reproduce reuters --quick"))
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
     five = sub.add_parser("five-term", help="perplexity of four models on the five-term example")
     add_param(five, N_RESTARTS, default=10)
     add_format_option(five)
+    add_examples(five, ("the table of the article, 10 restarts per model",
+                        "tealeaves reproduce five-term"),
+                       ("as JSON, with more restarts",
+                        "tealeaves reproduce five-term --n-restarts 50 --format json"))
     five.set_defaults(func=_five_term)
 
     reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
@@ -45,12 +53,20 @@ def register(subparsers) -> None:
     reuters.add_argument("--split-seed", type=seed_arg, default=0, help="seed of the half split (default 0)")
     reuters.add_argument("--report", default=None,
                          help="also write the article's story as an HTML report to this file")
+    add_examples(reuters, ("the article's Reuters table at K = 5, 10, 20, 40, 80",
+                           "tealeaves reproduce reuters"),
+                          ("two K, fewer iterations, with the story as an HTML report",
+                           "tealeaves reproduce reuters -k 10 20 --quick --report reuters.html"))
     reuters.set_defaults(func=_reuters)
 
     coh = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
     add_sweep_options(coh)
     add_param(coh, N_TOP, default=10)
     add_param(coh, LSI_DIMENSIONS, default=20)
+    add_examples(coh, ("mean NPMI of LDA on Reuters by K, and LSI at 20 dimensions",
+                       "tealeaves reproduce reuters-coherence"),
+                      ("quick, as JSON",
+                       "tealeaves reproduce reuters-coherence -k 10 20 --quick --format json"))
     coh.set_defaults(func=_reuters_coherence)
     add_bible_vs_modern_parser(sub)
     add_hao2018_parser(sub)
@@ -142,6 +158,10 @@ def add_bible_vs_modern_parser(subparsers) -> None:
     add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 100 with --quick)")
     p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
     add_format_option(p, markdown=True)
+    add_examples(p, ("the reduced run (4 languages, one model each)",
+                     "tealeaves reproduce bible-vs-modern --quick"),
+                    ("the full run as a Markdown table",
+                     "tealeaves reproduce bible-vs-modern --format markdown"))
     p.set_defaults(func=_bible_vs_modern)
 
 
@@ -193,6 +213,10 @@ def add_hao2018_parser(subparsers) -> None:
                    help="Figures 8 and 10: unit of the non-FLORES rich reference: document, sentence "
                         "(default) or N >= 1 (runs of N consecutive sentences of one document)")
     add_format_option(p, markdown=True)
+    add_examples(p, ("Figure 6 (topic cardinality), reduced",
+                     "tealeaves reproduce hao2018 --figure 6 --quick"),
+                    ("Figure 7, its plots written into a folder",
+                     "tealeaves reproduce hao2018 --figure 7 --figures figs"))
     p.set_defaults(func=_hao2018)
 
 

@@ -55,6 +55,11 @@ def register(subparsers) -> None:
     add_param(p, N_JOBS, default=1)
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     add_format_option(p)
+    add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
+                     "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
+                    ("Gibbs LDA on 2 processes, with given test documents and two coherence measures",
+                     "tealeaves sweep train.txt --test test.txt -k 20 --engine gibbs --measures npmi,umass "
+                     "-j 2 -o results.sqlite"))
     p.set_defaults(func=_sweep)
 
     c = subparsers.add_parser("compare", help="compare two stored models with bootstrap intervals")
@@ -68,8 +73,8 @@ def register(subparsers) -> None:
     add_result_output(c, "the differences (CSV/TSV: one row per quantity)")
     add_examples(c, ("K=10 against K=20 of one sweep: held-out log-likelihood and mean coherence, A - B",
                      "tealeaves compare results.sqlite --models sklearn-K10-s0 sklearn-K20-s0"),
-                 ("models of two stores, the intervals written as CSV",
-                  "tealeaves compare a.sqlite b.sqlite --models sklearn-K10-s0 gibbs-K10-s0 -o diff.csv"))
+                    ("models of two stores, the intervals written as CSV",
+                     "tealeaves compare a.sqlite b.sqlite --models sklearn-K10-s0 gibbs-K10-s0 -o diff.csv"))
     c.set_defaults(func=_compare)
 
     r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
@@ -81,6 +86,10 @@ def register(subparsers) -> None:
                    help="model of the per-topic figures (default: best mean coherence)")
     r.add_argument("--topic", type=int_arg(0, name="--topic"), default=None,
                    help="topic of the pair heatmap (default: the model's least coherent)")
+    add_examples(r, ("a self-contained HTML report of a sweep",
+                     "tealeaves report results.sqlite -o report.html"),
+                    ("every number of the report as JSON (read by `tealeaves human correlate`)",
+                     "tealeaves report results.sqlite --format json -o report.json"))
     r.set_defaults(func=_report)
 
 
