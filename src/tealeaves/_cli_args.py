@@ -290,6 +290,7 @@ def result_format(args: argparse.Namespace, formats: Sequence[str] = RESULT_FORM
 
     fmt = args.format
     if args.output is not None:
+        check_output_path(args.output, "-o file")  # a folder or a missing folder is named first
         suffix = Path(args.output).suffix.lower()
         implied = SUFFIX_FORMATS.get(suffix)
         known = ", ".join(s for s, f in SUFFIX_FORMATS.items() if f in formats)
@@ -301,7 +302,6 @@ def result_format(args: argparse.Namespace, formats: Sequence[str] = RESULT_FORM
                                  f"{suffix or '(none)'}", fix=f"name the file {known}, or give "
                                  f"--format {'|'.join(formats)}")
         fmt = fmt or implied
-        check_output_path(args.output, "-o file")
     args.format = fmt or "text"
     return args.format
 
