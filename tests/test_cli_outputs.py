@@ -157,3 +157,18 @@ def test_compare_output_equals_printed(work):
     got = rows["loglik per held-out word"]
     assert (float(got["A - B"]), float(got["low"]), float(got["high"])) == (part["estimate"], part["low"],
                                                                              part["high"])
+
+
+@pytest.mark.parametrize("argv", [("reproduce", "five-term", "--n-restarts", "2"), ("data", "list")])
+def test_table_commands_write_what_they_print(tmp_path, argv):
+    data = json.loads(tealeaves(*argv, "--format", "json", cwd=tmp_path).stdout)
+    for fmt in ("csv", "json", "text"):
+        printed = tealeaves(*argv, "--format", fmt, cwd=tmp_path).stdout
+        assert tealeaves(*argv, "-o", f"out.{'txt' if fmt == 'text' else fmt}", cwd=tmp_path).stdout == ""
+        assert (tmp_path / f"out.{'txt' if fmt == 'text' else fmt}").read_text(encoding="utf-8") == printed
+    rows = _csv_rows((tmp_path / "out.csv").read_text(encoding="utf-8"))
+    assert len(rows) == len(data)
+    if argv[0] == "reproduce":  # perplexity = exp(-log-likelihood / 10 test tokens); CSV keeps every digit
+        assert [float(r["perplexity"]) for r in rows] == [r["perplexity"] for r in data]
+        assert [float(r["perplexity"]) for r in rows] == pytest.approx(
+            [np.exp(-float(r["log_likelihood"]) / 10) for r in rows], rel=1e-12)

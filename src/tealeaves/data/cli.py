@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from tealeaves._cli_args import add_examples
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._cli_args import add_examples, add_result_output, result_format
+from tealeaves._output import format_table
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
@@ -26,7 +26,7 @@ def register(subparsers) -> None:
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
     lst = sub.add_parser("list", help="each data set: present or not, where, size, licence, source")
-    add_format_option(lst)
+    add_result_output(lst, "the table (CSV/TSV: one row per data set)")
     add_examples(lst, ("which data sets are present, and where",
                        "tealeaves data list"),
                       ("the same as JSON",
@@ -96,14 +96,13 @@ def status_rows() -> list[dict]:
 
 
 def _list(args) -> int:
+    from tealeaves._output import Result
+
+    fmt = result_format(args)
     rows = status_rows()
-    if args.format == "json":
-        print(dump_json(rows))
-        return 0
-    print(format_table(rows, ["name", "status", "size", "where"]))
-    print()
-    for r in rows:
-        print(f"{r['name']}: {r['licence']}\n    source: {r['source']}")
+    text = "\n".join([format_table(rows, ["name", "status", "size", "where"]), "",
+                      *(f"{r['name']}: {r['licence']}\n    source: {r['source']}" for r in rows)])
+    Result(rows, rows, text=text).emit(fmt, args.output, "-o table file")
     return 0
 
 
