@@ -127,6 +127,17 @@ def test_report_json_feeds_human_correlate(work):
     y = np.array([npmi[k] for k in ids])
     assert out["npmi"]["n_topics"] == 7
     assert out["npmi"]["pearson"]["estimate"] == pytest.approx(np.corrcoef(x, y)[0, 1], rel=1e-12)
+    # the report's models feed `human models --per-model`: each model's held-out perplexity, as stored
+    (work / "keyed-human.json").write_text(json.dumps({"topic_key": ["model", "topic"], "topics": [
+        {"topic": k, "model_precision": v} for k, v in human.items()]}))
+    run = tealeaves("human", "models", "keyed-human.json", "--measure-scores", "report.json", "--measure",
+                    "completion_perplexity", "--per-model", "--n-boot", "100", "--format", "json", cwd=work)
+    models = load_results(work / "s.sqlite").models
+    stored = dict(zip(models["name"], models["completion_perplexity"], strict=True))
+    got = {r["label"]: r["measure"]["mean"] for r in json.loads(run.stdout)["models"]}
+    assert got == stored
+    means = {m: np.mean([v for k, v in human.items() if k.startswith(m + "/")]) for m in stored}
+    assert {r["label"]: r["human"]["mean"] for r in json.loads(run.stdout)["models"]} == pytest.approx(means)
 
 
 def test_perplexity_output_reads_back(work):

@@ -428,12 +428,14 @@ def read_scores_meta(path) -> dict:
 def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float]:
     """A per-model table (CSV/JSON records with the ``group`` column(s)): ``{model: value of measure}``.
 
-    With several group columns (``dataset, model``) the model is their values joined by ``sep``.
+    With several group columns (``dataset, model``) the model is their values joined by ``sep``.  The
+    JSON of ``tealeaves report`` is read too: its ``models`` records, each model's id (``name``) in the
+    column ``model``.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The table (read by :func:`~tealeaves.human.results.read_table`).
+        The table (read by :func:`~tealeaves.human.results.read_table`), or a report's JSON.
     group : str or sequence of str
         The column(s) naming the model.
     measure : str
@@ -451,9 +453,7 @@ def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float
     CorrelationError
         When a column is missing, a model id is empty, or a model is listed twice.
     """
-    from tealeaves.human.results import read_table
-
-    frame = read_table(path)
+    frame = _per_model_frame(path)
     cols = [group] if isinstance(group, str) else list(group)
     for col in (*cols, measure):
         if col not in frame.columns:
@@ -465,6 +465,30 @@ def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float
         raise CorrelationError(f"{path} lists {'/'.join(cols)} {dup[:5]} more than once")
     counts = {"missing": 0, "invalid": 0}
     return _numbers(dict(zip(names, frame[measure])), counts)
+
+
+def _per_model_frame(path):
+    """The records of a per-model table; for a report's JSON (an object with a ``models`` list), those
+    models, each named in a ``model`` column (its ``name``)."""
+    import json
+
+    import pandas as pd
+
+    from tealeaves._io import read_text
+    from tealeaves.human.results import read_table
+
+    if str(path).lower().endswith(".json"):
+        try:
+            raw = json.loads(read_text(path, what="per-model table"), parse_constant=lambda name: name)
+        except (ValueError, RecursionError) as exc:
+            raise CorrelationError(f"cannot read {path}: {exc}") from None
+        if isinstance(raw, dict) and isinstance(raw.get("models"), list) and all(
+                isinstance(m, dict) for m in raw["models"]):
+            frame = pd.DataFrame.from_records(raw["models"])
+            if "model" not in frame.columns and "name" in frame.columns:
+                frame = frame.assign(model=frame["name"])
+            return frame
+    return read_table(path)
 
 
 #: Columns of a topic table that describe a topic (its words, its model, the model's K and seed, its
