@@ -92,6 +92,23 @@ def test_cnpmi_inpmi_twc_of_a_user_reference_equal_brute_force(built, run_cli):
     assert out["cnpmi"]["signature"].startswith("cnpmi|ref=myref@")
 
 
+def test_cnpmi_output_file_equals_what_is_printed(built, tmp_path, run_cli):
+    import csv
+
+    _, topics, ref = built
+    argv = ["cnpmi", str(topics), "--reference", str(ref), "--n-top", "4"]
+    data = json.loads(run_cli([*argv, "--format", "json"]).out)
+    for fmt in ("json", "csv", "tsv"):
+        printed = run_cli([*argv, "--format", fmt]).out
+        written = run_cli([*argv, "-o", tmp_path / f"scores.{fmt}"])
+        assert written.code == 0 and written.out == "", written.err
+        assert (tmp_path / f"scores.{fmt}").read_text(encoding="utf-8") == printed
+    rows = list(csv.DictReader((tmp_path / "scores.csv").open(encoding="utf-8")))
+    assert [r["topic"] for r in rows] == ["0", "1"]  # one row per topic; the text table's mean row is not one
+    for measure in ("cnpmi", "inpmi", "twc"):
+        assert [float(r[measure]) for r in rows] == data[measure]["per_topic"]
+
+
 def test_parallel_line_files_build_the_same_reference(built, tmp_path, run_cli):
     _, topics, ref = built
     ids, lines = [], {"en": [], "sv": []}

@@ -195,7 +195,7 @@ def _filler(action: argparse.Action) -> list[str]:
     if action.nargs == 0:
         return []
     value = str(action.choices[0] if action.choices else "2")
-    return [value] if action.nargs in (None, "?") else [value]
+    return [value] * action.nargs if isinstance(action.nargs, int) else [value]  # compare --models A B
 
 
 def _required(sub: argparse.ArgumentParser, skip: str) -> list[str]:

@@ -230,6 +230,117 @@ def add_output(parser: argparse.ArgumentParser, *, required: bool = False, help:
                         {"required": required, "help": help, **kwargs})
 
 
+#: The formats of a command's result (``--format``); ``-o FILE`` picks one by its extension.
+RESULT_FORMATS = ("text", "json", "csv", "tsv")
+
+
+def add_result_output(parser: argparse.ArgumentParser, what: str = "the result",
+                      formats: Sequence[str] = RESULT_FORMATS) -> None:
+    """``--format`` and ``-o/--output`` of a command that prints a result (read by :func:`result_format`).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-command's parser.
+    what : str, default "the result"
+        What the command prints, for the help text.
+    formats : sequence of str, default RESULT_FORMATS
+        The formats offered (pass the same to :func:`result_format`).
+    """
+    from tealeaves._output import SUFFIX_FORMATS
+
+    suffixes = ", ".join(s for s, f in SUFFIX_FORMATS.items() if f in formats)
+    parser.add_argument("--format", choices=tuple(formats), default=None,
+                        help=f"output format: {', '.join(formats)} (default: from the extension of -o, "
+                             f"else text)")
+    add_output(parser, help=f"write {what} to this file instead of printing it, in the format of its "
+                            f"extension ({suffixes}) or --format; an existing file is replaced whole")
+
+
+def result_format(args: argparse.Namespace, formats: Sequence[str] = RESULT_FORMATS) -> str:
+    """The format of the result (``args.format``, set by this call), checked against ``-o``'s extension.
+
+    ``-o scores.csv`` means CSV; ``--format json -o scores.csv`` is refused (the extension contradicts
+    the format), as is an extension that names no format when ``--format`` is not given.  The output
+    path is checked before the work starts (:func:`tealeaves._output.check_output_path`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (``format`` and ``output``, from :func:`add_result_output`).
+    formats : sequence of str, default RESULT_FORMATS
+        The formats the command offers.
+
+    Returns
+    -------
+    str
+        The format.
+
+    Raises
+    ------
+    ParameterError
+        When the extension contradicts ``--format`` or names no format the command writes.
+    OutputError
+        When the output path cannot be written.
+    """
+    from pathlib import Path
+
+    from tealeaves._output import SUFFIX_FORMATS, check_output_path
+    from tealeaves.errors import ParameterError
+
+    fmt = args.format
+    if args.output is not None:
+        check_output_path(args.output, "-o file")  # a folder or a missing folder is named first
+        suffix = Path(args.output).suffix.lower()
+        implied = SUFFIX_FORMATS.get(suffix)
+        known = ", ".join(s for s, f in SUFFIX_FORMATS.items() if f in formats)
+        if fmt is not None and implied is not None and implied != fmt:
+            raise ParameterError(f"-o {args.output}: the extension {suffix} means {implied}, but --format is "
+                                 f"{fmt}", fix=f"name the file for {fmt}, or drop --format")
+        if fmt is None and implied not in formats:
+            raise ParameterError(f"-o {args.output}: cannot tell the output format from the extension "
+                                 f"{suffix or '(none)'}", fix=f"name the file {known}, or give "
+                                 f"--format {'|'.join(formats)}")
+        fmt = fmt or implied
+    args.format = fmt or "text"
+    return args.format
+
+
+class ExamplesHelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, printing an epilog of examples (``Example:``...) line by line as written.
+
+    Like :class:`argparse.RawDescriptionHelpFormatter` for the examples, while a long description is
+    still wrapped to the terminal.
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(("Example:", "Examples:")):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def add_examples(parser: argparse.ArgumentParser, *examples: tuple[str, str]) -> None:
+    """Give ``parser``'s ``--help`` page worked examples: ``(what it does, command line)`` pairs.
+
+    The examples keep their layout (:class:`ExamplesHelpFormatter`; the description is still wrapped);
+    each command line starts with ``tealeaves`` (``tests/test_cli_help.py`` parses the first one with
+    the real parser, so an example cannot go out of date).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-command's parser.
+    *examples : tuple of (str, str)
+        Each a description (empty: the command continues the one before) and a command line
+        (``tealeaves ...``).
+    """
+    lines = ["Examples:"] if len(examples) > 1 else ["Example:"]
+    for what, command in examples:
+        lines += [f"  # {what}"] * bool(what) + [f"  {command}"]
+    parser.epilog = "\n".join(lines)
+    parser.formatter_class = ExamplesHelpFormatter
+
+
 def option_message(message: str, name: str, flag: str | None = None) -> str:
     """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``).
 

@@ -223,3 +223,137 @@ def add_format_option(parser, markdown: bool = False) -> None:
     choices = ("text", "json", "markdown") if markdown else ("text", "json")
     parser.add_argument("--format", choices=choices, default="text",
                         help=f"output format: {', '.join(choices)} (default: text)")
+
+
+#: The output format an output file's extension stands for (``-o scores.csv`` writes CSV).
+SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".tsv": "tsv", ".txt": "text", ".md": "markdown"}
+
+
+def format_delimited(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
+                     sep: str = ",") -> str:
+    r"""Render rows of dicts as CSV (``sep=","``) or TSV (``sep="\t"``), with a header line.
+
+    Numbers are written in full precision (``repr`` of the float, so a reader gets back the very
+    number), ``None`` as an empty cell, lists of words joined by spaces, other lists and mappings as
+    JSON; quoting follows :mod:`csv` (RFC 4180).
+
+    Parameters
+    ----------
+    rows : sequence of mapping of str to object
+        The rows, as dicts.
+    columns : sequence of str or None, default None
+        The columns, in order (None: every key, in order of first appearance).
+    sep : str, default ","
+        The field separator.
+
+    Returns
+    -------
+    str
+        The table, lines ended by ``\n`` (only the header when there is no row and ``columns`` are given).
+
+    Raises
+    ------
+    OutputError
+        For a NaN or infinite cell, naming its row and column.
+    """
+    import csv
+    import io
+
+    columns = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
+
+    def cell(v: object, where: str) -> object:
+        v = to_jsonable(v, where)
+        if v is None:
+            return ""
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            return " ".join(v)
+        if isinstance(v, (list, dict)):
+            return json.dumps(v, ensure_ascii=False, allow_nan=False)
+        return repr(v) if isinstance(v, float) else v
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=sep, lineterminator="\n")
+    writer.writerow(columns)
+    for i, r in enumerate(rows):
+        writer.writerow([cell(r.get(c), f"row {i}, column {c!r}") for c in columns])
+    return buf.getvalue()
+
+
+class Result:
+    """A command's result in every form it can be written in: JSON data, a table, a text report.
+
+    Parameters
+    ----------
+    data : object
+        The JSON form (what ``--format json`` prints; see :func:`dump_json`).
+    rows : sequence of mapping, optional
+        The table form (CSV, TSV, Markdown; and the text form when ``text`` is not given).
+    columns : sequence of str, optional
+        The table's columns, in order (default: every key of ``rows``).
+    text : str, optional
+        The text form (default: :func:`format_table` of ``rows``).
+    floatfmt : str, default ".4f"
+        The format of float cells in the text and Markdown tables (CSV/TSV keep every digit).
+    """
+
+    def __init__(self, data: object, rows: Sequence[Mapping[str, object]] | None = None,
+                 columns: Sequence[str] | None = None, text: str | None = None,
+                 floatfmt: str = ".4f") -> None:
+        self.data, self.rows, self.columns, self.text, self.floatfmt = data, rows, columns, text, floatfmt
+
+    def render(self, fmt: str) -> str:
+        """The result as text in ``fmt``: ``text``, ``json``, ``csv``, ``tsv`` or ``markdown``.
+
+        Parameters
+        ----------
+        fmt : str
+            The format.
+
+        Returns
+        -------
+        str
+            The rendered result, ending with a newline.
+
+        Raises
+        ------
+        OutputError
+            For a non-finite number, or a table format asked of a result that has no table.
+        """
+        if fmt == "json":
+            return dump_json(self.data) + "\n"
+        if fmt == "text" and self.text is not None:
+            return self.text.rstrip("\n") + "\n"
+        if self.rows is None:
+            raise OutputError(f"this result has no table to write as {fmt}", fix="choose json or text")
+        columns = self.columns if self.columns is not None else None
+        if fmt in ("csv", "tsv"):
+            return format_delimited(self.rows, columns, "," if fmt == "csv" else "\t")
+        if fmt == "markdown":
+            return format_markdown(self.rows, columns, floatfmt=self.floatfmt) + "\n"
+        return format_table(self.rows, columns, floatfmt=self.floatfmt) + "\n"
+
+    def emit(self, fmt: str, output: str | os.PathLike[str] | None = None, what: str = "output file") -> None:
+        """Print the result in ``fmt``, or write it atomically to ``output`` (and print nothing).
+
+        Parameters
+        ----------
+        fmt : str
+            The format (see :meth:`render`).
+        output : path-like, optional
+            The file (:func:`tealeaves._io.atomic_write`: an existing file is replaced whole, a failed
+            write leaves it as it was).
+        what : str, default "output file"
+            What the file is, for error messages.
+
+        Raises
+        ------
+        OutputError
+            When the file cannot be written, or the result holds a non-finite number.
+        """
+        text = self.render(fmt)
+        if output is None:
+            print(text, end="")
+            return
+        from tealeaves._io import write_text
+
+        write_text(output, text, what=what)

@@ -119,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tell whether a topic model is any good: held-out likelihood, "
         "coherence, human studies and multilingual measures.",
     )
+    from tealeaves._cli_args import add_examples
+
+    add_examples(parser, ("fit LDA at three K with 3 seeds each, then read the report",
+                          "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
+                 ("NPMI of a saved model's topics over a reference index, as CSV",
+                  "tealeaves coherence --reference reference.tlx --topics model.npz -o scores.csv"),
+                 ("every command's options and examples", "tealeaves COMMAND --help"))
     parser.add_argument("--version", action="version", version=f"tealeaves {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="show the Python traceback of an error (also TEALEAVES_DEBUG=1)")

@@ -35,6 +35,7 @@ _EXPORTS = {
     "CoherenceResult": "measure",
     "TopicScore": "measure",
     "coherence": "measure",
+    "coherence_records": "measure",
     "score_counts": "measure",
     "PRESETS": "presets",
     "MeasureSpec": "presets",
@@ -56,6 +57,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         CoherenceResult,
         TopicScore,
         coherence,
+        coherence_records,
         score_counts,
     )
     from tealeaves.coherence.presets import PRESETS, MeasureSpec

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tealeaves._output import add_format_option, dump_json
+from tealeaves._cli_args import add_examples, add_result_output, result_format
 from tealeaves.coherence.params import (
     ABSENT,
     AGGREGATION,
@@ -28,7 +28,12 @@ def register(subparsers) -> None:
     """Add ``coherence`` to the top-level parser."""
     coh = subparsers.add_parser("coherence", help="score topics against a reference index")
     _add_coherence_options(coh)
-    add_format_option(coh)
+    add_result_output(coh, "the scores (CSV/TSV: one row per topic, read by `human correlate`)")
+    add_examples(coh, ("NPMI of a model's top 10 words over an index, one row per topic",
+                       "tealeaves coherence --reference reuters.tlx --topics model.npz"),
+                 ("C_V at 5, 10 and 20 words, written as CSV for `tealeaves human correlate`",
+                  "tealeaves coherence --reference reuters.tlx --topics topics.txt --measure c_v "
+                  "--n-top 5,10,20 -o scores.csv"))
     coh.set_defaults(func=_coherence)
 
 
@@ -126,8 +131,9 @@ def _coherence(args) -> int:
     spec = measure.spec  # validate settings before the (possibly long) work
     del spec
     pairs = check_unique(args.pairs, "--pairs")
-    if pairs and args.format == "json":
-        raise SettingsError("--pairs prints word-pair matrices in the text report; JSON output has none",
+    fmt = result_format(args)
+    if pairs and fmt != "text":
+        raise SettingsError(f"--pairs prints word-pair matrices in the text report; {fmt} output has none",
                             fix="drop --pairs, or use --format text")
     from tealeaves.models.adapters.paths import load_path
 
@@ -137,8 +143,8 @@ def _coherence(args) -> int:
     if bad:
         raise ParameterError(f"--pairs {bad[0]}: there are {n_topics} topics, numbered 0 to {n_topics - 1}",
                              fix="give topic numbers within that range")
-    if args.format == "json":
-        print(dump_json(result.to_dict()))
-    else:
-        print(result.to_text(pairs))
+    from tealeaves._output import Result
+
+    Result(result.to_dict(), result.to_records(), text=result.to_text(pairs)).emit(fmt, args.output,
+                                                                                  "-o scores file")
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,6 +75,35 @@ class TopicScore:
         if self.by_top is not None:
             out["by_top"] = {str(n): v for n, v in self.by_top.items()}
         return out
+
+
+def coherence_records(result: Mapping) -> list[dict]:
+    """The per-topic table of a coherence result given as its JSON (:meth:`CoherenceResult.to_dict`).
+
+    One row per topic, in the result's order: ``topic`` (its index), the score under the measure's
+    name (e.g. ``npmi``; ``None`` when the topic could not be scored), one ``<measure>@<n>`` column
+    per cardinality when several were scored, ``words`` and ``missing`` (space-separated).  This is
+    the table ``tealeaves coherence`` writes as CSV/TSV and the one ``tealeaves human correlate``
+    reads out of the JSON, so the two files are read alike.
+
+    Parameters
+    ----------
+    result : mapping
+        ``{"measure": name, "topics": [{"words", "score", "missing", "by_top"?}, ...], ...}``.
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
+    name = str(result["measure"])
+    rows = []
+    for i, t in enumerate(result["topics"]):
+        row = {"topic": i, name: t.get("score")}
+        row.update({f"{name}@{n}": v for n, v in (t.get("by_top") or {}).items()})
+        words, missing = " ".join(t.get("words") or []), " ".join(t.get("missing") or [])
+        rows.append({**row, "words": words, "missing": missing})
+    return rows
 
 
 @dataclass
@@ -145,6 +174,17 @@ class CoherenceResult:
         """
         return {"signature": str(self.signature), "measure": self.spec.name, "mean": self.mean,
                 "n_unscored": self.n_unscored, "topics": [t.to_dict() for t in self.topics]}
+
+    def to_records(self) -> list[dict]:
+        """One row per topic, the table ``tealeaves coherence -o scores.csv`` writes.
+
+        Returns
+        -------
+        list of dict
+            See :func:`coherence_records` (computed from :meth:`to_dict`, so the CSV and the JSON
+            give a reader the same table).
+        """
+        return coherence_records(self.to_dict())
 
     def to_text(self, matrices: Sequence[int] = ()) -> str:
         """A readable report: one row per topic, then the requested topics' pair matrices.

@@ -32,7 +32,7 @@ _EXPORTS = {
     "krippendorff_alpha": "agreement", "split_half_reliability": "agreement", "spearman_brown": "agreement",
     "AgreementUndefinedError": "agreement",
     "correlate": "correlation", "bootstrap_ci": "correlation", "scatter_plot": "correlation",
-    "read_topic_table": "correlation", "CorrelationError": "correlation",
+    "read_topic_table": "correlation", "topic_records": "correlation", "CorrelationError": "correlation",
     "Responses": "resampling", "responses_for": "resampling", "reliability": "resampling",
     "true_score_ci": "resampling", "disattenuated": "resampling",
     "compare_measures": "comparison", "williams_t": "comparison", "by_group": "comparison",
@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         correlate,
         read_topic_table,
         scatter_plot,
+        topic_records,
     )
     from tealeaves.human.export import export_items, write_long
     from tealeaves.human.items import StudyError

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tealeaves._cli_args import add_output, add_param
+from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._io import atomic_write, existing_file, write_text
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves._terminal import escape, escape_rows
@@ -49,10 +49,18 @@ def register(subparsers) -> None:
     """Add ``human`` and ``annotate`` to the top-level parser."""
     human = subparsers.add_parser("human", help="human evaluation: build studies, score judgments, correlate")
     hsub = human.add_subparsers(dest="human_command", metavar="SUBCOMMAND", required=True)
-    _add_build(hsub.add_parser("build-study", help="build a seeded study file (JSON) from a model"))
+    add_examples(human, ("a word-intrusion and rating study of a model's topics",
+                         "tealeaves human build-study model.npz -o study.json"),
+                 ("score the judgments, then correlate the scores with coherence",
+                  "tealeaves human score judgments.csv --study study.json -o scores.json"),
+                 ("", "tealeaves human correlate scores.json --measure-scores coherence.json"))
+    _add_build(hsub.add_parser("build-study", help="build a seeded study file (JSON) from a model"),
+               "tealeaves human build-study")
     p = hsub.add_parser("export-items", help="export a study's items as CSV or JSON for survey platforms")
-    p.add_argument("study")
+    p.add_argument("study", help="study file (JSON, from `human build-study` or `human describe-study`)")
     add_output(p, required=True, help="output file (.csv or .json)")
+    add_examples(p, ("a study's items as CSV for a survey platform",
+                     "tealeaves human export-items study.json -o items.csv"))
     p.set_defaults(func=_export_items)
     _add_score(hsub.add_parser("score", help="score judgments (long format) against a study"))
     _add_correlate(hsub.add_parser("correlate", help="correlate human scores with automatic measures"))
@@ -63,8 +71,13 @@ def register(subparsers) -> None:
 
     ann = subparsers.add_parser("annotate", help="run a lab annotation study in the browser")
     asub = ann.add_subparsers(dest="annotate_command", metavar="SUBCOMMAND", required=True)
+    add_examples(ann, ("serve a study to two annotators, then export their judgments",
+                       "tealeaves annotate serve study.json --db judgments.sqlite --annotators alice,bob"),
+                 ("", "tealeaves annotate export --db judgments.sqlite -o judgments.csv"))
     p = asub.add_parser("serve", help="serve a study to annotators on a local web server")
-    p.add_argument("study")
+    p.add_argument("study", help="study file (JSON, from `human build-study`)")
+    add_examples(p, ("serve a study to two annotators on http://127.0.0.1:8000",
+                     "tealeaves annotate serve study.json --db judgments.sqlite --annotators alice,bob"))
     p.add_argument("--db", required=True, help="SQLite file of judgments (created if absent)")
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1 only)")
     p.add_argument("--port", type=int_arg(0, 65535, "--port"), default=8000,
@@ -79,13 +92,20 @@ def register(subparsers) -> None:
     p.add_argument("--verbose", action="store_true", help="log every request")
     p.set_defaults(func=_serve)
     p = asub.add_parser("export", help="write the stored judgments in the long format (CSV)")
-    p.add_argument("--db", required=True)
+    p.add_argument("--db", required=True, help="SQLite file of judgments written by `annotate serve`")
+    add_examples(p, ("the judgments collected by `annotate serve`, for `human score`",
+                     "tealeaves annotate export --db judgments.sqlite -o judgments.csv"))
     add_output(p, required=True, help="judgments in the long format (CSV)")
     p.set_defaults(func=_annotate_export)
-    _add_build(asub.add_parser("build", help="same as `tealeaves human build-study`"))
+    _add_build(asub.add_parser("build", help="same as `tealeaves human build-study`"),
+               "tealeaves annotate build")
 
 
-def _add_build(p) -> None:
+def _add_build(p, command: str) -> None:
+    add_examples(p, ("word intrusion and rating items for every topic of a saved model",
+                     f"{command} model.npz -o study.json"),
+                 ("only topics 0, 3 and 7, with a confidence question and a fixed seed",
+                  f"{command} model.npz --topics 0,3,7 --confidence --seed 1 -o study.json"))
     p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md); "
                                  "omit tasks that need it with --tasks")
     add_output(p, required=True, help="study file to write (JSON)")
@@ -150,7 +170,9 @@ def _export_items(args) -> int:
 
 def _add_score(p) -> None:
     p.add_argument("results", help="judgments in the long format (CSV/TSV/JSON)")
-    p.add_argument("--study", required=True)
+    p.add_argument("--study", required=True, help="the study file the judgments answer (JSON)")
+    add_examples(p, ("score judgments against their study; write the scores for `human correlate`",
+                     "tealeaves human score judgments.csv --study study.json -o scores.json"))
     p.add_argument("--columns", help="column mapping OURS=THEIRS,..., e.g. annotator=WorkerId")
     p.add_argument("--strict", action="store_true", help="fail on any unusable row instead of excluding it")
     p.add_argument("--annotators", help="comma-separated known annotators; rows of others are excluded "
@@ -207,13 +229,23 @@ def _add_correlate(p) -> None:
     p.add_argument("--measure", action="append", help="measure column(s) to use (default: all)")
     add_param(p, N_BOOT, default=2000)
     add_param(p, BOOT_SEED, default=0)
-    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
+    _add_level(p)
     p.add_argument("--plot", help="save a scatter plot (PNG) per measure: PATH, or PATH with {measure}")
     _add_boot(p)
     p.add_argument("--by", help="also correlate per group of these topic-key parts, e.g. dataset,model")
     _add_key(p)
-    add_format_option(p)
+    add_result_output(p, "the correlations (CSV/TSV: one row per measure and method)")
+    add_examples(p, ("the people's scores against the JSON (or CSV) of `tealeaves coherence`",
+                     "tealeaves human correlate scores.json --measure-scores coherence.json"),
+                 ("against a sweep's report (topic ids MODEL/TOPIC when the store has several models)",
+                  "tealeaves human correlate scores.json --measure-scores report.json --measure npmi "
+                  "-o r.csv"))
     p.set_defaults(func=_correlate)
+
+
+def _add_level(p) -> None:
+    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95,
+                   help="confidence level of the bootstrap intervals, > 0 and < 1 (default 0.95)")
 
 
 def _add_boot(p) -> None:
@@ -233,8 +265,10 @@ def _correlate(args) -> int:
 
     if args.level >= 1:
         raise ParameterError(f"--level must be a number > 0 and < 1, got {args.level:g}", fix="e.g. 0.95")
+    from tealeaves._output import Result
     from tealeaves.human.comparison import by_group
 
+    fmt = result_format(args)
     scores, measures, name, chosen, dropped, meta = _tables(args)
     opts = {"n_boot": args.n_boot, "seed": args.seed, "level": args.level, "human_name": name,
             "bootstrap": args.bootstrap, "responses": meta["responses"].get(name)}
@@ -255,28 +289,29 @@ def _correlate(args) -> int:
                 args.plot if len(chosen) == 1 else str(Path(args.plot).with_suffix("")) + f"_{m}.png")
             with atomic_write(path, "wb", what="plot") as fh:
                 scatter_plot(scores[name], measures[m], fh, human_name=name, measure_name=m)
-    if args.format == "json":
-        print(dump_json(out))
-        return 0
     rows = [{**({"group": _group_label(o["group"])} if "group" in o else {}), "measure": o["measure"],
              "n": o["n_topics"], "method": meth, "estimate": o[meth]["estimate"],
              "ci_low": o[meth]["ci"]["low"], "ci_high": o[meth]["ci"]["high"]}
             for o in out if "pearson" in o for meth in ("pearson", "spearman", "kendall")]
-    print(f"human score: {escape(name)}")
-    print(format_table(escape_rows(rows)))
+    Result(out, rows, text=_correlate_text(name, rows, out)).emit(fmt, args.output, "-o correlations file")
+    return 0
+
+
+def _correlate_text(name: str, rows: list, out: list) -> str:
+    """The text report of ``human correlate``: the table, true-score correlations, signatures."""
+    lines = [f"human score: {escape(name)}", format_table(escape_rows(rows))]
     for o in out:
         if "undefined" in o:
-            print(f"{escape(_group_label(o['group']))}: {escape(o['undefined'])}")
+            lines.append(f"{escape(_group_label(o['group']))}: {escape(o['undefined'])}")
         elif "true_score" in o["pearson"]:
             t = o["pearson"]["true_score"]
             where = f", {_group_label(o['group'])}" if "group" in o else ""
-            print(f"correlation with the true scores ({escape(o['measure'])}{escape(where)}): " + (
+            lines.append(f"correlation with the true scores ({escape(o['measure'])}{escape(where)}): " + (
                 escape(t["undefined"]) if "undefined" in t else
                 f"{t['estimate']:.3f} [{t['ci']['low']:.3f}, {t['ci']['high']:.3f}], reliability "
                 f"{t['reliability']:.3f}"))
-    for sig in dict.fromkeys(o["signature"] for o in out if "signature" in o):
-        print(escape(sig))
-    return 0
+    lines += [escape(sig) for sig in dict.fromkeys(o["signature"] for o in out if "signature" in o)]
+    return "\n".join(lines)
 
 
 def _group_label(group) -> str:
@@ -364,6 +399,9 @@ def _add_import(p) -> None:
     add_output(p, required=True, help="judgments in the long format (CSV), or a judgment "
                "database (.sqlite/.db, as `annotate serve` writes) bound to the study")
     add_format_option(p)
+    add_examples(p, ("a survey export with one rating per row, its items named by dataset, model and topic",
+                     "tealeaves human import survey.csv --item dataset,model,topic --annotator WorkerId "
+                     "--response Answer --task rating --scale 1-3 --study-out study.json -o judgments.csv"))
     p.set_defaults(func=_import)
 
 
@@ -396,7 +434,10 @@ def _add_describe(p) -> None:
     p.add_argument("--tasks", default="rating,word_intrusion", help="rating and/or word_intrusion")
     p.add_argument("--scale", help="the rating scale LOW-HIGH (default 0-2)")
     p.add_argument("--checks", help="JSON {topic: {task: [accepted responses]}}: attention-check items")
-    p.add_argument("--name", default="external")
+    p.add_argument("--name", default="external", help="the study's name, recorded in it (default external)")
+    add_examples(p, ("the study record of ratings collected elsewhere, on a 1-3 scale",
+                     "tealeaves human describe-study --topics topics.json --tasks rating --scale 1-3 "
+                     "-o study.json"))
     p.add_argument("--key-sep", default="/", help="separator between the task and the topic in item ids")
     add_output(p, required=True, help="study file to write (JSON)")
     p.set_defaults(func=_describe)
@@ -419,13 +460,17 @@ def _add_compare(p) -> None:
     add_param(p, MEASURE_SCORES, required=True, help="automatic measures keyed by topic")
     p.add_argument("--measure", action="append", required=True, help="the two measures (give it twice)")
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
-    p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson")
+    p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson",
+                   help="the correlation compared (default pearson)")
     _add_boot(p)
     add_param(p, N_BOOT, default=2000)
     add_param(p, BOOT_SEED, default=0)
-    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
+    _add_level(p)
     _add_key(p)
-    add_format_option(p)
+    add_result_output(p, "the comparison (CSV/TSV: one row)")
+    add_examples(p, ("is NPMI closer to people than UMass? the difference of their correlations",
+                     "tealeaves human compare scores.json --measure-scores measures.csv --measure npmi "
+                     "--measure umass"))
     p.set_defaults(func=_compare)
 
 
@@ -435,6 +480,7 @@ def _compare(args) -> int:
     if args.measure and len(args.measure) != 2:
         raise ParameterError(f"--measure must be given exactly twice, got {len(args.measure)}",
                              fix="e.g. --measure npmi --measure umass")
+    fmt = result_format(args)
     scores, measures, name, chosen, dropped, meta = _tables(args)
     out = compare_measures(scores[name], measures[chosen[0]], measures[chosen[1]], method=args.method,
                            names=chosen, human_name=name, n_boot=args.n_boot, seed=args.seed,
@@ -442,15 +488,18 @@ def _compare(args) -> int:
                            responses=meta["responses"].get(name))
     out["dropped_on_read"] = {"human": dropped["scores"].get(name),
                               **{m: dropped["measures"].get(m) for m in chosen}}
-    if args.format == "json":
-        print(dump_json(out))
-        return 0
+    from tealeaves._output import Result
+
     w = out.get("williams_t") if "t" in out.get("williams_t", {}) else None
-    print(f"{escape(chosen[0])} {out[chosen[0]]:.4f} vs {escape(chosen[1])} {out[chosen[1]]:.4f} over "
-          f"{out['n_topics']} topics (dropped: {out['dropped']}): difference {out['difference']:.4f} "
-          f"[{out['ci']['low']:.4f}, {out['ci']['high']:.4f}]"
-          + (f"; Williams' t = {w['t']:.3f}, df = {w['df']}, p = {w['p_value']:.4f}" if w else ""))
-    print(escape(out["signature"]))
+    text = (f"{escape(chosen[0])} {out[chosen[0]]:.4f} vs {escape(chosen[1])} {out[chosen[1]]:.4f} over "
+            f"{out['n_topics']} topics (dropped: {out['dropped']}): difference {out['difference']:.4f} "
+            f"[{out['ci']['low']:.4f}, {out['ci']['high']:.4f}]"
+            + (f"; Williams' t = {w['t']:.3f}, df = {w['df']}, p = {w['p_value']:.4f}" if w else "")
+            + "\n" + escape(out["signature"]))
+    row = {"a": chosen[0], "b": chosen[1], "correlation_a": out[chosen[0]], "correlation_b": out[chosen[1]],
+           "difference": out["difference"], "low": out["ci"]["low"], "high": out["ci"]["high"],
+           "n_topics": out["n_topics"], "signature": out["signature"]}
+    Result(out, [row], text=text).emit(fmt, args.output, "-o comparison file")
     return 0
 
 
@@ -465,10 +514,13 @@ def _add_models(p) -> None:
                    "keyed by the --group column (e.g. held-out likelihood)")
     add_param(p, N_BOOT, default=2000)
     add_param(p, BOOT_SEED, default=0)
-    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95)
+    _add_level(p)
     p.add_argument("--plot", help="save the plot of human score against the measure per model (.png/.svg)")
     _add_key(p)
-    add_format_option(p)
+    add_result_output(p, "the per-model table")
+    add_examples(p, ("mean human score per model against each model's held-out likelihood",
+                     "tealeaves human models scores.json --measure-scores models.csv --measure heldout_ll "
+                     "--per-model"))
     p.set_defaults(func=_models)
 
 
@@ -479,6 +531,7 @@ def _models(args) -> int:
     suffix = Path(args.plot).suffix.lower() if args.plot else None
     if args.plot and suffix not in (".png", ".svg"):
         raise ParameterError(f"--plot {escape(args.plot)!r} must be named .png or .svg")
+    fmt = result_format(args)
     if args.per_model:
         scores, name, _, meta = _scores(args)
         measure = read_per_model(args.measure_scores, _csv(args.group, "--group"), args.measure, meta["sep"])
@@ -493,13 +546,12 @@ def _models(args) -> int:
     if args.plot:
         with atomic_write(args.plot, "wb", what="plot") as fh:
             model_plot(out, fh, fmt=suffix[1:])
-    if args.format == "json":
-        print(dump_json(out))
-        return 0
+    from tealeaves._output import Result
+
     rows = [{"/".join(group): r["label"], "human": r["human"]["mean"], "human_low": r["human"]["low"],
              "human_high": r["human"]["high"],
              "measure": None if r["measure"] is None else r["measure"]["mean"]}
             for r in out["models"]]
-    print(format_table(escape_rows(rows)))
-    print(escape(out["signature"]))
+    text = format_table(escape_rows(rows)) + "\n" + escape(out["signature"])
+    Result(out, rows, text=text).emit(fmt, args.output, "-o table file")
     return 0

@@ -428,12 +428,14 @@ def read_scores_meta(path) -> dict:
 def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float]:
     """A per-model table (CSV/JSON records with the ``group`` column(s)): ``{model: value of measure}``.
 
-    With several group columns (``dataset, model``) the model is their values joined by ``sep``.
+    With several group columns (``dataset, model``) the model is their values joined by ``sep``.  The
+    JSON of ``tealeaves report`` is read too: its ``models`` records, each model's id (``name``) in the
+    column ``model``.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The table (read by :func:`~tealeaves.human.results.read_table`).
+        The table (read by :func:`~tealeaves.human.results.read_table`), or a report's JSON.
     group : str or sequence of str
         The column(s) naming the model.
     measure : str
@@ -451,9 +453,7 @@ def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float
     CorrelationError
         When a column is missing, a model id is empty, or a model is listed twice.
     """
-    from tealeaves.human.results import read_table
-
-    frame = read_table(path)
+    frame = _per_model_frame(path)
     cols = [group] if isinstance(group, str) else list(group)
     for col in (*cols, measure):
         if col not in frame.columns:
@@ -467,14 +467,101 @@ def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float
     return _numbers(dict(zip(names, frame[measure])), counts)
 
 
+def _per_model_frame(path):
+    """The records of a per-model table; for a report's JSON (an object with a ``models`` list), those
+    models, each named in a ``model`` column (its ``name``)."""
+    import json
+
+    import pandas as pd
+
+    from tealeaves._io import read_text
+    from tealeaves.human.results import read_table
+
+    if str(path).lower().endswith(".json"):
+        try:
+            raw = json.loads(read_text(path, what="per-model table"), parse_constant=lambda name: name)
+        except (ValueError, RecursionError) as exc:
+            raise CorrelationError(f"cannot read {path}: {exc}") from None
+        if isinstance(raw, dict) and isinstance(raw.get("models"), list) and all(
+                isinstance(m, dict) for m in raw["models"]):
+            frame = pd.DataFrame.from_records(raw["models"])
+            if "model" not in frame.columns and "name" in frame.columns:
+                frame = frame.assign(model=frame["name"])
+            return frame
+    return read_table(path)
+
+
+#: Columns of a topic table that describe a topic (its words, its model, the model's K and seed, its
+#: flags) and are never read as a measure, even when their cells look like numbers.
+DESCRIPTIVE_COLUMNS = ("words", "missing", "top_words", "model", "config", "run", "engine", "k", "seed",
+                       "flags", "flag_explanations")
+
+
+def topic_records(raw: object, path) -> list[dict] | dict:
+    """The per-topic records of a JSON topic table, whichever tealeaves command wrote it.
+
+    The one place that knows the JSON shapes :func:`read_topic_table` accepts:
+
+    * a list of records with a ``topic`` key: returned as it is;
+    * an object with a ``topics`` list of such records (``tealeaves human score``, ``tealeaves report
+      --format json``, whose records also name their ``model``): that list;
+    * the JSON of ``tealeaves coherence`` (an object with ``measure`` and a ``topics`` list of
+      ``{"words", "score", ...}``): its rows by
+      :func:`~tealeaves.coherence.measure.coherence_records`, the very table ``tealeaves coherence``
+      writes as CSV (topic ``i`` is the ``i``-th topic, the score column is named after the measure);
+    * an object ``{measure: {topic: value}}``: returned as it is (columns).
+
+    Parameters
+    ----------
+    raw : object
+        The decoded JSON.
+    path : str or os.PathLike
+        The file, for error messages.
+
+    Returns
+    -------
+    list of dict or dict
+        The records, or ``{measure: {topic: value}}``.
+
+    Raises
+    ------
+    CorrelationError
+        For any other shape, or a ``topics`` list that is empty (e.g. the report of a store that holds
+        no model).
+    """
+    if isinstance(raw, dict) and isinstance(raw.get("topics"), list):
+        topics = raw["topics"]
+        if not topics:
+            raise CorrelationError(f"{path} holds no topic (an empty 'topics' list)",
+                                   fix="give the scores of at least two topics (a report of a store "
+                                       "that holds scored models)")
+        if isinstance(raw.get("measure"), str) and all(isinstance(t, dict) and "topic" not in t
+                                                        and "score" in t for t in topics):
+            from tealeaves.coherence.measure import coherence_records
+
+            return coherence_records(raw)
+        raw = topics
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise CorrelationError(f"{path} must hold records with a 'topic' key, a 'topics' list, the JSON of "
+                               "`tealeaves coherence` or an object {measure: {topic: value}}")
+    return raw
+
+
 def read_topic_table(path, report: dict | None = None, *, key=None,
                      sep: str = "/") -> dict[str, dict[str, float]]:
     """Read per-topic values keyed by topic id: ``{column: {topic: value}}``.
 
     Accepted: a CSV/TSV with a ``topic`` column and one column per score or
-    measure; a JSON list of records with a ``topic`` key; a JSON object with
-    a ``topics`` list of such records (the output of ``tealeaves human
-    score``); or a JSON object ``{name: {topic: value}}``.  Topic ids are
+    measure (``tealeaves coherence -o scores.csv`` writes one); a JSON list of
+    records with a ``topic`` key; a JSON object with a ``topics`` list of such
+    records (the output of ``tealeaves human score``, and ``tealeaves report
+    --format json``); the JSON of ``tealeaves coherence`` (topic ids are the
+    topics' positions, the score column is named after the measure); or a JSON
+    object ``{name: {topic: value}}`` (see :func:`topic_records`).  Columns that
+    describe a topic rather than score it (:data:`DESCRIPTIVE_COLUMNS`: words,
+    model, K, seed, flags) are never read as measures.  Topic ids are
     read as text (``3`` and ``"3"`` are one topic).  A missing value (empty
     cell, ``null``, absent key) leaves the topic out of that column; a value
     that is not a finite number (``high``, ``NaN``, ``inf``, ``true``) too,
@@ -516,16 +603,13 @@ def read_topic_table(path, report: dict | None = None, *, key=None,
     report = {} if report is None else report
     try:
         if str(path).lower().endswith(".json"):
-            raw = json.loads(text, parse_constant=lambda name: name)  # NaN literals: counted invalid
-            if isinstance(raw, dict) and isinstance(raw.get("topics"), list):
-                raw = raw["topics"]
+            raw = topic_records(json.loads(text, parse_constant=lambda name: name), path)  # NaN: invalid
             if isinstance(raw, dict):
                 return {str(name): _numbers(col, report.setdefault(str(name), {"missing": 0, "invalid": 0}))
                         for name, col in raw.items() if isinstance(col, dict)}
-            if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
-                raise CorrelationError(f"{path} must hold records with a 'topic' key, a 'topics' list or "
-                                       "an object {measure: {topic: value}}")
             frame = pd.DataFrame.from_records(raw)
+            if not key and "model" in frame.columns and frame["model"].nunique() > 1:
+                key = ("model", "topic")  # a store's topics: one id per model and topic
         else:
             frame = pd.read_csv(io.StringIO(text), sep=None, engine="python", dtype=str,
                                 keep_default_na=False)
@@ -544,7 +628,7 @@ def read_topic_table(path, report: dict | None = None, *, key=None,
         raise CorrelationError(f"{path} lists topic(s) {dup[:5]} more than once")
     out = {}
     for col in frame.columns:
-        if col == "topic":
+        if col == "topic" or col in DESCRIPTIVE_COLUMNS:
             continue
         counts = {"missing": 0, "invalid": 0}
         values = _numbers(dict(zip(topics, frame[col])), counts)

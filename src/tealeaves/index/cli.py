@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from tealeaves._cli_args import add_output, add_param
+from tealeaves._cli_args import add_examples, add_output, add_param
 from tealeaves._cli_options import add_line_files
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.validation import name_arg, path_arg
@@ -51,6 +51,10 @@ def register(subparsers) -> None:
     """
     index = subparsers.add_parser("index", help="build or describe a coherence reference index")
     sub = index.add_subparsers(dest="index_command", metavar="ACTION")
+    add_examples(index, ("index a folder of texts as a coherence reference",
+                         "tealeaves index build corpus/ -o reference.tlx"),
+                        ("describe an index",
+                         "tealeaves index info reference.tlx"))
     index.set_defaults(func=lambda args: index.print_help() or 2)
 
     build = sub.add_parser("build", help="index reference corpus shards (streamed, bounded memory) into "
@@ -66,6 +70,11 @@ def register(subparsers) -> None:
                        help="encoding of text inputs (token lines, JSON Lines, folders; default UTF-8)")
     add_scale_options(build)
     add_format_option(build)
+    add_examples(build, ("index a folder of texts as a coherence reference",
+                         "tealeaves index build corpus/ -o reference.tlx"),
+                        ("a Wikipedia dump on 4 processes, 2 GB each, named in signatures",
+                         "tealeaves index build enwiki-latest-pages-articles.xml.bz2 -o wiki.tlx --name "
+                         "wiki -j 4 --memory 2G"))
     build.set_defaults(func=_build)
 
     info = sub.add_parser("info", help="describe an index file (checks its structure and checksum)")
@@ -76,18 +85,29 @@ def register(subparsers) -> None:
     info.add_argument("--inputs", nargs="+", default=None, metavar="INPUT",
                       help="with --verify: also check these inputs against the index's shard manifest")
     add_format_option(info)
+    add_examples(info, ("what an index holds: documents, vocabulary, preprocessing",
+                        "tealeaves index info reference.tlx"),
+                       ("re-hash it and check it against its inputs",
+                        "tealeaves index info reference.tlx --verify --inputs corpus/"))
     info.set_defaults(func=_info)
 
     aligned = sub.add_parser("build-aligned", help="build an aligned reference folder for `tealeaves cnpmi` "
                                                    "(tuples, line files or linked Wikipedia; streamed, Dask)",
                              description=BUILD_ALIGNED_HELP)
     _build_aligned_options(aligned)
+    add_examples(aligned, ("an aligned reference from JSON Lines tuples",
+                           "tealeaves index build-aligned tuples.jsonl -o aligned-ref"),
+                          ("from parallel line files and a document-id file",
+                           "tealeaves index build-aligned --lang en=en.txt --lang sv=sv.txt --doc-ids "
+                           "ids.txt -o aligned-ref"))
     aligned.set_defaults(func=_build_aligned)
     alias = subparsers.add_parser("build-aligned-reference", help="deprecated: use `tealeaves index "
                                                                   "build-aligned` (same options)",
                                   description="Deprecated alias of `tealeaves index build-aligned`. "
                                               + BUILD_ALIGNED_HELP)
     _build_aligned_options(alias)
+    add_examples(alias, ("deprecated: the same as `tealeaves index build-aligned`",
+                         "tealeaves build-aligned-reference tuples.jsonl -o aligned-ref"))
     alias.set_defaults(func=_build_aligned_alias)
 
 

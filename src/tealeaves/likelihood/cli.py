@@ -17,8 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tealeaves._cli_args import add_param
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format
 from tealeaves.likelihood.params import N_CHAINS, N_SAMPLES, N_TEMPERATURES, REPLICATES
 from tealeaves.validation import seed_arg
 
@@ -76,7 +75,11 @@ def register(subparsers) -> None:
     add_param(p, N_TEMPERATURES, default=None)
     add_param(p, N_CHAINS, default=None)
     add_param(p, REPLICATES, default=None)
-    add_format_option(p)
+    add_result_output(p, "the estimate (CSV/TSV: one row, a column per field)")
+    add_examples(p, ("left-to-right estimate on whitespace-tokenised test documents, one per line",
+                     "tealeaves perplexity model.npz test.txt --tokenized"),
+                 ("document completion, written as JSON",
+                  "tealeaves perplexity model.npz test.txt --tokenized --method completion -o ppl.json"))
     p.set_defaults(func=run)
 
 
@@ -121,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     from tealeaves.models.adapters import load_model
 
     _check_applicable(args)
+    fmt = result_format(args)
     model = load_model(args.model, **({"inference": args.inference} if args.inference else {}))
     test, tokenization = read_test(args.test, model, tokenized=args.tokenized, encoding=args.encoding,
                                    text_field=args.text_field)
@@ -134,10 +138,10 @@ def run(args: argparse.Namespace) -> int:
         out = estimators.estimate_log_likelihood(model, test, args.method, args.n_samples, seed=args.seed,
                                                  replicates=args.replicates or 1, **_options(args)).to_dict()
     out = {"model": str(args.model), "test": str(args.test), "tokenization": tokenization, **out}
-    if args.format == "json":
-        print(dump_json(out))
-    else:
-        print(format_table([{"field": k, "value": "-" if v is None else v} for k, v in out.items()]))
+    from tealeaves._output import Result, format_table
+
+    text = format_table([{"field": k, "value": "-" if v is None else v} for k, v in out.items()])
+    Result(out, [out], text=text).emit(fmt, args.output, "-o estimate file")
     return 0
 
 

@@ -12,8 +12,8 @@ Every option is validated at the boundary (:mod:`tealeaves.validation`).
 
 from __future__ import annotations
 
-from tealeaves._cli_args import add_output, add_param
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
+from tealeaves._output import add_format_option, format_table
 from tealeaves.errors import ParameterError
 from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
 from tealeaves.models._pltm_params import N_TOP as PLTM_N_TOP
@@ -70,7 +70,11 @@ def register(subparsers) -> None:
     p.add_argument("--encoding", default=None,
                    help="encoding of the topics file and the dictionary (default: UTF-8; a byte-order "
                         "mark is removed)")
-    add_format_option(p)
+    add_result_output(p, "the scores (CSV/TSV: one row per topic)")
+    add_examples(p, ("CNPMI, INPMI and TWC of multilingual topics against the built-in Bible reference",
+                     "tealeaves cnpmi topics.json --reference bible"),
+                    ("the same for a fitted PLTM folder, as CSV with one row per topic",
+                     "tealeaves cnpmi pltm-model --n-top 10 -o scores.csv"))
     p.set_defaults(func=_cnpmi)
     _register_pltm(subparsers)
     _register_estimator(subparsers)
@@ -81,6 +85,7 @@ def _cnpmi(args) -> int:
     from tealeaves.multilingual.dictionaries import read_dictionary
     from tealeaves.multilingual.reference import resolve_reference
 
+    fmt = result_format(args)
     topics = read_topics_arg(args.topics, args.n_top, args.encoding)
     langs = list(topics)
     if len(langs) < 2:
@@ -97,15 +102,13 @@ def _cnpmi(args) -> int:
     if d is not None:
         with warnings_to_stderr():
             scores.append(M.mta(topics, d, *d.oriented(*langs).languages()))
-    if args.format == "json":
-        print(dump_json({s.measure: s.to_dict() for s in scores}))
-        return 0
+    from tealeaves._output import Result
+
     rows = [{"topic": k, **{s.measure: float(s.per_topic[k]) for s in scores}}
             for k in range(len(scores[0].per_topic))]
-    rows.append({"topic": "mean", **{s.measure: s.score for s in scores}})
-    print(format_table(rows))
-    for s in scores:
-        print(s.signature)
+    text = "\n".join([format_table([*rows, {"topic": "mean", **{s.measure: s.score for s in scores}}]),
+                      *(str(s.signature) for s in scores)])
+    Result({s.measure: s.to_dict() for s in scores}, rows, text=text).emit(fmt, args.output, "-o scores file")
     return 0
 
 
@@ -116,6 +119,10 @@ def _register_pltm(subparsers) -> None:
     parser = subparsers.add_parser("pltm", help="fit and use a polylingual topic model (Mimno et al. 2009)")
     sub = parser.add_subparsers(dest="pltm_command", metavar="COMMAND")
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
+    add_examples(parser, ("fit a 20-topic PLTM on aligned tuples",
+                          "tealeaves pltm fit tuples.jsonl -o pltm-model"),
+                         ("its topics as the JSON `tealeaves cnpmi` reads",
+                          "tealeaves pltm topics pltm-model -o topics.json"))
     fit = sub.add_parser("fit", help="fit a polylingual topic model on aligned tuples",
                          description="Fit PLTM by collapsed Gibbs sampling; the defaults are Hao et al. "
                                      "(2018)'s setup: K=20, 5 chains, 1000 iterations, hyperparameters "
@@ -142,6 +149,11 @@ def _register_pltm(subparsers) -> None:
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "
                           "stderr is a terminal)")
+    add_examples(fit, ("Hao et al. (2018)'s setup: K=20, 5 chains, 1000 iterations",
+                       "tealeaves pltm fit tuples.jsonl -o pltm-model"),
+                      ("from parallel line files, K=50, one chain, seeded",
+                       "tealeaves pltm fit --lang en=en.txt --lang sv=sv.txt --doc-ids ids.txt -k 50 "
+                       "--n-chains 1 --seed 3 -o pltm-model"))
     fit.set_defaults(func=P.fit)
 
     topics = sub.add_parser("topics", help="per-language top words of a fitted model (topics JSON or text)")
@@ -149,6 +161,10 @@ def _register_pltm(subparsers) -> None:
     add_param(topics, PLTM_N_TOP, default=10)
     add_output(topics, help="write the topics JSON here (the schema `tealeaves cnpmi` reads)")
     add_format_option(topics)
+    add_examples(topics, ("each topic's top 10 words per language",
+                          "tealeaves pltm topics pltm-model"),
+                         ("as the topics JSON `tealeaves cnpmi` reads",
+                          "tealeaves pltm topics pltm-model --n-top 20 -o topics.json"))
     topics.set_defaults(func=P.topics)
 
     infer = sub.add_parser("infer", help="fold in held-out tuples: their topic proportions theta")
@@ -160,6 +176,10 @@ def _register_pltm(subparsers) -> None:
     add_param(infer, TRANSFORM_PARAMS["random_state"], default=None, metavar="SEED")
     add_output(infer, help="write theta (tuples x K) as .npy (readable by `human build-study --doc-topic`)")
     add_format_option(infer)
+    add_examples(infer, ("topic proportions of held-out tuples, printed",
+                         "tealeaves pltm infer pltm-model heldout.jsonl"),
+                        ("written as .npy for `human build-study --doc-topic`",
+                         "tealeaves pltm infer pltm-model heldout.jsonl -o theta.npy"))
     infer.set_defaults(func=P.infer)
 
 
@@ -171,6 +191,11 @@ def _register_estimator(subparsers) -> None:
                                                      "rich-reference CNPMI from Bible features")
     sub = parser.add_subparsers(dest="estimator_command", metavar="COMMAND")
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
+    add_examples(parser, ("per-topic features on the poor reference, the rich reference's CNPMI as target",
+                          "tealeaves estimator features topics.json --reference bible --rich wikipedia "
+                          "-o features.csv"),
+                         ("train on those tables",
+                          "tealeaves estimator train features.csv -o estimator.json"))
     feats = sub.add_parser("features", help="per-topic features on the poor reference (and the target "
                                             "on a rich one) as a CSV table")
     feats.add_argument("topics", help="topics JSON (two languages) or a `pltm fit` model folder")
@@ -184,8 +209,14 @@ def _register_estimator(subparsers) -> None:
     feats.add_argument("--drift-rich", default=None, help="add drift_mean/std: the English reference "
                        "(built-in name or folder) compared with the poor reference's English side")
     add_param(feats, ZERO, default="limit")
-    feats.add_argument("--encoding", default=None)
+    feats.add_argument("--encoding", default=None,
+                       help="encoding of the topics file and the dictionary (default UTF-8)")
     add_output(feats, required=True, help="CSV table to write")
+    add_examples(feats, ("features on the Bible reference, target CNPMI on another",
+                         "tealeaves estimator features topics.json --reference bible --rich wikipedia "
+                         "-o features.csv"),
+                        ("with an MTA feature from a dictionary",
+                         "tealeaves estimator features topics.json --dictionary en-sv.txt -o features.csv"))
     feats.set_defaults(func=E.features)
 
     train = sub.add_parser("train", help="train an estimator on feature tables with a target column")
@@ -195,6 +226,11 @@ def _register_estimator(subparsers) -> None:
     add_param(train, ESTIMATOR_PARAMS["n_estimators"], default=50)
     add_param(train, ESTIMATOR_PARAMS["random_state"], default=0, metavar="SEED")
     add_output(train, required=True, help="estimator file to write (JSON)")
+    add_examples(train, ("train an estimator on feature tables with a target column",
+                         "tealeaves estimator train features.csv -o estimator.json"),
+                        ("on two tables, 500 trees, seeded",
+                         "tealeaves estimator train a.csv b.csv --n-estimators 500 --seed 1 -o "
+                         "estimator.json"))
     train.set_defaults(func=E.train)
 
     apply = sub.add_parser("apply", help="estimate rich-reference CNPMI of new topics from poor-reference "
@@ -203,4 +239,8 @@ def _register_estimator(subparsers) -> None:
     apply.add_argument("table", help="CSV feature table (from `estimator features`, no --rich needed)")
     add_output(apply, help="also write the table with an 'estimate' column (CSV)")
     add_format_option(apply)
+    add_examples(apply, ("estimate rich-reference CNPMI of new topics",
+                         "tealeaves estimator apply estimator.json features.csv"),
+                        ("and write the table with its estimates",
+                         "tealeaves estimator apply estimator.json features.csv -o estimates.csv"))
     apply.set_defaults(func=E.apply)

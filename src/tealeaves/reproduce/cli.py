@@ -10,7 +10,7 @@ atomically.
 
 from __future__ import annotations
 
-from tealeaves._cli_args import add_param
+from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves.reproduce.params import LSI_DIMENSIONS, N_COMPONENTS, N_ITER, N_RESTARTS, N_TOP
 from tealeaves.validation import check_unique, seed_arg
@@ -33,11 +33,19 @@ def register(subparsers) -> None:
     """Add ``reproduce`` and its sub-commands to the top-level parser."""
     parser = subparsers.add_parser("reproduce", help="reproduce the article's worked examples")
     sub = parser.add_subparsers(dest="example", metavar="EXAMPLE")
+    add_examples(parser, ("the article's five-term example: perplexity of four models",
+                          "tealeaves reproduce five-term"),
+                         ("completion against scikit-learn perplexity on Reuters, reduced for a quick look",
+                          "tealeaves reproduce reuters --quick"))
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
     five = sub.add_parser("five-term", help="perplexity of four models on the five-term example")
     add_param(five, N_RESTARTS, default=10)
-    add_format_option(five)
+    add_result_output(five, "the table (CSV/TSV: one row per model)")
+    add_examples(five, ("the table of the article, 10 restarts per model",
+                        "tealeaves reproduce five-term"),
+                       ("as JSON, with more restarts",
+                        "tealeaves reproduce five-term --n-restarts 50 --format json"))
     five.set_defaults(func=_five_term)
 
     reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
@@ -45,12 +53,20 @@ def register(subparsers) -> None:
     reuters.add_argument("--split-seed", type=seed_arg, default=0, help="seed of the half split (default 0)")
     reuters.add_argument("--report", default=None,
                          help="also write the article's story as an HTML report to this file")
+    add_examples(reuters, ("the article's Reuters table at K = 5, 10, 20, 40, 80",
+                           "tealeaves reproduce reuters"),
+                          ("two K, fewer iterations, with the story as an HTML report",
+                           "tealeaves reproduce reuters -k 10 20 --quick --report reuters.html"))
     reuters.set_defaults(func=_reuters)
 
     coh = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
     add_sweep_options(coh)
     add_param(coh, N_TOP, default=10)
     add_param(coh, LSI_DIMENSIONS, default=20)
+    add_examples(coh, ("mean NPMI of LDA on Reuters by K, and LSI at 20 dimensions",
+                       "tealeaves reproduce reuters-coherence"),
+                      ("quick, as JSON",
+                       "tealeaves reproduce reuters-coherence -k 10 20 --quick --format json"))
     coh.set_defaults(func=_reuters_coherence)
     add_bible_vs_modern_parser(sub)
     add_hao2018_parser(sub)
@@ -64,7 +80,7 @@ def add_sweep_options(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
     parser.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
     parser.add_argument("--cache-dir", default=None, help="fitted-model folder (default: user cache)")
-    add_format_option(parser)
+    add_result_output(parser, "the table (CSV/TSV: one row per K)")
 
 
 def sweep_ks(args) -> list[int]:
@@ -73,19 +89,21 @@ def sweep_ks(args) -> list[int]:
 
 
 def _five_term(args) -> int:
+    from tealeaves._output import Result
     from tealeaves.reproduce.five_term import five_term_table
 
+    fmt = result_format(args)
     rows = five_term_table(n_restarts=args.n_restarts)
-    if args.format == "json":
-        print(dump_json(rows))
-    else:
-        print(format_table(rows, ["model", "log_likelihood", "perplexity"]))
+    columns = ["model", "log_likelihood", "perplexity"]
+    Result(rows, rows, columns, text=format_table(rows, columns)).emit(fmt, args.output, "-o table file")
     return 0
 
 
 def _reuters(args) -> int:
+    from tealeaves._output import Result
     from tealeaves.reproduce.reuters import fit_reuters_models, load_corpora, reuters_table
 
+    fmt = result_format(args)
     corpora = models = None
     if args.report is not None:
         check_output_path(args.report, "--report file")
@@ -97,11 +115,9 @@ def _reuters(args) -> int:
                           models=models)
     if args.report is not None:
         _reuters_report(args, corpora, models)
-    if args.format == "json":
-        print(dump_json(table))
-    else:
-        print(format_table(table["rows"], REUTERS_COLUMNS, floatfmt=".1f"))
-        print(f"settings: {table['settings']['lda']}; split seed {table['settings']['split_seed']}")
+    text = (format_table(table["rows"], REUTERS_COLUMNS, floatfmt=".1f")
+            + f"\nsettings: {table['settings']['lda']}; split seed {table['settings']['split_seed']}")
+    Result(table, table["rows"], REUTERS_COLUMNS, text=text).emit(fmt, args.output, "-o table file")
     return 0
 
 
@@ -142,6 +158,10 @@ def add_bible_vs_modern_parser(subparsers) -> None:
     add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 100 with --quick)")
     p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
     add_format_option(p, markdown=True)
+    add_examples(p, ("the reduced run (4 languages, one model each)",
+                     "tealeaves reproduce bible-vs-modern --quick"),
+                    ("the full run as a Markdown table",
+                     "tealeaves reproduce bible-vs-modern --format markdown"))
     p.set_defaults(func=_bible_vs_modern)
 
 
@@ -193,6 +213,10 @@ def add_hao2018_parser(subparsers) -> None:
                    help="Figures 8 and 10: unit of the non-FLORES rich reference: document, sentence "
                         "(default) or N >= 1 (runs of N consecutive sentences of one document)")
     add_format_option(p, markdown=True)
+    add_examples(p, ("Figure 6 (topic cardinality), reduced",
+                     "tealeaves reproduce hao2018 --figure 6 --quick"),
+                    ("Figure 7, its plots written into a folder",
+                     "tealeaves reproduce hao2018 --figure 7 --figures figs"))
     p.set_defaults(func=_hao2018)
 
 
@@ -238,21 +262,22 @@ def _hao2018(args) -> int:
 
 
 def _reuters_coherence(args) -> int:
+    from tealeaves._output import Result
     from tealeaves.reproduce.reuters_coherence import ARTICLE_LSI_20, ARTICLE_NPMI, reuters_coherence_table
 
+    fmt = result_format(args)
     table = reuters_coherence_table(sweep_ks(args), seed=args.seed, quick=args.quick, n_top=args.n_top,
                                     lsi_dimensions=args.lsi_dimensions, cache_dir=args.cache_dir,
                                     use_cache=not args.no_cache)
-    if args.format == "json":
-        print(dump_json(table))
-        return 0
+    columns = ["k", "mean_npmi", "article_npmi", "min_topic", "max_topic"]
     rows = [{**r, "article_npmi": "-" if r["article_npmi"] is None else f"{r['article_npmi']:.3f}"}
             for r in table["rows"]]
-    print(format_table(rows, ["k", "mean_npmi", "article_npmi", "min_topic", "max_topic"]))
     lsi = table["lsi"]
     lda = "-" if lsi["lda_same_k"] is None else f"{lsi['lda_same_k']:.3f}"
-    print(f"\nLSI, {lsi['dimensions']} dimensions: mean NPMI {lsi['mean_npmi']:.3f} "
-          f"(LDA at the same K: {lda}; article: LSI {ARTICLE_LSI_20}, LDA {ARTICLE_NPMI[20]})")
-    print(f"peak at K={table['peak_k']}; settings {table['settings']['lda']}")
-    print(table["signature"])
+    text = "\n".join([format_table(rows, columns),
+                      f"\nLSI, {lsi['dimensions']} dimensions: mean NPMI {lsi['mean_npmi']:.3f} "
+                      f"(LDA at the same K: {lda}; article: LSI {ARTICLE_LSI_20}, LDA {ARTICLE_NPMI[20]})",
+                      f"peak at K={table['peak_k']}; settings {table['settings']['lda']}",
+                      table["signature"]])
+    Result(table, table["rows"], columns, text=text).emit(fmt, args.output, "-o table file")
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from tealeaves._cli_args import add_output, add_param
+from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves.sweep.params import LEVEL, N_BOOT, N_COMPONENTS, N_JOBS, N_TOP, SEEDS, TEST_FRACTION
 from tealeaves.validation import int_arg, seed_arg
@@ -55,6 +55,11 @@ def register(subparsers) -> None:
     add_param(p, N_JOBS, default=1)
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     add_format_option(p)
+    add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
+                     "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
+                    ("Gibbs LDA on 2 processes, with given test documents and two coherence measures",
+                     "tealeaves sweep train.txt --test test.txt -k 20 --engine gibbs --measures npmi,umass "
+                     "-j 2 -o results.sqlite"))
     p.set_defaults(func=_sweep)
 
     c = subparsers.add_parser("compare", help="compare two stored models with bootstrap intervals")
@@ -65,7 +70,11 @@ def register(subparsers) -> None:
     add_param(c, N_BOOT, default=2000)
     add_param(c, LEVEL, default=0.95)
     c.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default 0)")
-    add_format_option(c)
+    add_result_output(c, "the differences (CSV/TSV: one row per quantity)")
+    add_examples(c, ("K=10 against K=20 of one sweep: held-out log-likelihood and mean coherence, A - B",
+                     "tealeaves compare results.sqlite --models sklearn-K10-s0 sklearn-K20-s0"),
+                    ("models of two stores, the intervals written as CSV",
+                     "tealeaves compare a.sqlite b.sqlite --models sklearn-K10-s0 gibbs-K10-s0 -o diff.csv"))
     c.set_defaults(func=_compare)
 
     r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
@@ -77,6 +86,10 @@ def register(subparsers) -> None:
                    help="model of the per-topic figures (default: best mean coherence)")
     r.add_argument("--topic", type=int_arg(0, name="--topic"), default=None,
                    help="topic of the pair heatmap (default: the model's least coherent)")
+    add_examples(r, ("a self-contained HTML report of a sweep",
+                     "tealeaves report results.sqlite -o report.html"),
+                    ("every number of the report as JSON (read by `tealeaves human correlate`)",
+                     "tealeaves report results.sqlite --format json -o report.json"))
     r.set_defaults(func=_report)
 
 
@@ -136,20 +149,20 @@ def _compare(args: argparse.Namespace) -> int:
     if len(args.results) > 2:
         raise ParameterError(f"compare takes one or two results stores, got {len(args.results)}",
                              fix="give RESULTS, or RESULTS_A RESULTS_B")
+    fmt = result_format(args)
     a = load_results(args.results[0])
     b = load_results(args.results[1]) if len(args.results) == 2 else a
     out = compare_models(a, args.models[0], b, args.models[1], args.measure, args.n_boot, args.level,
                          args.seed)
-    if args.format == "json":
-        print(dump_json(out))
-        return 0
+    from tealeaves._output import Result
+
     rows = [{"quantity": name, "A - B": part["estimate"], "low": part["low"], "high": part["high"]}
             for name, part in (("loglik per held-out word", out["loglik_per_word"]),
-                               (f"mean {out.get('coherence', {}).get('of')}", out.get("coherence")))
+                               (f"mean {(out.get('coherence') or {}).get('of')}", out.get("coherence")))
             if part is not None]
-    print(f"A = {args.models[0]}, B = {args.models[1]}; {int(args.level * 100)}% bootstrap intervals "
-          f"({args.n_boot} replicates, seed {args.seed})")
-    print(format_table(rows, floatfmt=".4f"))
+    text = (f"A = {args.models[0]}, B = {args.models[1]}; {int(args.level * 100)}% bootstrap intervals "
+            f"({args.n_boot} replicates, seed {args.seed})\n" + format_table(rows, floatfmt=".4f"))
+    Result(out, rows, text=text).emit(fmt, args.output, "-o comparison file")
     return 0
 
 
