@@ -35,7 +35,13 @@ from tealeaves import _io
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import CorpusFormatError, EmptyInputError, InputFormatError, InputNotFoundError
+from tealeaves.errors import (
+    CorpusFormatError,
+    EmptyInputError,
+    InputEncodingError,
+    InputFormatError,
+    InputNotFoundError,
+)
 
 PathLike = str | os.PathLike[str]
 
@@ -316,7 +322,12 @@ def read_stop_words(path: PathLike, encoding: str | None = None) -> list[str]:
     EmptyInputError
         If it holds no word.
     """
-    lines = read_lines(path, encoding, "stop-word file")
+    try:
+        lines = read_lines(path, encoding, "stop-word file")
+    except InputEncodingError as exc:  # a binary file, most likely: say what the file was for
+        raise InputEncodingError(f"stop-word file '{path}' is not {encoding or 'UTF-8'} text ({exc.what}): "
+                                 "a binary file?",
+                                 fix="give a text file of one word per line") from None
     words = []
     for lineno, line in enumerate(lines, 1):
         word = line.strip()
