@@ -303,17 +303,17 @@ class Preprocessor:
         Raises
         ------
         EmptyInputError
-            If the documents hold no token, or no word survives.
-        ParameterError
-            If ``min_df`` is above ``max_df`` once both are counts of these documents.
+            If the documents hold no token, or no word survives (among others because ``min_df``
+            is above ``max_df`` once both are counts of these documents).
         """
         lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n_documents
         hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n_documents
         if lo > hi:  # as scikit-learn's CountVectorizer ("max_df corresponds to < documents than min_df")
-            raise naming(ParameterError(
-                f"min_df={self.min_df} ({_count(lo)} documents) is above max_df={self.max_df} "
-                f"({_count(hi)} documents) on {n_documents} documents: no word can be kept",
-                fix="lower min_df or raise max_df"), "min_df", "max_df")
+            raise naming(EmptyInputError(
+                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n_documents} documents: "
+                f"min_df is {_count(lo)} documents, above max_df's {_count(hi)}",
+                fix="lower min_df or raise max_df (a count is a whole number, a share a number in (0, 1])"),
+                "min_df", "max_df")
         if not df:
             raise naming(EmptyInputError(
                 f"the {n_documents} documents hold no token: token_pattern matches nothing in them"
