@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FULL, require_data
+from conftest import require_data
 
 pytestmark = pytest.mark.xdist_group("reuters")
 
@@ -34,8 +34,6 @@ COMBINATIONS = {
     "pattern-length": (["--token-pattern", r"(?u)\b\w\w+\b", "--min-length", "4", "--max-features", "200"],
                        {"token_pattern": r"(?u)\b\w\w+\b", "min_length": 4, "max_features": 200}),
 }
-#: The combinations a sweep runs in CI (every one with TEALEAVES_FULL=1; ``index build`` runs all).
-SWEEP_COMBINATIONS = list(COMBINATIONS) if FULL else ["counts-cap-length", "file-case-shares"]
 STOP_WORDS = ["the", "said", "The", "Reuter", "and", "of", "to", "in"]
 
 
@@ -92,8 +90,7 @@ def test_index_build_options_equal_the_python_preprocessor(stories, tmp_path, ru
     assert ix.n_tokens == sum(map(len, tokens.values())) > 1000
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SWEEP_COMBINATIONS)
+@pytest.mark.parametrize("name", list(COMBINATIONS))
 def test_sweep_options_equal_the_python_preprocessor(stories, tmp_path, run_cli, name):
     """The stored vocabulary and recipe are the Preprocessor's; the stored fingerprints of the training
     and test splits (vocabulary, every token, the ids) are those of its corpus, split as the sweep splits."""
@@ -117,7 +114,6 @@ def test_sweep_options_equal_the_python_preprocessor(stories, tmp_path, run_cli,
     assert (results.sweep["train"], results.sweep["test"]) == (corpus_hash(train), corpus_hash(test))
 
 
-@pytest.mark.slow
 def test_sweep_raw_test_text_is_encoded_with_the_training_recipe(stories, tmp_path, run_cli):
     """``--test`` raw text goes through the recipe fitted on CORPUS (its vocabulary, not its own)."""
     from tealeaves.corpus.readers import read_text_folder
@@ -148,7 +144,6 @@ def test_sweep_raw_test_text_is_encoded_with_the_training_recipe(stories, tmp_pa
     assert test.n_dropped > 0  # words of the test stories outside the training vocabulary were dropped
 
 
-@pytest.mark.slow
 def test_sweep_warns_and_records_a_reference_tokenised_otherwise(stories, tmp_path, run_cli):
     from tealeaves.sweep import load_results
 
