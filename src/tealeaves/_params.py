@@ -29,10 +29,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tealeaves.errors import ParameterError
-from tealeaves.validation import check_choice, check_float, check_int, check_path, check_seed
+from tealeaves.validation import (
+    check_choice,
+    check_count_or_share,
+    check_float,
+    check_int,
+    check_path,
+    check_seed,
+)
 
 #: The kinds a :class:`Param` may have, and the check each runs.
-KINDS = ("int", "float", "seed", "choice", "path", "str", "bool")
+KINDS = ("int", "float", "seed", "choice", "path", "str", "bool", "count_or_share")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +136,8 @@ class Param:
                                include_min=self.include_min, allow_str=allow_str)
         if self.kind == "seed":
             return check_seed(value, n)
+        if self.kind == "count_or_share":  # a document frequency: an int count or a float share
+            return check_count_or_share(value, n, allow_str=allow_str)
         if self.kind == "choice":
             return check_choice(value, n, self.choices)
         if self.kind == "path":

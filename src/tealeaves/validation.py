@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import numbers
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
@@ -151,6 +152,62 @@ def check_float(value: object, name: str, *, min_value: float | None = None,
         raise ParameterError(f"{name} must be a number "
                              f"{_bounds(min_value, max_value, include_min, include_max)}, got {value:g}")
     return value
+
+
+def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -> int | float:
+    """A document count (a whole number >= 0) or a share of the documents (a float in (0, 1]).
+
+    The convention of scikit-learn's ``CountVectorizer`` ``min_df``/``max_df``: the type
+    decides, so ``1`` is one document and ``1.0`` all of them.  A command-line value is a
+    count when written as a whole number (``5``), else a share (``0.5``, ``1.0``).
+
+    Parameters
+    ----------
+    value : object
+        The value to check (booleans are refused).
+    name : str
+        The parameter's name, for the error message.
+    allow_str : bool, default False
+        Accept a numeric string (command-line values).
+
+    Returns
+    -------
+    int or float
+        The count (``int``) or the share (``float``).
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is neither.
+
+    Examples
+    --------
+    >>> check_count_or_share("5", "min_df", allow_str=True), check_count_or_share(0.5, "max_df")
+    (5, 0.5)
+    """
+    if allow_str and isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"[+-]?\d+", text):
+            value = int(text, 10)
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                pass
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if value < 0:
+            raise ParameterError(f"{name} must be a document count >= 0 or a share of the documents > 0 "
+                                 f"and <= 1, got the count {int(value)}", fix="give a count >= 0")
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = float(value)
+        if not (math.isfinite(value) and 0 < value <= 1):
+            raise ParameterError(f"{name} must be a document count >= 0 or a share of the documents > 0 "
+                                 f"and <= 1, got the share {value:g}",
+                                 fix="a share is a float in (0, 1]; write a count as a whole number, e.g. 5")
+        return value
+    raise ParameterError(f"{name} must be a document count (a whole number >= 0) or a share of the "
+                         f"documents (a number > 0 and <= 1), got {_got(value)}")
 
 
 def check_choice(value: object, name: str, choices: Sequence[T]) -> T:

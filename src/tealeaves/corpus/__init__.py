@@ -16,6 +16,7 @@ _EXPORTS = {
     "Preprocessor": "preprocess",
     "RawDocuments": "readers",
     "read_corpus": "readers",
+    "read_stop_words": "readers",
     "read_jsonl": "readers",
     "read_text_folder": "readers",
     "read_token_lines": "readers",
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         RawDocuments,
         read_corpus,
         read_jsonl,
+        read_stop_words,
         read_text_folder,
         read_token_lines,
     )

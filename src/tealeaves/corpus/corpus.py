@@ -184,6 +184,29 @@ class Corpus:
         return len(self.ids)
 
     @property
+    def preprocessing(self) -> dict | None:
+        """The recipe the corpus was made with (``Preprocessor.get_params()``), or None.
+
+        Set by :meth:`Preprocessor.transform <tealeaves.corpus.Preprocessor.transform>` and
+        ``fit_transform`` (and so by the readers that tokenise raw text); None for pre-tokenised
+        input.  Stored as ``metadata["preprocessing"]``, so :meth:`subset` and every corpus
+        derived with the metadata keep it.
+
+        Returns
+        -------
+        dict or None
+            The recipe.
+        """
+        return self.metadata.get("preprocessing")
+
+    @preprocessing.setter
+    def preprocessing(self, recipe: dict | None) -> None:
+        if recipe is None:
+            self.metadata.pop("preprocessing", None)
+        else:
+            self.metadata["preprocessing"] = recipe
+
+    @property
     def n_documents(self) -> int:
         return len(self.ids)
 

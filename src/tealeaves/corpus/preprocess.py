@@ -21,10 +21,12 @@ from itertools import chain
 
 import numpy as np
 
+from tealeaves._params import naming
 from tealeaves.corpus._marks import BMP_MARKS, MARK_PATTERN
 from tealeaves.corpus.corpus import Corpus
+from tealeaves.corpus.params import MAX_DF, MAX_FEATURES, MIN_DF, MIN_LENGTH, STOP_LISTS, TOKEN_PATTERN
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import EmptyInputError, InputFormatError, UnsegmentedTextError
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, UnsegmentedTextError
 
 #: The default token pattern: words of a letter followed by one or more letters or combining marks
 #: (:data:`~tealeaves.corpus._marks.MARK_PATTERN`: vowel signs, viramas, tone marks), so that the words of
@@ -78,8 +80,11 @@ SEPARATOR = "QXSEPQX"
 #: Tokenizers a recorded recipe may name (``get_params()["tokenizer"]``), as ``module:function``.
 KNOWN_TOKENIZERS = {"jieba_tokenize": "tealeaves.corpus.aligned:jieba_tokenize"}
 
-#: The settings :meth:`Preprocessor.get_params` records (``tokenizer`` only when one is set).
+#: The settings :meth:`Preprocessor.get_params` always records.
 RECIPE_KEYS = ("token_pattern", "lowercase", "stop_words", "min_df", "max_df", "max_features")
+#: The settings it records only when they are not their default (so that a recipe recorded before they
+#: existed reads as what it did): ``tokenizer`` when one is set, ``min_length`` when not 1.
+OPTIONAL_KEYS = ("tokenizer", "min_length")
 
 #: A token of more than this many letters is over-long (:func:`check_segmented`; a wide character, East
 #: Asian Width W or F such as a Chinese or Japanese one, counts as 2 letters).
@@ -102,20 +107,34 @@ class Preprocessor:
     lowercase : bool, default True
         Lowercase text before matching.
     stop_words : str or sequence of str or None, default "english"
-        ``"english"`` (scikit-learn's list), ``None`` or a collection.
+        A list by name (:data:`~tealeaves.corpus.params.STOP_LISTS`: ``"english"``,
+        scikit-learn's 318 words), ``None`` (none) or a collection of words (lowercased
+        with the text when ``lowercase``).
     min_df : int or float, default 1
         Keep words in at least ``min_df`` training documents; an ``int`` is a
-        count, a ``float`` a fraction.
+        count (>= 0), a ``float`` a share of the documents (in (0, 1]), as
+        scikit-learn's ``CountVectorizer``.
     max_df : int or float, default 1.0
         Keep words in at most ``max_df`` training documents; an ``int`` is a
-        count, a ``float`` a fraction.
+        count (>= 0), a ``float`` a share (in (0, 1]).
     max_features : int or None, default None
-        Keep only the ``max_features`` words with the largest total count in
+        Keep only the ``max_features`` (>= 1) words with the largest total count in
         the training documents, after the ``min_df``/``max_df`` bounds (as scikit-learn's
         ``CountVectorizer``; ties broken alphabetically).
     tokenizer : callable or None, default None
         Optional callable replacing the regular expression (e.g. a Chinese
         segmenter); recorded by name.
+    min_length : int, default 1
+        Drop tokens of fewer than ``min_length`` characters (code points), stop words
+        aside; 1 keeps every match (the default pattern's words have at least 2 letters).
+
+    Raises
+    ------
+    ParameterError
+        When a setting is out of its declared range (:mod:`tealeaves.corpus.params`): an
+        unknown stop-list name, an invalid regular expression or one with more than one
+        group or matching the empty string, a negative count, a share outside (0, 1],
+        ``min_df`` above ``max_df`` (both counts or both shares), a cap below 1.
 
     Attributes
     ----------
@@ -134,16 +153,16 @@ class Preprocessor:
     max_df: int | float = 1.0
     max_features: int | None = None
     tokenizer: Callable[[str], list[str]] | None = field(default=None, repr=False)
+    min_length: int = 1
+
+    def __post_init__(self) -> None:
+        _check_settings(self)
 
     # -- tokenising ---------------------------------------------------------
     def _stop_set(self) -> frozenset[str]:
         if self.stop_words is None:
             return frozenset()
-        if isinstance(self.stop_words, str):
-            if self.stop_words != "english":
-                raise ValueError(
-                    f"stop_words={self.stop_words!r} is not known; use 'english', None or a list"
-                )
+        if isinstance(self.stop_words, str):  # "english", the one known list (checked when constructed)
             # imported here: scikit-learn takes about a second to import, which every
             # command-line start would otherwise pay
             from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -164,15 +183,13 @@ class Preprocessor:
         list of str
             Its tokens, in order.
 
-        Raises
-        ------
-        ValueError
-            If ``stop_words`` is a string other than ``"english"``.
         """
         if self.lowercase:
             text = text.lower()
         tokens = self.tokenizer(text) if self.tokenizer else re.findall(self.token_pattern, text)
         stop = self._stop_set()
+        if self.min_length > 1:
+            return [t for t in tokens if len(t) >= self.min_length and t not in stop]
         return [t for t in tokens if t not in stop] if stop else list(tokens)
 
     def scan(self, texts: Sequence[str]) -> Scan:
@@ -201,6 +218,12 @@ class Preprocessor:
         Scan
             The candidate words of every text.
         """
+        scan = self._scan(texts)
+        if self.min_length > 1:  # a too-short word is left out as a stop word is
+            scan.stop = scan.stop | frozenset(w for w in scan.words if len(w) < self.min_length)
+        return scan
+
+    def _scan(self, texts: Sequence[str]) -> Scan:
         texts = [t.lower() for t in texts] if self.lowercase else list(texts)
         stop = self._stop_set()
         if self.tokenizer is None and self.token_pattern == LETTERS_PATTERN:
@@ -280,19 +303,32 @@ class Preprocessor:
         Raises
         ------
         EmptyInputError
-            If no word survives.
+            If the documents hold no token, or no word survives (among others because ``min_df``
+            is above ``max_df`` once both are counts of these documents).
         """
         lo = self.min_df if isinstance(self.min_df, int) else self.min_df * n_documents
         hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n_documents
+        if lo > hi:  # as scikit-learn's CountVectorizer ("max_df corresponds to < documents than min_df")
+            raise naming(EmptyInputError(
+                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n_documents} documents: "
+                f"min_df is {_count(lo)} documents, above max_df's {_count(hi)}",
+                fix="lower min_df or raise max_df (a count is a whole number, a share a number in (0, 1])"),
+                "min_df", "max_df")
+        if not df:
+            raise naming(EmptyInputError(
+                f"the {n_documents} documents hold no token: token_pattern matches nothing in them"
+                + (", or every match is a stop word" if self.stop_words is not None else "")
+                + (f" or shorter than min_length={self.min_length}" if self.min_length > 1 else ""),
+                fix="check the texts and the token pattern"), "token_pattern", "min_length")
         kept = [w for w, c in df.items() if lo <= c <= hi]
         if self.max_features is not None:
             kept.sort(key=lambda w: (-tf[w], w))
             kept = kept[: self.max_features]
         if not kept:
-            raise EmptyInputError(
+            raise naming(EmptyInputError(
                 f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n_documents} "
-                "documents; relax them"
-            )
+                f"documents (of {len(df)} distinct words, each is in {min(df.values())} to "
+                f"{max(df.values())} documents)", fix="relax min_df and max_df"), "min_df", "max_df")
         return sorted(kept)
 
     def transform(
@@ -398,15 +434,17 @@ class Preprocessor:
             raise InputFormatError(f"the recorded preprocessing is a {type(params).__name__}, not a "
                                    "Preprocessor's settings (a JSON object)",
                                    fix="record Preprocessor.get_params()")
-        unknown = sorted(set(params) - set(RECIPE_KEYS) - {"tokenizer"})
+        unknown = sorted(set(params) - set(RECIPE_KEYS) - set(OPTIONAL_KEYS))
         missing = [k for k in RECIPE_KEYS if k not in params]
         if unknown or missing:
             raise InputFormatError(
                 "the recorded preprocessing is not a Preprocessor's settings "
                 f"(unknown keys: {', '.join(map(str, unknown)) or 'none'}; "
                 f"missing: {', '.join(missing) or 'none'})",
-                fix=f"it must hold exactly {', '.join(RECIPE_KEYS)} and optionally tokenizer")
+                fix=f"it must hold exactly {', '.join(RECIPE_KEYS)} and optionally "
+                    f"{' and '.join(OPTIONAL_KEYS)}")
         settings = {k: params[k] for k in RECIPE_KEYS}
+        settings["min_length"] = params.get("min_length", 1)
         _check_recipe(settings)
         pre = cls(**settings, tokenizer=_known_tokenizer(params.get("tokenizer")))
         if vocabulary is not None:
@@ -419,10 +457,13 @@ class Preprocessor:
         Returns
         -------
         dict
-            The :data:`RECIPE_KEYS` and, when set, ``tokenizer``.
+            The :data:`RECIPE_KEYS` and, when not their defaults, the :data:`OPTIONAL_KEYS`
+            (``tokenizer``, ``min_length``).
         """
         params = asdict(self)
         params.pop("tokenizer")
+        if self.min_length == 1:
+            params.pop("min_length")
         if self.tokenizer is not None:
             params["tokenizer"] = getattr(self.tokenizer, "__qualname__", repr(self.tokenizer))
         if params["stop_words"] is not None and not isinstance(params["stop_words"], str):
@@ -458,6 +499,79 @@ def _check_recipe(settings: dict) -> None:
     max_features = settings["max_features"]
     if max_features is not None and (isinstance(max_features, bool) or not isinstance(max_features, int)):
         raise bad("max_features", "null or a whole number")
+    if isinstance(settings["min_length"], bool) or not isinstance(settings["min_length"], int):
+        raise bad("min_length", "a whole number")
+
+
+def _count(value: float) -> str:
+    """A document count as written: whole numbers in full, shares of documents to 2 decimals."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+def _check_settings(pre: Preprocessor) -> None:
+    """Refuse a recipe setting out of its declared range (:mod:`tealeaves.corpus.params`), converting
+    the numbers as declared (``min_df``, ``max_df``: an int count or a float share)."""
+    pre.token_pattern = check_token_pattern(pre.token_pattern)
+    if not isinstance(pre.lowercase, bool):
+        raise naming(ParameterError(f"lowercase must be True or False, got {pre.lowercase!r}"), "lowercase")
+    stop = pre.stop_words
+    if isinstance(stop, str):
+        if stop not in STOP_LISTS:
+            raise naming(ParameterError(
+                f"stop_words {stop!r} is not a known stop-word list (known: {', '.join(STOP_LISTS)})",
+                fix="give a known list, None, or the words themselves"), "stop_words")
+    elif stop is not None and (isinstance(stop, (bytes, Mapping)) or not isinstance(stop, Iterable)
+                               or not all(isinstance(w, str) for w in stop)):
+        raise naming(ParameterError(f"stop_words must be a list name, None or a collection of words "
+                                    f"(strings), got {type(stop).__name__}"), "stop_words")
+    pre.min_df, pre.max_df = MIN_DF.check(pre.min_df), MAX_DF.check(pre.max_df)
+    if isinstance(pre.min_df, int) == isinstance(pre.max_df, int) and pre.min_df > pre.max_df:
+        raise naming(ParameterError(f"min_df={pre.min_df} is above max_df={pre.max_df}: no word can be kept",
+                                    fix="lower min_df or raise max_df"), "min_df", "max_df")
+    if pre.max_features is not None:
+        pre.max_features = MAX_FEATURES.check(pre.max_features)
+    pre.min_length = MIN_LENGTH.check(pre.min_length)
+    if pre.tokenizer is not None and not callable(pre.tokenizer):
+        raise naming(ParameterError("tokenizer must be callable or None, got "
+                                    f"{type(pre.tokenizer).__name__}"), "tokenizer")
+
+
+def check_token_pattern(pattern: object) -> str:
+    """``pattern`` if it is a regular expression that can be a token pattern, else a clear error.
+
+    Its matches are the tokens, so it must compile, have at most one group (``re.findall``
+    then returns the group) and match no empty string (an empty token).
+
+    Parameters
+    ----------
+    pattern : object
+        The candidate ``token_pattern``.
+
+    Returns
+    -------
+    str
+        The pattern.
+
+    Raises
+    ------
+    ParameterError
+        Saying what is wrong with it.
+    """
+    pattern = TOKEN_PATTERN.check(pattern)
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise naming(ParameterError(f"token_pattern {pattern!r} is not a valid regular expression ({exc})",
+                                    fix="give a valid Python regular expression"), "token_pattern") from None
+    if compiled.groups > 1:
+        raise naming(ParameterError(f"token_pattern {pattern!r} has {compiled.groups} groups; a token "
+                                    "pattern has at most one (the token)",
+                                    fix="make the other groups non-capturing: (?:...)"), "token_pattern")
+    if compiled.fullmatch("") is not None or "" in compiled.findall(" a1_ b "):
+        raise naming(ParameterError(f"token_pattern {pattern!r} matches the empty string, so it would "
+                                    "make empty tokens", fix="require at least one character, e.g. + not *"),
+                     "token_pattern")
+    return pattern
 
 
 def _known_tokenizer(name: object) -> Callable[[str], list[str]] | None:

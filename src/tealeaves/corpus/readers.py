@@ -35,7 +35,13 @@ from tealeaves import _io
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.corpus.vocabulary import Vocabulary
-from tealeaves.errors import CorpusFormatError, EmptyInputError, InputFormatError, InputNotFoundError
+from tealeaves.errors import (
+    CorpusFormatError,
+    EmptyInputError,
+    InputEncodingError,
+    InputFormatError,
+    InputNotFoundError,
+)
 
 PathLike = str | os.PathLike[str]
 
@@ -287,6 +293,54 @@ def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     return _io.read_lines(path, encoding, what)
 
 
+def read_stop_words(path: PathLike, encoding: str | None = None) -> list[str]:
+    """The stop words of a file of one word per line (blank lines skipped, spaces around a word removed).
+
+    The words are given to :class:`~tealeaves.corpus.Preprocessor` as ``stop_words``
+    (lowercased with the text when it lowercases).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    encoding : str or None, default None
+        Its encoding (None: UTF-8, a byte-order mark removed).
+
+    Returns
+    -------
+    list of str
+        The words, in file order, each once.
+
+    Raises
+    ------
+    InputNotFoundError
+        If the file does not exist.
+    InputEncodingError
+        If it is not text in the encoding (e.g. a binary file).
+    CorpusFormatError
+        If it holds a NUL character (a binary file).
+    EmptyInputError
+        If it holds no word.
+    """
+    try:
+        lines = read_lines(path, encoding, "stop-word file")
+    except InputEncodingError as exc:  # a binary file, most likely: say what the file was for
+        raise InputEncodingError(f"stop-word file '{path}' is not {encoding or 'UTF-8'} text ({exc.what}): "
+                                 "a binary file?",
+                                 fix="give a text file of one word per line") from None
+    words = []
+    for lineno, line in enumerate(lines, 1):
+        word = line.strip()
+        if "\x00" in word:
+            raise CorpusFormatError(f"stop-word file '{path}' line {lineno} holds a NUL character: it is not "
+                                    "a text file", fix="give a text file of one word per line")
+        if word:
+            words.append(word)
+    if not words:
+        raise EmptyInputError(f"stop-word file '{path}' holds no word", fix="give one word per line")
+    return list(dict.fromkeys(words))
+
+
 def _line_ids(ids_path: PathLike | None, n_docs: int, path: Path, encoding: str | None) -> list[str]:
     """Ids for a one-document-per-line file: from ``ids_path``, else 1-based line numbers."""
     if ids_path is None:
@@ -327,7 +381,8 @@ def read_token_lines(
     Returns
     -------
     Corpus
-        The documents, with ``metadata["source"]`` set to the path.
+        The documents, with ``metadata["source"]`` set to the path and, for raw text,
+        :attr:`Corpus.preprocessing` to the recipe (None for pre-tokenised lines).
 
     Raises
     ------
@@ -400,6 +455,26 @@ def read_raw(
     return RawDocuments(texts, _line_ids(ids_path, len(texts), p, encoding))
 
 
+def is_token_file(path: PathLike) -> bool:
+    """Whether :func:`read_corpus` without a preprocessor takes ``path`` as pre-tokenised lines.
+
+    A plain file (not ``*.jsonl`` / ``*.ndjson``) is one document of whitespace-separated tokens
+    per line; a folder or a JSON Lines file is raw text.
+
+    Parameters
+    ----------
+    path : path-like
+        The corpus path.
+
+    Returns
+    -------
+    bool
+        True for a plain file.
+    """
+    p = Path(path).expanduser()
+    return p.is_file() and not p.name.lower().endswith(JSONL_SUFFIXES)
+
+
 def read_corpus(
     path: PathLike,
     preprocessor: Preprocessor | None = None,
@@ -445,7 +520,8 @@ def read_corpus(
     Returns
     -------
     Corpus
-        The documents, with ``metadata["source"]`` set to the path.
+        The documents, with ``metadata["source"]`` set to the path and, for raw text,
+        :attr:`Corpus.preprocessing` to the recipe (None for pre-tokenised lines).
 
     Raises
     ------
@@ -457,7 +533,7 @@ def read_corpus(
         If a file is malformed.
     """
     p = _existing(path, "corpus path")
-    if p.is_file() and not p.name.lower().endswith(JSONL_SUFFIXES) and preprocessor is None:
+    if is_token_file(p) and preprocessor is None:
         return read_token_lines(p, ids_path, vocabulary, encoding)
     raw = read_raw(
         p, glob=glob, text_field=text_field, id_field=id_field, label_field=label_field,

@@ -18,7 +18,12 @@ from __future__ import annotations
 import sys
 
 from tealeaves._cli_args import add_examples, add_output, add_param
-from tealeaves._cli_options import add_line_files
+from tealeaves._cli_options import (
+    add_line_files,
+    add_preprocessing,
+    check_preprocessing_applies,
+    preprocessor_from_args,
+)
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.validation import name_arg, path_arg
 
@@ -26,7 +31,8 @@ _ALIGNED = ("tealeaves.index.aligned:build_aligned_index", "tealeaves.index.dask
 
 #: The public functions each sub-command calls (its options are their parameters: docs/naming.md).
 API = {
-    "index build": ("tealeaves.index.streaming:build_streaming", "tealeaves.index.dask:dask_client"),
+    "index build": ("tealeaves.index.streaming:build_streaming", "tealeaves.index.dask:dask_client",
+                    "tealeaves.corpus.preprocess:Preprocessor"),
     "index info": ("tealeaves.index.reference:ReferenceIndex.load",),
     "index build-aligned": _ALIGNED,
     "build-aligned-reference": _ALIGNED,
@@ -70,6 +76,7 @@ def register(subparsers) -> None:
                        help="encoding of text inputs (token lines, JSON Lines, folders; default UTF-8)")
     add_scale_options(build)
     add_format_option(build)
+    add_preprocessing(build)
     add_examples(build, ("index a folder of texts as a coherence reference",
                          "tealeaves index build corpus/ -o reference.tlx"),
                         ("a Wikipedia dump on 4 processes, 2 GB each, named in signatures",
@@ -187,14 +194,21 @@ def build_executor(args, memory: int, progress):
 
 
 def _build(args) -> int:
-    from tealeaves.index.streaming import BuildProgress, build_streaming
+    from pathlib import Path
 
+    from tealeaves.index.streaming import BuildProgress, build_streaming
+    from tealeaves.ingest.sources import detect_kind, is_pretokenised
+
+    preprocessor = preprocessor_from_args(args)
+    first = args.inputs[0]
+    if Path(first).exists():  # (a missing input is refused by the build, naming it)
+        check_preprocessing_applies(args, not is_pretokenised(detect_kind(first)), f"input '{first}'")
     memory = memory_budget(args)
     progress = BuildProgress(len(args.inputs))
     with build_executor(args, memory, progress) as executor:
         index, stats = build_streaming(args.inputs, args.output, name=args.name, memory=memory,
                                        text_field=args.text_field, executor=executor, progress=progress,
-                                       encoding=args.encoding)
+                                       encoding=args.encoding, preprocessor=preprocessor)
     progress.finish()
     report_skipped(stats)
     _print_info(index, args.format)

@@ -123,8 +123,12 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
     n_words = len(words)
     if n_words == 0:
         n_docs = sum(heads[k]["n_present"] for k, _ in real)
-        raise EmptyInputError(f"the reference corpus's {n_docs} documents hold no token",
-                              fix="check the inputs and the text field")
+        raw = "token_pattern" in (header.get("tokenization") or {})  # a recipe: raw text was tokenised
+        raise EmptyInputError(f"the reference corpus's {n_docs} documents hold no token"
+                              + (" (the token pattern matches nothing in them, or every match is a stop "
+                                 "word or too short)" if raw else ""),
+                              fix="check the inputs and the text field"
+                                  + (", the token pattern, the stop words and min_length" if raw else ""))
     df = np.zeros(n_words, dtype=np.int64)
     tf = np.zeros(n_words, dtype=np.int64)
     for k, p in real:

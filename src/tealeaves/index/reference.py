@@ -446,7 +446,7 @@ def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | 
     """Why the index's tokenisation differs from a model's ``metadata_["preprocessing"]``, or ``None``.
 
     Compares the settings that decide what a token is (``token_pattern``,
-    ``lowercase``, ``stop_words``, ``tokenizer``; vocabulary pruning is the
+    ``lowercase``, ``stop_words``, ``tokenizer``, ``min_length``; vocabulary pruning is the
     model's own business).  ``None`` when they agree or when either side
     records no recipe (e.g. a pre-tokenised reference): nothing to compare.
 
@@ -465,15 +465,16 @@ def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | 
     ref = index.tokenization
     if not model_preprocessing or not isinstance(model_preprocessing, Mapping) or "token_pattern" not in ref:
         return None
-    keys = ("token_pattern", "lowercase", "stop_words", "tokenizer")
-    diff = [k for k in keys if model_preprocessing.get(k) != ref.get(k)]
+    defaults = {"min_length": 1}  # recorded only when not its default (Preprocessor.get_params)
+    keys = ("token_pattern", "lowercase", "stop_words", "tokenizer", "min_length")
+    diff = [k for k in keys if model_preprocessing.get(k, defaults.get(k)) != ref.get(k, defaults.get(k))]
     if not diff:
         return None
     def shown(value: object) -> str:  # a known pattern by name
         return pattern_name(value) or repr(value)
 
-    parts = "; ".join(f"{k}: model {shown(model_preprocessing.get(k))}, reference {shown(ref.get(k))}"
-                      for k in diff)
+    parts = "; ".join(f"{k}: model {shown(model_preprocessing.get(k, defaults.get(k)))}, "
+                      f"reference {shown(ref.get(k, defaults.get(k)))}" for k in diff)
     return (f"the model was trained with another tokenisation than reference '{index.name}' ({parts}): its "
             "topic words may be missing from the reference or counted differently")
 

@@ -753,4 +753,5 @@ def _concatenate(first: Corpus, second: Corpus) -> Corpus:
     pieces = [np.concatenate([first.document(d), second.document(d)]) for d in range(len(first))]
     lengths = first.lengths + second.lengths
     tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
-    return Corpus(first.vocabulary, tokens, np.concatenate([[0], np.cumsum(lengths)]), list(first.ids))
+    return Corpus(first.vocabulary, tokens, np.concatenate([[0], np.cumsum(lengths)]), list(first.ids),
+                  metadata=dict(first.metadata))

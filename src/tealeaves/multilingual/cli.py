@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._output import add_format_option, format_table
+from tealeaves.corpus.params import MAX_DF, MIN_DF
 from tealeaves.errors import ParameterError
 from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
 from tealeaves.models._pltm_params import N_TOP as PLTM_N_TOP
@@ -22,7 +23,14 @@ from tealeaves.multilingual._estimator_params import ESTIMATOR_PARAMS
 from tealeaves.multilingual.measures import ZERO
 from tealeaves.multilingual.names import REFERENCES
 from tealeaves.multilingual.topics import N_TOP
-from tealeaves.validation import float_arg, int_arg, path_arg
+from tealeaves.validation import path_arg
+
+#: ``pltm fit``'s document-frequency bounds: the shared declarations (:mod:`tealeaves.corpus.params`)
+#: narrowed to what the command has always taken, a share for ``--max-df`` and a count for ``--min-df``
+#: (so ``--max-df 1`` stays all the documents, not one).
+PLTM_MAX_DF = MAX_DF.replace(kind="float", min_value=0, max_value=1, include_min=False,
+                             help="drop words in more than this share of a language's documents")
+PLTM_MIN_DF = MIN_DF.replace(kind="int", min_value=1, help="drop words in fewer documents")
 
 _ALIGNED = ("tealeaves.ingest.aligned:read_aligned_input",)
 _TOPICS = ("tealeaves.multilingual.topics:read_multilingual_topics",
@@ -139,10 +147,8 @@ def _register_pltm(subparsers) -> None:
     add_param(fit, pltm["link_fraction"], default=1.0)
     add_param(fit, pltm["alpha"], default=0.1)
     add_param(fit, pltm["beta"], default=0.01)
-    fit.add_argument("--max-df", type=float_arg(0, 1, "--max-df", include_min=False), default=0.3,
-                     help="drop words in more than this share of a language's documents (default 0.3)")
-    fit.add_argument("--min-df", type=int_arg(1, None, "--min-df"), default=1,
-                     help="drop words in fewer documents (default 1)")
+    add_param(fit, PLTM_MAX_DF, default=0.3)
+    add_param(fit, PLTM_MIN_DF, default=1)
     add_param(fit, pltm["random_state"], default=0, metavar="SEED")
     add_param(fit, pltm["n_jobs"], default=1)
     add_output(fit, required=True, type=path_arg("-o"), help="model folder to write")

@@ -2,8 +2,10 @@
 
 CORPUS and ``--test`` are read by :func:`tealeaves.corpus.readers.read_corpus`: a plain file is
 one document per line, tokens separated by whitespace; a folder or a JSON Lines file is raw text,
-tokenised by a default :class:`~tealeaves.corpus.Preprocessor`.  ``--test`` is encoded over the
-training corpus's vocabulary (other words are dropped and counted).
+tokenised by the :class:`~tealeaves.corpus.Preprocessor` of the preprocessing options
+(``tealeaves._cli_options.add_preprocessing``; their defaults are the Preprocessor's), fitted on CORPUS
+(before the split, without ``--test``).  ``--test`` is encoded over the training corpus's vocabulary,
+raw text with the same fitted recipe (other words are dropped and counted).
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import argparse
 
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
+from tealeaves._cli_options import add_preprocessing, read_preprocessed
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves.sweep.params import LEVEL, N_BOOT, N_COMPONENTS, N_JOBS, N_TOP, SEEDS, TEST_FRACTION
 from tealeaves.validation import int_arg, seed_arg
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
-    "sweep": ("tealeaves.sweep.core:sweep",),
+    "sweep": ("tealeaves.sweep.core:sweep", "tealeaves.corpus.preprocess:Preprocessor"),
     "compare": ("tealeaves.sweep.compare:compare_models",),
     "report": ("tealeaves.report.html:write_report", "tealeaves.report.html:choose"),
 }
@@ -55,6 +58,7 @@ def register(subparsers) -> None:
     add_param(p, N_JOBS, default=1)
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     add_format_option(p)
+    add_preprocessing(p)
     add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
                      "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
                     ("Gibbs LDA on 2 processes, with given test documents and two coherence measures",
@@ -110,10 +114,12 @@ def _settings(text: str | None) -> dict | None:
     return value
 
 
-def _read(path: str, vocabulary=None):
-    from tealeaves.corpus.readers import read_corpus
+def _fitted(train):
+    """The training corpus's recipe fitted to its vocabulary (raw test text is encoded over it), or None."""
+    from tealeaves.corpus.preprocess import Preprocessor
 
-    return read_corpus(path, vocabulary=vocabulary)
+    recipe = train.preprocessing
+    return Preprocessor.from_params(recipe, train.vocabulary) if recipe is not None else None
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -127,8 +133,9 @@ def _sweep(args: argparse.Namespace) -> int:
     if not measures:
         raise ParameterError("--measures lists no measure", fix="e.g. --measures npmi,umass")
     check_output_path(args.output + ".probe", "-o results store")
-    corpus = _read(args.corpus)
-    test = _read(args.test, corpus.vocabulary) if args.test is not None else None
+    corpus = read_preprocessed(args, args.corpus)  # raw text: the preprocessing options, fitted here
+    test = (read_preprocessed(args, args.test, _fitted(corpus), corpus.vocabulary)
+            if args.test is not None else None)
     done = sweep(corpus, args.n_components, args.seeds, args.engine, args.output, test=test,
                  test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
                  split_seed=args.split_seed, reference=args.reference, measures=measures, n_top=args.n_top,

@@ -24,7 +24,7 @@ from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.sweep.engines import Engine, check_available, get_engine
-from tealeaves.sweep.measures import SweepData, corpus_hash, score_model
+from tealeaves.sweep.measures import SweepData, corpus_hash, reference_mismatch, score_model
 from tealeaves.sweep.params import N_JOBS, N_TOP, SEEDS, check_n_components
 from tealeaves.sweep.progress import SweepProgress
 from tealeaves.sweep.store import finished, model_name, open_store, write_model
@@ -248,7 +248,8 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     _check_corpus(corpus, n_components)
     data = SweepData(corpus, test, _reference(reference, corpus), measures, n_top, split["split_seed"])
     description = _description(data, "test_fraction" not in split, split)
-    conn = open_store(output, description, list(corpus.vocabulary))
+    description.update(reference_mismatch(data.reference, corpus))  # {} or the warning, also printed
+    conn = open_store(output, description, list(corpus.vocabulary), getattr(corpus, "preprocessing", None))
     try:
         return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
                            output)

@@ -124,6 +124,38 @@ def corpus_hash(corpus: Corpus) -> str:
     return h.hexdigest()[:16]
 
 
+def reference_mismatch(reference, train: Corpus) -> dict:
+    """``{"reference_mismatch": why}`` when the reference was tokenised otherwise than ``train``, else ``{}``.
+
+    The check of :func:`tealeaves.index.reference.tokenization_mismatch` (token pattern,
+    lowercasing, stop words, tokenizer, minimum length) between the coherence reference's
+    recorded tokenisation and the training corpus's recipe (:attr:`Corpus.preprocessing`);
+    a mismatch is also warned (``UserWarning``; the command line prints it as
+    ``tealeaves: warning: ...``).  Nothing is compared when either side records no recipe.
+
+    Parameters
+    ----------
+    reference : ReferenceIndex
+        The coherence reference.
+    train : Corpus
+        The training corpus.
+
+    Returns
+    -------
+    dict
+        The entry for the sweep's description (empty when they agree).
+    """
+    import warnings
+
+    from tealeaves.index.reference import tokenization_mismatch
+
+    why = tokenization_mismatch(reference, getattr(train, "preprocessing", None))
+    if why is None:
+        return {}
+    warnings.warn(why, UserWarning, stacklevel=3)
+    return {"reference_mismatch": why}
+
+
 def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 

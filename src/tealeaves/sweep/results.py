@@ -52,6 +52,9 @@ class SweepResults:
         Internal: per model, the stored topic-word rows (:meth:`topic_model`).
     signatures : dict, optional
         Per model: the signature of each measure (``completion`` and every coherence measure).
+    preprocessing : dict or None, optional
+        The training corpus's recipe (``Preprocessor.get_params()``), or None when unknown
+        (pre-tokenised input, or a store written before it was recorded).
     """
 
     path: str
@@ -66,6 +69,7 @@ class SweepResults:
     _topic_word: dict = field(repr=False, default_factory=dict)
     #: per model: the signature of each measure (``completion`` and every coherence measure)
     signatures: dict = field(repr=False, default_factory=dict)
+    preprocessing: dict | None = None
 
     def model(self, name: str) -> pd.Series:
         """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise).
@@ -170,6 +174,7 @@ def load_results(path: str | os.PathLike) -> SweepResults:
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         sweep, vocabulary = json.loads(meta["sweep"]), json.loads(meta["vocabulary"])
+        preprocessing = json.loads(meta.get("preprocessing", "null"))
         model_rows = conn.execute(
             "SELECT name, engine, k, seed, settings, signature, description, fit_seconds, score_seconds, "
             "vocabulary_hash, split_hash, measures, doc_loglik, doc_words, topic_word FROM models "
@@ -198,4 +203,4 @@ def load_results(path: str | os.PathLike) -> SweepResults:
         pairs[(model, topic)] = json.loads(pair)
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
     return SweepResults(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
-                   vocabulary, phi, signatures)
+                   vocabulary, phi, signatures, preprocessing)

@@ -6,6 +6,9 @@ sweep writes):
 * ``meta(key, value)``: ``schema_version``, ``tealeaves_version`` and ``sweep`` (the
   JSON of what every model of the store shares: corpus and test fingerprints, split,
   measures, reference) -- a store is refused for a sweep that shares other data;
+  ``vocabulary`` (JSON list) and ``preprocessing`` (JSON: the training corpus's recipe,
+  ``Preprocessor.get_params()``, or ``null`` when unknown, e.g. pre-tokenised input;
+  absent from stores written before it was recorded);
 * ``models``: one row per finished model: ``name`` (``<engine>-K<k>-s<seed>``), ``k``,
   ``seed``, ``engine``, ``settings`` (JSON), ``signature`` (of its completion
   perplexity), ``description``, ``fit_seconds``, ``score_seconds``, ``measures``
@@ -87,8 +90,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def open_store(path: str | os.PathLike, sweep: dict, vocabulary: list[str] | None = None
-               ) -> sqlite3.Connection:
+def open_store(path: str | os.PathLike, sweep: dict, vocabulary: list[str] | None = None,
+               preprocessing: dict | None = None) -> sqlite3.Connection:
     """Open (creating if needed) the store at ``path`` for a sweep described by ``sweep`` (JSON-able).
 
     An existing store must have ``SCHEMA_VERSION`` and the same ``sweep`` description,
@@ -102,6 +105,8 @@ def open_store(path: str | os.PathLike, sweep: dict, vocabulary: list[str] | Non
         The sweep's description.
     vocabulary : list of str, optional
         The sweep's vocabulary, recorded in a new store.
+    preprocessing : dict, optional
+        The training corpus's recipe (``Corpus.preprocessing``), recorded in a new store.
 
     Returns
     -------
@@ -136,7 +141,8 @@ def open_store(path: str | os.PathLike, sweep: dict, vocabulary: list[str] | Non
                 conn.executemany("INSERT INTO meta VALUES (?, ?)", [
                     ("schema_version", str(SCHEMA_VERSION)), ("tealeaves_version", _version()),
                     ("sweep", description), ("vocabulary", json.dumps(list(vocabulary or []),
-                                                                      ensure_ascii=False))])
+                                                                      ensure_ascii=False)),
+                    ("preprocessing", json.dumps(preprocessing, ensure_ascii=False))])
         elif existing.get("sweep") != description:
             raise IncompatibleStoreError(
                 f"results store '{path}' holds a sweep over other data or settings "
