@@ -25,7 +25,7 @@ from tealeaves.report import hooks
 LEVEL = 0.95
 
 #: Figure ids of the HTML report that the sentences link to.
-FIGURES = {"heldout": "fig-perplexity-vs-k", "library": "fig-library-vs-k", "coherence": "fig-measures-vs-k",
+FIGURES = {"heldout": "fig-perplexity-vs-k", "library": "fig-perplexity-vs-k", "coherence": "fig-measures-vs-k",
            "stability": "fig-stability-vs-k", "junk": "topics", "disagreement": "fig-measures-vs-k",
            "purpose": "explorer", "unavailable": "settings"}
 
