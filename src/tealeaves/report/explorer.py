@@ -141,7 +141,7 @@ def relevance(topic_word, p_word, topic: int, lam: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         logp = np.log(row)
         lift = logp - np.log(np.asarray(p_word, dtype=float))
-    out = lam * logp + (1.0 - lam) * lift
+        out = lam * logp + (1.0 - lam) * lift
     return np.where(row > 0, out, -np.inf)
 
 

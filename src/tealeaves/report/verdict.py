@@ -121,8 +121,9 @@ def _cite(stats: dict, digits: int) -> str:
     return text
 
 
-def _digits(column: str) -> int:
-    return 0 if "perplexity" in column else 3
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _table(results, column: str, level: float) -> pd.DataFrame:
@@ -217,7 +218,7 @@ def _coherence(ks: pd.DataFrame, measure: str, level: float, label=_k_label) -> 
         close = [label(r) for r in table.to_dict(orient="records")
                  if r["config"] != peak["config"] and r["high"] is not None and r["high"] >= peak["low"]]
         if close:
-            text += (f" The peak's interval overlaps that of {', '.join(close)}, so the runs do not separate "
+            text += (f" The peak's interval overlaps that of {_and(close)}, so the runs do not separate "
                      "them.")
         else:
             text += " No other interval reaches the peak's."
