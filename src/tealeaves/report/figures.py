@@ -137,6 +137,15 @@ def _label_baselines(ax, results) -> None:
                     ha="right", va="bottom")
 
 
+def _log_ticks(ax) -> None:
+    """Readable labels on a log axis: 1,000, 2,000, 5,000 ... rather than powers of ten only."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def perplexity_vs_k(results):
     """Held-out perplexity against K on a log axis: completion, the labelled baselines, the library's bound.
 
@@ -168,10 +177,12 @@ def perplexity_vs_k(results):
             _spread(axes[-1], rows, "library_perplexity", f"{engine}: the library's own perplexity (bound)")
     _label_baselines(ax, results)
     ax.set_yscale("log")
+    _log_ticks(ax)
     ax.set(xlabel="number of topics K", ylabel="perplexity (log scale; lower is better)",
            title="held-out perplexity against K")
     if apart:
         axes[1].set_yscale("log")
+        _log_ticks(axes[1])
         axes[1].set(xlabel="number of topics K", ylabel="library perplexity (log scale)",
                     title="the library's own bound (another scale)")
     for a in axes:

@@ -108,7 +108,7 @@
     var pairs = view.topics[state.topic].pairs, svg = document.getElementById("explorer-heatmap");
     clear(svg);
     var words = pairs.words || [], n = words.length, cell = 26, left = 110, top = 110, lim = 1;
-    svg.setAttribute("viewBox", "0 0 " + (left + n * cell + 10) + " " + (top + n * cell + 30));
+    svg.setAttribute("viewBox", "0 0 " + (left + n * cell + 10) + " " + (top + n * cell + 46));
     if (!n) { svg.appendChild(el("text", {x: 10, y: 20, "font-size": 12}, "no word pairs stored for this topic")); return; }
     pairs.values.forEach(function (r) { r.forEach(function (v) { if (v !== null) { lim = Math.max(lim, Math.abs(v)); } }); });
     words.forEach(function (w, i) {
@@ -122,8 +122,10 @@
         svg.appendChild(rect);
       });
     });
-    svg.appendChild(el("text", {x: left, y: top + n * cell + 20, "font-size": 11, fill: "#555"},
-      (pairs.measure || "") + " of word pairs: red positive, blue negative, scale -" + lim.toFixed(1) + " to " + lim.toFixed(1)));
+    svg.appendChild(el("text", {x: 4, y: top + n * cell + 18, "font-size": 11, fill: "#555"},
+      (pairs.measure || "") + " of word pairs: red positive, blue negative,"));
+    svg.appendChild(el("text", {x: 4, y: top + n * cell + 34, "font-size": 11, fill: "#555"},
+      "scale -" + lim.toFixed(1) + " to " + lim.toFixed(1) + "; hover a cell for its value"));
   }
 
   function drawScores(view) {
