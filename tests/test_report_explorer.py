@@ -8,8 +8,15 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 
 from tealeaves.models.base import FixedTopicModel
-from tealeaves.report.explorer import (LAMBDAS, classical_mds, js_distances, relevance, relevance_candidates,
-                                       relevance_ranking, word_marginal)
+from tealeaves.report.explorer import (
+    LAMBDAS,
+    classical_mds,
+    js_distances,
+    relevance,
+    relevance_candidates,
+    relevance_ranking,
+    word_marginal,
+)
 
 
 def _phi(k=6, v=40, seed=0):
@@ -38,7 +45,7 @@ def test_explorer_classical_mds_recovers_planar_distances():
 
 
 def test_explorer_classical_mds_is_the_top_eigenvectors_of_the_centred_gram_matrix():
-    # an independent recomputation by power iteration-free formula: -1/2 of the double-centred squared distances
+    # independent: for Euclidean distances the principal coordinates are the PCA scores
     rng = np.random.default_rng(2)
     points = rng.normal(size=(6, 4))
     d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))

@@ -53,12 +53,14 @@ def test_verdict_interval_is_the_student_t_interval():
 
 
 def test_verdict_on_a_sweep_whose_coherence_peaks_at_20(no_stability):
-    results = _made([1600, 1400, 1250, 1150, 1100], [2100, 2300, 2500, 2900, 4300], [0.10, 0.15, 0.22, 0.18, 0.12])
+    results = _made([1600, 1400, 1250, 1150, 1100], [2100, 2300, 2500, 2900, 4300],
+                    [0.10, 0.15, 0.22, 0.18, 0.12])
     v = verdict(results)
     (held,) = _sentences(v, "heldout")
     assert "improves (falls) at every K tried" in held.text and "the largest K, 80, is best" in held.text
-    mean5 = np.mean([1600 * (1 + d) for d in (-0.01, 0, 0.01)])
-    low5, high5 = stats.t.interval(0.95, 2, loc=mean5, scale=stats.sem([1600 * (1 + d) for d in (-0.01, 0, 0.01)]))
+    runs5 = [1600 * (1 + d) for d in (-0.01, 0, 0.01)]
+    mean5 = np.mean(runs5)
+    low5, high5 = stats.t.interval(0.95, 2, loc=mean5, scale=stats.sem(runs5))
     assert f"K=5: {mean5:,.0f} [{low5:,.0f}, {high5:,.0f}]" in held.text
     assert held.numbers["sklearn-K5"]["mean"] == pytest.approx(mean5)
     assert "5 of 5 beat the unigram baseline (2,200)" in held.text
@@ -75,8 +77,8 @@ def test_verdict_on_a_sweep_whose_coherence_peaks_at_20(no_stability):
 
 
 def test_verdict_says_where_coherence_rises_and_when_measures_agree(no_stability):
-    results = _made([1600, 1400, 1250, 1150, 1100], [4300, 2900, 2500, 2300, 2100], [0.10, 0.12, 0.14, 0.16, 0.18],
-                    jitter=0.002)
+    results = _made([1600, 1400, 1250, 1150, 1100], [4300, 2900, 2500, 2300, 2100],
+                    [0.10, 0.12, 0.14, 0.16, 0.18], jitter=0.002)
     v = verdict(results)
     (coh,) = _sentences(v, "coherence")
     assert "peaks at K=80" in coh.text and "at the largest K tried" in coh.text
@@ -89,7 +91,8 @@ def test_verdict_says_where_coherence_rises_and_when_measures_agree(no_stability
 
 
 def test_verdict_overlapping_intervals_are_reported(no_stability):
-    results = _made([1600, 1400, 1250, 1150, 1100], [1, 1, 1, 1, 1], [0.10, 0.20, 0.205, 0.15, 0.12], jitter=0.01)
+    results = _made([1600, 1400, 1250, 1150, 1100], [1, 1, 1, 1, 1], [0.10, 0.20, 0.205, 0.15, 0.12],
+                    jitter=0.01)
     (coh,) = _sentences(verdict(results), "coherence")
     assert "peaks at K=20" in coh.text and "overlaps that of K=10, so the runs" in coh.text
 
@@ -108,7 +111,8 @@ def test_verdict_stability_sentence_cites_the_stability_table(monkeypatch):
     monkeypatch.setattr(hooks, "FLAGS", None)
     results = _made([1600, 1400, 1250, 1150, 1100], [1, 1, 1, 1, 1], [0.1, 0.2, 0.3, 0.2, 0.1])
     (stab,) = _sentences(verdict(results), "stability")
-    assert "most for K=5 and least for K=80" in stab.text and "K=20: 0.70 (pairs 0.65-0.75, 3 runs)" in stab.text
+    assert "most for K=5 and least for K=80" in stab.text
+    assert "K=20: 0.70 (pairs 0.65-0.75, 3 runs)" in stab.text
 
 
 def test_verdict_which_model_ranks_configurations_of_several_engines(no_stability):
@@ -139,7 +143,8 @@ def test_verdict_on_a_real_store_cites_the_stored_means(store):
     for k, rows in results.models.groupby("k"):
         expected = interval(rows["completion_perplexity"].tolist())
         assert held.numbers[f"sklearn-K{k}"]["mean"] == pytest.approx(rows["completion_perplexity"].mean())
-        assert f"K={k}: {expected['mean']:,.0f} [{expected['low']:,.0f}, {expected['high']:,.0f}]" in held.text
+        cited = f"K={k}: {expected['mean']:,.0f} [{expected['low']:,.0f}, {expected['high']:,.0f}]"
+        assert cited in held.text
         assert coh.numbers[f"sklearn-K{k}"]["mean"] == pytest.approx(rows["npmi"].mean())
     peak = int(results.models.groupby("k")["npmi"].mean().idxmax())
     assert re.search(rf"peaks at K={peak}, ", coh.text)
@@ -149,3 +154,24 @@ def test_verdict_on_a_real_store_cites_the_stored_means(store):
         flagged = sum(1 for (m, _t) in flags if m.startswith(f"sklearn-K{k}-"))
         assert junk.numbers[f"sklearn-K{k}"]["flagged"] == flagged
         assert f"K={k}: {flagged / 3:.1f} of {k} per run ({flagged / (3 * k):.0%})" in junk.text
+
+
+def test_recurrence_flags_follow_the_rule_on_a_real_store(store):
+    from tealeaves.comparison import topic_stability
+
+    results = load_results(store)
+    flags = hooks.recurrence_flags(results)
+    expected = set()
+    for k in (2, 3, 5):
+        names = [f"sklearn-K{k}-s{s}" for s in range(3)]
+        topics = topic_stability([results.topic_model(n) for n in names], "js").topics
+        q1, q3 = np.percentile(topics["mean_similarity"], [25, 75])
+        low = topics[(topics["recurrence"] < 0.5) & (topics["mean_similarity"] < q1 - 1.5 * (q3 - q1))]
+        expected |= {(names[r], t) for r, t in zip(low["run"], low["topic"])}
+    assert set(flags) == expected
+    for details in flags.values():
+        assert [d["flag"] for d in details] == ["low-recurrence"]
+        assert "of the 2 other runs" in details[0]["explanation"]
+        assert "lower fence" in details[0]["explanation"]
+    # every flag the report shows, stored or not, carries an explanation
+    assert all(d["explanation"] for ds in hooks.topic_flag_details(results).values() for d in ds)

@@ -1,4 +1,4 @@
-"""The report page's inline CSS and JavaScript (``static/report.css`` and ``static/report.js``; no library)."""
+"""The report page's inline CSS and JavaScript (``static/report.css``, ``static/report.js``; no library)."""
 
 from __future__ import annotations
 

@@ -114,7 +114,8 @@ def word_marginal(topic_word, prevalence=None) -> np.ndarray:
         ``p(w)``, length ``V``.
     """
     phi = np.asarray(topic_word, dtype=float)
-    weights = np.full(phi.shape[0], 1.0 / phi.shape[0]) if prevalence is None else np.asarray(prevalence, float)
+    k = phi.shape[0]
+    weights = np.full(k, 1.0 / k) if prevalence is None else np.asarray(prevalence, float)
     return weights @ phi
 
 
@@ -293,7 +294,8 @@ def pair_view(results, name_a: str, name_b: str, measure: str | None, n_boot: in
     from tealeaves.sweep.compare import compare_models
 
     matching = match_topics(results.topic_model(name_a), results.topic_model(name_b), "js")
-    pairs = [{"topic_a": int(r["topic_a"]), "topic_b": int(r["topic_b"]), "similarity": float(r["similarity"]),
+    pairs = [{"topic_a": int(r["topic_a"]), "topic_b": int(r["topic_b"]),
+              "similarity": float(r["similarity"]),
               "words_a": str(r["words_a"]), "words_b": str(r["words_b"])}
              for r in matching.pairs.to_dict(orient="records")]
     try:

@@ -20,6 +20,7 @@ from tealeaves._params import renamed_parameters
 from tealeaves.errors import ParameterError
 from tealeaves.report import figures, hooks
 
+
 @dataclass
 class Choice:
     """The model of the per-topic bars and the topic of the heatmap.
@@ -122,7 +123,8 @@ def flag_summary(results) -> dict:
                          if isinstance(s, dict) and s.get("signature")})
     return {"rows": rows, "rules": {
         "stored": "flags computed per model when it was scored (tealeaves.comparison.flags: low-coherence, "
-                  "mixed, background, few-documents)" + (f"; settings {', '.join(signatures)}" if signatures else ""),
+                  "mixed, background, few-documents)"
+                  + (f"; settings {', '.join(signatures)}" if signatures else ""),
         "low-recurrence": hooks.recurrence_rule()}}
 
 
@@ -194,7 +196,7 @@ def figure_set(results, choice: Choice, inline: bool = False) -> dict:
 
 
 def _stability(results):
-    """The stability table of :data:`hooks.STABILITY` (``None`` when unset or no configuration has two runs)."""
+    """The table of :data:`hooks.STABILITY` (``None`` when unset or no configuration has two runs)."""
     return hooks.STABILITY(results) if hooks.STABILITY is not None else None
 
 
@@ -271,15 +273,16 @@ def _verdict_html(data: dict) -> str:
                         f'<a href="#{html.escape(s["figure"])}">(see {html.escape(s["figure"])})</a></li>'
                         for s in sentences)
         parts.append(f"<h3>{html.escape(question)}</h3><ol class=\"verdict\">{items}</ol>")
-    parts.append(f'<p class="note">Intervals: {data["level"]:.0%} Student t intervals of the mean over the runs '
-                 "of each configuration (random starts); stability ranges are the lowest and highest run pair. "
+    parts.append(f'<p class="note">Intervals: {data["level"]:.0%} Student t intervals of the mean over the '
+                 "runs of each configuration (random starts); stability ranges are the lowest and highest "
+                 "run pair. "
                  "No measure settles the choice on its own.</p></section>")
     return "".join(parts)
 
 
 def _options(names, selected) -> str:
-    return "".join(f'<option value="{html.escape(n)}"{" selected" if n == selected else ""}>{html.escape(n)}</option>'
-                   for n in names)
+    return "".join(f'<option value="{html.escape(n)}"{" selected" if n == selected else ""}>'
+                   f"{html.escape(n)}</option>" for n in names)
 
 
 def _explorer_html(explorer: dict, choice: Choice) -> str:
@@ -301,11 +304,12 @@ def _explorer_html(explorer: dict, choice: Choice) -> str:
         '<input type="range" id="relevance-lambda" min="0" max="1" step="0.01" value="0.6">'
         '<output id="relevance-value" for="relevance-lambda">0.60</output></div>'
         '<div class="panes"><figure class="plot"><svg id="explorer-map" class="chart" viewBox="0 0 420 420" '
-        'role="group" aria-label="intertopic distance map"></svg><figcaption class="note">Intertopic distance '
-        'map (click or Tab to a topic, Enter selects).</figcaption></figure>'
+        'role="group" aria-label="intertopic distance map"></svg><figcaption class="note">'
+        "Intertopic distance map (click or Tab to a topic, Enter selects).</figcaption></figure>"
         '<figure class="plot"><svg id="explorer-words" class="chart" viewBox="0 0 420 260" role="img" '
         'aria-label="most relevant words"></svg><ol id="relevance-words" class="note"></ol></figure></div>'
-        '<div class="panes"><figure class="plot"><svg id="explorer-heatmap" class="chart" viewBox="0 0 400 400" '
+        '<div class="panes"><figure class="plot">'
+        '<svg id="explorer-heatmap" class="chart" viewBox="0 0 400 400" '
         'role="img" aria-label="word-pair heatmap"></svg></figure><div id="explorer-scores"></div></div>'
         "</section>")
 
@@ -319,23 +323,27 @@ def _pairs_html(explorer: dict) -> str:
         '<p class="note">Topics matched one to one (tealeaves.comparison.match_topics, 1 - Jensen-Shannon '
         "distance) and the paired differences of tealeaves compare, from the stored per-document held-out "
         "scores and per-topic coherence.</p>"
-        f'<div class="controls"><label for="pair-a">Model A</label><select id="pair-a">{_options(firsts, firsts[0])}'
-        '</select><label for="pair-b">Model B</label><select id="pair-b"></select></div>'
+        '<div class="controls"><label for="pair-a">Model A</label>'
+        f'<select id="pair-a">{_options(firsts, firsts[0])}</select>'
+        '<label for="pair-b">Model B</label><select id="pair-b"></select></div>'
         '<div id="pair-summary"></div><table id="pair-topics"><thead><tr><th>topic A</th><th>words A</th>'
         "<th>similarity</th><th>topic B</th><th>words B</th></tr></thead><tbody></tbody></table></section>")
 
 
 def _flag_note(summary: dict) -> str:
-    rows = "".join(f"<tr><td>{html.escape(r['config'])}</td><td class=\"num\">{r['k']}</td>"
-                   f"<td class=\"num\">{r['n_runs']}</td><td class=\"num\">{r['flagged']} of {r['topics']}</td>"
-                   f"<td class=\"num\">{r['share']:.0%}</td>"
-                   f"<td>{html.escape(', '.join(f'{k} {v}' for k, v in r['by_flag'].items()) or 'none')}</td></tr>"
-                   for r in summary["rows"])
-    rules = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in summary["rules"].items())
+    def row(r):
+        by_flag = ", ".join(f"{k} {v}" for k, v in r["by_flag"].items()) or "none"
+        return (f"<tr><td>{html.escape(r['config'])}</td><td class=\"num\">{r['k']}</td>"
+                f"<td class=\"num\">{r['n_runs']}</td><td class=\"num\">{r['flagged']} of {r['topics']}</td>"
+                f"<td class=\"num\">{r['share']:.0%}</td><td>{html.escape(by_flag)}</td></tr>")
+
+    rows = "".join(row(r) for r in summary["rows"])
+    rules = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
+                    for k, v in summary["rules"].items())
     return ('<section id="flag-note"><h3>Share of topics flagged</h3><table id="flag-shares"><thead><tr>'
-            "<th>configuration</th><th>K</th><th>runs</th><th>flagged topics</th><th>share</th><th>by flag</th>"
-            f"</tr></thead><tbody>{rows}</tbody></table><p class=\"note\">The rules:</p><ul class=\"note\">{rules}"
-            "</ul></section>")
+            "<th>configuration</th><th>K</th><th>runs</th><th>flagged topics</th><th>share</th>"
+            f"<th>by flag</th></tr></thead><tbody>{rows}</tbody></table><p class=\"note\">The rules:</p>"
+            f"<ul class=\"note\">{rules}</ul></section>")
 
 
 def _json_script(element_id: str, value) -> str:
@@ -384,10 +392,11 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
               _figure(svgs, "measures-vs-k", "Mean over topics of each measure; line: mean over runs, band: "
                       "lowest to highest run, points: each run."),
               "<h2>Held-out perplexity against K</h2>",
-              _figure(svgs, "perplexity-vs-k", "Document-completion perplexity on the held-out halves (log axis; "
-                      "line: mean over runs, band: lowest to highest run) with the uniform and unigram baselines "
-                      "on the same words, and the library's own reported perplexity where the engine has one "
-                      "(scikit-learn's variational bound), in its own panel when it is off the models' scale."),
+              _figure(svgs, "perplexity-vs-k",
+                      "Document-completion perplexity on the held-out halves (log axis; line: mean over "
+                      "runs, band: lowest to highest run) with the uniform and unigram baselines on the same "
+                      "words, and the library's own reported perplexity where the engine has one (scikit-learn's "
+                      "variational bound), in its own panel when it is off the models' scale."),
               "<h2>Stability across runs</h2>"]
     if "stability-vs-k" in svgs:
         parts.append(_figure(svgs, "stability-vs-k", "Mean matched topic similarity (1 - Jensen-Shannon "

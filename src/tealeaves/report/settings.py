@@ -100,7 +100,8 @@ def sources(results) -> list[tuple[str, str]]:
         if not isinstance(source, dict):
             continue
         text = "fitted by this sweep" if source.get("kind") == "sweep" else (
-            f"{source.get('kind', 'unknown')} model" + (f" read from {source['path']}" if source.get("path") else "")
+            f"{source.get('kind', 'unknown')} model"
+            + (f" read from {source['path']}" if source.get("path") else "")
             + (f" ({int(source['bytes']):,} bytes)" if source.get("bytes") is not None else ""))
         out.append((str(name), text))
     return out

@@ -25,8 +25,9 @@ from tealeaves.report import hooks
 LEVEL = 0.95
 
 #: Figure ids of the HTML report that the sentences link to.
-FIGURES = {"heldout": "fig-perplexity-vs-k", "library": "fig-perplexity-vs-k", "coherence": "fig-measures-vs-k",
-           "stability": "fig-stability-vs-k", "junk": "topics", "disagreement": "fig-measures-vs-k",
+FIGURES = {"heldout": "fig-perplexity-vs-k", "library": "fig-perplexity-vs-k",
+           "coherence": "fig-measures-vs-k", "stability": "fig-stability-vs-k", "junk": "topics",
+           "disagreement": "fig-measures-vs-k",
            "purpose": "explorer", "unavailable": "settings"}
 
 
@@ -238,9 +239,9 @@ def _library(ks: pd.DataFrame, heldout: dict, level: float) -> tuple[Sentence | 
         trend, f"is lowest at K={best['k']}")
     way = ("points the other way from document completion" if best["k"] != held["k"]
            else "agrees with document completion on the best K")
-    text = (f"The library's own perplexity (the variational bound that scikit-learn reports, on another scale) "
-            f"{moves}: {_series(table, 0, _k_label)} ({_runs_note(table, level)}); it {way}: read literally it "
-            f"favours K={best['k']}, where held-out prediction favours K={held['k']}.")
+    text = (f"The library's own perplexity (the variational bound that scikit-learn reports, on another "
+            f"scale) {moves}: {_series(table, 0, _k_label)} ({_runs_note(table, level)}); it {way}: read "
+            f"literally it favours K={best['k']}, where held-out prediction favours K={held['k']}.")
     return Sentence("library", text, FIGURES["library"], _numbers(table)), {"the library's bound": best}
 
 
@@ -283,7 +284,8 @@ def junk_counts(results) -> pd.DataFrame:
     for config, group in models.groupby("_config", sort=False):
         topics = int(group["k"].sum())
         flagged = sum(1 for (m, _t) in flags if m in set(group["name"]))
-        rows.append({"config": str(config), "engine": str(group["engine"].iloc[0]), "k": int(group["k"].iloc[0]),
+        rows.append({"config": str(config), "engine": str(group["engine"].iloc[0]),
+                     "k": int(group["k"].iloc[0]),
                      "n_runs": len(group), "topics": topics, "flagged": flagged,
                      "per_run": flagged / len(group), "share": flagged / topics if topics else 0.0})
     return pd.DataFrame(rows).sort_values(["engine", "k", "config"]).reset_index(drop=True)
@@ -317,9 +319,9 @@ def _disagreement(favoured: dict, label) -> list[Sentence]:
                 "measure, so none is the answer on the numbers alone.")
     out = [Sentence("disagreement", text, FIGURES["disagreement"], numbers)]
     out.append(Sentence(
-        "purpose", "Read the topics of the candidates these measures point to in the topic explorer, drop those "
-        "whose topics are flagged or do not recur, and let the purpose decide: browsing a collection calls for "
-        "a few broad topics, a fine-grained analysis for many narrow ones.", FIGURES["purpose"],
+        "purpose", "Read the topics of the candidates these measures point to in the topic explorer, drop "
+        "those whose topics are flagged or do not recur, and let the purpose decide: browsing a collection "
+        "calls for a few broad topics, a fine-grained analysis for many narrow ones.", FIGURES["purpose"],
         {"candidates": sorted(set(numbers.values()))}))
     return out
 
@@ -411,8 +413,8 @@ def verdict(results, measure: str | None = None, level: float = LEVEL) -> Verdic
         if set(configs) == set((models["engine"] + "-K" + models["k"].astype(str)).unique()) \
                 and len(engines) == 1:
             questions["Which model?"] = [Sentence(
-                "purpose", f"Every model comes from one engine ({engines[0]}) and the configurations differ only "
-                "in K, so choosing a model is choosing K (above).", FIGURES["purpose"], {})]
+                "purpose", f"Every model comes from one engine ({engines[0]}) and the configurations differ "
+                "only in K, so choosing a model is choosing K (above).", FIGURES["purpose"], {})]
         else:
             questions["Which model?"] = _answer(results, configs, measure, level, lambda r: str(r["config"]),
                                                 stability, counts)
