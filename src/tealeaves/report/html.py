@@ -396,7 +396,7 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
                       "Document-completion perplexity on the held-out halves (log axis; line: mean over "
                       "runs, band: lowest to highest run) with the uniform and unigram baselines on the same "
                       "words, and the library's own reported perplexity where the engine has one "
-                      "(scikit-learn's variational bound), in its own panel when it is off the models' scale."),
+                      "(scikit-learn's variational bound), in its own panel when off the models' scale."),
               "<h2>Stability across runs</h2>"]
     if "stability-vs-k" in svgs:
         parts.append(_figure(svgs, "stability-vs-k", "Mean matched topic similarity (1 - Jensen-Shannon "
