@@ -89,10 +89,14 @@ def test_report_browser_model_selector_shows_every_model(browser, page, store):
         tab.select_option("#explorer-model", name)
         k = int(results.model(name)["k"])
         assert tab.locator("#explorer-topic option").count() == k
-        assert tab.locator("#explorer-map circle").count() == k
+        assert tab.locator("#explorer-map circle[data-topic]").count() == k
         assert tab.locator("#explorer-scores h3").text_content().startswith(f"{name}, topic ")
     tab.select_option("#explorer-topic", "2")
-    assert tab.locator("#explorer-map circle[fill='#d62728']").get_attribute("data-topic") == "2"
+    assert tab.locator("#explorer-map circle[data-topic][fill='#d62728']").get_attribute("data-topic") == "2"
+    tab.focus("#explorer-map circle[data-topic='1']")  # the map by keyboard: Enter picks the focused topic
+    tab.keyboard.press("Enter")
+    assert tab.locator("#explorer-topic").input_value() == "1"
+    assert tab.evaluate("document.activeElement.dataset.topic") == "1"
     assert problems == []
 
 

@@ -74,9 +74,22 @@
       svg.appendChild(el("text", {x: sx(xs[t]), y: sy(ys[t]) + 4, "text-anchor": "middle", "font-size": 10,
         "pointer-events": "none"}, String(t)));
     }
+    /* the selected topic drawn again on top (not focusable: the tab order stays that of the topics) */
+    var s = state.topic, rs = Math.max(5, 90 * Math.sqrt((view.prevalence ? view.prevalence[s] : 1 / k) / Math.PI));
+    svg.appendChild(el("circle", {cx: sx(xs[s]), cy: sy(ys[s]), r: rs, fill: "#d62728", "fill-opacity": 0.85,
+      stroke: "#8b0000", "pointer-events": "none", "class": "selected"}));
+    svg.appendChild(el("text", {x: sx(xs[s]), y: sy(ys[s]) + 4, "text-anchor": "middle", "font-size": 10,
+      fill: "#fff", "pointer-events": "none"}, String(s)));
   }
   function pick(t) { return function () { select(t); }; }
-  function keyPick(t) { return function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(t); } }; }
+  function keyPick(t) {
+    return function (e) {
+      if (e.key !== "Enter" && e.key !== " ") { return; }
+      e.preventDefault(); select(t);
+      var again = document.querySelector("#explorer-map circle[data-topic='" + t + "']");
+      if (again) { again.focus(); }  /* the map was redrawn: keep the keyboard where it was */
+    };
+  }
 
   function drawWords(view) {
     var topic = view.topics[state.topic], c = topic.candidates, lam = Number(slider.value);
