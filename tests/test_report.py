@@ -181,3 +181,52 @@ def test_report_flags_in_html_equal_json(page, store, tmp_path):
     for t in data["topics"]:
         assert len(t["flag_explanations"]) == len(t["flags"])
         assert all(e.split(": ", 1)[1].strip() for e in t["flag_explanations"])  # every flag explained
+
+
+def test_report_perplexity_chart_log_axis_and_library_bound_apart_when_off_scale(store):
+    from tealeaves.report.figures import perplexity_vs_k
+
+    results = load_results(store)
+    fig = perplexity_vs_k(results)
+    assert [ax.get_yscale() for ax in fig.axes] == ["log"]  # on the models' scale: one panel
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t.startswith("uniform baseline") for t in labels) and any(t.startswith("unigram baseline")
+                                                                          for t in labels)
+    results.models["library_perplexity"] = results.models["library_perplexity"] * 300  # ~ sklearn's 420,000
+    fig = perplexity_vs_k(results)
+    models_ax, library_ax = fig.axes
+    assert models_ax.get_yscale() == library_ax.get_yscale() == "log"
+    top = max(results.models[["completion_perplexity", "uniform_perplexity", "unigram_perplexity"]].max())
+    assert models_ax.get_ylim()[1] < 2 * top  # the bound does not flatten the models' panel
+    assert library_ax.get_ylim()[1] >= results.models["library_perplexity"].max()
+
+
+def test_report_verdict_names_an_unavailable_measure_with_its_reason(store):
+    from tealeaves.report.verdict import verdict
+
+    results = load_results(store)
+    gone = results.models["k"] == 3
+    results.models.loc[gone, "completion_perplexity"] = None
+    results.models["unavailable"] = [{"completion": "NMF is not a probabilistic model"} if g else {} for g in gone]
+    sentences = verdict(results).questions["Which K?"]
+    (missing,) = [s for s in sentences if s.kind == "unavailable"]
+    assert missing.text == ("completion perplexity is not available for sklearn-K3 (NMF is not a probabilistic "
+                            "model).")
+    (held,) = [s for s in sentences if s.kind == "heldout"]
+    assert "K=3" not in held.text and "K=2" in held.text and "K=5" in held.text
+
+
+def test_report_settings_are_words_and_hashes_stay_in_details(store):
+    results = load_results(store)
+    results.preprocessing = {"min_df": 2, "stop_words": "english", "lowercase": True}
+    results.models["source"] = [{"kind": "gensim", "path": "/m/lda.model", "bytes": 1234, "sha256": "ab" * 32}
+                                if i == 0 else {"kind": "sweep"} for i in range(len(results.models))]
+    text = build_html(results)
+    settings = re.search(r'<section id="settings">(.*?)</section>', text, re.S).group(1)
+    shown, details = settings.split("<details>")
+    assert "lowercase = True, min_df = 2, stop_words = english" in shown
+    assert f"{len(results.vocabulary):,} words" in shown and "learning_method = batch, max_iter = 10" in shown
+    first = results.models["name"].iloc[0]
+    assert f"<code>{first}</code>: gensim model read from /m/lda.model (1,234 bytes)" in shown
+    for digest in (results.sweep["train"], results.sweep["test"], "ab" * 32):
+        assert digest not in shown and digest in details
