@@ -207,11 +207,12 @@ def test_report_verdict_names_an_unavailable_measure_with_its_reason(store):
     results = load_results(store)
     gone = results.models["k"] == 3
     results.models.loc[gone, "completion_perplexity"] = None
-    results.models["unavailable"] = [{"completion": "NMF is not a probabilistic model"} if g else {} for g in gone]
+    reason = {"completion": "NMF is not a probabilistic model"}
+    results.models["unavailable"] = [reason if g else {} for g in gone]
     sentences = verdict(results).questions["Which K?"]
     (missing,) = [s for s in sentences if s.kind == "unavailable"]
-    assert missing.text == ("completion perplexity is not available for sklearn-K3 (NMF is not a probabilistic "
-                            "model).")
+    assert missing.text == ("completion perplexity is not available for sklearn-K3 (NMF is not a "
+                            "probabilistic model).")
     (held,) = [s for s in sentences if s.kind == "heldout"]
     assert "K=3" not in held.text and "K=2" in held.text and "K=5" in held.text
 

@@ -175,3 +175,11 @@ def test_recurrence_flags_follow_the_rule_on_a_real_store(store):
         assert "lower fence" in details[0]["explanation"]
     # every flag the report shows, stored or not, carries an explanation
     assert all(d["explanation"] for ds in hooks.topic_flag_details(results).values() for d in ds)
+
+
+def test_verdict_with_one_configuration_says_there_is_nothing_to_choose(no_stability):
+    results = _made([1600, 1400, 1250, 1150, 1100], [1, 1, 1, 1, 1], [0.1, 0.2, 0.3, 0.2, 0.1])
+    results.models = results.models[results.models["k"] == 20].reset_index(drop=True)
+    v = verdict(results)
+    assert list(v.questions) == ["Which model?"]
+    assert v.questions["Which model?"][0].text.startswith("The store holds one configuration (sklearn-K20)")

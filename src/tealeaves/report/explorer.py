@@ -236,8 +236,9 @@ def model_view(results, name: str, measures: list[str], flags: dict) -> dict:
         ``name``, ``k``, ``x``, ``y``, ``prevalence`` (``None``: uniform), ``topics`` (per topic:
         ``top_words``, ``scores``, ``flags``, ``pairs`` and the relevance ``candidates``).
     """
-    model = results.topic_model(name)
-    phi = np.asarray(results._topic_word[name], dtype=float)
+    model = results.topic_model(name)  # over the store's vocabulary, or the model's own
+    phi = np.asarray(model.topic_word_, dtype=float)
+    vocabulary = list(model.vocabulary_)
     k = phi.shape[0]
     prevalence = _prevalence(results, name, k)
     xy = intertopic_map(model)
@@ -251,7 +252,7 @@ def model_view(results, name: str, measures: list[str], flags: dict) -> dict:
                        "flags": flags.get((name, t), []),
                        "pairs": {"words": pairs.get("words", []), "values": pairs.get("values", []),
                                  "measure": pairs.get("measure")},
-                       "candidates": {"words": [results.vocabulary[i] for i in cand["ids"]],
+                       "candidates": {"words": [vocabulary[i] for i in cand["ids"]],
                                       "ids": cand["ids"], "logp": cand["logp"], "loglift": cand["loglift"]}})
     return {"name": name, "k": k, "x": xy[:, 0].tolist(), "y": xy[:, 1].tolist(),
             "prevalence": None if prevalence is None else prevalence.tolist(), "topics": topics}

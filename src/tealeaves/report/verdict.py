@@ -418,4 +418,10 @@ def verdict(results, measure: str | None = None, level: float = LEVEL) -> Verdic
         else:
             questions["Which model?"] = _answer(results, configs, measure, level, lambda r: str(r["config"]),
                                                 stability, counts)
+    if not questions:
+        questions["Which model?"] = [Sentence(
+            "purpose", f"The store holds one configuration ({configs[0]}), so there is nothing to choose "
+            "between here: fit other K or models to compare, and read its topics in the explorer.",
+            FIGURES["purpose"],
+            {"configs": configs})]
     return Verdict(questions, level)
