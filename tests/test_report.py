@@ -231,3 +231,18 @@ def test_report_settings_are_words_and_hashes_stay_in_details(store):
     assert f"<code>{first}</code>: gensim model read from /m/lda.model (1,234 bytes)" in shown
     for digest in (results.sweep["train"], results.sweep["test"], "ab" * 32):
         assert digest not in shown and digest in details
+
+
+def test_report_verdict_in_html_equals_json(page, store):
+    from tealeaves.cli import main
+
+    out = page.parent / "verdict.json"
+    assert main(["report", str(store), "--format", "json", "-o", str(out)]) == 0
+    questions = json.loads(out.read_text(encoding="utf-8"))["verdict"]["questions"]
+    text = page.read_text(encoding="utf-8")
+    section = re.search(r'<section id="verdict">(.*?)</section>', text, re.S).group(1)
+    items = re.findall(r'<li data-kind="([^"]+)">(.*?) <a href="#([^"]+)">', section)
+    expected = [(s["kind"], s["text"], s["figure"]) for sents in questions.values() for s in sents]
+    assert [(k, html.unescape(t), f) for k, t, f in items] == expected
+    ids = set(re.findall(r'\sid="([^"]+)"', text))
+    assert {f for _, _, f in expected} <= ids  # every sentence links to an element of the page
