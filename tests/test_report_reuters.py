@@ -6,7 +6,9 @@ import html
 import json
 import re
 
-from conftest import CACHE_DIR, require_data
+import pytest
+
+from conftest import CACHE_DIR, FULL, require_data
 from tealeaves.cli import main
 
 KS = (10, 20, 80)  # the quick models the test cache holds (tests/conftest.py: reuters_lda)
@@ -32,4 +34,48 @@ def test_reuters_report_tells_the_story_from_the_table(tmp_path, capsys):
     # the incoherent topic is flagged (tealeaves.comparison.flags, stored by the sweep): an outlier of its
     # model, and a mix of word groups that do not co-occur (hong kong / gulf / aluminium in the quick K=80)
     assert story[3].startswith("The least coherent topic is topic") and "flagged low-coherence" in story[3]
-    assert page.count("<svg") == 4
+    assert page.count("<svg") == 5  # measures and perplexity (one seed: no stability), 3 explorer views
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("reuters")
+def test_reuters_sweep_verdict_states_the_article_from_the_store(reuters, tmp_path):
+    """A 3-seed sklearn sweep of the ModApte stories (K = 5 ... 80; CI: K = 5, 20, 80): the verdict says
+    that completion perplexity improves at every K, that scikit-learn's bound points the other way and
+    (full size) that coherence peaks at a middle K, each with the store's own means and t intervals."""
+    from tealeaves.report.html import report_data
+    from tealeaves.report.verdict import interval
+    from tealeaves.sweep import load_results, sweep
+
+    train, test = reuters[0], reuters[1]
+    ks = (5, 10, 20, 40, 80) if FULL else (5, 20, 80)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    path = CACHE_DIR / f"report_reuters_sweep_{'-'.join(map(str, ks))}.sqlite"
+    sweep(train, ks, 3, "sklearn", path, test=test, progress=False)  # resumes: only missing models are fitted
+    results = load_results(path)
+    data = report_data(results)
+    sentences = {s["kind"]: s for s in data["verdict"]["questions"]["Which K?"]}
+    by_k = {k: rows for k, rows in results.models.groupby("k")}
+
+    def cited(column, digits):
+        return "; ".join(f"K={k}: {_cite(interval(by_k[k][column].tolist()), digits)}" for k in ks)
+
+    held, library = sentences["heldout"], sentences["library"]
+    assert "improves (falls) at every K tried: " + cited("completion_perplexity", 0) in held["text"]
+    assert "rises at every K tried: " + cited("library_perplexity", 0) in library["text"]
+    assert "it points the other way from document completion" in library["text"]
+    coherence = sentences["coherence"]["text"]
+    assert cited("npmi", 3) in coherence
+    if FULL:
+        assert "at a middle K and is lower on both sides" in coherence
+    # every flagged row explained, JSON's flags are the table's, the share per K is in the closing note
+    assert all(len(t["flags"]) == len(t["flag_explanations"]) for t in data["topics"])
+    assert all(e.split(": ", 1)[1] for t in data["topics"] for e in t["flag_explanations"])
+    shares = {r["k"]: r["share"] for r in data["flag_summary"]["rows"]}
+    for k in ks:
+        flagged = sum(1 for t in data["topics"] if t["k"] == k and t["flags"])
+        assert shares[k] == flagged / (3 * k)
+
+
+def _cite(stats, digits):
+    return f"{stats['mean']:,.{digits}f} [{stats['low']:,.{digits}f}, {stats['high']:,.{digits}f}]"

@@ -109,33 +109,85 @@ def measures_vs_k(results):
     return fig
 
 
+#: The library's bound gets its own panel when its values are this many times off the models' range.
+OFF_SCALE = 3.0
+
+
+def _library_off_scale(results) -> bool:
+    """Whether the library's perplexity lies outside ``[low / OFF_SCALE, high * OFF_SCALE]`` of the rest."""
+    models = results.models
+    lib = models["library_perplexity"].dropna() if "library_perplexity" in models else pd.Series(dtype=float)
+    rest = pd.concat([models[c].dropna() for c in ("completion_perplexity", "uniform_perplexity",
+                                                   "unigram_perplexity") if c in models])
+    if lib.empty or rest.empty:
+        return False
+    return bool(lib.max() > rest.max() * OFF_SCALE or lib.min() < rest.min() / OFF_SCALE)
+
+
+def _label_baselines(ax, results) -> None:
+    """The uniform and unigram baselines as grey lines, each labelled at its right end."""
+    for name, style in (("uniform_perplexity", ":"), ("unigram_perplexity", "--")):
+        if name not in results.models or results.models[name].isna().all():
+            continue
+        stats = _by_k(results.models, name)
+        label = name.replace("_perplexity", " baseline")
+        ax.plot(stats["k"], stats["mean"], style, color="grey", label=label)
+        ax.annotate(f"{label} {stats['mean'].iloc[-1]:,.0f}", (stats["k"].iloc[-1], stats["mean"].iloc[-1]),
+                    xytext=(4, 3), textcoords="offset points", fontsize="small", color="dimgrey",
+                    ha="right", va="bottom")
+
+
+def _log_ticks(ax) -> None:
+    """Readable labels on a log axis: 1,000, 2,000, 5,000 ... rather than powers of ten only."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def perplexity_vs_k(results):
-    """Completion perplexity against K with the uniform and unigram baselines and the library's bound.
+    """Held-out perplexity against K on a log axis: completion, the labelled baselines, the library's bound.
+
+    Document-completion perplexity (one line per engine, seeds as a band) and the uniform and
+    unigram baselines share a log axis.  The library's own reported perplexity (scikit-learn's
+    variational bound) joins them when it is on their scale; when it is more than
+    :data:`OFF_SCALE` times off it gets its own panel, so it never flattens the rest.
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
 
     Returns
     -------
     matplotlib.figure.Figure
         The figure (no pyplot state).
     """
-    fig = _figure()
-    ax = fig.subplots()
-    for engine, models in results.models.groupby("engine"):
-        _spread(ax, models, "completion_perplexity", f"{engine}: document completion")
-        if models["library_perplexity"].notna().any():
-            _spread(ax, models, "library_perplexity", f"{engine}: the library's own perplexity (bound)")
-    for name, style in (("uniform_perplexity", ":"), ("unigram_perplexity", "--")):
-        stats = _by_k(results.models, name)
-        label = name.replace("_perplexity", " baseline")
-        ax.plot(stats["k"], stats["mean"], style, color="grey", label=label)
-    ax.set(xlabel="number of topics K", ylabel="perplexity (lower is better)",
+    models = results.models
+    has_library = "library_perplexity" in models and models["library_perplexity"].notna().any()
+    apart = has_library and _library_off_scale(results)
+    fig = _figure(11.0 if apart else 7.0, 4.2)
+    axes = np.atleast_1d(fig.subplots(1, 2 if apart else 1))
+    ax = axes[0]
+    for engine, rows in models.groupby("engine"):
+        if rows["completion_perplexity"].notna().any():
+            _spread(ax, rows, "completion_perplexity", f"{engine}: document completion")
+        if has_library and rows["library_perplexity"].notna().any():
+            _spread(axes[-1], rows, "library_perplexity", f"{engine}: the library's own perplexity (bound)")
+    _label_baselines(ax, results)
+    ax.set_yscale("log")
+    _log_ticks(ax)
+    ax.set(xlabel="number of topics K", ylabel="perplexity (log scale; lower is better)",
            title="held-out perplexity against K")
-    _k_axis(ax, results.models)
-    ax.legend(fontsize="small")
+    if apart:
+        axes[1].set_yscale("log")
+        _log_ticks(axes[1])
+        axes[1].set(xlabel="number of topics K", ylabel="library perplexity (log scale)",
+                    title="the library's own bound (another scale)")
+    for a in axes:
+        _k_axis(a, models)
+        a.legend(fontsize="small")
     return fig
 
 

@@ -1,24 +1,80 @@
-"""Measures the report computes across models: stability per K and flags that need several runs.
+"""Measures the report computes across runs: stability per configuration and the flags that need runs.
 
-* :data:`STABILITY`: ``fn(results) -> pandas.DataFrame | None`` with columns ``engine``, ``k``,
-  ``mean_similarity``, ``low``, ``high``; default :func:`stability_table`;
-* :data:`FLAGS`: ``fn(results) -> {(model, topic): [flag, ...]}``: flags that need several
-  runs, added to those the sweep stored per topic (low-coherence, mixed, background,
-  few-documents; :func:`tealeaves.sweep.measures.flag_measures`); default
-  :func:`recurrence_flags`.
+* :data:`STABILITY`: ``fn(results) -> pandas.DataFrame | None`` with columns ``config``,
+  ``engine``, ``k``, ``n_runs``, ``mean_similarity``, ``low``, ``high``; default
+  :func:`stability_table`;
+* :data:`FLAGS`: ``fn(results) -> {(model, topic): [{"flag", "explanation"}, ...]}``: flags that need
+  several runs, added to those the sweep stored per topic (low-coherence, mixed, background,
+  few-documents; :func:`tealeaves.sweep.measures.flag_measures`); default :func:`recurrence_flags`.
 
 Set either to ``None`` to leave it out, or to another function to replace it.
+
+Runs are grouped by configuration (:func:`configs`): the store's ``config`` column when it has one,
+else ``<engine>-K<k>``.  The recurrence rule (:func:`recurrence_flags`) needs at least
+:data:`MIN_RUNS` runs of a configuration and judges each topic against the spread of the other
+topics of the same configuration, so that a K whose topics are all somewhat unstable does not get
+every topic flagged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
+
+#: Least number of runs of one configuration before recurrence is judged (with two runs a topic's
+#: recurrence is 0 or 1, decided by one other random start).
+MIN_RUNS = 3
+
+#: Tukey's fence multiplier: a topic's mean matched similarity is low when below Q1 - WHISKER * IQR
+#: of its configuration's topics.
+WHISKER = 1.5
+
+
+def configs(results) -> pd.Series:
+    """The configuration of every model (row of ``results.models``): its ``config``, else ``<engine>-K<k>``.
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+
+    Returns
+    -------
+    pandas.Series
+        One string per model, indexed like ``results.models``.
+    """
+    models = results.models
+    fallback = models["engine"].astype(str) + "-K" + models["k"].astype(int).astype(str)
+    if "config" in models:
+        return models["config"].where(models["config"].notna(), fallback).astype(str)
+    return fallback
+
+
+def runs(results) -> pd.Series:
+    """The run index of every model: its ``run``, else its ``seed``, else its order within its configuration.
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store.
+
+    Returns
+    -------
+    pandas.Series
+        One integer per model, indexed like ``results.models``.
+    """
+    models = results.models
+    order = models.groupby(configs(results)).cumcount()
+    for column in ("run", "seed"):
+        if column in models:
+            return pd.to_numeric(models[column], errors="coerce").fillna(order).astype(int)
+    return order
 
 
 def _stabilities(results) -> dict:
-    """``{(engine, k): (model names by seed, StabilityResult)}`` for every K fitted with >= 2 seeds.
+    """``{config: (engine, k, model names by run, StabilityResult)}`` for every configuration with >= 2 runs.
 
     :func:`tealeaves.comparison.topic_stability` on the stored topic-word rows, metric ``js``
     (1 - Jensen-Shannon distance), recurrence threshold 0.5; computed once per ``results``.
@@ -28,65 +84,100 @@ def _stabilities(results) -> dict:
         return cached
     from tealeaves.comparison import topic_stability
 
+    models = results.models.assign(_config=configs(results), _run=runs(results))
     out = {}
-    for (engine, k), rows in results.models.sort_values("seed").groupby(["engine", "k"]):
-        if len(rows) >= 2:
+    for config, rows in models.sort_values(["_config", "_run", "name"]).groupby("_config", sort=True):
+        if len(rows) >= 2 and rows["k"].nunique() == 1:
             names = list(rows["name"])
-            out[(engine, int(k))] = (names, topic_stability([results.topic_model(n) for n in names], "js"))
+            out[str(config)] = (str(rows["engine"].iloc[0]), int(rows["k"].iloc[0]), names,
+                                topic_stability([results.topic_model(n) for n in names], "js"))
     results._stability_cache = out
     return out
 
 
 def stability_table(results) -> pd.DataFrame | None:
-    """Per engine and K: the mean matched similarity of the run pairs, lowest and highest.
+    """Per configuration: the mean matched similarity of its run pairs, lowest and highest pair.
 
     :func:`tealeaves.comparison.topic_stability` on the stored topic-word rows, metric
-    ``js``, recurrence threshold 0.5, for every K fitted with at least two seeds.
+    ``js``, recurrence threshold 0.5, for every configuration with at least two runs.
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
 
     Returns
     -------
     pandas.DataFrame or None
-        Columns ``engine``, ``k``, ``mean_similarity``, ``low``, ``high``,
-        ``mean_recurrence`` and ``signature``; ``None`` when no K has two seeds.
+        Columns ``config``, ``engine``, ``k``, ``n_runs``, ``mean_similarity``, ``low``, ``high``,
+        ``mean_recurrence`` and ``signature``; ``None`` when no configuration has two runs.
     """
-    rows = [{"engine": engine, "k": k, "mean_similarity": res.summary["mean_similarity"],
+    rows = [{"config": config, "engine": engine, "k": k, "n_runs": len(names),
+             "mean_similarity": res.summary["mean_similarity"],
              "low": res.summary["min_similarity"], "high": res.summary["max_similarity"],
              "mean_recurrence": res.summary["mean_recurrence"], "signature": str(res.signature)}
-            for (engine, k), (_, res) in sorted(_stabilities(results).items())]
-    return pd.DataFrame(rows) if rows else None
+            for config, (engine, k, names, res) in sorted(_stabilities(results).items())]
+    return pd.DataFrame(rows).sort_values(["engine", "k", "config"]).reset_index(drop=True) if rows else None
 
 
-def recurrence_flags(results, min_recurrence: float = 0.5) -> dict:
-    """``low-recurrence`` for every topic of a K fitted with at least two seeds.
-
-    A topic is flagged when it recurs in fewer than ``min_recurrence`` of the other runs
-    (:func:`tealeaves.comparison.flags.low_recurrence_flags`).
+def recurrence_rule(min_recurrence: float = 0.5) -> str:
+    """The recurrence rule in words (shown with the flag counts).
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
     min_recurrence : float, default 0.5
-        The threshold, in ``(0, 1]``.
+        The recurrence threshold.
+
+    Returns
+    -------
+    str
+        One sentence.
+    """
+    return (f"low-recurrence: judged only for a configuration with at least {MIN_RUNS} runs; a topic is "
+            f"flagged when it is matched (similarity 1 - Jensen-Shannon distance >= 0.5, optimal one-to-one "
+            f"matching) in fewer than {min_recurrence:.0%} of the other runs AND its mean matched similarity "
+            f"is below the lower fence (Q1 - {WHISKER} x IQR) of all topics of the same configuration")
+
+
+def recurrence_flags(results, min_recurrence: float = 0.5) -> dict:
+    """``low-recurrence`` flags with their explanations (the rule of :func:`recurrence_rule`).
+
+    For each configuration with at least :data:`MIN_RUNS` runs, a topic is flagged when both
+    hold: it recurs (:func:`tealeaves.comparison.topic_stability`) in fewer than
+    ``min_recurrence`` of the other runs, and its mean matched similarity to the other runs is
+    below Tukey's lower fence ``Q1 - 1.5 IQR`` of the mean matched similarities of every topic
+    of that configuration (relative to the spread at the same K).
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    min_recurrence : float, default 0.5
+        The recurrence threshold, in ``(0, 1]``.
 
     Returns
     -------
     dict
-        ``{(model, topic): ["low-recurrence"]}`` for the flagged topics.
+        ``{(model, topic): [{"flag": "low-recurrence", "explanation": str}]}`` for the flagged topics.
     """
-    from tealeaves.comparison.flags import low_recurrence_flags
+    from tealeaves.comparison._common import check_fraction
 
+    min_recurrence = check_fraction(min_recurrence, "min_recurrence", include_min=False)
     out: dict = {}
-    for names, res in _stabilities(results).values():
-        for run, name in enumerate(names):
-            recurrence = res.topics.loc[res.topics["run"] == run].sort_values("topic")["recurrence"]
-            for flag in low_recurrence_flags(recurrence.to_numpy(), min_recurrence):
-                out.setdefault((name, flag.topic), []).append(flag.flag)
+    for config, (_, _, names, res) in _stabilities(results).items():
+        if len(names) < MIN_RUNS:
+            continue
+        topics = res.topics
+        q1, q3 = np.percentile(topics["mean_similarity"], [25, 75])
+        fence = q1 - WHISKER * (q3 - q1)
+        low = topics[(topics["recurrence"] < min_recurrence) & (topics["mean_similarity"] < fence)]
+        for run, topic, rec, sim in zip(low["run"], low["topic"], low["recurrence"], low["mean_similarity"]):
+            others = len(names) - 1
+            text = (f"matched in {round(rec * others)} of the {others} other runs of {config} "
+                    f"(threshold {min_recurrence:.0%}); its mean matched similarity {sim:.2f} is below the "
+                    f"lower fence {fence:.2f} of this configuration's topics (quartiles {q1:.2f}-{q3:.2f}): "
+                    "it may be an artefact of this random start")
+            out[(names[int(run)], int(topic))] = [{"flag": "low-recurrence", "explanation": text}]
     return out
 
 
@@ -94,25 +185,56 @@ STABILITY: Callable | None = stability_table
 FLAGS: Callable | None = recurrence_flags
 
 
-def topic_flags(results) -> dict:
-    """``{(model, topic): [flag, ...]}``: the flags stored by the sweep plus those of :data:`FLAGS`.
+def topic_flag_details(results) -> dict:
+    """``{(model, topic): [{"flag", "explanation"}, ...]}``: the stored flags plus those of :data:`FLAGS`.
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+
+    Returns
+    -------
+    dict
+        Every flagged topic's flags, each with its explanation (computed once per ``results``).
+    """
+    cached = getattr(results, "_flag_cache", None)
+    if cached is not None:
+        return cached
+    out: dict = {}
+    topics = results.topics
+    if "flags" in topics:
+        texts = topics["flag_explanations"] if "flag_explanations" in topics else [""] * len(topics)
+        for model, topic, flags, text in zip(topics["model"], topics["topic"], topics["flags"], texts):
+            if list(flags):
+                out[(model, int(topic))] = _split(list(flags), text or "")
+    if FLAGS is not None:
+        for key, extra in FLAGS(results).items():
+            out.setdefault(key, []).extend(
+                e if isinstance(e, dict) else {"flag": str(e), "explanation": ""} for e in extra)
+    results._flag_cache = out
+    return out
+
+
+def _split(flags: list, text: str) -> list[dict]:
+    """The stored flags paired with their explanations (stored joined by ``"; "``, one per flag)."""
+    parts = text.split("; ") if text else []
+    if len(parts) != len(flags):
+        parts = [text] * len(flags)
+    return [{"flag": f, "explanation": p} for f, p in zip(flags, parts)]
+
+
+def topic_flags(results) -> dict:
+    """``{(model, topic): [flag, ...]}``: the names of the flags of :func:`topic_flag_details`.
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
 
     Returns
     -------
     dict
         The flags of every flagged topic.
     """
-    out: dict = {}
-    if "flags" in results.topics:
-        topics = results.topics
-        for model, topic, flags in zip(topics["model"], topics["topic"], topics["flags"]):
-            out[(model, int(topic))] = list(flags)
-    if FLAGS is not None:
-        for key, extra in FLAGS(results).items():
-            out.setdefault(key, []).extend(extra)
-    return out
+    return {key: [d["flag"] for d in details] for key, details in topic_flag_details(results).items()}
