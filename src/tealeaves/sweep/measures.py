@@ -327,7 +327,8 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
             reason = str(exc)
     if reason is not None:
         report = flag_topics(len(topics), coherence=first)
-        return {"significance": None, "unavailable": {"significance": reason},
+        return {"significance": None, "unavailable": {"significance": f"no topic proportions to weigh topics "
+                                                                      f"by: {reason}"},
                 **_flag_record(report, topics)}
     significance = topic_significance(model, theta, train.lengths)
     for t, row in enumerate(significance.per_topic.to_dict(orient="records")):
