@@ -37,17 +37,22 @@ from tealeaves.errors import TealeavesError
 def _diversity(model, data) -> dict:
     """Topic diversity (top 25) and inverted RBO (top ``data.n_top``, p = 0.9), from :mod:`.comparison`.
 
-    Diversity is ``None`` (documented) when the vocabulary has fewer than 25 words.
+    Diversity is ``None`` (documented) when the vocabulary has fewer than 25 words, inverted
+    RBO when it has fewer than ``n_top``; the reason is in ``unavailable``.
     """
     from tealeaves.comparison import inverted_rbo, topic_diversity
 
-    enough = len(model.vocabulary_) >= 25
-    out = {"diversity": topic_diversity(model, 25).value if enough else None,
-           "irbo": inverted_rbo(model, data.n_top).value}
-    if not enough:
-        out["unavailable"] = {"diversity": f"the model's vocabulary has {len(model.vocabulary_)} words, "
-                                           "fewer than the 25 top words topic diversity counts"}
-    return out
+    n_words = len(model.vocabulary_)
+    out = {"diversity": topic_diversity(model, 25).value if n_words >= 25 else None,
+           "irbo": inverted_rbo(model, data.n_top).value if n_words >= data.n_top else None}
+    unavailable = {}
+    if n_words < 25:
+        unavailable["diversity"] = (f"the model's vocabulary has {n_words} words, fewer than the 25 top "
+                                    "words topic diversity counts")
+    if n_words < data.n_top:
+        unavailable["irbo"] = (f"the model's vocabulary has {n_words} words, fewer than the {data.n_top} top "
+                               "words inverted RBO ranks")
+    return {**out, "unavailable": unavailable} if unavailable else out
 
 
 #: Per-model measures added by name: ``fn(model, data: SweepData) -> dict[str, float | None]``.
