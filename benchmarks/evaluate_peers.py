@@ -15,6 +15,10 @@ stories, since no sentence-embedding model can be downloaded here).  Then:
    ``FOLDER/results.sqlite``;
 2. ``tealeaves report FOLDER/results.sqlite -o FOLDER/report.html`` writes the report.
 
+It also writes every model as a file (``nmf.npz`` and ``bertopic.npz`` through
+``tealeaves.load_model(...).save``) and the stories as ``train.txt`` / ``test.txt``, and prints
+the ``tealeaves evaluate`` command that scores the same files from the command line.
+
 It prints each model's stored measures, and the reason of every measure a model
 cannot give.  ``tests/test_evaluate.py`` runs a reduced version (``fit_peers``).
 """
@@ -182,6 +186,7 @@ def main() -> None:
     train, test, _ = load_reuters_modapte()
     train, test = train.subset(np.arange(args.docs)), test.subset(np.arange(args.test_docs))
     models = fit_peers(train, args.k, folder, args.iterations)
+    files = save_files(models, train, test, folder)
     store = folder / "results.sqlite"
     print(tealeaves.evaluate(models, train=train, test=test, output=store))
     with sqlite3.connect(store) as conn:
@@ -193,6 +198,39 @@ def main() -> None:
             for measure, reason in m.get("unavailable", {}).items():
                 print(f"    {measure}: null -- {reason}")
     print(f"next: tealeaves report {store} -o {folder / 'report.html'}")
+    pairs = " ".join(f"{name}={path}" for name, path in files.items() if not isinstance(path, list))
+    groups = " ".join(f"--group {name}={','.join(p)}" for name, p in files.items() if isinstance(p, list))
+    print(f"the same from the command line: tealeaves evaluate {folder / 'train.txt'} {pairs} {groups} "
+          f"--test {folder / 'test.txt'} -o {folder / 'cli.sqlite'}")
+
+
+def save_files(models: dict, train: Corpus, test: Corpus, folder: Path) -> dict:
+    """Every model of :func:`fit_peers` as a file, and the stories as token lines; name -> path(s).
+
+    Parameters
+    ----------
+    models : dict
+        What :func:`fit_peers` returned.
+    train, test : Corpus
+        The stories.
+    folder : Path
+        Where to write.
+
+    Returns
+    -------
+    dict
+        The ``NAME=PATH`` / ``--group`` arguments of ``tealeaves evaluate``.
+    """
+    import tealeaves
+
+    for corpus, name in ((train, "train.txt"), (test, "test.txt")):
+        (folder / name).write_text("\n".join(" ".join(d) for d in corpus.token_lists()) + "\n",
+                                   encoding="utf-8")
+    files = {"gensim": str(folder / "gensim-lda"), "tomotopy": models["tomotopy"], "mallet": models["mallet"]}
+    for name in ("nmf", "bertopic"):
+        if name in models:
+            files[name] = str(tealeaves.load_model(models[name]).save(folder / f"{name}.npz"))
+    return files
 
 
 if __name__ == "__main__":

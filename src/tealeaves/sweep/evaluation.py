@@ -322,7 +322,8 @@ def load_candidate(candidate: Candidate):
     -------
     tuple
         The tealeaves model, and ``{"kind", "path", "bytes", "sha256"}`` (path, bytes and sha256
-        only for a file).
+        only for a file; ``STORE#MODEL`` gives kind ``store``, the store's path and digest and
+        ``model``).
     """
     from tealeaves.models.adapters import load_model
 
@@ -335,6 +336,11 @@ def load_candidate(candidate: Candidate):
     from tealeaves.models.adapters.paths import sniff_format
 
     path = Path(value).expanduser()
+    if not path.exists() and "#" in str(value):  # STORE#MODEL: a model of a results store
+        store, _, model_id = str(value).rpartition("#")
+        store_path = Path(store).expanduser()
+        return model, {"kind": "store", "path": str(store_path.resolve()), "model": model_id,
+                       **_file_digest(store_path)}
     fmt = sniff_format(path) if path.is_file() else None
     kind = _FILE_KINDS.get(fmt, kind if library else "tealeaves")
     return model, {"kind": kind, "path": str(path.resolve()), **_file_digest(path)}
