@@ -98,6 +98,10 @@ def test_evaluate_nmf_has_no_likelihood_and_says_why(store):
         assert m[measure] is None
         assert "NMF is not a probabilistic model" in m["unavailable"][measure]
     assert m["unigram_perplexity"] > 1 and m["diversity"] is not None  # what applies is measured
+    gensim = _rows(store[0])["gensim"]["measures"]  # same words: the same split, counted in the reason
+    assert m["heldout_words"] is None
+    assert f"scored on {gensim['heldout_words']} held-out words of {gensim['documents_split']} documents" \
+        in m["unavailable"]["heldout_words"]
 
 
 def test_evaluate_bertopic_has_no_likelihood_and_says_why(store, peers):

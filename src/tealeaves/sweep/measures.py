@@ -218,8 +218,10 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     words the model lacks are dropped and counted, :func:`vocabulary_coverage`), and the
     baselines are defined over the model's vocabulary and scored on exactly its held-out
     words.  A model without topic-word probabilities (NMF, BERTopic) or without a way to
-    infer topic proportions gets ``None`` for its own perplexities, each with a reason in
-    ``measures["unavailable"]``; its baselines are still scored.
+    infer topic proportions gets ``None`` for its own perplexities and its per-document
+    record (``heldout_words``, ``documents_split``, ``documents_too_short``: their counts are
+    in the reason), each with a reason in ``measures["unavailable"]``; its baselines are
+    still scored.
 
     Parameters
     ----------
@@ -254,6 +256,13 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     if result is None:
         measures.update(completion_perplexity=None, completion_loglik_per_word=None)
         unavailable = {"completion_perplexity": reason, "completion_loglik_per_word": reason}
+        # no per-document record: its counts go into the reason, so the store's record stays whole
+        counts = (f"no held-out log-likelihood per document ({reason}); its baselines were scored on "
+                  f"{report.n_heldout_words} held-out words of {report.n_documents_split} documents, "
+                  f"{report.n_skipped_too_short} too short to split")
+        for name in ("heldout_words", "documents_split", "documents_too_short"):
+            measures[name] = None
+            unavailable[name] = counts
         record = {"signature": None, "doc_loglik": np.zeros(0), "doc_words": np.zeros(0, dtype=np.int64)}
     else:
         _check_same_words(result, base)
