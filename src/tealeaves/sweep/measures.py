@@ -340,6 +340,8 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
         except UnsupportedModelError as exc:  # e.g. probabilities but no alpha and no native inference
             reason = str(exc)
     if reason is not None:
+        for topic in topics:  # every model's topics carry the same score names: null here
+            topic["scores"].update(dict.fromkeys(("kl_uniform", "kl_vacuous", "kl_background")))
         report = flag_topics(len(topics), coherence=first)
         return {"significance": None, "unavailable": {"significance": f"no topic proportions to weigh topics "
                                                                       f"by: {reason}"},
