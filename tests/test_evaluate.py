@@ -205,6 +205,16 @@ def test_evaluate_rows_carry_configuration_run_and_source(split, peers):
     assert load_candidate(type(chosen[0])("g", "g", 0, models["gensim"]))[1] == {"kind": "gensim"}
 
 
+def test_evaluate_engine_is_the_fitting_library_even_through_a_saved_file(peers, tmp_path):
+    from tealeaves.sweep.evaluation import Candidate, engine_of, load_candidate
+
+    path = peers[1]["nmf"].save(tmp_path / "nmf.npz")
+    model, source = load_candidate(Candidate("nmf", "nmf", 0, str(path)))
+    assert source["kind"] == "npz" and engine_of(model, source) == "sklearn"
+    model, source = load_candidate(Candidate("m", "m", 0, peers[1]["mallet"]))
+    assert engine_of(model, source) == "mallet"
+
+
 def test_evaluate_rerun_skips_stored_models_and_refuses_another_under_a_stored_name(store, peers, split):
     from tealeaves.errors import ParameterError
 

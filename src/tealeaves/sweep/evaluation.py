@@ -346,6 +346,27 @@ def load_candidate(candidate: Candidate):
     return model, {"kind": kind, "path": str(path.resolve()), **_file_digest(path)}
 
 
+def engine_of(model, source: dict) -> str:
+    """The library that fitted ``model`` (the store's ``engine``): its recorded library, else the source kind.
+
+    A scikit-learn NMF saved as a tealeaves ``.npz`` has source kind ``npz`` and engine ``sklearn``.
+
+    Parameters
+    ----------
+    model : TopicModel
+        The loaded model (its ``metadata_["source"]["library"]``).
+    source : dict
+        Its source record (:func:`load_candidate`).
+
+    Returns
+    -------
+    str
+        The engine's name.
+    """
+    library = ((getattr(model, "metadata_", None) or {}).get("source") or {}).get("library")
+    return _KINDS.get(library, library) if library else source["kind"]
+
+
 def _file_digest(path: Path) -> dict:
     """``bytes`` and ``sha256`` of a file, or of every file of a folder (in name order)."""
     files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
@@ -505,8 +526,8 @@ def _evaluate_into(conn, data: SweepData, loaded: list, progress, output) -> dic
     for c, model, source in todo:
         start = time.perf_counter()
         identity = {"name": c.name, "k": int(np.shape(model.topic_word_weights_)[0]), "seed": _seed(c.run),
-                    "engine": source["kind"], "settings": {}, "fit_seconds": 0.0, "config": c.config,
-                    "run": c.run, "source": source}
+                    "engine": engine_of(model, source), "settings": {}, "fit_seconds": 0.0,
+                    "config": c.config, "run": c.run, "source": source}
         row = score_row(model, data, identity)
         row["score_seconds"] = time.perf_counter() - start
         write_model(conn, row)
