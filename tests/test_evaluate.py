@@ -179,6 +179,21 @@ def test_evaluate_stored_rows_over_training_words_when_only_the_order_differs(sp
     np.testing.assert_array_equal(row["alpha"], np.full(3, 0.5))
 
 
+def test_evaluate_rows_of_a_model_without_probabilities_are_marked(split):
+    from tealeaves.models.base import FixedTopicModel
+    from tealeaves.sweep.evaluation import evaluation_data
+
+    words = list(split[0].vocabulary)
+    weights = np.random.default_rng(2).gamma(1.0, size=(3, len(words)))
+    model = FixedTopicModel(None, words, topic_word_weights=weights)
+    data, _ = evaluation_data(split[0], split[1], 0.2, 0, None, ("npmi",), 10, "evaluate")
+    row = score_row(model, data, {"name": "w", "k": 3, "seed": None, "engine": "array", "settings": {},
+                                  "fit_seconds": 0.0, "source": {"kind": "npz"}})
+    assert row["source"] == {"kind": "npz", "probabilistic": False} and row["alpha"] is None
+    np.testing.assert_allclose(row["topic_word"], weights / weights.sum(axis=1, keepdims=True), rtol=1e-15)
+    assert row["measures"]["completion_perplexity"] is None
+
+
 def test_evaluate_on_training_words_keeps_a_foreign_vocabulary():
     rows = np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])
     out, vocab = on_training_words(rows, ["a", "b", "z"], ["b", "a", "c"])

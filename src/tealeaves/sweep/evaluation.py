@@ -48,7 +48,14 @@ import numpy as np
 
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, IncomparableError, ParameterError
-from tealeaves.sweep.measures import SweepData, corpus_hash, describe_model, score_model, vocabulary_coverage
+from tealeaves.sweep.measures import (
+    SweepData,
+    corpus_hash,
+    describe_model,
+    not_probabilistic,
+    score_model,
+    vocabulary_coverage,
+)
 from tealeaves.validation import check_float, check_seed, check_unique
 
 #: The least share of the test tokens a model's vocabulary must cover to be evaluated.  Below
@@ -178,7 +185,10 @@ def score_row(model, data: SweepData, identity: dict) -> dict:
     The one scoring path of :func:`tealeaves.sweep.sweep` and :func:`evaluate`.  The stored
     topic-word rows are over the training vocabulary (``meta.vocabulary``) when the model's
     words are the same words (in any order: its columns are put in the training order);
-    otherwise they stay over the model's own words, listed in ``vocabulary``.
+    otherwise they stay over the model's own words, listed in ``vocabulary``.  A model
+    without word probabilities (NMF, BERTopic) stores its weights normalised per topic and
+    ``"probabilistic": false`` in its ``source``, so a reader does not take them for
+    probabilities.
 
     Parameters
     ----------
@@ -199,9 +209,12 @@ def score_row(model, data: SweepData, identity: dict) -> dict:
     topic_word, vocabulary = on_training_words(row["topic_word"], list(model.vocabulary_),
                                                list(data.train.vocabulary))
     alpha = getattr(model, "doc_topic_prior_", None)
-    return {**row, "description": describe_model(model), "config": f"{identity['engine']}-K{identity['k']}",
-            "run": identity["seed"], "source": {"kind": "sweep"}, **identity, "topic_word": topic_word,
-            "vocabulary": vocabulary, "alpha": None if alpha is None else np.asarray(alpha, dtype=np.float64)}
+    out = {**row, "description": describe_model(model), "config": f"{identity['engine']}-K{identity['k']}",
+           "run": identity["seed"], "source": {"kind": "sweep"}, **identity, "topic_word": topic_word,
+           "vocabulary": vocabulary, "alpha": None if alpha is None else np.asarray(alpha, dtype=np.float64)}
+    if not_probabilistic(model) is not None:  # the stored rows are normalised weights, not probabilities
+        out["source"] = {**out["source"], "probabilistic": False}
+    return out
 
 
 def on_training_words(topic_word: np.ndarray, words: list[str], training: list[str]
