@@ -32,11 +32,12 @@ examples:
   tealeaves evaluate train.txt gensim=lda.gensim tomotopy=lda.bin mallet=state.gz \\
       --test test.txt -o results.sqlite
   # three runs of one configuration (stability is computed across them) and a lone model
-  tealeaves evaluate train.txt --group lda20=a.bin,b.bin,c.bin nmf=nmf.npz --test test.txt -o results.sqlite
+  tealeaves evaluate train.txt nmf=nmf.npz --group lda20=a.bin,b.bin,c.bin --test test.txt -o results.sqlite
   # the same from a manifest (JSON or TOML: name -> path, or name -> list of paths)
   tealeaves evaluate train.txt --manifest models.json --test test.txt -o results.sqlite
   tealeaves report results.sqlite -o report.html
 
+NAME=PATH pairs come right after CORPUS, before any option.
 models.json: {"gensim": "lda.gensim", "lda20": ["a.bin", "b.bin", "c.bin"]}
   (relative paths are read from the manifest's folder)
 A model path is anything tealeaves.load_model reads: a saved gensim model, a tomotopy .bin, a MALLET
@@ -104,14 +105,15 @@ def register(subparsers) -> None:
 
 def _register_evaluate(subparsers) -> None:
     e = subparsers.add_parser("evaluate", help="score models fitted elsewhere into a results store",
-                              description="Score models fitted anywhere (gensim, tomotopy, MALLET, "
-                              "scikit-learn, BERTopic, tealeaves) exactly as sweep scores its own fits "
-                              "(completion perplexity with baselines, coherence, diversity, flags) into one "
+                              description="Score models fitted anywhere (gensim, tomotopy, MALLET,\n"
+                              "scikit-learn, BERTopic, tealeaves) exactly as sweep scores its own fits\n"
+                              "(completion perplexity with baselines, coherence, diversity, flags) into one\n"
                               "results store; a measure a model cannot give is stored with its reason.",
                               epilog=EVALUATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("corpus", help="the training corpus the models were fitted on (or the whole corpus "
                    "without --test): a file of whitespace-tokenised lines, a JSON Lines file or a folder")
-    e.add_argument("models", nargs="*", metavar="NAME=PATH", help="a model file to evaluate, named NAME")
+    e.add_argument("models", nargs="*", metavar="NAME=PATH",
+                   help="a model file to evaluate, named NAME (right after CORPUS)")
     e.add_argument("--group", action="append", default=[], metavar="NAME=P1,P2,...",
                    help="several runs of one configuration NAME (stored as NAME-r0, NAME-r1, ...); "
                    "may be repeated")
