@@ -5,8 +5,9 @@ automatic coherence (``tealeaves.coherence``) and human judgements
 (``tealeaves.human``), for monolingual and multilingual models
 (``tealeaves.multilingual``).
 
-The top level exports :func:`load_model` (a model from anything tealeaves reads) and every
-error class (:mod:`tealeaves.errors`), lazily (:mod:`tealeaves._lazy`): ``import tealeaves``
+The top level exports :func:`load_model` (a model from anything tealeaves reads),
+:func:`evaluate` (score any models into a results store: :mod:`tealeaves.sweep.evaluation`)
+and every error class (:mod:`tealeaves.errors`), lazily (:mod:`tealeaves._lazy`): ``import tealeaves``
 loads no numerical library.
 """
 
@@ -18,6 +19,7 @@ from tealeaves._version import __version__
 
 _EXPORTS = {
     "load_model": "models.adapters",
+    "evaluate": "sweep.evaluation",
     "TealeavesError": "errors",
     "DataNotFoundError": "errors",
     "InputNotFoundError": "errors",
@@ -89,3 +91,4 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         ZeroCooccurrenceError,
     )
     from tealeaves.models.adapters import load_model
+    from tealeaves.sweep.evaluation import evaluate

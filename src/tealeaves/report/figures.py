@@ -21,7 +21,8 @@ from tealeaves.errors import ParameterError
 #: Model columns that are not measures plotted against K.
 LIKELIHOOD_COLUMNS = ("completion_perplexity", "completion_loglik_per_word", "uniform_perplexity",
                       "unigram_perplexity", "heldout_words", "documents_split", "documents_too_short",
-                      "library_perplexity")
+                      "library_perplexity", "test_tokens_dropped", "test_types_dropped",
+                      "test_tokens_known_share", "top_words_missing_from_reference")
 
 
 def _figure(width: float = 7.0, height: float = 4.0):

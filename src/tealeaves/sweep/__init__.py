@@ -1,6 +1,8 @@
 """Choosing K and comparing models: sweeps over K and seeds, a results store, paired comparisons.
 
 * :func:`sweep` fits and scores every (K, seed) and stores each model (:mod:`~tealeaves.sweep.core`);
+* :func:`evaluate` scores models fitted anywhere the same way into a store
+  (:mod:`~tealeaves.sweep.evaluation`);
 * :func:`load_results` reads a store back as pandas DataFrames (:mod:`~tealeaves.sweep.results`);
 * :func:`compare_models` compares two stored models with bootstrap intervals
   (:mod:`~tealeaves.sweep.compare`);
@@ -16,7 +18,8 @@ from tealeaves._lazy import lazy_exports
 
 _EXPORTS = {
     "sweep": "core",
-    "split_corpus": "core",
+    "split_corpus": "evaluation",
+    "evaluate": "evaluation",
     "load_results": "results",
     "SweepResults": "results",
     "compare_models": "compare",
@@ -32,8 +35,9 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, aliases={"Resul
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.sweep.compare import compare_models
-    from tealeaves.sweep.core import split_corpus, sweep
+    from tealeaves.sweep.core import sweep
     from tealeaves.sweep.engines import ENGINES, Engine, register_engine
+    from tealeaves.sweep.evaluation import evaluate, split_corpus
     from tealeaves.sweep.measures import MODEL_MEASURES, TOPIC_MEASURES
     from tealeaves.sweep.results import SweepResults, load_results
     from tealeaves.sweep.store import SCHEMA_VERSION, IncompatibleStoreError

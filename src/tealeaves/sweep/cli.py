@@ -1,4 +1,4 @@
-"""Command-line sub-commands: ``tealeaves sweep``, ``tealeaves compare`` and ``tealeaves report``.
+"""Command-line sub-commands: ``tealeaves sweep``, ``evaluate``, ``compare`` and ``report``.
 
 CORPUS and ``--test`` are read by :func:`tealeaves.corpus.readers.read_corpus`: a plain file is
 one document per line, tokens separated by whitespace; a folder or a JSON Lines file is raw text,
@@ -21,6 +21,7 @@ from tealeaves.validation import int_arg, seed_arg
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
     "sweep": ("tealeaves.sweep.core:sweep", "tealeaves.corpus.preprocess:Preprocessor"),
+    "evaluate": ("tealeaves.sweep.evaluation:evaluate", "tealeaves.corpus.preprocess:Preprocessor"),
     "compare": ("tealeaves.sweep.compare:compare_models",),
     "report": ("tealeaves.report.html:write_report", "tealeaves.report.html:choose"),
 }
@@ -29,7 +30,7 @@ SUMMARY_COLUMNS = ("name", "k", "seed", "completion_perplexity", "unigram_perple
 
 
 def register(subparsers) -> None:
-    """Add ``sweep``, ``compare`` and ``report`` to the top-level parser."""
+    """Add ``sweep``, ``evaluate``, ``compare`` and ``report`` to the top-level parser."""
     from tealeaves.sweep.engines import ENGINES
 
     p = subparsers.add_parser("sweep", help="fit and score topic models over K and seeds into a store",
@@ -45,26 +46,16 @@ def register(subparsers) -> None:
     p.add_argument("--settings", default=None,
                    help='engine settings as a JSON object, e.g. \'{"max_iter": 20}\' '
                    "(merged over the engine's defaults)")
-    p.add_argument("--reference", default=None, help="reference index file for coherence "
-                   "(default: the training corpus)")
-    p.add_argument("--measures", default="npmi", help="comma-separated coherence measures (default npmi)")
-    add_param(p, N_TOP, default=10)
-    p.add_argument("--test", default=None,
-                   help="test documents (default: hold out --test-fraction of CORPUS)")
-    add_param(p, TEST_FRACTION, default=None)
-    p.add_argument("--split-seed", type=seed_arg, default=0,
-                   help="seed of the train/test split and of the held-out halves (default 0)")
-    add_output(p, required=True, help="results store (SQLite) to create or resume")
+    _add_scoring_options(p, "test documents (default: hold out --test-fraction of CORPUS)")
     add_param(p, N_JOBS, default=1)
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
-    add_format_option(p)
-    add_preprocessing(p)
     add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
                      "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
                     ("Gibbs LDA on 2 processes, with given test documents and two coherence measures",
                      "tealeaves sweep train.txt --test test.txt -k 20 --engine gibbs --measures npmi,umass "
                      "-j 2 -o results.sqlite"))
     p.set_defaults(func=_sweep)
+    _register_evaluate(subparsers)
 
     c = subparsers.add_parser("compare", help="compare two stored models with bootstrap intervals")
     c.add_argument("results", nargs="+", help="results store; a second store holds model B")
@@ -97,6 +88,58 @@ def register(subparsers) -> None:
     r.set_defaults(func=_report)
 
 
+def _register_evaluate(subparsers) -> None:
+    e = subparsers.add_parser("evaluate", help="score models fitted elsewhere into a results store",
+                              description="Score models fitted anywhere (gensim, tomotopy, MALLET, "
+                              "scikit-learn, BERTopic, tealeaves) exactly as sweep scores its own fits "
+                              "(completion perplexity with baselines, coherence, diversity, flags) into one "
+                              "results store; a measure a model cannot give is stored with its reason. "
+                              "NAME=PATH pairs come right after CORPUS, before any option. A model path is "
+                              "anything tealeaves.load_model reads (a saved gensim model, a tomotopy .bin, a "
+                              "MALLET --output-state file or topic-word weights, a tealeaves .npz, "
+                              "STORE#MODEL); "
+                              "a manifest is a JSON or TOML table of name -> path or list of paths, relative "
+                              "to its folder (docs/evaluate.md).")
+    e.add_argument("corpus", help="the training corpus the models were fitted on (or the whole corpus "
+                   "without --test): a file of whitespace-tokenised lines, a JSON Lines file or a folder")
+    e.add_argument("models", nargs="*", metavar="NAME=PATH",
+                   help="a model file to evaluate, named NAME (right after CORPUS)")
+    e.add_argument("--group", action="append", default=[], metavar="NAME=P1,P2,...",
+                   help="several runs of one configuration NAME (stored as NAME-r0, NAME-r1, ...); "
+                   "may be repeated")
+    e.add_argument("--manifest", default=None, metavar="FILE",
+                   help="a JSON or TOML file mapping each name to a model path or a list of paths")
+    _add_scoring_options(e, "test documents the models have not seen (default: hold out --test-fraction "
+                         "of CORPUS, right only when the models were fitted on the rest)")
+    add_examples(e, ("three models fitted elsewhere on train.txt, scored on test.txt into one store",
+                     "tealeaves evaluate train.txt gensim=lda.gensim tomotopy=lda.bin mallet=state.gz "
+                     "--test test.txt -o results.sqlite"),
+                    ("three runs of one configuration (stability is computed across them) and a lone model",
+                     "tealeaves evaluate train.txt nmf=nmf.npz --group lda20=a.bin,b.bin,c.bin "
+                     "--test test.txt -o results.sqlite"),
+                    ("the same from a manifest, e.g. "
+                     "{\"nmf\": \"nmf.npz\", \"lda20\": [\"a.bin\", \"b.bin\"]}",
+                     "tealeaves evaluate train.txt --manifest models.json --test test.txt -o results.sqlite"),
+                    ("then the report", "tealeaves report results.sqlite -o report.html"))
+    e.set_defaults(func=_evaluate)
+
+
+def _add_scoring_options(parser: argparse.ArgumentParser, test_help: str) -> None:
+    """The options ``sweep`` and ``evaluate`` share: split, reference, measures, output, preprocessing."""
+    parser.add_argument("--test", default=None, help=test_help)
+    add_param(parser, TEST_FRACTION, default=None)
+    parser.add_argument("--split-seed", type=seed_arg, default=0,
+                        help="seed of the train/test split and of the held-out halves (default 0)")
+    parser.add_argument("--reference", default=None, help="reference index file for coherence "
+                        "(default: the training corpus)")
+    parser.add_argument("--measures", default="npmi",
+                        help="comma-separated coherence measures (default npmi)")
+    add_param(parser, N_TOP, default=10)
+    add_output(parser, required=True, help="results store (SQLite) to create or resume")
+    add_format_option(parser)
+    add_preprocessing(parser)
+
+
 def _settings(text: str | None) -> dict | None:
     import json
 
@@ -122,13 +165,12 @@ def _fitted(train):
     return Preprocessor.from_params(recipe, train.vocabulary) if recipe is not None else None
 
 
-def _sweep(args: argparse.Namespace) -> int:
+def _scoring_inputs(args: argparse.Namespace) -> tuple:
+    """``(measures, corpus, test)`` of ``sweep`` and ``evaluate``: the inputs both score models on."""
     from tealeaves.errors import ParameterError
-    from tealeaves.sweep.core import sweep
 
     if args.test is not None and args.test_fraction is not None:
         raise ParameterError("--test and --test-fraction both given", fix="give test documents or a fraction")
-    settings = _settings(args.settings)
     measures = [m.strip() for m in args.measures.split(",") if m.strip()]
     if not measures:
         raise ParameterError("--measures lists no measure", fix="e.g. --measures npmi,umass")
@@ -136,6 +178,14 @@ def _sweep(args: argparse.Namespace) -> int:
     corpus = read_preprocessed(args, args.corpus)  # raw text: the preprocessing options, fitted here
     test = (read_preprocessed(args, args.test, _fitted(corpus), corpus.vocabulary)
             if args.test is not None else None)
+    return measures, corpus, test
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from tealeaves.sweep.core import sweep
+
+    settings = _settings(args.settings)
+    measures, corpus, test = _scoring_inputs(args)
     done = sweep(corpus, args.n_components, args.seeds, args.engine, args.output, test=test,
                  test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
                  split_seed=args.split_seed, reference=args.reference, measures=measures, n_top=args.n_top,
@@ -144,6 +194,143 @@ def _sweep(args: argparse.Namespace) -> int:
         print(dump_json(done))
     else:
         print(f"{len(done['fitted'])} models fitted, {len(done['skipped'])} already stored; "
+              f"results in {done['output']} (tealeaves report {done['output']} -o report.html)")
+    return 0
+
+
+def _pair(text: str, option: str) -> tuple[str, str]:
+    from tealeaves.errors import ParameterError
+
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise ParameterError(f"{option} {text!r} is not NAME=PATH", fix=f"e.g. {option} lda=lda.bin".strip())
+    return name.strip(), value.strip()
+
+
+def _add_model(models: dict, name: str, value, where: str) -> None:
+    from tealeaves.errors import ParameterError
+
+    if name in models:
+        raise ParameterError(f"model name {name!r} is given twice ({where})",
+                             fix="give each model its own name")
+    models[name] = value
+
+
+def _model_paths(args: argparse.Namespace) -> dict:
+    """Name -> path or list of paths, from NAME=PATH pairs, --group and --manifest (each name once)."""
+    from tealeaves.errors import ParameterError
+
+    models: dict = {}
+    for text in args.models:
+        name, path = _pair(text, "")
+        _add_model(models, name, path, "as NAME=PATH")
+    for text in args.group:
+        name, paths = _pair(text, "--group")
+        runs = [p.strip() for p in paths.split(",") if p.strip()]
+        if not runs:
+            raise ParameterError(f"--group {name} lists no model", fix=f"e.g. --group {name}=a.bin,b.bin")
+        _add_model(models, name, runs, "in --group")
+    if args.manifest is not None:
+        for name, value in read_manifest(args.manifest).items():
+            _add_model(models, name, value, f"in --manifest {args.manifest}")
+    if not models:
+        raise ParameterError("no model to evaluate", fix="give NAME=PATH pairs, --group or --manifest")
+    for name, value in models.items():
+        for path in value if isinstance(value, list) else [value]:
+            _check_model_path(path, name)
+    return models
+
+
+def _check_model_path(path: str, name: str) -> None:
+    """Refuse a missing model file before the corpora are read (``STORE#MODEL``: the store must exist)."""
+    from pathlib import Path
+
+    from tealeaves.errors import InputNotFoundError
+
+    p = Path(path).expanduser()
+    if p.exists() or ("#" in path and Path(path.rpartition("#")[0]).expanduser().is_file()):
+        return
+    raise InputNotFoundError(f"model file '{path}' of {name!r} does not exist", fix="check the path")
+
+
+def read_manifest(path: str) -> dict:
+    """The models of a manifest file: a JSON object or TOML table of name -> path or list of paths.
+
+    Relative paths are read from the manifest's folder.  A ``.toml`` file is TOML; any other
+    file is JSON.
+
+    Parameters
+    ----------
+    path : str
+        The manifest file.
+
+    Returns
+    -------
+    dict
+        Name -> path, or name -> list of paths.
+
+    Raises
+    ------
+    InputFormatError
+        When the file is not valid JSON/TOML, not a table of names, or a value is not a path or a
+        list of paths.
+    """
+    from pathlib import Path
+
+    from tealeaves._io import loads_strict, read_text
+    from tealeaves.errors import InputFormatError, StrictJSONError
+
+    text = read_text(path, what="manifest")
+    toml = Path(path).suffix.lower() == ".toml"
+    tomllib = _toml() if toml else None
+    try:
+        data = tomllib.loads(text) if toml else loads_strict(text, unique_keys=True)
+    except (StrictJSONError, ValueError) as exc:  # TOMLDecodeError is a ValueError
+        raise InputFormatError(f"manifest '{path}' is not valid {'TOML' if toml else 'JSON'} ({exc})",
+                               fix='write name -> path, e.g. {"lda": "lda.bin", "lda20": ["a.bin", "b.bin"]}'
+                               ) from None
+    if not isinstance(data, dict) or not data:
+        raise InputFormatError(f"manifest '{path}' holds no table of models",
+                               fix='write name -> path, e.g. {"lda": "lda.bin"}')
+    folder = Path(path).expanduser().parent
+    out = {}
+    for name, value in data.items():
+        paths = value if isinstance(value, list) else [value]
+        if not all(isinstance(p, str) and p.strip() for p in paths):
+            raise InputFormatError(f"manifest '{path}': {name!r} must be a path or a list of paths, got "
+                                   f"{value!r}", fix='e.g. "lda20": ["a.bin", "b.bin"]')
+        resolved = [str(folder / Path(p).expanduser()) for p in paths]
+        out[name] = resolved if isinstance(value, list) else resolved[0]
+    return out
+
+
+def _toml():
+    """``tomllib`` (Python 3.11+), else ``tomli``; refused with the way out when neither is there."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            from tealeaves.errors import MissingDependencyError
+
+            raise MissingDependencyError("reading a TOML manifest needs Python 3.11 or the tomli package",
+                                         fix="pip install tomli, or write the manifest as JSON") from None
+    return tomllib
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from tealeaves.sweep.evaluation import evaluate
+
+    models = _model_paths(args)
+    measures, corpus, test = _scoring_inputs(args)
+    done = evaluate(models, corpus, test, args.reference, args.output,
+                    test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
+                    split_seed=args.split_seed, measures=measures, n_top=args.n_top)
+    if args.format == "json":
+        print(dump_json(done))
+    else:
+        print(f"{len(done['evaluated'])} models scored, {len(done['skipped'])} already stored; "
               f"results in {done['output']} (tealeaves report {done['output']} -o report.html)")
     return 0
 

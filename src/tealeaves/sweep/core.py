@@ -1,15 +1,17 @@
-"""The sweep: fit every (K, seed) on a training split, score each model, store it.
+"""The sweep: fit every (K, seed) on a training split, then score each model as evaluate does, store it.
 
 >>> from tealeaves.sweep import sweep, load_results
 >>> sweep(corpus, [5, 10, 20], seeds=3, engine="sklearn", output="results.sqlite")  # doctest: +SKIP
 >>> load_results("results.sqlite").models  # doctest: +SKIP
 
 The training split: with ``test`` given, ``corpus`` is the training corpus and ``test``
-the test documents; otherwise :func:`split_corpus` holds out a seeded share
+the test documents; otherwise :func:`~tealeaves.sweep.evaluation.split_corpus` holds out a seeded share
 ``test_fraction`` of the documents.  Seeds are ``0 .. seeds-1`` (or the list given).
 Models the store already holds are not refitted (a killed sweep resumes).  Fits run in
 this process (``n_jobs=1``), in ``n_jobs`` local processes, or on the Dask cluster at
-``scheduler``; every fit is seeded, so the stored results are the same either way.
+``scheduler``; every fit is seeded, so the stored results are the same either way.  Each
+fitted model is scored by :func:`tealeaves.sweep.evaluation.score_row`, the scoring path of
+:func:`tealeaves.sweep.evaluation.evaluate` too.
 """
 
 from __future__ import annotations
@@ -22,52 +24,16 @@ import numpy as np
 
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
-from tealeaves.errors import EmptyInputError, ParameterError
+from tealeaves.errors import ParameterError
 from tealeaves.sweep.engines import Engine, check_available, get_engine
-from tealeaves.sweep.measures import SweepData, corpus_hash, reference_mismatch, score_model
+from tealeaves.sweep.evaluation import evaluation_data, score_row, split_corpus  # noqa: F401 (re-exported)
+from tealeaves.sweep.measures import SweepData
 from tealeaves.sweep.params import N_JOBS, N_TOP, SEEDS, check_n_components
 from tealeaves.sweep.progress import SweepProgress
 from tealeaves.sweep.store import finished, model_name, open_store, write_model
-from tealeaves.validation import check_float, check_seed, check_unique
+from tealeaves.validation import check_seed, check_unique
 
 DEFAULT_MEASURES = ("npmi",)
-
-
-def split_corpus(corpus: Corpus, test_fraction: float = 0.2, seed: int = 0) -> tuple[Corpus, Corpus]:
-    """``(train, test)``: ``round(test_fraction * D)`` documents drawn by ``default_rng(seed).permutation``.
-
-    Both keep the corpus's order and vocabulary; each must hold at least one document.
-
-    Parameters
-    ----------
-    corpus : Corpus
-        The documents to split.
-    test_fraction : float, default 0.2
-        Share of documents held out, strictly between 0 and 1.
-    seed : int, default 0
-        Seed of the draw.
-
-    Returns
-    -------
-    tuple of Corpus
-        ``(train, test)``.
-
-    Raises
-    ------
-    ParameterError
-        When the fraction or seed is invalid, or one side would be empty.
-    """
-    fraction = check_float(test_fraction, "test fraction", min_value=0.0, max_value=1.0,
-                            include_min=False, include_max=False)
-    seed = check_seed(seed, "split seed")
-    n_test = int(round(fraction * len(corpus)))
-    if n_test < 1 or n_test >= len(corpus):
-        raise ParameterError(f"a test fraction of {fraction:g} of {len(corpus)} documents leaves "
-                             f"{n_test} test and {len(corpus) - n_test} training documents",
-                             fix="choose a test fraction that leaves at least one document on each side")
-    chosen = np.sort(np.random.default_rng(seed).permutation(len(corpus))[:n_test])
-    rest = np.setdiff1d(np.arange(len(corpus)), chosen)
-    return corpus.subset(rest), corpus.subset(chosen)
 
 
 def check_seeds(seeds: int | Sequence[int]) -> list[int]:
@@ -101,33 +67,14 @@ def _check_corpus(train: Corpus, n_components: list[int]) -> None:
                              fix="use fewer topics or more documents")
 
 
-def _reference(reference, train: Corpus):
-    from tealeaves.coherence import build_index
-    from tealeaves.coherence.measure import as_reference
-
-    if reference is None:
-        return build_index(train, name="training-corpus")
-    return as_reference(reference)
-
-
-def _description(data: SweepData, test_given: bool, split: dict) -> dict:
-    """What all models of one store share (stored in ``meta.sweep``; see :mod:`tealeaves.sweep.store`)."""
-    ref = data.reference
-    return {"train": corpus_hash(data.train), "test": corpus_hash(data.test), "test_given": test_given,
-            **split, "measures": list(data.measures), "top_n": data.n_top,
-            "reference": f"{ref.name}@{ref.short_checksum}"}
-
-
 def _fit_and_score(task: tuple, data: SweepData) -> dict:
     """Fit one (engine, K, seed) model and score it: a pure function of its arguments."""
     engine, k, seed, settings = task
     start = time.perf_counter()
     model = engine.fit(data.train, k, seed, settings)
     fit_seconds = time.perf_counter() - start
-    row = score_model(model, data)
-    return {**row, "name": model_name(engine.name, k, seed), "k": k, "seed": seed, "engine": engine.name,
-            "settings": settings, "description": str(model.description()) if hasattr(model, "description")
-            else type(model).__name__, "fit_seconds": fit_seconds}
+    return score_row(model, data, {"name": model_name(engine.name, k, seed), "k": k, "seed": seed,
+                                   "engine": engine.name, "settings": settings, "fit_seconds": fit_seconds})
 
 
 _WORKER_DATA: SweepData | None = None
@@ -239,17 +186,10 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     n_top, n_jobs = N_TOP.check(n_top), N_JOBS.check(n_jobs)
     check_available(engine)
     settings = engine.settings(settings)
-    split = {"split_seed": check_seed(split_seed, "split seed")}
-    if test is None:
-        split["test_fraction"] = test_fraction
-        corpus, test = split_corpus(corpus, test_fraction, split_seed)
-    if len(test) == 0:
-        raise EmptyInputError("the test corpus has no documents", fix="give test documents")
-    _check_corpus(corpus, n_components)
-    data = SweepData(corpus, test, _reference(reference, corpus), measures, n_top, split["split_seed"])
-    description = _description(data, "test_fraction" not in split, split)
-    description.update(reference_mismatch(data.reference, corpus))  # {} or the warning, also printed
-    conn = open_store(output, description, list(corpus.vocabulary), getattr(corpus, "preprocessing", None))
+    data, description = evaluation_data(corpus, test, test_fraction, split_seed, reference, measures, n_top,
+                                        "sweep", check_train=lambda train: _check_corpus(train, n_components))
+    conn = open_store(output, description, list(data.train.vocabulary),
+                      getattr(data.train, "preprocessing", None))
     try:
         return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
                            output)

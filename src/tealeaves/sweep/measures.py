@@ -37,13 +37,22 @@ from tealeaves.errors import TealeavesError
 def _diversity(model, data) -> dict:
     """Topic diversity (top 25) and inverted RBO (top ``data.n_top``, p = 0.9), from :mod:`.comparison`.
 
-    Diversity is ``None`` (documented) when the vocabulary has fewer than 25 words.
+    Diversity is ``None`` (documented) when the vocabulary has fewer than 25 words, inverted
+    RBO when it has fewer than ``n_top``; the reason is in ``unavailable``.
     """
     from tealeaves.comparison import inverted_rbo, topic_diversity
 
-    enough = len(model.vocabulary_) >= 25
-    return {"diversity": topic_diversity(model, 25).value if enough else None,
-            "irbo": inverted_rbo(model, data.n_top).value}
+    n_words = len(model.vocabulary_)
+    out = {"diversity": topic_diversity(model, 25).value if n_words >= 25 else None,
+           "irbo": inverted_rbo(model, data.n_top).value if n_words >= data.n_top else None}
+    unavailable = {}
+    if n_words < 25:
+        unavailable["diversity"] = (f"the model's vocabulary has {n_words} words, fewer than the 25 top "
+                                    "words topic diversity counts")
+    if n_words < data.n_top:
+        unavailable["irbo"] = (f"the model's vocabulary has {n_words} words, fewer than the {data.n_top} top "
+                               "words inverted RBO ranks")
+    return {**out, "unavailable": unavailable} if unavailable else out
 
 
 #: Per-model measures added by name: ``fn(model, data: SweepData) -> dict[str, float | None]``.
@@ -168,8 +177,83 @@ def _check_same_words(result, base: dict) -> None:
                                  fix="this is a bug in tealeaves; report it")
 
 
+def not_probabilistic(model) -> str | None:
+    """Why ``model`` gives no held-out likelihood (``None`` when it has topic-word probabilities).
+
+    Parameters
+    ----------
+    model : TopicModel
+        The model.
+
+    Returns
+    -------
+    str or None
+        The model's own reason (``not_probabilistic_``, as the NMF and BERTopic adapters
+        record it), a generic one when it has no ``topic_word_``, else ``None``.
+    """
+    if getattr(model, "topic_word_", None) is not None:
+        return None
+    reason = getattr(model, "not_probabilistic_", None)
+    return str(reason) if reason else (f"{describe_model(model)} has no topic-word probabilities, so it "
+                                       "gives no held-out likelihood")
+
+
+def describe_model(model) -> str:
+    """The model's description (``description()``), else its class name.
+
+    Parameters
+    ----------
+    model : object
+        The model.
+
+    Returns
+    -------
+    str
+        The description.
+    """
+    return str(model.description()) if hasattr(model, "description") else type(model).__name__
+
+
+def vocabulary_coverage(model, test: Corpus) -> dict:
+    """How much of ``test`` the model's vocabulary covers (``test`` is over the evaluation's words).
+
+    A test word is matched to the model's column by its string; tokens of words the model
+    lacks are dropped from its held-out scoring and counted here.
+
+    Parameters
+    ----------
+    model : TopicModel
+        The model (its ``vocabulary_``).
+    test : Corpus
+        The test documents.
+
+    Returns
+    -------
+    dict
+        ``test_tokens_dropped``, ``test_types_dropped`` (tokens and distinct words of ``test``
+        not in the model's vocabulary) and ``test_tokens_known_share`` (share of ``test``'s
+        tokens the model knows; ``None`` when ``test`` has no token).
+    """
+    index = model.vocabulary_.index
+    known_type = np.array([w in index for w in test.vocabulary], dtype=bool)
+    counts = np.bincount(test.tokens, minlength=len(test.vocabulary)) if test.n_tokens else \
+        np.zeros(len(test.vocabulary), dtype=np.int64)
+    dropped = int(counts[~known_type].sum())
+    return {"test_tokens_dropped": dropped, "test_types_dropped": int(((counts > 0) & ~known_type).sum()),
+            "test_tokens_known_share": (test.n_tokens - dropped) / test.n_tokens if test.n_tokens else None}
+
+
 def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods.
+
+    The test documents are matched to the model's vocabulary by word (test tokens of
+    words the model lacks are dropped and counted, :func:`vocabulary_coverage`), and the
+    baselines are defined over the model's vocabulary and scored on exactly its held-out
+    words.  A model without topic-word probabilities (NMF, BERTopic) or without a way to
+    infer topic proportions gets ``None`` for its own perplexities and its per-document
+    record (``heldout_words``, ``documents_split``, ``documents_too_short``: their counts are
+    in the reason), each with a reason in ``measures["unavailable"]``; its baselines are
+    still scored.
 
     Parameters
     ----------
@@ -181,8 +265,8 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     Returns
     -------
     tuple of dict
-        The likelihood measures, and the held-out record (``signature``, ``split_hash``,
-        ``doc_loglik``, ``doc_words``).
+        The likelihood measures, and the held-out record (``signature``, or ``None`` when
+        the model has no held-out likelihood; ``split_hash``, ``doc_loglik``, ``doc_words``).
 
     Raises
     ------
@@ -190,22 +274,54 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
         When a baseline scored other held-out words than the model (a bug).
     """
     from tealeaves.likelihood import baselines
-    from tealeaves.likelihood.completion import document_completion, prepare_test
+    from tealeaves.likelihood.completion import prepare_test
     from tealeaves.sweep.engines import library_perplexity
 
-    result = document_completion(model, data.test, seed=data.split_seed)
     base = baselines(data.train, data.test, seed=data.split_seed, model=model)
-    _check_same_words(result, base)
-    _, heldout, _ = prepare_test(model, data.test, data.split_seed)
-    measures = {"completion_perplexity": result.perplexity,
-                "completion_loglik_per_word": result.log_likelihood / result.n_heldout_words,
-                "uniform_perplexity": base["uniform"].perplexity,
+    _, heldout, report = prepare_test(model, data.test, data.split_seed)
+    measures = {"uniform_perplexity": base["uniform"].perplexity,
                 "unigram_perplexity": base["unigram"].perplexity,
-                "heldout_words": result.n_heldout_words, "documents_split": result.n_documents_split,
-                "documents_too_short": result.n_skipped_too_short,
-                "library_perplexity": library_perplexity(model, data.test)}
-    return measures, {"signature": str(result.signature), "split_hash": corpus_hash(heldout),
-                      "doc_loglik": result.document_log_likelihoods, "doc_words": heldout.lengths}
+                "heldout_words": report.n_heldout_words, "documents_split": report.n_documents_split,
+                "documents_too_short": report.n_skipped_too_short, **vocabulary_coverage(model, data.test)}
+    result, reason = _completion(model, data)
+    unavailable = {}
+    if result is None:
+        measures.update(completion_perplexity=None, completion_loglik_per_word=None)
+        unavailable = {"completion_perplexity": reason, "completion_loglik_per_word": reason}
+        # no per-document record: its counts go into the reason, so the store's record stays whole
+        counts = (f"no held-out log-likelihood per document ({reason}); its baselines were scored on "
+                  f"{report.n_heldout_words} held-out words of {report.n_documents_split} documents, "
+                  f"{report.n_skipped_too_short} too short to split")
+        for name in ("heldout_words", "documents_split", "documents_too_short"):
+            measures[name] = None
+            unavailable[name] = counts
+        record = {"signature": None, "doc_loglik": np.zeros(0), "doc_words": np.zeros(0, dtype=np.int64)}
+    else:
+        _check_same_words(result, base)
+        measures.update(completion_perplexity=result.perplexity,
+                        completion_loglik_per_word=result.log_likelihood / result.n_heldout_words)
+        record = {"signature": str(result.signature), "doc_loglik": result.document_log_likelihoods,
+                  "doc_words": heldout.lengths}
+    measures["library_perplexity"] = library_perplexity(model, data.test)
+    if measures["library_perplexity"] is None:
+        unavailable["library_perplexity"] = ("only the sweep's scikit-learn engine reports a perplexity "
+                                             "of its own (its variational bound)")
+    measures["unavailable"] = unavailable
+    return measures, {**record, "split_hash": corpus_hash(heldout)}
+
+
+def _completion(model, data: SweepData):
+    """``(result, None)``, or ``(None, reason)`` when the model cannot give a held-out likelihood."""
+    from tealeaves.errors import UnsupportedModelError
+    from tealeaves.likelihood.completion import document_completion
+
+    reason = not_probabilistic(model)
+    if reason is not None:
+        return None, reason
+    try:
+        return document_completion(model, data.test, seed=data.split_seed), None
+    except UnsupportedModelError as exc:  # e.g. probabilities but no alpha and no native inference
+        return None, str(exc)
 
 
 def _pairs(result, topic: int) -> dict:
@@ -217,11 +333,15 @@ def _pairs(result, topic: int) -> dict:
 def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     """Topic significance and the junk-topic flags of one model (:mod:`tealeaves.comparison`).
 
-    ``theta`` is the model's ``transform`` of the training documents.  Per topic:
-    ``kl_uniform``, ``kl_vacuous``, ``kl_background`` (AlSumait et al. 2009) go into its
-    scores and the flags of :func:`~tealeaves.comparison.flags.flag_topics` (low-coherence
-    and mixed from the first coherence measure, background, few-documents) into its
-    ``flags``; low-recurrence needs other runs and is left to the report's hook.
+    ``theta`` is the model's ``transform`` of the training documents, matched to the
+    model's vocabulary by word (:func:`tealeaves.likelihood.align_corpus`; each document
+    weighed by the tokens the model knows).  Per topic: ``kl_uniform``, ``kl_vacuous``,
+    ``kl_background`` (AlSumait et al. 2009) go into its scores and the flags of
+    :func:`~tealeaves.comparison.flags.flag_topics` (low-coherence and mixed from the first
+    coherence measure, background, few-documents) into its ``flags``; low-recurrence needs
+    other runs and is left to the report's hook.  A model that cannot infer topic
+    proportions (NMF, BERTopic) gets the coherence flags only, ``significance`` ``None``
+    and the reason in ``unavailable``.
 
     Parameters
     ----------
@@ -237,26 +357,49 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     Returns
     -------
     dict
-        The model's mean ``kl_vacuous`` (``significance``) and the flags' settings (``flags``).
+        The model's mean ``kl_vacuous`` (``significance``), the flags' settings (``flags``)
+        and ``unavailable`` (empty, or the reason ``significance`` is ``None``).
     """
     from tealeaves.comparison import flag_topics, topic_significance
+    from tealeaves.errors import UnsupportedModelError
+    from tealeaves.likelihood import align_corpus
 
-    theta = model.transform(data.train)
-    significance = topic_significance(model, theta, data.train.lengths)
+    reason = not_probabilistic(model)
+    if reason is None:
+        train = align_corpus(data.train, model.vocabulary_, "training documents")
+        try:
+            theta = model.transform(train)
+        except UnsupportedModelError as exc:  # e.g. probabilities but no alpha and no native inference
+            reason = str(exc)
+    if reason is not None:
+        for topic in topics:  # every model's topics carry the same score names: null here
+            topic["scores"].update(dict.fromkeys(("kl_uniform", "kl_vacuous", "kl_background")))
+        report = flag_topics(len(topics), coherence=first)
+        return {"significance": None, "unavailable": {"significance": f"no topic proportions to weigh topics "
+                                                                      f"by: {reason}"},
+                **_flag_record(report, topics)}
+    significance = topic_significance(model, theta, train.lengths)
     for t, row in enumerate(significance.per_topic.to_dict(orient="records")):
         topics[t]["scores"].update({c: _finite(float(row[c])) for c in ("kl_uniform", "kl_vacuous",
                                                                         "kl_background")})
     report = flag_topics(len(topics), coherence=first, significance=significance, theta=theta,
-                         doc_lengths=data.train.lengths)
+                         doc_lengths=train.lengths)
+    return {"significance": significance.value, "unavailable": {}, **_flag_record(report, topics)}
+
+
+def _flag_record(report, topics: list[dict]) -> dict:
     for flag in report.flags:
         topics[flag.topic]["flags"].append({"flag": flag.flag, "explanation": flag.explanation})
-    return {"significance": significance.value,
-            "flags": {"checked": report.checked, "skipped": report.skipped,
+    return {"flags": {"checked": report.checked, "skipped": report.skipped,
                       "signature": str(report.signature)}}
 
 
 def score_model(model, data: SweepData) -> dict:
     """Every measure of one fitted model (see the module docstring), ready for the results store.
+
+    The one scoring path of :func:`tealeaves.sweep.sweep` and :func:`tealeaves.sweep.evaluation.evaluate`.
+    Every measure is a finite number or ``None``; each ``None`` has a reason in words in
+    ``measures["unavailable"]`` (``{measure: reason}``).
 
     Parameters
     ----------
@@ -275,29 +418,84 @@ def score_model(model, data: SweepData) -> dict:
 
     start = time.perf_counter()
     measures, heldout = likelihood_measures(model, data)
+    unavailable = measures.pop("unavailable")
     words = [[str(w) for w in t] for t in model.top_words(data.n_top)]
     topics = [{"topic": t, "top_words": w, "scores": {}, "pairs": {}, "flags": []}
               for t, w in enumerate(words)]
-    signatures = {"completion": heldout["signature"]}
+    signatures = {"completion": heldout["signature"]} if heldout["signature"] else {}
     first = None
     for name in data.measures:
         result = coherence(model, data.reference, measure=name, n_top=data.n_top)
         measures[name] = result.mean
+        if result.mean is None:
+            unavailable[name] = (f"no topic has two of its top {data.n_top} words in the reference "
+                                 f"{data.reference.name}")
         signatures[name] = str(result.signature)
         for t, score in enumerate(result.scores):
             topics[t]["scores"][name] = _finite(score)
             if first is None:
                 topics[t]["pairs"] = {"measure": name, **_pairs(result, t)}
         first = first or result
-    measures.update(flag_measures(model, data, first, topics))
+    measures["top_words_missing_from_reference"] = sum(len(t.missing) for t in first.topics) if first else 0
+    flags = flag_measures(model, data, first, topics)
+    unavailable.update(flags.pop("unavailable"))
+    measures.update(flags)
     for fn in MODEL_MEASURES.values():
-        measures.update(fn(model, data))
+        out = dict(fn(model, data))
+        unavailable.update(out.pop("unavailable", {}))
+        measures.update(out)
     for name, fn in TOPIC_MEASURES.items():
         for t, value in enumerate(fn(model, data)):
             topics[t]["scores"][name] = _finite(value)
     measures["signatures"] = signatures
-    return {"measures": {k: _finite(v) if isinstance(v, float) else v for k, v in measures.items()},
-            "topics": topics, "signature": heldout["signature"], "split_hash": heldout["split_hash"],
-            "doc_loglik": heldout["doc_loglik"], "doc_words": heldout["doc_words"],
-            "vocabulary_hash": words_hash(model.vocabulary_), "topic_word": np.asarray(model.topic_word_),
-            "score_seconds": time.perf_counter() - start}
+    measures = {k: _finite(v) if isinstance(v, float) else v for k, v in measures.items()}
+    measures["unavailable"] = _reasons(measures, unavailable)
+    return {"measures": measures, "topics": topics,
+            "signature": heldout["signature"] or signatures[data.measures[0]],
+            "split_hash": heldout["split_hash"], "doc_loglik": heldout["doc_loglik"],
+            "doc_words": heldout["doc_words"], "vocabulary_hash": words_hash(model.vocabulary_),
+            "topic_word": stored_topic_word(model), "score_seconds": time.perf_counter() - start}
+
+
+def _reasons(measures: dict, unavailable: dict) -> dict:
+    """One reason for every ``None`` measure (a non-finite value becomes ``None`` with its own)."""
+    out = {k: v for k, v in unavailable.items() if measures.get(k) is None}
+    for name, value in measures.items():
+        if value is None and name not in out:
+            out[name] = "the computation gave no finite value"
+    return out
+
+
+def stored_topic_word(model) -> np.ndarray:
+    """The ``K x V`` rows stored for a model: ``topic_word_``, else its weights normalised per topic.
+
+    A model without probabilities (NMF, BERTopic) stores its non-negative ranking
+    weights divided by each topic's sum, so stability and the topic views can be computed;
+    they are not word probabilities (its held-out likelihood is ``None`` with a reason).
+
+    Parameters
+    ----------
+    model : TopicModel
+        The model.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``K x V`` float64 rows summing to one.
+
+    Raises
+    ------
+    UnsupportedModelError
+        When the weights have negative values or a topic sums to zero (e.g. LSI loadings).
+    """
+    from tealeaves.errors import UnsupportedModelError
+
+    if getattr(model, "topic_word_", None) is not None:
+        return np.asarray(model.topic_word_, dtype=np.float64)
+    weights = np.asarray(model.topic_word_weights_, dtype=np.float64)
+    sums = weights.sum(axis=1, keepdims=True)
+    if (weights < 0).any() or not (sums > 0).all():
+        raise UnsupportedModelError(f"{describe_model(model)} has negative or all-zero topic weights, which "
+                                    "a results store cannot hold as rows over words",
+                                    fix="evaluate it with tealeaves coherence instead")
+    return weights / sums

@@ -28,11 +28,13 @@ class SweepProgress(_Progress):
         Where the reports go (standard error by default).
     width : int
         The bar's width in characters.
+    label : str
+        The command named at the start of each report (``sweep``, ``evaluate``).
     """
 
-    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30):
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30, label: str = "sweep"):
         super().__init__(sys.stderr if stream is None else stream)
-        self.total, self.done, self.width = total, 0, width
+        self.total, self.done, self.width, self.label = total, 0, width, label
 
     def eta(self) -> float | None:
         """Seconds left, from the mean time per model so far (``None`` before the first).
@@ -63,9 +65,9 @@ class SweepProgress(_Progress):
             filled = self.width * self.done // max(self.total, 1)
             bar = "#" * filled + "-" * (self.width - filled)
             end = "\n" if self.done >= self.total else ""
-            self.redraw(f"sweep [{bar}] {self.done}/{self.total} {name}{left}   {end}")
+            self.redraw(f"{self.label} [{bar}] {self.done}/{self.total} {name}{left}   {end}")
         else:
-            self.line(f"sweep: {self.done}/{self.total} models done ({name}){left}")
+            self.line(f"{self.label}: {self.done}/{self.total} models done ({name}){left}")
 
     def note(self, message: str) -> None:
         """A plain message (e.g. models skipped because the store has them).
@@ -75,7 +77,7 @@ class SweepProgress(_Progress):
         message : str
             The message.
         """
-        self.line(f"sweep: {message}")
+        self.line(f"{self.label}: {message}")
 
 
 #: The former name of :class:`SweepProgress`.
