@@ -66,3 +66,19 @@ def test_every_option_has_help(path, parser):
     missing = [a.option_strings or [a.dest] for a in parser._actions
                if not isinstance(a, (*_OWN, _DeprecatedAlias)) and not (a.help or "").strip()]
     assert not missing, f"{' '.join(path)}: options without help: {missing}"
+
+
+def test_quickstart_commands_parse(capsys):
+    """Every ``tealeaves ...`` command of docs/quickstart.md (continued lines joined) parses with the real
+    parser, so the quick start cannot go out of date when an option is renamed."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```bash\n")[1:]]
+    commands = [line.strip() for b in blocks for line in b.replace("\\\n", " ").splitlines()
+                if line.strip().startswith("tealeaves ")]
+    assert len(commands) >= 4
+    for line in commands:
+        args = cli.build_parser().parse_args(shlex.split(line)[1:])
+        assert hasattr(args, "func"), line
+    assert capsys.readouterr().err == ""
