@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from tealeaves._cli_args import add_output, add_param
-from tealeaves._io import atomic_write, existing_file, write_text
+from tealeaves._io import atomic_write, write_text
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import ParameterError
@@ -122,7 +122,7 @@ def _csv(text: str | None, name: str | None = None) -> list[str] | None:
 def _build(args) -> int:
     from tealeaves.models.adapters import load_model
 
-    model = load_model(existing_file(args.model, "model file"))
+    model = load_model(args.model)  # a model file, or a results store's STORE#MODEL
     topics = _csv(args.topics, "--topics")
     study = st.build_study(model, tasks=_csv(args.tasks, "--tasks"), seed=args.seed, name=args.name,
                            topics=topics, n_top=args.n_top, rating_words=args.rating_words,

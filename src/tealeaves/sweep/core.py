@@ -113,7 +113,8 @@ def _reference(reference, train: Corpus):
 def _description(data: SweepData, test_given: bool, split: dict) -> dict:
     """What all models of one store share (stored in ``meta.sweep``; see :mod:`tealeaves.sweep.store`)."""
     ref = data.reference
-    return {"train": corpus_hash(data.train), "test": corpus_hash(data.test), "test_given": test_given,
+    return {"kind": "sweep", "train": corpus_hash(data.train), "test": corpus_hash(data.test),
+            "test_given": test_given,
             **split, "measures": list(data.measures), "top_n": data.n_top,
             "reference": f"{ref.name}@{ref.short_checksum}"}
 
@@ -127,7 +128,8 @@ def _fit_and_score(task: tuple, data: SweepData) -> dict:
     row = score_model(model, data)
     return {**row, "name": model_name(engine.name, k, seed), "k": k, "seed": seed, "engine": engine.name,
             "settings": settings, "description": str(model.description()) if hasattr(model, "description")
-            else type(model).__name__, "fit_seconds": fit_seconds}
+            else type(model).__name__, "fit_seconds": fit_seconds,
+            "alpha": getattr(model, "doc_topic_prior_", None)}
 
 
 _WORKER_DATA: SweepData | None = None
@@ -248,7 +250,7 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     _check_corpus(corpus, n_components)
     data = SweepData(corpus, test, _reference(reference, corpus), measures, n_top, split["split_seed"])
     description = _description(data, "test_fraction" not in split, split)
-    conn = open_store(output, description, list(corpus.vocabulary))
+    conn = open_store(output, description, list(corpus.vocabulary), getattr(corpus, "preprocessing", None))
     try:
         return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
                            output)
@@ -278,8 +280,8 @@ def _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, sched
         bar.note(f"{len(skipped)} models already in {output}; fitting the other {len(tasks)}")
     fitted = []
     for row in _run_tasks(tasks, data, n_jobs, scheduler):
-        write_model(conn, row)
-        fitted.append(row["name"])
+        # write_model is False when another process on the same store stored this model meanwhile
+        (fitted if write_model(conn, row) else skipped).append(row["name"])
         if bar is not None:
             bar.update(row["name"])
     return {"output": str(output), "fitted": fitted, "skipped": skipped}
