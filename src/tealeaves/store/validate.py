@@ -94,6 +94,31 @@ class StoreContents:
         return [m["name"] for m in self.models]
 
 
+class _Undecodable:
+    """A TEXT value that is not UTF-8 (kept so the validator can name it instead of SQLite failing)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def __repr__(self) -> str:
+        return "text that is not UTF-8"
+
+
+def _text_factory(data: bytes):
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _Undecodable(data)
+
+
+def _kind(value) -> str:
+    """What a stored value is, in words."""
+    if isinstance(value, _Undecodable):
+        return "text that is not UTF-8"
+    return {bytes: "a blob", str: "text", int: "an integer", float: "a real number",
+            type(None): "NULL"}.get(type(value), type(value).__name__)
+
+
 class _Bad:
     """Raise :class:`StoreIntegrityError` naming the store and the place."""
 
@@ -146,6 +171,7 @@ def read_contents(path: str | os.PathLike) -> StoreContents:
 def _read_tables(conn: sqlite3.Connection, path: Path, bad: _Bad):
     from tealeaves.store.format import read_meta
 
+    conn.text_factory = _text_factory
     meta = read_meta(conn, path)
     version = int(meta["schema_version"])
     for table, expected in COLUMNS[version].items():
@@ -174,7 +200,7 @@ def _column_difference(found: dict, expected: dict) -> str:
 
 def _json(text, where: str, name: str, bad: _Bad):
     if not isinstance(text, str):
-        raise bad(where, f"{name} is a {type(text).__name__}, not JSON text")
+        raise bad(where, f"{name} is {_kind(text)}, not JSON text")
     try:
         return loads_strict(text)
     except (ValueError, RecursionError) as exc:
@@ -220,19 +246,20 @@ def _is_number(value) -> bool:
 def _text(row: dict, name: str, where: str, bad: _Bad, empty: bool = True) -> str:
     value = row[name]
     if not isinstance(value, str) or (not empty and not value):
-        raise bad(where, f"{name} is {'empty' if value == '' else f'a {type(value).__name__}'}, not text")
+        raise bad(where, f"{name} is {'empty' if value == '' else _kind(value)}, not text")
     return value
 
 
-def _array(blob, dtype: str, where: str, name: str, bad: _Bad, length: int | None = None) -> np.ndarray:
+def _array(blob, dtype: str, where: str, name: str, bad: _Bad, length: int | None = None,
+           shape: str | None = None) -> np.ndarray:
     if not isinstance(blob, bytes):
-        raise bad(where, f"{name} is a {type(blob).__name__}, not a blob of {dtype} values")
+        raise bad(where, f"{name} is {_kind(blob)}, not a blob of {dtype} values")
     if len(blob) % 8:
         raise bad(where, f"{name} has {len(blob)} bytes, not a whole number of 8-byte {dtype} values "
                          "(truncated?)")
     values = np.frombuffer(blob, dtype="<f8" if dtype == "float64" else "<i8")
     if length is not None and len(values) != length:
-        raise bad(where, f"{name} holds {len(values)} {dtype} values, not {length}")
+        raise bad(where, f"{name} holds {len(values)} {dtype} values, not {shape or length}")
     if dtype == "float64" and not np.isfinite(values).all():
         raise bad(where, f"{name} holds NaN or infinite values")
     return values
@@ -291,7 +318,7 @@ def _signature(text, where: str, name: str, bad: _Bad) -> None:
     try:
         Signature.parse(text)
     except InputFormatError as exc:
-        raise bad(where, f"{name} is not a signature ({exc.what[:80]})") from None
+        raise bad(where, f"{name} is not a signature ({exc.what})") from None
 
 
 def _measures(measures, where: str, bad: _Bad) -> dict:
@@ -324,10 +351,8 @@ def _blobs(row: dict, out: dict, n_words: int, where: str, bad: _Bad) -> None:
         raise bad(where, "doc_words holds a negative word count")
     if n_words == 0:
         raise bad(where, "has no vocabulary (meta.vocabulary is empty and the model has none of its own)")
-    if not isinstance(row["topic_word"], bytes) or len(row["topic_word"]) != 8 * k * n_words:
-        size = len(row["topic_word"]) if isinstance(row["topic_word"], bytes) else row["topic_word"]
-        raise bad(where, f"topic_word holds {size!r} bytes, not K x V = {k} x {n_words} float64 values")
-    phi = _array(row["topic_word"], "float64", where, "topic_word", bad).reshape(k, n_words)
+    phi = _array(row["topic_word"], "float64", where, "topic_word", bad, length=k * n_words,
+                 shape=f"K x V = {k} x {n_words}").reshape(k, n_words)
     if (phi < 0).any():
         raise bad(where, "topic_word holds a negative probability")
     sums = phi.sum(axis=1)

@@ -177,11 +177,22 @@ class SweepResults:
         Returns
         -------
         dict
-            ``path``, ``sweep``, ``models`` and ``topics`` (as records).
+            ``path``, ``sweep``, ``models`` and ``topics`` (as records; ``None`` where nothing
+            is stored) and ``preprocessing``.
         """
         return {"path": self.path, "sweep": self.sweep,
-                "models": self.models.to_dict(orient="records"),
-                "topics": self.topics.to_dict(orient="records")}
+                "models": _records(self.models), "topics": _records(self.topics),
+                "preprocessing": self.preprocessing}
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """``frame``'s rows as dicts, with pandas' NaN put back to ``None``.
+
+    The store is validated (no NaN is stored), so a NaN here is pandas' rendering of a
+    ``None`` (a documented "not computed") or of a column another row lacks.
+    """
+    return [{k: None if isinstance(v, float) and v != v else v for k, v in row.items()}
+            for row in frame.to_dict(orient="records")]
 
 
 #: The former name of :class:`SweepResults`.
