@@ -69,7 +69,8 @@ def set_score(value):
 DAMAGED = [
     ("truncated doc_loglik", [f"UPDATE models SET doc_loglik = substr(doc_loglik, 1, 16) WHERE name = '{A}'"],
      "doc_words holds"),
-    ("odd-length doc_loglik", [f"UPDATE models SET doc_loglik = substr(doc_loglik, 1, 13) WHERE name = '{A}'"],
+    ("odd-length doc_loglik",
+     [f"UPDATE models SET doc_loglik = substr(doc_loglik, 1, 13) WHERE name = '{A}'"],
      "doc_loglik has 13 bytes, not a whole number of 8-byte float64 values"),
     ("odd-length topic_word", [f"UPDATE models SET topic_word = CAST(topic_word || x'00' AS BLOB) "
                                f"WHERE name = '{B}'"], "topic_word has"),
@@ -79,13 +80,16 @@ DAMAGED = [
      "not K x V = 3 x"),
     ("alpha of the wrong length", [f"UPDATE models SET alpha = x'000000000000f03f' WHERE name = '{B}'"],
      "alpha holds 1 float64 values, not 3"),
-    ("NaN in doc_loglik", [f"UPDATE models SET doc_loglik = CAST(x'000000000000f87f' || substr(doc_loglik, 9) "
-                           f"AS BLOB) WHERE name = '{A}'"], "doc_loglik holds NaN or infinite values"),
-    ("doc_loglik changed", [f"UPDATE models SET doc_loglik = CAST(x'000000000000f0bf' || substr(doc_loglik, 9) "
-                            f"AS BLOB) WHERE name = '{A}'"], "but doc_loglik gives"),
-    ("non-JSON measures", [f"UPDATE models SET measures = '{{\"completion_perplexity\": 12' WHERE name = '{A}'"],
+    ("NaN in doc_loglik", [f"UPDATE models SET doc_loglik = CAST(x'000000000000f87f' || "
+                           f"substr(doc_loglik, 9) AS BLOB) WHERE name = '{A}'"],
+     "doc_loglik holds NaN or infinite values"),
+    ("doc_loglik changed", [f"UPDATE models SET doc_loglik = CAST(x'000000000000f0bf' || "
+                            f"substr(doc_loglik, 9) AS BLOB) WHERE name = '{A}'"], "but doc_loglik gives"),
+    ("non-JSON measures",
+     [f"UPDATE models SET measures = '{{\"completion_perplexity\": 12' WHERE name = '{A}'"],
      "measures is not valid JSON"),
-    ("non-JSON metadata", ["UPDATE meta SET value = 'not json' WHERE key = 'sweep'"], "sweep is not valid JSON"),
+    ("non-JSON metadata", ["UPDATE meta SET value = 'not json' WHERE key = 'sweep'"],
+     "sweep is not valid JSON"),
     ("non-JSON vocabulary", ["UPDATE meta SET value = '[\"w1\", ' WHERE key = 'vocabulary'"],
      "vocabulary is not valid JSON"),
     ("missing vocabulary", ["DELETE FROM meta WHERE key = 'vocabulary'"], "table 'meta' lacks vocabulary"),
@@ -99,7 +103,7 @@ DAMAGED = [
     ("NaN measure", [set_json("models", "measures", f"name = '{A}'", lambda m: m.update(npmi=math.nan))],
      "measures is not valid JSON (NaN is not valid JSON)"),
     ("perplexity edited", [set_json("models", "measures", f"name = '{A}'",
-                                    lambda m: m.update(completion_perplexity=m["completion_perplexity"] + 1))],
+                                    lambda m: m.update(completion_perplexity=m["npmi"] + 100))],
      "completion_perplexity is"),
     ("pairs not square", [set_json("topics", "pairs", f"model = '{A}' AND topic = 0",
                                    lambda p: p["values"].pop())], "pairs values are not a 10 x 10 matrix"),
@@ -107,7 +111,8 @@ DAMAGED = [
      "flags is not a list of {flag, explanation} objects"),
     ("k as text", [f"UPDATE models SET k = 'two' WHERE name = '{A}'"], "k is 'two', not a whole number"),
     ("column dropped", ["ALTER TABLE models DROP COLUMN alpha"], "table 'models' lacks column(s) alpha"),
-    ("column added", ["ALTER TABLE topics ADD COLUMN extra TEXT"], "table 'topics' has unknown column(s) extra"),
+    ("column added", ["ALTER TABLE topics ADD COLUMN extra TEXT"],
+     "table 'topics' has unknown column(s) extra"),
     ("topic out of range", [f"UPDATE topics SET topic = 7 WHERE model = '{A}' AND topic = 1"],
      "the topic is not a whole number from 0 to K-1 = 1"),
     ("source not an object", [f"UPDATE models SET source = '[]' WHERE name = '{A}'"],
