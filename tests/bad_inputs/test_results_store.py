@@ -227,3 +227,52 @@ def test_a_version_1_store_is_not_written(store, tmp_path, cli_error):
               "has schema version 1, which this tealeaves")
     with pytest.raises(IncompatibleStoreError, match="start a version 2 store"):
         sweep(lda_corpus(n_docs=60), [2], seeds=1, output=path, progress=False)
+
+
+def _many_models(db) -> None:
+    """23 more copies of model A under other names (with their topics): 25 models in all."""
+    from tealeaves.store.format import COLUMNS
+
+    columns = list(COLUMNS[2]["models"])
+    rest = ", ".join(columns[1:])
+    for i in range(23):
+        db.execute(f"INSERT INTO models SELECT 'copy-{i:02d}', {rest} FROM models WHERE name = '{A}'")
+        db.execute(f"INSERT INTO topics SELECT 'copy-{i:02d}', topic, top_words, scores, pairs, flags FROM topics "
+                   f"WHERE model = '{A}'")
+
+
+def test_an_unknown_model_id_lists_the_models_held(store, tmp_path, cli_error):
+    cli_error(["human", "build-study", f"{store}#nope", "-o", tmp_path / "s.json"],
+              f"no model named 'nope' in results store '{store}' (it holds 2: {A}, {B})")
+    many = edited(store, tmp_path, _many_models, name="many.sqlite")
+    names = load_results(many).models["name"].tolist()
+    result = cli_error(["perplexity", f"{many}#nope", store.parent / "c.txt", "--tokenized"],
+                       f"(it holds 25: {', '.join(names[:20])}, ... (and 5 more; 25 in all))")
+    assert names[20] not in result.err
+    from tealeaves.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="no model named 'nope'"):
+        load_model(store, model="nope")
+
+
+def test_a_store_without_model_is_refused_where_one_model_is_needed(store, tmp_path, cli_error):
+    from tealeaves.errors import ParameterError
+
+    fix = f"add #MODEL to the path to choose one, e.g. '{store}#{A}'"
+    cli_error(["human", "build-study", store, "-o", tmp_path / "s.json"], fix)
+    cli_error(["perplexity", store, store.parent / "c.txt", "--tokenized"], fix)
+    cli_error(["coherence", "--reference", store.parent / "c.txt", "--topics", store], fix)
+    with pytest.raises(ParameterError, match="is a results store holding 2 model"):
+        load_model(store)
+    with pytest.raises(ParameterError, match="two models named"):
+        load_model(f"{store}#{A}", model=B)
+    with pytest.raises(ParameterError, match="option 'model' names a model of a results store"):
+        load_model(store.parent / "c.txt", model=A)
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_an_sqlite_file_that_is_not_a_store_is_not_a_model(tmp_path, cli_error):
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    cli_error(["human", "build-study", f"{other}#m", "-o", tmp_path / "s.json"],
+              "is an SQLite file but not a tealeaves results store")
