@@ -51,13 +51,15 @@ def reuters_store(reuters, tmp_path_factory) -> Path:
 def _stored(store: Path, name: str) -> dict:
     """The model's row read with plain sqlite3 and numpy (independently of tealeaves.store)."""
     with sqlite3.connect(store) as db:
-        vocabulary = json.loads(db.execute("SELECT value FROM meta WHERE key = 'vocabulary'").fetchone()[0])
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        vocabulary = json.loads(meta["vocabulary"])
         k, measures, phi, alpha, loglik = db.execute(
             "SELECT k, measures, topic_word, alpha, doc_loglik FROM models WHERE name = ?", (name,)).fetchone()
         scores = [json.loads(s) for (s,) in db.execute(
             "SELECT scores FROM topics WHERE model = ? ORDER BY topic", (name,))]
     return {"vocabulary": vocabulary, "measures": json.loads(measures), "scores": scores,
-            "phi": np.frombuffer(phi, "<f8").reshape(k, len(vocabulary)), "alpha": np.frombuffer(alpha, "<f8"),
+            "phi": np.frombuffer(phi, "<f8").reshape(k, len(vocabulary)),
+            "alpha": np.frombuffer(alpha, "<f8"),
             "loglik": np.frombuffer(loglik, "<f8")}
 
 

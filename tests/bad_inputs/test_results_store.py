@@ -237,8 +237,8 @@ def _many_models(db) -> None:
     rest = ", ".join(columns[1:])
     for i in range(23):
         db.execute(f"INSERT INTO models SELECT 'copy-{i:02d}', {rest} FROM models WHERE name = '{A}'")
-        db.execute(f"INSERT INTO topics SELECT 'copy-{i:02d}', topic, top_words, scores, pairs, flags FROM topics "
-                   f"WHERE model = '{A}'")
+        db.execute(f"INSERT INTO topics SELECT 'copy-{i:02d}', topic, top_words, scores, pairs, flags "
+                   f"FROM topics WHERE model = '{A}'")
 
 
 def test_an_unknown_model_id_lists_the_models_held(store, tmp_path, cli_error):
