@@ -54,7 +54,8 @@ def _stored(store: Path, name: str) -> dict:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         vocabulary = json.loads(meta["vocabulary"])
         k, measures, phi, alpha, loglik = db.execute(
-            "SELECT k, measures, topic_word, alpha, doc_loglik FROM models WHERE name = ?", (name,)).fetchone()
+            "SELECT k, measures, topic_word, alpha, doc_loglik FROM models WHERE name = ?", (name,)
+        ).fetchone()
         scores = [json.loads(s) for (s,) in db.execute(
             "SELECT scores FROM topics WHERE model = ? ORDER BY topic", (name,))]
     return {"vocabulary": vocabulary, "measures": json.loads(measures), "scores": scores,
