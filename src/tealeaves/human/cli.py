@@ -86,7 +86,8 @@ def register(subparsers) -> None:
 
 
 def _add_build(p) -> None:
-    p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md); "
+    p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md) or "
+                                 "a results store's STORE#MODEL (e.g. results.sqlite#gibbs-K20-s0); "
                                  "omit tasks that need it with --tasks")
     add_output(p, required=True, help="study file to write (JSON)")
     p.add_argument("--tasks", default="word_intrusion,rating",
