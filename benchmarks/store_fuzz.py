@@ -50,6 +50,7 @@ import argparse
 import collections
 import contextlib
 import io
+import itertools
 import json
 import math
 import os
@@ -75,7 +76,8 @@ META_JSON = ("sweep", "vocabulary", "preprocessing")
 #: Model measures that no check ties to another stored number (a new value must load as it is).
 FREE_MEASURES = ("npmi", "significance", "diversity", "irbo", "uniform_perplexity", "unigram_perplexity",
                  "library_perplexity")
-MUST_REFUSE = {"blob_truncate", "blob_extend", "blob_nan", "row_delete", "json_invalid", "json_nan", "json_type",
+MUST_REFUSE = {"blob_truncate", "blob_extend", "blob_nan", "row_delete", "json_invalid", "json_nan",
+               "json_type",
                "schema_alter", "version_edit"}
 MUST_LOAD = {"json_value", "valid_edit", "original"}
 
@@ -315,16 +317,18 @@ def m_schema_alter(db, rng) -> str:
 
 
 def m_type_edit(db, rng) -> str:
-    column, value = [("k", "'x'"), ("k", "k + 1"), ("k", "2.5"), ("seed", "-1"), ("seed", "'s'"), ("run", "'r'"),
+    column, value = [("k", "'x'"), ("k", "k + 1"), ("k", "2.5"), ("seed", "-1"), ("seed", "'s'"),
+                     ("run", "'r'"),
                      ("fit_seconds", "-1.0"), ("engine", "5"), ("signature", "'not a signature'"),
                      ("config", "''"), ("seed", "NULL")][int(rng.integers(11))]
     (name,) = _pick(db, rng, "SELECT name FROM models")
     db.execute(f"UPDATE models SET {column} = {value} WHERE name = ?", (name,))
+    what = f"{name}: models.{column} = {value}"
     if rng.random() < 0.5:
-        column, value = [("topic", "'t'"), ("topic", "-1"), ("topic", "topic + 100")][int(rng.integers(3))]
-        db.execute(f"UPDATE topics SET {column} = {value} WHERE model = ? AND topic = 0", (name,))
-        return f"{name}: models and topics.{column} = {value}"
-    return f"{name}: models.{column} = {value}"
+        value = ["'t'", "-1", "topic + 100"][int(rng.integers(3))]
+        db.execute(f"UPDATE topics SET topic = {value} WHERE model = ? AND topic = 0", (name,))
+        what += f", topics.topic = {value} (topic 0)"
+    return what
 
 
 def m_version_edit(db, rng) -> str:
@@ -485,7 +489,8 @@ def _check_compare(out: str, truth: dict) -> str:
         m = truth["models"][name]
         want = float(m["doc_loglik"].sum()) / int(m["doc_words"].sum())
         if not _equal(result["loglik_per_word"][f"value_{side}"], want):
-            return f"compare: {name} log-likelihood per word {result['loglik_per_word'][f'value_{side}']} != {want}"
+            got = result["loglik_per_word"][f"value_{side}"]
+            return f"compare: {name} log-likelihood per word {got} != {want}"
         if "coherence" in result:
             measure = result["coherence"]["of"]
             scores = [v["scores"].get(measure) for (n, _), v in sorted(truth["topics"].items()) if n == name]
@@ -560,8 +565,8 @@ class Worker:
 
     def _start(self) -> None:
         self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env, text=True,
-                                     bufsize=1)
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
+                                     text=True, bufsize=1)
         status, _ = self._read(self.startup_timeout)
         if status != "ok":
             self._stop()
@@ -615,7 +620,8 @@ def fuzz(base: bytes, n: int, seed: int = 0, timeout: float = 60.0, progress=Non
         tmp = Path(tmp)
         worker = Worker()
         try:
-            for i, (kind, data, what) in enumerate([("original", base, "unchanged"), *mutations(base, n, seed)]):
+            jobs = itertools.chain([("original", base, "unchanged")], mutations(base, n, seed))  # one at a time
+            for i, (kind, data, what) in enumerate(jobs):
                 path = tmp / f"m{i}.sqlite"
                 path.write_bytes(data)
                 outcome, detail = worker.run(path, kind, timeout)
