@@ -620,7 +620,7 @@ def fuzz(base: bytes, n: int, seed: int = 0, timeout: float = 60.0, progress=Non
         tmp = Path(tmp)
         worker = Worker()
         try:
-            jobs = itertools.chain([("original", base, "unchanged")], mutations(base, n, seed))  # one at a time
+            jobs = itertools.chain([("original", base, "unchanged")], mutations(base, n, seed))
             for i, (kind, data, what) in enumerate(jobs):
                 path = tmp / f"m{i}.sqlite"
                 path.write_bytes(data)
