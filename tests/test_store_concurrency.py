@@ -16,6 +16,7 @@ import pytest
 
 from tealeaves.errors import OutputError
 from tealeaves.store import format as store_format
+from tealeaves.store.writer import write_model
 from tealeaves.sweep import load_results, sweep
 from test_sweep_runs import REPO, lda_corpus, stored, write_corpus
 
@@ -77,7 +78,7 @@ def test_a_model_another_writer_stored_is_not_written_twice(single, tmp_path):
     description = load_results(one).sweep
     conn = store_format.open_store(path, description)
     try:
-        assert store_format.write_model(conn, _row(one, "sklearn-K2-s0")) is False  # no UNIQUE error
+        assert write_model(conn, _row(one, "sklearn-K2-s0")) is False  # no UNIQUE error
     finally:
         conn.close()
     assert stored(path) == stored(one)

@@ -276,3 +276,29 @@ def test_an_sqlite_file_that_is_not_a_store_is_not_a_model(tmp_path, cli_error):
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     cli_error(["human", "build-study", f"{other}#m", "-o", tmp_path / "s.json"],
               "is an SQLite file but not a tealeaves results store")
+
+
+def test_a_row_a_reader_would_refuse_is_not_written(store, tmp_path):
+    from tealeaves.store.format import open_store
+    from tealeaves.store.writer import write_model
+
+    path = tmp_path / "w.sqlite"
+    path.write_bytes(store.read_bytes())
+    results = load_results(store)
+    ll, words = results.heldout(A)
+    row = {"name": "new", "k": 2, "seed": 5, "engine": "sklearn", "settings": {}, "signature":
+           results.model(A)["signature"], "description": "", "fit_seconds": 0.0, "score_seconds": 0.0,
+           "measures": {"npmi": math.nan}, "vocabulary_hash": "x", "split_hash": "y", "doc_loglik": ll,
+           "doc_words": words, "topic_word": results._topic_word[A],
+           "topics": [{"topic": 0, "top_words": ["w1"], "scores": {}, "pairs": {}, "flags": []}]}
+    conn = open_store(path, results.sweep)
+    try:
+        with pytest.raises(StoreIntegrityError, match="refusing to store in results store .*: model 'new': "
+                                                      "measures is not valid JSON \\(NaN"):
+            write_model(conn, row)
+        row["measures"] = {"npmi": 0.1}
+        with pytest.raises(StoreIntegrityError, match="model 'new': has K=2 but no row for topic\\(s\\) 1"):
+            write_model(conn, row)
+    finally:
+        conn.close()
+    assert load_results(path).models["name"].tolist() == [A, B]  # nothing written

@@ -1,8 +1,8 @@
 """The results store: one SQLite file holding scored topic models (format, validation, models out of it).
 
-* :mod:`~tealeaves.store.format`: the layout (schema version 2), :func:`open_store` /
-  :func:`write_model` for writers (``tealeaves sweep``, ``tealeaves evaluate``) and
-  :func:`read_store` for readers;
+* :mod:`~tealeaves.store.format`: the layout (schema version 2), :func:`open_store` for
+  writers (``tealeaves sweep``, ``tealeaves evaluate``) and :func:`read_store` for readers;
+* :mod:`~tealeaves.store.writer`: :func:`write_model`, one checked model per transaction;
 * :mod:`~tealeaves.store.validate`: :func:`read_contents`, the one validated reading of a
   store that every reader goes through (:class:`~tealeaves.errors.StoreIntegrityError`
   when it is damaged);
@@ -20,7 +20,8 @@ _EXPORTS = {
     "SCHEMA_VERSION": "format",
     "open_store": "format",
     "read_store": "format",
-    "write_model": "format",
+    "write_model": "writer",
+    "model_values": "writer",
     "finished": "format",
     "model_name": "format",
     "is_store": "format",
@@ -40,7 +41,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         model_name,
         open_store,
         read_store,
-        write_model,
     )
     from tealeaves.store.models import is_store_path, load_store_model, split_store_path
     from tealeaves.store.validate import StoreContents, read_contents
+    from tealeaves.store.writer import model_values, write_model

@@ -120,13 +120,42 @@ def _kind(value) -> str:
 
 
 class _Bad:
-    """Raise :class:`StoreIntegrityError` naming the store and the place."""
+    """Make the :class:`StoreIntegrityError` naming the store and the place (reading, or writing)."""
 
-    def __init__(self, path: Path):
-        self.path = path
+    def __init__(self, path: Path, writing: bool = False):
+        self.path, self.writing = path, writing
 
     def __call__(self, where: str, what: str) -> StoreIntegrityError:
+        if self.writing:
+            return StoreIntegrityError(
+                f"refusing to store in results store '{self.path}': {where} {what}",
+                fix="nothing was written; the model or its scores are not valid (check the engine's "
+                    "settings), or this is a bug in tealeaves: please report it")
         return StoreIntegrityError(f"results store '{self.path}' is damaged: {where} {what}", fix=REBUILD)
+
+
+def check_row(values: dict, topics: list, vocabulary: list, path: Path) -> None:
+    """Check one model row and its topic rows, as written, with the readers' validation.
+
+    Parameters
+    ----------
+    values : dict
+        Column name -> value of the ``models`` row (version 2).
+    topics : list of tuple
+        Its ``topics`` rows ``(model, topic, top_words, scores, pairs, flags)``.
+    vocabulary : list of str
+        The store's ``meta.vocabulary``.
+    path : pathlib.Path
+        The store, for messages.
+
+    Raises
+    ------
+    StoreIntegrityError
+        Naming what a reader would refuse.
+    """
+    bad = _Bad(path, writing=True)
+    model = _model(values, 2, vocabulary, bad)
+    _topics(topics, [model], bad)
 
 
 def read_contents(path: str | os.PathLike) -> StoreContents:

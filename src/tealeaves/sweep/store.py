@@ -14,8 +14,8 @@ from tealeaves.store.format import (
     model_name,
     open_store,
     read_store,
-    write_model,
 )
+from tealeaves.store.writer import write_model
 
 __all__ = ["SCHEMA_VERSION", "IncompatibleStoreError", "StoreIntegrityError", "finished", "model_name",
            "open_store", "read_store", "write_model"]
