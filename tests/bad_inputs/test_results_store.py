@@ -115,6 +115,16 @@ DAMAGED = [
      "table 'topics' has unknown column(s) extra"),
     ("topic out of range", [f"UPDATE topics SET topic = 7 WHERE model = '{A}' AND topic = 1"],
      "the topic is not a whole number from 0 to K-1 = 1"),
+    ("measure renamed", [f"UPDATE models SET measures = replace(measures, 'completion_perplexity', "
+                         f"'completion_p4rplexity') WHERE name = '{A}'"],
+     f"model '{A}': measures lacks completion_perplexity"),
+    ("score renamed", [f"UPDATE topics SET scores = replace(scores, 'kl_uniform', 'kl_unif0rm') "
+                       f"WHERE model = '{B}' AND topic = 2"], "are not those of the other topics"),
+    ("sweep measures renamed", ["UPDATE meta SET value = replace(value, '\"measures\"', '\"measurXs\"') "
+                                "WHERE key = 'sweep'"], "sweep lacks its list of coherence measures"),
+    ("flag settings damaged", [set_json("models", "measures", f"name = '{A}'",
+                                        lambda m: m["flags"].pop("checked"))],
+     "measures['flags'] is neither null nor {checked, skipped, signature}"),
     ("source not an object", [f"UPDATE models SET source = '[]' WHERE name = '{A}'"],
      "source is not a JSON object with a 'kind'"),
 ]

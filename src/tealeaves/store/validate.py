@@ -19,6 +19,9 @@ Before any number is used, the whole file is checked against its schema
   is the sum of ``doc_words``, ``documents_split`` the number of documents, and
   ``completion_loglik_per_word`` and ``completion_perplexity`` follow from the sum of
   ``doc_loglik`` (relative error at most 1e-9);
+* no gap: ``meta.sweep`` lists its coherence ``measures``; every model has the same measure
+  names, the likelihood ones and the coherence ones among them (a number or ``null``), and a
+  signature for each that is not ``null``; every topic has the same score names;
 * referential integrity: each model has exactly the topic rows ``0 .. K-1``, and no topic
   row names a model the store does not hold; per-topic ``scores`` are finite numbers or
   ``null`` (a topic a measure could not score: a documented value), ``pairs`` a square
@@ -48,6 +51,10 @@ RTOL = 1e-9
 ROW_ATOL = 1e-6
 #: The keys of a model's ``measures`` that are not numbers.
 SPECIAL_MEASURES = ("signatures", "flags", "unavailable")
+#: The measures every model has (a number, or ``null`` with its reason).
+REQUIRED_MEASURES = ("completion_perplexity", "completion_loglik_per_word", "uniform_perplexity",
+                     "unigram_perplexity", "heldout_words", "documents_split", "documents_too_short",
+                     "signatures")
 
 
 @dataclass
@@ -193,6 +200,7 @@ def read_contents(path: str | os.PathLike) -> StoreContents:
     meta = _meta(meta_rows, version, bad)
     models = [_model(dict(zip(columns, row)), version, meta["vocabulary"], bad) for row in model_rows]
     topics = _topics(topic_rows, models, bad)
+    _same_measures(models, topics, meta["sweep"]["measures"], bad)
     return StoreContents(str(path), version, meta["sweep"], meta["vocabulary"], meta.get("preprocessing"),
                          models, topics)
 
@@ -253,6 +261,8 @@ def _meta(rows: dict, version: int, bad: _Bad) -> dict:
     sweep = _json(rows["sweep"], "meta", "sweep", bad)
     if not isinstance(sweep, dict):
         raise bad("meta", "sweep is not a JSON object")
+    if not isinstance(sweep.get("measures"), list) or not all(isinstance(m, str) for m in sweep["measures"]):
+        raise bad("meta", "sweep lacks its list of coherence measures ('measures')")
     meta = {"sweep": sweep,
             "vocabulary": _words(_json(rows["vocabulary"], "meta", "vocabulary", bad), "meta", "vocabulary",
                                  bad, empty=True)}
@@ -363,8 +373,13 @@ def _measures(measures, where: str, bad: _Bad) -> dict:
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise bad(where, "measures['unavailable'] is not an object of reasons in words")
         elif key == "flags":
-            if value is not None and not isinstance(value, dict):
-                raise bad(where, "measures['flags'] is neither an object nor null")
+            if value is not None and not (
+                    isinstance(value, dict) and isinstance(value.get("signature"), str)
+                    and isinstance(value.get("checked"), list)
+                    and all(isinstance(c, str) for c in value["checked"])
+                    and isinstance(value.get("skipped"), dict)
+                    and all(isinstance(v, str) for v in value["skipped"].values())):
+                raise bad(where, "measures['flags'] is neither null nor {checked, skipped, signature}")
         elif value is not None and not _is_number(value):
             raise bad(where, f"measure {key!r} is {value!r:.40}, not a finite number or null")
     return measures
@@ -448,6 +463,34 @@ def _topics(rows: list, models: list, bad: _Bad) -> list:
             raise bad(f"model {name!r}:",
                       f"has K={k} but no row for topic(s) {', '.join(map(str, missing[:10]))}")
     return out
+
+
+def _same_measures(models: list, topics: list, coherence: list, bad: _Bad) -> None:
+    """No gap: every model has the same measures and every topic the same scores, the sweep's included."""
+    first = None
+    for m in models:
+        where = f"model {m['name']!r}:"
+        keys = set(m["measures"]) - {"unavailable"}
+        missing = [k for k in (*REQUIRED_MEASURES, *coherence) if k not in keys]
+        if missing:
+            raise bad(where, f"measures lacks {', '.join(missing)}")
+        if first is not None and keys != first[1]:
+            odd = sorted(keys ^ first[1])
+            raise bad(where, f"measures differ in name from model {first[0]!r}'s ({', '.join(odd[:5])})")
+        first = first or (m["name"], keys)
+        signatures = m["measures"]["signatures"]
+        for name in ("completion_perplexity", *coherence):
+            key = "completion" if name == "completion_perplexity" else name
+            if m["measures"][name] is not None and key not in signatures:
+                raise bad(where, f"measures has {name} but no signature for {key!r}")
+    first = None
+    for t in topics:
+        keys = set(t["scores"])
+        if not set(coherence) <= keys or (first is not None and keys != first[1]):
+            raise bad(f"model {t['model']!r}, topic {t['topic']}:",
+                      f"scores {sorted(keys)} are not those of the other topics"
+                      + (f" ({sorted(first[1])})" if first else f" (lacks one of {', '.join(coherence)})"))
+        first = first or ((t["model"], t["topic"]), keys)
 
 
 def _scores(scores, where: str, bad: _Bad) -> dict:
