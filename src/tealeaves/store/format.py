@@ -5,8 +5,9 @@ sweep writes):
 
 * ``meta(key, value)``: ``schema_version`` (``"2"``), ``tealeaves_version``, ``sweep``
   (the JSON of what every model of the store shares: ``kind`` (``"sweep"`` or
-  ``"evaluate"``), corpus and test fingerprints, split, measures, reference -- a store is
-  refused for a run that shares other data), ``vocabulary`` (JSON list: the training
+  ``"evaluate"``), corpus and test fingerprints, split, ``measures`` (the list of coherence
+  measures every model and topic is scored with), reference -- a store is refused for a run
+  that shares other data), ``vocabulary`` (JSON list: the training
   vocabulary) and ``preprocessing`` (JSON: the training corpus's recipe, the shape of
   ``Preprocessor.get_params()``, or ``null`` when unknown);
 * ``models``: one row per finished model: ``name`` (a sweep's: ``<engine>-K<k>-s<seed>``),
