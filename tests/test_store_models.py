@@ -135,3 +135,23 @@ def test_a_store_without_model_asks_for_one(reuters_store):
         f"tealeaves: error: '{reuters_store}' is a results store holding 2 model(s); one is needed (models: "
         f"gensim-K5-s0, gensim-K10-s0) (add #MODEL to the path to choose one, e.g. "
         f"'{reuters_store}#gensim-K5-s0')"]
+
+
+def test_the_training_recipe_is_recorded_and_carried_by_store_models(tmp_path):
+    from tealeaves.corpus import Preprocessor
+    from tealeaves.sweep import load_results, sweep
+    from test_sweep_runs import lda_corpus
+
+    corpus = lda_corpus(n_docs=40)
+    recipe = Preprocessor(min_df=2).get_params()
+    test = corpus.subset(list(range(30, 40)))
+    corpus.preprocessing = recipe  # what a Preprocessor-made corpus carries
+    sweep(corpus, [2], seeds=1, test=test, output=tmp_path / "s.sqlite", progress=False)
+    assert load_results(tmp_path / "s.sqlite").preprocessing == recipe
+    model = tealeaves.load_model(f"{tmp_path / 's.sqlite'}#sklearn-K2-s0")
+    assert model.metadata_["preprocessing"] == recipe
+    assert len(model.doc_topic_prior_) == 2
+    plain = lda_corpus(n_docs=40)  # no recipe: None
+    sweep(plain, [2], seeds=1, output=tmp_path / "p.sqlite", progress=False)
+    assert load_results(tmp_path / "p.sqlite").preprocessing is None
+    assert "preprocessing" not in tealeaves.load_model(tmp_path / "p.sqlite", model="sklearn-K2-s0").metadata_
