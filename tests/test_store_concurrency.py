@@ -16,7 +16,7 @@ import pytest
 
 from tealeaves.errors import OutputError
 from tealeaves.store import format as store_format
-from tealeaves.store.writer import write_model
+from tealeaves.store.writer import open_store, write_model
 from tealeaves.sweep import load_results, sweep
 from test_sweep_runs import REPO, lda_corpus, stored, write_corpus
 
@@ -76,7 +76,7 @@ def test_a_model_another_writer_stored_is_not_written_twice(single, tmp_path):
     path = tmp_path / "copy.sqlite"
     path.write_bytes(one.read_bytes())
     description = load_results(one).sweep
-    conn = store_format.open_store(path, description)
+    conn = open_store(path, description)
     try:
         assert write_model(conn, _row(one, "sklearn-K2-s0")) is False  # no UNIQUE error
     finally:

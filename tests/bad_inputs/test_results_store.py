@@ -289,8 +289,7 @@ def test_an_sqlite_file_that_is_not_a_store_is_not_a_model(tmp_path, cli_error):
 
 
 def test_a_row_a_reader_would_refuse_is_not_written(store, tmp_path):
-    from tealeaves.store.format import open_store
-    from tealeaves.store.writer import write_model
+    from tealeaves.store.writer import open_store, write_model
 
     path = tmp_path / "w.sqlite"
     path.write_bytes(store.read_bytes())
@@ -312,3 +311,11 @@ def test_a_row_a_reader_would_refuse_is_not_written(store, tmp_path):
     finally:
         conn.close()
     assert load_results(path).models["name"].tolist() == [A, B]  # nothing written
+
+
+def test_sweep_does_not_resume_into_a_damaged_store(store, tmp_path, cli_error):
+    path = edited(store, tmp_path, f"DELETE FROM topics WHERE model = '{B}' AND topic = 1")
+    cli_error(["sweep", store.parent / "c.txt", "--n-components", "2", "3", "4", "--seeds", "1", "-o", path],
+              f"results store '{path}' is damaged: model '{B}': has K=3 but no row for topic(s) 1")
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM models").fetchone()[0] == 2  # nothing added

@@ -1,8 +1,8 @@
 """The results store: one SQLite file holding scored topic models (format, validation, models out of it).
 
-* :mod:`~tealeaves.store.format`: the layout (schema version 2), :func:`open_store` for
-  writers (``tealeaves sweep``, ``tealeaves evaluate``) and :func:`read_store` for readers;
-* :mod:`~tealeaves.store.writer`: :func:`write_model`, one checked model per transaction;
+* :mod:`~tealeaves.store.format`: the layout (schema version 2) and :func:`read_store`;
+* :mod:`~tealeaves.store.writer`: :func:`open_store` and :func:`write_model` for writers
+  (``tealeaves sweep``, ``tealeaves evaluate``), one checked model per transaction;
 * :mod:`~tealeaves.store.validate`: :func:`read_contents`, the one validated reading of a
   store that every reader goes through (:class:`~tealeaves.errors.StoreIntegrityError`
   when it is damaged);
@@ -18,7 +18,7 @@ from tealeaves._lazy import lazy_exports
 
 _EXPORTS = {
     "SCHEMA_VERSION": "format",
-    "open_store": "format",
+    "open_store": "writer",
     "read_store": "format",
     "write_model": "writer",
     "model_values": "writer",
@@ -39,9 +39,8 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         finished,
         is_store,
         model_name,
-        open_store,
         read_store,
     )
     from tealeaves.store.models import is_store_path, load_store_model, split_store_path
     from tealeaves.store.validate import StoreContents, read_contents
-    from tealeaves.store.writer import model_values, write_model
+    from tealeaves.store.writer import model_values, open_store, write_model

@@ -44,7 +44,6 @@ validates the file first (:func:`tealeaves.store.validate.read_contents`).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -198,109 +197,10 @@ def _store_path(conn: sqlite3.Connection) -> Path:
     return Path(rows[0][2]) if rows and rows[0][2] else Path(":memory:")
 
 
-def open_store(path: str | os.PathLike, description: dict, vocabulary: list[str] | None = None,
-               preprocessing: dict | None = None) -> sqlite3.Connection:
-    """Open (creating if needed) the store at ``path`` for the run described by ``description``.
-
-    An existing store must have :data:`SCHEMA_VERSION` and the same ``description``, else
-    :class:`IncompatibleStoreError` (a version 1 store is read, never written: its fix says
-    to start a new file); a file that is not SQLite is refused too.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The store's file.
-    description : dict
-        What every model of the store shares (JSON-able; ``meta.sweep``).
-    vocabulary : list of str, optional
-        The training vocabulary, recorded in a new store (``meta.vocabulary``).
-    preprocessing : dict, optional
-        The training corpus's preprocessing recipe (``meta.preprocessing``; None: unknown).
-
-    Returns
-    -------
-    sqlite3.Connection
-        The open store (autocommit; :func:`tealeaves.store.writer.write_model` makes its own
-        transactions).
-
-    Raises
-    ------
-    OutputError
-        When the path is a folder, its folder is missing, it is not writable, or the disk is full.
-    IncompatibleStoreError
-        When the file is not a store, or holds another run or schema version.
-    """
-    path = Path(path).expanduser()
-    if path.is_dir():
-        raise OutputError(f"results store '{path}' is a folder", fix="give a file path with -o")
-    if path.exists() and path.stat().st_size and not is_store(path):
-        raise IncompatibleStoreError(f"'{path}' is not a tealeaves results store (not an SQLite file)",
-                                     fix="give a new path with -o, or remove the file")
-    if not path.parent.is_dir():
-        raise OutputError(f"the folder of results store '{path}' does not exist",
-                          fix="create it or give another path with -o")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OutputError(f"results store '{path}' is not writable", fix="give a writable path with -o")
-    conn = _connect(path)
-    text = json.dumps(description, sort_keys=True)
-    try:
-        with writing(path, "creating its tables"):
-            conn.execute("BEGIN IMMEDIATE")  # two writers creating one store: one creates, one checks
-            try:
-                existing = read_meta(conn, path)
-                if not existing:
-                    _create(conn, text, vocabulary, preprocessing)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        if existing:
-            _check_writable(existing, text, description, path)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _create(conn: sqlite3.Connection, description: str, vocabulary, preprocessing) -> None:
-    for statement in _SCHEMA.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", [
-        ("schema_version", str(SCHEMA_VERSION)), ("tealeaves_version", _version()),
-        ("sweep", description),
-        ("vocabulary", json.dumps(list(vocabulary or []), ensure_ascii=False)),
-        ("preprocessing", json.dumps(preprocessing, sort_keys=True, allow_nan=False))])
-
-
-def _check_writable(existing: dict, text: str, description: dict, path: Path) -> None:
-    if existing.get("schema_version") != str(SCHEMA_VERSION):
-        raise IncompatibleStoreError(
-            f"results store '{path}' has schema version {existing.get('schema_version')}, which this "
-            f"tealeaves ({_version()}) reads but does not add models to",
-            fix="give a new path with -o to start a version "
-                f"{SCHEMA_VERSION} store")
-    if existing.get("sweep") != text:
-        try:
-            old = json.loads(existing["sweep"])
-        except ValueError:
-            old = {}
-        run = "sweep" if description.get("kind", "sweep") == "sweep" else "evaluation"
-        raise IncompatibleStoreError(
-            f"results store '{path}' holds a {run} over other data or settings "
-            f"({_difference(old if isinstance(old, dict) else {}, description)})",
-            fix=f"give a new path with -o to start another {run}")
-
-
 def _version() -> str:
     from tealeaves._version import __version__
 
     return __version__
-
-
-def _difference(old: dict, new: dict) -> str:
-    keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-    return "differs in " + ", ".join(keys) if keys else "differs"
 
 
 def read_meta(conn: sqlite3.Connection, path: Path) -> dict:

@@ -100,9 +100,10 @@ class SweepResults:
         """
         rows = self.models[self.models["name"] == name]
         if rows.empty:
-            names = ", ".join(self.models["name"]) or "none"
+            from tealeaves.store.models import listed
+
             raise ParameterError(f"no model named {name!r} in results store '{self.path}'",
-                                 fix=f"choose one of: {names}")
+                                 fix=f"choose one of: {listed(list(self.models['name']))}")
         return rows.iloc[0]
 
     def heldout(self, name: str) -> tuple[np.ndarray, np.ndarray]:

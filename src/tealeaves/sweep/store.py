@@ -12,10 +12,9 @@ from tealeaves.store.format import (
     SCHEMA_VERSION,
     finished,
     model_name,
-    open_store,
     read_store,
 )
-from tealeaves.store.writer import write_model
+from tealeaves.store.writer import open_store, write_model
 
 __all__ = ["SCHEMA_VERSION", "IncompatibleStoreError", "StoreIntegrityError", "finished", "model_name",
            "open_store", "read_store", "write_model"]
