@@ -28,6 +28,7 @@ import pytest
 
 #: Packages (every module under them) and single modules whose public API is checked.
 PACKAGES = [
+    "tealeaves.store",
     "tealeaves.likelihood",
     "tealeaves.comparison",
     "tealeaves.corpus",

@@ -167,6 +167,15 @@ class IncompatibleStoreError(InputFormatError):
     """A results store written by another schema version, or for another sweep."""
 
 
+class StoreIntegrityError(InputFormatError):
+    """A results store is damaged: a table, column, blob, JSON field or reference is not what its schema says.
+
+    Raised by every reader of a store (:func:`tealeaves.store.validate.read_contents`) before
+    any number is used; the message names the model, topic and field, and the fix says how
+    to rebuild the store.
+    """
+
+
 # --------------------------------------------------------------------------- data sets (tealeaves.data)
 
 

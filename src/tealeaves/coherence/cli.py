@@ -70,7 +70,8 @@ def _add_coherence_options(coh) -> None:
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="topics file (a topic per line, MALLET topic keys, "
                                                      "CSV, JSON or gensim strings) or model file (.npz, "
-                                                     "MALLET state/weights...); see docs/models-files.md")
+                                                     "MALLET state/weights...) or a results store's "
+                                                     "STORE#MODEL; see docs/models-files.md")
     coh.add_argument("--topics-format", default=None,
                      choices=("words", "mallet-keys", "csv", "json", "gensim"),
                      help="format of the --topics file (default: sniffed; see docs/models-files.md)")

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
-from tealeaves._io import atomic_write, existing_file, write_text
+from tealeaves._io import atomic_write, write_text
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import ParameterError
@@ -104,9 +104,12 @@ def register(subparsers) -> None:
 def _add_build(p, command: str) -> None:
     add_examples(p, ("word intrusion and rating items for every topic of a saved model",
                      f"{command} model.npz -o study.json"),
+                 ("the same for one model of a results store",
+                  f"{command} results.sqlite#sklearn-K20-s0 -o study.json"),
                  ("only topics 0, 3 and 7, with a confidence question and a fixed seed",
                   f"{command} model.npz --topics 0,3,7 --confidence --seed 1 -o study.json"))
-    p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md); "
+    p.add_argument("model", help="a model file (tealeaves .npz, or another toolkit's: docs/models.md) or "
+                                 "a results store's STORE#MODEL (e.g. results.sqlite#gibbs-K20-s0); "
                                  "omit tasks that need it with --tasks")
     add_output(p, required=True, help="study file to write (JSON)")
     p.add_argument("--tasks", default="word_intrusion,rating",
@@ -142,7 +145,7 @@ def _csv(text: str | None, name: str | None = None) -> list[str] | None:
 def _build(args) -> int:
     from tealeaves.models.adapters import load_model
 
-    model = load_model(existing_file(args.model, "model file"))
+    model = load_model(args.model)  # a model file, or a results store's STORE#MODEL
     topics = _csv(args.topics, "--topics")
     study = st.build_study(model, tasks=_csv(args.tasks, "--tasks"), seed=args.seed, name=args.name,
                            topics=topics, n_top=args.n_top, rating_words=args.rating_words,

@@ -48,7 +48,8 @@ def register(subparsers) -> None:
         "tokenised as the model's recorded preprocessing says, or tokens with --tokenized.",
     )
     p.add_argument("model", type=Path, help="model file: .npz from TopicModel.save, or another "
-                   "toolkit's saved model (gensim save(), tomotopy .bin, ...; see docs/models.md)")
+                   "toolkit's saved model (gensim save(), tomotopy .bin, ...; see docs/models.md), or a "
+                   "model of a results store as STORE#MODEL (e.g. results.sqlite#gibbs-K20-s0)")
     p.add_argument("--inference", choices=("tealeaves", "native"), default=None,
                    help="completion: infer topic proportions with tealeaves' fold-in from phi and alpha "
                    "(default) or the source library's own inference (gensim, tomotopy files)")

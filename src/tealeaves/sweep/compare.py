@@ -41,8 +41,7 @@ class _StoredCoherence:
         if measure not in topics.columns or measure not in results.signatures.get(name, {}):
             raise ParameterError(f"the results store has no per-topic {measure!r} scores",
                                  fix=f"choose one of {', '.join(results.sweep.get('measures', []))}")
-        rows = topics[topics["model"] == name].sort_values("topic")[measure]
-        self.scores = [None if v is None or v != v else float(v) for v in rows]
+        self.scores = results.topic_scores(name, measure)  # None: unscored; never NaN (validated store)
         self.signature = Signature.parse(results.signatures[name][measure])
 
 

@@ -219,8 +219,8 @@ def _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, sched
         bar.note(f"{len(skipped)} models already in {output}; fitting the other {len(tasks)}")
     fitted = []
     for row in _run_tasks(tasks, data, n_jobs, scheduler):
-        write_model(conn, row)
-        fitted.append(row["name"])
+        # write_model is False when another process on the same store stored this model meanwhile
+        (fitted if write_model(conn, row) else skipped).append(row["name"])
         if bar is not None:
             bar.update(row["name"])
     return {"output": str(output), "fitted": fitted, "skipped": skipped}

@@ -9,7 +9,6 @@ Nothing is refitted or rescored: every number comes from the store.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
@@ -17,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from tealeaves.errors import ParameterError
-from tealeaves.sweep.store import read_store
+from tealeaves.store.validate import read_contents
 
 #: Columns of ``SweepResults.models`` before the measures (which follow, one column each).
-MODEL_COLUMNS = ("name", "engine", "k", "seed", "settings", "signature", "description", "fit_seconds",
-                 "score_seconds", "vocabulary_hash", "split_hash")
+MODEL_COLUMNS = ("name", "engine", "k", "seed", "config", "run", "source", "settings", "signature",
+                 "description", "fit_seconds", "score_seconds", "vocabulary_hash", "split_hash")
 
 
 @dataclass
@@ -52,9 +51,15 @@ class SweepResults:
         Internal: per model, the stored topic-word rows (:meth:`topic_model`).
     signatures : dict, optional
         Per model: the signature of each measure (``completion`` and every coherence measure).
-    preprocessing : dict or None, optional
-        The training corpus's recipe (``Preprocessor.get_params()``), or None when unknown
-        (pre-tokenised input, or a store written before it was recorded).
+    preprocessing : dict, optional
+        The training corpus's preprocessing recipe (``Preprocessor.get_params()`` shape), or None
+        when unknown.
+    _scores : dict, optional
+        Internal: per model, the stored per-topic scores (:meth:`topic_scores`).
+    _vocabularies : dict, optional
+        Internal: per model, its own vocabulary (None: :attr:`vocabulary`).
+    _alpha : dict, optional
+        Internal: per model, its stored Dirichlet prior (None: not stored).
     """
 
     path: str
@@ -69,7 +74,11 @@ class SweepResults:
     _topic_word: dict = field(repr=False, default_factory=dict)
     #: per model: the signature of each measure (``completion`` and every coherence measure)
     signatures: dict = field(repr=False, default_factory=dict)
-    preprocessing: dict | None = None
+    #: the training corpus's preprocessing recipe, or None when unknown
+    preprocessing: dict | None = field(repr=False, default=None)
+    _scores: dict = field(repr=False, default_factory=dict)
+    _vocabularies: dict = field(repr=False, default_factory=dict)
+    _alpha: dict = field(repr=False, default_factory=dict)
 
     def model(self, name: str) -> pd.Series:
         """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise).
@@ -91,9 +100,10 @@ class SweepResults:
         """
         rows = self.models[self.models["name"] == name]
         if rows.empty:
-            names = ", ".join(self.models["name"]) or "none"
+            from tealeaves.store.models import listed
+
             raise ParameterError(f"no model named {name!r} in results store '{self.path}'",
-                                 fix=f"choose one of: {names}")
+                                 fix=f"choose one of: {listed(list(self.models['name']))}")
         return rows.iloc[0]
 
     def heldout(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -128,17 +138,39 @@ class SweepResults:
         from tealeaves.models.base import FixedTopicModel
 
         self.model(name)
-        return FixedTopicModel(self._topic_word[name], self.vocabulary, metadata={"description": name})
+        own = self._vocabularies.get(name)
+        return FixedTopicModel(self._topic_word[name], self.vocabulary if own is None else own,
+                               self._alpha.get(name), metadata={"description": name})
+
+    def topic_scores(self, name: str, measure: str) -> list[float | None]:
+        """Model ``name``'s stored per-topic ``measure`` scores, topic by topic (``None``: not scored).
+
+        Read from the validated store, not from :attr:`topics` (where pandas shows ``None`` as NaN).
+
+        Parameters
+        ----------
+        name : str
+            A model's name.
+        measure : str
+            A per-topic score's name.
+
+        Returns
+        -------
+        list of float or None
+            One per topic.
+        """
+        self.model(name)
+        return [scores.get(measure) for scores in self._scores.get(name, [])]
 
     def measure_names(self) -> list[str]:
-        """The measure columns of ``models`` (everything after :data:`MODEL_COLUMNS`).
+        """The measure columns of ``models`` (everything after :data:`MODEL_COLUMNS` but ``unavailable``).
 
         Returns
         -------
         list of str
             The column names.
         """
-        return [c for c in self.models.columns if c not in MODEL_COLUMNS]
+        return [c for c in self.models.columns if c not in MODEL_COLUMNS and c != "unavailable"]
 
     def to_dict(self) -> dict:
         """Every stored number, JSON-ready (per-document log-likelihoods left out).
@@ -146,11 +178,22 @@ class SweepResults:
         Returns
         -------
         dict
-            ``path``, ``sweep``, ``models`` and ``topics`` (as records).
+            ``path``, ``sweep``, ``models`` and ``topics`` (as records; ``None`` where nothing
+            is stored) and ``preprocessing``.
         """
         return {"path": self.path, "sweep": self.sweep,
-                "models": self.models.to_dict(orient="records"),
-                "topics": self.topics.to_dict(orient="records")}
+                "models": _records(self.models), "topics": _records(self.topics),
+                "preprocessing": self.preprocessing}
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """``frame``'s rows as dicts, with pandas' NaN put back to ``None``.
+
+    The store is validated (no NaN is stored), so a NaN here is pandas' rendering of a
+    ``None`` (a documented "not computed") or of a column another row lacks.
+    """
+    return [{k: None if isinstance(v, float) and v != v else v for k, v in row.items()}
+            for row in frame.to_dict(orient="records")]
 
 
 #: The former name of :class:`SweepResults`.
@@ -158,49 +201,50 @@ Results = SweepResults
 
 
 def load_results(path: str | os.PathLike) -> SweepResults:
-    """Read the results store at ``path`` (see :mod:`tealeaves.sweep.store` for its layout).
+    """Read the results store at ``path``, validated (see :mod:`tealeaves.store.format` for its layout).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The store.
+        The store (schema version 1 or 2).
 
     Returns
     -------
     SweepResults
-        Its contents.
+        Its contents; ``models`` has the columns ``config``, ``run`` and ``source`` (a dict), and
+        ``preprocessing`` is the training corpus's recipe (None when unknown).
+
+    Raises
+    ------
+    IncompatibleStoreError
+        When the file is not a results store this tealeaves reads.
+    StoreIntegrityError
+        When the store is damaged (:func:`tealeaves.store.validate.read_contents`).
     """
-    conn = read_store(path)
-    try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        sweep, vocabulary = json.loads(meta["sweep"]), json.loads(meta["vocabulary"])
-        preprocessing = json.loads(meta.get("preprocessing", "null"))
-        model_rows = conn.execute(
-            "SELECT name, engine, k, seed, settings, signature, description, fit_seconds, score_seconds, "
-            "vocabulary_hash, split_hash, measures, doc_loglik, doc_words, topic_word FROM models "
-            "ORDER BY engine, k, seed"
-        ).fetchall()
-        topic_rows = conn.execute("SELECT model, topic, top_words, scores, pairs, flags FROM topics "
-                                  "ORDER BY model, topic").fetchall()
-    finally:
-        conn.close()
-    models, heldout, info, flag_settings, phi, signatures = [], {}, {}, {}, {}, {}
-    for row in model_rows:
-        measures = json.loads(row[11])
-        signatures[row[0]] = measures.pop("signatures", {})
-        flag_settings[row[0]] = measures.pop("flags", None)
-        models.append({**dict(zip(MODEL_COLUMNS, row[:11])), **measures})
-        heldout[row[0]] = (np.frombuffer(row[12], dtype="<f8"), np.frombuffer(row[13], dtype="<i8"))
-        phi[row[0]] = np.frombuffer(row[14], dtype="<f8").reshape(row[2], len(vocabulary))
-        info[row[0]] = (row[2], row[3])
-    topics, pairs = [], {}
-    for model, topic, words, scores, pair, flags in topic_rows:
-        k, seed = info[model]
-        flags = json.loads(flags)
-        topics.append({"model": model, "k": k, "seed": seed, "topic": topic, "top_words": json.loads(words),
-                       **json.loads(scores), "flags": [f["flag"] for f in flags],
-                       "flag_explanations": "; ".join(f["explanation"] for f in flags)})
-        pairs[(model, topic)] = json.loads(pair)
+    contents = read_contents(path)
+    models, heldout, flag_settings, phi, signatures, vocabularies = [], {}, {}, {}, {}, {}
+    for m in contents.models:
+        measures = dict(m["measures"])
+        signatures[m["name"]] = measures.pop("signatures", {})
+        flag_settings[m["name"]] = measures.pop("flags", None)
+        models.append({**{c: m[c] for c in MODEL_COLUMNS}, **measures})
+        heldout[m["name"]] = (m["doc_loglik"], m["doc_words"])
+        phi[m["name"]] = m["topic_word"]
+        vocabularies[m["name"]] = m["vocabulary"]
+    info = {m["name"]: (m["k"], m["seed"]) for m in contents.models}
+    topics, pairs, scores = [], {}, {}
+    for t in contents.topics:
+        k, seed = info[t["model"]]
+        topics.append({"model": t["model"], "k": k, "seed": seed, "topic": t["topic"],
+                       "top_words": t["top_words"],
+                       **t["scores"], "flags": [f["flag"] for f in t["flags"]],
+                       "flag_explanations": "; ".join(f["explanation"] for f in t["flags"])})
+        pairs[(t["model"], t["topic"])] = t["pairs"]
+        scores.setdefault(t["model"], []).append(t["scores"])
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
-    return SweepResults(str(path), sweep, frame, pd.DataFrame(topics), pairs, heldout, flag_settings,
-                   vocabulary, phi, signatures, preprocessing)
+    results = SweepResults(str(path), contents.sweep, frame, pd.DataFrame(topics), pairs, heldout,
+                           flag_settings, contents.vocabulary, phi, signatures)
+    results.preprocessing = contents.preprocessing
+    results._scores, results._vocabularies, results._alpha = scores, vocabularies, {
+        m["name"]: m["alpha"] for m in contents.models}
+    return results

@@ -66,7 +66,9 @@ def load_model(source: object, **options):
     * OCTIS output dict: ``vocabulary`` (required), ``probabilistic``, ``alpha``, ``eta``;
     * arrays: ``vocabulary`` (required), ``alpha``, ``eta``, ``probabilistic``, ``description``;
     * a path (``str`` or ``os.PathLike``): passed to
-      :func:`tealeaves.models.adapters.paths.load_path`, which reads the file's format.
+      :func:`tealeaves.models.adapters.paths.load_path`, which reads the file's format; a
+      results store takes ``model`` (the stored model's name), or is given as
+      ``"results.sqlite#MODEL"``.
 
     ``inference`` is ``"tealeaves"`` (default: tealeaves' fold-in from phi and
     alpha) or ``"native"`` (the library's own inference); it decides how

@@ -5,6 +5,7 @@ Recognised, in this order (``format=`` skips the sniffing):
 =====================  =====================================================  =========================
 format                 recognised by                                          gives
 =====================  =====================================================  =========================
+``results-store``      SQLite (``STORE`` or ``STORE#MODEL``)                  the stored model (``model=``)
 ``tealeaves``          a zip (``.npz``) holding ``meta.npy``                  the saved model
 ``mallet-state``       gzip, or text starting ``#doc source pos typeindex``   probabilistic (exact counts)
 ``tomotopy``           ``TPTK`` in the first 32 bytes, or a binary ``.bin``   ``tomotopy.from_file``
@@ -28,10 +29,13 @@ from tealeaves._optional import optional_import
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import InputFormatError, ParameterError, UnsupportedModelError
 from tealeaves.models.adapters import mallet, topic_files
+from tealeaves.store.models import is_store_path
 
 MODEL_FORMATS = ("tealeaves", "mallet-state", "mallet-weights", "mallet-counts", "mallet-doc-topics",
                  "gensim-model", "tomotopy")
 FORMATS = MODEL_FORMATS + topic_files.TOPIC_FORMATS
+#: The format name of a results store (``STORE`` or ``STORE#MODEL``, :mod:`tealeaves.store.models`).
+STORE_FORMAT = "results-store"
 GENSIM_SIBLINGS = (".state", ".expElogbeta.npy", ".id2word")
 _SNIFF_LINES = 200
 
@@ -46,7 +50,9 @@ _OPTIONS = {"mallet-state": {"encoding"}, "mallet-weights": {"encoding", "alpha"
 def load_path(path, format: str | None = None, **options):
     """The model in the file ``path``, whatever tool wrote it (see the module docstring).
 
-    Options: ``encoding`` (text files and the MALLET state); ``alpha`` /
+    A results store is read as ``"STORE#MODEL"`` or ``STORE`` with ``model="MODEL"``
+    (:func:`tealeaves.store.models.load_store_model`).  Options: ``model`` (results
+    stores); ``encoding`` (text files and the MALLET state); ``alpha`` /
     ``topic_keys`` (the Dirichlet parameter for MALLET files that lack it:
     topic-word weights, word-topic counts); ``beta`` (makes word-topic counts
     probabilistic); ``n_components`` (word-topic counts; old name ``n_topics``).  Saved gensim and
@@ -80,6 +86,12 @@ def load_path(path, format: str | None = None, **options):
     InputFormatError
         If the file is damaged or not in the format.
     """
+    if format in (None, STORE_FORMAT) and is_store_path(path):
+        return _from_store(path, options)
+    if options.get("model") is not None:
+        raise ParameterError(f"option 'model' names a model of a results store, and '{path}' is not one",
+                             fix="leave out model=, or give the path of a results store")
+    options.pop("model", None)
     p = existing_file(path, "model or topics file")
     fmt = format or sniff_format(p, options.get("encoding"))
     if fmt not in FORMATS:
@@ -96,6 +108,20 @@ def load_path(path, format: str | None = None, **options):
                              fix="leave it out" + (f"; {fmt} takes {', '.join(sorted(_OPTIONS[fmt]))}"
                                                    if fmt in _OPTIONS else ""))
     return _read(p, fmt, **options)
+
+
+def _from_store(path, options: dict):
+    """Model ``options["model"]`` (or the ``#MODEL`` of ``path``) of a results store."""
+    from tealeaves.store.models import load_store_model
+
+    model = options.pop("model", None)
+    if options.pop("inference", "tealeaves") != "tealeaves":
+        raise ParameterError(f"a model of results store '{path}' is inferred with tealeaves' fold-in only",
+                             fix="leave out inference= or give 'tealeaves'")
+    if options:
+        raise ParameterError(f"option {sorted(options)[0]!r} does not apply to a model of results store "
+                             f"'{path}'", fix="leave it out; a stored model takes only model=")
+    return load_store_model(path, model)
 
 
 def _read(p: Path, fmt: str, encoding=None, alpha=None, beta=None, topic_keys=None, n_components=None):
