@@ -65,7 +65,7 @@ def _stored(store: Path, name: str) -> dict:
 
 
 def test_a_stored_model_is_the_fitted_model(reuters_store):
-    from tealeaves.sweep.cli import _read
+    from tealeaves.corpus.readers import read_corpus as _read
     from tealeaves.sweep.engines import get_engine
 
     engine = get_engine("gensim")
@@ -83,8 +83,8 @@ def test_a_stored_model_is_the_fitted_model(reuters_store):
 
 
 def test_perplexity_of_store_model_equals_the_stored_value(reuters_store):
+    from tealeaves.corpus.readers import read_corpus as _read
     from tealeaves.likelihood.completion import document_completion
-    from tealeaves.sweep.cli import _read
     from tealeaves.sweep.engines import get_engine
 
     test_file = reuters_store.parent / "test.txt"
@@ -101,7 +101,7 @@ def test_perplexity_of_store_model_equals_the_stored_value(reuters_store):
     engine = get_engine("gensim")
     train = _read(str(reuters_store.parent / "train.txt"))
     fitted = engine.fit(train, 5, 0, engine.settings(None))
-    test = _read(str(test_file), train.vocabulary)
+    test = _read(str(test_file), vocabulary=train.vocabulary)
     assert out["perplexity"] == pytest.approx(document_completion(fitted, test, seed=0).perplexity, rel=1e-12)
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves.sweep.results import frame_records
+
 #: The relevance slider's grid: lambda from 0 to 1 in steps of 0.01.
 LAMBDAS = np.round(np.linspace(0.0, 1.0, 101), 2)
 
@@ -243,7 +245,7 @@ def model_view(results, name: str, measures: list[str], flags: dict) -> dict:
     prevalence = _prevalence(results, name, k)
     xy = intertopic_map(model)
     candidates = relevance_candidates(phi, word_marginal(phi, prevalence))
-    rows = results.topics[results.topics["model"] == name].sort_values("topic").to_dict(orient="records")
+    rows = frame_records(results.topics[results.topics["model"] == name].sort_values("topic"))
     topics = []
     for t, (row, cand) in enumerate(zip(rows, candidates)):
         pairs = results.pairs.get((name, t)) or {}

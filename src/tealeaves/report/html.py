@@ -19,6 +19,7 @@ from tealeaves._output import to_jsonable
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import ParameterError
 from tealeaves.report import figures, hooks
+from tealeaves.sweep.results import frame_records
 
 
 @dataclass
@@ -83,7 +84,7 @@ def _topic_records(results) -> list[dict]:
     """The topics as records, their flags (stored and :data:`hooks.FLAGS`) with explanations merged in."""
     details = hooks.topic_flag_details(results)
     out = []
-    for record in results.topics.to_dict(orient="records"):
+    for record in frame_records(results.topics):
         flags = details.get((record["model"], int(record["topic"])), [])
         record["flags"] = [f["flag"] for f in flags]
         record["flag_explanations"] = [f"{f['flag']}: {f['explanation']}" for f in flags]

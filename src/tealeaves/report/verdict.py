@@ -136,7 +136,11 @@ def _table(results, column: str, level: float) -> pd.DataFrame:
         values = [float(v) for v in values if v is not None and not pd.isna(v)]
         rows.append({"config": str(config), "engine": str(group["engine"].iloc[0]),
                      "k": int(group["k"].iloc[0]), **interval(values, level)})
-    return pd.DataFrame(rows).sort_values(["engine", "k", "config"]).reset_index(drop=True)
+    table = pd.DataFrame(rows).sort_values(["engine", "k", "config"]).reset_index(drop=True)
+    # keep None (no interval from one run, no value) as None: pandas would turn it into NaN
+    for column in ("mean", "low", "high") if rows else ():
+        table[column] = table[column].astype(object).where(table[column].notna(), None)
+    return table
 
 
 def _series(table: pd.DataFrame, digits: int, label) -> str:

@@ -182,15 +182,26 @@ class SweepResults:
             is stored) and ``preprocessing``.
         """
         return {"path": self.path, "sweep": self.sweep,
-                "models": _records(self.models), "topics": _records(self.topics),
+                "models": frame_records(self.models), "topics": frame_records(self.topics),
                 "preprocessing": self.preprocessing}
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
+def frame_records(frame: pd.DataFrame) -> list[dict]:
     """``frame``'s rows as dicts, with pandas' NaN put back to ``None``.
 
-    The store is validated (no NaN is stored), so a NaN here is pandas' rendering of a
-    ``None`` (a documented "not computed") or of a column another row lacks.
+    The store is validated (no NaN is stored), so a NaN in :attr:`SweepResults.models` or
+    :attr:`SweepResults.topics` is pandas' rendering of a ``None`` (a documented "not
+    computed") or of a column another row lacks.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of a store's models or topics.
+
+    Returns
+    -------
+    list of dict
+        One dict per row, ``None`` where the frame holds NaN.
     """
     return [{k: None if isinstance(v, float) and v != v else v for k, v in row.items()}
             for row in frame.to_dict(orient="records")]
