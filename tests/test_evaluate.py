@@ -275,3 +275,27 @@ def test_evaluate_refuses_a_model_that_knows_too_little_of_the_test_data(split, 
         evaluate({"rare": model}, train=split[0], test=split[1], output=tmp_path / "never.sqlite",
                  progress=False)
     assert not (tmp_path / "never.sqlite").exists()
+
+
+def test_evaluate_store_reads_back_and_reports_every_model_with_its_reasons(store, tmp_path, run_cli):
+    """The third command of the acceptance path: the store of foreign models is read back whole
+    (validated), and ``tealeaves report`` gives one page and one JSON over every model, with the
+    reason of each measure that does not apply and no NaN anywhere."""
+    from tealeaves.sweep import load_results
+
+    path, done = store
+    results = load_results(path)
+    assert sorted(results.models["name"]) == sorted(done["evaluated"])
+    assert set(results.models["config"]) >= {"gensim", "tomotopy", "mallet", "nmf"}
+    assert results.models.set_index("name").loc["tomotopy-r1", "run"] == 1
+    html = run_cli(["report", str(path), "-o", str(tmp_path / "r.html")])
+    assert html.code == 0, html.err
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "NMF is not a probabilistic model" in page and "nan" not in page.lower().split("<script")[0]
+    out = run_cli(["report", str(path), "--format", "json"])
+    assert out.code == 0, out.err
+    data = json.loads(out.out)  # strict JSON: a NaN would not parse back as a number here
+    models = {m["name"]: m for m in data["models"]}
+    assert models["nmf"]["completion_perplexity"] is None
+    assert "NMF is not a probabilistic model" in models["nmf"]["unavailable"]["completion_perplexity"]
+    assert models["gensim"]["completion_perplexity"] == results.model("gensim")["completion_perplexity"]

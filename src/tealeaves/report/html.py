@@ -154,7 +154,7 @@ def report_data(results, choice: Choice | None = None) -> dict:
     for column in figures.coherence_measures(results) + list(figures.LIKELIHOOD_COLUMNS):
         if column in results.models and results.models[column].notna().any():
             stats = results.models.groupby(["engine", "k"])[column].agg(["mean", "min", "max", "count"])
-            summary[column] = stats.reset_index().to_dict(orient="records")
+            summary[column] = frame_records(stats.reset_index())  # a group with no value: mean None
     details = hooks.topic_flag_details(results)
     stability = _stability(results)
     return to_jsonable({
