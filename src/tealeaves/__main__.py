@@ -2,6 +2,13 @@
 
 import sys
 
-from tealeaves.cli import main
+from tealeaves import _interrupt
 
-sys.exit(main())
+try:
+    from tealeaves.cli import main
+
+    status = main()
+except KeyboardInterrupt:  # Ctrl-C before the command's error boundary was set up, or after it closed
+    print(f"tealeaves: error: {_interrupt.MESSAGE}", file=sys.stderr)
+    status = 130
+sys.exit(status)
