@@ -6,7 +6,7 @@ over thousands of documents.  The machinery here lets a long kernel stop within 
 second and the command end with exit status 130:
 
 * **One stop flag** (:func:`flag`): a one-byte NumPy array passed to every long kernel, which
-  reads it with an atomic load (:func:`tealeaves._interrupt_kernels.stop_requested`) between
+  reads it with an atomic load (:func:`tealeaves._compiled.stop_requested`) between
   units of work (a document, a sample, a particle, a temperature) and returns early when it is
   set.  A kernel that stopped returns unfinished arrays; its caller never uses them:
   :func:`call` raises :class:`KeyboardInterrupt` instead.

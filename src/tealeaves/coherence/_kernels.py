@@ -12,7 +12,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from tealeaves import _interrupt
-from tealeaves._interrupt_kernels import stop_requested
+from tealeaves._compiled import stop_requested
 
 #: Work (postings or positions visited) below which a kernel runs on one thread: starting the
 #: other threads costs more than they save, most of all on a machine busy with other jobs.

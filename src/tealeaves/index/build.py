@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from tealeaves import _interrupt
-from tealeaves._interrupt_kernels import stop_requested
+from tealeaves._compiled import stop_requested
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from tealeaves import _interrupt
-from tealeaves._interrupt_kernels import stop_requested
+from tealeaves._compiled import stop_requested
 from tealeaves.corpus.preprocess import Numbering
 from tealeaves.errors import EmptyInputError
 from tealeaves.index.format import IndexWriter, decode_strings, encode_strings, read_header

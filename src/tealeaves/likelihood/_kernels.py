@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from tealeaves._interrupt_kernels import stop_requested
+from tealeaves._compiled import stop_requested
 
 
 @njit(cache=True)
