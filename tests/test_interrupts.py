@@ -65,7 +65,8 @@ def traced(name, fn):
 from tealeaves import _interrupt
 
 _call = _interrupt.call
-_interrupt.call = lambda kernel, *args: traced(getattr(kernel, "__name__", "kernel"), _call)(kernel, *args)
+_interrupt.call = lambda kernel, *args, **kwargs: traced(getattr(kernel, "__name__", "kernel"), _call)(
+    kernel, *args, **kwargs)
 if sys.argv[2] == "--trace-sweeps":  # imports numba first: only where the signal waits for a kernel
     import tealeaves.models._pltm_kernels as kern
 

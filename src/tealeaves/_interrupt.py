@@ -100,12 +100,14 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
-def call(kernel: Callable[..., Any], *args: Any) -> Any:
+def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
     """``kernel(*args, flag())``, stopped cleanly by Ctrl-C (see the module docstring).
 
-    From the main thread the kernel runs in a helper thread and the main thread waits, free to
-    take SIGINT; the :class:`KeyboardInterrupt` sets the flag, the kernel returns at its next check,
-    and the interrupt propagates.  From another thread the kernel runs in place.
+    From the main thread the flag is cleared (a new request) and the kernel runs in a helper
+    thread while the main thread waits, free to take SIGINT; the :class:`KeyboardInterrupt` sets the
+    flag, the kernel returns at its next check, and the interrupt propagates.  From another thread,
+    or when the caller knows the work is ``short`` (milliseconds: not worth a thread start), the
+    kernel runs in place.
 
     Parameters
     ----------
@@ -113,6 +115,8 @@ def call(kernel: Callable[..., Any], *args: Any) -> Any:
         A compiled kernel (``nogil=True``) whose last parameter is the stop flag.
     *args
         Its other arguments.
+    short : bool, default False
+        Run in the calling thread even from the main thread (Ctrl-C then waits for the kernel).
 
     Returns
     -------
@@ -125,11 +129,14 @@ def call(kernel: Callable[..., Any], *args: Any) -> Any:
         When a stop was requested while the kernel ran (its unfinished result is dropped).
     """
     stop = flag()
-    if threading.current_thread() is not threading.main_thread():
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        stop[0] = 0
+    if short or not main:
         result = kernel(*args, stop)
-        check()
+        if stop[0]:
+            raise KeyboardInterrupt
         return result
-    stop[0] = 0
     box: dict[str, Any] = {}
 
     def target() -> None:

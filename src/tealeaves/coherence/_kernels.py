@@ -26,7 +26,8 @@ class ThreadedKernel:
     has threads; both give the same result (each output written once, or integers summed).  The
     function's last parameter is the stop flag: the call goes through
     :func:`tealeaves._interrupt.call`, which passes it, so Ctrl-C stops the kernel at its next check
-    (each ``prange`` iteration reads the flag between rows of its work).
+    (each ``prange`` iteration reads the flag between rows of its work); work below
+    :data:`PARALLEL_MIN_WORK` (milliseconds) runs in the calling thread.
 
     Parameters
     ----------
@@ -44,7 +45,9 @@ class ThreadedKernel:
 
     def __call__(self, work: int, *args):
         parallel = work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
-        return _interrupt.call(self.parallel if parallel else self.serial, *args)
+        # work below PARALLEL_MIN_WORK takes milliseconds: run in place, no thread start
+        return _interrupt.call(self.parallel if parallel else self.serial, *args,
+                               short=work < PARALLEL_MIN_WORK)
 
 
 
