@@ -316,11 +316,15 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
             for g in range(n_filters):
                 log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
                                                  start, stop)
+            if stop_requested(stop):  # the filters stopped part-way: nothing to combine
+                break
             est[d], s = _ratio(log_x, log_y)
             reps = n_filters
         else:
             a = np.empty((n_particles, n_tok))
             _l2r_particles(words, phi_t, alpha, n_particles, resample, a, stop)
+            if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
+                break
             est[d], s = _per_position(a, start)
             reps = n_particles
         if reps > 1:
