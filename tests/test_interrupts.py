@@ -92,22 +92,24 @@ def _kernel_calls(log: Path) -> list[tuple[str, float, float]]:
     return calls
 
 
-def _wait_for_kernel(proc: subprocess.Popen, log: Path) -> None:
+def _wait_for_kernel(proc: subprocess.Popen, log: Path, kernel: str | None) -> None:
     deadline = time.monotonic() + FIRST_KERNEL_TIMEOUT
-    while not _kernel_calls(log):
+    while not [c for c in _kernel_calls(log) if kernel in (None, c[0])]:
         assert proc.poll() is None, f"the command ended (status {proc.returncode}) before any kernel ran"
         assert time.monotonic() < deadline, "no kernel started in time"
         time.sleep(0.02)
 
 
 def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
-              after_start: float | None = None, in_kernel: bool = True,
-              may_leave: tuple[str, ...] = ()) -> tuple[str, str]:
+              after_start: float | None = None, kernel: str | None = None, in_kernel: bool = True,
+              between: float = 0.0, may_leave: tuple[str, ...] = ()) -> tuple[str, str]:
     """Run ``tealeaves argv`` in ``folder``, send SIGINT, assert the clean ending; returns (stdout, stderr).
 
-    ``after_kernel`` with ``in_kernel`` also asserts that a kernel was running at the signal and
-    returned within :data:`STOP_WITHIN` seconds; ``may_leave`` names files the command may leave
-    (checked by the caller).
+    ``after_kernel`` counts from the first call of ``kernel`` (None: any kernel).  With ``in_kernel``
+    it also asserts that a kernel was running at the signal, or had returned at most ``between``
+    seconds before it (a sampler between two sweeps), and that a running one returned within
+    :data:`STOP_WITHIN` seconds.  ``may_leave`` names files the command may leave (checked by the
+    caller).
     """
     log = folder / f"kernels-{time.monotonic_ns()}.log"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
@@ -118,7 +120,7 @@ def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         if after_kernel is not None:
-            _wait_for_kernel(proc, log)
+            _wait_for_kernel(proc, log, kernel)
             time.sleep(after_kernel)
         else:
             time.sleep(after_start)
@@ -137,8 +139,8 @@ def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
     assert [x for x in lines if x.startswith("tealeaves: error:")] == [MESSAGE], err
     assert out == "", out
     if after_kernel is not None and in_kernel:
-        running = [(name, end) for name, start, end in _kernel_calls(log) if start <= sent <= end]
-        assert running, f"no kernel was running at the signal: {_kernel_calls(log)}"
+        running = [(name, end) for name, start, end in _kernel_calls(log) if start <= sent <= end + between]
+        assert running, f"no kernel was running at the signal: {_kernel_calls(log)[-5:]}"
         name, end = running[-1]
         assert end - sent < STOP_WITHIN, f"{name} ran {end - sent:.2f} s after SIGINT"
     log.unlink(missing_ok=True)
@@ -175,6 +177,10 @@ def reuters_files(reuters, tmp_path_factory):
              "big_train": _write_lines(folder / "big_train.txt", train, copies=10)}
     GibbsLDA(n_components=20, n_iter=30, random_state=0).fit(train).save(folder / "model.npz")
     files["model"] = folder / "model.npz"
+    files["shards"] = [files["big_train"]]
+    for n in range(2, 7):  # more shards of the same stories, under other names (hard links)
+        files["shards"].append(folder / f"big_train_{n}.txt")
+        os.link(files["big_train"], files["shards"][-1])
     files["index"] = folder / "big.tlx"
     assert main(["index", "build", str(files["big_train"]), "-o", str(files["index"])]) == 0
     frequent = train.term_frequencies().argsort()[::-1][:3000]
@@ -249,14 +255,15 @@ def test_interrupts_perplexity_while_starting(reuters_files, workdir, delay):
 def test_interrupts_pltm_fit(bible_jsonl, workdir, n_jobs):
     for delay in delays([0.5, 2.0, 4.0], [1.0]):
         interrupt(["pltm", "fit", bible_jsonl, "-k", "50", "--n-chains", "2", "--n-iter", "100000",
-                   "-j", n_jobs, "-o", "model", "--quiet"], workdir, after_kernel=delay)
+                   "-j", n_jobs, "-o", "model", "--quiet"], workdir, after_kernel=delay,
+                  kernel="sparse_sweep_spans", between=1.0)  # one kernel call per sweep
 
 
 def test_interrupts_sweep_gibbs(reuters_files, workdir):
     for delay in delays([0.5, 2.0, 4.0], [1.0]):
         interrupt(["sweep", reuters_files["train"], "-k", "20", "--seeds", "1", "--engine", "gibbs",
                    "--settings", '{"n_iter": 100000}', "-o", "store.sqlite"], workdir, after_kernel=delay,
-                  may_leave=("store.sqlite",))
+                  kernel="sparse_sweep_spans", between=1.0, may_leave=("store.sqlite",))
         store = workdir / "store.sqlite"
         if store.exists():  # created at the start: a valid database holding no half-fitted model
             with sqlite3.connect(store) as conn:
@@ -268,11 +275,12 @@ def test_interrupts_sweep_gibbs(reuters_files, workdir):
 # the reference index: index build, coherence
 # --------------------------------------------------------------------------------------------------
 def test_interrupts_index_build(reuters_files, workdir):
-    # the 4.5 M-token build takes several seconds, mostly reading and merging in Python: the signal
-    # comes as the first counting kernel starts, then at delays from the start
-    interrupt(["index", "build", reuters_files["big_train"], "-o", "out.tlx"], workdir, after_kernel=0.0)
+    # six shards of 4.5 M tokens (27 M), mostly reading and merging in Python: the signal comes
+    # as the first counting kernel starts, then at delays from the start
+    argv = ["index", "build", *reuters_files["shards"], "-o", "out.tlx"]
+    interrupt(argv, workdir, after_kernel=0.0)
     for delay in delays([0.3, 1.0, 2.0, 4.0], [2.0]):
-        interrupt(["index", "build", reuters_files["big_train"], "-o", "out.tlx"], workdir, after_start=delay)
+        interrupt(argv, workdir, after_start=delay)
 
 
 @pytest.mark.parametrize("measure", ["c_v", "npmi"])
