@@ -25,6 +25,9 @@ from numba import njit
 
 from tealeaves._compiled import stop_requested
 
+#: Prior draws between two reads of the stop flag in :func:`importance_prior`.
+_BLOCK = 1024
+
 
 @njit(cache=True)
 def _seed(seed):
@@ -375,24 +378,25 @@ def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed, stop):
         if words.shape[0] == 0:
             se[d] = 0.0
             continue
-        for s in range(n_samples):
+        for first in range(0, n_samples, _BLOCK):  # the flag is read per block: one exit per sample loop
             if stop_requested(stop):
                 return est, se
-            tot = 0.0
-            for k in range(k_top):
-                theta[k] = np.random.gamma(alpha[k], 1.0)
-                tot += theta[k]
-            if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
-                theta[np.random.randint(k_top)] = 1.0
-                tot = 1.0
-            lw = 0.0
-            for n in range(words.shape[0]):
-                p = 0.0
-                w = words[n]
+            for s in range(first, min(first + _BLOCK, n_samples)):
+                tot = 0.0
                 for k in range(k_top):
-                    p += theta[k] * phi_t[w, k]
-                lw += math.log(p / tot)
-            logw[s] = lw
+                    theta[k] = np.random.gamma(alpha[k], 1.0)
+                    tot += theta[k]
+                if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
+                    theta[np.random.randint(k_top)] = 1.0
+                    tot = 1.0
+                lw = 0.0
+                for n in range(words.shape[0]):
+                    p = 0.0
+                    w = words[n]
+                    for k in range(k_top):
+                        p += theta[k] * phi_t[w, k]
+                    lw += math.log(p / tot)
+                logw[s] = lw
         est[d], se[d] = log_mean_exp_se(logw)
     return est, se
 
