@@ -193,8 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = warnings.showwarning
     if not debug:
         warnings.showwarning = _show_warning
+    from tealeaves._interrupt import sigint_sets_flag  # Ctrl-C stops compiled kernels in every thread
+
     try:
-        return _run(argv, debug)
+        with sigint_sets_flag():
+            return _run(argv, debug)
     finally:
         warnings.showwarning = shown
 
@@ -218,7 +221,9 @@ def _run(argv: list[str], debug: bool) -> int:
     except KeyboardInterrupt:
         if debug:
             raise
-        return _fail("interrupted (Ctrl-C); nothing was left half-written", EXIT_INTERRUPT)
+        from tealeaves._interrupt import MESSAGE
+
+        return _fail(MESSAGE, EXIT_INTERRUPT)
     except SystemExit:
         raise
     except TealeavesError as exc:

@@ -11,6 +11,9 @@ import numpy as np
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from tealeaves import _interrupt
+from tealeaves._compiled import stop_requested
+
 #: Work (postings or positions visited) below which a kernel runs on one thread: starting the
 #: other threads costs more than they save, most of all on a machine busy with other jobs.
 PARALLEL_MIN_WORK = 2_000_000
@@ -20,7 +23,11 @@ class ThreadedKernel:
     """A kernel compiled twice from one function: serial, and parallel (``prange`` over numba's threads).
 
     ``kernel(work, *args)`` runs the parallel one when ``work`` >= :data:`PARALLEL_MIN_WORK` and numba
-    has threads; both give the same result (each output written once, or integers summed).
+    has threads; both give the same result (each output written once, or integers summed).  The
+    function's last parameter is the stop flag: the call goes through
+    :func:`tealeaves._interrupt.call`, which passes it, so Ctrl-C stops the kernel at its next check
+    (each ``prange`` iteration reads the flag between rows of its work); work below
+    :data:`PARALLEL_MIN_WORK` (milliseconds) runs in the calling thread.
 
     Parameters
     ----------
@@ -38,7 +45,9 @@ class ThreadedKernel:
 
     def __call__(self, work: int, *args):
         parallel = work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
-        return (self.parallel if parallel else self.serial)(*args)
+        # work below PARALLEL_MIN_WORK takes milliseconds: run in place, no thread start
+        return _interrupt.call(self.parallel if parallel else self.serial, *args,
+                               short=work < PARALLEL_MIN_WORK)
 
 
 
@@ -143,7 +152,7 @@ def _dense_slots(ptr, threshold, cap):
 
 @ThreadedKernel
 def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
-                     n_parts):
+                     n_parts, stop):
     """Co-document counts of pairs ``(left i, right j)``.
 
     A pair of two *dense* words (postings longer than ``n_space / 512``; the longest, within
@@ -230,6 +239,8 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
         scratch = np.zeros(n_space, dtype=np.bool_)
         current = -1
         for r in range(cuts[part], cuts[part + 1]):
+            if stop_requested(stop):
+                break
             m = order[r]
             i, j = pairs[m, 0], pairs[m, 1]
             if a_slot[i] >= 0 and b_slot[j] >= 0:
@@ -338,7 +349,7 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
 
 @ThreadedKernel
 def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode, n_parts, wptr,
-                      poff, docs, ilo, ihi, starts, ends):
+                      poff, docs, ilo, ihi, starts, ends, stop):
     """Per selected word and posting, the merged intervals of window starts containing the word.
 
     Fills ``(docs, ilo, ihi, starts, ends)`` and returns ``single``: postings of selected
@@ -362,6 +373,8 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
     cuts = _split_groups(words, words, cost, n_parts)
     for part in numba.prange(n_parts):
         for i in range(cuts[part], cuts[part + 1]):
+            if stop_requested(stop):
+                break
             single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr,
                                         positions, doc_len, w, mode, docs, ilo, ihi, starts, ends)
     return single
@@ -402,7 +415,7 @@ def _near(g, h, plo, phi, positions, w):
 
 
 @ThreadedKernel
-def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots):
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots, stop):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
     intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
@@ -429,6 +442,8 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots)
         slot = slots[part]
         current = -1
         for r in range(cuts[part], cuts[part + 1]):
+            if stop_requested(stop):
+                break
             m = order[r]
             a, b = pairs[m, 0], pairs[m, 1]
             anchor = key[m]
@@ -481,7 +496,7 @@ def _tri_row(a, n):
 
 @ThreadedKernel
 def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
-                          small, spill):
+                          small, spill, stop):
     """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
     counted unit-major into a triangular ``F x F`` table.
 
@@ -523,6 +538,8 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
         uptr = np.empty(chunk + 1, dtype=np.int64)
         saved = np.empty(n_f, dtype=np.int64)  # the cursors at a chunk's start, to redo it
         for c0 in range(d0, d1, chunk):
+            if stop_requested(stop):
+                break
             c1 = min(d1, c0 + chunk)
             uptr[0] = 0
             for d in range(c0, c1):
@@ -643,7 +660,7 @@ def _prefix_pair_estimate(glo, ghi, docs, n_docs):
 
 
 @ThreadedKernel
-def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
+def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends, stop):
     """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
 
     Each word's window starts form disjoint, non-touching intervals per document, so
@@ -655,6 +672,8 @@ def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends):
     n_t, k = topic_loc.shape
     out = np.zeros((n_t, 1 << k), dtype=np.int64)
     for t in numba.prange(n_t):
+        if stop_requested(stop):
+            continue
         n_ev = 0
         top = 0
         for i in range(k):

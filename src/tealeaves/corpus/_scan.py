@@ -22,6 +22,7 @@ import re
 import numba
 import numpy as np
 
+from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
 from tealeaves.corpus._marks import MARKS
 
 _FNV_OFFSET = np.uint64(14695981039346656037)

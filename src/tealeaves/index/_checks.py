@@ -15,6 +15,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import IndexIntegrityError
 from tealeaves.index.format import (

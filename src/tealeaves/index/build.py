@@ -14,6 +14,8 @@ from itertools import chain, repeat
 import numba
 import numpy as np
 
+from tealeaves import _interrupt
+from tealeaves._compiled import stop_requested
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
@@ -21,13 +23,19 @@ from tealeaves.index.format import FORMAT_VERSION, encode_strings
 from tealeaves.index.reference import ReferenceIndex
 
 
-@numba.njit(cache=True)
-def _build_kernel(tokens, offsets, order, space_ids, n_words):
-    """Counting sort of token positions by word id; documents visited in ``order``."""
+@numba.njit(cache=True, nogil=True)
+def _build_kernel(tokens, offsets, order, space_ids, n_words, stop):
+    """Counting sort of token positions by word id; documents visited in ``order``.
+
+    Reads the stop flag ``stop`` (:mod:`tealeaves._interrupt`) before each document and returns
+    early, unfinished, once it is set (:func:`tealeaves._interrupt.call` then raises instead).
+    """
     tok_ptr = np.zeros(n_words + 1, dtype=np.int64)
     df = np.zeros(n_words, dtype=np.int64)
     last = np.full(n_words, -1, dtype=np.int64)
     for r in range(len(order)):
+        if stop_requested(stop):
+            break
         d = order[r]
         for i in range(offsets[d], offsets[d + 1]):
             w = tokens[i]
@@ -50,6 +58,8 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words):
     pcur = word_ptr[:-1].copy()
     last[:] = -1
     for r in range(len(order)):
+        if stop_requested(stop):
+            break
         d = order[r]
         start = offsets[d]
         for i in range(start, offsets[d + 1]):
@@ -159,8 +169,8 @@ def index_arrays(tokens: np.ndarray, offsets: np.ndarray, words: list[str], ids:
         if space.min() < 0 or space.max() >= n_space or len(np.unique(space)) != n_docs:
             raise TealeavesError("doc_ids must be distinct slots in [0, n_space); check the tuple ids")
     order = np.argsort(space, kind="stable")
-    word_ptr, post_docs, pos_ptr, positions = _build_kernel(tokens, offsets, order.astype(np.int64), space,
-                                                            len(words))
+    word_ptr, post_docs, pos_ptr, positions = _interrupt.call(_build_kernel, tokens, offsets,
+                                                              order.astype(np.int64), space, len(words))
     lengths = np.zeros(n_space, dtype=np.int64)
     lengths[space] = np.diff(offsets)
     present = np.zeros(n_space, dtype=np.uint8)

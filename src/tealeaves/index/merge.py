@@ -25,6 +25,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from tealeaves import _interrupt
+from tealeaves._compiled import stop_requested
 from tealeaves.corpus.preprocess import Numbering
 from tealeaves.errors import EmptyInputError
 from tealeaves.index.format import IndexWriter, decode_strings, encode_strings, read_header
@@ -51,11 +53,16 @@ class Partial:
     letters: tuple[int, int] = (0, 0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _gather(local, final, src_wp, src_docs, src_pp, src_pos, slot_offset, dst_docs, dst_pp, dst_pos,
-            pcur, tcur, block_start, tok_base):
-    """Append partial postings of words ``local`` (output words ``final``) at the cursors of their words."""
+            pcur, tcur, block_start, tok_base, stop):
+    """Append partial postings of words ``local`` (output words ``final``) at the cursors of their words.
+
+    Returns early, unfinished, once the stop flag ``stop`` (:mod:`tealeaves._interrupt`) is set.
+    """
     for k in range(len(local)):
+        if stop_requested(stop):
+            return
         lw = local[k]
         fw = final[k] - block_start
         for j in range(src_wp[lw], src_wp[lw + 1]):
@@ -215,8 +222,9 @@ def _copy_postings(writer, real, heads, offsets, local_words, word_ptr, tok_ptr,
             if lo == hi:
                 continue
             arrays = open_unchecked(p.path, heads[k]).arrays
-            _gather(order[lo:hi], finals[lo:hi], arrays["word_ptr"], arrays["post_docs"], arrays["pos_ptr"],
-                    arrays["positions"], np.int32(offsets[k]), dst_docs, dst_pp, dst_pos, pcur, tcur, a, t0)
+            _interrupt.call(_gather, order[lo:hi], finals[lo:hi], arrays["word_ptr"], arrays["post_docs"],
+                            arrays["pos_ptr"], arrays["positions"], np.int32(offsets[k]), dst_docs, dst_pp,
+                            dst_pos, pcur, tcur, a, t0)
             del arrays
         del dst_docs, dst_pp, dst_pos  # unmapped: the pages leave this process (written back by the kernel)
         if progress is not None:

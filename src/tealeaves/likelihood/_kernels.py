@@ -5,6 +5,12 @@ the topics given transposed, ``phi_t[w, k] = phi_{k,w}`` (``V x K``, contiguous
 per word), and a length-``K`` Dirichlet parameter ``alpha``.  Kernels seed
 numba's generator once per call, so a call is reproducible for a given seed.
 
+The five estimator kernels release the GIL and take the stop flag of :mod:`tealeaves._interrupt`
+as their last argument (``stop``): they read it between units of work (a document, a sample, a
+particle, a position, a temperature or a chain) and return early, with unfinished results,
+once it is set; their callers run them through :func:`tealeaves._interrupt.call`, which then
+raises :class:`KeyboardInterrupt` instead of returning those results.
+
 Within a document the topic counts ``n_k`` exclude the token being resampled;
 the collapsed conditional of LDA with fixed topics is
 ``p(z_n = k | z_-n, w) ∝ (n_k^{-n} + alpha_k) phi_{k,w_n}`` (Griffiths & Steyvers 2004).
@@ -16,6 +22,11 @@ import math
 
 import numpy as np
 from numba import njit
+
+from tealeaves._compiled import stop_requested
+
+#: Prior draws between two reads of the stop flag in :func:`importance_prior`.
+_BLOCK = 1024
 
 
 @njit(cache=True)
@@ -132,12 +143,12 @@ def _log_lik_given_z(words, z, phi_t):
 
 # -- left-to-right (Wallach 2008; MALLET's MarginalProbEstimator) -------------
 @njit(cache=True)
-def _l2r_particles(words, phi_t, alpha, n_particles, resample, a):
+def _l2r_particles(words, phi_t, alpha, n_particles, resample, a, stop):
     """Fill ``a[r, n] = p(w_n | w_<n, z_<n^(r))`` for every particle ``r`` and position ``n``.
 
     Before position ``n`` a particle optionally resamples ``z_<n`` (one Gibbs sweep,
     Wallach 2008), records ``sum_k (N_k^{<n} + alpha_k) / (n + sum alpha) phi_{k,w_n}``
-    and then draws ``z_n`` from its conditional.
+    and then draws ``z_n`` from its conditional.  Returns early once ``stop`` is set.
     """
     k_top = alpha.shape[0]
     a_sum = alpha.sum()
@@ -146,6 +157,8 @@ def _l2r_particles(words, phi_t, alpha, n_particles, resample, a):
     counts = np.zeros(k_top, dtype=np.int64)
     z = np.zeros(n_tok, dtype=np.int64)
     for r in range(n_particles):
+        if stop_requested(stop):
+            return
         counts[:] = 0
         for n in range(n_tok):
             if resample and n > 0:
@@ -198,7 +211,7 @@ def _log_mean(log_w):
 
 
 @njit(cache=True)
-def _smc_filter(words, phi_t, alpha, n_particles, resample, start):
+def _smc_filter(words, phi_t, alpha, n_particles, resample, start, stop):
     """One sequential Monte Carlo filter over positions; returns ``(log Z, log Z_<start)``.
 
     Particle ``m`` is rejuvenated (one Gibbs sweep over ``z_<n``, invariant for
@@ -206,7 +219,8 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start):
     extended with ``z_n ~ p(z_n | w_n, z_<n)``; when the effective sample size falls
     below half, the running estimate absorbs the mean weight and the particles are
     resampled systematically.  ``Z`` is an unbiased estimate of ``p(w)`` (Del Moral,
-    Doucet & Jasra 2006) and ``Z_<start`` of ``p(w_<start)``.
+    Doucet & Jasra 2006) and ``Z_<start`` of ``p(w_<start)``.  Returns early (unfinished) once
+    ``stop`` is set.
     """
     k_top = alpha.shape[0]
     a_sum = alpha.sum()
@@ -218,6 +232,8 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start):
     log_z = 0.0
     log_z_start = 0.0
     for n in range(n_tok):
+        if stop_requested(stop):
+            break
         w = words[n]
         for m in range(n_particles):
             if resample and n > 0:
@@ -246,8 +262,8 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start):
     return log_z + _log_mean(log_w), log_z_start
 
 
-@njit(cache=True)
-def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resample, n_filters, seed):
+@njit(cache=True, nogil=True)
+def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resample, n_filters, seed, stop):
     """Left-to-right estimates of ``log p(w_{>=score_from} | w_<score_from)`` per document.
 
     ``n_filters == 0``: average each position over the particles (Wallach 2008, MALLET).
@@ -274,6 +290,8 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
         0 for the unweighted average, else the number of SMC filters.
     seed : int
         Seed of numba's generator.
+    stop : numpy.ndarray
+        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
 
     Returns
     -------
@@ -287,6 +305,8 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
     est = np.zeros(n_docs)
     se = np.full(n_docs, np.nan)
     for d in range(n_docs):
+        if stop_requested(stop):
+            break
         words = tokens[offsets[d]:offsets[d + 1]]
         n_tok = words.shape[0]
         start = score_from[d]
@@ -298,12 +318,16 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
             log_y = np.zeros(n_filters)
             for g in range(n_filters):
                 log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
-                                                 start)
+                                                 start, stop)
+            if stop_requested(stop):  # the filters stopped part-way: nothing to combine
+                break
             est[d], s = _ratio(log_x, log_y)
             reps = n_filters
         else:
             a = np.empty((n_particles, n_tok))
-            _l2r_particles(words, phi_t, alpha, n_particles, resample, a)
+            _l2r_particles(words, phi_t, alpha, n_particles, resample, a, stop)
+            if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
+                break
             est[d], s = _per_position(a, start)
             reps = n_particles
         if reps > 1:
@@ -312,8 +336,8 @@ def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resamp
 
 
 # -- importance sampling from the prior ----------------------------------------
-@njit(cache=True)
-def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed):
+@njit(cache=True, nogil=True)
+def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed, stop):
     """Importance sampling from the prior, ``theta_s ~ Dir(alpha)`` (Wallach et al. 2009, §4.1).
 
     ``log p(w) ≈ log mean_s prod_n sum_k theta_sk phi_{k,w_n}``.
@@ -332,6 +356,8 @@ def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed):
         Prior draws per document.
     seed : int
         Seed of numba's generator.
+    stop : numpy.ndarray
+        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
 
     Returns
     -------
@@ -352,29 +378,32 @@ def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed):
         if words.shape[0] == 0:
             se[d] = 0.0
             continue
-        for s in range(n_samples):
-            tot = 0.0
-            for k in range(k_top):
-                theta[k] = np.random.gamma(alpha[k], 1.0)
-                tot += theta[k]
-            if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
-                theta[np.random.randint(k_top)] = 1.0
-                tot = 1.0
-            lw = 0.0
-            for n in range(words.shape[0]):
-                p = 0.0
-                w = words[n]
+        for first in range(0, n_samples, _BLOCK):  # the flag is read per block: one exit per sample loop
+            if stop_requested(stop):
+                return est, se
+            for s in range(first, min(first + _BLOCK, n_samples)):
+                tot = 0.0
                 for k in range(k_top):
-                    p += theta[k] * phi_t[w, k]
-                lw += math.log(p / tot)
-            logw[s] = lw
+                    theta[k] = np.random.gamma(alpha[k], 1.0)
+                    tot += theta[k]
+                if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
+                    theta[np.random.randint(k_top)] = 1.0
+                    tot = 1.0
+                lw = 0.0
+                for n in range(words.shape[0]):
+                    p = 0.0
+                    w = words[n]
+                    for k in range(k_top):
+                        p += theta[k] * phi_t[w, k]
+                    lw += math.log(p / tot)
+                logw[s] = lw
         est[d], se[d] = log_mean_exp_se(logw)
     return est, se
 
 
 # -- harmonic mean (Newton & Raftery 1994) -------------------------------------
-@njit(cache=True)
-def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
+@njit(cache=True, nogil=True)
+def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed, stop):
     """Harmonic mean: Gibbs samples ``z_s ~ p(z|w)``; ``log p(w) ≈ -log mean_s 1/p(w|z_s)``.  Biased upwards.
 
     Newton & Raftery (1994).
@@ -395,6 +424,8 @@ def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
         Sweeps discarded first.
     seed : int
         Seed of numba's generator.
+    stop : numpy.ndarray
+        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
 
     Returns
     -------
@@ -414,8 +445,12 @@ def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed):
         z = np.zeros(words.shape[0], dtype=np.int64)
         _sample_prior(words.shape[0], alpha, z, counts)
         for _ in range(burn_in):
+            if stop_requested(stop):
+                return est
             _gibbs_sweep(words, z, counts, phi_t, alpha, False)
         for s in range(n_samples):
+            if stop_requested(stop):
+                return est
             _gibbs_sweep(words, z, counts, phi_t, alpha, False)
             neg[s] = -_log_lik_given_z(words, z, phi_t)
         est[d] = -log_mean_exp_se(neg)[0]
@@ -433,8 +468,8 @@ def _tempered_sweep(z, counts, phi_beta, alpha, weights):
         counts[z[n]] += 1
 
 
-@njit(cache=True)
-def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed):
+@njit(cache=True, nogil=True)
+def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed, stop):
     """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t.
 
     Annealed importance sampling (Neal 2001; Wallach et al. 2009, §4.2).
@@ -460,6 +495,8 @@ def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed):
         AIS chains per document.
     seed : int
         Seed of numba's generator.
+    stop : numpy.ndarray
+        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
 
     Returns
     -------
@@ -492,6 +529,8 @@ def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed):
         for c in range(n_chains):
             _sample_prior(n_tok, alpha, z[c], counts[c])
         for t in range(1, n_temp):
+            if stop_requested(stop):
+                return est, se
             step = betas[t] - betas[t - 1]
             for c in range(n_chains):
                 ll = 0.0
@@ -571,8 +610,8 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star):
     return z_star
 
 
-@njit(cache=True)
-def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed):
+@njit(cache=True, nogil=True)
+def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed, stop):
     """Chib-style estimator with a special state z* (Murray & Salakhutdinov 2009).
 
     Each chain finds its own z*: the best of ``burn_in`` Gibbs sweeps polished by iterated
@@ -603,6 +642,8 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
         Gibbs sweeps searched for z*.
     seed : int
         Seed of numba's generator.
+    stop : numpy.ndarray
+        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
 
     Returns
     -------
@@ -628,6 +669,8 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
             continue
         z = np.empty(n_tok, dtype=np.int64)
         for c in range(n_chains):
+            if stop_requested(stop):
+                return est, se
             z_star = _special_state(words, phi_t, alpha, burn_in, counts_star)
             log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
             s = np.random.randint(n_samples)
@@ -638,11 +681,15 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
             z[:] = z_s
             counts[:] = counts_s
             for j in range(s + 1, n_samples):
+                if stop_requested(stop):
+                    return est, se
                 _gibbs_sweep(words, z, counts, phi_t, alpha, False)
                 log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
             z[:] = z_s
             counts[:] = counts_s
             for j in range(s - 1, -1, -1):
+                if stop_requested(stop):
+                    return est, se
                 _gibbs_sweep(words, z, counts, phi_t, alpha, True)
                 log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
             log_p[c] = log_joint - log_mean_exp_se(log_t)[0]

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from tealeaves import _interrupt
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
@@ -356,8 +357,8 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     if score_from is None:
         score_from = np.zeros(len(corpus), dtype=np.int64)
     starts = np.asarray(score_from, dtype=np.int64)
-    return _kernels.left_to_right(corpus.tokens, corpus.offsets, starts, _phi_t(phi), alpha, n_particles,
-                                  bool(resample), groups, _seed(seed))
+    return _interrupt.call(_kernels.left_to_right, corpus.tokens, corpus.offsets, starts, _phi_t(phi), alpha,
+                           n_particles, bool(resample), groups, _seed(seed))
 
 
 def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
@@ -392,8 +393,8 @@ def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_sa
         If ``n_samples`` is not a whole number >= 1.
     """
     n_samples = _check_count("n_samples", n_samples)
-    return _kernels.importance_prior(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples,
-                                     _seed(seed))
+    return _interrupt.call(_kernels.importance_prior, corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
+                           n_samples, _seed(seed))
 
 
 def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
@@ -431,8 +432,8 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
     """
     n_samples = _check_count("n_samples", n_samples)
     burn_in = _check_count("burn_in", burn_in)
-    est = _kernels.harmonic_mean(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples, burn_in,
-                                 _seed(seed))
+    est = _interrupt.call(_kernels.harmonic_mean, corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
+                          n_samples, burn_in, _seed(seed))
     return est, None
 
 
@@ -498,8 +499,8 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
     """
     n_chains = _check_count("n_chains", n_chains)
     n_temperatures = _check_count("n_temperatures", n_temperatures)
-    return _kernels.annealed_importance(corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
-                                        temperature_schedule(n_temperatures), n_chains, _seed(seed))
+    return _interrupt.call(_kernels.annealed_importance, corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
+                           temperature_schedule(n_temperatures), n_chains, _seed(seed))
 
 
 def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
@@ -544,8 +545,8 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     n_samples = _check_count("n_samples", n_samples)
     n_chains = _check_count("n_chains", n_chains)
     burn_in = _check_count("burn_in", burn_in)
-    return _kernels.chib_style(corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples, n_chains,
-                               burn_in, _seed(seed))
+    return _interrupt.call(_kernels.chib_style, corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples,
+                           n_chains, burn_in, _seed(seed))
 
 
 _HM_WARNING = {"biased": True, "warning": "the harmonic mean overestimates log p(w) (Wallach et al. 2009); "

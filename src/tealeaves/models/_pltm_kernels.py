@@ -43,6 +43,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
+
 
 @numba.njit(cache=True, nogil=True)
 def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed):

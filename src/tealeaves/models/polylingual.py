@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
+from tealeaves import _interrupt
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
@@ -347,7 +348,8 @@ class PolylingualTopicModel:
         if workers == 1:
             results = [self._run_chain(lay, sizes, K, c, callback) for c in chains]
         else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
+            # Ctrl-C while the main thread waits sets the stop flag, which every chain checks per sweep
+            with _interrupt.sigint_sets_flag(), ThreadPoolExecutor(max_workers=workers) as pool:
                 results = list(pool.map(lambda c: self._run_chain(lay, sizes, K, c, callback), chains))
         self.sampling_seconds_ = time.perf_counter() - start
         self.chain_log_likelihoods_ = np.array([r["log_likelihood"] for r in results])
@@ -377,6 +379,7 @@ class PolylingualTopicModel:
         seconds = 0.0
         sweep, counts = self._sweeper(lay, n_wk, K)
         for it in range(1, int(self.n_iter) + 1):
+            _interrupt.check()  # a chain in a pool thread stops on Ctrl-C (the main thread's raises itself)
             if self._optimize_now(it) and doc_len_hist.sum() > 0:  # skip until a histogram sample exists
                 kern.learn_dirichlet(alpha, topic_doc_hist, doc_len_hist, 1.00001, 1.0, 200)
                 self._optimize_betas(counts(), n_lk, sizes, beta, beta_sum)

@@ -1,0 +1,108 @@
+"""What every module of compiled (numba) kernels imports: reading the stop flag, and the compile notice.
+
+**The stop flag.**  A kernel receives the flag (a one-byte ``uint8`` array,
+:func:`tealeaves._interrupt.flag`) as an argument and calls :func:`stop_requested` between units of
+work.  The read is an atomic (``monotonic``, i.e. relaxed) load: LLVM may neither hoist it out of
+the loop nor fold repeated reads into one, as it could with a plain load in a loop that writes no
+memory it knows to alias the flag, so a flag set by another thread is seen at the next check.  A
+relaxed load compiles to a plain byte load on x86-64 and AArch64: the check costs about one cycle.
+
+**The compile notice.**  numba compiles a kernel the first time it is called with given argument
+types, then keeps the machine code in its on-disk cache (``cache=True``), so only the first use
+after an install (or an upgrade) pays for it, seconds per command.  Importing this module registers
+a listener of numba's ``numba:compile`` event, which numba fires only when it really compiles (a
+kernel loaded from the cache fires none): the first time in a process, it writes
+:data:`NOTICE` on standard error if standard error is a terminal, so a user knows why the first
+call is slow; logs and pipes stay clean.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numba
+from numba.core import event, types
+from numba.extending import intrinsic
+
+from tealeaves._progress import is_terminal
+
+#: The line written on a terminal when numba starts compiling for the first time in a process.
+NOTICE = "tealeaves: preparing compiled code on first use (cached for later runs) ..."
+
+
+@intrinsic
+def _load_relaxed(typingctx, arr):
+    """``arr[0]`` of a ``uint8`` array by an atomic relaxed load (LLVM ``load atomic monotonic``)."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8):
+        return None
+    sig = types.uint8(arr)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.load_atomic(ary.data, "monotonic", 1)
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def stop_requested(stop):
+    """Whether the stop flag ``stop`` is set (read atomically; see the module docstring).
+
+    Parameters
+    ----------
+    stop : numpy.ndarray
+        The one-byte ``uint8`` flag.
+
+    Returns
+    -------
+    bool
+        True once a stop was requested.
+    """
+    return _load_relaxed(stop) != 0
+
+
+class CompileNotice(event.Listener):
+    """numba ``numba:compile`` listener writing :data:`NOTICE` once, on a terminal (module docstring).
+
+    Parameters
+    ----------
+    stream : TextIO or None
+        Where to write (default: ``sys.stderr`` at the time of the compile).
+    """
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.shown = False
+        self._lock = threading.Lock()
+
+    def on_start(self, event) -> None:
+        """Write the notice if this is the process's first compile and the stream is a terminal.
+
+        Parameters
+        ----------
+        event : numba.core.event.Event
+            The compile event (unused).
+        """
+        with self._lock:
+            if self.shown:
+                return
+            self.shown = True
+        stream = sys.stderr if self.stream is None else self.stream
+        if is_terminal(stream):
+            stream.write(NOTICE + "\n")
+            stream.flush()
+
+    def on_end(self, event) -> None:
+        """Nothing: the notice is written once, when compiling starts.
+
+        Parameters
+        ----------
+        event : numba.core.event.Event
+            The compile event (unused).
+        """
+
+
+#: The process's listener (registered once, when this module is first imported).
+NOTICE_LISTENER = CompileNotice()
+event.register("numba:compile", NOTICE_LISTENER)

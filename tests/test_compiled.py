@@ -1,0 +1,118 @@
+"""``tealeaves._compiled``: the notice while numba compiles, and the stop flag read by kernels."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import subprocess
+import sys
+import threading
+import time
+
+import numba
+import numpy as np
+import pytest
+
+from conftest import REPO
+from tealeaves import _interrupt
+from tealeaves._compiled import NOTICE, CompileNotice, stop_requested
+
+#: Calls one small kernel (compiled when the numba cache is empty, loaded from it otherwise).
+SMALL_CALL = ("import numpy as np; from tealeaves.likelihood._kernels import log_mean_exp_se; "
+              "print(log_mean_exp_se(np.zeros(3))[0])")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_compiled_notice_is_written_once_and_only_on_a_terminal():
+    tty, log = _Terminal(), io.StringIO()
+    for stream in (tty, log):
+        listener = CompileNotice(stream)
+        listener.on_start(None)
+        listener.on_start(None)  # a second compile in the same process says nothing more
+        listener.on_end(None)
+    assert tty.getvalue() == NOTICE + "\n"
+    assert log.getvalue() == ""
+
+
+def _run_small_call(cache: str, on_terminal: bool) -> tuple[str, str]:
+    """Run SMALL_CALL with numba's cache in ``cache``; returns (stdout, stderr)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_CACHE_DIR": cache}
+    if not on_terminal:
+        done = subprocess.run([sys.executable, "-c", SMALL_CALL], env=env, capture_output=True, text=True,
+                              check=True)
+        return done.stdout, done.stderr
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-c", SMALL_CALL], env=env, stdout=subprocess.PIPE,
+                              stderr=follower, text=True, check=True)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed (Linux: EIO once the writer is gone)
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    return done.stdout, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_compiled_notice_when_compiling_on_a_terminal_not_from_the_cache(tmp_path):
+    cache = str(tmp_path / "numba-cache")
+    out, err = _run_small_call(cache, on_terminal=True)  # empty cache: compiles
+    assert err == NOTICE + "\n"
+    assert float(out) == 0.0
+    out, err = _run_small_call(cache, on_terminal=True)  # loaded from the cache: silent
+    assert err == ""
+    assert float(out) == 0.0
+
+
+def test_compiled_no_notice_off_a_terminal(tmp_path):
+    out, err = _run_small_call(str(tmp_path / "numba-cache"), on_terminal=False)  # compiles, into a pipe
+    assert err == ""
+    assert float(out) == 0.0
+
+
+@numba.njit(nogil=True)
+def _spin(limit, stop):
+    """Count until ``limit`` or until the flag ``stop`` is set (the last argument, as for every kernel)."""
+    n = 0
+    while n < limit:
+        if stop_requested(stop):
+            break
+        n += 1
+    return n
+
+
+def test_compiled_stop_flag_set_by_another_thread_is_seen_in_a_loop():
+    # a loop that writes no memory: a plain load of the flag could be hoisted out of it
+    stop = np.zeros(1, dtype=np.uint8)
+    assert _spin(1000, stop) == 1000
+    limit = 10**15  # days of counting: only the flag ends it
+    timer = threading.Timer(0.2, lambda: stop.__setitem__(0, 1))
+    timer.start()
+    start = time.monotonic()
+    assert _spin(limit, stop) < limit
+    assert time.monotonic() - start < 10
+    timer.join()
+
+
+def test_compiled_call_raises_keyboard_interrupt_when_stopped_from_another_thread():
+    limit = 10**15
+
+    def stop_soon():
+        time.sleep(0.2)
+        _interrupt.request()
+
+    threading.Thread(target=stop_soon).start()
+    with pytest.raises(KeyboardInterrupt):
+        _interrupt.call(_spin, limit)
+    assert _interrupt.call(_spin, 10) == 10  # a new call from the main thread starts with the flag cleared
