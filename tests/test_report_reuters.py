@@ -46,6 +46,7 @@ def test_reuters_sweep_verdict_states_the_article_from_the_store(reuters, tmp_pa
     (full size) that coherence peaks at a middle K, each with the store's own means and t intervals."""
     from tealeaves.report.html import report_data
     from tealeaves.report.verdict import interval
+    from tealeaves.store.format import SCHEMA_VERSION
     from tealeaves.sweep import load_results, sweep
 
     train, test = reuters[0], reuters[1]
@@ -54,7 +55,8 @@ def test_reuters_sweep_verdict_states_the_article_from_the_store(reuters, tmp_pa
         train, test = train.subset(range(2000)), test.subset(range(600))
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     size = "full" if FULL else "2000"
-    path = CACHE_DIR / f"report_reuters_sweep_{size}_{'-'.join(map(str, ks))}.sqlite"
+    # the store's format version in the name: a cache left by another version is not resumed into
+    path = CACHE_DIR / f"report_reuters_sweep_v{SCHEMA_VERSION}_{size}_{'-'.join(map(str, ks))}.sqlite"
     sweep(train, ks, 3, "sklearn", path, test=test, progress=False)  # resumes: only missing models are fitted
     results = load_results(path)
     data = report_data(results)
