@@ -25,7 +25,7 @@ from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.measures import SweepData, corpus_hash, score_model
-from tealeaves.sweep.params import N_JOBS, N_TOP, SEEDS, check_n_components
+from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
 from tealeaves.sweep.progress import SweepProgress
 from tealeaves.sweep.store import finished, model_name, open_store, write_model
 from tealeaves.validation import check_float, check_seed, check_unique
@@ -68,29 +68,6 @@ def split_corpus(corpus: Corpus, test_fraction: float = 0.2, seed: int = 0) -> t
     chosen = np.sort(np.random.default_rng(seed).permutation(len(corpus))[:n_test])
     rest = np.setdiff1d(np.arange(len(corpus)), chosen)
     return corpus.subset(rest), corpus.subset(chosen)
-
-
-def check_seeds(seeds: int | Sequence[int]) -> list[int]:
-    """``seeds`` as a list: ``n`` means seeds ``0 .. n-1``; a list is taken as given (each once).
-
-    Parameters
-    ----------
-    seeds : int or sequence of int
-        A number of seeds, or the seeds.
-
-    Returns
-    -------
-    list of int
-        The seeds.
-
-    Raises
-    ------
-    ParameterError
-        When a seed is invalid or repeated, or the number is out of bounds.
-    """
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return list(range(SEEDS.check(seeds)))
-    return check_unique([check_seed(s) for s in seeds], "seeds")
 
 
 def _check_corpus(train: Corpus, n_components: list[int]) -> None:
