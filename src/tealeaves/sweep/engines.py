@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from tealeaves.errors import ParameterError
@@ -91,22 +92,18 @@ class Engine:
         return self.check(merged) if self.check is not None else merged
 
 
-def _declared(engine: str) -> Callable[[], set[str]]:
+def _declared(engine: str) -> set[str]:
     """The setting names :data:`~tealeaves.sweep.params.ENGINE_SETTINGS` declares for ``engine``."""
-    def accepts() -> set[str]:
-        from tealeaves.sweep.params import ENGINE_SETTINGS
+    from tealeaves.sweep.params import ENGINE_SETTINGS
 
-        return set(ENGINE_SETTINGS[engine])
-    return accepts
+    return set(ENGINE_SETTINGS[engine])
 
 
-def _checked(engine: str) -> Callable[[dict], dict]:
-    """``check(settings)``: every value checked by its declaration (:func:`check_engine_setting`)."""
-    def check(settings: dict) -> dict:
-        from tealeaves.sweep.params import check_engine_setting
+def _checked(engine: str, settings: dict) -> dict:
+    """Every value of ``settings`` checked by its declaration (:func:`check_engine_setting`)."""
+    from tealeaves.sweep.params import check_engine_setting
 
-        return {name: check_engine_setting(engine, name, value) for name, value in settings.items()}
-    return check
+    return {name: check_engine_setting(engine, name, value) for name, value in settings.items()}
 
 
 def _check_gibbs(settings: dict) -> dict:
@@ -121,41 +118,55 @@ def _check_gibbs(settings: dict) -> dict:
     return settings
 
 
-def guarded(engine: str, fit: FitFunction) -> FitFunction:
+class guarded:  # noqa: N801 -- used as a function decorator: guarded("sklearn", fit)
     """``fit`` with the engine library's own exceptions turned into a :class:`ParameterError`.
 
     A library that rejects a setting raises its own ``ValueError`` or ``TypeError`` (say, scikit-learn's
     ``InvalidParameterError``); the sweep reports it as an error of the settings, naming the setting
-    the library's message names (else all of them), never as an internal error.
+    the library's message names (else all of them), never as an internal error.  An object, not a
+    closure, so that an engine pickles to worker processes.
 
     Parameters
     ----------
     engine : str
         The engine's name, for messages.
     fit : callable
-        ``fit(train, k, seed, settings) -> model``.
-
-    Returns
-    -------
-    callable
-        The same function, guarded.
+        ``fit(train, k, seed, settings) -> model`` (a module-level function); ``__wrapped__``.
     """
-    import functools
 
-    from tealeaves.errors import TealeavesError
+    def __init__(self, engine: str, fit: FitFunction):
+        self.engine, self.__wrapped__ = engine, fit
 
-    @functools.wraps(fit)
-    def run(train: Corpus, k: int, seed: int, settings: dict):
+    def __call__(self, train: Corpus, k: int, seed: int, settings: dict):
+        """Fit as ``fit`` does (see the class docstring).
+
+        Parameters
+        ----------
+        train : Corpus
+            The training corpus.
+        k : int
+            The number of topics.
+        seed : int
+            The fit's seed.
+        settings : dict
+            The engine settings.
+
+        Returns
+        -------
+        object
+            The fitted model.
+        """
+        from tealeaves.errors import TealeavesError
+
         try:
-            return fit(train, k, seed, settings)
+            return self.__wrapped__(train, k, seed, settings)
         except TealeavesError:
             raise
         except (ValueError, TypeError, ArithmeticError) as exc:
             named = [n for n in settings if n in str(exc)] or sorted(settings)
-            raise ParameterError(f"engine {engine!r} refused its settings {', '.join(named)} at K={k} "
+            raise ParameterError(f"engine {self.engine!r} refused its settings {', '.join(named)} at K={k} "
                                  f"({type(exc).__name__}: {exc})",
                                  fix="correct them in the engine settings") from None
-    return run
 
 
 def check_trained(engine: str, model, trained: bool) -> None:
@@ -270,11 +281,11 @@ def _gibbs_settings() -> set[str]:
 ENGINES: dict[str, Engine] = {
     "sklearn": Engine("sklearn", guarded("sklearn", _fit_sklearn),
                       {"learning_method": "batch", "max_iter": 10},
-                      _declared("sklearn"), _checked("sklearn")),
+                      partial(_declared, "sklearn"), partial(_checked, "sklearn")),
     "gensim": Engine("gensim", guarded("gensim", _fit_gensim), {"passes": 5, "iterations": 50},
-                     _declared("gensim"), _checked("gensim")),
+                     partial(_declared, "gensim"), partial(_checked, "gensim")),
     "tomotopy": Engine("tomotopy", guarded("tomotopy", _fit_tomotopy), {"iterations": 200},
-                       _declared("tomotopy"), _checked("tomotopy")),
+                       partial(_declared, "tomotopy"), partial(_checked, "tomotopy")),
     "gibbs": Engine("gibbs", guarded("gibbs", _fit_gibbs), {"n_iter": 1000}, _gibbs_settings, _check_gibbs),
 }
 
