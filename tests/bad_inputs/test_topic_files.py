@@ -119,7 +119,17 @@ ERRORS = [
      "topic id -1 is negative"),
     ("gensim-tuples-bad-weight", "[(0, [('oil', 'x'), ('gas', 0.1)])]", "load", {}, InputFormatError,
      "expected a finite number"),
+    ("gensim-infinite-weight", '0.5*"oil" + 1e999*"gas"\n', "load", {}, InputFormatError,
+     "the weight of 'gas' is inf (not a finite number)"),  # before: accepted, 'gas' ranked first
+    ("json-nested-50000", "[" * 50_000 + "]" * 50_000, "load", {}, InputFormatError,
+     "nested too deeply"),  # before: RecursionError, exit 70
+    ("json-topics-nested-50000", '{"topics": ' + "[" * 50_000 + "]" * 50_000 + "}", "topics",
+     {"format": "json"}, InputFormatError, "nested too deeply"),
     # ---- MALLET state
+    ("state-document-10e20", _gz(STATE_HEAD + "100000000000000000000 NA 0 0 oil 0\n"), "state", {},
+     InputFormatError, "the document number is 100000000000000000000, above 2147483647"),  # before: exit 70
+    ("state-type-10e20", _gz(STATE_HEAD + "0 NA 0 100000000000000000000 oil 0\n"), "state", {},
+     InputFormatError, "the type index is 100000000000000000000, above 2147483647"),
     ("state-truncated-gzip", _gz(STATE_OK * 50)[:-30], "state", {}, InputFormatError,
      "truncated or corrupted gzip"),
     ("state-bad-header", _gz("doc source pos\n0 NA 0 0 oil 0\n"), "state", {}, InputFormatError,
@@ -165,6 +175,14 @@ ERRORS = [
      "is not positive"),
     ("weights-two-fields", "0\toil\n", "weights", {}, InputFormatError, "found 2 field(s)"),
     ("counts-bad-pair", "0 oil 1-3\n", "counts", {}, InputFormatError, "'1-3' is not 'topic:count'"),
+    ("counts-topic-10e20", "0 oil 0:3\n1 gas 100000000000000000000:1\n", "counts", {}, InputFormatError,
+     "the topic is 100000000000000000000, above 2147483647"),  # before: ValueError, exit 70
+    ("counts-count-10e20", "0 oil 0:3\n1 gas 1:100000000000000000000\n", "counts", {}, InputFormatError,
+     "the count is 100000000000000000000, above 2147483647"),
+    ("counts-topic-twice", "0 oil 0:3 0:4\n1 gas 1:1\n", "counts", {}, InputFormatError,
+     "topic 0 is listed twice for 'oil'"),  # before: summed to 7
+    ("weights-duplicated-row", "0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n1\tgas\t2.01\n",
+     "weights", {}, InputFormatError, "lists 'gas' twice"),
     ("counts-out-of-order", "0 oil 0:3\n2 gas 1:1\n", "counts", {}, InputFormatError, "type index 2, "
                                                                                       "expected 1"),
     ("counts-bad-beta", "0 oil 0:3\n1 gas 1:1\n", "counts", {"beta": -1.0}, InputFormatError,
@@ -205,6 +223,14 @@ def test_bad_file_is_refused(case, tmp_path):
     with pytest.raises(error) as info:
         READERS[reader](path, **options)
     assert fragment in str(info.value)
+
+
+def test_a_table_sized_beyond_memory_by_a_damaged_id_is_refused(tmp_path):
+    from tealeaves.models.adapters._text_fields import MAX_INDEX, zeros_table
+
+    with pytest.raises(InputFormatError, match="more than this machine's memory"):
+        zeros_table((MAX_INDEX + 1, MAX_INDEX + 1), tmp_path / "state.gz", "documents x topics")
+    assert zeros_table((2, 3), tmp_path / "state.gz", "documents x topics").shape == (2, 3)
 
 
 # (id, file content, options, documented value: the topics read)
