@@ -87,7 +87,8 @@ def test_index_over_the_same_tuples_in_another_order(aligned, tmp_path, cli_erro
     out, topics = aligned
     other = tmp_path / "other"
     rows = [dict(r, id=f"d{i}") for i, r in enumerate(ROWS)]
-    assert run_cli(["index", "build-aligned", _tuples(tmp_path, rows[::-1], "u.jsonl"), "-o", other]).code == 0
+    reordered = _tuples(tmp_path, rows[::-1], "u.jsonl")
+    assert run_cli(["index", "build-aligned", reordered, "-o", other]).code == 0
     shutil.copy(other / "sv.tlx", out / "sv.tlx")
     cli_error(["cnpmi", topics, "--reference", out, "--n-top", "3"], "in another order than tuple_ids.txt")
     with pytest.raises(InputFormatError, match="another order"):

@@ -94,8 +94,8 @@ def test_estimator_file_with_1e999_refused(trained, tmp_path, cli_error):
 
 
 def test_estimator_file_nested_deeply_refused(tmp_path, cli_error):
-    cli_error(["estimator", "apply", _write(tmp_path / "deep.json", DEEP), _write(tmp_path / "t.csv", "lang\n")],
-              "nested too deeply")
+    deep = _write(tmp_path / "deep.json", DEEP)
+    cli_error(["estimator", "apply", deep, _write(tmp_path / "t.csv", "lang\n")], "nested too deeply")
 
 
 def test_saved_estimator_applies_as_the_weighted_median_of_its_learners(trained, run_cli):

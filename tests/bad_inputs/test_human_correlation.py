@@ -48,7 +48,8 @@ def test_correlate_refuses_a_non_finite_response(bad, bootstrap):
 
 def test_true_score_with_one_response_per_topic_is_undefined_not_reliable():
     # before: reliability 1.0 (no within-topic variance to estimate the noise from was read as no noise)
-    out = correlate(HUMAN, MEASURE, bootstrap="both", responses={k: [v] for k, v in HUMAN.items()}, n_boot=100)
+    single = {k: [v] for k, v in HUMAN.items()}
+    out = correlate(HUMAN, MEASURE, bootstrap="both", responses=single, n_boot=100)
     true = out["pearson"]["true_score"]
     assert true["reliability"] is None and "single response" in true["undefined"]
     assert "estimate" not in true

@@ -135,7 +135,7 @@ def test_parquet_without_text_column(tmp_path, cli_error):
     (["--memory", "lots"], "is not a size", 1),
     (["--memory", "10M"], "below the smallest budget", 1),
     (["--memory", "nan"], "is not a size", 1),  # was 'below the smallest budget': nan is no size
-    (["--scheduler", "localhost"], "not a Dask scheduler address", 1),
+    (["--scheduler", "localhost"], "--scheduler 'localhost' is not a Dask address", 1),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "exclude each other", 1),
 ])
 def test_bad_build_options(tmp_path, cli_error, good, argv, fragment, code):

@@ -126,7 +126,8 @@ def test_more_topics_than_words_refused(fitted, tmp_path, cli_error):
 
     _, tuples = fitted
     rows = _rows()
-    corpus = AlignedCorpus.from_texts({x: [r[x] for r in rows] for x in ("en", "sv")}, [r["id"] for r in rows],
+    texts = {x: [r[x] for r in rows] for x in ("en", "sv")}
+    corpus = AlignedCorpus.from_texts(texts, [r["id"] for r in rows],
                                       {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
     size = min(len(corpus.vocabulary(x)) for x in ("en", "sv"))
     assert size == len({w for r in rows for w in r["en"].split()})  # every word kept

@@ -32,14 +32,15 @@ SETTINGS = [
     ("sklearn", '{"learning_decay": 2}', "setting 'learning_decay' must be a number >= 0 and <= 1"),
     ("sklearn", '{"doc_topic_prior": -1}', "setting 'doc_topic_prior' must be a number > 0"),
     ("sklearn", '{"max_iter": null}', "setting 'max_iter' must be a whole number"),
-    ("gensim", '{"passes": -1}', "engine 'gensim' setting 'passes' must be a whole number >= 1"),  # before: stored
+    # before: gensim passes -1 stored an untrained model; tomotopy alpha -1 died by SIGABRT
+    ("gensim", '{"passes": -1}', "engine 'gensim' setting 'passes' must be a whole number >= 1"),
     ("gensim", '{"passes": 0}', "setting 'passes' must be a whole number >= 1"),
     ("gensim", '{"iterations": 0}', "setting 'iterations' must be a whole number >= 1"),
     ("gensim", '{"alpha": -1}', "setting 'alpha' must be a number > 0"),
     ("gensim", '{"alpha": "big"}', "must be one of symmetric, asymmetric, auto"),
     ("gensim", '{"decay": 0.2}', "setting 'decay' must be a number > 0.5"),
     ("gensim", '{"distributed": true}', "engine 'gensim' takes no setting distributed"),
-    ("tomotopy", '{"alpha": -1}', "engine 'tomotopy' setting 'alpha' must be a number > 0"),  # before: SIGABRT
+    ("tomotopy", '{"alpha": -1}', "engine 'tomotopy' setting 'alpha' must be a number > 0"),
     ("tomotopy", '{"eta": 0}', "setting 'eta' must be a number > 0"),
     ("tomotopy", '{"iterations": 0}', "setting 'iterations' must be a whole number >= 1"),
     ("tomotopy", '{"alpha": 1e999}', "setting 'alpha' must be a finite number, got inf"),
@@ -65,9 +66,9 @@ def test_engine_settings_refused_before_any_fit(engine, settings, fragment, corp
 def test_tomotopy_negative_alpha_does_not_kill_the_process(corpus_file, tmp_path):
     # before: the process died by SIGABRT inside tomotopy; a subprocess shows the exit status as is
     pytest.importorskip("tomotopy")
-    r = subprocess.run([sys.executable, "-m", "tealeaves", "sweep", str(corpus_file), "-k", "2", "--seeds", "1",
-                        "--engine", "tomotopy", "--settings", '{"alpha": -1}', "-o", str(tmp_path / "r.sqlite")],
-                       capture_output=True, text=True, timeout=120)
+    argv = ["sweep", str(corpus_file), "-k", "2", "--seeds", "1", "--engine", "tomotopy",
+            "--settings", '{"alpha": -1}', "-o", str(tmp_path / "r.sqlite")]
+    r = subprocess.run([sys.executable, "-m", "tealeaves", *argv], capture_output=True, text=True, timeout=99)
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr.strip().splitlines()[-1].startswith("tealeaves: error: engine 'tomotopy' setting 'alpha'")
     assert "Traceback" not in r.stderr
@@ -76,14 +77,15 @@ def test_tomotopy_negative_alpha_does_not_kill_the_process(corpus_file, tmp_path
 def test_valid_settings_of_every_engine_still_fit(corpus_file, tmp_path, run_cli):
     from tealeaves.sweep import load_results
 
-    for engine, settings in (("sklearn", '{"max_iter": 2, "learning_method": "online", "doc_topic_prior": null}'),
-                             ("gensim", '{"passes": 1, "iterations": 5, "alpha": "auto", "eta": 0.1}'),
-                             ("tomotopy", '{"iterations": 5, "alpha": 0.5}'), ("gibbs", '{"n_iter": 5}')):
+    valid = (("sklearn", '{"max_iter": 2, "learning_method": "online", "doc_topic_prior": null}'),
+             ("gensim", '{"passes": 1, "iterations": 5, "alpha": "auto", "eta": 0.1}'),
+             ("tomotopy", '{"iterations": 5, "alpha": 0.5}'), ("gibbs", '{"n_iter": 5}'))
+    for engine, settings in valid:
         if engine in ("gensim", "tomotopy"):
             pytest.importorskip(engine)
         out = tmp_path / f"{engine}.sqlite"
-        r = run_cli(["sweep", corpus_file, "-k", "2", "--seeds", "1", "--engine", engine, "--settings", settings,
-                     "-o", out])
+        r = run_cli(["sweep", corpus_file, "-k", "2", "--seeds", "1", "--engine", engine,
+                     "--settings", settings, "-o", out])
         assert r.code == 0, r.err
         models = load_results(out).models
         assert list(models["engine"]) == [engine]
@@ -93,7 +95,7 @@ def test_an_engine_libraries_own_error_names_the_setting(tmp_path):
     from tealeaves.sweep.engines import Engine, guarded
 
     def fit(train, k, seed, settings):
-        raise ValueError(f"The 'shrink' parameter must be a float in the range [0, 1]; got {settings['shrink']}")
+        raise ValueError(f"The 'shrink' parameter must be in the range [0, 1]; got {settings['shrink']}")
 
     engine = Engine("toy", guarded("toy", fit))
     with pytest.raises(ParameterError, match=r"engine 'toy' refused its settings shrink at K=2 \(ValueError"):
@@ -127,3 +129,21 @@ def test_gensim_model_without_an_update_is_refused():
     corpus = lda_corpus(n_docs=20)
     with pytest.raises(InvalidModelError, match="never trained"):
         fit(corpus, 2, 0, {"passes": 0, "iterations": 50})  # below the declared bounds: gensim trains nothing
+
+
+@pytest.mark.parametrize("address, fragment", [
+    ("not-an-address", "--scheduler 'not-an-address' is not a Dask address (it is not of the form host:port)"),
+    ("tcp://[::1", "(Invalid IPv6 URL)"),
+    ("tcp://host:port", "Port could not be cast to integer"),
+    ("http://10.0.0.5:8786", "the scheme 'http' is not one of tcp"),
+])
+def test_a_malformed_scheduler_address_fails_at_once(address, fragment, corpus_file, tmp_path, cli_error):
+    # before: exit 70 (ValueError) after 15 s of Dask timeouts, leaving the store behind
+    import time
+
+    start = time.monotonic()
+    out = tmp_path / "r.sqlite"
+    cli_error(["sweep", corpus_file, "-k", "2", "--seeds", "1", "--scheduler", address, "-o", out], fragment)
+    assert time.monotonic() - start < 5 and not out.exists()
+    with pytest.raises(ParameterError, match="is not a Dask address"):
+        sweep(lda_corpus(n_docs=30), [2], seeds=1, scheduler=address, output=out, progress=False)

@@ -305,6 +305,11 @@ def true_score_ci(
     }
 
 
+def _shown(values: object) -> str:
+    """A short text of a topic's values for a message."""
+    return repr(values if isinstance(values, (str, bytes, Mapping)) else list(values)[:5])
+
+
 def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | None, what: str) -> Responses:
     """The responses of ``keys`` from ``{topic: [values]}``; a clear error if any topic lacks them.
 
@@ -345,7 +350,7 @@ def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | No
         if isinstance(values, (str, bytes, Mapping)) or not all(
                 isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
                 and np.isfinite(v) for v in values):
-            raise CorrelationError(f"the per-response values of {what} for topic {k!r} must be finite numbers, "
-                                   f"got {list(values)[:5] if not isinstance(values, str) else values!r}",
+            raise CorrelationError(f"the per-response values of {what} for topic {k!r} must be finite "
+                                   f"numbers, got {_shown(values)}",
                                    fix="score the judgments again with `tealeaves human score -o`")
     return Responses([table[k] for k in keys])

@@ -23,6 +23,7 @@ import numpy as np
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
+from tealeaves.index.dask import check_scheduler
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.measures import SweepData, corpus_hash, score_model
 from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
@@ -214,6 +215,7 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     engine = get_engine(engine)
     measures = tuple(check_unique([resolve(m).name for m in measures], "measures"))
     n_top, n_jobs = N_TOP.check(n_top), N_JOBS.check(n_jobs)
+    scheduler = check_scheduler(scheduler)
     check_available(engine)
     settings = engine.settings(settings)
     split = {"split_seed": check_seed(split_seed, "split seed")}
