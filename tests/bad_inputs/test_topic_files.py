@@ -47,6 +47,20 @@ def _zip_without_meta() -> bytes:
     return buf.getvalue()
 
 
+def _npz_model(edit=None, weights=None) -> bytes:
+    """A tealeaves ``.npz`` model file (2 topics over 3 words), its header edited by ``edit``."""
+    import json
+
+    meta = {"format": "tealeaves-model", "format_version": 1, "class": "AdaptedModel",
+            "vocabulary": ["a", "b", "c"], "probabilistic": True, "metadata": {}}
+    if edit is not None:
+        edit(meta)
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.array(json.dumps(meta)),
+             topic_word_weights=np.full((2, 3), 1 / 3) if weights is None else weights)
+    return buf.getvalue()
+
+
 # (id, file content, reader, options, error class, message fragment)
 ERRORS = [
     # ---- any topics file
@@ -200,6 +214,22 @@ ERRORS = [
     ("zip-not-npz", _zip_without_meta(), "load", {}, UnsupportedModelError, "not a tealeaves model"),
     ("binary-junk", b"\x00\x01\x02garbage\x00", "load", {}, UnsupportedModelError, "binary file"),
     ("damaged-npz", b"PK\x03\x04" + b"\x00" * 40, "load", {}, InputFormatError, "damaged zip"),
+    # before: exit 70, KeyError: 'probabilistic'
+    ("npz-without-probabilistic", _npz_model(lambda m: m.pop("probabilistic")), "npz", {}, InvalidModelError,
+     "its header lacks 'probabilistic'"),
+    ("npz-probabilistic-string", _npz_model(lambda m: m.update(probabilistic="yes")), "npz", {},
+     InvalidModelError, "its header lacks 'probabilistic'"),
+    ("npz-without-vocabulary", _npz_model(lambda m: m.pop("vocabulary")), "npz", {}, InvalidModelError,
+     "lacks a 'vocabulary' list"),
+    ("npz-short-vocabulary", _npz_model(lambda m: m.update(vocabulary=["a"])), "npz", {}, InvalidModelError,
+     "not topics x 1 words"),
+    ("npz-metadata-list", _npz_model(lambda m: m.update(metadata=[1])), "npz", {}, InvalidModelError,
+     "'metadata' is not an object"),
+    ("npz-version-9", _npz_model(lambda m: m.update(format_version=9)), "npz", {}, InvalidModelError,
+     "format version 9"),
+    ("npz-nan-weights", _npz_model(weights=np.array([[np.nan, 0.5, 0.5], [0.2, 0.3, 0.5]])), "npz", {},
+     InvalidModelError, "NaN or infinite"),
+    ("npz-truncated", _npz_model()[:-40], "npz", {}, InputFormatError, "is a damaged zip/.npz file"),
 ]
 
 READERS = {
@@ -209,6 +239,7 @@ READERS = {
     "doc-topics": mallet.read_doc_topics,
     "weights": mallet.read_topic_word_weights,
     "counts": mallet.read_word_topic_counts,
+    "npz": lambda path: __import__("tealeaves").load_model(path),
 }
 
 
@@ -491,3 +522,11 @@ def test_mutated_files_are_understood_or_refused(case, tmp_path):
     path = tmp_path / "mutated.txt"
     path.write_bytes(_gz(text) if reader == "state" else text.encode("utf-8"))
     _assert_understood_or_refused(lambda: READERS[reader](path))
+
+
+def test_model_file_without_probabilistic_through_the_cli(tmp_path, cli_error):
+    # before: exit 70, internal error: KeyError: 'probabilistic'
+    model = tmp_path / "m.npz"
+    model.write_bytes(_npz_model(lambda m: m.pop("probabilistic")))
+    (tmp_path / "c.txt").write_text("a b c\nb c a\n", encoding="utf-8")
+    cli_error(["perplexity", model, tmp_path / "c.txt", "--tokenized"], "its header lacks 'probabilistic'")
