@@ -753,3 +753,16 @@ def test_describe_study_bad_checks(checks, fragment, tmp_path, cli_error):
         ],
         "must not be empty",
     )
+
+
+@pytest.mark.parametrize("scale", [(3, 1), (1, 1), (1,), ("a", "b"), (True, 3), (0, 500), 3])
+def test_import_survey_refuses_a_scale_that_is_not_low_high(scale):
+    # before: scale=(3, 1) ended in IndexError (exit 70 through a script)
+    with pytest.raises(ParameterError, match="is not \\(LOW, HIGH\\) with whole numbers LOW < HIGH"):
+        import_survey(_frame(), item=["topic"], task="rating", annotator="who", response="r", scale=scale)
+
+
+def test_import_survey_reads_a_scale_given_as_a_list_as_the_tuple():
+    a = import_survey(_frame(), item=["topic"], task="rating", annotator="who", response="r", scale=[1, 3])
+    b = import_survey(_frame(), item=["topic"], task="rating", annotator="who", response="r", scale=(1, 3))
+    assert a[0].equals(b[0]) and a[1:] == b[1:]
