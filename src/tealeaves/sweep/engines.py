@@ -48,6 +48,9 @@ class Engine:
         Settings merged under the user's.
     accepts : callable, optional
         ``() -> set of setting names`` the engine accepts (``None``: not checked).
+    check : callable, optional
+        ``check(settings) -> settings``: the values checked (and converted) before any fit
+        (``None``: not checked); the built-in engines check :data:`tealeaves.sweep.params.ENGINE_SETTINGS`.
     """
 
     name: str
