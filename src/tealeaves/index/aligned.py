@@ -77,12 +77,12 @@ from tealeaves.index.reference import ReferenceIndex
 from tealeaves.index.streaming import (
     BuildSettings,
     Chunk,
+    Workdir,
     check_file_names,
     flush_chunk,
     index_header,
     local_executor,
     partial_path,
-    remove_workdir,
 )
 from tealeaves.ingest.aligned import (
     TupleSummary,
@@ -658,8 +658,6 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
     stats : IngestStats
         What was read and skipped.
     """
-    import tempfile
-
     from tealeaves.ingest import langlinks as W
 
     memory = check_memory(DEFAULT_MEMORY if memory is None else memory, local=executor is None)
@@ -677,10 +675,8 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
     out = Path(output)
     sources = [] if wiki else _sources(list(inputs), lang_files, doc_ids)
     _prepare_output(out)
-    out.resolve().parent.mkdir(parents=True, exist_ok=True)
-    workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=out.resolve().parent)
     stats = IngestStats()
-    try:
+    with Workdir(out) as workdir:
         if wiki:
             dump_map = W.parse_dumps(dumps, langs)
             langs = langs or list(dump_map)
@@ -702,8 +698,6 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
         _replace(target, out)
         index, reference_name = load_aligned_index(out)
         return index, reference_name, stats
-    finally:
-        remove_workdir(workdir)
 
 
 def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: str, memory: int, wiki: bool,
