@@ -371,6 +371,7 @@ def load_npz_model(path: str | Path) -> FixedTopicModel:
         When ``path`` cannot be read or is not a tealeaves model file.
     """
     import zipfile
+    import zlib
 
     path = Path(path)
     try:
@@ -378,12 +379,17 @@ def load_npz_model(path: str | Path) -> FixedTopicModel:
             meta = json.loads(str(z["meta"]))
             weights = z["topic_word_weights"]
             alpha = z["doc_topic_prior"] if "doc_topic_prior" in z else None
-    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
         raise InvalidModelError(f"{path} is not a tealeaves model file ({exc})") from None
     except RecursionError:
         raise InvalidModelError(f"{path} is not a tealeaves model file (its metadata is nested too deeply)"
                                 ) from None
     check_npz_meta(meta, weights, path)
+    if alpha is not None and (alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape[0] != weights.shape[0])
+                              or not np.issubdtype(alpha.dtype, np.number)):
+        raise InvalidModelError(f"{path} is not a readable tealeaves model file: its alpha has shape "
+                                f"{alpha.shape} ({alpha.dtype}) for {weights.shape[0]} topics",
+                                fix="save the model again (TopicModel.save)")
     extra = meta.get("metadata") or {}
     if meta["probabilistic"]:
         return FixedTopicModel(weights, meta["vocabulary"], alpha, metadata=extra)

@@ -252,6 +252,10 @@ def check_pltm(folder: Path, model: SavedPolylingualTopicModel) -> None:
     """
     from tealeaves.models.base import check_alpha, check_topic_word
 
+    for x in model.languages_:
+        words = list(model.vocabularies_[x])
+        if not words or not all(isinstance(w, str) and w for w in words) or len(set(words)) != len(words):
+            raise _bad(folder, f"the {x} vocabulary must be distinct non-empty words")
     alpha = np.asarray(model.alpha_)
     if alpha.ndim != 1 or alpha.shape[0] == 0 or not np.issubdtype(alpha.dtype, np.number):
         raise _bad(folder, f"alpha must be a vector of K numbers, got shape {alpha.shape}")
