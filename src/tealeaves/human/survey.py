@@ -431,6 +431,8 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
         rows = (reasons == "") & (tasks == task)
         if not rows.any():
             continue
+        if study is not None:
+            _check_tasks(item_ids[rows], study, task)
         if task == it.RATING:
             if scale is None and scale_map is None:
                 raise naming(ParameterError(
@@ -498,6 +500,22 @@ def _check_coding(items, kind: str) -> None:
         f"kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
         fix="describe the study with its intruders (and the options as shown), or import kind correct",
     ), "kind")
+
+
+def _check_tasks(item_ids, study: Study, task: str) -> None:
+    """The study's items matched by the ``task`` rows' ids must be ``task`` items (the id ``TASK/KEY`` names
+    the task): a study whose item id names another task than its ``task`` field is inconsistent."""
+    from tealeaves.errors import StudyFormatError
+
+    for item_id in dict.fromkeys(item_ids):
+        item = study.by_id.get(item_id)
+        if item is not None and item.get("task") != task:
+            raise StudyFormatError(
+                f"the study's item {item_id!r} is a {item.get('task')!r} item, but its id (and the results' "
+                f"{task} rows) name the task {task!r}",
+                fix="describe the study again (tealeaves human describe-study), each item id TASK/KEY of its "
+                    "own task",
+            )
 
 
 def _check_options(item_ids, study: Study, options: list[str]) -> None:
