@@ -379,14 +379,15 @@ def load_npz_model(path: str | Path) -> FixedTopicModel:
             meta = json.loads(str(z["meta"]))
             weights = z["topic_word_weights"]
             alpha = z["doc_topic_prior"] if "doc_topic_prior" in z else None
-    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+    except (OSError, EOFError, KeyError, ValueError, NotImplementedError, zipfile.BadZipFile,
+            zlib.error) as exc:
         raise InvalidModelError(f"{path} is not a tealeaves model file ({exc})") from None
     except RecursionError:
         raise InvalidModelError(f"{path} is not a tealeaves model file (its metadata is nested too deeply)"
                                 ) from None
     check_npz_meta(meta, weights, path)
     if alpha is not None and (alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape[0] != weights.shape[0])
-                              or not np.issubdtype(alpha.dtype, np.number)):
+                              or alpha.dtype.kind not in "fiu"):
         raise InvalidModelError(f"{path} is not a readable tealeaves model file: its alpha has shape "
                                 f"{alpha.shape} ({alpha.dtype}) for {weights.shape[0]} topics",
                                 fix="save the model again (TopicModel.save)")
@@ -435,7 +436,7 @@ def check_npz_meta(meta: object, weights: np.ndarray, path: str | Path) -> None:
     if not isinstance(meta.get("metadata", {}), (dict, type(None))):
         raise bad("its 'metadata' is not an object")
     if (weights.ndim != 2 or weights.shape[0] == 0 or weights.shape[1] != len(vocab)
-            or not np.issubdtype(weights.dtype, np.number)):
+            or weights.dtype.kind not in "fiu"):
         raise bad(f"its weights have shape {weights.shape} ({weights.dtype}), not topics x {len(vocab)} "
                   "words")
     if not np.isfinite(weights).all():

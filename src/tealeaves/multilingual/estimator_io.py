@@ -327,6 +327,8 @@ def load_estimator(path: str | os.PathLike[str]):
         ada.n_features_in_ = len(cols)
     except (KeyError, TypeError, ValueError) as exc:
         raise _bad(path, f"a field is missing or malformed ({exc})") from None
+    if ada.estimator_weights_.ndim != 1 or ada.estimator_errors_.ndim != 1:
+        raise _bad(path, "the estimator weights and errors must be lists of numbers")
     if len(ada.estimator_weights_) < len(learners):
         raise _bad(path, "fewer weights than learners")
     check_boosting(path, ada)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -192,7 +193,8 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         with np.load(folder / MODEL_FILE, allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
             arrays = {k: z[k] for k in z.files if k != "header"}
-    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+    except (OSError, EOFError, KeyError, ValueError, NotImplementedError, zipfile.BadZipFile, zlib.error,
+            json.JSONDecodeError) as exc:
         raise _bad(folder, f"{MODEL_FILE} is unreadable, truncated or corrupted ({exc})") from None
     except RecursionError:
         raise _bad(folder, f"the header of {MODEL_FILE} is nested too deeply") from None
@@ -226,6 +228,11 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
     except (TypeError, ValueError, AttributeError, TealeavesError) as exc:
         raise _bad(folder, f"{MODEL_FILE} holds a malformed header field ({exc})") from None
     check_pltm(folder, model)
+    model.alpha_ = np.asarray(model.alpha_, dtype=np.float64)  # checked real numbers: the kernels' type
+    model.doc_topic_ = np.asarray(model.doc_topic_, dtype=np.float64)
+    model.topic_word_ = {x: np.asarray(v, dtype=np.float64) for x, v in model.topic_word_.items()}
+    model.language_doc_topic_ = {x: np.asarray(v, dtype=np.float64)
+                                 for x, v in model.language_doc_topic_.items()}
     return model, preprocessors
 
 
@@ -256,6 +263,12 @@ def check_pltm(folder: Path, model: SavedPolylingualTopicModel) -> None:
         words = list(model.vocabularies_[x])
         if not words or not all(isinstance(w, str) and w for w in words) or len(set(words)) != len(words):
             raise _bad(folder, f"the {x} vocabulary must be distinct non-empty words")
+    arrays = {"alpha": model.alpha_, "doc_topic": model.doc_topic_,
+              **{f"topic_word_{x}": model.topic_word_[x] for x in model.languages_},
+              **{f"language_doc_topic_{x}": model.language_doc_topic_[x] for x in model.languages_}}
+    odd = next((n for n, a in arrays.items() if np.asarray(a).dtype.kind not in "fiu"), None)
+    if odd is not None:  # complex, text, bool: not what save_pltm writes
+        raise _bad(folder, f"{odd} holds {np.asarray(arrays[odd]).dtype} values, not real numbers")
     alpha = np.asarray(model.alpha_)
     if alpha.ndim != 1 or alpha.shape[0] == 0 or not np.issubdtype(alpha.dtype, np.number):
         raise _bad(folder, f"alpha must be a vector of K numbers, got shape {alpha.shape}")

@@ -285,6 +285,7 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
     """
     lines = read_lines(path, encoding, "MALLET word-topic counts file")
     words: list[str] = []
+    seen_words: set[str] = set()
     cells: list[tuple[int, int, int]] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -297,6 +298,11 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
         if v != len(words):
             raise InputFormatError(f"{_where(path, n)}: type index {v}, expected {len(words)} "
                                    "(MALLET writes types 0, 1, 2, ... in order)")
+        if not parts[1] or parts[1] in seen_words:  # MALLET writes each type once, as a word
+            raise InputFormatError(f"{_where(path, n)}: the word {parts[1]!r} is "
+                                   f"{'empty' if not parts[1] else 'listed for two type indexes'}",
+                                   fix="the file may be truncated or edited")
+        seen_words.add(parts[1])
         words.append(parts[1])
         listed = set()
         for pair in parts[2:]:
