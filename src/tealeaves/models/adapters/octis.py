@@ -34,6 +34,10 @@ def _is_distribution(phi: np.ndarray) -> bool:
 
 def _check_topics(model: AdaptedModel, topics) -> None:
     """Every listed topic must be a top-n of its row (ties allowed), else the vocabulary is wrong."""
+    if not isinstance(topics, (list, tuple, np.ndarray)) or not all(
+            isinstance(t, (list, tuple, np.ndarray)) and all(isinstance(w, str) for w in t) for t in topics):
+        raise InputFormatError("the OCTIS output's 'topics' must be a list of word lists",
+                               fix="give the dict OCTIS's model.train_model returned")
     if len(topics) != model.n_topics:
         raise InputFormatError(f"the OCTIS output lists {len(topics)} topics but its matrix has "
                                f"{model.n_topics}")
