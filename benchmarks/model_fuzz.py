@@ -608,8 +608,9 @@ def fuzz(bases: dict[str, dict[str, bytes]], n: int, seed: int = 0, timeout: flo
                                       "base": base_values[artefact]}, timeout)
                 records.append({"artefact": artefact, "kind": kind, "file": name, "outcome": reply["outcome"],
                                 "detail": reply["detail"]})
-                if progress and (i + 1) % 200 == 0:
-                    progress(f"{i + 1} files checked")
+                if progress and (i + 1) % 100 == 0:
+                    so_far = collections.Counter(r["outcome"] for r in records)
+                    progress(f"{i + 1} files checked: " + ", ".join(f"{o} {so_far[o]}" for o in OUTCOMES))
     finally:
         worker.close()
     return records
