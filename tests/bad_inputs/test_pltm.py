@@ -137,3 +137,44 @@ def test_more_topics_than_words_refused(fitted, tmp_path, cli_error):
     with pytest.raises(InvalidModelError, match="larger than the"):
         PolylingualTopicModel(n_components=size + 1, n_iter=2).fit(corpus)
     PolylingualTopicModel(n_components=size, n_iter=2).fit(corpus)  # K = V is allowed
+
+
+def _plain_round(alpha, topic_doc_hist, doc_length_hist, shape=1.00001, scale=1.0):
+    """One round of MALLET's update ``a_k <- a_k (S_k + shape) / (D - 1/scale)`` in plain Python."""
+    total = sum(alpha)
+    lengths = range(1, len(doc_length_hist))
+    d = sum(doc_length_hist[n] * sum(1 / (total + i) for i in range(n)) for n in lengths)
+    s = [sum(topic_doc_hist[k][n] * sum(1 / (a + i) for i in range(n)) for n in lengths)
+         for k, a in enumerate(alpha)]
+    return [a * (sk + shape) / (d - 1 / scale) for a, sk in zip(alpha, s)]
+
+
+def test_alpha_optimisation_never_makes_alpha_negative():
+    # before: one short document in the histograms made the denominator negative, and a fit with
+    # --optimize-interval saved alpha = [-38374, -32014, -37129]; pltm infer then folded in with it
+    from tealeaves.models._pltm_kernels import learn_dirichlet
+
+    topic_doc_hist = np.zeros((3, 2))
+    topic_doc_hist[0, 1] = 1
+    doc_length_hist = np.zeros(2)
+    doc_length_hist[1] = 1  # one document of one token
+    start = [1.0, 1.0, 1.0]
+    assert max(_plain_round(start, topic_doc_hist, doc_length_hist)) < 0  # what the plain update gives
+    alpha = np.array(start)
+    total = learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, 1.00001, 1.0, 200)
+    assert alpha.tolist() == start and total == pytest.approx(3.0)  # the update is skipped, alpha kept
+
+
+def test_alpha_optimisation_equals_the_plain_update_where_it_is_valid():
+    from tealeaves.models._pltm_kernels import learn_dirichlet
+
+    rng = np.random.default_rng(0)
+    topic_doc_hist = rng.integers(0, 5, (3, 12)).astype(float)
+    doc_length_hist = rng.integers(0, 6, 12).astype(float)
+    expected = [0.1, 0.2, 0.3]
+    for _ in range(3):
+        expected = _plain_round(expected, topic_doc_hist.tolist(), doc_length_hist.tolist())
+    assert min(expected) > 0
+    alpha = np.array([0.1, 0.2, 0.3])
+    learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, 1.00001, 1.0, 3)
+    np.testing.assert_allclose(alpha, expected, rtol=1e-12)
