@@ -320,6 +320,26 @@ def test_truncated_tomotopy_bin_is_refused_not_a_crash(tmp_path, keep):
     assert run.stderr.strip().splitlines()[-1].startswith("tealeaves: error: "), run.stderr
 
 
+def test_tomotopy_bin_with_a_word_that_is_not_utf8_is_refused(tmp_path):
+    """A damaged byte inside a saved word: tomotopy loads the file, then cannot decode the word
+    (found by benchmarks/model_fuzz.py; before: exit 70, UnicodeDecodeError)."""
+    tp = pytest.importorskip("tomotopy")
+    from tealeaves.models.adapters.tomotopy import from_file
+
+    mdl = tp.LDAModel(k=2, seed=0)
+    for d in DOCS:
+        mdl.add_doc(d)
+    mdl.train(5, workers=1)
+    path = tmp_path / "m.bin"
+    mdl.save(str(path))
+    word = max(mdl.used_vocabs, key=len).encode()
+    data = path.read_bytes()
+    assert word in data
+    path.write_bytes(data.replace(word, b"\x94" + word[1:], 1))
+    with pytest.raises(InputFormatError, match="holds a word that is not UTF-8"):
+        from_file(path)
+
+
 # -- API: BERTopic and OCTIS ----------------------------------------------------------------------------
 def test_bertopic_to_likelihood_is_refused(fake_bertopic):
     model = load_model(fake_bertopic)

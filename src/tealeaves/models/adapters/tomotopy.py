@@ -318,4 +318,9 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_i
                                     fix="use an LDAModel, or pass one set of topics as an array")
     _probe(cls, path)
     mdl = getattr(tp, cls).load(str(path))
-    return from_tomotopy(mdl, inference=inference, file=path, native_iterations=native_iterations)
+    try:
+        return from_tomotopy(mdl, inference=inference, file=path, native_iterations=native_iterations)
+    except UnicodeDecodeError as exc:  # tomotopy loads the bytes, then cannot decode a word
+        raise InputFormatError(f"{path} holds a word that is not UTF-8 ({exc.reason} at byte {exc.start}): "
+                               "the file is damaged",
+                               fix="save the model again with tomotopy's save()") from None
