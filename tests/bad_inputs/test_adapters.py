@@ -291,13 +291,16 @@ def test_corrupt_tomotopy_bin_is_refused_not_a_crash(tmp_path, content, fragment
         from_file(path)
 
 
-def test_truncated_tomotopy_bin_is_refused_not_a_crash(tmp_path, monkeypatch):
-    """tomotopy reads a truncated file forever: the child process is stopped and the file refused."""
-    tp = pytest.importorskip("tomotopy")
-    from tealeaves.models.adapters import tomotopy as adapter
-    from tealeaves.models.adapters.tomotopy import from_file
+@pytest.mark.parametrize("keep", [64, 0.5])
+def test_truncated_tomotopy_bin_is_refused_not_a_crash(tmp_path, keep):
+    """tomotopy reads a truncated file forever: the child process is stopped and the file refused, within
+    LOAD_SECONDS of tomotopy's import (before: 60 s of a spinning CPU, even for 64 bytes)."""
+    import subprocess
+    import sys
+    import time
 
-    monkeypatch.setattr(adapter, "PROBE_SECONDS", 3.0)
+    tp = pytest.importorskip("tomotopy")
+    from tealeaves.models.adapters.tomotopy import LOAD_SECONDS, from_file
 
     mdl = tp.LDAModel(k=2, seed=0)
     for d in DOCS:
@@ -305,8 +308,35 @@ def test_truncated_tomotopy_bin_is_refused_not_a_crash(tmp_path, monkeypatch):
     mdl.train(5, workers=1)
     path = tmp_path / "m.bin"
     mdl.save(str(path))
-    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    data = path.read_bytes()
+    path.write_bytes(data[:64] if keep == 64 else data[: int(len(data) * keep)])
+    start = time.monotonic()
     with pytest.raises(InputFormatError, match="could not be read"):
+        from_file(path)
+    assert time.monotonic() - start < LOAD_SECONDS + 15  # the import, then the load budget
+    run = subprocess.run([sys.executable, "-m", "tealeaves", "perplexity", str(path), str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("tealeaves: error: "), run.stderr
+
+
+def test_tomotopy_bin_with_a_word_that_is_not_utf8_is_refused(tmp_path):
+    """A damaged byte inside a saved word: tomotopy loads the file, then cannot decode the word
+    (found by benchmarks/model_fuzz.py; before: exit 70, UnicodeDecodeError)."""
+    tp = pytest.importorskip("tomotopy")
+    from tealeaves.models.adapters.tomotopy import from_file
+
+    mdl = tp.LDAModel(k=2, seed=0)
+    for d in DOCS:
+        mdl.add_doc(d)
+    mdl.train(5, workers=1)
+    path = tmp_path / "m.bin"
+    mdl.save(str(path))
+    word = max(mdl.used_vocabs, key=len).encode()
+    data = path.read_bytes()
+    assert word in data
+    path.write_bytes(data.replace(word, b"\x94" + word[1:], 1))
+    with pytest.raises(InputFormatError, match="holds a word that is not UTF-8"):
         from_file(path)
 
 

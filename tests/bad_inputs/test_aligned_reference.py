@@ -79,6 +79,36 @@ def test_index_of_another_reference_swapped_in(aligned, tmp_path, cli_error, run
     cli_error(["cnpmi", topics, "--reference", out, "--top", "3"], "not one tuple-id space")
 
 
+def test_index_over_the_same_tuples_in_another_order(aligned, tmp_path, cli_error, run_cli):
+    # before: scored 0.0503 where the right folder gives 0.4514, exit 0 (same size, same language)
+    from tealeaves.errors import InputFormatError
+    from tealeaves.multilingual import load_aligned_reference
+
+    out, topics = aligned
+    other = tmp_path / "other"
+    rows = [dict(r, id=f"d{i}") for i, r in enumerate(ROWS)]
+    reordered = _tuples(tmp_path, rows[::-1], "u.jsonl")
+    assert run_cli(["index", "build-aligned", reordered, "-o", other]).code == 0
+    shutil.copy(other / "sv.tlx", out / "sv.tlx")
+    cli_error(["cnpmi", topics, "--reference", out, "--n-top", "3"], "in another order than tuple_ids.txt")
+    with pytest.raises(InputFormatError, match="another order"):
+        load_aligned_reference(out)
+
+
+@pytest.mark.parametrize("ids, fragment", [
+    (None, "has no tuple id file"),
+    ("d0\nd1\n", "lists 2 tuple ids, the manifest says 5"),
+    ("d0\nd1\nd2\nd4\nd3\n", "in another order"),
+])
+def test_tuple_id_file_missing_short_or_reordered(aligned, cli_error, ids, fragment):
+    out, topics = aligned
+    if ids is None:
+        (out / "tuple_ids.txt").unlink()
+    else:
+        (out / "tuple_ids.txt").write_text(ids)
+    cli_error(["cnpmi", topics, "--reference", out, "--n-top", "3"], fragment)
+
+
 def test_deeply_nested_manifest(aligned, cli_error):
     out, topics = aligned
     (out / "aligned.json").write_text(DEEP)  # before: exit 70 (RecursionError)

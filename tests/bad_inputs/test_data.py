@@ -37,6 +37,8 @@ NOT_HTTP = "is not an http:// or https:// base"
     (["data", "fetch", "udhr", "--mirror", "http:///data"], NOT_HTTP, 1),
     (["data", "fetch", "udhr", "--mirror", "http://example.org/?x=1"], NOT_HTTP, 1),
     (["data", "fetch", "udhr", "--mirror", "http://example.org:99999/"], "has an invalid port", 1),
+    # before: exit 70 (ValueError: Invalid IPv6 URL)
+    (["data", "fetch", "udhr", "--mirror", "http://[::1"], "mirror URL 'http://[::1' is not a URL", 1),
     (["data", "fetch", "udhr", "--mirror"], "expected one argument", 2),
     (["data", "list", "--format", "xml"], "invalid choice: 'xml'", 2),
 ])

@@ -753,3 +753,38 @@ def test_describe_study_bad_checks(checks, fragment, tmp_path, cli_error):
         ],
         "must not be empty",
     )
+
+
+@pytest.mark.parametrize("scale", [(3, 1), (1, 1), (1,), ("a", "b"), (True, 3), (0, 500), 3])
+def test_import_survey_refuses_a_scale_that_is_not_low_high(scale):
+    # before: scale=(3, 1) ended in IndexError (exit 70 through a script)
+    with pytest.raises(ParameterError, match="is not \\(LOW, HIGH\\) with whole numbers LOW < HIGH"):
+        import_survey(_frame(), item=["topic"], task="rating", annotator="who", response="r", scale=scale)
+
+
+def test_import_survey_reads_a_scale_given_as_a_list_as_the_tuple():
+    a = import_survey(_frame(), item=["topic"], task="rating", annotator="who", response="r", scale=[1, 3])
+    b = import_survey(_frame(), item=["topic"], task="rating", annotator="who", response="r", scale=(1, 3))
+    assert a[0].equals(b[0]) and a[1:] == b[1:]
+
+
+def test_import_with_a_study_whose_item_id_names_another_task(tmp_path, run_cli, cli_error):
+    # before: exit 70 (ValueError: could not convert string to float: 'w1')
+    from tealeaves.errors import StudyFormatError
+    from tealeaves.human.study import Study
+
+    survey = tmp_path / "survey.csv"
+    survey.write_text("task,topic,who,r\n" + "".join(f"rating,{k},a{a},{(a + k) % 3 + 1}\n"
+                                                    for k in range(4) for a in range(3)), encoding="utf-8")
+    argv = ["human", "import", survey, "--item", "task,topic", "--task-column", "task", "--annotator", "who",
+            "--response", "r", "--scale", "1-3"]
+    assert run_cli([*argv, "-o", tmp_path / "a.csv", "--study-out", tmp_path / "s.json"]).code == 0
+    study = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+    study["items"][1].update(task="word_intrusion", options=["w1", "w2", "w3", "w4"], answer="w2")
+    (tmp_path / "bad.json").write_text(json.dumps(study), encoding="utf-8")
+    cli_error([*argv, "--study", tmp_path / "bad.json", "-o", tmp_path / "b.csv"],
+              "the study's item 'rating/1' is a 'word_intrusion' item, but its id")
+    assert not (tmp_path / "b.csv").exists()
+    with pytest.raises(StudyFormatError, match="names the task|name the task"):
+        import_survey(survey, item=["task", "topic"], task_column="task", annotator="who", response="r",
+                      scale=(1, 3), study=Study.load(tmp_path / "bad.json"))

@@ -275,3 +275,87 @@ def test_repeated_key_in_a_corpus_or_links_record(tmp_path, cli_error, command, 
     dump = _write(tmp_path / "d.xml", "<mediawiki/>")
     extra = ["--dump", f"en={dump}", "--dump", f"sv={dump}"] if "links" in command else []
     cli_error([*command.split(), src, *extra, "-o", tmp_path / "out"], "occurs twice in one object")
+
+
+# -- work folders of killed builds -------------------------------------------------------------------------
+def _workdirs(folder):
+    return sorted(p for p in folder.iterdir() if p.name.startswith(".tealeaves-build-"))
+
+
+def _wait_for_owned_workdir(folder, proc, seconds=120):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        owned = [w for w in _workdirs(folder) if (w / "owner.lock").exists()
+                 and (w / "owner.lock").read_text().strip()]
+        if owned:
+            return owned[0]
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    raise AssertionError("the build made no work folder")
+
+
+def test_a_live_builds_work_folder_is_never_removed_and_a_killed_ones_is(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tealeaves.index.streaming import remove_stale_workdirs
+
+    code = ("import sys, time; from tealeaves.index.streaming import Workdir\n"
+            "with Workdir(sys.argv[1]):\n    time.sleep(300)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "out.tlx")], env=env)
+    try:
+        folder = _wait_for_owned_workdir(tmp_path, child)
+        assert remove_stale_workdirs(tmp_path) == [] and folder.is_dir()  # its build is alive: kept
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+        assert folder.is_dir()  # kill -9: no cleanup ran
+        assert remove_stale_workdirs(tmp_path) == [folder.name] and not folder.exists()
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_kill_9_of_a_sharded_build_leaves_a_folder_the_next_build_removes(tmp_path, run_cli):
+    # before: kill -9 of `index build --workers 2` left .tealeaves-build-* behind, never cleaned
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    from tealeaves.index import ReferenceIndex
+
+    shards = []
+    for s in range(2):
+        p = tmp_path / f"s{s}.txt"
+        p.write_text("".join(f"cat dog {s} mat {d % 7} sun\n" for d in range(20_000)), encoding="utf-8")
+        shards.append(str(p))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    build = subprocess.Popen([sys.executable, "-m", "tealeaves", "index", "build", *shards, "-j", "2",
+                              "-o", str(tmp_path / "big.tlx")], env=env, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        folder = _wait_for_owned_workdir(tmp_path, build)
+        deadline = time.monotonic() + 90
+        while len(list(folder.rglob("*"))) < 2 and time.monotonic() < deadline:  # shard work under way
+            assert build.poll() is None
+            time.sleep(0.05)
+        os.kill(build.pid, signal.SIGKILL)  # the build itself, as `kill -9 PID`
+        build.wait(timeout=30)
+    finally:
+        try:
+            os.killpg(build.pid, signal.SIGKILL)  # then its orphaned Dask workers
+        except ProcessLookupError:
+            pass
+    assert folder.is_dir() and not (tmp_path / "big.tlx").exists()
+    small = tmp_path / "small.txt"
+    small.write_text("the cat sat\nthe dog ran\n", encoding="utf-8")
+    assert run_cli(["index", "build", small, "-o", tmp_path / "small.tlx"]).code == 0
+    assert _workdirs(tmp_path) == []  # the killed build's folder is gone, and the new build's own
+    assert ReferenceIndex.load(tmp_path / "small.tlx").n_documents == 2

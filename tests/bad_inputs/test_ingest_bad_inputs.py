@@ -9,6 +9,7 @@ import json
 import pathlib
 import socket
 
+import numpy as np
 import pytest
 
 from tealeaves.errors import EmptyInputError, InputFormatError
@@ -78,6 +79,22 @@ def test_malformed_dump_xml(tmp_path):
         list(iter_documents(p))
 
 
+def test_dump_page_without_title(tmp_path, cli_error):
+    # before: exit 70 (AttributeError inside mwxml)
+    pytest.importorskip("mwxml")
+    page = REDIRECTS_ONLY.index("<page>")
+    untitled = (REDIRECTS_ONLY[:page] + "<page><ns>0</ns><id>7</id><revision><id>1</id>"
+                "<timestamp>2020-01-01T00:00:00Z</timestamp><contributor><username>u</username><id>1</id>"
+                "</contributor><model>wikitext</model><format>text/x-wiki</format>"
+                "<text>the cat sat on the mat</text></revision></page>\n</mediawiki>\n")
+    p = tmp_path / "untitled.xml"
+    p.write_text(untitled, encoding="utf-8")
+    cli_error(["index", "build", p, "-o", tmp_path / "x.tlx"], "the first page lacks an element")
+    assert not (tmp_path / "x.tlx").exists()
+    with pytest.raises(InputFormatError, match="e.g. <title>"):
+        list(iter_documents(p))
+
+
 def test_corrupted_gzip_shard(tmp_path, cli_error, good):
     p = tmp_path / "bad.jsonl.gz"
     data = gzip.compress(good.read_bytes() * 50)
@@ -135,7 +152,7 @@ def test_parquet_without_text_column(tmp_path, cli_error):
     (["--memory", "lots"], "is not a size", 1),
     (["--memory", "10M"], "below the smallest budget", 1),
     (["--memory", "nan"], "is not a size", 1),  # was 'below the smallest budget': nan is no size
-    (["--scheduler", "localhost"], "not a Dask scheduler address", 1),
+    (["--scheduler", "localhost"], "--scheduler 'localhost' is not a Dask address", 1),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "exclude each other", 1),
 ])
 def test_bad_build_options(tmp_path, cli_error, good, argv, fragment, code):
@@ -233,3 +250,38 @@ def test_missing_dask_names_the_extra(tmp_path, cli_error, good, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     cli_error(["index", "build", good, "-o", tmp_path / "x.tlx", "--workers", "2"],
               "pip install 'tealeaves[dask]'")
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress])
+def test_compressed_parquet_shard_reads_as_the_plain_one(tmp_path, run_cli, compress):
+    # before: refused, although docs/scale.md says any input may be compressed
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from tealeaves.index import ReferenceIndex
+
+    texts = ["the cat sat on the mat", "dog runs far away", "sun moon star sky", "the cat and the dog"]
+    plain = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"id": [f"d{i}" for i in range(4)], "text": texts}), plain)
+    packed = tmp_path / "packed" / "s.parquet.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(compress(plain.read_bytes()))
+    assert [t for _, t in iter_documents(packed)] == texts
+    for source, out in ((plain, "a.tlx"), (packed, "b.tlx")):
+        assert run_cli(["index", "build", source, "-o", tmp_path / out]).code == 0
+    a, b = ReferenceIndex.load(tmp_path / "a.tlx"), ReferenceIndex.load(tmp_path / "b.tlx")
+    assert a.document_ids == b.document_ids == [f"d{i}" for i in range(4)]
+    assert list(a.vocabulary) == list(b.vocabulary)
+    np.testing.assert_array_equal(a.doc_lengths, b.doc_lengths)
+
+
+def test_truncated_compressed_parquet_shard(tmp_path, cli_error):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    plain = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"text": ["the cat sat on the mat"] * 50}), plain)
+    data = gzip.compress(plain.read_bytes())
+    (tmp_path / "cut.parquet.gz").write_bytes(data[: len(data) // 2])
+    cut = tmp_path / "cut.parquet.gz"
+    cli_error(["index", "build", cut, "-o", tmp_path / "x.tlx"], "truncated or corrupted")

@@ -257,3 +257,17 @@ def test_estimator_features_high_language_outside_the_table(tmp_path, run_cli, c
         assert [float(r["target"]) for r in rows_out] == pytest.approx(want, abs=1e-12)
     cli_error(["estimator", "features", topics, "--reference", ref, "--high", "sv", "--top", "2", "-o",
                tmp_path / "x.csv"], "one of them --high sv; the topics have ['bg', 'ro']")
+
+
+@pytest.mark.parametrize("first, second", [("en", "eng"), ("sv", "swe"), ("en", "EN")])
+def test_aligned_corpus_from_texts_refuses_one_language_spelled_twice(first, second):
+    # before: {"en": ..., "eng": ...} built a corpus of one language, the second texts silently kept
+    from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
+    from tealeaves.errors import LanguageMismatchError
+
+    texts = ["the cat sat on the mat", "a dog ran in the park", "the sun and the moon"]
+    with pytest.raises(LanguageMismatchError, match=f"{first!r} and {second!r} are both"):
+        AlignedCorpus.from_texts({first: texts, second: texts}, ["a", "b", "c"])
+    with pytest.raises(LanguageMismatchError, match="preprocessors name one language twice"):
+        AlignedCorpus.from_texts({"en": texts, "sv": texts}, ["a", "b", "c"],
+                                 {"en": default_preprocessor("en"), "eng": default_preprocessor("en")})

@@ -47,6 +47,20 @@ def _zip_without_meta() -> bytes:
     return buf.getvalue()
 
 
+def _npz_model(edit=None, weights=None) -> bytes:
+    """A tealeaves ``.npz`` model file (2 topics over 3 words), its header edited by ``edit``."""
+    import json
+
+    meta = {"format": "tealeaves-model", "format_version": 1, "class": "AdaptedModel",
+            "vocabulary": ["a", "b", "c"], "probabilistic": True, "metadata": {}}
+    if edit is not None:
+        edit(meta)
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.array(json.dumps(meta)),
+             topic_word_weights=np.full((2, 3), 1 / 3) if weights is None else weights)
+    return buf.getvalue()
+
+
 # (id, file content, reader, options, error class, message fragment)
 ERRORS = [
     # ---- any topics file
@@ -119,7 +133,17 @@ ERRORS = [
      "topic id -1 is negative"),
     ("gensim-tuples-bad-weight", "[(0, [('oil', 'x'), ('gas', 0.1)])]", "load", {}, InputFormatError,
      "expected a finite number"),
+    ("gensim-infinite-weight", '0.5*"oil" + 1e999*"gas"\n', "load", {}, InputFormatError,
+     "the weight of 'gas' is inf (not a finite number)"),  # before: accepted, 'gas' ranked first
+    ("json-nested-50000", "[" * 50_000 + "]" * 50_000, "load", {}, InputFormatError,
+     "nested too deeply"),  # before: RecursionError, exit 70
+    ("json-topics-nested-50000", '{"topics": ' + "[" * 50_000 + "]" * 50_000 + "}", "topics",
+     {"format": "json"}, InputFormatError, "nested too deeply"),
     # ---- MALLET state
+    ("state-document-10e20", _gz(STATE_HEAD + "100000000000000000000 NA 0 0 oil 0\n"), "state", {},
+     InputFormatError, "the document number is 100000000000000000000, above 2147483647"),  # before: exit 70
+    ("state-type-10e20", _gz(STATE_HEAD + "0 NA 0 100000000000000000000 oil 0\n"), "state", {},
+     InputFormatError, "the type index is 100000000000000000000, above 2147483647"),
     ("state-truncated-gzip", _gz(STATE_OK * 50)[:-30], "state", {}, InputFormatError,
      "truncated or corrupted gzip"),
     ("state-bad-header", _gz("doc source pos\n0 NA 0 0 oil 0\n"), "state", {}, InputFormatError,
@@ -165,6 +189,14 @@ ERRORS = [
      "is not positive"),
     ("weights-two-fields", "0\toil\n", "weights", {}, InputFormatError, "found 2 field(s)"),
     ("counts-bad-pair", "0 oil 1-3\n", "counts", {}, InputFormatError, "'1-3' is not 'topic:count'"),
+    ("counts-topic-10e20", "0 oil 0:3\n1 gas 100000000000000000000:1\n", "counts", {}, InputFormatError,
+     "the topic is 100000000000000000000, above 2147483647"),  # before: ValueError, exit 70
+    ("counts-count-10e20", "0 oil 0:3\n1 gas 1:100000000000000000000\n", "counts", {}, InputFormatError,
+     "the count is 100000000000000000000, above 2147483647"),
+    ("counts-topic-twice", "0 oil 0:3 0:4\n1 gas 1:1\n", "counts", {}, InputFormatError,
+     "topic 0 is listed twice for 'oil'"),  # before: summed to 7
+    ("weights-duplicated-row", "0\toil\t1.01\n0\tgas\t0.01\n1\toil\t0.01\n1\tgas\t2.01\n1\tgas\t2.01\n",
+     "weights", {}, InputFormatError, "lists 'gas' twice"),
     ("counts-out-of-order", "0 oil 0:3\n2 gas 1:1\n", "counts", {}, InputFormatError, "type index 2, "
                                                                                       "expected 1"),
     ("counts-bad-beta", "0 oil 0:3\n1 gas 1:1\n", "counts", {"beta": -1.0}, InputFormatError,
@@ -182,6 +214,22 @@ ERRORS = [
     ("zip-not-npz", _zip_without_meta(), "load", {}, UnsupportedModelError, "not a tealeaves model"),
     ("binary-junk", b"\x00\x01\x02garbage\x00", "load", {}, UnsupportedModelError, "binary file"),
     ("damaged-npz", b"PK\x03\x04" + b"\x00" * 40, "load", {}, InputFormatError, "damaged zip"),
+    # before: exit 70, KeyError: 'probabilistic'
+    ("npz-without-probabilistic", _npz_model(lambda m: m.pop("probabilistic")), "npz", {}, InvalidModelError,
+     "its header lacks 'probabilistic'"),
+    ("npz-probabilistic-string", _npz_model(lambda m: m.update(probabilistic="yes")), "npz", {},
+     InvalidModelError, "its header lacks 'probabilistic'"),
+    ("npz-without-vocabulary", _npz_model(lambda m: m.pop("vocabulary")), "npz", {}, InvalidModelError,
+     "lacks a 'vocabulary' list"),
+    ("npz-short-vocabulary", _npz_model(lambda m: m.update(vocabulary=["a"])), "npz", {}, InvalidModelError,
+     "not topics x 1 words"),
+    ("npz-metadata-list", _npz_model(lambda m: m.update(metadata=[1])), "npz", {}, InvalidModelError,
+     "'metadata' is not an object"),
+    ("npz-version-9", _npz_model(lambda m: m.update(format_version=9)), "npz", {}, InvalidModelError,
+     "format version 9"),
+    ("npz-nan-weights", _npz_model(weights=np.array([[np.nan, 0.5, 0.5], [0.2, 0.3, 0.5]])), "npz", {},
+     InvalidModelError, "NaN or infinite"),
+    ("npz-truncated", _npz_model()[:-40], "npz", {}, InputFormatError, "is a damaged zip/.npz file"),
 ]
 
 READERS = {
@@ -191,6 +239,7 @@ READERS = {
     "doc-topics": mallet.read_doc_topics,
     "weights": mallet.read_topic_word_weights,
     "counts": mallet.read_word_topic_counts,
+    "npz": lambda path: __import__("tealeaves").load_model(path),
 }
 
 
@@ -205,6 +254,14 @@ def test_bad_file_is_refused(case, tmp_path):
     with pytest.raises(error) as info:
         READERS[reader](path, **options)
     assert fragment in str(info.value)
+
+
+def test_a_table_sized_beyond_memory_by_a_damaged_id_is_refused(tmp_path):
+    from tealeaves.models.adapters._text_fields import MAX_INDEX, zeros_table
+
+    with pytest.raises(InputFormatError, match="more than this machine's memory"):
+        zeros_table((MAX_INDEX + 1, MAX_INDEX + 1), tmp_path / "state.gz", "documents x topics")
+    assert zeros_table((2, 3), tmp_path / "state.gz", "documents x topics").shape == (2, 3)
 
 
 # (id, file content, options, documented value: the topics read)
@@ -465,3 +522,11 @@ def test_mutated_files_are_understood_or_refused(case, tmp_path):
     path = tmp_path / "mutated.txt"
     path.write_bytes(_gz(text) if reader == "state" else text.encode("utf-8"))
     _assert_understood_or_refused(lambda: READERS[reader](path))
+
+
+def test_model_file_without_probabilistic_through_the_cli(tmp_path, cli_error):
+    # before: exit 70, internal error: KeyError: 'probabilistic'
+    model = tmp_path / "m.npz"
+    model.write_bytes(_npz_model(lambda m: m.pop("probabilistic")))
+    (tmp_path / "c.txt").write_text("a b c\nb c a\n", encoding="utf-8")
+    cli_error(["perplexity", model, tmp_path / "c.txt", "--tokenized"], "its header lacks 'probabilistic'")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -240,6 +240,8 @@ def as_reference(reference, name: str | None = None, words: Sequence[str] | None
     ------
     EmptyInputError
         When ``reference`` is ``None`` or has no documents.
+    ParameterError
+        When ``reference`` is of none of these types (a number, a mapping).
     """
     if isinstance(reference, ReferenceIndex):
         return reference
@@ -249,6 +251,11 @@ def as_reference(reference, name: str | None = None, words: Sequence[str] | None
         return build_index(reference, name=name or reference.metadata.get("name") or "corpus")
     if reference is None:
         raise EmptyInputError("no reference given; pass an index, an index file, a Corpus or token lists")
+    if isinstance(reference, (bytes, Mapping)) or not isinstance(reference, Iterable):
+        exc = ParameterError(f"reference must be a ReferenceIndex, an index file path, a Corpus or token "
+                             f"lists, got {type(reference).__name__}", fix="e.g. reference='ref.tlx'")
+        exc.param = "reference"
+        raise exc
     docs = list(reference)
     if not docs:
         raise EmptyInputError("the reference has no documents")

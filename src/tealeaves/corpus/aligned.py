@@ -185,6 +185,39 @@ def default_preprocessor(language: str, max_df: float = 0.3, min_df: int | float
     return Preprocessor(token_pattern=LETTERS_PATTERN, stop_words=None, max_df=max_df, min_df=min_df)
 
 
+def by_language_code(values: Mapping, what: str) -> dict:
+    """``values`` keyed by :func:`language_code`; two keys naming one language are refused.
+
+    ``{"en": ..., "eng": ...}`` would otherwise become one language, the second silently replacing the
+    first.
+
+    Parameters
+    ----------
+    values : mapping
+        Language (any spelling :func:`language_code` accepts) to value.
+    what : str
+        What the values are, for the message (``"texts"``).
+
+    Returns
+    -------
+    dict
+        Code to value, in the given order.
+
+    Raises
+    ------
+    LanguageMismatchError
+        When two keys have the same code.
+    """
+    out, spelled = {}, {}
+    for lang, value in values.items():
+        code = language_code(lang)
+        if code in out:
+            raise LanguageMismatchError(f"{what} name one language twice: {spelled[code]!r} and {lang!r} are "
+                                        f"both {code!r}", fix="give each language once")
+        out[code], spelled[code] = value, lang
+    return out
+
+
 @dataclass(eq=False)
 class AlignedCorpus:
     """Document tuples over several languages (see the module docstring).
@@ -286,17 +319,18 @@ class AlignedCorpus:
         EmptyInputError
             If no language is given or a language has no document.
         LanguageMismatchError
-            If a preprocessor is given for a language without texts.
+            If a preprocessor is given for a language without texts, or two keys spell one language
+            (``en`` and ``eng``).
         InputFormatError
             If a language's number of texts differs from the number of ids.
         UnsegmentedTextError
             If a fitted language's text looks unsegmented.
         """
-        texts = {language_code(lang): docs for lang, docs in texts.items()}
+        texts = by_language_code(texts, "texts")
         languages = list(texts)
         if not languages:
             raise EmptyInputError("no languages given; pass texts as {language: [text or None, ...]}")
-        preprocessors = {language_code(k): v for k, v in (preprocessors or {}).items()}
+        preprocessors = by_language_code(preprocessors or {}, "preprocessors")
         unknown = sorted(set(preprocessors) - set(languages))
         if unknown:
             raise LanguageMismatchError(

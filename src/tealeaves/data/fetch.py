@@ -123,7 +123,11 @@ def mirror_url(mirror: str | None = None) -> str | None:
     value = value.strip()
     if not value:
         return None
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:  # an unclosed IPv6 bracket: http://[::1
+        raise ParameterError(f"mirror URL '{value}' is not a URL ({exc})",
+                             fix="give one like https://example.org/tealeaves-data/") from None
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         raise ParameterError(f"mirror URL '{value}' is not an http:// or https:// base URL",
                              fix="give one like https://example.org/tealeaves-data/, serving the "

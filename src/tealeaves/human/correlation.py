@@ -135,6 +135,25 @@ def kendall(x: np.ndarray, y: np.ndarray) -> float:
 FUNCS = {"pearson": pearson, "spearman": spearman, "kendall": kendall}
 
 
+def _scores(values: Mapping, what: str) -> dict[str, float]:
+    """``{topic as str: value as float}`` of the non-``None`` values; a non-number is a CorrelationError."""
+    if not isinstance(values, Mapping):
+        raise CorrelationError(f"the {what} scores must be a mapping of topic to score, got "
+                               f"{type(values).__name__}", fix="e.g. {'0': 0.4, '1': 0.7}")
+    out = {}
+    for k, v in values.items():
+        if v is None:
+            continue
+        try:
+            if isinstance(v, bool) or not isinstance(v, (int, float, str, np.integer, np.floating)):
+                raise ValueError
+            out[str(k)] = float(v)  # a number, or a number written as text (as a table cell)
+        except ValueError:
+            raise CorrelationError(f"the {what} score of topic {str(k)!r} is {v!r}, not a number",
+                                   fix="give a number per topic (None to leave a topic out)") from None
+    return out
+
+
 def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Topics present in both mappings (keys compared as strings), with their values.
 
@@ -159,10 +178,9 @@ def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.n
     Raises
     ------
     CorrelationError
-        When a shared topic has a non-finite value.
+        When a value is not a number (``"x"``, ``True``) or a shared topic has a non-finite value.
     """
-    h = {str(k): float(v) for k, v in human.items() if v is not None}
-    m = {str(k): float(v) for k, v in measure.items() if v is not None}
+    h, m = _scores(human, "human"), _scores(measure, "measure")
     keys = sorted(set(h) & set(m), key=lambda s: (len(s), s))
     bad = [k for k in keys if not (np.isfinite(h[k]) and np.isfinite(m[k]))]
     if bad:

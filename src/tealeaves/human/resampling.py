@@ -266,8 +266,13 @@ def true_score_ci(
     dict
         ``estimate``, ``observed`` (``r``), ``reliability`` and ``ci`` (``low``, ``high``,
         ``level``, ``n_boot``, ``n_degenerate``, ``method``); or ``undefined`` (the reason) and
-        ``reliability`` when the reliability, or that of every resample, is not positive.
+        ``reliability`` when the reliability, or that of every resample, is not positive, or cannot be
+        estimated because no topic has two or more responses (``reliability`` ``None``).
     """
+    if not (responses.n > 1).any():
+        return {"undefined": "every topic has a single response, so the annotator noise (and the reliability "
+                             "of the topic scores) cannot be estimated; the correlation with the true scores "
+                             "is not identified", "reliability": None}
     means, noise = responses.means, responses.noise()
     r = float(pearson_rows(means[None], measure[None])[0])
     rel = reliability(means, noise)
@@ -300,6 +305,11 @@ def true_score_ci(
     }
 
 
+def _shown(values: object) -> str:
+    """A short text of a topic's values for a message."""
+    return repr(values if isinstance(values, (str, bytes, Mapping)) else list(values)[:5])
+
+
 def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | None, what: str) -> Responses:
     """The responses of ``keys`` from ``{topic: [values]}``; a clear error if any topic lacks them.
 
@@ -320,7 +330,8 @@ def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | No
     Raises
     ------
     CorrelationError
-        When ``table`` is None or a topic has no values.
+        When ``table`` is None, a topic has no values, or a value is not a finite number (NaN would
+        give NaN intervals).
     """
     if table is None:
         raise CorrelationError(
@@ -334,4 +345,12 @@ def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | No
             f"no per-response values of {what} for topic(s) {missing[:5]}",
             fix="score the judgments again with `tealeaves human score -o`",
         )
+    for k in keys:
+        values = table[k]
+        if isinstance(values, (str, bytes, Mapping)) or not all(
+                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                and np.isfinite(v) for v in values):
+            raise CorrelationError(f"the per-response values of {what} for topic {k!r} must be finite "
+                                   f"numbers, got {_shown(values)}",
+                                   fix="score the judgments again with `tealeaves human score -o`")
     return Responses([table[k] for k in keys])

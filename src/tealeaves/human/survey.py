@@ -85,6 +85,40 @@ def parse_scale(text: str | None) -> tuple[int, int] | None:
     return lo, hi
 
 
+def check_scale(scale: object) -> tuple[int, int] | None:
+    """The ``scale`` argument of :func:`import_survey`: ``(low, high)`` whole numbers, low < high, at most 100
+    apart (the rule of :func:`parse_scale`), or None.
+
+    Parameters
+    ----------
+    scale : object
+        The argument given.
+
+    Returns
+    -------
+    tuple of int or None
+        ``(low, high)``.
+
+    Raises
+    ------
+    ParameterError
+        When ``scale`` is not two such numbers (``(3, 1)``, ``(1,)``, ``("a", "b")``).
+    """
+    import numbers
+
+    if scale is None:
+        return None
+    pair = tuple(scale) if isinstance(scale, (tuple, list)) else None
+    ok = (pair is not None and len(pair) == 2
+          and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in pair))
+    if not ok or not pair[0] < pair[1] or pair[1] - pair[0] > 100:
+        raise naming(ParameterError(
+            f"scale {scale!r} is not (LOW, HIGH) with whole numbers LOW < HIGH at most 100 apart",
+            fix="e.g. scale=(1, 3); or scale_map={'label': 'value', ...}",
+        ), "scale", "scale_map")
+    return int(pair[0]), int(pair[1])
+
+
 def parse_map(text: str | None, what: str) -> dict[str, str] | None:
     """Read a mapping written ``LABEL=VALUE,...`` (labels case-folded, no repeats or empty parts).
 
@@ -301,6 +335,7 @@ def import_survey(
     EmptyInputError
         When the file has no rows or no usable judgment.
     """
+    scale = check_scale(scale)
     sep = key_sep
     if not isinstance(sep, str) or not sep:
         raise naming(ParameterError("key_sep must not be empty", fix="e.g. key_sep /"), "key_sep")
@@ -396,6 +431,8 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
         rows = (reasons == "") & (tasks == task)
         if not rows.any():
             continue
+        if study is not None:
+            _check_tasks(item_ids[rows], study, task)
         if task == it.RATING:
             if scale is None and scale_map is None:
                 raise naming(ParameterError(
@@ -463,6 +500,22 @@ def _check_coding(items, kind: str) -> None:
         f"kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
         fix="describe the study with its intruders (and the options as shown), or import kind correct",
     ), "kind")
+
+
+def _check_tasks(item_ids, study: Study, task: str) -> None:
+    """The study's items matched by the ``task`` rows' ids must be ``task`` items (the id ``TASK/KEY`` names
+    the task): a study whose item id names another task than its ``task`` field is inconsistent."""
+    from tealeaves.errors import StudyFormatError
+
+    for item_id in dict.fromkeys(item_ids):
+        item = study.by_id.get(item_id)
+        if item is not None and item.get("task") != task:
+            raise StudyFormatError(
+                f"the study's item {item_id!r} is a {item.get('task')!r} item, but its id (and the results' "
+                f"{task} rows) name the task {task!r}",
+                fix="describe the study again (tealeaves human describe-study), each item id TASK/KEY of its "
+                    "own task",
+            )
 
 
 def _check_options(item_ids, study: Study, options: list[str]) -> None:

@@ -77,12 +77,12 @@ from tealeaves.index.reference import ReferenceIndex
 from tealeaves.index.streaming import (
     BuildSettings,
     Chunk,
+    Workdir,
     check_file_names,
     flush_chunk,
     index_header,
     local_executor,
     partial_path,
-    remove_workdir,
 )
 from tealeaves.ingest.aligned import (
     TupleSummary,
@@ -296,7 +296,62 @@ def load_aligned_index(path: str | os.PathLike[str], verify: bool = True) -> tup
                                        f"{lang!r})")
         _check_index_language(path, lang, name, ix.name, files)
         indices[code] = ix
+    check_tuple_order(path, manifest, indices)
     return AlignedIndex(indices), str(manifest.get("name") or path.name)
+
+
+def _tuple_ids(path: Path, manifest: Mapping) -> list[str]:
+    """The folder's tuple ids (``tuple_ids.txt``, one a line), exactly ``n_tuples`` of them."""
+    file = manifest.get("tuple_ids_file", "tuple_ids.txt")
+    if not isinstance(file, str) or file in ("", ".", "..") or Path(file).name != file:
+        raise _not_reference(path, f"the tuple id file {file!r} is not a file name in the folder")
+    if not (path / file).is_file():
+        raise _not_reference(path, f"the folder has no tuple id file {file!r}")
+    ids = _io.read_text(path / file, what="tuple id file").split("\n")
+    if ids and ids[-1] == "":
+        ids.pop()
+    if len(ids) != manifest["n_tuples"]:
+        raise _not_reference(path, f"{file} lists {len(ids)} tuple ids, the manifest says "
+                                   f"{manifest['n_tuples']} tuples")
+    return ids
+
+
+def check_tuple_order(path: Path, manifest: Mapping, indices: Mapping[str, ReferenceIndex]) -> None:
+    """Every language's index holds its documents in the folder's tuple order.
+
+    Slot ``t`` of every index must be tuple ``t`` of ``tuple_ids.txt``: the document ids each index
+    holds (:attr:`ReferenceIndex.document_ids`, one per present slot, in slot order) must be the
+    tuple ids of its present slots.  An index built over the same tuples in another order has the same
+    size and language, and would pair the wrong texts (a wrong score, not an error) without this check.
+
+    Parameters
+    ----------
+    path : Path
+        The aligned reference folder.
+    manifest : mapping
+        Its checked manifest.
+    indices : mapping of str to ReferenceIndex
+        Each language's loaded index.
+
+    Raises
+    ------
+    InputFormatError
+        When the tuple id file is missing or of the wrong length, or an index's documents are not the
+        tuples of its slots, in order.
+    """
+    ids = _tuple_ids(path, manifest)
+    for lang, ix in indices.items():
+        slots = np.flatnonzero(ix.present)
+        held = ix.document_ids
+        if len(held) != len(slots):
+            raise _not_reference(path, f"the {lang} index holds {len(held)} document ids for {len(slots)} "
+                                       "present tuples")
+        expected = [ids[s] for s in slots.tolist()]
+        if expected != held:
+            k = next(k for k, (a, b) in enumerate(zip(expected, held)) if a != b)
+            raise _not_reference(path, f"the {lang} index holds document {held[k]!r} in tuple slot "
+                                       f"{int(slots[k])}, which is tuple {expected[k]!r}: its tuples are in "
+                                       "another order than tuple_ids.txt (not one tuple-id space)")
 
 
 # -- building --------------------------------------------------------------------------------------
@@ -603,8 +658,6 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
     stats : IngestStats
         What was read and skipped.
     """
-    import tempfile
-
     from tealeaves.ingest import langlinks as W
 
     memory = check_memory(DEFAULT_MEMORY if memory is None else memory, local=executor is None)
@@ -622,10 +675,8 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
     out = Path(output)
     sources = [] if wiki else _sources(list(inputs), lang_files, doc_ids)
     _prepare_output(out)
-    out.resolve().parent.mkdir(parents=True, exist_ok=True)
-    workdir = tempfile.mkdtemp(prefix=".tealeaves-build-", dir=out.resolve().parent)
     stats = IngestStats()
-    try:
+    with Workdir(out) as workdir:
         if wiki:
             dump_map = W.parse_dumps(dumps, langs)
             langs = langs or list(dump_map)
@@ -647,8 +698,6 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
         _replace(target, out)
         index, reference_name = load_aligned_index(out)
         return index, reference_name, stats
-    finally:
-        remove_workdir(workdir)
 
 
 def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: str, memory: int, wiki: bool,

@@ -37,23 +37,58 @@ N_JOBS = Param("n_jobs", "int", min_value=1, max_value=1024, short="-j", depreca
                help="build the shards on a local Dask cluster of this many worker processes")
 
 
-def check_scheduler(address: str) -> str:
-    """A Dask scheduler address must be ``tcp://host:port`` (or another Dask protocol).
+#: Dask's address schemes (``distributed.comm``) a scheduler address may name.
+SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ws", "wss", "ucx")
+
+
+def check_scheduler(address: str | None) -> str | None:
+    """A Dask scheduler address, ``[scheme://]host:port``, checked in form before any connection.
+
+    A malformed address (no port, a port that is not a number, an unknown scheme, an unclosed IPv6
+    bracket) is refused at once instead of after Dask's connection timeouts; whether a scheduler listens
+    there is found when connecting.  The one check of ``index build --scheduler`` and ``sweep
+    --scheduler``.
 
     Parameters
     ----------
-    address : str
-        The scheduler's address.
+    address : str or None
+        The scheduler's address (``None``: no scheduler).
 
     Returns
     -------
-    str
+    str or None
         ``address``.
+
+    Raises
+    ------
+    ParameterError
+        When the address is not of that form.
     """
-    if not isinstance(address, str) or "://" not in address or not address.split("://", 1)[1]:
-        raise ParameterError(f"--scheduler {address!r} is not a Dask scheduler address",
-                             fix="give e.g. tcp://10.0.0.5:8786")
+    from urllib.parse import urlsplit
+
+    if address is None:
+        return None
+    if not isinstance(address, str) or not address.strip():
+        raise _not_scheduler(address, "give e.g. tcp://10.0.0.5:8786")
+    text = address.strip() if "://" in address else f"tcp://{address.strip()}"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise _not_scheduler(address, str(exc)) from None
+    if parts.scheme not in SCHEDULER_SCHEMES:
+        raise _not_scheduler(address, f"the scheme {parts.scheme!r} is not one of "
+                                      f"{', '.join(SCHEDULER_SCHEMES)}")
+    if parts.scheme != "inproc" and (not parts.hostname or port is None or parts.path not in ("", "/")):
+        raise _not_scheduler(address, "it is not of the form host:port")
     return address
+
+
+def _not_scheduler(address: object, why: str) -> ParameterError:
+    exc = ParameterError(f"scheduler {address!r} is not a Dask address ({why})",
+                         fix="give the address where a running Dask cluster listens, e.g. tcp://10.0.0.5:8786")
+    exc.param = "scheduler"
+    return exc
 
 
 @renamed_parameters({"workers": "n_jobs"})

@@ -308,11 +308,33 @@ def _folder(path: Path, stats: IngestStats, encoding: str | None = None, **_) ->
 
 def _parquet(path: Path, text_field: str, id_field: str, stats: IngestStats, **_
              ) -> Iterator[tuple[str, str]]:
+    import tempfile
+
+    with tempfile.TemporaryFile() as spool:
+        yield from _parquet_rows(path, _seekable(path, spool), text_field, id_field)
+
+
+def _seekable(path: Path, spool):
+    """``path`` itself, or for a compressed file (docs/scale.md: any input may be) its decompressed bytes
+    streamed into ``spool`` (a temporary file: Parquet needs to seek, a decompressing stream cannot)."""
+    import shutil
+
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    if not any(head.startswith(magic) for magic in _MAGIC):
+        return path
+    with _reading(path), open_binary(path) as fh:
+        shutil.copyfileobj(fh, spool, 1 << 20)
+    spool.seek(0)
+    return spool
+
+
+def _parquet_rows(path: Path, source, text_field: str, id_field: str) -> Iterator[tuple[str, str]]:
     pq = optional_import("pyarrow.parquet", "parquet", "reading Parquet shards")
     import pyarrow as pa
 
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(source)
         names = pf.schema_arrow.names
     except (pa.ArrowException, OSError) as exc:
         raise InputFormatError(f"Parquet shard '{path}' is unreadable ({exc})",
@@ -342,6 +364,24 @@ def _wiki(path: Path, stats: IngestStats, **_) -> Iterator[tuple[str, str]]:
     """Main-namespace, non-redirect pages of a MediaWiki dump, markup stripped (last revision)."""
     for _, title, plain in wiki_pages(path, stats):
         yield title, plain
+
+
+def _dump_pages(dump, path: Path) -> Iterator:
+    """The pages of an ``mwxml`` dump; a page mwxml cannot read (no ``<title>``: mwxml fails on it with an
+    ``AttributeError``) is an :class:`InputFormatError` naming the page after the last one read."""
+    pages, last = iter(dump), None
+    while True:
+        try:
+            page = next(pages)
+        except StopIteration:
+            return
+        except (AttributeError, TypeError) as exc:
+            after = "the first page" if last is None else f"the page after page {last}"
+            raise InputFormatError(f"MediaWiki dump '{path}' is malformed: {after} lacks an element every "
+                                   f"page has, e.g. <title> ({type(exc).__name__}: {exc})",
+                                   fix="give a pages-articles XML dump") from None
+        last = page.id
+        yield page
 
 
 def wiki_pages(path: str | Path, stats: IngestStats, skipped=None) -> Iterator[tuple[int, str, str]]:
@@ -383,7 +423,7 @@ def wiki_pages(path: str | Path, stats: IngestStats, skipped=None) -> Iterator[t
 
     with _reading(path), open_binary(path) as fh:
         try:
-            for page in mwxml.Dump.from_file(fh):
+            for page in _dump_pages(mwxml.Dump.from_file(fh), path):
                 text = None
                 for revision in page:
                     text = revision.text
@@ -397,6 +437,8 @@ def wiki_pages(path: str | Path, stats: IngestStats, skipped=None) -> Iterator[t
                         skip(page, "empty")
                         continue
                     yield page.id, page.title, plain
+        except InputFormatError:
+            raise
         except (ET.ParseError, mwxml.errors.MalformedXML, ValueError, KeyError) as exc:
             raise InputFormatError(f"MediaWiki dump '{path}' is malformed ({type(exc).__name__}: {exc})",
                                    fix="give a pages-articles XML dump") from None

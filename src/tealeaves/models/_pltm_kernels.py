@@ -694,7 +694,10 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
     (``S_k = sum_n h_k[n] (psi(a_k + n) - psi(a_k))``, ``D`` the same for the
     lengths and ``sum a``).  Its fixed point is a stationary point of the
     Dirichlet-multinomial log-likelihood plus ``(shape + 1/scale) sum_k a_k``,
-    not the MAP of a Gamma prior.  Returns the new sum of ``alpha``.  Without the
+    not the MAP of a Gamma prior.  Returns the new sum of ``alpha``.  A round whose denominator is
+    not positive (too few documents for the ``1 / scale`` term) or that would make an ``a_k``
+    non-positive or infinite ends the updates, ``alpha`` kept from the round before (the plain
+    update would go negative).  Without the
     prior terms the update is Minka's (2000) fixed point for the Dirichlet-multinomial;
     the recurrence is Wallach's (2008).
 
@@ -721,6 +724,7 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
             if topic_doc_hist[k, n] > 0:
                 limits[k] = n
     alpha_sum = alpha.sum()
+    new = np.empty(n_topics)
     for _ in range(n_iter):
         denominator = 0.0
         dig = 0.0
@@ -728,7 +732,10 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
             dig += 1.0 / (alpha_sum + n - 1)
             denominator += doc_length_hist[n] * dig
         denominator -= 1.0 / scale
-        alpha_sum = 0.0
+        if not denominator > 0.0:  # too few documents for the Gamma term: no valid update, keep alpha
+            break
+        new_sum = 0.0
+        valid = True
         for k in range(n_topics):
             old = alpha[k]
             acc = 0.0
@@ -736,8 +743,14 @@ def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter
             for n in range(1, limits[k] + 1):
                 dig += 1.0 / (old + n - 1)
                 acc += topic_doc_hist[k, n] * dig
-            alpha[k] = old * (acc + shape) / denominator
-            alpha_sum += alpha[k]
+            new[k] = old * (acc + shape) / denominator
+            if not (new[k] > 0.0 and new[k] < np.inf):
+                valid = False
+            new_sum += new[k]
+        if not valid:
+            break
+        alpha[:] = new
+        alpha_sum = new_sum
     return alpha_sum
 
 

@@ -370,20 +370,77 @@ def load_npz_model(path: str | Path) -> FixedTopicModel:
     InvalidModelError
         When ``path`` cannot be read or is not a tealeaves model file.
     """
+    import zipfile
+    import zlib
+
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             weights = z["topic_word_weights"]
             alpha = z["doc_topic_prior"] if "doc_topic_prior" in z else None
-    except (OSError, KeyError, ValueError) as exc:
-        raise InvalidModelError(f"{path} is not a tealeaves model file ({exc})") from exc
-    if meta.get("format") != "tealeaves-model":
-        raise InvalidModelError(f"{path} is not a tealeaves model file")
+    except (OSError, EOFError, KeyError, ValueError, NotImplementedError, zipfile.BadZipFile,
+            zlib.error) as exc:
+        raise InvalidModelError(f"{path} is not a tealeaves model file ({exc})") from None
+    except RecursionError:
+        raise InvalidModelError(f"{path} is not a tealeaves model file (its metadata is nested too deeply)"
+                                ) from None
+    check_npz_meta(meta, weights, path)
+    if alpha is not None and (alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape[0] != weights.shape[0])
+                              or alpha.dtype.kind not in "fiu"):
+        raise InvalidModelError(f"{path} is not a readable tealeaves model file: its alpha has shape "
+                                f"{alpha.shape} ({alpha.dtype}) for {weights.shape[0]} topics",
+                                fix="save the model again (TopicModel.save)")
     extra = meta.get("metadata") or {}
     if meta["probabilistic"]:
         return FixedTopicModel(weights, meta["vocabulary"], alpha, metadata=extra)
     return FixedTopicModel(None, meta["vocabulary"], alpha, topic_word_weights=weights, metadata=extra)
+
+
+def check_npz_meta(meta: object, weights: np.ndarray, path: str | Path) -> None:
+    """Validate the ``meta`` header and weights of a saved ``.npz`` model (:meth:`TopicModel.save`).
+
+    The header is a JSON object declaring ``format`` ``tealeaves-model`` and version
+    :data:`FORMAT_VERSION`, a ``vocabulary`` of distinct strings, ``probabilistic`` (a bool: whether
+    the weights are probabilities) and an optional ``metadata`` object; the weights are a numeric
+    ``K x V`` array over that vocabulary, finite (probabilities are checked further by
+    :func:`check_topic_word`).
+
+    Parameters
+    ----------
+    meta : object
+        The decoded header.
+    weights : numpy.ndarray
+        The saved ``topic_word_weights`` array.
+    path : str or Path
+        The file, for messages.
+
+    Raises
+    ------
+    InvalidModelError
+        Naming the first field that is missing or malformed.
+    """
+    def bad(what: str) -> InvalidModelError:
+        return InvalidModelError(f"{path} is not a readable tealeaves model file: {what}",
+                                 fix="save the model again (TopicModel.save)")
+
+    if not isinstance(meta, dict) or meta.get("format") != "tealeaves-model":
+        raise InvalidModelError(f"{path} is not a tealeaves model file")
+    if meta.get("format_version", FORMAT_VERSION) != FORMAT_VERSION:
+        raise bad(f"format version {meta.get('format_version')!r}; this tealeaves reads {FORMAT_VERSION}")
+    if not isinstance(meta.get("probabilistic"), bool):
+        raise bad("its header lacks 'probabilistic' (true or false)")
+    vocab = meta.get("vocabulary")
+    if not isinstance(vocab, list) or not vocab or not all(isinstance(w, str) for w in vocab):
+        raise bad("its header lacks a 'vocabulary' list of words")
+    if not isinstance(meta.get("metadata", {}), (dict, type(None))):
+        raise bad("its 'metadata' is not an object")
+    if (weights.ndim != 2 or weights.shape[0] == 0 or weights.shape[1] != len(vocab)
+            or weights.dtype.kind not in "fiu"):
+        raise bad(f"its weights have shape {weights.shape} ({weights.dtype}), not topics x {len(vocab)} "
+                  "words")
+    if not np.isfinite(weights).all():
+        raise bad("its weights hold NaN or infinite values")
 
 
 #: The former name of :func:`load_npz_model` in this module (``tealeaves.models.load_model`` is

@@ -40,7 +40,7 @@ from tealeaves import _interrupt
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
-from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models._pltm_params import FIT_PARAMS, N_TOP, TRANSFORM_PARAMS
 from tealeaves.models.base import TopicModel, check_alpha
@@ -300,6 +300,13 @@ class PolylingualTopicModel:
                     f"language {lang!r} has no tokens in the training corpus; drop it "
                     "(AlignedCorpus.select_languages) or relax its preprocessing"
                 )
+        sizes = {lang: len(corpus.vocabulary(lang)) for lang in corpus.languages}
+        small = min(sizes, key=sizes.get)
+        if int(self.n_components) > sizes[small]:  # as check_fit_input of the monolingual models
+            raise InvalidModelError(
+                f"PolylingualTopicModel: n_components={self.n_components} is larger than the {small} "
+                f"vocabulary ({sizes[small]} words); choose fewer topics or a larger vocabulary "
+                "(relax min_df/max_features)")
 
     def fit(self, corpus: AlignedCorpus, callback: Callable[[SweepDone], None] | None = None
             ) -> PolylingualTopicModel:

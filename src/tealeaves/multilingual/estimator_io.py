@@ -232,6 +232,37 @@ def _bad(path, what: str) -> InputFormatError:
                             fix="train one with `tealeaves estimator train TABLES -o EST.json`")
 
 
+def check_boosting(path, ada) -> None:
+    """Validate a read AdaBoost.R2 ensemble's numbers (the estimator file's one numeric check).
+
+    Every learner's coefficients and intercept are finite (JSON reads ``NaN``, ``Infinity`` and
+    ``1e999`` as numbers), the estimator weights are finite, non-negative and not all zero (the
+    prediction is their weighted median, Drucker 1997), and the errors are finite.
+
+    Parameters
+    ----------
+    path : path
+        The estimator file (named in messages).
+    ada : sklearn.ensemble.AdaBoostRegressor
+        The ensemble as read.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the first non-finite or out-of-range value.
+    """
+    for i, m in enumerate(ada.estimators_):
+        if not np.isfinite(m.coef_).all() or not np.isfinite(m.intercept_):
+            raise _bad(path, f"learner {i} has a NaN or infinite coefficient or intercept")
+    weights = ada.estimator_weights_
+    if weights.ndim != 1 or not np.isfinite(weights).all() or (weights < 0).any():
+        raise _bad(path, "the estimator weights must be finite and non-negative")
+    if not weights[:len(ada.estimators_)].sum() > 0:
+        raise _bad(path, "every learner has weight 0")
+    if not np.isfinite(ada.estimator_errors_).all():
+        raise _bad(path, "the estimator errors must be finite")
+
+
 def load_estimator(path: str | os.PathLike[str]):
     """(fitted :class:`CoherenceEstimator`, the saved document) from :func:`save_estimator`'s file.
 
@@ -264,6 +295,8 @@ def load_estimator(path: str | os.PathLike[str]):
         doc = json.loads(read_text(path, what="estimator file"))
     except json.JSONDecodeError as exc:
         raise _bad(path, f"not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise _bad(path, "it is nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad(path, f"it does not declare format {FORMAT!r}")
     if doc.get("format_version") != FORMAT_VERSION:
@@ -294,8 +327,11 @@ def load_estimator(path: str | os.PathLike[str]):
         ada.n_features_in_ = len(cols)
     except (KeyError, TypeError, ValueError) as exc:
         raise _bad(path, f"a field is missing or malformed ({exc})") from None
+    if ada.estimator_weights_.ndim != 1 or ada.estimator_errors_.ndim != 1:
+        raise _bad(path, "the estimator weights and errors must be lists of numbers")
     if len(ada.estimator_weights_) < len(learners):
         raise _bad(path, "fewer weights than learners")
+    check_boosting(path, ada)
     est.estimator_, est.feature_names_ = ada, cols
     est.best_params_, est.cv_score_ = doc["best_params"], doc.get("cv_score")
     return est, doc

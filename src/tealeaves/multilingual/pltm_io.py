@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
-from tealeaves.errors import InputFormatError, InputNotFoundError
+from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, TealeavesError
 from tealeaves.models.polylingual import PolylingualTopicModel
 
 FORMAT = "tealeaves-pltm"
@@ -191,8 +193,11 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         with np.load(folder / MODEL_FILE, allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
             arrays = {k: z[k] for k in z.files if k != "header"}
-    except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
-        raise _bad(folder, f"{MODEL_FILE} is unreadable ({exc})") from None
+    except (OSError, EOFError, KeyError, ValueError, NotImplementedError, zipfile.BadZipFile, zlib.error,
+            json.JSONDecodeError) as exc:
+        raise _bad(folder, f"{MODEL_FILE} is unreadable, truncated or corrupted ({exc})") from None
+    except RecursionError:
+        raise _bad(folder, f"the header of {MODEL_FILE} is nested too deeply") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise _bad(folder, f"{MODEL_FILE} does not declare format {FORMAT!r}")
     if header.get("format_version") != FORMAT_VERSION:
@@ -220,7 +225,72 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
                          for x in langs}
     except KeyError as exc:
         raise _bad(folder, f"{MODEL_FILE} lacks {exc}") from None
-    for x in langs:
-        if model.topic_word_[x].shape != (model.alpha_.shape[0], len(model.vocabularies_[x])):
-            raise _bad(folder, f"the {x} topics have shape {model.topic_word_[x].shape}, not K x V")
+    except (TypeError, ValueError, AttributeError, TealeavesError) as exc:
+        raise _bad(folder, f"{MODEL_FILE} holds a malformed header field ({exc})") from None
+    check_pltm(folder, model)
+    model.alpha_ = np.asarray(model.alpha_, dtype=np.float64)  # checked real numbers: the kernels' type
+    model.doc_topic_ = np.asarray(model.doc_topic_, dtype=np.float64)
+    model.topic_word_ = {x: np.asarray(v, dtype=np.float64) for x, v in model.topic_word_.items()}
+    model.language_doc_topic_ = {x: np.asarray(v, dtype=np.float64)
+                                 for x, v in model.language_doc_topic_.items()}
     return model, preprocessors
+
+
+def check_pltm(folder: Path, model: SavedPolylingualTopicModel) -> None:
+    """Validate the arrays of a read polylingual model: the one check of a saved folder's numbers.
+
+    Every language's topics are ``K x V`` probability rows (finite, non-negative, summing to one:
+    :func:`~tealeaves.models.base.check_topic_word`), ``alpha`` is ``K`` positive finite values
+    (:func:`~tealeaves.models.base.check_alpha`), every ``beta_`` is positive and finite, and the
+    training ``theta`` (``doc_topic`` and each language's) are finite, non-negative, with ``K``
+    columns.  A NaN row or a negative alpha would otherwise fold in NaN or negative proportions.
+
+    Parameters
+    ----------
+    folder : Path
+        The model folder (named in messages).
+    model : SavedPolylingualTopicModel
+        The model as read.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the first bad array.
+    """
+    from tealeaves.models.base import check_alpha, check_topic_word
+
+    for x in model.languages_:
+        words = list(model.vocabularies_[x])
+        if not words or not all(isinstance(w, str) and w for w in words) or len(set(words)) != len(words):
+            raise _bad(folder, f"the {x} vocabulary must be distinct non-empty words")
+    arrays = {"alpha": model.alpha_, "doc_topic": model.doc_topic_,
+              **{f"topic_word_{x}": model.topic_word_[x] for x in model.languages_},
+              **{f"language_doc_topic_{x}": model.language_doc_topic_[x] for x in model.languages_}}
+    odd = next((n for n, a in arrays.items() if np.asarray(a).dtype.kind not in "fiu"), None)
+    if odd is not None:  # complex, text, bool: not what save_pltm writes
+        raise _bad(folder, f"{odd} holds {np.asarray(arrays[odd]).dtype} values, not real numbers")
+    alpha = np.asarray(model.alpha_)
+    if alpha.ndim != 1 or alpha.shape[0] == 0 or not np.issubdtype(alpha.dtype, np.number):
+        raise _bad(folder, f"alpha must be a vector of K numbers, got shape {alpha.shape}")
+    k = alpha.shape[0]
+    if model.n_components != k:
+        raise _bad(folder, f"alpha has {k} values for {model.n_components} topics")
+    try:
+        check_alpha(alpha, k)
+        for x in model.languages_:
+            if model.topic_word_[x].shape != (k, len(model.vocabularies_[x])):
+                raise _bad(folder, f"the {x} topics have shape {model.topic_word_[x].shape}, not K x V")
+            check_topic_word(model.topic_word_[x], name=f"topic_word_{x}")
+    except InvalidModelError as exc:
+        raise _bad(folder, str(exc)) from None
+    for x, b in model.beta_.items():
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not np.isfinite(b) or b <= 0:
+            raise _bad(folder, f"beta_ of {x} must be a positive finite number, got {b!r}")
+    thetas = {"doc_topic": model.doc_topic_,
+              **{f"language_doc_topic_{x}": model.language_doc_topic_[x] for x in model.languages_}}
+    for name, theta in thetas.items():
+        theta = np.asarray(theta)
+        if theta.ndim != 2 or theta.shape[1] != k or not np.issubdtype(theta.dtype, np.number):
+            raise _bad(folder, f"{name} must be a tuples x K array, got shape {theta.shape}")
+        if not np.isfinite(theta).all() or (theta < 0).any():
+            raise _bad(folder, f"{name} has NaN, infinite or negative proportions")

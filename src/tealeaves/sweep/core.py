@@ -20,43 +20,19 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ParameterError
+from tealeaves.index.dask import check_scheduler
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.evaluation import evaluation_data, score_row, split_corpus  # noqa: F401 (re-exported)
 from tealeaves.sweep.measures import SweepData
-from tealeaves.sweep.params import N_JOBS, N_TOP, SEEDS, check_n_components
+from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
 from tealeaves.sweep.progress import SweepProgress
 from tealeaves.sweep.store import finished, model_name, open_store, write_model
-from tealeaves.validation import check_seed, check_unique
+from tealeaves.validation import check_unique
 
 DEFAULT_MEASURES = ("npmi",)
-
-
-def check_seeds(seeds: int | Sequence[int]) -> list[int]:
-    """``seeds`` as a list: ``n`` means seeds ``0 .. n-1``; a list is taken as given (each once).
-
-    Parameters
-    ----------
-    seeds : int or sequence of int
-        A number of seeds, or the seeds.
-
-    Returns
-    -------
-    list of int
-        The seeds.
-
-    Raises
-    ------
-    ParameterError
-        When a seed is invalid or repeated, or the number is out of bounds.
-    """
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return list(range(SEEDS.check(seeds)))
-    return check_unique([check_seed(s) for s in seeds], "seeds")
 
 
 def _check_corpus(train: Corpus, n_components: list[int]) -> None:
@@ -184,6 +160,7 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     engine = get_engine(engine)
     measures = tuple(check_unique([resolve(m).name for m in measures], "measures"))
     n_top, n_jobs = N_TOP.check(n_top), N_JOBS.check(n_jobs)
+    scheduler = check_scheduler(scheduler)
     check_available(engine)
     settings = engine.settings(settings)
     data, description = evaluation_data(corpus, test, test_fraction, split_seed, reference, measures, n_top,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from tealeaves.errors import ParameterError
@@ -47,6 +48,9 @@ class Engine:
         Settings merged under the user's.
     accepts : callable, optional
         ``() -> set of setting names`` the engine accepts (``None``: not checked).
+    check : callable, optional
+        ``check(settings) -> settings``: the values checked (and converted) before any fit
+        (``None``: not checked); the built-in engines check :data:`tealeaves.sweep.params.ENGINE_SETTINGS`.
     """
 
     name: str
@@ -54,6 +58,8 @@ class Engine:
     defaults: dict = field(default_factory=dict)
     #: ``() -> set of setting names`` the engine accepts (``None``: not checked)
     accepts: Callable[[], set[str]] | None = None
+    #: ``check(settings) -> settings``: the values checked before any fit (``None``: not checked)
+    check: Callable[[dict], dict] | None = None
 
     def settings(self, user: dict | None = None) -> dict:
         """The settings a model of this engine is fitted with: ``defaults`` updated by ``user``.
@@ -73,8 +79,12 @@ class Engine:
         Raises
         ------
         ParameterError
-            When a setting is not one the engine accepts.
+            When a setting is not one the engine accepts, or its value is of the wrong type or out of
+            range (:data:`tealeaves.sweep.params.ENGINE_SETTINGS`).
         """
+        if user is not None and not isinstance(user, dict):
+            raise ParameterError(f"settings must be a dict of engine settings, got {type(user).__name__}",
+                                 fix='e.g. settings={"max_iter": 20}')
         merged = {**self.defaults, **(user or {})}
         if self.accepts is not None:
             known = self.accepts()
@@ -82,7 +92,110 @@ class Engine:
             if unknown:
                 raise ParameterError(f"engine {self.name!r} takes no setting {', '.join(unknown)}",
                                      fix=f"it accepts {', '.join(sorted(known))}")
-        return merged
+        return self.check(merged) if self.check is not None else merged
+
+
+def _declared(engine: str) -> set[str]:
+    """The setting names :data:`~tealeaves.sweep.params.ENGINE_SETTINGS` declares for ``engine``."""
+    from tealeaves.sweep.params import ENGINE_SETTINGS
+
+    return set(ENGINE_SETTINGS[engine])
+
+
+def _checked(engine: str, settings: dict) -> dict:
+    """Every value of ``settings`` checked by its declaration (:func:`check_engine_setting`)."""
+    from tealeaves.sweep.params import check_engine_setting
+
+    return {name: check_engine_setting(engine, name, value) for name, value in settings.items()}
+
+
+def _check_gibbs(settings: dict) -> dict:
+    """GibbsLDA's settings checked by GibbsLDA itself (its declarations), before any fit."""
+    from tealeaves.models.lda_gibbs import GibbsLDA
+
+    try:
+        GibbsLDA(2, **settings)._sampler_model()
+    except ParameterError as exc:
+        raise ParameterError(f"engine 'gibbs' setting {exc}",
+                             fix="correct it in the engine settings") from None
+    return settings
+
+
+class guarded:  # noqa: N801 -- used as a function decorator: guarded("sklearn", fit)
+    """``fit`` with the engine library's own exceptions turned into a :class:`ParameterError`.
+
+    A library that rejects a setting raises its own ``ValueError`` or ``TypeError`` (say, scikit-learn's
+    ``InvalidParameterError``); the sweep reports it as an error of the settings, naming the setting
+    the library's message names (else all of them), never as an internal error.  An object, not a
+    closure, so that an engine pickles to worker processes.
+
+    Parameters
+    ----------
+    engine : str
+        The engine's name, for messages.
+    fit : callable
+        ``fit(train, k, seed, settings) -> model`` (a module-level function); ``__wrapped__``.
+    """
+
+    def __init__(self, engine: str, fit: FitFunction):
+        self.engine, self.__wrapped__ = engine, fit
+
+    def __call__(self, train: Corpus, k: int, seed: int, settings: dict):
+        """Fit as ``fit`` does (see the class docstring).
+
+        Parameters
+        ----------
+        train : Corpus
+            The training corpus.
+        k : int
+            The number of topics.
+        seed : int
+            The fit's seed.
+        settings : dict
+            The engine settings.
+
+        Returns
+        -------
+        object
+            The fitted model.
+        """
+        from tealeaves.errors import TealeavesError
+
+        try:
+            return self.__wrapped__(train, k, seed, settings)
+        except TealeavesError:
+            raise
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            named = [n for n in settings if n in str(exc)] or sorted(settings)
+            raise ParameterError(f"engine {self.engine!r} refused its settings {', '.join(named)} at K={k} "
+                                 f"({type(exc).__name__}: {exc})",
+                                 fix="correct them in the engine settings") from None
+
+
+def check_trained(engine: str, model, trained: bool) -> None:
+    """Refuse a model that did not train (no pass, no iteration) or holds non-finite topics.
+
+    Parameters
+    ----------
+    engine : str
+        The engine's name, for messages.
+    model : object
+        The fitted model (``topic_word_``).
+    trained : bool
+        The engine library's own account that it updated the model at least once.
+
+    Raises
+    ------
+    InvalidModelError
+        When ``trained`` is false or a topic is not a probability distribution.
+    """
+    from tealeaves.errors import InvalidModelError
+    from tealeaves.models.base import check_topic_word
+
+    if not trained:
+        raise InvalidModelError(f"engine {engine!r} returned a model that was never trained (no update)",
+                                fix="give it at least one pass and one iteration in settings")
+    check_topic_word(model.topic_word_, name=f"the {engine} model's topic_word_")
 
 
 def _fit_sklearn(train: Corpus, k: int, seed: int, settings: dict):
@@ -107,7 +220,9 @@ def _fit_gensim(train: Corpus, k: int, seed: int, settings: dict):
     bows = [list(zip(counts.indices[a:b].tolist(), counts.data[a:b].tolist()))
             for a, b in zip(counts.indptr[:-1], counts.indptr[1:])]
     lda = LdaModel(bows, num_topics=k, id2word=id2word, random_state=seed, **settings)
-    return load_model(lda)
+    model = load_model(lda)
+    check_trained("gensim", model, lda.num_updates > 0)
+    return model
 
 
 def _fit_tomotopy(train: Corpus, k: int, seed: int, settings: dict):
@@ -124,6 +239,7 @@ def _fit_tomotopy(train: Corpus, k: int, seed: int, settings: dict):
             mdl.add_doc(words)
     mdl.train(iterations, workers=1)
     model = load_model(mdl)
+    check_trained("tomotopy", model, mdl.global_step > 0)
     return _reorder_vocabulary(model, train)
 
 
@@ -144,30 +260,11 @@ def _reorder_vocabulary(model, train: Corpus):
     return AdaptedModel(phi, list(train.vocabulary), model.doc_topic_prior_, metadata=model.metadata_)
 
 
-def _sklearn_settings() -> set[str]:
-    from sklearn.decomposition import LatentDirichletAllocation
-
-    return set(LatentDirichletAllocation().get_params()) - {"n_components", "random_state"}
-
-
 def _keywords(function, drop: set[str]) -> set[str]:
     import inspect
 
     return {n for n, p in inspect.signature(function).parameters.items()
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)} - drop
-
-
-def _gensim_settings() -> set[str]:
-    from tealeaves._optional import optional_import
-
-    optional_import("gensim", "gensim", "the gensim sweep engine")
-    from gensim.models import LdaModel
-
-    return _keywords(LdaModel.__init__, {"self", "corpus", "num_topics", "id2word", "random_state"})
-
-
-def _tomotopy_settings() -> set[str]:
-    return {"iterations", "alpha", "eta"}  # no word removal: every training word keeps a column
 
 
 def _fit_gibbs(train: Corpus, k: int, seed: int, settings: dict):
@@ -185,11 +282,14 @@ def _gibbs_settings() -> set[str]:
 
 #: The engines by name (``register_engine`` adds more).
 ENGINES: dict[str, Engine] = {
-    "sklearn": Engine("sklearn", _fit_sklearn, {"learning_method": "batch", "max_iter": 10},
-                      _sklearn_settings),
-    "gensim": Engine("gensim", _fit_gensim, {"passes": 5, "iterations": 50}, _gensim_settings),
-    "tomotopy": Engine("tomotopy", _fit_tomotopy, {"iterations": 200}, _tomotopy_settings),
-    "gibbs": Engine("gibbs", _fit_gibbs, {"n_iter": 1000}, _gibbs_settings),
+    "sklearn": Engine("sklearn", guarded("sklearn", _fit_sklearn),
+                      {"learning_method": "batch", "max_iter": 10},
+                      partial(_declared, "sklearn"), partial(_checked, "sklearn")),
+    "gensim": Engine("gensim", guarded("gensim", _fit_gensim), {"passes": 5, "iterations": 50},
+                     partial(_declared, "gensim"), partial(_checked, "gensim")),
+    "tomotopy": Engine("tomotopy", guarded("tomotopy", _fit_tomotopy), {"iterations": 200},
+                       partial(_declared, "tomotopy"), partial(_checked, "tomotopy")),
+    "gibbs": Engine("gibbs", guarded("gibbs", _fit_gibbs), {"n_iter": 1000}, _gibbs_settings, _check_gibbs),
 }
 
 
@@ -245,7 +345,7 @@ def check_available(engine: Engine) -> None:
     from tealeaves._optional import optional_import
 
     module = {"gensim": "gensim", "tomotopy": "tomotopy"}.get(engine.name)
-    if module is not None and engine.fit in (_fit_gensim, _fit_tomotopy):
+    if module is not None and getattr(engine.fit, "__wrapped__", engine.fit) in (_fit_gensim, _fit_tomotopy):
         optional_import(module, module, f"the {module} sweep engine")
 
 

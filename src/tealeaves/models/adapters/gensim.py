@@ -197,4 +197,9 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves") -> Adapt
     except Exception as exc:  # unpickling can fail in many ways; report which
         raise InputFormatError(f"{path} could not be read as a saved gensim LdaModel "
                                f"({type(exc).__name__}: {exc})") from None
-    return from_gensim(lda, inference=inference, file=path)
+    try:
+        return from_gensim(lda, inference=inference, file=path)
+    except (AttributeError, KeyError, IndexError, TypeError) as exc:  # a pickle that lost a field
+        raise InputFormatError(f"{path} was read as a gensim LdaModel, but it lacks or damages a field "
+                               f"every saved LdaModel has ({type(exc).__name__}: {exc})",
+                               fix="save the model again with gensim's save()") from None

@@ -41,7 +41,7 @@ import numpy as np
 from tealeaves._io import decode, existing_file, read_lines
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
-from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number
+from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number, zeros_table
 from tealeaves.models.adapters._text_fields import where as _where
 from tealeaves.models.adapters.topic_files import (  # noqa: F401 (the topic-keys readers, re-exported here)
     alpha_from_topic_keys,
@@ -285,6 +285,7 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
     """
     lines = read_lines(path, encoding, "MALLET word-topic counts file")
     words: list[str] = []
+    seen_words: set[str] = set()
     cells: list[tuple[int, int, int]] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -297,12 +298,22 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
         if v != len(words):
             raise InputFormatError(f"{_where(path, n)}: type index {v}, expected {len(words)} "
                                    "(MALLET writes types 0, 1, 2, ... in order)")
+        if not parts[1] or parts[1] in seen_words:  # MALLET writes each type once, as a word
+            raise InputFormatError(f"{_where(path, n)}: the word {parts[1]!r} is "
+                                   f"{'empty' if not parts[1] else 'listed for two type indexes'}",
+                                   fix="the file may be truncated or edited")
+        seen_words.add(parts[1])
         words.append(parts[1])
+        listed = set()
         for pair in parts[2:]:
             k, sep, c = pair.partition(":")
             if not sep:
                 raise InputFormatError(f"{_where(path, n)}: {pair!r} is not 'topic:count'")
-            cells.append((parse_index(k, path, n, "the topic"), v, parse_index(c, path, n, "the count")))
+            topic = parse_index(k, path, n, "the topic")
+            if topic in listed:  # MALLET lists each topic of a word once
+                raise InputFormatError(f"{_where(path, n)}: topic {topic} is listed twice for {parts[1]!r}")
+            listed.add(topic)
+            cells.append((topic, v, parse_index(c, path, n, "the count")))
     if not words:
         raise EmptyInputError(f"'{path}' holds no word-topic counts")
     seen = max((k for k, _, _ in cells), default=-1) + 1
@@ -310,7 +321,7 @@ def read_word_topic_counts(path, beta: float | None = None, alpha=None, topic_ke
     a = _resolve_alpha(alpha, topic_keys, k_total, encoding)
     if seen > k_total:
         raise InputFormatError(f"'{path}' has topic {seen - 1} but the model has {k_total} topics")
-    counts = np.zeros((k_total, len(words)))
+    counts = zeros_table((k_total, len(words)), path, "topics x words")
     for k, v, c in cells:
         counts[k, v] += c
     meta = _metadata(path, "word-topic-counts")
@@ -463,10 +474,10 @@ def read_state(path, encoding: str | None = None) -> MalletState:
         raise InputFormatError(f"'{path}': no token has type index {gap}, so its word is unknown "
                                f"({len(words)} of {n_types} types seen)",
                                fix="read the run's --topic-word-weights-file instead, which lists every word")
-    counts = np.zeros((k_total, n_types), dtype=np.int64)
+    counts = zeros_table((k_total, n_types), path, "topics x types", np.int64)
     np.add.at(counts, (np.array(topics), np.array(types)), 1)
     d_arr = np.array(docs)
-    dk = np.zeros((int(d_arr.max()) + 1, k_total), dtype=np.int64)
+    dk = zeros_table((int(d_arr.max()) + 1, k_total), path, "documents x topics", np.int64)
     np.add.at(dk, (d_arr, np.array(topics)), 1)
     return MalletState(counts, dk, [words[i] for i in range(n_types)], alpha, beta,
                        [sources.get(i, "") for i in range(dk.shape[0])])
@@ -597,7 +608,7 @@ def _sparse_doc_topics(lines: list[str], path, n_components: int | None) -> DocT
     k_total = n_components or seen
     if seen > k_total:
         raise InputFormatError(f"'{path}' lists topic {seen - 1} but n_components is {k_total}")
-    theta = np.zeros((len(ids), k_total))
+    theta = zeros_table((len(ids), k_total), path, "documents x topics")
     for d, row in enumerate(pairs):
         topics = [k for k, _ in row]
         if len(set(topics)) != len(topics):

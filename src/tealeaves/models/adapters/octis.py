@@ -34,6 +34,10 @@ def _is_distribution(phi: np.ndarray) -> bool:
 
 def _check_topics(model: AdaptedModel, topics) -> None:
     """Every listed topic must be a top-n of its row (ties allowed), else the vocabulary is wrong."""
+    if not isinstance(topics, (list, tuple, np.ndarray)) or not all(
+            isinstance(t, (list, tuple, np.ndarray)) and all(isinstance(w, str) for w in t) for t in topics):
+        raise InputFormatError("the OCTIS output's 'topics' must be a list of word lists",
+                               fix="give the dict OCTIS's model.train_model returned")
     if len(topics) != model.n_topics:
         raise InputFormatError(f"the OCTIS output lists {len(topics)} topics but its matrix has "
                                f"{model.n_topics}")
@@ -54,6 +58,15 @@ def _check_topics(model: AdaptedModel, topics) -> None:
                 f"OCTIS topic {k} lists {' '.join(words[:5])} ... but its matrix row ranks "
                 f"{' '.join(top[:5])} ... first under this vocabulary",
                 fix="pass the vocabulary in the matrix's column order (OCTIS LDA: the trained id2word)")
+
+
+def _matrix(value, key: str) -> np.ndarray:
+    """``value`` as a float array; a ragged or non-numeric matrix is an :class:`InputFormatError`."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputFormatError(f"the {key} is not a matrix of numbers ({exc})",
+                               fix="give the dict OCTIS's model.train_model returned") from None
 
 
 def from_octis(output: dict, *, vocabulary=None, probabilistic: bool | None = None, alpha=None, eta=None,
@@ -105,7 +118,7 @@ def from_octis(output: dict, *, vocabulary=None, probabilistic: bool | None = No
                                fix="score output['topics'] as word lists, or train OCTIS with the matrix")
     if probabilistic is not None and not isinstance(probabilistic, bool):
         raise ParameterError(f"probabilistic must be None, True or False, got {probabilistic!r}")
-    phi = np.asarray(output["topic-word-matrix"], dtype=np.float64) if not hasattr(
+    phi = _matrix(output["topic-word-matrix"], "topic-word-matrix") if not hasattr(
         output["topic-word-matrix"], "toarray") else output["topic-word-matrix"].toarray()
     if probabilistic is None:
         probabilistic = phi.ndim == 2 and _is_distribution(phi)
@@ -116,7 +129,7 @@ def from_octis(output: dict, *, vocabulary=None, probabilistic: bool | None = No
     if output.get("topics") is not None:
         _check_topics(model, output["topics"])
     if output.get("topic-document-matrix") is not None:
-        theta = np.asarray(output["topic-document-matrix"], dtype=np.float64)
+        theta = _matrix(output["topic-document-matrix"], "topic-document-matrix")
         if theta.ndim != 2 or theta.shape[0] != model.n_topics:
             raise InputFormatError(f"the topic-document-matrix has shape {theta.shape}; expected "
                                    f"({model.n_topics}, D)")

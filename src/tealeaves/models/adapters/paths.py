@@ -221,7 +221,7 @@ def _zip_format(path: Path) -> str:
     try:
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, OSError, NotImplementedError) as exc:  # e.g. a flipped version field
         raise InputFormatError(f"'{path}' is a damaged zip/.npz file ({exc})",
                                fix="save the model again") from None
     if "meta.npy" in names:

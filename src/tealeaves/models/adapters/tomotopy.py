@@ -225,29 +225,57 @@ def model_class(path: Path) -> str:
     return name
 
 
-#: Seconds (plus one per 20 MB) a child process may take to load a tomotopy file (then: unreadable).
+#: Seconds the probe's child process may take to import tomotopy (then: the file is reported unreadable).
 PROBE_SECONDS = 60.0
+#: Seconds the probe's child may take to load the file once tomotopy is imported, plus one second per
+#: 20 MB of file: a valid model loads in well under that; a truncated one (even of 64 bytes) makes
+#: tomotopy spin reading past its end, forever.
+LOAD_SECONDS = 5.0
 
 
 def _probe(cls: str, path: Path) -> None:
-    """Load ``path`` with ``cls`` in a child process first: a corrupt file aborts tomotopy, not tealeaves."""
+    """Load ``path`` with ``cls`` in a child process first: a corrupt file aborts tomotopy, not tealeaves.
+
+    The child reports when tomotopy is imported (which may take up to :data:`PROBE_SECONDS` on a busy
+    machine); the load itself then gets :data:`LOAD_SECONDS` plus one second per 20 MB, so a truncated
+    file is refused within seconds instead of after a minute of spinning.
+    """
     import subprocess
     import sys
 
-    code = "import sys, tomotopy as tp; getattr(tp, sys.argv[1]).load(sys.argv[2])"
-    timeout = PROBE_SECONDS + path.stat().st_size / 20e6  # a truncated file makes tomotopy read forever
+    code = ("import sys, tomotopy as tp; print('ready', flush=True); "
+            "getattr(tp, sys.argv[1]).load(sys.argv[2])")
+    load = LOAD_SECONDS + path.stat().st_size / 20e6
+    child = subprocess.Popen([sys.executable, "-c", code, cls, str(path)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
     try:
-        run = subprocess.run([sys.executable, "-c", code, cls, str(path)], capture_output=True, text=True,
-                             timeout=timeout)
+        _wait_ready(child, PROBE_SECONDS)
+        _, err = child.communicate(timeout=load)
     except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
         raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} (tomotopy was still "
-                               f"reading it after {timeout:.0f} s)",
+                               f"reading it after {load:.0f} s)",
                                fix="the file may be truncated") from None
-    if run.returncode != 0:
-        lines = [ln.strip() for ln in run.stderr.splitlines() if ln.strip() and "Warning" not in ln]
+    if child.returncode != 0:
+        lines = [ln.strip() for ln in err.splitlines() if ln.strip() and "Warning" not in ln]
         raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} "
-                               f"({lines[-1] if lines else f'exit status {run.returncode}'})",
+                               f"({lines[-1] if lines else f'exit status {child.returncode}'})",
                                fix="the file may be truncated or written by another tomotopy version")
+
+
+def _wait_ready(child, seconds: float) -> None:
+    """Wait up to ``seconds`` for the probe's ``ready`` line (tomotopy imported), or for it to exit."""
+    import select
+    import subprocess
+
+    try:
+        ready, _, _ = select.select([child.stdout], [], [], seconds)
+    except (OSError, ValueError):  # no select on pipes (Windows): the whole probe gets the load budget
+        return
+    if not ready:
+        raise subprocess.TimeoutExpired(child.args, seconds)
+    child.stdout.readline()
 
 
 def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_iterations: int = 100
@@ -290,4 +318,9 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_i
                                     fix="use an LDAModel, or pass one set of topics as an array")
     _probe(cls, path)
     mdl = getattr(tp, cls).load(str(path))
-    return from_tomotopy(mdl, inference=inference, file=path, native_iterations=native_iterations)
+    try:
+        return from_tomotopy(mdl, inference=inference, file=path, native_iterations=native_iterations)
+    except UnicodeDecodeError as exc:  # tomotopy loads the bytes, then cannot decode a word
+        raise InputFormatError(f"{path} holds a word that is not UTF-8 ({exc.reason} at byte {exc.start}): "
+                               "the file is damaged",
+                               fix="save the model again with tomotopy's save()") from None

@@ -260,6 +260,10 @@ class _Parsed:
         dup = first_duplicate(words)
         if dup is not None:
             raise InputFormatError(f"{where}: the topic repeats {dup!r}", fix="list each word once")
+        bad = next((i for i, w in enumerate(weights or ()) if not math.isfinite(w)), None)
+        if bad is not None:  # 1e999 reads as inf; it would rank above every other word
+            raise InputFormatError(f"{where}: the weight of {words[bad]!r} is {weights[bad]} (not a finite "
+                                   "number)", fix="give finite weights")
         if weights is not None and rank:
             order = sorted(range(len(words)), key=lambda i: -weights[i])  # stable: ties keep file order
             words, weights = [words[i] for i in order], [weights[i] for i in order]
@@ -385,6 +389,8 @@ def sniff_topic_format(text: str, source="<text>") -> str:
         try:
             json.loads(s)
             return "json"
+        except RecursionError:
+            raise _too_deep(source) from None
         except ValueError as exc:
             if _gensim_literal(s) is not None:
                 return "gensim"
@@ -654,6 +660,12 @@ def _read_csv(text: str, parsed: _Parsed) -> None:
                    f"'{parsed.source}' line {items[0][2]}")
 
 
+def _too_deep(source) -> InputFormatError:
+    """A JSON topics file nested deeper than Python's parser can follow (no topics file is)."""
+    return InputFormatError(f"'{source}' is JSON nested too deeply to be a topics file",
+                            fix="give a list of topics, each a list of words or [word, weight] pairs")
+
+
 def _read_json(text: str, parsed: _Parsed) -> None:
     try:
         data = loads_strict(text, unique_keys=True)
@@ -666,6 +678,8 @@ def _read_json(text: str, parsed: _Parsed) -> None:
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"'{parsed.source}' is not valid JSON (line {exc.lineno}: {exc.msg})",
                                fix="fix the JSON, or " + FORMAT_FIX) from None
+    except RecursionError:
+        raise _too_deep(parsed.source) from None
     if isinstance(data, dict) and "topics" in data:
         data = data["topics"]
         if data is None:
