@@ -439,8 +439,9 @@ def check_npz_meta(meta: object, weights: np.ndarray, path: str | Path) -> None:
             or weights.dtype.kind not in "fiu"):
         raise bad(f"its weights have shape {weights.shape} ({weights.dtype}), not topics x {len(vocab)} "
                   "words")
-    if not np.isfinite(weights).all():
-        raise bad("its weights hold NaN or infinite values")
+    finite = np.isfinite(weights).all(axis=1)
+    if not finite.all():
+        raise bad(f"topic_word_ has NaN or infinite values in topic {int(np.argmin(finite))}")
 
 
 #: The former name of :func:`load_npz_model` in this module (``tealeaves.models.load_model`` is
