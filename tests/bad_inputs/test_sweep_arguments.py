@@ -32,7 +32,10 @@ def test_sweep_arguments_of_a_wrong_type_refused(kwargs, fragment, tmp_path):
     assert not out.exists()
 
 
-def test_old_keyword_ks_is_checked_as_n_components(tmp_path):
+def test_old_keyword_ks_is_checked_as_n_components(tmp_path, monkeypatch):
+    from tealeaves import _params
+
+    monkeypatch.setattr(_params, "_WARNED", set())  # the old name warns once per process
     with pytest.warns(FutureWarning), pytest.raises(ParameterError, match="got 5 \\(int\\)"):
         sweep(lda_corpus(n_docs=30), ks=5, output=tmp_path / "r.sqlite", progress=False)
 
