@@ -107,7 +107,8 @@ def test_report_browser_relevance_slider_ranks_as_python(browser, page, store):
     tab.select_option("#explorer-model", name)
     tab.select_option("#explorer-topic", "4")
     phi = np.asarray(results._topic_word[name])
-    pw = word_marginal(phi)
+    topics = results.topics[results.topics["model"] == name].sort_values("topic")
+    pw = word_marginal(phi, topics["prevalence"].to_numpy(dtype=float))  # p(w) = sum_t p(t) p(w|t)
     shown = {}
     for lam in ("0", "0.37", "0.6", "1"):
         tab.eval_on_selector("#relevance-lambda",

@@ -105,6 +105,12 @@ def test_stored_numbers_equal_an_independent_recomputation(local_store, corpus):
 
     assert row["diversity"] == topic_diversity(model, 25).value  # the comparison measures, by name
     assert row["irbo"] == inverted_rbo(model, 10).value
+    # prevalence (LDAvis's topic frequency): token-weighted mean of the training proportions, by hand
+    theta = model.transform(train)
+    lengths = np.asarray(train.lengths, dtype=float)
+    mass = [sum(lengths[d] * theta[d, k] for d in range(len(train))) for k in range(3)]
+    expected = [m / sum(mass) for m in mass]
+    assert list(topics["prevalence"]) == pytest.approx(expected, rel=1e-12)
 
 
 def test_stored_flags_and_significance_equal_tealeaves_comparison(local_store, corpus):

@@ -12,9 +12,10 @@
   the page ranks them exactly as :func:`relevance_ranking` does at every slider position;
 * :func:`model_view` / :func:`pair_view`: everything the page shows for one model and for two.
 
-Topic prevalence ``p(t)`` is taken from the topics' ``prevalence`` column when the store holds one;
-otherwise every topic counts the same (the store keeps no document-topic proportions), and the page
-says so.
+Topic prevalence ``p(t)`` is the topics' stored ``prevalence`` score (each topic's share of the
+training tokens, :func:`tealeaves.sweep.measures.topic_prevalence`); a model without one (NMF,
+BERTopic: no topic proportions; a store written before it was recorded) counts every topic the
+same, and the page says so.
 """
 
 from __future__ import annotations

@@ -289,7 +289,8 @@ def _options(names, selected) -> str:
 def _explorer_html(explorer: dict, choice: Choice) -> str:
     uniform = all(v["prevalence"] is None for v in explorer["models"].values())
     size = ("every circle has the same size: the store keeps no topic prevalence" if uniform
-            else "circle area = topic prevalence")
+            else "circle area = topic prevalence, its share of the training tokens (equal circles for a "
+            "model without topic proportions)")
     return (
         '<section id="explorer"><h2>Topic explorer</h2>'
         f'<p class="note">Every model of the store; the page opens on {html.escape(choice.model)} (best mean '

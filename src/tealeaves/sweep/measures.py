@@ -341,7 +341,8 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     coherence measure, background, few-documents) into its ``flags``; low-recurrence needs
     other runs and is left to the report's hook.  A model that cannot infer topic
     proportions (NMF, BERTopic) gets the coherence flags only, ``significance`` ``None``
-    and the reason in ``unavailable``.
+    and the reason in ``unavailable``.  Each topic's ``prevalence`` (:func:`topic_prevalence`,
+    ``None`` without topic proportions) sizes its circle in the report's topic explorer.
 
     Parameters
     ----------
@@ -373,7 +374,7 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
             reason = str(exc)
     if reason is not None:
         for topic in topics:  # every model's topics carry the same score names: null here
-            topic["scores"].update(dict.fromkeys(("kl_uniform", "kl_vacuous", "kl_background")))
+            topic["scores"].update(dict.fromkeys(("kl_uniform", "kl_vacuous", "kl_background", "prevalence")))
         report = flag_topics(len(topics), coherence=first)
         return {"significance": None, "unavailable": {"significance": f"no topic proportions to weigh topics "
                                                                       f"by: {reason}"},
@@ -382,9 +383,34 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     for t, row in enumerate(significance.per_topic.to_dict(orient="records")):
         topics[t]["scores"].update({c: _finite(float(row[c])) for c in ("kl_uniform", "kl_vacuous",
                                                                         "kl_background")})
+    for t, share in enumerate(topic_prevalence(theta, train.lengths)):
+        topics[t]["scores"]["prevalence"] = _finite(float(share))
     report = flag_topics(len(topics), coherence=first, significance=significance, theta=theta,
                          doc_lengths=train.lengths)
     return {"significance": significance.value, "unavailable": {}, **_flag_record(report, topics)}
+
+
+def topic_prevalence(theta: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Each topic's share of the tokens, ``sum_d N_d theta_dk / sum_d N_d`` (LDAvis's topic frequency).
+
+    Sievert and Shirley (2014) size a topic's circle on the intertopic distance map by this
+    share: the document-topic proportions weighed by document length.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        ``D x K`` topic proportions of the documents.
+    lengths : numpy.ndarray
+        The documents' token counts.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``K`` shares summing to 1 (uniform when no document has a token).
+    """
+    mass = np.asarray(lengths, dtype=np.float64) @ np.asarray(theta, dtype=np.float64)
+    total = mass.sum()
+    return mass / total if total > 0 else np.full(mass.size, 1.0 / mass.size)
 
 
 def _flag_record(report, topics: list[dict]) -> dict:
