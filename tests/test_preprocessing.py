@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -253,3 +254,26 @@ def test_cli_preprocessor_from_args_equals_the_constructor(tmp_path):
                                             token_pattern="[a-z]+").get_params()
     assert isinstance(pre.min_df, int) and isinstance(pre.max_df, float)  # 1 document, all documents
     assert preprocessor_from_args(parser.parse_args(["--stop-words", "none"])).stop_words is None
+
+
+def test_report_shows_the_preprocessing_given_on_the_command_line(stories, tmp_path, run_cli):
+    """The recipe of ``sweep --min-df 2 --max-df 0.5 --stop-words FILE`` is what ``report`` shows: the JSON
+    carries the stored recipe, and the page names each setting given."""
+    from tealeaves.corpus.preprocess import Preprocessor
+
+    folder, texts, stopfile = stories
+    store = tmp_path / "r.sqlite"
+    argv = ["--min-df", "2", "--max-df", "0.5", "--stop-words", str(stopfile)]
+    result = run_cli(["sweep", folder, "-k", "2", "--seeds", "1", "--settings", '{"max_iter": 2}',
+                      "-o", store, *argv])
+    assert result.code == 0, result.err
+    out = run_cli(["report", store, "--format", "json"])
+    assert out.code == 0, out.err
+    recipe = json.loads(out.out)["preprocessing"]
+    assert recipe["min_df"] == 2 and recipe["max_df"] == 0.5
+    assert recipe == Preprocessor(min_df=2, max_df=0.5, stop_words=recipe["stop_words"]).get_params()
+    page = run_cli(["report", store, "-o", tmp_path / "r.html"])
+    assert page.code == 0, page.err
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    section = html.split("What was fitted", 1)[1].split("</dl>", 1)[0]
+    assert "preprocessing" in section and "min_df" in section.replace("min-df", "min_df")
