@@ -74,3 +74,30 @@ def test_true_score_from_the_cli_with_one_annotator_is_undefined(tmp_path, run_c
     assert res.code == 0, res.err
     true = json.loads(res.out)[0]["pearson"]["true_score"]
     assert true["reliability"] is None and "single response" in true["undefined"]
+
+
+@pytest.mark.parametrize("bad", ["NaN", "null", '"x"', "true", "1e999"])
+def test_correlate_refuses_a_damaged_response_in_a_scores_file(tmp_path, run_cli, bad):
+    # before: the CLI dropped a NaN per-response value silently and bootstrapped the rest
+    from tealeaves.human.items import rating_item
+    from tealeaves.human.study import Study
+
+    study = Study(items=[rating_item(k, [f"w{k}{j}" for j in range(4)]) for k in range(6)])
+    study.save(tmp_path / "s.json")
+    rows = ["item_id,annotator,response"] + [f"r-{k},a{a},{(k + a) % 3}" for k in range(6) for a in range(3)]
+    (tmp_path / "r.csv").write_text("\n".join(rows) + "\n")
+    assert run_cli(["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json",
+                    "-o", tmp_path / "sc.json"]).code == 0
+    text = (tmp_path / "sc.json").read_text()
+    scores = json.loads(text)
+    first = next(iter(scores["responses"]["mean_rating"]))
+    values = scores["responses"]["mean_rating"][first]
+    assert len(values) == 3 and all(isinstance(v, (int, float)) for v in values)
+    scores["responses"]["mean_rating"][first][1] = "BAD"
+    (tmp_path / "sc.json").write_text(json.dumps(scores).replace('"BAD"', bad))
+    (tmp_path / "m.csv").write_text("topic,npmi\n" + "".join(f"{k},{(k * 7) % 5 / 5}\n" for k in range(6)))
+    res = run_cli(["human", "correlate", tmp_path / "sc.json", "--measures", tmp_path / "m.csv",
+                   "--bootstrap", "both", "--n-boot", "50", "--format", "json"])
+    assert res.code == 1 and res.out == ""
+    assert res.err.startswith("tealeaves: error: ") and "not a finite number" in res.err
+    assert f"topic {first!r}" in res.err and "Traceback" not in res.err

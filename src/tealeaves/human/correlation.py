@@ -411,12 +411,12 @@ def read_scores_meta(path) -> dict:
     -------
     dict
         ``topic_key`` (list of str or None), ``key_sep`` (str or None) and ``responses``
-        (score -> topic -> finite per-response values).
+        (score -> topic -> per-response values).
 
     Raises
     ------
     CorrelationError
-        When a ``.json`` file cannot be parsed.
+        When a ``.json`` file cannot be parsed, or a per-response value is not a finite number.
     """
     import json
 
@@ -434,13 +434,25 @@ def read_scores_meta(path) -> dict:
     clean = {}
     for name, table in responses.items():
         if isinstance(table, dict):
-            clean[name] = {str(t): [float(v) for v in vals if isinstance(v, (int, float))
-                                    and not isinstance(v, bool) and math.isfinite(v)]
+            clean[name] = {str(t): _response_values(path, name, t, vals)
                            for t, vals in table.items() if isinstance(vals, list)}
     key = raw.get("topic_key")
     return {"topic_key": key if isinstance(key, list) and all(isinstance(k, str) for k in key) else None,
             "key_sep": raw.get("key_sep") if isinstance(raw.get("key_sep"), str) else None,
             "responses": clean}
+
+
+def _response_values(path, score: str, topic: str, values: list) -> list[float]:
+    """A topic's per-response values of a scores file, each a finite number (``human score`` writes no
+    other); a NaN, ``null`` or text is refused rather than dropped, so the bootstrap never runs on
+    fewer responses than the file claims."""
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise CorrelationError(f"{path}: response {i} of topic {topic!r} of score {score!r} is "
+                                   f"{'NaN' if v is None else repr(v)}, not a finite number",
+                                   fix="score the study again with tealeaves human score -o (the file "
+                                   "was edited or damaged)")
+    return [float(v) for v in values]
 
 
 def read_per_model(path, group, measure: str, sep: str = "/") -> dict[str, float]:
