@@ -539,18 +539,24 @@ def worker_main(topics_path: str) -> int:
 # the parent: subprocess workers, per-mutation timeouts, crash detection
 # --------------------------------------------------------------------------------------------
 class Worker:
-    """One worker subprocess; :meth:`run` returns ``(outcome, detail)`` or restarts it after a crash/hang."""
+    """One worker subprocess that answers JSON jobs; a crash or a hang becomes a ``FAILED`` reply.
 
-    def __init__(self, topics_path: Path, startup_timeout: float = 120.0):
+    The worker is ``command`` (default: this script's ``--worker TOPICS``); :meth:`request`
+    sends one job and restarts the worker after a crash or hang.  ``store_fuzz.py`` and
+    ``model_fuzz.py`` use it with their own scripts' ``--worker``.
+    """
+
+    def __init__(self, topics_path: Path | None = None, startup_timeout: float = 120.0,
+                 command: list[str] | None = None):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
-        self.topics_path, self.env, self.startup_timeout = topics_path, env, startup_timeout
+        self.command = command or [sys.executable, __file__, "--worker", str(topics_path)]
+        self.env, self.startup_timeout = env, startup_timeout
         self.proc = None
 
     def _start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", str(self.topics_path)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=self.env, text=True, bufsize=1)
+        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=self.env, text=True, bufsize=1)
         status, _ = self._read(self.startup_timeout)
         if status != "ok":
             self._stop()
@@ -571,21 +577,27 @@ class Worker:
             self.proc.wait()
             self.proc = None
 
-    def run(self, path: Path, verify: bool, timeout: float, fault: str | None = None) -> tuple[str, str]:
-        """Check one file; ``fault`` ("crash" or "hang") makes the worker fail on purpose (self-test)."""
+    def request(self, job: dict, timeout: float) -> dict:
+        """Run one job: the worker's reply, or ``{"outcome": "FAILED", ...}`` after a crash or a hang."""
         if self.proc is None:
             self._start()
-        self.proc.stdin.write(json.dumps({"path": str(path), "verify": verify, "fault": fault}) + "\n")
+        self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         status, reply = self._read(timeout)
         if status == "ok":
-            return reply["outcome"], reply["detail"]
+            return reply
         if status == "timeout":
             self._stop()
-            return "FAILED", f"hang: no answer within {timeout:g} s"
+            return {"outcome": "FAILED", "detail": f"hang: no answer within {timeout:g} s"}
         code = self.proc.wait(timeout=30)
         self._stop()
-        return "FAILED", f"worker died ({f'signal {-code}' if code < 0 else f'exit status {code}'})"
+        return {"outcome": "FAILED",
+                "detail": f"worker died ({f'signal {-code}' if code < 0 else f'exit status {code}'})"}
+
+    def run(self, path: Path, verify: bool, timeout: float, fault: str | None = None) -> tuple[str, str]:
+        """Check one file; ``fault`` ("crash" or "hang") makes the worker fail on purpose (self-test)."""
+        reply = self.request({"path": str(path), "verify": verify, "fault": fault}, timeout)
+        return reply["outcome"], reply["detail"]
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -55,7 +55,6 @@ import random
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -544,33 +543,7 @@ class Worker(index_fuzz.Worker):
     """The index fuzzer's worker subprocess (crash and hang detection), serving this script's jobs."""
 
     def __init__(self, startup_timeout: float = 120.0):
-        super().__init__(Path(os.devnull), startup_timeout)
-
-    def _start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
-                                     text=True, bufsize=1)
-        status, _ = self._read(self.startup_timeout)
-        if status != "ok":
-            self._stop()
-            raise RuntimeError(f"the fuzz worker did not start ({status})")
-
-    def check(self, job: dict, timeout: float) -> dict:
-        """Run one job: the worker's reply, or a FAILED record after a crash or a hang."""
-        if self.proc is None:
-            self._start()
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
-        status, reply = self._read(timeout)
-        if status == "ok":
-            return reply
-        if status == "timeout":
-            self._stop()
-            return {"outcome": "FAILED", "detail": f"hang: no answer within {timeout:g} s"}
-        code = self.proc.wait(timeout=30)
-        self._stop()
-        return {"outcome": "FAILED",
-                "detail": f"worker died ({f'signal {-code}' if code < 0 else f'exit status {code}'})"}
+        super().__init__(startup_timeout=startup_timeout, command=[sys.executable, __file__, "--worker"])
 
 
 def _write(folder: Path, files: dict[str, bytes], main: str) -> None:
@@ -597,14 +570,14 @@ def fuzz(bases: dict[str, dict[str, bytes]], n: int, seed: int = 0, timeout: flo
             for artefact in sorted(bases):
                 main = next(iter(bases[artefact]))
                 _write(folder, bases[artefact], main)
-                reply = worker.check({"artefact": artefact, "folder": str(folder)}, timeout)
+                reply = worker.request({"artefact": artefact, "folder": str(folder)}, timeout)
                 base_values[artefact] = reply.get("value")
                 outcome = reply["outcome"] if reply["outcome"] != "refused" else "FAILED"
                 records.append({"artefact": artefact, "kind": "original", "file": main, "outcome": outcome,
                                 "detail": reply["detail"]})
             for i, (artefact, kind, name, files) in enumerate(mutations(bases, n, seed)):
                 _write(folder, files, next(iter(bases[artefact])))
-                reply = worker.check({"artefact": artefact, "folder": str(folder),
+                reply = worker.request({"artefact": artefact, "folder": str(folder),
                                       "base": base_values[artefact]}, timeout)
                 records.append({"artefact": artefact, "kind": kind, "file": name, "outcome": reply["outcome"],
                                 "detail": reply["detail"]})

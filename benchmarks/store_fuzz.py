@@ -49,15 +49,14 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import importlib.util
 import io
 import itertools
 import json
 import math
 import os
-import select
 import signal
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -67,6 +66,11 @@ from pathlib import Path
 import numpy as np
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+
+_spec = importlib.util.spec_from_file_location("index_fuzz",
+                                               Path(__file__).resolve().parent / "index_fuzz.py")
+index_fuzz = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(index_fuzz)
 A, B = "sklearn-K3-s0", "sklearn-K5-s0"
 OUTCOMES = ("refused", "loaded-correct", "FAILED")
 BLOBS = ("doc_loglik", "doc_words", "topic_word", "alpha")
@@ -555,63 +559,16 @@ def worker_main() -> int:
 # --------------------------------------------------------------------------------------------
 # the parent: a subprocess worker, per-mutation timeouts, crash detection
 # --------------------------------------------------------------------------------------------
-class Worker:
-    """One worker subprocess; :meth:`run` returns ``(outcome, detail)`` or restarts it after a crash/hang."""
+class Worker(index_fuzz.Worker):
+    """The index fuzzer's worker subprocess (crash and hang detection), serving this script's jobs."""
 
     def __init__(self, startup_timeout: float = 120.0):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
-        self.env, self.startup_timeout, self.proc = env, startup_timeout, None
-
-    def _start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
-                                     text=True, bufsize=1)
-        status, _ = self._read(self.startup_timeout)
-        if status != "ok":
-            self._stop()
-            raise RuntimeError(f"the fuzz worker did not start ({status})")
-
-    def _read(self, timeout: float) -> tuple[str, dict | None]:
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return "timeout", None
-        line = self.proc.stdout.readline()
-        return ("ok", json.loads(line)) if line else ("eof", None)
-
-    def _stop(self) -> None:
-        if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            self.proc = None
+        super().__init__(startup_timeout=startup_timeout, command=[sys.executable, __file__, "--worker"])
 
     def run(self, path: Path, kind: str, timeout: float, fault: str | None = None) -> tuple[str, str]:
         """Check one store; ``fault`` ("crash" or "hang") makes the worker fail on purpose (self-test)."""
-        if self.proc is None:
-            self._start()
-        self.proc.stdin.write(json.dumps({"path": str(path), "kind": kind, "fault": fault}) + "\n")
-        self.proc.stdin.flush()
-        status, reply = self._read(timeout)
-        if status == "ok":
-            return reply["outcome"], reply["detail"]
-        if status == "timeout":
-            self._stop()
-            return "FAILED", f"hang: no answer within {timeout:g} s"
-        code = self.proc.wait(timeout=30)
-        self._stop()
-        return "FAILED", f"worker died ({f'signal {-code}' if code < 0 else f'exit status {code}'})"
-
-    def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
-
+        reply = self.request({"path": str(path), "kind": kind, "fault": fault}, timeout)
+        return reply["outcome"], reply["detail"]
 
 def fuzz(base: bytes, n: int, seed: int = 0, timeout: float = 60.0, progress=None) -> list[dict]:
     """Run ``n`` mutations of ``base`` through a worker subprocess (after the unmutated control)."""

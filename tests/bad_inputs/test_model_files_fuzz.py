@@ -58,12 +58,12 @@ def test_harness_reports_a_crash_a_hang_and_an_invalid_model(bases, tmp_path):
         folder = tmp_path / "m"
         fuzz._write(folder, bases["npz"], "model.npz")
         job = {"artefact": "npz", "folder": str(folder)}
-        assert worker.check(job, 60)["outcome"] == "loaded-identical"
-        crash = worker.check({**job, "fault": "crash"}, 60)
+        assert worker.request(job, 60)["outcome"] == "loaded-identical"
+        crash = worker.request({**job, "fault": "crash"}, 60)
         assert crash["outcome"] == "FAILED" and "signal 11" in crash["detail"]
-        hang = worker.check({**job, "fault": "hang"}, 2)
+        hang = worker.request({**job, "fault": "hang"}, 2)
         assert hang["outcome"] == "FAILED" and "hang" in hang["detail"]
-        assert worker.check(job, 60)["outcome"] == "loaded-identical"  # a new worker after each
+        assert worker.request(job, 60)["outcome"] == "loaded-identical"  # a new worker after each
     finally:
         worker.close()
     import numpy as np
