@@ -637,21 +637,29 @@ def fuzz(bases: dict[str, bytes], n: int, seed: int = 0, timeout: float = 30.0, 
     return records
 
 
-def summary(records: list[dict]) -> str:
-    """A table of counts per mutation kind and outcome, then every failure."""
+def outcome_table(records: list[dict], outcomes, failure, key=lambda r: r["kind"],
+                  label: str = "kind") -> str:
+    """Counts per ``key(record)`` and outcome, a total row, then ``failure(record)`` of every failure.
+
+    The table every fuzzer prints (this script, ``store_fuzz.py``, ``model_fuzz.py``).
+    """
     counts = collections.defaultdict(collections.Counter)
     for r in records:
-        counts[r["kind"]][r["outcome"]] += 1
-    width = max(len(k) for k in counts)
-    lines = [f"{'kind':<{width}}  " + "  ".join(f"{o:>16}" for o in OUTCOMES)]
-    for kind in sorted(counts):
-        lines.append(f"{kind:<{width}}  " + "  ".join(f"{counts[kind][o]:>16}" for o in OUTCOMES))
+        counts[key(r)][r["outcome"]] += 1
+    width = max(len(k) for k in [*counts, label, "total"])
+    lines = [f"{label:<{width}}  " + "  ".join(f"{o:>16}" for o in outcomes)]
+    for k in sorted(counts):
+        lines.append(f"{k:<{width}}  " + "  ".join(f"{counts[k][o]:>16}" for o in outcomes))
     total = collections.Counter(r["outcome"] for r in records)
-    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>16}" for o in OUTCOMES))
-    for r in records:
-        if r["outcome"] == "FAILED":
-            lines.append(f"FAILED #{r['i']} {r['kind']} ({r['base']}: {r['what']}): {r['detail']}")
+    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>16}" for o in outcomes))
+    lines += [failure(r) for r in records if r["outcome"] == "FAILED"]
     return "\n".join(lines)
+
+
+def summary(records: list[dict]) -> str:
+    """A table of counts per mutation kind and outcome, then every failure."""
+    return outcome_table(records, OUTCOMES,
+                         lambda r: f"FAILED #{r['i']} {r['kind']} ({r['base']}: {r['what']}): {r['detail']}")
 
 
 def main(argv=None) -> int:

@@ -592,19 +592,10 @@ def fuzz(bases: dict[str, dict[str, bytes]], n: int, seed: int = 0, timeout: flo
 def summary(records: list[dict], by_kind: bool = False) -> str:
     """Counts per artefact (and mutation kind) and outcome, then every failure."""
     key = (lambda r: f"{r['artefact']}/{r['kind']}") if by_kind else (lambda r: r["artefact"])
-    counts = collections.defaultdict(collections.Counter)
-    for r in records:
-        counts[key(r)][r["outcome"]] += 1
-    width = max(len(k) for k in counts)
-    lines = [f"{'artefact':<{width}}  " + "  ".join(f"{o:>16}" for o in OUTCOMES)]
-    for k in sorted(counts):
-        lines.append(f"{k:<{width}}  " + "  ".join(f"{counts[k][o]:>16}" for o in OUTCOMES))
-    total = collections.Counter(r["outcome"] for r in records)
-    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>16}" for o in OUTCOMES))
-    for r in records:
-        if r["outcome"] == "FAILED":
-            lines.append(f"FAILED {r['artefact']} {r['kind']} ({r['file']}): {r['detail']}")
-    return "\n".join(lines)
+    def failure(r):
+        return f"FAILED {r['artefact']} {r['kind']} ({r['file']}): {r['detail']}"
+
+    return index_fuzz.outcome_table(records, OUTCOMES, failure, key=key, label="artefact")
 
 
 def main(argv=None) -> int:

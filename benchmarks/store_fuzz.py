@@ -47,7 +47,6 @@ It prints the counts per mutation kind and outcome and exits with status 1 on an
 from __future__ import annotations
 
 import argparse
-import collections
 import contextlib
 import importlib.util
 import io
@@ -594,19 +593,8 @@ def fuzz(base: bytes, n: int, seed: int = 0, timeout: float = 60.0, progress=Non
 
 def summary(records: list[dict]) -> str:
     """A table of counts per mutation kind and outcome, then every failure."""
-    counts = collections.defaultdict(collections.Counter)
-    for r in records:
-        counts[r["kind"]][r["outcome"]] += 1
-    width = max(len(k) for k in counts)
-    lines = [f"{'kind':<{width}}  " + "  ".join(f"{o:>15}" for o in OUTCOMES)]
-    for kind in sorted(counts):
-        lines.append(f"{kind:<{width}}  " + "  ".join(f"{counts[kind][o]:>15}" for o in OUTCOMES))
-    total = collections.Counter(r["outcome"] for r in records)
-    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>15}" for o in OUTCOMES))
-    for r in records:
-        if r["outcome"] == "FAILED":
-            lines.append(f"FAILED #{r['i']} {r['kind']} ({r['what']}): {r['detail']}")
-    return "\n".join(lines)
+    return index_fuzz.outcome_table(records, OUTCOMES,
+                                    lambda r: f"FAILED #{r['i']} {r['kind']} ({r['what']}): {r['detail']}")
 
 
 def main(argv=None) -> int:
