@@ -429,13 +429,6 @@ def check_coverage(name: str, model, test: Corpus) -> dict:
     return coverage
 
 
-def _seed(run: int) -> int | None:
-    """The stored seed of an evaluated model: unknown (``None``); a version-1 store needs a number."""
-    from tealeaves.sweep.store import SCHEMA_VERSION
-
-    return None if SCHEMA_VERSION >= 2 else run
-
-
 def evaluate(models: Mapping, train: Corpus, test: Corpus | None = None, reference=None,
              output: str | os.PathLike = "results.sqlite", *, test_fraction: float = 0.2, split_seed: int = 0,
              measures: Sequence[str] = DEFAULT_MEASURES, n_top: int = 10, progress=True) -> dict:
@@ -541,7 +534,8 @@ def _evaluate_into(conn, data: SweepData, loaded: list, progress, output) -> dic
     done = []
     for c, model, source in todo:
         start = time.perf_counter()
-        identity = {"name": c.name, "k": int(np.shape(model.topic_word_weights_)[0]), "seed": _seed(c.run),
+        # the seed of a model fitted elsewhere is unknown: None (stored as NULL)
+        identity = {"name": c.name, "k": int(np.shape(model.topic_word_weights_)[0]), "seed": None,
                     "engine": engine_of(model, source), "settings": {}, "fit_seconds": 0.0,
                     "config": c.config, "run": c.run, "source": source}
         row = score_row(model, data, identity)
