@@ -1,0 +1,93 @@
+"""Threads that share one computation: one Gibbs chain, one held-out estimate, one coherence call.
+
+``n_threads`` (``--n-threads``) is distinct from ``n_jobs`` (``-j``): ``n_jobs`` runs
+independent jobs (models of a sweep, chains, shards) in separate processes; ``n_threads`` puts
+several cores on *one* job, through numba's thread pool.  ``None`` means every core this process
+may use (its CPU affinity, capped by numba's pool size).
+
+A computation states in its signature how many threads it used wherever the thread count can
+change the numbers (the approximate parallel Gibbs chain of Newman et al. 2009); estimators whose
+random streams are drawn per document give the same numbers for any thread count.
+
+>>> N_THREADS.flag
+'--n-threads'
+>>> resolve_threads(1)
+1
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+from tealeaves._params import Param
+
+#: The declaration shared by every function and command that takes ``n_threads``.
+N_THREADS = Param("n_threads", "int", min_value=1,
+                  help="threads working on one computation (default: every core this process may use)")
+
+
+def available_cores() -> int:
+    """The number of cores this process may run on (its CPU affinity where the system has one).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_threads(n_threads: int | None) -> int:
+    """The thread count to use: ``n_threads`` checked, or every available core for ``None``.
+
+    Parameters
+    ----------
+    n_threads : int or None
+        Threads asked for (>= 1), or ``None`` for :func:`available_cores`.  A count above the
+        available cores is allowed (the work is still split that many ways, so the result is
+        the same as on a machine with that many cores); it is capped only by numba's pool size
+        when the threads are started (:func:`numba_threads`).
+
+    Returns
+    -------
+    int
+        The thread count.
+
+    Raises
+    ------
+    ParameterError
+        When ``n_threads`` is not a whole number >= 1.
+    """
+    if n_threads is None:
+        return available_cores()
+    return N_THREADS.check(n_threads)
+
+
+@contextlib.contextmanager
+def numba_threads(n_threads: int) -> Iterator[int]:
+    """Run the enclosed numba-parallel code on ``n_threads`` threads (at most numba's pool size).
+
+    Parameters
+    ----------
+    n_threads : int
+        Threads wanted (already resolved by :func:`resolve_threads`).
+
+    Yields
+    ------
+    int
+        The threads actually used: ``min(n_threads, numba.config.NUMBA_NUM_THREADS)``.
+    """
+    import numba
+
+    previous = numba.get_num_threads()
+    used = max(1, min(int(n_threads), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(used)
+    try:
+        yield used
+    finally:
+        numba.set_num_threads(previous)
