@@ -9,7 +9,14 @@ paired comparisons and junk-topic flags.
   :func:`mean_pairwise_jaccard`, :func:`rbo`;
 * :mod:`~tealeaves.comparison.significance` -- :func:`topic_significance` (AlSumait et al. 2009);
 * :mod:`~tealeaves.comparison.embedding` -- :func:`read_vectors`, :func:`train_vectors`,
-  :func:`embedding_coherence`;
+  :func:`embedding_coherence`, and between topics :func:`we_irbo`, :func:`we_irbo_centroid`,
+  :func:`rbo_match`, :func:`we_pairwise_similarity`, :func:`we_centroid_similarity`
+  (Terragni et al. 2021);
+* :mod:`~tealeaves.comparison.divergence` -- :func:`topic_pair_kl`, :func:`log_odds_ratio` (OCTIS);
+* :mod:`~tealeaves.comparison.labels` -- :func:`purity`, :func:`nmi`, :func:`classification_scores`
+  against document labels;
+* :mod:`~tealeaves.comparison.consensus` -- :func:`consensus_topics`, the topics recurring across
+  runs as one model (after gensim's ``EnsembleLda``);
 * :mod:`~tealeaves.comparison.paired` -- :func:`coherence_difference`,
   :func:`likelihood_difference`, :func:`same_heldout`;
 * :mod:`~tealeaves.comparison.flags` -- :func:`flag_topics` and one function per flag.
@@ -29,10 +36,19 @@ _EXPORTS = {
     "mean_pairwise_jaccard": "diversity",
     "rbo": "diversity",
     "topic_diversity": "diversity",
+    "ConsensusResult": "consensus",
+    "consensus_topics": "consensus",
+    "log_odds_ratio": "divergence",
+    "topic_pair_kl": "divergence",
     "WordVectors": "embedding",
     "embedding_coherence": "embedding",
+    "rbo_match": "embedding",
     "read_vectors": "embedding",
     "train_vectors": "embedding",
+    "we_centroid_similarity": "embedding",
+    "we_irbo": "embedding",
+    "we_irbo_centroid": "embedding",
+    "we_pairwise_similarity": "embedding",
     "IncomparableError": "errors",
     "FLAGS": "flags",
     "FlagReport": "flags",
@@ -45,6 +61,9 @@ _EXPORTS = {
     "mixed_flags": "flags",
     "mixed_topic": "flags",
     "word_groups": "flags",
+    "classification_scores": "labels",
+    "nmi": "labels",
+    "purity": "labels",
     "METRICS": "matching",
     "TopicMatching": "matching",
     "match_topics": "matching",
@@ -64,6 +83,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.comparison._common import Score
+    from tealeaves.comparison.consensus import ConsensusResult, consensus_topics
+    from tealeaves.comparison.divergence import log_odds_ratio, topic_pair_kl
     from tealeaves.comparison.diversity import (
         inverted_rbo,
         jaccard,
@@ -71,7 +92,17 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         rbo,
         topic_diversity,
     )
-    from tealeaves.comparison.embedding import WordVectors, embedding_coherence, read_vectors, train_vectors
+    from tealeaves.comparison.embedding import (
+        WordVectors,
+        embedding_coherence,
+        rbo_match,
+        read_vectors,
+        train_vectors,
+        we_centroid_similarity,
+        we_irbo,
+        we_irbo_centroid,
+        we_pairwise_similarity,
+    )
     from tealeaves.comparison.errors import IncomparableError
     from tealeaves.comparison.flags import (
         FLAGS,
@@ -86,6 +117,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         mixed_topic,
         word_groups,
     )
+    from tealeaves.comparison.labels import classification_scores, nmi, purity
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
     from tealeaves.comparison.paired import (
         PairedDifference,

@@ -41,8 +41,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tealeaves.comparison._common import check_fraction, frame_records, model_name, topic_probabilities, \
-    vocabulary_of
+from tealeaves.comparison._common import (
+    check_fraction,
+    frame_records,
+    model_name,
+    topic_probabilities,
+    vocabulary_of,
+)
 from tealeaves.comparison.errors import IncomparableError
 from tealeaves.errors import ParameterError
 from tealeaves.signature import Signature
@@ -137,7 +142,8 @@ def asymmetric_distances(phi: np.ndarray, mass: float = 0.95) -> np.ndarray:
     return out
 
 
-def _clusters(dist: np.ndarray, runs: np.ndarray, epsilon: float, min_runs: int) -> tuple[np.ndarray, np.ndarray]:
+def _clusters(dist: np.ndarray, runs: np.ndarray, epsilon: float,
+              min_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Cores and cluster labels (module docstring, step 2): ``(is_core, label)`` with -1 for noise."""
     n = len(runs)
     other = runs[:, None] != runs[None, :]

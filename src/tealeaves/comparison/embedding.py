@@ -62,8 +62,8 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -76,11 +76,11 @@ from tealeaves.comparison._common import COMPAT, N_TOP, Score, model_name, requi
 from tealeaves.comparison.diversity import rbo_extrapolated
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
+from tealeaves.signature import Signature
+from tealeaves.validation import check_float, check_int, check_seed
 
 #: Whether the word-embedding RBOs map a cosine to ``1 - arccos(cos) / pi`` (OCTIS's ``normalize``).
 NORMALIZE = Param("normalize", "bool", help="map cosines to 1 - arccos(cos)/pi")
-from tealeaves.signature import Signature
-from tealeaves.validation import check_float, check_int, check_seed
 
 
 @dataclass
@@ -340,7 +340,8 @@ def _octis_topic_scores(vectors: np.ndarray, words: Sequence[str], n_top: int) -
 
 
 @renamed_parameters({"top_n": "n_top"})
-def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10, compat: str = "paper") -> Score:
+def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10,
+                        compat: str = "paper") -> Score:
     """Pairwise and centroid word-embedding coherence of each topic (see the module docstring).
 
     Pairwise: the mean cosine over pairs of top words (Fang et al. 2016); centroid:
@@ -382,7 +383,7 @@ def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10, c
     rows = []
     for k, topic in enumerate(words):
         present = [w for w in topic if w in vectors]
-        rows_of = vectors.vectors[[vectors.index[w] for w in present]].reshape(len(present), vectors.dimension)
+        rows_of = vectors.vectors[[vectors.index[w] for w in present]].reshape(len(present), -1)
         if compat == "octis":
             pairwise, centroid = _octis_topic_scores(rows_of, present, n_top)
         else:
@@ -473,7 +474,7 @@ def _greedy_overlap(sim: np.ndarray, depth: int) -> float:
 
 def _pair_similarities(first: Sequence[str], second: Sequence[str], vectors: WordVectors,
                        normalize: bool) -> np.ndarray:
-    """``sim`` of every word of ``first`` to every word of ``second`` (1 for the same word, NaN without vectors)."""
+    """``sim`` of each word of ``first`` to each of ``second`` (1 for the same word, NaN without vectors)."""
     a, b = _unit(vectors, first), _unit(vectors, second)
     sim = _similarity(a @ b.T, normalize)
     has_a = np.array([w in vectors for w in first])
@@ -630,7 +631,8 @@ def we_irbo_centroid(topics: object, vectors: WordVectors, n_top: int = 10, p: f
     """
     p, normalize = _rbo_args(p, normalize)
     score = _pairwise_measure("we-irbo-centroid", topics, vectors, n_top,
-                              lambda a, b: _centroid_rbo(a, b, vectors, p, normalize), p=p, normalize=normalize)
+                              lambda a, b: _centroid_rbo(a, b, vectors, p, normalize),
+                              p=p, normalize=normalize)
     score.value = 1.0 - score.value
     return score
 

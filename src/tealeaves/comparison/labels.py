@@ -153,8 +153,8 @@ def nmi(theta: object, labels: Sequence) -> Score:
     else:
         value = max(0.0, mutual / mean) if mean > 0 else 0.0
     return Score("nmi", value, _signature("nmi", n, table.shape[1], assign="argmax", mean="arithmetic"),
-                 details={"mutual_information": mutual, "entropy_topics": h_topics, "entropy_labels": h_labels,
-                          "n_documents": n})
+                 details={"mutual_information": mutual, "entropy_topics": h_topics,
+                          "entropy_labels": h_labels, "n_documents": n})
 
 
 def classification_scores(train_theta: object, train_labels: Sequence, test_theta: object,
@@ -210,7 +210,8 @@ def classification_scores(train_theta: object, train_labels: Sequence, test_thet
     unseen = sum(label not in set(y_train) for label in y_test)
     details = {"n_train": train.shape[0], "n_test": test.shape[0], "n_unseen_test_labels": unseen}
     out = {}
-    for key, fn in (("f1_micro", f1_score), ("precision_micro", precision_score), ("recall_micro", recall_score)):
+    scorers = (("f1_micro", f1_score), ("precision_micro", precision_score), ("recall_micro", recall_score))
+    for key, fn in scorers:
         sig = Signature(key.replace("_", "-"), {"clf": "linear-svc", "scale": "standard", "seed": seed,
                                                  "train": train.shape[0], "test": test.shape[0]})
         out[key] = Score(key.replace("_", "-"), float(fn(y_test, predicted, average="micro")), sig,
