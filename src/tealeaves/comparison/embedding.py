@@ -383,7 +383,8 @@ def embedding_coherence(topics: object, vectors: WordVectors, n_top: int = 10,
     rows = []
     for k, topic in enumerate(words):
         present = [w for w in topic if w in vectors]
-        rows_of = vectors.vectors[[vectors.index[w] for w in present]].reshape(len(present), -1)
+        rows_of = vectors.vectors[[vectors.index[w] for w in present]]
+        rows_of = rows_of.reshape(len(present), vectors.dimension)
         if compat == "octis":
             pairwise, centroid = _octis_topic_scores(rows_of, present, n_top)
         else:
