@@ -41,7 +41,7 @@ API = {
     "human models": (*_TABLES, "tealeaves.human.correlation:read_per_model",
                      "tealeaves.human.comparison:model_level", "tealeaves.human.comparison:model_plot"),
     "human auto-intrusion": ("tealeaves.human.study:Study.load",
-                             "tealeaves.human.auto_intrusion:auto_intrusion",
+                             "tealeaves.human.automatic:auto_intrusion",
                              "tealeaves.human.survey:save_judgments"),
     "annotate serve": ("tealeaves.human.study:Study.load", "tealeaves.human.app:serve"),
     "annotate export": ("tealeaves.human.store:JudgmentStore", "tealeaves.human.export:write_long"),
@@ -437,7 +437,7 @@ def _import(args) -> int:
 
 
 def _add_auto_intrusion(p) -> None:
-    from tealeaves.human.auto_intrusion import METHOD, N_FOLDS
+    from tealeaves.human.automatic import METHOD, N_FOLDS
 
     p.add_argument("study", help="the study file (JSON) with word-intrusion items")
     p.add_argument("--reference", required=True, help="the reference index file (`tealeaves index build`)")
@@ -455,7 +455,7 @@ def _add_auto_intrusion(p) -> None:
 
 
 def _auto_intrusion(args) -> int:
-    from tealeaves.human.auto_intrusion import auto_intrusion
+    from tealeaves.human.automatic import auto_intrusion
     from tealeaves.human.study import Study
     from tealeaves.human.survey import save_judgments
 
