@@ -137,3 +137,25 @@ def test_embedding_coherence_octis_flips_negative_sum_vectors():
     none = embedding_coherence([["a", "c", "d"], ["zz", "yy", "xx"]], VEC, n_top=3, compat="octis")
     assert none.per_topic.loc[1, "pairwise"] == -1.0
     assert none.value == pytest.approx((flipped - 1) / 2, abs=1e-15)
+
+
+def test_octis_measures_give_values_or_reasons():
+    from tealeaves.comparison.octis import EMBEDDING_COLUMNS, LABEL_COLUMNS, octis_measures
+    from tealeaves.corpus import Corpus
+
+    model = FixedTopicModel(np.array([[0.45, 0.45, 0.05, 0.05], [0.05, 0.05, 0.45, 0.45]]),
+                            ["a", "b", "c", "d"], doc_topic_prior=0.1)
+    docs = [["a", "b", "a"], ["c", "d", "d"], ["a", "a", "b"], ["d", "c", "c"], ["b", "a"], ["c", "d"]]
+    labels = [("x",), ("y",), ("x",), ("y",), ("x", "y"), ("y",)]
+    train = Corpus.from_token_lists(docs, labels=labels)
+    out = octis_measures(model, train, train, vectors=None, n_top=2)
+    assert out["log_odds_ratio"] == pytest.approx(log_odds_ratio(model).value)
+    assert all(out[c] is None and "word vectors" in out["unavailable"][c] for c in EMBEDDING_COLUMNS)
+    # the document with two labels is left out; the others are split perfectly by their topic
+    assert out["n_single_label_train"] == 5 and out["purity"] == 1.0 and out["nmi"] == pytest.approx(1.0)
+    assert out["f1_micro"] == 1.0 and not any(c in out["unavailable"] for c in LABEL_COLUMNS)
+    vec = WordVectors(["a", "b", "c", "d"], np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9]]), "toy")
+    unlabelled = Corpus.from_token_lists(docs)
+    out = octis_measures(model, unlabelled, unlabelled, vectors=vec, n_top=2)
+    assert out["we_irbo"] == pytest.approx(we_irbo(model, vec, 2).value)
+    assert all(out[c] is None and "labels" in out["unavailable"][c] for c in LABEL_COLUMNS)

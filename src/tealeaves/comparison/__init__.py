@@ -15,6 +15,8 @@ paired comparisons and junk-topic flags.
 * :mod:`~tealeaves.comparison.divergence` -- :func:`topic_pair_kl`, :func:`log_odds_ratio` (OCTIS);
 * :mod:`~tealeaves.comparison.labels` -- :func:`purity`, :func:`nmi`, :func:`classification_scores`
   against document labels;
+* :mod:`~tealeaves.comparison.octis` -- :func:`octis_measures`, OCTIS's model-level columns for
+  results stores;
 * :mod:`~tealeaves.comparison.consensus` -- :func:`consensus_topics`, the topics recurring across
   runs as one model (after gensim's ``EnsembleLda``);
 * :mod:`~tealeaves.comparison.paired` -- :func:`coherence_difference`,
@@ -61,6 +63,7 @@ _EXPORTS = {
     "mixed_flags": "flags",
     "mixed_topic": "flags",
     "word_groups": "flags",
+    "octis_measures": "octis",
     "classification_scores": "labels",
     "nmi": "labels",
     "purity": "labels",
@@ -118,6 +121,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         word_groups,
     )
     from tealeaves.comparison.labels import classification_scores, nmi, purity
+    from tealeaves.comparison.octis import octis_measures
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
     from tealeaves.comparison.paired import (
         PairedDifference,
