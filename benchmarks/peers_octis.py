@@ -263,9 +263,10 @@ def tealeaves_values(inputs: dict, vectors) -> dict:
         out[("WECoherencePairwise", compat)] = emb.value
         out[("WECoherenceCentroid", compat)] = emb.details["mean_centroid"]
     out[("LogOddsRatio", "paper")] = cmp.log_odds_ratio(model).value
-    out[("WordEmbeddingsInvertedRBO", "paper")] = cmp.we_irbo(topics, vectors).value
-    out[("WordEmbeddingsInvertedRBOCentroid", "paper")] = cmp.we_irbo_centroid(topics, vectors).value
-    out[("WordEmbeddingsRBOMatch", "paper")] = cmp.rbo_match(topics, vectors).value
+    irbo = cmp.we_irbo(topics, vectors)
+    out[("WordEmbeddingsInvertedRBO", "paper")] = irbo.value
+    out[("WordEmbeddingsRBOMatch", "paper")] = irbo.details["rbo_match"]
+    out[("WordEmbeddingsInvertedRBOCentroid", "paper")] = cmp.we_irbo(topics, vectors, centroid=True).value
     out[("WordEmbeddingsPairwiseSimilarity", "paper")] = cmp.we_pairwise_similarity(topics, vectors).value
     out[("WordEmbeddingsCentroidSimilarity", "paper")] = cmp.we_centroid_similarity(topics, vectors).value
     scores = cmp.classification_scores(inputs["sl_train"], inputs["y_train"], inputs["sl_test"],
@@ -299,8 +300,8 @@ ROWS = [
     ("OCTIS", "WECoherenceCentroid", "embedding_coherence centroid", "octis"),
     ("OCTIS", "WECoherenceCentroid", "embedding_coherence centroid", "paper"),
     ("OCTIS", "WordEmbeddingsInvertedRBO", "we_irbo", "paper"),
-    ("OCTIS", "WordEmbeddingsInvertedRBOCentroid", "we_irbo_centroid", "paper"),
-    ("OCTIS", "WordEmbeddingsRBOMatch", "rbo_match", "paper"),
+    ("OCTIS", "WordEmbeddingsInvertedRBOCentroid", "we_irbo centroid=True", "paper"),
+    ("OCTIS", "WordEmbeddingsRBOMatch", "we_irbo details rbo_match", "paper"),
     ("OCTIS", "WordEmbeddingsPairwiseSimilarity", "we_pairwise_similarity", "paper"),
     ("OCTIS", "WordEmbeddingsCentroidSimilarity", "we_centroid_similarity", "paper"),
     ("OCTIS", "F1Score", "classification_scores f1_micro", "paper"),

@@ -9,7 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from tealeaves.comparison import classification_scores, nmi, purity
+from tealeaves.comparison import classification_scores, clustering_scores
+
+
+def purity(theta, labels):
+    return clustering_scores(theta, labels)["purity"]
+
+
+def nmi(theta, labels):
+    return clustering_scores(theta, labels)["nmi"]
 
 # six documents, argmax topics 0 0 0 1 1 2; labels x x y y y z
 THETA = np.array([[0.8, 0.1, 0.1], [0.6, 0.3, 0.1], [0.5, 0.4, 0.1],
@@ -52,7 +60,8 @@ def test_classification_scores_equal_a_linear_svm_by_hand():
     y_train = [str(int(np.argmax(r[:3]))) for r in train]
     y_test = [str(int(np.argmax(r[:3]))) for r in test]
     scaler = StandardScaler().fit(train)
-    predicted = LinearSVC(random_state=3).fit(scaler.transform(train), y_train).predict(scaler.transform(test))
+    clf = LinearSVC(random_state=3).fit(scaler.transform(train), y_train)
+    predicted = clf.predict(scaler.transform(test))
     accuracy = float(np.mean(predicted == np.array(y_test)))
     scores = classification_scores(train, y_train, test, y_test, seed=3)
     # one label per document: micro F1 = micro precision = micro recall = accuracy

@@ -14,12 +14,10 @@ from tealeaves.comparison import (
     WordVectors,
     embedding_coherence,
     log_odds_ratio,
-    rbo_match,
     topic_pair_kl,
     topic_significance,
     we_centroid_similarity,
     we_irbo,
-    we_irbo_centroid,
     we_pairwise_similarity,
 )
 from tealeaves.models.base import FixedTopicModel
@@ -37,7 +35,8 @@ def test_topic_pair_kl_is_the_mean_over_pairs_i_before_j():
     expected = sum(kl(PHI[i], PHI[j]) for i, j in pairs) / 3
     assert topic_pair_kl(MODEL).value == pytest.approx(expected, abs=1e-15)
     e = 1e-5  # OCTIS's _KL: (p + e) log((p + e) / (q + e)), not renormalised
-    octis = sum(sum((x + e) * math.log((x + e) / (y + e)) for x, y in zip(PHI[i], PHI[j])) for i, j in pairs) / 3
+    octis = sum(sum((x + e) * math.log((x + e) / (y + e)) for x, y in zip(PHI[i], PHI[j]))
+                for i, j in pairs) / 3
     res = topic_pair_kl(MODEL, compat="octis")
     assert res.value == pytest.approx(octis, abs=1e-15) and "compat=octis" in str(res.signature)
 
@@ -90,8 +89,9 @@ def test_we_rbo_by_hand():
     p = 0.9
     rbo = (1 - p) / p * (p * a1 + p ** 2 * a2) + p ** 2 * a2
     topics = [["a", "b"], ["c", "d"]]
-    assert rbo_match(topics, VEC, n_top=2).value == pytest.approx(rbo, abs=1e-15)
-    assert we_irbo(topics, VEC, n_top=2).value == pytest.approx(1 - rbo, abs=1e-15)
+    res = we_irbo(topics, VEC, n_top=2)
+    assert res.value == pytest.approx(1 - rbo, abs=1e-15)
+    assert res.details["rbo_match"] == pytest.approx(rbo, abs=1e-15)  # OCTIS's WordEmbeddingsRBOMatch
     # the same word in both topics has similarity 1, even without a vector: identical lists give RBO 1
     assert we_irbo([["a", "zz"], ["a", "zz"]], VEC, n_top=2).value == pytest.approx(0.0, abs=1e-15)
 
@@ -102,9 +102,10 @@ def test_we_irbo_centroid_by_hand():
     a1, a2 = sim(1 / math.sqrt(2)), sim(0.0) / 2
     p = 0.9
     rbo = (1 - p) / p * (p * a1 + p ** 2 * a2) + p ** 2 * a2
-    assert we_irbo_centroid(topics, VEC, n_top=2).value == pytest.approx(1 - rbo, abs=1e-15)
+    assert we_irbo(topics, VEC, n_top=2, centroid=True).value == pytest.approx(1 - rbo, abs=1e-15)
     raw = (1 - p) / p * (p * (1 / math.sqrt(2)) + 0) + 0
-    assert we_irbo_centroid(topics, VEC, n_top=2, normalize=False).value == pytest.approx(1 - raw, abs=1e-15)
+    raw_value = we_irbo(topics, VEC, n_top=2, normalize=False, centroid=True).value
+    assert raw_value == pytest.approx(1 - raw, abs=1e-15)
 
 
 def test_we_pairwise_and_centroid_similarity_by_hand():

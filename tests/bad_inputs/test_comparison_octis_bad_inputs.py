@@ -21,7 +21,7 @@ K1 = FixedTopicModel(RNG.dirichlet(np.ones(6), size=1), VOCAB)
 K3 = FixedTopicModel(RNG.dirichlet(np.ones(6), size=3), VOCAB)
 ZERO_TOPIC = SimpleNamespace(topic_word_=np.vstack([K3.topic_word_[:2], np.zeros(6)]), vocabulary_=VOCAB)
 VEC = WordVectors(["w0", "w1", "w2"], np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), "toy")
-BETWEEN = (cmp.we_irbo, cmp.we_irbo_centroid, cmp.rbo_match, cmp.we_pairwise_similarity,
+BETWEEN = (cmp.we_irbo, lambda *a, **k: cmp.we_irbo(*a, centroid=True, **k), cmp.we_pairwise_similarity,
            cmp.we_centroid_similarity)
 
 
@@ -70,9 +70,8 @@ THETA = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]])
     (["x", "y"], "2 entries for 3 documents"),
 ])
 def test_label_scores_refuse_missing_or_multiple_labels(labels, fragment):
-    for fn in (cmp.purity, cmp.nmi):
-        with pytest.raises(ParameterError, match=fragment):
-            fn(THETA, labels)
+    with pytest.raises(ParameterError, match=fragment):
+        cmp.clustering_scores(THETA, labels)
 
 
 def test_classification_needs_two_labels_and_matching_topics():
@@ -81,7 +80,7 @@ def test_classification_needs_two_labels_and_matching_topics():
     with pytest.raises(InvalidModelError, match="2 topics but test_theta 3"):
         cmp.classification_scores(THETA, ["x", "y", "x"], np.full((1, 3), 1 / 3), ["x"])
     with pytest.raises(InvalidModelError):
-        cmp.purity(np.array([[0.5, 0.6]]), ["x"])  # rows must be distributions
+        cmp.clustering_scores(np.array([[0.5, 0.6]]), ["x"])  # rows must be distributions
 
 
 def test_consensus_refuses_different_vocabularies_and_a_single_run():

@@ -31,8 +31,9 @@ normalize=True)``, which tmtoolkit documents as gensim's ``u_mass`` but is not: 
 epsilon to the co-document *count*, ``log((D(w_m, w_l) + 1e-12) / D(w_l))``, where gensim
 adds it to the *probability*, ``log((D(w_m, w_l) / N + 1e-12) / (D(w_l) / N))``.  For a pair
 that never co-occurs the two differ by ``log N`` (``N`` documents); per topic, up to 1.7 on
-the Reuters stories in benchmarks/peers_octis.py (docs/peers.md).  It is Mimno et al.'s formula with a smoothing count
-of 1e-12 instead of 1, averaged: a reproduction of tmtoolkit, not a recommended measure.
+the Reuters stories in benchmarks/peers_octis.py (docs/peers.md).  It is Mimno et al.'s
+formula with a smoothing count of 1e-12 instead of 1, averaged: a reproduction of tmtoolkit,
+not a recommended measure.
 
 The ``jhlau_*`` presets are jhlau/topic_interpretability's ``ComputeWordCount.py``
 (window 20; its window 0, the whole document, is ``window="doc"``) and

@@ -9,11 +9,12 @@ paired comparisons and junk-topic flags.
   :func:`mean_pairwise_jaccard`, :func:`rbo`;
 * :mod:`~tealeaves.comparison.significance` -- :func:`topic_significance` (AlSumait et al. 2009);
 * :mod:`~tealeaves.comparison.embedding` -- :func:`read_vectors`, :func:`train_vectors`,
-  :func:`embedding_coherence`, and between topics :func:`we_irbo`, :func:`we_irbo_centroid`,
-  :func:`rbo_match`, :func:`we_pairwise_similarity`, :func:`we_centroid_similarity`
+  :func:`embedding_coherence`, and between topics :func:`we_irbo` (and its centroid variant),
+  :func:`we_pairwise_similarity`, :func:`we_centroid_similarity`
   (Terragni et al. 2021);
 * :mod:`~tealeaves.comparison.divergence` -- :func:`topic_pair_kl`, :func:`log_odds_ratio` (OCTIS);
-* :mod:`~tealeaves.comparison.labels` -- :func:`purity`, :func:`nmi`, :func:`classification_scores`
+* :mod:`~tealeaves.comparison.labels` -- :func:`clustering_scores` (purity, NMI),
+  :func:`classification_scores`
   against document labels;
 * :mod:`~tealeaves.comparison.octis` -- :func:`octis_measures`, OCTIS's model-level columns for
   results stores;
@@ -44,12 +45,10 @@ _EXPORTS = {
     "topic_pair_kl": "divergence",
     "WordVectors": "embedding",
     "embedding_coherence": "embedding",
-    "rbo_match": "embedding",
     "read_vectors": "embedding",
     "train_vectors": "embedding",
     "we_centroid_similarity": "embedding",
     "we_irbo": "embedding",
-    "we_irbo_centroid": "embedding",
     "we_pairwise_similarity": "embedding",
     "IncomparableError": "errors",
     "FLAGS": "flags",
@@ -65,8 +64,7 @@ _EXPORTS = {
     "word_groups": "flags",
     "octis_measures": "octis",
     "classification_scores": "labels",
-    "nmi": "labels",
-    "purity": "labels",
+    "clustering_scores": "labels",
     "METRICS": "matching",
     "TopicMatching": "matching",
     "match_topics": "matching",
@@ -98,12 +96,10 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.comparison.embedding import (
         WordVectors,
         embedding_coherence,
-        rbo_match,
         read_vectors,
         train_vectors,
         we_centroid_similarity,
         we_irbo,
-        we_irbo_centroid,
         we_pairwise_similarity,
     )
     from tealeaves.comparison.errors import IncomparableError
@@ -120,9 +116,9 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         mixed_topic,
         word_groups,
     )
-    from tealeaves.comparison.labels import classification_scores, nmi, purity
-    from tealeaves.comparison.octis import octis_measures
+    from tealeaves.comparison.labels import classification_scores, clustering_scores
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
+    from tealeaves.comparison.octis import octis_measures
     from tealeaves.comparison.paired import (
         PairedDifference,
         coherence_difference,

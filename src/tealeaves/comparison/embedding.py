@@ -33,17 +33,16 @@ similarity measures*, NLDB; OCTIS's ``similarity_metrics``), over the pairs of t
 (``normalize=True``, OCTIS's default) or ``cos(u, v)``:
 
 :func:`we_irbo`
-    ``1 - mean_{i<j} WE-RBO(i, j)``: rank-biased overlap (:func:`~.diversity.rbo_extrapolated`)
+    ``1 - mean_{i<j} WE-RBO(i, j)`` (the mean WE-RBO, OCTIS's RBO match, is in its details):
+    rank-biased overlap (:func:`~.diversity.rbo_extrapolated`)
     whose overlap at depth ``d`` is the weight of a greedy matching of the first ``d``
     words of each topic: the most similar pair is matched first, then the most similar
     pair of words not yet matched, and so on; ``A_d = X_d / d``.  The same word in both
     topics has similarity 1; a word without a vector is matched only to itself.
-:func:`we_irbo_centroid`
+:func:`we_irbo` with ``centroid=True``
     ``1 - mean WE-RBO-centroid``: the overlap at depth ``d`` is ``sim`` of the centroids
     of the first ``d`` words' vectors (0 while a topic has no vector yet), ``A_d = X_d / d``
     as OCTIS computes it (so identical topics do not reach 1).
-:func:`rbo_match`
-    ``mean_{i<j} WE-RBO(i, j) = 1 - we_irbo`` (OCTIS's ``WordEmbeddingsRBOMatch``).
 :func:`we_pairwise_similarity`
     ``mean_{i<j}`` of the mean ``cos(v, w)`` over the words ``v`` of ``i`` and ``w`` of
     ``j`` with vectors (OCTIS's ``WordEmbeddingsPairwiseSimilarity``).
@@ -81,6 +80,8 @@ from tealeaves.validation import check_float, check_int, check_seed
 
 #: Whether the word-embedding RBOs map a cosine to ``1 - arccos(cos) / pi`` (OCTIS's ``normalize``).
 NORMALIZE = Param("normalize", "bool", help="map cosines to 1 - arccos(cos)/pi")
+#: Whether the word-embedding inverted RBO compares centroids (OCTIS's ``...RBOCentroid``).
+CENTROID = Param("centroid", "bool", help="compare the centroids of the first d words")
 
 
 @dataclass
@@ -519,16 +520,16 @@ def _pairwise_measure(measure: str, topics: object, vectors: WordVectors, n_top:
                  details={"n_topics": len(words), "n_pairs": len(values)})
 
 
-def _rbo_args(p: float, normalize: bool) -> tuple[float, bool]:
-    return (check_float(p, "p", min_value=0.0, max_value=1.0, include_min=False), NORMALIZE.check(normalize))
-
-
 def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.9,
-            normalize: bool = True) -> Score:
+            normalize: bool = True, centroid: bool = False) -> Score:
     """Word-embedding inverted RBO (Terragni et al. 2021): ``1 - mean_{i<j} WE-RBO(i, j)``.
 
-    See the module docstring; OCTIS's ``WordEmbeddingsInvertedRBO`` (``topk=10``,
-    ``weight=0.9``, ``normalize=True``).  0 when all topics are alike, higher = more diverse.
+    See the module docstring.  ``centroid=False`` is OCTIS's ``WordEmbeddingsInvertedRBO``
+    (the greedy matching of words), ``centroid=True`` its
+    ``WordEmbeddingsInvertedRBOCentroid`` (the similarity of the first ``d`` words'
+    centroids); OCTIS's defaults are ``n_top=10``, ``p=0.9``, ``normalize=True``.  0 when
+    all topics are alike, higher = more diverse.  The mean WE-RBO itself, OCTIS's
+    ``WordEmbeddingsRBOMatch`` (``RBOCentroid``), is ``details["rbo_match"]``.
 
     Parameters
     ----------
@@ -542,11 +543,14 @@ def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.
         RBO's persistence, in ``(0, 1]``.
     normalize : bool, default True
         Similarity ``1 - arccos(cos) / pi`` (True) or the cosine itself.
+    centroid : bool, default False
+        Compare the centroids of the first ``d`` words instead of matching words.
 
     Returns
     -------
     Score
-        ``we-irbo``, with ``n_topics`` and ``n_pairs`` in its details.
+        ``we-irbo`` or ``we-irbo-centroid``, with ``rbo_match``, ``n_topics`` and
+        ``n_pairs`` in its details.
 
     Raises
     ------
@@ -555,85 +559,12 @@ def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.
     EmptyInputError
         If a topic has no top word with a vector.
     """
-    p, normalize = _rbo_args(p, normalize)
-    score = _pairwise_measure("we-irbo", topics, vectors, n_top,
-                              lambda a, b: _we_rbo(a, b, vectors, p, normalize), p=p, normalize=normalize)
-    score.value = 1.0 - score.value
-    return score
-
-
-def rbo_match(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.9,
-              normalize: bool = True) -> Score:
-    """Word-embedding RBO match (Terragni et al. 2021): ``mean_{i<j} WE-RBO(i, j) = 1 - we_irbo``.
-
-    OCTIS's ``WordEmbeddingsRBOMatch``; higher = more similar topics.
-
-    Parameters
-    ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    vectors : WordVectors
-        The word vectors.
-    n_top : int, default 10
-        Top words per topic.
-    p : float, default 0.9
-        RBO's persistence, in ``(0, 1]``.
-    normalize : bool, default True
-        Similarity ``1 - arccos(cos) / pi`` (True) or the cosine itself.
-
-    Returns
-    -------
-    Score
-        ``rbo-match``, with ``n_topics`` and ``n_pairs`` in its details.
-
-    Raises
-    ------
-    ParameterError
-        If a parameter is invalid or there are fewer than two topics.
-    EmptyInputError
-        If a topic has no top word with a vector.
-    """
-    p, normalize = _rbo_args(p, normalize)
-    return _pairwise_measure("rbo-match", topics, vectors, n_top,
-                             lambda a, b: _we_rbo(a, b, vectors, p, normalize), p=p, normalize=normalize)
-
-
-def we_irbo_centroid(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.9,
-                     normalize: bool = True) -> Score:
-    """Centroid word-embedding inverted RBO (Terragni et al. 2021): ``1 - mean WE-RBO-centroid``.
-
-    OCTIS's ``WordEmbeddingsInvertedRBOCentroid``: the overlap at depth ``d`` is the
-    similarity of the centroids of the first ``d`` words, ``A_d = X_d / d`` (module docstring).
-
-    Parameters
-    ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    vectors : WordVectors
-        The word vectors.
-    n_top : int, default 10
-        Top words per topic.
-    p : float, default 0.9
-        RBO's persistence, in ``(0, 1]``.
-    normalize : bool, default True
-        Similarity ``1 - arccos(cos) / pi`` (True) or the cosine itself.
-
-    Returns
-    -------
-    Score
-        ``we-irbo-centroid``, with ``n_topics`` and ``n_pairs`` in its details.
-
-    Raises
-    ------
-    ParameterError
-        If a parameter is invalid or there are fewer than two topics.
-    EmptyInputError
-        If a topic has no top word with a vector.
-    """
-    p, normalize = _rbo_args(p, normalize)
-    score = _pairwise_measure("we-irbo-centroid", topics, vectors, n_top,
-                              lambda a, b: _centroid_rbo(a, b, vectors, p, normalize),
+    p = check_float(p, "p", min_value=0.0, max_value=1.0, include_min=False)
+    normalize = NORMALIZE.check(normalize)
+    measure, pair = ("we-irbo-centroid", _centroid_rbo) if CENTROID.check(centroid) else ("we-irbo", _we_rbo)
+    score = _pairwise_measure(measure, topics, vectors, n_top, lambda a, b: pair(a, b, vectors, p, normalize),
                               p=p, normalize=normalize)
+    score.details["rbo_match"] = score.value
     score.value = 1.0 - score.value
     return score
 

@@ -4,10 +4,10 @@ Clustering (each document goes to its most probable topic, ``argmax_k theta_dk``
 the lowest ``k``; Manning, Raghavan and Schütze 2008, *Introduction to Information
 Retrieval*, section 16.3), over ``N`` documents with topics ``Omega`` and labels ``C``:
 
-:func:`purity`
+``purity`` (:func:`clustering_scores`)
     ``1 / N sum_k max_c |omega_k ∩ c_c|``: the share of documents whose topic's most common
     label is their own (1 = every topic holds one label; a single label gives 1).
-:func:`nmi`
+``nmi`` (:func:`clustering_scores`)
     ``I(Omega; C) / ((H(Omega) + H(C)) / 2)`` with natural logarithms (the arithmetic mean of
     the entropies, as the book and scikit-learn's ``normalized_mutual_info_score`` default).
     When both entropies are 0 (one topic used, one label) the value is 1; when only one is
@@ -83,65 +83,13 @@ def _signature(measure: str, n_documents: int, n_labels: int, **extra) -> Signat
     return Signature(measure, {"docs": n_documents, "labels": n_labels, **extra})
 
 
-def purity(theta: object, labels: Sequence) -> Score:
-    """Purity of the documents' most probable topics against their labels (module docstring).
-
-    Parameters
-    ----------
-    theta : array_like
-        ``D x K`` topic proportions.
-    labels : sequence
-        One label per document (a one-element tuple is taken as its element).
-
-    Returns
-    -------
-    Score
-        ``purity`` in ``(0, 1]``, with ``n_documents``, ``n_labels`` and ``n_topics_used``.
-
-    Raises
-    ------
-    InvalidModelError
-        If ``theta`` is not a ``D x K`` distribution.
-    ParameterError
-        If a document has no label, several labels, or the counts disagree.
-    """
-    table, n = _contingency(theta, labels)
-    value = float(table.max(axis=1).sum() / n)
-    return Score("purity", value, _signature("purity", n, table.shape[1], assign="argmax"),
-                 details={"n_documents": n, "n_labels": table.shape[1],
-                          "n_topics_used": int((table.sum(axis=1) > 0).sum())})
-
-
 def _entropy(counts: np.ndarray, n: int) -> float:
     p = counts / n
     return float(-xlogy(p, p).sum())
 
 
-def nmi(theta: object, labels: Sequence) -> Score:
-    """Normalised mutual information of the documents' most probable topics and their labels.
-
-    ``I(Omega; C) / ((H(Omega) + H(C)) / 2)`` (module docstring).
-
-    Parameters
-    ----------
-    theta : array_like
-        ``D x K`` topic proportions.
-    labels : sequence
-        One label per document.
-
-    Returns
-    -------
-    Score
-        ``nmi`` in ``[0, 1]``, with ``mutual_information`` (nats) and the entropies.
-
-    Raises
-    ------
-    InvalidModelError
-        If ``theta`` is not a ``D x K`` distribution.
-    ParameterError
-        If a document has no label, several labels, or the counts disagree.
-    """
-    table, n = _contingency(theta, labels)
+def _nmi(table: np.ndarray, n: int) -> tuple[float, dict]:
+    """NMI of a ``topics x labels`` count table and its parts (module docstring)."""
     h_topics, h_labels = _entropy(table.sum(axis=1), n), _entropy(table.sum(axis=0), n)
     joint = table / n
     outer = np.outer(table.sum(axis=1), table.sum(axis=0)) / n ** 2
@@ -152,9 +100,42 @@ def nmi(theta: object, labels: Sequence) -> Score:
         value = 1.0
     else:
         value = max(0.0, mutual / mean) if mean > 0 else 0.0
-    return Score("nmi", value, _signature("nmi", n, table.shape[1], assign="argmax", mean="arithmetic"),
-                 details={"mutual_information": mutual, "entropy_topics": h_topics,
-                          "entropy_labels": h_labels, "n_documents": n})
+    return value, {"mutual_information": mutual, "entropy_topics": h_topics, "entropy_labels": h_labels}
+
+
+def clustering_scores(theta: object, labels: Sequence) -> dict[str, Score]:
+    """Purity and NMI of the documents' most probable topics against their labels (module docstring).
+
+    Parameters
+    ----------
+    theta : array_like
+        ``D x K`` topic proportions.
+    labels : sequence
+        One label per document (a one-element tuple is taken as its element).
+
+    Returns
+    -------
+    dict of str to Score
+        ``purity`` in ``(0, 1]`` and ``nmi`` in ``[0, 1]`` (with ``mutual_information``
+        in nats and the two entropies), each with ``n_documents``, ``n_labels`` and
+        ``n_topics_used`` in its details.
+
+    Raises
+    ------
+    InvalidModelError
+        If ``theta`` is not a ``D x K`` distribution.
+    ParameterError
+        If a document has no label, several labels, or the counts disagree.
+    """
+    table, n = _contingency(theta, labels)
+    n_labels = table.shape[1]
+    counts = {"n_documents": n, "n_labels": n_labels, "n_topics_used": int((table.sum(axis=1) > 0).sum())}
+    value, parts = _nmi(table, n)
+    purity = Score("purity", float(table.max(axis=1).sum() / n),
+                   _signature("purity", n, n_labels, assign="argmax"), details=dict(counts))
+    nmi = Score("nmi", value, _signature("nmi", n, n_labels, assign="argmax", mean="arithmetic"),
+                details={**parts, **counts})
+    return {"purity": purity, "nmi": nmi}
 
 
 def classification_scores(train_theta: object, train_labels: Sequence, test_theta: object,

@@ -4,8 +4,9 @@
 
 * ``log_odds_ratio`` (:func:`~tealeaves.comparison.divergence.log_odds_ratio`): needs
   topic-word probabilities and two topics;
-* ``we_irbo``, ``we_irbo_centroid``, ``rbo_match``, ``we_pairwise_similarity``,
-  ``we_centroid_similarity`` (:mod:`~tealeaves.comparison.embedding`): need word vectors
+* ``we_irbo``, ``rbo_match`` (its mean RBO), ``we_irbo_centroid`` (``centroid=True``),
+  ``we_pairwise_similarity``, ``we_centroid_similarity`` (:mod:`~tealeaves.comparison.embedding`):
+  need word vectors
   (``vectors``), which a corpus does not carry;
 * ``purity``, ``nmi`` of the training documents' most probable topics, and ``f1_micro``,
   ``precision_micro``, ``recall_micro`` of a linear SVM trained on the training documents'
@@ -45,9 +46,9 @@ def _try(out: dict, why: dict, columns: tuple[str, ...], compute: Callable[[], d
 def _embedding(model: object, vectors: object, n_top: int) -> dict:
     from tealeaves.comparison import embedding as emb
 
-    return {"we_irbo": emb.we_irbo(model, vectors, n_top).value,
-            "we_irbo_centroid": emb.we_irbo_centroid(model, vectors, n_top).value,
-            "rbo_match": emb.rbo_match(model, vectors, n_top).value,
+    irbo = emb.we_irbo(model, vectors, n_top)
+    return {"we_irbo": irbo.value, "rbo_match": irbo.details["rbo_match"],
+            "we_irbo_centroid": emb.we_irbo(model, vectors, n_top, centroid=True).value,
             "we_pairwise_similarity": emb.we_pairwise_similarity(model, vectors, n_top).value,
             "we_centroid_similarity": emb.we_centroid_similarity(model, vectors, n_top).value}
 
@@ -68,8 +69,8 @@ def _labels(model: object, train: object, test: object, seed: int) -> dict:
     from tealeaves.comparison import labels as lab
 
     theta, y = _single_label(model, train)
-    out = {"purity": lab.purity(theta, y).value, "nmi": lab.nmi(theta, y).value,
-           "n_single_label_train": len(y)}
+    out = {key: score.value for key, score in lab.clustering_scores(theta, y).items()}
+    out["n_single_label_train"] = len(y)
     test_theta, test_y = _single_label(model, test)
     scores = lab.classification_scores(theta, y, test_theta, test_y, seed=seed)
     out.update({key: score.value for key, score in scores.items()})
