@@ -267,8 +267,9 @@ def tealeaves_values(inputs: dict, vectors) -> dict:
     out[("WordEmbeddingsInvertedRBO", "paper")] = irbo.value
     out[("WordEmbeddingsRBOMatch", "paper")] = irbo.details["rbo_match"]
     out[("WordEmbeddingsInvertedRBOCentroid", "paper")] = cmp.we_irbo(topics, vectors, centroid=True).value
-    out[("WordEmbeddingsPairwiseSimilarity", "paper")] = cmp.we_pairwise_similarity(topics, vectors).value
-    out[("WordEmbeddingsCentroidSimilarity", "paper")] = cmp.we_centroid_similarity(topics, vectors).value
+    out[("WordEmbeddingsPairwiseSimilarity", "paper")] = cmp.we_similarity(topics, vectors).value
+    centroid = cmp.we_similarity(topics, vectors, centroid=True)
+    out[("WordEmbeddingsCentroidSimilarity", "paper")] = centroid.value
     scores = cmp.classification_scores(inputs["sl_train"], inputs["y_train"], inputs["sl_test"],
                                        inputs["y_test"], seed=inputs["seed"])
     for name, key in (("F1Score", "f1_micro"), ("PrecisionScore", "precision_micro"),
@@ -302,8 +303,8 @@ ROWS = [
     ("OCTIS", "WordEmbeddingsInvertedRBO", "we_irbo", "paper"),
     ("OCTIS", "WordEmbeddingsInvertedRBOCentroid", "we_irbo centroid=True", "paper"),
     ("OCTIS", "WordEmbeddingsRBOMatch", "we_irbo details rbo_match", "paper"),
-    ("OCTIS", "WordEmbeddingsPairwiseSimilarity", "we_pairwise_similarity", "paper"),
-    ("OCTIS", "WordEmbeddingsCentroidSimilarity", "we_centroid_similarity", "paper"),
+    ("OCTIS", "WordEmbeddingsPairwiseSimilarity", "we_similarity", "paper"),
+    ("OCTIS", "WordEmbeddingsCentroidSimilarity", "we_similarity centroid=True", "paper"),
     ("OCTIS", "F1Score", "classification_scores f1_micro", "paper"),
     ("OCTIS", "PrecisionScore", "classification_scores precision_micro", "paper"),
     ("OCTIS", "RecallScore", "classification_scores recall_micro", "paper"),

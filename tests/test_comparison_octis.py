@@ -16,9 +16,8 @@ from tealeaves.comparison import (
     log_odds_ratio,
     topic_pair_kl,
     topic_significance,
-    we_centroid_similarity,
     we_irbo,
-    we_pairwise_similarity,
+    we_similarity,
 )
 from tealeaves.models.base import FixedTopicModel
 
@@ -115,10 +114,10 @@ def test_we_pairwise_and_centroid_similarity_by_hand():
     pair01 = (cos[("a", "c")] + cos[("a", "d")] + cos[("b", "c")] + cos[("b", "d")]) / 4
     pair02 = (cos[("a", "a")] + cos[("b", "a")]) / 2     # zz has no vector: left out
     pair12 = (cos[("c", "a")] + cos[("d", "a")]) / 2
-    value = we_pairwise_similarity(topics, VEC, n_top=2).value
+    value = we_similarity(topics, VEC, n_top=2).value
     assert value == pytest.approx((pair01 + pair02 + pair12) / 3, abs=1e-15)
     # centroids (0.5, 0.5), (-0.5, 0.5), (1, 0): cosines 0, 1/sqrt 2, -1/sqrt 2
-    assert we_centroid_similarity(topics, VEC, n_top=2).value == pytest.approx(0.0, abs=1e-15)
+    assert we_similarity(topics, VEC, n_top=2, centroid=True).value == pytest.approx(0.0, abs=1e-15)
 
 
 def test_embedding_coherence_octis_flips_negative_sum_vectors():

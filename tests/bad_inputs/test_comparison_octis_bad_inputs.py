@@ -21,8 +21,8 @@ K1 = FixedTopicModel(RNG.dirichlet(np.ones(6), size=1), VOCAB)
 K3 = FixedTopicModel(RNG.dirichlet(np.ones(6), size=3), VOCAB)
 ZERO_TOPIC = SimpleNamespace(topic_word_=np.vstack([K3.topic_word_[:2], np.zeros(6)]), vocabulary_=VOCAB)
 VEC = WordVectors(["w0", "w1", "w2"], np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), "toy")
-BETWEEN = (cmp.we_irbo, lambda *a, **k: cmp.we_irbo(*a, centroid=True, **k), cmp.we_pairwise_similarity,
-           cmp.we_centroid_similarity)
+BETWEEN = (cmp.we_irbo, lambda *a, **k: cmp.we_irbo(*a, centroid=True, **k), cmp.we_similarity,
+           lambda *a, **k: cmp.we_similarity(*a, centroid=True, **k))
 
 
 @pytest.mark.parametrize("fn", [cmp.topic_pair_kl, cmp.log_odds_ratio])

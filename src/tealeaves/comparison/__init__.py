@@ -10,7 +10,7 @@ paired comparisons and junk-topic flags.
 * :mod:`~tealeaves.comparison.significance` -- :func:`topic_significance` (AlSumait et al. 2009);
 * :mod:`~tealeaves.comparison.embedding` -- :func:`read_vectors`, :func:`train_vectors`,
   :func:`embedding_coherence`, and between topics :func:`we_irbo` (and its centroid variant),
-  :func:`we_pairwise_similarity`, :func:`we_centroid_similarity`
+  :func:`we_similarity` (pairwise and centroid)
   (Terragni et al. 2021);
 * :mod:`~tealeaves.comparison.divergence` -- :func:`topic_pair_kl`, :func:`log_odds_ratio` (OCTIS);
 * :mod:`~tealeaves.comparison.labels` -- :func:`clustering_scores` (purity, NMI),
@@ -47,9 +47,8 @@ _EXPORTS = {
     "embedding_coherence": "embedding",
     "read_vectors": "embedding",
     "train_vectors": "embedding",
-    "we_centroid_similarity": "embedding",
     "we_irbo": "embedding",
-    "we_pairwise_similarity": "embedding",
+    "we_similarity": "embedding",
     "IncomparableError": "errors",
     "FLAGS": "flags",
     "FlagReport": "flags",
@@ -98,9 +97,8 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         embedding_coherence,
         read_vectors,
         train_vectors,
-        we_centroid_similarity,
         we_irbo,
-        we_pairwise_similarity,
+        we_similarity,
     )
     from tealeaves.comparison.errors import IncomparableError
     from tealeaves.comparison.flags import (

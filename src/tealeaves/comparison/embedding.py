@@ -43,10 +43,10 @@ similarity measures*, NLDB; OCTIS's ``similarity_metrics``), over the pairs of t
     ``1 - mean WE-RBO-centroid``: the overlap at depth ``d`` is ``sim`` of the centroids
     of the first ``d`` words' vectors (0 while a topic has no vector yet), ``A_d = X_d / d``
     as OCTIS computes it (so identical topics do not reach 1).
-:func:`we_pairwise_similarity`
+:func:`we_similarity`
     ``mean_{i<j}`` of the mean ``cos(v, w)`` over the words ``v`` of ``i`` and ``w`` of
     ``j`` with vectors (OCTIS's ``WordEmbeddingsPairwiseSimilarity``).
-:func:`we_centroid_similarity`
+:func:`we_similarity` with ``centroid=True``
     ``mean_{i<j} cos(c_i, c_j)`` of the topics' centroids (mean vectors; 0 for a centroid
     of norm 0), OCTIS's ``WordEmbeddingsCentroidSimilarity``.
 
@@ -569,12 +569,15 @@ def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.
     return score
 
 
-def we_pairwise_similarity(topics: object, vectors: WordVectors, n_top: int = 10) -> Score:
-    """Mean over pairs of topics of the mean cosine between their top words' vectors.
+def we_similarity(topics: object, vectors: WordVectors, n_top: int = 10, centroid: bool = False) -> Score:
+    """Mean word-embedding similarity over the pairs of topics ``i < j`` (Terragni et al. 2021).
 
-    OCTIS's ``WordEmbeddingsPairwiseSimilarity`` (Terragni et al. 2021): for topics
-    ``i < j``, ``1 / |P| sum_{(v, w) in P} cos(v, w)`` over the pairs ``P`` of a word of
-    ``i`` and a word of ``j`` that both have a vector; then the mean over topic pairs.
+    ``centroid=False``: OCTIS's ``WordEmbeddingsPairwiseSimilarity``, for each pair of topics
+    ``1 / |P| sum_{(v, w) in P} cos(v, w)`` over the pairs ``P`` of a word of ``i`` and a word
+    of ``j`` that both have a vector.  ``centroid=True``: OCTIS's
+    ``WordEmbeddingsCentroidSimilarity``, ``cos(c_i, c_j)`` of the topics' mean vectors
+    (words without a vector left out; 0 for a centroid of norm 0).  Then the mean over the
+    pairs of topics; higher = more similar topics.
 
     Parameters
     ----------
@@ -584,11 +587,13 @@ def we_pairwise_similarity(topics: object, vectors: WordVectors, n_top: int = 10
         The word vectors.
     n_top : int, default 10
         Top words per topic.
+    centroid : bool, default False
+        Compare the topics' centroids instead of every pair of words.
 
     Returns
     -------
     Score
-        ``we-pairwise-similarity`` (higher = more similar topics), with ``n_pairs``.
+        ``we-pairwise-similarity`` or ``we-centroid-similarity``, with ``n_pairs``.
 
     Raises
     ------
@@ -597,43 +602,15 @@ def we_pairwise_similarity(topics: object, vectors: WordVectors, n_top: int = 10
     EmptyInputError
         If a topic has no top word with a vector.
     """
-    def pair(a: list[str], b: list[str]) -> float:
+    def words_pair(a: list[str], b: list[str]) -> float:
         ua = _unit(vectors, [w for w in a if w in vectors])
         ub = _unit(vectors, [w for w in b if w in vectors])
         return float((ua @ ub.T).mean())
 
-    return _pairwise_measure("we-pairwise-similarity", topics, vectors, n_top, pair)
-
-
-def we_centroid_similarity(topics: object, vectors: WordVectors, n_top: int = 10) -> Score:
-    """Mean over pairs of topics ``i < j`` of ``cos(c_i, c_j)``, ``c`` the mean of a topic's word vectors.
-
-    OCTIS's ``WordEmbeddingsCentroidSimilarity`` (Terragni et al. 2021); words without a
-    vector are left out of the centroid.
-
-    Parameters
-    ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    vectors : WordVectors
-        The word vectors.
-    n_top : int, default 10
-        Top words per topic.
-
-    Returns
-    -------
-    Score
-        ``we-centroid-similarity`` (higher = more similar topics), with ``n_pairs``.
-
-    Raises
-    ------
-    ParameterError
-        If ``n_top`` is invalid or there are fewer than two topics.
-    EmptyInputError
-        If a topic has no top word with a vector.
-    """
-    def centroid(words: list[str]) -> np.ndarray:
+    def centre(words: list[str]) -> np.ndarray:
         return np.mean([vectors.vectors[vectors.index[w]] for w in words if w in vectors], axis=0)
 
-    return _pairwise_measure("we-centroid-similarity", topics, vectors, n_top,
-                             lambda a, b: _cosine(centroid(a), centroid(b)))
+    if CENTROID.check(centroid):
+        return _pairwise_measure("we-centroid-similarity", topics, vectors, n_top,
+                                 lambda a, b: _cosine(centre(a), centre(b)))
+    return _pairwise_measure("we-pairwise-similarity", topics, vectors, n_top, words_pair)

@@ -49,8 +49,8 @@ def _embedding(model: object, vectors: object, n_top: int) -> dict:
     irbo = emb.we_irbo(model, vectors, n_top)
     return {"we_irbo": irbo.value, "rbo_match": irbo.details["rbo_match"],
             "we_irbo_centroid": emb.we_irbo(model, vectors, n_top, centroid=True).value,
-            "we_pairwise_similarity": emb.we_pairwise_similarity(model, vectors, n_top).value,
-            "we_centroid_similarity": emb.we_centroid_similarity(model, vectors, n_top).value}
+            "we_pairwise_similarity": emb.we_similarity(model, vectors, n_top).value,
+            "we_centroid_similarity": emb.we_similarity(model, vectors, n_top, centroid=True).value}
 
 
 def _single_label(model: object, corpus: object) -> tuple[np.ndarray, list]:
