@@ -85,3 +85,23 @@ def test_asymmetric_distance_by_hand():
     # 1.0: the last inside 0.95 is 0.1, so all four words; 1 - cos(q, p)
     full = float(q @ p / (np.linalg.norm(q) * np.linalg.norm(p)))
     assert d[1, 0] == pytest.approx(1 - full, abs=1e-15)
+
+
+def test_consensus_of_fitted_runs_is_the_same_for_the_same_seeds():
+    from tealeaves.corpus import Corpus
+    from tealeaves.models.sklearn_lda import SklearnLDA
+
+    rng = np.random.default_rng(0)
+    groups = [[f"a{i}" for i in range(6)], [f"b{i}" for i in range(6)], [f"c{i}" for i in range(6)]]
+    docs = [list(rng.choice(groups[d % 3], 12)) for d in range(90)]
+    corpus = Corpus.from_token_lists(docs)
+
+    def consensus():
+        runs = [SklearnLDA(3, random_state=seed, max_iter=30).fit(corpus) for seed in (1, 2, 3)]
+        return consensus_topics(runs, min_share=0.6)
+
+    a, b = consensus(), consensus()
+    assert a.clusters.equals(b.clusters) and np.array_equal(a.model.topic_word_, b.model.topic_word_)
+    # the three planted word groups recur in all three runs
+    assert list(a.clusters["n_runs"]) == [3, 3, 3]
+    assert sorted(w[0][0] for w in a.model.top_words(6)) == ["a", "b", "c"]
