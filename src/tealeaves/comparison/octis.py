@@ -12,8 +12,10 @@
   ``precision_micro``, ``recall_micro`` of a linear SVM trained on the training documents'
   topic proportions and tested on the test documents' (:mod:`~tealeaves.comparison.labels`):
   need document labels (``Corpus.labels``) and topic proportions (``model.transform``).  Only
-  documents with exactly one label take part (Reuters stories have zero to many categories);
-  the counts kept are returned as ``n_single_label_train`` / ``n_single_label_test``.
+  documents with exactly one label take part (Reuters stories have zero to many categories).
+
+Every model gets the same columns (a results store requires it): a value, or ``None`` and
+the reason in ``unavailable``.
 
 The means of the per-topic KL distances of AlSumait et al. (``kl_uniform``, ``kl_vacuous``,
 ``kl_background``) come with topic significance, which needs the same topic proportions
@@ -70,11 +72,9 @@ def _labels(model: object, train: object, test: object, seed: int) -> dict:
 
     theta, y = _single_label(model, train)
     out = {key: score.value for key, score in lab.clustering_scores(theta, y).items()}
-    out["n_single_label_train"] = len(y)
     test_theta, test_y = _single_label(model, test)
     scores = lab.classification_scores(theta, y, test_theta, test_y, seed=seed)
     out.update({key: score.value for key, score in scores.items()})
-    out["n_single_label_test"] = len(test_y)
     return out
 
 
