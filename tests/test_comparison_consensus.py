@@ -105,3 +105,8 @@ def test_consensus_of_fitted_runs_is_the_same_for_the_same_seeds():
     # the three planted word groups recur in all three runs
     assert list(a.clusters["n_runs"]) == [3, 3, 3]
     assert sorted(w[0][0] for w in a.model.top_words(6)) == ["a", "b", "c"]
+    # the consensus is a model like any other: coherence scores it
+    from tealeaves.coherence import coherence
+
+    scores = coherence(a.model, docs, measure="npmi", n_top=5).scores
+    assert len(scores) == 3 and all(s is not None and s > 0 for s in scores)
