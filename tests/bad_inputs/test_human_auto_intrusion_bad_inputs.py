@@ -52,3 +52,7 @@ def test_auto_intrusion_api_errors_and_absent_words():
     absent = dict(ITEM, options=["a", "b", "c", "zzz"], answer="zzz")
     res = auto_intrusion(Study(name="wi", seed=0, settings={}, items=[absent]), ref)
     assert res.predictions.loc[0, "predicted"] == "zzz" and res.to_dict()["n_absent_items"] == 1
+    # no option in the reference: the first option is predicted (documented), and the item counted
+    nowhere = dict(ITEM, options=["q", "r", "s", "t"], answer="r")
+    res = auto_intrusion(Study(name="wi", seed=0, settings={}, items=[nowhere]), ref, window=2)
+    assert res.predictions.loc[0, "predicted"] == "q" and res.predictions.loc[0, "absent"] == 4

@@ -118,9 +118,11 @@ def _counts(reference, words: list[str], window: str | int) -> tuple[np.ndarray,
     from tealeaves.coherence import core
 
     ids = [reference.word_id(w) for w in words]
-    present = [i for i, x in enumerate(ids) if x is not None]
+    present = np.array([i for i, x in enumerate(ids) if x is not None], dtype=np.int64)
     n = len(words)
     single, joint = np.zeros(n), np.zeros((n, n))
+    if len(present) == 0:  # no option in the reference: every feature is -inf (item_features)
+        return single, joint, 1
     pairs = np.array([(a, b) for a in range(len(present)) for b in range(a + 1, len(present))],
                      dtype=np.int64).reshape(-1, 2)
     word_ids = [ids[i] for i in present]
@@ -129,7 +131,7 @@ def _counts(reference, words: list[str], window: str | int) -> tuple[np.ndarray,
     else:
         counts = core.count_windows(reference, word_ids, pairs, int(window))
     single[present] = counts.single
-    rows, cols = np.asarray(present)[pairs[:, 0]], np.asarray(present)[pairs[:, 1]]
+    rows, cols = present[pairs[:, 0]], present[pairs[:, 1]]
     joint[rows, cols] = counts.joint
     joint[cols, rows] = counts.joint
     return single, joint, int(counts.n_units)
