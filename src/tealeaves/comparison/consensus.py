@@ -146,6 +146,8 @@ def _clusters(dist: np.ndarray, runs: np.ndarray, epsilon: float,
               min_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Cores and cluster labels (module docstring, step 2): ``(is_core, label)`` with -1 for noise."""
     n = len(runs)
+    dist = dist.copy()
+    np.fill_diagonal(dist, 1.0)  # as gensim: a topic is not its own neighbour in the check-back
     other = runs[:, None] != runs[None, :]
     near = (dist < epsilon) & other
     neighbours = [np.flatnonzero(near[i])[np.argsort(dist[i, near[i]], kind="stable")] for i in range(n)]
