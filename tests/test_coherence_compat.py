@@ -465,3 +465,23 @@ def test_tomotopy_indirect_measures(tomotopy_setup, seg, tp_im, ours, factor):
     diff = float(np.max(np.abs(factor * theirs - mine)))
     print(f"tomotopy {seg} {tp_im}: largest difference {diff:.2e}")
     assert diff <= 1e-6
+
+
+# --------------------------------------------------------------------------------------------
+# tmtoolkit's metric_coherence_mimno_2011(eps=1e-12, normalize=True), re-implemented from its code
+# --------------------------------------------------------------------------------------------
+def test_tmtoolkit_umass_adds_the_epsilon_to_the_count():
+    docs = [["a", "b", "c"], ["a", "b"], ["b", "c"], ["a", "d"], ["c", "d"], ["d"]] * 2
+    topic = ["a", "b", "c", "d"]  # ranked: tmtoolkit pairs (v_m, v_l), l < m, conditioned on the earlier v_l
+    n_docs = len(docs)
+    df = {w: sum(w in d for d in docs) for w in topic}
+    codf = {(u, v): sum(u in d and v in d for d in docs) for u in topic for v in topic}
+    pairs = [(topic[m], topic[l]) for m in range(1, len(topic)) for l in range(m)]
+    tmtoolkit = sum(math.log((codf[pair] + 1e-12) / df[pair[1]]) for pair in pairs) / len(pairs)
+    got = coherence([topic], docs, measure="tmtoolkit_umass", n_top=4).scores[0]
+    assert got == pytest.approx(tmtoolkit, abs=1e-12)
+    # gensim's u_mass adds the epsilon to the probability: b-d never co-occur, a gap of log(N) / 6 pairs
+    gensim = coherence([topic], docs, measure="umass", n_top=4, smoothing=0, zero="epsilon",
+                       aggregation="mean").scores[0]
+    never = sum(codf[pair] == 0 for pair in pairs)
+    assert gensim - got == pytest.approx(never * math.log(n_docs) / len(pairs), abs=1e-9)

@@ -24,7 +24,7 @@ CHOICES = {
     "absent": ("skip", "zero"),
     "window_kind": ("sliding", "context"),
     "measure": ("umass", "uci", "npmi", "c_v", "jhlau_pmi", "jhlau_npmi", "palmetto_umass", "palmetto_uci",
-                "palmetto_npmi", "c_a", "c_p", "palmetto_c_v"),
+                "palmetto_npmi", "c_a", "c_p", "palmetto_c_v", "tmtoolkit_umass"),
 }
 
 #: Top words per topic: a whole number >= 2 (a list of them is averaged, Lau and Baldwin 2016).

@@ -17,6 +17,7 @@ palmetto_npmi one-one         10      npmi                  mean  epsilon  100  
 c_a           one-one         5       cosine (NPMI, g=1)    mean  epsilon  50       context windows, absent 0
 c_p           one-pre         70      fitelson              mean  limit    700      absent 0
 palmetto_c_v  one-set         110     cosine (NPMI, g=1)    mean  epsilon  1100     absent 0
+tmtoolkit_umass one-pre       doc     log-conditional       mean  limit    0        smoothing 1e-12
 ============  ==============  ======  ====================  ====  =======  =======  ===============
 
 ``umass`` follows Mimno et al. (2011) as written in the article: document
@@ -24,6 +25,15 @@ co-occurrence in the training corpus, ``+1`` added to the joint count, the sum
 over pairs.  gensim's ``u_mass`` is ``smoothing=0, zero="epsilon",
 aggregation="mean"``.  ``uci`` keeps PMI's customary epsilon because its
 limit for a never co-occurring pair is ``-inf``.
+
+``tmtoolkit_umass`` reproduces tmtoolkit's ``metric_coherence_mimno_2011(eps=1e-12,
+normalize=True)``, which tmtoolkit documents as gensim's ``u_mass`` but is not: it adds the
+epsilon to the co-document *count*, ``log((D(w_m, w_l) + 1e-12) / D(w_l))``, where gensim
+adds it to the *probability*, ``log((D(w_m, w_l) / N + 1e-12) / (D(w_l) / N))``.  For a pair
+that never co-occurs the two differ by ``log N`` (``N`` documents); per topic, up to 1.7 on
+the Reuters stories in benchmarks/peers_octis.py (docs/peers.md).  It is Mimno et al.'s
+formula with a smoothing count of 1e-12 instead of 1, averaged: a reproduction of tmtoolkit,
+not a recommended measure.
 
 The ``jhlau_*`` presets are jhlau/topic_interpretability's ``ComputeWordCount.py``
 (window 20; its window 0, the whole document, is ``window="doc"``) and
@@ -195,6 +205,8 @@ PRESETS: dict[str, MeasureSpec] = {
     "c_p": MeasureSpec("c_p", "one-pre", 70, "fitelson", "mean", min_count=700, absent="zero"),
     "palmetto_c_v": MeasureSpec("palmetto_c_v", "one-set", 110, "cosine", "mean", zero="epsilon",
                                 min_count=1100, absent="zero"),
+    "tmtoolkit_umass": MeasureSpec("tmtoolkit_umass", "one-pre", "doc", "log-conditional", "mean",
+                                   smoothing=1e-12),
 }
 _ALIASES = {"u_mass": "umass", "c_uci": "uci", "c_npmi": "npmi", "cv": "c_v"}
 

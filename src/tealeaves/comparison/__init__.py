@@ -9,7 +9,17 @@ paired comparisons and junk-topic flags.
   :func:`mean_pairwise_jaccard`, :func:`rbo`;
 * :mod:`~tealeaves.comparison.significance` -- :func:`topic_significance` (AlSumait et al. 2009);
 * :mod:`~tealeaves.comparison.embedding` -- :func:`read_vectors`, :func:`train_vectors`,
-  :func:`embedding_coherence`;
+  :func:`embedding_coherence`, and between topics :func:`we_irbo` (and its centroid variant),
+  :func:`we_similarity` (pairwise and centroid)
+  (Terragni et al. 2021);
+* :mod:`~tealeaves.comparison.divergence` -- :func:`topic_pair_kl`, :func:`log_odds_ratio` (OCTIS);
+* :mod:`~tealeaves.comparison.labels` -- :func:`clustering_scores` (purity, NMI),
+  :func:`classification_scores`
+  against document labels;
+* :mod:`~tealeaves.comparison.octis` -- :func:`octis_measures`, OCTIS's model-level columns for
+  results stores;
+* :mod:`~tealeaves.comparison.consensus` -- :func:`consensus_topics`, the topics recurring across
+  runs as one model (after gensim's ``EnsembleLda``);
 * :mod:`~tealeaves.comparison.paired` -- :func:`coherence_difference`,
   :func:`likelihood_difference`, :func:`same_heldout`;
 * :mod:`~tealeaves.comparison.flags` -- :func:`flag_topics` and one function per flag.
@@ -29,10 +39,16 @@ _EXPORTS = {
     "mean_pairwise_jaccard": "diversity",
     "rbo": "diversity",
     "topic_diversity": "diversity",
+    "ConsensusResult": "consensus",
+    "consensus_topics": "consensus",
+    "log_odds_ratio": "divergence",
+    "topic_pair_kl": "divergence",
     "WordVectors": "embedding",
     "embedding_coherence": "embedding",
     "read_vectors": "embedding",
     "train_vectors": "embedding",
+    "we_irbo": "embedding",
+    "we_similarity": "embedding",
     "IncomparableError": "errors",
     "FLAGS": "flags",
     "FlagReport": "flags",
@@ -45,6 +61,9 @@ _EXPORTS = {
     "mixed_flags": "flags",
     "mixed_topic": "flags",
     "word_groups": "flags",
+    "octis_measures": "octis",
+    "classification_scores": "labels",
+    "clustering_scores": "labels",
     "METRICS": "matching",
     "TopicMatching": "matching",
     "match_topics": "matching",
@@ -64,6 +83,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.comparison._common import Score
+    from tealeaves.comparison.consensus import ConsensusResult, consensus_topics
+    from tealeaves.comparison.divergence import log_odds_ratio, topic_pair_kl
     from tealeaves.comparison.diversity import (
         inverted_rbo,
         jaccard,
@@ -71,7 +92,14 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         rbo,
         topic_diversity,
     )
-    from tealeaves.comparison.embedding import WordVectors, embedding_coherence, read_vectors, train_vectors
+    from tealeaves.comparison.embedding import (
+        WordVectors,
+        embedding_coherence,
+        read_vectors,
+        train_vectors,
+        we_irbo,
+        we_similarity,
+    )
     from tealeaves.comparison.errors import IncomparableError
     from tealeaves.comparison.flags import (
         FLAGS,
@@ -86,7 +114,9 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         mixed_topic,
         word_groups,
     )
+    from tealeaves.comparison.labels import classification_scores, clustering_scores
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
+    from tealeaves.comparison.octis import octis_measures
     from tealeaves.comparison.paired import (
         PairedDifference,
         coherence_difference,

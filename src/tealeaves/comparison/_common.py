@@ -192,6 +192,12 @@ def vocabulary_of(model: object, n_columns: int, name: str = "model") -> list[st
 
 #: Top words per topic of the word-list measures (diversity, RBO, Jaccard matching; coherence needs 2).
 N_TOP = Param("n_top", "int", min_value=1, help="top words per topic")
+#: Whose definition a comparison measure follows: the paper's (default) or a peer's (``octis``,
+#: reproducing OCTIS 1.14's numbers where its code departs from the paper; see docs/peers.md).
+COMPAT = Param("compat", "choice", choices=("paper", "octis"),
+               help="the paper's definition, or a peer's deviating one (octis)")
+#: OCTIS's ``_KL`` adds this to both distributions without renormalising them.
+OCTIS_EPSILON = 1e-5
 
 
 def top_words(topics: object, n_top: int, name: str = "topics", require: bool = True) -> list[list[str]]:

@@ -69,15 +69,37 @@ def rbo(first: Sequence[str], second: Sequence[str], p: float = 0.9) -> float:
     seen_a: set[str] = set()
     seen_b: set[str] = set()
     shared = 0
-    total = 0.0
-    agreement = 0.0
+    agreements = []
     for d, (a, b) in enumerate(zip(first, second), start=1):
         shared += (a in seen_b) + (b in seen_a) + (a == b)
         seen_a.add(a)
         seen_b.add(b)
-        agreement = shared / d
-        total += p ** d * agreement
-    return (1 - p) / p * total + p ** k * agreement
+        agreements.append(shared / d)
+    return rbo_extrapolated(agreements, p)
+
+
+def rbo_extrapolated(agreements: Sequence[float], p: float) -> float:
+    """``(1 - p) / p * sum_{d=1}^{k} p^d A_d + p^k A_k`` for the agreements ``A_1 .. A_k``.
+
+    Webber, Moffat and Zobel (2010), eq. 32, for two rankings of the same length ``k``;
+    :func:`rbo` takes ``A_d`` from the shared words, the word-embedding RBOs of
+    :mod:`~tealeaves.comparison.embedding` from word similarities.
+
+    Parameters
+    ----------
+    agreements : sequence of float
+        ``A_d`` at the depths ``d = 1 .. k`` (at least one).
+    p : float
+        Persistence in ``(0, 1]`` (checked by the caller).
+
+    Returns
+    -------
+    float
+        The extrapolated RBO.
+    """
+    k = len(agreements)
+    total = sum(p ** d * a for d, a in enumerate(agreements, start=1))
+    return (1 - p) / p * total + p ** k * agreements[-1]
 
 
 def _signature(measure: str, topics: object, n_top: int, **extra) -> Signature:

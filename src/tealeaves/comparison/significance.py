@@ -27,8 +27,13 @@ tealeaves uses the expected counts ``n_dk = N_d theta_dk``:
 ``p(j) = sum_d n_dj / N`` and ``Psi_k(d) = n_dk / sum_d n_dk``
 (``weight=tokens`` in the signature).  Without ``doc_lengths`` every document
 counts the same, ``p(j) = mean_d theta_dj`` and ``Psi_k(d) ∝ theta_dk``, which
-is OCTIS's ``KL_vacuous`` / ``KL_background`` (``weight=documents``); OCTIS also
-adds 1e-5 to every probability, which tealeaves does not.
+is OCTIS's ``KL_vacuous`` / ``KL_background`` (``weight=documents``).
+
+``compat="octis"`` reproduces OCTIS 1.14's numbers (``KL_uniform``, ``KL_vacuous``,
+``KL_background``): its ``_KL`` adds ``epsilon = 1e-5`` to both distributions without
+renormalising them, ``sum_i (P_i + e) log((P_i + e) / (Q_i + e))``.  This departs from the
+paper: over a vocabulary of 26,920 words, 1e-5 is 27% of the uniform probability and moves
+``kl_uniform`` by about 13% (docs/peers.md).  The default (``compat="paper"``) adds nothing.
 
 The paper goes on to combine standardised distances into one rank; that
 combination is not computed here.
@@ -39,13 +44,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tealeaves.comparison._common import Score, model_name, topic_probabilities
-from tealeaves.errors import InvalidModelError
+from tealeaves.comparison._common import COMPAT, OCTIS_EPSILON, Score, model_name, topic_probabilities
+from tealeaves.errors import InvalidModelError, ParameterError
 from tealeaves.likelihood._perplexity import check_proportions
 from tealeaves.signature import Signature
 
 
-def kl_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def kl_divergence(p: np.ndarray, q: np.ndarray, compat: str = "paper") -> np.ndarray:
     """``KL(p || q) = sum_i p_i log(p_i / q_i)`` along the last axis (nats), ``0 log 0 = 0``.
 
     Parameters
@@ -54,14 +59,25 @@ def kl_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
         Distributions along the last axis.
     q : numpy.ndarray
         Distributions broadcastable against ``p``.
+    compat : {"paper", "octis"}, default "paper"
+        ``"octis"``: OCTIS's ``_KL``, ``sum_i (p_i + e) log((p_i + e) / (q_i + e))`` with
+        ``e = 1e-5`` added without renormalising (reproduces OCTIS; not a divergence of
+        distributions).
 
     Returns
     -------
     numpy.ndarray
-        The divergences (``inf`` where ``q_i = 0 < p_i``).
+        The divergences (``inf`` where ``q_i = 0 < p_i`` under ``"paper"``).
+
+    Raises
+    ------
+    ParameterError
+        If ``compat`` is not known.
     """
     from scipy.special import rel_entr
 
+    if COMPAT.check(compat) == "octis":
+        p, q = np.asarray(p) + OCTIS_EPSILON, np.asarray(q) + OCTIS_EPSILON
     return rel_entr(p, q).sum(axis=-1)
 
 
@@ -102,7 +118,8 @@ def topic_document_mass(theta: np.ndarray, doc_lengths: object | None) -> np.nda
     return theta * _doc_lengths(doc_lengths, theta.shape[0])[:, None]
 
 
-def topic_significance(model: object, theta: np.ndarray, doc_lengths: object | None = None) -> Score:
+def topic_significance(model: object, theta: np.ndarray, doc_lengths: object | None = None,
+                       compat: str = "paper") -> Score:
     """The three KL distances of AlSumait et al. (2009) for every topic (see the module docstring).
 
     Parameters
@@ -115,6 +132,9 @@ def topic_significance(model: object, theta: np.ndarray, doc_lengths: object | N
     doc_lengths : array_like or None, default None
         Their token counts (``corpus.lengths``): weighs documents by tokens
         (``weight=tokens``); None weighs them equally, as OCTIS.
+    compat : {"paper", "octis"}, default "paper"
+        ``"octis"`` adds OCTIS's epsilon (see the module docstring) to reproduce its
+        ``KL_uniform``, ``KL_vacuous`` and ``KL_background``; it needs ``doc_lengths=None``.
 
     Returns
     -------
@@ -127,7 +147,13 @@ def topic_significance(model: object, theta: np.ndarray, doc_lengths: object | N
     InvalidModelError
         If the model has no probabilities, ``theta`` is not a ``D x K`` distribution,
         or a topic has no weight in any document.
+    ParameterError
+        If ``compat`` is not known, or is ``"octis"`` with ``doc_lengths``.
     """
+    compat = COMPAT.check(compat)
+    if compat == "octis" and doc_lengths is not None:
+        raise ParameterError("OCTIS weighs every document the same, so compat='octis' takes no doc_lengths",
+                             fix="leave doc_lengths at None, or use compat='paper'")
     phi = topic_probabilities(model)
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 2:
@@ -147,14 +173,16 @@ def topic_significance(model: object, theta: np.ndarray, doc_lengths: object | N
     psi = (mass / per_topic_mass).T  # K x D, rows p(d | k)
     frame = pd.DataFrame({
         "topic": np.arange(phi.shape[0]),
-        "kl_uniform": kl_divergence(phi, np.full(n_words, 1.0 / n_words)),
-        "kl_vacuous": kl_divergence(phi, vacuous[None, :]),
-        "kl_background": kl_divergence(psi, np.full(n_docs, 1.0 / n_docs)),
+        "kl_uniform": kl_divergence(phi, np.full(n_words, 1.0 / n_words), compat),
+        "kl_vacuous": kl_divergence(phi, vacuous[None, :], compat),
+        "kl_background": kl_divergence(psi, np.full(n_docs, 1.0 / n_docs), compat),
         "share": share,
     })
     weight = "documents" if doc_lengths is None else "tokens"
-    sig = Signature("topic-significance", {"dist": "kl", "weight": weight, "docs": n_docs,
-                                           "model": model_name(model)})
+    fields = {"dist": "kl", "weight": weight, "docs": n_docs, "model": model_name(model)}
+    if compat != "paper":
+        fields["compat"] = compat
+    sig = Signature("topic-significance", fields)
     return Score("topic-significance", float(frame["kl_vacuous"].mean()), sig, frame,
                  {"mean_kl_uniform": float(frame["kl_uniform"].mean()),
                   "mean_kl_background": float(frame["kl_background"].mean())})

@@ -37,6 +37,7 @@ _EXPORTS = {
     "true_score_ci": "resampling", "disattenuated": "resampling",
     "compare_measures": "comparison", "williams_t": "comparison", "by_group": "comparison",
     "model_level": "comparison", "model_plot": "comparison",
+    "AutoIntrusion": "automatic", "auto_intrusion": "automatic",
 }
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
 
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         split_half_reliability,
     )
     from tealeaves.human.app import AnnotationApp, serve
+    from tealeaves.human.automatic import AutoIntrusion, auto_intrusion
     from tealeaves.human.comparison import by_group, compare_measures, model_level, model_plot, williams_t
     from tealeaves.human.correlation import (
         CorrelationError,

@@ -40,6 +40,9 @@ API = {
     "human compare": (*_TABLES, "tealeaves.human.comparison:compare_measures"),
     "human models": (*_TABLES, "tealeaves.human.correlation:read_per_model",
                      "tealeaves.human.comparison:model_level", "tealeaves.human.comparison:model_plot"),
+    "human auto-intrusion": ("tealeaves.human.study:Study.load",
+                             "tealeaves.human.automatic:auto_intrusion",
+                             "tealeaves.human.survey:save_judgments"),
     "annotate serve": ("tealeaves.human.study:Study.load", "tealeaves.human.app:serve"),
     "annotate export": ("tealeaves.human.store:JudgmentStore", "tealeaves.human.export:write_long"),
 }
@@ -68,6 +71,8 @@ def register(subparsers) -> None:
     _add_describe(hsub.add_parser("describe-study", help="the study record of judgments collected elsewhere"))
     _add_compare(hsub.add_parser("compare", help="difference of two measures' correlations with people"))
     _add_models(hsub.add_parser("models", help="model-level comparison: mean human score vs measure"))
+    _add_auto_intrusion(hsub.add_parser("auto-intrusion", help="predict word-intrusion answers from a "
+                                        "reference (Lau et al. 2014), written as an annotator's judgments"))
 
     ann = subparsers.add_parser("annotate", help="run a lab annotation study in the browser")
     asub = ann.add_subparsers(dest="annotate_command", metavar="SUBCOMMAND", required=True)
@@ -428,6 +433,41 @@ def _import(args) -> int:
         return 0
     print(f"imported {report['rows_kept']} of {report['rows_read']} rows to {escape(args.output)}; "
           f"excluded: {report['excluded']}")
+    return 0
+
+
+def _add_auto_intrusion(p) -> None:
+    from tealeaves.human.automatic import METHOD, N_FOLDS
+
+    p.add_argument("study", help="the study file (JSON) with word-intrusion items")
+    p.add_argument("--reference", required=True, help="the reference index file (`tealeaves index build`)")
+    add_param(p, METHOD, default="npmi")
+    p.add_argument("--window", default="doc", help="'doc' or a sliding window size in tokens (default doc)")
+    add_param(p, N_FOLDS, default=5)
+    add_param(p, SCORE_SEED, default=0, help="seed of the ranker's folds")
+    add_output(p, required=True, help="judgments in the long format (CSV), or a judgment database "
+               "(.sqlite/.db) bound to the study")
+    add_format_option(p)
+    add_examples(p, ("predict a study's intruders from NPMI in a reference, then score them like people's",
+                     "tealeaves human auto-intrusion study.json --reference ref.idx -o auto.csv"),
+                 ("", "tealeaves human score auto.csv --study study.json"))
+    p.set_defaults(func=_auto_intrusion)
+
+
+def _auto_intrusion(args) -> int:
+    from tealeaves.human.automatic import auto_intrusion
+    from tealeaves.human.study import Study
+    from tealeaves.human.survey import save_judgments
+
+    study = Study.load(args.study)
+    result = auto_intrusion(study, args.reference, method=args.method, window=args.window,
+                            n_folds=args.n_folds, seed=args.seed)
+    report = {**result.to_dict(), "output": save_judgments(result.judgments(), study, args.output)}
+    if args.format == "json":
+        print(dump_json(report))
+        return 0
+    print(f"{report['annotator']}: predicted {report['n_items']} intruders, accuracy "
+          f"{report['accuracy']:.3f} (chance {report['chance']:.3f}); wrote {escape(args.output)}")
     return 0
 
 

@@ -79,6 +79,9 @@ class SweepData:
         Top words per topic.
     split_seed : int
         The seed of the train/test split and of the document completion.
+    vectors : WordVectors or None, default None
+        Word vectors for the word-embedding measures (:func:`tealeaves.comparison.octis.octis_measures`);
+        without them those measures are ``None`` with the reason.
     """
 
     train: Corpus
@@ -87,6 +90,7 @@ class SweepData:
     measures: tuple[str, ...]
     n_top: int
     split_seed: int
+    vectors: object = None  # a tealeaves.comparison.WordVectors
 
     @property
     def top_n(self) -> int:
@@ -358,8 +362,9 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     Returns
     -------
     dict
-        The model's mean ``kl_vacuous`` (``significance``), the flags' settings (``flags``)
-        and ``unavailable`` (empty, or the reason ``significance`` is ``None``).
+        The model's mean ``kl_vacuous`` (``significance``), the means of ``kl_uniform``,
+        ``kl_vacuous`` and ``kl_background`` under their names, the flags' settings (``flags``)
+        and ``unavailable`` (empty, or the reason they are ``None``).
     """
     from tealeaves.comparison import flag_topics, topic_significance
     from tealeaves.errors import UnsupportedModelError
@@ -376,8 +381,9 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
         for topic in topics:  # every model's topics carry the same score names: null here
             topic["scores"].update(dict.fromkeys(("kl_uniform", "kl_vacuous", "kl_background", "prevalence")))
         report = flag_topics(len(topics), coherence=first)
-        return {"significance": None, "unavailable": {"significance": f"no topic proportions to weigh topics "
-                                                                      f"by: {reason}"},
+        why = f"no topic proportions to weigh topics by: {reason}"
+        return {"significance": None, **dict.fromkeys(_KL_MEANS),
+                "unavailable": {"significance": why, **dict.fromkeys(_KL_MEANS, why)},
                 **_flag_record(report, topics)}
     significance = topic_significance(model, theta, train.lengths)
     for t, row in enumerate(significance.per_topic.to_dict(orient="records")):
@@ -387,7 +393,12 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
         topics[t]["scores"]["prevalence"] = _finite(float(share))
     report = flag_topics(len(topics), coherence=first, significance=significance, theta=theta,
                          doc_lengths=train.lengths)
-    return {"significance": significance.value, "unavailable": {}, **_flag_record(report, topics)}
+    means = {c: float(significance.per_topic[c].mean()) for c in _KL_MEANS}
+    return {"significance": significance.value, **means, "unavailable": {}, **_flag_record(report, topics)}
+
+
+#: The model-level means of the per-topic KL distances of topic significance (store columns).
+_KL_MEANS = ("kl_uniform", "kl_vacuous", "kl_background")
 
 
 def topic_prevalence(theta: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -525,3 +536,17 @@ def stored_topic_word(model) -> np.ndarray:
                                     "a results store cannot hold as rows over words",
                                     fix="evaluate it with tealeaves coherence instead")
     return weights / sums
+
+
+def _octis(model, data: SweepData) -> dict:
+    """OCTIS's model-level measures (:func:`tealeaves.comparison.octis.octis_measures`): the log-odds
+    ratio; the word-embedding measures with ``data.vectors``; purity, NMI and the classifier's micro
+    F1/precision/recall from the corpora's labels (single-label documents).  Each is ``None`` with
+    its reason when the model or the data lacks what it needs."""
+    from tealeaves.comparison.octis import octis_measures
+
+    return octis_measures(model, data.train, data.test, vectors=data.vectors, n_top=data.n_top,
+                          seed=data.split_seed)
+
+
+MODEL_MEASURES["octis"] = _octis
