@@ -86,18 +86,6 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     )
     from tealeaves.comparison.embedding import WordVectors, embedding_coherence, read_vectors, train_vectors
     from tealeaves.comparison.errors import IncomparableError
-    from tealeaves.comparison.kchoice import (
-        KCHOICE_DIRECTIONS,
-        arun2010,
-        cao_juan2009,
-        deveaud2014,
-        exclusivity,
-        frex_scores,
-        frex_words,
-        griffiths2004,
-        log_likelihood_trace,
-        top_topics,
-    )
     from tealeaves.comparison.flags import (
         FLAGS,
         FlagReport,
@@ -110,6 +98,18 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         mixed_flags,
         mixed_topic,
         word_groups,
+    )
+    from tealeaves.comparison.kchoice import (
+        KCHOICE_DIRECTIONS,
+        arun2010,
+        cao_juan2009,
+        deveaud2014,
+        exclusivity,
+        frex_scores,
+        frex_words,
+        griffiths2004,
+        log_likelihood_trace,
+        top_topics,
     )
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
     from tealeaves.comparison.paired import (

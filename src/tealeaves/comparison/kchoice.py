@@ -89,7 +89,7 @@ def cao_juan2009(model: object) -> Score:
 
 
 def arun2010(model: object, theta: object, doc_lengths: object) -> Score:
-    """Arun et al. (2010): symmetric KL between the topic-word singular values and the topic mass (lower is better).
+    """Arun et al. (2010): symmetric KL of topic-word singular values and topic mass (lower is better).
 
     ``CM1`` is the vector of the ``K`` singular values of the ``K x V`` topic-word matrix
     (descending) and ``CM2 = L theta`` the topics' mass in the documents, ``L`` the row of
@@ -242,7 +242,8 @@ def _deveaud_ldatuning(model: object, phi: np.ndarray) -> Score:
     log = np.log(phi)
     total = 0.0
     for i, j in combinations(range(k), 2):
-        total += 0.5 * float(np.sum(phi[i] * (log[i] - log[j]))) + 0.5 * float(np.sum(phi[j] * (log[j] - log[i])))
+        diff = log[i] - log[j]
+        total += 0.5 * float(np.sum(phi[i] * diff)) + 0.5 * float(np.sum(phi[j] * -diff))
     sig = _signature("deveaud2014", model, compat="ldatuning")
     return Score("deveaud2014", total / (k * (k - 1)), sig, details={"n_pairs": k * (k - 1) // 2})
 
