@@ -173,7 +173,8 @@ def test_exclusivity_sums_frex_over_each_topics_top_words():
 def test_frex_words_rank_by_frex():
     model = model_of(EXAMPLE, ["a", "b", "c", "d"])
     frex = stm_frex(EXAMPLE, 0.5)
-    expected = [[["a", "b", "c", "d"][i] for i in sorted(range(4), key=lambda v: (-f[v], v))][:2] for f in frex]
+    order = [sorted(range(4), key=lambda v: (-f[v], v))[:2] for f in frex]
+    expected = [["abcd"[i] for i in topic] for topic in order]
     assert frex_words(model, n_top=2) == expected
 
 
