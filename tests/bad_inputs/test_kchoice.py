@@ -5,10 +5,12 @@ unknown settings -- each a clean error of a documented class, or a documented va
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import tealeaves
 from tealeaves.comparison import (
     arun2010,
     cao_juan2009,
@@ -117,3 +119,54 @@ def test_kchoice_top_topics_unknown_measure_refused():
 
     with pytest.raises(TealeavesError):
         top_topics(TWO, [["a", "b"]], measure="no-such-measure")
+
+
+def _store_with(tmp_path, run_cli, models: dict) -> Path:
+    """``tealeaves evaluate`` of saved array models over :data:`DOCS` into a store, then its report."""
+    from conftest import DOCS
+
+    (tmp_path / "train.txt").write_text("\n".join(DOCS[:24]) + "\n", encoding="utf-8")
+    (tmp_path / "test.txt").write_text("\n".join(DOCS[24:]) + "\n", encoding="utf-8")
+    names = []
+    for name, (phi, words) in models.items():
+        tealeaves.load_model(np.array(phi), vocabulary=words, alpha=0.5).save(tmp_path / f"{name}.npz")
+        names.append(f"{name}={tmp_path / (name + '.npz')}")
+    store = tmp_path / "store.sqlite"
+    done = run_cli(["evaluate", tmp_path / "train.txt", *names, "--test", tmp_path / "test.txt", "-o", store])
+    assert done.code == 0, done.err
+    done = run_cli(["report", store, "-o", tmp_path / "report.html"])
+    assert done.code == 0, done.err
+    return store
+
+
+WORDS = sorted({"cat", "dog", "mat", "rug", "sun", "moon", "star", "sky"})
+
+
+def test_kchoice_store_one_topic_model_has_reasons_not_values(tmp_path, run_cli):
+    from tealeaves.sweep import load_results
+
+    store = _store_with(tmp_path, run_cli, {"one": ([[1 / 8] * 8], WORDS)})
+    row = load_results(store).models.iloc[0]
+    for column in ("arun2010", "cao_juan2009", "deveaud2014", "griffiths2004", "exclusivity", "frex"):
+        assert row[column] is None or np.isnan(row[column])
+        assert row["unavailable"][column]
+    assert "one topic" in row["unavailable"]["cao_juan2009"]
+    assert "kchoice-missing" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_kchoice_store_models_over_different_vocabularies_are_separate_lines(tmp_path, run_cli):
+    from tealeaves.report.figures import kchoice_table
+    from tealeaves.sweep import load_results
+
+    rng = np.random.default_rng(3)
+    small = ["cat", "dog", "mat", "sun", "moon"]
+    store = _store_with(tmp_path, run_cli, {"wide": (rng.dirichlet(np.ones(8), 2).tolist(), WORDS),
+                                            "narrow": (rng.dirichlet(np.ones(5), 3).tolist(), small)})
+    results = load_results(store)
+    table = kchoice_table(results)
+    cao = table[table["measure"] == "cao_juan2009"]
+    assert len(cao) == 2 and cao["vocabulary"].nunique() == 2  # never one mean over both vocabularies
+    for _, line in cao.iterrows():
+        stored = results.models.loc[results.models["vocabulary_hash"] == line["vocabulary"], "cao_juan2009"]
+        assert line["mean"] == float(stored.iloc[0])
+        assert line["scaled"] == 0.5  # one K per line: scales::rescale of a single value

@@ -340,28 +340,45 @@ def kchoice_table(results) -> pd.DataFrame:
     results : SweepResults
         A results store (:class:`~tealeaves.sweep.SweepResults`).
 
+    Like ``ldatuning``, which scores every K on one document-term matrix, a line only joins
+    models over one vocabulary: models of one engine over different vocabularies (e.g.
+    foreign models in ``tealeaves evaluate``) make separate lines, never one mean, since
+    these measures depend on the vocabulary (its size bounds Arun's singular values and the
+    cosines of Cao Juan).
+
     Returns
     -------
     pandas.DataFrame
-        Columns ``engine``, ``k``, ``measure``, ``mean``, ``scaled`` (the mean rescaled over the
-        engine's K, :func:`rescale`) and ``direction`` (``minimize`` or ``maximize``); the
-        measures without a value are absent.
+        Columns ``engine``, ``vocabulary`` (the stored vocabulary hash, ``""`` when not
+        stored), ``k``, ``measure``, ``mean``, ``scaled`` (the mean rescaled over that line's
+        K, :func:`rescale`) and ``direction`` (``minimize`` or ``maximize``); the measures
+        without a value are absent.
     """
     from tealeaves.comparison.kchoice import KCHOICE_DIRECTIONS
 
+    models = results.models.copy()
+    if "vocabulary_hash" not in models:
+        models["vocabulary_hash"] = ""
+    models["vocabulary_hash"] = models["vocabulary_hash"].fillna("")
     rows = []
     for measure in KCHOICE_COLUMNS:
-        if measure not in results.models or results.models[measure].isna().all():
+        if measure not in models or models[measure].isna().all():
             continue
-        for engine, models in results.models.groupby("engine"):
-            stats = _by_k(models, measure)
+        for (engine, vocabulary), group in models.groupby(["engine", "vocabulary_hash"]):
+            stats = _by_k(group, measure)
             if stats.empty:
                 continue
             scaled = rescale(stats["mean"])
-            rows += [{"engine": engine, "k": int(k), "measure": measure, "mean": float(m), "scaled": float(s),
-                      "direction": KCHOICE_DIRECTIONS[measure]}
+            rows += [{"engine": engine, "vocabulary": vocabulary, "k": int(k), "measure": measure,
+                      "mean": float(m), "scaled": float(s), "direction": KCHOICE_DIRECTIONS[measure]}
                      for k, m, s in zip(stats["k"], stats["mean"], scaled)]
-    return pd.DataFrame(rows, columns=["engine", "k", "measure", "mean", "scaled", "direction"])
+    return pd.DataFrame(rows, columns=["engine", "vocabulary", "k", "measure", "mean", "scaled", "direction"])
+
+
+def _line_label(name: str, engine: str, vocabulary: str, engines: bool, vocabularies: bool) -> str:
+    """``name``, with the engine and vocabulary when the panel has several of them."""
+    parts = ([engine] if engines else []) + ([f"vocabulary {vocabulary[:8]}"] if vocabularies else [])
+    return f"{name} ({', '.join(parts)})" if parts else name
 
 
 def ldatuning_panel(results):
@@ -394,6 +411,7 @@ def ldatuning_panel(results):
         raise ParameterError("the results store holds none of the ldatuning measures",
                              fix="score the models with this version of tealeaves (sweep or evaluate)")
     several = table["engine"].nunique() > 1
+    vocabularies = table.groupby("engine")["vocabulary"].nunique().max() > 1
     markers = {"arun2010": "o", "cao_juan2009": "s", "deveaud2014": "^", "griffiths2004": "D"}
     fig = _figure(7.0, 5.6)
     axes = fig.subplots(2, 1, sharex=True)
@@ -403,9 +421,9 @@ def ldatuning_panel(results):
             rows = table[table["measure"] == name]
             if rows.empty:
                 missing.append(name)
-            for engine, line in rows.groupby("engine"):
+            for (engine, vocabulary), line in rows.groupby(["engine", "vocabulary"]):
                 ax.plot(line["k"], line["scaled"], marker=markers[name],
-                        label=f"{name} ({engine})" if several else name)
+                        label=_line_label(name, engine, vocabulary, several, vocabularies))
         title = f"{direction} (better: {'lower' if direction == 'minimize' else 'higher'})"
         if missing:
             title += f"; not available: {', '.join(missing)}"

@@ -78,9 +78,13 @@ def _kchoice(model, data) -> dict:
         reason = "the model has one topic; the K-choice measures compare two topics or more"
     if reason is not None:
         return {**out, "unavailable": dict.fromkeys(KCHOICE_COLUMNS, reason)}
-    excl = kchoice.exclusivity(model)
-    out.update(cao_juan2009=kchoice.cao_juan2009(model).value, exclusivity=excl.value,
-               frex=excl.details["mean_frex"])
+    out["cao_juan2009"] = kchoice.cao_juan2009(model).value
+    why = _exclusivity_reason(model)
+    if why is None:
+        excl = kchoice.exclusivity(model, EXCLUSIVITY_TOP)
+        out.update(exclusivity=excl.value, frex=excl.details["mean_frex"])
+    else:
+        unavailable.update(exclusivity=why, frex=why)
     if len(model.vocabulary_) >= 20:
         out["deveaud2014"] = kchoice.deveaud2014(model).value
     else:
@@ -115,13 +119,28 @@ def _arun(model, data) -> tuple[float | None, str | None]:
     return value, None
 
 
+#: Top words of the stored exclusivity and FREX (``stm::exclusivity``'s ``M=10``).
+EXCLUSIVITY_TOP = 10
+
+
+def _exclusivity_reason(model) -> str | None:
+    """Why ``model`` gets no exclusivity (``None`` when it gets one)."""
+    reason = not_probabilistic(model)
+    if reason is None and len(model.topic_word_) < 2:
+        reason = "the model has one topic; exclusivity compares a word's probability across topics"
+    if reason is None and len(model.vocabulary_) < EXCLUSIVITY_TOP:
+        reason = (f"the model's vocabulary has {len(model.vocabulary_)} words, fewer than the "
+                  f"{EXCLUSIVITY_TOP} top words exclusivity sums over")
+    return reason
+
+
 def _topic_exclusivity(column: str):
     def per_topic(model, data) -> list:
         from tealeaves.comparison import kchoice
 
-        if not_probabilistic(model) is not None or len(model.topic_word_) < 2:
+        if _exclusivity_reason(model) is not None:
             return [None] * len(model.top_words(1))
-        return kchoice.exclusivity(model).per_topic[column].tolist()
+        return kchoice.exclusivity(model, EXCLUSIVITY_TOP).per_topic[column].tolist()
 
     per_topic.__doc__ = f"Each topic's ``{column}`` (:func:`tealeaves.comparison.kchoice.exclusivity`)."
     return per_topic
