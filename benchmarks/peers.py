@@ -21,8 +21,9 @@ Usage::
 4. Computes the same numbers with :mod:`tealeaves.comparison.kchoice` and prints one row per
    (model, measure): both values and their absolute and relative difference.
 
-When ``benchmarks/peers_octis.py`` exists (OCTIS's measures, another benchmark), its
-``parity_rows()`` rows are appended to the table (``--no-octis`` skips them).
+When ``benchmarks/peers_octis.py`` exists (OCTIS's measures and tmtoolkit's Mimno coherence,
+another benchmark), its ``rows()`` are appended to the table (``--no-octis`` skips them); its
+per-topic rows keep their own difference (the largest per topic) beside the means.
 """
 
 from __future__ import annotations
@@ -156,21 +157,40 @@ def models(gibbs_docs: int, gibbs_iter: int) -> list[tuple[str, object, np.ndarr
             (f"GibbsLDA K=20, {len(small)} stories", gibbs, gibbs.doc_topic_, small.lengths)]
 
 
-def octis_rows() -> list[dict]:
-    """The rows of ``benchmarks/peers_octis.py`` (``parity_rows()``), or none when it is absent.
+def octis_rows(path: Path = HERE / "peers_octis.py") -> list[dict]:
+    """The rows of ``benchmarks/peers_octis.py`` (its ``rows()``) in this table's form, or none when absent.
+
+    Its rows (``peer``, ``measure``, ``setting``, ``peer_value``, ``tealeaves_value``,
+    ``difference``: the largest per-topic difference for per-topic measures, ``target``) keep
+    their own difference; a row with a ``note`` only (a peer that raises) is kept as a note.
+
+    Parameters
+    ----------
+    path : Path
+        The OCTIS benchmark's file.
 
     Returns
     -------
     list of dict
-        Rows with ``model``, ``measure``, ``peer``, ``tealeaves`` and optionally ``note``.
+        Rows with ``model``, ``measure``, ``peer``, ``peer_value``, ``tealeaves``,
+        ``difference`` and ``note``.
     """
-    path = HERE / "peers_octis.py"
     if not path.exists():
         return []
     spec = importlib.util.spec_from_file_location("peers_octis", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return list(module.parity_rows())
+    out = []
+    for r in module.rows():
+        row = {"model": "sklearn-lda K=20 (peers_octis)", "measure": r["measure"], "peer": r["peer"]}
+        if "note" in r:
+            out.append({**row, "peer_value": None, "tealeaves": None, "note": str(r["note"])})
+            continue
+        target = r.get("target", "")
+        out.append({**row, "measure": f"{r['measure']} [{r['setting']}]", "peer_value": r["peer_value"],
+                    "tealeaves": r["tealeaves_value"], "difference": r["difference"],
+                    "note": "" if target.startswith("<=") else "paper's definition: the peer's deviation"})
+    return out
 
 
 def print_table(rows: list[dict]) -> None:
@@ -190,10 +210,10 @@ def print_table(rows: list[dict]) -> None:
             print(f"{r['model']:<40} {r['measure']:<15} {r['peer']:<17} {'-':>22} "
                   f"{'-' if ours is None else repr(ours):>22}   {r.get('note', '')}")
             continue
-        diff = abs(peer - ours)
+        diff = r.get("difference", abs(peer - ours))
         rel = diff / abs(peer) if peer else diff
         print(f"{r['model']:<40} {r['measure']:<15} {r['peer']:<17} {peer!r:>22} {ours!r:>22} "
-              f"{diff:>9.1e} {rel:>9.1e}")
+              f"{diff:>9.1e} {rel:>9.1e}   {r.get('note', '')}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gibbs-docs", type=int, default=2000, help="training stories of the Gibbs model")
     parser.add_argument("--gibbs-iter", type=int, default=400, help="Gibbs sweeps")
     parser.add_argument("--no-octis", action="store_true", help="skip benchmarks/peers_octis.py")
+    parser.add_argument("--octis", type=Path, default=HERE / "peers_octis.py",
+                        help="the OCTIS benchmark whose rows() to include")
     args = parser.parse_args(argv)
     python = scratch_python(args.venv)
     rows = []
@@ -221,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"model": name, "measure": measure, "peer": label, "peer_value": peer.get(measure),
                          "tealeaves": value, "note": note})
     if not args.no_octis:
-        rows += octis_rows()
+        rows += octis_rows(args.octis)
     print_table(rows)
     return 0
 
