@@ -96,7 +96,7 @@ def test_kchoice_griffiths_burn_in_past_the_trace_refused():
 
     with pytest.raises(ParameterError, match="drops every recorded"):
         griffiths2004(Trace(), burn_in=20)
-    with pytest.raises(ParameterError, match="non-negative"):
+    with pytest.raises(ParameterError, match="burn_in must be a whole number >= 0"):
         griffiths2004(Trace(), burn_in=-1)
 
 

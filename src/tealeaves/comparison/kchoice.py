@@ -30,18 +30,22 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from tealeaves._params import Param
 from tealeaves.comparison._common import N_TOP, Score, model_name, require_topics, topic_probabilities
 from tealeaves.comparison.significance import _doc_lengths
 from tealeaves.errors import InvalidModelError, ParameterError, UnsupportedModelError
 from tealeaves.signature import Signature
-from tealeaves.validation import check_float
 
 #: Which way is better for each K-choice measure (``ldatuning::FindTopicsNumber_plot``'s two panels).
 KCHOICE_DIRECTIONS = {"arun2010": "minimize", "cao_juan2009": "minimize", "deveaud2014": "maximize",
               "griffiths2004": "maximize", "exclusivity": "maximize", "frex": "maximize"}
 
-#: The values of ``compat`` of :func:`deveaud2014`.
+#: The values of ``compat`` of :func:`deveaud2014` (``None``: the default computation).
 DEVEAUD_COMPAT = (None, "ldatuning")
+#: The weight of exclusivity in FREX (:func:`frex_scores`).
+FREX_WEIGHT = Param("weight", "float", min_value=0.0, max_value=1.0, help="weight of exclusivity in FREX")
+#: Gibbs sweeps whose recorded log-likelihoods :func:`griffiths2004` drops.
+BURN_IN = Param("burn_in", "int", min_value=0, help="sweeps of burn-in dropped from the trace")
 
 
 def _phi(model: object, what: str) -> np.ndarray:
@@ -282,19 +286,13 @@ def log_likelihood_trace(model: object, burn_in: int | None = None) -> tuple[np.
                                         "log_likelihoods")
     if burn_in is None:
         burn_in = int(getattr(model, "optimize_burn_in", 0) or 0)
-    burn_in = _check_burn_in(burn_in)
+    burn_in = BURN_IN.check(burn_in)
     values = np.asarray(trace, dtype=np.float64)
     kept = values[np.asarray(iterations) > burn_in]
     if kept.size == 0:
         raise ParameterError(f"burn_in={burn_in} drops every recorded log-likelihood (the last was recorded "
                              f"at sweep {int(np.max(iterations))})", fix="choose a smaller burn_in")
     return kept, burn_in
-
-
-def _check_burn_in(burn_in: object) -> int:
-    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
-        raise ParameterError(f"burn_in must be a non-negative whole number of sweeps, got {burn_in!r}")
-    return int(burn_in)
 
 
 def griffiths2004(model: object = None, log_likelihoods: object = None, burn_in: int | None = None) -> Score:
@@ -394,7 +392,7 @@ def frex_scores(model: object, weight: float = 0.7) -> np.ndarray:
     ParameterError
         If the model has fewer than two topics or ``weight`` is out of range.
     """
-    weight = check_float(weight, "weight", min_value=0.0, max_value=1.0)
+    weight = FREX_WEIGHT.check(weight)
     phi = _exclusivity_phi(model)
     totals = phi.sum(axis=0)
     excl = np.divide(phi, totals, out=np.zeros_like(phi), where=totals > 0)
