@@ -335,16 +335,16 @@ def rescale(values: pd.Series) -> pd.Series:
 def kchoice_table(results) -> pd.DataFrame:
     """Each stored K-choice measure's mean over seeds per engine and K, and the same rescaled to ``[0, 1]``.
 
-    Parameters
-    ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
-
     Like ``ldatuning``, which scores every K on one document-term matrix, a line only joins
     models over one vocabulary: models of one engine over different vocabularies (e.g.
     foreign models in ``tealeaves evaluate``) make separate lines, never one mean, since
     these measures depend on the vocabulary (its size bounds Arun's singular values and the
     cosines of Cao Juan).
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
 
     Returns
     -------
