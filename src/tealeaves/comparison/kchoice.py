@@ -38,7 +38,7 @@ from tealeaves.signature import Signature
 
 #: Which way is better for each K-choice measure (``ldatuning::FindTopicsNumber_plot``'s two panels).
 KCHOICE_DIRECTIONS = {"arun2010": "minimize", "cao_juan2009": "minimize", "deveaud2014": "maximize",
-              "griffiths2004": "maximize", "exclusivity": "maximize", "frex": "maximize"}
+                      "griffiths2004": "maximize", "exclusivity": "maximize", "frex": "maximize"}
 
 #: The values of ``compat`` of :func:`deveaud2014` (``None``: the default computation).
 DEVEAUD_COMPAT = (None, "ldatuning")
