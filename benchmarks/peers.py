@@ -189,31 +189,35 @@ def octis_rows(path: Path = HERE / "peers_octis.py") -> list[dict]:
         target = r.get("target", "")
         out.append({**row, "measure": f"{r['measure']} [{r['setting']}]", "peer_value": r["peer_value"],
                     "tealeaves": r["tealeaves_value"], "difference": r["difference"],
-                    "note": "" if target.startswith("<=") else "paper's definition: the peer's deviation"})
+                    "note": "" if target.startswith("<=") else "not claimed: how far the peer is"})
     return out
 
 
 def print_table(rows: list[dict]) -> None:
-    """One line per row: model, measure, peer, both values, absolute and relative difference.
+    """One line per row: model, measure, peer, both values, absolute and relative difference, note.
 
     Parameters
     ----------
     rows : list of dict
         ``model``, ``measure``, ``peer`` (its name and version), ``peer_value``,
-        ``tealeaves`` and ``note``.
+        ``tealeaves``, optionally ``difference`` (else ``|peer - tealeaves|``) and ``note``.
     """
-    print(f"{'model':<40} {'measure':<15} {'peer':<17} {'peer value':>22} {'tealeaves':>22} "
-          f"{'abs diff':>9} {'rel diff':>9}")
+    wide = {key: max([len(key)] + [len(str(r[key])) for r in rows]) for key in ("model", "measure", "peer")}
+
+    def head(r: dict) -> str:
+        return " ".join(f"{str(r[key]):<{wide[key]}}" for key in ("model", "measure", "peer"))
+
+    print(f"{head({'model': 'model', 'measure': 'measure', 'peer': 'peer'})} {'peer value':>22} "
+          f"{'tealeaves':>22} {'abs diff':>9} {'rel diff':>9}  note")
     for r in rows:
         peer, ours = r.get("peer_value"), r.get("tealeaves")
         if peer is None or ours is None:
-            print(f"{r['model']:<40} {r['measure']:<15} {r['peer']:<17} {'-':>22} "
-                  f"{'-' if ours is None else repr(ours):>22}   {r.get('note', '')}")
+            print(f"{head(r)} {'-':>22} {'-' if ours is None else repr(ours):>22} {'':>9} {'':>9}  "
+                  f"{r.get('note', '')}")
             continue
         diff = r.get("difference", abs(peer - ours))
         rel = diff / abs(peer) if peer else diff
-        print(f"{r['model']:<40} {r['measure']:<15} {r['peer']:<17} {peer!r:>22} {ours!r:>22} "
-              f"{diff:>9.1e} {rel:>9.1e}   {r.get('note', '')}")
+        print(f"{head(r)} {peer!r:>22} {ours!r:>22} {diff:>9.1e} {rel:>9.1e}  {r.get('note', '')}")
 
 
 def main(argv: list[str] | None = None) -> int:
