@@ -182,7 +182,8 @@ def octis_rows(path: Path = HERE / "peers_octis.py") -> list[dict]:
     spec.loader.exec_module(module)
     out = []
     for r in module.rows():
-        row = {"model": "sklearn-lda K=20 (peers_octis)", "measure": r["measure"], "peer": r["peer"]}
+        row = {"model": "peers_octis: sklearn-lda K=20, quick fit", "measure": r["measure"],
+               "peer": r["peer"]}
         if "note" in r:
             out.append({**row, "peer_value": None, "tealeaves": None, "note": str(r["note"])})
             continue
