@@ -20,8 +20,10 @@ from test_sweep_runs import lda_corpus
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-FIGURES = ("measures-vs-k", "perplexity-vs-k", "topic-coherence", "pair-heatmap", "stability-vs-k")
-INLINE = ("measures-vs-k", "perplexity-vs-k", "stability-vs-k")  # the page draws the per-topic views itself
+FIGURES = ("measures-vs-k", "perplexity-vs-k", "topic-coherence", "pair-heatmap", "stability-vs-k",
+           "ldatuning-vs-k", "exclusivity-vs-coherence")
+# the page draws the per-topic views itself
+INLINE = ("measures-vs-k", "perplexity-vs-k", "stability-vs-k", "ldatuning-vs-k", "exclusivity-vs-coherence")
 EXPLORER_SVGS = ("explorer-map", "explorer-words", "explorer-heatmap")
 
 
@@ -246,3 +248,41 @@ def test_report_verdict_in_html_equals_json(page, store):
     assert [(k, html.unescape(t), f) for k, t, f in items] == expected
     ids = set(re.findall(r'\sid="([^"]+)"', text))
     assert {f for _, _, f in expected} <= ids  # every sentence links to an element of the page
+
+
+def test_report_ldatuning_panel_rescales_each_measures_mean_over_runs(store):
+    from tealeaves.report.figures import kchoice_table, ldatuning_panel
+
+    results = load_results(store)
+    table = kchoice_table(results)
+    for measure in ("arun2010", "cao_juan2009", "deveaud2014", "exclusivity", "frex"):
+        means = {k: float(np.mean(results.models.loc[results.models["k"] == k, measure])) for k in (2, 3, 5)}
+        low, high = min(means.values()), max(means.values())
+        rows = table[table["measure"] == measure].set_index("k")
+        for k, mean in means.items():
+            assert rows.loc[k, "mean"] == pytest.approx(mean, rel=1e-12)
+            assert rows.loc[k, "scaled"] == pytest.approx((mean - low) / (high - low), rel=1e-12, abs=1e-15)
+    assert set(table.loc[table["measure"] == "arun2010", "direction"]) == {"minimize"}
+    assert "griffiths2004" not in set(table["measure"])  # scikit-learn keeps no sampler trace
+    fig = ldatuning_panel(results)
+    top, bottom = fig.axes[:2]
+    assert top.get_title().startswith("minimize") and bottom.get_title().startswith("maximize")
+    assert "not available: griffiths2004" in bottom.get_title()
+    assert sorted(line.get_label() for line in top.lines) == ["arun2010", "cao_juan2009"]
+
+
+def test_report_exclusivity_scatter_plots_each_stored_model(store):
+    from tealeaves.report.figures import exclusivity_vs_coherence
+
+    results = load_results(store)
+    fig = exclusivity_vs_coherence(results, "npmi")
+    points = np.vstack([c.get_offsets() for c in fig.axes[0].collections])
+    expected = results.models[["npmi", "exclusivity"]].to_numpy(dtype=float)
+    assert sorted(map(tuple, points)) == sorted(map(tuple, expected))
+
+
+def test_report_rescale_of_equal_values_is_the_middle():
+    from tealeaves.report.figures import rescale
+
+    assert list(rescale(pd.Series([3.0, 3.0]))) == [0.5, 0.5]  # scales::rescale of a zero range
+    assert list(rescale(pd.Series([1.0, 3.0, 2.0]))) == [0.0, 1.0, 0.5]

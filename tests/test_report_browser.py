@@ -19,7 +19,8 @@ pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-CHARTS = ("#fig-measures-vs-k svg", "#fig-perplexity-vs-k svg", "#fig-stability-vs-k svg", "#explorer-map",
+CHARTS = ("#fig-measures-vs-k svg", "#fig-perplexity-vs-k svg", "#fig-stability-vs-k svg",
+          "#fig-ldatuning-vs-k svg", "#fig-exclusivity-vs-coherence svg", "#explorer-map",
           "#explorer-words", "#explorer-heatmap")
 
 

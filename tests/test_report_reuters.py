@@ -34,7 +34,9 @@ def test_reuters_report_tells_the_story_from_the_table(tmp_path, capsys):
     # the incoherent topic is flagged (tealeaves.comparison.flags, stored by the sweep): an outlier of its
     # model, and a mix of word groups that do not co-occur (hong kong / gulf / aluminium in the quick K=80)
     assert story[3].startswith("The least coherent topic is topic") and "flagged low-coherence" in story[3]
-    assert page.count("<svg") == 5  # measures and perplexity (one seed: no stability), 3 explorer views
+    # measures and perplexity (one seed: no stability), ldatuning's panel and exclusivity against
+    # coherence, 3 explorer views
+    assert page.count("<svg") == 7
 
 
 @pytest.mark.slow

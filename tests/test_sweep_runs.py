@@ -113,6 +113,45 @@ def test_stored_numbers_equal_an_independent_recomputation(local_store, corpus):
     assert list(topics["prevalence"]) == pytest.approx(expected, rel=1e-12)
 
 
+def test_stored_kchoice_measures_equal_tealeaves_comparison(local_store, corpus):
+    from tealeaves.comparison import arun2010, cao_juan2009, deveaud2014, exclusivity
+    from tealeaves.models import SklearnLDA
+
+    results = load_results(local_store)
+    train, _ = split_corpus(corpus, 0.2, 0)
+    model = SklearnLDA(3, random_state=1, learning_method="batch", max_iter=10).fit(train)
+    row = results.model("sklearn-K3-s1")
+    assert row["cao_juan2009"] == cao_juan2009(model).value
+    assert row["deveaud2014"] == deveaud2014(model).value
+    assert row["arun2010"] == arun2010(model, model.transform(train), train.lengths).value
+    excl = exclusivity(model)
+    assert row["exclusivity"] == excl.value and row["frex"] == excl.details["mean_frex"]
+    topics = results.topics[results.topics["model"] == "sklearn-K3-s1"].sort_values("topic")
+    assert list(topics["exclusivity"]) == list(excl.per_topic["exclusivity"])
+    assert list(topics["frex"]) == list(excl.per_topic["frex"])
+    # scikit-learn's variational LDA keeps no sampler trace: None, with the reason stored
+    assert row["griffiths2004"] is None or np.isnan(row["griffiths2004"])
+    assert "log-likelihood trace" in row["unavailable"]["griffiths2004"]
+
+
+def test_gibbs_sweep_stores_griffiths2004_of_its_trace(corpus, tmp_path):
+    from scipy.special import logsumexp
+
+    from tealeaves.models import GibbsLDA
+
+    path = tmp_path / "gibbs.sqlite"
+    settings = {"n_iter": 60, "optimize_burn_in": 20}
+    sweep(corpus, [2], seeds=1, output=path, engine="gibbs", settings=settings, measures=["npmi"],
+          progress=False)
+    row = load_results(path).model("gibbs-K2-s0")
+    train, _ = split_corpus(corpus, 0.2, 0)
+    model = GibbsLDA(2, random_state=0, **settings).fit(train)
+    kept = [v for v, it in zip(model.log_likelihood_trace_, model.log_likelihood_iterations_) if it > 20]
+    assert len(kept) == 4  # recorded every 10 sweeps: 30, 40, 50, 60
+    expected = -(logsumexp(-np.array(kept)) - np.log(len(kept)))  # log harmonic mean, by hand
+    assert row["griffiths2004"] == pytest.approx(expected, rel=1e-12)
+
+
 def test_stored_flags_and_significance_equal_tealeaves_comparison(local_store, corpus):
     from tealeaves.coherence import build_index, coherence
     from tealeaves.comparison import flag_topics, topic_significance

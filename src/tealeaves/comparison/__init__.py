@@ -8,6 +8,9 @@ paired comparisons and junk-topic flags.
 * :mod:`~tealeaves.comparison.diversity` -- :func:`topic_diversity`, :func:`inverted_rbo`,
   :func:`mean_pairwise_jaccard`, :func:`rbo`;
 * :mod:`~tealeaves.comparison.significance` -- :func:`topic_significance` (AlSumait et al. 2009);
+* :mod:`~tealeaves.comparison.kchoice` -- choosing K as R's ``ldatuning`` and ``stm``:
+  :func:`arun2010`, :func:`cao_juan2009`, :func:`deveaud2014`, :func:`griffiths2004`,
+  :func:`exclusivity`, :func:`frex_scores`, :func:`frex_words`; :func:`top_topics`;
 * :mod:`~tealeaves.comparison.embedding` -- :func:`read_vectors`, :func:`train_vectors`,
   :func:`embedding_coherence`, and between topics :func:`we_irbo` (and its centroid variant),
   :func:`we_similarity` (pairwise and centroid)
@@ -50,6 +53,16 @@ _EXPORTS = {
     "we_irbo": "embedding",
     "we_similarity": "embedding",
     "IncomparableError": "errors",
+    "KCHOICE_DIRECTIONS": "kchoice",
+    "arun2010": "kchoice",
+    "cao_juan2009": "kchoice",
+    "deveaud2014": "kchoice",
+    "exclusivity": "kchoice",
+    "frex_scores": "kchoice",
+    "frex_words": "kchoice",
+    "griffiths2004": "kchoice",
+    "log_likelihood_trace": "kchoice",
+    "top_topics": "kchoice",
     "FLAGS": "flags",
     "FlagReport": "flags",
     "TopicFlag": "flags",
@@ -115,6 +128,18 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         word_groups,
     )
     from tealeaves.comparison.labels import classification_scores, clustering_scores
+    from tealeaves.comparison.kchoice import (
+        KCHOICE_DIRECTIONS,
+        arun2010,
+        cao_juan2009,
+        deveaud2014,
+        exclusivity,
+        frex_scores,
+        frex_words,
+        griffiths2004,
+        log_likelihood_trace,
+        top_topics,
+    )
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
     from tealeaves.comparison.octis import octis_measures
     from tealeaves.comparison.paired import (

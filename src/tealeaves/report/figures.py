@@ -31,8 +31,17 @@ def _figure(width: float = 7.0, height: float = 4.0):
     return Figure(figsize=(width, height), layout="constrained")
 
 
+#: The K-choice measures (:mod:`tealeaves.comparison.kchoice`): their own panels, not ``measures_vs_k``'s.
+KCHOICE_COLUMNS = ("arun2010", "cao_juan2009", "deveaud2014", "griffiths2004", "exclusivity", "frex")
+#: ``ldatuning::FindTopicsNumber_plot``'s two panels: the measures to minimise and to maximise.
+LDATUNING_PANELS = {"minimize": ("arun2010", "cao_juan2009"), "maximize": ("deveaud2014", "griffiths2004")}
+
+
 def coherence_measures(results) -> list[str]:
     """The per-model measures plotted against K: every numeric measure column but the likelihood ones.
+
+    The K-choice measures (:data:`KCHOICE_COLUMNS`) have their own figures
+    (:func:`ldatuning_panel`, :func:`exclusivity_vs_coherence`) and are left out.
 
     Parameters
     ----------
@@ -44,7 +53,7 @@ def coherence_measures(results) -> list[str]:
     list of str
         The measure columns with at least one value.
     """
-    cols = [c for c in results.measure_names() if c not in LIKELIHOOD_COLUMNS]
+    cols = [c for c in results.measure_names() if c not in LIKELIHOOD_COLUMNS + KCHOICE_COLUMNS]
     return [c for c in cols if pd.api.types.is_numeric_dtype(results.models[c])
             and results.models[c].notna().any()]
 
@@ -298,6 +307,180 @@ def stability_vs_k(table: pd.DataFrame):
     ax.set(xlabel="number of topics K", ylabel="mean matched similarity", title="stability across seeds")
     _k_axis(ax, table)
     ax.legend(fontsize="small")
+    return fig
+
+
+def rescale(values: pd.Series) -> pd.Series:
+    """``values`` mapped linearly onto ``[0, 1]`` (``scales::rescale``, as ``ldatuning`` plots them).
+
+    The lowest value becomes 0 and the highest 1; when all are equal every value is 0.5 (as
+    ``scales::rescale`` maps a zero range to the middle of the target range).
+
+    Parameters
+    ----------
+    values : pandas.Series
+        Finite numbers.
+
+    Returns
+    -------
+    pandas.Series
+        The rescaled values, same index.
+    """
+    low, high = float(values.min()), float(values.max())
+    if high == low:
+        return pd.Series(0.5, index=values.index)
+    return (values - low) / (high - low)
+
+
+def kchoice_table(results) -> pd.DataFrame:
+    """Each stored K-choice measure's mean over seeds per engine and K, and the same rescaled to ``[0, 1]``.
+
+    Like ``ldatuning``, which scores every K on one document-term matrix, a line only joins
+    models over one vocabulary: models of one engine over different vocabularies (e.g.
+    foreign models in ``tealeaves evaluate``) make separate lines, never one mean, since
+    these measures depend on the vocabulary (its size bounds Arun's singular values and the
+    cosines of Cao Juan).
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``engine``, ``vocabulary`` (the stored vocabulary hash, ``""`` when not
+        stored), ``k``, ``measure``, ``mean``, ``scaled`` (the mean rescaled over that line's
+        K, :func:`rescale`) and ``direction`` (``minimize`` or ``maximize``); the measures
+        without a value are absent.
+    """
+    from tealeaves.comparison.kchoice import KCHOICE_DIRECTIONS
+
+    models = results.models.copy()
+    if "vocabulary_hash" not in models:
+        models["vocabulary_hash"] = ""
+    models["vocabulary_hash"] = models["vocabulary_hash"].fillna("")
+    rows = []
+    for measure in KCHOICE_COLUMNS:
+        if measure not in models or models[measure].isna().all():
+            continue
+        for (engine, vocabulary), group in models.groupby(["engine", "vocabulary_hash"]):
+            stats = _by_k(group, measure)
+            if stats.empty:
+                continue
+            scaled = rescale(stats["mean"])
+            rows += [{"engine": engine, "vocabulary": vocabulary, "k": int(k), "measure": measure,
+                      "mean": float(m), "scaled": float(s), "direction": KCHOICE_DIRECTIONS[measure]}
+                     for k, m, s in zip(stats["k"], stats["mean"], scaled)]
+    return pd.DataFrame(rows, columns=["engine", "vocabulary", "k", "measure", "mean", "scaled", "direction"])
+
+
+def _line_label(name: str, engine: str, vocabulary: str, engines: bool, vocabularies: bool) -> str:
+    """``name``, with the engine and vocabulary when the panel has several of them."""
+    parts = ([engine] if engines else []) + ([f"vocabulary {vocabulary[:8]}"] if vocabularies else [])
+    return f"{name} ({', '.join(parts)})" if parts else name
+
+
+def ldatuning_panel(results):
+    """The four ``ldatuning`` measures against K, each rescaled to ``[0, 1]``, in two panels.
+
+    As ``ldatuning::FindTopicsNumber_plot``: the measures to minimise (Arun 2010, Cao Juan
+    2009) above, those to maximise (Deveaud 2014, Griffiths 2004) below, each measure's mean
+    over seeds rescaled over K (:func:`rescale`), one line per measure and engine.  A measure
+    no model has (Griffiths 2004 needs a Gibbs sampler's trace) is named in the panel as
+    missing.
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+
+    Raises
+    ------
+    ParameterError
+        If the store holds none of the four measures.
+    """
+    table = kchoice_table(results)
+    table = table[table["measure"].isin(LDATUNING_PANELS["minimize"] + LDATUNING_PANELS["maximize"])]
+    if table.empty:
+        raise ParameterError("the results store holds none of the ldatuning measures",
+                             fix="score the models with this version of tealeaves (sweep or evaluate)")
+    several = table["engine"].nunique() > 1
+    vocabularies = table.groupby("engine")["vocabulary"].nunique().max() > 1
+    markers = {"arun2010": "o", "cao_juan2009": "s", "deveaud2014": "^", "griffiths2004": "D"}
+    fig = _figure(7.0, 5.6)
+    axes = fig.subplots(2, 1, sharex=True)
+    for ax, (direction, names) in zip(axes, LDATUNING_PANELS.items()):
+        missing = []
+        for name in names:
+            rows = table[table["measure"] == name]
+            if rows.empty:
+                missing.append(name)
+            for (engine, vocabulary), line in rows.groupby(["engine", "vocabulary"]):
+                ax.plot(line["k"], line["scaled"], marker=markers[name],
+                        label=_line_label(name, engine, vocabulary, several, vocabularies))
+        title = f"{direction} (better: {'lower' if direction == 'minimize' else 'higher'})"
+        if missing:
+            title += f"; not available: {', '.join(missing)}"
+        ax.set(ylabel="rescaled to [0, 1]", title=title, ylim=(-0.05, 1.05))
+        _k_axis(ax, results.models)
+        if ax.lines:
+            ax.legend(fontsize="small")
+    axes[-1].set_xlabel("number of topics K")
+    return fig
+
+
+def exclusivity_vs_coherence(results, measure: str):
+    """Each model's mean exclusivity against its mean coherence, one colour per K (``stm::searchK``'s view).
+
+    Roberts et al. (2014) choose K where models are both coherent and exclusive: the upper
+    right.  Each point is one stored model (one run), labelled with its K.
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    measure : str
+        The coherence measure on the x axis (e.g. the first of the sweep; ``stm`` uses UMass).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (no pyplot state).
+
+    Raises
+    ------
+    ParameterError
+        If no model has both an exclusivity and a ``measure`` value.
+    """
+    models = results.models
+    if "exclusivity" not in models or measure not in models:
+        raise ParameterError(f"the results store holds no exclusivity or no {measure} to plot",
+                             fix="score the models with this version of tealeaves (sweep or evaluate)")
+    points = models[["k", measure, "exclusivity"]].dropna()
+    if points.empty:
+        raise ParameterError(f"no stored model has both an exclusivity and a {measure} value",
+                             fix="exclusivity needs topic-word probabilities and two topics")
+    from matplotlib import colormaps
+
+    fig = _figure(6.5, 4.6)
+    ax = fig.subplots()
+    ks = sorted(set(int(k) for k in points["k"]))
+    colours = colormaps["viridis"](np.linspace(0.0, 0.9, len(ks)))
+    for k, colour in zip(ks, colours):
+        rows = points[points["k"] == k]
+        ax.scatter(rows[measure], rows["exclusivity"], color=colour, label=f"K={k}", s=28)
+        for x, y in zip(rows[measure], rows["exclusivity"]):
+            ax.annotate(str(k), (x, y), xytext=(3, 3), textcoords="offset points", fontsize="small")
+    ax.set(xlabel=f"mean {measure} (semantic coherence; higher is better)",
+           ylabel="mean exclusivity (stm, FREX w=0.7; higher is better)",
+           title="exclusivity against coherence, one point per model")
+    ax.legend(fontsize="small", title="topics")
     return fig
 
 

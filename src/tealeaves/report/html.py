@@ -151,7 +151,8 @@ def report_data(results, choice: Choice | None = None) -> dict:
 
     choice = choice or choose(results)
     summary = {}
-    for column in figures.coherence_measures(results) + list(figures.LIKELIHOOD_COLUMNS):
+    columns = figures.coherence_measures(results) + list(figures.LIKELIHOOD_COLUMNS + figures.KCHOICE_COLUMNS)
+    for column in columns:
         if column in results.models and results.models[column].notna().any():
             stats = results.models.groupby(["engine", "k"])[column].agg(["mean", "min", "max", "count"])
             summary[column] = frame_records(stats.reset_index())  # a group with no value: mean None
@@ -164,6 +165,7 @@ def report_data(results, choice: Choice | None = None) -> dict:
         "flags": [{"model": m, "topic": t, "flags": [d["flag"] for d in f], "explanations": f}
                   for (m, t), f in sorted(details.items())],
         "flag_summary": flag_summary(results),
+        "kchoice": frame_records(figures.kchoice_table(results)),
         "stability": None if stability is None else stability.to_dict(orient="records")})
 
 
@@ -183,16 +185,46 @@ def figure_set(results, choice: Choice, inline: bool = False) -> dict:
     -------
     dict of str to matplotlib.figure.Figure
         ``measures-vs-k``, ``perplexity-vs-k``, ``stability-vs-k`` when there is a stability
-        table, and (unless ``inline``) ``topic-coherence`` and ``pair-heatmap``.
+        table, ``ldatuning-vs-k`` and ``exclusivity-vs-coherence`` when the store has their
+        numbers (:func:`kchoice_figures`), and (unless ``inline``) ``topic-coherence`` and
+        ``pair-heatmap``.
     """
     out = {"measures-vs-k": figures.measures_vs_k(results),
            "perplexity-vs-k": figures.perplexity_vs_k(results)}
     table = _stability(results)
     if table is not None:
         out["stability-vs-k"] = figures.stability_vs_k(table)
+    out.update(kchoice_figures(results, choice.measure))
     if not inline:
         out["topic-coherence"] = figures.topic_bars(results, choice.model, choice.measure)
         out["pair-heatmap"] = figures.pair_heatmap(results, choice.model, choice.topic)
+    return out
+
+
+def kchoice_figures(results, measure: str) -> dict:
+    """The K-choice figures the store has the numbers for (none for a store scored before them).
+
+    Parameters
+    ----------
+    results : SweepResults
+        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    measure : str
+        The coherence measure of the exclusivity scatter.
+
+    Returns
+    -------
+    dict of str to matplotlib.figure.Figure
+        ``ldatuning-vs-k`` (:func:`figures.ldatuning_panel`) and ``exclusivity-vs-coherence``
+        (:func:`figures.exclusivity_vs_coherence`), each when it can be drawn.
+    """
+    out = {}
+    draws = {"ldatuning-vs-k": lambda: figures.ldatuning_panel(results),
+             "exclusivity-vs-coherence": lambda: figures.exclusivity_vs_coherence(results, measure)}
+    for name, draw in draws.items():
+        try:
+            out[name] = draw()
+        except ParameterError:  # the store holds none of its numbers
+            continue
     return out
 
 
@@ -261,6 +293,26 @@ def _missing(value) -> bool:
 def _figure(svgs: dict, name: str, caption: str) -> str:
     return (f'<figure class="plot" id="fig-{name}">{svgs[name]}'
             f"<figcaption class=\"note\">{html.escape(caption)}</figcaption></figure>")
+
+
+def _kchoice_html(svgs: dict, measure: str) -> str:
+    """The section of the ldatuning panel and the exclusivity scatter (or why they are missing)."""
+    parts = ['<section id="kchoice"><h2>Choosing K as ldatuning and stm do</h2>']
+    if "ldatuning-vs-k" in svgs:
+        parts.append(_figure(svgs, "ldatuning-vs-k",
+                             "R's ldatuning measures, each mean over runs rescaled to [0, 1] over K: Arun "
+                             "2010 and Cao Juan 2009 are better low, Deveaud 2014 and Griffiths 2004 better "
+                             "high (Griffiths needs a Gibbs sampler's log-likelihood trace). They disagree "
+                             "often; read them beside held-out perplexity and coherence."))
+    if "exclusivity-vs-coherence" in svgs:
+        parts.append(_figure(svgs, "exclusivity-vs-coherence",
+                             f"Each model's mean exclusivity (stm::exclusivity: FREX, weight 0.7, top 10 "
+                             f"words) against its mean {measure}: the models to prefer are up and to the "
+                             "right (Roberts et al. 2014, stm::searchK)."))
+    if len(parts) == 1:
+        parts.append('<p class="note" id="kchoice-missing">This store holds no K-choice measure (scored '
+                     "before they were added, or by models without topic-word probabilities).</p>")
+    return "".join(parts) + "</section>"
 
 
 def _verdict_html(data: dict) -> str:
@@ -407,6 +459,7 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
     else:
         parts.append('<p class="note" id="stability-missing">Stability across runs needs at least two '
                      "runs of some configuration (a sweep with 2 or more seeds).</p>")
+    parts.append(_kchoice_html(svgs, choice.measure))
     parts += [_explorer_html(explorer, choice), _pairs_html(explorer),
               "<h2>All topics</h2><p class=\"note\">Click a column (or Tab to it and press Enter) to sort; "
               "numeric columns sort as numbers, a missing value last.</p>", topic_table(results),

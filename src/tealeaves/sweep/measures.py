@@ -55,10 +55,102 @@ def _diversity(model, data) -> dict:
     return {**out, "unavailable": unavailable} if unavailable else out
 
 
+#: The K-choice measures of :mod:`tealeaves.comparison.kchoice` stored per model (store keys).
+KCHOICE_COLUMNS = ("arun2010", "cao_juan2009", "deveaud2014", "griffiths2004", "exclusivity", "frex")
+
+
+def _kchoice(model, data) -> dict:
+    """The ``ldatuning`` measures and ``stm``'s exclusivity (:mod:`tealeaves.comparison.kchoice`).
+
+    Each is computed with its peer's defaults (Deveaud over the top 20 words, exclusivity over
+    the top 10 with FREX weight 0.7; Griffiths after the sampler's own burn-in) and is
+    ``None`` with a reason in ``unavailable`` where the model lacks its input: topic-word
+    probabilities and two topics (all), a Gibbs sampler's log-likelihood trace (Griffiths),
+    topic proportions of the training documents (Arun, from :func:`training_theta`).
+    ``frex`` is the mean over topics of the mean FREX score of each topic's top 10 words.
+    """
+    from tealeaves.comparison import kchoice
+
+    out: dict = dict.fromkeys(KCHOICE_COLUMNS)
+    unavailable: dict = {}
+    reason = not_probabilistic(model)
+    if reason is None and len(model.topic_word_) < 2:
+        reason = "the model has one topic; the K-choice measures compare two topics or more"
+    if reason is not None:
+        return {**out, "unavailable": dict.fromkeys(KCHOICE_COLUMNS, reason)}
+    out["cao_juan2009"] = kchoice.cao_juan2009(model).value
+    why = _exclusivity_reason(model)
+    if why is None:
+        excl = kchoice.exclusivity(model, EXCLUSIVITY_TOP)
+        out.update(exclusivity=excl.value, frex=excl.details["mean_frex"])
+    else:
+        unavailable.update(exclusivity=why, frex=why)
+    if len(model.vocabulary_) >= 20:
+        out["deveaud2014"] = kchoice.deveaud2014(model).value
+    else:
+        unavailable["deveaud2014"] = (f"the model's vocabulary has {len(model.vocabulary_)} words, fewer "
+                                      "than the 20 top words Deveaud 2014 compares")
+    out["arun2010"], why = _arun(model, data)
+    if why:
+        unavailable["arun2010"] = why
+    try:
+        out["griffiths2004"] = kchoice.griffiths2004(model).value
+    except TealeavesError as exc:  # no trace (not a tealeaves Gibbs sampler), or burn-in past the trace
+        unavailable["griffiths2004"] = f"Griffiths 2004 needs a Gibbs sampler's log-likelihood trace: {exc}"
+    return {**out, "unavailable": unavailable}
+
+
+def _arun(model, data) -> tuple[float | None, str | None]:
+    """Arun 2010 on the training documents, or ``(None, reason)``."""
+    from tealeaves.comparison import kchoice
+
+    theta, lengths, reason = training_theta(model, data)
+    if reason is not None:
+        return None, f"Arun 2010 needs the training documents' topic proportions: {reason}"
+    if len(model.vocabulary_) < len(model.topic_word_):
+        return None, "Arun 2010 needs at least as many words as topics"
+    try:
+        value = kchoice.arun2010(model, theta, lengths).value
+    except TealeavesError as exc:  # e.g. a topic without mass in any training document
+        return None, str(exc)
+    if not math.isfinite(value):
+        return None, ("the topic-word matrix has rank below K (two topics alike), so Arun 2010's "
+                      "divergence is infinite")
+    return value, None
+
+
+#: Top words of the stored exclusivity and FREX (``stm::exclusivity``'s ``M=10``).
+EXCLUSIVITY_TOP = 10
+
+
+def _exclusivity_reason(model) -> str | None:
+    """Why ``model`` gets no exclusivity (``None`` when it gets one)."""
+    reason = not_probabilistic(model)
+    if reason is None and len(model.topic_word_) < 2:
+        reason = "the model has one topic; exclusivity compares a word's probability across topics"
+    if reason is None and len(model.vocabulary_) < EXCLUSIVITY_TOP:
+        reason = (f"the model's vocabulary has {len(model.vocabulary_)} words, fewer than the "
+                  f"{EXCLUSIVITY_TOP} top words exclusivity sums over")
+    return reason
+
+
+def _topic_exclusivity(column: str):
+    def per_topic(model, data) -> list:
+        from tealeaves.comparison import kchoice
+
+        if _exclusivity_reason(model) is not None:
+            return [None] * len(model.top_words(1))
+        return kchoice.exclusivity(model, EXCLUSIVITY_TOP).per_topic[column].tolist()
+
+    per_topic.__doc__ = f"Each topic's ``{column}`` (:func:`tealeaves.comparison.kchoice.exclusivity`)."
+    return per_topic
+
+
 #: Per-model measures added by name: ``fn(model, data: SweepData) -> dict[str, float | None]``.
-MODEL_MEASURES: dict[str, Callable] = {"diversity": _diversity}
+MODEL_MEASURES: dict[str, Callable] = {"diversity": _diversity, "kchoice": _kchoice}
 #: Per-topic measures added by name: ``fn(model, data: SweepData) -> list[float | None]`` (one per topic).
-TOPIC_MEASURES: dict[str, Callable] = {}
+TOPIC_MEASURES: dict[str, Callable] = {"exclusivity": _topic_exclusivity("exclusivity"),
+                                       "frex": _topic_exclusivity("frex")}
 
 
 @dataclass
@@ -367,16 +459,8 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
         and ``unavailable`` (empty, or the reason they are ``None``).
     """
     from tealeaves.comparison import flag_topics, topic_significance
-    from tealeaves.errors import UnsupportedModelError
-    from tealeaves.likelihood import align_corpus
 
-    reason = not_probabilistic(model)
-    if reason is None:
-        train = align_corpus(data.train, model.vocabulary_, "training documents")
-        try:
-            theta = model.transform(train)
-        except UnsupportedModelError as exc:  # e.g. probabilities but no alpha and no native inference
-            reason = str(exc)
+    theta, lengths, reason = training_theta(model, data)
     if reason is not None:
         for topic in topics:  # every model's topics carry the same score names: null here
             topic["scores"].update(dict.fromkeys(("kl_uniform", "kl_vacuous", "kl_background", "prevalence")))
@@ -385,20 +469,64 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
         return {"significance": None, **dict.fromkeys(_KL_MEANS),
                 "unavailable": {"significance": why, **dict.fromkeys(_KL_MEANS, why)},
                 **_flag_record(report, topics)}
-    significance = topic_significance(model, theta, train.lengths)
+    significance = topic_significance(model, theta, lengths)
     for t, row in enumerate(significance.per_topic.to_dict(orient="records")):
         topics[t]["scores"].update({c: _finite(float(row[c])) for c in ("kl_uniform", "kl_vacuous",
                                                                         "kl_background")})
-    for t, share in enumerate(topic_prevalence(theta, train.lengths)):
+    for t, share in enumerate(topic_prevalence(theta, lengths)):
         topics[t]["scores"]["prevalence"] = _finite(float(share))
     report = flag_topics(len(topics), coherence=first, significance=significance, theta=theta,
-                         doc_lengths=train.lengths)
+                         doc_lengths=lengths)
     means = {c: float(significance.per_topic[c].mean()) for c in _KL_MEANS}
     return {"significance": significance.value, **means, "unavailable": {}, **_flag_record(report, topics)}
 
 
 #: The model-level means of the per-topic KL distances of topic significance (store columns).
 _KL_MEANS = ("kl_uniform", "kl_vacuous", "kl_background")
+
+
+#: The last model's training topic proportions (:func:`training_theta`), so that they are inferred once.
+_THETA: dict = {}
+
+
+def training_theta(model, data: SweepData) -> tuple:
+    """``(theta, lengths, None)`` of the training documents, or ``(None, None, reason)``.
+
+    ``theta`` is the model's ``transform`` of the training documents matched to the model's
+    vocabulary by word (:func:`tealeaves.likelihood.align_corpus`; each document weighed by
+    the tokens the model knows, ``lengths``).  The result of the last model is kept, so the
+    significance, the flags and Arun 2010 infer it once.
+
+    Parameters
+    ----------
+    model : TopicModel
+        The fitted model.
+    data : SweepData
+        The sweep's shared data.
+
+    Returns
+    -------
+    tuple
+        ``(theta, lengths, reason)``: the ``D x K`` proportions and ``D`` token counts, or
+        ``None`` twice and why the model gives no topic proportions.
+    """
+    from tealeaves.errors import UnsupportedModelError
+    from tealeaves.likelihood import align_corpus
+
+    key = (id(model), id(data))
+    if _THETA.get("key") == key and _THETA.get("model") is model and _THETA.get("data") is data:
+        return _THETA["value"]
+    reason = not_probabilistic(model)
+    value = (None, None, reason)
+    if reason is None:
+        train = align_corpus(data.train, model.vocabulary_, "training documents")
+        try:
+            value = (model.transform(train), train.lengths, None)
+        except UnsupportedModelError as exc:  # e.g. probabilities but no alpha and no native inference
+            value = (None, None, str(exc))
+    _THETA.clear()
+    _THETA.update(key=key, model=model, data=data, value=value)
+    return value
 
 
 def topic_prevalence(theta: np.ndarray, lengths: np.ndarray) -> np.ndarray:
