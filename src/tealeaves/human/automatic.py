@@ -39,20 +39,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tealeaves._params import Param
 from tealeaves.coherence.confirmation import EPSILON
 from tealeaves.errors import ParameterError
 from tealeaves.human.items import WORD_INTRUSION
+from tealeaves.human.params import FEATURES, METHOD, N_FOLDS
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
 from tealeaves.validation import check_seed, check_window
-
-#: The association features of Lau et al. (2014), in the ranker's feature order.
-FEATURES = ("pmi", "npmi", "cp1", "cp2")
-#: How the intruder is predicted: the lowest sum of one feature, or the learned ranker.
-METHOD = Param("method", "choice", choices=(*FEATURES, "ranker"),
-               help="association summed per option (lowest = intruder), or ranker")
-N_FOLDS = Param("n_folds", "int", min_value=2, help="ranker: cross-validation folds over items")
 
 
 @dataclass

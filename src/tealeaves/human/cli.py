@@ -437,7 +437,7 @@ def _import(args) -> int:
 
 
 def _add_auto_intrusion(p) -> None:
-    from tealeaves.human.automatic import METHOD, N_FOLDS
+    from tealeaves.human.params import METHOD, N_FOLDS
 
     p.add_argument("study", help="the study file (JSON) with word-intrusion items")
     p.add_argument("--reference", required=True, help="the reference index file (`tealeaves index build`)")

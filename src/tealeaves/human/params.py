@@ -25,3 +25,11 @@ MIN_CONFIDENCE = Param("min_confidence", "float",
                        "without one")
 #: :func:`~tealeaves.human.scoring.score`: the split-half reliability's seed.
 SCORE_SEED = Param("seed", "seed", help="seed of the split-half reliability")
+
+#: Automated word intrusion (:mod:`tealeaves.human.automatic`): the association features of
+#: Lau et al. (2014), in the ranker's feature order.
+FEATURES = ("pmi", "npmi", "cp1", "cp2")
+#: How the intruder is predicted: the lowest sum of one feature, or the learned ranker.
+METHOD = Param("method", "choice", choices=(*FEATURES, "ranker"),
+               help="association summed per option (lowest = intruder), or ranker")
+N_FOLDS = Param("n_folds", "int", min_value=2, help="ranker: cross-validation folds over items")
