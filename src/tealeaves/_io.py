@@ -27,6 +27,7 @@ from tealeaves.errors import (
     OutputError,
     StrictJSONError,
     TealeavesError,
+    naming,
 )
 
 PathLike = str | os.PathLike[str]
@@ -87,8 +88,8 @@ def codec(encoding: str | None) -> codecs.CodecInfo:
     try:
         return codecs.lookup(encoding or DEFAULT_ENCODING)
     except LookupError:
-        raise TealeavesError(f"unknown encoding {encoding!r}", fix="give a Python codec name such as utf-8 "
-                             "or latin-1 with --encoding") from None
+        raise naming(TealeavesError(f"unknown encoding {encoding!r}", fix="give a Python codec name such as "
+                                    "utf-8 or latin-1 as `encoding`"), "encoding") from None
 
 
 def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line: int = 1) -> str:
@@ -123,10 +124,10 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
         return data.decode(enc)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + first_line
-        raise InputEncodingError(
+        raise naming(InputEncodingError(
             f"'{path}' is not valid {enc}: byte 0x{data[exc.start]:02x} at line {line} ({exc.reason})",
-            fix="give its encoding with --encoding (e.g. --encoding latin-1), or convert it to UTF-8",
-        ) from None
+            fix=("give its encoding with `encoding` (e.g. `encoding='latin-1'`)", "convert it to UTF-8"),
+        ), "encoding") from None
 
 
 def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool = False) -> object:
