@@ -380,7 +380,7 @@ PARAM_SPAN = re.compile(r"`([A-Za-z_]\w*)(?:=([^`\n]*))?`")
 
 
 def _cli_value(value: str) -> str:
-    """A Python literal of a code span (``'latin-1'``, ``10``) as it is typed after an option."""
+    """A Python literal of a code span (``'latin-1'``, ``10``, ``['en=a.xml']``) as typed after an option."""
     import ast
     import shlex
 
@@ -388,6 +388,8 @@ def _cli_value(value: str) -> str:
         literal = ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return value
+    if isinstance(literal, (list, tuple)) and len(literal) == 1:  # one use of a repeated option
+        literal = literal[0]
     return shlex.quote(literal) if isinstance(literal, str) else value
 
 

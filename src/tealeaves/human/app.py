@@ -245,7 +245,7 @@ class AnnotationApp:
             reason = "the address is already in use" if exc.errno == errno.EADDRINUSE else (
                 exc.strerror or str(exc))
             raise naming(ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
-                                        fix="choose another port (port 0 picks a free one) or host"),
+                                        fix="choose another `port` (`port=0` picks a free one) or `host`"),
                          "port", "host") from None
         server.daemon_threads = True
         return server
