@@ -504,13 +504,39 @@ def running_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argp
             return current
 
 
+#: Options that give no parameter of the computation, though a parameter has their name (``docs/naming.md``).
+NOT_PARAMETERS = ("--format", "--debug", "--quiet", "--verbose")
+
+
+def stands_for(action: argparse.Action, name: str) -> argparse.Action:
+    """Record that the option ``action`` gives the Python parameter ``name`` (a documented exception
+    of ``docs/naming.md``: ``--lang`` gives ``lang_files``), so that an error naming ``name`` names it.
+
+    Parameters
+    ----------
+    action : argparse.Action
+        The option (what ``add_argument`` returned).
+    name : str
+        The Python parameter.
+
+    Returns
+    -------
+    argparse.Action
+        ``action``.
+    """
+    setattr(action, PARAM_ATTR, name)
+    return action
+
+
 def command_options(parser: argparse.ArgumentParser) -> dict[str, str]:
     """The options of one sub-command's parser, by the Python parameter each stands for.
 
     An option built by :func:`add_param` stands for its declaration's parameter (``random_state``
     -> ``--seed``); another option for its ``dest`` when its name follows the rule of
     ``docs/naming.md`` (``--encoding`` <-> ``encoding``); a positional argument is named by its
-    metavar (``CORPUS``).  Hidden old spellings are not listed.
+    metavar (``CORPUS``).  Hidden old spellings are not listed, nor the options of
+    :data:`NOT_PARAMETERS` (``--format`` is how the command prints, not the ``format`` of a topics
+    file).
 
     Parameters
     ----------
@@ -523,17 +549,17 @@ def command_options(parser: argparse.ArgumentParser) -> dict[str, str]:
         Python parameter name -> how the command line names it.
     """
     own = (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction, _DeprecatedAlias)
+    actions = [a for a in parser._actions
+               if not isinstance(a, own) and a.dest not in (None, argparse.SUPPRESS)]
     options: dict[str, str] = {}
-    for action in parser._actions:
-        if isinstance(action, own) or action.dest in (None, argparse.SUPPRESS):
-            continue
+    for action in sorted(actions, key=lambda a: not hasattr(a, PARAM_ATTR)):  # declared ones first
         name = getattr(action, PARAM_ATTR, None)
         if not action.option_strings:
             metavar = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
             options.setdefault(name or action.dest, metavar)
             continue
         flag = next((s for s in action.option_strings if s.startswith("--")), action.option_strings[0])
-        if name is None and flag == flag_for(action.dest):
+        if name is None and flag == flag_for(action.dest) and flag not in NOT_PARAMETERS:
             name = action.dest
         if name is not None:
             options.setdefault(name, flag)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tealeaves._cli_args import add_examples, add_result_output, result_format
+from tealeaves._cli_args import add_examples, add_result_output, result_format, stands_for
 from tealeaves.coherence.params import (
     ABSENT,
     AGGREGATION,
@@ -72,9 +72,11 @@ def _add_coherence_options(coh) -> None:
                                                      "CSV, JSON or gensim strings) or model file (.npz, "
                                                      "MALLET state/weights...) or a results store's "
                                                      "STORE#MODEL; see docs/models-files.md")
-    coh.add_argument("--topics-format", default=None,
-                     choices=("words", "mallet-keys", "csv", "json", "gensim"),
-                     help="format of the --topics file (default: sniffed; see docs/models-files.md)")
+    stands_for(coh.add_argument("--topics-format", default=None,
+                                choices=("words", "mallet-keys", "csv", "json", "gensim"),
+                                help="format of the --topics file (default: sniffed; see "
+                                     "docs/models-files.md)"),
+               "format")
     coh.add_argument("--measure", default="npmi",
                      help=f"preset: {', '.join(CHOICES['measure'])} (default npmi; see docs/coherence.md)")
     add_param(coh, N_TOP, type=n_top_arg, default=10, metavar="N[,N...]")

@@ -584,7 +584,7 @@ def _known_tokenizer(name: object) -> Callable[[str], list[str]] | None:
         raise InputFormatError(
             f"the recorded preprocessing used the tokenizer {name!r}, which tealeaves cannot rebuild "
             f"(known: {', '.join(KNOWN_TOKENIZERS)})",
-            fix="tokenise the test documents with it yourself and give them as tokens (--tokenized)")
+            fix="tokenise the test documents with it yourself and give them as tokens")
     module, func = KNOWN_TOKENIZERS[name].split(":")
     return getattr(importlib.import_module(module), func)
 

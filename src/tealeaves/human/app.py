@@ -462,7 +462,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.FORBIDDEN, f"Host {str(host)[:80]!r} is not this server's address")
         if origin is not None and origin.rstrip("/") not in origins:
             raise BadRequest(HTTPStatus.FORBIDDEN, f"Origin {origin[:80]!r} may not post judgments "
-                             "(start the server with it in allowed_origins: `annotate serve --allow-origin`)")
+                             "(start the server with it among its allowed origins)")
 
     def do_GET(self):  # noqa: N802 - http.server naming
         self._dispatch(self._get)

@@ -212,7 +212,7 @@ def _item_score(item: dict, choices: Sequence[str]) -> float:
 
 #: What each intrusion quantity needs from the study, and why it may be missing.
 NEEDS = {it.WORD_INTRUSION: ("model_precision", "the intruder (answer) of the item, or judgments imported as "
-                             "correct/incorrect (`human import --kind correct`)"),
+                             "correct/incorrect (imported with kind 'correct')"),
          it.TOPIC_INTRUSION: ("topic_log_odds", "the intruder (answer) and the document's topic proportions "
                               "(theta) of the topics shown")}
 
@@ -336,8 +336,8 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
         raise naming(ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
                            f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
                            "another scale, and the rest would be misread on this one",
-                           fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
-                           "or pass `lenient` to drop and count them"), "lenient")
+                           fix=("import them again, declaring the scale they use",
+                                "pass `lenient` to drop and count them")), "lenient")
     min_check_accuracy = MIN_CHECK_ACCURACY.check(min_check_accuracy)
     seed = SCORE_SEED.check(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)
