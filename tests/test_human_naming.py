@@ -352,7 +352,7 @@ def test_import_errors_name_parameters_in_python_and_options_on_the_command_line
     import pandas as pd
 
     frame = pd.DataFrame({"topic": ["a"], "who": ["x"], "r": ["1"]})
-    with pytest.raises(ParameterError, match=r"^give either scale or scale_map, not both$"):
+    with pytest.raises(ParameterError, match=r"^give either `scale` or `scale_map`, not both$"):
         import_survey(
             frame,
             item=["topic"],
@@ -390,7 +390,7 @@ def test_import_errors_name_parameters_in_python_and_options_on_the_command_line
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ParameterError, match=r"^kind option-index needs index_base 0 or 1"):
+        with pytest.raises(ParameterError, match=r"^kind option-index needs `index_base` 0 or 1"):
             import_survey(
                 pd.DataFrame({"topic": ["a"], "who": ["x"], "r": ["1"]}),
                 item=["topic"],

@@ -336,7 +336,7 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
         raise naming(ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
                            f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
                            "another scale, and the rest would be misread on this one",
-                           fix=("import them again, declaring the scale they use",
+                           fix=("import them again with the scale they use declared (scale or scale map)",
                                 "pass `lenient` to drop and count them")), "lenient")
     min_check_accuracy = MIN_CHECK_ACCURACY.check(min_check_accuracy)
     seed = SCORE_SEED.check(seed)

@@ -455,7 +455,7 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
                 ), "kind")
             if kind == "option-index" and index_base not in (0, 1):
                 raise naming(ParameterError(
-                    "`kind='option-index'` needs `index_base` 0 or 1 (is the first option 0 or 1?)",
+                    "kind option-index needs `index_base` 0 or 1 (is the first option 0 or 1?)",
                     fix="the base is never guessed",
                 ), "kind", "index_base")
             if kind != "correct" and study is None:
