@@ -106,9 +106,13 @@ def naming(exc: Exception, *names: str) -> Exception:
     Returns
     -------
     Exception
-        ``exc``, with ``param`` set to the one name or the tuple of names.
+        ``exc``, with ``param`` set to the one name or the tuple of names (names it already
+        listed, from a lower-level reader, are kept after them).
     """
-    exc.param = names[0] if len(names) == 1 else tuple(names)
+    before = getattr(exc, "param", None) or ()
+    before = (before,) if isinstance(before, str) else tuple(before)
+    names = tuple(dict.fromkeys((*names, *before)))
+    exc.param = names[0] if len(names) == 1 else names
     return exc
 
 

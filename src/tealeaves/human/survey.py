@@ -232,7 +232,7 @@ def _intrusion(text: str, kind: str, item: dict | None, index_base: int | None) 
 def _columns(frame: pd.DataFrame, needed: Sequence[tuple[str, str | None]]) -> None:
     absent = [(name, col) for name, col in needed if col is not None and col not in frame.columns]
     if absent:
-        missing = ", ".join(f"{name} {col!r}" for name, col in absent)
+        missing = ", ".join(f"`{name}` {col!r}" for name, col in absent)
         raise naming(ResultsError(
             f"the results have no column {missing} (found {list(map(str, frame.columns))[:12]})",
             fix="name the file's columns exactly",

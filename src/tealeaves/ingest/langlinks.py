@@ -275,7 +275,7 @@ def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[s
         return out
     missing = [lang for lang in languages if lang not in out]
     if missing:
-        raise naming(ParameterError(f"no dump for {', '.join(missing)}",
+        raise naming(ParameterError(f"no `dumps` for {', '.join(missing)}",
                                     fix="give one LANG=PATH per language in `dumps`"), "dumps")
     return {lang: out[lang] for lang in languages}
 
