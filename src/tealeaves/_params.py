@@ -156,6 +156,13 @@ class Param:
         return value
 
 
+#: A random seed (functions; ``docs/naming.md``): a whole number >= 0.  A command states what it seeds
+#: in its help text (``add_param(parser, SEED, help="bootstrap seed")``).
+SEED = Param("seed", "seed", help="random seed")
+#: The seed of a train/test split and of the held-out halves of the test documents.
+SPLIT_SEED = Param("split_seed", "seed", help="seed of the train/test split and of the held-out halves")
+
+
 def flag_for(name: str) -> str:
     """The long option for a Python parameter name (``n_top`` -> ``--n-top``).
 

@@ -39,6 +39,7 @@ from tealeaves._io import loads_strict
 from tealeaves._params import naming
 from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
+from tealeaves.human.params import PORT
 from tealeaves.human.results import normalize_response
 from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailableError
 from tealeaves.human.study import Study
@@ -229,7 +230,8 @@ class AnnotationApp:
         Raises
         ------
         ParameterError
-            When an origin is not one, or the server cannot listen on ``host:port``.
+            When an origin is not one, the port is not one (0-65535), or the server cannot listen
+            on ``host:port``.
         """
         app = self
 
@@ -239,6 +241,7 @@ class AnnotationApp:
         Handler.app = app
         Handler.quiet = quiet
         Handler.allowed_origins = frozenset(check_origins(allowed_origins))
+        port = PORT.check(port)
         try:
             server = ThreadingHTTPServer((host, port), Handler)
         except OSError as exc:

@@ -20,7 +20,7 @@ import numpy as np
 from tealeaves.errors import CorrelationError  # defined in tealeaves.errors; importable here as before
 from tealeaves.human.resampling import LEVELS, draw, responses_for, true_score_ci
 from tealeaves.signature import Signature
-from tealeaves.validation import check_choice, check_float, check_seed
+from tealeaves.validation import check_choice, check_seed
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -275,10 +275,9 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     ParameterError
         When a value is out of range or not one of the choices.
     """
-    from tealeaves.human.params import N_BOOT
+    from tealeaves.human.params import LEVEL, N_BOOT
 
-    return (N_BOOT.check(n_boot), check_seed(seed),
-            check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False),
+    return (N_BOOT.check(n_boot), check_seed(seed), LEVEL.check(level),
             [check_choice(m, "method", METHODS) for m in methods],
             check_choice(bootstrap, "bootstrap", LEVELS))
 

@@ -34,6 +34,7 @@ from tealeaves._io import read_text
 from tealeaves._params import naming, renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 from tealeaves.human import items as it
+from tealeaves.human.params import INDEX_BASE
 from tealeaves.human.results import ResultsError, read_table
 from tealeaves.human.study import Study
 
@@ -336,6 +337,7 @@ def import_survey(
         When the file has no rows or no usable judgment.
     """
     scale = check_scale(scale)
+    index_base = None if index_base is None else INDEX_BASE.check(index_base)
     sep = key_sep
     if not isinstance(sep, str) or not sep:
         raise naming(ParameterError("key_sep must not be empty", fix="e.g. `key_sep='/'`"), "key_sep")

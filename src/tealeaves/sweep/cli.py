@@ -15,8 +15,17 @@ import argparse
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._cli_options import add_preprocessing, read_preprocessed
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
-from tealeaves.sweep.params import LEVEL, N_BOOT, N_COMPONENTS, N_JOBS, N_TOP, SEEDS, TEST_FRACTION
-from tealeaves.validation import int_arg, seed_arg
+from tealeaves._params import SEED, SPLIT_SEED
+from tealeaves.sweep.params import (
+    LEVEL,
+    N_BOOT,
+    N_COMPONENTS,
+    N_JOBS,
+    N_TOP,
+    REPORT_TOPIC,
+    SEEDS,
+    TEST_FRACTION,
+)
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
@@ -64,7 +73,7 @@ def register(subparsers) -> None:
     c.add_argument("--measure", default=None, help="coherence measure (default: the sweep's first)")
     add_param(c, N_BOOT, default=2000)
     add_param(c, LEVEL, default=0.95)
-    c.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default 0)")
+    add_param(c, SEED, default=0, help="bootstrap seed")
     add_result_output(c, "the differences (CSV/TSV: one row per quantity)")
     add_examples(c, ("K=10 against K=20 of one sweep: held-out log-likelihood and mean coherence, A - B",
                      "tealeaves compare results.sqlite --models sklearn-K10-s0 sklearn-K20-s0"),
@@ -79,8 +88,7 @@ def register(subparsers) -> None:
     r.add_argument("--figures", default=None, help="also write every figure as PNG into this folder")
     r.add_argument("--model", default=None,
                    help="model of the per-topic figures (default: best mean coherence)")
-    r.add_argument("--topic", type=int_arg(0, name="--topic"), default=None,
-                   help="topic of the pair heatmap (default: the model's least coherent)")
+    add_param(r, REPORT_TOPIC, default=None)
     add_examples(r, ("a self-contained HTML report of a sweep",
                      "tealeaves report results.sqlite -o report.html"),
                     ("every number of the report as JSON (read by `tealeaves human correlate`)",
@@ -128,8 +136,7 @@ def _add_scoring_options(parser: argparse.ArgumentParser, test_help: str) -> Non
     """The options ``sweep`` and ``evaluate`` share: split, reference, measures, output, preprocessing."""
     parser.add_argument("--test", default=None, help=test_help)
     add_param(parser, TEST_FRACTION, default=None)
-    parser.add_argument("--split-seed", type=seed_arg, default=0,
-                        help="seed of the train/test split and of the held-out halves (default 0)")
+    add_param(parser, SPLIT_SEED, default=0)
     parser.add_argument("--reference", default=None, help="reference index file for coherence "
                         "(default: the training corpus)")
     parser.add_argument("--measures", default="npmi",

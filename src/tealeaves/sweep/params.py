@@ -197,3 +197,7 @@ def check_engine_setting(engine: str, name: str, value: object) -> object:
             messages.append(str(exc).removeprefix(f"{name} "))
     raise ParameterError(f"engine {engine!r} setting {name!r} {' or '.join(messages)}",
                          fix="correct it in the engine settings")
+#: ``tealeaves report``'s heatmap topic (:func:`tealeaves.report.html.choose`; its upper bound is the
+#: chosen model's K, checked there).
+REPORT_TOPIC = Param("topic", "int", min_value=0,
+                     help="topic of the pair heatmap (default: the model's least coherent)")
