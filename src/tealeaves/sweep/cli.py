@@ -83,8 +83,11 @@ def register(subparsers) -> None:
 
     r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
     r.add_argument("results", help="results store written by tealeaves sweep")
-    add_output(r, help="report file (HTML; JSON with --format json; default for JSON: standard output)")
-    r.add_argument("--format", choices=("html", "json"), default="html", help="output format (default html)")
+    add_output(r, help="report file: HTML, or JSON when it ends in .json or with --format json (JSON "
+                       "without -o is printed)")
+    r.add_argument("--format", choices=("html", "json"), default=None,
+                   help="output format (default: json for an -o file ending in .json, else html); an "
+                        "extension that means the other format is refused")
     r.add_argument("--figures", default=None, help="also write every figure as PNG into this folder")
     r.add_argument("--model", default=None,
                    help="model of the per-topic figures (default: best mean coherence)")
@@ -367,11 +370,34 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The report formats an ``-o`` file's extension stands for.
+REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
+
+
+def _report_format(fmt: str | None, output: str | None) -> str:
+    """``--format`` of ``report``, else the format of ``-o``'s extension (``.json``, ``.html``), else html.
+
+    An extension meaning the other format than ``--format`` is refused, as by every command with a
+    result (``tealeaves._cli_args.result_format``); another extension takes ``--format`` as given.
+    """
+    from pathlib import Path
+
+    from tealeaves.errors import ParameterError
+
+    suffix = Path(output).suffix.lower() if output is not None else ""
+    implied = REPORT_SUFFIXES.get(suffix)
+    if fmt is not None and implied is not None and implied != fmt:
+        raise ParameterError(f"-o {output}: the extension {suffix} means {implied}, but --format is {fmt}",
+                             fix=f"name the file for {fmt}, or drop --format")
+    return fmt or implied or "html"
+
+
 def _report(args: argparse.Namespace) -> int:
     from tealeaves.errors import ParameterError
     from tealeaves.report.html import choose, report_data, write_figures, write_report
     from tealeaves.sweep.results import load_results
 
+    args.format = _report_format(args.format, args.output)
     if args.format == "html" and args.output is None:
         raise ParameterError("the HTML report needs -o", fix="e.g. -o report.html")
     if args.output is not None:
