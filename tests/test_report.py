@@ -246,3 +246,20 @@ def test_report_verdict_in_html_equals_json(page, store):
     assert [(k, html.unescape(t), f) for k, t, f in items] == expected
     ids = set(re.findall(r'\sid="([^"]+)"', text))
     assert {f for _, _, f in expected} <= ids  # every sentence links to an element of the page
+
+
+def test_report_format_follows_the_output_extension_unless_given(store, tmp_path, run_cli, cli_error):
+    """`-o r.json` writes the JSON (it wrote the HTML page into r.json); a contradicting `--format` is
+    refused (exit 1, nothing written); another extension takes `--format` as given."""
+    expected = json.loads(run_cli(["report", store, "--format", "json"]).out)
+    assert run_cli(["report", store, "-o", tmp_path / "r.json"]).code == 0
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8")) == expected
+    cli_error(["report", store, "-o", tmp_path / "r.html", "--format", "json"],
+              "the extension .html means html, but --format is json")
+    cli_error(["report", store, "-o", tmp_path / "x.json", "--format", "html"],
+              "the extension .json means json, but --format is html")
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "x.json").exists()
+    assert run_cli(["report", store, "-o", tmp_path / "r.out", "--format", "json"]).code == 0
+    assert json.loads((tmp_path / "r.out").read_text(encoding="utf-8")) == expected
+    assert run_cli(["report", store, "-o", tmp_path / "r.htm"]).code == 0
+    assert (tmp_path / "r.htm").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")

@@ -195,7 +195,8 @@ def _add_score(p) -> None:
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
     p.add_argument("--lenient", action="store_true",
                    help="count ratings outside the study's scale instead of failing")
-    add_output(p, help="also write the scores as JSON here (input of `human correlate`)")
+    add_output(p, help="write the scores as JSON here (input of `human correlate`) instead of printing "
+                       "them; one line confirms it")
     add_format_option(p)
     p.set_defaults(func=_score)
 
@@ -213,8 +214,11 @@ def _score(args) -> int:
                    exclude_annotators=_csv(args.exclude_annotators, "--exclude-annotators"),
                    lenient=args.lenient)
     text = dump_json(report)
-    if args.output:
+    if args.output:  # the scores go to the file; the terminal gets one line, as from every writer
         write_text(args.output, text + "\n", what="scores file")
+        print(f"wrote the scores of {len(report['topics'])} topic(s) from {report['n_judgments']} judgments "
+              f"to {escape(args.output)}")
+        return 0
     if args.format == "json":
         print(text)
         return 0
