@@ -187,7 +187,7 @@ def test_table_commands_write_what_they_print(tmp_path, argv):
 
 def test_human_score_with_output_writes_the_file_and_prints_one_line(tmp_path, run_cli):
     """`human score -o FILE` writes the scores JSON and prints one confirmation line (as every command
-    that writes a file), not the report a second time; without -o the report is printed."""
+    that writes a file), not the text report; `--format json` prints the JSON it wrote."""
     from tealeaves.human.items import rating_item
     from tealeaves.human.study import Study
 
@@ -200,4 +200,5 @@ def test_human_score_with_output_writes_the_file_and_prints_one_line(tmp_path, r
         f"wrote the scores of 3 topic(s) from 12 judgments to {tmp_path / 'sc.json'}"]
     printed = run_cli([*argv, "--format", "json"])
     assert json.loads((tmp_path / "sc.json").read_text()) == json.loads(printed.out)
-    assert run_cli([*argv, "-o", tmp_path / "sc2.json", "--format", "json"]).out.count("\n") == 1
+    both = run_cli([*argv, "-o", tmp_path / "sc2.json", "--format", "json"])
+    assert json.loads(both.out) == json.loads((tmp_path / "sc2.json").read_text()) == json.loads(printed.out)

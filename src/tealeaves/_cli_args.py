@@ -369,7 +369,7 @@ def option_message(message: str, name: str, flag: str | None = None) -> str:
     str
         The message naming the option.
     """
-    if message.startswith(name + " "):
+    if re.match(rf"{re.escape(name)}(?=[ :;,])", message):  # "n_top must ...", "checks: topic ..."
         return (flag or flag_for(name)) + message[len(name):]
     return message
 

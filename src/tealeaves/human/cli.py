@@ -195,8 +195,8 @@ def _add_score(p) -> None:
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
     p.add_argument("--lenient", action="store_true",
                    help="count ratings outside the study's scale instead of failing")
-    add_output(p, help="write the scores as JSON here (input of `human correlate`) instead of printing "
-                       "them; one line confirms it")
+    add_output(p, help="write the scores as JSON here (input of `human correlate`); then one line "
+                       "confirms it instead of the text report (--format json still prints the JSON)")
     add_format_option(p)
     p.set_defaults(func=_score)
 
@@ -214,8 +214,9 @@ def _score(args) -> int:
                    exclude_annotators=_csv(args.exclude_annotators, "--exclude-annotators"),
                    lenient=args.lenient)
     text = dump_json(report)
-    if args.output:  # the scores go to the file; the terminal gets one line, as from every writer
+    if args.output:
         write_text(args.output, text + "\n", what="scores file")
+    if args.output and args.format != "json":  # the text report is not printed again: one line says where
         print(f"wrote the scores of {len(report['topics'])} topic(s) from {report['n_judgments']} judgments "
               f"to {escape(args.output)}")
         return 0

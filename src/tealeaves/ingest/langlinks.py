@@ -269,9 +269,9 @@ def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[s
         out[code] = path
     if languages is None:
         if len(out) < 2:
-            raise naming(ParameterError(f"a linked-Wikipedia build needs two or more LANG=PATH dumps "
-                                        f"(`dumps`), got {len(out)}",
-                                        fix="give one dump per language"), "dumps")
+            raise naming(ParameterError(f"a linked-Wikipedia build needs two or more `dumps` LANG=PATH, "
+                                        f"got {len(out)}", fix="give one dump per language in `dumps`"),
+                         "dumps")
         return out
     missing = [lang for lang in languages if lang not in out]
     if missing:
@@ -392,8 +392,8 @@ def _load_langlinks(db: sqlite3.Connection, spec: str, dumps: Mapping[str, str |
     source language.  Rows of pages the source dump skipped or lacks are counted."""
     source, path = langlinks_language(spec)
     if source not in dumps:
-        raise naming(ParameterError(f"langlinks '{path}' links pages of the {source} dump, but no dump "
-                                    f"{source}= is given (`dumps`)",
+        raise naming(ParameterError(f"langlinks '{path}' links pages of the {source} dump, but no `dumps` "
+                                    f"{source}= is given",
                                     fix=f"add `dumps=['{source}=PATH']` (the {source} pages-articles dump)"),
                      "langlinks", "dumps")
     others = {lang for lang in dumps if lang != source}
