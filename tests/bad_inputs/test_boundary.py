@@ -135,6 +135,14 @@ def test_a_command_without_encoding_option_does_not_offer_it(tmp_path):
     assert "--" not in line and "`" not in line
 
 
+def test_a_file_that_is_utf8_by_its_format_does_not_offer_encoding(tmp_path):
+    """`human score` has --encoding, for the judgments file; the study (JSON) is UTF-8 whatever it says."""
+    (tmp_path / "r.csv").write_text("item_id,annotator,response\n", encoding="utf-8")
+    (tmp_path / "s.json").write_bytes('{"name": "caf\xe9"}'.encode("latin-1"))
+    line = _one_error_line(_tealeaves("human", "score", "r.csv", "--study", "s.json", cwd=tmp_path))
+    assert "'s.json' is not valid utf-8: byte 0xe9" in line and line.endswith("(convert it to UTF-8)"), line
+
+
 def test_a_command_with_encoding_option_names_it(tmp_path):
     (tmp_path / "c.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     line = _one_error_line(_tealeaves("index", "build", "c.txt", "-o", "x.tlx", cwd=tmp_path))

@@ -424,7 +424,8 @@ def read_scores_meta(path) -> dict:
     if not str(path).lower().endswith(".json"):
         return {"responses": {}}
     try:
-        raw = json.loads(read_text(path, what="topic table"), parse_constant=lambda name: None)
+        raw = json.loads(read_text(path, what="topic table", utf8_only=True),
+                         parse_constant=lambda name: None)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise CorrelationError(f"cannot read {path}: {exc}") from None
     if not isinstance(raw, dict):
@@ -508,7 +509,8 @@ def _per_model_frame(path):
 
     if str(path).lower().endswith(".json"):
         try:
-            raw = json.loads(read_text(path, what="per-model table"), parse_constant=lambda name: name)
+            raw = json.loads(read_text(path, what="per-model table", utf8_only=True),
+                             parse_constant=lambda name: name)
         except (ValueError, RecursionError) as exc:
             raise CorrelationError(f"cannot read {path}: {exc}") from None
         if isinstance(raw, dict) and isinstance(raw.get("models"), list) and all(
@@ -628,7 +630,7 @@ def read_topic_table(path, report: dict | None = None, *, key=None,
 
     from tealeaves._io import read_text
 
-    text = read_text(path, what="topic table")
+    text = read_text(path, what="topic table", utf8_only=True)
     report = {} if report is None else report
     try:
         if str(path).lower().endswith(".json"):

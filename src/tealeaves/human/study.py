@@ -170,7 +170,7 @@ class Study:
         EmptyInputError
             When the study has no items.
         """
-        text = read_text(path, what="study file")
+        text = read_text(path, what="study file", utf8_only=True)
         try:
             raw = loads_strict(text)
         except StrictJSONError as exc:

@@ -592,7 +592,7 @@ def load_json(path: str | os.PathLike, what: str):
         When the file cannot be read or is not JSON (the error names ``what``).
     """
     try:
-        return json.loads(read_text(path, what=what), parse_constant=lambda c: None)
+        return json.loads(read_text(path, what=what, utf8_only=True), parse_constant=lambda c: None)
     except ValueError as exc:
         if isinstance(exc, TealeavesError):
             raise naming(exc, what) from None

@@ -290,7 +290,7 @@ def read_manifest(path: str) -> dict:
     from tealeaves._io import loads_strict, read_text
     from tealeaves.errors import InputFormatError, StrictJSONError
 
-    text = read_text(path, what="manifest")
+    text = read_text(path, what="manifest", utf8_only=True)
     toml = Path(path).suffix.lower() == ".toml"
     tomllib = _toml() if toml else None
     try:
