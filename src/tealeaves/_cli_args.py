@@ -144,7 +144,7 @@ def param_type(param: Param) -> Callable[[str], Any]:
         try:
             return param.check(text, allow_str=True)
         except ParameterError as exc:
-            raise argparse.ArgumentTypeError(option_message(str(exc), param.name, param.flag)) from None
+            raise argparse.ArgumentTypeError(cli_message(exc, {param.name: param.flag})) from None
 
     convert.__name__ = param.name
     return convert
