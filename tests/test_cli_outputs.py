@@ -183,3 +183,22 @@ def test_table_commands_write_what_they_print(tmp_path, argv):
         assert [float(r["perplexity"]) for r in rows] == [r["perplexity"] for r in data]
         assert [float(r["perplexity"]) for r in rows] == pytest.approx(
             [np.exp(-float(r["log_likelihood"]) / 10) for r in rows], rel=1e-12)
+
+
+def test_human_score_with_output_writes_the_file_and_prints_one_line(tmp_path, run_cli):
+    """`human score -o FILE` writes the scores JSON and prints one confirmation line (as every command
+    that writes a file), not the text report; `--format json` prints the JSON it wrote."""
+    from tealeaves.human.items import rating_item
+    from tealeaves.human.study import Study
+
+    Study(items=[rating_item(k, [f"w{k}{j}" for j in range(4)]) for k in range(3)]).save(tmp_path / "s.json")
+    rows = [f"r-{k},a{a},{(k + a) % 3}" for k in range(3) for a in range(4)]
+    (tmp_path / "r.csv").write_text("item_id,annotator,response\n" + "\n".join(rows) + "\n")
+    argv = ["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json"]
+    written = run_cli([*argv, "-o", tmp_path / "sc.json"])
+    assert written.code == 0 and written.out.splitlines() == [
+        f"wrote the scores of 3 topic(s) from 12 judgments to {tmp_path / 'sc.json'}"]
+    printed = run_cli([*argv, "--format", "json"])
+    assert json.loads((tmp_path / "sc.json").read_text()) == json.loads(printed.out)
+    both = run_cli([*argv, "-o", tmp_path / "sc2.json", "--format", "json"])
+    assert json.loads(both.out) == json.loads((tmp_path / "sc2.json").read_text()) == json.loads(printed.out)

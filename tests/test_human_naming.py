@@ -288,7 +288,7 @@ def test_build_study_reads_the_input_files_as_the_command_line_does(root, tmp_pa
         (
             lambda p: load_documents(_write(p / "d.jsonl", '{"title": "a", "text": "b"}\n'), 2),
             InputFormatError,
-            "has 1 records but doc_topic 2 rows",
+            "has 1 records but `doc_topic` 2 rows",
             ("documents", "doc_topic"),
         ),
         (
@@ -314,7 +314,7 @@ def test_build_study_reads_the_input_files_as_the_command_line_does(root, tmp_pa
                 model(), tasks=["topic_intrusion"], doc_topic=_npy(p, np.full((2, 6), 1 / 6))
             ),
             ParameterError,
-            "doc_topic needs documents",
+            "doc_topic needs `documents`",
             ("doc_topic", "documents"),
         ),
     ],
@@ -352,7 +352,7 @@ def test_import_errors_name_parameters_in_python_and_options_on_the_command_line
     import pandas as pd
 
     frame = pd.DataFrame({"topic": ["a"], "who": ["x"], "r": ["1"]})
-    with pytest.raises(ParameterError, match=r"^give either scale or scale_map, not both$"):
+    with pytest.raises(ParameterError, match=r"^give either `scale` or `scale_map`, not both$"):
         import_survey(
             frame,
             item=["topic"],
@@ -362,7 +362,7 @@ def test_import_errors_name_parameters_in_python_and_options_on_the_command_line
             scale=(1, 3),
             scale_map={"a": "1"},
         )
-    with pytest.raises(Exception, match=r"no column item 'model'") as info:
+    with pytest.raises(Exception, match=r"no column `item` 'model'") as info:
         import_survey(
             frame, item=["topic", "model"], task="rating", annotator="who", response="r", scale=(1, 3)
         )
@@ -390,7 +390,7 @@ def test_import_errors_name_parameters_in_python_and_options_on_the_command_line
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ParameterError, match=r"^kind option-index needs index_base 0 or 1"):
+        with pytest.raises(ParameterError, match=r"^kind option-index needs `index_base` 0 or 1"):
             import_survey(
                 pd.DataFrame({"topic": ["a"], "who": ["x"], "r": ["1"]}),
                 item=["topic"],

@@ -14,6 +14,7 @@ import argparse
 import importlib
 import inspect
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -393,3 +394,205 @@ def test_renamed_keywords_point_at_real_parameters():
             params = inspect.signature(obj).parameters
             assert new in params, (target, old, new)
             assert old not in params or old in REUSED_NAMES, (target, old, new)
+
+
+# --------------------------------------------------------------------------------------------
+# options with a checked value are built from a declaration (Param), so CLI and API cannot drift
+# --------------------------------------------------------------------------------------------
+#: Options argparse converts (``type=``) without a :class:`~tealeaves._params.Param`, each for a reason
+#: (docs/naming.md, "Where the declarations live").  Keyed by option (or positional ``dest``).
+NOT_FROM_A_PARAM = {
+    "-o": "an output path checked by validation.path_arg (not empty): no bounds to share",
+    "--name": "a reference name checked by validation.name_arg (one line, no control characters)",
+    "model": "a positional path (perplexity MODEL)",
+    "test": "a positional path (perplexity TEST)",
+    "--figure": "the figure of the paper to reproduce: one of its numbers, not a parameter of a function",
+    "--rich-unit": "a LANG=FILE pair of hao2018's rich unit, parsed by the command",
+}
+
+
+def test_options_with_a_checked_value_are_built_from_a_param(parser):
+    """An option whose value argparse converts and checks is the option of a ``Param`` (``add_param``);
+    the exceptions are listed above.  ``--level``, ``--port``, ``--seed``... cannot drift from the
+    bounds the Python function checks."""
+    problems = []
+    for path, sub in commands(parser):
+        for action in sub._actions:
+            if isinstance(action, (*_OWN, _DeprecatedAlias)) or action.type is None:
+                continue
+            key = action.option_strings[0] if action.option_strings else action.dest
+            if not hasattr(action, _cli_args.PARAM_ATTR) and key not in NOT_FROM_A_PARAM:
+                kind = getattr(action.type, "__name__", action.type)
+                problems.append(f"{' '.join(path)} {key}: type={kind} is not built from a Param (declare one "
+                                "and use add_param)")
+    assert not problems, "\n".join(problems)
+
+
+def test_param_options_check_what_the_function_checks(parser):
+    """The options of this issue's declarations refuse what the functions refuse, with the same bound."""
+    from tealeaves.human.params import INDEX_BASE, LEVEL, PORT
+
+    assert LEVEL.check(0.5) == 0.5
+    for bad in (0, 1, 1.5):
+        with pytest.raises(_params.ParameterError, match=r"level must be a number > 0 and < 1"):
+            LEVEL.check(bad)
+    with pytest.raises(_params.ParameterError, match=r"port must be a whole number >= 0 and <= 65535"):
+        PORT.check(65536)
+    with pytest.raises(_params.ParameterError, match=r"index_base must be a whole number >= 0 and <= 1"):
+        INDEX_BASE.check(2)
+    by_flag = {(" ".join(path), s): a for path, sub in commands(parser) for a in sub._actions
+               for s in a.option_strings}
+    for command, flag, name in [("human correlate", "--level", "level"), ("annotate serve", "--port", "port"),
+                                ("human import", "--index-base", "index_base"), ("compare", "--seed", "seed"),
+                                ("sweep", "--split-seed", "split_seed"), ("report", "--topic", "topic"),
+                                ("coherence", "--pairs", "pairs"), ("perplexity", "--seed", "seed"),
+                                ("reproduce reuters", "--split-seed", "split_seed")]:
+        assert getattr(by_flag[(command, flag)], _cli_args.PARAM_ATTR) == name, (command, flag)
+
+
+# --------------------------------------------------------------------------------------------
+# library text never names a command-line option
+# --------------------------------------------------------------------------------------------
+SRC = Path(__file__).resolve().parent.parent / "src" / "tealeaves"
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+#: Options of another program, which a library message may name: MALLET's (``mallet train-topics``).
+FOREIGN_OPTIONS = {
+    "models/adapters": {"--output-state", "--topic-word-weights-file", "--output-topic-keys",
+                        "--output-doc-topics", "--beta"},
+}
+#: Modules whose string literals are a command line by design: the load test starts the server.
+COMMAND_LINE_MODULES = {"human/_loadtest.py"}
+#: Keyword arguments whose values are option spellings: ``Param(flag_name=..., deprecated_flags=...)``.
+OPTION_KEYWORDS = {"flag_name", "deprecated_flags"}
+
+
+def _is_command_module(path: Path) -> bool:
+    return path.name == "cli.py" or path.name.endswith("_cli.py") or path.name.startswith("_cli_")
+
+
+def _docstrings(tree) -> set[int]:
+    import ast
+
+    ids = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+def _declaration_strings(tree) -> set[int]:
+    """String constants that are option spellings by construction: ``Param(..., deprecated_flags=...)``
+    values and the arguments of ``add_argument`` (an argparse helper outside a command module)."""
+    import ast
+
+    ids = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        parts = [k.value for k in node.keywords if k.arg in OPTION_KEYWORDS]
+        if getattr(node.func, "attr", None) == "add_argument":
+            parts += list(node.args)
+        for part in parts:
+            ids |= {id(n) for n in ast.walk(part) if isinstance(n, ast.Constant)}
+    return ids
+
+
+def library_option_names() -> list[str]:
+    """``module:line: --flag`` of every option spelling in a string literal of a library module."""
+    import ast
+
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if _is_command_module(path) or rel in COMMAND_LINE_MODULES:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _docstrings(tree) | _declaration_strings(tree)
+        foreign = set().union(*(v for k, v in FOREIGN_OPTIONS.items() if rel.startswith(k)))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                found += [f"{rel}:{node.lineno}: {m}" for m in FLAG.findall(node.value) if m not in foreign]
+    return found
+
+
+def test_library_messages_name_parameters_not_options():
+    """Library code speaks in Python parameter names; only command modules name options (docs/naming.md,
+    "Messages").  The listed exceptions are other programs' options and option declarations."""
+    assert library_option_names() == []
+
+
+def test_the_option_scan_finds_an_option_in_a_message(tmp_path, monkeypatch):
+    """The scan is not vacuous: a fix text naming ``--encoding`` in a library module is found."""
+    module = tmp_path / "tealeaves" / "fake.py"
+    module.parent.mkdir()
+    module.write_text('"""Doc naming --allowed."""\n'
+                      'from tealeaves._params import Param\n'
+                      'X = Param("x", deprecated_flags=("--old-x",))\n'
+                      'def f():\n'
+                      '    raise ValueError("bad", fix="give --encoding latin-1")\n', encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", module.parent)
+    assert library_option_names() == ["fake.py:5: --encoding"]
+
+
+# --------------------------------------------------------------------------------------------
+# the command line names the running command's options, only where a message marks a parameter
+# --------------------------------------------------------------------------------------------
+def _error(message, fix=None, *names):
+    from tealeaves.errors import InputEncodingError, naming
+
+    return naming(InputEncodingError(message, fix=fix), *names)
+
+
+def test_a_parameter_span_becomes_the_option_only_when_the_command_has_it():
+    from tealeaves._cli_args import cli_message
+
+    exc = _error("'m.json' is not valid utf-8", ("give its encoding with `encoding` (e.g. "
+                                                 "`encoding='latin-1'`)", "convert it to UTF-8"), "encoding")
+    assert str(exc) == ("'m.json' is not valid utf-8 (give its encoding with `encoding` (e.g. "
+                        "`encoding='latin-1'`), or convert it to UTF-8)")
+    assert cli_message(exc, {"encoding": "--encoding"}) == (
+        "'m.json' is not valid utf-8 (give its encoding with --encoding (e.g. --encoding latin-1), or "
+        "convert it to UTF-8)")
+    assert cli_message(exc, {"corpus": "CORPUS"}) == "'m.json' is not valid utf-8 (convert it to UTF-8)"
+
+
+def test_a_common_word_is_not_taken_for_its_parameter():
+    """``encoding``, ``documents``, ``kind``, ``scale`` are words: only the subject (the first word) and
+    code spans name the parameter; a path holding the name is left alone."""
+    from tealeaves._cli_args import cli_message
+
+    options = {"encoding": "--encoding", "documents": "--documents", "kind": "--kind", "scale": "--scale"}
+    exc = _error("documents '/data/documents.jsonl' has the wrong encoding for its kind of scale", None,
+                 "documents", "encoding", "kind", "scale")
+    assert cli_message(exc, options) == ("--documents '/data/documents.jsonl' has the wrong encoding for its "
+                                         "kind of scale")
+    exc = _error("the encoding is unknown", "name the `encoding`", "encoding")
+    assert cli_message(exc, options) == "the encoding is unknown (name the --encoding)"
+    # a span of a name the error does not list (a command line in backticks) is left as written
+    exc = _error("see `tealeaves human score`", "or `kind`", "encoding")
+    assert cli_message(exc, options) == "see `tealeaves human score` (or `kind`)"
+
+
+def test_a_span_without_an_option_becomes_the_bare_name():
+    from tealeaves._cli_args import cli_message
+
+    exc = _error("`min_df=5` is above `max_df=2`", "lower `min_df`", "min_df", "max_df")
+    assert cli_message(exc, {"min_df": "--min-df"}) == "--min-df 5 is above max_df=2 (lower --min-df)"
+
+
+def test_the_running_command_is_the_innermost_sub_command(parser):
+    from tealeaves._cli_args import command_options, running_parser
+
+    index_build = command_options(running_parser(parser, ["index", "build", "a.txt", "-o", "x.tlx"]))
+    assert index_build["encoding"] == "--encoding" and index_build["output"] == "--output"
+    evaluate = command_options(running_parser(parser, ["evaluate", "c.txt", "--manifest", "m.json"]))
+    assert "encoding" not in evaluate and "format" not in evaluate  # --format is how it prints
+    assert evaluate["corpus"] == "CORPUS"
+    coherence = command_options(running_parser(parser, ["coherence"]))
+    assert coherence["format"] == "--topics-format"  # the topics file's format, not --format
+    aligned = command_options(running_parser(parser, ["index", "build-aligned"]))
+    assert aligned["lang_files"] == "--lang" and aligned["dumps"] == "--dump"
+    assert aligned["inputs"] == "TUPLES"

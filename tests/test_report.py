@@ -286,3 +286,20 @@ def test_report_rescale_of_equal_values_is_the_middle():
 
     assert list(rescale(pd.Series([3.0, 3.0]))) == [0.5, 0.5]  # scales::rescale of a zero range
     assert list(rescale(pd.Series([1.0, 3.0, 2.0]))) == [0.0, 1.0, 0.5]
+
+
+def test_report_format_follows_the_output_extension_unless_given(store, tmp_path, run_cli, cli_error):
+    """`-o r.json` writes the JSON (it wrote the HTML page into r.json); a contradicting `--format` is
+    refused (exit 1, nothing written); another extension takes `--format` as given."""
+    expected = json.loads(run_cli(["report", store, "--format", "json"]).out)
+    assert run_cli(["report", store, "-o", tmp_path / "r.json"]).code == 0
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8")) == expected
+    cli_error(["report", store, "-o", tmp_path / "r.html", "--format", "json"],
+              "the extension .html means html, but --format is json")
+    cli_error(["report", store, "-o", tmp_path / "x.json", "--format", "html"],
+              "the extension .json means json, but --format is html")
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "x.json").exists()
+    assert run_cli(["report", store, "-o", tmp_path / "r.out", "--format", "json"]).code == 0
+    assert json.loads((tmp_path / "r.out").read_text(encoding="utf-8")) == expected
+    assert run_cli(["report", store, "-o", tmp_path / "r.htm"]).code == 0
+    assert (tmp_path / "r.htm").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")

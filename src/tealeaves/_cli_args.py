@@ -4,9 +4,9 @@ The only place where a Python parameter becomes a flag: :func:`add_param` turns 
 :class:`tealeaves._params.Param` into an argparse option (its ``--flag`` by the rule of
 ``docs/naming.md``, the declared bounds as the ``type=`` check, the declared help text),
 and adds each old spelling as a hidden alias that still works and prints one deprecation
-line.  :func:`option_message` rewrites a library error that names a Python parameter so
-that it names the option instead.  Command modules import this; it imports no command
-module.
+line.  :func:`cli_message` rewrites a library error that names a Python parameter so
+that it names the running command's option instead (``docs/naming.md``).  Command modules
+import this; it imports no command module.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from typing import Any
 from tealeaves._params import Param, flag_for
 
 _WARNED: set = set()
+
+#: Attribute of an option built by :func:`add_param`: the Python parameter it stands for.
+PARAM_ATTR = "tealeaves_param"
 
 #: Namespace attribute recording which spelling set each aliased option (removed after parsing).
 SPELLINGS = "_tealeaves_spellings"
@@ -141,7 +144,7 @@ def param_type(param: Param) -> Callable[[str], Any]:
         try:
             return param.check(text, allow_str=True)
         except ParameterError as exc:
-            raise argparse.ArgumentTypeError(option_message(str(exc), param.name, param.flag)) from None
+            raise argparse.ArgumentTypeError(cli_message(exc, {param.name: param.flag})) from None
 
     convert.__name__ = param.name
     return convert
@@ -182,8 +185,11 @@ def add_param(parser: argparse.ArgumentParser, param: Param, *, dest: str | None
     if default not in (None, False, argparse.SUPPRESS) and "default" not in text:
         text = f"{text} (default {default})" if text else f"default {default}"
     if not param.deprecated_flags:
-        return parser.add_argument(*flags, dest=dest, help=text, **kwargs)
-    return _add_aliased(parser, flags, dest, param.deprecated_flags, {"help": text, **kwargs})
+        action = parser.add_argument(*flags, dest=dest, help=text, **kwargs)
+    else:
+        action = _add_aliased(parser, flags, dest, param.deprecated_flags, {"help": text, **kwargs})
+    setattr(action, PARAM_ATTR, param.name)
+    return action
 
 
 def _add_aliased(parser: argparse.ArgumentParser, flags: Sequence[str], dest: str, old: Sequence[str] | str,
@@ -342,9 +348,12 @@ def add_examples(parser: argparse.ArgumentParser, *examples: tuple[str, str]) ->
 
 
 def option_message(message: str, name: str, flag: str | None = None) -> str:
-    """``message`` with the Python parameter ``name`` replaced by its option (``n_top`` -> ``--n-top``).
+    """``message`` with its subject, the Python parameter ``name``, replaced by its option.
 
-    A name inside a path (``/data/documents.jsonl``, ``doc_topic.npy``) is left as it is.
+    The subject is the message's first word (``n_top must be ...`` -> ``--n-top must be ...``), as
+    :meth:`~tealeaves._params.Param.check` and the ``check_*`` helpers of :mod:`tealeaves.validation`
+    write it; the name anywhere else is left alone (``encoding`` in ``... is not valid UTF-8`` is a
+    word).  A parameter named elsewhere in a message is written as a code span (:func:`cli_text`).
 
     Parameters
     ----------
@@ -360,5 +369,198 @@ def option_message(message: str, name: str, flag: str | None = None) -> str:
     str
         The message naming the option.
     """
-    flag = flag or flag_for(name)
-    return re.sub(rf"(?<![\w\-/\\.]){re.escape(name)}(?![\w/\\]|\.\w)", flag, message)
+    if re.match(rf"{re.escape(name)}(?=[ :;,])", message):  # "n_top must ...", "checks: topic ..."
+        return (flag or flag_for(name)) + message[len(name):]
+    return message
+
+
+#: A parameter in a library message: a code span of its Python name, with an optional example value
+#: (`` `encoding` ``, `` `encoding='latin-1'` ``, `` `window=10` ``).
+PARAM_SPAN = re.compile(r"`([A-Za-z_]\w*)(?:=([^`\n]*))?`")
+
+
+def _cli_value(value: str) -> str:
+    """A Python literal of a code span (``'latin-1'``, ``10``, ``['en=a.xml']``) as typed after an option."""
+    import ast
+    import shlex
+
+    try:
+        literal = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
+    if isinstance(literal, (list, tuple)) and len(literal) == 1:  # one use of a repeated option
+        literal = literal[0]
+    return shlex.quote(literal) if isinstance(literal, str) else value
+
+
+def cli_text(text: str, names: Sequence[str], options: dict[str, str]) -> str:
+    """``text`` with each code span of a parameter in ``names`` written for the running command.
+
+    `` `encoding` `` becomes ``--encoding`` and `` `encoding='latin-1'` `` ``--encoding latin-1`` when
+    the command has that option (``options``); otherwise the span becomes the bare name (a word: no
+    option is invented).  Spans of other names (a command line in backticks) are left as written.
+
+    Parameters
+    ----------
+    text : str
+        A message or fix.
+    names : sequence of str
+        The parameters the error says it names (``exc.param``).
+    options : dict of str to str
+        The running command's options by Python parameter name (:func:`command_options`).
+
+    Returns
+    -------
+    str
+        The text for the command line.
+    """
+
+    def replace(match: re.Match) -> str:
+        name, value = match.group(1), match.group(2)
+        if name not in names:
+            return match.group(0)
+        if name not in options:
+            return name if value is None else f"{name}={value}"
+        return options[name] if value is None else f"{options[name]} {_cli_value(value)}"
+
+    return PARAM_SPAN.sub(replace, text)
+
+
+def _spans_missing(text: str, names: Sequence[str], options: dict[str, str]) -> bool:
+    """Whether ``text`` names (as a code span) a parameter of ``names`` the command has no option for."""
+    return any(m.group(1) in names and m.group(1) not in options for m in PARAM_SPAN.finditer(text))
+
+
+def cli_message(exc: BaseException, options: dict[str, str]) -> str:
+    """The error's message for the command line: each parameter it names, as the running command's option.
+
+    The error lists the parameters it names (``exc.param``: :func:`tealeaves._params.naming`, or
+    :meth:`~tealeaves._params.Param.check`).  For each: the message's subject (its first word) and
+    every code span of it (`` `name` ``) become the option, when the running command has one.  A fix
+    given as alternatives drops each alternative naming a parameter the command has no option for
+    (``give its encoding with `encoding`, or convert it to UTF-8`` is ``convert it to UTF-8`` on a
+    command without ``--encoding``); any other span of such a parameter is written as its bare name.
+    An error naming no parameter is printed as ``str(exc)``.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error (a :class:`~tealeaves.errors.TealeavesError`).
+    options : dict of str to str
+        The running command's options by Python parameter name (:func:`command_options`).
+
+    Returns
+    -------
+    str
+        The message.
+    """
+    from tealeaves.errors import with_fix
+
+    param = getattr(exc, "param", None)
+    if not param:
+        return str(exc)
+    names = (param,) if isinstance(param, str) else tuple(param)
+    what, fix = getattr(exc, "what", None), getattr(exc, "fix", None)
+    if what is None or exc.args[:1] != (with_fix(what, fix),):
+        what, fix = str(exc), None  # a message not built by TealeavesError (or changed since)
+    if isinstance(fix, (tuple, list)):
+        fix = [f for f in fix if not _spans_missing(f, names, options)]
+    if names[0] in options:
+        what = option_message(what, names[0], options[names[0]])
+    if isinstance(fix, str):
+        fix = cli_text(fix, names, options)
+    elif fix:
+        fix = [cli_text(f, names, options) for f in fix]
+    return with_fix(cli_text(what, names, options), fix)
+
+
+def running_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of the sub-command ``argv`` runs (``human score``'s, say), as argparse chooses it.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The top-level parser.
+    argv : sequence of str
+        The command line's arguments.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The innermost sub-command's parser named in ``argv`` (``parser`` when none is).
+    """
+    current, tokens = parser, iter(argv)
+    while True:
+        sub = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if sub is None:
+            return current
+        for token in tokens:
+            if token in sub.choices:
+                current = sub.choices[token]
+                break
+            if token == "--" or not token.startswith("-"):
+                return current
+        else:
+            return current
+
+
+#: Options that give no parameter of the computation, though a parameter has their name (``docs/naming.md``).
+NOT_PARAMETERS = ("--format", "--debug", "--quiet", "--verbose")
+
+
+def stands_for(action: argparse.Action, name: str) -> argparse.Action:
+    """Record that the option ``action`` gives the Python parameter ``name`` (a documented exception
+    of ``docs/naming.md``: ``--lang`` gives ``lang_files``), so that an error naming ``name`` names it.
+
+    Parameters
+    ----------
+    action : argparse.Action
+        The option (what ``add_argument`` returned).
+    name : str
+        The Python parameter.
+
+    Returns
+    -------
+    argparse.Action
+        ``action``.
+    """
+    setattr(action, PARAM_ATTR, name)
+    return action
+
+
+def command_options(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """The options of one sub-command's parser, by the Python parameter each stands for.
+
+    An option built by :func:`add_param` stands for its declaration's parameter (``random_state``
+    -> ``--seed``); another option for its ``dest`` when its name follows the rule of
+    ``docs/naming.md`` (``--encoding`` <-> ``encoding``); a positional argument is named by its
+    metavar (``CORPUS``).  Hidden old spellings are not listed, nor the options of
+    :data:`NOT_PARAMETERS` (``--format`` is how the command prints, not the ``format`` of a topics
+    file).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-command's parser (:func:`running_parser`).
+
+    Returns
+    -------
+    dict of str to str
+        Python parameter name -> how the command line names it.
+    """
+    own = (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction, _DeprecatedAlias)
+    actions = [a for a in parser._actions
+               if not isinstance(a, own) and a.dest not in (None, argparse.SUPPRESS)]
+    options: dict[str, str] = {}
+    for action in sorted(actions, key=lambda a: not hasattr(a, PARAM_ATTR)):  # declared ones first
+        name = getattr(action, PARAM_ATTR, None)
+        if not action.option_strings:
+            metavar = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+            options.setdefault(name or action.dest, metavar)
+            continue
+        flag = next((s for s in action.option_strings if s.startswith("--")), action.option_strings[0])
+        if name is None and flag == flag_for(action.dest) and flag not in NOT_PARAMETERS:
+            name = action.dest
+        if name is not None:
+            options.setdefault(name, flag)
+    return options

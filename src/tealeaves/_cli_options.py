@@ -6,6 +6,8 @@ command module.  The options built from parameter declarations are :mod:`tealeav
 
 from __future__ import annotations
 
+from tealeaves._cli_args import stands_for
+
 
 def add_line_files(p) -> None:
     """``--lang CODE=FILE`` (repeated) and ``--doc-ids``: parallel line files of the aligned inputs.
@@ -15,8 +17,9 @@ def add_line_files(p) -> None:
     p : argparse.ArgumentParser
         The sub-command's parser (``index build-aligned``, ``pltm fit|infer``).
     """
-    p.add_argument("--lang", action="append", metavar="CODE=FILE",
-                   help="a line-aligned text file of one language (repeat per language; needs --doc-ids)")
+    stands_for(p.add_argument("--lang", action="append", metavar="CODE=FILE",
+                              help="a line-aligned text file of one language (repeat per language; needs "
+                                   "--doc-ids)"), "lang_files")
     p.add_argument("--doc-ids",
                    help="document-id file: line i names the document of line i of every --lang file")
 

@@ -27,6 +27,7 @@ from tealeaves.errors import (
     OutputError,
     StrictJSONError,
     TealeavesError,
+    naming,
 )
 
 PathLike = str | os.PathLike[str]
@@ -87,11 +88,12 @@ def codec(encoding: str | None) -> codecs.CodecInfo:
     try:
         return codecs.lookup(encoding or DEFAULT_ENCODING)
     except LookupError:
-        raise TealeavesError(f"unknown encoding {encoding!r}", fix="give a Python codec name such as utf-8 "
-                             "or latin-1 with --encoding") from None
+        raise naming(TealeavesError(f"unknown encoding {encoding!r}", fix="give a Python codec name such as "
+                                    "utf-8 or latin-1 as `encoding`"), "encoding") from None
 
 
-def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line: int = 1) -> str:
+def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line: int = 1, *,
+           utf8_only: bool = False) -> str:
     """Decode ``data`` read from ``path`` strictly, dropping a UTF-8 byte-order mark.
 
     Parameters
@@ -105,6 +107,9 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
     first_line : int, default 1
         The line number of ``data``'s first line in the file (for a caller that
         decodes a file line by line), so an error names the file's line.
+    utf8_only : bool, default False
+        The file is UTF-8 by its format (a study, a manifest, a JSON table): no ``encoding``
+        parameter reads it otherwise, so the fix of an error offers none.
 
     Returns
     -------
@@ -123,10 +128,13 @@ def decode(data: bytes, path: PathLike, encoding: str | None = None, first_line:
         return data.decode(enc)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + first_line
-        raise InputEncodingError(
-            f"'{path}' is not valid {enc}: byte 0x{data[exc.start]:02x} at line {line} ({exc.reason})",
-            fix="give its encoding with --encoding (e.g. --encoding latin-1), or convert it to UTF-8",
-        ) from None
+        what = f"'{path}' is not valid {enc}: byte 0x{data[exc.start]:02x} at line {line} ({exc.reason})"
+        if utf8_only:
+            raise InputEncodingError(what, fix="convert it to UTF-8") from None
+        raise naming(InputEncodingError(
+            what,
+            fix=("give its encoding with `encoding` (e.g. `encoding='latin-1'`)", "convert it to UTF-8"),
+        ), "encoding") from None
 
 
 def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool = False) -> object:
@@ -179,7 +187,8 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
                       object_pairs_hook=pairs if unique_keys else None)
 
 
-def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -> str:
+def read_text(path: PathLike, encoding: str | None = None, what: str = "file", *,
+              utf8_only: bool = False) -> str:
     """The whole text of ``path`` under the reading policy (module docstring).
 
     Parameters
@@ -190,6 +199,8 @@ def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -
         Its encoding (None: UTF-8, a byte-order mark removed).
     what : str, default "file"
         What the file is, for error messages.
+    utf8_only : bool, default False
+        The file is UTF-8 by its format (see :func:`decode`).
 
     Returns
     -------
@@ -211,7 +222,7 @@ def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -
     except OSError as exc:
         raise TealeavesError(f"cannot read {what} '{p}': {exc.strerror or exc}",
                              fix="check the path and its permissions") from None
-    return decode(data, p, encoding)
+    return decode(data, p, encoding, utf8_only=utf8_only)
 
 
 def split_lines(text: str) -> list[str]:

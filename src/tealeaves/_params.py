@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tealeaves.errors import ParameterError
+from tealeaves.errors import ParameterError, naming  # noqa: F401 -- naming: its home was here
 from tealeaves.validation import (
     check_choice,
     check_count_or_share,
@@ -57,6 +57,9 @@ class Param:
         Inclusive bounds for ``int`` and ``float`` parameters (``None``: unbounded).
     include_min : bool
         For ``float``: whether ``min_value`` itself is allowed.
+    include_max : bool
+        For ``float``: whether ``max_value`` itself is allowed (``False``: an exclusive upper
+        bound, as a confidence level's ``< 1``).
     choices : tuple of str
         For ``choice``: the accepted values.
     help : str
@@ -75,6 +78,7 @@ class Param:
     min_value: float | None = None
     max_value: float | None = None
     include_min: bool = True
+    include_max: bool = True
     choices: tuple = ()
     help: str = ""
     short: str | None = None
@@ -133,7 +137,8 @@ class Param:
                              allow_str=allow_str)
         if self.kind == "float":
             return check_float(value, n, min_value=self.min_value, max_value=self.max_value,
-                               include_min=self.include_min, allow_str=allow_str)
+                               include_min=self.include_min, include_max=self.include_max,
+                               allow_str=allow_str)
         if self.kind == "seed":
             return check_seed(value, n)
         if self.kind == "count_or_share":  # a document frequency: an int count or a float share
@@ -149,6 +154,13 @@ class Param:
         if not isinstance(value, str) or not value:
             raise ParameterError(f"{n} must be a non-empty string, got {value!r}")
         return value
+
+
+#: A random seed (functions; ``docs/naming.md``): a whole number >= 0.  A command states what it seeds
+#: in its help text (``add_param(parser, SEED, help="bootstrap seed")``).
+SEED = Param("seed", "seed", help="random seed")
+#: The seed of a train/test split and of the held-out halves of the test documents.
+SPLIT_SEED = Param("split_seed", "seed", help="seed of the train/test split and of the held-out halves")
 
 
 def flag_for(name: str) -> str:
@@ -268,26 +280,6 @@ def renamed_parameters(renames: Mapping[str, str]) -> Callable:
     return decorate
 
 
-def naming(exc: Exception, *names: str) -> Exception:
-    """Return ``exc`` marked as being about the Python parameter(s) ``names``.
-
-    The command line's error boundary then names each option instead (``item`` -> ``--item``);
-    a Python caller reads the message as written.  Usage: ``raise naming(ParameterError(...), "item")``.
-
-    Parameters
-    ----------
-    exc : Exception
-        A tealeaves error whose message names the parameter(s) by their Python names.
-    *names : str
-        The Python names the message mentions (the first is the subject).
-
-    Returns
-    -------
-    Exception
-        ``exc``, with ``param`` set to the one name or the tuple of names.
-    """
-    exc.param = names[0] if len(names) == 1 else tuple(names)
-    return exc
 def deprecated_alias(func: Callable, old: str) -> Callable:
     """``func`` under its old public name ``old``: works the same, with one ``FutureWarning``.
 

@@ -154,17 +154,32 @@ def _os_error_message(exc: OSError) -> str:
     return f"{exc.strerror or exc}{where} (check the path, its permissions and the free disk space)"
 
 
-def _cli_message(exc: TealeavesError) -> str:
-    """The error's message, naming the option rather than the Python parameter (``docs/naming.md``)."""
-    param = getattr(exc, "param", None)
-    if not param:
-        return str(exc)
-    from tealeaves._cli_args import option_message
+def _command_options(argv: Sequence[str]) -> dict[str, str]:
+    """The running command's options by Python parameter name (empty when the parser cannot be built)."""
+    from tealeaves._cli_args import command_options, running_parser
 
-    message = str(exc)
-    for name in [param] if isinstance(param, str) else param:  # one name, or several
-        message = option_message(message, name)
-    return message
+    try:
+        return command_options(running_parser(build_parser(), argv))
+    except Exception:  # noqa: BLE001 -- the message is printed without options rather than not at all
+        return {}
+
+
+def _cli_message(exc: TealeavesError, argv: Sequence[str]) -> str:
+    """The error's message, naming the running command's options rather than Python parameters
+    (``docs/naming.md``)."""
+    if not getattr(exc, "param", None):
+        return str(exc)
+    from tealeaves._cli_args import cli_message
+
+    return cli_message(exc, _command_options(argv))
+
+
+def _decode_message(exc: UnicodeDecodeError, argv: Sequence[str]) -> str:
+    """A decoding error no reader named: the fix offers ``--encoding`` only on a command that has it."""
+    fix = "convert it to UTF-8"
+    if "encoding" in _command_options(argv):
+        fix = "give its encoding with --encoding, or " + fix
+    return f"an input is not valid {exc.encoding} ({exc.reason}) ({fix})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -229,12 +244,11 @@ def _run(argv: list[str], debug: bool) -> int:
     except TealeavesError as exc:
         if debug:
             raise
-        return _fail(_cli_message(exc), EXIT_ERROR)
+        return _fail(_cli_message(exc, argv), EXIT_ERROR)
     except UnicodeDecodeError as exc:
         if debug:
             raise
-        return _fail(f"an input is not valid {exc.encoding} ({exc.reason}) "
-                     "(give its encoding with --encoding, or convert it to UTF-8)", EXIT_ERROR)
+        return _fail(_decode_message(exc, argv), EXIT_ERROR)
     except OSError as exc:
         if debug:
             raise

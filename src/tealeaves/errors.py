@@ -35,10 +35,85 @@ class TealeavesError(ValueError):
     'top_n is 0 (give a whole number of at least 2)'
     """
 
-    def __init__(self, message: str = "", *args: object, fix: str | None = None):
+    #: The Python parameter(s) the message names (see :func:`tealeaves._params.naming`): the
+    #: command line's error boundary names their options instead (``docs/naming.md``).
+    param: str | tuple | None = None
+
+    def __init__(self, message: str = "", *args: object, fix: str | tuple | None = None):
         self.what = message
         self.fix = fix
-        super().__init__(f"{message} ({fix})" if fix else message, *args)
+        super().__init__(with_fix(message, fix), *args)
+
+
+def join_alternatives(alternatives: str | tuple | list | None) -> str:
+    """A fix given as several alternatives, in one phrase: ``"a, or b"``, ``"a, b, or c"``.
+
+    Parameters
+    ----------
+    alternatives : str, sequence of str or None
+        One fix, or several alternative fixes (a command line may drop an alternative that names
+        a parameter it has no option for; ``docs/naming.md``).
+
+    Returns
+    -------
+    str
+        The phrase (empty when there is none).
+    """
+    if not alternatives:
+        return ""
+    if isinstance(alternatives, str):
+        return alternatives
+    items = [a for a in alternatives if a]
+    return items[0] if len(items) < 2 else ", ".join(items[:-1]) + ", or " + items[-1]
+
+
+def with_fix(message: str, fix: str | tuple | list | None) -> str:
+    """``message (fix)``, or ``message`` alone when there is no fix.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    fix : str, sequence of str or None
+        How to fix it (several alternatives are joined by :func:`join_alternatives`).
+
+    Returns
+    -------
+    str
+        The text of the error.
+    """
+    fix = join_alternatives(fix)
+    return f"{message} ({fix})" if fix else message
+
+
+def naming(exc: Exception, *names: str) -> Exception:
+    """Return ``exc`` marked as being about the Python parameter(s) ``names``.
+
+    The command line's error boundary then names each one as the running command's option, where
+    the message writes it: as its first word (``item must be ...``) or as a code span
+    (``give its encoding with `encoding```); a span of a name the command has no option for is
+    written as the bare name, and a fix alternative holding one is dropped
+    (:func:`tealeaves._cli_args.cli_message`, ``docs/naming.md``).  A Python caller reads the
+    message as written.  Usage: ``raise naming(ParameterError(...), "item")``.
+
+    Parameters
+    ----------
+    exc : Exception
+        A tealeaves error whose message names the parameter(s) by their Python names.
+    *names : str
+        The Python names the message mentions (the first is the subject).
+
+    Returns
+    -------
+    Exception
+        ``exc``, with ``param`` set to the one name or the tuple of names (names it already
+        listed, from a lower-level reader, are kept after them).
+    """
+    before = getattr(exc, "param", None) or ()
+    before = (before,) if isinstance(before, str) else tuple(before)
+    names = tuple(dict.fromkeys((*names, *before)))
+    exc.param = names[0] if len(names) == 1 else names
+    return exc
 
 
 class DataNotFoundError(TealeavesError, FileNotFoundError):
@@ -67,8 +142,6 @@ class ParameterError(TealeavesError):
     ``param`` is the Python name of the parameter when known (set by
     :meth:`tealeaves._params.Param.check`); the command line then names its option instead.
     """
-
-    param: str | None = None
 
 
 class InputFormatError(TealeavesError):

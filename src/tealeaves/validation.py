@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from tealeaves.errors import ParameterError
+from tealeaves.errors import ParameterError, naming
 
 T = TypeVar("T")
 
@@ -263,8 +263,9 @@ def check_window(value: object, name: str = "window") -> str | int:
     try:
         return check_int(value, name, min_value=1, allow_str=True)
     except ParameterError:
-        raise ParameterError(f"{name} must be 'doc' or a whole number of tokens >= 1, got {_got(value)}",
-                             fix="e.g. --window doc or --window 10") from None
+        raise naming(ParameterError(f"{name} must be 'doc' or a whole number of tokens >= 1, got "
+                                    f"{_got(value)}",
+                                    fix=f"e.g. `{name}='doc'` or `{name}=10`"), name) from None
 
 
 def check_seed(value: object, name: str = "seed") -> int:
@@ -445,7 +446,7 @@ def path_arg(name: str = "path") -> Callable[[str], str]:
     return _arg(lambda s: check_path(s, name))
 
 
-def check_name(value: object, name: str = "--name") -> str:
+def check_name(value: object, name: str = "name") -> str:
     r"""A reference name (recorded in signatures, listed by ``index info``): non-empty and on one line.
 
     No control character, lone surrogate or line/paragraph separator.  ``|``, ``=`` and
@@ -455,7 +456,7 @@ def check_name(value: object, name: str = "--name") -> str:
     ----------
     value : object
         The name.
-    name : str, default "--name"
+    name : str, default "name"
         The parameter's name, for the error message.
 
     Returns
@@ -475,12 +476,12 @@ def check_name(value: object, name: str = "--name") -> str:
     return value
 
 
-def name_arg(name: str = "--name") -> Callable[[str], str]:
+def name_arg(name: str = "name") -> Callable[[str], str]:
     """An argparse ``type`` accepting reference names (see :func:`check_name`).
 
     Parameters
     ----------
-    name : str, default "--name"
+    name : str, default "name"
         The name in the error message.
 
     Returns

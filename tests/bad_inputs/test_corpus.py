@@ -84,7 +84,7 @@ def test_latin1_token_file_names_file_and_line(tmp_path):
     f = _write(tmp_path / "docs.txt", "ok words\nstill fine\ncafé\n".encode("latin-1"))
     with pytest.raises(InputEncodingError, match=r"docs.txt' is not valid utf-8: byte 0xe9 at line 3") as e:
         read_token_lines(f)
-    assert "--encoding" in str(e.value)
+    assert "`encoding`" in str(e.value)  # the parameter; the command line names its option (docs/naming.md)
     assert read_token_lines(f, encoding="latin-1").words(2) == ["café"]
 
 

@@ -324,7 +324,7 @@ HUMAN = "topic,model_precision\n0,0.9\n1,0.5\n2,0.7\n3,0.2\n4,0.4\n"
     ("topic,npmi\n0,0.1\n0,0.2\n1,0.3\n", [], 1, "lists topic(s) ['0'] more than once"),
     ("t,npmi\n0,0.1\n", [], 1, "needs a 'topic' column"),
     ("topic,npmi\n0,0.1\n1,0.2\n", [], 1, "share 2 topics; a correlation needs at least 3"),
-    ("topic,npmi\n0,0.1\n1,0.2\n2,0.3\n", ["--level", "1"], 1, "--level must be a number > 0 and < 1"),
+    ("topic,npmi\n0,0.1\n1,0.2\n2,0.3\n", ["--level", "1"], 2, "--level must be a number > 0 and < 1"),
     ("topic,npmi\n0,0.1\n1,0.2\n2,0.3\n", ["--level", "0"], 2, "--level must be a number > 0"),
     ("topic,npmi\n0,0.1\n1,0.2\n2,0.3\n", ["--n-boot", "0"], 2, "--n-boot must be a whole number >= 1"),
     ("topic,npmi\n0,0.1\n1,0.2\n2,0.3\n", ["--measure", "npmi", "--measure", "npmi"], 1, "more than once"),

@@ -567,7 +567,8 @@ def test_ratings_on_another_scale_are_an_error_not_a_misreading(tmp_path, cli_er
     (tmp_path / "r.csv").write_text("item_id,annotator,response\nrating/a,p,3\nrating/a,q,1\nrating/b,p,2\n")
     argv = ["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json", "--format", "json"]
     res = cli_error(argv, "outside the study's scale")
-    assert "--scale" in res.err
+    assert "import them again with the scale they use declared" in res.err
+    assert "--scale" not in res.err  # `human import`'s option, not this command's
     lenient = run_cli([*argv, "--lenient"])
     report = json.loads(lenient.out)
     assert report["import"]["outside_scale"] == {"n": 1, "values": ["3"], "scales": [["0", "1", "2"]]}

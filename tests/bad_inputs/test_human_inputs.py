@@ -94,7 +94,7 @@ def test_load_documents(tmp_path, content, cls, fragment):
     (".", None, TealeavesError, "is a folder"),
     (5, None, ParameterError, "got int"),
     ({"title": "a"}, None, ParameterError, "got dict"),
-    ([], 3, InputFormatError, "has 0 records but doc_topic 3 rows"),
+    ([], 3, InputFormatError, "has 0 records but `doc_topic` 3 rows"),
     ([{"title": "a", "text": None}], None, InputFormatError, "string 'title' and 'text'"),
 ])
 def test_load_documents_arguments(tmp_path, monkeypatch, documents, n_rows, cls, fragment):
@@ -106,7 +106,7 @@ def test_load_documents_arguments(tmp_path, monkeypatch, documents, n_rows, cls,
 
 def test_load_documents_empty_file_and_row_count(tmp_path):
     assert inputs.load_documents(_file(tmp_path, "", "d.jsonl"))["titles"] == []
-    with pytest.raises(InputFormatError, match="has 3 records but doc_topic 2 rows"):
+    with pytest.raises(InputFormatError, match="has 3 records but `doc_topic` 2 rows"):
         inputs.load_documents(_file(tmp_path, RECORDS, "d.jsonl"), n_rows=2)
 
 
@@ -166,7 +166,7 @@ def test_build_study_unsized_doc_topic_with_documents(tmp_path):
     (lambda p: {"doc_topic": _npy(p, np.zeros((3, 0)))}, StudyError, "0 columns but the model 6"),
     (lambda p: {"documents": _file(p, '{"a": ' + DEEP + "}\n", "d2.jsonl")}, InputFormatError, "not JSON"),
     (lambda p: {"documents": p}, TealeavesError, "is a folder"),
-    (lambda p: {"documents": None}, ParameterError, "doc_topic needs documents"),
+    (lambda p: {"documents": None}, ParameterError, "doc_topic needs `documents`"),
     (lambda p: {"titles": ["a"] * 3, "texts": ["b"] * 3}, ParameterError, "not both"),
 ])
 def test_build_study_paths(tmp_path, make, cls, fragment):

@@ -192,11 +192,12 @@ def test_memory_on_a_scheduler_is_bounded_by_its_workers(tmp_path, cli_error, ru
     # before: "(give at most 376M, or fewer --n-jobs)", a size --memory refuses (below 400M)
     (int(23.5 * (1 << 30)), "400M", "64",
      "--memory 400 MiB for each of --n-jobs 64 is 25 GiB in all, more than this machine's physical memory "
-     "(23.5 GiB) (give at most --n-jobs 60 (each needs at least 400 MiB), or build on --scheduler)"),
+     "(23.5 GiB) (give at most --n-jobs 60 (each needs at least 400 MiB), or build on an existing Dask "
+     "cluster (--scheduler))"),
     # before: "(give at most 300M: ...)" on a machine smaller than the smallest budget
     (300 << 20, "400M", None,
      "--memory '400M' is more than this machine's physical memory (300 MiB) (a build process needs at least "
-     "400 MiB: build on a larger machine or on --scheduler)"),
+     "400 MiB: build on a larger machine, or on an existing Dask cluster (--scheduler))"),
 ])
 def test_memory_advice_is_a_budget_the_parser_accepts(tmp_path, cli_error, monkeypatch, small, physical,
                                                       value, workers, fragment):

@@ -197,7 +197,7 @@ def test_no_word_survives_pruning(tmp_path, good):
     from tealeaves.corpus import Preprocessor
     from tealeaves.index.streaming import build_streaming
 
-    with pytest.raises(EmptyInputError, match="no word survives min_df=5"):
+    with pytest.raises(EmptyInputError, match="no word survives `min_df`=5"):
         build_streaming([good], tmp_path / "x.tlx", preprocessor=Preprocessor(min_df=5))
 
 

@@ -156,8 +156,8 @@ def test_preprocessing_options_on_pretokenised_input_are_refused(bad_setting_fil
     ({"stop_words": "german"}, "ParameterError", "stop_words 'german' is not a known stop-word list"),
     ({"stop_words": 5}, "ParameterError", "stop_words must be a list name, None or a collection"),
     ({"stop_words": [b"the"]}, "ParameterError", "stop_words must be"),
-    ({"min_df": 5, "max_df": 3}, "ParameterError", "min_df=5 is above max_df=3"),
-    ({"min_df": 0.6, "max_df": 0.4}, "ParameterError", "min_df=0.6 is above max_df=0.4"),
+    ({"min_df": 5, "max_df": 3}, "ParameterError", "`min_df`=5 is above `max_df`=3"),
+    ({"min_df": 0.6, "max_df": 0.4}, "ParameterError", "`min_df`=0.6 is above `max_df`=0.4"),
     ({"max_df": 1.5}, "ParameterError", "got the share 1.5"),
     ({"min_df": 0.0}, "ParameterError", "got the share 0"),
     ({"min_df": -1}, "ParameterError", "got the count -1"),
@@ -181,11 +181,12 @@ def test_bad_preprocessor_setting_is_refused_when_constructed(settings, error, f
 
 
 @pytest.mark.parametrize(("settings", "error", "fragment"), [
-    ({"min_df": 5, "max_df": 0.5}, "EmptyInputError", "min_df is 5 documents, above max_df's 4"),
-    ({"token_pattern": "zzzqqq"}, "EmptyInputError", "the 8 documents hold no token: token_pattern matches"),
-    ({"min_length": 50}, "EmptyInputError", "or shorter than min_length=50"),
-    ({"min_df": 1.0}, "EmptyInputError", "no word survives min_df=1.0 and max_df=1.0 on 8 documents"),
-    ({"max_df": 0}, "ParameterError", "min_df=1 is above max_df=0"),
+    ({"min_df": 5, "max_df": 0.5}, "EmptyInputError", "`min_df` is 5 documents, above `max_df`'s 4"),
+    ({"token_pattern": "zzzqqq"}, "EmptyInputError",
+     "the 8 documents hold no token: `token_pattern` matches"),
+    ({"min_length": 50}, "EmptyInputError", "or shorter than `min_length`=50"),
+    ({"min_df": 1.0}, "EmptyInputError", "no word survives `min_df`=1.0 and `max_df`=1.0 on 8 documents"),
+    ({"max_df": 0}, "ParameterError", "`min_df`=1 is above `max_df`=0"),
 ])
 def test_bad_preprocessor_setting_is_refused_when_fitted(settings, error, fragment):
     """Settings that are only wrong for the documents given: refused by fit, naming the parameters."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tealeaves._cli_args import add_examples, add_result_output, result_format
+from tealeaves._cli_args import add_examples, add_result_output, result_format, stands_for
 from tealeaves.coherence.params import (
     ABSENT,
     AGGREGATION,
@@ -16,12 +16,13 @@ from tealeaves.coherence.params import (
     LOG_BASE,
     MIN_COUNT,
     N_TOP,
+    PAIRS,
     SEGMENTATION,
     SMOOTHING,
     WINDOW_KIND,
     ZERO,
 )
-from tealeaves.validation import check_unique, int_arg
+from tealeaves.validation import check_unique
 
 
 def register(subparsers) -> None:
@@ -72,9 +73,11 @@ def _add_coherence_options(coh) -> None:
                                                      "CSV, JSON or gensim strings) or model file (.npz, "
                                                      "MALLET state/weights...) or a results store's "
                                                      "STORE#MODEL; see docs/models-files.md")
-    coh.add_argument("--topics-format", default=None,
-                     choices=("words", "mallet-keys", "csv", "json", "gensim"),
-                     help="format of the --topics file (default: sniffed; see docs/models-files.md)")
+    stands_for(coh.add_argument("--topics-format", default=None,
+                                choices=("words", "mallet-keys", "csv", "json", "gensim"),
+                                help="format of the --topics file (default: sniffed; see "
+                                     "docs/models-files.md)"),
+               "format")
     coh.add_argument("--measure", default="npmi",
                      help=f"preset: {', '.join(CHOICES['measure'])} (default npmi; see docs/coherence.md)")
     add_param(coh, N_TOP, type=n_top_arg, default=10, metavar="N[,N...]")
@@ -83,8 +86,7 @@ def _add_coherence_options(coh) -> None:
     for param in (SEGMENTATION, CONFIRMATION, AGGREGATION, SMOOTHING, ZERO, GAMMA, COMPAT, LOG_BASE,
                   MIN_COUNT, ABSENT, WINDOW_KIND):
         add_param(coh, param, default=None)
-    coh.add_argument("--pairs", type=int_arg(0, name="--pairs"), nargs="*", default=[], metavar="TOPIC",
-                     help="also print these topics' word-pair matrices (text output)")
+    add_param(coh, PAIRS, nargs="*", default=None, metavar="TOPIC")
 
 
 def read_reference_corpus(path: str | Path, text_field: str = "text"):
@@ -131,7 +133,7 @@ def _coherence(args) -> int:
                         window_kind=args.window_kind)
     spec = measure.spec  # validate settings before the (possibly long) work
     del spec
-    pairs = check_unique(args.pairs, "--pairs")
+    pairs = check_unique(args.pairs or [], "--pairs")
     fmt = result_format(args)
     if pairs and fmt != "text":
         raise SettingsError(f"--pairs prints word-pair matrices in the text report; {fmt} output has none",

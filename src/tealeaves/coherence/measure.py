@@ -158,7 +158,15 @@ class CoherenceResult:
         -------
         pandas.DataFrame
             The matrix, indexed by the topic's present words.
+
+        Raises
+        ------
+        ParameterError
+            When ``topic`` is not a topic index (0 .. number of topics - 1).
         """
+        from tealeaves.coherence.params import PAIRS
+
+        topic = PAIRS.replace(name="topic", max_value=len(self.topics) - 1).check(topic)
         mat, valid = self._matrices
         keep = np.flatnonzero(valid[topic])
         names = [self.topics[topic].words[i] for i in keep]

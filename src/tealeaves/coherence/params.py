@@ -53,3 +53,6 @@ WINDOW_KIND = Param("window_kind", "choice", choices=CHOICES["window_kind"],
 #: Every declaration, by Python name.
 PARAMS = declare(N_TOP, SMOOTHING, GAMMA, MIN_COUNT, SEGMENTATION, CONFIRMATION, AGGREGATION, ZERO, COMPAT,
                  LOG_BASE, ABSENT, WINDOW_KIND)
+#: Topics whose word-pair matrices the text report prints (``--pairs``); each is a topic index, checked
+#: as ``topic`` by :meth:`~tealeaves.coherence.measure.CoherenceResult.pair_matrix`.
+PAIRS = Param("pairs", "int", min_value=0, help="also print these topics' word-pair matrices (text output)")

@@ -127,7 +127,6 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         mixed_topic,
         word_groups,
     )
-    from tealeaves.comparison.labels import classification_scores, clustering_scores
     from tealeaves.comparison.kchoice import (
         KCHOICE_DIRECTIONS,
         arun2010,
@@ -140,6 +139,7 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         log_likelihood_trace,
         top_topics,
     )
+    from tealeaves.comparison.labels import classification_scores, clustering_scores
     from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
     from tealeaves.comparison.octis import octis_measures
     from tealeaves.comparison.paired import (

@@ -310,15 +310,16 @@ class Preprocessor:
         hi = self.max_df if isinstance(self.max_df, int) else self.max_df * n_documents
         if lo > hi:  # as scikit-learn's CountVectorizer ("max_df corresponds to < documents than min_df")
             raise naming(EmptyInputError(
-                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n_documents} documents: "
-                f"min_df is {_count(lo)} documents, above max_df's {_count(hi)}",
-                fix="lower min_df or raise max_df (a count is a whole number, a share a number in (0, 1])"),
+                f"no word survives `min_df`={self.min_df} and `max_df`={self.max_df} on {n_documents} "
+                f"documents: `min_df` is {_count(lo)} documents, above `max_df`'s {_count(hi)}",
+                fix="lower `min_df` or raise `max_df` (a count is a whole number, a share a number in "
+                    "(0, 1])"),
                 "min_df", "max_df")
         if not df:
             raise naming(EmptyInputError(
-                f"the {n_documents} documents hold no token: token_pattern matches nothing in them"
+                f"the {n_documents} documents hold no token: `token_pattern` matches nothing in them"
                 + (", or every match is a stop word" if self.stop_words is not None else "")
-                + (f" or shorter than min_length={self.min_length}" if self.min_length > 1 else ""),
+                + (f" or shorter than `min_length`={self.min_length}" if self.min_length > 1 else ""),
                 fix="check the texts and the token pattern"), "token_pattern", "min_length")
         kept = [w for w, c in df.items() if lo <= c <= hi]
         if self.max_features is not None:
@@ -326,9 +327,9 @@ class Preprocessor:
             kept = kept[: self.max_features]
         if not kept:
             raise naming(EmptyInputError(
-                f"no word survives min_df={self.min_df} and max_df={self.max_df} on {n_documents} "
+                f"no word survives `min_df`={self.min_df} and `max_df`={self.max_df} on {n_documents} "
                 f"documents (of {len(df)} distinct words, each is in {min(df.values())} to "
-                f"{max(df.values())} documents)", fix="relax min_df and max_df"), "min_df", "max_df")
+                f"{max(df.values())} documents)", fix="relax `min_df` and `max_df`"), "min_df", "max_df")
         return sorted(kept)
 
     def transform(
@@ -526,8 +527,9 @@ def _check_settings(pre: Preprocessor) -> None:
                                     f"(strings), got {type(stop).__name__}"), "stop_words")
     pre.min_df, pre.max_df = MIN_DF.check(pre.min_df), MAX_DF.check(pre.max_df)
     if isinstance(pre.min_df, int) == isinstance(pre.max_df, int) and pre.min_df > pre.max_df:
-        raise naming(ParameterError(f"min_df={pre.min_df} is above max_df={pre.max_df}: no word can be kept",
-                                    fix="lower min_df or raise max_df"), "min_df", "max_df")
+        raise naming(ParameterError(f"`min_df`={pre.min_df} is above `max_df`={pre.max_df}: no word can be "
+                                    "kept",
+                                    fix="lower `min_df` or raise `max_df`"), "min_df", "max_df")
     if pre.max_features is not None:
         pre.max_features = MAX_FEATURES.check(pre.max_features)
     pre.min_length = MIN_LENGTH.check(pre.min_length)
@@ -582,7 +584,7 @@ def _known_tokenizer(name: object) -> Callable[[str], list[str]] | None:
         raise InputFormatError(
             f"the recorded preprocessing used the tokenizer {name!r}, which tealeaves cannot rebuild "
             f"(known: {', '.join(KNOWN_TOKENIZERS)})",
-            fix="tokenise the test documents with it yourself and give them as tokens (--tokenized)")
+            fix="tokenise the test documents with it yourself and give them as tokens")
     module, func = KNOWN_TOKENIZERS[name].split(":")
     return getattr(importlib.import_module(module), func)
 

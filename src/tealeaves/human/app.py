@@ -39,6 +39,7 @@ from tealeaves._io import loads_strict
 from tealeaves._params import naming
 from tealeaves._terminal import escape
 from tealeaves.errors import ParameterError
+from tealeaves.human.params import PORT
 from tealeaves.human.results import normalize_response
 from tealeaves.human.store import CONFLICT, JudgmentStore, StoreError, StoreUnavailableError
 from tealeaves.human.study import Study
@@ -229,7 +230,8 @@ class AnnotationApp:
         Raises
         ------
         ParameterError
-            When an origin is not one, or the server cannot listen on ``host:port``.
+            When an origin is not one, the port is not one (0-65535), or the server cannot listen
+            on ``host:port``.
         """
         app = self
 
@@ -239,13 +241,14 @@ class AnnotationApp:
         Handler.app = app
         Handler.quiet = quiet
         Handler.allowed_origins = frozenset(check_origins(allowed_origins))
+        port = PORT.check(port)
         try:
             server = ThreadingHTTPServer((host, port), Handler)
         except OSError as exc:
             reason = "the address is already in use" if exc.errno == errno.EADDRINUSE else (
                 exc.strerror or str(exc))
             raise naming(ParameterError(f"cannot listen on {escape(host)}:{port}: {reason}",
-                                        fix="choose another port (port 0 picks a free one) or host"),
+                                        fix="choose another `port` (`port=0` picks a free one) or `host`"),
                          "port", "host") from None
         server.daemon_threads = True
         return server
@@ -462,7 +465,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.FORBIDDEN, f"Host {str(host)[:80]!r} is not this server's address")
         if origin is not None and origin.rstrip("/") not in origins:
             raise BadRequest(HTTPStatus.FORBIDDEN, f"Origin {origin[:80]!r} may not post judgments "
-                             "(start the server with it in allowed_origins: `annotate serve --allow-origin`)")
+                             "(start the server with it among its allowed origins)")
 
     def do_GET(self):  # noqa: N802 - http.server naming
         self._dispatch(self._get)

@@ -17,9 +17,18 @@ from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
 from tealeaves.human import study as st
-from tealeaves.human.params import BOOT_SEED, MIN_CHECK_ACCURACY, MIN_CONFIDENCE, N_BOOT, SCORE_SEED
+from tealeaves.human.params import (
+    BOOT_SEED,
+    INDEX_BASE,
+    LEVEL,
+    MIN_CHECK_ACCURACY,
+    MIN_CONFIDENCE,
+    N_BOOT,
+    PORT,
+    SCORE_SEED,
+)
 from tealeaves.human.tables import HUMAN_SCORES, MEASURE_SCORES
-from tealeaves.validation import check_unique, float_arg, int_arg
+from tealeaves.validation import check_unique
 
 _BUILD = ("tealeaves.human.study:build_study", "tealeaves.models.adapters:load_model",
           "tealeaves.human.study:Study.save")
@@ -85,8 +94,7 @@ def register(subparsers) -> None:
                      "tealeaves annotate serve study.json --db judgments.sqlite --annotators alice,bob"))
     p.add_argument("--db", required=True, help="SQLite file of judgments (created if absent)")
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1 only)")
-    p.add_argument("--port", type=int_arg(0, 65535, "--port"), default=8000,
-                   help="port (0 picks a free one; default 8000)")
+    add_param(p, PORT, default=8000)
     p.add_argument("--annotators",
                    help="comma-separated annotator names (default: the study's, else the db's)")
     p.add_argument("--synchronous", default="FULL", choices=("FULL", "NORMAL", "EXTRA"),
@@ -192,7 +200,8 @@ def _add_score(p) -> None:
     p.add_argument("--exclude-annotators", help="comma-separated annotators whose judgments are dropped")
     p.add_argument("--lenient", action="store_true",
                    help="count ratings outside the study's scale instead of failing")
-    add_output(p, help="also write the scores as JSON here (input of `human correlate`)")
+    add_output(p, help="write the scores as JSON here (input of `human correlate`); then one line "
+                       "confirms it instead of the text report (--format json still prints the JSON)")
     add_format_option(p)
     p.set_defaults(func=_score)
 
@@ -212,6 +221,10 @@ def _score(args) -> int:
     text = dump_json(report)
     if args.output:
         write_text(args.output, text + "\n", what="scores file")
+    if args.output and args.format != "json":  # the text report is not printed again: one line says where
+        print(f"wrote the scores of {len(report['topics'])} topic(s) from {report['n_judgments']} judgments "
+              f"to {escape(args.output)}")
+        return 0
     if args.format == "json":
         print(text)
         return 0
@@ -252,8 +265,7 @@ def _add_correlate(p) -> None:
 
 
 def _add_level(p) -> None:
-    p.add_argument("--level", type=float_arg(0, 1, "--level", include_min=False), default=0.95,
-                   help="confidence level of the bootstrap intervals, > 0 and < 1 (default 0.95)")
+    add_param(p, LEVEL, default=0.95)
 
 
 def _add_boot(p) -> None:
@@ -394,8 +406,7 @@ def _add_import(p) -> None:
     p.add_argument("--kind", choices=("chosen-word", "option-index", "correct"),
                    help="what an intrusion response is: the chosen word, the chosen option's index, or "
                    "correct/incorrect (1/0, true/false)")
-    p.add_argument("--index-base", type=int_arg(0, 1, "--index-base"),
-                   help="with --kind option-index: 0 if the first option is 0, 1 if it is 1")
+    add_param(p, INDEX_BASE, help="with --kind option-index: 0 if the first option is 0, 1 if it is 1")
     p.add_argument("--scale", help="the rating scale LOW-HIGH, e.g. 1-3 (whole numbers)")
     p.add_argument("--scale-map", help="rating labels and their values, e.g. bad=1,ok=2,good=3")
     p.add_argument("--lenient", action="store_true",

@@ -257,7 +257,7 @@ def split_key(topic: str, key: Sequence[str], sep: str) -> dict[str, str]:
 
         raise naming(CorrelationError(
             f"topic id {topic!r} does not have the {len(key)} parts {list(key)} separated by {sep!r}",
-            fix="pass the key the ids were composed from",
+            fix="pass the `key` the ids were composed from",
         ), "key")
     return dict(zip(key, parts))
 
@@ -294,7 +294,7 @@ def groups_of(topics, key: Sequence[str], sep: str, by: Sequence[str], by_name: 
     if not key:
         raise naming(CorrelationError(
             "the parts of the topic ids are unknown (the scores file records no topic_key)",
-            fix="pass key, e.g. key dataset,model,topic",
+            fix="pass `key`, e.g. `key='dataset,model,topic'`",
         ), "key")
     unknown = [b for b in by if b not in key]
     if unknown:

@@ -20,7 +20,7 @@ import numpy as np
 from tealeaves.errors import CorrelationError  # defined in tealeaves.errors; importable here as before
 from tealeaves.human.resampling import LEVELS, draw, responses_for, true_score_ci
 from tealeaves.signature import Signature
-from tealeaves.validation import check_choice, check_float, check_seed
+from tealeaves.validation import check_choice, check_seed
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -275,10 +275,9 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     ParameterError
         When a value is out of range or not one of the choices.
     """
-    from tealeaves.human.params import N_BOOT
+    from tealeaves.human.params import LEVEL, N_BOOT
 
-    return (N_BOOT.check(n_boot), check_seed(seed),
-            check_float(level, "level", min_value=0, max_value=1, include_min=False, include_max=False),
+    return (N_BOOT.check(n_boot), check_seed(seed), LEVEL.check(level),
             [check_choice(m, "method", METHODS) for m in methods],
             check_choice(bootstrap, "bootstrap", LEVELS))
 
@@ -425,7 +424,8 @@ def read_scores_meta(path) -> dict:
     if not str(path).lower().endswith(".json"):
         return {"responses": {}}
     try:
-        raw = json.loads(read_text(path, what="topic table"), parse_constant=lambda name: None)
+        raw = json.loads(read_text(path, what="topic table", utf8_only=True),
+                         parse_constant=lambda name: None)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise CorrelationError(f"cannot read {path}: {exc}") from None
     if not isinstance(raw, dict):
@@ -509,7 +509,8 @@ def _per_model_frame(path):
 
     if str(path).lower().endswith(".json"):
         try:
-            raw = json.loads(read_text(path, what="per-model table"), parse_constant=lambda name: name)
+            raw = json.loads(read_text(path, what="per-model table", utf8_only=True),
+                             parse_constant=lambda name: name)
         except (ValueError, RecursionError) as exc:
             raise CorrelationError(f"cannot read {path}: {exc}") from None
         if isinstance(raw, dict) and isinstance(raw.get("models"), list) and all(
@@ -629,7 +630,7 @@ def read_topic_table(path, report: dict | None = None, *, key=None,
 
     from tealeaves._io import read_text
 
-    text = read_text(path, what="topic table")
+    text = read_text(path, what="topic table", utf8_only=True)
     report = {} if report is None else report
     try:
         if str(path).lower().endswith(".json"):

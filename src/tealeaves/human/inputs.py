@@ -140,7 +140,8 @@ def load_documents(documents: str | os.PathLike | Sequence[Mapping], n_rows: int
                                           f"and 'text', found {escape(text[:60])!r}"), "documents")
         docs.append(doc)
     if n_rows is not None and len(docs) != n_rows:
-        raise naming(InputFormatError(f"documents{where} has {len(docs)} records but doc_topic {n_rows} rows",
+        raise naming(InputFormatError(f"documents{where} has {len(docs)} records but `doc_topic` "
+                                      f"{n_rows} rows",
                                       fix="give one line per row of the proportions, in the same order"),
                      "documents", "doc_topic")
     ids = [str(d.get("id", i)) for i, d in enumerate(docs)]
@@ -215,12 +216,12 @@ def resolve_documents(doc_topic, documents, titles, texts, doc_ids) -> tuple:
         doc_topic = load_doc_topic(doc_topic)
     if documents is not None:
         if titles is not None or texts is not None or doc_ids is not None:
-            raise naming(ParameterError("give documents, or titles and texts (and doc_ids), not both"),
+            raise naming(ParameterError("give `documents`, or titles and texts (and doc_ids), not both"),
                      "documents")
         n_rows = len(doc_topic) if hasattr(doc_topic, "__len__") else None  # else: build_study's check
         loaded = load_documents(documents, n_rows)
         return doc_topic, loaded["titles"], loaded["texts"], loaded["doc_ids"]
     if from_file and (titles is None or texts is None):
-        raise naming(ParameterError("doc_topic needs documents (JSON lines with 'title' and 'text')"),
+        raise naming(ParameterError("doc_topic needs `documents` (JSON lines with 'title' and 'text')"),
                      "doc_topic", "documents")
     return doc_topic, titles, texts, doc_ids

@@ -33,3 +33,11 @@ FEATURES = ("pmi", "npmi", "cp1", "cp2")
 METHOD = Param("method", "choice", choices=(*FEATURES, "ranker"),
                help="association summed per option (lowest = intruder), or ranker")
 N_FOLDS = Param("n_folds", "int", min_value=2, help="ranker: cross-validation folds over items")
+#: The bootstrap intervals' confidence level: strictly between 0 and 1 (a level of 1 has no interval).
+LEVEL = Param("level", "float", min_value=0, max_value=1, include_min=False, include_max=False,
+              help="confidence level of the bootstrap intervals, > 0 and < 1")
+#: :meth:`~tealeaves.human.app.AnnotationApp.make_server`: the TCP port (0 picks a free one).
+PORT = Param("port", "int", min_value=0, max_value=65535, help="port (0 picks a free one)")
+#: :func:`~tealeaves.human.survey.import_survey`: the number of the first option of an option-index response.
+INDEX_BASE = Param("index_base", "int", min_value=0, max_value=1,
+                   help="with kind option-index: 0 if the first option is 0, 1 if it is 1")

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from tealeaves.errors import CorrelationError
+from tealeaves.errors import CorrelationError, naming
 from tealeaves.validation import check_choice
 
 LEVELS = ("topics", "annotators", "both")
@@ -334,11 +334,11 @@ def responses_for(keys: Sequence[str], table: Mapping[str, Sequence[float]] | No
         give NaN intervals).
     """
     if table is None:
-        raise CorrelationError(
+        raise naming(CorrelationError(
             f"bootstrapping annotators needs the per-response values of {what}",
-            fix="pass the JSON written by `tealeaves human score -o` (it holds "
-            "'responses'), or use --bootstrap topics",
-        )
+            fix=("pass the scores JSON that `tealeaves human score` writes (it holds 'responses')",
+                 "use `bootstrap='topics'`"),
+        ), "bootstrap")
     missing = [k for k in keys if not table.get(k)]
     if missing:
         raise CorrelationError(

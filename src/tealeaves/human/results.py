@@ -250,7 +250,8 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
         from tealeaves._params import naming
 
         raise naming(ResultsError(f"results lack the column(s) {missing} (found {list(frame.columns)[:10]}); "
-                                  "rename them or pass a column mapping, e.g. columns item_id=Input.item"),
+                                  "rename them or pass a column mapping, e.g. "
+                                  "`columns='item_id=Input.item'`"),
                      "columns")
     if frame.empty:
         raise EmptyInputError("the results file has no rows")

@@ -188,7 +188,8 @@ def apply_filters(frame: pd.DataFrame, *, min_confidence: float | None = None,
             from tealeaves.errors import ParameterError
 
             raise naming(ParameterError("min_confidence needs a confidence column in the results",
-                                        fix="map it with columns confidence=COL, or drop min_confidence"),
+                                        fix="map it with `columns='confidence=COL'`, or drop "
+                                            "`min_confidence`"),
                          "min_confidence", "columns")
         conf = frame["confidence"]
         report["removed"]["no_confidence"] = int(conf.isna().sum())
@@ -211,7 +212,7 @@ def _item_score(item: dict, choices: Sequence[str]) -> float:
 
 #: What each intrusion quantity needs from the study, and why it may be missing.
 NEEDS = {it.WORD_INTRUSION: ("model_precision", "the intruder (answer) of the item, or judgments imported as "
-                             "correct/incorrect (`human import --kind correct`)"),
+                             "correct/incorrect (imported with kind 'correct')"),
          it.TOPIC_INTRUSION: ("topic_log_odds", "the intruder (answer) and the document's topic proportions "
                               "(theta) of the topics shown")}
 
@@ -335,8 +336,8 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
         raise naming(ResultsError(f"{outside['n']} rating(s) are numbers outside the study's scale "
                            f"{outside['scales'][0]} (e.g. {outside['values'][:3]}): the judgments use "
                            "another scale, and the rest would be misread on this one",
-                           fix="import them with `tealeaves human import --scale LOW-HIGH` (or --scale-map), "
-                           "or pass lenient to drop and count them"), "lenient")
+                           fix=("import them again with the scale they use declared (scale or scale map)",
+                                "pass `lenient` to drop and count them")), "lenient")
     min_check_accuracy = MIN_CHECK_ACCURACY.check(min_check_accuracy)
     seed = SCORE_SEED.check(seed)
     n_splits = check_int(n_splits, "n_splits", min_value=1)
@@ -352,7 +353,8 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
 
         what = (f"no judgments left to score: every annotator failed the check items "
                 f"({screening['excluded']}) or was filtered out {removed or ''}").rstrip()
-        raise naming(EmptyInputError(what, fix="lower min_check_accuracy or min_confidence to inspect them"),
+        raise naming(EmptyInputError(what, fix="lower `min_check_accuracy` or `min_confidence` to inspect "
+                                               "them"),
                      "min_check_accuracy", "min_confidence")
     topics: dict[str, dict] = {}
     wi, wi_values, wi_rel, wi_missing = _intrusion(frame, study, it.WORD_INTRUSION, seed, n_splits)

@@ -170,7 +170,7 @@ class Study:
         EmptyInputError
             When the study has no items.
         """
-        text = read_text(path, what="study file")
+        text = read_text(path, what="study file", utf8_only=True)
         try:
             raw = loads_strict(text)
         except StrictJSONError as exc:
@@ -355,7 +355,7 @@ def build_study(
     seed = SEED.check(seed)
     if not isinstance(name, str) or not name.strip():
         raise naming(ParameterError(f"the study name must be a non-empty string, got {name!r}",
-                                    fix="e.g. name pilot"), "name")
+                                    fix="e.g. `name='pilot'`"), "name")
     tasks = check_unique(tasks, "tasks")
     n_top, other_top, rating_words, n_checks, n_documents, topic_intrusion_words = (
         PARAMS[k].check(v) for k, v in (
@@ -455,7 +455,7 @@ def check_annotators(annotators: Sequence[str] | None) -> list[str] | None:
         return None
     if isinstance(annotators, str) or any(not isinstance(a, str) or not a.strip() for a in annotators):
         raise naming(ParameterError(f"annotators must be a list of non-empty names, got {annotators!r}",
-                                    fix="e.g. annotators alice,bob"), "annotators")
+                                    fix="e.g. `annotators='alice,bob'`"), "annotators")
     return check_unique([a.strip() for a in annotators], "annotators")
 
 
@@ -496,7 +496,7 @@ def _proportions(doc_topic) -> np.ndarray:
 def _topic_intrusion(model, doc_topic, document_ids, n_documents, titles, texts, doc_ids, n_words, rng,
                      rankings):
     if doc_topic is None or titles is None or texts is None:
-        raise naming(StudyError("topic intrusion needs doc_topic (D x K proportions) and documents (or "
+        raise naming(StudyError("topic intrusion needs `doc_topic` (D x K proportions) and `documents` (or "
                                 "titles and texts)"), "doc_topic", "documents")
     theta = _proportions(doc_topic)
     n_docs = theta.shape[0]

@@ -34,6 +34,7 @@ from tealeaves._io import read_text
 from tealeaves._params import naming, renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
 from tealeaves.human import items as it
+from tealeaves.human.params import INDEX_BASE
 from tealeaves.human.results import ResultsError, read_table
 from tealeaves.human.study import Study
 
@@ -80,7 +81,7 @@ def parse_scale(text: str | None) -> tuple[int, int] | None:
     if lo is None or not lo < hi or hi - lo > 100:
         raise naming(ParameterError(
             f"scale {text!r} is not LOW-HIGH with whole numbers LOW < HIGH",
-            fix="e.g. scale 1-3 or scale 0-4; or scale_map label=value,...",
+            fix="e.g. `scale='1-3'` or `scale='0-4'`; or `scale_map='label=value,...'`",
         ), "scale", "scale_map")
     return lo, hi
 
@@ -114,7 +115,7 @@ def check_scale(scale: object) -> tuple[int, int] | None:
     if not ok or not pair[0] < pair[1] or pair[1] - pair[0] > 100:
         raise naming(ParameterError(
             f"scale {scale!r} is not (LOW, HIGH) with whole numbers LOW < HIGH at most 100 apart",
-            fix="e.g. scale=(1, 3); or scale_map={'label': 'value', ...}",
+            fix="e.g. `scale=(1, 3)`; or `scale_map={'label': 'value', ...}`",
         ), "scale", "scale_map")
     return int(pair[0]), int(pair[1])
 
@@ -148,7 +149,7 @@ def parse_map(text: str | None, what: str) -> dict[str, str] | None:
         if not sep or not key or not value or key in out:
             raise naming(ParameterError(
                 f"{what} {text!r}: write LABEL=VALUE,... with distinct labels",
-                fix=f"e.g. {what} incoherent=1,somewhat=2,coherent=3",
+                fix=f"e.g. `{what}='incoherent=1,somewhat=2,coherent=3'`",
             ), what)
         out[key] = value
     return out
@@ -176,7 +177,7 @@ def scale_values(scale, scale_map) -> tuple[list[str], dict[str, str]]:
         number, or ``scale_map`` has fewer than two distinct values.
     """
     if scale is not None and scale_map is not None:
-        raise naming(ParameterError("give either scale or scale_map, not both"), "scale", "scale_map")
+        raise naming(ParameterError("give either `scale` or `scale_map`, not both"), "scale", "scale_map")
     if scale is not None:
         values = [str(v) for v in range(scale[0], scale[1] + 1)]
         return values, {v: v for v in values}
@@ -232,7 +233,7 @@ def _intrusion(text: str, kind: str, item: dict | None, index_base: int | None) 
 def _columns(frame: pd.DataFrame, needed: Sequence[tuple[str, str | None]]) -> None:
     absent = [(name, col) for name, col in needed if col is not None and col not in frame.columns]
     if absent:
-        missing = ", ".join(f"{name} {col!r}" for name, col in absent)
+        missing = ", ".join(f"`{name}` {col!r}" for name, col in absent)
         raise naming(ResultsError(
             f"the results have no column {missing} (found {list(map(str, frame.columns))[:12]})",
             fix="name the file's columns exactly",
@@ -242,8 +243,8 @@ def _columns(frame: pd.DataFrame, needed: Sequence[tuple[str, str | None]]) -> N
 def _tasks(frame, task, task_column, task_values) -> pd.Series:
     if (task is None) == (task_column is None):
         raise naming(ParameterError(
-            "give the tasks: task rating|word_intrusion for the whole file, or "
-            "task_column COL (with task_values VALUE=TASK,...)"
+            "give the tasks: `task='rating|word_intrusion'` for the whole file, or "
+            "`task_column='COL'` (with `task_values='VALUE=TASK,...'`)"
         ), "task", "task_column", "task_values")
     if task is not None:
         if task not in IMPORT_TASKS:
@@ -336,14 +337,15 @@ def import_survey(
         When the file has no rows or no usable judgment.
     """
     scale = check_scale(scale)
+    index_base = None if index_base is None else INDEX_BASE.check(index_base)
     sep = key_sep
     if not isinstance(sep, str) or not sep:
-        raise naming(ParameterError("key_sep must not be empty", fix="e.g. key_sep /"), "key_sep")
+        raise naming(ParameterError("key_sep must not be empty", fix="e.g. `key_sep='/'`"), "key_sep")
     frame = read_table(source, encoding)
     item = list(item)
     if not item or len(set(item)) != len(item):
         raise naming(ParameterError(
-            f"item {item}: name the key columns once each", fix="e.g. item task,dataset,model,topic"
+            f"item {item}: name the key columns once each", fix="e.g. `item='task,dataset,model,topic'`"
         ), "item")
     _columns(
         frame,
@@ -368,7 +370,7 @@ def import_survey(
         raise naming(ResultsError(
             f"item key column {clash[0][0]!r} holds {clash[0][1]!r}, which contains the key "
             f"separator {sep!r}",
-            fix="choose another key_sep",
+            fix="choose another `key_sep`",
         ), "key_sep")
     topics = cells[key_cols].agg(sep.join, axis=1)
     item_ids = tasks + sep + topics
@@ -384,7 +386,7 @@ def import_survey(
                 f"the study {study.name!r} and the results have no item in common (the "
                 f"results' first item ids: {sorted(set(item_ids))[:3]}; the study's: "
                 f"{[i['id'] for i in study.items[:3]]})",
-                fix="compose the ids with the same item key columns and key_sep as the study "
+                fix="compose the ids with the same item key columns and `key_sep` as the study "
                 "(TASK/KEY, e.g. rating/nyt/lda/3)",
             ), "key_sep")
     normalized, used = _normalize(
@@ -406,7 +408,7 @@ def import_survey(
         raise naming(ResultsError(
             f"{sum(strict.values())} result rows cannot be used: {strict}; e.g. {first}: "
             f"{report['examples'][first][0]}",
-            fix="fix the file or the declared scale/kind, or pass lenient to exclude and count them",
+            fix="fix the file or the declared `scale`/`kind`, or pass `lenient` to exclude and count them",
         ), "scale", "kind", "lenient")
     keep = reasons == ""
     if not keep.any():
@@ -436,8 +438,8 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
         if task == it.RATING:
             if scale is None and scale_map is None:
                 raise naming(ParameterError(
-                    "rating rows need their values declared: scale LOW-HIGH (e.g. 1-3) or "
-                    "scale_map label=value,...",
+                    "rating rows need their values declared: `scale='LOW-HIGH'` (e.g. 1-3) or "
+                    "`scale_map='label=value,...'`",
                     fix="the values are never guessed",
                 ), "scale", "scale_map")
             options, table = scale_values(scale, scale_map)
@@ -450,19 +452,19 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
         else:
             if kind not in KINDS:
                 raise naming(ParameterError(
-                    f"word-intrusion rows need kind, one of {KINDS}",
+                    f"word-intrusion rows need `kind`, one of {KINDS}",
                     fix="what a response means is never guessed",
                 ), "kind")
             if kind == "option-index" and index_base not in (0, 1):
                 raise naming(ParameterError(
-                    "kind option-index needs index_base 0 or 1 (is the first option 0 or 1?)",
+                    "kind option-index needs `index_base` 0 or 1 (is the first option 0 or 1?)",
                     fix="the base is never guessed",
                 ), "kind", "index_base")
             if kind != "correct" and study is None:
                 raise naming(ParameterError(
-                    f"kind {kind} needs each item's options and intruder: pass study "
+                    f"kind {kind} needs each item's options and intruder: pass `study` "
                     "(described with its intruders)",
-                    fix="or import correctness with kind correct",
+                    fix="or import correctness with `kind='correct'`",
                 ), "kind", "study")
             items = [study.by_id.get(i) if study is not None else None for i in item_ids[rows]]
             if study is not None:
@@ -478,7 +480,7 @@ def _normalize(values, tasks, item_ids, reasons, study, kind, index_base, scale,
             raise naming(ResultsError(
                 f"the response column {column!r} matches none of the declared kinds for {task} rows: "
                 f"none of its {int(rows.sum())} values is {declared} (e.g. {example!r})",
-                fix="declare what the column holds (kind, scale, scale_map)",
+                fix="declare what the column holds (`kind`, `scale`, `scale_map`)",
             ), "kind", "scale", "scale_map")
     return out, used
 
@@ -494,11 +496,11 @@ def _check_coding(items, kind: str) -> None:
             f"kind correct, but the study's item {bad['id']!r} lists the words shown; "
             "0/1 correctness cannot say which word was chosen",
             fix="describe the study without intruders for correctness, or import "
-            "kind chosen-word / option-index",
+            "`kind='chosen-word'` / `kind='option-index'`",
         ), "kind")
     raise naming(ParameterError(
         f"kind {kind}, but the study's item {bad['id']!r} is coded correct/incorrect (no intruder)",
-        fix="describe the study with its intruders (and the options as shown), or import kind correct",
+        fix="describe the study with its intruders (and the options as shown), or import `kind='correct'`",
     ), "kind")
 
 
@@ -590,7 +592,7 @@ def load_json(path: str | os.PathLike, what: str):
         When the file cannot be read or is not JSON (the error names ``what``).
     """
     try:
-        return json.loads(read_text(path, what=what), parse_constant=lambda c: None)
+        return json.loads(read_text(path, what=what, utf8_only=True), parse_constant=lambda c: None)
     except ValueError as exc:
         if isinstance(exc, TealeavesError):
             raise naming(exc, what) from None
@@ -653,7 +655,7 @@ def describe_study(
     """
     sep = key_sep
     if not isinstance(sep, str) or not sep:
-        raise naming(ParameterError("key_sep must not be empty", fix="e.g. key_sep /"), "key_sep")
+        raise naming(ParameterError("key_sep must not be empty", fix="e.g. `key_sep='/'`"), "key_sep")
     topics, intruders, checks = (None if v is None else _json_arg(v, what) for v, what in (
         (topics, "topics"), (intruders, "intruders"), (checks, "checks")))
     lists = {}
@@ -670,7 +672,7 @@ def describe_study(
     known = {} if intruders is None else _word_lists(intruders, "intruders")
     unknown = sorted(set(known) - set(lists))
     if unknown:
-        raise naming(InputFormatError(f"intruders names topic(s) {unknown[:5]} that are not in topics"),
+        raise naming(InputFormatError(f"intruders names topic(s) {unknown[:5]} that are not in `topics`"),
                      "intruders", "topics")
     items = []
     for task in tasks:
@@ -705,7 +707,7 @@ def _mark_checks(items: list[dict], checks: Mapping, topics: set) -> None:
     """Flag the items of ``checks`` (``{topic: {task: [accepted]} | [accepted]}``) as check items."""
     unknown = sorted(set(checks) - topics)
     if unknown:
-        raise naming(InputFormatError(f"checks names topic(s) {unknown[:5]} that are not in topics"),
+        raise naming(InputFormatError(f"checks names topic(s) {unknown[:5]} that are not in `topics`"),
                      "checks", "topics")
     for entry in items:
         spec = checks.get(entry["topic"])

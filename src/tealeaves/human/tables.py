@@ -91,7 +91,7 @@ def load_scores(scores: str | os.PathLike, *, score: str | None = None, key: Seq
     from tealeaves.human.correlation import CorrelationError, read_scores_meta, read_topic_table
 
     if key_sep is not None and not key_sep:
-        raise naming(ParameterError("key_sep must not be empty", fix="e.g. key_sep /"), "key_sep")
+        raise naming(ParameterError("key_sep must not be empty", fix="e.g. `key_sep='/'`"), "key_sep")
     meta = read_scores_meta(scores)
     meta["key"] = list(key) if key else meta.get("topic_key")
     meta["sep"] = key_sep or meta.get("key_sep") or "/"
@@ -146,7 +146,7 @@ def load_tables(scores: str | os.PathLike, measure_scores: str | os.PathLike, *,
     auto = read_topic_table(measure_scores, dropped["measures"], key=meta["key"], sep=meta["sep"])
     if isinstance(measures, str):  # would be read letter by letter
         raise naming(ParameterError(f"measures must be a list of measure names, got the string {measures!r}",
-                                    fix=f"e.g. measures=[{measures!r}]"), "measures")
+                                    fix=f"e.g. `measures=[{measures!r}]`"), "measures")
     chosen = check_unique(measures or list(auto), "measures")
     if not chosen:
         raise CorrelationError(f"{measure_scores} has no measure column with a number",

@@ -68,6 +68,7 @@ from tealeaves.errors import (
     OutputError,
     ParameterError,
     TealeavesError,
+    naming,
 )
 from tealeaves.index.build import build_index
 from tealeaves.index.manifest import manifest_entry
@@ -565,10 +566,13 @@ def parse_language_list(text: str) -> list[str]:
     """
     from tealeaves.validation import check_unique
 
-    codes = check_unique([language_code(p) for p in split_language_list(text)], "--languages")
+    try:
+        codes = check_unique([language_code(p) for p in split_language_list(text)], "languages")
+    except ParameterError as exc:
+        raise naming(exc, "languages") from None
     if len(codes) < 2:
-        raise ParameterError(f"--languages {text!r} must name at least two distinct languages",
-                             fix="give e.g. --languages en,sv")
+        raise naming(ParameterError(f"languages {text!r} must name at least two distinct languages",
+                                    fix="give e.g. `languages='en,sv'`"), "languages")
     return codes
 
 
@@ -581,8 +585,11 @@ def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] 
         _io.existing_file(doc_ids, "document-id file")
         return [TupleSource(str(doc_ids), {k: str(v) for k, v in lang_files.items()})]
     if not inputs:
-        raise ParameterError("no aligned input given", fix="give tuple shards (INPUT.jsonl ...), --lang "
-                             "CODE=FILE ... --doc-ids FILE, or --links/--langlinks with --dump")
+        raise naming(ParameterError("no aligned input given",
+                                    fix="give tuple shards (`inputs`), parallel line files (`lang_files` "
+                                    "with `doc_ids`), or linked Wikipedia articles "
+                                    "(`links` or `langlinks`, with `dumps`)"),
+                     "inputs", "lang_files", "doc_ids", "links", "langlinks", "dumps")
     check_file_names(inputs, "tuple ids of several shards are prefixed with the file name")
     for p in inputs:
         _io.existing_file(p, "aligned tuples file")
@@ -665,13 +672,15 @@ def build_aligned_index(inputs: Sequence[str | os.PathLike], output: str | os.Pa
         None if languages is None else parse_language_list(",".join(languages)))
     wiki = bool(links or langlinks)
     if wiki and (inputs or lang_files or doc_ids):
-        raise ParameterError("give either tuple shards, parallel line files, or --links/--langlinks with "
-                             "--dump (not several)", fix="e.g. `tealeaves index build-aligned tuples.jsonl "
-                                                         "-o ref`")
+        raise naming(ParameterError("give either tuple shards, parallel line files, or `links`/`langlinks` "
+                                    "with `dumps` (not several)", fix="one kind of input per reference"),
+                     "links", "langlinks", "dumps")
     if links and langlinks:
-        raise ParameterError("--links and --langlinks exclude each other", fix="give one of them")
+        raise naming(ParameterError("links and `langlinks` exclude each other", fix="give one of them"),
+                     "links", "langlinks")
     if dumps and not wiki:
-        raise ParameterError("--dump belongs to a linked-Wikipedia build", fix="add --links or --langlinks")
+        raise naming(ParameterError("dumps belongs to a linked-Wikipedia build",
+                                    fix="add `links` or `langlinks`"), "dumps", "links", "langlinks")
     out = Path(output)
     sources = [] if wiki else _sources(list(inputs), lang_files, doc_ids)
     _prepare_output(out)

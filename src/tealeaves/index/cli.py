@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from tealeaves._cli_args import add_examples, add_output, add_param
+from tealeaves._cli_args import add_examples, add_output, add_param, stands_for
 from tealeaves._cli_options import (
     add_line_files,
     add_preprocessing,
@@ -69,8 +69,8 @@ def register(subparsers) -> None:
                        help="shards: folders of texts, JSON Lines, Parquet, MediaWiki XML dumps, or "
                             "one-document-per-line token files; each may be gzip/bz2/xz compressed")
     add_output(build, required=True, type=path_arg("-o"), help="index file to write (e.g. reuters.tlx)")
-    build.add_argument("--name", default=None, type=name_arg(), help="reference name recorded in signatures "
-                                                    "(default: the first input's file name)")
+    build.add_argument("--name", default=None, type=name_arg("--name"),
+                       help="reference name recorded in signatures (default: the first input's file name)")
     build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
     build.add_argument("--encoding", default=None,
                        help="encoding of text inputs (token lines, JSON Lines, folders; default UTF-8)")
@@ -261,9 +261,10 @@ def _print_info(index, fmt: str, verified: bool = False) -> None:
 
 
 def _build_aligned_options(p) -> None:
-    p.add_argument("input", nargs="*", metavar="TUPLES",
-                   help='JSON Lines tuple shards {"id": ..., "en": "...", "sv": "..." or null} (gzip/bz2/xz '
-                        "allowed); or use --lang/--doc-ids, or --links/--langlinks with --dump")
+    stands_for(p.add_argument("input", nargs="*", metavar="TUPLES",
+                              help='JSON Lines tuple shards {"id": ..., "en": "...", "sv": "..." or null} '
+                                   "(gzip/bz2/xz allowed); or use --lang/--doc-ids, or --links/--langlinks "
+                                   "with --dump"), "inputs")
     add_line_files(p)
     p.add_argument("--links", default=None,
                    help='JSON Lines of linked Wikipedia titles ({"en": title, "bg": title}) pairing the '
@@ -271,13 +272,15 @@ def _build_aligned_options(p) -> None:
     p.add_argument("--langlinks", default=None, metavar="[LANG=]SQL",
                    help="the source language's langlinks table (LANG-wiki-latest-langlinks.sql.gz) pairing "
                         "its --dump pages with the other --dump articles")
-    p.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
-                   help="a language's MediaWiki pages-articles dump (with --links or --langlinks)")
+    stands_for(p.add_argument("--dump", action="append", default=[], metavar="LANG=DUMP",
+                              help="a language's MediaWiki pages-articles dump (with --links or "
+                                   "--langlinks)"),
+               "dumps")
     p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input; for "
                                        "Wikipedia: the --dump languages)")
     add_output(p, required=True, type=path_arg("-o"),
                help="folder to write the reference to (an aligned reference there is replaced)")
-    p.add_argument("--name", default=None, type=name_arg(),
+    p.add_argument("--name", default=None, type=name_arg("--name"),
                    help="reference name recorded in signatures (default: folder name)")
     p.add_argument("--encoding", default=None, help="encoding of the tuple / line files (default UTF-8)")
     add_scale_options(p)

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from tealeaves._optional import optional_import
 from tealeaves._params import Param, renamed_parameters
-from tealeaves.errors import ParameterError, TealeavesError
+from tealeaves.errors import ParameterError, TealeavesError, naming
 from tealeaves.index.memory import MIN_MEMORY, check_local_budget, size_text
 
 #: Seconds to wait for a scheduler given with --scheduler.
@@ -133,7 +133,7 @@ def dask_client(n_jobs: int | None = None, scheduler: str | None = None,
     if n_jobs is not None:
         n_jobs = N_JOBS.check(n_jobs)
     if memory_per_worker:
-        check_local_budget(memory_per_worker, n_jobs or 1, f"--memory {size_text(memory_per_worker)}")
+        check_local_budget(memory_per_worker, n_jobs or 1, f"memory {size_text(memory_per_worker)}")
     limit = 2 * memory_per_worker if memory_per_worker else "auto"
     cluster = distributed.LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
                                        memory_limit=limit, dashboard_address=":0", silence_logs=50)
@@ -162,11 +162,11 @@ def check_worker_budget(client, memory: int, scheduler: str) -> int:
     limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
     smallest = min((x for x in limits if x > 0), default=None)
     if smallest is not None and memory > smallest:
-        fix = (f"give at most --memory {smallest >> 20}M, or workers with more memory"
+        fix = (f"give at most `memory={smallest >> 20}M`, or workers with more memory"
                if smallest >= MIN_MEMORY else
                f"give the workers a memory limit of at least {size_text(MIN_MEMORY)}, the smallest budget")
-        raise ParameterError(f"--memory {size_text(memory)} is more than the memory limit of a Dask worker "
-                             f"of {scheduler} ({size_text(smallest)})", fix=fix)
+        raise naming(ParameterError(f"memory {size_text(memory)} is more than the memory limit of a Dask "
+                                    f"worker of {scheduler} ({size_text(smallest)})", fix=fix), "memory")
     return memory
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tealeaves.errors import ParameterError
+from tealeaves.errors import ParameterError, naming
 
 #: Default memory budget of a build (bytes).
 DEFAULT_MEMORY = 1 << 30
@@ -106,12 +106,13 @@ def parse_memory(text: str, local: bool = True) -> int:
     except ValueError:
         value = float("nan")
     if not np.isfinite(value):
-        raise ParameterError(f"--memory {text!r} is not a size", fix="give e.g. 1G, 512M or 2.5G")
+        raise naming(ParameterError(f"memory {text!r} is not a size", fix="give e.g. 1G, 512M or 2.5G"),
+                     "memory")
     if value < MIN_MEMORY:
-        raise ParameterError(f"--memory {text!r} is below the smallest budget ({size_text(MIN_MEMORY)})",
-                             fix="give at least 400M")
+        raise naming(ParameterError(f"memory {text!r} is below the smallest budget ({size_text(MIN_MEMORY)})",
+                                    fix="give at least 400M"), "memory")
     if local:
-        check_local_budget(int(value), label=f"--memory {text!r}")
+        check_local_budget(int(value), label=f"memory {text!r}")
     return int(value)
 
 
@@ -139,19 +140,21 @@ def check_local_budget(memory: int, processes: int = 1, label: str | None = None
         return memory
     given, most = label or f"memory={memory}", f"{what} ({size_text(ceiling)})"
     if ceiling < MIN_MEMORY:  # no budget fits: the advice must not be a size the parser refuses
-        fix = (f"a build process needs at least {size_text(MIN_MEMORY)}: build on a larger machine or "
-               "on --scheduler")
+        fix = (f"a build process needs at least {size_text(MIN_MEMORY)}: build on a larger machine",
+               "on an existing Dask cluster (`scheduler`)")
     elif processes == 1:
         fix = f"give at most {ceiling >> 20}M: the budget bounds the memory of each build process"
     elif ceiling // processes < MIN_MEMORY:
-        fix = (f"give at most --n-jobs {ceiling // MIN_MEMORY} (each needs at least "
-               f"{size_text(MIN_MEMORY)}), or build on --scheduler")
+        fix = (f"give at most `n_jobs={ceiling // MIN_MEMORY}` (each needs at least "
+               f"{size_text(MIN_MEMORY)})",
+               "build on an existing Dask cluster (`scheduler`)")
     else:
-        fix = f"give at most {ceiling // processes >> 20}M, or fewer --n-jobs"
+        fix = f"give at most {ceiling // processes >> 20}M, or fewer `n_jobs`"
     if processes == 1:
-        raise ParameterError(f"{given} is more than {most}", fix=fix)
-    raise ParameterError(f"{given} for each of --n-jobs {processes} is {size_text(memory * processes)} in "
-                         f"all, more than {most}", fix=fix)
+        raise naming(ParameterError(f"{given} is more than {most}", fix=fix), "memory", "scheduler")
+    raise naming(ParameterError(f"{given} for each of `n_jobs={processes}` is "
+                                f"{size_text(memory * processes)} in all, more than {most}", fix=fix),
+                 "memory", "n_jobs", "scheduler")
 
 
 def check_memory(memory: object, local: bool = True) -> int:

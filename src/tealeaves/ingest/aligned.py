@@ -34,7 +34,7 @@ from pathlib import Path
 from tealeaves import _io
 from tealeaves.corpus.aligned import language_code
 from tealeaves.corpus.parallel import ParallelTexts, iter_line_aligned
-from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
+from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, naming
 
 JSONL_EXAMPLE = '{"id": "gen-1", "en": "In the beginning ...", "sv": "I begynnelsen ..."}'
 
@@ -350,7 +350,8 @@ def iter_parallel_files(files: Mapping[str, str | os.PathLike[str]], doc_ids: st
     """
     codes = [language_code(x) for x in files]
     if len(set(codes)) != len(codes):
-        raise ParameterError(f"languages given twice: {list(files)}", fix="give each --lang once")
+        raise naming(ParameterError(f"languages given twice: {list(files)}", fix="give each language once in "
+                                    "`lang_files`"), "lang_files")
     for f in [*files.values(), doc_ids]:
         _io.existing_file(f, "parallel file")
     empty = True
@@ -395,7 +396,8 @@ def split_language_list(text: str) -> list[str]:
     """
     parts = [p.strip() for p in text.split(",")]
     if "" in parts:
-        raise ParameterError(f"--languages {text!r} has an empty entry", fix="e.g. --languages en,sv")
+        raise naming(ParameterError(f"languages {text!r} has an empty entry", fix="e.g. `languages='en,sv'`"),
+                     "languages")
     return parts
 
 
@@ -418,10 +420,11 @@ def parse_lang_files(specs: Sequence[str] | None) -> dict[str, str] | None:
     for spec in specs:
         code, sep, f = spec.partition("=")
         if not sep or not code or not f:
-            raise ParameterError(f"--lang {spec!r} is not CODE=FILE", fix="e.g. --lang en=en.txt")
+            raise naming(ParameterError(f"lang_files {spec!r} is not CODE=FILE",
+                                        fix="e.g. `lang_files='en=en.txt'`"), "lang_files")
         if code in files:
-            raise ParameterError(f"--lang {code}= is given twice",
-                                 fix="give one --lang CODE=FILE per language")
+            raise naming(ParameterError(f"lang_files {code}= is given twice",
+                                        fix="give one CODE=FILE per language in `lang_files`"), "lang_files")
         files[code] = f
     return files
 
@@ -439,11 +442,13 @@ def check_input_kind(inputs: Sequence, lang_files: Mapping | None, doc_ids: str 
         Their document-id file.
     """
     if lang_files and (inputs or not doc_ids):
-        raise ParameterError("parallel line files need --doc-ids and no JSONL input",
-                             fix="give either INPUT.jsonl, or --lang en=en.txt --lang sv=sv.txt "
-                                 "--doc-ids ids.txt")
+        raise naming(ParameterError("parallel line files need `doc_ids` and no JSONL input",
+                                    fix="give either JSON Lines tuples (`inputs`), or parallel line files "
+                                        "(`lang_files`) with their document ids (`doc_ids`)"),
+                     "doc_ids", "inputs", "lang_files")
     if doc_ids and not lang_files:
-        raise ParameterError("--doc-ids belongs to parallel line files", fix="add --lang CODE=FILE options")
+        raise naming(ParameterError("doc_ids belongs to parallel line files",
+                                    fix="give the line files as `lang_files`"), "doc_ids", "lang_files")
 
 
 def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, doc_ids: str | None,
@@ -480,6 +485,7 @@ def read_aligned_input(inputs: Sequence[str], lang_files: Sequence[str] | None, 
                                               for x in languages}, metadata=texts.metadata)
         return texts
     if len(inputs) != 1:
-        raise ParameterError(f"give one JSON Lines tuples file, got {len(inputs)}",
-                             fix="e.g. tuples.jsonl, or --lang en=en.txt --lang sv=sv.txt --doc-ids ids.txt")
+        raise naming(ParameterError(f"give one JSON Lines tuples file, got {len(inputs)}",
+                                    fix="e.g. tuples.jsonl, or parallel line files (`lang_files`) with their "
+                                        "document ids (`doc_ids`)"), "inputs", "lang_files", "doc_ids")
     return read_jsonl_tuples(inputs[0], encoding, languages, aligned)

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tealeaves.corpus.aligned import LANGUAGE_CODE_PATTERN, UnknownLanguageError, language_code
-from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, ParameterError
+from tealeaves.errors import EmptyInputError, InputEncodingError, InputFormatError, ParameterError, naming
 from tealeaves.ingest.sources import (
     IngestStats,
     _reading,
@@ -260,23 +260,23 @@ def parse_dumps(dumps: Sequence[str], languages: Sequence[str] | None) -> dict[s
     for item in dumps:
         lang, sep, path = item.partition("=")
         if not sep or not path:
-            raise ParameterError(f"--dump {item!r} is not LANG=PATH",
-                                 fix="give e.g. --dump en=enwiki.xml.bz2")
+            raise naming(ParameterError(f"dumps {item!r} is not LANG=PATH",
+                                        fix="give e.g. `dumps=['en=enwiki.xml.bz2']`"), "dumps")
         code = language_code(lang)
         if code in out:
-            raise ParameterError(f"--dump {code}= is given twice",
-                                 fix="give one --dump LANG=PATH per language")
+            raise naming(ParameterError(f"dumps {code}= is given twice",
+                                        fix="give one LANG=PATH per language in `dumps`"), "dumps")
         out[code] = path
     if languages is None:
         if len(out) < 2:
-            raise ParameterError(f"a linked-Wikipedia build needs two or more --dump LANG=PATH, got "
-                                 f"{len(out)}",
-                                 fix="give one --dump per language")
+            raise naming(ParameterError(f"a linked-Wikipedia build needs two or more `dumps` LANG=PATH, "
+                                        f"got {len(out)}", fix="give one dump per language in `dumps`"),
+                         "dumps")
         return out
     missing = [lang for lang in languages if lang not in out]
     if missing:
-        raise ParameterError(f"no --dump for {', '.join(missing)}",
-                             fix="give one --dump LANG=PATH per language")
+        raise naming(ParameterError(f"no `dumps` for {', '.join(missing)}",
+                                    fix="give one LANG=PATH per language in `dumps`"), "dumps")
     return {lang: out[lang] for lang in languages}
 
 
@@ -305,8 +305,9 @@ def langlinks_language(spec: str) -> tuple[str, str]:
         return language_code(lang.replace("_", "-")), path
     m = re.match(r"([a-z]{2,3}(?:_[a-z]{2,8})*)wiki-", Path(spec).name)
     if m is None:
-        raise ParameterError(f"--langlinks {spec!r}: cannot tell the source language from the file name",
-                             fix="give it as --langlinks en=enwiki-latest-langlinks.sql.gz")
+        raise naming(ParameterError(f"langlinks {spec!r}: cannot tell the source language from the file name",
+                                    fix="give it as `langlinks='en=enwiki-latest-langlinks.sql.gz'`"),
+                     "langlinks")
     return language_code(m.group(1).replace("_", "-")), spec
 
 
@@ -391,9 +392,10 @@ def _load_langlinks(db: sqlite3.Connection, spec: str, dumps: Mapping[str, str |
     source language.  Rows of pages the source dump skipped or lacks are counted."""
     source, path = langlinks_language(spec)
     if source not in dumps:
-        raise ParameterError(f"--langlinks '{path}' links pages of the {source} dump, but no --dump "
-                             f"{source}= is given",
-                             fix=f"add --dump {source}=PATH (the {source} pages-articles dump)")
+        raise naming(ParameterError(f"langlinks '{path}' links pages of the {source} dump, but no `dumps` "
+                                    f"{source}= is given",
+                                    fix=f"add `dumps=['{source}=PATH']` (the {source} pages-articles dump)"),
+                     "langlinks", "dumps")
     others = {lang for lang in dumps if lang != source}
     db.execute("CREATE TABLE ll (page INTEGER, lang TEXT, title TEXT)")
     batch = []

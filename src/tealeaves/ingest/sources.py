@@ -40,6 +40,7 @@ from tealeaves.errors import (
     InputNotFoundError,
     ParameterError,
     TealeavesError,
+    naming,
 )
 
 #: Magic bytes of the compressions read transparently.
@@ -340,8 +341,9 @@ def _parquet_rows(path: Path, source, text_field: str, id_field: str) -> Iterato
         raise InputFormatError(f"Parquet shard '{path}' is unreadable ({exc})",
                                fix="rewrite it with a Parquet writer") from None
     if text_field not in names:
-        raise InputFormatError(f"Parquet shard '{path}' has no column {text_field!r} (columns: "
-                               f"{', '.join(names)})", fix="choose the text column with --text-field")
+        raise naming(InputFormatError(f"Parquet shard '{path}' has no column {text_field!r} (columns: "
+                                      f"{', '.join(names)})", fix="choose the text column with `text_field`"),
+                     "text_field")
     columns = [text_field] + ([id_field] if id_field in names else [])
     row = 0
     try:

@@ -18,8 +18,8 @@ import argparse
 from pathlib import Path
 
 from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format
+from tealeaves._params import SEED, SPLIT_SEED
 from tealeaves.likelihood.params import N_CHAINS, N_SAMPLES, N_TEMPERATURES, REPLICATES
-from tealeaves.validation import seed_arg
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {"perplexity": ("tealeaves.likelihood.estimators:estimate_log_likelihood",
@@ -66,9 +66,8 @@ def register(subparsers) -> None:
     p.add_argument("--method", choices=CLI_METHODS, default="left-to-right",
                    help="estimator (default: left-to-right)")
     add_param(p, N_SAMPLES, default=None)
-    p.add_argument("--seed", type=seed_arg, default=0, help="sampler seed (default 0)")
-    p.add_argument("--split-seed", type=seed_arg, default=0,
-                   help="seed of the random halves for completion methods (default 0)")
+    add_param(p, SEED, default=0, help="sampler seed")
+    add_param(p, SPLIT_SEED, default=0, help="seed of the random halves for completion methods")
     p.add_argument("--no-resample", action="store_true",
                    help="left-to-right: do not resample earlier positions (MALLET's default; linear time)")
     p.add_argument("--weighted", action="store_true",

@@ -167,7 +167,7 @@ def model_parameters(model: object, method: str = "left-to-right") -> tuple[np.n
             f"{type(model).__name__} has no Dirichlet prior alpha (doc_topic_prior_), which the "
             f"'{method}' estimator needs; every estimator except point-estimate completion "
             f"('completion') needs alpha ({', '.join(NEEDS_ALPHA)}). Give the model a doc_topic_prior, "
-            "e.g. FixedTopicModel(phi, vocabulary, doc_topic_prior=1/K), or use method completion"
+            "e.g. FixedTopicModel(phi, vocabulary, doc_topic_prior=1/K), or use `method='completion'`"
         )
         exc.param = "method"  # the command line names its option
         raise exc

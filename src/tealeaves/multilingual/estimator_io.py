@@ -127,7 +127,7 @@ def read_table(path: str | os.PathLike[str]):
 
     from tealeaves._io import read_text
 
-    text = read_text(path, what="feature table")
+    text = read_text(path, what="feature table", utf8_only=True)
     settings = None
     if text.startswith(TABLE_MARK):
         first, _, text = text.partition("\n")
@@ -292,7 +292,7 @@ def load_estimator(path: str | os.PathLike[str]):
     from tealeaves.multilingual.estimator import CoherenceEstimator, feature_columns
 
     try:
-        doc = json.loads(read_text(path, what="estimator file"))
+        doc = json.loads(read_text(path, what="estimator file", utf8_only=True))
     except json.JSONDecodeError as exc:
         raise _bad(path, f"not JSON ({exc.msg})") from None
     except RecursionError:

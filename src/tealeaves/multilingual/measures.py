@@ -205,7 +205,7 @@ def counting_reference(reference, languages: Sequence[str]):
     if not callable(getattr(reference, "n_pairs", None)):
         raise naming(ParameterError(f"reference must be an aligned reference, a built-in reference name or a "
                                     f"saved aligned reference folder, got {type(reference).__name__}",
-                                    fix="e.g. reference='bible', or the folder of `tealeaves index "
+                                    fix="e.g. `reference='bible'`, or the folder of `tealeaves index "
                                         "build-aligned`"), "reference")
     return reference
 

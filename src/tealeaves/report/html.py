@@ -72,6 +72,10 @@ def choose(results, model: str | None = None, topic: int | None = None) -> Choic
         model = str(results.models.sort_values([measure, "name"], ascending=[False, True]).iloc[0]["name"])
     row = results.model(model)
     topics = results.topics[results.topics["model"] == model]
+    if topic is not None:
+        from tealeaves.sweep.params import REPORT_TOPIC
+
+        topic = REPORT_TOPIC.check(topic)
     if topic is None:
         topic = int(topics.sort_values([measure, "topic"]).iloc[0]["topic"])
     elif not 0 <= topic < int(row["k"]):

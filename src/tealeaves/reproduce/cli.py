@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
+from tealeaves._params import SEED, SPLIT_SEED
 from tealeaves.reproduce.params import LSI_DIMENSIONS, N_COMPONENTS, N_ITER, N_RESTARTS, N_TOP
-from tealeaves.validation import check_unique, seed_arg
+from tealeaves.validation import check_unique
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
@@ -50,7 +51,7 @@ def register(subparsers) -> None:
 
     reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
     add_sweep_options(reuters)
-    reuters.add_argument("--split-seed", type=seed_arg, default=0, help="seed of the half split (default 0)")
+    add_param(reuters, SPLIT_SEED, default=0, help="seed of the half split")
     reuters.add_argument("--report", default=None,
                          help="also write the article's story as an HTML report to this file")
     add_examples(reuters, ("the article's Reuters table at K = 5, 10, 20, 40, 80",
@@ -76,7 +77,7 @@ def add_sweep_options(parser) -> None:
     """Options shared by the Reuters sweeps (``fit_reuters_models``): K values, seed, cache, format."""
     add_param(parser, N_COMPONENTS, nargs="+", default=[5, 10, 20, 40, 80], metavar="K",
               help=f"{N_COMPONENTS.help} (default 5 10 20 40 80)")
-    parser.add_argument("--seed", type=seed_arg, default=0, help="LDA random_state (default 0)")
+    add_param(parser, SEED, default=0, help="LDA random_state")
     parser.add_argument("--quick", action="store_true", help="fewer LDA iterations (for CI)")
     parser.add_argument("--no-cache", action="store_true", help="refit, ignoring the disk cache")
     parser.add_argument("--cache-dir", default=None, help="fitted-model folder (default: user cache)")

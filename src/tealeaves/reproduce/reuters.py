@@ -26,14 +26,13 @@ from pathlib import Path
 
 from tealeaves import data
 from tealeaves._io import atomic_write
-from tealeaves._params import renamed_parameters
+from tealeaves._params import SEED, SPLIT_SEED, renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import OutputError, TealeavesError
 from tealeaves.likelihood import align_corpus, baselines, document_completion
 from tealeaves.models import SklearnLDA
 from tealeaves.signature import Signature
 from tealeaves.sweep.params import check_n_components
-from tealeaves.validation import check_seed
 
 DEFAULT_KS = (5, 10, 20, 40, 80)
 
@@ -194,7 +193,7 @@ def fit_reuters_models(
         If the cache folder is a file or cannot be created.
     """
     n_components = check_ks(n_components)
-    seed = check_seed(seed)
+    seed = SEED.check(seed)
     train = load_corpora()[0] if train is None else train
     params = lda_params(seed, quick)
     folder = _cache_folder(cache_dir) if use_cache else None
@@ -332,7 +331,7 @@ def reuters_table(
     """
     train, test = load_corpora() if corpora is None else corpora
     n_components = check_ks(n_components)
-    split_seed = check_seed(split_seed, "split_seed")
+    split_seed = SPLIT_SEED.check(split_seed)
     if models is None:
         models = fit_reuters_models(n_components, seed, quick, cache_dir, use_cache, train, progress)
     rows = []

@@ -15,8 +15,17 @@ import argparse
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._cli_options import add_preprocessing, read_preprocessed
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
-from tealeaves.sweep.params import LEVEL, N_BOOT, N_COMPONENTS, N_JOBS, N_TOP, SEEDS, TEST_FRACTION
-from tealeaves.validation import int_arg, seed_arg
+from tealeaves._params import SEED, SPLIT_SEED
+from tealeaves.sweep.params import (
+    LEVEL,
+    N_BOOT,
+    N_COMPONENTS,
+    N_JOBS,
+    N_TOP,
+    REPORT_TOPIC,
+    SEEDS,
+    TEST_FRACTION,
+)
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
@@ -64,7 +73,7 @@ def register(subparsers) -> None:
     c.add_argument("--measure", default=None, help="coherence measure (default: the sweep's first)")
     add_param(c, N_BOOT, default=2000)
     add_param(c, LEVEL, default=0.95)
-    c.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default 0)")
+    add_param(c, SEED, default=0, help="bootstrap seed")
     add_result_output(c, "the differences (CSV/TSV: one row per quantity)")
     add_examples(c, ("K=10 against K=20 of one sweep: held-out log-likelihood and mean coherence, A - B",
                      "tealeaves compare results.sqlite --models sklearn-K10-s0 sklearn-K20-s0"),
@@ -74,13 +83,15 @@ def register(subparsers) -> None:
 
     r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
     r.add_argument("results", help="results store written by tealeaves sweep")
-    add_output(r, help="report file (HTML; JSON with --format json; default for JSON: standard output)")
-    r.add_argument("--format", choices=("html", "json"), default="html", help="output format (default html)")
+    add_output(r, help="report file: HTML, or JSON when it ends in .json or with --format json (JSON "
+                       "without -o is printed)")
+    r.add_argument("--format", choices=("html", "json"), default=None,
+                   help="output format (default: json for an -o file ending in .json, else html); an "
+                        "extension that means the other format is refused")
     r.add_argument("--figures", default=None, help="also write every figure as PNG into this folder")
     r.add_argument("--model", default=None,
                    help="model of the per-topic figures (default: best mean coherence)")
-    r.add_argument("--topic", type=int_arg(0, name="--topic"), default=None,
-                   help="topic of the pair heatmap (default: the model's least coherent)")
+    add_param(r, REPORT_TOPIC, default=None)
     add_examples(r, ("a self-contained HTML report of a sweep",
                      "tealeaves report results.sqlite -o report.html"),
                     ("every number of the report as JSON (read by `tealeaves human correlate`)",
@@ -128,8 +139,7 @@ def _add_scoring_options(parser: argparse.ArgumentParser, test_help: str) -> Non
     """The options ``sweep`` and ``evaluate`` share: split, reference, measures, output, preprocessing."""
     parser.add_argument("--test", default=None, help=test_help)
     add_param(parser, TEST_FRACTION, default=None)
-    parser.add_argument("--split-seed", type=seed_arg, default=0,
-                        help="seed of the train/test split and of the held-out halves (default 0)")
+    add_param(parser, SPLIT_SEED, default=0)
     parser.add_argument("--reference", default=None, help="reference index file for coherence "
                         "(default: the training corpus)")
     parser.add_argument("--measures", default="npmi",
@@ -280,7 +290,7 @@ def read_manifest(path: str) -> dict:
     from tealeaves._io import loads_strict, read_text
     from tealeaves.errors import InputFormatError, StrictJSONError
 
-    text = read_text(path, what="manifest")
+    text = read_text(path, what="manifest", utf8_only=True)
     toml = Path(path).suffix.lower() == ".toml"
     tomllib = _toml() if toml else None
     try:
@@ -360,11 +370,34 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The report formats an ``-o`` file's extension stands for.
+REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
+
+
+def _report_format(fmt: str | None, output: str | None) -> str:
+    """``--format`` of ``report``, else the format of ``-o``'s extension (``.json``, ``.html``), else html.
+
+    An extension meaning the other format than ``--format`` is refused, as by every command with a
+    result (``tealeaves._cli_args.result_format``); another extension takes ``--format`` as given.
+    """
+    from pathlib import Path
+
+    from tealeaves.errors import ParameterError
+
+    suffix = Path(output).suffix.lower() if output is not None else ""
+    implied = REPORT_SUFFIXES.get(suffix)
+    if fmt is not None and implied is not None and implied != fmt:
+        raise ParameterError(f"-o {output}: the extension {suffix} means {implied}, but --format is {fmt}",
+                             fix=f"name the file for {fmt}, or drop --format")
+    return fmt or implied or "html"
+
+
 def _report(args: argparse.Namespace) -> int:
     from tealeaves.errors import ParameterError
     from tealeaves.report.html import choose, report_data, write_figures, write_report
     from tealeaves.sweep.results import load_results
 
+    args.format = _report_format(args.format, args.output)
     if args.format == "html" and args.output is None:
         raise ParameterError("the HTML report needs -o", fix="e.g. -o report.html")
     if args.output is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._params import SEED
 from tealeaves.errors import ParameterError
 from tealeaves.sweep.params import LEVEL, N_BOOT
 from tealeaves.sweep.results import SweepResults
@@ -71,7 +72,7 @@ def compare_models(a: SweepResults, name_a: str, b: SweepResults, name_b: str, m
     """
     from tealeaves.comparison import coherence_difference, likelihood_difference
 
-    n_boot, level = N_BOOT.check(n_boot), LEVEL.check(level)
+    n_boot, level, seed = N_BOOT.check(n_boot), LEVEL.check(level), SEED.check(seed)
 
     row_a, row_b = a.model(name_a), b.model(name_b)
     if row_a["vocabulary_hash"] != row_b["vocabulary_hash"]:

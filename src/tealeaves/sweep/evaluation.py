@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._params import SPLIT_SEED
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, IncomparableError, ParameterError
 from tealeaves.sweep.measures import (
@@ -154,7 +155,7 @@ def evaluation_data(train: Corpus, test: Corpus | None, test_fraction: float, sp
     from tealeaves.likelihood._perplexity import check_corpus
 
     check_corpus(train, "training corpus")
-    split = {"split_seed": check_seed(split_seed, "split seed")}
+    split = {"split_seed": SPLIT_SEED.check(split_seed)}
     if test is None:
         split["test_fraction"] = test_fraction
         train, test = split_corpus(train, test_fraction, split_seed)

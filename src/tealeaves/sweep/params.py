@@ -22,7 +22,8 @@ SEEDS = Param("seeds", "int", min_value=1, max_value=10_000, help="seeds 0 .. N-
 N_TOP = _N_TOP.replace(help="top words per topic")
 #: Share of the corpus held out as test documents when no test corpus is given.
 TEST_FRACTION = Param("test_fraction", "float", min_value=0.0, max_value=1.0, include_min=False,
-                      help="share of CORPUS held out as test documents without --test (default 0.2)")
+                      help="share of the corpus held out as test documents when no test corpus is given "
+                           "(default 0.2)")
 #: Local worker processes.
 N_JOBS = Param("n_jobs", "int", min_value=1, max_value=256, short="-j", deprecated_flags=("--workers",),
                help="local worker processes (1: in this process)")
@@ -196,3 +197,7 @@ def check_engine_setting(engine: str, name: str, value: object) -> object:
             messages.append(str(exc).removeprefix(f"{name} "))
     raise ParameterError(f"engine {engine!r} setting {name!r} {' or '.join(messages)}",
                          fix="correct it in the engine settings")
+#: ``tealeaves report``'s heatmap topic (:func:`tealeaves.report.html.choose`; its upper bound is the
+#: chosen model's K, checked there).
+REPORT_TOPIC = Param("topic", "int", min_value=0,
+                     help="topic of the pair heatmap (default: the model's least coherent)")

@@ -40,7 +40,7 @@ import numpy as np
 
 from tealeaves._io import decode, existing_file, read_lines
 from tealeaves._params import renamed_parameters
-from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
+from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError, naming
 from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number, zeros_table
 from tealeaves.models.adapters._text_fields import where as _where
 from tealeaves.models.adapters.topic_files import (  # noqa: F401 (the topic-keys readers, re-exported here)
@@ -222,11 +222,11 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
     for k, row in topics.items():
         if len(row) != len(words):
             lacking = next(w for w in words if w not in row)
-            raise InputFormatError(f"'{path}': topic {k} has no weight for {lacking!r} ({len(row)} of "
-                                   f"{len(words)} words); a MALLET weights file lists every word in every "
-                                   "topic",
-                                   fix="give the complete file, or read it as a top-words CSV "
-                                       "(--topics-format csv)")
+            raise naming(InputFormatError(f"'{path}': topic {k} has no weight for {lacking!r} ({len(row)} of "
+                                          f"{len(words)} words); a MALLET weights file lists every word in "
+                                          "every topic",
+                                          fix=("give the complete file",
+                                               "read it as a top-words CSV (`format='csv'`)")), "format")
 
 
 def looks_like_word_topic_counts(line: str) -> bool:

@@ -27,7 +27,7 @@ from pathlib import Path
 from tealeaves._io import decode, existing_file
 from tealeaves._optional import optional_import
 from tealeaves._params import renamed_parameters
-from tealeaves.errors import InputFormatError, ParameterError, UnsupportedModelError
+from tealeaves.errors import InputFormatError, ParameterError, UnsupportedModelError, naming
 from tealeaves.models.adapters import mallet, topic_files
 from tealeaves.store.models import is_store_path
 
@@ -313,7 +313,7 @@ def _refuse_truncated_weights(lines: list[str], path: Path) -> None:
     if len(words) < 2 or len(union) < 20 or any(2 * len(w) < len(union) for w in words.values()):
         return
     short = next(k for k, w in words.items() if len(w) < len(union))
-    raise InputFormatError(f"'{path}' looks like an incomplete or truncated MALLET topic-word weights file: "
-                           f"topic {short} lists {len(words[short])} of the {len(union)} words",
-                           fix="write the file again with --topic-word-weights-file, or choose "
-                               "--topics-format csv to read it as a table of top words")
+    raise naming(InputFormatError(f"'{path}' looks like an incomplete or truncated MALLET topic-word weights "
+                                  f"file: topic {short} lists {len(words[short])} of the {len(union)} words",
+                                  fix=("write the file again with MALLET's --topic-word-weights-file",
+                                       "choose `format='csv'` to read it as a table of top words")), "format")

@@ -48,14 +48,15 @@ import numpy as np
 from tealeaves._io import StrictJSONError, loads_strict, read_lines, read_text
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Vocabulary
-from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
+from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError, naming
 from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number, where
 from tealeaves.models.base import TopicModel, check_alpha
 from tealeaves.validation import first_duplicate
 
 TOPIC_FORMATS = ("words", "mallet-keys", "csv", "json", "gensim")
-FORMAT_FIX = ("choose the format: --topics-format {words,mallet-keys,csv,json,gensim} in "
-              "`tealeaves coherence`, format= in Python")
+#: The fix of a topics file read in the wrong format: a one-alternative tuple, dropped by a command
+#: without the option (``docs/naming.md``); raise it with ``naming(..., "format")``.
+FORMAT_FIX = ("choose the format with `format` (words, mallet-keys, csv, json or gensim)",)
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 #: one ``weight*"word"`` term (``print_topics``; HDP's ``show_topics`` writes ``weight*word`` unquoted)
@@ -395,31 +396,32 @@ def sniff_topic_format(text: str, source="<text>") -> str:
             if _gensim_literal(s) is not None:
                 return "gensim"
             line = getattr(exc, "lineno", "?")
-            raise InputFormatError(f"'{source}' starts like JSON but is not valid JSON (line {line}: "
-                                   f"{getattr(exc, 'msg', exc)})", fix="fix the JSON, or "
-                                                                       "" + FORMAT_FIX) from None
+            raise naming(InputFormatError(f"'{source}' starts like JSON but is not valid JSON (line {line}: "
+                                          f"{getattr(exc, 'msg', exc)})", fix=("fix the JSON", *FORMAT_FIX)),
+                         "format") from None
     lines = [ln for _, ln in _lines(text)]
     if all(_is_gensim_line(ln) for ln in lines):
         return "gensim"
     fits = [f for f, test in (("mallet-keys", _fits_mallet_keys), ("csv", _fits_csv)) if test(lines)]
     if len(fits) > 1:
-        raise InputFormatError(f"'{source}' could be {' or '.join(fits)}: its lines read both as MALLET "
-                               "topic keys (topic<TAB>alpha<TAB>words) and as topic,word,weight rows",
-                               fix=FORMAT_FIX)
+        raise naming(InputFormatError(f"'{source}' could be {' or '.join(fits)}: its lines read both as "
+                                      "MALLET topic keys (topic<TAB>alpha<TAB>words) and as "
+                                      "topic,word,weight rows", fix=FORMAT_FIX), "format")
     if fits:
         return fits[0]
     firsts = [ln.split()[0] for ln in lines]
     if all(_NUMBER.match(f) for f in firsts):
-        raise InputFormatError(f"every line of '{source}' starts with a number ({firsts[0]!r}), like a "
-                               "topic id "
-                               "or weight; read as plain words, the numbers would become words",
-                               fix="remove the numbers, give MALLET keys as 'topic<TAB>alpha<TAB>words', "
-                                   "or choose --topics-format words to keep them as words")
+        raise naming(InputFormatError(f"every line of '{source}' starts with a number ({firsts[0]!r}), like "
+                                      "a topic id or weight; read as plain words, the numbers would become "
+                                      "words",
+                                      fix=("remove the numbers", "give MALLET keys as "
+                                           "'topic<TAB>alpha<TAB>words'",
+                                           "choose `format='words'` to keep them as words")), "format")
     if all("," in ln and "\t" not in ln for ln in lines):
-        raise InputFormatError(f"the lines of '{source}' hold commas, as if words were comma-separated; "
-                               "plain word lists are separated by whitespace",
-                               fix="separate words with spaces, or choose --topics-format words to keep "
-                                   "the commas")
+        raise naming(InputFormatError(f"the lines of '{source}' hold commas, as if words were "
+                                      "comma-separated; plain word lists are separated by whitespace",
+                                      fix=("separate words with spaces",
+                                           "choose `format='words'` to keep the commas")), "format")
     return "words"
 
 
@@ -514,9 +516,10 @@ def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], li
             continue
         parts = split_topic_keys_line(line) or line.split(None, 2)
         if len(parts) < 3 or not parts[2].strip():
-            raise InputFormatError(
+            raise naming(InputFormatError(
                 f"{where(path, n)}: expected 'topic<TAB>alpha<TAB>top words' (MALLET --output-topic-keys), "
-                f"found {line[:60]!r}", fix="give a MALLET topic-keys file or choose another --topics-format")
+                f"found {line[:60]!r}", fix=("give a MALLET topic-keys file", "choose another `format`")),
+                "format")
         ids.append(parse_index(parts[0], path, n, "the topic id"))
         alphas.append(parse_number(parts[1], path, n, "alpha"))
         topics.append(parts[2].split())
@@ -607,8 +610,8 @@ def _csv_rows(text: str, source) -> tuple[list[tuple[int, str, float | None, int
             if any(c.strip() for c in r):
                 table.append((reader.line_num, r))
     except csv.Error as exc:
-        raise InputFormatError(f"'{source}' line {reader.line_num} is not a valid CSV row ({exc})",
-                               fix=FORMAT_FIX) from None
+        raise naming(InputFormatError(f"'{source}' line {reader.line_num} is not a valid CSV row ({exc})",
+                                      fix=FORMAT_FIX), "format") from None
     if not table:
         raise InputFormatError(f"'{source}' has no rows")
     cols = _csv_columns(table[0][1])
@@ -617,8 +620,8 @@ def _csv_rows(text: str, source) -> tuple[list[tuple[int, str, float | None, int
     else:
         width = len(table[0][1])
         if width not in (2, 3):
-            raise InputFormatError(f"'{source}' line {table[0][0]}: {width} columns, expected "
-                                   "topic,word or topic,word,weight", fix=FORMAT_FIX)
+            raise naming(InputFormatError(f"'{source}' line {table[0][0]}: {width} columns, expected "
+                                          "topic,word or topic,word,weight", fix=FORMAT_FIX), "format")
         cols = (0, 1, 2 if width == 3 else None)
     rows = []
     width = max(c for c in cols if c is not None) + 1
@@ -676,8 +679,8 @@ def _read_json(text: str, parsed: _Parsed) -> None:
         raise InputFormatError(f"'{parsed.source}' gives the key {exc.value!r} twice in one object",
                                fix="give each topic (or word) once") from None
     except json.JSONDecodeError as exc:
-        raise InputFormatError(f"'{parsed.source}' is not valid JSON (line {exc.lineno}: {exc.msg})",
-                               fix="fix the JSON, or " + FORMAT_FIX) from None
+        raise naming(InputFormatError(f"'{parsed.source}' is not valid JSON (line {exc.lineno}: {exc.msg})",
+                                      fix=("fix the JSON", *FORMAT_FIX)), "format") from None
     except RecursionError:
         raise _too_deep(parsed.source) from None
     if isinstance(data, dict) and "topics" in data:
