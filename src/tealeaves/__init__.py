@@ -14,47 +14,8 @@ loads no numerical library.
 from typing import TYPE_CHECKING
 
 from tealeaves import errors as errors  # light: the exceptions only
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 from tealeaves._version import __version__
-
-_EXPORTS = {
-    "load_model": "models.adapters",
-    "evaluate": "sweep.evaluation",
-    "TealeavesError": "errors",
-    "DataNotFoundError": "errors",
-    "InputNotFoundError": "errors",
-    "EmptyInputError": "errors",
-    "InvalidModelError": "errors",
-    "IndexIntegrityError": "errors",
-    "ParameterError": "errors",
-    "InputFormatError": "errors",
-    "InputEncodingError": "errors",
-    "OutputError": "errors",
-    "MissingDependencyError": "errors",
-    "UnsupportedModelError": "errors",
-    "StrictJSONError": "errors",
-    "CorpusFormatError": "errors",
-    "ParallelFormatError": "errors",
-    "LanguageMismatchError": "errors",
-    "UnknownLanguageError": "errors",
-    "UnsegmentedTextError": "errors",
-    "SettingsError": "errors",
-    "TopicError": "errors",
-    "ZeroCooccurrenceError": "errors",
-    "IncomparableError": "errors",
-    "IncompatibleStoreError": "errors",
-    "StoreIntegrityError": "errors",
-    "FetchError": "errors",
-    "ChecksumError": "errors",
-    "StudyError": "errors",
-    "StudyFormatError": "errors",
-    "ResultsError": "errors",
-    "StoreError": "errors",
-    "StoreUnavailableError": "errors",
-    "AgreementUndefinedError": "errors",
-    "CorrelationError": "errors",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, eager=("__version__",))
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.errors import (
@@ -94,3 +55,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     )
     from tealeaves.models.adapters import load_model
     from tealeaves.sweep.evaluation import evaluate
+
+__getattr__, __dir__, __all__ = lazy_package(__name__, eager=("__version__",))

@@ -15,32 +15,7 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "CooccurrenceCounts": "core",
-    "count_documents": "core",
-    "count_windows": "core",
-    "document_counts": "core",
-    "intersect_count": "core",
-    "pair_document_counts": "core",
-    "SettingsError": "errors",
-    "TopicError": "errors",
-    "ZeroCooccurrenceError": "errors",
-    "AlignedIndex": "tealeaves.index.aligned",
-    "ReferenceIndex": "tealeaves.index.reference",
-    "build_index": "tealeaves.index.build",
-    "index_from_token_lists": "tealeaves.index.build",
-    "Coherence": "measure",
-    "CoherenceResult": "measure",
-    "TopicScore": "measure",
-    "coherence": "measure",
-    "coherence_records": "measure",
-    "score_counts": "measure",
-    "PRESETS": "presets",
-    "MeasureSpec": "presets",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.coherence.core import (
@@ -64,3 +39,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.index.aligned import AlignedIndex
     from tealeaves.index.build import build_index, index_from_token_lists
     from tealeaves.index.reference import ReferenceIndex
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -20,47 +20,7 @@ exposes its tables as pandas DataFrames. Names are exported lazily (:mod:`tealea
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "Score": "_common",
-    "inverted_rbo": "diversity",
-    "jaccard": "diversity",
-    "mean_pairwise_jaccard": "diversity",
-    "rbo": "diversity",
-    "topic_diversity": "diversity",
-    "WordVectors": "embedding",
-    "embedding_coherence": "embedding",
-    "read_vectors": "embedding",
-    "train_vectors": "embedding",
-    "IncomparableError": "errors",
-    "FLAGS": "flags",
-    "FlagReport": "flags",
-    "TopicFlag": "flags",
-    "background_flags": "flags",
-    "few_documents_flags": "flags",
-    "flag_topics": "flags",
-    "low_coherence_flags": "flags",
-    "low_recurrence_flags": "flags",
-    "mixed_flags": "flags",
-    "mixed_topic": "flags",
-    "word_groups": "flags",
-    "METRICS": "matching",
-    "TopicMatching": "matching",
-    "match_topics": "matching",
-    "similarity_matrix": "matching",
-    "PairedDifference": "paired",
-    "coherence_difference": "paired",
-    "likelihood_difference": "paired",
-    "same_heldout": "paired",
-    "kl_divergence": "significance",
-    "topic_significance": "significance",
-    "DEFAULT_THRESHOLDS": "stability",
-    "StabilityResult": "stability",
-    "stability_by_k": "stability",
-    "topic_stability": "stability",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.comparison._common import Score
@@ -100,3 +60,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         stability_by_k,
         topic_stability,
     )
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

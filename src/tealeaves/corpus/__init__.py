@@ -5,28 +5,7 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "AlignedCorpus": "aligned",
-    "default_preprocessor": "aligned",
-    "normalize_language": "aligned",
-    "Corpus": "corpus",
-    "LETTERS_PATTERN": "preprocess",
-    "Preprocessor": "preprocess",
-    "RawDocuments": "readers",
-    "read_corpus": "readers",
-    "read_stop_words": "readers",
-    "read_jsonl": "readers",
-    "read_text_folder": "readers",
-    "read_token_lines": "readers",
-    "REUTERS_RECIPE": "reuters",
-    "load_reuters_modapte": "reuters",
-    "modapte_split": "reuters",
-    "read_reuters": "reuters",
-    "Vocabulary": "vocabulary",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language
@@ -42,3 +21,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     )
     from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
     from tealeaves.corpus.vocabulary import Vocabulary
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

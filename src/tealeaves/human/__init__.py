@@ -17,28 +17,7 @@ first use.
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "Study": "study", "build_study": "study",
-    "validate_study": "schema", "StudyFormatError": "schema",
-    "StudyError": "items",
-    "export_items": "export", "write_long": "export",
-    "AnnotationApp": "app", "serve": "app",
-    "JudgmentStore": "store", "StoreError": "store", "StoreUnavailableError": "store",
-    "JudgmentResults": "results", "read_results": "results", "ResultsError": "results",
-    "import_survey": "survey", "describe_study": "survey", "save_judgments": "survey",
-    "score": "scoring", "model_precision": "scoring", "topic_log_odds": "scoring",
-    "krippendorff_alpha": "agreement", "split_half_reliability": "agreement", "spearman_brown": "agreement",
-    "AgreementUndefinedError": "agreement",
-    "correlate": "correlation", "bootstrap_ci": "correlation", "scatter_plot": "correlation",
-    "read_topic_table": "correlation", "topic_records": "correlation", "CorrelationError": "correlation",
-    "Responses": "resampling", "responses_for": "resampling", "reliability": "resampling",
-    "true_score_ci": "resampling", "disattenuated": "resampling",
-    "compare_measures": "comparison", "williams_t": "comparison", "by_group": "comparison",
-    "model_level": "comparison", "model_plot": "comparison",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.human.agreement import (
@@ -66,3 +45,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.human.store import JudgmentStore, StoreError, StoreUnavailableError
     from tealeaves.human.study import Study, build_study
     from tealeaves.human.survey import describe_study, import_survey, save_judgments
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

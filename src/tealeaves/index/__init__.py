@@ -23,28 +23,7 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "AlignedIndex": "aligned",
-    "build_aligned_index": "aligned",
-    "load_aligned_index": "aligned",
-    "build_index": "build",
-    "index_from_token_lists": "build",
-    "verified_cache_file": "cache",
-    "dask_client": "dask",
-    "dask_executor": "dask",
-    "ARRAY_NAMES": "format",
-    "FORMAT_VERSION": "format",
-    "MAGIC": "format",
-    "check_manifest": "manifest",
-    "parse_memory": "memory",
-    "ReferenceIndex": "reference",
-    "n_windows": "reference",
-    "tokenization_mismatch": "reference",
-    "build_streaming": "streaming",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.index.aligned import AlignedIndex, build_aligned_index, load_aligned_index
@@ -56,3 +35,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.index.memory import parse_memory
     from tealeaves.index.reference import ReferenceIndex, n_windows, tokenization_mismatch
     from tealeaves.index.streaming import build_streaming
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

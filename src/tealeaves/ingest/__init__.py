@@ -11,10 +11,9 @@ articles across languages into aligned tuples.
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {"IngestStats": "sources", "detect_kind": "sources", "iter_documents": "sources"}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.ingest.sources import IngestStats, detect_kind, iter_documents
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

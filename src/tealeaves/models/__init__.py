@@ -8,14 +8,7 @@ Names are exported lazily: importing one model does not load the others' kernels
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "TopicModel": "base", "FixedTopicModel": "base", "load_npz_model": "base", "check_topic_word": "base",
-    "check_alpha": "base", "PLSA": "plsa", "LSI": "lsi", "SklearnLDA": "sklearn_lda",
-    "PolylingualTopicModel": "polylingual", "GibbsLDA": "lda_gibbs", "load_model": "adapters",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.models.adapters import load_model
@@ -31,3 +24,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.models.plsa import PLSA
     from tealeaves.models.polylingual import PolylingualTopicModel
     from tealeaves.models.sklearn_lda import SklearnLDA
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

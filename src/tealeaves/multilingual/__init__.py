@@ -17,30 +17,7 @@ on first use.
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "read_topics": "topics", "validate_topics": "topics",
-    "TopicScores": "measures", "cnpmi": "measures", "inpmi": "measures", "mta": "measures", "twc": "measures",
-    "gap_features": "measures", "npmi_language": "measures", "check_topics": "measures",
-    "as_reference": "measures",
-    "AlignedReference": "reference", "named_reference": "reference", "resolve_reference": "reference",
-    "reference_from_texts": "reference", "save_aligned_reference": "reference",
-    "load_aligned_reference": "reference",
-    "read_jsonl_tuples": "tealeaves.ingest.aligned", "read_parallel_files": "tealeaves.ingest.aligned",
-    "build_aligned_reference": "aligned_build",
-    "BilingualDictionary": "dictionaries", "read_dictionary": "dictionaries", "read_muse": "dictionaries",
-    "read_wiktionary": "dictionaries",
-    "topic_features": "features",
-    "WordEra": "era", "read_spelleng": "era",
-    "MeaningDrift": "drift",
-    "CoherenceEstimator": "estimator", "FEATURE_GROUPS": "estimator",
-    "save_estimator": "estimator_io", "load_estimator": "estimator_io",
-    "ClassificationResult": "classification", "crosslingual_classification": "classification",
-    "evaluate_features": "classification",
-    "save_pltm": "pltm_io", "load_pltm": "pltm_io",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.ingest.aligned import read_jsonl_tuples, read_parallel_files
@@ -82,3 +59,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
         save_aligned_reference,
     )
     from tealeaves.multilingual.topics import read_topics, validate_topics
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

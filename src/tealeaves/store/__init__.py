@@ -14,24 +14,7 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "SCHEMA_VERSION": "format",
-    "open_store": "writer",
-    "read_store": "format",
-    "write_model": "writer",
-    "model_values": "writer",
-    "finished": "format",
-    "model_name": "format",
-    "is_store": "format",
-    "read_contents": "validate",
-    "StoreContents": "validate",
-    "load_store_model": "models",
-    "split_store_path": "models",
-    "is_store_path": "models",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.store.format import (
@@ -44,3 +27,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.store.models import is_store_path, load_store_model, split_store_path
     from tealeaves.store.validate import StoreContents, read_contents
     from tealeaves.store.writer import model_values, open_store, write_model
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

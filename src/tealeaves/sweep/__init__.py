@@ -14,24 +14,7 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
-
-_EXPORTS = {
-    "sweep": "core",
-    "split_corpus": "evaluation",
-    "evaluate": "evaluation",
-    "load_results": "results",
-    "SweepResults": "results",
-    "compare_models": "compare",
-    "ENGINES": "engines",
-    "Engine": "engines",
-    "register_engine": "engines",
-    "MODEL_MEASURES": "measures",
-    "TOPIC_MEASURES": "measures",
-    "SCHEMA_VERSION": "store",
-    "IncompatibleStoreError": "store",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, aliases={"Results": "SweepResults"})
+from tealeaves._lazy import lazy_package
 
 if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.sweep.compare import compare_models
@@ -41,3 +24,5 @@ if TYPE_CHECKING:  # for type checkers and the API reference
     from tealeaves.sweep.measures import MODEL_MEASURES, TOPIC_MEASURES
     from tealeaves.sweep.results import SweepResults, load_results
     from tealeaves.sweep.store import SCHEMA_VERSION, IncompatibleStoreError
+
+__getattr__, __dir__, __all__ = lazy_package(__name__, aliases={"Results": "SweepResults"})
