@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import (
     InputEncodingError,
     InputNotFoundError,
@@ -33,6 +34,7 @@ PathLike = str | os.PathLike[str]
 DEFAULT_ENCODING = "utf-8"
 
 
+@shared_doc
 def existing_file(path: PathLike, what: str = "file") -> Path:
     """``path`` as a :class:`Path` if it is an existing, readable file; a clear error otherwise.
 
@@ -40,8 +42,7 @@ def existing_file(path: PathLike, what: str = "file") -> Path:
     ----------
     path : path-like
         The file (``~`` expanded).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_what)s
 
     Returns
     -------
@@ -179,17 +180,13 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
                       object_pairs_hook=pairs if unique_keys else None)
 
 
+@shared_doc
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -> str:
     """The whole text of ``path`` under the reading policy (module docstring).
 
     Parameters
     ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_path)s %(file_encoding)s %(file_what)s
 
     Returns
     -------
@@ -198,12 +195,7 @@ def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -
 
     Raises
     ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     p = existing_file(path, what)
     try:
@@ -239,17 +231,13 @@ def split_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
+@shared_doc
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
     """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy.
 
     Parameters
     ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_path)s %(file_encoding)s %(file_what)s
 
     Returns
     -------
@@ -258,12 +246,7 @@ def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
 
     Raises
     ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     return split_lines(read_text(path, encoding, what))
 
@@ -289,6 +272,7 @@ def ascii_compatible(info: codecs.CodecInfo) -> bool:
         return False
 
 
+@shared_doc
 def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> Iterator[str]:
     r"""The lines :func:`read_lines` gives, read one at a time (memory: one line).
 
@@ -298,12 +282,7 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
 
     Parameters
     ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_path)s %(file_encoding)s %(file_what)s
 
     Yields
     ------
@@ -312,12 +291,7 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
 
     Raises
     ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     p = existing_file(path, what)
     info = codec(encoding)
@@ -339,6 +313,7 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
 
 
 @contextlib.contextmanager
+@shared_doc
 def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8",
                  what: str = "output file") -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success rename it to ``path``, on any failure delete it.
@@ -351,8 +326,7 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
         The open mode (``"wb"`` for bytes).
     encoding : str or None, default "utf-8"
         The text encoding (ignored in binary mode); newlines are written as given.
-    what : str, default "output file"
-        What the file is, for error messages.
+    %(output_what)s
 
     Yields
     ------
@@ -398,6 +372,7 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
         raise
 
 
+@shared_doc
 def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8).
 
@@ -407,8 +382,7 @@ def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
         The target file.
     text : str
         The text.
-    what : str, default "output file"
-        What the file is, for error messages.
+    %(output_what)s
 
     Returns
     -------

@@ -47,7 +47,8 @@ def exports_of(source: str | _ast.Module, filename: str = "<package>") -> dict[s
     >>> exports_of("if TYPE_CHECKING:\\n    from tealeaves.validation import check_int\\n")
     {'check_int': 'tealeaves.validation'}
     """
-    tree = source if isinstance(source, _ast.Module) else compile(source, filename, "exec", _ast.PyCF_ONLY_AST)
+    tree = source if isinstance(source, _ast.Module) else compile(
+        source, filename, "exec", _ast.PyCF_ONLY_AST)
     table: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, _ast.If) and _is_type_checking(node.test):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor, check_segmented, letter_counts
 from tealeaves.errors import EmptyInputError, InputFormatError, LanguageMismatchError, UnknownLanguageError
@@ -368,13 +369,13 @@ class AlignedCorpus:
     def n_tuples(self) -> int:
         return len(self.ids)
 
+    @shared_doc
     def vocabulary(self, lang: str):
         """The vocabulary of language ``lang``.
 
         Parameters
         ----------
-        lang : str
-            A language of the corpus.
+        %(aligned_lang)s
 
         Returns
         -------
@@ -383,8 +384,7 @@ class AlignedCorpus:
 
         Raises
         ------
-        LanguageMismatchError
-            If ``lang`` is not in the corpus.
+        %(raises_lang_missing)s
         """
         return self.corpora[self._check_language(lang)].vocabulary
 
@@ -411,13 +411,13 @@ class AlignedCorpus:
             )
         return lang
 
+    @shared_doc
     def language(self, lang: str) -> Corpus:
         """The documents of ``lang`` present in some tuple, as a monolingual corpus.
 
         Parameters
         ----------
-        lang : str
-            A language of the corpus.
+        %(aligned_lang)s
 
         Returns
         -------
@@ -426,8 +426,7 @@ class AlignedCorpus:
 
         Raises
         ------
-        LanguageMismatchError
-            If ``lang`` is not in the corpus.
+        %(raises_lang_missing)s
         """
         self._check_language(lang)
         idx = np.flatnonzero(self.present[lang])

@@ -21,6 +21,7 @@ from itertools import chain
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import naming
 from tealeaves.corpus._marks import BMP_MARKS, MARK_PATTERN
 from tealeaves.corpus.corpus import Corpus
@@ -244,6 +245,7 @@ class Preprocessor:
         return scan
 
     # -- fitting ------------------------------------------------------------
+    @shared_doc
     def fit(self, texts: Iterable[str]) -> Preprocessor:
         """Choose the vocabulary from training texts.
 
@@ -259,8 +261,7 @@ class Preprocessor:
 
         Raises
         ------
-        EmptyInputError
-            If there are no texts or no word survives the pruning.
+        %(raises_nothing_survives)s
         """
         self._fit_tokens([self.tokenize(t) for t in texts])
         return self
@@ -331,6 +332,7 @@ class Preprocessor:
                 f"{max(df.values())} documents)", fix="relax min_df and max_df"), "min_df", "max_df")
         return sorted(kept)
 
+    @shared_doc
     def transform(
         self,
         texts: Iterable[str],
@@ -343,15 +345,11 @@ class Preprocessor:
         ----------
         texts : iterable of str
             The texts.
-        ids : sequence of str or None, default None
-            One id per text (None: ``"0"``, ``"1"``, ...).
-        labels : sequence or None, default None
-            One label per text.
+        %(text_ids)s %(text_labels)s
 
         Returns
         -------
-        Corpus
-            The encoded texts, with ``metadata["preprocessing"]`` set to :meth:`get_params`.
+        %(returns_encoded)s
 
         Raises
         ------
@@ -365,6 +363,7 @@ class Preprocessor:
         corpus.metadata["preprocessing"] = self.get_params()
         return corpus
 
+    @shared_doc
     def fit_transform(
         self,
         texts: Sequence[str],
@@ -377,20 +376,15 @@ class Preprocessor:
         ----------
         texts : sequence of str
             The training texts.
-        ids : sequence of str or None, default None
-            One id per text (None: ``"0"``, ``"1"``, ...).
-        labels : sequence or None, default None
-            One label per text.
+        %(text_ids)s %(text_labels)s
 
         Returns
         -------
-        Corpus
-            The encoded texts, with ``metadata["preprocessing"]`` set to :meth:`get_params`.
+        %(returns_encoded)s
 
         Raises
         ------
-        EmptyInputError
-            If there are no texts or no word survives the pruning.
+        %(raises_nothing_survives)s
         """
         docs = [self.tokenize(t) for t in texts]
         self._fit_tokens(docs)
@@ -735,6 +729,7 @@ TEXT_FIX = ("segment it into space-separated words first (Chinese e.g. with jieb
             "'tealeaves[zh]'); a one-language reference is split at spaces and punctuation only")
 
 
+@shared_doc
 def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGNED_FIX) -> None:
     """Refuse a text more than :data:`UNSEGMENTED_SHARE` of whose letters are in over-long tokens.
 
@@ -757,8 +752,7 @@ def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGN
 
     Raises
     ------
-    UnsegmentedTextError
-        If the text looks unsegmented.
+    %(raises_unsegmented)s
     """
     if letters and long_letters > UNSEGMENTED_SHARE * letters:
         raise UnsegmentedTextError(
@@ -769,6 +763,7 @@ def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGN
             fix=fix)
 
 
+@shared_doc
 def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNED_FIX) -> dict:
     """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, refusing unsegmented text.
 
@@ -791,8 +786,7 @@ def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNE
 
     Raises
     ------
-    UnsegmentedTextError
-        If the text looks unsegmented.
+    %(raises_unsegmented)s
     """
     counts = list(counts)
     letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)

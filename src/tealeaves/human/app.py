@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import urlsplit
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import loads_strict
 from tealeaves._params import naming
 from tealeaves._terminal import escape
@@ -102,13 +103,13 @@ class AnnotationApp:
         self._static = {name: resources.files("tealeaves.human").joinpath("static", name).read_bytes()
                         for name in STATIC}
 
+    @shared_doc
     def state(self, annotator: str) -> dict:
         """Progress of ``annotator`` and the next item they have not answered.
 
         Parameters
         ----------
-        annotator : str
-            The annotator's name.
+        %(annotator)s
 
         Returns
         -------
@@ -124,13 +125,13 @@ class AnnotationApp:
                 "confidence": bool(self.study.settings.get("confidence")),
                 "item": None if nxt is None else self.study.public_item(nxt)}
 
+    @shared_doc
     def submit(self, annotator: str, body: object) -> tuple[int, dict]:
         """Validate and store one judgment; return the HTTP status and the JSON reply.
 
         Parameters
         ----------
-        annotator : str
-            The annotator's name.
+        %(annotator)s
         body : object
             The parsed request body (:func:`parse_body`).
 

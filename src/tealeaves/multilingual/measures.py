@@ -36,6 +36,7 @@ from itertools import combinations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import Param, deprecated_alias, naming, renamed_parameters
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
@@ -271,6 +272,7 @@ def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
                zero: str = "limit") -> tuple[np.ndarray, dict]:
     """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs.
@@ -281,17 +283,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``.
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
-    l1 : str
-        One language.
-    l2 : str
-        The other.
-    zero : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO`).
+    %(pair_topics)s %(aligned_reference)s %(pair_l1)s %(pair_l2)s %(npmi_zero)s
 
     Returns
     -------
@@ -316,6 +308,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero: str = "limit") -> TopicScores:
     """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4).
@@ -327,11 +320,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
+    %(multilingual_topics)s %(aligned_reference)s
     languages : sequence of str, optional
         The languages to score, at least two (default: every key of ``topics``).
     zero : str, default "limit"
@@ -368,6 +357,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def npmi_language(topics: Topics, reference, lang: str,
                   zero: str = "limit") -> tuple[np.ndarray, dict]:
     """Monolingual NPMI per topic of one language over its side of the reference (eq. 2).
@@ -384,8 +374,7 @@ def npmi_language(topics: Topics, reference, lang: str,
         The aligned reference (an object answering ``mono_counts``, not a name).
     lang : str
         The language to score.
-    zero : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO`).
+    %(npmi_zero)s
 
     Returns
     -------
@@ -420,6 +409,7 @@ def npmi_language(topics: Topics, reference, lang: str,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero: str = "limit") -> TopicScores:
     """Internal NPMI: the mean over languages of each language's monolingual NPMI.
@@ -429,15 +419,10 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
+    %(multilingual_topics)s %(aligned_reference)s
     languages : sequence of str, optional
         The languages to score (default: every key of ``topics``).
-    zero : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO`).
+    %(npmi_zero)s
 
     Returns
     -------
@@ -464,6 +449,7 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     return TopicScores("inpmi", values, _signature("inpmi", reference, langs, c, zero), details)
 
 
+@shared_doc
 def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:
     """Topic word coverage: share of a topic's words (all languages) occurring in the reference.
 
@@ -472,11 +458,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
+    %(multilingual_topics)s %(aligned_reference)s
     languages : sequence of str, optional
         The languages to count (default: every key of ``topics``).
 
@@ -498,6 +480,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
     return TopicScores("twc", values, _signature("twc", reference, langs, c, None))
 
 
+@shared_doc
 def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
         mode: str = "pairs") -> TopicScores:
     """Matching translation accuracy of each topic between ``l1`` and ``l2`` (see module docstring).
@@ -510,14 +493,10 @@ def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``.
+    %(pair_topics)s
     dictionary : BilingualDictionary
         An ``l1``-``l2`` dictionary, in either orientation.
-    l1 : str
-        One language.
-    l2 : str
-        The other.
+    %(pair_l1)s %(pair_l2)s
     mode : str, default "pairs"
         ``"pairs"`` or ``"words"``.
 

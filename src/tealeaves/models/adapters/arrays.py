@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError, ParameterError, UnsupportedModelError
 from tealeaves.models._fit import check_transform_input
@@ -128,13 +129,13 @@ class AdaptedModel(FixedTopicModel):
             meta["description"] = f"{self._name()}/inf-tealeaves"
         return meta
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """``D x K`` topic proportions of ``corpus`` by the chosen ``inference`` (module docstring).
 
         Parameters
         ----------
-        corpus : Corpus
-            The documents, over the model's vocabulary.
+        %(infer_corpus)s
 
         Returns
         -------

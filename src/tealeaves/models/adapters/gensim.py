@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._optional import optional_import
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, UnsupportedModelError
@@ -112,6 +113,7 @@ class NativeInference:
         return gamma / gamma.sum(axis=1, keepdims=True)
 
 
+@shared_doc
 def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | None = None) -> AdaptedModel:
     """Adapt a fitted gensim ``LdaModel`` or ``LdaMulticore`` (see the module docstring).
 
@@ -122,8 +124,7 @@ def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | 
     inference : {"tealeaves", "native"}, default "tealeaves"
         How topic proportions of new documents are inferred; ``"native"`` runs
         gensim's ``model.inference`` (:class:`NativeInference`).
-    file : str or os.PathLike, optional
-        The file the model was read from, recorded in ``metadata_["source"]``.
+    %(foreign_file)s
 
     Returns
     -------
@@ -135,8 +136,7 @@ def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | 
     UnsupportedModelError
         If ``lda`` is not a gensim LDA model (with a hint for HDP, LSI and
         LdaSeq models), or its ``id2word`` does not name every column.
-    InvalidModelError
-        If the model has not been trained.
+    %(raises_untrained)s
     """
     gensim = _gensim()
     from gensim.models import LdaModel

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import decode, existing_file, read_lines
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError
@@ -72,18 +73,17 @@ class MalletModel(FixedTopicModel):
     is not the alpha MALLET trained with.)
     """
 
+    @shared_doc
     def transform(self, corpus):
         """Topic proportions of ``corpus`` (see :meth:`FixedTopicModel.transform`), refused without alpha.
 
         Parameters
         ----------
-        corpus : Corpus
-            Documents over the model's vocabulary.
+        %(transform_corpus)s
 
         Returns
         -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
+        %(returns_doc_topic)s
 
         Raises
         ------
@@ -229,13 +229,13 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
                                        "(--topics-format csv)")
 
 
+@shared_doc
 def looks_like_word_topic_counts(line: str) -> bool:
     """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``.
 
     Parameters
     ----------
-    line : str
-        A line of the file.
+    %(topic_file_line)s
 
     Returns
     -------
@@ -414,6 +414,7 @@ def _state_header(lines: list[str], path) -> tuple[np.ndarray, float, int]:
     return alpha, beta, i
 
 
+@shared_doc
 def read_state(path, encoding: str | None = None) -> MalletState:
     """Read a MALLET Gibbs state (gzip or plain text) and count ``n_kw`` and ``n_dk`` exactly.
 
@@ -426,8 +427,7 @@ def read_state(path, encoding: str | None = None) -> MalletState:
     ----------
     path : str or Path
         The ``--output-state`` file.
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
     Returns
     -------
@@ -483,6 +483,7 @@ def read_state(path, encoding: str | None = None) -> MalletState:
                        [sources.get(i, "") for i in range(dk.shape[0])])
 
 
+@shared_doc
 def load_state(path, encoding: str | None = None):
     """The probabilistic model of a MALLET Gibbs state (see :func:`read_state`).
 
@@ -490,8 +491,7 @@ def load_state(path, encoding: str | None = None):
     ----------
     path : str or Path
         The ``--output-state`` file.
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
     Returns
     -------
@@ -537,6 +537,7 @@ def _check_proportion(x: float, path, n: int) -> float:
 
 
 @renamed_parameters({"n_topics": "n_components"})
+@shared_doc
 def read_doc_topics(path, n_components: int | None = None, encoding: str | None = None) -> DocTopics:
     """Read ``--output-doc-topics`` in either of MALLET's formats (sniffed from the first line).
 
@@ -546,8 +547,7 @@ def read_doc_topics(path, n_components: int | None = None, encoding: str | None 
         The doc-topics file.
     n_components : int, optional
         The expected number of topics (the sparse format lists only some).
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
     Returns
     -------
