@@ -231,13 +231,17 @@ def split_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
-@shared_doc
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
     """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy.
 
     Parameters
     ----------
-    %(file_path)s %(file_encoding)s %(file_what)s
+    path : path-like
+        The file.
+    encoding : str or None, default None
+        Its encoding (None: UTF-8, a byte-order mark removed).
+    what : str, default "file"
+        What the file is, for error messages.
 
     Returns
     -------
@@ -246,7 +250,12 @@ def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
 
     Raises
     ------
-    %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
+    InputNotFoundError
+        If the file does not exist.
+    InputEncodingError
+        Naming the file and line, for bytes invalid in the encoding.
+    TealeavesError
+        If the path is a folder, cannot be read, or the encoding is unknown.
     """
     return split_lines(read_text(path, encoding, what))
 

@@ -411,13 +411,13 @@ class AlignedCorpus:
             )
         return lang
 
-    @shared_doc
     def language(self, lang: str) -> Corpus:
         """The documents of ``lang`` present in some tuple, as a monolingual corpus.
 
         Parameters
         ----------
-        %(aligned_lang)s
+        lang : str
+            A language of the corpus.
 
         Returns
         -------
@@ -426,7 +426,8 @@ class AlignedCorpus:
 
         Raises
         ------
-        %(raises_lang_missing)s
+        LanguageMismatchError
+            If ``lang`` is not in the corpus.
         """
         self._check_language(lang)
         idx = np.flatnonzero(self.present[lang])

@@ -220,13 +220,13 @@ class Corpus:
         """Number of tokens in each document."""
         return np.diff(self.offsets)
 
-    @shared_doc
     def document(self, d: int) -> np.ndarray:
         """Word ids of document ``d`` in their original order.
 
         Parameters
         ----------
-        %(corpus_d)s
+        d : int
+            The document's index.
 
         Returns
         -------

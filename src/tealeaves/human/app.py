@@ -103,13 +103,13 @@ class AnnotationApp:
         self._static = {name: resources.files("tealeaves.human").joinpath("static", name).read_bytes()
                         for name in STATIC}
 
-    @shared_doc
     def state(self, annotator: str) -> dict:
         """Progress of ``annotator`` and the next item they have not answered.
 
         Parameters
         ----------
-        %(annotator)s
+        annotator : str
+            The annotator's name.
 
         Returns
         -------

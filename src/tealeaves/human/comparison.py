@@ -69,7 +69,6 @@ def williams_t(r12: float, r13: float, r23: float, n: int) -> dict:
     return {"t": t, "df": n - 3, "p_value": float(2 * stats.t.sf(abs(t), n - 3))}
 
 
-@shared_doc
 def shared(human: Mapping, a: Mapping, b: Mapping) -> tuple[list[str], dict]:
     """Topics with the human score and both measures; the topics dropped for lacking one, counted.
 
@@ -77,7 +76,8 @@ def shared(human: Mapping, a: Mapping, b: Mapping) -> tuple[list[str], dict]:
 
     Parameters
     ----------
-    %(human_scores)s
+    human : mapping
+        Topic -> human score.
     a : mapping
         Topic -> first measure.
     b : mapping

@@ -127,13 +127,13 @@ class PLSA(TopicModel):
         self.tol = tol
         self.random_state = random_state
 
-    @shared_doc
     def fit(self, corpus: Corpus) -> PLSA:
         """Fit the topics and training-document proportions to ``corpus``.
 
         Parameters
         ----------
-        %(fit_corpus)s
+        corpus : Corpus
+            The training documents.
 
         Returns
         -------
@@ -173,13 +173,13 @@ class PLSA(TopicModel):
         _, ll = _ratio(theta, phi, counts)
         return theta, phi, ll
 
-    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of new documents by EM with the topics fixed (fold-in).
 
         Parameters
         ----------
-        %(transform_corpus)s
+        corpus : Corpus
+            Documents over the model's vocabulary.
 
         Returns
         -------

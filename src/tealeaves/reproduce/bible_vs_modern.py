@@ -523,13 +523,13 @@ def run(config: Config, log=None) -> dict:
 COLUMNS = ("test", "train", "topics", "bible_cnpmi", "base", "+gap", "+era", "+drift")
 
 
-@shared_doc
 def report(result: dict) -> str:
     """Plain-text tables of a :func:`run` result.
 
     Parameters
     ----------
-    %(run_result)s
+    result : dict
+        What :func:`run` returned.
 
     Returns
     -------

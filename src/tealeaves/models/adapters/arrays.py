@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError, ParameterError, UnsupportedModelError
 from tealeaves.models._fit import check_transform_input
@@ -129,13 +128,13 @@ class AdaptedModel(FixedTopicModel):
             meta["description"] = f"{self._name()}/inf-tealeaves"
         return meta
 
-    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """``D x K`` topic proportions of ``corpus`` by the chosen ``inference`` (module docstring).
 
         Parameters
         ----------
-        %(infer_corpus)s
+        corpus : Corpus
+            The documents, over the model's vocabulary.
 
         Returns
         -------

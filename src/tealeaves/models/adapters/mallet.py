@@ -229,13 +229,13 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
                                        "(--topics-format csv)")
 
 
-@shared_doc
 def looks_like_word_topic_counts(line: str) -> bool:
     """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``.
 
     Parameters
     ----------
-    %(topic_file_line)s
+    line : str
+        A line of the file.
 
     Returns
     -------
@@ -414,7 +414,6 @@ def _state_header(lines: list[str], path) -> tuple[np.ndarray, float, int]:
     return alpha, beta, i
 
 
-@shared_doc
 def read_state(path, encoding: str | None = None) -> MalletState:
     """Read a MALLET Gibbs state (gzip or plain text) and count ``n_kw`` and ``n_dk`` exactly.
 
@@ -427,7 +426,8 @@ def read_state(path, encoding: str | None = None) -> MalletState:
     ----------
     path : str or Path
         The ``--output-state`` file.
-    %(topic_file_encoding)s
+    encoding : str, optional
+        Its text encoding (detected when omitted).
 
     Returns
     -------
