@@ -1,7 +1,9 @@
 """Docstring descriptions shared by several functions, written once (like SciPy's ``scipy._lib.doccer``).
 
 A docstring line made only of placeholders, ``%(key)s`` (several may share the line), stands for
-the entries :data:`DESCRIPTIONS` holds under those keys, indented as the line is::
+the entries :data:`DESCRIPTIONS` holds under those keys, indented as the line is; a line
+``Parameters: %(key)s ...`` (or ``Returns:``, ``Raises:``, ``Yields:``, ``Attributes:``,
+``Other Parameters:``) stands for the whole section, its title and underline included::
 
     @shared_doc
     def read_lines(path, encoding=None, what="file"):
@@ -11,6 +13,7 @@ the entries :data:`DESCRIPTIONS` holds under those keys, indented as the line is
         ----------
         %(file_path)s %(file_encoding)s %(file_what)s  <- three shared entries
         ...
+        Raises: %(raises_file_missing)s  <- a section of one shared entry
         \"\"\"
 
 :func:`shared_doc` expands a function's or class's ``__doc__`` when the module is imported (so
@@ -305,7 +308,10 @@ include_min : bool, default True
 }
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_LINE = re.compile(r"^([ \t]*)((?:%\(\w+\)s[ \t]*)+)$", re.MULTILINE)
+_SECTIONS = ("Parameters", "Other Parameters", "Returns", "Yields", "Raises", "Attributes")
+#: A line of placeholders: its indentation, an optional section title with ": ", the placeholders.
+PLACEHOLDER_LINE = re.compile(r"^([ \t]*)((?:(?:" + "|".join(_SECTIONS) + r"): )?)((?:%\(\w+\)s[ \t]*)+)$",
+                              re.MULTILINE)
 
 
 def expand(doc: str | None, table: Mapping[str, str] = DESCRIPTIONS) -> str | None:
@@ -321,8 +327,9 @@ def expand(doc: str | None, table: Mapping[str, str] = DESCRIPTIONS) -> str | No
     Returns
     -------
     str or None
-        The docstring with every line made only of ``%(key)s`` placeholders replaced by those
-        keys' entries, each line of an entry indented as the placeholder was.
+        The docstring with every line made only of ``%(key)s`` placeholders (after an optional
+        section title and a colon) replaced by those keys' entries (after the section's title and
+        underline), each line indented as the placeholder was.
 
     Raises
     ------
@@ -343,15 +350,15 @@ def expand(doc: str | None, table: Mapping[str, str] = DESCRIPTIONS) -> str | No
         return doc
 
     def entries(match: re.Match) -> str:
-        indent = match.group(1)
-        lines = []
-        for key in _PLACEHOLDER.findall(match.group(2)):
+        indent, title = match.group(1), match.group(2)[:-2]
+        lines = [indent + title, indent + "-" * len(title)] if title else []
+        for key in _PLACEHOLDER.findall(match.group(3)):
             if key not in table:
                 raise KeyError(f"no shared description {key!r} in tealeaves._docs.DESCRIPTIONS")
             lines += [indent + line if line else line for line in table[key].splitlines()]
         return "\n".join(lines)
 
-    return _LINE.sub(entries, doc)
+    return PLACEHOLDER_LINE.sub(entries, doc)
 
 
 def shared_doc(obj: T) -> T:

@@ -184,18 +184,14 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file") -> str:
     """The whole text of ``path`` under the reading policy (module docstring).
 
-    Parameters
-    ----------
-    %(file_path)s %(file_encoding)s %(file_what)s
+    Parameters: %(file_path)s %(file_encoding)s %(file_what)s
 
     Returns
     -------
     str
         The decoded text.
 
-    Raises
-    ------
-    %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
+    Raises: %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     p = existing_file(path, what)
     try:
@@ -231,31 +227,18 @@ def split_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
+@shared_doc
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
     """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy.
 
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    Parameters: %(file_path)s %(file_encoding)s %(file_what)s
 
     Returns
     -------
     list of str
         The lines.
 
-    Raises
-    ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    Raises: %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     return split_lines(read_text(path, encoding, what))
 
@@ -289,18 +272,14 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     split as :func:`split_lines` does; a byte-order mark is removed at the start of the file only.
     An encoding in which ``\n`` is not that byte (UTF-16/32) is read whole, as :func:`read_lines`.
 
-    Parameters
-    ----------
-    %(file_path)s %(file_encoding)s %(file_what)s
+    Parameters: %(file_path)s %(file_encoding)s %(file_what)s
 
     Yields
     ------
     str
         Each line, without its end.
 
-    Raises
-    ------
-    %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
+    Raises: %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     p = existing_file(path, what)
     info = codec(encoding)

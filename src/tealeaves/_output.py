@@ -126,13 +126,9 @@ def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | 
                  floatfmt: str = ".3f") -> str:
     """Render rows of dicts as a plain aligned text table.
 
-    Parameters
-    ----------
-    %(table_rows)s %(table_columns)s %(table_floatfmt)s
+    Parameters: %(table_rows)s %(table_columns)s %(table_floatfmt)s
 
-    Returns
-    -------
-    %(returns_table)s
+    Returns: %(returns_table)s
 
     Raises
     ------
@@ -171,9 +167,7 @@ def format_markdown(rows: Sequence[Mapping[str, object]], columns: Sequence[str]
         Relabel ``columns`` (one per column; None: the column names).
     %(table_floatfmt)s
 
-    Returns
-    -------
-    %(returns_table)s
+    Returns: %(returns_table)s
 
     Raises
     ------

@@ -156,9 +156,7 @@ def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -
     decides, so ``1`` is one document and ``1.0`` all of them.  A command-line value is a
     count when written as a whole number (``5``), else a share (``0.5``, ``1.0``).
 
-    Parameters
-    ----------
-    %(check_number)s %(check_name)s %(check_allow_str)s
+    Parameters: %(check_number)s %(check_name)s %(check_allow_str)s
 
     Returns
     -------

@@ -373,18 +373,14 @@ class AlignedCorpus:
     def vocabulary(self, lang: str):
         """The vocabulary of language ``lang``.
 
-        Parameters
-        ----------
-        %(aligned_lang)s
+        Parameters: %(aligned_lang)s
 
         Returns
         -------
         Vocabulary
             Its vocabulary.
 
-        Raises
-        ------
-        %(raises_lang_missing)s
+        Raises: %(raises_lang_missing)s
         """
         return self.corpora[self._check_language(lang)].vocabulary
 
@@ -411,23 +407,18 @@ class AlignedCorpus:
             )
         return lang
 
+    @shared_doc
     def language(self, lang: str) -> Corpus:
         """The documents of ``lang`` present in some tuple, as a monolingual corpus.
 
-        Parameters
-        ----------
-        lang : str
-            A language of the corpus.
+        Parameters: %(aligned_lang)s
 
         Returns
         -------
         Corpus
             Its present documents, with the tuples' labels.
 
-        Raises
-        ------
-        LanguageMismatchError
-            If ``lang`` is not in the corpus.
+        Raises: %(raises_lang_missing)s
         """
         self._check_language(lang)
         idx = np.flatnonzero(self.present[lang])

@@ -220,13 +220,11 @@ class Corpus:
         """Number of tokens in each document."""
         return np.diff(self.offsets)
 
+    @shared_doc
     def document(self, d: int) -> np.ndarray:
         """Word ids of document ``d`` in their original order.
 
-        Parameters
-        ----------
-        d : int
-            The document's index.
+        Parameters: %(corpus_d)s
 
         Returns
         -------
@@ -239,9 +237,7 @@ class Corpus:
     def words(self, d: int) -> list[str]:
         """Tokens of document ``d`` as strings.
 
-        Parameters
-        ----------
-        %(corpus_d)s
+        Parameters: %(corpus_d)s
 
         Returns
         -------

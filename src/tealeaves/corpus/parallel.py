@@ -516,9 +516,7 @@ def read_line_aligned(
     ParallelTexts
         The documents; a document with no sentence in a language is ``None`` there.
 
-    Raises
-    ------
-    %(raises_parallel_format)s
+    Raises: %(raises_parallel_format)s
     """
     langs = [language_code(x) for x in files]
     order: list[str] = []
@@ -554,9 +552,7 @@ def iter_line_aligned(
     tuple of (str, dict of str to (str or None))
         ``(document id, {language: text or None})``.
 
-    Raises
-    ------
-    %(raises_parallel_format)s
+    Raises: %(raises_parallel_format)s
     """
     if isinstance(doc_ids, (str, Path)):
         path = _resolve(doc_ids)
@@ -597,21 +593,25 @@ def iter_line_aligned(
         yield current, {lang: separator.join(p) or None for lang, p in parts.items()}
 
 
-@shared_doc
 def ntrex_documents(languages: Sequence[str]) -> ParallelTexts:
     """NTREX-128: 1,997 news sentences in 123 documents (English is the original source).
 
     Parameters
     ----------
-    %(parallel_languages)s
+    languages : sequence of str
+        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
 
     Returns
     -------
-    %(returns_parallel)s
+    ParallelTexts
+        The documents.
 
     Raises
     ------
-    %(raises_no_language)s %(raises_language_missing)s
+    EmptyInputError
+        If no language is requested.
+    LanguageMismatchError
+        If the corpus has no text in a requested language.
     """
     langs = _languages(languages, NTREX_FILES, "NTREX-128")
     files = {x: locate(f"parallel/ntrex128/{NTREX_FILES[x]}") for x in langs}
@@ -627,17 +627,11 @@ TICO_LANGUAGES = ("en", "am", "tl", "zh")
 def tico19_documents(languages: Sequence[str]) -> ParallelTexts:
     """TICO-19: 31 COVID-19 documents (medical, Wikipedia, news) in en, am, tl, zh.
 
-    Parameters
-    ----------
-    %(parallel_languages)s
+    Parameters: %(parallel_languages)s
 
-    Returns
-    -------
-    %(returns_parallel)s
+    Returns: %(returns_parallel)s
 
-    Raises
-    ------
-    %(raises_no_language)s %(raises_language_missing)s
+    Raises: %(raises_no_language)s %(raises_language_missing)s
     """
     langs = _languages(languages, dict.fromkeys(TICO_LANGUAGES), "TICO-19")
     files = {x: f"parallel/tico19/docs/{x}.jsonl" for x in langs}
@@ -654,17 +648,11 @@ UDHR_FILES: dict[str, str] = {
 def udhr_articles(languages: Sequence[str]) -> ParallelTexts:
     """The Universal Declaration of Human Rights: 31 documents (preamble + 30 articles).
 
-    Parameters
-    ----------
-    %(parallel_languages)s
+    Parameters: %(parallel_languages)s
 
-    Returns
-    -------
-    %(returns_parallel)s
+    Returns: %(returns_parallel)s
 
-    Raises
-    ------
-    %(raises_no_language)s %(raises_language_missing)s
+    Raises: %(raises_no_language)s %(raises_language_missing)s
     """
     langs = _languages(languages, UDHR_FILES, "the UDHR")
     files = {x: f"parallel/udhr/{UDHR_FILES[x]}.articles.jsonl" for x in langs}

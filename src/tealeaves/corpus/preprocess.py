@@ -259,9 +259,7 @@ class Preprocessor:
         Preprocessor
             ``self``, fitted.
 
-        Raises
-        ------
-        %(raises_nothing_survives)s
+        Raises: %(raises_nothing_survives)s
         """
         self._fit_tokens([self.tokenize(t) for t in texts])
         return self
@@ -347,9 +345,7 @@ class Preprocessor:
             The texts.
         %(text_ids)s %(text_labels)s
 
-        Returns
-        -------
-        %(returns_encoded)s
+        Returns: %(returns_encoded)s
 
         Raises
         ------
@@ -378,13 +374,9 @@ class Preprocessor:
             The training texts.
         %(text_ids)s %(text_labels)s
 
-        Returns
-        -------
-        %(returns_encoded)s
+        Returns: %(returns_encoded)s
 
-        Raises
-        ------
-        %(raises_nothing_survives)s
+        Raises: %(raises_nothing_survives)s
         """
         docs = [self.tokenize(t) for t in texts]
         self._fit_tokens(docs)
@@ -750,9 +742,7 @@ def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGN
         :data:`ALIGNED_FIX` (a language code chooses the tokeniser) or
         :data:`TEXT_FIX` (one-language builds).
 
-    Raises
-    ------
-    %(raises_unsegmented)s
+    Raises: %(raises_unsegmented)s
     """
     if letters and long_letters > UNSEGMENTED_SHARE * letters:
         raise UnsegmentedTextError(
@@ -784,9 +774,7 @@ def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNE
     dict
         ``letters``, ``long_token_letters`` and ``long_token`` (:data:`LONG_TOKEN`).
 
-    Raises
-    ------
-    %(raises_unsegmented)s
+    Raises: %(raises_unsegmented)s
     """
     counts = list(counts)
     letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)

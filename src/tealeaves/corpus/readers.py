@@ -299,9 +299,7 @@ def read_stop_words(path: PathLike, encoding: str | None = None) -> list[str]:
     The words are given to :class:`~tealeaves.corpus.Preprocessor` as ``stop_words``
     (lowercased with the text when it lowercases).
 
-    Parameters
-    ----------
-    %(file_path)s %(file_encoding)s
+    Parameters: %(file_path)s %(file_encoding)s
 
     Returns
     -------
@@ -375,9 +373,7 @@ def read_token_lines(
     encoding : str or None, default None
         The files' encoding (None: UTF-8).
 
-    Returns
-    -------
-    %(returns_read_corpus)s
+    Returns: %(returns_read_corpus)s
 
     Raises
     ------
@@ -421,9 +417,7 @@ def read_raw(
     RawDocuments
         The texts and ids.
 
-    Raises
-    ------
-    %(raises_path_missing)s %(raises_no_document)s %(raises_corpus_format)s
+    Raises: %(raises_path_missing)s %(raises_no_document)s %(raises_corpus_format)s
     """
     p = _existing(path, "corpus path")
     if p.is_dir():
@@ -489,13 +483,9 @@ def read_corpus(
         For pre-tokenised lines, the vocabulary to encode over (None: built from the file).
     %(files_encoding)s
 
-    Returns
-    -------
-    %(returns_read_corpus)s
+    Returns: %(returns_read_corpus)s
 
-    Raises
-    ------
-    %(raises_path_missing)s %(raises_no_document)s %(raises_corpus_format)s
+    Raises: %(raises_path_missing)s %(raises_no_document)s %(raises_corpus_format)s
     """
     p = _existing(path, "corpus path")
     if is_token_file(p) and preprocessor is None:

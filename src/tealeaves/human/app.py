@@ -103,13 +103,11 @@ class AnnotationApp:
         self._static = {name: resources.files("tealeaves.human").joinpath("static", name).read_bytes()
                         for name in STATIC}
 
+    @shared_doc
     def state(self, annotator: str) -> dict:
         """Progress of ``annotator`` and the next item they have not answered.
 
-        Parameters
-        ----------
-        annotator : str
-            The annotator's name.
+        Parameters: %(annotator)s
 
         Returns
         -------

@@ -61,18 +61,14 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
     ``r = sum (x - xbar)(y - ybar) / sqrt(sum (x - xbar)^2 sum (y - ybar)^2)``, clipped to [-1, 1].
 
-    Parameters
-    ----------
-    %(paired_values)s
+    Parameters: %(paired_values)s
 
     Returns
     -------
     float
         Pearson's r.
 
-    Raises
-    ------
-    %(raises_constant)s
+    Raises: %(raises_constant)s
     """
     x, y = np.asarray(x, float) - np.mean(x), np.asarray(y, float) - np.mean(y)
     den = np.sqrt((x * x).sum() * (y * y).sum())
@@ -85,18 +81,14 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rho: Pearson's r of the average ranks.
 
-    Parameters
-    ----------
-    %(paired_values)s
+    Parameters: %(paired_values)s
 
     Returns
     -------
     float
         Spearman's rho.
 
-    Raises
-    ------
-    %(raises_constant)s
+    Raises: %(raises_constant)s
     """
     return pearson(rankdata(x), rankdata(y))
 
@@ -107,18 +99,14 @@ def kendall(x: np.ndarray, y: np.ndarray) -> float:
 
     ``(P - Q) / sqrt((P + Q + T_x) (P + Q + T_y))`` (see the module docstring).
 
-    Parameters
-    ----------
-    %(paired_values)s
+    Parameters: %(paired_values)s
 
     Returns
     -------
     float
         Kendall's tau-b.
 
-    Raises
-    ------
-    %(raises_constant)s
+    Raises: %(raises_constant)s
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     i, j = np.triu_indices(x.size, 1)

@@ -237,9 +237,7 @@ class JudgmentStore:
     def answered(self, annotator: str) -> set[str]:
         """The items ``annotator`` has answered.
 
-        Parameters
-        ----------
-        %(annotator)s
+        Parameters: %(annotator)s
 
         Returns
         -------

@@ -207,13 +207,9 @@ class TopicModel:
     def transform(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
         """Topic proportions of the documents of ``corpus`` (implemented by subclasses).
 
-        Parameters
-        ----------
-        %(transform_corpus)s
+        Parameters: %(transform_corpus)s
 
-        Returns
-        -------
-        %(returns_doc_topic)s
+        Returns: %(returns_doc_topic)s
         """
         raise NotImplementedError
 
@@ -324,13 +320,9 @@ class FixedTopicModel(TopicModel):
         The fitting model's recorded inference if the model file records one
         (:mod:`tealeaves.models.inference_registry`), else tealeaves' variational fold-in.
 
-        Parameters
-        ----------
-        %(transform_corpus)s
+        Parameters: %(transform_corpus)s
 
-        Returns
-        -------
-        %(returns_doc_topic)s
+        Returns: %(returns_doc_topic)s
 
         Raises
         ------

@@ -180,9 +180,7 @@ def infer_with_record(topic_word: np.ndarray, record: dict, counts: sp.csr_matri
     counts : scipy.sparse.csr_matrix
         The ``D x V`` document-word counts over the model's vocabulary.
 
-    Returns
-    -------
-    %(returns_doc_topic)s
+    Returns: %(returns_doc_topic)s
     """
     return _METHODS[record["method"]].infer(topic_word, record, counts)
 

@@ -53,9 +53,7 @@ class LSI(TopicModel):
     def fit(self, corpus: Corpus) -> LSI:
         """Compute the leading ``n_components`` singular vectors of the (weighted) counts.
 
-        Parameters
-        ----------
-        %(fit_corpus)s
+        Parameters: %(fit_corpus)s
 
         Returns
         -------
@@ -102,9 +100,7 @@ class LSI(TopicModel):
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Project documents onto the LSI dimensions (``X V^T``, D x K; not proportions).
 
-        Parameters
-        ----------
-        %(infer_corpus)s
+        Parameters: %(infer_corpus)s
 
         Returns
         -------
@@ -112,9 +108,7 @@ class LSI(TopicModel):
             ``D x K`` projections of the (weighted) counts onto the sign-fixed
             singular vectors.
 
-        Raises
-        ------
-        %(raises_other_vocabulary)s
+        Raises: %(raises_other_vocabulary)s
         """
         check_transform_input(self, corpus)
         x = corpus.counts.astype(np.float64)

@@ -60,9 +60,7 @@ def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: fl
     tol : float, default 1e-6
         Stop when the log-likelihood changes by at most ``tol`` times its absolute value.
 
-    Returns
-    -------
-    %(returns_doc_topic)s
+    Returns: %(returns_doc_topic)s
     """
     theta = np.full((counts.shape[0], phi.shape[0]), 1.0 / phi.shape[0])
     previous = -np.inf
@@ -173,13 +171,11 @@ class PLSA(TopicModel):
         _, ll = _ratio(theta, phi, counts)
         return theta, phi, ll
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of new documents by EM with the topics fixed (fold-in).
 
-        Parameters
-        ----------
-        corpus : Corpus
-            Documents over the model's vocabulary.
+        Parameters: %(transform_corpus)s
 
         Returns
         -------

@@ -78,8 +78,6 @@ def infer_recorded(model: object, record: dict, corpus: Corpus) -> np.ndarray:
         Its checked inference record (:func:`recorded_inference`).
     %(transform_corpus)s
 
-    Returns
-    -------
-    %(returns_doc_topic)s
+    Returns: %(returns_doc_topic)s
     """
     return infer_with_record(model.topic_word_, record, corpus.counts)

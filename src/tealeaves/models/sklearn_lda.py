@@ -60,9 +60,7 @@ class SklearnLDA(TopicModel):
     def fit(self, corpus: Corpus) -> SklearnLDA:
         """Fit scikit-learn's LDA to the document-term counts of ``corpus``.
 
-        Parameters
-        ----------
-        %(fit_corpus)s
+        Parameters: %(fit_corpus)s
 
         Returns
         -------
@@ -70,9 +68,7 @@ class SklearnLDA(TopicModel):
             ``self``, fitted; ``metadata_["inference"]`` records what the E-step
             needs to infer identically after saving and loading.
 
-        Raises
-        ------
-        %(raises_bad_k)s
+        Raises: %(raises_bad_k)s
         """
         check_fit_input(corpus, self.n_components, "SklearnLDA")
         from sklearn.decomposition import LatentDirichletAllocation  # slow import: load on use
@@ -142,9 +138,7 @@ class SklearnLDA(TopicModel):
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions by scikit-learn's own variational E-step, rows normalised.
 
-        Parameters
-        ----------
-        %(infer_corpus)s
+        Parameters: %(infer_corpus)s
 
         Returns
         -------
@@ -152,9 +146,7 @@ class SklearnLDA(TopicModel):
             ``D x K`` topic proportions; a row scikit-learn gives as all zeros
             becomes uniform (``1/K``).
 
-        Raises
-        ------
-        %(raises_other_vocabulary)s
+        Raises: %(raises_other_vocabulary)s
         """
         return _normalised(self.estimator_.transform(self._counts(corpus)))
 
@@ -165,9 +157,7 @@ class SklearnLDA(TopicModel):
         The bound includes the corpus-wide topic-word Dirichlet term, so this is
         not the predictive perplexity (see ``docs/likelihood.md``).
 
-        Parameters
-        ----------
-        %(infer_corpus)s
+        Parameters: %(infer_corpus)s
 
         Returns
         -------

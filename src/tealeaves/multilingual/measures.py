@@ -281,9 +281,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
     the C x C pairs of an ``l1`` word and an ``l2`` word of topic k, counted on the tuples
     holding a document in both languages (module docstring).
 
-    Parameters
-    ----------
-    %(pair_topics)s %(aligned_reference)s %(pair_l1)s %(pair_l2)s %(npmi_zero)s
+    Parameters: %(pair_topics)s %(aligned_reference)s %(pair_l1)s %(pair_l2)s %(npmi_zero)s
 
     Returns
     -------

@@ -122,9 +122,7 @@ class Config:
     def quick(cls) -> Config:
         """The reduced CI size: four languages, K = 10, 100 iterations, 20 boosting rounds.
 
-        Returns
-        -------
-        %(returns_quick_config)s
+        Returns: %(returns_quick_config)s
         """
         return cls(languages=("ro", "sv", "am", "tl"), n_topics=(10,), seeds=(0, 1),
                    link_fractions=(1.0, 0.5), n_iter=100, n_estimators=20)
@@ -182,9 +180,7 @@ def modern_texts(lang: str, config: Config) -> ParallelTexts:
     FLORES-200, NTREX-128 and UDHR, plus TICO-19 where it has ``lang`` and the
     Amharic-English pairs (:func:`amharic_english`) for ``am``.
 
-    Parameters
-    ----------
-    %(run_lang)s %(run_config)s
+    Parameters: %(run_lang)s %(run_config)s
 
     Returns
     -------
@@ -244,9 +240,7 @@ def split_modern(texts: ParallelTexts, config: Config) -> tuple[ParallelTexts, P
 def model_settings(config: Config) -> list[dict]:
     """Every (K, seed, link fraction) combination, in a fixed order.
 
-    Parameters
-    ----------
-    %(run_config)s
+    Parameters: %(run_config)s
 
     Returns
     -------
@@ -523,13 +517,11 @@ def run(config: Config, log=None) -> dict:
 COLUMNS = ("test", "train", "topics", "bible_cnpmi", "base", "+gap", "+era", "+drift")
 
 
+@shared_doc
 def report(result: dict) -> str:
     """Plain-text tables of a :func:`run` result.
 
-    Parameters
-    ----------
-    result : dict
-        What :func:`run` returned.
+    Parameters: %(run_result)s
 
     Returns
     -------
@@ -558,9 +550,7 @@ def report(result: dict) -> str:
 def markdown(result: dict) -> str:
     """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
 
-    Parameters
-    ----------
-    %(run_result)s
+    Parameters: %(run_result)s
 
     Returns
     -------

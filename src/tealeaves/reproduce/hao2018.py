@@ -113,9 +113,7 @@ class Config:
     def quick(cls) -> Config:
         """The CI size: Swedish only, K = 10, 60 iterations, fewer settings and draws.
 
-        Returns
-        -------
-        %(returns_quick_config)s
+        Returns: %(returns_quick_config)s
         """
         return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0, 1), link_fractions=(0.0, 0.5, 1.0),
                    reference_fractions=(0.2, 0.6, 1.0), n_resamples=4, clf_topics=(5, 10),
@@ -238,9 +236,7 @@ def figure6(pair: _Pair) -> list[dict]:
     CNPMI is Hao et al. (2018) eq. 1; MTA (matching translation accuracy) is
     scored against Wiktionary in both modes, ``"pairs"`` and ``"words"``.
 
-    Parameters
-    ----------
-    %(run_pair)s
+    Parameters: %(run_pair)s
 
     Returns
     -------
@@ -269,9 +265,7 @@ def figure6(pair: _Pair) -> list[dict]:
 def figure7(pair: _Pair) -> list[dict]:
     """Link fraction: mean CNPMI at C = cardinality (rich and Bible).
 
-    Parameters
-    ----------
-    %(run_pair)s
+    Parameters: %(run_pair)s
 
     Returns
     -------
@@ -293,9 +287,7 @@ def figure10(pair: _Pair) -> list[dict]:
     """Reference size: CNPMI of the fully linked seed-0 model of Figure 7 on random subsets of the
     held-out half's units.
 
-    Parameters
-    ----------
-    %(run_pair)s
+    Parameters: %(run_pair)s
 
     Returns
     -------
@@ -554,9 +546,7 @@ PAPER = {
 def report(result: dict) -> str:
     """Plain-text table of a :func:`run` result.
 
-    Parameters
-    ----------
-    %(run_result)s
+    Parameters: %(run_result)s
 
     Returns
     -------
@@ -621,9 +611,7 @@ def _markdown8(result: dict) -> list[str]:
 def markdown(result: dict) -> str:
     """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
 
-    Parameters
-    ----------
-    %(run_result)s
+    Parameters: %(run_result)s
 
     Returns
     -------

@@ -77,13 +77,9 @@ class MalletModel(FixedTopicModel):
     def transform(self, corpus):
         """Topic proportions of ``corpus`` (see :meth:`FixedTopicModel.transform`), refused without alpha.
 
-        Parameters
-        ----------
-        %(transform_corpus)s
+        Parameters: %(transform_corpus)s
 
-        Returns
-        -------
-        %(returns_doc_topic)s
+        Returns: %(returns_doc_topic)s
 
         Raises
         ------
@@ -229,13 +225,11 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
                                        "(--topics-format csv)")
 
 
+@shared_doc
 def looks_like_word_topic_counts(line: str) -> bool:
     """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``.
 
-    Parameters
-    ----------
-    line : str
-        A line of the file.
+    Parameters: %(topic_file_line)s
 
     Returns
     -------

@@ -313,9 +313,7 @@ def read_topics(path, format: str | None = None, encoding: str | None = None) ->
         One of :data:`TOPIC_FORMATS` (sniffed by :func:`sniff_topic_format` when ``None``).
     %(topic_file_encoding)s
 
-    Returns
-    -------
-    %(returns_ranked_words)s
+    Returns: %(returns_ranked_words)s
     """
     text = read_text(path, encoding, "topics file")
     return parse_topics(text, format, source=path)
@@ -334,9 +332,7 @@ def parse_topics(text: str, format: str | None = None, source="<text>") -> Ranke
     source : str or Path, default "<text>"
         Where ``text`` came from, for messages and metadata.
 
-    Returns
-    -------
-    %(returns_ranked_words)s
+    Returns: %(returns_ranked_words)s
 
     Raises
     ------
@@ -448,9 +444,7 @@ def _fits_csv(lines: list[str]) -> bool:
 def split_topic_keys_line(line: str) -> list[str] | None:
     """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated).
 
-    Parameters
-    ----------
-    %(topic_file_line)s
+    Parameters: %(topic_file_line)s
 
     Returns
     -------
@@ -465,9 +459,7 @@ def split_topic_keys_line(line: str) -> list[str] | None:
 def looks_like_topic_keys(line: str) -> bool:
     """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``.
 
-    Parameters
-    ----------
-    %(topic_file_line)s
+    Parameters: %(topic_file_line)s
 
     Returns
     -------
@@ -535,9 +527,7 @@ def read_topic_keys(path, encoding: str | None = None) -> RankedWordsModel:
         The topic-keys file.
     %(topic_file_encoding)s
 
-    Returns
-    -------
-    %(returns_ranked_words)s
+    Returns: %(returns_ranked_words)s
     """
     text = "\n".join(read_lines(path, encoding, "MALLET topic-keys file"))
     return parse_topics(text, "mallet-keys", source=path)
