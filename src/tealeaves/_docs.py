@@ -175,6 +175,15 @@ l2 : str
     "npmi_zero": """\
 zero : str, default "limit"
     NPMI of present words that never co-occur (:data:`ZERO`).""",
+    "aligned_reference_input": """\
+reference : AlignedReference, str or os.PathLike
+    A reference object, a built-in reference name or a saved aligned reference folder.""",
+    "aligned_reference_languages": """\
+languages : sequence of str
+    The languages the reference must hold.""",
+    "returns_aligned_reference": """\
+AlignedReference
+    The reference to count in.""",
     # -- Topic models (tealeaves.models and its adapters)
     "fit_corpus": """\
 corpus : Corpus
@@ -209,6 +218,15 @@ file : str or os.PathLike, optional
     "raises_untrained": """\
 InvalidModelError
     If the model has not been trained.""",
+    "gensim_lda": """\
+lda : gensim.models.LdaModel
+    A trained gensim LDA model.""",
+    "field_text": """\
+text : str
+    The field.""",
+    "field_where": """\
+path, line, what
+    The file, line number and name of the field, for the message.""",
     # -- Human judgements and their correlation with measures (tealeaves.human)
     "annotator": """\
 annotator : str
@@ -246,6 +264,24 @@ k : int
     "item_model": """\
 model : object
     A fitted model with ``topic_word_weights_`` and ``vocabulary_``.""",
+    "app_study": """\
+study : Study
+    The study annotated.""",
+    "app_host": """\
+host : str
+    The address listened on.""",
+    "app_port": """\
+port : int
+    The port (0 picks a free port).""",
+    "app_quiet": """\
+quiet : bool
+    Do not log each request to standard error.""",
+    "app_origins": """\
+allowed_origins : sequence of str
+    More origins that may post judgments (:func:`check_origins`).""",
+    "raises_no_choices": """\
+EmptyInputError
+    When ``choices`` is empty.""",
     # -- Reproductions (tealeaves.reproduce)
     "run_config": """\
 config : Config
@@ -304,6 +340,23 @@ allow_str : bool, default False
     "check_include_min": """\
 include_min : bool, default True
     Whether ``min_value`` itself is allowed.""",
+    "returns_str_arg": """\
+callable
+    ``str -> str``, raising ``argparse.ArgumentTypeError``.""",
+    # -- Reference indexes and coherence (tealeaves.index, tealeaves.coherence.segmentation)
+    "index_word_id": """\
+word_id : int
+    A word id of the index.""",
+    "segmentation_name": """\
+name : str
+    A key of :data:`SEGMENTATIONS`.""",
+    "segmentation_k": """\
+k : int
+    The number of ranked words.""",
+    # -- Data sets (tealeaves.data)
+    "dataset_path": """\
+path : str
+    A path relative to the data set's folder.""",
 
 }
 

@@ -415,6 +415,7 @@ def check_path(value: object, name: str = "path") -> str:
     return value
 
 
+@shared_doc
 def path_arg(name: str = "path") -> Callable[[str], str]:
     """An argparse ``type`` accepting non-empty paths (see :func:`check_path`).
 
@@ -423,10 +424,7 @@ def path_arg(name: str = "path") -> Callable[[str], str]:
     name : str, default "path"
         The name in the error message.
 
-    Returns
-    -------
-    callable
-        ``str -> str``, raising ``argparse.ArgumentTypeError``.
+    Returns: %(returns_str_arg)s
     """
     return _arg(lambda s: check_path(s, name))
 
@@ -461,6 +459,7 @@ def check_name(value: object, name: str = "--name") -> str:
     return value
 
 
+@shared_doc
 def name_arg(name: str = "--name") -> Callable[[str], str]:
     """An argparse ``type`` accepting reference names (see :func:`check_name`).
 
@@ -469,10 +468,7 @@ def name_arg(name: str = "--name") -> Callable[[str], str]:
     name : str, default "--name"
         The name in the error message.
 
-    Returns
-    -------
-    callable
-        ``str -> str``, raising ``argparse.ArgumentTypeError``.
+    Returns: %(returns_str_arg)s
     """
     return _arg(lambda s: check_name(s, name))
 

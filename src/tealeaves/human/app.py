@@ -77,6 +77,7 @@ class BadRequest(Exception):
         self.status, self.message, self.extra = status, message, extra
 
 
+@shared_doc
 class AnnotationApp:
     """The study, the judgment store and the per-annotator item orders behind the server.
 
@@ -85,8 +86,7 @@ class AnnotationApp:
 
     Parameters
     ----------
-    study : Study
-        The study annotated.
+    %(app_study)s
     store : JudgmentStore
         Where the judgments are stored.
 
@@ -202,6 +202,7 @@ class AnnotationApp:
             raise BadRequest(bad, f"response {str(raw)[:80]!r} is not an option", options=item["options"])
         return item, response, key, _number(body, "confidence"), _number(body, "time")
 
+    @shared_doc
     def make_server(self, host: str = "127.0.0.1", port: int = 8000, quiet: bool = True,
                     allowed_origins: Sequence[str] = ()) -> ThreadingHTTPServer:
         """A ThreadingHTTPServer bound to ``host:port`` serving this app (port 0 picks a free port).
@@ -209,16 +210,7 @@ class AnnotationApp:
         ``allowed_origins`` (``scheme://host[:port]``) may post judgments besides
         the server's own address, e.g. the public origin of a reverse proxy.
 
-        Parameters
-        ----------
-        host : str
-            The address listened on.
-        port : int
-            The port (0 picks a free port).
-        quiet : bool
-            Do not log each request to standard error.
-        allowed_origins : sequence of str
-            More origins that may post judgments (:func:`check_origins`).
+        Parameters: %(app_host)s %(app_port)s %(app_quiet)s %(app_origins)s
 
         Returns
         -------
@@ -495,6 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
+@shared_doc
 def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1", port: int = 8000,
           quiet: bool = True, synchronous: str = "FULL", announce=print,
           allowed_origins: Sequence[str] = ()) -> None:
@@ -504,25 +497,18 @@ def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1",
 
     Parameters
     ----------
-    study : Study
-        The study annotated.
+    %(app_study)s
     db : str
         The judgment database (:class:`~tealeaves.human.store.JudgmentStore`), created if missing.
     annotators : list of str
         The annotators; those new to the database get a link token.
-    host : str
-        The address listened on.
-    port : int
-        The port (0 picks a free port).
-    quiet : bool
-        Do not log each request to standard error.
+    %(app_host)s %(app_port)s %(app_quiet)s
     synchronous : {"FULL", "NORMAL", "EXTRA"}
         SQLite's ``synchronous`` setting of the store.
     announce : callable
         Called like :func:`print` (with ``flush=True``) with the serving line and one
         ``LINK NAME URL`` line per annotator.
-    allowed_origins : sequence of str
-        More origins that may post judgments (:func:`check_origins`).
+    %(app_origins)s
 
     Raises
     ------

@@ -157,6 +157,7 @@ def check_multilingual_topics(topics: Topics, languages: Sequence[str] | None = 
     return langs, k, max(cards)
 
 
+@shared_doc
 def as_aligned_reference(reference, languages: Sequence[str]):
     """An aligned (multilingual) reference: ``reference`` itself, or the one a name or folder gives.
 
@@ -166,17 +167,9 @@ def as_aligned_reference(reference, languages: Sequence[str]):
 
     (The monolingual counterpart is :func:`tealeaves.coherence.measure.as_reference`.)
 
-    Parameters
-    ----------
-    reference : AlignedReference, str or os.PathLike
-        A reference object, a built-in reference name or a saved aligned reference folder.
-    languages : sequence of str
-        The languages the reference must hold.
+    Parameters: %(aligned_reference_input)s %(aligned_reference_languages)s
 
-    Returns
-    -------
-    AlignedReference
-        The reference to count in.
+    Returns: %(returns_aligned_reference)s
     """
     import os
 
@@ -187,20 +180,13 @@ def as_aligned_reference(reference, languages: Sequence[str]):
     return reference
 
 
+@shared_doc
 def counting_reference(reference, languages: Sequence[str]):
     """:func:`as_aligned_reference`, refusing what cannot answer the count queries (``None``, a number...).
 
-    Parameters
-    ----------
-    reference : AlignedReference, str or os.PathLike
-        A reference object, a built-in reference name or a saved aligned reference folder.
-    languages : sequence of str
-        The languages the reference must hold.
+    Parameters: %(aligned_reference_input)s %(aligned_reference_languages)s
 
-    Returns
-    -------
-    AlignedReference
-        The reference to count in.
+    Returns: %(returns_aligned_reference)s
     """
     reference = as_aligned_reference(reference, languages)
     if not callable(getattr(reference, "n_pairs", None)):

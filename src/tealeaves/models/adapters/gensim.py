@@ -40,13 +40,11 @@ def _gensim():
     return optional_import("gensim", "gensim", "reading a gensim model")
 
 
+@shared_doc
 def vocabulary_of(lda) -> list[str]:
     """The words of gensim's columns: ``id2word[0] ... id2word[num_terms - 1]``.
 
-    Parameters
-    ----------
-    lda : gensim.models.LdaModel
-        A trained gensim LDA model.
+    Parameters: %(gensim_lda)s
 
     Returns
     -------
@@ -71,13 +69,11 @@ def vocabulary_of(lda) -> list[str]:
     return [str(id2word[i]) for i in range(n)]
 
 
+@shared_doc
 def topic_word(lda) -> np.ndarray:
     """gensim's ``get_topics()`` in float64: ``lambda / lambda.sum(axis=1)``.
 
-    Parameters
-    ----------
-    lda : gensim.models.LdaModel
-        A trained gensim LDA model.
+    Parameters: %(gensim_lda)s
 
     Returns
     -------
