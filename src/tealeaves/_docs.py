@@ -124,6 +124,12 @@ UnsegmentedTextError
     "raises_nothing_survives": """\
 EmptyInputError
     If there are no texts or no word survives the pruning.""",
+    "returns_scan_ids": """\
+ids : numpy.ndarray
+    The word number of every match, in order.""",
+    "returns_scan_counts": """\
+counts : numpy.ndarray
+    The number of matches of each text.""",
     # -- Aligned corpora and parallel texts (tealeaves.corpus.aligned, tealeaves.corpus.parallel)
     "parallel_languages": """\
 languages : sequence of str
@@ -155,6 +161,9 @@ lang : str
     "raises_lang_missing": """\
 LanguageMismatchError
     If ``lang`` is not in the corpus.""",
+    "returns_canonical_code": """\
+str
+    The canonical code.""",
     # -- Multilingual measures (tealeaves.multilingual.measures)
     "aligned_reference": """\
 reference : AlignedReference, str or os.PathLike

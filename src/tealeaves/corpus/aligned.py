@@ -52,6 +52,7 @@ LANGUAGE_ALIASES: dict[str, str] = {
 }
 
 
+@shared_doc
 def normalize_language(code: str) -> str:
     """Map a language code (``eng``, ``eng_Latn``, ``eng-US``, ``fil``, ``zho_Hans``...) to ``en``, ``tl``...
 
@@ -63,10 +64,7 @@ def normalize_language(code: str) -> str:
     code : str
         A spelling of :data:`LANGUAGE_ALIASES` (case-insensitive).
 
-    Returns
-    -------
-    str
-        The canonical code.
+    Returns: %(returns_canonical_code)s
 
     Raises
     ------
@@ -89,6 +87,7 @@ def normalize_language(code: str) -> str:
 LANGUAGE_CODE_PATTERN = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,8})*")
 
 
+@shared_doc
 def language_code(code: str) -> str:
     """The language-code rule of every input whose languages the user chooses.
 
@@ -108,10 +107,7 @@ def language_code(code: str) -> str:
     code : str
         The code as given.
 
-    Returns
-    -------
-    str
-        The canonical code.
+    Returns: %(returns_canonical_code)s
 
     Raises
     ------
