@@ -44,12 +44,16 @@ def _type_checking_imports(package: str) -> dict[str, str]:
     names: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            rows = []
             for stmt in node.body:
                 assert isinstance(stmt, ast.ImportFrom), f"{package}: only 'from ... import' in TYPE_CHECKING"
+                assert len(stmt.names) == 1, f"{package}: one public name per line ({stmt.module})"
+                rows.append((stmt.module, stmt.names[0].name))
                 for alias in stmt.names:
                     assert alias.asname is None, f"{package}: {alias.name} imported under another name"
                     assert alias.name not in names, f"{package}: {alias.name} imported twice"
                     names[alias.name] = stmt.module
+            assert rows == sorted(rows), f"{package}: TYPE_CHECKING imports are sorted by module, then name"
     return names
 
 

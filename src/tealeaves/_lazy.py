@@ -4,17 +4,21 @@ So ``import tealeaves.models.adapters`` or ``tealeaves --help`` does not pay for
 scipy or pandas that only some commands need (``tests/test_packaging.py`` checks it).
 
 A package's ``__init__.py`` writes its public names once, as the imports of its
-``if TYPE_CHECKING:`` block (read by type checkers and the API reference), and takes its
+``if TYPE_CHECKING:`` block (read by type checkers and the API reference; one name per line,
+sorted, kept so by ``tests/test_exports.py`` rather than by isort), and takes its
 ``__getattr__``, ``__dir__`` and ``__all__`` from that block with one call::
 
     if TYPE_CHECKING:
-        from tealeaves.coherence.measure import Coherence, coherence
+        # isort: off
+        from tealeaves.coherence.measure import Coherence
+        from tealeaves.coherence.measure import coherence
+        # isort: on
 
     __getattr__, __dir__, __all__ = lazy_package(__name__)
 
 :func:`exports_of` reads the block from the package's source (as scientific-python's
-``lazy_loader.attach_stub`` reads a stub), so the name -> module table is never written by hand;
-the API reference's griffe extension (``docs/griffe_lazy_exports.py``) and
+``lazy_loader.attach_stub`` reads a stub), so the name -> module table is not written a second
+time; the API reference's griffe extension (``docs/griffe_lazy_exports.py``) and
 ``tests/test_architecture.py`` read it with the same function.
 """
 

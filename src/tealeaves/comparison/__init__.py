@@ -22,43 +22,44 @@ from typing import TYPE_CHECKING
 
 from tealeaves._lazy import lazy_package
 
-if TYPE_CHECKING:  # for type checkers and the API reference
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
     from tealeaves.comparison._common import Score
-    from tealeaves.comparison.diversity import (
-        inverted_rbo,
-        jaccard,
-        mean_pairwise_jaccard,
-        rbo,
-        topic_diversity,
-    )
-    from tealeaves.comparison.embedding import WordVectors, embedding_coherence, read_vectors, train_vectors
+    from tealeaves.comparison.diversity import inverted_rbo
+    from tealeaves.comparison.diversity import jaccard
+    from tealeaves.comparison.diversity import mean_pairwise_jaccard
+    from tealeaves.comparison.diversity import rbo
+    from tealeaves.comparison.diversity import topic_diversity
+    from tealeaves.comparison.embedding import WordVectors
+    from tealeaves.comparison.embedding import embedding_coherence
+    from tealeaves.comparison.embedding import read_vectors
+    from tealeaves.comparison.embedding import train_vectors
     from tealeaves.comparison.errors import IncomparableError
-    from tealeaves.comparison.flags import (
-        FLAGS,
-        FlagReport,
-        TopicFlag,
-        background_flags,
-        few_documents_flags,
-        flag_topics,
-        low_coherence_flags,
-        low_recurrence_flags,
-        mixed_flags,
-        mixed_topic,
-        word_groups,
-    )
-    from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
-    from tealeaves.comparison.paired import (
-        PairedDifference,
-        coherence_difference,
-        likelihood_difference,
-        same_heldout,
-    )
-    from tealeaves.comparison.significance import kl_divergence, topic_significance
-    from tealeaves.comparison.stability import (
-        DEFAULT_THRESHOLDS,
-        StabilityResult,
-        stability_by_k,
-        topic_stability,
-    )
+    from tealeaves.comparison.flags import FLAGS
+    from tealeaves.comparison.flags import FlagReport
+    from tealeaves.comparison.flags import TopicFlag
+    from tealeaves.comparison.flags import background_flags
+    from tealeaves.comparison.flags import few_documents_flags
+    from tealeaves.comparison.flags import flag_topics
+    from tealeaves.comparison.flags import low_coherence_flags
+    from tealeaves.comparison.flags import low_recurrence_flags
+    from tealeaves.comparison.flags import mixed_flags
+    from tealeaves.comparison.flags import mixed_topic
+    from tealeaves.comparison.flags import word_groups
+    from tealeaves.comparison.matching import METRICS
+    from tealeaves.comparison.matching import TopicMatching
+    from tealeaves.comparison.matching import match_topics
+    from tealeaves.comparison.matching import similarity_matrix
+    from tealeaves.comparison.paired import PairedDifference
+    from tealeaves.comparison.paired import coherence_difference
+    from tealeaves.comparison.paired import likelihood_difference
+    from tealeaves.comparison.paired import same_heldout
+    from tealeaves.comparison.significance import kl_divergence
+    from tealeaves.comparison.significance import topic_significance
+    from tealeaves.comparison.stability import DEFAULT_THRESHOLDS
+    from tealeaves.comparison.stability import StabilityResult
+    from tealeaves.comparison.stability import stability_by_k
+    from tealeaves.comparison.stability import topic_stability
+    # isort: on
 
 __getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -19,31 +19,49 @@ from typing import TYPE_CHECKING
 
 from tealeaves._lazy import lazy_package
 
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.human.agreement import (
-        AgreementUndefinedError,
-        krippendorff_alpha,
-        spearman_brown,
-        split_half_reliability,
-    )
-    from tealeaves.human.app import AnnotationApp, serve
-    from tealeaves.human.comparison import by_group, compare_measures, model_level, model_plot, williams_t
-    from tealeaves.human.correlation import (
-        CorrelationError,
-        bootstrap_ci,
-        correlate,
-        read_topic_table,
-        scatter_plot,
-        topic_records,
-    )
-    from tealeaves.human.export import export_items, write_long
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.human.agreement import AgreementUndefinedError
+    from tealeaves.human.agreement import krippendorff_alpha
+    from tealeaves.human.agreement import spearman_brown
+    from tealeaves.human.agreement import split_half_reliability
+    from tealeaves.human.app import AnnotationApp
+    from tealeaves.human.app import serve
+    from tealeaves.human.comparison import by_group
+    from tealeaves.human.comparison import compare_measures
+    from tealeaves.human.comparison import model_level
+    from tealeaves.human.comparison import model_plot
+    from tealeaves.human.comparison import williams_t
+    from tealeaves.human.correlation import CorrelationError
+    from tealeaves.human.correlation import bootstrap_ci
+    from tealeaves.human.correlation import correlate
+    from tealeaves.human.correlation import read_topic_table
+    from tealeaves.human.correlation import scatter_plot
+    from tealeaves.human.correlation import topic_records
+    from tealeaves.human.export import export_items
+    from tealeaves.human.export import write_long
     from tealeaves.human.items import StudyError
-    from tealeaves.human.resampling import Responses, disattenuated, reliability, responses_for, true_score_ci
-    from tealeaves.human.results import JudgmentResults, ResultsError, read_results
-    from tealeaves.human.schema import StudyFormatError, validate_study
-    from tealeaves.human.scoring import model_precision, score, topic_log_odds
-    from tealeaves.human.store import JudgmentStore, StoreError, StoreUnavailableError
-    from tealeaves.human.study import Study, build_study
-    from tealeaves.human.survey import describe_study, import_survey, save_judgments
+    from tealeaves.human.resampling import Responses
+    from tealeaves.human.resampling import disattenuated
+    from tealeaves.human.resampling import reliability
+    from tealeaves.human.resampling import responses_for
+    from tealeaves.human.resampling import true_score_ci
+    from tealeaves.human.results import JudgmentResults
+    from tealeaves.human.results import ResultsError
+    from tealeaves.human.results import read_results
+    from tealeaves.human.schema import StudyFormatError
+    from tealeaves.human.schema import validate_study
+    from tealeaves.human.scoring import model_precision
+    from tealeaves.human.scoring import score
+    from tealeaves.human.scoring import topic_log_odds
+    from tealeaves.human.store import JudgmentStore
+    from tealeaves.human.store import StoreError
+    from tealeaves.human.store import StoreUnavailableError
+    from tealeaves.human.study import Study
+    from tealeaves.human.study import build_study
+    from tealeaves.human.survey import describe_study
+    from tealeaves.human.survey import import_survey
+    from tealeaves.human.survey import save_judgments
+    # isort: on
 
 __getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -10,19 +10,19 @@ from typing import TYPE_CHECKING
 
 from tealeaves._lazy import lazy_package
 
-if TYPE_CHECKING:  # for type checkers and the API reference
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
     from tealeaves.models.adapters import load_model
-    from tealeaves.models.base import (
-        FixedTopicModel,
-        TopicModel,
-        check_alpha,
-        check_topic_word,
-        load_npz_model,
-    )
+    from tealeaves.models.base import FixedTopicModel
+    from tealeaves.models.base import TopicModel
+    from tealeaves.models.base import check_alpha
+    from tealeaves.models.base import check_topic_word
+    from tealeaves.models.base import load_npz_model
     from tealeaves.models.lda_gibbs import GibbsLDA
     from tealeaves.models.lsi import LSI
     from tealeaves.models.plsa import PLSA
     from tealeaves.models.polylingual import PolylingualTopicModel
     from tealeaves.models.sklearn_lda import SklearnLDA
+    # isort: on
 
 __getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -16,13 +16,21 @@ from typing import TYPE_CHECKING
 
 from tealeaves._lazy import lazy_package
 
-if TYPE_CHECKING:  # for type checkers and the API reference
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
     from tealeaves.sweep.compare import compare_models
     from tealeaves.sweep.core import sweep
-    from tealeaves.sweep.engines import ENGINES, Engine, register_engine
-    from tealeaves.sweep.evaluation import evaluate, split_corpus
-    from tealeaves.sweep.measures import MODEL_MEASURES, TOPIC_MEASURES
-    from tealeaves.sweep.results import SweepResults, load_results
-    from tealeaves.sweep.store import SCHEMA_VERSION, IncompatibleStoreError
+    from tealeaves.sweep.engines import ENGINES
+    from tealeaves.sweep.engines import Engine
+    from tealeaves.sweep.engines import register_engine
+    from tealeaves.sweep.evaluation import evaluate
+    from tealeaves.sweep.evaluation import split_corpus
+    from tealeaves.sweep.measures import MODEL_MEASURES
+    from tealeaves.sweep.measures import TOPIC_MEASURES
+    from tealeaves.sweep.results import SweepResults
+    from tealeaves.sweep.results import load_results
+    from tealeaves.sweep.store import IncompatibleStoreError
+    from tealeaves.sweep.store import SCHEMA_VERSION
+    # isort: on
 
 __getattr__, __dir__, __all__ = lazy_package(__name__, aliases={"Results": "SweepResults"})
