@@ -6,7 +6,7 @@ document and this test cannot drift).  The graph is built with :mod:`ast` from t
 * ``import a.b`` and ``from a import b`` at module level **and inside functions** (class bodies,
   ``try`` and ``if`` blocks included); ``if TYPE_CHECKING:`` blocks are ignored;
 * ``from pkg import name`` is an import of ``pkg.name`` when that is a module, of the module a
-  lazy-export table (:func:`tealeaves._lazy.lazy_exports`) names for ``name``, and of ``pkg``;
+  lazy-export table (:func:`tealeaves._lazy.lazy_package`) names for ``name``, and of ``pkg``;
   a package's lazy table is not an import of the package itself;
 * relative imports, and ``importlib.import_module("literal")`` calls;
 * importing ``a.b.c`` also runs the packages ``a.b`` (unless it contains the importer).
@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tealeaves._lazy import exports_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -72,20 +74,12 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def lazy_table(module: str, tree: ast.Module) -> dict[str, str]:
-    """``{name: module}`` of a module's ``lazy_exports(package, TABLE)`` call (empty without one)."""
-    dicts = {}
+    """``{name: module}`` of a package that exports lazily (:func:`tealeaves._lazy.lazy_package`): its
+    ``if TYPE_CHECKING:`` imports, read by the same function as at run time (empty without the call)."""
     for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    dicts[target.id] = node.value
         call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
-        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "lazy_exports"):
-            continue
-        package_arg, table_arg = call.args
-        package = module if isinstance(package_arg, ast.Name) else ast.literal_eval(package_arg)
-        table = dicts[table_arg.id] if isinstance(table_arg, ast.Name) else table_arg
-        return {name: f"{package}.{sub}" for name, sub in ast.literal_eval(table).items()}
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "lazy_package":
+            return exports_of(tree)
     return {}
 
 
@@ -324,9 +318,9 @@ def test_no_import_circle_and_no_import_of_a_higher_layer():
 _FAKE = {
     "tealeaves/__init__.py": "",
     "tealeaves/errors.py": "",
-    "tealeaves/a/__init__.py": ("from tealeaves._lazy import lazy_exports\n"
-                                "_EXPORTS = {'Thing': 'thing'}\n"
-                                "__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)\n"),
+    "tealeaves/a/__init__.py": ("from typing import TYPE_CHECKING\nfrom tealeaves._lazy import lazy_package\n"
+                                "if TYPE_CHECKING:\n    from tealeaves.a.thing import Thing\n"
+                                "__getattr__, __dir__, __all__ = lazy_package(__name__)\n"),
     "tealeaves/a/thing.py": "from . import helper\n",
     "tealeaves/a/helper.py": ("from typing import TYPE_CHECKING\n"
                               "if TYPE_CHECKING:\n    from tealeaves.b import user\n"

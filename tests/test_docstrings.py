@@ -21,10 +21,17 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import re
+import sys
 import textwrap
+from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+import tealeaves
+from tealeaves._docs import DESCRIPTIONS, PLACEHOLDER_LINE, expand
 
 #: Packages (every module under them) and single modules whose public API is checked.
 PACKAGES = [
@@ -310,3 +317,86 @@ def test_the_parser_reads_numpy_sections():
     assert problems("example", example, "function") == []
     example.__doc__ = "Sum.\n\nParameters\n----------\na : int\n    One.\n"
     assert len(problems("example", example, "function")) == 2
+
+
+# -- shared descriptions (tealeaves._docs) --------------------------------------------------------
+SRC = Path(tealeaves.__file__).resolve().parent
+
+
+def _placeholder_docstrings() -> Iterator[tuple[str, ast.AST, bool]]:
+    """``(module, node, decorated)`` for each def or class whose source docstring holds a placeholder line."""
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name == "_docs.py":  # its own docstrings show the syntax
+            continue
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc and PLACEHOLDER_LINE.search(doc):
+                    decorated = any(getattr(d, "id", None) == "shared_doc" for d in node.decorator_list)
+                    yield module, node, decorated
+
+
+def test_every_docstring_with_a_placeholder_is_expanded_at_import():
+    found = list(_placeholder_docstrings())
+    assert len(found) > 20
+    assert [f"{m}.{n.name}" for m, n, decorated in found if not decorated] == []
+    # and the decorator is the innermost one, so a wrapper (numba, functools.wraps) copies the expanded text
+    for module, node, _ in found:
+        assert getattr(node.decorator_list[-1], "id", None) == "shared_doc", f"{module}.{node.name}"
+
+
+def test_no_public_docstring_keeps_a_placeholder():
+    kept = [name for name, obj, _ in PUBLIC if PLACEHOLDER_LINE.search(inspect.getdoc(obj) or "")]
+    assert kept == []
+
+
+def test_every_shared_description_is_used_in_two_places_and_parses_as_one_entry():
+    uses = Counter()
+    for path in SRC.rglob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if PLACEHOLDER_LINE.fullmatch(line) and path.name != "_docs.py":
+                uses.update(re.findall(r"%\((\w+)\)s", line))
+    assert set(uses) <= set(DESCRIPTIONS), "a placeholder names no shared description"
+    assert [key for key in DESCRIPTIONS if uses[key] < 2] == [], "shared once: keep it inline instead"
+    for key, text in DESCRIPTIONS.items():
+        lines = text.splitlines()
+        assert lines[0] == lines[0].strip() and all(line.startswith("    ") for line in lines[1:]), key
+
+
+def test_expand_indents_each_entry_as_its_placeholder():
+    table = {"a": "a : int\n    One.", "b": "b : str\n    Two,\n    lines."}
+    doc = "Sum.\n\n    Parameters\n    ----------\n    %(a)s %(b)s\n    c : float\n        Three.\n"
+    assert expand(doc, table) == ("Sum.\n\n    Parameters\n    ----------\n    a : int\n        One.\n"
+                                  "    b : str\n        Two,\n        lines.\n"
+                                  "    c : float\n        Three.\n")
+    assert expand("    Returns: %(a)s\n", table) == "    Returns\n    -------\n    a : int\n        One.\n"
+    assert expand("50%(a)s of it", table) == "50%(a)s of it"  # only whole placeholder lines
+    with pytest.raises(KeyError, match="no shared description 'z'"):
+        expand("    %(z)s", table)
+
+
+def test_the_api_reference_expands_shared_descriptions():
+    """The griffe extension of the docs build gives mkdocstrings the same text as ``__doc__``."""
+    griffe = pytest.importorskip("griffe")
+    sys.path.insert(0, str(SRC.parent.parent / "docs"))
+    try:
+        from griffe_shared_docs import SharedDocs
+    finally:
+        sys.path.pop(0)
+    module, name = "tealeaves._io", "read_text"
+    assert name in {n.name for m, n, _ in _placeholder_docstrings() if m == module}
+    extensions = griffe.load_extensions(SharedDocs)
+    loaded = griffe.load(module, search_paths=[str(SRC.parent)], extensions=extensions,
+                         docstring_parser="numpy")
+    obj = loaded[name]
+    assert obj.docstring.value == inspect.cleandoc(_documented(module, name).__doc__)
+    names = [p.name for s in obj.docstring.parsed if s.kind.value == "parameters" for p in s.value]
+    assert names == ["path", "encoding", "what"]
+
+
+def _documented(module: str, qualname: str):
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj

@@ -1,8 +1,9 @@
 """The front doors: each package's public names come from one table, every error lives in tealeaves.errors.
 
-A package's ``__init__.py`` writes ``_EXPORTS`` (name -> submodule) once; ``lazy_exports`` builds its
-``__all__``; the ``if TYPE_CHECKING:`` imports (for type checkers and the API reference) must name
-exactly ``__all__``, each from the submodule the table gives.
+A package's ``__init__.py`` writes each public name once, in its ``if TYPE_CHECKING:`` imports (for
+type checkers and the API reference); ``lazy_package`` reads them (``tealeaves._lazy.exports_of``)
+and builds ``__all__`` and the lazy ``__getattr__`` from them: each name loads from the module its
+import names.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 import tealeaves
 from tealeaves import errors
+from tealeaves._lazy import exports_of
 
 SRC = Path(tealeaves.__file__).resolve().parent
 #: Modules that need an optional library at import time are skipped when it is absent.
@@ -29,7 +31,7 @@ PENDING = {"tealeaves.human.correlation.CorrelationError"}
 def _lazy_packages() -> list[str]:
     found = []
     for init in sorted(SRC.rglob("__init__.py")):
-        if "_EXPORTS" in init.read_text(encoding="utf-8"):
+        if "lazy_package(" in init.read_text(encoding="utf-8"):
             rel = init.parent.relative_to(SRC.parent)
             found.append(".".join(rel.parts))
     return found
@@ -42,12 +44,16 @@ def _type_checking_imports(package: str) -> dict[str, str]:
     names: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            rows = []
             for stmt in node.body:
                 assert isinstance(stmt, ast.ImportFrom), f"{package}: only 'from ... import' in TYPE_CHECKING"
+                assert len(stmt.names) == 1, f"{package}: one public name per line ({stmt.module})"
+                rows.append((stmt.module, stmt.names[0].name))
                 for alias in stmt.names:
                     assert alias.asname is None, f"{package}: {alias.name} imported under another name"
                     assert alias.name not in names, f"{package}: {alias.name} imported twice"
                     names[alias.name] = stmt.module
+            assert rows == sorted(rows), f"{package}: TYPE_CHECKING imports are sorted by module, then name"
     return names
 
 
@@ -62,10 +68,8 @@ def test_type_checking_imports_name_exactly_all(package):
     imports = _type_checking_imports(package)
     assert sorted(imports) == sorted(set(module.__all__) - {"__version__"})
     assert module.__all__ == sorted(set(module.__all__)), "__all__ is sorted and each name once"
+    assert exports_of(SRC.parent.joinpath(*package.split("."), "__init__.py").read_text("utf-8")) == imports
     for name, source in imports.items():
-        table = module._EXPORTS[name]
-        target = table if table.startswith("tealeaves.") else f"{package}.{table}"  # a re-export: full path
-        assert source == target, f"{package}.{name}: TYPE_CHECKING says {source}, table {table}"
         assert getattr(module, name) is getattr(importlib.import_module(source), name)
 
 

@@ -14,83 +14,46 @@ loads no numerical library.
 from typing import TYPE_CHECKING
 
 from tealeaves import errors as errors  # light: the exceptions only
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 from tealeaves._version import __version__
 
-_EXPORTS = {
-    "load_model": "models.adapters",
-    "evaluate": "sweep.evaluation",
-    "TealeavesError": "errors",
-    "DataNotFoundError": "errors",
-    "InputNotFoundError": "errors",
-    "EmptyInputError": "errors",
-    "InvalidModelError": "errors",
-    "IndexIntegrityError": "errors",
-    "ParameterError": "errors",
-    "InputFormatError": "errors",
-    "InputEncodingError": "errors",
-    "OutputError": "errors",
-    "MissingDependencyError": "errors",
-    "UnsupportedModelError": "errors",
-    "StrictJSONError": "errors",
-    "CorpusFormatError": "errors",
-    "ParallelFormatError": "errors",
-    "LanguageMismatchError": "errors",
-    "UnknownLanguageError": "errors",
-    "UnsegmentedTextError": "errors",
-    "SettingsError": "errors",
-    "TopicError": "errors",
-    "ZeroCooccurrenceError": "errors",
-    "IncomparableError": "errors",
-    "IncompatibleStoreError": "errors",
-    "StoreIntegrityError": "errors",
-    "FetchError": "errors",
-    "ChecksumError": "errors",
-    "StudyError": "errors",
-    "StudyFormatError": "errors",
-    "ResultsError": "errors",
-    "StoreError": "errors",
-    "StoreUnavailableError": "errors",
-    "AgreementUndefinedError": "errors",
-    "CorrelationError": "errors",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, eager=("__version__",))
-
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.errors import (
-        AgreementUndefinedError,
-        ChecksumError,
-        CorpusFormatError,
-        CorrelationError,
-        DataNotFoundError,
-        EmptyInputError,
-        FetchError,
-        IncomparableError,
-        IncompatibleStoreError,
-        IndexIntegrityError,
-        InputEncodingError,
-        InputFormatError,
-        InputNotFoundError,
-        InvalidModelError,
-        LanguageMismatchError,
-        MissingDependencyError,
-        OutputError,
-        ParallelFormatError,
-        ParameterError,
-        ResultsError,
-        SettingsError,
-        StoreError,
-        StoreIntegrityError,
-        StoreUnavailableError,
-        StrictJSONError,
-        StudyError,
-        StudyFormatError,
-        TealeavesError,
-        TopicError,
-        UnknownLanguageError,
-        UnsegmentedTextError,
-        UnsupportedModelError,
-        ZeroCooccurrenceError,
-    )
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.errors import AgreementUndefinedError
+    from tealeaves.errors import ChecksumError
+    from tealeaves.errors import CorpusFormatError
+    from tealeaves.errors import CorrelationError
+    from tealeaves.errors import DataNotFoundError
+    from tealeaves.errors import EmptyInputError
+    from tealeaves.errors import FetchError
+    from tealeaves.errors import IncomparableError
+    from tealeaves.errors import IncompatibleStoreError
+    from tealeaves.errors import IndexIntegrityError
+    from tealeaves.errors import InputEncodingError
+    from tealeaves.errors import InputFormatError
+    from tealeaves.errors import InputNotFoundError
+    from tealeaves.errors import InvalidModelError
+    from tealeaves.errors import LanguageMismatchError
+    from tealeaves.errors import MissingDependencyError
+    from tealeaves.errors import OutputError
+    from tealeaves.errors import ParallelFormatError
+    from tealeaves.errors import ParameterError
+    from tealeaves.errors import ResultsError
+    from tealeaves.errors import SettingsError
+    from tealeaves.errors import StoreError
+    from tealeaves.errors import StoreIntegrityError
+    from tealeaves.errors import StoreUnavailableError
+    from tealeaves.errors import StrictJSONError
+    from tealeaves.errors import StudyError
+    from tealeaves.errors import StudyFormatError
+    from tealeaves.errors import TealeavesError
+    from tealeaves.errors import TopicError
+    from tealeaves.errors import UnknownLanguageError
+    from tealeaves.errors import UnsegmentedTextError
+    from tealeaves.errors import UnsupportedModelError
+    from tealeaves.errors import ZeroCooccurrenceError
     from tealeaves.models.adapters import load_model
     from tealeaves.sweep.evaluation import evaluate
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__, eager=("__version__",))

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import (
     InputEncodingError,
     InputNotFoundError,
@@ -34,6 +35,7 @@ PathLike = str | os.PathLike[str]
 DEFAULT_ENCODING = "utf-8"
 
 
+@shared_doc
 def existing_file(path: PathLike, what: str = "file") -> Path:
     """``path`` as a :class:`Path` if it is an existing, readable file; a clear error otherwise.
 
@@ -41,8 +43,7 @@ def existing_file(path: PathLike, what: str = "file") -> Path:
     ----------
     path : path-like
         The file (``~`` expanded).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_what)s
 
     Returns
     -------
@@ -207,14 +208,7 @@ def read_text(path: PathLike, encoding: str | None = None, what: str = "file", *
     str
         The decoded text.
 
-    Raises
-    ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    Raises: %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     p = existing_file(path, what)
     try:
@@ -250,31 +244,18 @@ def split_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
+@shared_doc
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
     """The lines of ``path`` (without line ends, see :func:`split_lines`) under the reading policy.
 
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    Parameters: %(file_path)s %(file_encoding)s %(file_what)s
 
     Returns
     -------
     list of str
         The lines.
 
-    Raises
-    ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    Raises: %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     return split_lines(read_text(path, encoding, what))
 
@@ -300,6 +281,7 @@ def ascii_compatible(info: codecs.CodecInfo) -> bool:
         return False
 
 
+@shared_doc
 def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> Iterator[str]:
     r"""The lines :func:`read_lines` gives, read one at a time (memory: one line).
 
@@ -307,28 +289,14 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     split as :func:`split_lines` does; a byte-order mark is removed at the start of the file only.
     An encoding in which ``\n`` is not that byte (UTF-16/32) is read whole, as :func:`read_lines`.
 
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    Parameters: %(file_path)s %(file_encoding)s %(file_what)s
 
     Yields
     ------
     str
         Each line, without its end.
 
-    Raises
-    ------
-    InputNotFoundError
-        If the file does not exist.
-    InputEncodingError
-        Naming the file and line, for bytes invalid in the encoding.
-    TealeavesError
-        If the path is a folder, cannot be read, or the encoding is unknown.
+    Raises: %(raises_file_missing)s %(raises_file_encoding)s %(raises_file_unreadable)s
     """
     p = existing_file(path, what)
     info = codec(encoding)
@@ -350,6 +318,7 @@ def iter_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
 
 
 @contextlib.contextmanager
+@shared_doc
 def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8",
                  what: str = "output file") -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success rename it to ``path``, on any failure delete it.
@@ -362,8 +331,7 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
         The open mode (``"wb"`` for bytes).
     encoding : str or None, default "utf-8"
         The text encoding (ignored in binary mode); newlines are written as given.
-    what : str, default "output file"
-        What the file is, for error messages.
+    %(output_what)s
 
     Yields
     ------
@@ -409,6 +377,7 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
         raise
 
 
+@shared_doc
 def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8).
 
@@ -418,8 +387,7 @@ def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
         The target file.
     text : str
         The text.
-    what : str, default "output file"
-        What the file is, for error messages.
+    %(output_what)s
 
     Returns
     -------

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import OutputError
 
 
@@ -90,6 +91,7 @@ def dump_json(obj: object) -> str:
     return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
 
 
+@shared_doc
 def check_output_path(path: str | os.PathLike[str], what: str = "output file") -> None:
     """Refuse, before any long work, an output path that cannot be written.
 
@@ -100,8 +102,7 @@ def check_output_path(path: str | os.PathLike[str], what: str = "output file") -
     ----------
     path : str or os.PathLike
         The output path.
-    what : str, default "output file"
-        What the file is, for error messages.
+    %(output_what)s
 
     Raises
     ------
@@ -120,23 +121,14 @@ def check_output_path(path: str | os.PathLike[str], what: str = "output file") -
         pass
 
 
+@shared_doc
 def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                  floatfmt: str = ".3f") -> str:
     """Render rows of dicts as a plain aligned text table.
 
-    Parameters
-    ----------
-    rows : sequence of mapping of str to object
-        The rows, as dicts.
-    columns : sequence of str or None, default None
-        The columns, in order (None: the first row's keys).
-    floatfmt : str, default ".3f"
-        The format of float cells.
+    Parameters: %(table_rows)s %(table_columns)s %(table_floatfmt)s
 
-    Returns
-    -------
-    str
-        The table (``"(no rows)"`` when empty).
+    Returns: %(returns_table)s
 
     Raises
     ------
@@ -161,6 +153,7 @@ def format_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | 
     return "\n".join(lines)
 
 
+@shared_doc
 def format_markdown(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                     headers: Sequence[str] | None = None, floatfmt: str = ".3f") -> str:
     """Render rows of dicts as a GitHub Markdown table.
@@ -169,19 +162,12 @@ def format_markdown(rows: Sequence[Mapping[str, object]], columns: Sequence[str]
 
     Parameters
     ----------
-    rows : sequence of mapping of str to object
-        The rows, as dicts.
-    columns : sequence of str or None, default None
-        The columns, in order (None: the first row's keys).
+    %(table_rows)s %(table_columns)s
     headers : sequence of str or None, default None
         Relabel ``columns`` (one per column; None: the column names).
-    floatfmt : str, default ".3f"
-        The format of float cells.
+    %(table_floatfmt)s
 
-    Returns
-    -------
-    str
-        The table (``"(no rows)"`` when empty).
+    Returns: %(returns_table)s
 
     Raises
     ------
@@ -229,6 +215,7 @@ def add_format_option(parser, markdown: bool = False) -> None:
 SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".tsv": "tsv", ".txt": "text", ".md": "markdown"}
 
 
+@shared_doc
 def format_delimited(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
                      sep: str = ",") -> str:
     r"""Render rows of dicts as CSV (``sep=","``) or TSV (``sep="\t"``), with a header line.
@@ -239,8 +226,7 @@ def format_delimited(rows: Sequence[Mapping[str, object]], columns: Sequence[str
 
     Parameters
     ----------
-    rows : sequence of mapping of str to object
-        The rows, as dicts.
+    %(table_rows)s
     columns : sequence of str or None, default None
         The columns, in order (None: every key, in order of first appearance).
     sep : str, default ","
@@ -332,6 +318,7 @@ class Result:
             return format_markdown(self.rows, columns, floatfmt=self.floatfmt) + "\n"
         return format_table(self.rows, columns, floatfmt=self.floatfmt) + "\n"
 
+    @shared_doc
     def emit(self, fmt: str, output: str | os.PathLike[str] | None = None, what: str = "output file") -> None:
         """Print the result in ``fmt``, or write it atomically to ``output`` (and print nothing).
 
@@ -342,8 +329,7 @@ class Result:
         output : path-like, optional
             The file (:func:`tealeaves._io.atomic_write`: an existing file is replaced whole, a failed
             write leaves it as it was).
-        what : str, default "output file"
-            What the file is, for error messages.
+        %(output_what)s
 
         Raises
         ------

@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError, naming
 
 T = TypeVar("T")
@@ -49,6 +50,7 @@ def _got(value: object) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
+@shared_doc
 def check_int(value: object, name: str, *, min_value: int | None = None, max_value: int | None = None,
               allow_str: bool = False) -> int:
     """Return ``value`` as an ``int`` if it is a whole number within ``[min_value, max_value]``.
@@ -57,16 +59,12 @@ def check_int(value: object, name: str, *, min_value: int | None = None, max_val
 
     Parameters
     ----------
-    value : object
-        The value to check.
-    name : str
-        The parameter's name, for the error message.
+    %(check_value)s %(check_name)s
     min_value : int or None, default None
         Smallest value allowed (None: no bound).
     max_value : int or None, default None
         Largest value allowed (None: no bound).
-    allow_str : bool, default False
-        Accept a numeric string (command-line values).
+    %(check_allow_str)s
 
     Returns
     -------
@@ -103,6 +101,7 @@ def _suffix(min_value: float | None, max_value: float | None) -> str:
     return f" {b}" if b else ""
 
 
+@shared_doc
 def check_float(value: object, name: str, *, min_value: float | None = None,
                 max_value: float | None = None, include_min: bool = True, include_max: bool = True,
                 allow_str: bool = False) -> float:
@@ -110,20 +109,15 @@ def check_float(value: object, name: str, *, min_value: float | None = None,
 
     Parameters
     ----------
-    value : object
-        The value to check (booleans are refused).
-    name : str
-        The parameter's name, for the error message.
+    %(check_number)s %(check_name)s
     min_value : float or None, default None
         Lower bound (None: none).
     max_value : float or None, default None
         Upper bound (None: none).
-    include_min : bool, default True
-        Whether ``min_value`` itself is allowed.
+    %(check_include_min)s
     include_max : bool, default True
         Whether ``max_value`` itself is allowed.
-    allow_str : bool, default False
-        Accept a numeric string (command-line values).
+    %(check_allow_str)s
 
     Returns
     -------
@@ -154,6 +148,7 @@ def check_float(value: object, name: str, *, min_value: float | None = None,
     return value
 
 
+@shared_doc
 def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -> int | float:
     """A document count (a whole number >= 0) or a share of the documents (a float in (0, 1]).
 
@@ -161,14 +156,7 @@ def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -
     decides, so ``1`` is one document and ``1.0`` all of them.  A command-line value is a
     count when written as a whole number (``5``), else a share (``0.5``, ``1.0``).
 
-    Parameters
-    ----------
-    value : object
-        The value to check (booleans are refused).
-    name : str
-        The parameter's name, for the error message.
-    allow_str : bool, default False
-        Accept a numeric string (command-line values).
+    Parameters: %(check_number)s %(check_name)s %(check_allow_str)s
 
     Returns
     -------
@@ -210,15 +198,13 @@ def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -
                          f"documents (a number > 0 and <= 1), got {_got(value)}")
 
 
+@shared_doc
 def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
     """Return ``value`` if it is one of ``choices``; otherwise list them.
 
     Parameters
     ----------
-    value : object
-        The value to check.
-    name : str
-        The parameter's name, for the error message.
+    %(check_value)s %(check_name)s
     choices : sequence
         The allowed values.
 
@@ -319,6 +305,7 @@ def first_duplicate(values: Iterable[T]) -> T | None:
     return None
 
 
+@shared_doc
 def check_unique(values: Iterable[T], name: str) -> list[T]:
     """Return ``values`` as a list, refusing duplicates (naming the first one).
 
@@ -326,8 +313,7 @@ def check_unique(values: Iterable[T], name: str) -> list[T]:
     ----------
     values : iterable
         Hashable values.
-    name : str
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns
     -------
@@ -380,6 +366,7 @@ def int_arg(min_value: int | None = None, max_value: int | None = None, name: st
     return _arg(lambda s: check_int(s, name, min_value=min_value, max_value=max_value, allow_str=True))
 
 
+@shared_doc
 def float_arg(min_value: float | None = None, max_value: float | None = None, name: str = "value",
               include_min: bool = True) -> Callable[[str], float]:
     """An argparse ``type`` accepting finite numbers within bounds.
@@ -392,8 +379,7 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
         Upper bound.
     name : str, default "value"
         The name in the error message.
-    include_min : bool, default True
-        Whether ``min_value`` itself is allowed.
+    %(check_include_min)s
 
     Returns
     -------
@@ -430,6 +416,7 @@ def check_path(value: object, name: str = "path") -> str:
     return value
 
 
+@shared_doc
 def path_arg(name: str = "path") -> Callable[[str], str]:
     """An argparse ``type`` accepting non-empty paths (see :func:`check_path`).
 
@@ -438,10 +425,7 @@ def path_arg(name: str = "path") -> Callable[[str], str]:
     name : str, default "path"
         The name in the error message.
 
-    Returns
-    -------
-    callable
-        ``str -> str``, raising ``argparse.ArgumentTypeError``.
+    Returns: %(returns_str_arg)s
     """
     return _arg(lambda s: check_path(s, name))
 
@@ -476,6 +460,7 @@ def check_name(value: object, name: str = "name") -> str:
     return value
 
 
+@shared_doc
 def name_arg(name: str = "name") -> Callable[[str], str]:
     """An argparse ``type`` accepting reference names (see :func:`check_name`).
 
@@ -484,10 +469,7 @@ def name_arg(name: str = "name") -> Callable[[str], str]:
     name : str, default "name"
         The name in the error message.
 
-    Returns
-    -------
-    callable
-        ``str -> str``, raising ``argparse.ArgumentTypeError``.
+    Returns: %(returns_str_arg)s
     """
     return _arg(lambda s: check_name(s, name))
 

@@ -15,52 +15,31 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "CooccurrenceCounts": "core",
-    "count_documents": "core",
-    "count_windows": "core",
-    "document_counts": "core",
-    "intersect_count": "core",
-    "pair_document_counts": "core",
-    "SettingsError": "errors",
-    "TopicError": "errors",
-    "ZeroCooccurrenceError": "errors",
-    "AlignedIndex": "tealeaves.index.aligned",
-    "ReferenceIndex": "tealeaves.index.reference",
-    "build_index": "tealeaves.index.build",
-    "index_from_token_lists": "tealeaves.index.build",
-    "Coherence": "measure",
-    "CoherenceResult": "measure",
-    "TopicScore": "measure",
-    "coherence": "measure",
-    "coherence_records": "measure",
-    "score_counts": "measure",
-    "PRESETS": "presets",
-    "MeasureSpec": "presets",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.coherence.core import (
-        CooccurrenceCounts,
-        count_documents,
-        count_windows,
-        document_counts,
-        intersect_count,
-        pair_document_counts,
-    )
-    from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
-    from tealeaves.coherence.measure import (
-        Coherence,
-        CoherenceResult,
-        TopicScore,
-        coherence,
-        coherence_records,
-        score_counts,
-    )
-    from tealeaves.coherence.presets import PRESETS, MeasureSpec
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.coherence.core import CooccurrenceCounts
+    from tealeaves.coherence.core import count_documents
+    from tealeaves.coherence.core import count_windows
+    from tealeaves.coherence.core import document_counts
+    from tealeaves.coherence.core import intersect_count
+    from tealeaves.coherence.core import pair_document_counts
+    from tealeaves.coherence.errors import SettingsError
+    from tealeaves.coherence.errors import TopicError
+    from tealeaves.coherence.errors import ZeroCooccurrenceError
+    from tealeaves.coherence.measure import Coherence
+    from tealeaves.coherence.measure import CoherenceResult
+    from tealeaves.coherence.measure import TopicScore
+    from tealeaves.coherence.measure import coherence
+    from tealeaves.coherence.measure import coherence_records
+    from tealeaves.coherence.measure import score_counts
+    from tealeaves.coherence.presets import MeasureSpec
+    from tealeaves.coherence.presets import PRESETS
     from tealeaves.index.aligned import AlignedIndex
-    from tealeaves.index.build import build_index, index_from_token_lists
+    from tealeaves.index.build import build_index
+    from tealeaves.index.build import index_from_token_lists
     from tealeaves.index.reference import ReferenceIndex
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

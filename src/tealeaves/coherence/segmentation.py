@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.coherence.errors import SettingsError
 
 Segment = tuple[tuple[int, ...], tuple[int, ...]]
@@ -94,15 +95,11 @@ def _masks_cached(name: str, k: int) -> Masks:
     return a, b
 
 
+@shared_doc
 def segment_masks(name: str, k: int) -> Masks:
     """``(W' masks, W* masks)`` of a ``k``-word topic under segmentation ``name`` (read-only arrays).
 
-    Parameters
-    ----------
-    name : str
-        A key of :data:`SEGMENTATIONS`.
-    k : int
-        The number of ranked words.
+    Parameters: %(segmentation_name)s %(segmentation_k)s
 
     Returns
     -------
@@ -118,15 +115,11 @@ def segment_masks(name: str, k: int) -> Masks:
     return _masks_cached(name, int(k))
 
 
+@shared_doc
 def segment(name: str, k: int) -> list[Segment]:
     """The segments of a ``k``-word topic under segmentation ``name``, as tuples of positions.
 
-    Parameters
-    ----------
-    name : str
-        A key of :data:`SEGMENTATIONS`.
-    k : int
-        The number of ranked words.
+    Parameters: %(segmentation_name)s %(segmentation_k)s
 
     Returns
     -------

@@ -33,125 +33,65 @@ exposes its tables as pandas DataFrames. Names are exported lazily (:mod:`tealea
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "Score": "_common",
-    "inverted_rbo": "diversity",
-    "jaccard": "diversity",
-    "mean_pairwise_jaccard": "diversity",
-    "rbo": "diversity",
-    "topic_diversity": "diversity",
-    "ConsensusResult": "consensus",
-    "consensus_topics": "consensus",
-    "log_odds_ratio": "divergence",
-    "topic_pair_kl": "divergence",
-    "WordVectors": "embedding",
-    "embedding_coherence": "embedding",
-    "read_vectors": "embedding",
-    "train_vectors": "embedding",
-    "we_irbo": "embedding",
-    "we_similarity": "embedding",
-    "IncomparableError": "errors",
-    "KCHOICE_DIRECTIONS": "kchoice",
-    "arun2010": "kchoice",
-    "cao_juan2009": "kchoice",
-    "deveaud2014": "kchoice",
-    "exclusivity": "kchoice",
-    "frex_scores": "kchoice",
-    "frex_words": "kchoice",
-    "griffiths2004": "kchoice",
-    "log_likelihood_trace": "kchoice",
-    "top_topics": "kchoice",
-    "FLAGS": "flags",
-    "FlagReport": "flags",
-    "TopicFlag": "flags",
-    "background_flags": "flags",
-    "few_documents_flags": "flags",
-    "flag_topics": "flags",
-    "low_coherence_flags": "flags",
-    "low_recurrence_flags": "flags",
-    "mixed_flags": "flags",
-    "mixed_topic": "flags",
-    "word_groups": "flags",
-    "octis_measures": "octis",
-    "classification_scores": "labels",
-    "clustering_scores": "labels",
-    "METRICS": "matching",
-    "TopicMatching": "matching",
-    "match_topics": "matching",
-    "similarity_matrix": "matching",
-    "PairedDifference": "paired",
-    "coherence_difference": "paired",
-    "likelihood_difference": "paired",
-    "same_heldout": "paired",
-    "kl_divergence": "significance",
-    "topic_significance": "significance",
-    "DEFAULT_THRESHOLDS": "stability",
-    "StabilityResult": "stability",
-    "stability_by_k": "stability",
-    "topic_stability": "stability",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
     from tealeaves.comparison._common import Score
-    from tealeaves.comparison.consensus import ConsensusResult, consensus_topics
-    from tealeaves.comparison.divergence import log_odds_ratio, topic_pair_kl
-    from tealeaves.comparison.diversity import (
-        inverted_rbo,
-        jaccard,
-        mean_pairwise_jaccard,
-        rbo,
-        topic_diversity,
-    )
-    from tealeaves.comparison.embedding import (
-        WordVectors,
-        embedding_coherence,
-        read_vectors,
-        train_vectors,
-        we_irbo,
-        we_similarity,
-    )
+    from tealeaves.comparison.consensus import ConsensusResult
+    from tealeaves.comparison.consensus import consensus_topics
+    from tealeaves.comparison.divergence import log_odds_ratio
+    from tealeaves.comparison.divergence import topic_pair_kl
+    from tealeaves.comparison.diversity import inverted_rbo
+    from tealeaves.comparison.diversity import jaccard
+    from tealeaves.comparison.diversity import mean_pairwise_jaccard
+    from tealeaves.comparison.diversity import rbo
+    from tealeaves.comparison.diversity import topic_diversity
+    from tealeaves.comparison.embedding import WordVectors
+    from tealeaves.comparison.embedding import embedding_coherence
+    from tealeaves.comparison.embedding import read_vectors
+    from tealeaves.comparison.embedding import train_vectors
+    from tealeaves.comparison.embedding import we_irbo
+    from tealeaves.comparison.embedding import we_similarity
     from tealeaves.comparison.errors import IncomparableError
-    from tealeaves.comparison.flags import (
-        FLAGS,
-        FlagReport,
-        TopicFlag,
-        background_flags,
-        few_documents_flags,
-        flag_topics,
-        low_coherence_flags,
-        low_recurrence_flags,
-        mixed_flags,
-        mixed_topic,
-        word_groups,
-    )
-    from tealeaves.comparison.kchoice import (
-        KCHOICE_DIRECTIONS,
-        arun2010,
-        cao_juan2009,
-        deveaud2014,
-        exclusivity,
-        frex_scores,
-        frex_words,
-        griffiths2004,
-        log_likelihood_trace,
-        top_topics,
-    )
-    from tealeaves.comparison.labels import classification_scores, clustering_scores
-    from tealeaves.comparison.matching import METRICS, TopicMatching, match_topics, similarity_matrix
+    from tealeaves.comparison.flags import FLAGS
+    from tealeaves.comparison.flags import FlagReport
+    from tealeaves.comparison.flags import TopicFlag
+    from tealeaves.comparison.flags import background_flags
+    from tealeaves.comparison.flags import few_documents_flags
+    from tealeaves.comparison.flags import flag_topics
+    from tealeaves.comparison.flags import low_coherence_flags
+    from tealeaves.comparison.flags import low_recurrence_flags
+    from tealeaves.comparison.flags import mixed_flags
+    from tealeaves.comparison.flags import mixed_topic
+    from tealeaves.comparison.flags import word_groups
+    from tealeaves.comparison.kchoice import KCHOICE_DIRECTIONS
+    from tealeaves.comparison.kchoice import arun2010
+    from tealeaves.comparison.kchoice import cao_juan2009
+    from tealeaves.comparison.kchoice import deveaud2014
+    from tealeaves.comparison.kchoice import exclusivity
+    from tealeaves.comparison.kchoice import frex_scores
+    from tealeaves.comparison.kchoice import frex_words
+    from tealeaves.comparison.kchoice import griffiths2004
+    from tealeaves.comparison.kchoice import log_likelihood_trace
+    from tealeaves.comparison.kchoice import top_topics
+    from tealeaves.comparison.labels import classification_scores
+    from tealeaves.comparison.labels import clustering_scores
+    from tealeaves.comparison.matching import METRICS
+    from tealeaves.comparison.matching import TopicMatching
+    from tealeaves.comparison.matching import match_topics
+    from tealeaves.comparison.matching import similarity_matrix
     from tealeaves.comparison.octis import octis_measures
-    from tealeaves.comparison.paired import (
-        PairedDifference,
-        coherence_difference,
-        likelihood_difference,
-        same_heldout,
-    )
-    from tealeaves.comparison.significance import kl_divergence, topic_significance
-    from tealeaves.comparison.stability import (
-        DEFAULT_THRESHOLDS,
-        StabilityResult,
-        stability_by_k,
-        topic_stability,
-    )
+    from tealeaves.comparison.paired import PairedDifference
+    from tealeaves.comparison.paired import coherence_difference
+    from tealeaves.comparison.paired import likelihood_difference
+    from tealeaves.comparison.paired import same_heldout
+    from tealeaves.comparison.significance import kl_divergence
+    from tealeaves.comparison.significance import topic_significance
+    from tealeaves.comparison.stability import DEFAULT_THRESHOLDS
+    from tealeaves.comparison.stability import StabilityResult
+    from tealeaves.comparison.stability import stability_by_k
+    from tealeaves.comparison.stability import topic_stability
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -5,40 +5,27 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "AlignedCorpus": "aligned",
-    "default_preprocessor": "aligned",
-    "normalize_language": "aligned",
-    "Corpus": "corpus",
-    "LETTERS_PATTERN": "preprocess",
-    "Preprocessor": "preprocess",
-    "RawDocuments": "readers",
-    "read_corpus": "readers",
-    "read_stop_words": "readers",
-    "read_jsonl": "readers",
-    "read_text_folder": "readers",
-    "read_token_lines": "readers",
-    "REUTERS_RECIPE": "reuters",
-    "load_reuters_modapte": "reuters",
-    "modapte_split": "reuters",
-    "read_reuters": "reuters",
-    "Vocabulary": "vocabulary",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor, normalize_language
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.corpus.aligned import AlignedCorpus
+    from tealeaves.corpus.aligned import default_preprocessor
+    from tealeaves.corpus.aligned import normalize_language
     from tealeaves.corpus.corpus import Corpus
-    from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor
-    from tealeaves.corpus.readers import (
-        RawDocuments,
-        read_corpus,
-        read_jsonl,
-        read_stop_words,
-        read_text_folder,
-        read_token_lines,
-    )
-    from tealeaves.corpus.reuters import REUTERS_RECIPE, load_reuters_modapte, modapte_split, read_reuters
+    from tealeaves.corpus.preprocess import LETTERS_PATTERN
+    from tealeaves.corpus.preprocess import Preprocessor
+    from tealeaves.corpus.readers import RawDocuments
+    from tealeaves.corpus.readers import read_corpus
+    from tealeaves.corpus.readers import read_jsonl
+    from tealeaves.corpus.readers import read_stop_words
+    from tealeaves.corpus.readers import read_text_folder
+    from tealeaves.corpus.readers import read_token_lines
+    from tealeaves.corpus.reuters import REUTERS_RECIPE
+    from tealeaves.corpus.reuters import load_reuters_modapte
+    from tealeaves.corpus.reuters import modapte_split
+    from tealeaves.corpus.reuters import read_reuters
     from tealeaves.corpus.vocabulary import Vocabulary
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
+from tealeaves._docs import shared_doc
 from tealeaves.corpus._marks import MARKS
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
@@ -74,6 +75,7 @@ def _rehash(w_hash, n_words, cap):
 
 
 @numba.njit(cache=True)
+@shared_doc
 def letter_runs(codes, ends, kinds, bits, head_len):
     """Runs of ``codes`` that the letters pattern matches.
 
@@ -98,10 +100,7 @@ def letter_runs(codes, ends, kinds, bits, head_len):
 
     Returns
     -------
-    ids : numpy.ndarray
-        The word number of every match, in order.
-    counts : numpy.ndarray
-        The number of matches of each text.
+    %(returns_scan_ids)s %(returns_scan_counts)s
     starts : numpy.ndarray
         Where (in ``codes``) each distinct word first occurs.
     lengths : numpy.ndarray
@@ -217,6 +216,7 @@ def word_blob(codes, starts, sizes, out):
     return out
 
 
+@shared_doc
 def scan_letters(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``(ids, counts, words)`` of the letters pattern's matches in ``texts`` (see :func:`letter_runs`).
 
@@ -227,10 +227,7 @@ def scan_letters(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
 
     Returns
     -------
-    ids : numpy.ndarray
-        The word number of every match, in order.
-    counts : numpy.ndarray
-        The number of matches of each text.
+    %(returns_scan_ids)s %(returns_scan_counts)s
     words : list of str
         The distinct words, by number.
     """

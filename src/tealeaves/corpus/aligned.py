@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import LETTERS_PATTERN, Preprocessor, check_segmented, letter_counts
 from tealeaves.errors import EmptyInputError, InputFormatError, LanguageMismatchError, UnknownLanguageError
@@ -51,6 +52,7 @@ LANGUAGE_ALIASES: dict[str, str] = {
 }
 
 
+@shared_doc
 def normalize_language(code: str) -> str:
     """Map a language code (``eng``, ``eng_Latn``, ``eng-US``, ``fil``, ``zho_Hans``...) to ``en``, ``tl``...
 
@@ -62,10 +64,7 @@ def normalize_language(code: str) -> str:
     code : str
         A spelling of :data:`LANGUAGE_ALIASES` (case-insensitive).
 
-    Returns
-    -------
-    str
-        The canonical code.
+    Returns: %(returns_canonical_code)s
 
     Raises
     ------
@@ -88,6 +87,7 @@ def normalize_language(code: str) -> str:
 LANGUAGE_CODE_PATTERN = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z]{2,8})*")
 
 
+@shared_doc
 def language_code(code: str) -> str:
     """The language-code rule of every input whose languages the user chooses.
 
@@ -107,10 +107,7 @@ def language_code(code: str) -> str:
     code : str
         The code as given.
 
-    Returns
-    -------
-    str
-        The canonical code.
+    Returns: %(returns_canonical_code)s
 
     Raises
     ------
@@ -368,23 +365,18 @@ class AlignedCorpus:
     def n_tuples(self) -> int:
         return len(self.ids)
 
+    @shared_doc
     def vocabulary(self, lang: str):
         """The vocabulary of language ``lang``.
 
-        Parameters
-        ----------
-        lang : str
-            A language of the corpus.
+        Parameters: %(aligned_lang)s
 
         Returns
         -------
         Vocabulary
             Its vocabulary.
 
-        Raises
-        ------
-        LanguageMismatchError
-            If ``lang`` is not in the corpus.
+        Raises: %(raises_lang_missing)s
         """
         return self.corpora[self._check_language(lang)].vocabulary
 
@@ -411,23 +403,18 @@ class AlignedCorpus:
             )
         return lang
 
+    @shared_doc
     def language(self, lang: str) -> Corpus:
         """The documents of ``lang`` present in some tuple, as a monolingual corpus.
 
-        Parameters
-        ----------
-        lang : str
-            A language of the corpus.
+        Parameters: %(aligned_lang)s
 
         Returns
         -------
         Corpus
             Its present documents, with the tuples' labels.
 
-        Raises
-        ------
-        LanguageMismatchError
-            If ``lang`` is not in the corpus.
+        Raises: %(raises_lang_missing)s
         """
         self._check_language(lang)
         idx = np.flatnonzero(self.present[lang])

@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus.vocabulary import Vocabulary
 from tealeaves.errors import EmptyInputError, InputFormatError
 
@@ -80,6 +81,7 @@ class Corpus:
 
     # -- construction -------------------------------------------------------
     @classmethod
+    @shared_doc
     def from_token_lists(
         cls,
         documents: Iterable[Sequence[str]],
@@ -95,8 +97,7 @@ class Corpus:
             The tokenised documents.
         vocabulary : Vocabulary or None, default None
             The vocabulary to encode over; None builds one from the documents themselves.
-        ids : sequence of str or None, default None
-            One id per document (None: ``"0"``, ``"1"``, ...).
+        %(corpus_ids)s
         labels : sequence or None, default None
             One label per document.
 
@@ -135,6 +136,7 @@ class Corpus:
         )
 
     @classmethod
+    @shared_doc
     def from_counts(
         cls,
         counts: np.ndarray | sp.spmatrix,
@@ -149,8 +151,7 @@ class Corpus:
             The ``D x V`` non-negative counts.
         vocabulary : Vocabulary or sequence of str
             The ``V`` words of the columns.
-        ids : sequence of str or None, default None
-            One id per document (None: ``"0"``, ``"1"``, ...).
+        %(corpus_ids)s
 
         Returns
         -------
@@ -219,13 +220,11 @@ class Corpus:
         """Number of tokens in each document."""
         return np.diff(self.offsets)
 
+    @shared_doc
     def document(self, d: int) -> np.ndarray:
         """Word ids of document ``d`` in their original order.
 
-        Parameters
-        ----------
-        d : int
-            The document's index.
+        Parameters: %(corpus_d)s
 
         Returns
         -------
@@ -234,13 +233,11 @@ class Corpus:
         """
         return self.tokens[self.offsets[d] : self.offsets[d + 1]]
 
+    @shared_doc
     def words(self, d: int) -> list[str]:
         """Tokens of document ``d`` as strings.
 
-        Parameters
-        ----------
-        d : int
-            The document's index.
+        Parameters: %(corpus_d)s
 
         Returns
         -------

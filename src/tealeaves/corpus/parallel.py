@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tealeaves import _io
+from tealeaves._docs import shared_doc
 from tealeaves.corpus.aligned import (
     AlignedCorpus,
     LanguageMismatchError,
@@ -440,6 +441,7 @@ SIB_LABELS: tuple[str, ...] = (
 )
 
 
+@shared_doc
 def flores_documents(languages: Sequence[str], split: str | None = None) -> ParallelTexts:
     """FLORES-200 documents aligned across languages, labelled with SIB-200 topics.
 
@@ -451,8 +453,7 @@ def flores_documents(languages: Sequence[str], split: str | None = None) -> Para
 
     Parameters
     ----------
-    languages : sequence of str
-        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+    %(parallel_languages)s
     split : str or None, default None
         Keep only ``"dev"`` or ``"devtest"``; None keeps both.
 
@@ -463,10 +464,7 @@ def flores_documents(languages: Sequence[str], split: str | None = None) -> Para
 
     Raises
     ------
-    EmptyInputError
-        If no language is requested.
-    LanguageMismatchError
-        If the corpus has no text in a requested language.
+    %(raises_no_language)s %(raises_language_missing)s
     TealeavesError
         If ``split`` is not ``"dev"`` or ``"devtest"``.
     """
@@ -495,6 +493,7 @@ NTREX_FILES: dict[str, str] = {
 }
 
 
+@shared_doc
 def read_line_aligned(
     files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " ",
     encoding: str | None = None,
@@ -506,25 +505,18 @@ def read_line_aligned(
 
     Parameters
     ----------
-    files : mapping of str to (str or Path)
-        Language code to its line-aligned file.
+    %(parallel_files)s
     doc_ids : str or Path or sequence of str
         A file with one document id per line (the first tab-separated field), or
         the list itself.
-    separator : str, default " "
-        Joins a document's sentences.
-    encoding : str or None, default None
-        Every file's encoding (None: UTF-8).
+    %(parallel_separator)s %(parallel_encoding)s
 
     Returns
     -------
     ParallelTexts
         The documents; a document with no sentence in a language is ``None`` there.
 
-    Raises
-    ------
-    ParallelFormatError
-        If an id recurs after other documents or a file has another number of lines than ids.
+    Raises: %(raises_parallel_format)s
     """
     langs = [language_code(x) for x in files]
     order: list[str] = []
@@ -539,6 +531,7 @@ def read_line_aligned(
 _ID_FIX = "blank lines of the document-id file are skipped: give every line an id"
 
 
+@shared_doc
 def iter_line_aligned(
     files: Mapping[str, str | Path], doc_ids: str | Path | Sequence[str], separator: str = " ",
     encoding: str | None = None,
@@ -549,24 +542,17 @@ def iter_line_aligned(
 
     Parameters
     ----------
-    files : mapping of str to (str or Path)
-        Language code to its line-aligned file.
+    %(parallel_files)s
     doc_ids : str or Path or sequence of str
         A document-id file (blank lines skipped) or the ids themselves.
-    separator : str, default " "
-        Joins a document's sentences.
-    encoding : str or None, default None
-        Every file's encoding (None: UTF-8).
+    %(parallel_separator)s %(parallel_encoding)s
 
     Yields
     ------
     tuple of (str, dict of str to (str or None))
         ``(document id, {language: text or None})``.
 
-    Raises
-    ------
-    ParallelFormatError
-        If an id recurs after other documents or a file has another number of lines than ids.
+    Raises: %(raises_parallel_format)s
     """
     if isinstance(doc_ids, (str, Path)):
         path = _resolve(doc_ids)
@@ -637,25 +623,15 @@ def ntrex_documents(languages: Sequence[str]) -> ParallelTexts:
 TICO_LANGUAGES = ("en", "am", "tl", "zh")
 
 
+@shared_doc
 def tico19_documents(languages: Sequence[str]) -> ParallelTexts:
     """TICO-19: 31 COVID-19 documents (medical, Wikipedia, news) in en, am, tl, zh.
 
-    Parameters
-    ----------
-    languages : sequence of str
-        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+    Parameters: %(parallel_languages)s
 
-    Returns
-    -------
-    ParallelTexts
-        The documents.
+    Returns: %(returns_parallel)s
 
-    Raises
-    ------
-    EmptyInputError
-        If no language is requested.
-    LanguageMismatchError
-        If the corpus has no text in a requested language.
+    Raises: %(raises_no_language)s %(raises_language_missing)s
     """
     langs = _languages(languages, dict.fromkeys(TICO_LANGUAGES), "TICO-19")
     files = {x: f"parallel/tico19/docs/{x}.jsonl" for x in langs}
@@ -668,25 +644,15 @@ UDHR_FILES: dict[str, str] = {
 }
 
 
+@shared_doc
 def udhr_articles(languages: Sequence[str]) -> ParallelTexts:
     """The Universal Declaration of Human Rights: 31 documents (preamble + 30 articles).
 
-    Parameters
-    ----------
-    languages : sequence of str
-        Language codes (any alias of :func:`~tealeaves.corpus.aligned.normalize_language`).
+    Parameters: %(parallel_languages)s
 
-    Returns
-    -------
-    ParallelTexts
-        The documents.
+    Returns: %(returns_parallel)s
 
-    Raises
-    ------
-    EmptyInputError
-        If no language is requested.
-    LanguageMismatchError
-        If the corpus has no text in a requested language.
+    Raises: %(raises_no_language)s %(raises_language_missing)s
     """
     langs = _languages(languages, UDHR_FILES, "the UDHR")
     files = {x: f"parallel/udhr/{UDHR_FILES[x]}.articles.jsonl" for x in langs}

@@ -21,6 +21,7 @@ from itertools import chain
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import naming
 from tealeaves.corpus._marks import BMP_MARKS, MARK_PATTERN
 from tealeaves.corpus.corpus import Corpus
@@ -244,6 +245,7 @@ class Preprocessor:
         return scan
 
     # -- fitting ------------------------------------------------------------
+    @shared_doc
     def fit(self, texts: Iterable[str]) -> Preprocessor:
         """Choose the vocabulary from training texts.
 
@@ -257,10 +259,7 @@ class Preprocessor:
         Preprocessor
             ``self``, fitted.
 
-        Raises
-        ------
-        EmptyInputError
-            If there are no texts or no word survives the pruning.
+        Raises: %(raises_nothing_survives)s
         """
         self._fit_tokens([self.tokenize(t) for t in texts])
         return self
@@ -332,6 +331,7 @@ class Preprocessor:
                 f"{max(df.values())} documents)", fix="relax `min_df` and `max_df`"), "min_df", "max_df")
         return sorted(kept)
 
+    @shared_doc
     def transform(
         self,
         texts: Iterable[str],
@@ -344,15 +344,9 @@ class Preprocessor:
         ----------
         texts : iterable of str
             The texts.
-        ids : sequence of str or None, default None
-            One id per text (None: ``"0"``, ``"1"``, ...).
-        labels : sequence or None, default None
-            One label per text.
+        %(text_ids)s %(text_labels)s
 
-        Returns
-        -------
-        Corpus
-            The encoded texts, with ``metadata["preprocessing"]`` set to :meth:`get_params`.
+        Returns: %(returns_encoded)s
 
         Raises
         ------
@@ -366,6 +360,7 @@ class Preprocessor:
         corpus.metadata["preprocessing"] = self.get_params()
         return corpus
 
+    @shared_doc
     def fit_transform(
         self,
         texts: Sequence[str],
@@ -378,20 +373,11 @@ class Preprocessor:
         ----------
         texts : sequence of str
             The training texts.
-        ids : sequence of str or None, default None
-            One id per text (None: ``"0"``, ``"1"``, ...).
-        labels : sequence or None, default None
-            One label per text.
+        %(text_ids)s %(text_labels)s
 
-        Returns
-        -------
-        Corpus
-            The encoded texts, with ``metadata["preprocessing"]`` set to :meth:`get_params`.
+        Returns: %(returns_encoded)s
 
-        Raises
-        ------
-        EmptyInputError
-            If there are no texts or no word survives the pruning.
+        Raises: %(raises_nothing_survives)s
         """
         docs = [self.tokenize(t) for t in texts]
         self._fit_tokens(docs)
@@ -737,6 +723,7 @@ TEXT_FIX = ("segment it into space-separated words first (Chinese e.g. with jieb
             "'tealeaves[zh]'); a one-language reference is split at spaces and punctuation only")
 
 
+@shared_doc
 def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGNED_FIX) -> None:
     """Refuse a text more than :data:`UNSEGMENTED_SHARE` of whose letters are in over-long tokens.
 
@@ -757,10 +744,7 @@ def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGN
         :data:`ALIGNED_FIX` (a language code chooses the tokeniser) or
         :data:`TEXT_FIX` (one-language builds).
 
-    Raises
-    ------
-    UnsegmentedTextError
-        If the text looks unsegmented.
+    Raises: %(raises_unsegmented)s
     """
     if letters and long_letters > UNSEGMENTED_SHARE * letters:
         raise UnsegmentedTextError(
@@ -771,6 +755,7 @@ def check_segmented(letters: int, long_letters: int, what: str, fix: str = ALIGN
             fix=fix)
 
 
+@shared_doc
 def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNED_FIX) -> dict:
     """The :func:`letter_counts` of the parts of a build (chunks, shards) summed, refusing unsegmented text.
 
@@ -791,10 +776,7 @@ def segmentation(counts: Iterable[tuple[int, int]], what: str, fix: str = ALIGNE
     dict
         ``letters``, ``long_token_letters`` and ``long_token`` (:data:`LONG_TOKEN`).
 
-    Raises
-    ------
-    UnsegmentedTextError
-        If the text looks unsegmented.
+    Raises: %(raises_unsegmented)s
     """
     counts = list(counts)
     letters, long_letters = sum(c[0] for c in counts), sum(c[1] for c in counts)

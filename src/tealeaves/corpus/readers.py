@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tealeaves import _io
+from tealeaves._docs import shared_doc
 from tealeaves.corpus.corpus import Corpus
 from tealeaves.corpus.preprocess import Preprocessor
 from tealeaves.corpus.vocabulary import Vocabulary
@@ -118,6 +119,7 @@ def text_folder_files(root: Path, glob: str = "**/*") -> list[Path]:
                   if f.is_file() and not any(part.startswith(".") for part in f.relative_to(root).parts))
 
 
+@shared_doc
 def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = None) -> RawDocuments:
     """Read every file under ``path`` matching ``glob`` as one document.
 
@@ -130,8 +132,7 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = 
         The folder.
     glob : str, default "**/*"
         The pattern the files match.
-    encoding : str or None, default None
-        The files' encoding (None: UTF-8, a byte-order mark removed).
+    %(files_encoding)s
 
     Returns
     -------
@@ -140,8 +141,7 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = 
 
     Raises
     ------
-    InputNotFoundError
-        If ``path`` does not exist.
+    %(raises_path_missing)s
     InputFormatError
         If ``path`` is not a folder.
     EmptyInputError
@@ -160,6 +160,7 @@ def read_text_folder(path: PathLike, glob: str = "**/*", encoding: str | None = 
     return RawDocuments(texts, [f.relative_to(root).as_posix() for f in files])
 
 
+@shared_doc
 def read_jsonl(
     path: PathLike,
     text_field: str = "text",
@@ -184,8 +185,7 @@ def read_jsonl(
         the 1-based line numbers.
     label_field : str or None, default None
         When given, the field read as each document's label.
-    encoding : str or None, default None
-        The files' encoding (None: UTF-8, a byte-order mark removed).
+    %(files_encoding)s
 
     Returns
     -------
@@ -273,17 +273,16 @@ def _check_unique(ids: Sequence[str], path: Path) -> None:
         seen.add(i)
 
 
+@shared_doc
 def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") -> list[str]:
     """The lines of a text file (:func:`split_lines`) read under the :mod:`tealeaves._io` policy.
 
     Parameters
     ----------
-    path : path-like
-        The file.
+    %(file_path)s
     encoding : str or None, default None
         Its encoding (None: UTF-8).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_what)s
 
     Returns
     -------
@@ -293,18 +292,14 @@ def read_lines(path: PathLike, encoding: str | None = None, what: str = "file") 
     return _io.read_lines(path, encoding, what)
 
 
+@shared_doc
 def read_stop_words(path: PathLike, encoding: str | None = None) -> list[str]:
     """The stop words of a file of one word per line (blank lines skipped, spaces around a word removed).
 
     The words are given to :class:`~tealeaves.corpus.Preprocessor` as ``stop_words``
     (lowercased with the text when it lowercases).
 
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
+    Parameters: %(file_path)s %(file_encoding)s
 
     Returns
     -------
@@ -313,8 +308,7 @@ def read_stop_words(path: PathLike, encoding: str | None = None) -> list[str]:
 
     Raises
     ------
-    InputNotFoundError
-        If the file does not exist.
+    %(raises_file_missing)s
     InputEncodingError
         If it is not text in the encoding (e.g. a binary file).
     CorpusFormatError
@@ -355,6 +349,7 @@ def _line_ids(ids_path: PathLike | None, n_docs: int, path: Path, encoding: str 
     return ids
 
 
+@shared_doc
 def read_token_lines(
     path: PathLike,
     ids_path: PathLike | None = None,
@@ -378,11 +373,7 @@ def read_token_lines(
     encoding : str or None, default None
         The files' encoding (None: UTF-8).
 
-    Returns
-    -------
-    Corpus
-        The documents, with ``metadata["source"]`` set to the path and, for raw text,
-        :attr:`Corpus.preprocessing` to the recipe (None for pre-tokenised lines).
+    Returns: %(returns_read_corpus)s
 
     Raises
     ------
@@ -401,6 +392,7 @@ def read_token_lines(
     return corpus
 
 
+@shared_doc
 def read_raw(
     path: PathLike,
     *,
@@ -417,32 +409,15 @@ def read_raw(
     ----------
     path : path-like
         A folder, a ``.jsonl``/``.ndjson`` file or a text file.
-    glob : str, default "**/*"
-        For a folder, the pattern the files match.
-    text_field : str, default "text"
-        The JSON Lines field holding the text.
-    id_field : str or None, default "id"
-        The field holding the id (None: 1-based line numbers).
-    label_field : str or None, default None
-        The field holding a label, if any.
-    ids_path : path-like or None, default None
-        For a one-document-per-line file, a file with one id per line (None: 1-based line numbers).
-    encoding : str or None, default None
-        The files' encoding (None: UTF-8, a byte-order mark removed).
+    %(corpus_glob)s %(corpus_text_field)s %(corpus_id_field)s %(corpus_label_field)s %(corpus_ids_path)s
+    %(files_encoding)s
 
     Returns
     -------
     RawDocuments
         The texts and ids.
 
-    Raises
-    ------
-    InputNotFoundError
-        If ``path`` does not exist.
-    EmptyInputError
-        If there is no document.
-    CorpusFormatError
-        If a file is malformed.
+    Raises: %(raises_path_missing)s %(raises_no_document)s %(raises_corpus_format)s
     """
     p = _existing(path, "corpus path")
     if p.is_dir():
@@ -475,6 +450,7 @@ def is_token_file(path: PathLike) -> bool:
     return p.is_file() and not p.name.lower().endswith(JSONL_SUFFIXES)
 
 
+@shared_doc
 def read_corpus(
     path: PathLike,
     preprocessor: Preprocessor | None = None,
@@ -502,35 +478,14 @@ def read_corpus(
     preprocessor : Preprocessor or None, default None
         Raw texts go through it (fitted: applied; unfitted: fitted on these
         documents; default: a fresh :class:`Preprocessor`).
-    glob : str, default "**/*"
-        For a folder, the pattern the files match.
-    text_field : str, default "text"
-        The JSON Lines field holding the text.
-    id_field : str or None, default "id"
-        The field holding the id (None: 1-based line numbers).
-    label_field : str or None, default None
-        The field holding a label, if any.
-    ids_path : path-like or None, default None
-        For a one-document-per-line file, a file with one id per line (None: 1-based line numbers).
+    %(corpus_glob)s %(corpus_text_field)s %(corpus_id_field)s %(corpus_label_field)s %(corpus_ids_path)s
     vocabulary : Vocabulary or None, default None
         For pre-tokenised lines, the vocabulary to encode over (None: built from the file).
-    encoding : str or None, default None
-        The files' encoding (None: UTF-8, a byte-order mark removed).
+    %(files_encoding)s
 
-    Returns
-    -------
-    Corpus
-        The documents, with ``metadata["source"]`` set to the path and, for raw text,
-        :attr:`Corpus.preprocessing` to the recipe (None for pre-tokenised lines).
+    Returns: %(returns_read_corpus)s
 
-    Raises
-    ------
-    InputNotFoundError
-        If ``path`` does not exist.
-    EmptyInputError
-        If there is no document.
-    CorpusFormatError
-        If a file is malformed.
+    Raises: %(raises_path_missing)s %(raises_no_document)s %(raises_corpus_format)s
     """
     p = _existing(path, "corpus path")
     if is_token_file(p) and preprocessor is None:

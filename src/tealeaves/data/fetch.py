@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import quote, urlsplit
 
+from tealeaves._docs import shared_doc
 from tealeaves._progress import Progress as _Progress
 from tealeaves._version import __version__
 from tealeaves.data.registry import Archive, Dataset, FileEntry
@@ -82,13 +83,11 @@ class FetchReport:
     present: list[str] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
 
+    @shared_doc
     def reason_for(self, path: str) -> str | None:
         """Why ``path`` (relative to the data set's folder) could not be fetched, or None.
 
-        Parameters
-        ----------
-        path : str
-            A path relative to the data set's folder.
+        Parameters: %(dataset_path)s
 
         Returns
         -------

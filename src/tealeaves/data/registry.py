@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError
 
 
@@ -120,13 +121,11 @@ class Dataset:
         """
         return data_path[len(self.folder) + 1:] if data_path.startswith(self.folder + "/") else ""
 
+    @shared_doc
     def file(self, path: str) -> FileEntry | None:
         """The entry of ``path`` (relative to the data set's folder), or None.
 
-        Parameters
-        ----------
-        path : str
-            A path relative to the data set's folder.
+        Parameters: %(dataset_path)s
 
         Returns
         -------

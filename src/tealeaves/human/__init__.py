@@ -17,54 +17,53 @@ first use.
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "Study": "study", "build_study": "study",
-    "validate_study": "schema", "StudyFormatError": "schema",
-    "StudyError": "items",
-    "export_items": "export", "write_long": "export",
-    "AnnotationApp": "app", "serve": "app",
-    "JudgmentStore": "store", "StoreError": "store", "StoreUnavailableError": "store",
-    "JudgmentResults": "results", "read_results": "results", "ResultsError": "results",
-    "import_survey": "survey", "describe_study": "survey", "save_judgments": "survey",
-    "score": "scoring", "model_precision": "scoring", "topic_log_odds": "scoring",
-    "krippendorff_alpha": "agreement", "split_half_reliability": "agreement", "spearman_brown": "agreement",
-    "AgreementUndefinedError": "agreement",
-    "correlate": "correlation", "bootstrap_ci": "correlation", "scatter_plot": "correlation",
-    "read_topic_table": "correlation", "topic_records": "correlation", "CorrelationError": "correlation",
-    "Responses": "resampling", "responses_for": "resampling", "reliability": "resampling",
-    "true_score_ci": "resampling", "disattenuated": "resampling",
-    "compare_measures": "comparison", "williams_t": "comparison", "by_group": "comparison",
-    "model_level": "comparison", "model_plot": "comparison",
-    "AutoIntrusion": "automatic", "auto_intrusion": "automatic",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.human.agreement import (
-        AgreementUndefinedError,
-        krippendorff_alpha,
-        spearman_brown,
-        split_half_reliability,
-    )
-    from tealeaves.human.app import AnnotationApp, serve
-    from tealeaves.human.automatic import AutoIntrusion, auto_intrusion
-    from tealeaves.human.comparison import by_group, compare_measures, model_level, model_plot, williams_t
-    from tealeaves.human.correlation import (
-        CorrelationError,
-        bootstrap_ci,
-        correlate,
-        read_topic_table,
-        scatter_plot,
-        topic_records,
-    )
-    from tealeaves.human.export import export_items, write_long
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.human.agreement import AgreementUndefinedError
+    from tealeaves.human.agreement import krippendorff_alpha
+    from tealeaves.human.agreement import spearman_brown
+    from tealeaves.human.agreement import split_half_reliability
+    from tealeaves.human.app import AnnotationApp
+    from tealeaves.human.app import serve
+    from tealeaves.human.automatic import AutoIntrusion
+    from tealeaves.human.automatic import auto_intrusion
+    from tealeaves.human.comparison import by_group
+    from tealeaves.human.comparison import compare_measures
+    from tealeaves.human.comparison import model_level
+    from tealeaves.human.comparison import model_plot
+    from tealeaves.human.comparison import williams_t
+    from tealeaves.human.correlation import CorrelationError
+    from tealeaves.human.correlation import bootstrap_ci
+    from tealeaves.human.correlation import correlate
+    from tealeaves.human.correlation import read_topic_table
+    from tealeaves.human.correlation import scatter_plot
+    from tealeaves.human.correlation import topic_records
+    from tealeaves.human.export import export_items
+    from tealeaves.human.export import write_long
     from tealeaves.human.items import StudyError
-    from tealeaves.human.resampling import Responses, disattenuated, reliability, responses_for, true_score_ci
-    from tealeaves.human.results import JudgmentResults, ResultsError, read_results
-    from tealeaves.human.schema import StudyFormatError, validate_study
-    from tealeaves.human.scoring import model_precision, score, topic_log_odds
-    from tealeaves.human.store import JudgmentStore, StoreError, StoreUnavailableError
-    from tealeaves.human.study import Study, build_study
-    from tealeaves.human.survey import describe_study, import_survey, save_judgments
+    from tealeaves.human.resampling import Responses
+    from tealeaves.human.resampling import disattenuated
+    from tealeaves.human.resampling import reliability
+    from tealeaves.human.resampling import responses_for
+    from tealeaves.human.resampling import true_score_ci
+    from tealeaves.human.results import JudgmentResults
+    from tealeaves.human.results import ResultsError
+    from tealeaves.human.results import read_results
+    from tealeaves.human.schema import StudyFormatError
+    from tealeaves.human.schema import validate_study
+    from tealeaves.human.scoring import model_precision
+    from tealeaves.human.scoring import score
+    from tealeaves.human.scoring import topic_log_odds
+    from tealeaves.human.store import JudgmentStore
+    from tealeaves.human.store import StoreError
+    from tealeaves.human.store import StoreUnavailableError
+    from tealeaves.human.study import Study
+    from tealeaves.human.study import build_study
+    from tealeaves.human.survey import describe_study
+    from tealeaves.human.survey import import_survey
+    from tealeaves.human.survey import save_judgments
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

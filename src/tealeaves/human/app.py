@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import urlsplit
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import loads_strict
 from tealeaves._params import naming
 from tealeaves._terminal import escape
@@ -77,6 +78,7 @@ class BadRequest(Exception):
         self.status, self.message, self.extra = status, message, extra
 
 
+@shared_doc
 class AnnotationApp:
     """The study, the judgment store and the per-annotator item orders behind the server.
 
@@ -85,8 +87,7 @@ class AnnotationApp:
 
     Parameters
     ----------
-    study : Study
-        The study annotated.
+    %(app_study)s
     store : JudgmentStore
         Where the judgments are stored.
 
@@ -103,13 +104,11 @@ class AnnotationApp:
         self._static = {name: resources.files("tealeaves.human").joinpath("static", name).read_bytes()
                         for name in STATIC}
 
+    @shared_doc
     def state(self, annotator: str) -> dict:
         """Progress of ``annotator`` and the next item they have not answered.
 
-        Parameters
-        ----------
-        annotator : str
-            The annotator's name.
+        Parameters: %(annotator)s
 
         Returns
         -------
@@ -125,13 +124,13 @@ class AnnotationApp:
                 "confidence": bool(self.study.settings.get("confidence")),
                 "item": None if nxt is None else self.study.public_item(nxt)}
 
+    @shared_doc
     def submit(self, annotator: str, body: object) -> tuple[int, dict]:
         """Validate and store one judgment; return the HTTP status and the JSON reply.
 
         Parameters
         ----------
-        annotator : str
-            The annotator's name.
+        %(annotator)s
         body : object
             The parsed request body (:func:`parse_body`).
 
@@ -204,6 +203,7 @@ class AnnotationApp:
             raise BadRequest(bad, f"response {str(raw)[:80]!r} is not an option", options=item["options"])
         return item, response, key, _number(body, "confidence"), _number(body, "time")
 
+    @shared_doc
     def make_server(self, host: str = "127.0.0.1", port: int = 8000, quiet: bool = True,
                     allowed_origins: Sequence[str] = ()) -> ThreadingHTTPServer:
         """A ThreadingHTTPServer bound to ``host:port`` serving this app (port 0 picks a free port).
@@ -211,16 +211,7 @@ class AnnotationApp:
         ``allowed_origins`` (``scheme://host[:port]``) may post judgments besides
         the server's own address, e.g. the public origin of a reverse proxy.
 
-        Parameters
-        ----------
-        host : str
-            The address listened on.
-        port : int
-            The port (0 picks a free port).
-        quiet : bool
-            Do not log each request to standard error.
-        allowed_origins : sequence of str
-            More origins that may post judgments (:func:`check_origins`).
+        Parameters: %(app_host)s %(app_port)s %(app_quiet)s %(app_origins)s
 
         Returns
         -------
@@ -499,6 +490,7 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
+@shared_doc
 def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1", port: int = 8000,
           quiet: bool = True, synchronous: str = "FULL", announce=print,
           allowed_origins: Sequence[str] = ()) -> None:
@@ -508,25 +500,18 @@ def serve(study: Study, db: str, annotators: list[str], host: str = "127.0.0.1",
 
     Parameters
     ----------
-    study : Study
-        The study annotated.
+    %(app_study)s
     db : str
         The judgment database (:class:`~tealeaves.human.store.JudgmentStore`), created if missing.
     annotators : list of str
         The annotators; those new to the database get a link token.
-    host : str
-        The address listened on.
-    port : int
-        The port (0 picks a free port).
-    quiet : bool
-        Do not log each request to standard error.
+    %(app_host)s %(app_port)s %(app_quiet)s
     synchronous : {"FULL", "NORMAL", "EXTRA"}
         SQLite's ``synchronous`` setting of the store.
     announce : callable
         Called like :func:`print` (with ``flush=True``) with the serving line and one
         ``LINK NAME URL`` line per annotator.
-    allowed_origins : sequence of str
-        More origins that may post judgments (:func:`check_origins`).
+    %(app_origins)s
 
     Raises
     ------

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.human.correlation import FUNCS, CorrelationError, check_options, correlate, pearson, spearman
 from tealeaves.signature import Signature
 
@@ -98,6 +99,7 @@ def shared(human: Mapping, a: Mapping, b: Mapping) -> tuple[list[str], dict]:
     return sorted(keys, key=lambda s: (len(s), s)), dropped
 
 
+@shared_doc
 def compare_measures(
     human: Mapping,
     a: Mapping,
@@ -121,26 +123,17 @@ def compare_measures(
 
     Parameters
     ----------
-    human : mapping
-        Topic -> human score.
+    %(human_scores)s
     a : mapping
         Topic -> first measure.
     b : mapping
         Topic -> second measure.
-    method : {"pearson", "spearman", "kendall"}
-        The correlation.
+    %(correlation_method)s
     names : sequence of str
         The two measures' names, keys of their correlations in the result.
     human_name : str
         Name of the human score.
-    n_boot : int
-        Bootstrap resamples.
-    seed : int
-        Seed of the bootstrap.
-    level : float
-        Confidence level of the interval, in (0, 1).
-    bootstrap : {"topics", "annotators", "both"}
-        The level resampled.
+    %(bootstrap_n_boot)s %(bootstrap_seed)s %(bootstrap_level)s %(bootstrap_unit)s
     responses : mapping, optional
         Topic -> per-response values of the human score (for ``annotators`` and ``both``).
 
@@ -157,8 +150,7 @@ def compare_measures(
     CorrelationError
         With fewer than 4 shared topics, when every resample was constant, or responses are
         missing for the annotator-level bootstrap.
-    ParameterError
-        When an option is out of range.
+    %(raises_option_range)s
     """
     from tealeaves.human.resampling import draw, responses_for
 
@@ -371,6 +363,7 @@ def _mean_ci(values: np.ndarray, rng, n_boot: int, level: float) -> dict:
     return {"mean": float(values.mean()), "low": float(lo), "high": float(hi), "n": int(values.size)}
 
 
+@shared_doc
 def model_level(
     human: Mapping,
     measure: Mapping,
@@ -413,8 +406,7 @@ def model_level(
         ``measure`` is keyed by the model instead of the topic.
     n_boot : int
         Bootstrap resamples of each model's topics.
-    seed : int
-        Seed of the bootstrap.
+    %(bootstrap_seed)s
     level : float
         Confidence level of the intervals, in (0, 1).
     human_name : str
@@ -434,8 +426,7 @@ def model_level(
     ------
     CorrelationError
         When ``key`` is empty, a ``group`` part is not in it, or an id does not fit it.
-    ParameterError
-        When an option is out of range.
+    %(raises_option_range)s
     """
     n_boot, seed, level, _, _ = check_options(n_boot, seed, level, [])
     parts = [group] if isinstance(group, str) else list(group)

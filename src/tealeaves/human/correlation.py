@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import CorrelationError  # defined in tealeaves.errors; importable here as before
 from tealeaves.human.resampling import LEVELS, draw, responses_for, true_score_ci
 from tealeaves.signature import Signature
@@ -54,25 +55,20 @@ def rankdata(x: np.ndarray) -> np.ndarray:
     return ranks
 
 
+@shared_doc
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson's product-moment correlation.
 
     ``r = sum (x - xbar)(y - ybar) / sqrt(sum (x - xbar)^2 sum (y - ybar)^2)``, clipped to [-1, 1].
 
-    Parameters
-    ----------
-    x, y : numpy.ndarray
-        Paired values.
+    Parameters: %(paired_values)s
 
     Returns
     -------
     float
         Pearson's r.
 
-    Raises
-    ------
-    CorrelationError
-        When one of the variables is constant.
+    Raises: %(raises_constant)s
     """
     x, y = np.asarray(x, float) - np.mean(x), np.asarray(y, float) - np.mean(y)
     den = np.sqrt((x * x).sum() * (y * y).sum())
@@ -81,46 +77,36 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip((x * y).sum() / den, -1.0, 1.0))
 
 
+@shared_doc
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rho: Pearson's r of the average ranks.
 
-    Parameters
-    ----------
-    x, y : numpy.ndarray
-        Paired values.
+    Parameters: %(paired_values)s
 
     Returns
     -------
     float
         Spearman's rho.
 
-    Raises
-    ------
-    CorrelationError
-        When one of the variables is constant.
+    Raises: %(raises_constant)s
     """
     return pearson(rankdata(x), rankdata(y))
 
 
+@shared_doc
 def kendall(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b over all pairs (O(n^2), fine for topic counts).
 
     ``(P - Q) / sqrt((P + Q + T_x) (P + Q + T_y))`` (see the module docstring).
 
-    Parameters
-    ----------
-    x, y : numpy.ndarray
-        Paired values.
+    Parameters: %(paired_values)s
 
     Returns
     -------
     float
         Kendall's tau-b.
 
-    Raises
-    ------
-    CorrelationError
-        When one of the variables is constant.
+    Raises: %(raises_constant)s
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     i, j = np.triu_indices(x.size, 1)
@@ -154,6 +140,7 @@ def _scores(values: Mapping, what: str) -> dict[str, float]:
     return out
 
 
+@shared_doc
 def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Topics present in both mappings (keys compared as strings), with their values.
 
@@ -161,8 +148,7 @@ def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.n
 
     Parameters
     ----------
-    human : mapping
-        Topic -> human score.
+    %(human_scores)s
     measure : mapping
         Topic -> measure value.
 
@@ -188,6 +174,7 @@ def align(human: Mapping, measure: Mapping) -> tuple[list[str], np.ndarray, np.n
     return keys, np.array([h[k] for k in keys]), np.array([m[k] for k in keys])
 
 
+@shared_doc
 def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 2000, seed: int = 0,
                  level: float = 0.95, bootstrap: str = "topics", responses=None) -> dict:
     """Seeded percentile bootstrap interval of a correlation of human scores ``x`` with measure ``y``.
@@ -204,16 +191,7 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
         Human scores per topic.
     y : numpy.ndarray
         Measure values of the same topics.
-    method : {"pearson", "spearman", "kendall"}
-        The correlation.
-    n_boot : int
-        Bootstrap resamples.
-    seed : int
-        Seed of the bootstrap.
-    level : float
-        Confidence level of the interval, in (0, 1).
-    bootstrap : {"topics", "annotators", "both"}
-        The level resampled.
+    %(correlation_method)s %(bootstrap_n_boot)s %(bootstrap_seed)s %(bootstrap_level)s %(bootstrap_unit)s
     responses : Responses, optional
         Per-response values of the topics of ``x`` (ignored, as ``topics``, when None).
 
@@ -249,6 +227,7 @@ def _safe(method: str, a: np.ndarray, b: np.ndarray) -> float | None:
         return None
 
 
+@shared_doc
 def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     """Validated ``(n_boot, seed, level, methods, bootstrap)`` of the correlation functions.
 
@@ -256,8 +235,7 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
     ----------
     n_boot : int
         Bootstrap resamples (:data:`~tealeaves.human.params.N_BOOT` bounds).
-    seed : int
-        Seed of the bootstrap.
+    %(bootstrap_seed)s
     level : float
         Confidence level, strictly between 0 and 1.
     methods : iterable of str
@@ -282,6 +260,7 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
             check_choice(bootstrap, "bootstrap", LEVELS))
 
 
+@shared_doc
 def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
               level: float = 0.95, human_name: str = "human", measure_name: str = "measure",
               bootstrap: str = "topics", responses: Mapping | None = None) -> dict:
@@ -301,10 +280,7 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
         Topic -> value of the automatic measure (e.g. NPMI).
     methods : sequence of str
         Among ``pearson``, ``spearman`` and ``kendall``.
-    n_boot : int
-        Bootstrap resamples.
-    seed : int
-        Seed of the bootstrap.
+    %(bootstrap_n_boot)s %(bootstrap_seed)s
     level : float
         Confidence level of the intervals, in (0, 1).
     human_name : str
@@ -327,8 +303,7 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
     CorrelationError
         With fewer than 3 shared topics, non-finite scores, or responses missing for the
         annotator-level bootstrap.
-    ParameterError
-        When an option is out of range.
+    %(raises_option_range)s
     """
     n_boot, seed, level, methods, bootstrap = check_options(n_boot, seed, level, methods, bootstrap)
     keys, x, y = align(human, measure)

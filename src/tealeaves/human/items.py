@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import EmptyInputError, StudyError
 
 WORD_INTRUSION = "word_intrusion"
@@ -90,6 +91,7 @@ def topic_rankings(model, seed: int = 0) -> np.ndarray:
     return np.lexsort((ids, np.broadcast_to(keys, weights.shape), -weights), axis=1)
 
 
+@shared_doc
 def intruder_candidates(rankings: np.ndarray, k: int, n_top: int = 5, other_top: int = 10) -> np.ndarray:
     """Word ids admissible as topic ``k``'s intruder (Chang et al. 2009 §3), in topic ``k``'s rank order.
 
@@ -103,8 +105,7 @@ def intruder_candidates(rankings: np.ndarray, k: int, n_top: int = 5, other_top:
     ----------
     rankings : numpy.ndarray
         ``K x V`` word ids of each topic, most probable first (:func:`topic_rankings`).
-    k : int
-        The topic.
+    %(item_topic)s
     n_top : int
         Topic ``k``'s words shown in the item, never candidates.
     other_top : int
@@ -122,6 +123,7 @@ def intruder_candidates(rankings: np.ndarray, k: int, n_top: int = 5, other_top:
     return bottom[keep]
 
 
+@shared_doc
 def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int = 5,
                         other_top: int = 10, rankings: np.ndarray | None = None) -> dict:
     """One word-intrusion item for topic ``k``: its ``n_top`` words plus an intruder, shuffled.
@@ -131,10 +133,7 @@ def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int =
 
     Parameters
     ----------
-    model : object
-        A fitted model with ``topic_word_weights_`` and ``vocabulary_``.
-    k : int
-        The topic.
+    %(item_model)s %(item_topic)s
     rng : numpy.random.Generator
         Draws the intruder and shuffles the options.
     n_top : int
@@ -175,6 +174,7 @@ def word_intrusion_item(model, k: int, rng: np.random.Generator, *, n_top: int =
             "answer": intruder, "top_words": top, "check": False}
 
 
+@shared_doc
 def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Generator, *,
                          n_top: int = 5, other_top: int = 10,
                          rankings: np.ndarray | None = None) -> tuple[list[dict], list[dict]]:
@@ -182,8 +182,7 @@ def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Gen
 
     Parameters
     ----------
-    model : object
-        A fitted model with ``topic_word_weights_`` and ``vocabulary_``.
+    %(item_model)s
     topics : sequence of int or None
         The topics (None: every topic).
     rng : numpy.random.Generator
@@ -305,13 +304,13 @@ def topic_intrusion_item(doc_topic_row: np.ndarray, d: int, top_words: Sequence[
             "answer": str(intruder), "check": False}
 
 
+@shared_doc
 def rating_item(k: int, words: Sequence[str]) -> dict:
     """A coherence-rating item: a topic's top words judged 2 / 1 / 0 (Lau et al. 2014).
 
     Parameters
     ----------
-    k : int
-        The topic.
+    %(item_topic)s
     words : sequence of str
         Its top words.
 
@@ -366,13 +365,13 @@ def multilingual_words(topic_words, n: int) -> dict[str, list[list[str]]]:
     return {str(lang): [list(w)[:n] for w in ws] for lang, ws in topic_words.items()}
 
 
+@shared_doc
 def multilingual_rating_item(k: int, words: Mapping[str, Sequence[str]], languages: Sequence[str]) -> dict:
     """A Hao et al. (2018) item: topic ``k``'s top words in two languages side by side.
 
     Parameters
     ----------
-    k : int
-        The topic.
+    %(item_topic)s
     words : mapping of str to sequence of str
         The topic's top words per language.
     languages : sequence of str
@@ -425,6 +424,7 @@ def rating_check_item(i: int, word_lists: Sequence[Sequence[str]], n_words: int,
             "options": list(RATING_SCALE), "check": True, "expected": ["0"]}
 
 
+@shared_doc
 def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: int = 5,
                               rankings: np.ndarray | None = None, other_top: int = 10) -> dict:
     """An obvious intruder: a topic's top words plus a word of the least similar topic.
@@ -437,8 +437,7 @@ def word_intrusion_check_item(i: int, model, rng: np.random.Generator, n_top: in
     ----------
     i : int
         The check item's number (its id is ``check-wi-I``).
-    model : object
-        A fitted model with ``topic_word_weights_`` and ``vocabulary_``.
+    %(item_model)s
     rng : numpy.random.Generator
         Draws the host topic and shuffles the options.
     n_top : int

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import EmptyInputError
 from tealeaves.human import items as it
 from tealeaves.human.agreement import AgreementUndefinedError, krippendorff_alpha, split_half_reliability
@@ -31,6 +32,7 @@ from tealeaves.signature import Signature
 from tealeaves.validation import check_int
 
 
+@shared_doc
 def model_precision(choices: Sequence[str], intruder: str) -> float:
     """Chang et al. (2009) eq. 1: the fraction of choices equal to the intruder.
 
@@ -48,10 +50,7 @@ def model_precision(choices: Sequence[str], intruder: str) -> float:
     float
         Model precision, between 0 and 1.
 
-    Raises
-    ------
-    EmptyInputError
-        When ``choices`` is empty.
+    Raises: %(raises_no_choices)s
 
     Examples
     --------
@@ -63,6 +62,7 @@ def model_precision(choices: Sequence[str], intruder: str) -> float:
     return sum(c == intruder for c in choices) / len(choices)
 
 
+@shared_doc
 def topic_log_odds(theta: dict, intruder: str, choices: Sequence[str]) -> float:
     """Chang et al. (2009) eq. 2: mean of ``log theta[intruder] - log theta[chosen]``.
 
@@ -83,10 +83,7 @@ def topic_log_odds(theta: dict, intruder: str, choices: Sequence[str]) -> float:
     float
         Topic log odds, at most 0.
 
-    Raises
-    ------
-    EmptyInputError
-        When ``choices`` is empty.
+    Raises: %(raises_no_choices)s
 
     Examples
     --------

@@ -18,6 +18,7 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import StoreError, StoreUnavailableError
 
 SCHEMA = """
@@ -232,13 +233,11 @@ class JudgmentStore:
         rows = self._read("SELECT name FROM annotators WHERE token=?", (token,))
         return rows[0]["name"] if rows else None
 
+    @shared_doc
     def answered(self, annotator: str) -> set[str]:
         """The items ``annotator`` has answered.
 
-        Parameters
-        ----------
-        annotator : str
-            The annotator's name.
+        Parameters: %(annotator)s
 
         Returns
         -------
@@ -248,6 +247,7 @@ class JudgmentStore:
         return {r["item_id"] for r in self._read("SELECT item_id FROM judgments WHERE annotator=?",
                                                  (annotator,))}
 
+    @shared_doc
     def submit(self, annotator: str, item_id: str, response: str, key: str, *,
                confidence: float | None = None, time: float | None = None,
                platform: str | None = None) -> str:
@@ -255,8 +255,7 @@ class JudgmentStore:
 
         Parameters
         ----------
-        annotator : str
-            The annotator's name.
+        %(annotator)s
         item_id : str
             The item answered.
         response : str

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import StrictJSONError, loads_strict, read_text, write_text
 from tealeaves._params import Param, declare, deprecated_alias, naming, renamed_parameters, warn_renamed
 from tealeaves._version import __version__
@@ -202,13 +203,11 @@ class Study:
         """
         return {k: v for k, v in self.by_id[item_id].items() if k not in HIDDEN_KEYS}
 
+    @shared_doc
     def order_for(self, annotator: str) -> list[str]:
         """The item order shown to ``annotator``: a shuffle seeded by the study seed and the name.
 
-        Parameters
-        ----------
-        annotator : str
-            The annotator's name.
+        Parameters: %(annotator)s
 
         Returns
         -------

@@ -23,36 +23,27 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "AlignedIndex": "aligned",
-    "build_aligned_index": "aligned",
-    "load_aligned_index": "aligned",
-    "build_index": "build",
-    "index_from_token_lists": "build",
-    "verified_cache_file": "cache",
-    "dask_client": "dask",
-    "dask_executor": "dask",
-    "ARRAY_NAMES": "format",
-    "FORMAT_VERSION": "format",
-    "MAGIC": "format",
-    "check_manifest": "manifest",
-    "parse_memory": "memory",
-    "ReferenceIndex": "reference",
-    "n_windows": "reference",
-    "tokenization_mismatch": "reference",
-    "build_streaming": "streaming",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.index.aligned import AlignedIndex, build_aligned_index, load_aligned_index
-    from tealeaves.index.build import build_index, index_from_token_lists
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.index.aligned import AlignedIndex
+    from tealeaves.index.aligned import build_aligned_index
+    from tealeaves.index.aligned import load_aligned_index
+    from tealeaves.index.build import build_index
+    from tealeaves.index.build import index_from_token_lists
     from tealeaves.index.cache import verified_cache_file
-    from tealeaves.index.dask import dask_client, dask_executor
-    from tealeaves.index.format import ARRAY_NAMES, FORMAT_VERSION, MAGIC
+    from tealeaves.index.dask import dask_client
+    from tealeaves.index.dask import dask_executor
+    from tealeaves.index.format import ARRAY_NAMES
+    from tealeaves.index.format import FORMAT_VERSION
+    from tealeaves.index.format import MAGIC
     from tealeaves.index.manifest import check_manifest
     from tealeaves.index.memory import parse_memory
-    from tealeaves.index.reference import ReferenceIndex, n_windows, tokenization_mismatch
+    from tealeaves.index.reference import ReferenceIndex
+    from tealeaves.index.reference import n_windows
+    from tealeaves.index.reference import tokenization_mismatch
     from tealeaves.index.streaming import build_streaming
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

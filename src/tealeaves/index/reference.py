@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Vocabulary
 from tealeaves.corpus.preprocess import pattern_name
 from tealeaves.errors import IndexIntegrityError, TealeavesError
@@ -155,13 +156,11 @@ class ReferenceIndex:
         """
         return self.vocabulary.index.get(word)
 
+    @shared_doc
     def document_frequency(self, word_id: int) -> int:
         """Number of documents holding word ``word_id``.
 
-        Parameters
-        ----------
-        word_id : int
-            A word id of the index.
+        Parameters: %(index_word_id)s
 
         Returns
         -------
@@ -181,13 +180,11 @@ class ReferenceIndex:
         """
         return np.diff(self.arrays["word_ptr"])
 
+    @shared_doc
     def postings(self, word_id: int) -> np.ndarray:
         """Sorted document ids (slots) holding ``word_id`` (a view, no copy).
 
-        Parameters
-        ----------
-        word_id : int
-            A word id of the index.
+        Parameters: %(index_word_id)s
 
         Returns
         -------
@@ -197,13 +194,13 @@ class ReferenceIndex:
         ptr = self.arrays["word_ptr"]
         return self.arrays["post_docs"][ptr[word_id]:ptr[word_id + 1]]
 
+    @shared_doc
     def positions(self, word_id: int, k: int) -> np.ndarray:
         """Sorted positions of ``word_id`` in its ``k``-th posting document.
 
         Parameters
         ----------
-        word_id : int
-            A word id of the index.
+        %(index_word_id)s
         k : int
             Which of the word's posting documents (0 is the first of :meth:`postings`).
 

@@ -11,10 +11,13 @@ articles across languages into aligned tuples.
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {"IngestStats": "sources", "detect_kind": "sources", "iter_documents": "sources"}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.ingest.sources import IngestStats
+    from tealeaves.ingest.sources import detect_kind
+    from tealeaves.ingest.sources import iter_documents
+    # isort: on
 
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.ingest.sources import IngestStats, detect_kind, iter_documents
+__getattr__, __dir__, __all__ = lazy_package(__name__)

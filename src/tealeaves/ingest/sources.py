@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tealeaves._docs import shared_doc
 from tealeaves._optional import optional_import
 from tealeaves.errors import (
     EmptyInputError,
@@ -136,6 +137,7 @@ def _stem(path: Path) -> str:
     return name
 
 
+@shared_doc
 def detect_kind(path: str | Path) -> str:
     """The kind of input ``path`` is (one of :data:`KINDS`; see the module docstring).
 
@@ -151,8 +153,7 @@ def detect_kind(path: str | Path) -> str:
 
     Raises
     ------
-    InputNotFoundError
-        If ``path`` does not exist.
+    %(raises_path_missing)s
     InputFormatError
         If a compressed file is truncated or corrupted.
     """

@@ -5,41 +5,24 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "baselines": "_baselines",
-    "unigram_distribution": "_baselines",
-    "CompletionResult": "completion",
-    "SplitReport": "completion",
-    "completion_signature": "completion",
-    "document_completion": "completion",
-    "score_heldout": "completion",
-    "split_documents": "completion",
-    "LikelihoodResult": "_perplexity",
-    "align_corpus": "_perplexity",
-    "document_log_likelihoods": "_perplexity",
-    "perplexity": "_perplexity",
-    "require_topic_word": "_perplexity",
-    "score_words": "_perplexity",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.likelihood._baselines import baselines
+    from tealeaves.likelihood._baselines import unigram_distribution
+    from tealeaves.likelihood._perplexity import LikelihoodResult
+    from tealeaves.likelihood._perplexity import align_corpus
+    from tealeaves.likelihood._perplexity import document_log_likelihoods
+    from tealeaves.likelihood._perplexity import perplexity
+    from tealeaves.likelihood._perplexity import require_topic_word
+    from tealeaves.likelihood._perplexity import score_words
+    from tealeaves.likelihood.completion import CompletionResult
+    from tealeaves.likelihood.completion import SplitReport
+    from tealeaves.likelihood.completion import completion_signature
+    from tealeaves.likelihood.completion import document_completion
+    from tealeaves.likelihood.completion import score_heldout
+    from tealeaves.likelihood.completion import split_documents
+    # isort: on
 
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.likelihood._baselines import baselines, unigram_distribution
-    from tealeaves.likelihood._perplexity import (
-        LikelihoodResult,
-        align_corpus,
-        document_log_likelihoods,
-        perplexity,
-        require_topic_word,
-        score_words,
-    )
-    from tealeaves.likelihood.completion import (
-        CompletionResult,
-        SplitReport,
-        completion_signature,
-        document_completion,
-        score_heldout,
-        split_documents,
-    )
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -8,26 +8,21 @@ Names are exported lazily: importing one model does not load the others' kernels
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "TopicModel": "base", "FixedTopicModel": "base", "load_npz_model": "base", "check_topic_word": "base",
-    "check_alpha": "base", "PLSA": "plsa", "LSI": "lsi", "SklearnLDA": "sklearn_lda",
-    "PolylingualTopicModel": "polylingual", "GibbsLDA": "lda_gibbs", "load_model": "adapters",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
     from tealeaves.models.adapters import load_model
-    from tealeaves.models.base import (
-        FixedTopicModel,
-        TopicModel,
-        check_alpha,
-        check_topic_word,
-        load_npz_model,
-    )
+    from tealeaves.models.base import FixedTopicModel
+    from tealeaves.models.base import TopicModel
+    from tealeaves.models.base import check_alpha
+    from tealeaves.models.base import check_topic_word
+    from tealeaves.models.base import load_npz_model
     from tealeaves.models.lda_gibbs import GibbsLDA
     from tealeaves.models.lsi import LSI
     from tealeaves.models.plsa import PLSA
     from tealeaves.models.polylingual import PolylingualTopicModel
     from tealeaves.models.sklearn_lda import SklearnLDA
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

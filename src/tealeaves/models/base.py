@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
@@ -202,18 +203,13 @@ class TopicModel:
         vocab = self.vocabulary_
         return [[vocab[i] for i in row] for row in self.top_word_ids(n)]
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
         """Topic proportions of the documents of ``corpus`` (implemented by subclasses).
 
-        Parameters
-        ----------
-        corpus : Corpus
-            Documents over the model's vocabulary.
+        Parameters: %(transform_corpus)s
 
-        Returns
-        -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
+        Returns: %(returns_doc_topic)s
         """
         raise NotImplementedError
 
@@ -317,21 +313,16 @@ class FixedTopicModel(TopicModel):
         check_record(record, self.n_topics)
         return record
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of ``corpus``.
 
         The fitting model's recorded inference if the model file records one
         (:mod:`tealeaves.models.inference_registry`), else tealeaves' variational fold-in.
 
-        Parameters
-        ----------
-        corpus : Corpus
-            Documents over the model's vocabulary.
+        Parameters: %(transform_corpus)s
 
-        Returns
-        -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
+        Returns: %(returns_doc_topic)s
 
         Raises
         ------

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import InvalidModelError, ParameterError
 from tealeaves.validation import check_float, check_int
@@ -166,6 +167,7 @@ def check_record(record: object, n_components: int) -> InferenceMethod:
     return method
 
 
+@shared_doc
 def infer_with_record(topic_word: np.ndarray, record: dict, counts: sp.csr_matrix) -> np.ndarray:
     """``D x K`` proportions of the documents of ``counts`` by the method of a checked ``record``.
 
@@ -178,10 +180,7 @@ def infer_with_record(topic_word: np.ndarray, record: dict, counts: sp.csr_matri
     counts : scipy.sparse.csr_matrix
         The ``D x V`` document-word counts over the model's vocabulary.
 
-    Returns
-    -------
-    numpy.ndarray
-        The ``D x K`` topic proportions.
+    Returns: %(returns_doc_topic)s
     """
     return _METHODS[record["method"]].infer(topic_word, record, counts)
 

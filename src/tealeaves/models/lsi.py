@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
@@ -48,13 +49,11 @@ class LSI(TopicModel):
         self.weighting = weighting
         self.n_iter = n_iter
 
+    @shared_doc
     def fit(self, corpus: Corpus) -> LSI:
         """Compute the leading ``n_components`` singular vectors of the (weighted) counts.
 
-        Parameters
-        ----------
-        corpus : Corpus
-            The training documents.
+        Parameters: %(fit_corpus)s
 
         Returns
         -------
@@ -65,8 +64,7 @@ class LSI(TopicModel):
         ------
         ValueError
             If ``weighting`` is not ``"count"`` or ``"tfidf"``.
-        InvalidModelError
-            If ``n_components`` is below 1 or above the vocabulary size.
+        %(raises_bad_k)s
         """
         check_fit_input(corpus, self.n_components, "LSI")
         WEIGHTING.check(self.weighting)
@@ -98,13 +96,11 @@ class LSI(TopicModel):
     def topic_word_weights_(self) -> np.ndarray:
         return self._loadings
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Project documents onto the LSI dimensions (``X V^T``, D x K; not proportions).
 
-        Parameters
-        ----------
-        corpus : Corpus
-            The documents, over the model's vocabulary.
+        Parameters: %(infer_corpus)s
 
         Returns
         -------
@@ -112,10 +108,7 @@ class LSI(TopicModel):
             ``D x K`` projections of the (weighted) counts onto the sign-fixed
             singular vectors.
 
-        Raises
-        ------
-        InvalidModelError
-            If the corpus's vocabulary is not the model's size.
+        Raises: %(raises_other_vocabulary)s
         """
         check_transform_input(self, corpus)
         x = corpus.counts.astype(np.float64)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
 from tealeaves.models.base import TopicModel
@@ -41,6 +42,7 @@ def _normalise_rows(m: np.ndarray) -> np.ndarray:
     return np.divide(m, s, out=np.full_like(m, 1.0 / k), where=s > 0)
 
 
+@shared_doc
 def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
     """EM for the documents' ``theta`` with the topics ``phi`` held fixed (pLSA fold-in, Hofmann 1999).
 
@@ -58,10 +60,7 @@ def fold_in(phi: np.ndarray, counts: sp.csr_matrix, max_iter: int = 200, tol: fl
     tol : float, default 1e-6
         Stop when the log-likelihood changes by at most ``tol`` times its absolute value.
 
-    Returns
-    -------
-    numpy.ndarray
-        The ``D x K`` topic proportions.
+    Returns: %(returns_doc_topic)s
     """
     theta = np.full((counts.shape[0], phi.shape[0]), 1.0 / phi.shape[0])
     previous = -np.inf
@@ -172,13 +171,11 @@ class PLSA(TopicModel):
         _, ll = _ratio(theta, phi, counts)
         return theta, phi, ll
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions of new documents by EM with the topics fixed (fold-in).
 
-        Parameters
-        ----------
-        corpus : Corpus
-            Documents over the model's vocabulary.
+        Parameters: %(transform_corpus)s
 
         Returns
         -------

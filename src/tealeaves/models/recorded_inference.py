@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.models.base import FixedTopicModel
 from tealeaves.models.inference_registry import class_inference, infer_with_record
@@ -65,6 +66,7 @@ def inference_name(model: object) -> str:
     return class_inference(name) or DEFAULT_INFERENCE.get(name, f"{name}.transform")
 
 
+@shared_doc
 def infer_recorded(model: object, record: dict, corpus: Corpus) -> np.ndarray:
     """``D x K`` topic proportions of ``corpus`` (over the model's vocabulary) by the recorded method.
 
@@ -74,12 +76,8 @@ def infer_recorded(model: object, record: dict, corpus: Corpus) -> np.ndarray:
         A model with ``topic_word_``.
     record : dict
         Its checked inference record (:func:`recorded_inference`).
-    corpus : Corpus
-        Documents over the model's vocabulary.
+    %(transform_corpus)s
 
-    Returns
-    -------
-    numpy.ndarray
-        The ``D x K`` topic proportions.
+    Returns: %(returns_doc_topic)s
     """
     return infer_with_record(model.topic_word_, record, corpus.counts)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
 from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata
@@ -55,13 +56,11 @@ class SklearnLDA(TopicModel):
         self.n_components = n_components
         self.params = params
 
+    @shared_doc
     def fit(self, corpus: Corpus) -> SklearnLDA:
         """Fit scikit-learn's LDA to the document-term counts of ``corpus``.
 
-        Parameters
-        ----------
-        corpus : Corpus
-            The training documents.
+        Parameters: %(fit_corpus)s
 
         Returns
         -------
@@ -69,10 +68,7 @@ class SklearnLDA(TopicModel):
             ``self``, fitted; ``metadata_["inference"]`` records what the E-step
             needs to infer identically after saving and loading.
 
-        Raises
-        ------
-        InvalidModelError
-            If ``n_components`` is below 1 or above the vocabulary size.
+        Raises: %(raises_bad_k)s
         """
         check_fit_input(corpus, self.n_components, "SklearnLDA")
         from sklearn.decomposition import LatentDirichletAllocation  # slow import: load on use
@@ -138,13 +134,11 @@ class SklearnLDA(TopicModel):
         check_transform_input(self, corpus)
         return corpus.counts.astype(np.float64)
 
+    @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions by scikit-learn's own variational E-step, rows normalised.
 
-        Parameters
-        ----------
-        corpus : Corpus
-            The documents, over the model's vocabulary.
+        Parameters: %(infer_corpus)s
 
         Returns
         -------
@@ -152,23 +146,18 @@ class SklearnLDA(TopicModel):
             ``D x K`` topic proportions; a row scikit-learn gives as all zeros
             becomes uniform (``1/K``).
 
-        Raises
-        ------
-        InvalidModelError
-            If the corpus's vocabulary is not the model's size.
+        Raises: %(raises_other_vocabulary)s
         """
         return _normalised(self.estimator_.transform(self._counts(corpus)))
 
+    @shared_doc
     def perplexity(self, corpus: Corpus) -> float:
         """scikit-learn's reported perplexity: ``exp(-bound / N)`` from its variational bound.
 
         The bound includes the corpus-wide topic-word Dirichlet term, so this is
         not the predictive perplexity (see ``docs/likelihood.md``).
 
-        Parameters
-        ----------
-        corpus : Corpus
-            The documents, over the model's vocabulary.
+        Parameters: %(infer_corpus)s
 
         Returns
         -------

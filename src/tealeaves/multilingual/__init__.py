@@ -17,68 +17,47 @@ on first use.
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "read_topics": "topics", "validate_topics": "topics",
-    "TopicScores": "measures", "cnpmi": "measures", "inpmi": "measures", "mta": "measures", "twc": "measures",
-    "gap_features": "measures", "npmi_language": "measures", "check_topics": "measures",
-    "as_reference": "measures",
-    "AlignedReference": "reference", "named_reference": "reference", "resolve_reference": "reference",
-    "reference_from_texts": "reference", "save_aligned_reference": "reference",
-    "load_aligned_reference": "reference",
-    "read_jsonl_tuples": "tealeaves.ingest.aligned", "read_parallel_files": "tealeaves.ingest.aligned",
-    "build_aligned_reference": "aligned_build",
-    "BilingualDictionary": "dictionaries", "read_dictionary": "dictionaries", "read_muse": "dictionaries",
-    "read_wiktionary": "dictionaries",
-    "topic_features": "features",
-    "WordEra": "era", "read_spelleng": "era",
-    "MeaningDrift": "drift",
-    "CoherenceEstimator": "estimator", "FEATURE_GROUPS": "estimator",
-    "save_estimator": "estimator_io", "load_estimator": "estimator_io",
-    "ClassificationResult": "classification", "crosslingual_classification": "classification",
-    "evaluate_features": "classification",
-    "save_pltm": "pltm_io", "load_pltm": "pltm_io",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
-
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.ingest.aligned import read_jsonl_tuples, read_parallel_files
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.ingest.aligned import read_jsonl_tuples
+    from tealeaves.ingest.aligned import read_parallel_files
     from tealeaves.multilingual.aligned_build import build_aligned_reference
-    from tealeaves.multilingual.classification import (
-        ClassificationResult,
-        crosslingual_classification,
-        evaluate_features,
-    )
-    from tealeaves.multilingual.dictionaries import (
-        BilingualDictionary,
-        read_dictionary,
-        read_muse,
-        read_wiktionary,
-    )
+    from tealeaves.multilingual.classification import ClassificationResult
+    from tealeaves.multilingual.classification import crosslingual_classification
+    from tealeaves.multilingual.classification import evaluate_features
+    from tealeaves.multilingual.dictionaries import BilingualDictionary
+    from tealeaves.multilingual.dictionaries import read_dictionary
+    from tealeaves.multilingual.dictionaries import read_muse
+    from tealeaves.multilingual.dictionaries import read_wiktionary
     from tealeaves.multilingual.drift import MeaningDrift
-    from tealeaves.multilingual.era import WordEra, read_spelleng
-    from tealeaves.multilingual.estimator import FEATURE_GROUPS, CoherenceEstimator
-    from tealeaves.multilingual.estimator_io import load_estimator, save_estimator
+    from tealeaves.multilingual.era import WordEra
+    from tealeaves.multilingual.era import read_spelleng
+    from tealeaves.multilingual.estimator import CoherenceEstimator
+    from tealeaves.multilingual.estimator import FEATURE_GROUPS
+    from tealeaves.multilingual.estimator_io import load_estimator
+    from tealeaves.multilingual.estimator_io import save_estimator
     from tealeaves.multilingual.features import topic_features
-    from tealeaves.multilingual.measures import (
-        TopicScores,
-        as_reference,
-        check_topics,
-        cnpmi,
-        gap_features,
-        inpmi,
-        mta,
-        npmi_language,
-        twc,
-    )
-    from tealeaves.multilingual.pltm_io import load_pltm, save_pltm
-    from tealeaves.multilingual.reference import (
-        AlignedReference,
-        load_aligned_reference,
-        named_reference,
-        reference_from_texts,
-        resolve_reference,
-        save_aligned_reference,
-    )
-    from tealeaves.multilingual.topics import read_topics, validate_topics
+    from tealeaves.multilingual.measures import TopicScores
+    from tealeaves.multilingual.measures import as_reference
+    from tealeaves.multilingual.measures import check_topics
+    from tealeaves.multilingual.measures import cnpmi
+    from tealeaves.multilingual.measures import gap_features
+    from tealeaves.multilingual.measures import inpmi
+    from tealeaves.multilingual.measures import mta
+    from tealeaves.multilingual.measures import npmi_language
+    from tealeaves.multilingual.measures import twc
+    from tealeaves.multilingual.pltm_io import load_pltm
+    from tealeaves.multilingual.pltm_io import save_pltm
+    from tealeaves.multilingual.reference import AlignedReference
+    from tealeaves.multilingual.reference import load_aligned_reference
+    from tealeaves.multilingual.reference import named_reference
+    from tealeaves.multilingual.reference import reference_from_texts
+    from tealeaves.multilingual.reference import resolve_reference
+    from tealeaves.multilingual.reference import save_aligned_reference
+    from tealeaves.multilingual.topics import read_topics
+    from tealeaves.multilingual.topics import validate_topics
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -36,6 +36,7 @@ from itertools import combinations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import Param, deprecated_alias, naming, renamed_parameters
 from tealeaves.coherence.confirmation import ZERO_POLICIES, confirm
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, TealeavesError
@@ -156,6 +157,7 @@ def check_multilingual_topics(topics: Topics, languages: Sequence[str] | None = 
     return langs, k, max(cards)
 
 
+@shared_doc
 def as_aligned_reference(reference, languages: Sequence[str]):
     """An aligned (multilingual) reference: ``reference`` itself, or the one a name or folder gives.
 
@@ -165,17 +167,9 @@ def as_aligned_reference(reference, languages: Sequence[str]):
 
     (The monolingual counterpart is :func:`tealeaves.coherence.measure.as_reference`.)
 
-    Parameters
-    ----------
-    reference : AlignedReference, str or os.PathLike
-        A reference object, a built-in reference name or a saved aligned reference folder.
-    languages : sequence of str
-        The languages the reference must hold.
+    Parameters: %(aligned_reference_input)s %(aligned_reference_languages)s
 
-    Returns
-    -------
-    AlignedReference
-        The reference to count in.
+    Returns: %(returns_aligned_reference)s
     """
     import os
 
@@ -186,20 +180,13 @@ def as_aligned_reference(reference, languages: Sequence[str]):
     return reference
 
 
+@shared_doc
 def counting_reference(reference, languages: Sequence[str]):
     """:func:`as_aligned_reference`, refusing what cannot answer the count queries (``None``, a number...).
 
-    Parameters
-    ----------
-    reference : AlignedReference, str or os.PathLike
-        A reference object, a built-in reference name or a saved aligned reference folder.
-    languages : sequence of str
-        The languages the reference must hold.
+    Parameters: %(aligned_reference_input)s %(aligned_reference_languages)s
 
-    Returns
-    -------
-    AlignedReference
-        The reference to count in.
+    Returns: %(returns_aligned_reference)s
     """
     reference = as_aligned_reference(reference, languages)
     if not callable(getattr(reference, "n_pairs", None)):
@@ -271,6 +258,7 @@ def _signature(measure: str, reference, langs: Sequence[str], c: int, zero: str,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
                zero: str = "limit") -> tuple[np.ndarray, dict]:
     """CNPMI(l1, l2, k) for every topic k, and counts of absent / never co-occurring pairs.
@@ -279,19 +267,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
     the C x C pairs of an ``l1`` word and an ``l2`` word of topic k, counted on the tuples
     holding a document in both languages (module docstring).
 
-    Parameters
-    ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``.
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
-    l1 : str
-        One language.
-    l2 : str
-        The other.
-    zero : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO`).
+    Parameters: %(pair_topics)s %(aligned_reference)s %(pair_l1)s %(pair_l2)s %(npmi_zero)s
 
     Returns
     -------
@@ -316,6 +292,7 @@ def cnpmi_pair(topics: Topics, reference, l1: str, l2: str,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero: str = "limit") -> TopicScores:
     """Crosslingual NPMI per topic, averaged over all language pairs (eq. 4).
@@ -327,11 +304,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
+    %(multilingual_topics)s %(aligned_reference)s
     languages : sequence of str, optional
         The languages to score, at least two (default: every key of ``topics``).
     zero : str, default "limit"
@@ -368,6 +341,7 @@ def cnpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def npmi_language(topics: Topics, reference, lang: str,
                   zero: str = "limit") -> tuple[np.ndarray, dict]:
     """Monolingual NPMI per topic of one language over its side of the reference (eq. 2).
@@ -384,8 +358,7 @@ def npmi_language(topics: Topics, reference, lang: str,
         The aligned reference (an object answering ``mono_counts``, not a name).
     lang : str
         The language to score.
-    zero : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO`).
+    %(npmi_zero)s
 
     Returns
     -------
@@ -420,6 +393,7 @@ def npmi_language(topics: Topics, reference, lang: str,
 
 
 @_ZERO_RENAMED
+@shared_doc
 def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
           zero: str = "limit") -> TopicScores:
     """Internal NPMI: the mean over languages of each language's monolingual NPMI.
@@ -429,15 +403,10 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
+    %(multilingual_topics)s %(aligned_reference)s
     languages : sequence of str, optional
         The languages to score (default: every key of ``topics``).
-    zero : str, default "limit"
-        NPMI of present words that never co-occur (:data:`ZERO`).
+    %(npmi_zero)s
 
     Returns
     -------
@@ -464,6 +433,7 @@ def inpmi(topics: Topics, reference, languages: Sequence[str] | None = None,
     return TopicScores("inpmi", values, _signature("inpmi", reference, langs, c, zero), details)
 
 
+@shared_doc
 def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> TopicScores:
     """Topic word coverage: share of a topic's words (all languages) occurring in the reference.
 
@@ -472,11 +442,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` (:mod:`tealeaves.multilingual.topics`).
-    reference : AlignedReference, str or os.PathLike
-        The aligned reference, or a built-in name or saved folder
-        (:func:`as_aligned_reference`).
+    %(multilingual_topics)s %(aligned_reference)s
     languages : sequence of str, optional
         The languages to count (default: every key of ``topics``).
 
@@ -498,6 +464,7 @@ def twc(topics: Topics, reference, languages: Sequence[str] | None = None) -> To
     return TopicScores("twc", values, _signature("twc", reference, langs, c, None))
 
 
+@shared_doc
 def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
         mode: str = "pairs") -> TopicScores:
     """Matching translation accuracy of each topic between ``l1`` and ``l2`` (see module docstring).
@@ -510,14 +477,10 @@ def mta(topics: Topics, dictionary: BilingualDictionary, l1: str, l2: str,
 
     Parameters
     ----------
-    topics : mapping
-        ``{language: [[word, ...] per topic]}`` holding ``l1`` and ``l2``.
+    %(pair_topics)s
     dictionary : BilingualDictionary
         An ``l1``-``l2`` dictionary, in either orientation.
-    l1 : str
-        One language.
-    l2 : str
-        The other.
+    %(pair_l1)s %(pair_l2)s
     mode : str, default "pairs"
         ``"pairs"`` or ``"words"``.
 

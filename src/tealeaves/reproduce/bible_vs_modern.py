@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._output import format_markdown, format_table
 from tealeaves.corpus.aligned import AlignedCorpus, normalize_language
 from tealeaves.corpus.parallel import (
@@ -65,6 +66,7 @@ AMHARIC_ENGLISH = ("parallel/amharic-english/Amharic_English_News",
 
 
 @dataclass
+@shared_doc
 class Config:
     """Settings of one run (``quick()`` gives the reduced CI size).
 
@@ -93,8 +95,7 @@ class Config:
     zero_cooccurrence : str, default "limit"
         How NPMI scores word pairs that never co-occur (``"limit"``: -1,
         :mod:`tealeaves.multilingual.measures`).
-    n_estimators : int, default 50
-        Boosting rounds of the coherence estimator.
+    %(run_n_estimators)s
     split_seed : int, default 0
         Seed of the shuffle that splits the modern tuples.
     extras : dict, default empty
@@ -117,13 +118,11 @@ class Config:
     extras: dict = field(default_factory=dict)
 
     @classmethod
+    @shared_doc
     def quick(cls) -> Config:
         """The reduced CI size: four languages, K = 10, 100 iterations, 20 boosting rounds.
 
-        Returns
-        -------
-        Config
-            The reduced settings (the others at their defaults).
+        Returns: %(returns_quick_config)s
         """
         return cls(languages=("ro", "sv", "am", "tl"), n_topics=(10,), seeds=(0, 1),
                    link_fractions=(1.0, 0.5), n_iter=100, n_estimators=20)
@@ -174,18 +173,14 @@ def amharic_english(group: int, max_docs: int) -> ParallelTexts:
     return out
 
 
+@shared_doc
 def modern_texts(lang: str, config: Config) -> ParallelTexts:
     """Every modern English-``lang`` document tuple with both sides present.
 
     FLORES-200, NTREX-128 and UDHR, plus TICO-19 where it has ``lang`` and the
     Amharic-English pairs (:func:`amharic_english`) for ``am``.
 
-    Parameters
-    ----------
-    lang : str
-        The language paired with English.
-    config : Config
-        The run's settings.
+    Parameters: %(run_lang)s %(run_config)s
 
     Returns
     -------
@@ -204,6 +199,7 @@ def modern_texts(lang: str, config: Config) -> ParallelTexts:
                          metadata=out.metadata)
 
 
+@shared_doc
 def split_modern(texts: ParallelTexts, config: Config) -> tuple[ParallelTexts, ParallelTexts]:
     """(training tuples, rich-reference tuples) by a seeded shuffle (see ``Config.rich``).
 
@@ -211,8 +207,7 @@ def split_modern(texts: ParallelTexts, config: Config) -> tuple[ParallelTexts, P
     ----------
     texts : ParallelTexts
         The modern tuples (:func:`modern_texts`).
-    config : Config
-        The run's settings.
+    %(run_config)s
 
     Returns
     -------
@@ -241,13 +236,11 @@ def split_modern(texts: ParallelTexts, config: Config) -> tuple[ParallelTexts, P
 
 
 # -- topics and features -----------------------------------------------------------
+@shared_doc
 def model_settings(config: Config) -> list[dict]:
     """Every (K, seed, link fraction) combination, in a fixed order.
 
-    Parameters
-    ----------
-    config : Config
-        The run's settings.
+    Parameters: %(run_config)s
 
     Returns
     -------
@@ -258,6 +251,7 @@ def model_settings(config: Config) -> list[dict]:
             for k in config.n_topics for s in config.seeds for f in config.link_fractions]
 
 
+@shared_doc
 def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[dict, dict]]:
     """Fit one polylingual model per setting; return (setting, {lang: top-C word lists}).
 
@@ -265,10 +259,7 @@ def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[
     ----------
     train : AlignedCorpus
         The English-``lang`` training tuples.
-    lang : str
-        The language paired with English.
-    config : Config
-        The run's settings.
+    %(run_lang)s %(run_config)s
 
     Returns
     -------
@@ -287,6 +278,7 @@ def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[
     return out
 
 
+@shared_doc
 def language_pair_table(lang: str, config: Config, resources: dict) -> tuple[pd.DataFrame, dict]:
     """Feature rows (Bible) and targets (rich CNPMI) of every topic of the en-``lang`` models.
 
@@ -297,10 +289,7 @@ def language_pair_table(lang: str, config: Config, resources: dict) -> tuple[pd.
 
     Parameters
     ----------
-    lang : str
-        The language paired with English.
-    config : Config
-        The run's settings.
+    %(run_lang)s %(run_config)s
     resources : dict
         Shared resources: ``"era"``, the SpellEng table (:func:`read_spelleng`).
 
@@ -349,6 +338,7 @@ def _set_name(features: Sequence[str]) -> str:
     return features[0] if len(features) == 1 else f"+{features[-1]}"
 
 
+@shared_doc
 def held_out_correlations(table: pd.DataFrame, config: Config,
                           feature_sets: Sequence[Sequence[str]] = FEATURE_SETS) -> list[dict]:
     """Per held-out language: Pearson r with the rich CNPMI of Bible CNPMI and of each estimator.
@@ -360,8 +350,7 @@ def held_out_correlations(table: pd.DataFrame, config: Config,
     table : pandas.DataFrame
         The topics' feature rows and targets (:func:`language_pair_table`'s, concatenated).
         Modified in place.
-    config : Config
-        The run's settings.
+    %(run_config)s
     feature_sets : sequence of sequence of str, default FEATURE_SETS
         The feature groups of each estimator (added one at a time).
 
@@ -401,6 +390,7 @@ PAPER_LAYOUT: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+@shared_doc
 def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
     """Hao et al.'s Table 3 layout: all features, trained on each of three language subsets.
 
@@ -411,8 +401,7 @@ def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]
     ----------
     table : pandas.DataFrame
         The topics' feature rows and targets (:func:`language_pair_table`'s, concatenated).
-    config : Config
-        The run's settings.
+    %(run_config)s
 
     Returns
     -------
@@ -438,6 +427,7 @@ def paper_layout_correlations(table: pd.DataFrame, config: Config) -> list[dict]
     return rows
 
 
+@shared_doc
 def model_level_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
     """Per held-out language, over its models: Pearson r of the model means (the paper's Table 4 view).
 
@@ -446,8 +436,7 @@ def model_level_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
     table : pandas.DataFrame
         The topics' feature rows and targets (:func:`language_pair_table`'s, concatenated).
         With the ``estimate_+drift`` column of :func:`held_out_correlations`.
-    config : Config
-        The run's settings.
+    %(run_config)s
 
     Returns
     -------
@@ -466,6 +455,7 @@ def model_level_correlations(table: pd.DataFrame, config: Config) -> list[dict]:
     return rows
 
 
+@shared_doc
 def run(config: Config, log=None) -> dict:
     """The whole reproduction; returns tables, per-pair data facts, signatures and timings.
 
@@ -474,8 +464,7 @@ def run(config: Config, log=None) -> dict:
     config : Config
         The run's settings.
         Its languages are normalised in place.
-    log : callable, optional
-        Called with a one-line message after each language pair.
+    %(run_log)s
 
     Returns
     -------
@@ -528,13 +517,11 @@ def run(config: Config, log=None) -> dict:
 COLUMNS = ("test", "train", "topics", "bible_cnpmi", "base", "+gap", "+era", "+drift")
 
 
+@shared_doc
 def report(result: dict) -> str:
     """Plain-text tables of a :func:`run` result.
 
-    Parameters
-    ----------
-    result : dict
-        What :func:`run` returned.
+    Parameters: %(run_result)s
 
     Returns
     -------
@@ -559,13 +546,11 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
+@shared_doc
 def markdown(result: dict) -> str:
     """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
 
-    Parameters
-    ----------
-    result : dict
-        What :func:`run` returned.
+    Parameters: %(run_result)s
 
     Returns
     -------

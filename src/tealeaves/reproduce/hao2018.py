@@ -42,6 +42,7 @@ from functools import cached_property
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.reproduce.hao2018_units import modern_units, nonflores_texts, unit_group, unit_texts  # noqa: F401
 from tealeaves.reproduce.params import N_ITER
 from tealeaves.signature import Signature
@@ -108,13 +109,11 @@ class Config:
     rich_unit: str = "sentence"
 
     @classmethod
+    @shared_doc
     def quick(cls) -> Config:
         """The CI size: Swedish only, K = 10, 60 iterations, fewer settings and draws.
 
-        Returns
-        -------
-        Config
-            The reduced settings (the others at their defaults).
+        Returns: %(returns_quick_config)s
         """
         return cls(languages=("sv",), n_topics=10, n_iter=60, seeds=(0, 1), link_fractions=(0.0, 0.5, 1.0),
                    reference_fractions=(0.2, 0.6, 1.0), n_resamples=4, clf_topics=(5, 10),
@@ -230,17 +229,14 @@ def _cnpmi(topics, reference, pair: _Pair) -> float:
     return M.cnpmi(topics, reference, ["en", pair.lang]).score
 
 
+@shared_doc
 def figure6(pair: _Pair) -> list[dict]:
     """Cardinality C: mean CNPMI (rich, Bible) and MTA of fully linked models.
 
     CNPMI is Hao et al. (2018) eq. 1; MTA (matching translation accuracy) is
     scored against Wiktionary in both modes, ``"pairs"`` and ``"words"``.
 
-    Parameters
-    ----------
-    pair : _Pair
-        One English-X pair (training tuples, references, dictionary and cached
-        models), as :func:`run` builds it.
+    Parameters: %(run_pair)s
 
     Returns
     -------
@@ -265,14 +261,11 @@ def figure6(pair: _Pair) -> list[dict]:
     return rows
 
 
+@shared_doc
 def figure7(pair: _Pair) -> list[dict]:
     """Link fraction: mean CNPMI at C = cardinality (rich and Bible).
 
-    Parameters
-    ----------
-    pair : _Pair
-        One English-X pair (training tuples, references, dictionary and cached
-        models), as :func:`run` builds it.
+    Parameters: %(run_pair)s
 
     Returns
     -------
@@ -289,15 +282,12 @@ def figure7(pair: _Pair) -> list[dict]:
     return rows
 
 
+@shared_doc
 def figure10(pair: _Pair) -> list[dict]:
     """Reference size: CNPMI of the fully linked seed-0 model of Figure 7 on random subsets of the
     held-out half's units.
 
-    Parameters
-    ----------
-    pair : _Pair
-        One English-X pair (training tuples, references, dictionary and cached
-        models), as :func:`run` builds it.
+    Parameters: %(run_pair)s
 
     Returns
     -------
@@ -328,6 +318,7 @@ def _flores_model(pair: _Pair, k: int, link: float, seed: int):
     return pair.model(link, seed, n_topics=k, corpus=pair.flores, key="flores")
 
 
+@shared_doc
 def figure8(pair: _Pair, era=None) -> tuple[list[dict], list[dict], list]:
     """Across FLORES models: Pearson r of classification macro-F1 with mean CNPMI (Bible, rich).
 
@@ -336,9 +327,7 @@ def figure8(pair: _Pair, era=None) -> tuple[list[dict], list[dict], list]:
 
     Parameters
     ----------
-    pair : _Pair
-        One English-X pair (training tuples, references, dictionary and cached
-        models), as :func:`run` builds it.
+    %(run_pair)s
     era : optional
         The SpellEng table (:func:`tealeaves.multilingual.era.read_spelleng`);
         without it no feature tables are built.
@@ -412,6 +401,7 @@ def _feature_table(topics, pair: _Pair, rich, era, drift, model: int):
     return feats
 
 
+@shared_doc
 def table4(summary: list[dict], models: list[dict], tables: list, n_estimators: int = 50) -> None:
     """Table 4: per held-out language, the model-level mean of the estimator's prediction (all feature
     groups, trained on the other languages' topics), stored per model as ``estimate``; its Pearson r
@@ -426,8 +416,7 @@ def table4(summary: list[dict], models: list[dict], tables: list, n_estimators: 
         :func:`figure8`'s models of every language; modified in place.
     tables : list of pandas.DataFrame
         :func:`figure8`'s feature tables, their ``model`` column indexing ``models``.
-    n_estimators : int, default 50
-        Boosting rounds of the coherence estimator.
+    %(run_n_estimators)s
     """
     import pandas as pd
 
@@ -460,6 +449,7 @@ def _check_config(config: Config) -> None:
     unit_group(config.rich_unit)
 
 
+@shared_doc
 def run(figure: int, config: Config, log: Callable[[str], None] | None = None,
         cache: dict | None = None) -> dict:
     """Compute one figure's table for every language of ``config``; ``cache``, a dict kept across
@@ -471,8 +461,7 @@ def run(figure: int, config: Config, log: Callable[[str], None] | None = None,
         6, 7, 8 or 10.
     config : Config
         The run's settings; its languages are normalised in place.
-    log : callable, optional
-        Called with a one-line message after each language pair.
+    %(run_log)s
     cache : dict, optional
         Fitted models, kept across calls.
 
@@ -553,13 +542,11 @@ PAPER = {
 }
 
 
+@shared_doc
 def report(result: dict) -> str:
     """Plain-text table of a :func:`run` result.
 
-    Parameters
-    ----------
-    result : dict
-        What :func:`run` returned.
+    Parameters: %(run_result)s
 
     Returns
     -------
@@ -620,13 +607,11 @@ def _markdown8(result: dict) -> list[str]:
     return out
 
 
+@shared_doc
 def markdown(result: dict) -> str:
     """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
 
-    Parameters
-    ----------
-    result : dict
-        What :func:`run` returned.
+    Parameters: %(run_result)s
 
     Returns
     -------
@@ -658,13 +643,13 @@ def markdown(result: dict) -> str:
     return "\n".join(out)
 
 
+@shared_doc
 def plot(result: dict, path) -> None:
     """The figure as a PNG (matplotlib, Agg backend).
 
     Parameters
     ----------
-    result : dict
-        What :func:`run` returned.
+    %(run_result)s
     path : str or os.PathLike
         Where the PNG is written.
     """

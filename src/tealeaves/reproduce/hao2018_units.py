@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tealeaves._docs import shared_doc
+
 
 def unit_group(unit: str) -> int:
     """Sentences per rich-reference unit: 0 for ``"document"``, 1 for ``"sentence"``, N for ``"N"``.
@@ -119,6 +121,7 @@ def _tico_units(pair: list[str], group: int) -> tuple[list[str], dict]:
     return [f"tico19:{u}" for u in ids], {x: [" ".join(texts[x][u]) or None for u in ids] for x in pair}
 
 
+@shared_doc
 def modern_units(lang: str, group: int) -> tuple[list[str], dict]:
     """Every modern en-``lang`` text of ``modern_texts`` in units of ``group`` sentences of one document:
     NTREX-128 and TICO-19 by sentence (segment), the Amharic-English pairs by sentence; FLORES-200
@@ -127,8 +130,7 @@ def modern_units(lang: str, group: int) -> tuple[list[str], dict]:
 
     Parameters
     ----------
-    lang : str
-        The language paired with English.
+    %(run_lang)s
     group : int
         Sentences per unit (>= 1).
 
@@ -155,6 +157,7 @@ def modern_units(lang: str, group: int) -> tuple[list[str], dict]:
     return ids, {x: [v for p in parts for v in p[1][x]] for x in pair}
 
 
+@shared_doc
 def unit_texts(docs, lang: str, unit: str):
     """The documents ``docs`` (a ``ParallelTexts`` of ``modern_texts`` tuples) cut into ``unit`` units
     (:func:`unit_group`; :func:`modern_units`); only units with both sides present are kept.
@@ -163,8 +166,7 @@ def unit_texts(docs, lang: str, unit: str):
     ----------
     docs : ParallelTexts
         English-``lang`` tuples of ``modern_texts``.
-    lang : str
-        The language paired with English.
+    %(run_lang)s
     unit : str
         The unit (:func:`unit_group`).
 
@@ -198,14 +200,14 @@ def unit_texts(docs, lang: str, unit: str):
                          metadata={"source": f"{docs.metadata.get('source', 'modern')}-{unit}"})
 
 
+@shared_doc
 def nonflores_texts(lang: str, unit: str = "document"):
     """The modern en-``lang`` tuples that are not FLORES-200 (NTREX-128, UDHR, TICO-19, Amharic-English),
     in ``unit`` units (:func:`unit_texts`).
 
     Parameters
     ----------
-    lang : str
-        The language paired with English.
+    %(run_lang)s
     unit : str, default "document"
         The unit (:func:`unit_group`).
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tealeaves import data
+from tealeaves._docs import shared_doc
 from tealeaves._io import atomic_write
 from tealeaves._params import SEED, SPLIT_SEED, renamed_parameters
 from tealeaves.corpus import Corpus
@@ -56,13 +57,13 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+@shared_doc
 def lda_params(seed: int = 0, quick: bool = False) -> dict:
     """The scikit-learn keyword arguments of the reproduction's LDA fits.
 
     Parameters
     ----------
-    seed : int, default 0
-        scikit-learn's ``random_state``.
+    %(reuters_seed)s
     quick : bool, default False
         Use :data:`QUICK_PARAMS` instead of :data:`LDA_PARAMS`.
 
@@ -145,6 +146,7 @@ def default_cache_dir() -> Path:
 
 
 @renamed_parameters({"ks": "n_components"})
+@shared_doc
 def fit_reuters_models(
     n_components: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
@@ -164,21 +166,10 @@ def fit_reuters_models(
 
     Parameters
     ----------
-    n_components : iterable of int, default (5, 10, 20, 40, 80)
-        The numbers of topics: whole numbers >= 2, each once (:func:`check_ks`).
-    seed : int, default 0
-        scikit-learn's ``random_state``.
-    quick : bool, default False
-        Fit with :data:`QUICK_PARAMS` instead of :data:`LDA_PARAMS`.
-    cache_dir : str or pathlib.Path, optional
-        The model cache folder; default :func:`default_cache_dir`.
-    use_cache : bool, default True
-        Read and write fitted models in the cache (False: neither).
+    %(reuters_n_components)s %(reuters_seed)s %(reuters_quick)s %(reuters_cache_dir)s %(reuters_use_cache)s
     train : Corpus, optional
         The training stories; default :func:`load_corpora`'s.
-    progress : callable or None, default: print to standard error
-        Called with a one-line message before each model is fitted or scored;
-        None for silence.
+    %(reuters_progress)s
 
     Returns
     -------
@@ -273,6 +264,7 @@ def _load_cached(path: Path, progress: Progress | None) -> SklearnLDA | None:
 
 
 @renamed_parameters({"ks": "n_components"})
+@shared_doc
 def reuters_table(
     n_components: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
@@ -293,25 +285,17 @@ def reuters_table(
 
     Parameters
     ----------
-    n_components : iterable of int, default (5, 10, 20, 40, 80)
-        The numbers of topics: whole numbers >= 2, each once (:func:`check_ks`).
+    %(reuters_n_components)s
     seed : int, default 0
         scikit-learn's ``random_state`` for the LDA fits.
     split_seed : int, default 0
         Seed of the random split of each test story into observed and held-out halves.
-    quick : bool, default False
-        Fit with :data:`QUICK_PARAMS` instead of :data:`LDA_PARAMS`.
-    cache_dir : str or pathlib.Path, optional
-        The model cache folder; default :func:`default_cache_dir`.
-    use_cache : bool, default True
-        Read and write fitted models in the cache (False: neither).
+    %(reuters_quick)s %(reuters_cache_dir)s %(reuters_use_cache)s
     corpora : tuple of Corpus, optional
         ``(train, test)``; default :func:`load_corpora`'s.
     models : dict of int to SklearnLDA, optional
         Fitted models by K, instead of fitting (or loading) them.
-    progress : callable or None, default: print to standard error
-        Called with a one-line message before each model is fitted or scored;
-        None for silence.
+    %(reuters_progress)s
 
     Returns
     -------

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.coherence import build_index, coherence
 from tealeaves.corpus import Corpus
@@ -29,6 +30,7 @@ ARTICLE_LSI_20 = 0.097
 
 
 @renamed_parameters({"ks": "n_components", "top_n": "n_top"})
+@shared_doc
 def reuters_coherence_table(
     n_components: Iterable[int] = DEFAULT_KS,
     seed: int = 0,
@@ -61,15 +63,12 @@ def reuters_coherence_table(
         LSI's number of dimensions (>= 1, below the number of stories and of words).
     cache_dir : str or pathlib.Path, optional
         The model cache folder; default :func:`~tealeaves.reproduce.reuters.default_cache_dir`.
-    use_cache : bool, default True
-        Read and write fitted models in the cache (False: neither).
+    %(reuters_use_cache)s
     train : Corpus, optional
         The training stories; default the preprocessed ModApte training set.
     models : dict, optional
         Fitted models by K, instead of fitting (or loading) them.
-    progress : callable or None, default: print to standard error
-        Called with a one-line message before each model is fitted or scored;
-        None for silence.
+    %(reuters_progress)s
 
     Returns
     -------

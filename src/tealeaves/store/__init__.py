@@ -14,33 +14,23 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "SCHEMA_VERSION": "format",
-    "open_store": "writer",
-    "read_store": "format",
-    "write_model": "writer",
-    "model_values": "writer",
-    "finished": "format",
-    "model_name": "format",
-    "is_store": "format",
-    "read_contents": "validate",
-    "StoreContents": "validate",
-    "load_store_model": "models",
-    "split_store_path": "models",
-    "is_store_path": "models",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
+    from tealeaves.store.format import SCHEMA_VERSION
+    from tealeaves.store.format import finished
+    from tealeaves.store.format import is_store
+    from tealeaves.store.format import model_name
+    from tealeaves.store.format import read_store
+    from tealeaves.store.models import is_store_path
+    from tealeaves.store.models import load_store_model
+    from tealeaves.store.models import split_store_path
+    from tealeaves.store.validate import StoreContents
+    from tealeaves.store.validate import read_contents
+    from tealeaves.store.writer import model_values
+    from tealeaves.store.writer import open_store
+    from tealeaves.store.writer import write_model
+    # isort: on
 
-if TYPE_CHECKING:  # for type checkers and the API reference
-    from tealeaves.store.format import (
-        SCHEMA_VERSION,
-        finished,
-        is_store,
-        model_name,
-        read_store,
-    )
-    from tealeaves.store.models import is_store_path, load_store_model, split_store_path
-    from tealeaves.store.validate import StoreContents, read_contents
-    from tealeaves.store.writer import model_values, open_store, write_model
+__getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -14,30 +14,23 @@ Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first u
 
 from typing import TYPE_CHECKING
 
-from tealeaves._lazy import lazy_exports
+from tealeaves._lazy import lazy_package
 
-_EXPORTS = {
-    "sweep": "core",
-    "split_corpus": "evaluation",
-    "evaluate": "evaluation",
-    "load_results": "results",
-    "SweepResults": "results",
-    "compare_models": "compare",
-    "ENGINES": "engines",
-    "Engine": "engines",
-    "register_engine": "engines",
-    "MODEL_MEASURES": "measures",
-    "TOPIC_MEASURES": "measures",
-    "SCHEMA_VERSION": "store",
-    "IncompatibleStoreError": "store",
-}
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, aliases={"Results": "SweepResults"})
-
-if TYPE_CHECKING:  # for type checkers and the API reference
+if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
+    # isort: off
     from tealeaves.sweep.compare import compare_models
     from tealeaves.sweep.core import sweep
-    from tealeaves.sweep.engines import ENGINES, Engine, register_engine
-    from tealeaves.sweep.evaluation import evaluate, split_corpus
-    from tealeaves.sweep.measures import MODEL_MEASURES, TOPIC_MEASURES
-    from tealeaves.sweep.results import SweepResults, load_results
-    from tealeaves.sweep.store import SCHEMA_VERSION, IncompatibleStoreError
+    from tealeaves.sweep.engines import ENGINES
+    from tealeaves.sweep.engines import Engine
+    from tealeaves.sweep.engines import register_engine
+    from tealeaves.sweep.evaluation import evaluate
+    from tealeaves.sweep.evaluation import split_corpus
+    from tealeaves.sweep.measures import MODEL_MEASURES
+    from tealeaves.sweep.measures import TOPIC_MEASURES
+    from tealeaves.sweep.results import SweepResults
+    from tealeaves.sweep.results import load_results
+    from tealeaves.sweep.store import IncompatibleStoreError
+    from tealeaves.sweep.store import SCHEMA_VERSION
+    # isort: on
+
+__getattr__, __dir__, __all__ = lazy_package(__name__, aliases={"Results": "SweepResults"})

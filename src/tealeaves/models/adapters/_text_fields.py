@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import InputFormatError
 
 #: A whole number >= 0 (a topic id, a type index).
@@ -37,17 +38,13 @@ def where(path, line: int) -> str:
     return f"'{path}' line {line}"
 
 
+@shared_doc
 def parse_number(text: str, path, line: int, what: str) -> float:
     """A finite float as MALLET prints it (Java ``Double.toString`` or ``NumberFormat``).
 
     Accepts ``1.0E-4``, the English grouping ``1,234.5`` and a decimal comma ``0,05``.
 
-    Parameters
-    ----------
-    text : str
-        The field.
-    path, line, what
-        The file, line number and name of the field, for the message.
+    Parameters: %(field_text)s %(field_where)s
 
     Returns
     -------
@@ -69,15 +66,11 @@ def parse_number(text: str, path, line: int, what: str) -> float:
     return value
 
 
+@shared_doc
 def parse_index(text: str, path, line: int, what: str) -> int:
     """A non-negative integer field (:class:`~tealeaves.errors.InputFormatError` otherwise).
 
-    Parameters
-    ----------
-    text : str
-        The field.
-    path, line, what
-        The file, line number and name of the field, for the message.
+    Parameters: %(field_text)s %(field_where)s
 
     Returns
     -------

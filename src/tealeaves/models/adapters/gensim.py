@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._optional import optional_import
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, UnsupportedModelError
@@ -39,13 +40,11 @@ def _gensim():
     return optional_import("gensim", "gensim", "reading a gensim model")
 
 
+@shared_doc
 def vocabulary_of(lda) -> list[str]:
     """The words of gensim's columns: ``id2word[0] ... id2word[num_terms - 1]``.
 
-    Parameters
-    ----------
-    lda : gensim.models.LdaModel
-        A trained gensim LDA model.
+    Parameters: %(gensim_lda)s
 
     Returns
     -------
@@ -70,13 +69,11 @@ def vocabulary_of(lda) -> list[str]:
     return [str(id2word[i]) for i in range(n)]
 
 
+@shared_doc
 def topic_word(lda) -> np.ndarray:
     """gensim's ``get_topics()`` in float64: ``lambda / lambda.sum(axis=1)``.
 
-    Parameters
-    ----------
-    lda : gensim.models.LdaModel
-        A trained gensim LDA model.
+    Parameters: %(gensim_lda)s
 
     Returns
     -------
@@ -112,6 +109,7 @@ class NativeInference:
         return gamma / gamma.sum(axis=1, keepdims=True)
 
 
+@shared_doc
 def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | None = None) -> AdaptedModel:
     """Adapt a fitted gensim ``LdaModel`` or ``LdaMulticore`` (see the module docstring).
 
@@ -122,8 +120,7 @@ def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | 
     inference : {"tealeaves", "native"}, default "tealeaves"
         How topic proportions of new documents are inferred; ``"native"`` runs
         gensim's ``model.inference`` (:class:`NativeInference`).
-    file : str or os.PathLike, optional
-        The file the model was read from, recorded in ``metadata_["source"]``.
+    %(foreign_file)s
 
     Returns
     -------
@@ -135,8 +132,7 @@ def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | 
     UnsupportedModelError
         If ``lda`` is not a gensim LDA model (with a hint for HDP, LSI and
         LdaSeq models), or its ``id2word`` does not name every column.
-    InvalidModelError
-        If the model has not been trained.
+    %(raises_untrained)s
     """
     gensim = _gensim()
     from gensim.models import LdaModel

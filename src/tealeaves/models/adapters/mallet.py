@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import decode, existing_file, read_lines
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError, naming
@@ -72,18 +73,13 @@ class MalletModel(FixedTopicModel):
     is not the alpha MALLET trained with.)
     """
 
+    @shared_doc
     def transform(self, corpus):
         """Topic proportions of ``corpus`` (see :meth:`FixedTopicModel.transform`), refused without alpha.
 
-        Parameters
-        ----------
-        corpus : Corpus
-            Documents over the model's vocabulary.
+        Parameters: %(transform_corpus)s
 
-        Returns
-        -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
+        Returns: %(returns_doc_topic)s
 
         Raises
         ------
@@ -229,13 +225,11 @@ def _check_grid(path, topics: dict[int, dict[str, float]], words: list[str]) -> 
                                                "read it as a top-words CSV (`format='csv'`)")), "format")
 
 
+@shared_doc
 def looks_like_word_topic_counts(line: str) -> bool:
     """Whether ``line`` has the shape ``typeindex word topic:count ...`` of ``--word-topic-counts-file``.
 
-    Parameters
-    ----------
-    line : str
-        A line of the file.
+    Parameters: %(topic_file_line)s
 
     Returns
     -------
@@ -483,6 +477,7 @@ def read_state(path, encoding: str | None = None) -> MalletState:
                        [sources.get(i, "") for i in range(dk.shape[0])])
 
 
+@shared_doc
 def load_state(path, encoding: str | None = None):
     """The probabilistic model of a MALLET Gibbs state (see :func:`read_state`).
 
@@ -490,8 +485,7 @@ def load_state(path, encoding: str | None = None):
     ----------
     path : str or Path
         The ``--output-state`` file.
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
     Returns
     -------
@@ -537,6 +531,7 @@ def _check_proportion(x: float, path, n: int) -> float:
 
 
 @renamed_parameters({"n_topics": "n_components"})
+@shared_doc
 def read_doc_topics(path, n_components: int | None = None, encoding: str | None = None) -> DocTopics:
     """Read ``--output-doc-topics`` in either of MALLET's formats (sniffed from the first line).
 
@@ -546,8 +541,7 @@ def read_doc_topics(path, n_components: int | None = None, encoding: str | None 
         The doc-topics file.
     n_components : int, optional
         The expected number of topics (the sparse format lists only some).
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
     Returns
     -------

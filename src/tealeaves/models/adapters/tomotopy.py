@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._optional import optional_import
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, UnsupportedModelError
@@ -102,6 +103,7 @@ def _check_trained(mdl, name: str) -> None:
         raise InvalidModelError(f"the tomotopy {name} has not been trained", fix="call its train() first")
 
 
+@shared_doc
 def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike | None = None,
                   native_iterations: int = 100) -> AdaptedModel:
     """Adapt a trained tomotopy model (see the module docstring).
@@ -114,8 +116,7 @@ def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike 
     inference : {"tealeaves", "native"}, default "tealeaves"
         How topic proportions of new documents are inferred; ``"native"`` runs
         ``model.infer`` (not available for ``DMRModel``/``GDMRModel``).
-    file : str or os.PathLike, optional
-        The file the model was read from, recorded in ``metadata_["source"]``.
+    %(foreign_file)s
     native_iterations : int, default 100
         Gibbs iterations of ``model.infer`` for ``inference="native"`` (>= 1).
 
@@ -130,8 +131,7 @@ def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike 
     UnsupportedModelError
         If ``mdl`` is not a tomotopy topic model, or is a hierarchical or dynamic
         one (:data:`REFUSED`).
-    InvalidModelError
-        If the model has not been trained.
+    %(raises_untrained)s
     ParameterError
         If ``native_iterations`` is not an integer >= 1.
     """

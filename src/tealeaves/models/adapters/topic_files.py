@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import StrictJSONError, loads_strict, read_lines, read_text
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Vocabulary
@@ -301,6 +302,7 @@ class _Parsed:
 # ---------------------------------------------------------------------------------------------
 # reading and sniffing
 # ---------------------------------------------------------------------------------------------
+@shared_doc
 def read_topics(path, format: str | None = None, encoding: str | None = None) -> RankedWordsModel:
     """A :class:`RankedWordsModel` from a topic-word file (format sniffed unless given).
 
@@ -310,18 +312,15 @@ def read_topics(path, format: str | None = None, encoding: str | None = None) ->
         The topics file.
     format : str, optional
         One of :data:`TOPIC_FORMATS` (sniffed by :func:`sniff_topic_format` when ``None``).
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
-    Returns
-    -------
-    RankedWordsModel
-        The topics.
+    Returns: %(returns_ranked_words)s
     """
     text = read_text(path, encoding, "topics file")
     return parse_topics(text, format, source=path)
 
 
+@shared_doc
 def parse_topics(text: str, format: str | None = None, source="<text>") -> RankedWordsModel:
     """Parse topic-word ``text`` in ``format`` (one of :data:`TOPIC_FORMATS`, sniffed when ``None``).
 
@@ -334,10 +333,7 @@ def parse_topics(text: str, format: str | None = None, source="<text>") -> Ranke
     source : str or Path, default "<text>"
         Where ``text`` came from, for messages and metadata.
 
-    Returns
-    -------
-    RankedWordsModel
-        The topics.
+    Returns: %(returns_ranked_words)s
 
     Raises
     ------
@@ -446,13 +442,11 @@ def _fits_csv(lines: list[str]) -> bool:
 # ---------------------------------------------------------------------------------------------
 # MALLET topic keys (--output-topic-keys): topic<TAB>alpha<TAB>word word ...
 # ---------------------------------------------------------------------------------------------
+@shared_doc
 def split_topic_keys_line(line: str) -> list[str] | None:
     """``[topic, alpha, words]`` of a topic-keys line, or ``None`` if it is not one (tab-separated).
 
-    Parameters
-    ----------
-    line : str
-        A line of the file.
+    Parameters: %(topic_file_line)s
 
     Returns
     -------
@@ -463,13 +457,11 @@ def split_topic_keys_line(line: str) -> list[str] | None:
     return parts if len(parts) == 3 else None
 
 
+@shared_doc
 def looks_like_topic_keys(line: str) -> bool:
     """Whether ``line`` has the shape ``topic<TAB>number<TAB>words`` of ``--output-topic-keys``.
 
-    Parameters
-    ----------
-    line : str
-        A line of the file.
+    Parameters: %(topic_file_line)s
 
     Returns
     -------
@@ -528,6 +520,7 @@ def parse_topic_keys(lines: list[str], path) -> tuple[list[int], list[float], li
     return ids, alphas, topics
 
 
+@shared_doc
 def read_topic_keys(path, encoding: str | None = None) -> RankedWordsModel:
     """A ranked-word-list model from ``--output-topic-keys`` (alpha recorded, 5 decimals).
 
@@ -535,19 +528,16 @@ def read_topic_keys(path, encoding: str | None = None) -> RankedWordsModel:
     ----------
     path : str or Path
         The topic-keys file.
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
-    Returns
-    -------
-    RankedWordsModel
-        The topics.
+    Returns: %(returns_ranked_words)s
     """
     text = "\n".join(read_lines(path, encoding, "MALLET topic-keys file"))
     return parse_topics(text, "mallet-keys", source=path)
 
 
 @renamed_parameters({"n_topics": "n_components"})
+@shared_doc
 def alpha_from_topic_keys(path, n_components: int, encoding: str | None = None) -> np.ndarray:
     """The per-topic alpha of a topic-keys file (as printed: at most 5 decimals).
 
@@ -557,8 +547,7 @@ def alpha_from_topic_keys(path, n_components: int, encoding: str | None = None) 
         The topic-keys file.
     n_components : int
         The number of topics expected (ids ``0..n_components-1``).
-    encoding : str, optional
-        Its text encoding (detected when omitted).
+    %(topic_file_encoding)s
 
     Returns
     -------
