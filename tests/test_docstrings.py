@@ -392,7 +392,7 @@ def test_the_api_reference_expands_shared_descriptions():
     obj = loaded[name]
     assert obj.docstring.value == inspect.cleandoc(_documented(module, name).__doc__)
     names = [p.name for s in obj.docstring.parsed if s.kind.value == "parameters" for p in s.value]
-    assert names == ["path", "encoding", "what"]
+    assert names == ["path", "encoding", "what", "utf8_only"]
 
 
 def _documented(module: str, qualname: str):

@@ -188,18 +188,16 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
                       object_pairs_hook=pairs if unique_keys else None)
 
 
+@shared_doc
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file", *,
               utf8_only: bool = False) -> str:
     """The whole text of ``path`` under the reading policy (module docstring).
 
     Parameters
     ----------
-    path : path-like
-        The file.
-    encoding : str or None, default None
-        Its encoding (None: UTF-8, a byte-order mark removed).
-    what : str, default "file"
-        What the file is, for error messages.
+    %(file_path)s
+    %(file_encoding)s
+    %(file_what)s
     utf8_only : bool, default False
         The file is UTF-8 by its format (see :func:`decode`).
 
