@@ -201,3 +201,57 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
         recount = np.zeros_like(n_wk)
         np.add.at(recount, (words_, z), 1)
         np.testing.assert_array_equal(n_wk, recount)
+
+
+def _tuples(n: int = 40) -> list[dict]:
+    rng = np.random.default_rng(1)
+    words = [a + b + "word" for a in "abcdef" for b in "ghijk"]
+    rows = []
+    for i in range(n):
+        en = [str(w) for w in rng.choice(words, 12)]
+        rows.append({"id": f"d{i}", "en": " ".join(en), "sv": " ".join("s" + w for w in en)})
+    return rows
+
+
+def test_gibbs_threads_pltm_fit_records_the_thread_count(tmp_path, run_cli):
+    from conftest import write_jsonl
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    tuples = write_jsonl(tmp_path / "t.jsonl", _tuples())
+    argv = ["pltm", "fit", tuples, "-k", "3", "--n-chains", "1", "--n-iter", "5", "--max-df", "1", "--quiet"]
+    for n_threads in ("1", "2"):
+        assert run_cli([*argv, "--n-threads", n_threads, "-o", tmp_path / f"m{n_threads}"]).code == 0
+    serial, _ = load_pltm(tmp_path / "m1")
+    two, _ = load_pltm(tmp_path / "m2")
+    assert serial.n_threads_ == 1 and "threads" not in serial.metadata_["description"]
+    assert two.n_threads_ == 2 and two.metadata_["description"].endswith("/threads2")
+    assert two.description().endswith("/threads2")
+    assert not np.array_equal(serial.topic_word_["en"], two.topic_word_["en"])
+
+
+def test_gibbs_threads_saved_gibbs_lda_keeps_the_thread_count(planted, tmp_path):
+    from tealeaves.models import load_model
+
+    model = GibbsLDA(K, n_iter=5, random_state=0, n_threads=2).fit(planted)
+    loaded = load_model(model.save(tmp_path / "m.npz"))
+    assert loaded.metadata_["source"]["n_threads"] == 2
+    assert loaded.metadata_["description"].endswith("/threads2")
+
+
+def test_gibbs_threads_sweep_divides_the_cores_among_processes(monkeypatch):
+    import argparse
+
+    import tealeaves._threads as threads
+    from tealeaves.sweep.cli import _with_threads
+
+    monkeypatch.setattr(threads, "available_cores", lambda: 8)
+
+    def settings(n_jobs, n_threads=None, given=None, engine="gibbs"):
+        return _with_threads(argparse.Namespace(engine=engine, n_jobs=n_jobs, n_threads=n_threads), given)
+
+    assert settings(1) is None  # every core for the one process: GibbsLDA's default
+    assert settings(3) == {"n_threads": 2}
+    assert settings(16) == {"n_threads": 1}
+    assert settings(3, n_threads=4) == {"n_threads": 4}
+    assert settings(3, given={"n_threads": 5, "n_iter": 9}) == {"n_threads": 5, "n_iter": 9}
+    assert settings(4, engine="sklearn", given={"max_iter": 3}) == {"max_iter": 3}
