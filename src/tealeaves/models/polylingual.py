@@ -437,7 +437,7 @@ class PolylingualTopicModel:
         sampling time).
         """
         args = (lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row)
-        P = self.n_threads_
+        P = getattr(self, "n_threads_", 1)  # set by fit; a sweeper built outside a fit is the serial one
         if resolve_sampler(self.sampler, K) == "dense":
             def dense_counts():
                 return n_wk
