@@ -86,6 +86,16 @@ def test_gibbs_threads_one_thread_is_the_serial_chain(planted, sampler):
     assert model.n_threads_ == 1 and "threads" not in model.description()
 
 
+def test_gibbs_threads_first_sweeps_are_serial(planted, monkeypatch):
+    calls = []
+    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    n_iter = polylingual.SERIAL_WARMUP
+    two = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
+    one = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
+    assert calls == []
+    np.testing.assert_array_equal(two.topic_word_, one.topic_word_)
+
+
 @pytest.mark.parametrize("sampler", ["sparse", "dense"])
 def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
     fits = [GibbsLDA(K, n_iter=20, sampler=sampler, random_state=5, n_threads=2).fit(planted)
@@ -131,7 +141,8 @@ def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, m
     calls = []
     name = "parallel_sparse_sweep" if sampler == "sparse" else "parallel_gibbs_sweep"
     monkeypatch.setattr(kern, name, (_check_sparse if sampler == "sparse" else _check_dense)(calls))
-    model = GibbsLDA(K, n_iter=12, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
+    n_iter = polylingual.SERIAL_WARMUP + 12  # the first sweeps are serial
+    model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
                      sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
     assert len(calls) == 12
     for n_wk, words, z, n_lk, n_rk, used, seg_start, seg_row in calls:
@@ -188,8 +199,10 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
                                       {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
     calls = []
     monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
-    fits = [PolylingualTopicModel(20, n_iter=6, random_state=1, n_threads=3, link_fraction=0.5).fit(corpus)
-            for _ in range(2)]
+    n_iter = polylingual.SERIAL_WARMUP + 6
+    fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
+            .fit(corpus) for _ in range(2)]
+    assert len(calls) == 2 * 6
     np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
     assert fits[0].n_threads_ == 3 and "/threads3" in fits[0].description()
     lay = fits[0]._lay
@@ -218,7 +231,7 @@ def test_gibbs_threads_pltm_fit_records_the_thread_count(tmp_path, run_cli):
     from tealeaves.multilingual.pltm_io import load_pltm
 
     tuples = write_jsonl(tmp_path / "t.jsonl", _tuples())
-    argv = ["pltm", "fit", tuples, "-k", "3", "--n-chains", "1", "--n-iter", "5", "--max-df", "1", "--quiet"]
+    argv = ["pltm", "fit", tuples, "-k", "3", "--n-chains", "1", "--n-iter", "15", "--max-df", "1", "--quiet"]
     for n_threads in ("1", "2"):
         assert run_cli([*argv, "--n-threads", n_threads, "-o", tmp_path / f"m{n_threads}"]).code == 0
     serial, _ = load_pltm(tmp_path / "m1")
