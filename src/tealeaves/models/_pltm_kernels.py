@@ -56,15 +56,12 @@ def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed)
     Parameters
     ----------
     tokens, seg_start, seg_lang, seg_row : numpy.ndarray
-        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
-    z : numpy.ndarray
-        Each token's topic (int32, written in place).
-    n_wk : numpy.ndarray
-        Word-topic counts, ``V_total x K`` (updated in place).
-    n_lk, n_rk : numpy.ndarray
-        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
+        The segments of the module docstring.
+    z, n_wk, n_lk, n_rk : numpy.ndarray
+        Each token's topic (int32) and the word-, language- and row-topic count tables of the
+        module docstring (zero on entry), all written in place.
     seed : int
-        Seed of the sweep's random draws.
+        Seed of numba's ``np.random`` for the initial topics.
     """
     np.random.seed(seed)
     n_topics = n_wk.shape[1]

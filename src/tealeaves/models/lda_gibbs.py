@@ -233,14 +233,10 @@ class GibbsLDA(TopicModel):
         ----------
         corpus : Corpus
             Documents over the model's vocabulary.
-        n_iter : int, default 100
-            Fold-in sweeps.
-        burn_in : int, default 50
-            Sweeps discarded before averaging.
-        thin : int, default 5
-            Average every this many sweeps.
+        n_iter, burn_in, thin : int, default 100, 50 and 5
+            The fold-in sweeps, the first ones discarded, and the interval of the averaged ones.
         random_state : int or None, optional
-            Seed (default: the model's).
+            The fold-in's seed (default: the model's).
 
         Returns
         -------
