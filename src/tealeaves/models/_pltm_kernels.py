@@ -833,6 +833,12 @@ def learn_symmetric_concentration(count_hist, length_hist, n_dims, value, n_iter
 # --------------------------------------------------------------------------------------------------
 # one chain on several threads: the approximate distributed sampler (AD-LDA) of Newman et al. 2009
 # --------------------------------------------------------------------------------------------------
+#: The serial kernels as the parallel ones call them: numba binds a kernel's globals when it compiles,
+#: so these private names keep compiled code on the real kernels when the public names are wrapped in
+#: Python (as tests/test_interrupts.py does to log the sweeps).
+_serial_sparse = sparse_sweep_spans
+_serial_dense = gibbs_sweep
+
 #: A thread samples its segments in pieces of about this many tokens, reading the stop flag between
 #: two pieces (a fraction of a millisecond each); each piece draws from its own stream (:func:`stream_seed`).
 PIECE_TOKENS = 1 << 14
@@ -973,9 +979,8 @@ def parallel_sparse_sweep(parts, seg_start, seg_lang, seg_row, z, n_lk, n_rk, al
         piece = 0
         while s < parts[p + 1] and not stop_requested(stop):
             e = _piece_end(seg_start, s, parts[p + 1])
-            sparse_sweep_spans(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_lk_t[p], n_rk, alpha,
-                               beta, beta_sum, span, packed_t[p], bits, stream_seed(seed, p, piece), reset,
-                               used_t[p])
+            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_lk_t[p], n_rk, alpha, beta,
+                           beta_sum, span, packed_t[p], bits, stream_seed(seed, p, piece), reset, used_t[p])
             s = e
             piece += 1
     if stop_requested(stop):
@@ -1030,8 +1035,8 @@ def parallel_gibbs_sweep(parts, tokens, seg_start, seg_lang, seg_row, z, n_wk, n
         piece = 0
         while s < parts[p + 1] and not stop_requested(stop):
             e = _piece_end(seg_start, s, parts[p + 1])
-            gibbs_sweep(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk_t[p], n_lk_t[p],
-                        n_rk, alpha, beta, beta_sum, stream_seed(seed, p, piece), True)
+            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk_t[p], n_lk_t[p],
+                          n_rk, alpha, beta, beta_sum, stream_seed(seed, p, piece), True)
             s = e
             piece += 1
     if stop_requested(stop):
