@@ -111,10 +111,10 @@ def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
 def _check_sparse(calls):
     real = kern.parallel_sparse_sweep
 
-    def checked(parts, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, word_start,
-                packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
-        real(parts, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, word_start,
-             packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop)
+    def checked(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+                span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
+        real(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+             span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop)
         n_wk = np.zeros((len(word_start) - 1, n_lk.shape[1]), np.int32)
         kern.unpack_word_topics(packed, word_start, bits, n_wk)
         words = span[:, 1]
@@ -126,8 +126,8 @@ def _check_sparse(calls):
 def _check_dense(calls):
     real = kern.parallel_gibbs_sweep
 
-    def checked(parts, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest):
-        real(parts, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest)
+    def checked(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest):
+        real(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest)
         calls.append((n_wk.copy(), tokens, z.copy(), n_lk.copy(), n_rk.copy(), (n_wk > 0).sum(axis=1),
                       seg_start, seg_row))
 
@@ -144,7 +144,7 @@ def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, m
     n_iter = polylingual.SERIAL_WARMUP + 12  # the first sweeps are serial
     model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
                      sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
-    assert len(calls) == 12
+    assert len(calls) == 12 * polylingual.SYNC_ROUNDS  # every round of every parallel sweep checked
     for n_wk, words, z, n_lk, n_rk, used, seg_start, seg_row in calls:
         recount = np.zeros_like(n_wk)
         np.add.at(recount, (words, z), 1)
@@ -202,11 +202,11 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
     n_iter = polylingual.SERIAL_WARMUP + 6
     fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
             .fit(corpus) for _ in range(2)]
-    assert len(calls) == 2 * 6
+    assert len(calls) == 2 * 6 * polylingual.SYNC_ROUNDS
     np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
     assert fits[0].n_threads_ == 3 and "/threads3" in fits[0].description()
     lay = fits[0]._lay
-    parts = polylingual._partitions(lay, 3)
+    parts = polylingual._partitions(lay, 3 * polylingual.SYNC_ROUNDS)
     for a, b in zip(parts[:-1], parts[1:]):
         later = lay.seg_row[b:]
         assert not np.isin(lay.seg_row[a:b], later).any()  # no row is shared by two ranges

@@ -939,12 +939,16 @@ def merge_word_lists(packed, used, word_start, bits, packed_t, used_t, lo, hi):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def parallel_sparse_sweep(parts, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span,
-                          word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
-    """One sweep of AD-LDA (Newman, Asuncion, Smyth and Welling 2009) with the SparseLDA sampler per thread.
+def parallel_sparse_sweep(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
+                          beta_sum, span, word_start, packed, bits, seed, reset, used, packed_t, used_t,
+                          n_lk_t, stop):
+    """One round of an AD-LDA sweep (Newman, Asuncion, Smyth and Welling 2009), SparseLDA in each thread.
 
-    The segments are split into ``n_threads = len(parts) - 1`` ranges of whole rows
-    (``parts``, balanced by tokens).  Each thread copies the shared word-topic lists and
+    The segments are split into ``n_threads * n_rounds = len(parts) - 1`` blocks of whole rows
+    (``parts``, balanced by tokens); thread ``p`` owns blocks ``p * n_rounds`` to
+    ``(p + 1) * n_rounds - 1`` and samples the ``round_``-th of them in this call (a sweep is
+    ``n_rounds`` calls, so the threads' counts are merged ``n_rounds`` times a sweep).  Each
+    thread copies the shared word-topic lists and
     language-topic counts, samples its range with :func:`sparse_sweep_spans` against its copy (its
     rows of ``n_rk`` and its tokens of ``z`` are its own), then the copies' changes are summed into
     the shared counts (:func:`merge_word_lists`): the approximate distributed sampler that MALLET's
@@ -957,7 +961,9 @@ def parallel_sparse_sweep(parts, seg_start, seg_lang, seg_row, z, n_lk, n_rk, al
     Parameters
     ----------
     parts : numpy.ndarray
-        ``n_threads + 1`` segment boundaries of the threads' ranges.
+        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
+    n_rounds, round_ : int
+        The rounds of a sweep, and this call's (0 to ``n_rounds - 1``).
     seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, reset, used
         As in :func:`sparse_sweep_spans` (the shared state, updated in place).
     word_start : numpy.ndarray
@@ -970,17 +976,19 @@ def parallel_sparse_sweep(parts, seg_start, seg_lang, seg_row, z, n_lk, n_rk, al
     stop : numpy.ndarray
         The stop flag (:func:`tealeaves._interrupt.flag`).
     """
-    n_parts = len(parts) - 1
+    n_parts = (len(parts) - 1) // n_rounds
     for p in numba.prange(n_parts):
         packed_t[p, :] = packed
         used_t[p, :] = used
         n_lk_t[p, :, :] = n_lk
-        s = parts[p]
+        block = p * n_rounds + round_
+        s = parts[block]
         piece = 0
-        while s < parts[p + 1] and not stop_requested(stop):
-            e = _piece_end(seg_start, s, parts[p + 1])
+        while s < parts[block + 1] and not stop_requested(stop):
+            e = _piece_end(seg_start, s, parts[block + 1])
             _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_lk_t[p], n_rk, alpha, beta,
-                           beta_sum, span, packed_t[p], bits, stream_seed(seed, p, piece), reset, used_t[p])
+                           beta_sum, span, packed_t[p], bits, stream_seed(seed, block, piece), reset,
+                           used_t[p])
             s = e
             piece += 1
     if stop_requested(stop):
@@ -1006,18 +1014,20 @@ def _merge_counts(shared, copies, lo, hi):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def parallel_gibbs_sweep(parts, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta,
-                         beta_sum, seed, n_wk_t, n_lk_t, stop):
-    """One AD-LDA sweep (Newman et al. 2009, :func:`parallel_sparse_sweep`) with the dense sampler per thread.
+def parallel_gibbs_sweep(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk,
+                         alpha, beta, beta_sum, seed, n_wk_t, n_lk_t, stop):
+    """One round of an AD-LDA sweep (Newman et al. 2009, :func:`parallel_sparse_sweep`), the dense sampler.
 
-    Each thread copies ``n_wk`` and ``n_lk``, samples its range of rows with :func:`gibbs_sweep`
+    Each thread copies ``n_wk`` and ``n_lk``, samples its block of rows with :func:`gibbs_sweep`
     (SplitMix64 streams from :func:`stream_seed`), and the copies' changes are summed into the
     shared counts, by blocks of words in parallel.
 
     Parameters
     ----------
     parts : numpy.ndarray
-        ``n_threads + 1`` segment boundaries of the threads' ranges.
+        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
+    n_rounds, round_ : int
+        The rounds of a sweep, and this call's.
     tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum
         As in :func:`gibbs_sweep` (the shared state, updated in place).
     seed : int
@@ -1027,16 +1037,17 @@ def parallel_gibbs_sweep(parts, tokens, seg_start, seg_lang, seg_row, z, n_wk, n
     stop : numpy.ndarray
         The stop flag, read between pieces of :data:`PIECE_TOKENS` tokens.
     """
-    n_parts = len(parts) - 1
+    n_parts = (len(parts) - 1) // n_rounds
     for p in numba.prange(n_parts):
         n_wk_t[p, :, :] = n_wk
         n_lk_t[p, :, :] = n_lk
-        s = parts[p]
+        block = p * n_rounds + round_
+        s = parts[block]
         piece = 0
-        while s < parts[p + 1] and not stop_requested(stop):
-            e = _piece_end(seg_start, s, parts[p + 1])
+        while s < parts[block + 1] and not stop_requested(stop):
+            e = _piece_end(seg_start, s, parts[block + 1])
             _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk_t[p], n_lk_t[p],
-                          n_rk, alpha, beta, beta_sum, stream_seed(seed, p, piece), True)
+                          n_rk, alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
             s = e
             piece += 1
     if stop_requested(stop):

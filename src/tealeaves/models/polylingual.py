@@ -447,7 +447,7 @@ class PolylingualTopicModel:
             dense_counts.seconds = 0.0
             if P == 1:
                 return (lambda z, *rest: kern.gibbs_sweep(*args, z, n_wk, *rest)), dense_counts
-            parts = _partitions(lay, P)
+            parts = _partitions(lay, P * SYNC_ROUNDS)
             n_wk_t = np.empty((P, *n_wk.shape), dtype=n_wk.dtype)
 
             def dense_sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
@@ -455,8 +455,9 @@ class PolylingualTopicModel:
                     warm[0] -= 1
                     return kern.gibbs_sweep(*args, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed)
                 n_lk_t = np.empty((P, *n_lk.shape), dtype=n_lk.dtype)
-                _parallel(kern.parallel_gibbs_sweep, P, parts, *args, z, n_wk, n_lk, n_rk, alpha, beta,
-                          beta_sum, seed, n_wk_t, n_lk_t)
+                for r in range(SYNC_ROUNDS):
+                    _parallel(kern.parallel_gibbs_sweep, P, parts, SYNC_ROUNDS, r, *args, z, n_wk, n_lk, n_rk,
+                              alpha, beta, beta_sum, seed, n_wk_t, n_lk_t)
 
             return dense_sweep, dense_counts
         word_start, packed = kern.word_lists(lay.tokens, n_wk.shape[0], K)
@@ -467,7 +468,7 @@ class PolylingualTopicModel:
         reset = bool(self._reset_coefficients)
         stale = [False]  # n_wk is behind the packed lists
         if P > 1:
-            parts = _partitions(lay, P)
+            parts = _partitions(lay, P * SYNC_ROUNDS)
             packed_t = np.empty((P, len(packed)), dtype=packed.dtype)
             used_t = np.empty((P, len(used)), dtype=used.dtype)
 
@@ -478,9 +479,10 @@ class PolylingualTopicModel:
                                         seed, reset, used)
             else:
                 n_lk_t = np.empty((P, *n_lk.shape), dtype=n_lk.dtype)
-                _parallel(kern.parallel_sparse_sweep, P, parts, *args[1:], z, n_lk, n_rk, alpha, beta,
-                          beta_sum, span, word_start, packed, bits, seed, reset, used, packed_t, used_t,
-                          n_lk_t)
+                for r in range(SYNC_ROUNDS):
+                    _parallel(kern.parallel_sparse_sweep, P, parts, SYNC_ROUNDS, r, *args[1:], z, n_lk, n_rk,
+                              alpha, beta, beta_sum, span, word_start, packed, bits, seed, reset, used,
+                              packed_t, used_t, n_lk_t)
             stale[0] = True
 
         def counts():
@@ -819,6 +821,13 @@ class PLTMLanguageModel(TopicModel):
 #: corpus of 20 topics, 2 threads ended 0.03 nats per token below the serial chains without these
 #: sweeps, and level with them with 10; docs/models-gibbs.md).
 SERIAL_WARMUP = 10
+
+#: A parallel sweep merges the threads' counts this many times: each thread's range is cut into as
+#: many blocks, and round ``r`` samples every thread's ``r``-th block, so a thread misses the others'
+#: moves for a quarter of a sweep rather than a whole one.  On the Reuters training stories (K = 20,
+#: 300 sweeps, seeds 1 and 2) 2 threads ended at -7.4600 and -7.4578 nats per token with one merge a
+#: sweep, -7.4509 and -7.4476 with 4, against -7.4319 and -7.4386 for the serial chain.
+SYNC_ROUNDS = 4
 
 
 def threads_label(model) -> str:
