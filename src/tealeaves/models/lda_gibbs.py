@@ -83,8 +83,9 @@ class GibbsLDA(TopicModel):
         Threads sampling each chain (``None``: every core this process may use).  1 runs the exact
         serial chain; more run AD-LDA (Newman, Asuncion, Smyth and Welling 2009): documents split
         into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
-        topic-word and topic counts, the copies' changes merged after every sweep (the first 10
-        sweeps run serially, :data:`~tealeaves.models.polylingual.SERIAL_WARMUP`).  The chain is
+        topic-word and topic counts, the copies' changes merged 4 times a sweep (the first 10
+        sweeps run serially; :data:`~tealeaves.models.polylingual.SYNC_ROUNDS`,
+        :data:`~tealeaves.models.polylingual.SERIAL_WARMUP`).  The chain is
         the same for a given seed and ``n_threads`` on any machine; it differs between thread
         counts (recorded in ``n_threads_`` and the description).
 

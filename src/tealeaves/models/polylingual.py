@@ -221,7 +221,7 @@ class PolylingualTopicModel:
         serial chain; more run the approximate distributed sampler of Newman, Asuncion, Smyth and
         Welling (2009, AD-LDA, as MALLET's ``ParallelTopicModel`` and tomotopy): the tuples are split
         into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
-        word-topic and language-topic counts, merged after every sweep (the first
+        word-topic and language-topic counts, merged :data:`SYNC_ROUNDS` times a sweep (the first
         :data:`SERIAL_WARMUP` sweeps run serially).  The chain then depends on
         the thread count (recorded in ``n_threads_`` and in :meth:`description`), not on which
         threads run it: the same seed and ``n_threads`` repeat a fit exactly (docs/polylingual.md).
