@@ -32,7 +32,7 @@ MALLET_LDA = {"tokens": 756_664, 20: 13.0e6, 80: 11.2e6}
 
 def run_gibbs(corpus, k: int, sampler: str, args) -> dict:
     model = GibbsLDA(k, n_iter=args.iterations, optimize_interval=50, optimize_burn_in=200, sampler=sampler,
-                     random_state=args.seed, evaluate_every=args.iterations)
+                     random_state=args.seed, evaluate_every=args.iterations, n_threads=1)
     wall = time.perf_counter()
     model.fit(corpus)
     wall = time.perf_counter() - wall

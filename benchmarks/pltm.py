@@ -69,7 +69,7 @@ def run_tealeaves(corpus: AlignedCorpus, k: int, sampler: str, iterations: int, 
                   reset: bool = True) -> dict:
     model = PolylingualTopicModel(
         k, n_iter=iterations, optimize_interval=50, optimize_burn_in=200, random_state=seed,
-        evaluate_every=max(iterations // 10, 1), sampler=sampler,
+        evaluate_every=max(iterations // 10, 1), sampler=sampler, n_threads=1,
     )
     model._reset_coefficients = reset
     wall = time.perf_counter()

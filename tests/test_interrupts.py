@@ -255,15 +255,35 @@ def test_interrupts_perplexity_while_starting(reuters_files, workdir, delay):
 def test_interrupts_pltm_fit(bible_jsonl, workdir, n_jobs):
     for delay in delays([0.5, 2.0, 4.0], [1.0]):
         interrupt(["pltm", "fit", bible_jsonl, "-k", "50", "--n-chains", "2", "--n-iter", "100000",
-                   "-j", n_jobs, "-o", "model", "--quiet"], workdir, after_kernel=delay,
+                   "-j", n_jobs, "--n-threads", "1", "-o", "model", "--quiet"], workdir, after_kernel=delay,
                   kernel="sparse_sweep_spans", between=1.0)  # one kernel call per sweep
+
+
+@pytest.mark.parametrize("delay", delays([0.5, 2.0, 4.0], [1.0]))
+def test_interrupts_pltm_fit_on_two_threads(bible_jsonl, workdir, delay):
+    # one chain on 2 threads (AD-LDA): the stop flag is read inside the parallel sweep
+    interrupt(["pltm", "fit", bible_jsonl, "-k", "50", "--n-chains", "1", "--n-iter", "100000",
+               "--n-threads", "2", "-o", "model", "--quiet"], workdir, after_kernel=delay,
+              kernel="parallel_sparse_sweep", between=1.0)
+
+
+@pytest.mark.parametrize("delay", delays([0.5, 2.0, 4.0], [1.0]))
+def test_interrupts_sweep_gibbs_on_two_threads(reuters_files, workdir, delay):
+    interrupt(["sweep", reuters_files["train"], "-k", "20", "--seeds", "1", "--engine", "gibbs",
+               "--n-threads", "2", "--settings", '{"n_iter": 100000}', "-o", "store.sqlite"], workdir,
+              after_kernel=delay,
+              kernel="parallel_sparse_sweep", between=1.0, may_leave=("store.sqlite",))
+    store = workdir / "store.sqlite"
+    if store.exists():  # created at the start: a valid database holding no half-fitted model
+        with sqlite3.connect(store) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
 def test_interrupts_sweep_gibbs(reuters_files, workdir):
     for delay in delays([0.5, 2.0, 4.0], [1.0]):
         interrupt(["sweep", reuters_files["train"], "-k", "20", "--seeds", "1", "--engine", "gibbs",
-                   "--settings", '{"n_iter": 100000}', "-o", "store.sqlite"], workdir, after_kernel=delay,
-                  kernel="sparse_sweep_spans", between=1.0, may_leave=("store.sqlite",))
+                   "--n-threads", "1", "--settings", '{"n_iter": 100000}', "-o", "store.sqlite"], workdir,
+                  after_kernel=delay, kernel="sparse_sweep_spans", between=1.0, may_leave=("store.sqlite",))
         store = workdir / "store.sqlite"
         if store.exists():  # created at the start: a valid database holding no half-fitted model
             with sqlite3.connect(store) as conn:

@@ -154,7 +154,7 @@ def test_metadata_records_preprocessing_and_survives_save(tmp_path):
     texts = [" ".join(rng.choice(WORDS[:20], size=30)) for _ in range(40)]
     prep = Preprocessor(stop_words=None)
     corpus = prep.fit_transform(texts)
-    model = GibbsLDA(3, n_iter=20, random_state=1).fit(corpus)
+    model = GibbsLDA(3, n_iter=20, random_state=1, n_threads=1).fit(corpus)  # the serial chain's description
     assert model.metadata_["preprocessing"] == prep.get_params()
     assert model.metadata_["source"]["class"] == "GibbsLDA"
     assert model.metadata_["description"] == model.description() == "gibbs-lda/K3/it20/opt50/dense/seed1"

@@ -178,3 +178,29 @@ def test_alpha_optimisation_equals_the_plain_update_where_it_is_valid():
     alpha = np.array([0.1, 0.2, 0.3])
     learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, 1.00001, 1.0, 3)
     np.testing.assert_allclose(alpha, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "two", "-1"])
+def test_pltm_fit_bad_thread_count_refused(fitted, tmp_path, cli_error, value):
+    _, tuples = fitted
+    result = cli_error(["pltm", "fit", tuples, "-k", "3", "--n-iter", "2", "--max-df", "1", "--n-threads",
+                        value, "-o", tmp_path / "m"], "--n-threads", code=2)
+    assert "n_threads" not in result.err.replace("--n-threads", "")
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("value", [0, "2", 1.5, True, -1])
+def test_pltm_bad_thread_count_refused_through_the_api(value):
+    from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
+    from tealeaves.errors import ParameterError
+    from tealeaves.models.lda_gibbs import GibbsLDA
+    from tealeaves.models.polylingual import PolylingualTopicModel
+
+    rows = _rows()
+    texts = {x: [r[x] for r in rows] for x in ("en", "sv")}
+    corpus = AlignedCorpus.from_texts(texts, [r["id"] for r in rows],
+                                      {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
+    with pytest.raises(ParameterError, match="n_threads"):
+        PolylingualTopicModel(n_components=3, n_iter=2, n_threads=value).fit(corpus)
+    with pytest.raises(ParameterError, match="n_threads"):
+        GibbsLDA(3, n_iter=2, n_threads=value).fit(corpus.corpora["en"])

@@ -184,3 +184,20 @@ def test_api_errors(files):
 def test_an_empty_corpus_file_is_refused(files, cli_error):
     (files / "empty.txt").write_text("")
     cli_error(["sweep", files / "empty.txt", "--k", "2", "-o", files / "new.sqlite"], "holds no line")
+
+
+@pytest.mark.parametrize("extra, fragment, code", [
+    (["--engine", "gibbs", "--n-threads", "0"], "--n-threads must be a whole number >= 1, got 0", 2),
+    (["--engine", "gibbs", "--n-threads", "1.5"], "--n-threads must be a whole number >= 1", 2),
+    (["--engine", "gibbs", "--n-threads", "two"], "--n-threads must be a whole number >= 1", 2),
+    (["--n-threads", "2"], "--n-threads applies to --engine gibbs only", 1),
+    (["--engine", "gibbs", "--settings", '{"n_threads": "2"}'], "n_threads must be a whole number >= 1", 1),
+    (["--engine", "gibbs", "--settings", '{"n_threads": 0}'], "n_threads must be a whole number >= 1", 1),
+])
+def test_sweep_bad_thread_count_refused(extra, fragment, code, files, cli_error, monkeypatch):
+    monkeypatch.chdir(files)
+    cli_error(["sweep", "c.txt", "--k", "2", "--seeds", "1", "-o", files / "new.sqlite", *extra], fragment,
+              code=code)
+    assert not (files / "new.sqlite").exists()
+    with pytest.raises(ParameterError, match="n_threads"):
+        sweep(lda_corpus(), [2], 1, "gibbs", files / "api.sqlite", settings={"n_threads": 1.5})

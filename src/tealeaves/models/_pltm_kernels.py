@@ -43,7 +43,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
+from tealeaves._compiled import stop_requested  # also: the notice on a terminal while numba compiles
 
 
 @numba.njit(cache=True, nogil=True)
@@ -56,15 +56,12 @@ def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed)
     Parameters
     ----------
     tokens, seg_start, seg_lang, seg_row : numpy.ndarray
-        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
-    z : numpy.ndarray
-        Each token's topic (int32, written in place).
-    n_wk : numpy.ndarray
-        Word-topic counts, ``V_total x K`` (updated in place).
-    n_lk, n_rk : numpy.ndarray
-        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
+        The segments of the module docstring.
+    z, n_wk, n_lk, n_rk : numpy.ndarray
+        Each token's topic (int32) and the word-, language- and row-topic count tables of the
+        module docstring (zero on entry), all written in place.
     seed : int
-        Seed of the sweep's random draws.
+        Seed of numba's ``np.random`` for the initial topics.
     """
     np.random.seed(seed)
     n_topics = n_wk.shape[1]
@@ -80,14 +77,17 @@ def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed)
 
 
 @numba.njit(cache=True, fastmath=True, nogil=True)
-def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed):
+def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed,
+                splitmix=False):
     """One collapsed Gibbs sweep over every token, segment by segment.
 
     Each token is taken out of the counts and given a topic drawn from the collapsed
     conditional (Griffiths and Steyvers 2004, in the PLTM form of Mimno et al. 2009)
     ``p(k) ∝ (n_rk + alpha_k) * (n_wk + beta_l) / (n_lk + V_l * beta_l)``, through the
     cached ``coef[k]`` of the module docstring (the dense sampler: O(K) per token).
-    Uniforms come from numba's ``np.random`` seeded with ``seed``.
+    Uniforms come from numba's ``np.random`` seeded with ``seed``, or with ``splitmix`` from
+    :func:`_splitmix64` started at ``seed`` (the parallel sweep's per-thread streams: numba's
+    generator state belongs to a pool thread, not to a piece of work).
 
     Parameters
     ----------
@@ -103,8 +103,12 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
         The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
     seed : int
         Seed of the sweep's random draws.
+    splitmix : bool, default False
+        Draw from :func:`_splitmix64` instead of numba's ``np.random``.
     """
-    np.random.seed(seed)
+    if not splitmix:
+        np.random.seed(seed)
+    rng = np.uint64(seed)
     n_topics = n_wk.shape[1]
     n_lang = n_lk.shape[0]
     inv = np.empty((n_lang, n_topics))
@@ -134,7 +138,11 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
             total = 0.0
             for k in range(n_topics):  # vectorised: no stores
                 total += coef[k] * (n_w[k] + b)
-            u = np.random.random() * total
+            if splitmix:
+                rng, u = _splitmix64(rng)
+            else:
+                u = np.random.random()
+            u *= total
             new = 0
             acc = coef[0] * (n_w[0] + b)
             while acc <= u and new < n_topics - 1:
@@ -259,12 +267,20 @@ def unpack_word_topics(packed, word_start, bits, n_wk):
 @numba.njit(cache=True, inline="always")
 def _splitmix64(state):
     """SplitMix64 (Steele, Lea and Flood 2014): the next state and a uniform draw in [0, 1) (53 bits)."""
-    state = state + np.uint64(0x9E3779B97F4A7C15)
-    x = state
+    state = state + _GAMMA
+    return state, (_mix64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+#: SplitMix64's increment (the golden ratio in 64 bits).
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+@numba.njit(cache=True, inline="always")
+def _mix64(x):
+    """SplitMix64's output function (Stafford's Mix13): a 64-bit bijection that scatters every input bit."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    x = x ^ (x >> np.uint64(31))
-    return state, (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return x ^ (x >> np.uint64(31))
 
 
 @intrinsic
@@ -812,3 +828,231 @@ def learn_symmetric_concentration(count_hist, length_hist, n_dims, value, n_iter
             previous = n
         value = param * numerator / denominator
     return value
+
+
+# --------------------------------------------------------------------------------------------------
+# one chain on several threads: the approximate distributed sampler (AD-LDA) of Newman et al. 2009
+# --------------------------------------------------------------------------------------------------
+#: The serial kernels as the parallel ones call them: numba binds a kernel's globals when it compiles,
+#: so these private names keep compiled code on the real kernels when the public names are wrapped in
+#: Python (as tests/test_interrupts.py does to log the sweeps).
+_serial_sparse = sparse_sweep_spans
+_serial_dense = gibbs_sweep
+
+#: A thread samples its segments in pieces of about this many tokens, reading the stop flag between
+#: two pieces (a fraction of a millisecond each); each piece draws from its own stream (:func:`stream_seed`).
+PIECE_TOKENS = 1 << 14
+
+
+@numba.njit(cache=True, inline="always")
+def stream_seed(seed, thread, piece):
+    """The seed of piece ``piece`` of thread ``thread`` in the sweep seeded with ``seed`` (63 bits).
+
+    Two rounds of :func:`_mix64` over ``seed``, the thread and the piece (each added as a multiple of
+    SplitMix64's increment), so the streams of a sweep are those of unrelated SplitMix64 seeds and
+    depend on the seed, the sweep (through ``seed``), the thread index and the piece only, never on
+    which pool thread runs the work.
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed (non-negative).
+    thread, piece : int
+        The partition (0 to ``n_threads - 1``) and the piece of it, from 0.
+
+    Returns
+    -------
+    int
+        A non-negative int64 seed for :func:`_splitmix64`.
+    """
+    x = _mix64(np.uint64(seed) + _GAMMA * np.uint64(thread + 1))
+    x = _mix64(x + _GAMMA * np.uint64(piece + 1))
+    return np.int64(x >> np.uint64(1))
+
+
+@numba.njit(cache=True, inline="always")
+def _piece_end(seg_start, s, end):
+    """The segment after the piece from segment ``s``: about :data:`PIECE_TOKENS` tokens, one segment or more.
+    """
+    e = s + 1
+    while e < end and seg_start[e] - seg_start[s] < PIECE_TOKENS:
+        e += 1
+    return e
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_word_lists(packed, used, word_start, bits, packed_t, used_t, lo, hi):
+    """Merge the threads' packed topic lists of words ``lo`` to ``hi - 1`` into the shared ones, in place.
+
+    Each word's count of topic ``k`` becomes ``n + sum_t (n_t - n)`` (``n`` its shared count before
+    the sweep, ``n_t`` thread ``t``'s after), the merge of AD-LDA's local count deltas; the list
+    keeps its topics that stay non-zero in their order, then the new ones in thread and cell
+    order, and ``used`` is updated.
+
+    Parameters
+    ----------
+    packed, used : numpy.ndarray
+        The shared packed lists (:func:`build_word_topics`) and each word's used cells (updated in place).
+    word_start, bits : numpy.ndarray, int
+        Each word's first cell (``V + 1`` offsets) and the topic bits of a cell.
+    packed_t, used_t : numpy.ndarray
+        Every thread's lists and used cells after its sweep (``n_threads x`` the shared shapes).
+    lo, hi : int
+        The words to merge.
+    """
+    n_parts = packed_t.shape[0]
+    n_topics = np.int64(1) << bits
+    mask = n_topics - 1
+    total = np.zeros(n_topics, dtype=np.int64)
+    seen = np.zeros(n_topics, dtype=np.bool_)
+    order = np.empty(n_topics, dtype=np.int64)
+    for w in range(lo, hi):
+        start = word_start[w]
+        m = 0
+        for j in range(used[w]):
+            cell = np.int64(packed[start + j])
+            k = cell & mask
+            total[k] = -(n_parts - 1) * (cell >> bits)
+            seen[k] = True
+            order[m] = k
+            m += 1
+        for t in range(n_parts):
+            for j in range(used_t[t, w]):
+                cell = np.int64(packed_t[t, start + j])
+                k = cell & mask
+                if not seen[k]:
+                    seen[k] = True
+                    total[k] = 0
+                    order[m] = k
+                    m += 1
+                total[k] += cell >> bits
+        n = 0
+        for j in range(m):
+            k = order[j]
+            if total[k] > 0:
+                packed[start + n] = (total[k] << bits) | k
+                n += 1
+            seen[k] = False
+        for j in range(n, used[w]):
+            packed[start + j] = 0
+        used[w] = n
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def parallel_sparse_sweep(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
+                          beta_sum, span, word_start, packed, bits, seed, reset, used, packed_t, used_t,
+                          n_lk_t, stop):
+    """One round of an AD-LDA sweep (Newman, Asuncion, Smyth and Welling 2009), SparseLDA in each thread.
+
+    The segments are split into ``n_threads * n_rounds = len(parts) - 1`` blocks of whole rows
+    (``parts``, balanced by tokens); thread ``p`` owns blocks ``p * n_rounds`` to
+    ``(p + 1) * n_rounds - 1`` and samples the ``round_``-th of them in this call (a sweep is
+    ``n_rounds`` calls, so the threads' counts are merged ``n_rounds`` times a sweep).  Each
+    thread copies the shared word-topic lists and
+    language-topic counts, samples its range with :func:`sparse_sweep_spans` against its copy (its
+    rows of ``n_rk`` and its tokens of ``z`` are its own), then the copies' changes are summed into
+    the shared counts (:func:`merge_word_lists`): the approximate distributed sampler that MALLET's
+    ``ParallelTopicModel`` and tomotopy use.  Within a sweep a thread does not see the other
+    threads' moves, so the chain is not the serial one; it is the same for a given seed and thread
+    count, whichever pool threads run it (each piece of a range draws from :func:`stream_seed`).
+    The stop flag is read between pieces (:data:`PIECE_TOKENS`); a stopped sweep leaves the counts
+    unmerged and is never used.
+
+    Parameters
+    ----------
+    parts : numpy.ndarray
+        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
+    n_rounds, round_ : int
+        The rounds of a sweep, and this call's (0 to ``n_rounds - 1``).
+    seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, reset, used
+        As in :func:`sparse_sweep_spans` (the shared state, updated in place).
+    word_start : numpy.ndarray
+        Each word's first cell (``V + 1`` offsets, :func:`word_lists`).
+    seed : int
+        The sweep's seed (each thread's streams are derived from it by :func:`stream_seed`).
+    packed_t, used_t, n_lk_t : numpy.ndarray
+        Scratch for every thread's copies: ``n_threads x len(packed)``, ``n_threads x V`` and
+        ``n_threads x L x K``.
+    stop : numpy.ndarray
+        The stop flag (:func:`tealeaves._interrupt.flag`).
+    """
+    n_parts = (len(parts) - 1) // n_rounds
+    for p in numba.prange(n_parts):
+        packed_t[p, :] = packed
+        used_t[p, :] = used
+        n_lk_t[p, :, :] = n_lk
+        block = p * n_rounds + round_
+        s = parts[block]
+        piece = 0
+        while s < parts[block + 1] and not stop_requested(stop):
+            e = _piece_end(seg_start, s, parts[block + 1])
+            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_lk_t[p], n_rk, alpha, beta,
+                           beta_sum, span, packed_t[p], bits, stream_seed(seed, block, piece), reset,
+                           used_t[p])
+            s = e
+            piece += 1
+    if stop_requested(stop):
+        return
+    n_words = len(word_start) - 1
+    for p in numba.prange(n_parts):
+        merge_word_lists(packed, used, word_start, bits, packed_t, used_t, n_words * p // n_parts,
+                         n_words * (p + 1) // n_parts)
+    _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge_counts(shared, copies, lo, hi):
+    """Rows ``lo`` to ``hi - 1`` of ``shared`` become ``shared + sum_t (copies[t] - shared)``: the merge
+    of the threads' count deltas (in place)."""
+    n_parts = copies.shape[0]
+    for i in range(lo, hi):
+        for k in range(shared.shape[1]):
+            acc = -(n_parts - 1) * np.int64(shared[i, k])
+            for t in range(n_parts):
+                acc += copies[t, i, k]
+            shared[i, k] = acc
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def parallel_gibbs_sweep(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk,
+                         alpha, beta, beta_sum, seed, n_wk_t, n_lk_t, stop):
+    """One round of an AD-LDA sweep (Newman et al. 2009, :func:`parallel_sparse_sweep`), the dense sampler.
+
+    Each thread copies ``n_wk`` and ``n_lk``, samples its block of rows with :func:`gibbs_sweep`
+    (SplitMix64 streams from :func:`stream_seed`), and the copies' changes are summed into the
+    shared counts, by blocks of words in parallel.
+
+    Parameters
+    ----------
+    parts : numpy.ndarray
+        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
+    n_rounds, round_ : int
+        The rounds of a sweep, and this call's.
+    tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum
+        As in :func:`gibbs_sweep` (the shared state, updated in place).
+    seed : int
+        The sweep's seed.
+    n_wk_t, n_lk_t : numpy.ndarray
+        Scratch for every thread's copies: ``n_threads x V x K`` and ``n_threads x L x K``.
+    stop : numpy.ndarray
+        The stop flag, read between pieces of :data:`PIECE_TOKENS` tokens.
+    """
+    n_parts = (len(parts) - 1) // n_rounds
+    for p in numba.prange(n_parts):
+        n_wk_t[p, :, :] = n_wk
+        n_lk_t[p, :, :] = n_lk
+        block = p * n_rounds + round_
+        s = parts[block]
+        piece = 0
+        while s < parts[block + 1] and not stop_requested(stop):
+            e = _piece_end(seg_start, s, parts[block + 1])
+            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk_t[p], n_lk_t[p],
+                          n_rk, alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
+            s = e
+            piece += 1
+    if stop_requested(stop):
+        return
+    n_words = n_wk.shape[0]
+    for p in numba.prange(n_parts):
+        _merge_counts(n_wk, n_wk_t, n_words * p // n_parts, n_words * (p + 1) // n_parts)
+    _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])

@@ -11,6 +11,10 @@ The collapsed conditional is
 
     p(z_i = k | rest) ∝ (n_dk + alpha_k) (n_kw + beta) / (n_k + V beta).
 
+``n_threads`` > 1 (the default: every core) samples one chain on several threads by the
+approximate distributed scheme of Newman, Asuncion, Smyth and Welling (2009, AD-LDA), the
+sparse sampler in each thread; ``n_threads=1`` is the exact serial chain (docs/models-gibbs.md).
+
 ``transform`` is a seeded Gibbs fold-in with the topics fixed (the PLTM's
 inference with one language), not tealeaves' variational ``infer_theta``.
 """
@@ -20,12 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from tealeaves._params import renamed_parameters, warn_renamed
+from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import AlignedCorpus
 from tealeaves.errors import TealeavesError
 from tealeaves.models._fit import check_fit_input, check_transform_input
 from tealeaves.models.base import TopicModel
-from tealeaves.models.polylingual import SAMPLERS, PLTMLanguageModel, PolylingualTopicModel
+from tealeaves.models.polylingual import SAMPLERS, PLTMLanguageModel, PolylingualTopicModel, threads_label
 from tealeaves.validation import check_choice, check_float, check_int, check_seed
 
 #: The name of the single language of the one-language aligned corpus (internal).
@@ -74,6 +79,15 @@ class GibbsLDA(TopicModel):
         Integer seed; the same seed repeats a fit exactly.
     n_jobs : int, default 1
         Threads sampling the chains; results do not depend on it.
+    n_threads : int or None, default None
+        Threads sampling each chain (``None``: every core this process may use).  1 runs the exact
+        serial chain; more run AD-LDA (Newman, Asuncion, Smyth and Welling 2009): documents split
+        into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
+        topic-word and topic counts, the copies' changes merged 4 times a sweep (the first 10
+        sweeps run serially; :data:`~tealeaves.models.polylingual.SYNC_ROUNDS`,
+        :data:`~tealeaves.models.polylingual.SERIAL_WARMUP`).  The chain is
+        the same for a given seed and ``n_threads`` on any machine; it differs between thread
+        counts (recorded in ``n_threads_`` and the description).
 
     Attributes
     ----------
@@ -97,6 +111,8 @@ class GibbsLDA(TopicModel):
         The kept chain's sampling CPU time.
     sampler_ : str
         The sampler used.
+    n_threads_ : int
+        The threads each chain was sampled on (1: the exact serial chain).
     metadata_ : dict
         Description, source, the corpus's preprocessing.
     pltm_ : PolylingualTopicModel
@@ -118,6 +134,7 @@ class GibbsLDA(TopicModel):
         evaluate_every: int = 10,
         random_state: int | None = 0,
         n_jobs: int = 1,
+        n_threads: int | None = None,
     ):
         self.n_components = n_components
         self.n_iter = n_iter
@@ -131,6 +148,7 @@ class GibbsLDA(TopicModel):
         self.evaluate_every = evaluate_every
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.n_threads = n_threads
 
     def _sampler_model(self) -> PolylingualTopicModel:
         """The one-language PLTM with this model's validated settings."""
@@ -147,6 +165,7 @@ class GibbsLDA(TopicModel):
             random_state=None if self.random_state is None else check_seed(self.random_state, "random_state"),
             n_jobs=check_int(self.n_jobs, "n_jobs", min_value=1),
             sampler=check_choice(self.sampler, "sampler", SAMPLERS),
+            n_threads=resolve_threads(getattr(self, "n_threads", 1)),
         )
 
     @property
@@ -188,12 +207,13 @@ class GibbsLDA(TopicModel):
         self.n_tokens_ = pltm.n_tokens_
         self.sampler_ = pltm.sampler_
         self.sampling_cpu_seconds_ = pltm.sampling_cpu_seconds_
+        self.n_threads_ = pltm.n_threads_
         from tealeaves._version import __version__
 
         self.metadata_ = {
             "description": self.description(),
             "source": {"library": "tealeaves", "version": __version__, "class": "GibbsLDA",
-                       "sampler": self.sampler_},
+                       "sampler": self.sampler_, "n_threads": self.n_threads_},
             "preprocessing": corpus.metadata.get("preprocessing"),
         }
         return self
@@ -214,14 +234,10 @@ class GibbsLDA(TopicModel):
         ----------
         corpus : Corpus
             Documents over the model's vocabulary.
-        n_iter : int, default 100
-            Fold-in sweeps.
-        burn_in : int, default 50
-            Sweeps discarded before averaging.
-        thin : int, default 5
-            Average every this many sweeps.
+        n_iter, burn_in, thin : int, default 100, 50 and 5
+            The fold-in sweeps, the first ones discarded, and the interval of the averaged ones.
         random_state : int or None, optional
-            Seed (default: the model's).
+            The fold-in's seed (default: the model's).
 
         Returns
         -------
@@ -249,8 +265,9 @@ class GibbsLDA(TopicModel):
         Returns
         -------
         str
-            ``gibbs-lda/K<K>/it<n_iter>/opt<optimize_interval>/<sampler>/seed<random_state>``.
+            ``gibbs-lda/K<K>/it<n_iter>/opt<optimize_interval>/<sampler>/seed<random_state>``, followed
+            by ``/threads<n>`` for a chain sampled on ``n`` > 1 threads (AD-LDA).
         """
         sampler = getattr(self, "sampler_", self.sampler)
         return (f"gibbs-lda/K{self.n_components}/it{self.n_iter}/opt{self.optimize_interval}"
-                f"/{sampler}/seed{self.random_state}")
+                f"/{sampler}/seed{self.random_state}{threads_label(self)}")

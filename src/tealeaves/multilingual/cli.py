@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._output import add_format_option, format_table
+from tealeaves._threads import N_THREADS
 from tealeaves.corpus.params import MAX_DF, MIN_DF
 from tealeaves.errors import ParameterError
 from tealeaves.models._pltm_params import FIT_PARAMS, TRANSFORM_PARAMS
@@ -151,6 +152,9 @@ def _register_pltm(subparsers) -> None:
     add_param(fit, PLTM_MIN_DF, default=1)
     add_param(fit, pltm["random_state"], default=0, metavar="SEED")
     add_param(fit, pltm["n_jobs"], default=1)
+    add_param(fit, N_THREADS, default=None,
+              help="threads sampling each chain (default: every core; 1 = the exact serial chain, more = "
+                   "the approximate parallel chain of Newman et al. 2009)")
     add_output(fit, required=True, type=path_arg("-o"), help="model folder to write")
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "

@@ -92,7 +92,7 @@ def fit(args) -> int:
                                   n_iter=args.n_iter, optimize_interval=args.optimize_interval,
                                   optimize_burn_in=start, n_chains=args.n_chains,
                                   link_fraction=args.link_fraction, random_state=args.random_state,
-                                  n_jobs=args.n_jobs)
+                                  n_jobs=args.n_jobs, n_threads=args.n_threads)
     _log(f"sampling {args.n_chains} chain(s) x {args.n_iter} sweeps, K={args.n_components} ...", args.quiet)
     t0 = time.perf_counter()
     model.fit(corpus, callback=_progress(args))

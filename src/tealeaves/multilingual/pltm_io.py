@@ -111,6 +111,7 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
         "beta_": {x: float(model.beta_[x]) for x in langs},
         "n_tokens": int(model.n_tokens_), "n_tuples": int(model.n_tuples_),
         "best_chain": int(model.best_chain_), "metadata": metadata or {},
+        "n_threads": int(getattr(model, "n_threads_", 1)),
     }
     arrays = {"alpha": np.asarray(model.alpha_, dtype=np.float64), "doc_topic": model.doc_topic_,
               "log_likelihood_trace": np.asarray(model.log_likelihood_trace_, dtype=np.float64),
@@ -221,6 +222,7 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         sizes = [len(model.vocabularies_[x]) for x in langs]
         model._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)  # the fold-in layout's
         model.metadata_ = header.get("metadata") or {}
+        model.n_threads_ = int(header.get("n_threads", 1))  # files written before threads: the serial chain
         preprocessors = {x: Preprocessor.from_params(header["preprocessing"][x], model.vocabularies_[x])
                          for x in langs}
     except KeyError as exc:

@@ -16,6 +16,7 @@ from tealeaves._cli_args import add_examples, add_output, add_param, add_result_
 from tealeaves._cli_options import add_preprocessing, read_preprocessed
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves._params import SEED, SPLIT_SEED
+from tealeaves._threads import N_THREADS
 from tealeaves.sweep.params import (
     LEVEL,
     N_BOOT,
@@ -29,7 +30,8 @@ from tealeaves.sweep.params import (
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
 API = {
-    "sweep": ("tealeaves.sweep.core:sweep", "tealeaves.corpus.preprocess:Preprocessor"),
+    "sweep": ("tealeaves.sweep.core:sweep", "tealeaves.corpus.preprocess:Preprocessor",
+              "tealeaves.models.lda_gibbs:GibbsLDA"),
     "evaluate": ("tealeaves.sweep.evaluation:evaluate", "tealeaves.corpus.preprocess:Preprocessor"),
     "compare": ("tealeaves.sweep.compare:compare_models",),
     "report": ("tealeaves.report.html:write_report", "tealeaves.report.html:choose"),
@@ -57,6 +59,9 @@ def register(subparsers) -> None:
                    "(merged over the engine's defaults)")
     _add_scoring_options(p, "test documents (default: hold out --test-fraction of CORPUS)")
     add_param(p, N_JOBS, default=1)
+    add_param(p, N_THREADS, default=None,
+              help="threads sampling each model's chain with --engine gibbs (default: every core with -j 1, "
+                   "else the cores divided by -j, at least 1; recorded in each model's signature)")
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
                      "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
@@ -191,10 +196,30 @@ def _scoring_inputs(args: argparse.Namespace) -> tuple:
     return measures, corpus, test
 
 
+def _with_threads(args: argparse.Namespace, settings: dict | None) -> dict | None:
+    """The engine settings with the Gibbs chain's ``n_threads``: ``--n-threads``, or (with ``-j`` > 1
+    processes and none given) the cores divided among the processes, so they do not oversubscribe."""
+    from tealeaves.errors import ParameterError
+
+    if args.engine != "gibbs":
+        if args.n_threads is not None:
+            raise ParameterError("--n-threads applies to --engine gibbs only",
+                                 fix="drop --n-threads, or give the engine's thread setting in --settings")
+        return settings
+    merged = dict(settings or {})
+    if args.n_threads is not None:
+        merged["n_threads"] = args.n_threads
+    elif args.n_jobs > 1:
+        from tealeaves._threads import available_cores
+
+        merged.setdefault("n_threads", max(1, available_cores() // args.n_jobs))
+    return merged or settings
+
+
 def _sweep(args: argparse.Namespace) -> int:
     from tealeaves.sweep.core import sweep
 
-    settings = _settings(args.settings)
+    settings = _with_threads(args, _settings(args.settings))
     measures, corpus, test = _scoring_inputs(args)
     done = sweep(corpus, args.n_components, args.seeds, args.engine, args.output, test=test,
                  test_fraction=0.2 if args.test_fraction is None else args.test_fraction,

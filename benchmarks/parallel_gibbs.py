@@ -1,0 +1,143 @@
+"""One Gibbs chain on 1 and 2 threads (AD-LDA, Newman et al. 2009), beside tomotopy and MALLET's figures.
+
+For ``GibbsLDA`` on the Reuters-21578 ModApte training stories and for
+``PolylingualTopicModel`` on the English-Swedish Bible chapters (``benchmarks/pltm.py``'s
+corpus), at K = 20 and 80, in one run with one seed:
+
+* token samples/s of one chain with ``n_threads=1`` (the exact serial chain) and ``n_threads=2``
+  (the approximate distributed sampler of Newman, Asuncion, Smyth and Welling 2009), and their
+  ratio (the acceptance target of issue 21 is 1.7x or more on 2 cores).  Both rates are tokens x
+  sweeps / **wall** seconds of the whole fit (initialisation, packing and the final likelihood
+  included; no likelihood in between), so the serial and parallel figures count the same work;
+* the final log-likelihood per token, ``log p(w, z) / N``, of the 2-thread chain beside the
+  spread (min to max) of 3 serial chains (seeds ``seed``, ``seed + 1``, ``seed + 2``);
+* tomotopy's ``LDAModel`` with ``workers=1`` and ``workers=2`` on the same tokens (same K, priors
+  and optimisation schedule), wall time of ``train``.  tomotopy has no polylingual model: on the
+  Bible it fits LDA to each chapter's English and Swedish tokens together (words prefixed by their
+  language), the same tokens as the PLTM, a different model;
+* MALLET's figures, quoted and **not run** (it cannot be installed here): its
+  ``PolylingualTopicModel`` on one thread on the same Bible tokens, 14.6 / 11.9 / 9.7 M token
+  samples/s at K = 20 / 80 / 200 (issue 21).
+
+The machine's load lowers the 2-thread ratio (the second core may be busy): the load average is
+printed at the end.  ``--quick`` runs fewer sweeps (100) for a first look.
+
+    TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --quick
+    TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --n-iter 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pltm import load_corpus  # noqa: E402 - benchmarks/pltm.py's Bible corpus
+from tealeaves.corpus.reuters import load_reuters_modapte  # noqa: E402
+from tealeaves.models.lda_gibbs import GibbsLDA  # noqa: E402
+from tealeaves.models.polylingual import PolylingualTopicModel  # noqa: E402
+
+#: MALLET 2.1.1 PolylingualTopicModel, one thread, the same English-Swedish Bible tokens (issue 21).
+MALLET_PLTM = {20: 14.6e6, 80: 11.9e6, 200: 9.7e6}
+
+
+def fit_tealeaves(kind: str, corpus, k: int, n_threads: int, seed: int, iterations: int) -> dict:
+    """Fit one chain; its wall-time rate and final log-likelihood per token."""
+    settings = {"n_iter": iterations, "optimize_interval": 50, "optimize_burn_in": min(200, iterations // 2),
+                "random_state": seed, "evaluate_every": iterations, "n_threads": n_threads}
+    model = GibbsLDA(k, **settings) if kind == "lda" else PolylingualTopicModel(k, **settings)
+    wall = time.perf_counter()
+    model.fit(corpus)
+    wall = time.perf_counter() - wall
+    return {"rate": model.n_tokens_ * iterations / wall, "wall": wall, "tokens": model.n_tokens_,
+            "ll": float(model.log_likelihood_trace_[-1]) / model.n_tokens_, "threads": model.n_threads_}
+
+
+def tomotopy_docs(kind: str, corpus) -> list[list[str]]:
+    """The same tokens as tealeaves samples, as tomotopy documents (Bible: both sides of a chapter)."""
+    if kind == "lda":
+        return [corpus.words(d) for d in range(len(corpus))]
+    docs = []
+    for t in range(len(corpus)):
+        docs.append([f"{x}:{w}" for x in corpus.languages for w in corpus.corpora[x].words(t)])
+    return docs
+
+
+def fit_tomotopy(docs: list[list[str]], k: int, workers: int, seed: int, iterations: int) -> dict:
+    """tomotopy's LDAModel with ``workers`` threads; wall-time rate of ``train``."""
+    import tomotopy as tp
+
+    model = tp.LDAModel(k=k, alpha=0.1, eta=0.01, seed=seed)
+    for words in docs:
+        if words:
+            model.add_doc(words)
+    model.optim_interval = 50
+    model.burn_in = min(200, iterations // 2)
+    model.train(0, workers=workers)  # builds the state; no sweep
+    wall = time.perf_counter()
+    model.train(iterations, workers=workers)
+    wall = time.perf_counter() - wall
+    return {"rate": model.num_words * iterations / wall, "tokens": model.num_words, "version": tp.__version__,
+            "ll": float(model.ll_per_word)}
+
+
+def compare(kind: str, name: str, corpus, args) -> None:
+    """Print one corpus's table."""
+    docs = tomotopy_docs(kind, corpus)
+    print(f"\n{name}: {args.iterations} sweeps per fit, seed {args.seed}; token samples/s (wall)")
+    print(f"{'K':>4} {'1 thread':>9} {'2 threads':>10} {'ratio':>7} {'LL/token 2 thr.':>16} "
+          f"{'3 serial seeds':>20} {'tomotopy w=1':>13} {'w=2':>7} {'MALLET (not run)':>17}")
+    for k in args.topics:
+        serial = [fit_tealeaves(kind, corpus, k, 1, args.seed + i, args.iterations) for i in range(3)]
+        two = fit_tealeaves(kind, corpus, k, 2, args.seed, args.iterations)
+        tomo = [fit_tomotopy(docs, k, w, args.seed, args.iterations) for w in (1, 2)] if args.tomotopy else []
+        lls = [r["ll"] for r in serial]
+        inside = ("inside" if min(lls) <= two["ll"] <= max(lls)
+                  else "above" if two["ll"] > max(lls) else "BELOW")
+        ratio = two["rate"] / serial[0]["rate"]
+        tomo_cells = [f"{r['rate'] / 1e6:.2f}M" for r in tomo] or ["-", "-"]
+        mallet = f"{MALLET_PLTM[k] / 1e6:.1f}M" if kind == "pltm" and k in MALLET_PLTM else "-"
+        print(f"{k:>4} {serial[0]['rate'] / 1e6:>8.2f}M {two['rate'] / 1e6:>9.2f}M {ratio:>6.2f}x "
+              f"{two['ll']:>16.4f} {min(lls):>9.4f}..{max(lls):.4f} {tomo_cells[0]:>13} {tomo_cells[1]:>7} "
+              f"{mallet:>17}", flush=True)
+        verdict = "met" if ratio >= 1.7 else "NOT met"
+        print(f"     2 threads / 1 thread {ratio:.2f}x (target 1.7x: {verdict}); "
+              f"2-thread log-likelihood {inside} the serial spread; {serial[0]['tokens']:,} tokens"
+              + (f"; tomotopy {tomo[0]['version']} w=2/w=1 {tomo[1]['rate'] / tomo[0]['rate']:.2f}x, "
+                 f"{tomo[0]['tokens']:,} tokens, LL/word w=1 {tomo[0]['ll']:.4f} w=2 {tomo[1]['ll']:.4f}"
+                 if tomo else ""), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n-iter", dest="iterations", type=int, default=300,
+                        help="sweeps per fit (default 300)")
+    parser.add_argument("--quick", action="store_true", help="100 sweeps per fit")
+    parser.add_argument("-k", "--n-components", dest="topics", type=int, nargs="+", default=[20, 80])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-tomotopy", dest="tomotopy", action="store_false", help="skip tomotopy")
+    parser.add_argument("--corpus", choices=["reuters", "bible", "both"], default="both")
+    args = parser.parse_args()
+    if args.quick:
+        args.iterations = 100
+    load = os.getloadavg()
+    print(f"cores available: {len(os.sched_getaffinity(0))}; load average at start {load}")
+    if args.corpus in ("reuters", "both"):
+        train, _, _ = load_reuters_modapte()
+        for n_threads in (1, 2):  # compile outside the timings
+            GibbsLDA(20, n_iter=2, n_threads=n_threads).fit(train.subset(range(200)))
+        compare("lda", "GibbsLDA, Reuters-21578 ModApte training stories", train, args)
+    if args.corpus in ("bible", "both"):
+        bible = load_corpus()
+        compare("pltm", "PolylingualTopicModel, English-Swedish Bible chapters", bible, args)
+    print(f"\nload average (1, 5, 15 min) at the end: {os.getloadavg()} on {os.cpu_count()} CPUs")
+    print("MALLET was not run (it cannot be installed here); its column quotes issue 21's one-thread figures "
+          "for PolylingualTopicModel on the same Bible tokens (14.6 / 11.9 / 9.7 M at K = 20 / 80 / 200).")
+
+
+if __name__ == "__main__":
+    main()

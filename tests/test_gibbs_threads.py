@@ -1,0 +1,270 @@
+"""One Gibbs chain on several threads (AD-LDA, Newman et al. 2009) for GibbsLDA and PolylingualTopicModel.
+
+* ``n_threads=1`` is the serial chain: the same numbers as a plain loop over the serial kernels
+  written here (``init_topics`` then one ``sparse_sweep_spans`` or ``gibbs_sweep`` per sweep);
+* the parallel chain is repeated exactly by its seed and thread count;
+* after every parallel sweep the merged counts equal the counts recomputed from the assignments;
+* on a corpus with planted topics, 2 threads recover them as the serial chain does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tealeaves.corpus import Corpus
+from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models import polylingual
+from tealeaves.models.lda_gibbs import GibbsLDA
+from tealeaves.models.polylingual import PolylingualTopicModel
+
+#: Planted topics: ``K`` disjoint blocks of ``BLOCK`` words.
+K, BLOCK = 4, 15
+
+
+def _planted(n_docs: int = 240, seed: int = 0) -> Corpus:
+    """Documents drawn from ``K`` topics, each uniform over its own block of words."""
+    rng = np.random.default_rng(seed)
+    docs = []
+    for _ in range(n_docs):
+        theta = rng.dirichlet(np.full(K, 0.1))
+        z = rng.choice(K, 50, p=theta)
+        docs.append([f"w{k * BLOCK + rng.integers(BLOCK)}" for k in z])
+    return Corpus.from_token_lists(docs)
+
+
+@pytest.fixture(scope="module")
+def planted() -> Corpus:
+    return _planted()
+
+
+def _serial_reference(corpus: Corpus, sampler: str, n_iter: int, seed: int) -> np.ndarray:
+    """``n_wk`` after ``n_iter`` sweeps of the serial kernels, called in a plain loop (no optimisation)."""
+    model = PolylingualTopicModel(K, n_iter=n_iter, random_state=seed, sampler=sampler, n_threads=1)
+    aligned = polylingual_corpus(corpus)
+    model._check_params(aligned)
+    sizes = np.array([len(corpus.vocabulary)])
+    lay = polylingual._layout(aligned, ["text"], np.array([0, sizes[0]]), np.ones(len(corpus), bool))
+    seeds = polylingual._seeds(polylingual._chain_seed(seed, 0), n_iter + 1)
+    z = np.zeros(len(lay.tokens), np.int32)
+    n_wk = np.zeros((sizes[0], K), np.int32)
+    n_lk = np.zeros((1, K), np.int32)
+    n_rk = np.zeros((lay.n_rows, K), np.int32)
+    kern.init_topics(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, seeds[0])
+    alpha, beta = np.full(K, 0.1), np.array([0.01])
+    beta_sum = beta * sizes
+    if sampler == "dense":
+        for it in range(1, n_iter + 1):
+            kern.gibbs_sweep(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, z, n_wk, n_lk, n_rk, alpha,
+                             beta, beta_sum, seeds[it])
+        return n_wk
+    word_start, packed = kern.word_lists(lay.tokens, sizes[0], K)
+    bits = kern.topic_bits(K)
+    kern.build_word_topics(n_wk, word_start, packed, bits)
+    used = kern.used_cells(packed, word_start)
+    span = kern.word_spans(lay.tokens, word_start)
+    for it in range(1, n_iter + 1):
+        kern.sparse_sweep_spans(lay.seg_start, lay.seg_lang, lay.seg_row, z, n_lk, n_rk, alpha, beta,
+                                beta_sum, span, packed, bits, seeds[it], True, used)
+    kern.unpack_word_topics(packed, word_start, bits, n_wk)
+    return n_wk
+
+
+def polylingual_corpus(corpus: Corpus):
+    from tealeaves.models.lda_gibbs import _one_language
+
+    return _one_language(corpus)
+
+
+@pytest.mark.parametrize("sampler", ["sparse", "dense"])
+def test_gibbs_threads_one_thread_is_the_serial_chain(planted, sampler):
+    model = GibbsLDA(K, n_iter=15, optimize_interval=0, sampler=sampler, random_state=3, n_threads=1)
+    model.fit(planted)
+    phi = _serial_reference(planted, sampler, 15, 3).T + 0.01
+    expected = phi / phi.sum(axis=1, keepdims=True)
+    np.testing.assert_array_equal(model.topic_word_, expected)
+    assert model.n_threads_ == 1 and "threads" not in model.description()
+
+
+def test_gibbs_threads_first_sweeps_are_serial(planted, monkeypatch):
+    calls = []
+    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    n_iter = polylingual.SERIAL_WARMUP
+    two = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
+    one = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
+    assert calls == []
+    np.testing.assert_array_equal(two.topic_word_, one.topic_word_)
+
+
+@pytest.mark.parametrize("sampler", ["sparse", "dense"])
+def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
+    fits = [GibbsLDA(K, n_iter=20, sampler=sampler, random_state=5, n_threads=2).fit(planted)
+            for _ in range(2)]
+    np.testing.assert_array_equal(fits[0].topic_word_, fits[1].topic_word_)
+    np.testing.assert_array_equal(fits[0].log_likelihood_trace_, fits[1].log_likelihood_trace_)
+    serial = GibbsLDA(K, n_iter=20, sampler=sampler, random_state=5, n_threads=1).fit(planted)
+    assert not np.array_equal(serial.topic_word_, fits[0].topic_word_)  # a different (approximate) chain
+    assert fits[0].n_threads_ == 2 and fits[0].description().endswith("/threads2")
+    assert fits[0].metadata_["source"]["n_threads"] == 2
+
+
+def _check_sparse(calls):
+    real = kern.parallel_sparse_sweep
+
+    def checked(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+                span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
+        real(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+             span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop)
+        n_wk = np.zeros((len(word_start) - 1, n_lk.shape[1]), np.int32)
+        kern.unpack_word_topics(packed, word_start, bits, n_wk)
+        words = span[:, 1]
+        calls.append((n_wk, words, z.copy(), n_lk.copy(), n_rk.copy(), used.copy(), seg_start, seg_row))
+
+    return checked
+
+
+def _check_dense(calls):
+    real = kern.parallel_gibbs_sweep
+
+    def checked(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest):
+        real(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest)
+        calls.append((n_wk.copy(), tokens, z.copy(), n_lk.copy(), n_rk.copy(), (n_wk > 0).sum(axis=1),
+                      seg_start, seg_row))
+
+    return checked
+
+
+@pytest.mark.parametrize("sampler", ["sparse", "dense"])
+@pytest.mark.parametrize("n_threads", [2, 3, 7])
+def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, monkeypatch, sampler,
+                                                                     n_threads):
+    calls = []
+    name = "parallel_sparse_sweep" if sampler == "sparse" else "parallel_gibbs_sweep"
+    monkeypatch.setattr(kern, name, (_check_sparse if sampler == "sparse" else _check_dense)(calls))
+    n_iter = polylingual.SERIAL_WARMUP + 12  # the first sweeps are serial
+    model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
+                     sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
+    assert len(calls) == 12 * polylingual.SYNC_ROUNDS  # every round of every parallel sweep checked
+    for n_wk, words, z, n_lk, n_rk, used, seg_start, seg_row in calls:
+        recount = np.zeros_like(n_wk)
+        np.add.at(recount, (words, z), 1)
+        np.testing.assert_array_equal(n_wk, recount)
+        assert n_wk.sum() == len(z) == model.n_tokens_
+        np.testing.assert_array_equal(n_lk[0], np.bincount(z, minlength=K))
+        np.testing.assert_array_equal(used, (recount > 0).sum(axis=1))
+        rows = np.repeat(seg_row, np.diff(seg_start))
+        row_counts = np.zeros_like(n_rk)
+        np.add.at(row_counts, (rows, z), 1)
+        np.testing.assert_array_equal(n_rk, row_counts)
+
+
+def _recovered(model) -> int:
+    """How many planted topics have a fitted topic whose 10 most probable words all lie in their block."""
+    blocks = {int(w[1:]) // BLOCK for w in model.vocabulary_}
+    assert blocks == set(range(K))
+    found = set()
+    for row in model.topic_word_:
+        top = np.argsort(-row)[:10]
+        owners = {int(model.vocabulary_[int(i)][1:]) // BLOCK for i in top}
+        if len(owners) == 1:
+            found |= owners
+    return len(found)
+
+
+def test_gibbs_threads_two_threads_recover_planted_topics(planted):
+    serial = GibbsLDA(K, n_iter=150, random_state=2, n_threads=1).fit(planted)
+    two = GibbsLDA(K, n_iter=150, random_state=2, n_threads=2).fit(planted)
+    assert _recovered(serial) == K
+    assert _recovered(two) == K
+    ll = [GibbsLDA(K, n_iter=150, random_state=s, n_threads=1).fit(planted).log_likelihood_trace_[-1]
+          for s in (3, 4)] + [serial.log_likelihood_trace_[-1]]
+    spread = max(ll) - min(ll)
+    assert two.log_likelihood_trace_[-1] >= min(ll) - max(spread, 0.002 * abs(min(ll)))
+
+
+def test_gibbs_threads_more_threads_than_documents(planted):
+    small = planted.subset(range(3))
+    model = GibbsLDA(K, n_iter=5, random_state=0, n_threads=8).fit(small)  # some ranges are empty
+    assert model.n_threads_ == 8 and np.isfinite(model.topic_word_).all()
+
+
+def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
+    from tealeaves.corpus.aligned import AlignedCorpus, default_preprocessor
+
+    rng = np.random.default_rng(0)
+    words = [a + b + "word" for a in "abcdef" for b in "ghijk"]
+    en = [" ".join(rng.choice(words, 20)) for _ in range(60)]
+    sv = [" ".join("s" + w for w in doc.split()) for doc in en]
+    corpus = AlignedCorpus.from_texts({"en": en, "sv": sv}, [f"d{i}" for i in range(60)],
+                                      {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
+    calls = []
+    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    n_iter = polylingual.SERIAL_WARMUP + 6
+    fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
+            .fit(corpus) for _ in range(2)]
+    assert len(calls) == 2 * 6 * polylingual.SYNC_ROUNDS
+    np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
+    assert fits[0].n_threads_ == 3 and "/threads3" in fits[0].description()
+    lay = fits[0]._lay
+    parts = polylingual._partitions(lay, 3 * polylingual.SYNC_ROUNDS)
+    for a, b in zip(parts[:-1], parts[1:]):
+        later = lay.seg_row[b:]
+        assert not np.isin(lay.seg_row[a:b], later).any()  # no row is shared by two ranges
+    for n_wk, words_, z, *_ in calls:
+        recount = np.zeros_like(n_wk)
+        np.add.at(recount, (words_, z), 1)
+        np.testing.assert_array_equal(n_wk, recount)
+
+
+def _tuples(n: int = 40) -> list[dict]:
+    rng = np.random.default_rng(1)
+    words = [a + b + "word" for a in "abcdef" for b in "ghijk"]
+    rows = []
+    for i in range(n):
+        en = [str(w) for w in rng.choice(words, 12)]
+        rows.append({"id": f"d{i}", "en": " ".join(en), "sv": " ".join("s" + w for w in en)})
+    return rows
+
+
+def test_gibbs_threads_pltm_fit_records_the_thread_count(tmp_path, run_cli):
+    from conftest import write_jsonl
+    from tealeaves.multilingual.pltm_io import load_pltm
+
+    tuples = write_jsonl(tmp_path / "t.jsonl", _tuples())
+    argv = ["pltm", "fit", tuples, "-k", "3", "--n-chains", "1", "--n-iter", "15", "--max-df", "1", "--quiet"]
+    for n_threads in ("1", "2"):
+        assert run_cli([*argv, "--n-threads", n_threads, "-o", tmp_path / f"m{n_threads}"]).code == 0
+    serial, _ = load_pltm(tmp_path / "m1")
+    two, _ = load_pltm(tmp_path / "m2")
+    assert serial.n_threads_ == 1 and "threads" not in serial.metadata_["description"]
+    assert two.n_threads_ == 2 and two.metadata_["description"].endswith("/threads2")
+    assert two.description().endswith("/threads2")
+    assert not np.array_equal(serial.topic_word_["en"], two.topic_word_["en"])
+
+
+def test_gibbs_threads_saved_gibbs_lda_keeps_the_thread_count(planted, tmp_path):
+    from tealeaves.models import load_model
+
+    model = GibbsLDA(K, n_iter=5, random_state=0, n_threads=2).fit(planted)
+    loaded = load_model(model.save(tmp_path / "m.npz"))
+    assert loaded.metadata_["source"]["n_threads"] == 2
+    assert loaded.metadata_["description"].endswith("/threads2")
+
+
+def test_gibbs_threads_sweep_divides_the_cores_among_processes(monkeypatch):
+    import argparse
+
+    import tealeaves._threads as threads
+    from tealeaves.sweep.cli import _with_threads
+
+    monkeypatch.setattr(threads, "available_cores", lambda: 8)
+
+    def settings(n_jobs, n_threads=None, given=None, engine="gibbs"):
+        return _with_threads(argparse.Namespace(engine=engine, n_jobs=n_jobs, n_threads=n_threads), given)
+
+    assert settings(1) is None  # every core for the one process: GibbsLDA's default
+    assert settings(3) == {"n_threads": 2}
+    assert settings(16) == {"n_threads": 1}
+    assert settings(3, n_threads=4) == {"n_threads": 4}
+    assert settings(3, given={"n_threads": 5, "n_iter": 9}) == {"n_threads": 5, "n_iter": 9}
+    assert settings(4, engine="sklearn", given={"max_iter": 3}) == {"max_iter": 3}
