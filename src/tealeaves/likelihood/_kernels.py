@@ -443,7 +443,9 @@ def _tempered_sweep(z, counts, phi_beta, alpha, weights, state):
 
 @njit(cache=True)
 def _annealed(words, phi_t, alpha, betas, n_chains, state, stop):
-    """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t (Neal 2001; Wallach et al. 2009, §4.2).
+    """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t.
+
+    Annealed importance sampling (Neal 2001; Wallach et al. 2009, §4.2).
 
     Each chain adds ``(beta_t - beta_{t-1}) log p(w|z)`` to its log weight, then
     takes one Gibbs sweep at ``beta_t``; the estimate is the log mean weight.
@@ -547,7 +549,10 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star, state):
 
 @njit(cache=True)
 def _chib_states(words, phi_t, alpha, z_star, z_s, counts_s, first, last, reverse, log_t, state, stop):
-    """From ``z_s``, sweep forward (or in reverse) for indices ``first..last`` and fill ``log_t[j] = log T(z* <- z_j)``."""
+    """From ``z_s``, sweep forward (or in reverse) for indices ``first..last``.
+
+    Fills ``log_t[j] = log T(z* <- z_j)`` (the Chib-style estimator's transition probabilities).
+    """
     z = z_s.copy()
     counts = counts_s.copy()
     step = -1 if reverse else 1

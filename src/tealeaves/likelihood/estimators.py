@@ -232,7 +232,7 @@ def _seed(seed: int | tuple[int, int] | None) -> int:
 def _run(method: int, phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, size: int, second: int = 0,
          third: int = 0, *, betas: np.ndarray | None = None, score_from: np.ndarray | None = None,
          seed: int | tuple[int, int] | None, n_threads: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Run :func:`tealeaves.likelihood._kernels.estimate` on ``n_threads`` threads, stopped cleanly by Ctrl-C."""
+    """Run :func:`tealeaves.likelihood._kernels.estimate` on ``n_threads`` threads (Ctrl-C stops it)."""
     threads = resolve_threads(n_threads)
     starts = np.zeros(len(corpus), dtype=np.int64) if score_from is None else np.asarray(score_from, np.int64)
     betas = np.zeros(1) if betas is None else betas
@@ -570,7 +570,8 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     n_samples = _check_count("n_samples", n_samples)
     n_chains = _check_count("n_chains", n_chains)
     burn_in = _check_count("burn_in", burn_in)
-    return _run(_kernels.CHIB, phi, alpha, corpus, n_samples, n_chains, burn_in, seed=seed, n_threads=n_threads)
+    return _run(_kernels.CHIB, phi, alpha, corpus, n_samples, n_chains, burn_in, seed=seed,
+                n_threads=n_threads)
 
 
 _HM_WARNING = {"biased": True, "warning": "the harmonic mean overestimates log p(w) (Wallach et al. 2009); "
@@ -661,8 +662,10 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
     if replicates == 1:
         est, se = func(phi, alpha, corpus, n, seed=seed, n_threads=n_threads, **options)
     else:
-        est, se = replicate(lambda s: func(phi, alpha, corpus, n, seed=s, n_threads=n_threads, **options), seed,
-                            replicates)
+        def run(s):
+            return func(phi, alpha, corpus, n, seed=s, n_threads=n_threads, **options)
+
+        est, se = replicate(run, seed, replicates)
         settings["replicates"] = replicates
     fields = {"est": method, count_name.removeprefix("n_"): n, **settings, "seed": seed,
               "rng": _kernels.RNG_SCHEME, "model": describe(model)}
