@@ -12,7 +12,8 @@ numbers, bit for bit, for any number of threads.  The scheme is named :data:`RNG
 every estimate's signature (``rng=``).  It replaced numba's global generator, seeded once per
 call and drawn from document after document, so the values for a given seed differ from those
 of earlier tealeaves, whose signatures have no ``rng`` field.  Gamma variates are drawn by
-Marsaglia & Tsang (2000), normal ones by Box-Muller.
+Marsaglia & Tsang (2000) from shape 1 and by Ahrens & Dieter's (1974) GS algorithm below it
+(NumPy's choices), normal ones by Box-Muller.
 
 **Ctrl-C.**  The kernel releases the GIL and takes the stop flag of :mod:`tealeaves._interrupt`
 as its last argument (``stop``): it is read before each document and, within one, between units
@@ -103,12 +104,27 @@ def _normal(state):
 
 
 @njit(cache=True)
+def _small_gamma(shape, state):
+    """A ``Gamma(shape, 1)`` draw for ``shape < 1``: Ahrens & Dieter's (1974) GS rejection (as NumPy)."""
+    while True:
+        u = _uniform(state)
+        v = -math.log(1.0 - _uniform(state))  # a standard exponential
+        if u <= 1.0 - shape:
+            x = u ** (1.0 / shape)
+            if x <= v:
+                return x
+        else:
+            y = -math.log((1.0 - u) / shape)
+            x = (1.0 - shape + shape * y) ** (1.0 / shape)
+            if x <= v + y:
+                return x
+
+
+@njit(cache=True)
 def _gamma(shape, state):
-    """A ``Gamma(shape, 1)`` draw: Marsaglia & Tsang (2000), boosted by ``U^(1/shape)`` below 1."""
-    boost = 1.0
+    """A ``Gamma(shape, 1)`` draw: Marsaglia & Tsang (2000) from shape 1, :func:`_small_gamma` below."""
     if shape < 1.0:
-        boost = (1.0 - _uniform(state)) ** (1.0 / shape)
-        shape += 1.0
+        return _small_gamma(shape, state)
     d = shape - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
@@ -119,7 +135,7 @@ def _gamma(shape, state):
         v = v * v * v
         u = 1.0 - _uniform(state)
         if u < 1.0 - 0.0331 * x ** 4 or math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
-            return d * v * boost
+            return d * v
 
 
 @njit(cache=True)
