@@ -12,6 +12,13 @@ without resampling of earlier positions, and compares it with
 
     TEALEAVES_DATA=/path/to/data python benchmarks/estimators.py [--particles 10] [--k 20]
 
+``--threads`` times left-to-right (20 particles), importance sampling (1000 prior draws) and
+left-to-right document completion (20 particles) on all 3,019 test stories at 1 and at 2 threads
+(``n_threads``), prints the speed-up and whether the two results are exactly equal (documents draw
+from per-document random streams, so they must be); ``--quick`` does it on 300 stories:
+
+    TEALEAVES_DATA=/path/to/data python benchmarks/estimators.py --threads [--quick] [--repeats 2]
+
 Two further reports on the same Reuters models (not timings of a competitor):
 ``--agreement N`` prints every estimator's log-likelihood and standard error on
 N random test stories at K (0 = all; ``--seeds R`` adds the spread over R seeds),
@@ -110,6 +117,46 @@ def agreement(k: int, n: int, only: str | None = None, seeds: int = 1) -> None:
               f"  {np.mean([t for _, t in runs]):6.1f} s{spread}")
 
 
+#: The ``--threads`` cases: label -> call of (model, stories, n_threads) returning a HeldOutEstimate.
+THREAD_CASES = {
+    "left-to-right, 20 particles":
+        lambda m, c, n: E.estimate_log_likelihood(m, c, "left-to-right", 20, n_threads=n),
+    "importance sampling, 1000 draws":
+        lambda m, c, n: E.estimate_log_likelihood(m, c, "is", 1000, n_threads=n),
+    "left-to-right completion, 20 particles":
+        lambda m, c, n: E.left_to_right_completion(m, c, 20, n_threads=n),
+}
+
+
+def identical(a, b) -> bool:
+    """Exact equality of two estimates: totals, per-document values and errors, signatures."""
+    se_a, se_b = a.document_standard_errors, b.document_standard_errors
+    return (a.to_dict() == b.to_dict()
+            and np.array_equal(a.document_log_likelihoods, b.document_log_likelihoods)
+            and np.array_equal(se_a, se_b, equal_nan=True))
+
+
+def thread_scaling(k: int, quick: bool, repeats: int) -> None:
+    """Each THREAD_CASES estimator at 1 and 2 threads: best of ``repeats``, speed-up, equality."""
+    _, test = load_corpora()
+    model = fit_reuters_models([k])[k]
+    sub = stories(test, 300 if quick else 0)
+    E.estimate_log_likelihood(model, sub.subset(range(3)), "is", 2, n_threads=1)  # compile / load the cache
+    print(f"K={k}: {len(sub)} Reuters test stories, {sub.n_tokens} tokens; best of {repeats}, "
+          "1 and 2 threads alternating")
+    for label, run in THREAD_CASES.items():
+        best = {1: float("inf"), 2: float("inf")}
+        results = {}
+        for _ in range(repeats):
+            for n in (1, 2):
+                results[n], secs = timed(run, model, sub, n)
+                best[n] = min(best[n], secs)
+        same = identical(results[1], results[2])
+        print(f"{label:40s} 1 thread {best[1]:7.2f} s   2 threads {best[2]:7.2f} s   "
+              f"speed-up {best[1] / best[2]:4.2f}x   log-likelihood {results[1].log_likelihood:,.4f}   "
+              f"identical: {'yes' if same else 'NO'}", flush=True)
+
+
 def ranking(n: int, particles: int = 10) -> None:
     from tealeaves.likelihood import document_completion
     from tealeaves.reproduce.reuters import ARTICLE, DEFAULT_KS
@@ -139,7 +186,13 @@ def main() -> None:
     parser.add_argument("--methods", default=None, help="with --agreement: comma-separated methods to run")
     parser.add_argument("--seeds", type=int, default=1,
                         help="with --agreement: run each estimator with seeds 1..N and print the spread")
+    parser.add_argument("--threads", action="store_true",
+                        help="time left-to-right, importance sampling and completion at 1 and 2 threads")
+    parser.add_argument("--quick", action="store_true", help="with --threads: 300 stories instead of all")
+    parser.add_argument("--repeats", type=int, default=2, help="with --threads: runs per thread count")
     args = parser.parse_args()
+    if args.threads:
+        return thread_scaling(args.k, args.quick, args.repeats)
     if args.agreement is not None:
         return agreement(args.k, args.agreement, args.methods, args.seeds)
     if args.ranking is not None:
@@ -152,10 +205,10 @@ def main() -> None:
     n_tok = test.n_tokens
     print(f"Reuters ModApte test: {len(test)} stories, {n_tok} tokens; K={args.k}; {r} particles")
 
-    E.left_to_right(phi, alpha, test.subset(range(3)), 2, resample=False)  # compile / load the cache
+    E.left_to_right(phi, alpha, test.subset(range(3)), 2, resample=False, n_threads=1)  # compile / load cache
     rows = []
     for resample in (False, True):
-        (est, _), secs = timed(E.left_to_right, phi, alpha, test, r, resample=resample, seed=0)
+        (est, _), secs = timed(E.left_to_right, phi, alpha, test, r, resample=resample, seed=0, n_threads=1)
         rate = n_tok * r / secs
         rows.append((resample, secs, rate, est.sum()))
         print(f"tealeaves left-to-right resample={resample!s:5}: {secs:7.2f} s, "
@@ -164,7 +217,7 @@ def main() -> None:
     sub = test.subset(range(min(args.numpy_stories, len(test))))
     ref, ref_secs = timed(numpy_left_to_right, phi, alpha, sub, r)
     ref_rate = sub.n_tokens * r / ref_secs
-    mine, _ = timed(E.left_to_right, phi, alpha, sub, r, resample=False, seed=0)
+    mine, _ = timed(E.left_to_right, phi, alpha, sub, r, resample=False, seed=0, n_threads=1)
     print(f"numpy reference (no resampling, {len(sub)} stories, {sub.n_tokens} tokens): {ref_secs:.2f} s, "
           f"{ref_rate:,.0f} tokens/s/particle; its log-likelihood {ref.sum():,.1f} vs tealeaves "
           f"{mine[0].sum():,.1f} (different random streams)")

@@ -12,12 +12,13 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import integrate
+from scipy import integrate, stats
 from scipy.special import betaln
 
 from conftest import FULL
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError, TealeavesError
+from tealeaves.likelihood import _kernels
 from tealeaves.likelihood import estimators as E
 from tealeaves.likelihood.completion import split_documents
 from tealeaves.models.base import FixedTopicModel
@@ -342,3 +343,110 @@ def test_model_without_probabilities_is_refused():
     corpus = Corpus.from_token_lists([["a", "b"]], lsi_like.vocabulary_)
     with pytest.raises(InvalidModelError, match="no topic-word probabilities"):
         E.estimate_log_likelihood(lsi_like, corpus, "left-to-right")
+
+
+# -- documents in parallel: per-document random streams --------------------------------
+def ragged_problem(seed: int = 9, n_docs: int = 23):
+    """Documents of 0 to 24 tokens (an empty one included) under a random K = 3 LDA."""
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.full(10, 0.3), size=3)
+    alpha = rng.uniform(0.2, 2.0, size=3)
+    docs = [[f"w{i}" for i in rng.choice(10, size=n)] for n in rng.integers(0, 25, size=n_docs)]
+    docs[5] = []
+    return phi, alpha, Corpus.from_token_lists(docs, Vocabulary([f"w{i}" for i in range(10)]))
+
+
+THREADED = {
+    "left-to-right": lambda phi, a, c, **kw: E.left_to_right(phi, a, c, 12, **kw),
+    "left-to-right-no-resampling": lambda phi, a, c, **kw: E.left_to_right(
+        phi, a, c, 12, resample=False, **kw),
+    "left-to-right-weighted": lambda phi, a, c, **kw: E.left_to_right(
+        phi, a, c, 30, weighted=True, n_filters=3, **kw),
+    "left-to-right-from-position": lambda phi, a, c, **kw: E.left_to_right(
+        phi, a, c, 12, score_from=c.lengths // 2, **kw),
+    "is": lambda phi, a, c, **kw: E.importance_sampling(phi, a, c, 3000, **kw),
+    "hm": lambda phi, a, c, **kw: E.harmonic_mean(phi, a, c, 40, burn_in=3, **kw),
+    "ais": lambda phi, a, c, **kw: E.annealed_importance_sampling(phi, a, c, 6, n_temperatures=25, **kw),
+    "chib": lambda phi, a, c, **kw: E.chib_style(phi, a, c, 15, n_chains=3, burn_in=4, **kw),
+}
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """Exact equality of two ``(est, se)`` results (NaN equal to NaN; ``se`` may be None)."""
+    if (a[1] is None) != (b[1] is None):
+        return False
+    return np.array_equal(a[0], b[0]) and (a[1] is None or np.array_equal(a[1], b[1], equal_nan=True))
+
+
+@pytest.mark.parametrize("name", sorted(THREADED))
+def test_estimates_are_identical_for_any_thread_count(name):
+    phi, alpha, corpus = ragged_problem()
+    runs = [THREADED[name](phi, alpha, corpus, seed=11, n_threads=n) for n in (1, 2, 3)]
+    assert all(_same(runs[0], run) for run in runs[1:])
+    assert _same(runs[0], THREADED[name](phi, alpha, corpus, seed=11, n_threads=2))  # determinism
+    assert not np.array_equal(runs[0][0], THREADED[name](phi, alpha, corpus, seed=12, n_threads=2)[0])
+    assert runs[0][0][5] == 0.0 and np.all(np.isfinite(runs[0][0]))
+
+
+@pytest.mark.parametrize("name", sorted(THREADED))
+def test_a_documents_estimate_depends_only_on_the_seed_and_its_index(name):
+    """Per-document streams: changing document 0 leaves every other document's numbers as they were
+    (one generator shared by the documents in turn would shift every later draw)."""
+    phi, alpha, corpus = ragged_problem()
+    docs = [list(corpus.vocabulary.decode(corpus.document(d))) for d in range(len(corpus))]
+    changed = Corpus.from_token_lists([["w1", "w2", "w3", "w1"] * 3] + docs[1:], corpus.vocabulary)
+    before = THREADED[name](phi, alpha, corpus, seed=4, n_threads=2)
+    after = THREADED[name](phi, alpha, changed, seed=4, n_threads=1)
+    assert before[0][0] != after[0][0]
+    assert np.array_equal(before[0][1:], after[0][1:])
+
+
+@pytest.mark.parametrize("method", E.METHODS)
+def test_estimate_log_likelihood_is_identical_for_any_thread_count(method):
+    model, corpus, _ = model_of(0)
+    results = [E.estimate_log_likelihood(model, corpus, method, 20, seed=2, n_threads=n).to_dict()
+               for n in (1, 2, 3)]
+    assert results[0] == results[1] == results[2]
+    assert f"|rng={_kernels.RNG_SCHEME}|" in results[0]["signature"]
+    assert "thread" not in results[0]["signature"]
+
+
+def test_left_to_right_completion_is_identical_for_any_thread_count():
+    phi, alpha, corpus = ragged_problem()
+    model = FixedTopicModel(phi, corpus.vocabulary, alpha)
+    results = [E.left_to_right_completion(model, corpus, 15, seed=3, split_seed=1, n_threads=n)
+               for n in (1, 2, 3)]
+    assert results[0].to_dict() == results[1].to_dict() == results[2].to_dict()
+    per_document = [r.document_log_likelihoods for r in results]
+    assert all(np.array_equal(per_document[0], d) for d in per_document)
+    assert f"rng={_kernels.RNG_SCHEME}" in str(results[0].signature)
+
+
+# -- the per-document generator: its draws follow their distributions ----------------------
+def _draws(draw, n: int = 20000, seed: int = 3, index: int = 1) -> np.ndarray:
+    state = _kernels._stream(seed, index)
+    return np.array([draw(state) for _ in range(n)])
+
+
+def test_stream_uniforms_are_uniform_and_streams_differ():
+    u = _draws(_kernels._uniform)
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    assert u.min() >= 0.0 and u.max() < 1.0
+    other = _draws(_kernels._uniform, index=2)
+    assert abs(np.corrcoef(u, other)[0, 1]) < 0.03  # 4.2 sd for independent streams
+    assert not np.array_equal(u, _draws(_kernels._uniform, seed=4))
+
+
+@pytest.mark.parametrize("shape", [0.01, 0.3, 1.0, 2.5, 40.0])
+def test_stream_gamma_draws_follow_the_gamma_distribution(shape):
+    """Marsaglia & Tsang (2000) with the U^(1/a) boost below 1, against scipy's Gamma(shape) CDF."""
+    x = _draws(lambda s: _kernels._gamma(shape, s))
+    assert np.all(x >= 0.0)
+    assert stats.kstest(x, stats.gamma(shape).cdf).pvalue > 1e-3
+
+
+def test_stream_normals_and_integers_follow_their_distributions():
+    assert stats.kstest(_draws(_kernels._normal), "norm").pvalue > 1e-3
+    k = _draws(lambda s: _kernels._randint(7, s))
+    assert set(np.unique(k)) == set(range(7))
+    assert stats.chisquare(np.bincount(k, minlength=7)).pvalue > 1e-3

@@ -228,11 +228,13 @@ PERPLEXITY = {
 }
 
 
+@pytest.mark.parametrize("n_threads", ["1", "2"])
 @pytest.mark.parametrize("method", sorted(PERPLEXITY))
-def test_interrupts_perplexity_while_its_kernel_runs(reuters_files, workdir, method):
+def test_interrupts_perplexity_while_its_kernel_runs(reuters_files, workdir, method, n_threads):
+    """Serial and parallel (documents over two threads, each ``prange`` iteration reading the flag)."""
     for delay in delays([0.5, 2.0, 4.0], [1.0]):
         interrupt(["perplexity", reuters_files["model"], reuters_files["test"], "--tokenized", "--method",
-                   method, *PERPLEXITY[method]], workdir, after_kernel=delay)
+                   method, *PERPLEXITY[method], "--n-threads", n_threads], workdir, after_kernel=delay)
 
 
 def test_interrupts_perplexity_completion(reuters_files, workdir):

@@ -118,3 +118,17 @@ def test_replicates_option_matches_python_api(files, capsys):
     assert got["log_likelihood"] == pytest.approx(expected.log_likelihood, rel=1e-12)
     assert got["standard_error"] == pytest.approx(expected.standard_error, rel=1e-12)
     assert "replicates=3" in got["signature"]
+
+
+@pytest.mark.parametrize("method", ["left-to-right", "left-to-right-completion", "is", "ais"])
+def test_n_threads_gives_the_same_output(files, capsys, method):
+    """``--n-threads 1`` and ``--n-threads 2`` print the same JSON (the numbers and the signature)."""
+    model_path, _, test, _ = files
+    extra = ["--temperatures", 20] if method == "ais" else []
+    outputs = []
+    for n in (1, 2):
+        code, out, _ = run(capsys, model_path, test, "--method", method, "--samples", 30, "--seed", 5, *extra,
+                           "--n-threads", n, "--format", "json")
+        assert code == 0
+        outputs.append(json.loads(out))
+    assert outputs[0] == outputs[1] and "rng=" in outputs[0]["signature"]

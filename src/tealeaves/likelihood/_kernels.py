@@ -1,15 +1,25 @@
 """Compiled (numba) samplers behind :mod:`tealeaves.likelihood.estimators`.
 
-Every kernel works on a whole corpus in CSR form (``tokens``, ``offsets``) with
-the topics given transposed, ``phi_t[w, k] = phi_{k,w}`` (``V x K``, contiguous
-per word), and a length-``K`` Dirichlet parameter ``alpha``.  Kernels seed
-numba's generator once per call, so a call is reproducible for a given seed.
+Every estimator runs through one kernel, :func:`estimate`, on a whole corpus in CSR form
+(``tokens``, ``offsets``) with the topics given transposed, ``phi_t[w, k] = phi_{k,w}``
+(``V x K``, contiguous per word), and a length-``K`` Dirichlet parameter ``alpha``.  Documents
+are independent, so the kernel estimates them in parallel (``prange`` over numba's threads).
 
-The five estimator kernels release the GIL and take the stop flag of :mod:`tealeaves._interrupt`
-as their last argument (``stop``): they read it between units of work (a document, a sample, a
-particle, a position, a temperature or a chain) and return early, with unfinished results,
-once it is set; their callers run them through :func:`tealeaves._interrupt.call`, which then
-raises :class:`KeyboardInterrupt` instead of returning those results.
+**Random streams.**  Document ``d`` draws from its own generator, xoshiro256** (Blackman &
+Vigna 2021) started from ``(seed, d)`` through SplitMix64 (:func:`_stream`); no draw depends on
+which thread runs the document or on the order documents are taken, so a call gives the same
+numbers, bit for bit, for any number of threads.  The scheme is named :data:`RNG_SCHEME` in
+every estimate's signature (``rng=``).  It replaced numba's global generator, seeded once per
+call and drawn from document after document, so the values for a given seed differ from those
+of earlier tealeaves, whose signatures have no ``rng`` field.  Gamma variates are drawn by
+Marsaglia & Tsang (2000) from shape 1 and by Ahrens & Dieter's (1974) GS algorithm below it
+(NumPy's choices), normal ones by Box-Muller.
+
+**Ctrl-C.**  The kernel releases the GIL and takes the stop flag of :mod:`tealeaves._interrupt`
+as its last argument (``stop``): it is read before each document and, within one, between units
+of work (a sample, a particle, a position, a temperature or a chain); once it is set every
+document still running returns at once, with an unfinished value that the caller never uses
+(:func:`tealeaves._interrupt.call` raises :class:`KeyboardInterrupt` instead).
 
 Within a document the topic counts ``n_k`` exclude the token being resampled;
 the collapsed conditional of LDA with fixed topics is
@@ -21,23 +31,117 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from tealeaves._compiled import stop_requested
 
-#: Prior draws between two reads of the stop flag in :func:`importance_prior`.
+#: The random streams of :func:`estimate`, recorded in signatures (``rng=``): one xoshiro256**
+#: generator per document, seeded from ``(seed, document index)`` by SplitMix64.
+RNG_SCHEME = "xoshiro256ss-per-doc-1"
+
+#: The estimators :func:`estimate` runs, by the code it takes as ``method``.
+LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB = 0, 1, 2, 3, 4
+
+#: Prior draws between two reads of the stop flag in :func:`_importance`.
 _BLOCK = 1024
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2 ** -53
+
+
+# -- random streams -------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _mix(z):
+    """SplitMix64's output function (Steele, Lea & Flood 2014): a bijection of 64-bit integers."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
 
 @njit(cache=True)
-def _seed(seed):
-    np.random.seed(seed)
+def _stream(seed, index):
+    """The four-word state of xoshiro256** for stream ``index`` of ``seed`` (SplitMix64 seeding)."""
+    key = _mix(_mix(np.uint64(seed) + _GOLDEN) + np.uint64(index))
+    state = np.empty(4, dtype=np.uint64)
+    for j in range(4):
+        state[j] = _mix(key + np.uint64(j + 1) * _GOLDEN)
+    return state
+
+
+@njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
 @njit(cache=True)
-def _categorical(weights, total):
+def _uniform(state):
+    """The next draw of xoshiro256** (Blackman & Vigna 2021) as a float in ``[0, 1)`` (53 bits)."""
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    state[0], state[1], state[2], state[3] = s0, s1, s2, _rotl(s3, 45)
+    return float(out >> np.uint64(11)) * _TO_UNIT
+
+
+@njit(cache=True)
+def _randint(n, state):
+    """A uniform integer in ``0..n-1``."""
+    return min(int(_uniform(state) * n), n - 1)
+
+
+@njit(cache=True)
+def _normal(state):
+    """A standard normal draw (Box-Muller; the second variate is not kept)."""
+    u = 1.0 - _uniform(state)  # in (0, 1]
+    return math.sqrt(-2.0 * math.log(u)) * math.cos(2.0 * math.pi * _uniform(state))
+
+
+@njit(cache=True)
+def _small_gamma(shape, state):
+    """A ``Gamma(shape, 1)`` draw for ``shape < 1``: Ahrens & Dieter's (1974) GS rejection (as NumPy)."""
+    while True:
+        u = _uniform(state)
+        v = -math.log(1.0 - _uniform(state))  # a standard exponential
+        if u <= 1.0 - shape:
+            x = u ** (1.0 / shape)
+            if x <= v:
+                return x
+        else:
+            y = -math.log((1.0 - u) / shape)
+            x = (1.0 - shape + shape * y) ** (1.0 / shape)
+            if x <= v + y:
+                return x
+
+
+@njit(cache=True)
+def _gamma(shape, state):
+    """A ``Gamma(shape, 1)`` draw: Marsaglia & Tsang (2000) from shape 1, :func:`_small_gamma` below."""
+    if shape < 1.0:
+        return _small_gamma(shape, state)
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = _normal(state)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = 1.0 - _uniform(state)
+        if u < 1.0 - 0.0331 * x ** 4 or math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+            return d * v
+
+
+@njit(cache=True)
+def _categorical(weights, total, state):
     """Draw an index with probability ``weights[k] / total``."""
-    u = np.random.random() * total
+    u = _uniform(state) * total
     acc = 0.0
     last = weights.shape[0] - 1
     for k in range(last):
@@ -45,8 +149,6 @@ def _categorical(weights, total):
         if u < acc:
             return k
     return last
-
-
 @njit(cache=True)
 def log_mean_exp_se(logw):
     """``log(mean(exp(logw)))`` and its delta-method standard error.
@@ -101,7 +203,7 @@ def _log_dirmult(counts, alpha):
 
 
 @njit(cache=True)
-def _sample_prior(n_tok, alpha, z, counts):
+def _sample_prior(n_tok, alpha, z, counts, state):
     """Draw ``z`` from p(z | alpha) by the Polya urn (theta integrated out)."""
     a_sum = alpha.sum()
     k_top = alpha.shape[0]
@@ -110,12 +212,12 @@ def _sample_prior(n_tok, alpha, z, counts):
     for n in range(n_tok):
         for k in range(k_top):
             weights[k] = counts[k] + alpha[k]
-        z[n] = _categorical(weights, n + a_sum)
+        z[n] = _categorical(weights, n + a_sum, state)
         counts[z[n]] += 1
 
 
 @njit(cache=True)
-def _gibbs_sweep(words, z, counts, phi_t, alpha, reverse):
+def _gibbs_sweep(words, z, counts, phi_t, alpha, reverse, state):
     """One collapsed Gibbs sweep over ``z`` targeting ``p(z | w, alpha)``.
 
     Positions are visited ``0..N-1`` (or ``N-1..0`` when ``reverse``).
@@ -128,7 +230,7 @@ def _gibbs_sweep(words, z, counts, phi_t, alpha, reverse):
         w = words[n]
         counts[z[n]] -= 1
         total = _conditional(counts, alpha, phi_t[w], weights)
-        z[n] = _categorical(weights, total)
+        z[n] = _categorical(weights, total, state)
         counts[z[n]] += 1
 
 
@@ -143,7 +245,7 @@ def _log_lik_given_z(words, z, phi_t):
 
 # -- left-to-right (Wallach 2008; MALLET's MarginalProbEstimator) -------------
 @njit(cache=True)
-def _l2r_particles(words, phi_t, alpha, n_particles, resample, a, stop):
+def _l2r_particles(words, phi_t, alpha, n_particles, resample, a, state, stop):
     """Fill ``a[r, n] = p(w_n | w_<n, z_<n^(r))`` for every particle ``r`` and position ``n``.
 
     Before position ``n`` a particle optionally resamples ``z_<n`` (one Gibbs sweep,
@@ -162,11 +264,11 @@ def _l2r_particles(words, phi_t, alpha, n_particles, resample, a, stop):
         counts[:] = 0
         for n in range(n_tok):
             if resample and n > 0:
-                _gibbs_sweep(words[:n], z[:n], counts, phi_t, alpha, False)
+                _gibbs_sweep(words[:n], z[:n], counts, phi_t, alpha, False, state)
             w = words[n]
             total = _conditional(counts, alpha, phi_t[w], weights)
             a[r, n] = total / (n + a_sum)
-            z[n] = _categorical(weights, total)
+            z[n] = _categorical(weights, total, state)
             counts[z[n]] += 1
 
 
@@ -211,7 +313,7 @@ def _log_mean(log_w):
 
 
 @njit(cache=True)
-def _smc_filter(words, phi_t, alpha, n_particles, resample, start, stop):
+def _smc_filter(words, phi_t, alpha, n_particles, resample, start, state, stop):
     """One sequential Monte Carlo filter over positions; returns ``(log Z, log Z_<start)``.
 
     Particle ``m`` is rejuvenated (one Gibbs sweep over ``z_<n``, invariant for
@@ -237,10 +339,10 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start, stop):
         w = words[n]
         for m in range(n_particles):
             if resample and n > 0:
-                _gibbs_sweep(words[:n], z[m, :n], counts[m], phi_t, alpha, False)
+                _gibbs_sweep(words[:n], z[m, :n], counts[m], phi_t, alpha, False, state)
             total = _conditional(counts[m], alpha, phi_t[w], weights)
             log_w[m] += math.log(total / (n + a_sum))
-            z[m, n] = _categorical(weights, total)
+            z[m, n] = _categorical(weights, total, state)
             counts[m, z[m, n]] += 1
         if n == start - 1:
             log_z_start = log_z + _log_mean(log_w)
@@ -249,7 +351,7 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start, stop):
         if ess < 0.5 * n_particles and n < n_tok - 1:
             log_z += _log_mean(log_w)
             cum = np.cumsum(wn / wn.sum())
-            u = np.random.random() / n_particles
+            u = _uniform(state) / n_particles
             parents = np.empty(n_particles, dtype=np.int64)
             j = 0
             for m in range(n_particles):
@@ -262,214 +364,101 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start, stop):
     return log_z + _log_mean(log_w), log_z_start
 
 
-@njit(cache=True, nogil=True)
-def left_to_right(tokens, offsets, score_from, phi_t, alpha, n_particles, resample, n_filters, seed, stop):
-    """Left-to-right estimates of ``log p(w_{>=score_from} | w_<score_from)`` per document.
+@njit(cache=True)
+def _left_to_right(words, start, phi_t, alpha, n_particles, resample, n_filters, state, stop):
+    """Left-to-right estimate of ``log p(w_{>=start} | w_<start)`` of one document and its standard error.
 
     ``n_filters == 0``: average each position over the particles (Wallach 2008, MALLET).
     ``n_filters > 0``: split the particles into that many independent SMC filters
     (:func:`_smc_filter`) and combine their unbiased estimates (consistent).
-
-    Parameters
-    ----------
-    tokens : numpy.ndarray
-        The corpus's word ids, documents one after another (int array).
-    offsets : numpy.ndarray
-        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
-    score_from : numpy.ndarray
-        ``D`` first positions scored (0 scores the whole document).
-    phi_t : numpy.ndarray
-        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters.
-    n_particles : int
-        Particles per document.
-    resample : bool
-        Rejuvenate ``z_<n`` by a Gibbs sweep before each position.
-    n_filters : int
-        0 for the unweighted average, else the number of SMC filters.
-    seed : int
-        Seed of numba's generator.
-    stop : numpy.ndarray
-        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
-
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document log estimates.
-    se : numpy.ndarray
-        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
     """
-    _seed(seed)
-    n_docs = offsets.shape[0] - 1
-    est = np.zeros(n_docs)
-    se = np.full(n_docs, np.nan)
-    for d in range(n_docs):
-        if stop_requested(stop):
-            break
-        words = tokens[offsets[d]:offsets[d + 1]]
-        n_tok = words.shape[0]
-        start = score_from[d]
-        if n_tok == 0 or start >= n_tok:
-            se[d] = 0.0
-            continue
-        if n_filters > 0:
-            log_x = np.empty(n_filters)
-            log_y = np.zeros(n_filters)
-            for g in range(n_filters):
-                log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
-                                                 start, stop)
-            if stop_requested(stop):  # the filters stopped part-way: nothing to combine
-                break
-            est[d], s = _ratio(log_x, log_y)
-            reps = n_filters
-        else:
-            a = np.empty((n_particles, n_tok))
-            _l2r_particles(words, phi_t, alpha, n_particles, resample, a, stop)
-            if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
-                break
-            est[d], s = _per_position(a, start)
-            reps = n_particles
-        if reps > 1:
-            se[d] = s.std() * math.sqrt(1.0 / (reps - 1.0))
-    return est, se
+    if n_filters > 0:
+        log_x = np.empty(n_filters)
+        log_y = np.zeros(n_filters)
+        for g in range(n_filters):
+            log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
+                                             start, state, stop)
+        if stop_requested(stop):  # the filters stopped part-way: nothing to combine
+            return 0.0, np.nan
+        est, s = _ratio(log_x, log_y)
+        reps = n_filters
+    else:
+        a = np.empty((n_particles, words.shape[0]))
+        _l2r_particles(words, phi_t, alpha, n_particles, resample, a, state, stop)
+        if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
+            return 0.0, np.nan
+        est, s = _per_position(a, start)
+        reps = n_particles
+    if reps < 2:
+        return est, np.nan
+    return est, s.std() * math.sqrt(1.0 / (reps - 1.0))
 
 
 # -- importance sampling from the prior ----------------------------------------
-@njit(cache=True, nogil=True)
-def importance_prior(tokens, offsets, phi_t, alpha, n_samples, seed, stop):
+@njit(cache=True)
+def _importance(words, phi_t, alpha, n_samples, state, stop):
     """Importance sampling from the prior, ``theta_s ~ Dir(alpha)`` (Wallach et al. 2009, §4.1).
 
-    ``log p(w) ≈ log mean_s prod_n sum_k theta_sk phi_{k,w_n}``.
-
-    Parameters
-    ----------
-    tokens : numpy.ndarray
-        The corpus's word ids, documents one after another (int array).
-    offsets : numpy.ndarray
-        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
-    phi_t : numpy.ndarray
-        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters.
-    n_samples : int
-        Prior draws per document.
-    seed : int
-        Seed of numba's generator.
-    stop : numpy.ndarray
-        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
-
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document log estimates.
-    se : numpy.ndarray
-        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
+    ``log p(w) ≈ log mean_s prod_n sum_k theta_sk phi_{k,w_n}``, with its delta-method error.
     """
-    _seed(seed)
-    n_docs = offsets.shape[0] - 1
     k_top = alpha.shape[0]
-    est = np.zeros(n_docs)
-    se = np.full(n_docs, np.nan)
     theta = np.empty(k_top)
     logw = np.empty(n_samples)
-    for d in range(n_docs):
-        words = tokens[offsets[d]:offsets[d + 1]]
-        if words.shape[0] == 0:
-            se[d] = 0.0
-            continue
-        for first in range(0, n_samples, _BLOCK):  # the flag is read per block: one exit per sample loop
-            if stop_requested(stop):
-                return est, se
-            for s in range(first, min(first + _BLOCK, n_samples)):
-                tot = 0.0
+    for first in range(0, n_samples, _BLOCK):  # the flag is read per block of draws
+        if stop_requested(stop):
+            return 0.0, np.nan
+        for s in range(first, min(first + _BLOCK, n_samples)):
+            tot = 0.0
+            for k in range(k_top):
+                theta[k] = _gamma(alpha[k], state)
+                tot += theta[k]
+            if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
+                theta[_randint(k_top, state)] = 1.0
+                tot = 1.0
+            lw = 0.0
+            for n in range(words.shape[0]):
+                p = 0.0
+                w = words[n]
                 for k in range(k_top):
-                    theta[k] = np.random.gamma(alpha[k], 1.0)
-                    tot += theta[k]
-                if tot == 0.0:  # every draw underflowed (tiny alpha): fall back to one corner
-                    theta[np.random.randint(k_top)] = 1.0
-                    tot = 1.0
-                lw = 0.0
-                for n in range(words.shape[0]):
-                    p = 0.0
-                    w = words[n]
-                    for k in range(k_top):
-                        p += theta[k] * phi_t[w, k]
-                    lw += math.log(p / tot)
-                logw[s] = lw
-        est[d], se[d] = log_mean_exp_se(logw)
-    return est, se
+                    p += theta[k] * phi_t[w, k]
+                lw += math.log(p / tot)
+            logw[s] = lw
+    return log_mean_exp_se(logw)
 
 
 # -- harmonic mean (Newton & Raftery 1994) -------------------------------------
-@njit(cache=True, nogil=True)
-def harmonic_mean(tokens, offsets, phi_t, alpha, n_samples, burn_in, seed, stop):
+@njit(cache=True)
+def _harmonic(words, phi_t, alpha, n_samples, burn_in, state, stop):
     """Harmonic mean: Gibbs samples ``z_s ~ p(z|w)``; ``log p(w) ≈ -log mean_s 1/p(w|z_s)``.  Biased upwards.
 
-    Newton & Raftery (1994).
-
-    Parameters
-    ----------
-    tokens : numpy.ndarray
-        The corpus's word ids, documents one after another (int array).
-    offsets : numpy.ndarray
-        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
-    phi_t : numpy.ndarray
-        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters.
-    n_samples : int
-        Gibbs samples per document.
-    burn_in : int
-        Sweeps discarded first.
-    seed : int
-        Seed of numba's generator.
-    stop : numpy.ndarray
-        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``D`` per-document log estimates (0 for an empty document).
+    Newton & Raftery (1994).  No standard error (NaN).
     """
-    _seed(seed)
-    n_docs = offsets.shape[0] - 1
-    k_top = alpha.shape[0]
-    est = np.zeros(n_docs)
-    counts = np.zeros(k_top, dtype=np.int64)
+    z = np.zeros(words.shape[0], dtype=np.int64)
+    counts = np.zeros(alpha.shape[0], dtype=np.int64)
     neg = np.empty(n_samples)
-    for d in range(n_docs):
-        words = tokens[offsets[d]:offsets[d + 1]]
-        if words.shape[0] == 0:
-            continue
-        z = np.zeros(words.shape[0], dtype=np.int64)
-        _sample_prior(words.shape[0], alpha, z, counts)
-        for _ in range(burn_in):
-            if stop_requested(stop):
-                return est
-            _gibbs_sweep(words, z, counts, phi_t, alpha, False)
-        for s in range(n_samples):
-            if stop_requested(stop):
-                return est
-            _gibbs_sweep(words, z, counts, phi_t, alpha, False)
+    _sample_prior(words.shape[0], alpha, z, counts, state)
+    for s in range(-burn_in, n_samples):
+        if stop_requested(stop):
+            return 0.0, np.nan
+        _gibbs_sweep(words, z, counts, phi_t, alpha, False, state)
+        if s >= 0:
             neg[s] = -_log_lik_given_z(words, z, phi_t)
-        est[d] = -log_mean_exp_se(neg)[0]
-    return est
+    return -log_mean_exp_se(neg)[0], np.nan
 
 
 # -- annealed importance sampling (Neal 2001) ----------------------------------
 @njit(cache=True)
-def _tempered_sweep(z, counts, phi_beta, alpha, weights):
+def _tempered_sweep(z, counts, phi_beta, alpha, weights, state):
     """One Gibbs sweep with the tempered likelihood ``phi_beta[n, k] = phi_{k,w_n}^beta``."""
     for n in range(z.shape[0]):
         counts[z[n]] -= 1
         total = _conditional(counts, alpha, phi_beta[n], weights)
-        z[n] = _categorical(weights, total)
+        z[n] = _categorical(weights, total, state)
         counts[z[n]] += 1
 
 
-@njit(cache=True, nogil=True)
-def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed, stop):
+@njit(cache=True)
+def _annealed(words, phi_t, alpha, betas, n_chains, state, stop):
     """AIS over z from p(z|alpha) to p(z|w) through p(z|alpha) p(w|z)^beta_t.
 
     Annealed importance sampling (Neal 2001; Wallach et al. 2009, §4.2).
@@ -478,73 +467,37 @@ def annealed_importance(tokens, offsets, phi_t, alpha, betas, n_chains, seed, st
     takes one Gibbs sweep at ``beta_t``; the estimate is the log mean weight.
     The chains of a document advance together so ``phi^beta`` is computed once
     per temperature.
-
-    Parameters
-    ----------
-    tokens : numpy.ndarray
-        The corpus's word ids, documents one after another (int array).
-    offsets : numpy.ndarray
-        ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
-    phi_t : numpy.ndarray
-        The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters.
-    betas : numpy.ndarray
-        The inverse temperatures, from 0 to 1.
-    n_chains : int
-        AIS chains per document.
-    seed : int
-        Seed of numba's generator.
-    stop : numpy.ndarray
-        The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
-
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document log estimates.
-    se : numpy.ndarray
-        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
     """
-    _seed(seed)
-    n_docs = offsets.shape[0] - 1
+    n_tok = words.shape[0]
     k_top = alpha.shape[0]
-    est = np.zeros(n_docs)
-    se = np.full(n_docs, np.nan)
     weights = np.empty(k_top)
+    log_phi = np.empty((n_tok, k_top))
+    for n in range(n_tok):
+        for k in range(k_top):
+            log_phi[n, k] = math.log(phi_t[words[n], k])
+    phi_beta = np.empty((n_tok, k_top))
+    z = np.zeros((n_chains, n_tok), dtype=np.int64)
+    counts = np.zeros((n_chains, k_top), dtype=np.int64)
+    logw = np.zeros(n_chains)
+    for c in range(n_chains):
+        _sample_prior(n_tok, alpha, z[c], counts[c], state)
     n_temp = betas.shape[0]
-    for d in range(n_docs):
-        words = tokens[offsets[d]:offsets[d + 1]]
-        n_tok = words.shape[0]
-        if n_tok == 0:
-            se[d] = 0.0
-            continue
-        log_phi = np.empty((n_tok, k_top))
-        for n in range(n_tok):
-            for k in range(k_top):
-                log_phi[n, k] = math.log(phi_t[words[n], k])
-        phi_beta = np.empty((n_tok, k_top))
-        z = np.zeros((n_chains, n_tok), dtype=np.int64)
-        counts = np.zeros((n_chains, k_top), dtype=np.int64)
-        logw = np.zeros(n_chains)
+    for t in range(1, n_temp):
+        if stop_requested(stop):
+            return 0.0, np.nan
+        step = betas[t] - betas[t - 1]
         for c in range(n_chains):
-            _sample_prior(n_tok, alpha, z[c], counts[c])
-        for t in range(1, n_temp):
-            if stop_requested(stop):
-                return est, se
-            step = betas[t] - betas[t - 1]
+            ll = 0.0
+            for n in range(n_tok):
+                ll += log_phi[n, z[c, n]]
+            logw[c] += step * ll
+        if t < n_temp - 1:
+            for n in range(n_tok):
+                for k in range(k_top):
+                    phi_beta[n, k] = math.exp(betas[t] * log_phi[n, k])
             for c in range(n_chains):
-                ll = 0.0
-                for n in range(n_tok):
-                    ll += log_phi[n, z[c, n]]
-                logw[c] += step * ll
-            if t < n_temp - 1:
-                for n in range(n_tok):
-                    for k in range(k_top):
-                        phi_beta[n, k] = math.exp(betas[t] * log_phi[n, k])
-                for c in range(n_chains):
-                    _tempered_sweep(z[c], counts[c], phi_beta, alpha, weights)
-        est[d], se[d] = log_mean_exp_se(logw)
-    return est, se
+                _tempered_sweep(z[c], counts[c], phi_beta, alpha, weights, state)
+    return log_mean_exp_se(logw)
 
 
 # -- Chib-style estimator (Murray & Salakhutdinov 2009) -------------------------
@@ -587,7 +540,7 @@ def _iterated_conditional_modes(words, z, counts, phi_t, alpha, max_sweeps):
 
 
 @njit(cache=True)
-def _special_state(words, phi_t, alpha, burn_in, counts_star):
+def _special_state(words, phi_t, alpha, burn_in, counts_star, state):
     """A high-posterior state z*: the best joint ``p(w, z)`` among ``burn_in`` Gibbs sweeps, then ICM.
 
     Fills ``counts_star`` with its topic counts and returns it.
@@ -595,12 +548,12 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star):
     n_tok = words.shape[0]
     z = np.zeros(n_tok, dtype=np.int64)
     counts = np.zeros(alpha.shape[0], dtype=np.int64)
-    _sample_prior(n_tok, alpha, z, counts)
+    _sample_prior(n_tok, alpha, z, counts, state)
     z_star = z.copy()
     counts_star[:] = counts
     best = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
     for _ in range(burn_in):
-        _gibbs_sweep(words, z, counts, phi_t, alpha, False)
+        _gibbs_sweep(words, z, counts, phi_t, alpha, False, state)
         joint = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
         if joint > best:
             best = joint
@@ -610,8 +563,24 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star):
     return z_star
 
 
-@njit(cache=True, nogil=True)
-def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed, stop):
+@njit(cache=True)
+def _chib_states(words, phi_t, alpha, z_star, z_s, counts_s, first, last, reverse, log_t, state, stop):
+    """From ``z_s``, sweep forward (or in reverse) for indices ``first..last``.
+
+    Fills ``log_t[j] = log T(z* <- z_j)`` (the Chib-style estimator's transition probabilities).
+    """
+    z = z_s.copy()
+    counts = counts_s.copy()
+    step = -1 if reverse else 1
+    for j in range(first, last, step):
+        if stop_requested(stop):
+            return
+        _gibbs_sweep(words, z, counts, phi_t, alpha, reverse, state)
+        log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
+
+
+@njit(cache=True)
+def _chib(words, phi_t, alpha, n_samples, n_chains, burn_in, state, stop):
     """Chib-style estimator with a special state z* (Murray & Salakhutdinov 2009).
 
     Each chain finds its own z*: the best of ``burn_in`` Gibbs sweeps polished by iterated
@@ -623,75 +592,133 @@ def chib_style(tokens, offsets, phi_t, alpha, n_samples, n_chains, burn_in, seed
     ``D_c``.  ``p(w, z*) / D_c`` is an unbiased estimate of ``p(w)`` (its reciprocal
     ``D_c / p(w, z*)`` is not, but ``E[1 / D_c] = 1 / p(z*|w)``), so chains are
     combined as ``log mean_c p(w, z*) / D_c``, with the delta-method standard error.
+    """
+    counts_star = np.zeros(alpha.shape[0], dtype=np.int64)
+    log_t = np.empty(n_samples)
+    log_p = np.empty(n_chains)
+    for c in range(n_chains):
+        if stop_requested(stop):
+            return 0.0, np.nan
+        z_star = _special_state(words, phi_t, alpha, burn_in, counts_star, state)
+        log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
+        s = _randint(n_samples, state)
+        z_s = z_star.copy()
+        counts_s = counts_star.copy()
+        _gibbs_sweep(words, z_s, counts_s, phi_t, alpha, True, state)
+        log_t[s] = _log_transition(words, z_s, z_star, counts_s, phi_t, alpha)
+        _chib_states(words, phi_t, alpha, z_star, z_s, counts_s, s + 1, n_samples, False, log_t, state, stop)
+        _chib_states(words, phi_t, alpha, z_star, z_s, counts_s, s - 1, -1, True, log_t, state, stop)
+        log_p[c] = log_joint - log_mean_exp_se(log_t)[0]
+    return log_mean_exp_se(log_p)
+
+
+# -- the one kernel ---------------------------------------------------------------
+@njit(cache=True)
+def _document(method, words, start, phi_t, alpha, size, second, third, betas, state, stop):
+    """One document's estimate and standard error by ``method`` (see :func:`estimate` for the sizes)."""
+    if method == LEFT_TO_RIGHT:
+        return _left_to_right(words, start, phi_t, alpha, size, second != 0, third, state, stop)
+    if method == IMPORTANCE:
+        return _importance(words, phi_t, alpha, size, state, stop)
+    if method == HARMONIC:
+        return _harmonic(words, phi_t, alpha, size, second, state, stop)
+    if method == ANNEALED:
+        return _annealed(words, phi_t, alpha, betas, size, state, stop)
+    return _chib(words, phi_t, alpha, size, second, third, state, stop)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
+    """Per-document held-out estimates by one estimator, documents in parallel (module docstring).
+
+    Document ``d`` draws from stream ``(seed, d)`` (:func:`_stream`), so the result does not
+    depend on the number of threads.  The sizes of each ``method``:
+
+    ========================  ============  ==============  ===========  =============
+    ``method``                ``size``      ``second``      ``third``    ``betas``
+    ========================  ============  ==============  ===========  =============
+    :data:`LEFT_TO_RIGHT`     particles     resample (0/1)  SMC filters  unused
+    :data:`IMPORTANCE`        prior draws   unused          unused       unused
+    :data:`HARMONIC`          Gibbs draws   burn-in sweeps  unused       unused
+    :data:`ANNEALED`          chains        unused          unused       temperatures
+    :data:`CHIB`              states        chains          burn-in      unused
+    ========================  ============  ==============  ===========  =============
 
     Parameters
     ----------
+    method : int
+        The estimator (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`).
     tokens : numpy.ndarray
         The corpus's word ids, documents one after another (int array).
     offsets : numpy.ndarray
         ``D + 1`` offsets: document ``d`` is ``tokens[offsets[d]:offsets[d + 1]]``.
+    score_from : numpy.ndarray
+        ``D`` first positions scored (left-to-right document completion; 0 scores the whole
+        document, and every other method scores whole documents).
     phi_t : numpy.ndarray
         The ``V x K`` transposed topics, ``phi_t[w, k] = phi_{k,w}`` (float64, contiguous).
     alpha : numpy.ndarray
         The ``K`` Dirichlet parameters.
-    n_samples : int
-        ``S``, Gibbs states per chain.
-    n_chains : int
-        Independent chains per document.
-    burn_in : int
-        Gibbs sweeps searched for z*.
+    size, second, third : int
+        The method's sizes (table above).
+    betas : numpy.ndarray
+        AIS's inverse temperatures from 0 to 1 (any float array for the other methods).
     seed : int
-        Seed of numba's generator.
+        The seed every document's stream derives from (``0 <= seed < 2**63``).
     stop : numpy.ndarray
         The stop flag (:mod:`tealeaves._interrupt`): the kernel returns early, unfinished, once set.
 
     Returns
     -------
     est : numpy.ndarray
-        ``D`` per-document log estimates.
+        ``D`` per-document log estimates (0 for a document with nothing to score).
     se : numpy.ndarray
-        ``D`` standard errors (NaN where they cannot be estimated, 0 for an empty document).
+        ``D`` standard errors (NaN where they cannot be estimated, always for the harmonic
+        mean; 0 for a document with nothing to score).
     """
-    _seed(seed)
     n_docs = offsets.shape[0] - 1
-    k_top = alpha.shape[0]
     est = np.zeros(n_docs)
-    se = np.full(n_docs, np.nan)
-    counts = np.zeros(k_top, dtype=np.int64)
-    counts_star = np.zeros(k_top, dtype=np.int64)
-    log_t = np.empty(n_samples)
-    log_p = np.empty(n_chains)
-    for d in range(n_docs):
+    se = np.zeros(n_docs)
+    for d in prange(n_docs):
         words = tokens[offsets[d]:offsets[d + 1]]
-        n_tok = words.shape[0]
-        if n_tok == 0:
-            se[d] = 0.0
+        if stop_requested(stop) or words.shape[0] <= score_from[d]:
             continue
-        z = np.empty(n_tok, dtype=np.int64)
-        for c in range(n_chains):
-            if stop_requested(stop):
-                return est, se
-            z_star = _special_state(words, phi_t, alpha, burn_in, counts_star)
-            log_joint = _log_dirmult(counts_star, alpha) + _log_lik_given_z(words, z_star, phi_t)
-            s = np.random.randint(n_samples)
-            z_s = z_star.copy()
-            counts_s = counts_star.copy()
-            _gibbs_sweep(words, z_s, counts_s, phi_t, alpha, True)
-            log_t[s] = _log_transition(words, z_s, z_star, counts_s, phi_t, alpha)
-            z[:] = z_s
-            counts[:] = counts_s
-            for j in range(s + 1, n_samples):
-                if stop_requested(stop):
-                    return est, se
-                _gibbs_sweep(words, z, counts, phi_t, alpha, False)
-                log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
-            z[:] = z_s
-            counts[:] = counts_s
-            for j in range(s - 1, -1, -1):
-                if stop_requested(stop):
-                    return est, se
-                _gibbs_sweep(words, z, counts, phi_t, alpha, True)
-                log_t[j] = _log_transition(words, z, z_star, counts, phi_t, alpha)
-            log_p[c] = log_joint - log_mean_exp_se(log_t)[0]
-        est[d], se[d] = log_mean_exp_se(log_p)
+        e, s = _document(method, words, score_from[d], phi_t, alpha, size, second, third, betas,
+                         _stream(seed, d), stop)
+        est[d] = e
+        se[d] = s
     return est, se
+
+
+def on_threads(n_threads: int):
+    """:func:`estimate` as a Python callable that runs on ``n_threads`` threads, documents dealt one by one.
+
+    numba's thread count and chunk size are per calling thread, so they are set inside the call,
+    which :func:`tealeaves._interrupt.call` makes from its helper thread.  Documents are handed
+    out one at a time (chunk size 1): their costs differ by orders of magnitude, and which thread
+    takes a document does not change its numbers.
+
+    Parameters
+    ----------
+    n_threads : int
+        Threads (resolved by :func:`tealeaves._threads.resolve_threads`).
+
+    Returns
+    -------
+    callable
+        Takes :func:`estimate`'s arguments and returns its result.
+    """
+    import numba
+
+    from tealeaves._threads import numba_threads
+
+    def run(*args):
+        with numba_threads(n_threads):
+            previous = numba.set_parallel_chunksize(1)
+            try:
+                return estimate(*args)
+            finally:
+                numba.set_parallel_chunksize(previous)
+
+    run.__name__ = "estimate"
+    return run

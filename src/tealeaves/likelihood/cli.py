@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format
 from tealeaves._params import SEED, SPLIT_SEED
+from tealeaves._threads import N_THREADS
 from tealeaves.likelihood.params import N_CHAINS, N_SAMPLES, N_TEMPERATURES, REPLICATES
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
@@ -75,6 +76,7 @@ def register(subparsers) -> None:
     add_param(p, N_TEMPERATURES, default=None)
     add_param(p, N_CHAINS, default=None)
     add_param(p, REPLICATES, default=None)
+    add_param(p, N_THREADS, default=None)
     add_result_output(p, "the estimate (CSV/TSV: one row, a column per field)")
     add_examples(p, ("left-to-right estimate on whitespace-tokenised test documents, one per line",
                      "tealeaves perplexity model.npz test.txt --tokenized"),
@@ -93,6 +95,7 @@ APPLIES_TO = {
     "n_chains": ("chib",),
     "replicates": ("left-to-right", "is", "hm", "ais", "chib"),
     "inference": ("completion",),
+    "n_threads": ("left-to-right-completion", "left-to-right", "is", "hm", "ais", "chib"),
 }
 
 
@@ -133,10 +136,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.method == "left-to-right-completion":
         n = estimators.DEFAULT_SAMPLES["left-to-right"] if args.n_samples is None else args.n_samples
         out = estimators.left_to_right_completion(model, test, n, seed=args.seed, split_seed=args.split_seed,
-                                                  **_options(args)).to_dict()
+                                                  n_threads=args.n_threads, **_options(args)).to_dict()
     else:
         out = estimators.estimate_log_likelihood(model, test, args.method, args.n_samples, seed=args.seed,
-                                                 replicates=args.replicates or 1, **_options(args)).to_dict()
+                                                 replicates=args.replicates or 1, n_threads=args.n_threads,
+                                                 **_options(args)).to_dict()
     out = {"model": str(args.model), "test": str(args.test), "tokenization": tokenization, **out}
     from tealeaves._output import Result, format_table
 

@@ -41,6 +41,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from tealeaves import _interrupt
+from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
@@ -228,6 +229,18 @@ def _seed(seed: int | tuple[int, int] | None) -> int:
     return int(np.random.SeedSequence(seed).generate_state(1)[0] & 0x7FFFFFFF)
 
 
+def _run(method: int, phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, size: int, second: int = 0,
+         third: int = 0, *, betas: np.ndarray | None = None, score_from: np.ndarray | None = None,
+         seed: int | tuple[int, int] | None, n_threads: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Run :func:`tealeaves.likelihood._kernels.estimate` on ``n_threads`` threads (Ctrl-C stops it)."""
+    threads = resolve_threads(n_threads)
+    starts = np.zeros(len(corpus), dtype=np.int64) if score_from is None else np.asarray(score_from, np.int64)
+    betas = np.zeros(1) if betas is None else betas
+    return _interrupt.call(_kernels.on_threads(threads), method, corpus.tokens, corpus.offsets, starts,
+                           _phi_t(phi), np.ascontiguousarray(alpha, dtype=np.float64), size, second, third,
+                           betas, _seed(seed))
+
+
 # -- exact value by enumeration ------------------------------------------------
 def log_dirichlet_multinomial(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """``log p(z | alpha)`` of one ordered assignment with topic counts ``counts`` (last axis K).
@@ -300,7 +313,7 @@ def exact_log_likelihood(words: np.ndarray, phi: np.ndarray, alpha: float | np.n
 # -- per-document estimators on arrays --------------------------------------------
 def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particles: int = 20, *,
                   resample: bool = True, weighted: bool = False, n_filters: int = 10,
-                  score_from: np.ndarray | None = None, seed: int | None = 0
+                  score_from: np.ndarray | None = None, seed: int | None = 0, n_threads: int | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Per-document left-to-right estimates and standard errors.
 
@@ -335,7 +348,10 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
         Only positions ``n >= score_from[d]`` are scored (document completion);
         None scores every position.
     seed : int or None, default 0
-        Sampler seed (None: fresh randomness).
+        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
 
     Returns
     -------
@@ -354,15 +370,12 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     groups = 0
     if weighted:
         groups = min(_check_count("n_filters", n_filters), n_particles)
-    if score_from is None:
-        score_from = np.zeros(len(corpus), dtype=np.int64)
-    starts = np.asarray(score_from, dtype=np.int64)
-    return _interrupt.call(_kernels.left_to_right, corpus.tokens, corpus.offsets, starts, _phi_t(phi), alpha,
-                           n_particles, bool(resample), groups, _seed(seed))
+    return _run(_kernels.LEFT_TO_RIGHT, phi, alpha, corpus, n_particles, int(resample), groups,
+                score_from=score_from, seed=seed, n_threads=n_threads)
 
 
 def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
-                        seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+                        seed: int | None = 0, n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Importance sampling from the prior: ``log mean_s prod_n sum_k theta_sk phi_{k,w_n}``.
 
     ``theta_s ~ Dir(alpha)`` (Wallach et al. 2009, §4.1).
@@ -378,7 +391,10 @@ def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_sa
     n_samples : int, default 1000
         Prior draws per document (>= 1).
     seed : int or None, default 0
-        Sampler seed (None: fresh randomness).
+        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
 
     Returns
     -------
@@ -393,12 +409,12 @@ def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_sa
         If ``n_samples`` is not a whole number >= 1.
     """
     n_samples = _check_count("n_samples", n_samples)
-    return _interrupt.call(_kernels.importance_prior, corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
-                           n_samples, _seed(seed))
+    return _run(_kernels.IMPORTANCE, phi, alpha, corpus, n_samples, seed=seed, n_threads=n_threads)
 
 
 def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
-                  burn_in: int = 100, seed: int | None = 0) -> tuple[np.ndarray, None]:
+                  burn_in: int = 100, seed: int | None = 0, n_threads: int | None = None
+                  ) -> tuple[np.ndarray, None]:
     """Harmonic mean of ``p(w | z_s)`` over Gibbs samples (Newton & Raftery 1994).  BIASED upwards.
 
     Returned only to demonstrate the bias Wallach et al. (2009) report; there is no standard error.
@@ -416,7 +432,10 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
     burn_in : int, default 100
         Gibbs sweeps discarded first (>= 0).
     seed : int or None, default 0
-        Sampler seed (None: fresh randomness).
+        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
 
     Returns
     -------
@@ -432,8 +451,7 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
     """
     n_samples = _check_count("n_samples", n_samples)
     burn_in = _check_count("burn_in", burn_in)
-    est = _interrupt.call(_kernels.harmonic_mean, corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
-                          n_samples, burn_in, _seed(seed))
+    est, _ = _run(_kernels.HARMONIC, phi, alpha, corpus, n_samples, burn_in, seed=seed, n_threads=n_threads)
     return est, None
 
 
@@ -460,8 +478,8 @@ def temperature_schedule(n_temperatures: int) -> np.ndarray:
 
 
 def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_chains: int = 20,
-                                 *, n_temperatures: int = 5000, seed: int | None = 0
-                                 ) -> tuple[np.ndarray, np.ndarray]:
+                                 *, n_temperatures: int = 5000, seed: int | None = 0,
+                                 n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """AIS over ``z`` with intermediate targets ``p(z|alpha) p(w|z)^beta`` (Wallach et al. 2009, §4.2).
 
     The log-weights of long documents are heavy-tailed unless the annealing is slow: on
@@ -483,7 +501,10 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
     n_temperatures : int, default 5000
         Annealing steps (:func:`temperature_schedule`, >= 2).
     seed : int or None, default 0
-        Sampler seed (None: fresh randomness).
+        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
 
     Returns
     -------
@@ -499,12 +520,13 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
     """
     n_chains = _check_count("n_chains", n_chains)
     n_temperatures = _check_count("n_temperatures", n_temperatures)
-    return _interrupt.call(_kernels.annealed_importance, corpus.tokens, corpus.offsets, _phi_t(phi), alpha,
-                           temperature_schedule(n_temperatures), n_chains, _seed(seed))
+    return _run(_kernels.ANNEALED, phi, alpha, corpus, n_chains, betas=temperature_schedule(n_temperatures),
+                seed=seed, n_threads=n_threads)
 
 
 def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
-               n_chains: int = 4, burn_in: int = 100, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+               n_chains: int = 4, burn_in: int = 100, seed: int | None = 0, n_threads: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Chib-style estimator (Murray & Salakhutdinov 2009; Wallach et al. 2009, Alg. 2).
 
     ``p(w) = p(w, z*) / p(z* | w)``, ``p(z*|w)`` estimated by averaging the Gibbs
@@ -528,7 +550,10 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     burn_in : int, default 100
         Gibbs sweeps before the search for ``z*`` (>= 0).
     seed : int or None, default 0
-        Sampler seed (None: fresh randomness).
+        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
 
     Returns
     -------
@@ -545,8 +570,8 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     n_samples = _check_count("n_samples", n_samples)
     n_chains = _check_count("n_chains", n_chains)
     burn_in = _check_count("burn_in", burn_in)
-    return _interrupt.call(_kernels.chib_style, corpus.tokens, corpus.offsets, _phi_t(phi), alpha, n_samples,
-                           n_chains, burn_in, _seed(seed))
+    return _run(_kernels.CHIB, phi, alpha, corpus, n_samples, n_chains, burn_in, seed=seed,
+                n_threads=n_threads)
 
 
 _HM_WARNING = {"biased": True, "warning": "the harmonic mean overestimates log p(w) (Wallach et al. 2009); "
@@ -576,7 +601,7 @@ def _summarise(method: str, est: np.ndarray, se: np.ndarray | None, n_words: int
 
 def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-to-right",
                             n_samples: int | None = None, *, seed: int | None = 0, replicates: int = 1,
-                            **options) -> HeldOutEstimate:
+                            n_threads: int | None = None, **options) -> HeldOutEstimate:
     """Estimate ``sum_d log p(w_d)`` of ``corpus`` under ``model`` with ``method`` (see :data:`METHODS`).
 
     Test words missing from the model's vocabulary are dropped and counted in
@@ -603,6 +628,8 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
         With more than 1, run the estimator that many times with independent seeds
         and report the mean of the replicates' log estimates, with the standard error
         from their spread (:func:`replicate`).
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
     **options
         Go to the method's function (e.g. ``resample``, ``n_temperatures``,
         ``n_chains``, ``burn_in``).
@@ -627,17 +654,21 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
     replicates = _check_count("replicates", replicates)
     n = DEFAULT_SAMPLES[method] if n_samples is None else _check_count(count_name, n_samples)
     seed = check_sampler_seed(seed)
+    resolve_threads(n_threads)
     settings = _settings(func, options)
     phi, alpha = model_parameters(model, method)
     corpus = require_tokens(align_corpus(corpus, model.vocabulary_))
     _check_scorable(phi, corpus)
     if replicates == 1:
-        est, se = func(phi, alpha, corpus, n, seed=seed, **options)
+        est, se = func(phi, alpha, corpus, n, seed=seed, n_threads=n_threads, **options)
     else:
-        est, se = replicate(lambda s: func(phi, alpha, corpus, n, seed=s, **options), seed, replicates)
+        def run(s):
+            return func(phi, alpha, corpus, n, seed=s, n_threads=n_threads, **options)
+
+        est, se = replicate(run, seed, replicates)
         settings["replicates"] = replicates
     fields = {"est": method, count_name.removeprefix("n_"): n, **settings, "seed": seed,
-              "model": describe(model)}
+              "rng": _kernels.RNG_SCHEME, "model": describe(model)}
     extra = dict(_HM_WARNING) if method == "hm" else {}
     if replicates > 1:
         extra["standard_error_from"] = "replicates"
@@ -678,7 +709,7 @@ def _settings(func, options: dict) -> dict:
     """The method's keyword options, checked, with their defaults filled in, in signature order."""
     params = inspect.signature(func).parameters.values()
     defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name not in
-                ("seed", "score_from")}
+                ("seed", "score_from", "n_threads")}
     unknown = set(options) - set(defaults)
     if unknown:
         raise ParameterError(f"unknown option(s) {sorted(unknown)}; this estimator takes {sorted(defaults)}")
@@ -691,7 +722,7 @@ def _settings(func, options: dict) -> dict:
 
 def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20, *, resample: bool = True,
                              weighted: bool = False, seed: int | None = 0, split_seed: int = 0,
-                             min_length: int = 2) -> HeldOutEstimate:
+                             min_length: int = 2, n_threads: int | None = None) -> HeldOutEstimate:
     """Document completion scored by left-to-right: ``log p(w_held | w_obs)`` (Wallach et al. 2009, §5).
 
     Uses the same random halves as point-estimate :func:`~tealeaves.likelihood.document_completion`
@@ -712,11 +743,14 @@ def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20,
     weighted : bool, default False
         Run as a weighted sequential Monte Carlo sampler.
     seed : int or None, default 0
-        Sampler seed (None: fresh randomness).
+        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
     split_seed : int, default 0
         Seed of the random halves.
     min_length : int, default 2
         Documents with fewer tokens are skipped.
+    n_threads : int or None, default None
+        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
 
     Returns
     -------
@@ -733,16 +767,17 @@ def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20,
     n_particles = _check_count("n_particles", n_particles)
     resample, weighted = _check_flag("resample", resample), _check_flag("weighted", weighted)
     seed = check_sampler_seed(seed)
+    resolve_threads(n_threads)
     split_seed, min_length = check_split(split_seed, min_length)
     phi, alpha = model_parameters(model, "left-to-right-completion")
     observed, heldout, report = prepare_test(model, test, split_seed, min_length)
     _check_scorable(phi, heldout)
     joined = _concatenate(observed, heldout)
     est, se = left_to_right(phi, alpha, joined, n_particles, resample=resample, weighted=weighted,
-                            score_from=observed.lengths, seed=seed)
+                            score_from=observed.lengths, seed=seed, n_threads=n_threads)
     sig = completion_signature(describe(model), split_seed, min_length,
                                estimator=f"left-to-right/particles={n_particles}/resample={resample}"
-                                         f"/weighted={weighted}/seed={seed}")
+                                         f"/weighted={weighted}/seed={seed}/rng={_kernels.RNG_SCHEME}")
     out = _summarise("left-to-right-completion", est, se, heldout.n_tokens, heldout, sig,
                      {"n_skipped_too_short": report.n_skipped_too_short})
     out.n_dropped = report.n_dropped_oov
