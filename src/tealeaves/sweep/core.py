@@ -24,12 +24,13 @@ from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ParameterError
 from tealeaves.index.dask import check_scheduler
+from tealeaves.store.writer import store_run
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.evaluation import evaluation_data, score_row, split_corpus  # noqa: F401 (re-exported)
 from tealeaves.sweep.measures import SweepData
 from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
 from tealeaves.sweep.progress import SweepProgress
-from tealeaves.sweep.store import finished, model_name, open_store, write_model
+from tealeaves.sweep.store import finished, model_name, write_model
 from tealeaves.validation import check_unique
 
 DEFAULT_MEASURES = ("npmi",)
@@ -165,13 +166,10 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     settings = engine.settings(settings)
     data, description = evaluation_data(corpus, test, test_fraction, split_seed, reference, measures, n_top,
                                         "sweep", check_train=lambda train: _check_corpus(train, n_components))
-    conn = open_store(output, description, list(data.train.vocabulary),
-                      getattr(data.train, "preprocessing", None))
-    try:
+    with store_run(output, description, list(data.train.vocabulary),
+                   getattr(data.train, "preprocessing", None)) as conn:  # a failed new store is removed
         return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
                            output)
-    finally:
-        conn.close()
 
 
 def _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
