@@ -401,6 +401,37 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
         raise
 
 
+@contextlib.contextmanager
+def output_folder(folder: PathLike) -> Iterator[Path]:
+    """Create ``folder`` (and its parents) for an output written file by file; remove it again on failure.
+
+    Each file inside is written with :func:`atomic_write`; a folder this call created is removed whole
+    when the block fails (a full disk, an interrupt), so a failed write leaves no partial folder.  A
+    folder that existed is left, its files as the failed write left them (each whole, old or new).
+
+    Parameters
+    ----------
+    folder : path-like
+        The output folder.
+
+    Yields
+    ------
+    Path
+        The folder.
+    """
+    import shutil
+
+    target = Path(folder).expanduser()
+    created = [p for p in (target, *target.parents) if not p.exists()]
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        yield target
+    except BaseException:
+        if created:
+            shutil.rmtree(created[-1], ignore_errors=True)  # the outermost folder made here
+        raise
+
+
 def is_disk_full(exc: BaseException) -> bool:
     """Whether ``exc`` says the disk (or the user's quota) is full.
 

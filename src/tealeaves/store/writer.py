@@ -92,11 +92,17 @@ def _open(path: Path, description: dict, vocabulary, preprocessing) -> tuple[sql
     A store whose creation fails (a full disk, an interrupt) is removed again: no empty file is left.
     """
     fresh = not path.exists()
+    sides = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    had = [side.exists() for side in sides]
     try:
         conn = format_module._connect(path)  # looked up here: tests limit its size
     except BaseException:
         if fresh:
             remove_store(path)
+        for side, existed in zip(sides, had):  # SQLite's side files made by a failed opening
+            if not existed:
+                with contextlib.suppress(OSError):
+                    side.unlink()
         raise
     text = json.dumps(description, sort_keys=True)
     existing: dict = {}
