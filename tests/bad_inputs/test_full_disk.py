@@ -6,6 +6,10 @@ the index writer, downloads) meets a real ``ENOSPC``.  The command must exit 1 w
 ``tealeaves: error: ... disk is full ...`` line and no traceback; the folder must hold exactly what it
 held before (no partial output, no temporary file), and an output that existed is unchanged byte for
 byte.  Skipped where the kernel refuses an unprivileged mount namespace.
+
+Marked ``slow``: CI runs one command of each way of writing (:data:`CI`: a store created and resumed,
+``Result.emit``, the index writer, an output folder, a study, a download); ``TEALEAVES_FULL=1`` runs every
+command of :data:`COMMANDS`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import DOCS, require_data, write_jsonl, write_text
+from conftest import DOCS, FULL, require_data, write_jsonl, write_text
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 WORDS = {"cat": "katten", "mat": "mattan", "dog": "hund", "sat": "satt", "bird": "fagel", "fish": "fisk"}
@@ -149,6 +153,13 @@ COMMANDS = [
 ]
 
 
+#: The commands CI runs (every one with TEALEAVES_FULL=1).
+CI = {"sweep", "sweep-resume", "report-json", "index-build", "index-build-aligned", "pltm-fit",
+      "estimator-train",
+      "human-build-study"}
+pytestmark = pytest.mark.slow
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -184,7 +195,8 @@ def assert_full_disk_refused(result: dict, kept: list[str]) -> None:
     assert result["files"] == sorted(kept), (result["files"], err)
 
 
-@pytest.mark.parametrize("name, argv, out, existing", COMMANDS, ids=[c[0] for c in COMMANDS])
+@pytest.mark.parametrize("name, argv, out, existing", [c for c in COMMANDS if FULL or c[0] in CI],
+                         ids=[c[0] for c in COMMANDS if FULL or c[0] in CI])
 def test_full_disk_during_a_writing_command(inputs, tmp_path, name, argv, out, existing):
     disk = tmp_path / "disk"
     argv = [str(disk / out) if a == "OUT" else a for a in argv]
