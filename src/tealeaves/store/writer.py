@@ -184,10 +184,23 @@ def store_run(path: str | os.PathLike, description: dict, vocabulary: list[str] 
         empty = False
         with contextlib.suppress(sqlite3.Error):
             empty = conn.execute("SELECT COUNT(*) FROM models").fetchone()[0] == 0
-        conn.close()
+        _close(conn)
         if created and empty:
             remove_store(path)
         raise
+    _close(conn)
+
+
+def _close(conn: sqlite3.Connection) -> None:
+    """Close a writer's connection, leaving the store in rollback-journal mode when no one else has it open.
+
+    A store left in WAL mode makes every later reader, even a read-only one, create ``-wal`` and ``-shm``
+    files beside it that stay; in rollback-journal mode a reader leaves nothing.  The next writer turns WAL
+    on again (:func:`tealeaves.store.format._connect`); while another process has the store open the switch
+    fails and the store stays in WAL mode, which is harmless.
+    """
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA journal_mode=DELETE")
     conn.close()
 
 
