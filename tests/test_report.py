@@ -246,3 +246,26 @@ def test_report_verdict_in_html_equals_json(page, store):
     assert [(k, html.unescape(t), f) for k, t, f in items] == expected
     ids = set(re.findall(r'\sid="([^"]+)"', text))
     assert {f for _, _, f in expected} <= ids  # every sentence links to an element of the page
+
+
+def test_report_keeps_each_stored_flag_explanation_whole(store, tmp_path):
+    # before: load_results joined a topic's explanations with "; " and the report split them back, so an
+    # explanation holding "; " was given whole to every flag of the topic
+    import sqlite3
+
+    from tealeaves.report.hooks import topic_flag_details
+
+    path = tmp_path / "flags.sqlite"
+    path.write_bytes(store.read_bytes())
+    stored = [{"flag": "low-coherence", "explanation": "npmi -0.31; below the fence -0.12"},
+              {"flag": "background", "explanation": "in 9 of 10 topics; a background topic"}]
+    with sqlite3.connect(path) as db:
+        model, topic = db.execute("SELECT model, topic FROM topics ORDER BY model, topic LIMIT 1").fetchone()
+        db.execute("UPDATE topics SET flags = ? WHERE model = ? AND topic = ?",
+                   (json.dumps(stored), model, topic))
+    results = load_results(path)
+    assert results.flag_records[(model, topic)] == stored
+    assert topic_flag_details(results)[(model, int(topic))][:2] == stored
+    data = report_data(load_results(path))
+    shown = next(t for t in data["topics"] if (t["model"], t["topic"]) == (model, topic))
+    assert shown["flag_explanations"][:2] == [f"{f['flag']}: {f['explanation']}" for f in stored]

@@ -145,7 +145,7 @@ def test_an_os_full_disk_error_is_a_full_disk():
 
 
 def test_a_finished_store_and_its_readers_leave_no_side_files(single, tmp_path):
-    # before: the store stayed in WAL mode, so every reader (report, compare) left -wal and -shm files beside it
+    # before: the store stayed in WAL mode, so every reader (report, compare) left -wal and -shm beside it
     _, one = single
     copy = tmp_path / "copy.sqlite"
     copy.write_bytes(one.read_bytes())
