@@ -108,12 +108,42 @@ class CliRun:
     err: str
 
 
+#: ``TEALEAVES_CLI_SUBPROCESS=1``: every ``run_cli`` in a subprocess (but tests marked ``cli_in_process``).
+CLI_SUBPROCESS = os.environ.get("TEALEAVES_CLI_SUBPROCESS") == "1"
+
+
+def run_cli_subprocess(argv: Sequence[str]) -> CliRun:
+    """Run ``python -m tealeaves argv`` in a subprocess (this checkout's ``src`` first on its path)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in [str(REPO / "src"),
+                                                                    os.environ.get("PYTHONPATH", "")] if p)}
+    env.pop("TEALEAVES_DEBUG", None)
+    run = subprocess.run([sys.executable, "-m", "tealeaves", *map(str, argv)], env=env, capture_output=True,
+                         text=True, timeout=900)
+    return CliRun(run.returncode, run.stdout, run.stderr)
+
+
 @pytest.fixture
-def run_cli(capsys, monkeypatch):
-    """``run_cli(argv) -> CliRun``: run ``tealeaves argv`` in this process, capturing its output."""
+def run_cli(capsys, monkeypatch, request):
+    """``run_cli(argv) -> CliRun``: run ``tealeaves argv``, capturing its output and asserting no traceback.
+
+    In this process by default; in a subprocess (:func:`run_cli_subprocess`: the exit status and the
+    output as a user sees them) for tests marked ``cli_subprocess``, and for every test with
+    ``TEALEAVES_CLI_SUBPROCESS=1`` except those marked ``cli_in_process`` (they change the library in
+    process, e.g. with ``monkeypatch``).
+    """
     monkeypatch.delenv("TEALEAVES_DEBUG", raising=False)
+    node = request.node
+    apart = node.get_closest_marker("cli_subprocess") is not None or (
+        CLI_SUBPROCESS and node.get_closest_marker("cli_in_process") is None)
 
     def run(argv: Sequence[str]) -> CliRun:
+        if apart:
+            result = run_cli_subprocess(argv)
+            assert "Traceback" not in result.err, result.err
+            return result
         try:
             code = cli_main([str(a) for a in argv])
         except SystemExit as exc:  # argparse --help/usage errors exit through SystemExit

@@ -23,6 +23,7 @@ minutes to build here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -100,16 +101,43 @@ def _wait_for_kernel(proc: subprocess.Popen, log: Path, kernel: str | None) -> N
         time.sleep(0.02)
 
 
+def _children(pid: int) -> set[int]:
+    """The process ids of every descendant of ``pid`` (Linux ``/proc``; empty elsewhere)."""
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                kids = {int(k) for k in task.read_text().split()}
+            except OSError:
+                continue
+            todo += sorted(kids - found)
+            found |= kids
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
 def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
               after_start: float | None = None, kernel: str | None = None, in_kernel: bool = True,
-              between: float = 0.0, may_leave: tuple[str, ...] = ()) -> tuple[str, str]:
+              between: float = 0.0, may_leave: tuple[str, ...] = (), group: bool = False,
+              wait_for_children: int = 0) -> tuple[str, str]:
     """Run ``tealeaves argv`` in ``folder``, send SIGINT, assert the clean ending; returns (stdout, stderr).
 
     ``after_kernel`` counts from the first call of ``kernel`` (None: any kernel).  With ``in_kernel``
     it also asserts that a kernel was running at the signal, or had returned at most ``between``
     seconds before it (a sampler between two sweeps), and that a running one returned within
     :data:`STOP_WITHIN` seconds.  ``may_leave`` names files the command may leave (checked by the
-    caller).
+    caller).  With ``group`` the signal goes to the command's whole process group, as Ctrl-C in a
+    terminal sends it (its worker processes too); ``wait_for_children`` first waits until the command has
+    that many descendant processes (workers started).  Every descendant seen must be gone within
+    :data:`STOP_WITHIN` seconds of the command's exit (no orphan worker).
     """
     log = folder / f"kernels-{time.monotonic_ns()}.log"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
@@ -117,21 +145,40 @@ def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
     before = set(folder.iterdir())
     trace = "--trace-sweeps" if after_kernel is not None else "--"
     proc = subprocess.Popen([sys.executable, "-c", BOOTSTRAP, str(log), trace, *map(str, argv)], cwd=folder,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=group)
+    children: set[int] = set()
     try:
+        deadline = time.monotonic() + FIRST_KERNEL_TIMEOUT
+        while len(children := _children(proc.pid)) < wait_for_children:
+            assert proc.poll() is None and time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.02)
         if after_kernel is not None:
             _wait_for_kernel(proc, log, kernel)
             time.sleep(after_kernel)
         else:
             time.sleep(after_start)
         assert proc.poll() is None, "the command ended before the signal: give it more work"
+        children |= _children(proc.pid)
         sent = time.time()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.communicate()
+            proc.wait()
+        deadline = time.monotonic() + STOP_WITHIN
+        while [c for c in children if _alive(c)] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        orphans = [c for c in children if _alive(c)]
+        for child in orphans:  # an orphan holds the pipes open: stop it before reading them
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    assert not orphans, f"worker processes left running after the command ended: {orphans}"
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
     lines = err.splitlines()
@@ -291,6 +338,31 @@ def test_interrupts_sweep_gibbs(reuters_files, workdir):
             with sqlite3.connect(store) as conn:
                 assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
             store.unlink()
+
+
+def test_interrupts_sweep_on_worker_processes(reuters_files, workdir):
+    # issue 21 item 3 left `sweep -j N` (spawned worker processes) untested; Ctrl-C in a terminal reaches
+    # the whole process group, the workers included
+    for delay in delays([0.5, 2.0, 5.0], [2.0]):
+        interrupt(["sweep", reuters_files["train"], "-k", "20", "30", "--seeds", "1", "--engine", "gibbs",
+                   "--settings", '{"n_iter": 100000}', "-j", "2", "-o", "store.sqlite"], workdir,
+                  after_start=delay, group=True, wait_for_children=2)
+        assert not (workdir / "store.sqlite").exists()  # no model finished: no store is left
+
+
+def test_interrupts_sweep_on_worker_processes_signalled_alone(reuters_files, workdir):
+    # `kill -INT PID` of the sweep alone: its workers must not outlive it
+    interrupt(["sweep", reuters_files["train"], "-k", "20", "30", "--seeds", "1", "--engine", "gibbs",
+               "--settings", '{"n_iter": 100000}', "-j", "2", "-o", "store.sqlite"], workdir,
+              after_start=2.0, wait_for_children=2)
+
+
+@pytest.mark.parametrize("group", [True, False], ids=["process-group", "main-process"])
+def test_interrupts_sharded_index_build_on_dask(reuters_files, workdir, group):
+    pytest.importorskip("distributed")
+    argv = ["index", "build", *reuters_files["shards"], "-j", "2", "-o", "out.tlx"]
+    for delay in delays([1.0, 3.0, 6.0], [3.0]):
+        interrupt(argv, workdir, after_start=delay, group=group, wait_for_children=2)
 
 
 # --------------------------------------------------------------------------------------------------

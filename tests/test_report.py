@@ -83,6 +83,8 @@ def test_png_figures_are_written_and_not_blank(page):
 
 
 @pytest.mark.browser
+
+
 def test_the_report_opens_in_chromium_with_every_plot_drawn(page, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip("headless Chromium not found at /usr/bin/chromium (apt-get install chromium)")
@@ -303,3 +305,26 @@ def test_report_format_follows_the_output_extension_unless_given(store, tmp_path
     assert json.loads((tmp_path / "r.out").read_text(encoding="utf-8")) == expected
     assert run_cli(["report", store, "-o", tmp_path / "r.htm"]).code == 0
     assert (tmp_path / "r.htm").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+def test_report_keeps_each_stored_flag_explanation_whole(store, tmp_path):
+    # before: load_results joined a topic's explanations with "; " and the report split them back, so an
+    # explanation holding "; " was given whole to every flag of the topic
+    import sqlite3
+
+    from tealeaves.report.hooks import topic_flag_details
+
+    path = tmp_path / "flags.sqlite"
+    path.write_bytes(store.read_bytes())
+    stored = [{"flag": "low-coherence", "explanation": "npmi -0.31; below the fence -0.12"},
+              {"flag": "background", "explanation": "in 9 of 10 topics; a background topic"}]
+    with sqlite3.connect(path) as db:
+        model, topic = db.execute("SELECT model, topic FROM topics ORDER BY model, topic LIMIT 1").fetchone()
+        db.execute("UPDATE topics SET flags = ? WHERE model = ? AND topic = ?",
+                   (json.dumps(stored), model, topic))
+    results = load_results(path)
+    assert results.flag_records[(model, topic)] == stored
+    assert topic_flag_details(results)[(model, int(topic))][:2] == stored
+    data = report_data(load_results(path))
+    shown = next(t for t in data["topics"] if (t["model"], t["topic"]) == (model, topic))
+    assert shown["flag_explanations"][:2] == [f"{f['flag']}: {f['explanation']}" for f in stored]

@@ -142,3 +142,15 @@ def test_a_full_disk_when_creating_a_store(single, tmp_path, monkeypatch, cli_er
 def test_an_os_full_disk_error_is_a_full_disk():
     error = store_format._failure(OSError(errno.ENOSPC, "No space left on device"), Path("s.sqlite"), "x")
     assert isinstance(error, OutputError) and "is full" in str(error)
+
+
+def test_a_finished_store_and_its_readers_leave_no_side_files(single, tmp_path):
+    # before: the store stayed in WAL mode, so every reader (report, compare) left -wal and -shm beside it
+    _, one = single
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(one.read_bytes())
+    models = load_results(copy).models
+    assert len(models) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.sqlite"]
+    with sqlite3.connect(copy) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -369,10 +370,82 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if is_disk_full(exc):
+            raise disk_full_error(what, target) from None
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {what} '{target}': {exc.strerror or exc}",
                               fix="check the folder's permissions and free space") from None
         raise
+
+
+@contextlib.contextmanager
+def output_folder(folder: PathLike) -> Iterator[Path]:
+    """Create ``folder`` (and its parents) for an output written file by file; remove it again on failure.
+
+    Each file inside is written with :func:`atomic_write`; a folder this call created is removed whole
+    when the block fails (a full disk, an interrupt), so a failed write leaves no partial folder.  A
+    folder that existed is left, its files as the failed write left them (each whole, old or new).
+
+    Parameters
+    ----------
+    folder : path-like
+        The output folder.
+
+    Yields
+    ------
+    Path
+        The folder.
+    """
+    import shutil
+
+    target = Path(folder).expanduser()
+    created = [p for p in (target, *target.parents) if not p.exists()]
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        yield target
+    except BaseException:
+        if created:
+            shutil.rmtree(created[-1], ignore_errors=True)  # the outermost folder made here
+        raise
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk (or the user's quota) is full.
+
+    Parameters
+    ----------
+    exc : BaseException
+        An exception raised while writing.
+
+    Returns
+    -------
+    bool
+        True for an ``OSError`` with ``ENOSPC`` or ``EDQUOT``, or a message saying so (SQLite's
+        "database or disk is full", a wrapped "No space left on device").
+    """
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc).lower()
+    return "no space left on device" in text or "disk is full" in text or "disk quota exceeded" in text
+
+
+def disk_full_error(what: str, path: PathLike) -> OutputError:
+    """The one error for a full disk while writing ``what`` at ``path``.
+
+    Parameters
+    ----------
+    what : str
+        What was being written, e.g. "report file".
+    path : path-like
+        Where.
+
+    Returns
+    -------
+    OutputError
+        ``cannot write <what> '<path>': the disk is full``, with the fix (free space, rerun).
+    """
+    return OutputError(f"cannot write {what} '{path}': the disk is full (nothing was written; an existing "
+                       "file of that name is unchanged)", fix="free disk space and rerun the command")
 
 
 @shared_doc

@@ -150,7 +150,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _os_error_message(exc: OSError) -> str:
+    from tealeaves._io import is_disk_full
+
     where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+    if is_disk_full(exc):
+        return f"the disk is full ({exc.strerror or exc}{where}) (free disk space and rerun the command)"
     return f"{exc.strerror or exc}{where} (check the path, its permissions and the free disk space)"
 
 

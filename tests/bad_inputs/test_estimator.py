@@ -15,6 +15,9 @@ import pytest
 from conftest import DEEP
 from conftest import write_text as _write
 
+# issue 20's cases of this command: the CLI runs in a subprocess, as a user runs it
+pytestmark = pytest.mark.cli_subprocess
+
 COLUMNS = ("C", "cnpmi", "inpmi", "mta", "twc")
 SETTINGS = {"cnpmi": {"ref": "poor", "top": "3"}}
 

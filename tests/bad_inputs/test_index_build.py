@@ -360,3 +360,9 @@ def test_kill_9_of_a_sharded_build_leaves_a_folder_the_next_build_removes(tmp_pa
     assert run_cli(["index", "build", small, "-o", tmp_path / "small.tlx"]).code == 0
     assert _workdirs(tmp_path) == []  # the killed build's folder is gone, and the new build's own
     assert ReferenceIndex.load(tmp_path / "small.tlx").n_documents == 2
+    # the killed build rerun: nothing lost, nothing duplicated (every line once, as counted in the files)
+    assert run_cli(["index", "build", *shards, "-j", "2", "-o", tmp_path / "big.tlx"]).code == 0
+    big = ReferenceIndex.load(tmp_path / "big.tlx")
+    assert big.n_documents == 40_000 and _workdirs(tmp_path) == []
+    for word in ("cat", "dog", "mat", "sun"):  # in every line of both files
+        assert big.document_frequency(big.word_id(word)) == 40_000, word

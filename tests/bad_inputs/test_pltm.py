@@ -15,6 +15,9 @@ import pytest
 
 from conftest import write_jsonl as _jsonl
 
+# issue 20's cases of this command: the CLI runs in a subprocess, as a user runs it
+pytestmark = pytest.mark.cli_subprocess
+
 WORDS = {"cat": "katten", "mat": "mattan", "dog": "hund", "sat": "satt", "bird": "fagel", "fish": "fisk"}
 
 

@@ -25,6 +25,9 @@ from tealeaves.models.adapters import load_model
 from tealeaves.sweep import compare_models, load_results, sweep
 from test_sweep_runs import lda_corpus, write_corpus
 
+# issue 20's cases of this command: the CLI runs in a subprocess, as a user runs it
+pytestmark = pytest.mark.cli_subprocess
+
 A, B = "sklearn-K2-s0", "sklearn-K3-s0"
 
 

@@ -115,6 +115,19 @@ def test_an_unreachable_dask_scheduler_is_an_error(files, cli_error):
     pytest.importorskip("distributed")
     cli_error(["sweep", files / "c.txt", "--k", "2", "--seeds", "1", "-o", files / "dask.sqlite",
                "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'")
+    # before: an empty results store was left behind
+    assert not [p.name for p in files.iterdir() if p.name.startswith("dask.sqlite")]
+
+
+def test_an_unreachable_dask_scheduler_leaves_an_existing_store_as_it_was(files, tmp_path, cli_error):
+    pytest.importorskip("distributed")
+    store = tmp_path / "a.sqlite"
+    store.write_bytes((files / "a.sqlite").read_bytes())
+    before = load_results(store).models.to_dict("records")
+    cli_error(["sweep", files / "c.txt", "--k", "2", "3", "4", "--seeds", "1", "-o", store,
+               "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler", progress=True)
+    assert load_results(store).models.to_dict("records") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.sqlite"]
 
 
 K2 = ["--models", "sklearn-K2-s0", "sklearn-K2-s0"]

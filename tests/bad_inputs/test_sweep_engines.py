@@ -18,6 +18,9 @@ from tealeaves.errors import InvalidModelError, ParameterError
 from tealeaves.sweep import sweep
 from test_sweep_runs import lda_corpus, write_corpus
 
+# issue 20's cases of this command: the CLI runs in a subprocess, as a user runs it
+pytestmark = pytest.mark.cli_subprocess
+
 
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory):

@@ -31,6 +31,9 @@ from tealeaves.errors import (
 from tealeaves.models.adapters import mallet, paths, topic_files
 from tealeaves.models.adapters.topic_files import RankedWordsModel
 
+# issue 20's cases of this command: the CLI runs in a subprocess, as a user runs it
+pytestmark = pytest.mark.cli_subprocess
+
 STATE_HEAD = "#doc source pos typeindex type topic\n#alpha : 0.1 0.2 \n#beta : 0.01\n"
 WEIGHTS_25 = "".join(f"{k}\tw{i}\t{0.01 + (i * k) % 7}\n" for k in range(2) for i in range(25))
 STATE_OK = STATE_HEAD + "0 NA 0 0 oil 0\n0 NA 1 1 gas 1\n1 NA 0 0 oil 1\n"

@@ -37,6 +37,7 @@ from typing import IO
 from urllib.parse import quote, urlsplit
 
 from tealeaves._docs import shared_doc
+from tealeaves._io import disk_full_error, is_disk_full
 from tealeaves._progress import Progress as _Progress
 from tealeaves._version import __version__
 from tealeaves.data.registry import Archive, Dataset, FileEntry
@@ -278,8 +279,12 @@ def _attempt(url: str, part: Path, size: int | None, label: str, stream: IO[str]
                     out.write(block)
                     progress.update(len(block))
         except (http.client.HTTPException, OSError) as exc:
+            if is_disk_full(exc):  # a partial file would only hold space the user must free
+                part.unlink(missing_ok=True)
+                raise disk_full_error("downloaded file", part.with_name(part.name.removesuffix(".part"))
+                                      ) from None
             if isinstance(exc, OSError) and exc.errno is not None and not isinstance(exc, ConnectionError):
-                raise  # a local write error (disk full, permissions): not worth retrying
+                raise  # a local write error (permissions): not worth retrying
             raise _Transient(f"the connection broke after {human_size(progress.done)} "
                              f"({type(exc).__name__})") from None
     if expected is not None and part.stat().st_size < expected:

@@ -24,6 +24,7 @@ builder (:mod:`tealeaves.index.aligned`) collects its chunks with the same :clas
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -687,18 +688,23 @@ class Workdir:
         self.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_workdirs(self.parent)
         self.path = tempfile.mkdtemp(prefix=WORKDIR_PREFIX, dir=self.parent)
-        self._lock = _lock_file(Path(self.path) / WORKDIR_LOCK, blocking=True)
-        if self._lock is not None:
-            import socket
+        try:
+            self._lock = _lock_file(Path(self.path) / WORKDIR_LOCK, blocking=True)
+            if self._lock is not None:
+                import socket
 
-            self._lock.write(f"{os.getpid()} {socket.gethostname()}\n")
-            self._lock.flush()
+                self._lock.write(f"{os.getpid()} {socket.gethostname()}\n")
+                self._lock.flush()
+        except BaseException:  # e.g. a full disk: the folder is not left behind
+            self.__exit__()
+            raise
         return self.path
 
     def __exit__(self, *exc) -> None:
         remove_workdir(self.path)
         if self._lock is not None:
-            self._lock.close()
+            with contextlib.suppress(OSError):  # its unwritten owner line cannot be flushed on a full disk
+                self._lock.close()
 
 
 def _lock_file(path: Path, blocking: bool):

@@ -101,7 +101,15 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name")
-    folder.mkdir(parents=True, exist_ok=True)
+    with _io.output_folder(folder):  # a failed write leaves no partial new folder
+        _write_pltm(model, folder, preprocessors, metadata)
+    return folder
+
+
+def _write_pltm(model: PolylingualTopicModel, folder: Path, preprocessors: dict,
+                metadata: dict | None) -> None:
+    from tealeaves import _io
+
     langs = list(model.languages_)
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "languages": langs,
@@ -130,7 +138,6 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
         view.save(folder / f"{x}.npz")
     topics = {x: model.top_words(x, min(TOPICS_WORDS, len(model.vocabularies_[x]))) for x in langs}
     _io.write_text(folder / TOPICS_FILE, json.dumps(topics, ensure_ascii=False, indent=1), what="topics file")
-    return folder
 
 
 def is_pltm_folder(path: str | os.PathLike[str]) -> bool:

@@ -518,15 +518,15 @@ def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
-    folder.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for lang, ix in reference.index.indices.items():
-        files[lang] = f"{lang}.tlx"
-        ix.save(folder / files[lang])
-    ids = reference.corpus.ids if reference.corpus is not None else [str(i) for i in range(
-        reference.index.n_tuples)]
-    _io.write_text(folder / "tuple_ids.txt", "".join(f"{i}\n" for i in ids), what="tuple id file")
-    write_manifest(folder, reference.name, reference.index.n_tuples, files)
+    with _io.output_folder(folder):  # a failed write leaves no partial new folder
+        files = {}
+        for lang, ix in reference.index.indices.items():
+            files[lang] = f"{lang}.tlx"
+            ix.save(folder / files[lang])
+        ids = reference.corpus.ids if reference.corpus is not None else [str(i) for i in range(
+            reference.index.n_tuples)]
+        _io.write_text(folder / "tuple_ids.txt", "".join(f"{i}\n" for i in ids), what="tuple id file")
+        write_manifest(folder, reference.name, reference.index.n_tuples, files)
     return folder
 
 

@@ -201,27 +201,13 @@ def topic_flag_details(results) -> dict:
     cached = getattr(results, "_flag_cache", None)
     if cached is not None:
         return cached
-    out: dict = {}
-    topics = results.topics
-    if "flags" in topics:
-        texts = topics["flag_explanations"] if "flag_explanations" in topics else [""] * len(topics)
-        for model, topic, flags, text in zip(topics["model"], topics["topic"], topics["flags"], texts):
-            if list(flags):
-                out[(model, int(topic))] = _split(list(flags), text or "")
+    out: dict = {key: [dict(f) for f in flags] for key, flags in results.flag_records.items()}
     if FLAGS is not None:
         for key, extra in FLAGS(results).items():
             out.setdefault(key, []).extend(
                 e if isinstance(e, dict) else {"flag": str(e), "explanation": ""} for e in extra)
     results._flag_cache = out
     return out
-
-
-def _split(flags: list, text: str) -> list[dict]:
-    """The stored flags paired with their explanations (stored joined by ``"; "``, one per flag)."""
-    parts = text.split("; ") if text else []
-    if len(parts) != len(flags):
-        parts = [text] * len(flags)
-    return [{"flag": f, "explanation": p} for f, p in zip(flags, parts)]
 
 
 def topic_flags(results) -> dict:

@@ -43,7 +43,6 @@ validates the file first (:func:`tealeaves.store.validate.read_contents`).
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -135,11 +134,22 @@ def is_store(path: str | os.PathLike) -> bool:
         return False
 
 
+def _no_space(path: Path) -> bool:
+    """Whether the file system of ``path`` has no room left (SQLite reports a full disk while creating its
+    shared-memory file as an I/O error)."""
+    try:
+        stat = os.statvfs(path.parent if str(path.parent) else ".")
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < 64 * 1024
+
+
 def _failure(exc: BaseException, path: Path, doing: str) -> Exception:
     """The clear error for an SQLite or OS failure while ``doing`` something with the store at ``path``."""
+    from tealeaves._io import is_disk_full
+
     text = str(exc).lower()
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC or "disk is full" in text \
-            or "database or disk is full" in text:
+    if is_disk_full(exc) or "disk i/o error" in text and _no_space(path):
         return OutputError(f"the disk holding results store '{path}' is full ({doing} failed; the models "
                            "stored before are intact)",
                            fix="free disk space and rerun the same command: it resumes where it stopped")

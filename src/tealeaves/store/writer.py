@@ -10,9 +10,11 @@ topics in one ``BEGIN IMMEDIATE`` transaction.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +66,12 @@ def open_store(path: str | os.PathLike, description: dict, vocabulary: list[str]
     StoreIntegrityError
         When an existing store is damaged (:func:`tealeaves.store.validate.read_contents`).
     """
+    conn, _ = _open(_checked_path(path), description, vocabulary, preprocessing)
+    return conn
+
+
+def _checked_path(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, refused when it cannot be a store this process writes (see :func:`open_store`)."""
     path = Path(path).expanduser()
     if path.is_dir():
         raise OutputError(f"results store '{path}' is a folder", fix="give a file path with -o")
@@ -75,8 +83,29 @@ def open_store(path: str | os.PathLike, description: dict, vocabulary: list[str]
                           fix="create it or give another path with -o")
     if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise OutputError(f"results store '{path}' is not writable", fix="give a writable path with -o")
-    conn = format_module._connect(path)  # looked up here: tests limit its size
+    return path
+
+
+def _open(path: Path, description: dict, vocabulary, preprocessing) -> tuple[sqlite3.Connection, bool]:
+    """:func:`open_store` after its path checks; also whether this call created the store's tables.
+
+    A store whose creation fails (a full disk, an interrupt) is removed again: no empty file is left.
+    """
+    fresh = not path.exists()
+    sides = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    had = [side.exists() for side in sides]
+    try:
+        conn = format_module._connect(path)  # looked up here: tests limit its size
+    except BaseException:
+        if fresh:
+            remove_store(path)
+        for side, existed in zip(sides, had):  # SQLite's side files made by a failed opening
+            if not existed:
+                with contextlib.suppress(OSError):
+                    side.unlink()
+        raise
     text = json.dumps(description, sort_keys=True)
+    existing: dict = {}
     try:
         with writing(path, "creating its tables"):
             conn.execute("BEGIN IMMEDIATE")  # two writers creating one store: one creates, one checks
@@ -93,8 +122,86 @@ def open_store(path: str | os.PathLike, description: dict, vocabulary: list[str]
             read_contents(path)  # resume only a store every reader accepts
     except BaseException:
         conn.close()
+        if fresh and not existing:
+            remove_store(path)
         raise
-    return conn
+    return conn, not existing
+
+
+def remove_store(path: str | os.PathLike) -> None:
+    """Delete a store's file and SQLite's side files (``-wal``, ``-shm``, ``-journal``), where present.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store's file.
+    """
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+
+
+@contextlib.contextmanager
+def store_run(path: str | os.PathLike, description: dict, vocabulary: list[str] | None = None,
+              preprocessing: dict | None = None) -> Iterator[sqlite3.Connection]:
+    """:func:`open_store` for one whole run of a writer, closed at its end.
+
+    When the run fails (an error, an interrupt, an unreachable scheduler) and the store was created by
+    this run and holds no model yet, it is removed: a failed run leaves either nothing or the store as it
+    was before.  (A store another process writes to is never removed: its tables existed when this run
+    opened it.)
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store's file.
+    description : dict
+        What every model of the store shares (see :func:`open_store`).
+    vocabulary : list of str, optional
+        The training vocabulary.
+    preprocessing : dict, optional
+        The training corpus's preprocessing recipe.
+
+    Yields
+    ------
+    sqlite3.Connection
+        The open store.
+
+    Raises
+    ------
+    OutputError
+        As :func:`open_store`.
+    IncompatibleStoreError
+        As :func:`open_store`.
+    StoreIntegrityError
+        As :func:`open_store`.
+    """
+    path = _checked_path(path)
+    conn, created = _open(path, description, vocabulary, preprocessing)
+    try:
+        yield conn
+    except BaseException:
+        empty = False
+        with contextlib.suppress(sqlite3.Error):
+            empty = conn.execute("SELECT COUNT(*) FROM models").fetchone()[0] == 0
+        _close(conn)
+        if created and empty:
+            remove_store(path)
+        raise
+    _close(conn)
+
+
+def _close(conn: sqlite3.Connection) -> None:
+    """Close a writer's connection, leaving the store in rollback-journal mode when no one else has it open.
+
+    A store left in WAL mode makes every later reader, even a read-only one, create ``-wal`` and ``-shm``
+    files beside it that stay; in rollback-journal mode a reader leaves nothing.  The next writer turns WAL
+    on again (:func:`tealeaves.store.format._connect`); while another process has the store open the switch
+    fails and the store stays in WAL mode, which is harmless.
+    """
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
 
 
 def _create(conn: sqlite3.Connection, description: str, vocabulary, preprocessing) -> None:

@@ -16,6 +16,7 @@ fitted model is scored by :func:`tealeaves.sweep.evaluation.score_row`, the scor
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -24,12 +25,13 @@ from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ParameterError
 from tealeaves.index.dask import check_scheduler
+from tealeaves.store.writer import store_run
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.evaluation import evaluation_data, score_row, split_corpus  # noqa: F401 (re-exported)
 from tealeaves.sweep.measures import SweepData
 from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
 from tealeaves.sweep.progress import SweepProgress
-from tealeaves.sweep.store import finished, model_name, open_store, write_model
+from tealeaves.sweep.store import finished, model_name, write_model
 from tealeaves.validation import check_unique
 
 DEFAULT_MEASURES = ("npmi",)
@@ -57,8 +59,21 @@ _WORKER_DATA: SweepData | None = None
 
 
 def _init_worker(data: SweepData) -> None:
+    import signal
+
+    # Ctrl-C reaches the whole process group; it is the main process's to handle: it stops the workers
+    # (_stop_workers), so a worker inside a long compiled kernel does not fit on for minutes, orphaned.
+    # The worker started with SIGINT blocked (_run_tasks), so not even its start-up can be interrupted.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _WORKER_DATA
     _WORKER_DATA = data
+
+
+def _stop_workers(pool) -> None:
+    """End a process pool's workers at once (their fits are lost; they write nothing) and shut it down."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # CPython's pid -> Process
+        process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_in_worker(task: tuple) -> dict:
@@ -77,10 +92,60 @@ def _run_tasks(tasks: list[tuple], data: SweepData, n_jobs: int, scheduler: str 
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         context = multiprocessing.get_context("spawn")  # no forked numba/BLAS threads
-        with ProcessPoolExecutor(min(n_jobs, len(tasks)), mp_context=context, initializer=_init_worker,
-                                 initargs=(data,)) as pool:
-            for future in as_completed([pool.submit(_run_in_worker, t) for t in tasks]):
+        pool = None
+        try:
+            with _workers_ignore_sigint():
+                pool = ProcessPoolExecutor(min(n_jobs, len(tasks)), mp_context=context,
+                                           initializer=_init_worker, initargs=(data,))
+                futures = [pool.submit(_run_in_worker, t) for t in tasks]  # spawns the workers
+            for future in as_completed(futures):
                 yield future.result()
+        except BaseException:  # Ctrl-C, an error, or the consumer stopping (GeneratorExit): no orphan
+            if pool is not None:
+                _stop_workers(pool)
+            raise
+        pool.shutdown()
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint():
+    """Worker processes spawned in the block start with SIGINT ignored; a Ctrl-C meanwhile is raised after it.
+
+    A Python started with SIGINT ignored installs no KeyboardInterrupt handler, so a Ctrl-C (sent to the
+    whole process group) cannot interrupt a worker's start-up with a traceback; the main process handles
+    it and stops the workers (:func:`_stop_workers`).  SIGINT is ignored only around each fork-and-exec
+    (``multiprocessing.util.spawnv_passfds``), microseconds.  Within the block a Ctrl-C is only noted, and
+    handled on leaving it, once every worker is started and known to the pool (an interrupted start would
+    leave a worker reading half its data, outside the pool's reach).
+    """
+    import signal
+    import threading
+    from multiprocessing import util
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous, noted = signal.getsignal(signal.SIGINT), []
+    signal.signal(signal.SIGINT, lambda signum, frame: noted.append((signum, frame)))
+    spawn = util.spawnv_passfds
+
+    def spawn_ignoring(*args, **kwargs):
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return spawn(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGINT, handler)
+
+    util.spawnv_passfds = spawn_ignoring
+    try:
+        yield
+    finally:
+        util.spawnv_passfds = spawn
+        signal.signal(signal.SIGINT, previous)
+        if noted and callable(previous):
+            previous(*noted[0])  # the Ctrl-C of the block: KeyboardInterrupt (and the stop flag) now
+
+
 
 
 def _run_dask(tasks: list[tuple], data: SweepData, scheduler: str):
@@ -165,13 +230,10 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     settings = engine.settings(settings)
     data, description = evaluation_data(corpus, test, test_fraction, split_seed, reference, measures, n_top,
                                         "sweep", check_train=lambda train: _check_corpus(train, n_components))
-    conn = open_store(output, description, list(data.train.vocabulary),
-                      getattr(data.train, "preprocessing", None))
-    try:
+    with store_run(output, description, list(data.train.vocabulary),
+                   getattr(data.train, "preprocessing", None)) as conn:  # a failed new store is removed
         return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
                            output)
-    finally:
-        conn.close()
 
 
 def _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,
@@ -195,9 +257,13 @@ def _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, sched
     if bar is not None and skipped:
         bar.note(f"{len(skipped)} models already in {output}; fitting the other {len(tasks)}")
     fitted = []
-    for row in _run_tasks(tasks, data, n_jobs, scheduler):
-        # write_model is False when another process on the same store stored this model meanwhile
-        (fitted if write_model(conn, row) else skipped).append(row["name"])
-        if bar is not None:
-            bar.update(row["name"])
+    rows = _run_tasks(tasks, data, n_jobs, scheduler)
+    try:
+        for row in rows:
+            # write_model is False when another process on the same store stored this model meanwhile
+            (fitted if write_model(conn, row) else skipped).append(row["name"])
+            if bar is not None:
+                bar.update(row["name"])
+    finally:
+        rows.close()  # on Ctrl-C while storing, the workers are stopped now, not at garbage collection
     return {"output": str(output), "fitted": fitted, "skipped": skipped}

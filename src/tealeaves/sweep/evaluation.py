@@ -485,8 +485,8 @@ def evaluate(models: Mapping, train: Corpus, test: Corpus | None = None, referen
         When a model cannot be read.
     """
     from tealeaves.coherence.presets import resolve
+    from tealeaves.store.writer import store_run
     from tealeaves.sweep.params import N_TOP
-    from tealeaves.sweep.store import open_store
 
     chosen = candidates(models)
     measures = tuple(check_unique([resolve(m).name for m in measures], "measures"))
@@ -502,12 +502,9 @@ def evaluate(models: Mapping, train: Corpus, test: Corpus | None = None, referen
         model, source = load_candidate(c)
         check_coverage(c.name, model, data.test)
         loaded.append((c, model, source))
-    conn = open_store(output, description, list(data.train.vocabulary),
-                      getattr(data.train, "preprocessing", None))
-    try:
+    with store_run(output, description, list(data.train.vocabulary),
+                   getattr(data.train, "preprocessing", None)) as conn:  # a failed new store is removed
         return _evaluate_into(conn, data, loaded, progress, output)
-    finally:
-        conn.close()
 
 
 def _evaluate_into(conn, data: SweepData, loaded: list, progress, output) -> dict:

@@ -60,6 +60,10 @@ class SweepResults:
         Internal: per model, its own vocabulary (None: :attr:`vocabulary`).
     _alpha : dict, optional
         Internal: per model, its stored Dirichlet prior (None: not stored).
+    flag_records : dict, optional
+        ``flag_records[(model, topic)]``: the topic's junk-topic flags as stored, a list of
+        ``{"flag", "explanation"}`` (topics without a flag are absent).  ``topics["flag_explanations"]``
+        joins the same explanations with ``"; "`` for display; read the records, not that text.
     """
 
     path: str
@@ -79,6 +83,8 @@ class SweepResults:
     _scores: dict = field(repr=False, default_factory=dict)
     _vocabularies: dict = field(repr=False, default_factory=dict)
     _alpha: dict = field(repr=False, default_factory=dict)
+    #: per (model, topic): the stored flags, each ``{"flag", "explanation"}``
+    flag_records: dict = field(repr=False, default_factory=dict)
 
     def model(self, name: str) -> pd.Series:
         """The row of model ``name`` (:class:`ParameterError` naming the stored models otherwise).
@@ -243,7 +249,7 @@ def load_results(path: str | os.PathLike) -> SweepResults:
         phi[m["name"]] = m["topic_word"]
         vocabularies[m["name"]] = m["vocabulary"]
     info = {m["name"]: (m["k"], m["seed"]) for m in contents.models}
-    topics, pairs, scores = [], {}, {}
+    topics, pairs, scores, flag_records = [], {}, {}, {}
     for t in contents.topics:
         k, seed = info[t["model"]]
         topics.append({"model": t["model"], "k": k, "seed": seed, "topic": t["topic"],
@@ -251,11 +257,14 @@ def load_results(path: str | os.PathLike) -> SweepResults:
                        **t["scores"], "flags": [f["flag"] for f in t["flags"]],
                        "flag_explanations": "; ".join(f["explanation"] for f in t["flags"])})
         pairs[(t["model"], t["topic"])] = t["pairs"]
+        if t["flags"]:
+            flag_records[(t["model"], t["topic"])] = [{"flag": f["flag"], "explanation": f["explanation"]}
+                                                      for f in t["flags"]]
         scores.setdefault(t["model"], []).append(t["scores"])
     frame = pd.DataFrame(models, columns=None if models else list(MODEL_COLUMNS))
     results = SweepResults(str(path), contents.sweep, frame, pd.DataFrame(topics), pairs, heldout,
                            flag_settings, contents.vocabulary, phi, signatures)
-    results.preprocessing = contents.preprocessing
+    results.preprocessing, results.flag_records = contents.preprocessing, flag_records
     results._scores, results._vocabularies, results._alpha = scores, vocabularies, {
         m["name"]: m["alpha"] for m in contents.models}
     return results

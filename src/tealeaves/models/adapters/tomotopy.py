@@ -243,11 +243,16 @@ def _probe(cls: str, path: Path) -> None:
     import subprocess
     import sys
 
+    # the child loads the file and reads it as from_tomotopy does (every native accessor it calls: a
+    # loaded damaged file can still abort tomotopy there); a Python error it meets is the parent's to report
     code = ("import sys, tomotopy as tp; print('ready', flush=True); "
-            "getattr(tp, sys.argv[1]).load(sys.argv[2])")
+            "mdl = getattr(tp, sys.argv[1]).load(sys.argv[2])\n"
+            "from tealeaves.models.adapters.tomotopy import from_tomotopy\n"
+            "try:\n    from_tomotopy(mdl)\nexcept Exception:\n    pass")
     load = LOAD_SECONDS + path.stat().st_size / 20e6
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     child = subprocess.Popen([sys.executable, "-c", code, cls, str(path)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, env=env)
     try:
         _wait_ready(child, PROBE_SECONDS)
         _, err = child.communicate(timeout=load)
