@@ -8,8 +8,9 @@ words of the cached scikit-learn LDA with 80 topics (``fit_reuters_models``), wr
 training stories to a temporary folder; each tree then runs in its own interpreter
 (``PYTHONPATH=<tree>/src``), compiles its kernels with one untimed call per measure, and times
 ``--repeat`` one-shot calls per measure.  The trees take turns ``--rounds`` times (this, earlier,
-this, ...), so a change of load hits both; the medians over all calls of a tree, their ratio
-(this / earlier) and the mean scores of both (which must agree) are printed.
+this, ...), so a change of load hits both; the medians over all calls of a tree (wall time, and
+the process's CPU time, which other jobs on the machine inflate less), their ratios (this /
+earlier) and the mean scores of both (which must agree) are printed.
 
 The earlier tree is a commit exported with ``git archive`` (default ``be7a335``, the commit before
 the Wikipedia-scale work on the counting core, ``066fc6d``), or a folder given with ``--earlier``.
@@ -51,12 +52,13 @@ texts = [line.split() for line in (folder / "texts.txt").read_text(encoding="utf
 out = {}
 for key, settings in measures.items():
     res = coherence(topics, texts, **settings)  # compiles (or loads) the kernels: untimed
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         coherence(topics, texts, **settings)
         times.append(time.perf_counter() - t)
-    out[key] = {"seconds": times, "mean": res.mean}
+        cpu.append(time.process_time() - c)
+    out[key] = {"seconds": times, "cpu": cpu, "mean": res.mean}
 print(json.dumps(out))
 """
 
@@ -108,22 +110,27 @@ def main(argv=None) -> int:
         write_inputs(folder, args.k, args.top)
         earlier = args.earlier or export_commit(args.commit, folder)
         trees = {"this tree": ROOT, f"earlier ({args.earlier or args.commit})": earlier}
-        times: dict[str, dict[str, list[float]]] = {name: {m: [] for m in MEASURES} for name in trees}
+        times = {kind: {name: {m: [] for m in MEASURES} for name in trees} for kind in ("seconds", "cpu")}
         means: dict[str, dict[str, float]] = {}
         for r in range(args.rounds):
             for i, (name, tree) in enumerate(trees.items()):
                 out = run_tree(tree, folder, args.repeat, folder / f"numba-cache-{i}")
                 for m in MEASURES:
-                    times[name][m] += out[m]["seconds"]
-                    means[name] = {m: out[m]["mean"] for m in MEASURES}
+                    for kind in times:
+                        times[kind][name][m] += out[m][kind]
+                means[name] = {m: out[m]["mean"] for m in MEASURES}
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
         (this, old) = trees
         print(f"one-shot coherence, {args.k} topics x top {args.top}, Reuters training stories; median ms of "
-              f"{args.rounds} x {args.repeat} calls per tree; load average {os.getloadavg()[0]:.2f}")
-        print(f"{'measure':8s} {this:>12s} {old:>22s} {'ratio':>7s}  mean score (this / earlier)")
+              f"{args.rounds} x {args.repeat} calls per tree (wall; CPU of the process); "
+              f"load average {os.getloadavg()[0]:.2f}")
+        print(f"{'measure':8s} {'this wall':>10s} {'earlier wall':>13s} {'ratio':>6s} {'this CPU':>9s} "
+              f"{'earlier CPU':>12s} {'ratio':>6s}  mean score (this / earlier {old})")
         for m in MEASURES:
-            a, b = statistics.median(times[this][m]) * 1e3, statistics.median(times[old][m]) * 1e3
-            print(f"{m:8s} {a:12.1f} {b:22.1f} {a / b:7.2f}  {means[this][m]!r} / {means[old][m]!r}")
+            a, b = (statistics.median(times["seconds"][t][m]) * 1e3 for t in (this, old))
+            c, d = (statistics.median(times["cpu"][t][m]) * 1e3 for t in (this, old))
+            print(f"{m:8s} {a:10.1f} {b:13.1f} {a / b:6.2f} {c:9.1f} {d:12.1f} {c / d:6.2f}  "
+                  f"{means[this][m]!r} / {means[old][m]!r}")
     return 0
 
 
