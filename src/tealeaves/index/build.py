@@ -22,6 +22,10 @@ from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.index.format import FORMAT_VERSION, encode_strings
 from tealeaves.index.reference import ReferenceIndex
 
+#: Tokens below which the counting sort runs in the calling thread (milliseconds of work: a helper
+#: thread for Ctrl-C costs more than that on a busy machine, where starting it waits for a core).
+_SHORT_BUILD = 2_000_000
+
 
 @numba.njit(cache=True, nogil=True)
 def _build_kernel(tokens, offsets, order, space_ids, n_words, stop):
@@ -170,7 +174,8 @@ def index_arrays(tokens: np.ndarray, offsets: np.ndarray, words: list[str], ids:
             raise TealeavesError("doc_ids must be distinct slots in [0, n_space); check the tuple ids")
     order = np.argsort(space, kind="stable")
     word_ptr, post_docs, pos_ptr, positions = _interrupt.call(_build_kernel, tokens, offsets,
-                                                              order.astype(np.int64), space, len(words))
+                                                              order.astype(np.int64), space, len(words),
+                                                              short=len(tokens) < _SHORT_BUILD)
     lengths = np.zeros(n_space, dtype=np.int64)
     lengths[space] = np.diff(offsets)
     present = np.zeros(n_space, dtype=np.uint8)
