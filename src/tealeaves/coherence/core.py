@@ -55,8 +55,9 @@ Context windows (Palmetto's ``P_cw``, used by C_A)
 
 Frequent words
     Pairs of two of the ``F`` words with the most postings (``F`` up to
-    :data:`MAX_FREQUENT`, chosen per call from a sampled estimate of the work, or
-    forced with ``frequent=``) are counted *unit-major* instead of pair by pair:
+    :data:`MAX_FREQUENT`, chosen per call from a sampled estimate of the work, 0
+    without an estimate for pairs of little work, or forced with ``frequent=``)
+    are counted *unit-major* instead of pair by pair:
     a unit is a document, or a block of 64 consecutive window starts of one
     (a word in it: the 64-bit set of its starts there, from the same intervals);
     per chunk of documents the words' records are sorted by unit, and every two
@@ -68,7 +69,9 @@ Frequent words
 The kernels (:mod:`tealeaves.coherence._kernels`) are compiled with numba, each serial and
 parallel (``prange`` over numba's threads) from one function; the parallel one runs from
 :data:`~tealeaves.coherence._kernels.PARALLEL_MIN_WORK` postings or positions of work, and gives
-the same counts.  This module is the API that calls them: it checks every argument first, and
+the same counts.  Each variant is compiled on its first use only, and the orders the pair kernels
+visit are sorted here by NumPy (a sort inside a kernel takes seconds to compile: see
+:mod:`tealeaves._compiled`).  This module is the API that calls them: it checks every argument first, and
 reads the index through :class:`tealeaves.index.ReferenceIndex`'s arrays.
 """
 
