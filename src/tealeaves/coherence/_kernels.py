@@ -23,7 +23,8 @@ class ThreadedKernel:
     """A kernel compiled twice from one function: serial, and parallel (``prange`` over numba's threads).
 
     ``kernel(work, *args)`` runs the parallel one when ``work`` >= :data:`PARALLEL_MIN_WORK` and numba
-    has threads; both give the same result (each output written once, or integers summed).  The
+    has threads (each variant is compiled on its first call, so a small job never compiles the
+    parallel one); both give the same result (each output written once, or integers summed).  The
     function's last parameter is the stop flag: the call goes through
     :func:`tealeaves._interrupt.call`, which passes it, so Ctrl-C stops the kernel at its next check
     (each ``prange`` iteration reads the flag between rows of its work); work below
