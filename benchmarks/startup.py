@@ -2,15 +2,19 @@
 first ``tealeaves coherence`` call, cold and warm.
 
 Each command runs ``--runs`` times in a fresh interpreter; the median wall time is printed, beside
-the bare interpreter's start-up for reference.
+the bare interpreter's start-up for reference, and the median CPU time (user + system) of the
+process, which a machine busy with other jobs inflates far less than the wall time.
 
 ``--first-call`` (needs the Reuters data: ``TEALEAVES_DATA``) times ``tealeaves coherence`` of 20
 topics (NPMI, top 10 words) on the Reuters training stories (a whitespace-tokenised file, indexed in
 memory): **cold**, the first call after an install, with a fresh, empty numba cache
 (``NUMBA_CACHE_DIR`` pointing to a new folder, so every kernel the call needs is compiled), then
 **warm**, the same call again (kernels loaded from that cache), ``--runs`` times each; and the
-seconds numba spent compiling each kernel in the cold call (from its ``numba:compile`` events).
+CPU seconds numba spent compiling each kernel in the cold call (from its ``numba:compile`` events).
 The machine's load average is printed with the figures.  Target: cold under 3 s.
+
+To time another tree with the same script, point ``PYTHONPATH`` at its ``src`` (the commands run
+``python -m tealeaves`` with this environment).
 
     python benchmarks/startup.py [--runs 7] [--first-call]
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,14 +39,27 @@ COMMANDS = {
 }
 
 
-def median_seconds(cmd: list[str], runs: int) -> float:
-    """Median wall time of ``runs`` executions of ``cmd``."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def timed_run(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def summary(times: list[tuple[float, float]]) -> str:
+    """Median wall and CPU seconds of ``times`` (and the least wall time)."""
+    wall, cpu = [t[0] for t in times], [t[1] for t in times]
+    return (f"{statistics.median(wall):6.2f} s wall, {statistics.median(cpu):6.2f} s CPU "
+            f"(median of {len(times)}; least wall {min(wall):.2f})")
+
+
+def median_seconds(cmd: list[str], runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``runs`` executions of ``cmd``."""
+    times = [timed_run(cmd) for _ in range(runs)]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
 
 
 #: Runs ``tealeaves`` (argv after the script) and prints, on stderr, the compile seconds per kernel.
@@ -54,12 +72,12 @@ stack, spent = [], {}
 
 class Timer(event.Listener):
     def on_start(self, ev):
-        stack.append((ev.data["dispatcher"].py_func.__name__, time.perf_counter()))
+        stack.append((ev.data["dispatcher"].py_func.__name__, time.process_time()))
 
     def on_end(self, ev):
         name, start = stack.pop()
         if not stack:  # a kernel's own compile includes the functions it calls
-            spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+            spent[name] = spent.get(name, 0.0) + time.process_time() - start
 
 
 event.register("numba:compile", Timer())
@@ -69,7 +87,8 @@ try:
 except SystemExit:
     pass
 for name, seconds in sorted(spent.items(), key=lambda x: -x[1]):
-    print(f"  compiling {name:32s} {seconds:6.2f} s", file=sys.stderr)
+    print(f"  compiling {name:32s} {seconds:6.2f} s CPU", file=sys.stderr)
+print(f"  {'all kernels':42s} {sum(spent.values()):6.2f} s CPU", file=sys.stderr)
 """
 
 
@@ -87,21 +106,14 @@ def first_call(runs: int) -> None:
         topics.write_text("\n".join(rows) + "\n", encoding="utf-8")
         argv = ["coherence", "--reference", str(corpus), "--topics", str(topics)]
         cold, warm = [], []
+        command = [sys.executable, "-m", "tealeaves", *argv]
         for run in range(runs):
             env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(folder) / f"numba-cache-{run}")}
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "tealeaves", *argv], check=True, env=env,
-                           stdout=subprocess.DEVNULL)
-            cold.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "tealeaves", *argv], check=True, env=env,
-                           stdout=subprocess.DEVNULL)
-            warm.append(time.perf_counter() - start)
+            cold.append(timed_run(command, env))
+            warm.append(timed_run(command, env))
         load = os.getloadavg()
-        print(f"first coherence call, cold (fresh numba cache)  {statistics.median(cold):6.2f} s "
-              f"(median of {runs}; min {min(cold):.2f})")
-        print(f"first coherence call, warm (numba cache filled) {statistics.median(warm):6.2f} s "
-              f"(median of {runs}; min {min(warm):.2f})")
+        print(f"first coherence call, cold (fresh numba cache)  {summary(cold)}")
+        print(f"first coherence call, warm (numba cache filled) {summary(warm)}")
         print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
               f"on {os.cpu_count()} CPUs")
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(folder) / "numba-cache-timed")}
@@ -118,7 +130,8 @@ def main() -> None:
                         help="also time the first coherence call, cold and warm (needs the Reuters data)")
     args = parser.parse_args()
     for name, cmd in COMMANDS.items():
-        print(f"{name:36s} {median_seconds(cmd, args.runs):6.3f} s (median of {args.runs})")
+        wall, cpu = median_seconds(cmd, args.runs)
+        print(f"{name:36s} {wall:6.3f} s wall, {cpu:6.3f} s CPU (median of {args.runs})")
     if args.first_call:
         first_call(args.runs)
 

@@ -200,6 +200,22 @@ def test_index_restricted_to_some_words_counts_them_identically(synthetic):
         assert np.array_equal(a.single, b.single) and np.array_equal(a.joint, b.joint)
 
 
+
+def test_anchor_order_groups_each_pair_under_its_longer_word():
+    # the pair kernels visit pairs in this order (sorted by NumPy, not compiled): each pair's anchor is
+    # its longer word (the left one on a tie), right words keyed after the left ones
+    rng = np.random.default_rng(3)
+    left, right = rng.integers(0, 6, 7), rng.integers(0, 6, 5)
+    pairs = np.array([(i, j) for i in range(7) for j in range(5)] * 2, dtype=np.int64)
+    order = _kernels.anchor_order(left, right, pairs, 7)
+    assert sorted(order.tolist()) == list(range(len(pairs)))
+    keys = [i if left[i] >= right[j] else 7 + j for i, j in pairs[order].tolist()]
+    assert keys == sorted(keys)
+    longest = _kernels.longest_first(left)
+    assert [int(left[w]) for w in longest] == sorted(left.tolist(), reverse=True)
+    ties = [w for w in longest.tolist() if left[w] == left[longest[0]]]
+    assert ties == sorted(ties)  # equal sizes keep their order
+
 # --------------------------------------------------------------------------------------------
 # property tests: the (parallel) counting core against brute-force enumeration on random corpora
 # --------------------------------------------------------------------------------------------

@@ -116,3 +116,53 @@ def test_compiled_call_raises_keyboard_interrupt_when_stopped_from_another_threa
     with pytest.raises(KeyboardInterrupt):
         _interrupt.call(_spin, limit)
     assert _interrupt.call(_spin, 10) == 10  # a new call from the main thread starts with the flag cleared
+
+
+#: Scores two topics (NPMI over documents, the default) against token lists, recording the name of
+#: every function numba compiles (kernels and the library functions they call); prints them as JSON.
+FIRST_COHERENCE = r"""
+import json
+from numba.core import event
+from tealeaves.coherence import coherence
+
+names = []
+
+
+class Names(event.Listener):
+    def on_start(self, ev):
+        names.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", Names())
+docs = [line.split() for line in json.loads(input())]
+result = coherence([["cat", "dog", "mat"], ["sun", "moon", "star"]], docs)
+print(json.dumps({"names": names, "scores": result.scores}))
+"""
+
+
+def test_compiled_first_coherence_call_compiles_only_what_it_needs(tmp_path):
+    # The first call after an install compiles every kernel it uses (seconds each): a small job must
+    # compile only serial kernels, none of the F estimate's (every pair is probed below
+    # core._ESTIMATE_MIN_WORK), and no numba sort or binary search (numba's argsort alone took 2-3 s
+    # to compile; NumPy sorts instead).
+    import json
+
+    from conftest import DOCS
+    from tealeaves.coherence import coherence
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    done = subprocess.run([sys.executable, "-c", FIRST_COHERENCE], env=env, input=json.dumps(DOCS),
+                          capture_output=True, text=True, check=True)
+    out = json.loads(done.stdout)
+    names = out["names"]
+    assert "_pair_doc_kernel_serial" in names  # the call did compile (the cache was empty)
+    parallel = {"_pair_doc_kernel", "_pair_unit_kernel", "_window_intervals", "_frequent_pair_kernel",
+                "_subset_kernel"}
+    assert not parallel & set(names)
+    assert not {"_prefix_pair_estimate", "_probe_work_by_last", "_partition_pairs"} & set(names)
+    assert not [n for n in names if "sort" in n.lower() or "search" in n.lower()], names
+    expected = coherence([["cat", "dog", "mat"], ["sun", "moon", "star"]], [d.split() for d in DOCS])
+    assert out["scores"] == expected.scores

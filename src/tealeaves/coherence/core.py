@@ -55,8 +55,9 @@ Context windows (Palmetto's ``P_cw``, used by C_A)
 
 Frequent words
     Pairs of two of the ``F`` words with the most postings (``F`` up to
-    :data:`MAX_FREQUENT`, chosen per call from a sampled estimate of the work, or
-    forced with ``frequent=``) are counted *unit-major* instead of pair by pair:
+    :data:`MAX_FREQUENT`, chosen per call from a sampled estimate of the work, 0
+    without an estimate for pairs of little work, or forced with ``frequent=``)
+    are counted *unit-major* instead of pair by pair:
     a unit is a document, or a block of 64 consecutive window starts of one
     (a word in it: the 64-bit set of its starts there, from the same intervals);
     per chunk of documents the words' records are sorted by unit, and every two
@@ -68,7 +69,9 @@ Frequent words
 The kernels (:mod:`tealeaves.coherence._kernels`) are compiled with numba, each serial and
 parallel (``prange`` over numba's threads) from one function; the parallel one runs from
 :data:`~tealeaves.coherence._kernels.PARALLEL_MIN_WORK` postings or positions of work, and gives
-the same counts.  This module is the API that calls them: it checks every argument first, and
+the same counts.  Each variant is compiled on its first use only, and the orders the pair kernels
+visit are sorted here by NumPy (a sort inside a kernel takes seconds to compile: see
+:mod:`tealeaves._compiled`).  This module is the API that calls them: it checks every argument first, and
 reads the index through :class:`tealeaves.index.ReferenceIndex`'s arrays.
 """
 
@@ -94,6 +97,8 @@ from tealeaves.coherence._kernels import (
     _topic_pair_keys,
     _unique_keys_kernel,
     _window_intervals,
+    anchor_order,
+    longest_first,
     parts_for,
 )
 from tealeaves.coherence.errors import SettingsError
@@ -116,6 +121,31 @@ MAX_SUBSET_WORDS = 12
 def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> int:
     """Postings probed pair by pair: the shorter list of each pair."""
     return int(np.minimum(sizes_a[pairs[:, 0]], sizes_b[pairs[:, 1]]).sum()) if len(pairs) else 0
+
+
+def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
+               same) -> np.ndarray:
+    """:func:`_pair_doc_kernel` on ``pairs`` of the words ``a_ids`` of postings ``a_ptr, a_docs`` and
+    ``b_ids`` of ``b_ptr, b_docs``, with the orders it needs sorted by NumPy
+    (:func:`~tealeaves.coherence._kernels.longest_first`,
+    :func:`~tealeaves.coherence._kernels.anchor_order`)."""
+    sizes_a = a_ptr[a_ids + 1] - a_ptr[a_ids]
+    sizes_b = sizes_a if same else b_ptr[b_ids + 1] - b_ptr[b_ids]
+    work = _pair_work(sizes_a, sizes_b, pairs)
+    a_longest = longest_first(sizes_a)
+    b_longest = a_longest if same else longest_first(sizes_b)
+    return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
+                            same, parts_for(work), a_longest, b_longest,
+                            anchor_order(sizes_a, sizes_b, pairs, len(a_ids)))
+
+
+def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space) -> np.ndarray:
+    """:func:`_pair_unit_kernel` on ``pairs`` (its per-thread maps from :func:`_probe_maps`, its
+    anchor order from :func:`~tealeaves.coherence._kernels.anchor_order`)."""
+    sizes = np.diff(wptr)
+    work = _pair_work(sizes, sizes, pairs)
+    return _pair_unit_kernel(work, pairs, wptr, docs, lo, hi, x, y, context, window,
+                             *_probe_maps(work, n_space, len(docs)), anchor_order(sizes, sizes, pairs, 0))
 
 
 #: Largest key space (bits of a bitmap) for which :func:`unique_keys` does not sort.
@@ -369,9 +399,7 @@ def pair_document_counts(left: Sequence[np.ndarray], right: Sequence[np.ndarray]
     a_ids = np.arange(len(a_ptr) - 1, dtype=np.int64)
     b_ids = np.arange(len(b_ptr) - 1, dtype=np.int64)
     pairs = _as_pairs(pairs)
-    work = _pair_work(np.diff(a_ptr), np.diff(b_ptr), pairs)
-    return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, m, use, n_space,
-                            right is left, parts_for(work))
+    return _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, m, use, n_space, right is left)
 
 
 def count_crosslingual(aligned, lang_a: str, words_a: Sequence[str], lang_b: str, words_b: Sequence[str],
@@ -433,6 +461,12 @@ _COST_DOC = (6.0, 17.0, 2.5, 1.0)
 _COST_WINDOW = (6.5, 40.0, None, 1.0)
 
 
+#: Probe work (postings) below which every pair is probed, with no estimate of the best ``F``: the
+#: probes take milliseconds (on the Reuters training stories, 80 topics of 10 words probe 0.6 M
+#: postings, and the estimate chose ``F = 0``), and the estimate's kernels need not be compiled.
+_ESTIMATE_MIN_WORK = 2_000_000
+
+
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
                     n_docs: int, costs: tuple[float, ...],
                     frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -442,7 +476,8 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     ``frequent`` forces their number; ``None`` takes the prefix ``F`` (from 0 to
     :data:`MAX_FREQUENT`) of the words by postings that minimises the estimated time: the
     unit-major work of ``F`` words (:func:`_prefix_pair_estimate`, their postings, ``F x F`` tables)
-    plus the probes of the pairs left (the shorter posting list of each).
+    plus the probes of the pairs left (the shorter posting list of each).  Pairs of less probe work
+    than :data:`_ESTIMATE_MIN_WORK` are all probed (``F = 0``) without an estimate.
     """
     order = np.argsort(-sizes, kind="stable")
     rank = np.empty(len(sizes), dtype=np.int64)
@@ -450,7 +485,7 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     if frequent is not None:
         f = check_int(frequent, "frequent", min_value=0, max_value=MAX_FREQUENT)
         return order[:min(f, len(sizes))], rank
-    if len(pairs) == 0:
+    if len(pairs) == 0 or _pair_work(sizes, sizes, pairs) < _ESTIMATE_MIN_WORK:
         return order[:0], rank
     top = min(MAX_FREQUENT, len(sizes))
     by_last = _probe_work_by_last(np.ascontiguousarray(pairs, dtype=np.int64), rank, sizes)
@@ -486,6 +521,8 @@ def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_maj
     """Joint counts of ``pairs``: those of two different words of ``freq`` from
     ``unit_major(freq, fpairs)`` (``fpairs``: their positions in ``freq``, smaller first), the others
     from ``probe(pairs)``."""
+    if len(freq) == 0 and len(pairs):  # every pair probed: no partition
+        return probe(pairs)
     inside, fpairs, outside = _partition_pairs(np.ascontiguousarray(pairs, dtype=np.int64), rank, len(freq))
     joint = np.zeros(len(pairs), dtype=np.int64)
     if len(inside):
@@ -534,9 +571,7 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
                                      0, n_docs, True, fpairs, *_tables(work, len(fw)))
 
     def probe(rest):
-        work = _pair_work(sizes, sizes, rest)
-        return _pair_doc_kernel(work, ids, ptr, docs, ids, ptr, docs, rest, m, False, n_docs, True,
-                                parts_for(work))
+        return _pair_docs(ids, ptr, docs, ids, ptr, docs, rest, m, False, n_docs, True)
 
     joint = _split_joint(pairs, freq, rank, unit_major, probe)
     return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
@@ -633,9 +668,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
                                      *_tables(work, len(fw)))
 
     def probe(rest):
-        work = _pair_work(sizes, sizes, rest)
-        return _pair_unit_kernel(work, rest, wptr, docs, ilo, ihi, starts, ends, False, 0,
-                                 *_probe_maps(work, n_docs, len(docs)))
+        return _pair_units(rest, wptr, docs, ilo, ihi, starts, ends, False, 0, n_docs)
 
     joint = _split_joint(pairs, freq, rank, unit_major, probe)
     return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
@@ -717,9 +750,8 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
     plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
     positions = arr["positions"]
     pairs = _as_pairs(pairs, len(ids))
-    work = _pair_work(np.diff(wptr), np.diff(wptr), pairs)
-    joint = _pair_unit_kernel(work, pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
-                              *_probe_maps(work, index.n_documents, len(docs)))
+    joint = _pair_units(pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
+                        index.n_documents)
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())

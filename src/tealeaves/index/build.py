@@ -22,6 +22,10 @@ from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.index.format import FORMAT_VERSION, encode_strings
 from tealeaves.index.reference import ReferenceIndex
 
+#: Tokens below which the counting sort runs in the calling thread (milliseconds of work: a helper
+#: thread for Ctrl-C costs more than that on a busy machine, where starting it waits for a core).
+_SHORT_BUILD = 2_000_000
+
 
 @numba.njit(cache=True, nogil=True)
 def _build_kernel(tokens, offsets, order, space_ids, n_words, stop):
@@ -170,7 +174,8 @@ def index_arrays(tokens: np.ndarray, offsets: np.ndarray, words: list[str], ids:
             raise TealeavesError("doc_ids must be distinct slots in [0, n_space); check the tuple ids")
     order = np.argsort(space, kind="stable")
     word_ptr, post_docs, pos_ptr, positions = _interrupt.call(_build_kernel, tokens, offsets,
-                                                              order.astype(np.int64), space, len(words))
+                                                              order.astype(np.int64), space, len(words),
+                                                              short=len(tokens) < _SHORT_BUILD)
     lengths = np.zeros(n_space, dtype=np.int64)
     lengths[space] = np.diff(offsets)
     present = np.zeros(n_space, dtype=np.uint8)
@@ -222,39 +227,39 @@ def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "r
     n_tok = int(offsets[-1])
     if n_tok == 0:
         raise EmptyInputError(f"the reference's {len(docs)} documents hold no tokens")
+    flat = list(chain.from_iterable(docs))
     if words is None:
-        flat = list(chain.from_iterable(docs))
         vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
         tokens = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=n_tok)
         tokenization = {"tokenizer": "pre-tokenised"}
+        # letters from the distinct words and their counts
+        checked = _token_list_segmentation(list(vocab), np.bincount(tokens, minlength=len(vocab)))
     else:
         vocab = {w: i for i, w in enumerate(dict.fromkeys(words))}
-        tokens = np.fromiter(map(vocab.get, chain.from_iterable(docs), repeat(-1, n_tok)), dtype=np.int32,
-                             count=n_tok)
+        tokens = np.fromiter(map(vocab.get, flat, repeat(-1, n_tok)), dtype=np.int32, count=n_tok)
         tokenization = {"tokenizer": "pre-tokenised", "restricted_to_words": len(vocab)}
+        # every token counts, the words outside ``words`` too: letters token by token (counting the
+        # distinct tokens first would hash every token a second time)
+        checked = _token_list_segmentation(flat, np.ones(n_tok, dtype=np.int64))
     doc_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(docs))]
-    checked = _token_list_segmentation(docs, vocab, tokens, words is None)
     index = index_arrays(tokens, offsets, list(vocab), doc_ids, name=name, tokenization=tokenization)
     index.header["segmentation"] = checked
     return index
 
 
-def _token_list_segmentation(docs: list, vocab: dict, tokens: np.ndarray, full: bool) -> dict:
+def _token_list_segmentation(words: list, counts: np.ndarray) -> dict:
     """Unsegmented token lists refused and their letter counts, as every other build path does
-    (:func:`tealeaves.corpus.preprocess.segmentation`): from the token ids of a full index, or, for a
-    restricted one, from counts of every token (the words outside ``words`` count too)."""
-    from collections import Counter
-
+    (:func:`tealeaves.corpus.preprocess.segmentation`), from tokens ``words`` occurring ``counts``
+    times; a token that is not a string is refused by name."""
     from tealeaves.corpus.preprocess import TEXT_FIX, letter_counts, segmentation
 
-    if full:
-        words, counts = list(vocab), np.bincount(tokens, minlength=len(vocab))
-    else:
-        seen = Counter(chain.from_iterable(docs))
-        words, counts = list(seen), np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
-    bad = [w for w in words if not isinstance(w, str)][:1]  # (not next(..., None): None is a token here)
-    if bad:
+    try:
+        letters = letter_counts(words, counts)
+    except TypeError:  # len() or str.join() of a token that is not a string
+        bad = [w for w in words if not isinstance(w, str)][:1]  # (not next(..., None): None is a token here)
+        if not bad:
+            raise
         raise InputFormatError(f"the reference's token lists hold the token {bad[0]!r} "
                                f"({type(bad[0]).__name__}); tokens must be strings",
-                               fix="give each document as a list of word strings")
-    return segmentation([letter_counts(words, counts)], "the reference text (token lists)", TEXT_FIX)
+                               fix="give each document as a list of word strings") from None
+    return segmentation([letters], "the reference text (token lists)", TEXT_FIX)
