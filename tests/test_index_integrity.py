@@ -108,7 +108,7 @@ def test_save_failure_leaves_no_partial_or_temporary_file(tmp_path, monkeypatch)
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(index_module, "write_body", broken)
-    with pytest.raises(index_module.TealeavesError, match="No space left on device"):
+    with pytest.raises(index_module.TealeavesError, match="the disk is full"):
         ix.save(target)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ref.tlx"]
     assert target.read_bytes() == before

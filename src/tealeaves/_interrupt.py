@@ -200,3 +200,56 @@ def sigint_sets_flag() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def workers_ignore_sigint() -> Iterator[None]:
+    """Worker processes spawned in the block start with SIGINT ignored; a Ctrl-C meanwhile is raised after it.
+
+    Used where a command starts worker processes (``sweep -j``'s process pool, the local Dask
+    cluster of ``index build -j``): a Ctrl-C at the terminal reaches the whole process group, and
+    it is the main process's to handle, by stopping its workers.
+
+    A Python started with SIGINT ignored installs no KeyboardInterrupt handler, so a Ctrl-C (sent to the
+    whole process group) cannot interrupt a worker's start-up with a traceback; the main process handles
+    it and stops the workers.  SIGINT is ignored (blocked, when the spawning thread is not the main
+    thread) only around each fork-and-exec (``multiprocessing.util.spawnv_passfds``), microseconds.
+    Within the block a Ctrl-C is only noted, and handled on leaving it, once every worker is
+    started and known to the pool (an interrupted start would
+    leave a worker reading half its data, outside the pool's reach).
+
+    Yields
+    ------
+    None
+        Inside the block, worker processes are spawned with SIGINT ignored.
+    """
+    from multiprocessing import util
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous, noted = signal.getsignal(signal.SIGINT), []
+    signal.signal(signal.SIGINT, lambda signum, frame: noted.append((signum, frame)))
+    spawn = util.spawnv_passfds
+
+    def spawn_ignoring(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():  # e.g. Dask's event-loop thread
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the child inherits it
+            try:
+                return spawn(*args, **kwargs)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return spawn(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGINT, handler)
+
+    util.spawnv_passfds = spawn_ignoring
+    try:
+        yield
+    finally:
+        util.spawnv_passfds = spawn
+        signal.signal(signal.SIGINT, previous)
+        if noted and callable(previous):
+            previous(*noted[0])  # the Ctrl-C of the block: KeyboardInterrupt (and the stop flag) now

@@ -69,7 +69,7 @@ def test_true_score_from_the_cli_with_one_annotator_is_undefined(tmp_path, run_c
     assert run_cli(["human", "score", tmp_path / "r.csv", "--study", tmp_path / "s.json",
                     "-o", tmp_path / "sc.json"]).code == 0
     (tmp_path / "m.csv").write_text("topic,npmi\n" + "".join(f"{k},{(k * 7) % 5 / 5}\n" for k in range(6)))
-    res = run_cli(["human", "correlate", tmp_path / "sc.json", "--measures", tmp_path / "m.csv",
+    res = run_cli(["human", "correlate", tmp_path / "sc.json", "--measure-scores", tmp_path / "m.csv",
                    "--bootstrap", "both", "--n-boot", "100", "--format", "json"])
     assert res.code == 0, res.err
     true = json.loads(res.out)[0]["pearson"]["true_score"]
@@ -96,7 +96,7 @@ def test_correlate_refuses_a_damaged_response_in_a_scores_file(tmp_path, run_cli
     scores["responses"]["mean_rating"][first][1] = "BAD"
     (tmp_path / "sc.json").write_text(json.dumps(scores).replace('"BAD"', bad))
     (tmp_path / "m.csv").write_text("topic,npmi\n" + "".join(f"{k},{(k * 7) % 5 / 5}\n" for k in range(6)))
-    res = run_cli(["human", "correlate", tmp_path / "sc.json", "--measures", tmp_path / "m.csv",
+    res = run_cli(["human", "correlate", tmp_path / "sc.json", "--measure-scores", tmp_path / "m.csv",
                    "--bootstrap", "both", "--n-boot", "50", "--format", "json"])
     assert res.code == 1 and res.out == ""
     assert res.err.startswith("tealeaves: error: ") and "not a finite number" in res.err

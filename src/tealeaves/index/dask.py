@@ -25,6 +25,7 @@ import contextlib
 import uuid
 from collections.abc import Iterator
 
+from tealeaves._interrupt import workers_ignore_sigint
 from tealeaves._optional import optional_import
 from tealeaves._params import Param, renamed_parameters
 from tealeaves.errors import ParameterError, TealeavesError, naming
@@ -135,8 +136,9 @@ def dask_client(n_jobs: int | None = None, scheduler: str | None = None,
     if memory_per_worker:
         check_local_budget(memory_per_worker, n_jobs or 1, f"memory {size_text(memory_per_worker)}")
     limit = 2 * memory_per_worker if memory_per_worker else "auto"
-    cluster = distributed.LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
-                                       memory_limit=limit, dashboard_address=":0", silence_logs=50)
+    with workers_ignore_sigint():  # Ctrl-C is the main process's to handle: it closes the cluster
+        cluster = distributed.LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
+                                           memory_limit=limit, dashboard_address=":0", silence_logs=50)
     with cluster, distributed.Client(cluster) as client:
         yield client
 

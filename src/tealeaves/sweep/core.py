@@ -16,11 +16,11 @@ fitted model is scored by :func:`tealeaves.sweep.evaluation.score_row`, the scor
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Iterable, Sequence
 
+from tealeaves._interrupt import workers_ignore_sigint
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.errors import ParameterError
@@ -94,7 +94,7 @@ def _run_tasks(tasks: list[tuple], data: SweepData, n_jobs: int, scheduler: str 
         context = multiprocessing.get_context("spawn")  # no forked numba/BLAS threads
         pool = None
         try:
-            with _workers_ignore_sigint():
+            with workers_ignore_sigint():
                 pool = ProcessPoolExecutor(min(n_jobs, len(tasks)), mp_context=context,
                                            initializer=_init_worker, initargs=(data,))
                 futures = [pool.submit(_run_in_worker, t) for t in tasks]  # spawns the workers
@@ -107,43 +107,6 @@ def _run_tasks(tasks: list[tuple], data: SweepData, n_jobs: int, scheduler: str 
         pool.shutdown()
 
 
-@contextlib.contextmanager
-def _workers_ignore_sigint():
-    """Worker processes spawned in the block start with SIGINT ignored; a Ctrl-C meanwhile is raised after it.
-
-    A Python started with SIGINT ignored installs no KeyboardInterrupt handler, so a Ctrl-C (sent to the
-    whole process group) cannot interrupt a worker's start-up with a traceback; the main process handles
-    it and stops the workers (:func:`_stop_workers`).  SIGINT is ignored only around each fork-and-exec
-    (``multiprocessing.util.spawnv_passfds``), microseconds.  Within the block a Ctrl-C is only noted, and
-    handled on leaving it, once every worker is started and known to the pool (an interrupted start would
-    leave a worker reading half its data, outside the pool's reach).
-    """
-    import signal
-    import threading
-    from multiprocessing import util
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous, noted = signal.getsignal(signal.SIGINT), []
-    signal.signal(signal.SIGINT, lambda signum, frame: noted.append((signum, frame)))
-    spawn = util.spawnv_passfds
-
-    def spawn_ignoring(*args, **kwargs):
-        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            return spawn(*args, **kwargs)
-        finally:
-            signal.signal(signal.SIGINT, handler)
-
-    util.spawnv_passfds = spawn_ignoring
-    try:
-        yield
-    finally:
-        util.spawnv_passfds = spawn
-        signal.signal(signal.SIGINT, previous)
-        if noted and callable(previous):
-            previous(*noted[0])  # the Ctrl-C of the block: KeyboardInterrupt (and the stop flag) now
 
 
 
