@@ -612,8 +612,8 @@ def _chib(words, phi_t, alpha, n_samples, n_chains, burn_in, state, stop):
     return log_mean_exp_se(log_p)
 
 
-# -- the one kernel ---------------------------------------------------------------
-@njit(cache=True)
+# -- the kernels: one per estimator, each compiled on its first use ---------------
+@njit(cache=True, inline="always")
 def _document(method, words, start, phi_t, alpha, size, second, third, betas, state, stop):
     """One document's estimate and standard error by ``method`` (see :func:`estimate` for the sizes)."""
     if method == LEFT_TO_RIGHT:
@@ -627,9 +627,51 @@ def _document(method, words, start, phi_t, alpha, size, second, third, betas, st
     return _chib(words, phi_t, alpha, size, second, third, state, stop)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+def _kernel(method: int):
+    """The parallel kernel of the estimator ``method``: :func:`estimate` without its first argument.
+
+    ``method`` is a constant of the kernel (a closure variable), so when numba inlines
+    :func:`_document` its dead-branch pruning drops the other estimators before typing: the first
+    call of one estimator compiles its own code and the shared streams and loop, not all five
+    estimators.  numba's cache keys a closure by the values it captures, so each estimator's kernel
+    is cached on its own and loaded from the cache by later processes.
+
+    Parameters
+    ----------
+    method : int
+        The estimator (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`).
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher
+        The kernel, compiled on its first call.
+    """
+    @njit(cache=True, nogil=True, parallel=True)
+    def kernel(tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
+        n_docs = offsets.shape[0] - 1
+        est = np.zeros(n_docs)
+        se = np.zeros(n_docs)
+        for d in prange(n_docs):
+            words = tokens[offsets[d]:offsets[d + 1]]
+            if stop_requested(stop) or words.shape[0] <= score_from[d]:
+                continue
+            e, s = _document(method, words, score_from[d], phi_t, alpha, size, second, third, betas,
+                             _stream(seed, d), stop)
+            est[d] = e
+            se[d] = s
+        return est, se
+
+    return kernel
+
+
+#: The kernel of each estimator, by its code (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`).
+_KERNELS = tuple(_kernel(method) for method in (LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB))
+
+
 def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
     """Per-document held-out estimates by one estimator, documents in parallel (module docstring).
+
+    A Python function that calls the compiled kernel of ``method`` (:func:`_kernel`).
 
     Document ``d`` draws from stream ``(seed, d)`` (:func:`_stream`), so the result does not
     depend on the number of threads.  The sizes of each ``method``:
@@ -676,18 +718,7 @@ def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, th
         ``D`` standard errors (NaN where they cannot be estimated, always for the harmonic
         mean; 0 for a document with nothing to score).
     """
-    n_docs = offsets.shape[0] - 1
-    est = np.zeros(n_docs)
-    se = np.zeros(n_docs)
-    for d in prange(n_docs):
-        words = tokens[offsets[d]:offsets[d + 1]]
-        if stop_requested(stop) or words.shape[0] <= score_from[d]:
-            continue
-        e, s = _document(method, words, score_from[d], phi_t, alpha, size, second, third, betas,
-                         _stream(seed, d), stop)
-        est[d] = e
-        se[d] = s
-    return est, se
+    return _KERNELS[method](tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop)
 
 
 def on_threads(n_threads: int):
