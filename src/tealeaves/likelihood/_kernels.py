@@ -1,9 +1,11 @@
 """Compiled (numba) samplers behind :mod:`tealeaves.likelihood.estimators`.
 
-Every estimator runs through one kernel, :func:`estimate`, on a whole corpus in CSR form
+Every estimator runs through :func:`estimate`, on a whole corpus in CSR form
 (``tokens``, ``offsets``) with the topics given transposed, ``phi_t[w, k] = phi_{k,w}``
 (``V x K``, contiguous per word), and a length-``K`` Dirichlet parameter ``alpha``.  Documents
-are independent, so the kernel estimates them in parallel (``prange`` over numba's threads).
+are independent, so the estimator's kernel estimates them in parallel (``prange`` over numba's
+threads).  Each estimator has its own kernel, written once (:func:`_kernel`), so the first call
+of one estimator after an install compiles its code only, not that of the other four.
 
 **Random streams.**  Document ``d`` draws from its own generator, xoshiro256** (Blackman &
 Vigna 2021) started from ``(seed, d)`` through SplitMix64 (:func:`_stream`); no draw depends on
