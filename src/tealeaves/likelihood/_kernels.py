@@ -44,6 +44,10 @@ RNG_SCHEME = "xoshiro256ss-per-doc-1"
 #: The estimators :func:`estimate` runs, by the code it takes as ``method``.
 LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB = 0, 1, 2, 3, 4
 
+#: Left-to-right by SMC filters: the kernel :func:`estimate` runs for :data:`LEFT_TO_RIGHT` with
+#: ``third > 0`` (its own kernel, so the common per-position left-to-right never compiles the filters).
+_FILTERED = 5
+
 #: Prior draws between two reads of the stop flag in :func:`_importance`.
 _BLOCK = 1024
 
@@ -367,33 +371,42 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start, state, stop):
 
 
 @njit(cache=True)
-def _left_to_right(words, start, phi_t, alpha, n_particles, resample, n_filters, state, stop):
-    """Left-to-right estimate of ``log p(w_{>=start} | w_<start)`` of one document and its standard error.
-
-    ``n_filters == 0``: average each position over the particles (Wallach 2008, MALLET).
-    ``n_filters > 0``: split the particles into that many independent SMC filters
-    (:func:`_smc_filter`) and combine their unbiased estimates (consistent).
-    """
-    if n_filters > 0:
-        log_x = np.empty(n_filters)
-        log_y = np.zeros(n_filters)
-        for g in range(n_filters):
-            log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
-                                             start, state, stop)
-        if stop_requested(stop):  # the filters stopped part-way: nothing to combine
-            return 0.0, np.nan
-        est, s = _ratio(log_x, log_y)
-        reps = n_filters
-    else:
-        a = np.empty((n_particles, words.shape[0]))
-        _l2r_particles(words, phi_t, alpha, n_particles, resample, a, state, stop)
-        if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
-            return 0.0, np.nan
-        est, s = _per_position(a, start)
-        reps = n_particles
+def _with_error(est, s, reps):
+    """``est`` and its delta-method standard error ``sd(s) / sqrt(reps - 1)`` (NaN below 2 replicates)."""
     if reps < 2:
         return est, np.nan
     return est, s.std() * math.sqrt(1.0 / (reps - 1.0))
+
+
+@njit(cache=True)
+def _left_to_right(words, start, phi_t, alpha, n_particles, resample, state, stop):
+    """Left-to-right estimate of ``log p(w_{>=start} | w_<start)`` of one document and its standard error.
+
+    Each position is averaged over the particles (Wallach 2008, MALLET).
+    """
+    a = np.empty((n_particles, words.shape[0]))
+    _l2r_particles(words, phi_t, alpha, n_particles, resample, a, state, stop)
+    if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
+        return 0.0, np.nan
+    est, s = _per_position(a, start)
+    return _with_error(est, s, n_particles)
+
+
+@njit(cache=True)
+def _filtered_left_to_right(words, start, phi_t, alpha, n_particles, resample, n_filters, state, stop):
+    """:func:`_left_to_right` by ``n_filters`` independent SMC filters (:func:`_smc_filter`), combined.
+
+    Consistent; the particles are split evenly between the filters.
+    """
+    log_x = np.empty(n_filters)
+    log_y = np.zeros(n_filters)
+    for g in range(n_filters):
+        log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
+                                         start, state, stop)
+    if stop_requested(stop):  # the filters stopped part-way: nothing to combine
+        return 0.0, np.nan
+    est, s = _ratio(log_x, log_y)
+    return _with_error(est, s, n_filters)
 
 
 # -- importance sampling from the prior ----------------------------------------
@@ -619,7 +632,9 @@ def _chib(words, phi_t, alpha, n_samples, n_chains, burn_in, state, stop):
 def _document(method, words, start, phi_t, alpha, size, second, third, betas, state, stop):
     """One document's estimate and standard error by ``method`` (see :func:`estimate` for the sizes)."""
     if method == LEFT_TO_RIGHT:
-        return _left_to_right(words, start, phi_t, alpha, size, second != 0, third, state, stop)
+        return _left_to_right(words, start, phi_t, alpha, size, second != 0, state, stop)
+    if method == _FILTERED:
+        return _filtered_left_to_right(words, start, phi_t, alpha, size, second != 0, third, state, stop)
     if method == IMPORTANCE:
         return _importance(words, phi_t, alpha, size, state, stop)
     if method == HARMONIC:
@@ -666,14 +681,15 @@ def _kernel(method: int):
     return kernel
 
 
-#: The kernel of each estimator, by its code (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`).
-_KERNELS = tuple(_kernel(method) for method in (LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB))
+#: The kernel of each estimator, by its code (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`, :data:`_FILTERED`).
+_KERNELS = tuple(_kernel(code) for code in (LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB, _FILTERED))
 
 
 def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
     """Per-document held-out estimates by one estimator, documents in parallel (module docstring).
 
-    A Python function that calls the compiled kernel of ``method`` (:func:`_kernel`).
+    A Python function that calls the compiled kernel of ``method`` (:func:`_kernel`; left-to-right
+    with SMC filters, ``third > 0``, has its own, :data:`_FILTERED`).
 
     Document ``d`` draws from stream ``(seed, d)`` (:func:`_stream`), so the result does not
     depend on the number of threads.  The sizes of each ``method``:
@@ -720,7 +736,8 @@ def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, th
         ``D`` standard errors (NaN where they cannot be estimated, always for the harmonic
         mean; 0 for a document with nothing to score).
     """
-    return _KERNELS[method](tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop)
+    code = _FILTERED if method == LEFT_TO_RIGHT and third > 0 else method
+    return _KERNELS[code](tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop)
 
 
 def on_threads(n_threads: int):
