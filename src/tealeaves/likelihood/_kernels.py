@@ -555,6 +555,16 @@ def _iterated_conditional_modes(words, z, counts, phi_t, alpha, max_sweeps):
 
 
 @njit(cache=True)
+def _copy_into(dst, src):
+    """``dst[:] = src`` for 1-d arrays of one length, as a loop.
+
+    numba compiles a slice assignment with a shape check whose formatted error costs about 2 s.
+    """
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def _special_state(words, phi_t, alpha, burn_in, counts_star, state):
     """A high-posterior state z*: the best joint ``p(w, z)`` among ``burn_in`` Gibbs sweeps, then ICM.
 
@@ -565,15 +575,15 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star, state):
     counts = np.zeros(alpha.shape[0], dtype=np.int64)
     _sample_prior(n_tok, alpha, z, counts, state)
     z_star = z.copy()
-    counts_star[:] = counts
+    _copy_into(counts_star, counts)
     best = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
     for _ in range(burn_in):
         _gibbs_sweep(words, z, counts, phi_t, alpha, False, state)
         joint = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
         if joint > best:
             best = joint
-            z_star[:] = z
-            counts_star[:] = counts
+            _copy_into(z_star, z)
+            _copy_into(counts_star, counts)
     _iterated_conditional_modes(words, z_star, counts_star, phi_t, alpha, 1000)
     return z_star
 
