@@ -9,17 +9,13 @@ land within ``4 SE + 0.01`` of it; the harmonic mean must overestimate.
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from scipy import integrate, stats
 from scipy.special import betaln
 
-from conftest import FULL, REPO
+from conftest import FULL
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError, TealeavesError
 from tealeaves.likelihood import _kernels
@@ -454,47 +450,3 @@ def test_stream_normals_and_integers_follow_their_distributions():
     k = _draws(lambda s: _kernels._randint(7, s))
     assert set(np.unique(k)) == set(range(7))
     assert stats.chisquare(np.bincount(k, minlength=7)).pvalue > 1e-3
-
-
-#: Runs one importance-sampling estimate and prints the names of the functions numba compiled for it.
-_COMPILED_BY_ONE_METHOD = r"""
-import json
-
-import numpy as np
-from numba.core import event
-from tealeaves.likelihood import _kernels as K
-
-names = set()
-
-
-class Names(event.Listener):
-    def on_start(self, ev):
-        names.add(ev.data["dispatcher"].py_func.__name__)
-
-    def on_end(self, ev):
-        pass
-
-
-event.register("numba:compile", Names())
-offsets = np.array([0, 3, 5], dtype=np.int64)
-est, _ = K.on_threads(1)(K.IMPORTANCE, np.array([0, 1, 1, 0, 1]), offsets, np.zeros(2, np.int64),
-                         np.full((2, 2), 0.5), np.ones(2), 4, 0, 0, np.zeros(1), 0, np.zeros(1, np.uint8))
-print(" ".join(sorted(names)))
-print(json.dumps(est.tolist()))
-"""
-
-
-def test_first_call_of_one_estimator_compiles_only_its_code_and_is_cached(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
-
-    def run():
-        done = subprocess.run([sys.executable, "-c", _COMPILED_BY_ONE_METHOD], env=env, capture_output=True,
-                              text=True, check=True)
-        return done.stdout.splitlines()
-
-    names, values = run()  # empty cache: compiles the importance kernel
-    assert {"kernel", "_importance", "_stream"} <= set(names.split())
-    assert not {"_left_to_right", "_smc_filter", "_harmonic", "_annealed", "_chib"} & set(names.split())
-    # phi is uniform (1/2 for either word in every topic), so each document's p(w) is 2^-length, exactly
-    assert np.allclose(json.loads(values), [3 * np.log(0.5), 2 * np.log(0.5)], rtol=0, atol=1e-12)
-    assert run() == ["", values]  # a new process loads the kernel from the cache: nothing compiled
