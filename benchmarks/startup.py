@@ -13,10 +13,15 @@ memory): **cold**, the first call after an install, with a fresh, empty numba ca
 CPU seconds numba spent compiling each kernel in the cold call (from its ``numba:compile`` events).
 The machine's load average is printed with the figures.  Target: cold under 3 s.
 
+``--estimators is left-to-right ...`` times, the same way, the first ``tealeaves perplexity
+--method METHOD`` of each method on a tiny model (K=3, V=10, 5 documents of 8 words), so nearly
+all of a cold call is compiling that method's kernel: each estimator has its own kernel, and a
+call compiles only the one it runs.
+
 To time another tree with the same script, point ``PYTHONPATH`` at its ``src`` (the commands run
 ``python -m tealeaves`` with this environment).
 
-    python benchmarks/startup.py [--runs 7] [--first-call]
+    python benchmarks/startup.py [--runs 7] [--first-call] [--estimators METHOD ...]
 """
 
 from __future__ import annotations
@@ -92,6 +97,40 @@ print(f"  {'all kernels':42s} {sum(spent.values()):6.2f} s CPU", file=sys.stderr
 """
 
 
+def cold_and_warm(label: str, argv: list[str], folder: Path, runs: int) -> None:
+    """Print the median times of ``tealeaves ARGV``: with a fresh numba cache (cold), then filled (warm)."""
+    cold, warm = [], []
+    command = [sys.executable, "-m", "tealeaves", *argv]
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(dir=folder) as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            cold.append(timed_run(command, env))
+            warm.append(timed_run(command, env))
+    load = os.getloadavg()
+    print(f"{label}, cold (fresh numba cache)  {summary(cold)}")
+    print(f"{label}, warm (numba cache filled) {summary(warm)}")
+    print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+
+
+def first_perplexity(methods: list[str], runs: int) -> None:
+    """Cold and warm ``tealeaves perplexity --method M`` on a tiny model, each method (module docstring)."""
+    import numpy as np
+
+    from tealeaves.models.base import FixedTopicModel
+
+    rng = np.random.default_rng(0)
+    phi = rng.dirichlet(np.full(10, 0.3), size=3)
+    vocab = [f"w{i}" for i in range(10)]
+    with tempfile.TemporaryDirectory() as folder:
+        model = FixedTopicModel(phi, vocab, np.array([0.3, 0.8, 1.5])).save(Path(folder) / "model.npz")
+        test = Path(folder) / "test.txt"
+        docs = [" ".join(vocab[i] for i in rng.choice(10, size=8, p=phi[k % 3])) for k in range(5)]
+        test.write_text("\n".join(docs) + "\n", encoding="utf-8")
+        for method in methods:
+            argv = ["perplexity", str(model), str(test), "--method", method, "--tokenized"]
+            cold_and_warm(f"first perplexity --method {method}", argv, Path(folder), runs)
+
+
 def first_call(runs: int) -> None:
     """Cold and warm ``tealeaves coherence`` on the Reuters training stories (see the module docstring)."""
     from tealeaves.corpus.reuters import load_reuters_modapte
@@ -105,17 +144,7 @@ def first_call(runs: int) -> None:
         rows = [" ".join(frequent[t::20][:10]) for t in range(20)]
         topics.write_text("\n".join(rows) + "\n", encoding="utf-8")
         argv = ["coherence", "--reference", str(corpus), "--topics", str(topics)]
-        cold, warm = [], []
-        command = [sys.executable, "-m", "tealeaves", *argv]
-        for run in range(runs):
-            env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(folder) / f"numba-cache-{run}")}
-            cold.append(timed_run(command, env))
-            warm.append(timed_run(command, env))
-        load = os.getloadavg()
-        print(f"first coherence call, cold (fresh numba cache)  {summary(cold)}")
-        print(f"first coherence call, warm (numba cache filled) {summary(warm)}")
-        print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
-              f"on {os.cpu_count()} CPUs")
+        cold_and_warm("first coherence call", argv, Path(folder), runs)
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(folder) / "numba-cache-timed")}
         print("compile time of each kernel in one cold call:", flush=True)
         subprocess.run([sys.executable, "-c", COMPILE_TIMES, *argv], check=True, env=env,
@@ -128,12 +157,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--first-call", action="store_true",
                         help="also time the first coherence call, cold and warm (needs the Reuters data)")
+    parser.add_argument("--estimators", nargs="+", default=[], metavar="METHOD",
+                        help="also time the first perplexity call of each METHOD, cold and warm")
     args = parser.parse_args()
     for name, cmd in COMMANDS.items():
         wall, cpu = median_seconds(cmd, args.runs)
         print(f"{name:36s} {wall:6.3f} s wall, {cpu:6.3f} s CPU (median of {args.runs})")
     if args.first_call:
         first_call(args.runs)
+    if args.estimators:
+        first_perplexity(args.estimators, args.runs)
 
 
 if __name__ == "__main__":

@@ -118,12 +118,10 @@ def test_compiled_call_raises_keyboard_interrupt_when_stopped_from_another_threa
     assert _interrupt.call(_spin, 10) == 10  # a new call from the main thread starts with the flag cleared
 
 
-#: Scores two topics (NPMI over documents, the default) against token lists, recording the name of
-#: every function numba compiles (kernels and the library functions they call); prints them as JSON.
-FIRST_COHERENCE = r"""
-import json
+#: Records in ``names`` the name of every function numba compiles (kernels and the library functions
+#: they call); the scripts below start with it.
+RECORD_COMPILES = r"""
 from numba.core import event
-from tealeaves.coherence import coherence
 
 names = []
 
@@ -137,6 +135,14 @@ class Names(event.Listener):
 
 
 event.register("numba:compile", Names())
+"""
+
+#: Scores two topics (NPMI over documents, the default) against token lists; prints the names of the
+#: functions compiled and the scores as JSON.
+FIRST_COHERENCE = RECORD_COMPILES + r"""
+import json
+from tealeaves.coherence import coherence
+
 docs = [line.split() for line in json.loads(input())]
 result = coherence([["cat", "dog", "mat"], ["sun", "moon", "star"]], docs)
 print(json.dumps({"names": names, "scores": result.scores}))
@@ -166,3 +172,40 @@ def test_compiled_first_coherence_call_compiles_only_what_it_needs(tmp_path):
     assert not [n for n in names if "sort" in n.lower() or "search" in n.lower()], names
     expected = coherence([["cat", "dog", "mat"], ["sun", "moon", "star"]], [d.split() for d in DOCS])
     assert out["scores"] == expected.scores
+
+
+#: Estimates two documents by importance sampling (4 prior draws; every topic gives each of the two
+#: words probability 1/2); prints the names of the functions compiled and the estimates as JSON.
+FIRST_ESTIMATE = RECORD_COMPILES + r"""
+import json
+
+import numpy as np
+from tealeaves.likelihood import _kernels as K
+
+offsets = np.array([0, 3, 5], dtype=np.int64)
+est, _ = K.on_threads(1)(K.IMPORTANCE, np.array([0, 1, 1, 0, 1]), offsets, np.zeros(2, np.int64),
+                         np.full((2, 2), 0.5), np.ones(2), 4, 0, 0, np.zeros(1), 0, np.zeros(1, np.uint8))
+print(json.dumps({"names": names, "estimates": est.tolist()}))
+"""
+
+
+def test_compiled_first_estimator_call_compiles_only_its_method_and_is_cached(tmp_path):
+    # Each held-out estimator has its own kernel: the first importance-sampling call compiles none of
+    # the other estimators (one kernel for all five compiled them all, 20 s), and a new process loads
+    # the kernel from numba's cache instead of compiling it again.
+    import json
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+
+    def run():
+        done = subprocess.run([sys.executable, "-c", FIRST_ESTIMATE], env=env, capture_output=True, text=True,
+                              check=True)
+        return json.loads(done.stdout)
+
+    first = run()  # empty cache: compiles the importance-sampling kernel
+    assert {"_kernel.<locals>.kernel", "_importance", "_stream"} <= set(first["names"])
+    assert not {"_left_to_right", "_smc_filter", "_harmonic", "_annealed", "_chib"} & set(first["names"])
+    # p(w) = 2^-length exactly under these topics, whatever the draws of theta
+    assert np.allclose(first["estimates"], [3 * np.log(0.5), 2 * np.log(0.5)], rtol=0, atol=1e-12)
+    again = run()
+    assert again["names"] == [] and again["estimates"] == first["estimates"]

@@ -15,17 +15,21 @@ kernel loaded from the cache fires none): the first time in a process, it writes
 :data:`NOTICE` on standard error if standard error is a terminal, so a user knows why the first
 call is slow; logs and pipes stay clean.
 
-**Keeping the first call short.**  What a call compiles is what it runs: numba compiles a kernel
-on its first call (no signature is given, so nothing is compiled at import), and a
+**Keeping the first call short.**  What a call compiles is what it runs: numba compiles a kernel on
+its first call (no signature is given, so nothing is compiled at import), and a
 :class:`~tealeaves.coherence._kernels.ThreadedKernel` compiles only the variant (serial or
-parallel) that the work asks for.  Inside a kernel, some NumPy functions cost far more to compile
-than the loops around them, once per process and per argument type: ``np.argsort`` 2-3 s (each
-``kind``), ``np.searchsorted`` and ``ndarray.max()`` about 0.8 s each, ``reshape`` over a second
-(numba 0.68 on the development machine; the first three timed alone, the last under a profiler).
-Kernels therefore take orders sorted by NumPy as arguments
-(:func:`tealeaves.coherence._kernels.anchor_order`) and write binary searches and maxima as loops;
-``benchmarks/startup.py --first-call`` prints the compile time of every kernel a cold
-``coherence`` call compiles.
+parallel) that the work asks for, and each held-out estimator has its own kernel
+(:func:`tealeaves.likelihood._kernels._kernel`), so the first call of one compiles none of the
+others (a cold ``perplexity --method is`` or ``left-to-right`` about 5 s CPU instead of 21-22 s).
+Inside a kernel, some NumPy functions cost far more to compile than the loops around them, once per
+process and per argument type: ``np.argsort`` 2-3 s (each ``kind``), ``np.searchsorted`` and
+``ndarray.max()`` about 0.8 s each, an array slice assignment ``a[:] = b`` about 1.7 s (its shape
+check formats an error message), ``reshape`` over a second (numba 0.68 on the development machine;
+the first three timed alone, the slice assignment from numba's compile events, ``reshape`` under a
+profiler).  Kernels therefore take orders sorted by NumPy as arguments
+(:func:`tealeaves.coherence._kernels.anchor_order`) and write binary searches, maxima and copies as
+loops; ``benchmarks/startup.py --first-call`` prints the compile time of every kernel a cold
+``coherence`` call compiles, and ``--estimators METHOD ...`` times a cold ``perplexity`` call.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Compiled (numba) samplers behind :mod:`tealeaves.likelihood.estimators`.
 
-Every estimator runs through one kernel, :func:`estimate`, on a whole corpus in CSR form
+Every estimator runs through :func:`estimate`, on a whole corpus in CSR form
 (``tokens``, ``offsets``) with the topics given transposed, ``phi_t[w, k] = phi_{k,w}``
 (``V x K``, contiguous per word), and a length-``K`` Dirichlet parameter ``alpha``.  Documents
-are independent, so the kernel estimates them in parallel (``prange`` over numba's threads).
+are independent, so the estimator's kernel estimates them in parallel (``prange`` over numba's
+threads).  Each estimator has its own kernel, written once (:func:`_kernel`), so the first call
+of one estimator after an install compiles its code only, not the other estimators'.
 
 **Random streams.**  Document ``d`` draws from its own generator, xoshiro256** (Blackman &
 Vigna 2021) started from ``(seed, d)`` through SplitMix64 (:func:`_stream`); no draw depends on
@@ -41,6 +43,10 @@ RNG_SCHEME = "xoshiro256ss-per-doc-1"
 
 #: The estimators :func:`estimate` runs, by the code it takes as ``method``.
 LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB = 0, 1, 2, 3, 4
+
+#: Left-to-right by SMC filters: the kernel :func:`estimate` runs for :data:`LEFT_TO_RIGHT` with
+#: ``third > 0`` (its own kernel, so the common per-position left-to-right never compiles the filters).
+_FILTERED = 5
 
 #: Prior draws between two reads of the stop flag in :func:`_importance`.
 _BLOCK = 1024
@@ -365,33 +371,42 @@ def _smc_filter(words, phi_t, alpha, n_particles, resample, start, state, stop):
 
 
 @njit(cache=True)
-def _left_to_right(words, start, phi_t, alpha, n_particles, resample, n_filters, state, stop):
-    """Left-to-right estimate of ``log p(w_{>=start} | w_<start)`` of one document and its standard error.
-
-    ``n_filters == 0``: average each position over the particles (Wallach 2008, MALLET).
-    ``n_filters > 0``: split the particles into that many independent SMC filters
-    (:func:`_smc_filter`) and combine their unbiased estimates (consistent).
-    """
-    if n_filters > 0:
-        log_x = np.empty(n_filters)
-        log_y = np.zeros(n_filters)
-        for g in range(n_filters):
-            log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
-                                             start, state, stop)
-        if stop_requested(stop):  # the filters stopped part-way: nothing to combine
-            return 0.0, np.nan
-        est, s = _ratio(log_x, log_y)
-        reps = n_filters
-    else:
-        a = np.empty((n_particles, words.shape[0]))
-        _l2r_particles(words, phi_t, alpha, n_particles, resample, a, state, stop)
-        if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
-            return 0.0, np.nan
-        est, s = _per_position(a, start)
-        reps = n_particles
+def _with_error(est, s, reps):
+    """``est`` and its delta-method standard error ``sd(s) / sqrt(reps - 1)`` (NaN below 2 replicates)."""
     if reps < 2:
         return est, np.nan
     return est, s.std() * math.sqrt(1.0 / (reps - 1.0))
+
+
+@njit(cache=True)
+def _left_to_right(words, start, phi_t, alpha, n_particles, resample, state, stop):
+    """Left-to-right estimate of ``log p(w_{>=start} | w_<start)`` of one document and its standard error.
+
+    Each position is averaged over the particles (Wallach 2008, MALLET).
+    """
+    a = np.empty((n_particles, words.shape[0]))
+    _l2r_particles(words, phi_t, alpha, n_particles, resample, a, state, stop)
+    if stop_requested(stop):  # the particles stopped part-way: ``a`` is not filled
+        return 0.0, np.nan
+    est, s = _per_position(a, start)
+    return _with_error(est, s, n_particles)
+
+
+@njit(cache=True)
+def _filtered_left_to_right(words, start, phi_t, alpha, n_particles, resample, n_filters, state, stop):
+    """:func:`_left_to_right` by ``n_filters`` independent SMC filters (:func:`_smc_filter`), combined.
+
+    Consistent; the particles are split evenly between the filters.
+    """
+    log_x = np.empty(n_filters)
+    log_y = np.zeros(n_filters)
+    for g in range(n_filters):
+        log_x[g], log_y[g] = _smc_filter(words, phi_t, alpha, n_particles // n_filters, resample,
+                                         start, state, stop)
+    if stop_requested(stop):  # the filters stopped part-way: nothing to combine
+        return 0.0, np.nan
+    est, s = _ratio(log_x, log_y)
+    return _with_error(est, s, n_filters)
 
 
 # -- importance sampling from the prior ----------------------------------------
@@ -540,6 +555,16 @@ def _iterated_conditional_modes(words, z, counts, phi_t, alpha, max_sweeps):
 
 
 @njit(cache=True)
+def _copy_into(dst, src):
+    """``dst[:] = src`` for 1-d arrays of one length, as a loop.
+
+    numba compiles a slice assignment with a shape check whose formatted error costs about 1.7 s.
+    """
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def _special_state(words, phi_t, alpha, burn_in, counts_star, state):
     """A high-posterior state z*: the best joint ``p(w, z)`` among ``burn_in`` Gibbs sweeps, then ICM.
 
@@ -550,15 +575,15 @@ def _special_state(words, phi_t, alpha, burn_in, counts_star, state):
     counts = np.zeros(alpha.shape[0], dtype=np.int64)
     _sample_prior(n_tok, alpha, z, counts, state)
     z_star = z.copy()
-    counts_star[:] = counts
+    _copy_into(counts_star, counts)
     best = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
     for _ in range(burn_in):
         _gibbs_sweep(words, z, counts, phi_t, alpha, False, state)
         joint = _log_dirmult(counts, alpha) + _log_lik_given_z(words, z, phi_t)
         if joint > best:
             best = joint
-            z_star[:] = z
-            counts_star[:] = counts
+            _copy_into(z_star, z)
+            _copy_into(counts_star, counts)
     _iterated_conditional_modes(words, z_star, counts_star, phi_t, alpha, 1000)
     return z_star
 
@@ -612,12 +637,14 @@ def _chib(words, phi_t, alpha, n_samples, n_chains, burn_in, state, stop):
     return log_mean_exp_se(log_p)
 
 
-# -- the one kernel ---------------------------------------------------------------
-@njit(cache=True)
+# -- the kernels: one per estimator, each compiled on its first use ---------------
+@njit(cache=True, inline="always")
 def _document(method, words, start, phi_t, alpha, size, second, third, betas, state, stop):
     """One document's estimate and standard error by ``method`` (see :func:`estimate` for the sizes)."""
     if method == LEFT_TO_RIGHT:
-        return _left_to_right(words, start, phi_t, alpha, size, second != 0, third, state, stop)
+        return _left_to_right(words, start, phi_t, alpha, size, second != 0, state, stop)
+    if method == _FILTERED:
+        return _filtered_left_to_right(words, start, phi_t, alpha, size, second != 0, third, state, stop)
     if method == IMPORTANCE:
         return _importance(words, phi_t, alpha, size, state, stop)
     if method == HARMONIC:
@@ -627,9 +654,52 @@ def _document(method, words, start, phi_t, alpha, size, second, third, betas, st
     return _chib(words, phi_t, alpha, size, second, third, state, stop)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+def _kernel(method: int):
+    """The parallel kernel of the estimator ``method``: :func:`estimate` without its first argument.
+
+    ``method`` is a constant of the kernel (a closure variable), so when numba inlines
+    :func:`_document` its dead-branch pruning drops the other estimators before typing: the first
+    call of one estimator compiles its own code and the shared streams and loop, not all five
+    estimators.  numba's cache keys a closure by the values it captures, so each estimator's kernel
+    is cached on its own and loaded from the cache by later processes.
+
+    Parameters
+    ----------
+    method : int
+        The estimator (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`).
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher
+        The kernel, compiled on its first call.
+    """
+    @njit(cache=True, nogil=True, parallel=True)
+    def kernel(tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
+        n_docs = offsets.shape[0] - 1
+        est = np.zeros(n_docs)
+        se = np.zeros(n_docs)
+        for d in prange(n_docs):
+            words = tokens[offsets[d]:offsets[d + 1]]
+            if stop_requested(stop) or words.shape[0] <= score_from[d]:
+                continue
+            e, s = _document(method, words, score_from[d], phi_t, alpha, size, second, third, betas,
+                             _stream(seed, d), stop)
+            est[d] = e
+            se[d] = s
+        return est, se
+
+    return kernel
+
+
+#: The kernel of each estimator, by its code (:data:`LEFT_TO_RIGHT` ... :data:`CHIB`, :data:`_FILTERED`).
+_KERNELS = tuple(_kernel(code) for code in (LEFT_TO_RIGHT, IMPORTANCE, HARMONIC, ANNEALED, CHIB, _FILTERED))
+
+
 def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
     """Per-document held-out estimates by one estimator, documents in parallel (module docstring).
+
+    A Python function that calls the compiled kernel of ``method`` (:func:`_kernel`; left-to-right
+    with SMC filters, ``third > 0``, has its own, :data:`_FILTERED`).
 
     Document ``d`` draws from stream ``(seed, d)`` (:func:`_stream`), so the result does not
     depend on the number of threads.  The sizes of each ``method``:
@@ -676,18 +746,8 @@ def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, th
         ``D`` standard errors (NaN where they cannot be estimated, always for the harmonic
         mean; 0 for a document with nothing to score).
     """
-    n_docs = offsets.shape[0] - 1
-    est = np.zeros(n_docs)
-    se = np.zeros(n_docs)
-    for d in prange(n_docs):
-        words = tokens[offsets[d]:offsets[d + 1]]
-        if stop_requested(stop) or words.shape[0] <= score_from[d]:
-            continue
-        e, s = _document(method, words, score_from[d], phi_t, alpha, size, second, third, betas,
-                         _stream(seed, d), stop)
-        est[d] = e
-        se[d] = s
-    return est, se
+    code = _FILTERED if method == LEFT_TO_RIGHT and third > 0 else method
+    return _KERNELS[code](tokens, offsets, score_from, phi_t, alpha, size, second, third, betas, seed, stop)
 
 
 def on_threads(n_threads: int):
