@@ -251,20 +251,22 @@ def test_gibbs_threads_saved_gibbs_lda_keeps_the_thread_count(planted, tmp_path)
     assert loaded.metadata_["description"].endswith("/threads2")
 
 
-def test_gibbs_threads_sweep_divides_the_cores_among_processes(monkeypatch):
+def test_gibbs_threads_default_is_the_serial_chain():
+    from tealeaves.models import GibbsLDA
+    from tealeaves.models.polylingual import PolylingualTopicModel
+
+    assert GibbsLDA(3).n_threads == 1 and PolylingualTopicModel(3).n_threads == 1
+
+
+def test_gibbs_threads_sweep_passes_only_a_given_thread_count():
     import argparse
 
-    import tealeaves._threads as threads
     from tealeaves.sweep.cli import _with_threads
-
-    monkeypatch.setattr(threads, "available_cores", lambda: 8)
 
     def settings(n_jobs, n_threads=None, given=None, engine="gibbs"):
         return _with_threads(argparse.Namespace(engine=engine, n_jobs=n_jobs, n_threads=n_threads), given)
 
-    assert settings(1) is None  # every core for the one process: GibbsLDA's default
-    assert settings(3) == {"n_threads": 2}
-    assert settings(16) == {"n_threads": 1}
+    assert settings(1) is None and settings(3) is None  # GibbsLDA's default: the serial chain
     assert settings(3, n_threads=4) == {"n_threads": 4}
     assert settings(3, given={"n_threads": 5, "n_iter": 9}) == {"n_threads": 5, "n_iter": 9}
     assert settings(4, engine="sklearn", given={"max_iter": 3}) == {"max_iter": 3}

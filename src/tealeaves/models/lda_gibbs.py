@@ -11,7 +11,7 @@ The collapsed conditional is
 
     p(z_i = k | rest) ∝ (n_dk + alpha_k) (n_kw + beta) / (n_k + V beta).
 
-``n_threads`` > 1 (the default: every core) samples one chain on several threads by the
+``n_threads`` > 1 (``None``: every core) samples one chain on several threads by the
 approximate distributed scheme of Newman, Asuncion, Smyth and Welling (2009, AD-LDA), the
 sparse sampler in each thread; ``n_threads=1`` is the exact serial chain (docs/models-gibbs.md).
 
@@ -79,9 +79,10 @@ class GibbsLDA(TopicModel):
         Integer seed; the same seed repeats a fit exactly.
     n_jobs : int, default 1
         Threads sampling the chains; results do not depend on it.
-    n_threads : int or None, default None
-        Threads sampling each chain (``None``: every core this process may use).  1 runs the exact
-        serial chain; more run AD-LDA (Newman, Asuncion, Smyth and Welling 2009): documents split
+    n_threads : int or None, default 1
+        Threads sampling each chain (``None``: every core this process may use).  1 (the default)
+        runs the exact serial chain, which is the faster one today (docs/models-gibbs.md); more
+        run AD-LDA (Newman, Asuncion, Smyth and Welling 2009): documents split
         into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
         topic-word and topic counts, the copies' changes merged 4 times a sweep (the first 10
         sweeps run serially; :data:`~tealeaves.models.polylingual.SYNC_ROUNDS`,
@@ -134,7 +135,7 @@ class GibbsLDA(TopicModel):
         evaluate_every: int = 10,
         random_state: int | None = 0,
         n_jobs: int = 1,
-        n_threads: int | None = None,
+        n_threads: int | None = 1,
     ):
         self.n_components = n_components
         self.n_iter = n_iter

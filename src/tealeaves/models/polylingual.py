@@ -216,9 +216,10 @@ class PolylingualTopicModel:
         ``SPARSE_FROM_K`` = 20 topics, where it is the faster one; dense below).  Both sample the
         same conditional exactly; for a given seed they give different chains, since they map the
         same random numbers to topics in different orders.  ``sampler_`` is the one used.
-    n_threads : int or None, default None
-        Threads sampling one chain (``None``: every core this process may use).  1 runs the exact
-        serial chain; more run the approximate distributed sampler of Newman, Asuncion, Smyth and
+    n_threads : int or None, default 1
+        Threads sampling one chain (``None``: every core this process may use).  1 (the default)
+        runs the exact serial chain, which is the faster one today (docs/polylingual.md); more
+        run the approximate distributed sampler of Newman, Asuncion, Smyth and
         Welling (2009, AD-LDA, as MALLET's ``ParallelTopicModel`` and tomotopy): the tuples are split
         into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
         word-topic and language-topic counts, merged :data:`SYNC_ROUNDS` times a sweep (the first
@@ -272,7 +273,7 @@ class PolylingualTopicModel:
         random_state: int | None = 0,
         n_jobs: int = 1,
         sampler: str = "auto",
-        n_threads: int | None = None,
+        n_threads: int | None = 1,
     ):
         self.n_components = n_components
         self.alpha = alpha

@@ -152,9 +152,9 @@ def _register_pltm(subparsers) -> None:
     add_param(fit, PLTM_MIN_DF, default=1)
     add_param(fit, pltm["random_state"], default=0, metavar="SEED")
     add_param(fit, pltm["n_jobs"], default=1)
-    add_param(fit, N_THREADS, default=None,
-              help="threads sampling each chain (default: every core; 1 = the exact serial chain, more = "
-                   "the approximate parallel chain of Newman et al. 2009)")
+    add_param(fit, N_THREADS, default=1,
+              help="threads sampling each chain (default 1, the exact serial chain; more = the approximate "
+                   "parallel chain of Newman et al. 2009, slower than the serial one today)")
     add_output(fit, required=True, type=path_arg("-o"), help="model folder to write")
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "

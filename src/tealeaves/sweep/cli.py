@@ -60,8 +60,8 @@ def register(subparsers) -> None:
     _add_scoring_options(p, "test documents (default: hold out --test-fraction of CORPUS)")
     add_param(p, N_JOBS, default=1)
     add_param(p, N_THREADS, default=None,
-              help="threads sampling each model's chain with --engine gibbs (default: every core with -j 1, "
-                   "else the cores divided by -j, at least 1; recorded in each model's signature)")
+              help="threads sampling each model's chain with --engine gibbs (default 1, the exact serial "
+                   "chain; more = the approximate parallel chain, recorded in each model's signature)")
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
                      "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
@@ -197,8 +197,8 @@ def _scoring_inputs(args: argparse.Namespace) -> tuple:
 
 
 def _with_threads(args: argparse.Namespace, settings: dict | None) -> dict | None:
-    """The engine settings with the Gibbs chain's ``n_threads``: ``--n-threads``, or (with ``-j`` > 1
-    processes and none given) the cores divided among the processes, so they do not oversubscribe."""
+    """The engine settings with the Gibbs chain's ``n_threads`` from ``--n-threads`` (GibbsLDA's
+    default, 1, when it is not given)."""
     from tealeaves.errors import ParameterError
 
     if args.engine != "gibbs":
@@ -209,10 +209,6 @@ def _with_threads(args: argparse.Namespace, settings: dict | None) -> dict | Non
     merged = dict(settings or {})
     if args.n_threads is not None:
         merged["n_threads"] = args.n_threads
-    elif args.n_jobs > 1:
-        from tealeaves._threads import available_cores
-
-        merged.setdefault("n_threads", max(1, available_cores() // args.n_jobs))
     return merged or settings
 
 
