@@ -77,6 +77,13 @@ floatfmt : str, default ".3f"
     "returns_table": """\
 str
     The table (``"(no rows)"`` when empty).""",
+    # -- Reports (tealeaves.report: figures, hooks, html)
+    "report_results": """\
+results : SweepResults
+    A results store (:class:`~tealeaves.sweep.SweepResults`).""",
+    "returns_figure": """\
+matplotlib.figure.Figure
+    The figure (no pyplot state).""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
     "corpus_glob": """\
 glob : str, default "**/*"

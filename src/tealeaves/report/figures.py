@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError
 
 #: Model columns that are not measures plotted against K.
@@ -81,6 +82,7 @@ def _k_axis(ax, models: pd.DataFrame) -> None:
     ax.minorticks_off()
 
 
+@shared_doc
 def measures_vs_k(results):
     """One panel per measure (coherence and hook measures) against K, one line per engine.
 
@@ -92,10 +94,7 @@ def measures_vs_k(results):
     results : Results
         A sweep's results store (:class:`~tealeaves.sweep.Results`).
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
 
     Raises
     ------
@@ -156,6 +155,7 @@ def _log_ticks(ax) -> None:
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
+@shared_doc
 def perplexity_vs_k(results):
     """Held-out perplexity against K on a log axis: completion, the labelled baselines, the library's bound.
 
@@ -166,13 +166,9 @@ def perplexity_vs_k(results):
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
     """
     models = results.models
     has_library = "library_perplexity" in models and models["library_perplexity"].notna().any()
@@ -201,6 +197,7 @@ def perplexity_vs_k(results):
     return fig
 
 
+@shared_doc
 def topic_bars(results, model: str, measure: str, n_words: int = 5):
     """Per-topic ``measure`` of one model as horizontal bars, each labelled with its top words.
 
@@ -215,10 +212,7 @@ def topic_bars(results, model: str, measure: str, n_words: int = 5):
     n_words : int, default 5
         Top words in each label.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
 
     Raises
     ------
@@ -243,6 +237,7 @@ def topic_bars(results, model: str, measure: str, n_words: int = 5):
     return fig
 
 
+@shared_doc
 def pair_heatmap(results, model: str, topic: int):
     """The stored word-pair matrix of one topic (the first coherence measure), as a heatmap.
 
@@ -258,10 +253,7 @@ def pair_heatmap(results, model: str, topic: int):
     topic : int
         The topic's index.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
 
     Raises
     ------
@@ -286,6 +278,7 @@ def pair_heatmap(results, model: str, topic: int):
     return fig
 
 
+@shared_doc
 def stability_vs_k(table: pd.DataFrame):
     """Mean matched similarity across seeds against K (the table of :data:`.hooks.STABILITY`).
 
@@ -294,10 +287,7 @@ def stability_vs_k(table: pd.DataFrame):
     table : pandas.DataFrame
         Columns ``engine``, ``k``, ``mean_similarity``, ``low`` and ``high``.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
     """
     fig = _figure()
     ax = fig.subplots()
@@ -332,6 +322,7 @@ def rescale(values: pd.Series) -> pd.Series:
     return (values - low) / (high - low)
 
 
+@shared_doc
 def kchoice_table(results) -> pd.DataFrame:
     """Each stored K-choice measure's mean over seeds per engine and K, and the same rescaled to ``[0, 1]``.
 
@@ -343,8 +334,7 @@ def kchoice_table(results) -> pd.DataFrame:
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
     Returns
     -------
@@ -381,6 +371,7 @@ def _line_label(name: str, engine: str, vocabulary: str, engines: bool, vocabula
     return f"{name} ({', '.join(parts)})" if parts else name
 
 
+@shared_doc
 def ldatuning_panel(results):
     """The four ``ldatuning`` measures against K, each rescaled to ``[0, 1]``, in two panels.
 
@@ -392,13 +383,9 @@ def ldatuning_panel(results):
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
 
     Raises
     ------
@@ -435,6 +422,7 @@ def ldatuning_panel(results):
     return fig
 
 
+@shared_doc
 def exclusivity_vs_coherence(results, measure: str):
     """Each model's mean exclusivity against its mean coherence, one colour per K (``stm::searchK``'s view).
 
@@ -443,15 +431,11 @@ def exclusivity_vs_coherence(results, measure: str):
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     measure : str
         The coherence measure on the x axis (e.g. the first of the sweep; ``stm`` uses UMass).
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (no pyplot state).
+    Returns: %(returns_figure)s
 
     Raises
     ------

@@ -23,6 +23,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
+
 #: Least number of runs of one configuration before recurrence is judged (with two runs a topic's
 #: recurrence is 0 or 1, decided by one other random start).
 MIN_RUNS = 3
@@ -32,13 +34,13 @@ MIN_RUNS = 3
 WHISKER = 1.5
 
 
+@shared_doc
 def configs(results) -> pd.Series:
     """The configuration of every model (row of ``results.models``): its ``config``, else ``<engine>-K<k>``.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
     Returns
     -------
@@ -95,6 +97,7 @@ def _stabilities(results) -> dict:
     return out
 
 
+@shared_doc
 def stability_table(results) -> pd.DataFrame | None:
     """Per configuration: the mean matched similarity of its run pairs, lowest and highest pair.
 
@@ -103,8 +106,7 @@ def stability_table(results) -> pd.DataFrame | None:
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
     Returns
     -------
@@ -139,6 +141,7 @@ def recurrence_rule(min_recurrence: float = 0.5) -> str:
             f"is below the lower fence (Q1 - {WHISKER} x IQR) of all topics of the same configuration")
 
 
+@shared_doc
 def recurrence_flags(results, min_recurrence: float = 0.5) -> dict:
     """``low-recurrence`` flags with their explanations (the rule of :func:`recurrence_rule`).
 
@@ -150,8 +153,7 @@ def recurrence_flags(results, min_recurrence: float = 0.5) -> dict:
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     min_recurrence : float, default 0.5
         The recurrence threshold, in ``(0, 1]``.
 
@@ -185,13 +187,13 @@ STABILITY: Callable | None = stability_table
 FLAGS: Callable | None = recurrence_flags
 
 
+@shared_doc
 def topic_flag_details(results) -> dict:
     """``{(model, topic): [{"flag", "explanation"}, ...]}``: the stored flags plus those of :data:`FLAGS`.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
     Returns
     -------
@@ -210,13 +212,13 @@ def topic_flag_details(results) -> dict:
     return out
 
 
+@shared_doc
 def topic_flags(results) -> dict:
     """``{(model, topic): [flag, ...]}``: the names of the flags of :func:`topic_flag_details`.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
     Returns
     -------

@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from tealeaves._docs import shared_doc
 from tealeaves._output import to_jsonable
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import ParameterError
@@ -133,13 +134,13 @@ def flag_summary(results) -> dict:
         "low-recurrence": hooks.recurrence_rule()}}
 
 
+@shared_doc
 def report_data(results, choice: Choice | None = None) -> dict:
     """Every number of the report, JSON-ready: the store's contents, summaries per K, verdict and flags.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     choice : Choice or None, default None
         The model and topic shown first (None: :func:`choose`'s defaults).
 
@@ -173,13 +174,13 @@ def report_data(results, choice: Choice | None = None) -> dict:
         "stability": None if stability is None else stability.to_dict(orient="records")})
 
 
+@shared_doc
 def figure_set(results, choice: Choice, inline: bool = False) -> dict:
     """The report's figures by name (stability only when its hook gives a table).
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     choice : Choice
         The model and topic of the per-topic figures.
     inline : bool, default False
@@ -205,13 +206,13 @@ def figure_set(results, choice: Choice, inline: bool = False) -> dict:
     return out
 
 
+@shared_doc
 def kchoice_figures(results, measure: str) -> dict:
     """The K-choice figures the store has the numbers for (none for a store scored before them).
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     measure : str
         The coherence measure of the exclusivity scatter.
 
@@ -251,6 +252,7 @@ def _cell(value, numeric: bool) -> str:
     return f'<td data-value="{text}">{text}</td>'
 
 
+@shared_doc
 def topic_table(results) -> str:
     """The sortable table of all topics, with every flag and its explanation.
 
@@ -259,8 +261,7 @@ def topic_table(results) -> str:
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
 
     Returns
     -------
@@ -409,14 +410,14 @@ def _json_script(element_id: str, value) -> str:
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
+@shared_doc
 def build_html(results, choice: Choice | None = None, title: str = "tealeaves sweep report",
                story: list[str] | None = None) -> str:
     """The report page as one string (see the module docstring).
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     choice : Choice or None, default None
         The model and topic the explorer opens on (None: :func:`choose`'s defaults).
     title : str, default "tealeaves sweep report"
