@@ -54,13 +54,13 @@ def configs(results) -> pd.Series:
     return fallback
 
 
+@shared_doc
 def runs(results) -> pd.Series:
     """The run index of every model: its ``run``, else its ``seed``, else its order within its configuration.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store.
+    %(report_results)s
 
     Returns
     -------

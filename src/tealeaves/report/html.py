@@ -97,13 +97,13 @@ def _topic_records(results) -> list[dict]:
     return out
 
 
+@shared_doc
 def flag_summary(results) -> dict:
     """The share of topics flagged per configuration, with the rules that produced the flags.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store.
+    %(report_results)s
 
     Returns
     -------

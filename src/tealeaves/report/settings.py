@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 
+from tealeaves._docs import shared_doc
 from tealeaves.report import hooks
 
 
@@ -32,13 +33,13 @@ def _name(reference) -> str:
     return str(reference).split("@")[0]
 
 
+@shared_doc
 def facts(results) -> list[tuple[str, str]]:
     """The settings as ``(label, text)`` pairs, hashes left out.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store.
+    %(report_results)s
 
     Returns
     -------
@@ -75,13 +76,13 @@ def facts(results) -> list[tuple[str, str]]:
     return out
 
 
+@shared_doc
 def sources(results) -> list[tuple[str, str]]:
     """Each model's source, when the store records it (``models["source"]``).
 
     Parameters
     ----------
-    results : SweepResults
-        A results store.
+    %(report_results)s
 
     Returns
     -------
@@ -118,13 +119,13 @@ def _hashes(results) -> list[tuple[str, str]]:
     return out
 
 
+@shared_doc
 def settings_html(results) -> str:
     """The settings section's body: the facts as a definition list, sources, hashes in ``<details>``.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store.
+    %(report_results)s
 
     Returns
     -------

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves.report import hooks
 
 #: The interval level of the means over runs.
@@ -268,13 +269,13 @@ def _stability(table: pd.DataFrame | None, configs: list[str], label) -> tuple[S
     return Sentence("stability", text, FIGURES["stability"], numbers), {"stability": best}
 
 
+@shared_doc
 def junk_counts(results) -> pd.DataFrame:
     """Per configuration: flagged topics per run (mean) and their share of the topics.
 
     Parameters
     ----------
-    results : SweepResults
-        A results store.
+    %(report_results)s
 
     Returns
     -------
