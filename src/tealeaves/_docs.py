@@ -77,6 +77,20 @@ floatfmt : str, default ".3f"
     "returns_table": """\
 str
     The table (``"(no rows)"`` when empty).""",
+    # -- Sweep scoring (tealeaves.sweep.measures)
+    "sweep_model": """\
+model : TopicModel
+    The fitted model.""",
+    "sweep_data": """\
+data : SweepData
+    The sweep's shared data.""",
+    # -- Word-embedding measures between topics (tealeaves.comparison.embedding)
+    "embedding_topics": """\
+topics : object
+    A fitted topic model or lists of ranked words (each at least ``n_top`` long).""",
+    "embedding_vectors": """\
+vectors : WordVectors
+    The word vectors.""",
     # -- Reports (tealeaves.report: figures, hooks, html)
     "report_results": """\
 results : SweepResults

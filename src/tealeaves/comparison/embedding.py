@@ -68,6 +68,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import read_lines
 from tealeaves._optional import optional_import
 from tealeaves._params import Param, renamed_parameters
@@ -520,6 +521,7 @@ def _pairwise_measure(measure: str, topics: object, vectors: WordVectors, n_top:
                  details={"n_topics": len(words), "n_pairs": len(values)})
 
 
+@shared_doc
 def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.9,
             normalize: bool = True, centroid: bool = False) -> Score:
     """Word-embedding inverted RBO (Terragni et al. 2021): ``1 - mean_{i<j} WE-RBO(i, j)``.
@@ -533,10 +535,7 @@ def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.
 
     Parameters
     ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    vectors : WordVectors
-        The word vectors.
+    %(embedding_topics)s %(embedding_vectors)s
     n_top : int, default 10
         Top words per topic.
     p : float, default 0.9
@@ -569,6 +568,7 @@ def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.
     return score
 
 
+@shared_doc
 def we_similarity(topics: object, vectors: WordVectors, n_top: int = 10, centroid: bool = False) -> Score:
     """Mean word-embedding similarity over the pairs of topics ``i < j`` (Terragni et al. 2021).
 
@@ -581,10 +581,7 @@ def we_similarity(topics: object, vectors: WordVectors, n_top: int = 10, centroi
 
     Parameters
     ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    vectors : WordVectors
-        The word vectors.
+    %(embedding_topics)s %(embedding_vectors)s
     n_top : int, default 10
         Top words per topic.
     centroid : bool, default False

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.errors import TealeavesError
 
@@ -339,6 +340,7 @@ def vocabulary_coverage(model, test: Corpus) -> dict:
             "test_tokens_known_share": (test.n_tokens - dropped) / test.n_tokens if test.n_tokens else None}
 
 
+@shared_doc
 def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     """``(measures, heldout)``: completion and baseline perplexities; per-document log-likelihoods.
 
@@ -353,10 +355,7 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
 
     Parameters
     ----------
-    model : TopicModel
-        The fitted model.
-    data : SweepData
-        The sweep's shared data.
+    %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -426,6 +425,7 @@ def _pairs(result, topic: int) -> dict:
             "values": [[_finite(v) for v in row] for row in matrix.to_numpy(dtype=float)]}
 
 
+@shared_doc
 def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
     """Topic significance and the junk-topic flags of one model (:mod:`tealeaves.comparison`).
 
@@ -442,10 +442,7 @@ def flag_measures(model, data: SweepData, first, topics: list[dict]) -> dict:
 
     Parameters
     ----------
-    model : TopicModel
-        The fitted model.
-    data : SweepData
-        The sweep's shared data.
+    %(sweep_model)s %(sweep_data)s
     first : CoherenceResult or None
         The result of the first coherence measure.
     topics : list of dict
@@ -489,6 +486,7 @@ _KL_MEANS = ("kl_uniform", "kl_vacuous", "kl_background")
 _THETA: dict = {}
 
 
+@shared_doc
 def training_theta(model, data: SweepData) -> tuple:
     """``(theta, lengths, None)`` of the training documents, or ``(None, None, reason)``.
 
@@ -499,10 +497,7 @@ def training_theta(model, data: SweepData) -> tuple:
 
     Parameters
     ----------
-    model : TopicModel
-        The fitted model.
-    data : SweepData
-        The sweep's shared data.
+    %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -559,6 +554,7 @@ def _flag_record(report, topics: list[dict]) -> dict:
                       "signature": str(report.signature)}}
 
 
+@shared_doc
 def score_model(model, data: SweepData) -> dict:
     """Every measure of one fitted model (see the module docstring), ready for the results store.
 
@@ -568,10 +564,7 @@ def score_model(model, data: SweepData) -> dict:
 
     Parameters
     ----------
-    model : TopicModel
-        The fitted model.
-    data : SweepData
-        The sweep's shared data.
+    %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
