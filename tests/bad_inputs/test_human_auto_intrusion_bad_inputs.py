@@ -43,6 +43,24 @@ def test_auto_intrusion_cli_refusals(files, cli_error):
                "--window", "0", *out], "window")
 
 
+
+@pytest.mark.cli_subprocess
+def test_auto_intrusion_cli_refuses_damaged_files(files, cli_error):
+    """A non-UTF-8 or empty study, a text file or a truncated index as the reference, an output in a
+    folder that does not exist: one error line each, nothing written."""
+    (files / "latin1.json").write_bytes(b"\xff\xfe not a study")
+    (files / "empty.json").write_text("", encoding="utf-8")
+    (files / "trunc.tlx").write_bytes((files / "ref.tlx").read_bytes()[:100])
+    ref, out = ["--reference", str(files / "ref.tlx")], ["-o", str(files / "auto.csv")]
+    cli_error(["human", "auto-intrusion", str(files / "latin1.json"), *ref, *out], "not valid utf-8")
+    cli_error(["human", "auto-intrusion", str(files / "empty.json"), *ref, *out], "not valid JSON")
+    study = ["human", "auto-intrusion", str(files / "wi.json")]
+    cli_error([*study, "--reference", str(files / "ref.txt"), *out], "not a tealeaves reference index")
+    cli_error([*study, "--reference", str(files / "trunc.tlx"), *out], "truncated")
+    cli_error(["human", "auto-intrusion", str(files / "wi.json"), *ref, "-o", str(files / "no" / "auto.csv")],
+              "does not exist")
+    assert not (files / "auto.csv").exists() and not (files / "no").exists()
+
 def test_auto_intrusion_api_errors_and_absent_words():
     ref = index_from_token_lists(DOCS)
     with pytest.raises(ParameterError, match="no word-intrusion items"):
