@@ -98,7 +98,8 @@ def test_evaluate_cli_in_a_subprocess_fails_cleanly(files):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for argv, fragment in (([], "no model to evaluate"),
                            (["--manifest", str(files / "bad.json")], "is not valid JSON"),
-                           ([f"far={files / 'far.npz'}"], "knows")):
+                           ([f"far={files / 'far.npz'}"], "knows"),
+                           ([f"a={files / 'a.npz'}", "--vectors", str(files / "train.txt")], "train.txt")):
         run = subprocess.run([sys.executable, "-m", "tealeaves", *map(str, _argv(files, *argv))],
                              capture_output=True, text=True, env=env, timeout=120)
         assert run.returncode == 1, run.stderr
