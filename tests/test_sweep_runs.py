@@ -298,3 +298,51 @@ def test_optional_engines_fit_over_the_training_vocabulary(engine, tmp_path):
     assert row["uniform_perplexity"] == pytest.approx(len(train.vocabulary), rel=1e-12)
     assert row["library_perplexity"] is None or np.isnan(row["library_perplexity"])
     assert row["completion_perplexity"] < row["uniform_perplexity"]
+
+
+def _vectors_file(path: Path, words, seed: int) -> Path:
+    """Random 8-dimensional vectors for ``words`` in GloVe's text format (no header line)."""
+    rng = np.random.default_rng(seed)
+    path.write_text("".join(f"{w} {' '.join(f'{x:.6f}' for x in rng.normal(size=8))}\n" for w in words),
+                    encoding="utf-8")
+    return path
+
+
+def test_sweep_stores_word_embedding_measures_of_the_given_vectors(tmp_path, run_cli):
+    from tealeaves.comparison import read_vectors, we_irbo, we_similarity
+    from tealeaves.errors import IncompatibleStoreError
+
+    corpus = write_corpus(tmp_path / "c.txt")
+    vectors = _vectors_file(tmp_path / "vec.txt", [f"w{i}" for i in range(40)], seed=3)
+    out = tmp_path / "r.sqlite"
+    run_cli(["sweep", str(corpus), "-k", "3", "--seeds", "1", "--vectors", str(vectors), "-o", str(out)])
+    results = load_results(out)
+    row = results.models.iloc[0]
+    model = results.topic_model(row["name"])
+    vec = read_vectors(vectors)  # every vector: the stored measures used the training words' only
+    assert row["we_pairwise_similarity"] == pytest.approx(we_similarity(model, vec, 10).value, abs=1e-12)
+    assert row["we_irbo"] == pytest.approx(we_irbo(model, vec, 10).value, abs=1e-12)
+    assert "we_irbo" not in row["unavailable"]
+    assert json.loads(sqlite3.connect(out).execute("SELECT value FROM meta WHERE key = 'sweep'").fetchone()[0]
+                      )["vectors"] == f"vec@{read_vectors(vectors, words=results.vocabulary).checksum}"
+    # resuming with other vectors would mix two sets of numbers in one store: refused
+    other = _vectors_file(tmp_path / "vec.txt", [f"w{i}" for i in range(40)], seed=4)
+    with pytest.raises(IncompatibleStoreError, match="differs in vectors"):
+        sweep(Corpus.from_token_lists(lda_documents(), ids=[str(i) for i in range(1, 121)]), [3], 1,
+              output=out, vectors=other, progress=False)
+
+
+def test_evaluate_stores_word_embedding_measures_of_a_foreign_model(tmp_path):
+    import tealeaves
+    from tealeaves.comparison import WordVectors, we_similarity
+    from tealeaves.sweep import evaluate
+
+    corpus = lda_corpus()
+    train, test = split_corpus(corpus, 0.2, 0)
+    words = list(train.vocabulary) + ["elsewhere"]  # the model knows one word the corpus does not
+    rng = np.random.default_rng(5)
+    model = tealeaves.load_model(rng.dirichlet(np.ones(len(words)), size=3), vocabulary=words, alpha=0.5)
+    vec = WordVectors(words, rng.normal(size=(len(words), 6)), "toy")
+    evaluate({"m": model}, train, test, output=tmp_path / "e.sqlite", vectors=vec, progress=False)
+    row = load_results(tmp_path / "e.sqlite").model("m")
+    assert row["we_pairwise_similarity"] == pytest.approx(we_similarity(model, vec, 10).value, abs=1e-12)

@@ -98,7 +98,8 @@ def test_evaluate_cli_in_a_subprocess_fails_cleanly(files):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for argv, fragment in (([], "no model to evaluate"),
                            (["--manifest", str(files / "bad.json")], "is not valid JSON"),
-                           ([f"far={files / 'far.npz'}"], "knows")):
+                           ([f"far={files / 'far.npz'}"], "knows"),
+                           ([f"a={files / 'a.npz'}", "--vectors", str(files / "train.txt")], "train.txt")):
         run = subprocess.run([sys.executable, "-m", "tealeaves", *map(str, _argv(files, *argv))],
                              capture_output=True, text=True, env=env, timeout=120)
         assert run.returncode == 1, run.stderr
@@ -171,3 +172,28 @@ def test_evaluate_manifest_file_errors_are_input_format_errors(files):
         read_manifest(str(files / "bad.json"))
     assert read_manifest(str(files / "missing.json")) == {"a": str(files / "a.npz"),
                                                           "gone": str(files / "nowhere.npz")}
+
+
+def test_evaluate_vectors_files_that_cannot_be_used(files, cli_error):
+    a = f"a={files / 'a.npz'}"
+    (files / "vec_nan.txt").write_text("cat 0.1 nan\ndog 0.2 0.3\n", encoding="utf-8")
+    (files / "vec_ragged.txt").write_text("cat 0.1 0.2\ndog 0.2\n", encoding="utf-8")
+    (files / "vec_other.txt").write_text("xyzzy 0.1 0.2\nplugh 0.2 0.3\n", encoding="utf-8")
+    (files / "vec_empty.txt").write_text("", encoding="utf-8")
+    (files / "vec_header.txt").write_text("5 2\ncat 0.1 0.2\n", encoding="utf-8")  # truncated
+    (files / "vec_zero.txt").write_text("cat 0 0\ndog 0.2 0.3\n", encoding="utf-8")
+    (files / "vec_binary.bin").write_bytes(b"\xff\xfe\x00\x01word2vec binary")
+    for name, fragment in (("vec_nan.txt", "NaN or infinite"), ("vec_ragged.txt", "needs the same dimension"),
+                           ("vec_other.txt", "none of the requested words"), ("vec_empty.txt", "is empty"),
+                           ("vec_header.txt", "header announces 5 vectors"), ("vec_zero.txt", "all zeros"),
+                           ("vec_binary.bin", "vec_binary.bin"), ("absent.txt", "does not exist")):
+        cli_error([*_argv(files, a), "--vectors", files / name], fragment)
+        assert not (files / "out.sqlite").exists()
+
+
+def test_evaluate_vectors_of_a_wrong_type_refused(files, corpora, tmp_path):
+    train, test = corpora
+    with pytest.raises(ParameterError, match="vectors must be WordVectors or the path"):
+        evaluate({"a": str(files / "a.npz")}, train=train, test=test, output=tmp_path / "s.sqlite",
+                 vectors=np.zeros((2, 2)), progress=False)
+    assert not (tmp_path / "s.sqlite").exists()

@@ -130,6 +130,25 @@ class WordVectors:
     def dimension(self) -> int:
         return int(self.vectors.shape[1])
 
+    @property
+    def checksum(self) -> str:
+        """The first 12 hex digits of the SHA-256 of the words (one per line) and their float64 vectors.
+
+        Two sets of vectors with the same checksum give the same embedding measures; it names the
+        vectors in signatures and results stores beside their :attr:`name`, which alone does not
+        say whether a file changed.
+
+        Returns
+        -------
+        str
+            12 lowercase hex digits.
+        """
+        import hashlib
+
+        digest = hashlib.sha256("\n".join(self.words).encode("utf-8"))
+        digest.update(np.ascontiguousarray(self.vectors, dtype="<f8").tobytes())
+        return digest.hexdigest()[:12]
+
     def __contains__(self, word: object) -> bool:
         return word in self.index
 
@@ -418,7 +437,7 @@ def _check_vectors(vectors: object) -> None:
 def _signature(measure: str, topics: object, vectors: WordVectors, n_top: int, compat: str = "paper",
                **extra) -> Signature:
     fields = {"vectors": vectors.name.replace("|", "/"), "dim": vectors.dimension, "top": n_top, **extra,
-              "model": model_name(topics)}
+              "model": model_name(topics), "vectors_sha": vectors.checksum}
     if compat != "paper":
         fields["compat"] = compat
     return Signature(measure, fields)

@@ -109,8 +109,8 @@ def octis_measures(model: object, train: object | None = None, test: object | No
     _try(out, why, ("log_odds_ratio",), lambda: {"log_odds_ratio": log_odds_ratio(model).value})
     if vectors is None:
         out.update(dict.fromkeys(EMBEDDING_COLUMNS))
-        why.update(dict.fromkeys(EMBEDDING_COLUMNS, "needs word vectors (Python: vectors=WordVectors, "
-                                                    "tealeaves.comparison.read_vectors)"))
+        why.update(dict.fromkeys(EMBEDDING_COLUMNS, "needs word vectors (vectors: a "
+                                                    "word2vec/GloVe file or WordVectors)"))
     else:
         _try(out, why, EMBEDDING_COLUMNS, lambda: _embedding(model, vectors, n_top))
     labelled = all(c is not None and getattr(c, "labels", None) is not None for c in (train, test))

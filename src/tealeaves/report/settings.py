@@ -70,6 +70,8 @@ def facts(results) -> list[tuple[str, str]]:
     if "measures" in sweep:
         out.append(("coherence", f"{', '.join(sweep['measures'])} of the top {sweep.get('top_n', '?')} words "
                     f"of each topic, counted in {_name(sweep.get('reference', 'the reference'))}"))
+    if "vectors" in sweep:
+        out.append(("word vectors", f"{sweep['vectors']} (name@checksum), for the word-embedding measures"))
     recipe = getattr(results, "preprocessing", None)
     out.append(("preprocessing", "not recorded in this store" if not recipe else
                 ", ".join(f"{k} = {v}" for k, v in sorted(recipe.items()))))

@@ -150,6 +150,9 @@ def _add_scoring_options(parser: argparse.ArgumentParser, test_help: str) -> Non
     parser.add_argument("--measures", default="npmi",
                         help="comma-separated coherence measures (default npmi)")
     add_param(parser, N_TOP, default=10)
+    parser.add_argument("--vectors", default=None, metavar="FILE",
+                        help="word vectors (a word2vec or GloVe text file) for the word-embedding measures "
+                        "(default: none; those measures are stored as unavailable)")
     add_output(parser, required=True, help="results store (SQLite) to create or resume")
     add_format_option(parser)
     add_preprocessing(parser)
@@ -220,7 +223,7 @@ def _sweep(args: argparse.Namespace) -> int:
     done = sweep(corpus, args.n_components, args.seeds, args.engine, args.output, test=test,
                  test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
                  split_seed=args.split_seed, reference=args.reference, measures=measures, n_top=args.n_top,
-                 settings=settings, n_jobs=args.n_jobs, scheduler=args.scheduler)
+                 settings=settings, vectors=args.vectors, n_jobs=args.n_jobs, scheduler=args.scheduler)
     if args.format == "json":
         print(dump_json(done))
     else:
@@ -357,7 +360,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     measures, corpus, test = _scoring_inputs(args)
     done = evaluate(models, corpus, test, args.reference, args.output,
                     test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
-                    split_seed=args.split_seed, measures=measures, n_top=args.n_top)
+                    split_seed=args.split_seed, measures=measures, n_top=args.n_top,
+                    vectors=args.vectors)
     if args.format == "json":
         print(dump_json(done))
     else:

@@ -27,7 +27,8 @@ from tealeaves.errors import ParameterError
 from tealeaves.index.dask import check_scheduler
 from tealeaves.store.writer import store_run
 from tealeaves.sweep.engines import Engine, check_available, get_engine
-from tealeaves.sweep.evaluation import evaluation_data, score_row, split_corpus  # noqa: F401 (re-exported)
+from tealeaves.sweep.evaluation import (  # noqa: F401 (re-exported)
+    evaluation_data, score_row, split_corpus, vectors_description, word_vectors)
 from tealeaves.sweep.measures import SweepData
 from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
 from tealeaves.sweep.progress import SweepProgress
@@ -139,7 +140,7 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
           engine: str | Engine = "sklearn", output: str | os.PathLike = "results.sqlite", *,
           test: Corpus | None = None, test_fraction: float = 0.2, split_seed: int = 0, reference=None,
           measures: Sequence[str] = DEFAULT_MEASURES, n_top: int = 10, settings: dict | None = None,
-          n_jobs: int = 1, scheduler: str | None = None,
+          vectors=None, n_jobs: int = 1, scheduler: str | None = None,
           progress: SweepProgress | bool | None = True) -> dict:
     """Fit, score and store every (K, seed) model (see the module docstring); return what was done.
 
@@ -169,6 +170,10 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
         Top words per topic scored for coherence (old name ``top_n``).
     settings : dict, optional
         Engine settings, merged over the engine's defaults.
+    vectors : WordVectors, str, path or None
+        Word vectors for the word-embedding measures
+        (:func:`tealeaves.sweep.evaluation.word_vectors`: a word2vec or GloVe text file is read
+        for the training vocabulary only); None stores those measures as unavailable, with the reason.
     n_jobs : int
         Local worker processes, 1 to 256 (old name ``workers``).
     scheduler : str, optional
@@ -193,6 +198,8 @@ def sweep(corpus: Corpus, n_components: Iterable[int], seeds: int | Sequence[int
     settings = engine.settings(settings)
     data, description = evaluation_data(corpus, test, test_fraction, split_seed, reference, measures, n_top,
                                         "sweep", check_train=lambda train: _check_corpus(train, n_components))
+    data.vectors = word_vectors(vectors, data.train.vocabulary)
+    description.update(vectors_description(data.vectors))
     with store_run(output, description, list(data.train.vocabulary),
                    getattr(data.train, "preprocessing", None)) as conn:  # a failed new store is removed
         return _sweep_into(conn, data, engine, n_components, seeds, settings, n_jobs, scheduler, progress,

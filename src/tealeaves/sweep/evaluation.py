@@ -114,6 +114,60 @@ def split_corpus(corpus: Corpus, test_fraction: float = 0.2, seed: int = 0) -> t
     return corpus.subset(rest), corpus.subset(chosen)
 
 
+def word_vectors(vectors, words) -> object:
+    """The word vectors of a store's embedding measures, read from a file or checked.
+
+    Parameters
+    ----------
+    vectors : WordVectors, str, path or None
+        Vectors already read (:class:`tealeaves.comparison.WordVectors`), a word2vec or GloVe
+        text file (:func:`tealeaves.comparison.read_vectors`), or None for none.
+    words : iterable of str
+        The words whose vectors can be needed (every model's vocabulary): only these are kept
+        from a file.
+
+    Returns
+    -------
+    WordVectors or None
+        The vectors, or None when ``vectors`` is None.
+
+    Raises
+    ------
+    ParameterError
+        When ``vectors`` is neither WordVectors nor a path.
+    InputFormatError, EmptyInputError
+        When the file is malformed, or holds no vector of ``words``.
+    """
+    from tealeaves.comparison.embedding import WordVectors, read_vectors
+
+    if vectors is None or isinstance(vectors, WordVectors):
+        return vectors
+    if not isinstance(vectors, (str, os.PathLike)):
+        raise ParameterError(f"vectors must be WordVectors or the path of a word2vec/GloVe text file, got "
+                             f"{type(vectors).__name__}", fix="e.g. vectors=\"glove.6B.100d.txt\"")
+    return read_vectors(vectors, words=words)
+
+
+def vectors_description(vectors) -> dict:
+    """The ``meta.sweep`` entry naming a store's word vectors: ``{}`` without, else ``{"vectors": name@sha}``.
+
+    The checksum is over the vectors used (those of the models' words, as :func:`word_vectors`
+    keeps them), so the same file read for the same vocabulary always gives the same entry; a
+    store resumed with other vectors (another checksum) is refused, as with another reference.
+
+    Parameters
+    ----------
+    vectors : WordVectors or None
+        The vectors (:func:`word_vectors`).
+
+    Returns
+    -------
+    dict
+        Empty, or one entry: the vectors' name, ``@`` and :attr:`~tealeaves.comparison.WordVectors.checksum`.
+    """
+    return {} if vectors is None else {"vectors": f"{vectors.name}@{vectors.checksum}"}
+
+
 def evaluation_data(train: Corpus, test: Corpus | None, test_fraction: float, split_seed: int, reference,
                     measures: Sequence[str], n_top: int, kind: str, check_train: Callable | None = None
                     ) -> tuple[SweepData, dict]:
@@ -432,7 +486,8 @@ def check_coverage(name: str, model, test: Corpus) -> dict:
 
 def evaluate(models: Mapping, train: Corpus, test: Corpus | None = None, reference=None,
              output: str | os.PathLike = "results.sqlite", *, test_fraction: float = 0.2, split_seed: int = 0,
-             measures: Sequence[str] = DEFAULT_MEASURES, n_top: int = 10, progress=True) -> dict:
+             measures: Sequence[str] = DEFAULT_MEASURES, n_top: int = 10, vectors=None,
+             progress=True) -> dict:
     """Score models fitted anywhere, exactly as :func:`~tealeaves.sweep.sweep` scores its own, into a store.
 
     See the module docstring for how models are named and grouped and how foreign
@@ -465,6 +520,10 @@ def evaluate(models: Mapping, train: Corpus, test: Corpus | None = None, referen
         Coherence measures (at least one).
     n_top : int
         Top words per topic scored for coherence.
+    vectors : WordVectors, str, path or None
+        Word vectors for the word-embedding measures (:func:`word_vectors`: a word2vec or
+        GloVe text file is read for the models' words only); None stores those measures as
+        unavailable, with the reason.
     progress : SweepProgress or bool
         Progress output (standard error).
 
@@ -502,6 +561,9 @@ def evaluate(models: Mapping, train: Corpus, test: Corpus | None = None, referen
         model, source = load_candidate(c)
         check_coverage(c.name, model, data.test)
         loaded.append((c, model, source))
+    words = set(data.train.vocabulary).union(*(m.vocabulary_ for _, m, _ in loaded))
+    data.vectors = word_vectors(vectors, sorted(words))
+    description.update(vectors_description(data.vectors))
     with store_run(output, description, list(data.train.vocabulary),
                    getattr(data.train, "preprocessing", None)) as conn:  # a failed new store is removed
         return _evaluate_into(conn, data, loaded, progress, output)
