@@ -192,3 +192,19 @@ def test_client_out_of_range_settings_refused(tmp_path, name, value):
     with pytest.raises(ParameterError) as info:
         _client("http://127.0.0.1:1/v1", tmp_path, **{name: value})
     assert info.value.param == name
+
+
+def test_client_redirect_not_followed(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_BAD_KEY", KEY)
+    with ChatServer(faults={1: ("http", 307, "")}) as server, \
+            _client(server.url, tmp_path, api_key_env="TEALEAVES_BAD_KEY", n_jobs=1) as client, \
+            pytest.raises(EndpointError, match="redirects \\(HTTP 307\\)") as info:
+        client.run(_requests(3))
+    assert "final URL" in str(info.value) and len(server.requests) == 1
+
+
+def test_client_https_to_a_plain_http_server_is_one_clean_error(tmp_path):
+    with ChatServer() as server, _client(server.url.replace("http://", "https://"), tmp_path) as client, \
+            pytest.raises(EndpointError, match="TLS failed"):
+        client.run(_requests(3))
+    assert server.requests == []
