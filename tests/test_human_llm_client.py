@@ -325,7 +325,7 @@ def test_client_stats_add_up_to_the_requests(tmp_path):
     # and 3 answered; items 4 and 5 not asked
     assert [r.status for r in results] == ["ok", "failed", "ok", "ok", "not_asked", "not_asked"]
     assert [r.cached for r in results] == [True, False, False, False, False, False]
-    assert results[1].error == "HTTP 500 after 1 retries"
+    assert results[1].error == "HTTP 500 after 1 retry"
     assert stats["sent"] == len(server.requests) - 2 == 4 and stats["retried"] == 1
     assert (stats["asked"], stats["over_budget"], stats["failed"]) == (3, 2, 1)
 
@@ -343,3 +343,18 @@ def test_client_retry_after_read_as_an_http_date():
 
     from tealeaves.human.llm._http import retry_after as _retry_after
     assert 8 <= _retry_after(formatdate(time.time() + 10, usegmt=True)) <= 10
+
+
+def test_client_time_budget_cuts_retries_short_as_not_asked(tmp_path):
+    # every request answers 429 asking for 5 s: the retry would start past the 1 s budget
+    with ChatServer(_echo, faults=lambda n, body: (429, "5")) as server, \
+            _client(server, tmp_path, n_jobs=1, time_budget=1.0) as client:
+        start = time.monotonic()
+        results = client.run(_requests(2))
+        took = time.monotonic() - start
+    assert took < 1.0 and len(server.requests) == 2
+    assert [(r.status, r.attempts) for r in results] == [("not_asked", 1)] * 2
+    assert results[0].error == "time budget of 1 s reached after 1 attempt (HTTP 429)"
+    assert client.stats["failed"] == 0 and client.stats["over_budget"] == 2
+    with ChatCache(tmp_path / "answers.sqlite") as cache:
+        assert cache.counts() == {"ok": 0, "failed": 0}  # nothing stored: the next run asks both

@@ -118,7 +118,8 @@ class ChatResult:
     error : str or None
         Why it failed or was not asked (``HTTP 500 after 5 retries``, ``malformed JSON ...``).
     attempts : int
-        HTTP requests sent for it (0 when cached or not asked).
+        HTTP requests sent for it in this run (0 when cached; a ``not_asked`` item may have had
+        attempts that a budget cut short, its ``error`` says so).
     cached : bool
         True when it came from the cache (no request sent).
     created : str
@@ -238,6 +239,11 @@ def check_endpoint(endpoint: object) -> str:
         raise naming(ParameterError(f"endpoint {url!r} has a query, a fragment, a space or port 0", fix=fix),
                      "endpoint")
     return url.rstrip("/")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 retry``, ``2 retries``, ``1 attempt``, ``3 attempts``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
 
 
 def _now() -> str:
@@ -410,6 +416,7 @@ class ChatClient:
         run = _Run(self, requests, progress)
         return run.go()
 
+
 class _Run:
     """One :meth:`ChatClient.run`: the queue of requests, the workers, the counts and the bounds."""
 
@@ -512,9 +519,10 @@ class _Run:
             start = self.pacer.slot()
             if self._over(start):
                 return self._not_asked(req, f"time budget of {client.time_budget:g} s reached"
-                                       + (f" after {attempts} attempts ({last})" if attempts else ""))
+                                       + (f" after {_count(attempts, 'attempt')} ({last})" * bool(attempts)),
+                                       attempts=attempts)
             if self.stop.wait(max(0.0, start - time.monotonic())):
-                return self._not_asked(req, "the run stopped", budget=False)
+                return self._not_asked(req, "the run stopped", budget=False, attempts=attempts)
             attempts += 1
             with self.lock:
                 self.stats["sent"] += 1
@@ -523,17 +531,17 @@ class _Run:
             except _Retry as exc:
                 last = exc.reason
                 if attempts > client.max_retries:
-                    return self._result(req, None, FAILED, f"{last} after {client.max_retries} retries",
-                                        attempts, None)
+                    why = f"{last} after {_count(client.max_retries, 'retry')}"
+                    return self._result(req, None, FAILED, why, attempts, None)
                 wait = client.backoff * 2 ** (attempts - 1) * random.uniform(0.5, 1.5)
                 wait = max(wait, exc.wait or 0.0)
                 if self._over(time.monotonic() + wait):
                     return self._not_asked(req, f"time budget of {client.time_budget:g} s reached "
-                                           f"after {attempts} attempts ({last})")
+                                           f"after {_count(attempts, 'attempt')} ({last})", attempts=attempts)
                 with self.lock:
                     self.stats["retried"] += 1
                 if self.stop.wait(wait):
-                    return self._not_asked(req, "the run stopped", budget=False)
+                    return self._not_asked(req, "the run stopped", budget=False, attempts=attempts)
                 continue
             except _ItemFailure as exc:
                 return self._result(req, None, FAILED, exc.reason, attempts, exc.raw)
@@ -543,11 +551,12 @@ class _Run:
                 raw: str | None) -> tuple[ChatResult, str | None]:
         return ChatResult(req.key, text, status, error, attempts, False, _now()), raw
 
-    def _not_asked(self, req: ChatRequest, why: str, budget: bool = True) -> tuple[ChatResult, None]:
+    def _not_asked(self, req: ChatRequest, why: str, budget: bool = True,
+                   attempts: int = 0) -> tuple[ChatResult, None]:
         if budget:
             with self.lock:
                 self.stats["over_budget"] += 1
-        return ChatResult(req.key, None, NOT_ASKED, why, 0, False, ""), None
+        return ChatResult(req.key, None, NOT_ASKED, why, attempts, False, ""), None
 
     def _store(self, result: ChatResult, raw: str | None, req: ChatRequest) -> None:
         client = self.client
