@@ -175,6 +175,11 @@ def test_client_cached_answer_to_a_different_request_refused(tmp_path):
     ([ChatRequest(("v1", "a"), ())], "messages must be"),
     ([ChatRequest(("v1", "a"), ({"role": "user"},))], "messages must be"),
     (["hello"], "must be ChatRequest objects"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), temperature=float("nan"))],
+     "temperature must be a finite number"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), temperature=-0.5)], "temperature must"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), seed=-1)], "seed must be"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), max_tokens=0)], "max_tokens must be"),
 ])
 def test_client_bad_requests_refused_before_any_request(tmp_path, requests, fragment):
     with ChatServer() as server, _client(server.url, tmp_path) as client, \

@@ -46,13 +46,13 @@ from tealeaves.errors import ChatCacheError, ParameterError, naming
 from tealeaves.human.llm import params as P
 from tealeaves.human.llm._http import Endpoint, _Fatal, _ItemFailure, _Retry
 from tealeaves.human.llm.cache import CachedAnswer, ChatCache
+from tealeaves.validation import check_float, check_int, check_seed
 
 #: The statuses of a :class:`ChatResult`.
 OK, FAILED, NOT_ASKED = "ok", "failed", "not_asked"
 
 PARAMS = declare(P.ENDPOINT, P.MODEL, P.CACHE, P.API_KEY_ENV, P.N_JOBS, P.REQUESTS_PER_MINUTE,
                  P.MAX_REQUESTS, P.TIME_BUDGET, P.TIMEOUT, P.MAX_RETRIES, P.BACKOFF)
-SAMPLING = declare(P.TEMPERATURE, P.SAMPLE_SEED, P.MAX_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -276,9 +276,25 @@ def _check_requests(requests: Sequence[ChatRequest]) -> list[ChatRequest]:
                                        and isinstance(m.get("content"), str) for m in req.messages):
             raise ParameterError(f"request {key!r}: messages must be a non-empty tuple of "
                                  "{'role': str, 'content': str} dicts")
-        check_params(SAMPLING, {"temperature": req.temperature, "seed": req.seed,
-                                "max_tokens": req.max_tokens})
+        _check_sampling(req)
     return requests
+
+
+def _check_sampling(req: ChatRequest) -> None:
+    """A request's temperature (a number >= 0), seed and max_tokens (whole numbers), when set.
+
+    The bounds a command allows (``temperature`` at most 2, say) are its own: the transport only
+    refuses what no endpoint can take.
+    """
+    checks = (("temperature", req.temperature, lambda v, n: check_float(v, n, min_value=0)),
+              ("seed", req.seed, check_seed), ("max_tokens", req.max_tokens,
+                                                lambda v, n: check_int(v, n, min_value=1)))
+    for name, value, check in checks:
+        if value is not None or name == "temperature":
+            try:
+                check(value, name)
+            except ParameterError as exc:
+                raise naming(exc, name) from None
 
 
 class _Pacer:

@@ -41,10 +41,3 @@ MAX_RETRIES = Param("max_retries", "int", min_value=0, max_value=100,
 #: The first retry's wait in seconds; each further retry waits twice as long (with jitter).
 BACKOFF = Param("backoff", "float", min_value=0, max_value=3600,
                 help="seconds before the first retry, doubled for each further one (with jitter)")
-#: A request's sampling temperature.
-TEMPERATURE = Param("temperature", "float", min_value=0,
-                    help="sampling temperature (0: the most likely answer)")
-#: A request's sampling seed, for endpoints that honour one.
-SAMPLE_SEED = Param("seed", "seed", help="sampling seed sent with each request (endpoints that honour one)")
-#: The longest answer, in tokens.
-MAX_TOKENS = Param("max_tokens", "int", min_value=1, help="longest answer in tokens")
