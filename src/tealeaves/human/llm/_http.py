@@ -28,7 +28,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
-from tealeaves.errors import EndpointAuthError, EndpointError, EndpointModelError
+from tealeaves.errors import EndpointAuthError, EndpointError, EndpointModelError, naming
 
 #: A response longer than this is not read (an item failure).
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -276,9 +276,12 @@ class Endpoint:
             return EndpointAuthError(f"{self.url} refused the request with HTTP {code} (no key was sent: "
                                      f"{env} is not set){quoted}",
                                      fix=f"set the environment variable {env} to the endpoint's API key")
-        fix = (f"check the key in the environment variable {env}" if env
-               else "give the environment variable holding the key with `api_key_env`")
-        return EndpointAuthError(f"{self.url} refused the request with HTTP {code}{quoted}", fix=fix)
+        if env:
+            return EndpointAuthError(f"{self.url} refused the request with HTTP {code}{quoted}",
+                                     fix=f"check the key in the environment variable {env}")
+        fix = "give the environment variable holding the key with `api_key_env`"
+        return naming(EndpointAuthError(f"{self.url} refused the request with HTTP {code}{quoted}", fix=fix),
+                      "api_key_env")
 
     def _names_model(self, text: str) -> bool:
         lower = text.lower()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import sys
 import threading
 import time
@@ -223,21 +224,24 @@ def check_endpoint(endpoint: object) -> str:
     """
     url = P.ENDPOINT.check(endpoint).strip()
     fix = "give the base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1"
+    shown = re.sub(r"//[^/?#]*@", "//***@", url).split("?")[0].split("#")[0]  # never echo a secret
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise naming(ParameterError(f"endpoint {url!r} is not a URL ({exc})", fix=fix), "endpoint") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise naming(ParameterError(f"endpoint {url!r} is not an http:// or https:// URL with a host",
-                                    fix=fix), "endpoint")
+        raise naming(ParameterError(f"endpoint {shown!r} is not a URL ({exc})", fix=fix),
+                     "endpoint") from None
     if parts.username is not None or parts.password is not None:
-        raise naming(ParameterError("endpoint holds a user name or password",
+        raise naming(ParameterError(f"endpoint {shown!r} holds a user name or password",
                                     fix="give the key in the environment variable named by `api_key_env`"),
-                     "endpoint")
-    if parts.query or parts.fragment or any(c.isspace() for c in url) or port == 0:
-        raise naming(ParameterError(f"endpoint {url!r} has a query, a fragment, a space or port 0", fix=fix),
-                     "endpoint")
+                     "endpoint", "api_key_env")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise naming(ParameterError(f"endpoint {shown!r} is not an http:// or https:// URL with a host",
+                                    fix=fix), "endpoint")
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise naming(ParameterError(f"endpoint {shown!r} has a query or a fragment", fix=fix), "endpoint")
+    if any(c.isspace() for c in url) or port == 0:
+        raise naming(ParameterError(f"endpoint {url!r} holds a space or port 0", fix=fix), "endpoint")
     return url.rstrip("/")
 
 
