@@ -72,11 +72,13 @@ class _ItemFailure(Exception):
         Why (``malformed JSON (...)``, ``empty answer``, ``HTTP 400: ...``).
     raw : str, optional
         The response text, cleaned of the key.
+    refused : bool
+        The endpoint refused the request (an HTTP 4xx), rather than answering it unusably.
     """
 
-    def __init__(self, reason: str, raw: str | None = None):
+    def __init__(self, reason: str, raw: str | None = None, refused: bool = False):
         super().__init__(reason)
-        self.reason, self.raw = reason, raw
+        self.reason, self.raw, self.refused = reason, raw, refused
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -268,7 +270,7 @@ class Endpoint:
             where = headers.get("Location", "?")
             return _Fatal(EndpointError(f"{self.url} redirects (HTTP {code}) to {where}",
                                        fix="give the endpoint's final URL"))
-        return _ItemFailure(f"HTTP {code}{quoted}", text or None)
+        return _ItemFailure(f"HTTP {code}{quoted}", text or None, refused=True)
 
     def _auth_error(self, code: int, quoted: str) -> EndpointAuthError:
         env = self.api_key_env

@@ -43,7 +43,7 @@ from urllib.parse import urlsplit
 
 from tealeaves._params import check_params, declare
 from tealeaves._progress import Progress
-from tealeaves.errors import ChatCacheError, ParameterError, naming
+from tealeaves.errors import ChatCacheError, EndpointError, ParameterError, naming
 from tealeaves.human.llm import params as P
 from tealeaves.human.llm._http import Endpoint, _Fatal, _ItemFailure, _Retry
 from tealeaves.human.llm.cache import CachedAnswer, ChatCache
@@ -51,6 +51,9 @@ from tealeaves.validation import check_float, check_int, check_seed
 
 #: The statuses of a :class:`ChatResult`.
 OK, FAILED, NOT_ASKED = "ok", "failed", "not_asked"
+#: Items in a row refused (an HTTP 4xx) or failed after their retries, with no answer between them,
+#: that end a run with an :class:`~tealeaves.errors.EndpointError`: the endpoint refuses everything.
+MAX_FAILURES_IN_A_ROW = 10
 
 PARAMS = declare(P.ENDPOINT, P.MODEL, P.CACHE, P.API_KEY_ENV, P.N_JOBS, P.REQUESTS_PER_MINUTE,
                  P.MAX_REQUESTS, P.TIME_BUDGET, P.TIMEOUT, P.MAX_RETRIES, P.BACKOFF)
@@ -451,6 +454,7 @@ class _Run:
         self.start = time.monotonic()
         self.deadline = None if client.time_budget is None else self.start + client.time_budget
         self.pacer = _Pacer(client.requests_per_minute)
+        self.refusals = 0  # items in a row refused or failed after their retries
 
     def go(self) -> list[ChatResult]:
         self._from_cache()
@@ -497,9 +501,11 @@ class _Run:
     def _work(self) -> None:
         while (i := self._next()) is not None:
             try:
-                result, raw = self._ask(self.requests[i])
+                result, raw, refused = self._ask(self.requests[i])
                 if result.status != NOT_ASKED:
                     self._store(result, raw, self.requests[i])
+                self._record(i, result)
+                self._count_refusals(result, refused)
             except _Fatal as exc:
                 with self.lock:
                     if self.fatal is None:
@@ -512,7 +518,22 @@ class _Run:
                         self.fatal = exc
                 self.stop.set()
                 return
-            self._record(i, result)
+
+    def _count_refusals(self, result: ChatResult, refused: bool) -> None:
+        """End the run once :data:`MAX_FAILURES_IN_A_ROW` items in a row were refused or failed after
+        their retries (an endpoint refusing every request should not be asked once per item)."""
+        with self.lock:
+            if result.status == OK:
+                self.refusals = 0
+            elif refused:
+                self.refusals += 1
+            if self.refusals < MAX_FAILURES_IN_A_ROW:
+                return
+        raise _Fatal(EndpointError(
+            f"{self.client.url} refused or failed the last {MAX_FAILURES_IN_A_ROW} requests in a row, "
+            f"the last with {result.error}; the run stopped",
+            fix="check the server, and the settings the model accepts (seed, max_tokens, temperature); "
+            "the answers received are kept"))
 
     def _over(self, at: float) -> bool:
         return self.deadline is not None and at > self.deadline
@@ -526,7 +547,9 @@ class _Run:
             self.stats["asked"] += 1
             return True
 
-    def _ask(self, req: ChatRequest) -> tuple[ChatResult, str | None]:
+    def _ask(self, req: ChatRequest) -> tuple[ChatResult, str | None, bool]:
+        """Ask one item: its result, the response text, and whether the endpoint refused it (a 4xx,
+        or failures to the last retry)."""
         client = self.client
         body = req.body(client.model)
         data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -552,7 +575,7 @@ class _Run:
                 last = exc.reason
                 if attempts > client.max_retries:
                     why = f"{last} after {_count(client.max_retries, 'retry')}"
-                    return self._result(req, None, FAILED, why, attempts, None)
+                    return self._result(req, None, FAILED, why, attempts, None, refused=True)
                 wait = client.backoff * 2 ** (attempts - 1) * random.uniform(0.5, 1.5)
                 wait = max(wait, exc.wait or 0.0)
                 if self._over(time.monotonic() + wait):
@@ -564,19 +587,19 @@ class _Run:
                     return self._not_asked(req, "the run stopped", budget=False, attempts=attempts)
                 continue
             except _ItemFailure as exc:
-                return self._result(req, None, FAILED, exc.reason, attempts, exc.raw)
+                return self._result(req, None, FAILED, exc.reason, attempts, exc.raw, refused=exc.refused)
             return self._result(req, text, OK, None, attempts, raw)
 
     def _result(self, req: ChatRequest, text: str | None, status: str, error: str | None, attempts: int,
-                raw: str | None) -> tuple[ChatResult, str | None]:
-        return ChatResult(req.key, text, status, error, attempts, False, _now()), raw
+                raw: str | None, refused: bool = False) -> tuple[ChatResult, str | None, bool]:
+        return ChatResult(req.key, text, status, error, attempts, False, _now()), raw, refused
 
     def _not_asked(self, req: ChatRequest, why: str, budget: bool = True,
-                   attempts: int = 0) -> tuple[ChatResult, None]:
+                   attempts: int = 0) -> tuple[ChatResult, None, bool]:
         if budget:
             with self.lock:
                 self.stats["over_budget"] += 1
-        return ChatResult(req.key, None, NOT_ASKED, why, attempts, False, ""), None
+        return ChatResult(req.key, None, NOT_ASKED, why, attempts, False, ""), None, False
 
     def _store(self, result: ChatResult, raw: str | None, req: ChatRequest) -> None:
         client = self.client
