@@ -54,6 +54,7 @@ def _closed_port() -> int:
     ("http://127.0.0.1/v1#top", "has a query or a fragment"),
     ("http://127.0.0.1/v1 x", "holds a space"),
     ("http://127.0.0.1:0/v1", "port 0"),
+    ("http://127.0.0.1:8080/v1/chat/completions/", "is the chat-completions URL"),
     ("", "must be a non-empty string"),
     (None, "must be a non-empty string"),
 ])
