@@ -93,7 +93,7 @@ def test_client_fails_an_item_after_its_retries_and_counts_it(tmp_path):
     assert client.stats["failed"] == 1 and client.stats["answered"] == 2
     with ChatCache(tmp_path / "answers.sqlite") as cache:
         assert cache.counts() == {"ok": 2, "failed": 1}
-        assert cache.get(server.url, "test-model", ("v1", "item/1", 0)).error == "HTTP 500 after 3 retries"
+        assert cache.get((server.url, "test-model", ("v1", "item/1", 0))).error == "HTTP 500 after 3 retries"
 
 
 def test_client_retries_a_timeout(tmp_path):
@@ -123,7 +123,7 @@ def test_client_fails_an_unusable_answer_without_retry_and_keeps_the_raw_text(tm
     assert results[1].text == "ITEM 1"
     assert len(server.requests) == 2  # not retried
     with ChatCache(tmp_path / "answers.sqlite") as cache:
-        row = cache.get(server.url, "test-model", ("v1", "item/0", 0))
+        row = cache.get((server.url, "test-model", ("v1", "item/0", 0)))
     assert row.status == "failed" and row.raw  # the raw response kept for inspection
 
 
@@ -288,7 +288,8 @@ def test_client_cache_rows_hold_the_request_without_the_key(tmp_path):
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert [(r[0], r[1], json.loads(r[2]), r[4], r[5], r[6]) for r in rows] == [
         (server.url, "test-model", ["v1", f"item/{i}", 0], "ok", f"ITEM {i}", 1) for i in range(2)]
-    assert json.loads(rows[0][3]) == _requests(1)[0].body("test-model")
+    assert json.loads(rows[0][3]) == {"model": "test-model", "temperature": 0.0,
+                                      "messages": [{"role": "user", "content": "item 0"}]}
 
 
 def test_client_error_in_a_200_response_fails_the_item_with_its_message(tmp_path):

@@ -141,36 +141,19 @@ class Endpoint:
         self.host = urlsplit(endpoint).netloc
         self._opener = urllib.request.build_opener(_NoRedirect)
 
-    def key(self) -> str:
-        """The API key from the environment, read now (empty when there is none).
-
-        Returns
-        -------
-        str
-            The key.
-        """
+    def _key(self) -> str:
+        """The API key from the environment, read now (empty when there is none)."""
         return os.environ.get(self.api_key_env, "") if self.api_key_env else ""
 
-    def clean(self, text: str) -> str:
-        """``text`` with the API key, should a server echo it, replaced by ``***``.
-
-        Parameters
-        ----------
-        text : str
-            A response or error text.
-
-        Returns
-        -------
-        str
-            The text without the key.
-        """
-        key = self.key()
+    def _clean(self, text: str) -> str:
+        """``text`` with the API key, should a server echo it, replaced by ``***``."""
+        key = self._key()
         return text.replace(key, "***") if key else text
 
     def _headers(self) -> dict:
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "User-Agent": "tealeaves"}
-        key = self.key()
+        key = self._key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
         return headers
@@ -206,28 +189,13 @@ class Endpoint:
         if len(raw) > MAX_RESPONSE_BYTES:
             raise _ItemFailure(f"response over {MAX_RESPONSE_BYTES} bytes")
         text = raw.decode("utf-8", errors="replace")
-        return self.parse(text), self.clean(text)
+        return self._parse(text), self._clean(text)
 
-    def parse(self, text: str) -> str:
-        """The answer in a 200 response: ``choices[0].message.content``, a text that is not blank.
-
-        Parameters
-        ----------
-        text : str
-            The response text.
-
-        Returns
-        -------
-        str
-            The answer.
-
-        Raises
-        ------
-        _ItemFailure
-            For malformed JSON, no content, an error object, content that is not text or is blank, an
-            answer holding the key (storing it would write the key to disk).
-        """
-        raw = self.clean(text)
+    def _parse(self, text: str) -> str:
+        """The answer in a 200 response (``choices[0].message.content``, not blank), or
+        :class:`_ItemFailure`: malformed JSON, no content, an error object, content that is not text or
+        is blank, an answer holding the key (storing it would write the key to disk)."""
+        raw = self._clean(text)
         try:
             body = json.loads(text)
         except ValueError as exc:
@@ -236,20 +204,20 @@ class Endpoint:
             content = body["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             error = body.get("error") if isinstance(body, dict) else None
-            why = (f"the endpoint answered an error: {self.clean(json.dumps(error))[:QUOTE]}" if error
+            why = (f"the endpoint answered an error: {self._clean(json.dumps(error))[:QUOTE]}" if error
                    else "the response has no choices[0].message.content")
             raise _ItemFailure(why, raw) from None
         if not isinstance(content, str):
             raise _ItemFailure(f"choices[0].message.content is {type(content).__name__}, not text", raw)
         if not content.strip():
             raise _ItemFailure("empty answer", raw)
-        if raw != text and self.key() in content:
+        if raw != text and self._key() in content:
             raise _ItemFailure("the answer holds the API key, so it is not kept", raw)
         return content
 
     def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
         try:
-            text = self.clean(exc.read(64 * 1024).decode("utf-8", errors="replace"))
+            text = self._clean(exc.read(64 * 1024).decode("utf-8", errors="replace"))
         except (OSError, http.client.HTTPException):
             text = ""
         quoted = f": {text[:QUOTE]}" if text.strip() else ""
@@ -274,7 +242,7 @@ class Endpoint:
 
     def _auth_error(self, code: int, quoted: str) -> EndpointAuthError:
         env = self.api_key_env
-        if env and not self.key():
+        if env and not self._key():
             return EndpointAuthError(f"{self.url} refused the request with HTTP {code} (no key was sent: "
                                      f"{env} is not set){quoted}",
                                      fix=f"set the environment variable {env} to the endpoint's API key")

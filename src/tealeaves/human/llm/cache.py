@@ -13,6 +13,7 @@ another model or another server is another row.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -104,22 +105,23 @@ class CachedAnswer:
     created: str
 
 
-def _check_path(path: Path) -> None:
-    if path.is_dir():
-        raise ChatCacheError(f"answer cache '{path}' is a folder, not a file",
-                             fix="give a file name, e.g. answers.sqlite")
-    if not path.parent.is_dir():
-        raise ChatCacheError(f"answer cache '{path}': folder '{path.parent}' does not exist",
-                             fix="create it first")
-    if path.exists() and path.stat().st_size:
-        with open(path, "rb") as fh:
-            if fh.read(16) != b"SQLite format 3\x00":
-                raise ChatCacheError(f"answer cache '{path}' is not a SQLite database",
-                                     fix="give a new file name or a cache written by tealeaves")
+def _unusable(path: Path, exc: Exception) -> ChatCacheError:
+    """Why SQLite could not open ``path`` as a database, said for the user."""
+    reasons = ((path.is_dir(), "is a folder, not a file", "give a file name, e.g. answers.sqlite"),
+               (not path.parent.is_dir(), f"is in folder '{path.parent}', which does not exist",
+                "create the folder first"),
+               ("not a database" in str(exc), "is not a SQLite database",
+                "give a new file name or a cache written by tealeaves"))
+    what, fix = next(((what, fix) for found, what, fix in reasons if found),
+                     (f"cannot be used ({exc})", "check that its folder is writable, or give a new file"))
+    return ChatCacheError(f"answer cache '{path}' {what}", fix=fix)
 
 
 class ChatCache:
     """The answers of one or more runs in a SQLite file, safe to share between threads.
+
+    A request is identified by ``ident = (endpoint, model, key)``: the endpoint's base URL, the
+    model's name and the request's key (:func:`row_id`).
 
     Parameters
     ----------
@@ -130,22 +132,22 @@ class ChatCache:
     ------
     ChatCacheError
         For a path that is a folder, in a missing folder, not a SQLite file, another program's
-        database or corrupt.
+        database, of another version, or corrupt.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path).expanduser()
-        _check_path(self.path)
         self._lock = threading.Lock()
         try:
-            self._db = self._open()
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                       timeout=BUSY_TIMEOUT)
+            self._prepare()
         except sqlite3.Error as exc:
-            raise ChatCacheError(f"cannot use '{self.path}' as an answer cache: {exc}",
-                                 fix="check that its folder is writable, or give a new file") from None
+            raise _unusable(self.path, exc) from None
 
-    def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                             timeout=BUSY_TIMEOUT)
+    def _prepare(self) -> None:
+        """Check an existing cache's tables, format and version; make them in a new one."""
+        db = self._db
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if tables and (not {"meta", "answers"} <= tables
                        or dict(db.execute("SELECT key, value FROM meta")).get("format") != FORMAT):
@@ -161,7 +163,6 @@ class ChatCache:
             db.close()
             raise ChatCacheError(f"answer cache '{self.path}' is of version {version}, this tealeaves reads "
                                  f"version {VERSION}", fix="give a new file for the cache")
-        return db
 
     def close(self) -> None:
         """Close the database connection."""
@@ -174,56 +175,51 @@ class ChatCache:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def get(self, endpoint: str, model: str, key: tuple) -> CachedAnswer | None:
+    @contextlib.contextmanager
+    def _using(self, doing: str, fix: str):
+        """The connection, under the lock; a SQLite failure (or a damaged row) is a ChatCacheError."""
+        try:
+            with self._lock:
+                yield self._db
+        except (sqlite3.Error, ValueError) as exc:
+            raise ChatCacheError(f"cannot {doing} answer cache '{self.path}': {exc}", fix=fix) from None
+
+    def get(self, ident: tuple) -> CachedAnswer | None:
         """The row of one request, or ``None`` when it was never stored.
 
         Parameters
         ----------
-        endpoint, model : str
-            The endpoint's base URL and the model's name.
-        key : tuple
-            The request's key.
+        ident : tuple
+            ``(endpoint, model, key)`` of the request.
 
         Returns
         -------
         CachedAnswer or None
             The row.
         """
-        try:
-            with self._lock:
-                row = self._db.execute(
-                    "SELECT request, status, text, error, raw, attempts, created FROM answers WHERE id = ?",
-                    (row_id(endpoint, model, key),)).fetchone()
+        with self._using("read", "give a new file for the cache") as db:
+            row = db.execute("SELECT request, status, text, error, raw, attempts, created FROM answers "
+                             "WHERE id = ?", (row_id(*ident),)).fetchone()
             return None if row is None else CachedAnswer(json.loads(row[0]), *row[1:])
-        except (sqlite3.Error, ValueError) as exc:
-            raise ChatCacheError(f"cannot read the answer of key {key!r} from answer cache '{self.path}': "
-                                 f"{exc}",
-                                 fix="give a new file for the cache") from None
 
-    def put(self, endpoint: str, model: str, key: tuple, answer: CachedAnswer) -> None:
+    def put(self, ident: tuple, answer: CachedAnswer) -> None:
         """Store (or replace) the row of one request, committed before returning.
 
         Parameters
         ----------
-        endpoint, model : str
-            The endpoint's base URL and the model's name.
-        key : tuple
-            The request's key.
+        ident : tuple
+            ``(endpoint, model, key)`` of the request.
         answer : CachedAnswer
             What to store.
         """
+        endpoint, model, key = ident
         values = (row_id(endpoint, model, key), endpoint, model,
                   json.dumps(list(key), ensure_ascii=False, allow_nan=False),
                   json.dumps(answer.request, ensure_ascii=False, allow_nan=False),
                   answer.status, answer.text, answer.error, answer.raw, answer.attempts, answer.created)
-        try:
-            with self._lock:
-                self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                 values)
-        except sqlite3.Error as exc:
-            raise ChatCacheError(f"cannot write answer cache '{self.path}': {exc}",
-                                 fix="free disk space or make its folder writable, then run again: the "
-                                 "answers stored so far are kept") from None
+        with self._using("write", "free disk space or make its folder writable, then run again: the answers "
+                         "stored so far are kept") as db:
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
 
     def counts(self) -> dict[str, int]:
         """Rows by status.
@@ -233,6 +229,6 @@ class ChatCache:
         dict of str to int
             ``{"ok": n, "failed": m}``.
         """
-        with self._lock:
-            rows = dict(self._db.execute("SELECT status, COUNT(*) FROM answers GROUP BY status"))
+        with self._using("read", "give a new file for the cache") as db:
+            rows = dict(db.execute("SELECT status, COUNT(*) FROM answers GROUP BY status"))
         return {"ok": rows.get("ok", 0), "failed": rows.get("failed", 0)}

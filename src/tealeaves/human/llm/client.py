@@ -84,19 +84,8 @@ class ChatRequest:
     seed: int | None = None
     max_tokens: int | None = None
 
-    def body(self, model: str) -> dict:
-        """The JSON body of the chat-completions request.
-
-        Parameters
-        ----------
-        model : str
-            The model's name.
-
-        Returns
-        -------
-        dict
-            ``{"model", "messages", "temperature"}``, with ``"seed"`` and ``"max_tokens"`` when set.
-        """
+    def _body(self, model: str) -> dict:
+        """The JSON body asking ``model``: model, messages, temperature, and seed and max_tokens when set."""
         body = {"model": model, "messages": [dict(m) for m in self.messages],
                 "temperature": self.temperature}
         if self.seed is not None:
@@ -485,9 +474,9 @@ class _Run:
     def _from_cache(self) -> None:
         client = self.client
         for i, req in enumerate(self.requests):
-            row = client._cache.get(client.endpoint, client.model, req.key)
+            row = client._cache.get((client.endpoint, client.model, req.key))
             if row is not None and row.status == OK:
-                if row.request != req.body(client.model):
+                if row.request != req._body(client.model):
                     raise ChatCacheError(
                         f"answer cache '{client._cache.path}' holds an answer for key {req.key!r} of "
                         f"{client.model!r} at {client.host} to a different request (other messages or "
@@ -554,7 +543,7 @@ class _Run:
         """Ask one item: its result, the response text, and whether the endpoint refused it (a 4xx,
         or failures to the last retry)."""
         client = self.client
-        body = req.body(client.model)
+        body = req._body(client.model)
         data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
         if self._over(time.monotonic()):
             return self._not_asked(req, f"time budget of {client.time_budget:g} s reached")
@@ -606,8 +595,8 @@ class _Run:
 
     def _store(self, result: ChatResult, raw: str | None, req: ChatRequest) -> None:
         client = self.client
-        client._cache.put(client.endpoint, client.model, req.key, CachedAnswer(
-            req.body(client.model), result.status, result.text, result.error, raw, result.attempts,
+        client._cache.put((client.endpoint, client.model, req.key), CachedAnswer(
+            req._body(client.model), result.status, result.text, result.error, raw, result.attempts,
             result.created))
 
     def _record(self, i: int, result: ChatResult) -> None:
