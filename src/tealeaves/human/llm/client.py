@@ -14,15 +14,18 @@ returns one :class:`ChatResult` per request, the answer being ``choices[0].messa
 * **Retries** with exponential backoff and jitter after a 429 (honouring ``Retry-After``), a 5xx, a
   timeout or a dropped connection; never after 400, 401, 403 or 404.
 * **One clear error per run** (:class:`~tealeaves.errors.EndpointError` and its subclasses) for
-  an unreachable endpoint, a refused key, a model the endpoint does not serve; an answer that
-  is malformed JSON, lacks ``choices`` or is empty fails that item alone, with its reason.
+  an unreachable endpoint, a refused key, a model the endpoint does not serve, and for an endpoint
+  that refuses or fails :data:`MAX_FAILURES_IN_A_ROW` items in a row; an answer that is malformed
+  JSON, lacks ``choices`` or is empty fails that item alone, with its reason (the HTTP details are
+  in :mod:`tealeaves.human.llm._http`).
 * **The API key** is read from the environment variable ``api_key_env`` when each request is
   sent, sent as ``Authorization: Bearer ...``, and never kept on the client, written to the cache,
   a log or a message (a server's error text is cleaned of it).
 
 Only the standard library is used: :mod:`urllib.request` for HTTP, daemon threads for the
-concurrent requests (so Ctrl-C ends a run at once instead of waiting for requests in flight),
-:mod:`sqlite3` for the cache.
+concurrent requests (rather than :mod:`concurrent.futures`, whose worker threads the interpreter
+waits for at exit: Ctrl-C ends a run at once instead of waiting up to ``timeout`` for requests in
+flight), :mod:`sqlite3` for the cache.
 """
 
 from __future__ import annotations
