@@ -359,3 +359,13 @@ def test_client_time_budget_cuts_retries_short_as_not_asked(tmp_path):
     assert client.stats["failed"] == 0 and client.stats["over_budget"] == 2
     with ChatCache(tmp_path / "answers.sqlite") as cache:
         assert cache.counts() == {"ok": 0, "failed": 0}  # nothing stored: the next run asks both
+
+
+def test_client_reaches_a_local_server_past_a_proxy_in_the_environment(tmp_path, monkeypatch):
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # a proxy that does not exist
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with ChatServer(_echo) as server, _client(server, tmp_path) as client:
+        [result] = client.run(_requests(1))
+    assert result.text == "ITEM 0" and server.headers[0]["User-Agent"].startswith("tealeaves/")

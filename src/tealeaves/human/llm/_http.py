@@ -19,6 +19,7 @@ from __future__ import annotations
 import email.utils
 import errno
 import http.client
+import ipaddress
 import json
 import os
 import socket
@@ -28,6 +29,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+from tealeaves._version import __version__
 from tealeaves.errors import EndpointAuthError, EndpointError, EndpointModelError, naming
 
 #: A response longer than this is not read (an item failure).
@@ -120,6 +122,16 @@ def retry_after(value: str | None) -> float | None:
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class Endpoint:
     """The chat-completions URL of one endpoint and model, with the key's environment variable.
 
@@ -139,7 +151,9 @@ class Endpoint:
         self.endpoint, self.model, self.api_key_env, self.timeout = endpoint, model, api_key_env, timeout
         self.url = endpoint + "/chat/completions"
         self.host = urlsplit(endpoint).netloc
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        # a server on this machine is never reached through a proxy set in the environment
+        local = _is_loopback(urlsplit(endpoint).hostname or "")
+        self._opener = urllib.request.build_opener(_NoRedirect, *([urllib.request.ProxyHandler({})] * local))
 
     def _key(self) -> str:
         """The API key from the environment, read now (empty when there is none)."""
@@ -152,7 +166,7 @@ class Endpoint:
 
     def _headers(self) -> dict:
         headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "tealeaves"}
+                   "User-Agent": f"tealeaves/{__version__}"}
         key = self._key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
