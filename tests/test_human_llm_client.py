@@ -227,10 +227,10 @@ def test_client_api_key_sent_as_bearer_and_never_written(tmp_path, monkeypatch):
 _CHILD = textwrap.dedent("""
     import sys
     from tealeaves.human.llm import ChatClient, ChatRequest
-    url, cache, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    url, cache, n, n_jobs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     reqs = [ChatRequest(("v1", f"item/{i}", 0), ({"role": "user", "content": f"item {i}"},))
             for i in range(n)]
-    client = ChatClient(url, "test-model", cache=cache, api_key_env=None, n_jobs=1, timeout=60)
+    client = ChatClient(url, "test-model", cache=cache, api_key_env=None, n_jobs=n_jobs, timeout=60)
     try:
         results = client.run(reqs)
     except KeyboardInterrupt:
@@ -240,10 +240,10 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _child(server: ChatServer, cache: Path, n: int) -> subprocess.Popen:
+def _child(server: ChatServer, cache: Path, n: int, n_jobs: int = 1) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    return subprocess.Popen([sys.executable, "-c", _CHILD, server.url, str(cache), str(n)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([sys.executable, "-c", _CHILD, server.url, str(cache), str(n), str(n_jobs)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _wait_for(server: ChatServer, n: int, seconds: float = 30.0) -> None:
@@ -277,6 +277,30 @@ def test_client_killed_run_resumes_without_loss_or_double_answer(tmp_path, sig):
         answered = [_item(b) for b in server.answered]
         assert sorted(answered) == sorted(f"item {i}" for i in range(n))  # each answered exactly once
         assert len(server.requests) == n + 1  # and the one left hanging by the kill asked again
+
+
+def test_client_killed_concurrent_run_never_asks_a_stored_answer_again(tmp_path):
+    # Three workers; from the 9th request on the server hangs.  At the kill, some answers were
+    # delivered and committed, perhaps one delivered but not yet committed (killed in between):
+    # the rerun must ask exactly the items the cache lacks, and end with every item answered.
+    cache, n = tmp_path / "answers.sqlite", 20
+    with ChatServer(_echo, faults=lambda number, body: "hang" if number >= 9 else None) as server:
+        child = _child(server, cache, n, n_jobs=3)
+        _wait_for(server, 11)  # 8 answered, 3 hanging
+        child.kill()
+        child.communicate(timeout=30)
+        with sqlite3.connect(cache) as db:
+            kept = {json.loads(k)[1] for (k,) in db.execute("SELECT key FROM answers WHERE status = 'ok'")}
+        assert 5 <= len(kept) <= 8
+        before = len(server.requests)
+        server.faults = {}
+        with ChatClient(server.url, "test-model", cache=cache, api_key_env=None, n_jobs=3, **FAST) as client:
+            results = client.run(_requests(n))
+        asked_again = {_item(b).replace("item ", "item/") for b in server.requests[before:]}
+    assert [r.text for r in results] == [f"ITEM {i}" for i in range(n)]
+    assert asked_again == {f"item/{i}" for i in range(n)} - kept
+    assert len(server.requests) - before == n - len(kept)  # each missing item asked once
+    assert {r.key[1] for r in results if r.cached} == kept
 
 
 def test_client_cache_rows_hold_the_request_without_the_key(tmp_path):
