@@ -54,6 +54,7 @@ def _closed_port() -> int:
     ("http://127.0.0.1/v1#top", "has a query or a fragment"),
     ("http://127.0.0.1/v1 x", "holds a space"),
     ("http://127.0.0.1:0/v1", "port 0"),
+    ("http://127.0.0.1/v1\x1b[2J", "a control character"),
     ("http://127.0.0.1:8080/v1/chat/completions/", "is the chat-completions URL"),
     ("", "must be a non-empty string"),
     (None, "must be a non-empty string"),
@@ -250,3 +251,13 @@ def test_client_answers_between_refusals_keep_the_run_going(tmp_path):
         results = client.run(_requests(30))
     assert [r.status == "ok" for r in results] == [(i + 1) % 5 == 0 for i in range(30)]
     assert len(server.requests) == 30
+
+
+def test_client_server_error_page_quoted_on_one_printable_line(tmp_path):
+    page = "<html>\n<body>\x1b[31mNot\tFound</body>\n</html>" + "x" * 1000
+    with ChatServer(faults=lambda n, body: ("http", 404, page)) as server, \
+            _client(server.url, tmp_path) as client, pytest.raises(EndpointError) as info:
+        client.run(_requests(1))
+    message = str(info.value)
+    assert "\n" not in message and "\x1b" not in message and "<body>\\x1b[31mNot Found</body>" in message
+    assert len(message) < 600

@@ -122,6 +122,29 @@ def retry_after(value: str | None) -> float | None:
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
+def quote(text: str) -> str:
+    """A server's text as one printable line of at most :data:`QUOTE` characters, for a message.
+
+    Parameters
+    ----------
+    text : str
+        The text (an error page, say).
+
+    Returns
+    -------
+    str
+        Its runs of white space made one space, other unprintable characters escaped (``\\x1b``),
+        cut with ``...`` when longer.
+
+    Examples
+    --------
+    >>> quote("<h1>Not\\n  Found</h1>\\x1b[31m")
+    '<h1>Not Found</h1>\\\\x1b[31m'
+    """
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    return line if len(line) <= QUOTE else line[:QUOTE - 3] + "..."
+
+
 def _is_loopback(host: str) -> bool:
     """Whether ``host`` names this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
     if host.lower() == "localhost":
@@ -218,7 +241,7 @@ class Endpoint:
             content = body["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             error = body.get("error") if isinstance(body, dict) else None
-            why = (f"the endpoint answered an error: {self._clean(json.dumps(error))[:QUOTE]}" if error
+            why = (f"the endpoint answered an error: {quote(self._clean(json.dumps(error)))}" if error
                    else "the response has no choices[0].message.content")
             raise _ItemFailure(why, raw) from None
         if not isinstance(content, str):
@@ -234,7 +257,7 @@ class Endpoint:
             text = self._clean(exc.read(64 * 1024).decode("utf-8", errors="replace"))
         except (OSError, http.client.HTTPException):
             text = ""
-        quoted = f": {text[:QUOTE]}" if text.strip() else ""
+        quoted = f": {quote(text)}" if text.strip() else ""
         code, headers = exc.code, exc.headers or {}
         if code in (408, 429) or code >= 500:
             return _Retry(f"HTTP {code}", retry_after(headers.get("Retry-After")))

@@ -235,8 +235,9 @@ def check_endpoint(endpoint: object) -> str:
                                     fix=fix), "endpoint")
     if parts.query or parts.fragment or "?" in url or "#" in url:
         raise naming(ParameterError(f"endpoint {shown!r} has a query or a fragment", fix=fix), "endpoint")
-    if any(c.isspace() for c in url) or port == 0:
-        raise naming(ParameterError(f"endpoint {url!r} holds a space or port 0", fix=fix), "endpoint")
+    if not url.isprintable() or " " in url or port == 0:
+        raise naming(ParameterError(f"endpoint {url!r} holds a space, a control character or port 0",
+                                    fix=fix), "endpoint")
     if parts.path.rstrip("/").endswith("/chat/completions"):
         raise naming(ParameterError(f"endpoint {url!r} is the chat-completions URL, not the API's base URL",
                                     fix="leave out /chat/completions, which tealeaves adds"), "endpoint")
