@@ -298,15 +298,15 @@ class Endpoint:
         if isinstance(reason, TimeoutError):
             return _Retry("timeout")
         if isinstance(reason, ssl.SSLError):
-            return _Fatal(EndpointError(f"cannot use {self.endpoint}: TLS failed ({reason})",
+            return _Fatal(EndpointError(f"cannot use {self.endpoint}: TLS failed ({quote(str(reason))})",
                                        fix="check the endpoint's certificate, or its scheme"))
         if isinstance(reason, socket.gaierror):
             what = f"host {urlsplit(self.endpoint).hostname!r} not found"
         elif isinstance(reason, OSError) and reason.errno in UNREACHABLE:
             what = "connection refused" if reason.errno == errno.ECONNREFUSED else os.strerror(reason.errno)
         elif isinstance(reason, str):
-            what = reason
+            what = quote(reason)
         else:
-            return _Retry(f"connection failed ({type(reason).__name__}: {reason})")
+            return _Retry(f"connection failed ({type(reason).__name__}: {quote(str(reason))})")
         return _Fatal(EndpointError(f"cannot reach {self.endpoint}: {what}",
                                    fix="start the server, or check the endpoint's host and port"))
