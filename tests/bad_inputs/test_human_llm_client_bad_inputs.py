@@ -261,3 +261,15 @@ def test_client_server_error_page_quoted_on_one_printable_line(tmp_path):
     message = str(info.value)
     assert "\n" not in message and "\x1b" not in message and "<body>\\x1b[31mNot Found</body>" in message
     assert len(message) < 600
+
+
+def test_client_progress_line_ended_before_the_error(tmp_path):
+    import io
+
+    from tealeaves.human.llm import ChatProgress
+    stream = io.StringIO()
+    stream.isatty = lambda: True  # a terminal: the report is redrawn in place
+    with ChatServer(faults={3: 401}) as server, _client(server.url, tmp_path, n_jobs=1) as client, \
+            pytest.raises(EndpointAuthError):
+        client.run(_requests(5), progress=ChatProgress(5, stream, interval=0))
+    assert stream.getvalue().endswith("ask: 2/5 done (answered 2, cached 0, failed 0, retried 0)   \n")

@@ -466,13 +466,12 @@ class _Run:
         except BaseException:
             self.stop.set()
             raise
+        finally:  # the last report, also before an error (its line must not share the report's)
+            if self.progress is not None:
+                with self.lock:
+                    self.progress.finish(self.stats)
         if self.fatal is not None:
             raise self.fatal
-        for i, result in enumerate(self.results):
-            if result is None:  # left when the run stopped early
-                self._record(i, self._not_asked(self.requests[i], "the run stopped", budget=False)[0])
-        if self.progress is not None:
-            self.progress.finish(self.stats)
         return self.results  # type: ignore[return-value]
 
     def _from_cache(self) -> None:
