@@ -231,15 +231,16 @@ def test_client_key_asked_for_without_a_key_variable_names_the_parameter(tmp_pat
 @pytest.mark.parametrize(("fault", "reason"), [
     (("http", 400, '{"error": "Unsupported parameter: seed"}'), "HTTP 400"),
     (500, "HTTP 500 after 1 retry"),
+    ("malformed", "malformed JSON"),
 ])
 def test_client_endpoint_refusing_every_request_stops_the_run(tmp_path, fault, reason):
     from tealeaves.human.llm.cache import ChatCache
     from tealeaves.human.llm.client import MAX_FAILURES_IN_A_ROW
     with ChatServer(faults=lambda n, body: fault) as server, \
             _client(server.url, tmp_path, n_jobs=1, max_retries=1) as client, \
-            pytest.raises(EndpointError, match=f"the last {MAX_FAILURES_IN_A_ROW} requests in a row") as info:
+            pytest.raises(EndpointError, match=f"the last {MAX_FAILURES_IN_A_ROW} requests to") as info:
         client.run(_requests(40))
-    attempts = 1 if reason == "HTTP 400" else 2
+    attempts = 2 if fault == 500 else 1
     assert reason in str(info.value) and len(server.requests) == MAX_FAILURES_IN_A_ROW * attempts
     with ChatCache(tmp_path / "answers.sqlite") as cache:
         assert cache.counts() == {"ok": 0, "failed": MAX_FAILURES_IN_A_ROW}  # asked again by the next run

@@ -74,13 +74,11 @@ class _ItemFailure(Exception):
         Why (``malformed JSON (...)``, ``empty answer``, ``HTTP 400: ...``).
     raw : str, optional
         The response text, cleaned of the key.
-    refused : bool
-        The endpoint refused the request (an HTTP 4xx), rather than answering it unusably.
     """
 
-    def __init__(self, reason: str, raw: str | None = None, refused: bool = False):
+    def __init__(self, reason: str, raw: str | None = None):
         super().__init__(reason)
-        self.reason, self.raw, self.refused = reason, raw, refused
+        self.reason, self.raw = reason, raw
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -275,7 +273,7 @@ class Endpoint:
             where = headers.get("Location", "?")
             return _Fatal(EndpointError(f"{self.url} redirects (HTTP {code}) to {where}",
                                        fix="give the endpoint's final URL"))
-        return _ItemFailure(f"HTTP {code}{quoted}", text or None, refused=True)
+        return _ItemFailure(f"HTTP {code}{quoted}", text or None)
 
     def _auth_error(self, code: int, quoted: str) -> EndpointAuthError:
         env = self.api_key_env

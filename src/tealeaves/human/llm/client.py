@@ -14,9 +14,9 @@ returns one :class:`ChatResult` per request, the answer being ``choices[0].messa
 * **Retries** with exponential backoff and jitter after a 429 (honouring ``Retry-After``), a 5xx, a
   timeout or a dropped connection; never after 400, 401, 403 or 404.
 * **One clear error per run** (:class:`~tealeaves.errors.EndpointError` and its subclasses) for
-  an unreachable endpoint, a refused key, a model the endpoint does not serve, and for an endpoint
-  that refuses or fails :data:`MAX_FAILURES_IN_A_ROW` items in a row; an answer that is malformed
-  JSON, lacks ``choices`` or is empty fails that item alone, with its reason (the HTTP details are
+  an unreachable endpoint, a refused key, a model the endpoint does not serve, and for
+  :data:`MAX_FAILURES_IN_A_ROW` items failed in a row; an answer that is malformed JSON, lacks
+  ``choices`` or is empty fails that item alone, with its reason (the HTTP details are
   in :mod:`tealeaves.human.llm._http`).
 * **The API key** is read from the environment variable ``api_key_env`` when each request is
   sent, sent as ``Authorization: Bearer ...``, and never kept on the client, written to the cache,
@@ -54,8 +54,9 @@ from tealeaves.validation import check_float, check_int, check_seed
 
 #: The statuses of a :class:`ChatResult`.
 OK, FAILED, NOT_ASKED = "ok", "failed", "not_asked"
-#: Items in a row refused (an HTTP 4xx) or failed after their retries, with no answer between them,
-#: that end a run with an :class:`~tealeaves.errors.EndpointError`: the endpoint refuses everything.
+#: Items failed in a row (refused, failed after their retries, or answered unusably), with no answer
+#: between them, that end a run with an :class:`~tealeaves.errors.EndpointError`: something is wrong
+#: with every request, and asking the rest would only repeat it.
 MAX_FAILURES_IN_A_ROW = 10
 
 PARAMS = declare(P.ENDPOINT, P.MODEL, P.CACHE, P.API_KEY_ENV, P.N_JOBS, P.REQUESTS_PER_MINUTE,
@@ -450,7 +451,7 @@ class _Run:
         self.start = time.monotonic()
         self.deadline = None if client.time_budget is None else self.start + client.time_budget
         self.pacer = _Pacer(client.requests_per_minute)
-        self.refusals = 0  # items in a row refused or failed after their retries
+        self.failures = 0  # items failed in a row
 
     def go(self) -> list[ChatResult]:
         self._from_cache()
@@ -496,11 +497,11 @@ class _Run:
     def _work(self) -> None:
         while (i := self._next()) is not None:
             try:
-                result, raw, refused = self._ask(self.requests[i])
+                result, raw = self._ask(self.requests[i])
                 if result.status != NOT_ASKED:
                     self._store(result, raw, self.requests[i])
                 self._record(i, result)
-                self._count_refusals(result, refused)
+                self._count_failures(result)
             except _Fatal as exc:
                 with self.lock:
                     if self.fatal is None:
@@ -514,20 +515,18 @@ class _Run:
                 self.stop.set()
                 return
 
-    def _count_refusals(self, result: ChatResult, refused: bool) -> None:
-        """End the run once :data:`MAX_FAILURES_IN_A_ROW` items in a row were refused or failed after
-        their retries (an endpoint refusing every request should not be asked once per item)."""
+    def _count_failures(self, result: ChatResult) -> None:
+        """End the run once :data:`MAX_FAILURES_IN_A_ROW` items in a row failed (an endpoint that fails
+        every request should not be asked once per item)."""
         with self.lock:
-            if result.status == OK:
-                self.refusals = 0
-            elif refused:
-                self.refusals += 1
-            if self.refusals < MAX_FAILURES_IN_A_ROW:
+            if result.status != NOT_ASKED:
+                self.failures = 0 if result.status == OK else self.failures + 1
+            if self.failures < MAX_FAILURES_IN_A_ROW:
                 return
         raise _Fatal(EndpointError(
-            f"{self.client.url} refused or failed the last {MAX_FAILURES_IN_A_ROW} requests in a row, "
-            f"the last with {result.error}; the run stopped",
-            fix="check the server, and the settings the model accepts (seed, max_tokens, temperature); "
+            f"the last {MAX_FAILURES_IN_A_ROW} requests to {self.client.url} failed, with no answer between "
+            f"them, the last with {result.error}; the run stopped",
+            fix="check the server, the model, and the settings it accepts (seed, max_tokens, temperature); "
             "the answers received are kept"))
 
     def _over(self, at: float) -> bool:
@@ -542,9 +541,8 @@ class _Run:
             self.stats["asked"] += 1
             return True
 
-    def _ask(self, req: ChatRequest) -> tuple[ChatResult, str | None, bool]:
-        """Ask one item: its result, the response text, and whether the endpoint refused it (a 4xx,
-        or failures to the last retry)."""
+    def _ask(self, req: ChatRequest) -> tuple[ChatResult, str | None]:
+        """Ask one item: its result and the response text."""
         client = self.client
         body = req._body(client.model)
         data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -570,7 +568,7 @@ class _Run:
                 last = exc.reason
                 if attempts > client.max_retries:
                     why = f"{last} after {_count(client.max_retries, 'retry')}"
-                    return self._result(req, None, FAILED, why, attempts, None, refused=True)
+                    return self._result(req, None, FAILED, why, attempts, None)
                 wait = client.backoff * 2 ** (attempts - 1) * random.uniform(0.5, 1.5)
                 wait = max(wait, exc.wait or 0.0)
                 if self._over(time.monotonic() + wait):
@@ -582,19 +580,19 @@ class _Run:
                     return self._not_asked(req, "the run stopped", budget=False, attempts=attempts)
                 continue
             except _ItemFailure as exc:
-                return self._result(req, None, FAILED, exc.reason, attempts, exc.raw, refused=exc.refused)
+                return self._result(req, None, FAILED, exc.reason, attempts, exc.raw)
             return self._result(req, text, OK, None, attempts, raw)
 
     def _result(self, req: ChatRequest, text: str | None, status: str, error: str | None, attempts: int,
-                raw: str | None, refused: bool = False) -> tuple[ChatResult, str | None, bool]:
-        return ChatResult(req.key, text, status, error, attempts, False, _now()), raw, refused
+                raw: str | None) -> tuple[ChatResult, str | None]:
+        return ChatResult(req.key, text, status, error, attempts, False, _now()), raw
 
     def _not_asked(self, req: ChatRequest, why: str, budget: bool = True,
-                   attempts: int = 0) -> tuple[ChatResult, None, bool]:
+                   attempts: int = 0) -> tuple[ChatResult, None]:
         if budget:
             with self.lock:
                 self.stats["over_budget"] += 1
-        return ChatResult(req.key, None, NOT_ASKED, why, attempts, False, ""), None, False
+        return ChatResult(req.key, None, NOT_ASKED, why, attempts, False, ""), None
 
     def _store(self, result: ChatResult, raw: str | None, req: ChatRequest) -> None:
         client = self.client
