@@ -217,3 +217,152 @@ def brute_npmi_pair(docs: list[set], a: str, b: str) -> float:
     pa, pb, pab = (sum(a in d for d in docs) / n, sum(b in d for d in docs) / n,
                    sum(a in d and b in d for d in docs) / n)
     return -1.0 if pab == 0 else 1.0 if pab == 1 else math.log(pab / (pa * pb)) / -math.log(pab)
+
+
+# --------------------------------------------------------------------------- a chat-completions server
+
+
+class ChatServer:
+    """A local OpenAI-compatible chat-completions server for the tests of ``tealeaves.human.llm``.
+
+    ``with ChatServer(responder) as server:`` serves ``POST {server.url}/chat/completions`` on
+    127.0.0.1 (a free port) until the block ends; ``server.url`` ends with ``/v1``.  Each request's
+    JSON body is appended to ``server.requests`` and its headers (a dict) to ``server.headers``;
+    a body answered with 200 and a usable answer is appended to ``server.answered`` too.
+    ``responder(body) -> str`` gives the assistant's text.  ``server.max_in_flight`` is the most
+    requests handled at once.
+
+    ``faults`` scripts failures: a mapping of request number (1 = the first received) to a fault,
+    or a callable ``faults(number, body) -> fault or None``.  A fault is
+    ``429`` or ``(429, retry_after)`` (with a ``Retry-After`` header, ``"0"`` by default); any
+    other HTTP status as an int (``500``, ``503``, ``400``; ``401``/``403`` say the key is wrong,
+    ``404`` that the model does not exist, naming it); ``("sleep", seconds)`` (answer after
+    sleeping, past a client's timeout); ``"hang"`` (never answer); ``"malformed"`` (200, a body
+    that is not JSON); ``"nochoices"`` (200, ``{}``); ``"empty"`` (200, an empty content);
+    ``"reset"`` (close the connection without an answer); ``("text", s)`` (200 with body ``s``);
+    ``("http", status, s)`` (that status with body ``s``).
+    ``delay`` seconds are slept before every answer.
+    """
+
+    def __init__(self, responder=None, faults=None, delay: float = 0.0):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.responder = responder or (lambda body: "ok")
+        self.faults = faults or {}
+        self.delay = delay
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.answered: list[dict] = []
+        self.in_flight = self.max_in_flight = 0
+        self.lock = threading.Lock()
+        self.release = threading.Event()  # set on exit: hung requests end
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                with outer.lock:
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                try:
+                    outer._handle(self)
+                finally:
+                    with outer.lock:
+                        outer.in_flight -= 1
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.release.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _fault(self, number: int, body: dict):
+        if callable(self.faults):
+            return self.faults(number, body)
+        return self.faults.get(number)
+
+    def _handle(self, handler) -> None:
+        import time
+
+        length = int(handler.headers.get("Content-Length", 0))
+        raw = handler.rfile.read(length)
+        if handler.path.rstrip("/") != "/v1/chat/completions":
+            self._send(handler, 404, json.dumps({"error": {"message": f"no route {handler.path}"}}))
+            return
+        body = json.loads(raw)
+        with self.lock:
+            self.requests.append(body)
+            self.headers.append(dict(handler.headers.items()))
+            number = len(self.requests)
+        fault = self._fault(number, body)
+        if self.delay:
+            time.sleep(self.delay)
+        if fault is None or (isinstance(fault, tuple) and fault[0] == "sleep"):
+            if fault is not None:
+                self.release.wait(fault[1])
+            self._answer(handler, body, self.responder(body))
+        elif fault == "hang":
+            self.release.wait(600)
+        elif fault == "reset":
+            handler.close_connection = True
+            handler.connection.shutdown(2)
+        elif fault == 429 or (isinstance(fault, tuple) and fault[0] == 429):
+            after = fault[1] if isinstance(fault, tuple) else "0"
+            self._send(handler, 429, json.dumps({"error": {"message": "rate limited"}}),
+                       {"Retry-After": str(after)})
+        elif fault in (401, 403):
+            self._send(handler, fault, json.dumps({"error": {"message": "Incorrect API key provided",
+                                                             "code": "invalid_api_key"}}))
+        elif fault == 404:
+            self._send(handler, 404, json.dumps({"error": {
+                "message": f"The model `{body.get('model')}` does not exist", "code": "model_not_found"}}))
+        elif isinstance(fault, int):
+            self._send(handler, fault, json.dumps({"error": {"message": f"error {fault}"}}))
+        elif fault == "malformed":
+            self._send(handler, 200, '{"choices": [{"message": {"content": "trunc')
+        elif fault == "nochoices":
+            self._send(handler, 200, "{}")
+        elif fault == "empty":
+            self._answer(handler, body, "")
+        elif isinstance(fault, tuple) and fault[0] == "text":
+            self._send(handler, 200, fault[1])
+        elif isinstance(fault, tuple) and fault[0] == "http":
+            self._send(handler, fault[1], fault[2])
+        else:
+            raise ValueError(f"unknown fault {fault!r}")
+
+    def _answer(self, handler, body: dict, text: str) -> None:
+        if text:
+            with self.lock:
+                self.answered.append(body)
+        self._send(handler, 200, json.dumps({
+            "id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": "stop"}]}))
+
+    @staticmethod
+    def _send(handler, status: int, text: str, headers: dict | None = None) -> None:
+        data = text.encode("utf-8")
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            pass

@@ -20,11 +20,15 @@ from tealeaves._version import __version__
 if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._lazy)
     # isort: off
     from tealeaves.errors import AgreementUndefinedError
+    from tealeaves.errors import ChatCacheError
     from tealeaves.errors import ChecksumError
     from tealeaves.errors import CorpusFormatError
     from tealeaves.errors import CorrelationError
     from tealeaves.errors import DataNotFoundError
     from tealeaves.errors import EmptyInputError
+    from tealeaves.errors import EndpointAuthError
+    from tealeaves.errors import EndpointError
+    from tealeaves.errors import EndpointModelError
     from tealeaves.errors import FetchError
     from tealeaves.errors import IncomparableError
     from tealeaves.errors import IncompatibleStoreError

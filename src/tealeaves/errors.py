@@ -286,6 +286,27 @@ class StoreUnavailableError(StoreError):
     """
 
 
+class EndpointError(TealeavesError):
+    """A chat-completions endpoint cannot be used: unreachable, not an OpenAI-compatible API, or redirecting.
+
+    Raised once for the whole run (:class:`~tealeaves.human.llm.client.ChatClient`), never per
+    item; the answers received before it are kept in the cache.
+    """
+
+
+class EndpointAuthError(EndpointError):
+    """A chat-completions endpoint refused the API key (HTTP 401 or 403)."""
+
+
+class EndpointModelError(EndpointError):
+    """A chat-completions endpoint does not serve the model asked for (HTTP 404, or an error naming it)."""
+
+
+class ChatCacheError(TealeavesError):
+    """The cache of a language model's answers cannot be used (a folder, not SQLite, another program's
+    database, or an answer cached for a different request under the same key)."""
+
+
 class AgreementUndefinedError(TealeavesError):
     """Agreement cannot be computed (no pairable values, or no variation at all)."""
 

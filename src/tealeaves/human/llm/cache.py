@@ -1,0 +1,230 @@
+"""The on-disk cache of a language model's answers: one SQLite row per (endpoint, model, key).
+
+Every answer is committed as it arrives (WAL journal, ``synchronous=FULL``, one transaction per
+row), so a run killed at any moment keeps every answer received before it, and a rerun asks only
+what is missing.  A row holds the request body as sent (without the API key, which is a header and
+never stored), the answer text, its status (``ok`` or ``failed``), the reason of a failure, the raw
+response text (for inspection of a malformed answer), the number of attempts and the time the
+response was received.  A ``failed`` row is not an answer: the next run asks that item again.
+
+The row's id is the SHA-256 of the JSON text ``[endpoint, model, key]``, so the same key asked of
+another model or another server is another row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from tealeaves.errors import ChatCacheError
+
+#: Recorded in the ``meta`` table; a cache of another format is refused.
+FORMAT = "tealeaves-chat-cache"
+VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    id TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    text TEXT,
+    error TEXT,
+    raw TEXT,
+    attempts INTEGER NOT NULL,
+    created TEXT NOT NULL);
+"""
+
+#: Seconds a writer waits for a lock held by another connection.
+BUSY_TIMEOUT = 10.0
+
+
+def row_id(endpoint: str, model: str, key: tuple) -> str:
+    """The cache identity of one request: SHA-256 of the JSON text ``[endpoint, model, key]``.
+
+    Parameters
+    ----------
+    endpoint : str
+        The endpoint's base URL (without a trailing ``/``).
+    model : str
+        The model's name.
+    key : tuple
+        The request's key (JSON scalars: text, numbers, booleans, ``None``).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> len(row_id("http://127.0.0.1:8080/v1", "m", ("v1", "rating/0", 0)))
+    64
+    """
+    text = json.dumps([endpoint, model, list(key)], ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    """One row of the cache.
+
+    Parameters
+    ----------
+    request : dict
+        The request body as sent.
+    status : str
+        ``"ok"`` or ``"failed"``.
+    text : str or None
+        The answer (``None`` when failed).
+    error : str or None
+        Why it failed.
+    raw : str or None
+        The response text as received.
+    attempts : int
+        HTTP requests made for it.
+    created : str
+        ISO-8601 UTC time the response was received.
+    """
+
+    request: dict
+    status: str
+    text: str | None
+    error: str | None
+    raw: str | None
+    attempts: int
+    created: str
+
+
+def _check_path(path: Path) -> None:
+    if path.is_dir():
+        raise ChatCacheError(f"answer cache '{path}' is a folder, not a file",
+                             fix="give a file name, e.g. answers.sqlite")
+    if not path.parent.is_dir():
+        raise ChatCacheError(f"answer cache '{path}': folder '{path.parent}' does not exist",
+                             fix="create it first")
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                raise ChatCacheError(f"answer cache '{path}' is not a SQLite database",
+                                     fix="give a new file name or a cache written by tealeaves")
+
+
+class ChatCache:
+    """The answers of one or more runs in a SQLite file, safe to share between threads.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The database file (created when missing).
+
+    Raises
+    ------
+    ChatCacheError
+        For a path that is a folder, in a missing folder, not a SQLite file, another program's
+        database or corrupt.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path).expanduser()
+        _check_path(self.path)
+        self._lock = threading.Lock()
+        try:
+            self._db = self._open()
+        except sqlite3.Error as exc:
+            raise ChatCacheError(f"cannot use '{self.path}' as an answer cache: {exc}",
+                                 fix="check that its folder is writable, or give a new file") from None
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                             timeout=BUSY_TIMEOUT)
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and (not {"meta", "answers"} <= tables
+                       or dict(db.execute("SELECT key, value FROM meta")).get("format") != FORMAT):
+            db.close()
+            raise ChatCacheError(f"'{self.path}' is a SQLite database but not an answer cache of tealeaves "
+                                 f"(tables: {sorted(tables)})", fix="give a new file for the cache")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.executescript(SCHEMA)
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('version', ?)", (FORMAT, VERSION))
+        version = dict(db.execute("SELECT key, value FROM meta")).get("version")
+        if version != VERSION:
+            db.close()
+            raise ChatCacheError(f"answer cache '{self.path}' is of version {version}, this tealeaves reads "
+                                 f"version {VERSION}", fix="give a new file for the cache")
+        return db
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> ChatCache:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def get(self, endpoint: str, model: str, key: tuple) -> CachedAnswer | None:
+        """The row of one request, or ``None`` when it was never stored.
+
+        Parameters
+        ----------
+        endpoint, model : str
+            The endpoint's base URL and the model's name.
+        key : tuple
+            The request's key.
+
+        Returns
+        -------
+        CachedAnswer or None
+            The row.
+        """
+        with self._lock:
+            row = self._db.execute(
+                "SELECT request, status, text, error, raw, attempts, created FROM answers WHERE id = ?",
+                (row_id(endpoint, model, key),)).fetchone()
+        if row is None:
+            return None
+        return CachedAnswer(json.loads(row[0]), *row[1:])
+
+    def put(self, endpoint: str, model: str, key: tuple, answer: CachedAnswer) -> None:
+        """Store (or replace) the row of one request, committed before returning.
+
+        Parameters
+        ----------
+        endpoint, model : str
+            The endpoint's base URL and the model's name.
+        key : tuple
+            The request's key.
+        answer : CachedAnswer
+            What to store.
+        """
+        values = (row_id(endpoint, model, key), endpoint, model,
+                  json.dumps(list(key), ensure_ascii=False, allow_nan=False),
+                  json.dumps(answer.request, ensure_ascii=False, allow_nan=False),
+                  answer.status, answer.text, answer.error, answer.raw, answer.attempts, answer.created)
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             values)
+
+    def counts(self) -> dict[str, int]:
+        """Rows by status.
+
+        Returns
+        -------
+        dict of str to int
+            ``{"ok": n, "failed": m}``.
+        """
+        with self._lock:
+            rows = dict(self._db.execute("SELECT status, COUNT(*) FROM answers GROUP BY status"))
+        return {"ok": rows.get("ok", 0), "failed": rows.get("failed", 0)}
