@@ -86,8 +86,8 @@ def correlations(study, store: Path, people: dict, npmi: dict, n_boot: int, seed
     from tealeaves.human import correlate, read_results, score
 
     report = score(read_results(store, study), study)
-    llm = {"rating": {t["topic"]: t["mean_rating"] for t in report["topics"] if "mean_rating" in t},
-           "intrusion": {t["topic"]: t["model_precision"] for t in report["topics"] if "model_precision" in t}}
+    llm = {task: {t["topic"]: t[name] for t in report["topics"] if name in t}
+           for task, name in (("rating", "mean_rating"), ("intrusion", "model_precision"))}
     groups = sorted({k.rsplit("/", 1)[0] for k in people["rating"]})
     rows = []
     for group in groups:
@@ -101,7 +101,8 @@ def correlations(study, store: Path, people: dict, npmi: dict, n_boot: int, seed
                     continue
                 out = correlate(human, mine, methods=("spearman",), n_boot=n_boot, seed=seed,
                                 human_name=f"people_{task}", measure_name=name)
-                row[name] = {"rho": out["spearman"]["estimate"], **out["spearman"]["ci"], "n": out["n_topics"]}
+                row[name] = {"rho": out["spearman"]["estimate"], **out["spearman"]["ci"],
+                             "n": out["n_topics"]}
             rows.append(row)
     return rows
 
@@ -115,7 +116,8 @@ def print_table(rows: list[dict], signature: str) -> None:
     print("| dataset/model | task | topics | LLM vs people (Spearman, 95% CI) | NPMI vs people |")
     print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['group']} | {r['task']} | {r['n']} | {_cell(r['llm'])} | {_cell(r['npmi'])} |")
+        cells = (r["group"], r["task"], str(r["n"]), _cell(r["llm"]), _cell(r["npmi"]))
+        print("| " + " | ".join(cells) + " |")
     print(signature)
 
 
@@ -154,7 +156,8 @@ def synthetic(seed: int = 0) -> dict:
             for i in range(8):
                 main, others = THEMES[i % len(THEMES)], [t for t in THEMES if t != THEMES[i % len(THEMES)]]
                 m = 10 - i  # words of the main theme: 10 (coherent) down to 3
-                words = [f"{main}{j}" for j in range(m)] + [f"{rng.choice(others)}{10 + j}" for j in range(10 - m)]
+                words = [f"{main}{j}" for j in range(m)]
+                words += [f"{rng.choice(others)}{10 + j}" for j in range(10 - m)]
                 topics.append(words)
                 ratings.append(1 + 2 * m / 10 + rng.gauss(0, 0.2))
                 intrusion.append(min(1.0, max(0.0, m / 10 + rng.gauss(0, 0.15))))
@@ -226,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the intruders and the bootstrap")
     p.add_argument("-j", "--n-jobs", type=int, default=4, help="requests in flight at once")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    p.add_argument("--self-test", action="store_true", help="run against a local fake server on synthetic data")
+    p.add_argument("--self-test", action="store_true",
+                   help="run against a local fake server on synthetic data")
     args = p.parse_args(argv)
     if args.self_test:
         return self_test()

@@ -91,7 +91,8 @@ def _study() -> Study:
                       "answer": intruder, "top_words": list(words), "check": False})
         items.append(rating_item(k, words))
     items.append({"id": "check-wi-0", "task": "word_intrusion", "options": ["cat", "dog", "pet", "galaxy"],
-                  "answer": "galaxy", "expected": ["galaxy"], "check": True, "top_words": ["cat", "dog", "pet"]})
+                  "answer": "galaxy", "expected": ["galaxy"], "check": True,
+                  "top_words": ["cat", "dog", "pet"]})
     return Study(items=items, name="toy-llm", seed=7, settings={})
 
 
@@ -258,8 +259,9 @@ def test_prompts_are_the_published_text_and_answers_are_read_strictly():
     # rating on tealeaves' 0-2 scale: the published 1-3 prompt, "1" -> "0" ... "3" -> "2"
     r = pr.question(rating_item(3, ["a", "b", "c"]), seed=0, sample=0)
     assert r.version == "stammbach2023-rating-v1"
-    assert 'on a scale from 1 to 3 ("1" = not very related, "2" = moderately related, "3" = very related). ' \
-        '\nReply with a single number, indicating the overall appropriateness of the topic.' in r.messages[0]["content"]
+    assert r.messages[0]["content"].endswith(
+        'on a scale from 1 to 3 ("1" = not very related, "2" = moderately related, "3" = very related). '
+        '\nReply with a single number, indicating the overall appropriateness of the topic.')
     assert [pr.parse_answer(r, x).response for x in ("1", "2", "3.", "0", "4", "two")] == \
         ["0", "1", "2", None, None, None]
     assert pr.parse_answer(r, "4").reason == "not_on_scale"
@@ -271,8 +273,9 @@ def test_prompts_are_the_published_text_and_answers_are_read_strictly():
         q5.messages[0]["content"]
     assert [pr.parse_answer(q5, x).response for x in "12345"] == list("12345")
     # topic intrusion (Chang et al. 2009): topics numbered as shown; the answer is that number
-    ti = {"id": "ti-4", "task": "topic_intrusion", "document": "d4", "title": "Oil", "text": "Crude oil rose.",
-          "options": ["3", "0", "7", "1"], "option_words": {"3": ["oil"], "0": ["cat"], "7": ["sky"], "1": ["gas"]}}
+    ti = {"id": "ti-4", "task": "topic_intrusion", "document": "d4", "title": "Oil",
+          "text": "Crude oil rose.", "options": ["3", "0", "7", "1"],
+          "option_words": {"3": ["oil"], "0": ["cat"], "7": ["sky"], "1": ["gas"]}}
     qt = pr.question(ti, seed=1, sample=0)
     shown = re.findall(r"^(\d)\. (\w+)$", qt.messages[1]["content"], flags=re.M)
     by_word = {"oil": "3", "cat": "0", "sky": "7", "gas": "1"}

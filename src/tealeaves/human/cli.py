@@ -634,8 +634,8 @@ def _add_ask(p) -> None:
     add_param(p, llm.TIMEOUT, default=60.0)
     add_param(p, llm.MAX_RETRIES, default=5)
     add_param(p, llm.API_KEY_ENV, default="OPENAI_API_KEY")
-    add_param(p, llm.CACHE, help="SQLite file caching every request and answer (default: OUTPUT.llm-cache.sqlite "
-              "beside the database); a rerun asks only what is missing")
+    add_param(p, llm.CACHE, help="SQLite file caching every request and answer (default: "
+              "OUTPUT.llm-cache.sqlite beside the database); a rerun asks only what is missing")
     add_format_option(p)
     add_examples(p, ("ask a local llama.cpp server the study's items five times each, at temperature 0.7",
                      "tealeaves human ask study.json --endpoint http://127.0.0.1:8080/v1 --model llama-3-8b "
