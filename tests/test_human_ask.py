@@ -282,3 +282,31 @@ def test_prompts_are_the_published_text_and_answers_are_read_strictly():
     assert [pr.parse_answer(qt, n).response for n, _ in shown] == [by_word[w] for _, w in shown]
     assert pr.parse_answer(qt, "5").reason == "not_an_option"
     assert "Title: Oil\n\nCrude oil rose." in qt.messages[1]["content"]
+
+
+def test_faults_are_counted_and_a_stopped_run_resumes_without_asking_twice(tmp_path, reference):
+    """A 500 and a 429 are retried; an empty answer, malformed JSON and a timeout (twice) fail their items,
+    each with its reason; ``max_requests`` stops the run part-way (the rest "not asked"); a rerun asks
+    exactly the failed and the unasked questions, never one answered before, and stores nothing twice."""
+    study, store = _study(), tmp_path / "j.sqlite"
+    # requests (one at a time): item 1 = 1 (500), 2; item 2 = 3 (429), 4; item 3 = 5 (empty);
+    # item 4 = 6 (malformed); item 5 = 7, 8 (both past the timeout); items 6-8 = 9-11
+    faults = {1: 500, 3: (429, "0"), 5: "empty", 6: "malformed", 7: ("sleep", 3), 8: ("sleep", 3)}
+    args = dict(model="toy-model", output=store, n_jobs=1, api_key_env=None, backoff=0, timeout=1)
+    with ChatServer(Rule(reference), faults=faults) as server:
+        first = ask(study, endpoint=server.url, max_requests=8, max_retries=1, **args)
+        assert len(server.requests) == 11
+        answered_first = {json.dumps(b["messages"]) for b in server.answered}
+        c = first.counts
+        assert (c["requests"], c["asked"], c["failed"], c["not_asked"], c["stored"]) == (16, 5, 3, 8, 5)
+        errors = " | ".join(f["error"] for f in first.failed)
+        assert "empty answer" in errors and "malformed JSON" in errors and "tim" in errors.lower(), errors
+        assert first.client["retried"] == 3 and first.client["over_budget"] == 8
+        assert len(answered_first) == 5
+        server.faults = {}  # the same endpoint, now healthy: the rerun
+        second = ask(study, endpoint=server.url, **args)
+        asked_again = [json.dumps(b["messages"]) for b in server.requests[11:]]
+    assert (second.counts["cached"], second.counts["asked"], len(asked_again)) == (5, 11, 11)
+    assert not answered_first & set(asked_again)  # nothing answered before is asked again
+    assert second.counts["unusable"] == 1  # the chatty item, asked in the second run
+    assert second.counts["stored"] == 10 and second.counts["duplicate"] == 5

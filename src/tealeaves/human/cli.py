@@ -633,6 +633,7 @@ def _add_ask(p) -> None:
     add_param(p, llm.TIME_BUDGET)
     add_param(p, llm.TIMEOUT, default=60.0)
     add_param(p, llm.MAX_RETRIES, default=5)
+    add_param(p, llm.BACKOFF, default=1.0)
     add_param(p, llm.API_KEY_ENV, default="OPENAI_API_KEY")
     add_param(p, llm.CACHE, help="SQLite file caching every request and answer (default: "
               "OUTPUT.llm-cache.sqlite beside the database); a rerun asks only what is missing")
@@ -654,7 +655,7 @@ def _ask(args) -> int:
                  tasks=_csv(args.tasks, "--tasks"), n_samples=args.n_samples, temperature=args.temperature,
                  n_jobs=args.n_jobs, requests_per_minute=args.requests_per_minute,
                  max_requests=args.max_requests, time_budget=args.time_budget, api_key_env=args.api_key_env,
-                 cache=args.cache, timeout=args.timeout, max_retries=args.max_retries,
+                 cache=args.cache, timeout=args.timeout, max_retries=args.max_retries, backoff=args.backoff,
                  progress=args.format != "json" and sys.stderr.isatty())
     if args.format == "json":
         print(dump_json(report.to_dict()))

@@ -243,7 +243,7 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
         tasks: Sequence[str] | None = None, n_samples: int = 1, temperature: float = 0.0,
         n_jobs: int = 4, requests_per_minute: float | None = None, max_requests: int | None = None,
         time_budget: float | None = None, api_key_env: str | None = "OPENAI_API_KEY",
-        cache: str | Path | None = None, timeout: float = 60.0, max_retries: int = 5,
+        cache: str | Path | None = None, timeout: float = 60.0, max_retries: int = 5, backoff: float = 1.0,
         progress: bool = False) -> AskReport:
     """Ask a language model every item of ``study``; store its answers as judgments (module docstring).
 
@@ -283,7 +283,9 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     timeout : float, default 60.0
         Seconds to wait for one response.
     max_retries : int, default 5
-        Retries after a 429, a 5xx or a timeout (with backoff).
+        Retries after a 429, a 5xx, a timeout or a dropped connection.
+    backoff : float, default 1.0
+        Seconds before the first retry, doubled for each further one (with jitter).
     progress : bool, default False
         Show the run's progress on standard error (:class:`~tealeaves.human.llm.client.ChatProgress`).
 
@@ -322,7 +324,7 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     with ChatClient(endpoint, model, cache=cache or output.with_name(output.name + ".llm-cache.sqlite"),
                     api_key_env=api_key_env, n_jobs=n_jobs, requests_per_minute=requests_per_minute,
                     max_requests=max_requests, time_budget=time_budget, timeout=timeout,
-                    max_retries=max_retries) as client:
+                    max_retries=max_retries, backoff=backoff) as client:
         results = client.run(requests_for(plan, temperature),
                              progress=ChatProgress(len(plan)) if progress else None)
     return _collect(study, plan, results, client, output, skipped,
