@@ -310,3 +310,21 @@ def test_faults_are_counted_and_a_stopped_run_resumes_without_asking_twice(tmp_p
     assert not answered_first & set(asked_again)  # nothing answered before is asked again
     assert second.counts["unusable"] == 1  # the chatty item, asked in the second run
     assert second.counts["stored"] == 10 and second.counts["duplicate"] == 5
+
+
+def test_benchmark_self_test_runs_end_to_end():
+    """`benchmarks/llm_vs_people.py --self-test`: Hoyle et al.'s layout, the local server, the table, and
+    the rating correlations checked against scipy inside the benchmark."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(repo / "src"),
+                                                                     os.environ.get("PYTHONPATH")]))}
+    run = subprocess.run([sys.executable, str(repo / "benchmarks" / "llm_vs_people.py"), "--self-test"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "self-test passed: 128 requests" in run.stdout
+    assert run.stdout.count("| rating |") == 4 and run.stdout.count("| intrusion |") == 4
