@@ -152,7 +152,7 @@ def test_client_rerun_asks_failed_items_again(tmp_path):
 
 
 def test_client_concurrency_bound_respected(tmp_path):
-    with ChatServer(_echo, delay=0.1) as server, _client(server, tmp_path, n_jobs=3) as client:
+    with ChatServer(_echo, delay=0.2) as server, _client(server, tmp_path, n_jobs=3) as client:
         results = client.run(_requests(12))
     assert all(r.status == "ok" for r in results)
     assert server.max_in_flight == 3  # reached and never passed
@@ -186,7 +186,7 @@ def test_client_time_budget_stops_early_and_reports_not_asked(tmp_path):
         results = client.run(_requests(20))
         took = time.monotonic() - start
     asked = len(server.requests)
-    assert 2 <= asked <= 5 and took < 1.5
+    assert 1 <= asked <= 5 and took < 3
     assert [r.status for r in results] == ["ok"] * asked + ["not_asked"] * (20 - asked)
     assert client.stats["over_budget"] == 20 - asked and client.stats["failed"] == 0
 
@@ -289,3 +289,72 @@ def test_client_cache_rows_hold_the_request_without_the_key(tmp_path):
     assert [(r[0], r[1], json.loads(r[2]), r[4], r[5], r[6]) for r in rows] == [
         (server.url, "test-model", ["v1", f"item/{i}", 0], "ok", f"ITEM {i}", 1) for i in range(2)]
     assert json.loads(rows[0][3]) == _requests(1)[0].body("test-model")
+
+
+def test_client_error_in_a_200_response_fails_the_item_with_its_message(tmp_path):
+    error = '{"error": {"message": "the context is too long"}}'
+    with ChatServer(_echo, faults={1: ("text", error)}) as server, \
+            _client(server, tmp_path, n_jobs=1) as client:
+        results = client.run(_requests(2))
+    assert results[0].status == "failed" and "the context is too long" in results[0].error
+    assert results[1].status == "ok"
+
+
+def test_client_answer_holding_the_key_is_not_kept(tmp_path, monkeypatch):
+    key = "sk-echoed-into-the-answer-42"
+    monkeypatch.setenv("TEALEAVES_TEST_KEY", key)
+    with ChatServer(lambda body: f"your key is {key}") as server, \
+            ChatClient(server.url, "test-model", cache=tmp_path / "a.sqlite",
+                       api_key_env="TEALEAVES_TEST_KEY", **FAST) as client:
+        [result] = client.run(_requests(1))
+    assert result.status == "failed" and result.error == "the answer holds the API key, so it is not kept"
+    assert key.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+
+
+def test_client_stats_add_up_to_the_requests(tmp_path):
+    faults = {2: "empty", 3: 500, 4: 500}
+    with ChatServer(_echo, faults=faults) as server:
+        with _client(server, tmp_path, n_jobs=1, max_requests=2) as client:
+            client.run(_requests(3))
+        with _client(server, tmp_path, n_jobs=1, max_retries=1, max_requests=3) as client:
+            results = client.run(_requests(6))
+    stats = client.stats
+    assert stats["cached"] + stats["answered"] + stats["failed"] + stats["not_asked"] == stats["total"] == 6
+    # run 1 (2 items): item 0 answered, item 1 empty (failed).  Run 2 (3 items at most): item 0 from
+    # the cache; item 1 asked again (requests 3 and 4 answer 500: failed after 1 retry); items 2
+    # and 3 answered; items 4 and 5 not asked
+    assert [r.status for r in results] == ["ok", "failed", "ok", "ok", "not_asked", "not_asked"]
+    assert [r.cached for r in results] == [True, False, False, False, False, False]
+    assert results[1].error == "HTTP 500 after 1 retry"
+    assert stats["sent"] == len(server.requests) - 2 == 4 and stats["retried"] == 1
+    assert (stats["asked"], stats["over_budget"], stats["failed"]) == (3, 2, 1)
+
+
+@pytest.mark.parametrize(("header", "seconds"), [
+    ("2", 2.0), ("0.5", 0.5), ("-3", 0.0), ("soon", None), ("", None), ("99999", 600.0), ("nan", None),
+])
+def test_client_retry_after_read_as_seconds(header, seconds):
+    from tealeaves.human.llm._http import retry_after as _retry_after
+    assert _retry_after(header) == seconds
+
+
+def test_client_retry_after_read_as_an_http_date():
+    from email.utils import formatdate
+
+    from tealeaves.human.llm._http import retry_after as _retry_after
+    assert 8 <= _retry_after(formatdate(time.time() + 10, usegmt=True)) <= 10
+
+
+def test_client_time_budget_cuts_retries_short_as_not_asked(tmp_path):
+    # every request answers 429 asking for 5 s: the retry would start past the 1 s budget
+    with ChatServer(_echo, faults=lambda n, body: (429, "5")) as server, \
+            _client(server, tmp_path, n_jobs=1, time_budget=1.0) as client:
+        start = time.monotonic()
+        results = client.run(_requests(2))
+        took = time.monotonic() - start
+    assert took < 1.0 and len(server.requests) == 2
+    assert [(r.status, r.attempts) for r in results] == [("not_asked", 1)] * 2
+    assert results[0].error == "time budget of 1 s reached after 1 attempt (HTTP 429)"
+    assert client.stats["failed"] == 0 and client.stats["over_budget"] == 2
+    with ChatCache(tmp_path / "answers.sqlite") as cache:
+        assert cache.counts() == {"ok": 0, "failed": 0}  # nothing stored: the next run asks both

@@ -51,13 +51,17 @@ def _closed_port() -> int:
     ("http://127.0.0.1:99999/v1", "is not a URL"),
     ("http://user:pass@127.0.0.1/v1", "holds a user name or password"),
     ("http://127.0.0.1/v1?key=x", "has a query"),
+    ("http://127.0.0.1/v1#top", "has a query or a fragment"),
+    ("http://127.0.0.1/v1 x", "holds a space"),
+    ("http://127.0.0.1:0/v1", "port 0"),
     ("", "must be a non-empty string"),
     (None, "must be a non-empty string"),
 ])
 def test_client_non_http_endpoint_refused(tmp_path, endpoint, fragment):
     with pytest.raises(ParameterError, match="endpoint") as info:
         _client(endpoint, tmp_path)
-    assert fragment in str(info.value) and info.value.param == "endpoint"
+    assert fragment in str(info.value) and info.value.param in ("endpoint", ("endpoint", "api_key_env"))
+    assert "user:pass" not in str(info.value) and "key=x" not in str(info.value)  # a secret is never echoed
     assert not (tmp_path / "answers.sqlite").exists()  # refused before the cache is made
 
 
@@ -175,6 +179,11 @@ def test_client_cached_answer_to_a_different_request_refused(tmp_path):
     ([ChatRequest(("v1", "a"), ())], "messages must be"),
     ([ChatRequest(("v1", "a"), ({"role": "user"},))], "messages must be"),
     (["hello"], "must be ChatRequest objects"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), temperature=float("nan"))],
+     "temperature must be a finite number"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), temperature=-0.5)], "temperature must"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), seed=-1)], "seed must be"),
+    ([ChatRequest(("v1", "a"), ({"role": "user", "content": "x"},), max_tokens=0)], "max_tokens must be"),
 ])
 def test_client_bad_requests_refused_before_any_request(tmp_path, requests, fragment):
     with ChatServer() as server, _client(server.url, tmp_path) as client, \
@@ -192,3 +201,26 @@ def test_client_out_of_range_settings_refused(tmp_path, name, value):
     with pytest.raises(ParameterError) as info:
         _client("http://127.0.0.1:1/v1", tmp_path, **{name: value})
     assert info.value.param == name
+
+
+def test_client_redirect_not_followed(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_BAD_KEY", KEY)
+    with ChatServer(faults={1: ("http", 307, "")}) as server, \
+            _client(server.url, tmp_path, api_key_env="TEALEAVES_BAD_KEY", n_jobs=1) as client, \
+            pytest.raises(EndpointError, match="redirects \\(HTTP 307\\)") as info:
+        client.run(_requests(3))
+    assert "final URL" in str(info.value) and len(server.requests) == 1
+
+
+def test_client_https_to_a_plain_http_server_is_one_clean_error(tmp_path):
+    with ChatServer() as server, _client(server.url.replace("http://", "https://"), tmp_path) as client, \
+            pytest.raises(EndpointError, match="TLS failed"):
+        client.run(_requests(3))
+    assert server.requests == []
+
+
+def test_client_key_asked_for_without_a_key_variable_names_the_parameter(tmp_path):
+    with ChatServer(faults=lambda n, body: 401) as server, _client(server.url, tmp_path) as client, \
+            pytest.raises(EndpointAuthError, match="with `api_key_env`") as info:
+        client.run(_requests(1))
+    assert info.value.param == "api_key_env"

@@ -189,13 +189,16 @@ class ChatCache:
         CachedAnswer or None
             The row.
         """
-        with self._lock:
-            row = self._db.execute(
-                "SELECT request, status, text, error, raw, attempts, created FROM answers WHERE id = ?",
-                (row_id(endpoint, model, key),)).fetchone()
-        if row is None:
-            return None
-        return CachedAnswer(json.loads(row[0]), *row[1:])
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT request, status, text, error, raw, attempts, created FROM answers WHERE id = ?",
+                    (row_id(endpoint, model, key),)).fetchone()
+            return None if row is None else CachedAnswer(json.loads(row[0]), *row[1:])
+        except (sqlite3.Error, ValueError) as exc:
+            raise ChatCacheError(f"cannot read the answer of key {key!r} from answer cache '{self.path}': "
+                                 f"{exc}",
+                                 fix="give a new file for the cache") from None
 
     def put(self, endpoint: str, model: str, key: tuple, answer: CachedAnswer) -> None:
         """Store (or replace) the row of one request, committed before returning.
@@ -213,9 +216,14 @@ class ChatCache:
                   json.dumps(list(key), ensure_ascii=False, allow_nan=False),
                   json.dumps(answer.request, ensure_ascii=False, allow_nan=False),
                   answer.status, answer.text, answer.error, answer.raw, answer.attempts, answer.created)
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             values)
+        try:
+            with self._lock:
+                self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 values)
+        except sqlite3.Error as exc:
+            raise ChatCacheError(f"cannot write answer cache '{self.path}': {exc}",
+                                 fix="free disk space or make its folder writable, then run again: the "
+                                 "answers stored so far are kept") from None
 
     def counts(self) -> dict[str, int]:
         """Rows by status.

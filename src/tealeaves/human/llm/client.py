@@ -27,18 +27,13 @@ concurrent requests (so Ctrl-C ends a run at once instead of waiting for request
 
 from __future__ import annotations
 
-import email.utils
-import http.client
 import json
 import os
 import random
-import socket
-import ssl
+import re
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -48,24 +43,14 @@ from urllib.parse import urlsplit
 
 from tealeaves._params import check_params, declare
 from tealeaves._progress import Progress
-from tealeaves.errors import (
-    ChatCacheError,
-    EndpointAuthError,
-    EndpointError,
-    EndpointModelError,
-    ParameterError,
-    naming,
-)
+from tealeaves.errors import ChatCacheError, ParameterError, naming
 from tealeaves.human.llm import params as P
+from tealeaves.human.llm._http import Endpoint, _Fatal, _ItemFailure, _Retry
 from tealeaves.human.llm.cache import CachedAnswer, ChatCache
+from tealeaves.validation import check_float, check_int, check_seed
 
+#: The statuses of a :class:`ChatResult`.
 OK, FAILED, NOT_ASKED = "ok", "failed", "not_asked"
-#: A response longer than this is not read (an item failure).
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-#: The longest wait a ``Retry-After`` header may ask for.
-MAX_RETRY_AFTER = 600.0
-#: The longest piece of a server's error text quoted in a message.
-QUOTE = 300
 
 PARAMS = declare(P.ENDPOINT, P.MODEL, P.CACHE, P.API_KEY_ENV, P.N_JOBS, P.REQUESTS_PER_MINUTE,
                  P.MAX_REQUESTS, P.TIME_BUDGET, P.TIMEOUT, P.MAX_RETRIES, P.BACKOFF)
@@ -134,7 +119,8 @@ class ChatResult:
     error : str or None
         Why it failed or was not asked (``HTTP 500 after 5 retries``, ``malformed JSON ...``).
     attempts : int
-        HTTP requests sent for it (0 when cached or not asked).
+        HTTP requests sent for it in this run (0 when cached; a ``not_asked`` item may have had
+        attempts that a budget cut short, its ``error`` says so).
     cached : bool
         True when it came from the cache (no request sent).
     created : str
@@ -238,22 +224,30 @@ def check_endpoint(endpoint: object) -> str:
     """
     url = P.ENDPOINT.check(endpoint).strip()
     fix = "give the base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1"
+    shown = re.sub(r"//[^/?#]*@", "//***@", url).split("?")[0].split("#")[0]  # never echo a secret
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise naming(ParameterError(f"endpoint {url!r} is not a URL ({exc})", fix=fix), "endpoint") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise naming(ParameterError(f"endpoint {url!r} is not an http:// or https:// URL with a host",
-                                    fix=fix), "endpoint")
+        raise naming(ParameterError(f"endpoint {shown!r} is not a URL ({exc})", fix=fix),
+                     "endpoint") from None
     if parts.username is not None or parts.password is not None:
-        raise naming(ParameterError("endpoint holds a user name or password",
+        raise naming(ParameterError(f"endpoint {shown!r} holds a user name or password",
                                     fix="give the key in the environment variable named by `api_key_env`"),
-                     "endpoint")
-    if parts.query or parts.fragment or any(c.isspace() for c in url) or port == 0:
-        raise naming(ParameterError(f"endpoint {url!r} has a query, a fragment, a space or port 0", fix=fix),
-                     "endpoint")
+                     "endpoint", "api_key_env")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise naming(ParameterError(f"endpoint {shown!r} is not an http:// or https:// URL with a host",
+                                    fix=fix), "endpoint")
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise naming(ParameterError(f"endpoint {shown!r} has a query or a fragment", fix=fix), "endpoint")
+    if any(c.isspace() for c in url) or port == 0:
+        raise naming(ParameterError(f"endpoint {url!r} holds a space or port 0", fix=fix), "endpoint")
     return url.rstrip("/")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 retry``, ``2 retries``, ``1 attempt``, ``3 attempts``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
 
 
 def _now() -> str:
@@ -286,51 +280,25 @@ def _check_requests(requests: Sequence[ChatRequest]) -> list[ChatRequest]:
                                        and isinstance(m.get("content"), str) for m in req.messages):
             raise ParameterError(f"request {key!r}: messages must be a non-empty tuple of "
                                  "{'role': str, 'content': str} dicts")
+        _check_sampling(req)
     return requests
 
 
-class _Fatal(Exception):
-    """Carries the one error that ends a run (raised by a worker, re-raised by :meth:`ChatClient.run`)."""
+def _check_sampling(req: ChatRequest) -> None:
+    """A request's temperature (a number >= 0), seed and max_tokens (whole numbers), when set.
 
-
-class _Retry(Exception):
-    """A response or failure worth another attempt; ``wait`` is a ``Retry-After`` (or ``None``)."""
-
-    def __init__(self, reason: str, wait: float | None = None):
-        super().__init__(reason)
-        self.reason, self.wait = reason, wait
-
-
-class _ItemFailure(Exception):
-    """A response that fails this item alone (no retry); ``raw`` is the response text."""
-
-    def __init__(self, reason: str, raw: str | None = None):
-        super().__init__(reason)
-        self.reason, self.raw = reason, raw
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are refused: the key would follow a POST to wherever the server points."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102
-        return None
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds asked by a ``Retry-After`` header (a number of seconds or an HTTP date), capped."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-    if seconds != seconds:
-        return None
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+    The bounds a command allows (``temperature`` at most 2, say) are its own: the transport only
+    refuses what no endpoint can take.
+    """
+    checks = (("temperature", req.temperature, lambda v, n: check_float(v, n, min_value=0)),
+              ("seed", req.seed, check_seed), ("max_tokens", req.max_tokens,
+                                                lambda v, n: check_int(v, n, min_value=1)))
+    for name, value, check in checks:
+        if value is not None or name == "temperature":
+            try:
+                check(value, name)
+            except ParameterError as exc:
+                raise naming(exc, name) from None
 
 
 class _Pacer:
@@ -410,10 +378,9 @@ class ChatClient:
             backoff=backoff))
         for name, value in args.items():
             setattr(self, name, value)
-        self.url = self.endpoint + "/chat/completions"
-        self.host = urlsplit(self.endpoint).netloc
+        self._http = Endpoint(self.endpoint, self.model, self.api_key_env, self.timeout)
+        self.url, self.host = self._http.url, self._http.host
         self.stats = self._zero_stats(0)
-        self._opener = urllib.request.build_opener(_NoRedirect)
         self._cache = ChatCache(self.cache)
 
     def __repr__(self) -> str:
@@ -468,110 +435,6 @@ class ChatClient:
         requests = _check_requests(requests)
         run = _Run(self, requests, progress)
         return run.go()
-
-    # ------------------------------------------------------------------ one request
-
-    def _headers(self) -> dict:
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "tealeaves"}
-        key = self._key()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
-    def _key(self) -> str:
-        return os.environ.get(self.api_key_env, "") if self.api_key_env else ""
-
-    def _clean(self, text: str) -> str:
-        """``text`` with the API key (should a server echo it) replaced by ``***``."""
-        key = self._key()
-        return text.replace(key, "***") if key else text
-
-    def _send(self, data: bytes) -> tuple[str, str]:
-        """One HTTP request: the answer and the response text, or :class:`_Retry`, :class:`_ItemFailure`,
-        :class:`_Fatal`."""
-        request = urllib.request.Request(self.url, data=data, headers=self._headers(), method="POST")
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                raw = response.read(MAX_RESPONSE_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            raise self._http_error(exc) from None
-        except urllib.error.URLError as exc:
-            raise self._network_error(exc.reason) from None
-        except (TimeoutError, ConnectionError, http.client.HTTPException, OSError) as exc:
-            raise self._network_error(exc) from None
-        if len(raw) > MAX_RESPONSE_BYTES:
-            raise _ItemFailure(f"response over {MAX_RESPONSE_BYTES} bytes")
-        text = self._clean(raw.decode("utf-8", errors="replace"))
-        return self._parse(text), text
-
-    def _parse(self, raw: str) -> str:
-        try:
-            body = json.loads(raw)
-        except ValueError as exc:
-            raise _ItemFailure(f"malformed JSON ({exc})", raw) from None
-        try:
-            content = body["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise _ItemFailure("the response has no choices[0].message.content", raw) from None
-        if not isinstance(content, str):
-            raise _ItemFailure(f"choices[0].message.content is {type(content).__name__}, not text", raw)
-        if not content.strip():
-            raise _ItemFailure("empty answer", raw)
-        return content
-
-    def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
-        try:
-            text = self._clean(exc.read(64 * 1024).decode("utf-8", errors="replace"))
-        except (OSError, http.client.HTTPException):
-            text = ""
-        quoted = f": {text[:QUOTE]}" if text.strip() else ""
-        code = exc.code
-        if code == 429 or code >= 500 or code == 408:
-            after = exc.headers.get("Retry-After") if exc.headers else None
-            return _Retry(f"HTTP {code}", _retry_after(after))
-        if code in (401, 403):
-            unset = self.api_key_env and not self._key()
-            fix = (f"set the environment variable {self.api_key_env} to the endpoint's API key" if unset
-                   else f"check the key in the environment variable {self.api_key_env}" if self.api_key_env
-                   else "give the environment variable holding the key with `api_key_env`")
-            sent = f" (no key was sent: {self.api_key_env} is not set)" if unset else ""
-            return _Fatal(EndpointAuthError(f"{self.url} refused the request with HTTP {code}{sent}{quoted}",
-                                            fix=fix))
-        if self._names_model(text) or (code == 404 and "model" in text.lower()):
-            return _Fatal(EndpointModelError(f"{self.host} does not serve the model {self.model!r} "
-                                             f"(HTTP {code}{quoted})",
-                                             fix="give a model the endpoint lists at "
-                                             f"{self.endpoint}/models"))
-        if code == 404:
-            return _Fatal(EndpointError(f"{self.url} does not exist (HTTP 404{quoted})",
-                                        fix="give the base URL of the OpenAI-compatible API, which usually "
-                                        "ends in /v1"))
-        if 300 <= code < 400:
-            return _Fatal(EndpointError(f"{self.url} redirects (HTTP {code}) to "
-                                        f"{exc.headers.get('Location', '?') if exc.headers else '?'}",
-                                        fix="give the endpoint's final URL"))
-        return _ItemFailure(f"HTTP {code}{quoted}", text or None)
-
-    def _names_model(self, text: str) -> bool:
-        lower = text.lower()
-        return self.model.lower() in lower and any(
-            phrase in lower for phrase in ("not found", "does not exist", "unknown model", "no such model",
-                                           "model_not_found", "invalid model"))
-
-    def _network_error(self, reason: object) -> Exception:
-        if isinstance(reason, (TimeoutError, socket.timeout)):
-            return _Retry("timeout")
-        if isinstance(reason, ssl.SSLError):
-            return _Fatal(EndpointError(f"cannot use {self.endpoint}: TLS failed ({reason})",
-                                        fix="check the endpoint's certificate, or its scheme"))
-        if isinstance(reason, (ConnectionRefusedError, socket.gaierror)) or isinstance(reason, str):
-            what = "connection refused" if isinstance(reason, ConnectionRefusedError) else (
-                f"host {urlsplit(self.endpoint).hostname!r} not found" if isinstance(reason, socket.gaierror)
-                else reason)
-            return _Fatal(EndpointError(f"cannot reach {self.endpoint}: {what}",
-                                        fix="start the server, or check the endpoint's host and port"))
-        return _Retry(f"connection failed ({type(reason).__name__}: {reason})")
 
 
 class _Run:
@@ -676,28 +539,29 @@ class _Run:
             start = self.pacer.slot()
             if self._over(start):
                 return self._not_asked(req, f"time budget of {client.time_budget:g} s reached"
-                                       + (f" after {attempts} attempts ({last})" if attempts else ""))
+                                       + (f" after {_count(attempts, 'attempt')} ({last})" * bool(attempts)),
+                                       attempts=attempts)
             if self.stop.wait(max(0.0, start - time.monotonic())):
-                return self._not_asked(req, "the run stopped", budget=False)
+                return self._not_asked(req, "the run stopped", budget=False, attempts=attempts)
             attempts += 1
             with self.lock:
                 self.stats["sent"] += 1
             try:
-                text, raw = client._send(data)
+                text, raw = client._http.send(data)
             except _Retry as exc:
                 last = exc.reason
                 if attempts > client.max_retries:
-                    return self._result(req, None, FAILED, f"{last} after {client.max_retries} retries",
-                                        attempts, None)
+                    why = f"{last} after {_count(client.max_retries, 'retry')}"
+                    return self._result(req, None, FAILED, why, attempts, None)
                 wait = client.backoff * 2 ** (attempts - 1) * random.uniform(0.5, 1.5)
                 wait = max(wait, exc.wait or 0.0)
                 if self._over(time.monotonic() + wait):
                     return self._not_asked(req, f"time budget of {client.time_budget:g} s reached "
-                                           f"after {attempts} attempts ({last})")
+                                           f"after {_count(attempts, 'attempt')} ({last})", attempts=attempts)
                 with self.lock:
                     self.stats["retried"] += 1
                 if self.stop.wait(wait):
-                    return self._not_asked(req, "the run stopped", budget=False)
+                    return self._not_asked(req, "the run stopped", budget=False, attempts=attempts)
                 continue
             except _ItemFailure as exc:
                 return self._result(req, None, FAILED, exc.reason, attempts, exc.raw)
@@ -707,11 +571,12 @@ class _Run:
                 raw: str | None) -> tuple[ChatResult, str | None]:
         return ChatResult(req.key, text, status, error, attempts, False, _now()), raw
 
-    def _not_asked(self, req: ChatRequest, why: str, budget: bool = True) -> tuple[ChatResult, None]:
+    def _not_asked(self, req: ChatRequest, why: str, budget: bool = True,
+                   attempts: int = 0) -> tuple[ChatResult, None]:
         if budget:
             with self.lock:
                 self.stats["over_budget"] += 1
-        return ChatResult(req.key, None, NOT_ASKED, why, 0, False, ""), None
+        return ChatResult(req.key, None, NOT_ASKED, why, attempts, False, ""), None
 
     def _store(self, result: ChatResult, raw: str | None, req: ChatRequest) -> None:
         client = self.client
