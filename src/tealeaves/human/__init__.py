@@ -8,6 +8,8 @@
   :func:`import_survey` a survey export as it comes;
 * :func:`score` gives model precision and topic log odds with agreement
   (:func:`krippendorff_alpha`, :func:`split_half_reliability`);
+* :func:`ask` puts a study's items to a language model (an OpenAI-compatible endpoint) and stores
+  its answers as an annotator's judgments (:class:`AskReport`, :func:`annotator_metadata`);
 * :func:`correlate` and :func:`compare_measures` relate human scores to automatic measures,
   with bootstrap intervals over topics and annotators (:func:`true_score_ci`).
 
@@ -43,6 +45,9 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.human.export import export_items
     from tealeaves.human.export import write_long
     from tealeaves.human.items import StudyError
+    from tealeaves.human.llm.ask import AskReport
+    from tealeaves.human.llm.ask import annotator_metadata
+    from tealeaves.human.llm.ask import ask
     from tealeaves.human.resampling import Responses
     from tealeaves.human.resampling import disattenuated
     from tealeaves.human.resampling import reliability

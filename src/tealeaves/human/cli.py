@@ -1,7 +1,7 @@
 """Command-line sub-commands of tealeaves.human.
 
 ``tealeaves human build-study | export-items | score | correlate | import |
-describe-study | compare | models`` and ``tealeaves annotate serve | export |
+describe-study | compare | models | auto-intrusion | ask`` and ``tealeaves annotate serve | export |
 build`` (``annotate build`` is the same as ``human build-study``).
 """
 
@@ -52,6 +52,7 @@ API = {
     "human auto-intrusion": ("tealeaves.human.study:Study.load",
                              "tealeaves.human.automatic:auto_intrusion",
                              "tealeaves.human.survey:save_judgments"),
+    "human ask": ("tealeaves.human.llm.ask:ask",),
     "annotate serve": ("tealeaves.human.study:Study.load", "tealeaves.human.app:serve"),
     "annotate export": ("tealeaves.human.store:JudgmentStore", "tealeaves.human.export:write_long"),
 }
@@ -82,6 +83,8 @@ def register(subparsers) -> None:
     _add_models(hsub.add_parser("models", help="model-level comparison: mean human score vs measure"))
     _add_auto_intrusion(hsub.add_parser("auto-intrusion", help="predict word-intrusion answers from a "
                                         "reference (Lau et al. 2014), written as an annotator's judgments"))
+    _add_ask(hsub.add_parser("ask", help="ask a language model a study's items (OpenAI-compatible endpoint); "
+                             "its answers are an annotator's judgments"))
 
     ann = subparsers.add_parser("annotate", help="run a lab annotation study in the browser")
     asub = ann.add_subparsers(dest="annotate_command", metavar="SUBCOMMAND", required=True)
@@ -608,4 +611,66 @@ def _models(args) -> int:
             for r in out["models"]]
     text = format_table(escape_rows(rows)) + "\n" + escape(out["signature"])
     Result(out, rows, text=text).emit(fmt, args.output, "-o table file")
+    return 0
+
+
+def _add_ask(p) -> None:
+    from tealeaves.human.llm import params as llm
+    from tealeaves.human.params import N_SAMPLES, TEMPERATURE
+
+    p.add_argument("study", help="study file (JSON, from `human build-study` or `human describe-study`)")
+    add_param(p, llm.ENDPOINT, required=True)
+    add_param(p, llm.MODEL, required=True)
+    add_output(p, required=True, help="the judgment database to write (.sqlite/.db, as `annotate serve` and "
+               "`human import` write; created if absent)")
+    p.add_argument("--tasks", help="comma-separated tasks to ask (default: word_intrusion, rating and "
+                   "topic_intrusion, those the study has)")
+    add_param(p, N_SAMPLES, default=1)
+    add_param(p, TEMPERATURE, default=0.0)
+    add_param(p, llm.N_JOBS, default=4)
+    add_param(p, llm.REQUESTS_PER_MINUTE)
+    add_param(p, llm.MAX_REQUESTS)
+    add_param(p, llm.TIME_BUDGET)
+    add_param(p, llm.TIMEOUT, default=60.0)
+    add_param(p, llm.MAX_RETRIES, default=5)
+    add_param(p, llm.BACKOFF, default=1.0)
+    add_param(p, llm.API_KEY_ENV, default="OPENAI_API_KEY")
+    add_param(p, llm.CACHE, help="SQLite file caching every request and answer (default: "
+              "OUTPUT.llm-cache.sqlite beside the database); a rerun asks only what is missing")
+    add_format_option(p)
+    add_examples(p, ("ask a local llama.cpp server the study's items five times each, at temperature 0.7",
+                     "tealeaves human ask study.json --endpoint http://127.0.0.1:8080/v1 --model llama-3-8b "
+                     "--n-samples 5 --temperature 0.7 -o judgments.sqlite"),
+                 ("then score the model's answers like people's",
+                  "tealeaves human score judgments.sqlite --study study.json"))
+    p.set_defaults(func=_ask)
+
+
+def _ask(args) -> int:
+    import sys
+
+    from tealeaves.human.llm.ask import ask
+
+    report = ask(args.study, endpoint=args.endpoint, model=args.model, output=args.output,
+                 tasks=_csv(args.tasks, "--tasks"), n_samples=args.n_samples, temperature=args.temperature,
+                 n_jobs=args.n_jobs, requests_per_minute=args.requests_per_minute,
+                 max_requests=args.max_requests, time_budget=args.time_budget, api_key_env=args.api_key_env,
+                 cache=args.cache, timeout=args.timeout, max_retries=args.max_retries, backoff=args.backoff,
+                 progress=args.format != "json" and sys.stderr.isatty())
+    if args.format == "json":
+        print(dump_json(report.to_dict()))
+        return 0
+    c = report.counts
+    print(f"{c['requests']} question(s) to {len(report.annotators)} annotator(s): {c['asked']} asked, "
+          f"{c['cached']} from the cache, {c['failed']} failed, {c['not_asked']} not asked (budget); "
+          f"{c['usable']} usable, {c['unusable']} unusable; judgments {c['stored']} stored, "
+          f"{c['duplicate']} already stored, {c['conflict']} conflicting; wrote {escape(args.output)}")
+    if report.skipped:
+        print(f"not put to the model: {report.skipped}")
+    for row in report.unusable[:5]:
+        print(f"  unusable ({row['reason']}): {escape(row['item_id'])} {escape(row['annotator'])}: "
+              f"{escape(repr(row['raw'][:80]))}")
+    for row in report.failed[:5]:
+        print(f"  failed: {escape(row['item_id'])} {escape(row['annotator'])}: {escape(str(row['error']))}")
+    print(escape(str(report.signature)))
     return 0

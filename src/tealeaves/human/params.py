@@ -41,3 +41,12 @@ PORT = Param("port", "int", min_value=0, max_value=65535, help="port (0 picks a 
 #: :func:`~tealeaves.human.survey.import_survey`: the number of the first option of an option-index response.
 INDEX_BASE = Param("index_base", "int", min_value=0, max_value=1,
                    help="with kind option-index: 0 if the first option is 0, 1 if it is 1")
+
+# Language models as annotators (:func:`~tealeaves.human.llm.ask.ask`, ``tealeaves human ask``; the
+# transport's parameters are declared in :mod:`tealeaves.human.llm.params`).
+#: Samples asked per item; each is its own annotator.
+N_SAMPLES = Param("n_samples", "int", min_value=1, max_value=100,
+                  help="answers asked per item, each written as its own annotator (1-100)")
+#: The sampling temperature sent with every request (OpenAI's range).
+TEMPERATURE = Param("temperature", "float", min_value=0, max_value=2,
+                    help="sampling temperature sent to the model, 0-2")

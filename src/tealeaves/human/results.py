@@ -33,6 +33,7 @@ from tealeaves._io import loads_strict, read_text
 from tealeaves.errors import EmptyInputError, ResultsError
 from tealeaves.human.export import LONG_COLUMNS
 from tealeaves.human.items import RATING_SCALE
+from tealeaves.human.store import STORE_SUFFIXES, JudgmentStore
 from tealeaves.human.study import Study, check_annotators
 
 REQUIRED = LONG_COLUMNS[:3]
@@ -147,7 +148,9 @@ def read_table(source, encoding: str | None = None) -> pd.DataFrame:
     ----------
     source : str, os.PathLike or pandas.DataFrame
         A DataFrame (copied), or a file: ``.json`` (a list of objects), ``.jsonl`` (one object per
-        line), or else CSV/TSV (the separator is sniffed; every cell is read as text).
+        line), a judgment database (``.sqlite``, ``.sqlite3``, ``.db``:
+        :class:`~tealeaves.human.store.JudgmentStore`), or else CSV/TSV (the separator is sniffed;
+        every cell is read as text).
     encoding : str, optional
         Encoding of the file (default UTF-8).
 
@@ -166,6 +169,8 @@ def read_table(source, encoding: str | None = None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         return source.copy()
     path = Path(source)
+    if path.suffix.lower() in STORE_SUFFIXES:  # a judgment database (annotate serve, human import, human ask)
+        return _store_rows(path)
     text = read_text(path, encoding, what="results file")
     if not text.strip():
         raise EmptyInputError(f"the results file {path} is empty",
@@ -184,6 +189,19 @@ def read_table(source, encoding: str | None = None) -> pd.DataFrame:
         raise ResultsError(f"results file {path} has the column {name!r} more than once",
                            fix="keep one column of each name")
     return frame
+
+
+def _store_rows(path: Path) -> pd.DataFrame:
+    """The judgments of a judgment database, in the long format."""
+    store = JudgmentStore(path, readonly=True)
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
+    if not rows:
+        raise EmptyInputError(f"the judgment database {path} holds no judgments",
+                              fix="collect or import judgments into it first")
+    return pd.DataFrame(rows)
 
 
 def _json_records(text: str, path: Path) -> pd.DataFrame:
@@ -209,7 +227,8 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     Parameters
     ----------
     source : str, os.PathLike or pandas.DataFrame
-        The judgments in the long format (``item_id``, ``annotator``, ``response``...).
+        The judgments in the long format (``item_id``, ``annotator``, ``response``...), or a
+        judgment database (:func:`read_table`).
     study : Study
         The study they answer.
     columns : mapping of str to str, optional

@@ -274,6 +274,26 @@ def _reliability(units, seed, n_splits):
         return {"undefined": str(exc)}
 
 
+def llm_fields(annotators) -> dict:
+    """Signature fields of language-model annotators (``tealeaves human ask``) among ``annotators``.
+
+    Parameters
+    ----------
+    annotators : iterable of str
+        Annotator names; those of ``llm:<model>@<host>/<prompt_version>/t<T>/s<sample>`` count.
+
+    Returns
+    -------
+    dict
+        ``{}`` without such annotators, else ``llm``: their settings without the sample
+        (``llm:<model>@<host>/<prompt_version>/t<T>``, sorted) and ``llm_samples``: how many annotators.
+    """
+    names = sorted({str(a) for a in annotators if str(a).startswith("llm:")})
+    if not names:
+        return {}
+    return {"llm": sorted({n.rsplit("/s", 1)[0] for n in names}), "llm_samples": len(names)}
+
+
 def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
           n_splits: int = 200, min_confidence: float | None = None, exclude_annotators=None,
           lenient: bool = False) -> dict:
@@ -365,6 +385,7 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
     fields = {"study": study.fingerprint, "checks": min_check_accuracy, "seed": seed, "splits": n_splits}
     if min_confidence is not None:
         fields["min_conf"] = min_confidence
+    fields.update(llm_fields(frame["annotator"]))
     settings = study.settings
     return {"signature": str(Signature("human", fields)), "study": study.name,
             "n_annotators": int(frame["annotator"].nunique()), "n_judgments": int(len(frame)),

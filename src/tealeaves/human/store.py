@@ -40,6 +40,9 @@ CREATE TABLE IF NOT EXISTS judgments (
 
 STORED, DUPLICATE, CONFLICT = "stored", "duplicate", "conflict"
 
+#: The suffixes of a judgment database file (any other is a long-format table).
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
 
 #: The former name of :class:`~tealeaves.errors.StoreUnavailableError`.
 StoreUnavailable = StoreUnavailableError
@@ -308,6 +311,42 @@ class JudgmentStore:
         """
         return [dict(r) for r in self._read("SELECT item_id, annotator, response, confidence, time, "
                                             "platform, submitted_at, idem_key FROM judgments ORDER BY id")]
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Record ``key -> value`` pairs in the database's ``meta`` table (replacing older values).
+
+        Parameters
+        ----------
+        values : dict of str to str
+            The pairs; the keys ``study`` and ``study_name`` belong to :meth:`bind_study`.
+
+        Raises
+        ------
+        StoreError
+            When a key is ``study`` or ``study_name``.
+        StoreUnavailableError
+            When the database cannot be written.
+        """
+        if {"study", "study_name"} & set(values):
+            raise StoreError("the meta keys 'study' and 'study_name' are written by bind_study only")
+        self._transaction(lambda db: db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                                    list(values.items())))
+
+    def meta(self, prefix: str = "") -> dict[str, str]:
+        """The ``meta`` table's pairs whose key starts with ``prefix``.
+
+        Parameters
+        ----------
+        prefix : str
+            The start of the keys wanted (all keys by default).
+
+        Returns
+        -------
+        dict of str to str
+            Key -> value.
+        """
+        return {r["key"]: r["value"] for r in self._read("SELECT key, value FROM meta") if
+                r["key"].startswith(prefix)}
 
     def study_fingerprint(self) -> str | None:
         """The fingerprint of the study this database is bound to (None if not yet bound).

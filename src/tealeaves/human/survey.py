@@ -36,6 +36,7 @@ from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError, 
 from tealeaves.human import items as it
 from tealeaves.human.params import INDEX_BASE
 from tealeaves.human.results import ResultsError, read_table
+from tealeaves.human.store import STORE_SUFFIXES
 from tealeaves.human.study import Study
 
 KINDS = ("chosen-word", "option-index", "correct")
@@ -743,7 +744,6 @@ def _intruder_fields(topic: str, words: list[str], known) -> dict:
     return {"options": list(options), "answer": intruder, "coding": "word"}
 
 
-STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
 def save_judgments(long: pd.DataFrame, study: Study, path) -> dict:
