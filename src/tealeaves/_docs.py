@@ -99,6 +99,9 @@ results : SweepResults
 matplotlib.figure.Figure
     The figure (no pyplot state).""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
+    "corpus_hashed": """\
+corpus : Corpus
+    The corpus.""",
     "corpus_glob": """\
 glob : str, default "**/*"
     For a folder, the pattern the files match.""",
