@@ -357,6 +357,10 @@ use_cache : bool, default True
 progress : callable or None, default: print to standard error
     Called with a one-line message before each model is fitted or scored;
     None for silence.""",
+    # -- Parameter declarations and options (tealeaves._params, tealeaves._cli_args)
+    "param_name": """\
+name : str
+    The Python parameter name.""",
     # -- Value checks (tealeaves.validation)
     "check_value": """\
 value : object
