@@ -78,6 +78,7 @@ PACKAGES = [
     "tealeaves.coherence.errors",
     "tealeaves.coherence.index",
     "tealeaves.coherence.measure",
+    "tealeaves.coherence.result",
     "tealeaves.coherence.params",
     "tealeaves.coherence.presets",
     "tealeaves.coherence.segmentation",
