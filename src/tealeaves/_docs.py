@@ -188,6 +188,17 @@ LanguageMismatchError
     "returns_canonical_code": """\
 str
     The canonical code.""",
+    # -- Word-level estimator features (tealeaves.multilingual.drift, tealeaves.multilingual.era)
+    "english_words": """\
+words : sequence of str
+    A topic's English words.""",
+    "returns_word_stats": """\
+tuple of (float, float, int)
+    The mean and population standard deviation of the words' values, and the number of words
+    missing.""",
+    "raises_empty_words": """\
+EmptyInputError
+    When ``words`` is empty.""",
     # -- Multilingual measures (tealeaves.multilingual.measures)
     "aligned_reference": """\
 reference : AlignedReference, str or os.PathLike
@@ -248,6 +259,12 @@ RankedWordsModel
     "foreign_file": """\
 file : str or os.PathLike, optional
     The file the model was read from, recorded in ``metadata_["source"]``.""",
+    "saved_model_path": """\
+path : str or os.PathLike
+    The file ``model.save(path)`` wrote.""",
+    "raises_no_saved_model": """\
+InputNotFoundError
+    If there is no file at ``path``.""",
     "raises_untrained": """\
 InvalidModelError
     If the model has not been trained.""",
