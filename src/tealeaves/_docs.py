@@ -62,6 +62,15 @@ InputEncodingError
 TealeavesError
     If the path is a folder, cannot be read, or the encoding is unknown.""",
     # -- Files written (tealeaves._io, tealeaves._output)
+    "returns_path": """\
+Path
+    The path.""",
+    "returns_folder": """\
+pathlib.Path
+    The folder.""",
+    "raises_folder_is_file": """\
+OutputError
+    When ``folder`` exists and is not a folder.""",
     "output_what": """\
 what : str, default "output file"
     What the file is, for error messages.""",
