@@ -100,6 +100,14 @@ topics : object
     "embedding_vectors": """\
 vectors : WordVectors
     The word vectors.""",
+    # -- Coherence (tealeaves.coherence.measure)
+    "returns_coherence": """\
+CoherenceResult
+    The scores.""",
+    # -- Topics of a result (tealeaves.coherence.result, tealeaves.comparison.flags)
+    "topic_index": """\
+topic : int
+    The topic's index.""",
     # -- Reports (tealeaves.report: figures, hooks, html)
     "report_results": """\
 results : SweepResults

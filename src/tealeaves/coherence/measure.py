@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters, warn_renamed
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
@@ -468,6 +469,7 @@ def _check_subset_size(spec: MeasureSpec, k: int) -> None:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec,
                  n_top: int | tuple[int, ...] = 10) -> CoherenceResult:
     """Score ranked word lists against ``index`` with the pipeline ``spec`` (see :func:`coherence`).
@@ -489,10 +491,7 @@ def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSp
     n_top : int or tuple of int, default 10
         The words per topic (``top_n`` is its deprecated old name).
 
-    Returns
-    -------
-    CoherenceResult
-        The scores.
+    Returns: %(returns_coherence)s
 
     Raises
     ------
@@ -666,6 +665,7 @@ class Coherence:
                        log_base=self.log_base, min_count=self.min_count, absent=self.absent,
                        window_kind=self.window_kind)
 
+    @shared_doc
     def score(self, topics, reference) -> CoherenceResult:
         """Score topics (word lists, a model, or a topics/model file) against ``reference``.
 
@@ -676,10 +676,7 @@ class Coherence:
         reference : ReferenceIndex or str or os.PathLike or Corpus or iterable of list of str
             The reference (see :func:`as_reference`).
 
-        Returns
-        -------
-        CoherenceResult
-            The scores.
+        Returns: %(returns_coherence)s
 
         Raises
         ------
@@ -702,6 +699,7 @@ class Coherence:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def coherence(topics, reference, measure: str = "npmi", n_top: int | Sequence[int] = 10,
               **settings) -> CoherenceResult:
     """Score ``topics`` against ``reference`` with preset ``measure`` and optional overrides.
@@ -725,10 +723,7 @@ def coherence(topics, reference, measure: str = "npmi", n_top: int | Sequence[in
     **settings
         Overrides of the preset's settings (the keyword parameters of :class:`Coherence`).
 
-    Returns
-    -------
-    CoherenceResult
-        The scores.
+    Returns: %(returns_coherence)s
 
     Raises
     ------

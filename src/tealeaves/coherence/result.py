@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._output import format_table
 from tealeaves.coherence.presets import MeasureSpec
 from tealeaves.signature import Signature
@@ -123,6 +124,7 @@ class CoherenceResult:
     def n_unscored(self) -> int:
         return sum(t.score is None for t in self.topics)
 
+    @shared_doc
     def pair_matrix(self, topic: int) -> pd.DataFrame:
         """Word-by-word confirmation of one topic (rows W', columns W*), present words only.
 
@@ -131,10 +133,7 @@ class CoherenceResult:
         (all off-diagonal cells for one-one, the lower triangle for one-pre).
         For ``cosine`` it is the NPMI matrix the context vectors are made of.
 
-        Parameters
-        ----------
-        topic : int
-            The topic's index.
+        Parameters: %(topic_index)s
 
         Returns
         -------
