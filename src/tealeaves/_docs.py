@@ -258,6 +258,12 @@ corpus : Corpus
     "returns_doc_topic": """\
 numpy.ndarray
     The ``D x K`` topic proportions.""",
+    "pltm_lang": """\
+lang : str
+    A language of the model.""",
+    "raises_not_corpus": """\
+TypeError
+    When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.""",
     "raises_bad_k": """\
 InvalidModelError
     If ``n_components`` is below 1 or above the vocabulary size.""",

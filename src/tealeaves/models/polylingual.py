@@ -36,6 +36,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from tealeaves import _interrupt
+from tealeaves._docs import shared_doc
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
 from tealeaves._threads import numba_threads, resolve_threads
 from tealeaves.corpus import Corpus
@@ -485,6 +486,7 @@ class PolylingualTopicModel:
         theta = counts + self.alpha_
         return theta / theta.sum(axis=1, keepdims=True)
 
+    @shared_doc
     def language_doc_topic(self, lang: str) -> np.ndarray:
         """``theta`` of each training tuple's side in ``lang`` (tuples x K), from its own row.
 
@@ -493,8 +495,7 @@ class PolylingualTopicModel:
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
 
         Returns
         -------
@@ -524,13 +525,13 @@ class PolylingualTopicModel:
         return self.languages_.index(code)
 
     @renamed_parameters({"n": "n_top"})
+    @shared_doc
     def top_word_ids(self, lang: str, n_top: int = 10) -> np.ndarray:
         """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id).
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
         n_top : int, default 10
             Words per topic, 1 to 1000, as in :meth:`top_words` (``n`` is its deprecated old name).
 
@@ -542,13 +543,13 @@ class PolylingualTopicModel:
         return self.language_model(lang).top_word_ids(N_TOP.check(n_top))
 
     @renamed_parameters({"n": "n_top"})
+    @shared_doc
     def top_words(self, lang: str, n_top: int = 10) -> list[list[str]]:
         """Each topic's ``n_top`` most probable words in ``lang``.
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
         n_top : int
             Words per topic, 1 to 1000 (:data:`N_TOP`; ``n`` is its deprecated old name).
 
@@ -559,13 +560,13 @@ class PolylingualTopicModel:
         """
         return self.language_model(lang).top_words(N_TOP.check(n_top))
 
+    @shared_doc
     def language_model(self, lang: str) -> PLTMLanguageModel:
         """The monolingual view of language ``lang``: a :class:`TopicModel` over its vocabulary.
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
 
         Returns
         -------

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus
 from tealeaves.models.base import TopicModel
@@ -45,6 +46,7 @@ class PLTMLanguageModel(TopicModel):
     def doc_topic_(self) -> np.ndarray:
         return self.parent.language_doc_topic(self.language)
 
+    @shared_doc
     def transform(self, corpus: Corpus, **kwargs) -> np.ndarray:
         """Infer ``theta`` of monolingual documents over this language's vocabulary.
 
@@ -56,15 +58,11 @@ class PLTMLanguageModel(TopicModel):
             Passed to :meth:`PolylingualTopicModel.transform` (``n_iter``, ``burn_in``, ``thin``,
             ``random_state``).
 
-        Returns
-        -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
+        Returns: %(returns_doc_topic)s
 
         Raises
         ------
-        TypeError
-            When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.
+        %(raises_not_corpus)s
         """
         if not isinstance(corpus, Corpus):
             raise TypeError(f"transform expects a Corpus, got {type(corpus).__name__}")
