@@ -401,7 +401,14 @@ progress : callable or None, default: print to standard error
     "param_name": """\
 name : str
     The Python parameter name.""",
+    # -- Command-line helpers (tealeaves._cli_options, the command modules)
+    "cli_args": """\
+args : argparse.Namespace
+    The parsed options.""",
     # -- Value checks (tealeaves.validation)
+    "returns_int_value": """\
+int
+    The value.""",
     "check_value": """\
 value : object
     The value to check.""",
