@@ -285,6 +285,10 @@ file : str or os.PathLike, optional
     "saved_model_path": """\
 path : str or os.PathLike
     The file ``model.save(path)`` wrote.""",
+    "returns_saved_model": """\
+AdaptedModel
+    The model, adapted as by the module's ``from_<library>`` function with the same arguments,
+    with ``path`` recorded.""",
     "raises_no_saved_model": """\
 InputNotFoundError
     If there is no file at ``path``.""",

@@ -166,10 +166,7 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves") -> Adapt
     inference : {"tealeaves", "native"}, default "tealeaves"
         As in :func:`from_gensim`.
 
-    Returns
-    -------
-    AdaptedModel
-        The model, as :func:`from_gensim` adapts it, with ``path`` recorded.
+    Returns: %(returns_saved_model)s
 
     Raises
     ------

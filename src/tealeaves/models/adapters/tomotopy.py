@@ -299,10 +299,7 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_i
     native_iterations : int, default 100
         As in :func:`from_tomotopy`.
 
-    Returns
-    -------
-    AdaptedModel
-        The model, as :func:`from_tomotopy` adapts it, with ``path`` recorded.
+    Returns: %(returns_saved_model)s
 
     Raises
     ------
