@@ -58,6 +58,7 @@ PACKAGES = [
     "tealeaves.multilingual.classification",
     "tealeaves.multilingual.dictionaries",
     "tealeaves.multilingual.drift",
+    "tealeaves.multilingual._word_stats",
     "tealeaves.multilingual.era",
     "tealeaves.multilingual.estimator",
     "tealeaves.multilingual.estimator_io",
