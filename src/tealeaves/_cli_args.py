@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import Param, flag_for
 
 _WARNED: set = set()
@@ -347,6 +348,7 @@ def add_examples(parser: argparse.ArgumentParser, *examples: tuple[str, str]) ->
     parser.formatter_class = ExamplesHelpFormatter
 
 
+@shared_doc
 def option_message(message: str, name: str, flag: str | None = None) -> str:
     """``message`` with its subject, the Python parameter ``name``, replaced by its option.
 
@@ -359,8 +361,7 @@ def option_message(message: str, name: str, flag: str | None = None) -> str:
     ----------
     message : str
         The error message.
-    name : str
-        The Python parameter name.
+    %(param_name)s
     flag : str, optional
         The option (default: :func:`~tealeaves._params.flag_for` of ``name``).
 
@@ -508,6 +509,7 @@ def running_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argp
 NOT_PARAMETERS = ("--format", "--debug", "--quiet", "--verbose")
 
 
+@shared_doc
 def stands_for(action: argparse.Action, name: str) -> argparse.Action:
     """Record that the option ``action`` gives the Python parameter ``name`` (a documented exception
     of ``docs/naming.md``: ``--lang`` gives ``lang_files``), so that an error naming ``name`` names it.
@@ -516,8 +518,7 @@ def stands_for(action: argparse.Action, name: str) -> argparse.Action:
     ----------
     action : argparse.Action
         The option (what ``add_argument`` returned).
-    name : str
-        The Python parameter.
+    %(param_name)s
 
     Returns
     -------

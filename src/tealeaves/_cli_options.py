@@ -7,6 +7,7 @@ command module.  The options built from parameter declarations are :mod:`tealeav
 from __future__ import annotations
 
 from tealeaves._cli_args import stands_for
+from tealeaves._docs import shared_doc
 
 
 def add_line_files(p) -> None:
@@ -53,16 +54,14 @@ def add_preprocessing(p) -> None:
     add_param(group, PARAMS["token_pattern"], default=None, metavar="REGEX")
 
 
+@shared_doc
 def preprocessor_from_args(args):
     """The (unfitted) :class:`~tealeaves.corpus.Preprocessor` of the options :func:`add_preprocessing` added.
 
     ``--stop-words`` is a list name (``english``; ``none``: no stop words) or else a file of one
     word per line (:func:`tealeaves.corpus.readers.read_stop_words`).
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed options.
+    Parameters: %(cli_args)s
 
     Returns
     -------

@@ -62,6 +62,15 @@ InputEncodingError
 TealeavesError
     If the path is a folder, cannot be read, or the encoding is unknown.""",
     # -- Files written (tealeaves._io, tealeaves._output)
+    "returns_path": """\
+Path
+    The path.""",
+    "returns_folder": """\
+pathlib.Path
+    The folder.""",
+    "raises_folder_is_file": """\
+OutputError
+    When ``folder`` exists and is not a folder.""",
     "output_what": """\
 what : str, default "output file"
     What the file is, for error messages.""",
@@ -91,6 +100,14 @@ topics : object
     "embedding_vectors": """\
 vectors : WordVectors
     The word vectors.""",
+    # -- Coherence (tealeaves.coherence.measure)
+    "returns_coherence": """\
+CoherenceResult
+    The scores.""",
+    # -- Topics of a result (tealeaves.coherence.result, tealeaves.comparison.flags)
+    "topic_index": """\
+topic : int
+    The topic's index.""",
     # -- Reports (tealeaves.report: figures, hooks, html)
     "report_results": """\
 results : SweepResults
@@ -99,6 +116,9 @@ results : SweepResults
 matplotlib.figure.Figure
     The figure (no pyplot state).""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
+    "corpus_hashed": """\
+corpus : Corpus
+    The corpus.""",
     "corpus_glob": """\
 glob : str, default "**/*"
     For a folder, the pattern the files match.""",
@@ -185,6 +205,17 @@ LanguageMismatchError
     "returns_canonical_code": """\
 str
     The canonical code.""",
+    # -- Word-level estimator features (tealeaves.multilingual.drift, tealeaves.multilingual.era)
+    "english_words": """\
+words : sequence of str
+    A topic's English words.""",
+    "returns_word_stats": """\
+tuple of (float, float, int)
+    The mean and population standard deviation of the words' values, and the number of words
+    missing.""",
+    "raises_empty_words": """\
+EmptyInputError
+    When ``words`` is empty.""",
     # -- Multilingual measures (tealeaves.multilingual.measures)
     "aligned_reference": """\
 reference : AlignedReference, str or os.PathLike
@@ -227,6 +258,12 @@ corpus : Corpus
     "returns_doc_topic": """\
 numpy.ndarray
     The ``D x K`` topic proportions.""",
+    "pltm_lang": """\
+lang : str
+    A language of the model.""",
+    "raises_not_corpus": """\
+TypeError
+    When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.""",
     "raises_bad_k": """\
 InvalidModelError
     If ``n_components`` is below 1 or above the vocabulary size.""",
@@ -245,6 +282,16 @@ RankedWordsModel
     "foreign_file": """\
 file : str or os.PathLike, optional
     The file the model was read from, recorded in ``metadata_["source"]``.""",
+    "saved_model_path": """\
+path : str or os.PathLike
+    The file ``model.save(path)`` wrote.""",
+    "returns_saved_model": """\
+AdaptedModel
+    The model, adapted as by the module's ``from_<library>`` function with the same arguments,
+    with ``path`` recorded.""",
+    "raises_no_saved_model": """\
+InputNotFoundError
+    If there is no file at ``path``.""",
     "raises_untrained": """\
 InvalidModelError
     If the model has not been trained.""",
@@ -354,7 +401,18 @@ use_cache : bool, default True
 progress : callable or None, default: print to standard error
     Called with a one-line message before each model is fitted or scored;
     None for silence.""",
+    # -- Parameter declarations and options (tealeaves._params, tealeaves._cli_args)
+    "param_name": """\
+name : str
+    The Python parameter name.""",
+    # -- Command-line helpers (tealeaves._cli_options, the command modules)
+    "cli_args": """\
+args : argparse.Namespace
+    The parsed options.""",
     # -- Value checks (tealeaves.validation)
+    "returns_int_value": """\
+int
+    The value.""",
     "check_value": """\
 value : object
     The value to check.""",

@@ -46,10 +46,7 @@ def existing_file(path: PathLike, what: str = "file") -> Path:
         The file (``~`` expanded).
     %(file_what)s
 
-    Returns
-    -------
-    Path
-        The path.
+    Returns: %(returns_path)s
 
     Raises
     ------
@@ -378,6 +375,27 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
         raise
 
 
+@shared_doc
+def folder_path(folder: PathLike, fix: str = "give a new folder name") -> Path:
+    """``folder`` as a :class:`~pathlib.Path`, refused when it exists and is not a folder.
+
+    Parameters
+    ----------
+    folder : path-like
+        An output folder (it need not exist).
+    fix : str, default "give a new folder name"
+        The error's fix.
+
+    Returns: %(returns_folder)s
+
+    Raises: %(raises_folder_is_file)s
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"'{folder}' exists and is not a folder", fix=fix)
+    return folder
+
+
 @contextlib.contextmanager
 def output_folder(folder: PathLike) -> Iterator[Path]:
     """Create ``folder`` (and its parents) for an output written file by file; remove it again on failure.
@@ -460,10 +478,7 @@ def write_text(path: PathLike, text: str, what: str = "output file") -> Path:
         The text.
     %(output_what)s
 
-    Returns
-    -------
-    Path
-        The path.
+    Returns: %(returns_path)s
 
     Raises
     ------

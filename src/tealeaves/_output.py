@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -89,6 +89,26 @@ def dump_json(obj: object) -> str:
         For a NaN or infinite number.
     """
     return json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def print_report(fmt: str, report: object, text: Callable[[], str]) -> None:
+    """Print a command's report: as JSON when ``fmt`` is ``"json"``, else the text ``text()`` builds.
+
+    Parameters
+    ----------
+    fmt : str
+        The ``format`` asked for.
+    report : object
+        The JSON form (see :func:`dump_json`).
+    text : callable
+        ``() -> str``, the text form; called only when it is printed.
+
+    Raises
+    ------
+    OutputError
+        For a NaN or infinite number in the JSON form.
+    """
+    print(dump_json(report) if fmt == "json" else text())
 
 
 @shared_doc

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError, naming  # noqa: F401 -- naming: its home was here
 from tealeaves.validation import (
     check_choice,
@@ -163,13 +164,11 @@ SEED = Param("seed", "seed", help="random seed")
 SPLIT_SEED = Param("split_seed", "seed", help="seed of the train/test split and of the held-out halves")
 
 
+@shared_doc
 def flag_for(name: str) -> str:
     """The long option for a Python parameter name (``n_top`` -> ``--n-top``).
 
-    Parameters
-    ----------
-    name : str
-        The Python name.
+    Parameters: %(param_name)s
 
     Returns
     -------

@@ -66,10 +66,7 @@ def check_int(value: object, name: str, *, min_value: int | None = None, max_val
         Largest value allowed (None: no bound).
     %(check_allow_str)s
 
-    Returns
-    -------
-    int
-        The value.
+    Returns: %(returns_int_value)s
 
     Raises
     ------

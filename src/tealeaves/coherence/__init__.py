@@ -29,13 +29,13 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.coherence.errors import TopicError
     from tealeaves.coherence.errors import ZeroCooccurrenceError
     from tealeaves.coherence.measure import Coherence
-    from tealeaves.coherence.measure import CoherenceResult
-    from tealeaves.coherence.measure import TopicScore
     from tealeaves.coherence.measure import coherence
-    from tealeaves.coherence.measure import coherence_records
     from tealeaves.coherence.measure import score_counts
     from tealeaves.coherence.presets import MeasureSpec
     from tealeaves.coherence.presets import PRESETS
+    from tealeaves.coherence.result import CoherenceResult
+    from tealeaves.coherence.result import TopicScore
+    from tealeaves.coherence.result import coherence_records
     from tealeaves.index.aligned import AlignedIndex
     from tealeaves.index.build import build_index
     from tealeaves.index.build import index_from_token_lists

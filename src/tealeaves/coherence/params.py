@@ -35,20 +35,19 @@ GAMMA = Param("gamma", "float", min_value=0, include_min=False,
               help="exponent of the context vectors of indirect confirmations (> 0)")
 MIN_COUNT = Param("min_count", "int", min_value=0,
                   help="counts below this are taken as 0 (Palmetto's minimum frequency)")
-SEGMENTATION = Param("segmentation", "choice", choices=CHOICES["segmentation"], help="how topics are split")
-CONFIRMATION = Param("confirmation", "choice", choices=CHOICES["confirmation"],
-                     help="how word sets confirm each other")
-AGGREGATION = Param("aggregation", "choice", choices=CHOICES["aggregation"],
-                    help="how the confirmations of a topic are combined")
-ZERO = Param("zero", "choice", choices=CHOICES["zero"],
-             help="value for pairs that never co-occur (default: limit, NPMI -1)")
-COMPAT = Param("compat", "choice", choices=CHOICES["compat"], help="sliding-window counting")
-LOG_BASE = Param("log_base", "choice", choices=CHOICES["log_base"],
-                 help="base of the logarithms of PMI, log-conditional, log-Jaccard (default e)")
-ABSENT = Param("absent", "choice", choices=CHOICES["absent"],
-               help="segments with a word of probability 0: left out (skip) or scored 0 (zero)")
-WINDOW_KIND = Param("window_kind", "choice", choices=CHOICES["window_kind"],
-                    help="boolean sliding windows, or Palmetto's context windows (C_A)")
+#: Help text of each choice setting (its choices: :data:`CHOICES`), declared in this order below.
+_CHOICE_HELP = {
+    "segmentation": "how topics are split",
+    "confirmation": "how word sets confirm each other",
+    "aggregation": "how the confirmations of a topic are combined",
+    "zero": "value for pairs that never co-occur (default: limit, NPMI -1)",
+    "compat": "sliding-window counting",
+    "log_base": "base of the logarithms of PMI, log-conditional, log-Jaccard (default e)",
+    "absent": "segments with a word of probability 0: left out (skip) or scored 0 (zero)",
+    "window_kind": "boolean sliding windows, or Palmetto's context windows (C_A)",
+}
+SEGMENTATION, CONFIRMATION, AGGREGATION, ZERO, COMPAT, LOG_BASE, ABSENT, WINDOW_KIND = (
+    Param(name, "choice", choices=CHOICES[name], help=text) for name, text in _CHOICE_HELP.items())
 
 #: Every declaration, by Python name.
 PARAMS = declare(N_TOP, SMOOTHING, GAMMA, MIN_COUNT, SEGMENTATION, CONFIRMATION, AGGREGATION, ZERO, COMPAT,

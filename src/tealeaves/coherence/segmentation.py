@@ -139,13 +139,11 @@ def _positions(mask: int, k: int) -> tuple[int, ...]:
     return tuple(i for i in range(k) if mask >> i & 1)
 
 
+@shared_doc
 def is_pairwise(name: str) -> bool:
     """Whether every segment compares two single words.
 
-    Parameters
-    ----------
-    name : str
-        A segmentation name.
+    Parameters: %(segmentation_name)s
 
     Returns
     -------

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters, warn_renamed
 from tealeaves.comparison._common import check_fraction, frame_records
 from tealeaves.comparison.significance import topic_document_mass
@@ -112,13 +113,11 @@ class FlagReport:
     checked: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
 
+    @shared_doc
     def of(self, topic: int) -> list[TopicFlag]:
         """The flags of one topic.
 
-        Parameters
-        ----------
-        topic : int
-            The topic's index.
+        Parameters: %(topic_index)s
 
         Returns
         -------

@@ -353,13 +353,11 @@ def download(url: str, part: Path, *, size: int | None = None, label: str | None
 # --------------------------------------------------------------------------- verification
 
 
+@shared_doc
 def sha256_of(path: Path) -> str:
     """The SHA-256 hex digest of a file.
 
-    Parameters
-    ----------
-    path : Path
-        The file.
+    Parameters: %(file_path)s
 
     Returns
     -------

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
 from tealeaves._io import atomic_write, write_text
-from tealeaves._output import add_format_option, dump_json, format_table
+from tealeaves._output import add_format_option, dump_json, format_table, print_report
 from tealeaves._terminal import escape, escape_rows
 from tealeaves.errors import ParameterError
 from tealeaves.human import items as it
@@ -251,9 +251,7 @@ def _add_correlate(p) -> None:
     add_param(p, MEASURE_SCORES, required=True)
     p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
     p.add_argument("--measure", action="append", help="measure column(s) to use (default: all)")
-    add_param(p, N_BOOT, default=2000)
-    add_param(p, BOOT_SEED, default=0)
-    _add_level(p)
+    _add_interval(p)
     p.add_argument("--plot", help="save a scatter plot (PNG) per measure: PATH, or PATH with {measure}")
     _add_boot(p)
     p.add_argument("--by", help="also correlate per group of these topic-key parts, e.g. dataset,model")
@@ -267,7 +265,10 @@ def _add_correlate(p) -> None:
     p.set_defaults(func=_correlate)
 
 
-def _add_level(p) -> None:
+def _add_interval(p) -> None:
+    """The bootstrap interval's options: resamples, seed and confidence level."""
+    add_param(p, N_BOOT, default=2000)
+    add_param(p, BOOT_SEED, default=0)
     add_param(p, LEVEL, default=0.95)
 
 
@@ -442,11 +443,8 @@ def _import(args) -> int:
     if args.study_out:
         study.save(args.study_out)
     report["study_fingerprint"] = study.fingerprint
-    if args.format == "json":
-        print(dump_json(report))
-        return 0
-    print(f"imported {report['rows_kept']} of {report['rows_read']} rows to {escape(args.output)}; "
-          f"excluded: {report['excluded']}")
+    print_report(args.format, report, lambda: f"imported {report['rows_kept']} of {report['rows_read']} rows "
+                 f"to {escape(args.output)}; excluded: {report['excluded']}")
     return 0
 
 
@@ -477,11 +475,9 @@ def _auto_intrusion(args) -> int:
     result = auto_intrusion(study, args.reference, method=args.method, window=args.window,
                             n_folds=args.n_folds, seed=args.seed)
     report = {**result.to_dict(), "output": save_judgments(result.judgments(), study, args.output)}
-    if args.format == "json":
-        print(dump_json(report))
-        return 0
-    print(f"{report['annotator']}: predicted {report['n_items']} intruders, accuracy "
-          f"{report['accuracy']:.3f} (chance {report['chance']:.3f}); wrote {escape(args.output)}")
+    print_report(args.format, report, lambda: f"{report['annotator']}: predicted {report['n_items']} "
+                 f"intruders, accuracy {report['accuracy']:.3f} (chance {report['chance']:.3f}); "
+                 f"wrote {escape(args.output)}")
     return 0
 
 
@@ -520,9 +516,7 @@ def _add_compare(p) -> None:
     p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson",
                    help="the correlation compared (default pearson)")
     _add_boot(p)
-    add_param(p, N_BOOT, default=2000)
-    add_param(p, BOOT_SEED, default=0)
-    _add_level(p)
+    _add_interval(p)
     _add_key(p)
     add_result_output(p, "the comparison (CSV/TSV: one row)")
     add_examples(p, ("is NPMI closer to people than UMass? the difference of their correlations",
@@ -569,9 +563,7 @@ def _add_models(p) -> None:
                    "dataset,model for a model per dataset)")
     p.add_argument("--per-model", action="store_true", help="the measures table has one row per model, "
                    "keyed by the --group column (e.g. held-out likelihood)")
-    add_param(p, N_BOOT, default=2000)
-    add_param(p, BOOT_SEED, default=0)
-    _add_level(p)
+    _add_interval(p)
     p.add_argument("--plot", help="save the plot of human score against the measure per model (.png/.svg)")
     _add_key(p)
     add_result_output(p, "the per-model table")

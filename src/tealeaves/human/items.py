@@ -185,14 +185,8 @@ def word_intrusion_items(model, topics: Sequence[int] | None, rng: np.random.Gen
     %(item_model)s
     topics : sequence of int or None
         The topics (None: every topic).
-    rng : numpy.random.Generator
-        Draws the intruders and shuffles the options.
-    n_top : int
-        Top words of each topic shown.
-    other_top : int
-        How many of another topic's most probable words may be the intruder.
-    rankings : numpy.ndarray, optional
-        Precomputed :func:`topic_rankings`.
+    rng, n_top, other_top, rankings
+        As in :func:`word_intrusion_item`, for each topic (``rankings`` computed once when not given).
 
     Returns
     -------

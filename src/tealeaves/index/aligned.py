@@ -598,8 +598,7 @@ def _sources(inputs: Sequence[str | os.PathLike], lang_files: Mapping[str, str] 
 
 def _prepare_output(out: Path) -> None:
     """Refuse an output path that is a file, or a non-empty folder that is not an aligned reference."""
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"'{out}' exists and is not a folder", fix="give a new folder name with -o")
+    _io.folder_path(out, fix="give a new folder name with -o")
     if out.is_dir() and any(out.iterdir()) and not is_aligned_reference(out):
         raise OutputError(f"'{out}' is a folder holding other files, not an aligned reference",
                           fix="give a new folder name with -o (an aligned reference folder is replaced)")

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import OutputError
 
 #: Verified checksums of this process, by (path, size, mtime_ns, inode).
@@ -40,13 +41,11 @@ def verified_cache_file() -> Path | None:
     return Path(os.environ.get("TEALEAVES_CACHE_DIR") or cache_dir()) / "verified-indexes.json"
 
 
+@shared_doc
 def file_key(path: Path) -> tuple:
     """The cache key of a file: its resolved path, size, mtime_ns and inode.
 
-    Parameters
-    ----------
-    path : Path
-        The file.
+    Parameters: %(file_path)s
 
     Returns
     -------

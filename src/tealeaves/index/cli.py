@@ -24,6 +24,7 @@ from tealeaves._cli_options import (
     check_preprocessing_applies,
     preprocessor_from_args,
 )
+from tealeaves._docs import shared_doc
 from tealeaves._output import add_format_option, dump_json, format_table
 from tealeaves.validation import name_arg, path_arg
 
@@ -135,14 +136,12 @@ def add_scale_options(parser) -> None:
     parser.add_argument("--scheduler", default=None, help="build on an existing Dask cluster (tcp://host:port)")
 
 
+@shared_doc
 def memory_budget(args) -> int:
     """``--memory`` of a build (:func:`tealeaves.index.memory.parse_memory`; bounded by this machine's
     physical memory unless the build runs on ``--scheduler``).
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed options.
+    Parameters: %(cli_args)s
 
     Returns
     -------

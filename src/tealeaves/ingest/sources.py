@@ -99,13 +99,11 @@ class IngestStats:
         return {"documents": self.documents, "skipped": dict(sorted(self.skipped.items()))}
 
 
+@shared_doc
 def open_binary(path: Path):
     """Open ``path`` for reading bytes, decompressing gzip/bz2/xz (by magic bytes).
 
-    Parameters
-    ----------
-    path : Path
-        The file.
+    Parameters: %(file_path)s
 
     Returns
     -------

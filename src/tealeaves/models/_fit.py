@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import copy
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError
 
 
+@shared_doc
 def check_fit_input(corpus: Corpus, n_components: int, name: str) -> None:
     """Refuse an empty corpus, a non-positive K or more topics than vocabulary words.
 
     Parameters
     ----------
-    corpus : Corpus
-        The training corpus.
+    %(fit_corpus)s
     n_components : int
         The number of topics K asked for.
     name : str

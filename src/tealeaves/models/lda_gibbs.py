@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters, warn_renamed
 from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus
@@ -219,6 +220,7 @@ class GibbsLDA(TopicModel):
         }
         return self
 
+    @shared_doc
     def transform(
         self, corpus: Corpus, n_iter: int = 100, burn_in: int = 50, thin: int = 5,
         random_state: int | None = None,
@@ -240,17 +242,13 @@ class GibbsLDA(TopicModel):
         random_state : int or None, optional
             The fold-in's seed (default: the model's).
 
-        Returns
-        -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
+        Returns: %(returns_doc_topic)s
 
         Raises
         ------
         TealeavesError
             When the model is not fitted.
-        TypeError
-            When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.
+        %(raises_not_corpus)s
         """
         if not hasattr(self, "pltm_"):
             raise TealeavesError("this GibbsLDA is not fitted yet; call fit() first")

@@ -28,23 +28,25 @@ with its own ``theta`` (Hao et al. 2018, Figure 7).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
 
 from tealeaves import _interrupt
+from tealeaves._docs import shared_doc
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
 from tealeaves._threads import numba_threads, resolve_threads
-from tealeaves.corpus import Corpus, Vocabulary
+from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
 from tealeaves.models._pltm_params import FIT_PARAMS, N_TOP, TRANSFORM_PARAMS
-from tealeaves.models.base import TopicModel, check_alpha
+from tealeaves.models._polylingual_layout import _chain_seed, _Layout, _layout, _seeds
+from tealeaves.models.base import check_alpha
+from tealeaves.models.polylingual_language import PLTMLanguageModel
 from tealeaves.validation import check_choice
 
 #: The Gibbs samplers: both exact; ``auto`` picks ``sparse`` from ``SPARSE_FROM_K`` topics, ``dense`` below.
@@ -82,59 +84,6 @@ def resolve_sampler(sampler: str, n_components: int) -> str:
     return sampler
 
 
-@dataclass
-class _Layout:
-    """Tokens of an aligned corpus flattened into segments for the kernels."""
-
-    tokens: np.ndarray
-    seg_start: np.ndarray
-    seg_lang: np.ndarray
-    seg_row: np.ndarray
-    seg_tuple: np.ndarray
-    n_rows: int
-
-
-def _layout(
-    corpus: AlignedCorpus, languages: Sequence[str], offsets: np.ndarray, linked: np.ndarray
-) -> _Layout:
-    """One segment per (tuple, language) side with tokens, in tuple then language order.
-
-    Linked tuples share one row of document-topic counts; each side of an
-    unlinked tuple gets its own row.  Tuples with no tokens get a row (its
-    ``theta`` is the prior mean) but no segment.
-    """
-    pieces, starts, langs, rows, tuples = [], [0], [], [], []
-    row = 0
-    docs = {lang: corpus.corpora[lang] for lang in languages}
-    for t in range(len(corpus)):
-        first = row
-        for li, lang in enumerate(languages):
-            toks = docs[lang].document(t)
-            if len(toks) == 0:
-                continue
-            pieces.append(toks.astype(np.int32) + np.int32(offsets[li]))
-            starts.append(starts[-1] + len(toks))
-            langs.append(li)
-            tuples.append(t)
-            if linked[t]:
-                rows.append(first)
-                row = first + 1
-            else:
-                rows.append(row)
-                row += 1
-        if row == first:
-            row += 1  # an empty tuple keeps a row of its own
-    tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
-    return _Layout(
-        tokens.astype(np.int32),
-        np.asarray(starts, dtype=np.int64),
-        np.asarray(langs, dtype=np.int32),
-        np.asarray(rows, dtype=np.int32),
-        np.asarray(tuples, dtype=np.int64),
-        row,
-    )
-
-
 class SweepDone(NamedTuple):
     """What :meth:`PolylingualTopicModel.fit`'s ``callback`` receives after each Gibbs sweep of each chain.
 
@@ -160,15 +109,6 @@ class SweepDone(NamedTuple):
     n_chains: int
     n_tokens: int  #: tokens sampled per sweep
     cpu_seconds: float  #: this chain's sampling CPU time so far (as in ``sampling_cpu_seconds_``)
-
-
-def _chain_seed(random_state: int | None, chain: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence([0 if random_state is None else int(random_state), chain])
-
-
-def _seeds(seq: np.random.SeedSequence, n: int) -> np.ndarray:
-    """``n`` 31-bit seeds for the numba generator drawn from a seed sequence."""
-    return (seq.generate_state(n, dtype=np.uint32) >> 1).astype(np.int64)
 
 
 class PolylingualTopicModel:
@@ -546,6 +486,7 @@ class PolylingualTopicModel:
         theta = counts + self.alpha_
         return theta / theta.sum(axis=1, keepdims=True)
 
+    @shared_doc
     def language_doc_topic(self, lang: str) -> np.ndarray:
         """``theta`` of each training tuple's side in ``lang`` (tuples x K), from its own row.
 
@@ -554,8 +495,7 @@ class PolylingualTopicModel:
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
 
         Returns
         -------
@@ -585,13 +525,13 @@ class PolylingualTopicModel:
         return self.languages_.index(code)
 
     @renamed_parameters({"n": "n_top"})
+    @shared_doc
     def top_word_ids(self, lang: str, n_top: int = 10) -> np.ndarray:
         """``K x n_top`` ids of each topic's most probable words in ``lang`` (ties by id).
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
         n_top : int, default 10
             Words per topic, 1 to 1000, as in :meth:`top_words` (``n`` is its deprecated old name).
 
@@ -603,13 +543,13 @@ class PolylingualTopicModel:
         return self.language_model(lang).top_word_ids(N_TOP.check(n_top))
 
     @renamed_parameters({"n": "n_top"})
+    @shared_doc
     def top_words(self, lang: str, n_top: int = 10) -> list[list[str]]:
         """Each topic's ``n_top`` most probable words in ``lang``.
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
         n_top : int
             Words per topic, 1 to 1000 (:data:`N_TOP`; ``n`` is its deprecated old name).
 
@@ -620,13 +560,13 @@ class PolylingualTopicModel:
         """
         return self.language_model(lang).top_words(N_TOP.check(n_top))
 
+    @shared_doc
     def language_model(self, lang: str) -> PLTMLanguageModel:
         """The monolingual view of language ``lang``: a :class:`TopicModel` over its vocabulary.
 
         Parameters
         ----------
-        lang : str
-            A language of the model.
+        %(pltm_lang)s
 
         Returns
         -------
@@ -749,71 +689,6 @@ class PolylingualTopicModel:
             f"PLTM/K{self.n_components}/{'-'.join(getattr(self, 'languages_', []))}/it{self.n_iter}"
             f"/link{self.link_fraction:g}/seed{self.random_state}{threads_label(self)}"
         )
-
-
-class PLTMLanguageModel(TopicModel):
-    """One language's topics of a fitted PLTM, as a monolingual tealeaves model.
-
-    ``topic_word_`` is that language's ``K x V_l`` matrix, ``doc_topic_prior_``
-    the PLTM's ``alpha``, ``transform(corpus)`` folds in monolingual documents
-    with the PLTM's Gibbs inference, and ``doc_topic_`` holds the training
-    documents of this language (one row per present document).
-
-    Parameters
-    ----------
-    parent : PolylingualTopicModel
-        The fitted PLTM.
-    lang : str
-        One of its languages.
-    """
-
-    def __init__(self, parent: PolylingualTopicModel, lang: str):
-        self.parent = parent
-        self.language = lang
-        self.vocabulary_: Vocabulary = parent.vocabularies_[lang]
-        self.topic_word_ = parent.topic_word_[lang]
-        self.doc_topic_prior_ = parent.alpha_
-
-    @property
-    def doc_topic_(self) -> np.ndarray:
-        return self.parent.language_doc_topic(self.language)
-
-    def transform(self, corpus: Corpus, **kwargs) -> np.ndarray:
-        """Infer ``theta`` of monolingual documents over this language's vocabulary.
-
-        Parameters
-        ----------
-        corpus : Corpus
-            Documents over this language's vocabulary.
-        **kwargs
-            Passed to :meth:`PolylingualTopicModel.transform` (``n_iter``, ``burn_in``, ``thin``,
-            ``random_state``).
-
-        Returns
-        -------
-        numpy.ndarray
-            The ``D x K`` topic proportions.
-
-        Raises
-        ------
-        TypeError
-            When ``corpus`` is not a :class:`~tealeaves.corpus.Corpus`.
-        """
-        if not isinstance(corpus, Corpus):
-            raise TypeError(f"transform expects a Corpus, got {type(corpus).__name__}")
-        present = corpus.lengths >= 0
-        ac = AlignedCorpus([self.language], {self.language: corpus}, {self.language: present}, corpus.ids)
-        return self.parent.transform(ac, **kwargs)
-
-    def description(self) -> str:
-        """Short description for signatures.
-
-        Returns
-        -------
-        str
-            The PLTM's description followed by ``/<language>``.
-        """
-        return f"{self.parent.description()}/{self.language}"
 
 
 #: The first sweeps of a chain on several threads run serially, so that the threads start from topics

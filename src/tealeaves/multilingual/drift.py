@@ -21,8 +21,10 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, TealeavesError
+from tealeaves.multilingual._word_stats import english_word_stats
 
 
 def context_vectors(corpus: Corpus, targets: Sequence[str], context_vocab: dict[str, int],
@@ -188,27 +190,18 @@ class MeaningDrift:
         return np.array([self._cache[w] if self._cache[w] is not None else self.missing_value
                          for w in words], dtype=float)
 
+    @shared_doc
     def features(self, words: Sequence[str]) -> tuple[float, float, int]:
         """(mean, population standard deviation, number of missing words) over ``words``.
 
-        Parameters
-        ----------
-        words : sequence of str
-            A topic's English words.
+        The values are :meth:`similarity`; a word is missing from either reference, or has an
+        all-zero context vector.
 
-        Returns
-        -------
-        tuple of (float, float, int)
-            The mean and population standard deviation of :meth:`similarity`, and the number
-            of words missing from either reference (or with an all-zero context vector).
+        Parameters: %(english_words)s
 
-        Raises
-        ------
-        EmptyInputError
-            When ``words`` is empty.
+        Returns: %(returns_word_stats)s
+
+        Raises: %(raises_empty_words)s
         """
-        if not words:
-            raise EmptyInputError("meaning drift of an empty word list; pass the topic's English words")
-        sims = self.similarity(words)
-        n_missing = sum(self._cache[w] is None for w in words)
-        return float(sims.mean()), float(sims.std()), int(n_missing)
+        return english_word_stats(words, "meaning drift", self.similarity,
+                                  lambda ws: sum(self._cache[w] is None for w in ws))

@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from tealeaves import data
+from tealeaves._docs import shared_doc
 from tealeaves.errors import EmptyInputError
+from tealeaves.multilingual._word_stats import english_word_stats
 
 #: Year given to English words that SpellEng does not list (first attested after ~1920).
 MODERN_YEAR = 1950
@@ -69,30 +69,20 @@ class WordEra:
         """
         return self.years.get(word.lower(), self.missing_year)
 
+    @shared_doc
     def features(self, words: Sequence[str]) -> tuple[float, float, int]:
         """(mean year, population standard deviation, number of words not in the table).
 
-        Parameters
-        ----------
-        words : sequence of str
-            A topic's English words.
+        The values are the words' years; a word the table lacks counts at ``missing_year``.
 
-        Returns
-        -------
-        tuple of (float, float, int)
-            The mean of the words' years, their population standard deviation, and the
-            number of words the table lacks (each counted at ``missing_year``).
+        Parameters: %(english_words)s
 
-        Raises
-        ------
-        EmptyInputError
-            When ``words`` is empty.
+        Returns: %(returns_word_stats)s
+
+        Raises: %(raises_empty_words)s
         """
-        if not words:
-            raise EmptyInputError("word era of an empty word list; pass the topic's English words")
-        ys = np.array([self.year(w) for w in words], dtype=float)
-        n_missing = sum(w.lower() not in self.years for w in words)
-        return float(ys.mean()), float(ys.std()), int(n_missing)
+        return english_word_stats(words, "word era", lambda ws: [self.year(w) for w in ws],
+                                  lambda ws: sum(w.lower() not in self.years for w in ws))
 
 
 def _parse_year(text: str) -> int | None:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, TealeavesError
 from tealeaves.models.polylingual import PolylingualTopicModel
 
@@ -70,6 +71,7 @@ class SavedPolylingualTopicModel(PolylingualTopicModel):
         return self.language_doc_topic_[self.languages_[self._language_index(lang)]]
 
 
+@shared_doc
 def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], preprocessors: dict,
               metadata: dict | None = None) -> Path:
     """Write ``model`` (fitted) and its per-language ``preprocessors`` as a folder (module docstring).
@@ -85,22 +87,13 @@ def save_pltm(model: PolylingualTopicModel, folder: str | os.PathLike[str], prep
     metadata : dict, optional
         Stored in the header's ``metadata``.
 
-    Returns
-    -------
-    pathlib.Path
-        The folder.
+    Returns: %(returns_folder)s
 
-    Raises
-    ------
-    OutputError
-        When ``folder`` exists and is not a folder.
+    Raises: %(raises_folder_is_file)s
     """
     from tealeaves import _io
-    from tealeaves.errors import OutputError
 
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name")
+    folder = _io.folder_path(folder)
     with _io.output_folder(folder):  # a failed write leaves no partial new folder
         _write_pltm(model, folder, preprocessors, metadata)
     return folder

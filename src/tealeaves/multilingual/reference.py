@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves import _io
+from tealeaves._docs import shared_doc
 from tealeaves.coherence.core import count_crosslingual, count_documents
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import (
@@ -45,7 +46,7 @@ from tealeaves.corpus.aligned import (
     default_preprocessor,
     language_code,
 )
-from tealeaves.errors import EmptyInputError, InputFormatError, OutputError, TealeavesError
+from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
 from tealeaves.index import AlignedIndex, ReferenceIndex
 from tealeaves.index.aligned import load_aligned_index, write_manifest
 from tealeaves.multilingual.names import HAO2018_LANGUAGES, REFERENCES  # noqa: F401 (re-exported here)
@@ -493,6 +494,7 @@ def resolve_reference(spec, languages: Sequence[str]) -> AlignedReference:
 
 
 # -- saved aligned references --------------------------------------------------------
+@shared_doc
 def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     """Write an in-memory :class:`AlignedReference` (e.g. a built-in
     one) as a folder (module docstring); ``tealeaves index build-aligned`` writes the same folder from
@@ -505,19 +507,11 @@ def save_aligned_reference(reference, folder: str | os.PathLike[str]) -> Path:
     folder : str or os.PathLike
         The folder to write (created with its parents if missing).
 
-    Returns
-    -------
-    pathlib.Path
-        The folder.
+    Returns: %(returns_folder)s
 
-    Raises
-    ------
-    OutputError
-        When ``folder`` exists and is not a folder.
+    Raises: %(raises_folder_is_file)s
     """
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise OutputError(f"'{folder}' exists and is not a folder", fix="give a new folder name with -o")
+    folder = _io.folder_path(folder, fix="give a new folder name with -o")
     with _io.output_folder(folder):  # a failed write leaves no partial new folder
         files = {}
         for lang, ix in reference.index.indices.items():

@@ -72,10 +72,7 @@ def parse_index(text: str, path, line: int, what: str) -> int:
 
     Parameters: %(field_text)s %(field_where)s
 
-    Returns
-    -------
-    int
-        The value.
+    Returns: %(returns_int_value)s
 
     Raises
     ------

@@ -154,6 +154,7 @@ def from_gensim(lda, *, inference: str = "tealeaves", file: str | os.PathLike | 
                         native_transform=NativeInference(lda))
 
 
+@shared_doc
 def from_file(path: str | os.PathLike, *, inference: str = "tealeaves") -> AdaptedModel:
     """Adapt a gensim LDA model saved with ``model.save(path)`` (its ``.state`` file must sit beside it).
 
@@ -161,20 +162,15 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves") -> Adapt
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file ``model.save(path)`` wrote.
+    %(saved_model_path)s
     inference : {"tealeaves", "native"}, default "tealeaves"
         As in :func:`from_gensim`.
 
-    Returns
-    -------
-    AdaptedModel
-        The model, as :func:`from_gensim` adapts it, with ``path`` recorded.
+    Returns: %(returns_saved_model)s
 
     Raises
     ------
-    InputNotFoundError
-        If there is no file at ``path``.
+    %(raises_no_saved_model)s
     InputFormatError
         If ``path.state`` is missing or the file cannot be loaded as a gensim
         ``LdaModel``.

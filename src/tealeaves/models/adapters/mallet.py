@@ -5,8 +5,8 @@ Formats, as MALLET writes them:
 ``--output-topic-keys`` (``printTopWords``)
     ``topic<TAB>alpha<TAB>word word ... `` per topic; alpha printed with at
     most 5 decimals.  Top words only: a :class:`~tealeaves.models.adapters.topic_files.RankedWordsModel`,
-    read by :mod:`tealeaves.models.adapters.topic_files` (which owns the format: ``read_topic_keys``,
-    ``alpha_from_topic_keys``; re-exported here).
+    read by :mod:`tealeaves.models.adapters.topic_files` (``read_topic_keys``; the format's lines and
+    ``alpha_from_topic_keys`` are :mod:`tealeaves.models.adapters.topic_keys`; re-exported here).
 ``--topic-word-weights-file`` (``printTopicWordWeights``)
     ``topic<TAB>word<TAB>weight`` for every topic and every word, with the
     unnormalised weight ``beta + n_kw``.  Probabilistic:
@@ -44,11 +44,11 @@ from tealeaves._params import renamed_parameters
 from tealeaves.errors import EmptyInputError, InputFormatError, InvalidModelError, ParameterError, naming
 from tealeaves.models.adapters._text_fields import INT, parse_index, parse_number, zeros_table
 from tealeaves.models.adapters._text_fields import where as _where
-from tealeaves.models.adapters.topic_files import (  # noqa: F401 (the topic-keys readers, re-exported here)
+from tealeaves.models.adapters.topic_files import read_topic_keys  # noqa: F401 (re-exported here)
+from tealeaves.models.adapters.topic_keys import (  # noqa: F401 (the topic-keys lines, re-exported here)
     alpha_from_topic_keys,
     looks_like_topic_keys,
     parse_topic_keys,
-    read_topic_keys,
     split_topic_keys_line,
 )
 from tealeaves.models.base import FixedTopicModel

@@ -283,6 +283,7 @@ def _wait_ready(child, seconds: float) -> None:
     child.stdout.readline()
 
 
+@shared_doc
 def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_iterations: int = 100
               ) -> AdaptedModel:
     """Adapt a tomotopy model saved with ``model.save(path)`` (the class is read from the file).
@@ -292,22 +293,17 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_i
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file ``model.save(path)`` wrote.
+    %(saved_model_path)s
     inference : {"tealeaves", "native"}, default "tealeaves"
         As in :func:`from_tomotopy`.
     native_iterations : int, default 100
         As in :func:`from_tomotopy`.
 
-    Returns
-    -------
-    AdaptedModel
-        The model, as :func:`from_tomotopy` adapts it, with ``path`` recorded.
+    Returns: %(returns_saved_model)s
 
     Raises
     ------
-    InputNotFoundError
-        If there is no file at ``path``.
+    %(raises_no_saved_model)s
     UnsupportedModelError
         If the file holds a refused class (:data:`REFUSED`).
     InputFormatError
