@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.comparison.errors import IncomparableError
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
@@ -122,6 +123,7 @@ def _settings(signature: Signature) -> tuple:
     return signature.measure, tuple((k, str(v)) for k, v in signature.fields.items() if k != "model")
 
 
+@shared_doc
 def coherence_difference(a: object, b: object, n_boot: int = 10000, level: float = 0.95,
                          seed: int = 0) -> PairedDifference:
     """Difference of mean coherence ``A - B`` with a two-sample bootstrap over topics (module docstring).
@@ -137,12 +139,7 @@ def coherence_difference(a: object, b: object, n_boot: int = 10000, level: float
     b : CoherenceResult
         The coherence of model B, with the same signature (measure, reference,
         window, top-N and every other setting).
-    n_boot : int, default 10000
-        Bootstrap resamples (>= 100).
-    level : float, default 0.95
-        Coverage of the percentile interval, in ``(0, 1)``.
-    seed : int, default 0
-        Seed of ``numpy.random.default_rng``.
+    %(paired_n_boot)s %(paired_level)s %(paired_seed)s
 
     Returns
     -------
@@ -209,6 +206,7 @@ def _split_settings(result: object) -> tuple:
     return tuple((k, str(result.signature.fields.get(k))) for k in keep)
 
 
+@shared_doc
 def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_boot: int = 10000,
                           level: float = 0.95, seed: int = 0) -> PairedDifference:
     """Difference of held-out log-likelihood per word ``A - B`` with a paired bootstrap over documents.
@@ -226,12 +224,7 @@ def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_
     heldout : Corpus or numpy.ndarray
         Those words: the held-out half as a :class:`~tealeaves.corpus.Corpus`, from
         :func:`same_heldout`, or their per-document counts.
-    n_boot : int, default 10000
-        Bootstrap resamples (>= 100).
-    level : float, default 0.95
-        Coverage of the percentile interval, in ``(0, 1)``.
-    seed : int, default 0
-        Seed of ``numpy.random.default_rng``.
+    %(paired_n_boot)s %(paired_level)s %(paired_seed)s
 
     Returns
     -------
@@ -276,6 +269,7 @@ def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_
                             n_boot, seed, sig)
 
 
+@shared_doc
 def same_heldout(model_a: object, model_b: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> Corpus:
     """The held-out half both models are scored on by ``document_completion(model, test, seed, min_length)``.
@@ -290,12 +284,7 @@ def same_heldout(model_a: object, model_b: object, test: Corpus, seed: int = 0, 
         The first fitted model.
     model_b : object
         The second fitted model.
-    test : Corpus
-        The test documents.
-    seed : int, default 0
-        Seed of the split.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped.
+    %(completion_test)s %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import (
     EmptyInputError,
@@ -268,6 +269,7 @@ def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
     return corpus
 
 
+@shared_doc
 def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test documents") -> Corpus:
     """Re-encode ``corpus`` over ``vocabulary``: words it lacks are dropped and counted in ``n_dropped``.
 
@@ -277,8 +279,7 @@ def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test docum
         The documents to re-encode.
     vocabulary : Vocabulary
         The target vocabulary (usually the model's ``vocabulary_``).
-    what : str, default "test documents"
-        What ``corpus`` is, for error messages.
+    %(scored_what)s
 
     Returns
     -------
@@ -309,6 +310,7 @@ def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test docum
     return aligned
 
 
+@shared_doc
 def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
     """Refuse a corpus with no document or no token to score, saying why when every token was dropped.
 
@@ -316,8 +318,7 @@ def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
     ----------
     corpus : Corpus
         The corpus to score.
-    what : str, default "test documents"
-        What ``corpus`` is, for error messages.
+    %(scored_what)s
 
     Returns
     -------

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError
 from tealeaves.likelihood._perplexity import (
@@ -164,6 +165,7 @@ def _keep_tokens(corpus: Corpus, docs: np.ndarray, mask: np.ndarray) -> Corpus:
                   0, dict(corpus.metadata))
 
 
+@shared_doc
 def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple[Corpus, Corpus, SplitReport]:
     """Split every document of at least ``min_length`` tokens into two random halves.
 
@@ -175,10 +177,7 @@ def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple
     ----------
     corpus : Corpus
         The test documents.
-    seed : int, default 0
-        Seed of the random split, in ``[0, 2**32)``.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped (>= 2).
+    %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------
@@ -267,6 +266,7 @@ def completion_signature(model_description: str, seed: int, min_length: int = 2,
     return Signature("perplexity", fields)
 
 
+@shared_doc
 def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> tuple[Corpus, Corpus, SplitReport]:
     """Align ``test`` to the model's vocabulary, check it is usable and split it.
@@ -275,12 +275,7 @@ def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
     ----------
     model : object
         A fitted tealeaves model (its ``vocabulary_`` is used).
-    test : Corpus
-        The test documents.
-    seed : int, default 0
-        Seed of the split.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped.
+    %(completion_test)s %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------
@@ -331,6 +326,7 @@ def score_heldout(theta: np.ndarray, phi: np.ndarray, heldout: Corpus, report: S
                             report.n_dropped_oov)
 
 
+@shared_doc
 def document_completion(model: object, test: Corpus, seed: int = 0, min_length: int = 2) -> CompletionResult:
     """Document-completion perplexity of ``model`` on ``test`` (Wallach et al. 2009, §4).
 
@@ -345,12 +341,7 @@ def document_completion(model: object, test: Corpus, seed: int = 0, min_length: 
     ----------
     model : object
         A fitted probabilistic tealeaves model.
-    test : Corpus
-        The test documents.
-    seed : int, default 0
-        Seed of the random split, in ``[0, 2**32)``.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped (>= 2).
+    %(completion_test)s %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------

@@ -164,9 +164,7 @@ def perplexity_vs_k(results):
     variational bound) joins them when it is on their scale; when it is more than
     :data:`OFF_SCALE` times off it gets its own panel, so it never flattens the rest.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns: %(returns_figure)s
     """
@@ -332,9 +330,7 @@ def kchoice_table(results) -> pd.DataFrame:
     these measures depend on the vocabulary (its size bounds Arun's singular values and the
     cosines of Cao Juan).
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -381,9 +377,7 @@ def ldatuning_panel(results):
     no model has (Griffiths 2004 needs a Gibbs sampler's trace) is named in the panel as
     missing.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns: %(returns_figure)s
 

@@ -101,9 +101,7 @@ def _topic_records(results) -> list[dict]:
 def flag_summary(results) -> dict:
     """The share of topics flagged per configuration, with the rules that produced the flags.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -259,9 +257,7 @@ def topic_table(results) -> str:
     Numeric columns (``<th data-type="number">``) sort as numbers, a missing score last; the
     flags are those of ``report_data(...)["topics"]``, so JSON and HTML agree.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------

@@ -273,9 +273,7 @@ def _stability(table: pd.DataFrame | None, configs: list[str], label) -> tuple[S
 def junk_counts(results) -> pd.DataFrame:
     """Per configuration: flagged topics per run (mean) and their share of the topics.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------

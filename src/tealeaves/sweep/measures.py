@@ -353,9 +353,7 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     in the reason), each with a reason in ``measures["unavailable"]``; its baselines are
     still scored.
 
-    Parameters
-    ----------
-    %(sweep_model)s %(sweep_data)s
+    Parameters: %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -495,9 +493,7 @@ def training_theta(model, data: SweepData) -> tuple:
     the tokens the model knows, ``lengths``).  The result of the last model is kept, so the
     significance, the flags and Arun 2010 infer it once.
 
-    Parameters
-    ----------
-    %(sweep_model)s %(sweep_data)s
+    Parameters: %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -562,9 +558,7 @@ def score_model(model, data: SweepData) -> dict:
     Every measure is a finite number or ``None``; each ``None`` has a reason in words in
     ``measures["unavailable"]`` (``{measure: reason}``).
 
-    Parameters
-    ----------
-    %(sweep_model)s %(sweep_data)s
+    Parameters: %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
