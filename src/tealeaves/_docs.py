@@ -186,6 +186,31 @@ results : SweepResults
     "returns_figure": """\
 matplotlib.figure.Figure
     The figure (no pyplot state).""",
+    "report_model": """\
+model : str
+    The stored model's name.""",
+    "relevance_topic_word": """\
+topic_word : array_like
+    ``K x V`` rows.""",
+    "relevance_p_word": """\
+p_word : array_like
+    ``p(w)`` (:func:`word_marginal`).""",
+    "relevance_topic": """\
+topic : int
+    The topic.""",
+    "relevance_lam": """\
+lam : float
+    ``lambda`` in ``[0, 1]``.""",
+    "returns_per_model": """\
+pandas.Series
+    One value per model, indexed like ``results.models``.""",
+    # -- Results stores (tealeaves.store, tealeaves.sweep.results)
+    "store_path_text": """\
+text : str or os.PathLike
+    A path, possibly ending in ``#MODEL``.""",
+    "store_model_name": """\
+name : str
+    A model's name.""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
     "corpus_glob": """\
 glob : str, default "**/*"
@@ -461,6 +486,9 @@ include_min : bool, default True
     "returns_str_arg": """\
 callable
     ``str -> str``, raising ``argparse.ArgumentTypeError``.""",
+    "returns_value_str": """\
+str
+    ``value``.""",
     # -- Reference indexes and coherence (tealeaves.index, tealeaves.coherence.segmentation)
     "index_word_id": """\
 word_id : int

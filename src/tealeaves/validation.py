@@ -390,6 +390,7 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
                                       include_min=include_min, allow_str=True))
 
 
+@shared_doc
 def check_path(value: object, name: str = "path") -> str:
     """A path given as text: refuses the empty (or blank) string, which ``Path`` reads as the current folder.
 
@@ -400,10 +401,7 @@ def check_path(value: object, name: str = "path") -> str:
     name : str, default "path"
         The parameter's name, for the error message.
 
-    Returns
-    -------
-    str
-        ``value``.
+    Returns: %(returns_value_str)s
 
     Raises
     ------
@@ -430,6 +428,7 @@ def path_arg(name: str = "path") -> Callable[[str], str]:
     return _arg(lambda s: check_path(s, name))
 
 
+@shared_doc
 def check_name(value: object, name: str = "name") -> str:
     r"""A reference name (recorded in signatures, listed by ``index info``): non-empty and on one line.
 
@@ -443,10 +442,7 @@ def check_name(value: object, name: str = "name") -> str:
     name : str, default "name"
         The parameter's name, for the error message.
 
-    Returns
-    -------
-    str
-        ``value``.
+    Returns: %(returns_value_str)s
 
     Raises
     ------

@@ -40,10 +40,7 @@ def configs(results) -> pd.Series:
 
     Parameters: %(report_results)s
 
-    Returns
-    -------
-    pandas.Series
-        One string per model, indexed like ``results.models``.
+    Returns: %(returns_per_model)s
     """
     models = results.models
     fallback = models["engine"].astype(str) + "-K" + models["k"].astype(int).astype(str)
@@ -58,10 +55,7 @@ def runs(results) -> pd.Series:
 
     Parameters: %(report_results)s
 
-    Returns
-    -------
-    pandas.Series
-        One integer per model, indexed like ``results.models``.
+    Returns: %(returns_per_model)s
     """
     models = results.models
     order = models.groupby(configs(results)).cumcount()

@@ -274,13 +274,11 @@ def _check_same_words(result, base: dict) -> None:
                                  fix="this is a bug in tealeaves; report it")
 
 
+@shared_doc
 def not_probabilistic(model) -> str | None:
     """Why ``model`` gives no held-out likelihood (``None`` when it has topic-word probabilities).
 
-    Parameters
-    ----------
-    model : TopicModel
-        The model.
+    Parameters: %(sweep_model)s
 
     Returns
     -------
@@ -618,6 +616,7 @@ def _reasons(measures: dict, unavailable: dict) -> dict:
     return out
 
 
+@shared_doc
 def stored_topic_word(model) -> np.ndarray:
     """The ``K x V`` rows stored for a model: ``topic_word_``, else its weights normalised per topic.
 
@@ -625,10 +624,7 @@ def stored_topic_word(model) -> np.ndarray:
     weights divided by each topic's sum, so stability and the topic views can be computed;
     they are not word probabilities (its held-out likelihood is ``None`` with a reason).
 
-    Parameters
-    ----------
-    model : TopicModel
-        The model.
+    Parameters: %(sweep_model)s
 
     Returns
     -------
