@@ -211,6 +211,9 @@ text : str or os.PathLike
     "store_model_name": """\
 name : str
     A model's name.""",
+    "store_file": """\
+path : str or os.PathLike
+    The store's file.""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
     "corpus_glob": """\
 glob : str, default "**/*"
@@ -467,6 +470,12 @@ use_cache : bool, default True
 progress : callable or None, default: print to standard error
     Called with a one-line message before each model is fitted or scored;
     None for silence.""",
+    "returns_report_text": """\
+str
+    The text, ready to print.""",
+    "returns_markdown": """\
+str
+    The Markdown, ready to paste into a page.""",
     # -- Value checks (tealeaves.validation)
     "check_value": """\
 value : object

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves.comparison.errors import IncomparableError
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
@@ -39,7 +40,7 @@ from tealeaves.validation import check_float, check_int, check_seed
 
 
 @dataclass
-class PairedDifference:
+class PairedDifference(RecordDict):
     """A difference ``A - B`` with its bootstrap interval ``[low, high]`` at ``level``.
 
     Parameters
@@ -82,18 +83,6 @@ class PairedDifference:
     n_boot: int
     seed: int
     signature: Signature
-
-    def to_dict(self) -> dict:
-        """The difference as a JSON-ready dictionary of its fields.
-
-        Returns
-        -------
-        dict
-            Every field, the ``signature`` as a string.
-        """
-        out = dict(self.__dict__)
-        out["signature"] = str(self.signature)
-        return out
 
 
 def _check_bootstrap(n_boot: object, level: object, seed: object) -> tuple[int, float, int]:

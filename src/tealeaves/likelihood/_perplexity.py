@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import (
     EmptyInputError,
@@ -28,7 +29,7 @@ from tealeaves.signature import Signature
 
 
 @dataclass
-class LikelihoodResult:
+class LikelihoodResult(RecordDict):
     """Log-likelihood of a set of words, their count (``n_words``, the tokens scored) and the perplexity.
 
     Parameters
@@ -54,18 +55,12 @@ class LikelihoodResult:
     signature: Signature
     n_dropped_oov: int = 0
 
-    def to_dict(self) -> dict:
-        """The result as a JSON-ready dictionary.
+    _DICT_KEYS = ("log_likelihood", "perplexity", "n_words", "n_tokens_scored", "n_documents",
+                  "n_dropped_oov", "signature")
 
-        Returns
-        -------
-        dict
-            ``log_likelihood``, ``perplexity``, ``n_words`` (also as ``n_tokens_scored``),
-            ``n_documents``, ``n_dropped_oov`` and the ``signature`` as a string.
-        """
-        return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
-                "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
-                "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
+    @property
+    def n_tokens_scored(self) -> int:
+        return self.n_words
 
 
 def perplexity(log_likelihood: float, n_words: int) -> float:

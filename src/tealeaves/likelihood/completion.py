@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError
 from tealeaves.likelihood._perplexity import (
@@ -42,7 +43,7 @@ SPLIT_NAME = "random-half"
 
 
 @dataclass
-class SplitReport:
+class SplitReport(RecordDict):
     """What :func:`split_documents` did.
 
     Parameters
@@ -77,19 +78,9 @@ class SplitReport:
     n_heldout_words: int
     n_dropped_oov: int = 0
 
-    def to_dict(self) -> dict:
-        """The report as a dictionary of its fields.
-
-        Returns
-        -------
-        dict
-            One entry per field.
-        """
-        return dict(self.__dict__)
-
 
 @dataclass
-class CompletionResult:
+class CompletionResult(RecordDict):
     """Held-out log-likelihood and perplexity of the held-out halves.
 
     Parameters
@@ -121,23 +112,13 @@ class CompletionResult:
     document_log_likelihoods: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     n_dropped_oov: int = 0
 
+    #: :meth:`to_dict`: the scalar fields and ``n_tokens_scored`` (without the per-document log-likelihoods).
+    _DICT_KEYS = ("log_likelihood", "perplexity", "n_documents_split", "n_skipped_too_short",
+                  "n_heldout_words", "n_tokens_scored", "n_dropped_oov", "signature")
+
     @property
     def n_tokens_scored(self) -> int:
         return self.n_heldout_words
-
-    def to_dict(self) -> dict:
-        """The result as a JSON-ready dictionary (without the per-document log-likelihoods).
-
-        Returns
-        -------
-        dict
-            The scalar fields, ``n_tokens_scored`` and the ``signature`` as a string.
-        """
-        return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
-                "n_documents_split": self.n_documents_split,
-                "n_skipped_too_short": self.n_skipped_too_short,
-                "n_heldout_words": self.n_heldout_words, "n_tokens_scored": self.n_heldout_words,
-                "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
 
 
 def _halves(corpus: Corpus, seed: int, min_length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

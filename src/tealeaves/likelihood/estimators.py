@@ -42,6 +42,7 @@ from scipy.special import gammaln, logsumexp
 
 from tealeaves import _interrupt
 from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
@@ -68,7 +69,7 @@ MINIMUM = {name: int(p.min_value) for name, p in COUNTS.items()}
 
 
 @dataclass
-class HeldOutEstimate:
+class HeldOutEstimate(RecordDict):
     """An estimate of the held-out log-likelihood of a corpus, with its Monte Carlo error.
 
     Parameters
@@ -118,6 +119,10 @@ class HeldOutEstimate:
     def n_tokens_scored(self) -> int:
         return self.n_words
 
+    #: :meth:`to_dict` without ``extra``: the scalar fields, ``n_tokens_scored`` and ``n_dropped_oov``.
+    _DICT_KEYS = ("method", "log_likelihood", "standard_error", "perplexity", "n_words", "n_tokens_scored",
+                  "n_documents", "n_dropped_oov", "signature")
+
     def to_dict(self) -> dict:
         """The estimate as a JSON-ready dictionary (without the per-document arrays).
 
@@ -127,13 +132,9 @@ class HeldOutEstimate:
             The scalar fields, ``n_tokens_scored``, ``n_dropped_oov``, ``extra`` and the
             ``signature`` as a string.
         """
-        out = {"method": self.method, "log_likelihood": self.log_likelihood,
-               "standard_error": self.standard_error, "perplexity": self.perplexity,
-               "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
-               "n_dropped_oov": self.n_dropped}
-        out.update(self.extra)
-        out["signature"] = str(self.signature)
-        return out
+        out = super().to_dict()
+        signature = out.pop("signature")
+        return {**out, **self.extra, "signature": signature}
 
 
 # -- parameter checks ----------------------------------------------------------
