@@ -492,6 +492,9 @@ allow_str : bool, default False
     "check_include_min": """\
 include_min : bool, default True
     Whether ``min_value`` itself is allowed.""",
+    "arg_name": """\
+name : str
+    The name in the error message.""",
     "returns_str_arg": """\
 callable
     ``str -> str``, raising ``argparse.ArgumentTypeError``.""",

@@ -223,6 +223,7 @@ def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
     return value  # type: ignore[return-value]
 
 
+@shared_doc
 def check_window(value: object, name: str = "window") -> str | int:
     """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1.
 
@@ -231,8 +232,7 @@ def check_window(value: object, name: str = "window") -> str | int:
     value : object
         ``"doc"`` (also ``"document"``, ``"boolean_document"``, any case) or a whole
         number (a numeric string is accepted).
-    name : str, default "window"
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns
     -------
@@ -254,6 +254,7 @@ def check_window(value: object, name: str = "window") -> str | int:
                                     fix=f"e.g. `{name}='doc'` or `{name}=10`"), name) from None
 
 
+@shared_doc
 def check_seed(value: object, name: str = "seed") -> int:
     """A random seed: a whole number in ``[0, 2**32 - 1]`` (what numpy accepts everywhere).
 
@@ -261,8 +262,7 @@ def check_seed(value: object, name: str = "seed") -> int:
     ----------
     value : object
         The seed (a numeric string is accepted).
-    name : str, default "seed"
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns
     -------
@@ -345,6 +345,7 @@ def _arg(check: Callable[[str], T]) -> Callable[[str], T]:
     return convert
 
 
+@shared_doc
 def int_arg(min_value: int | None = None, max_value: int | None = None, name: str = "value"
             ) -> Callable[[str], int]:
     """An argparse ``type`` accepting whole numbers within bounds.
@@ -355,8 +356,7 @@ def int_arg(min_value: int | None = None, max_value: int | None = None, name: st
         Smallest value allowed.
     max_value : int or None, default None
         Largest value allowed.
-    name : str, default "value"
-        The name in the error message.
+    %(arg_name)s
 
     Returns
     -------
@@ -377,8 +377,7 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
         Lower bound.
     max_value : float or None, default None
         Upper bound.
-    name : str, default "value"
-        The name in the error message.
+    %(arg_name)s
     %(check_include_min)s
 
     Returns
@@ -398,8 +397,7 @@ def check_path(value: object, name: str = "path") -> str:
     ----------
     value : object
         The path.
-    name : str, default "path"
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns: %(returns_value_str)s
 
@@ -418,10 +416,7 @@ def check_path(value: object, name: str = "path") -> str:
 def path_arg(name: str = "path") -> Callable[[str], str]:
     """An argparse ``type`` accepting non-empty paths (see :func:`check_path`).
 
-    Parameters
-    ----------
-    name : str, default "path"
-        The name in the error message.
+    Parameters: %(arg_name)s
 
     Returns: %(returns_str_arg)s
     """
@@ -439,8 +434,7 @@ def check_name(value: object, name: str = "name") -> str:
     ----------
     value : object
         The name.
-    name : str, default "name"
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns: %(returns_value_str)s
 
@@ -460,10 +454,7 @@ def check_name(value: object, name: str = "name") -> str:
 def name_arg(name: str = "name") -> Callable[[str], str]:
     """An argparse ``type`` accepting reference names (see :func:`check_name`).
 
-    Parameters
-    ----------
-    name : str, default "name"
-        The name in the error message.
+    Parameters: %(arg_name)s
 
     Returns: %(returns_str_arg)s
     """
