@@ -160,6 +160,9 @@ ParameterError
     "scored_what": """\
 what : str, default "test documents"
     What ``corpus`` is, for error messages.""",
+    "returns_same_corpus": """\
+Corpus
+    ``corpus`` itself.""",
     # -- Document completion and paired differences (tealeaves.likelihood.completion, comparison.paired)
     "completion_test": """\
 test : Corpus

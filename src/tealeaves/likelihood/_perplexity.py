@@ -238,6 +238,7 @@ def score_words(theta: np.ndarray, phi: np.ndarray, corpus: Corpus, signature: S
                             corpus.n_dropped)
 
 
+@shared_doc
 def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
     """Refuse anything but a :class:`~tealeaves.corpus.Corpus` (lists of words are not encoded silently).
 
@@ -248,10 +249,7 @@ def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
     name : str, default "test documents"
         What ``corpus`` is, for the error message.
 
-    Returns
-    -------
-    Corpus
-        ``corpus`` itself.
+    Returns: %(returns_same_corpus)s
 
     Raises
     ------
@@ -315,10 +313,7 @@ def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
         The corpus to score.
     %(scored_what)s
 
-    Returns
-    -------
-    Corpus
-        ``corpus`` itself.
+    Returns: %(returns_same_corpus)s
 
     Raises
     ------
