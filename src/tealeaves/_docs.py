@@ -217,6 +217,9 @@ name : str
     "store_file": """\
 path : str or os.PathLike
     The store's file.""",
+    "hashed_corpus": """\
+corpus : Corpus
+    The corpus hashed.""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
     "corpus_glob": """\
 glob : str, default "**/*"

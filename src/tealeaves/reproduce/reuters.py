@@ -90,13 +90,11 @@ def load_corpora() -> tuple[Corpus, Corpus]:
     return train, test
 
 
+@shared_doc
 def corpus_fingerprint(corpus: Corpus) -> str:
     """A short hash of a corpus's vocabulary and tokens (changes when the preprocessing does).
 
-    Parameters
-    ----------
-    corpus : Corpus
-        The corpus.
+    Parameters: %(hashed_corpus)s
 
     Returns
     -------

@@ -210,13 +210,11 @@ def words_hash(words) -> str:
     return hashlib.sha1("\n".join(words).encode()).hexdigest()[:16]
 
 
+@shared_doc
 def corpus_hash(corpus: Corpus) -> str:
     """A short hash of a corpus: vocabulary, tokens, offsets and document ids.
 
-    Parameters
-    ----------
-    corpus : Corpus
-        The corpus.
+    Parameters: %(hashed_corpus)s
 
     Returns
     -------
