@@ -94,7 +94,7 @@ model : TopicModel
 data : SweepData
     The sweep's shared data.""",
     # -- Word-embedding measures between topics (tealeaves.comparison.embedding)
-    "embedding_topics": """\
+    "ranked_topics": """\
 topics : object
     A fitted topic model or lists of ranked words (each at least ``n_top`` long).""",
     "embedding_vectors": """\
@@ -108,6 +108,97 @@ CoherenceResult
     "topic_index": """\
 topic : int
     The topic's index.""",
+    # -- Topic matching, stability and diversity (tealeaves.comparison)
+    "match_a": """\
+a : object
+    The first fitted model (or ranked word lists for ``jaccard`` and ``rbo``).""",
+    "match_b": """\
+b : object
+    The second.""",
+    "match_metric": """\
+metric : str, default "js"
+    ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).""",
+    "match_n_top": """\
+n_top : int, default 10
+    Top words compared by the word-list metrics.""",
+    "match_p": """\
+p : float, default 0.9
+    RBO's persistence, in ``(0, 1]``.""",
+    "match_min_shared": """\
+min_shared : float, default 0.5
+    Least share of the smaller vocabulary the two must share, in ``[0, 1]``.""",
+    "stability_metric": """\
+metric : str, default "js"
+    ``js``, ``cosine``, ``jaccard`` or ``rbo``
+    (as :func:`~tealeaves.comparison.matching.similarity_matrix`).""",
+    "stability_threshold": """\
+threshold : float or None, default None
+    Least matched similarity for a topic to count as recurring; None takes the
+    metric's :data:`DEFAULT_THRESHOLDS`.""",
+    "stability_n_top": """\
+n_top : int, default 10
+    Top words compared by the word-list metrics.""",
+    "stability_p": """\
+p : float, default 0.9
+    RBO's persistence.""",
+    "stability_min_shared": """\
+min_shared : float, default 0.5
+    Least share of the smaller vocabulary two runs must share.""",
+    "diversity_n_top": """\
+n_top : int, default 10
+    The number of top words per topic.""",
+    # -- Held-out likelihood estimators (tealeaves.likelihood.estimators)
+    "estimator_phi": """\
+phi : numpy.ndarray
+    The ``K x V`` topic-word probabilities.""",
+    "estimator_alpha": """\
+alpha : numpy.ndarray
+    The ``K`` Dirichlet parameters of the topic proportions.""",
+    "estimator_corpus": """\
+corpus : Corpus
+    The ``D`` documents, encoded over the topics' vocabulary.""",
+    "estimator_seed": """\
+seed : int or None, default 0
+    Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
+    derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).""",
+    "estimator_threads": """\
+n_threads : int or None, default None
+    Threads estimating documents in parallel (None: every core); the numbers do not depend on it.""",
+    "returns_est": """\
+est : numpy.ndarray
+    ``D`` per-document estimates of ``log p(w_d)``.""",
+    "returns_se": """\
+se : numpy.ndarray
+    ``D`` delta-method standard errors (NaN where they cannot be estimated).""",
+    "raises_bad_count": """\
+ParameterError
+    If a count is not a whole number in range.""",
+    # -- Test documents checked before scoring (tealeaves.likelihood._perplexity)
+    "scored_what": """\
+what : str, default "test documents"
+    What ``corpus`` is, for error messages.""",
+    "returns_same_corpus": """\
+Corpus
+    ``corpus`` itself.""",
+    # -- Document completion and paired differences (tealeaves.likelihood.completion, comparison.paired)
+    "completion_test": """\
+test : Corpus
+    The test documents.""",
+    "completion_seed": """\
+seed : int, default 0
+    Seed of the random split, in ``[0, 2**32)``.""",
+    "completion_min_length": """\
+min_length : int, default 2
+    Documents with fewer tokens are skipped (>= 2).""",
+    "paired_n_boot": """\
+n_boot : int, default 10000
+    Bootstrap resamples (>= 100).""",
+    "paired_level": """\
+level : float, default 0.95
+    Coverage of the percentile interval, in ``(0, 1)``.""",
+    "paired_seed": """\
+seed : int, default 0
+    Seed of ``numpy.random.default_rng``.""",
     # -- Reports (tealeaves.report: figures, hooks, html)
     "report_results": """\
 results : SweepResults
@@ -115,6 +206,34 @@ results : SweepResults
     "returns_figure": """\
 matplotlib.figure.Figure
     The figure (no pyplot state).""",
+    "report_model": """\
+model : str
+    The stored model's name.""",
+    "relevance_topic_word": """\
+topic_word : array_like
+    ``K x V`` rows.""",
+    "relevance_p_word": """\
+p_word : array_like
+    ``p(w)`` (:func:`word_marginal`).""",
+    "relevance_topic": """\
+topic : int
+    The topic.""",
+    "relevance_lam": """\
+lam : float
+    ``lambda`` in ``[0, 1]``.""",
+    "returns_per_model": """\
+pandas.Series
+    One value per model, indexed like ``results.models``.""",
+    # -- Results stores (tealeaves.store, tealeaves.sweep.results)
+    "store_path_text": """\
+text : str or os.PathLike
+    A path, possibly ending in ``#MODEL``.""",
+    "store_model_name": """\
+name : str
+    A model's name.""",
+    "store_file": """\
+path : str or os.PathLike
+    The store's file.""",
     # -- Corpora (tealeaves.corpus: readers, Corpus, Preprocessor)
     "corpus_hashed": """\
 corpus : Corpus
@@ -409,6 +528,12 @@ name : str
     "cli_args": """\
 args : argparse.Namespace
     The parsed options.""",
+    "returns_report_text": """\
+str
+    The text, ready to print.""",
+    "returns_markdown": """\
+str
+    The Markdown, ready to paste into a page.""",
     # -- Value checks (tealeaves.validation)
     "returns_int_value": """\
 int
@@ -428,9 +553,15 @@ allow_str : bool, default False
     "check_include_min": """\
 include_min : bool, default True
     Whether ``min_value`` itself is allowed.""",
+    "arg_name": """\
+name : str
+    The name in the error message.""",
     "returns_str_arg": """\
 callable
     ``str -> str``, raising ``argparse.ArgumentTypeError``.""",
+    "returns_value_str": """\
+str
+    ``value``.""",
     # -- Reference indexes and coherence (tealeaves.index, tealeaves.coherence.segmentation)
     "index_word_id": """\
 word_id : int

@@ -220,6 +220,7 @@ def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
     return value  # type: ignore[return-value]
 
 
+@shared_doc
 def check_window(value: object, name: str = "window") -> str | int:
     """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1.
 
@@ -228,8 +229,7 @@ def check_window(value: object, name: str = "window") -> str | int:
     value : object
         ``"doc"`` (also ``"document"``, ``"boolean_document"``, any case) or a whole
         number (a numeric string is accepted).
-    name : str, default "window"
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns
     -------
@@ -251,6 +251,7 @@ def check_window(value: object, name: str = "window") -> str | int:
                                     fix=f"e.g. `{name}='doc'` or `{name}=10`"), name) from None
 
 
+@shared_doc
 def check_seed(value: object, name: str = "seed") -> int:
     """A random seed: a whole number in ``[0, 2**32 - 1]`` (what numpy accepts everywhere).
 
@@ -258,8 +259,7 @@ def check_seed(value: object, name: str = "seed") -> int:
     ----------
     value : object
         The seed (a numeric string is accepted).
-    name : str, default "seed"
-        The parameter's name, for the error message.
+    %(check_name)s
 
     Returns
     -------
@@ -342,6 +342,7 @@ def _arg(check: Callable[[str], T]) -> Callable[[str], T]:
     return convert
 
 
+@shared_doc
 def int_arg(min_value: int | None = None, max_value: int | None = None, name: str = "value"
             ) -> Callable[[str], int]:
     """An argparse ``type`` accepting whole numbers within bounds.
@@ -352,8 +353,7 @@ def int_arg(min_value: int | None = None, max_value: int | None = None, name: st
         Smallest value allowed.
     max_value : int or None, default None
         Largest value allowed.
-    name : str, default "value"
-        The name in the error message.
+    %(arg_name)s
 
     Returns
     -------
@@ -374,8 +374,7 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
         Lower bound.
     max_value : float or None, default None
         Upper bound.
-    name : str, default "value"
-        The name in the error message.
+    %(arg_name)s
     %(check_include_min)s
 
     Returns
@@ -387,6 +386,7 @@ def float_arg(min_value: float | None = None, max_value: float | None = None, na
                                       include_min=include_min, allow_str=True))
 
 
+@shared_doc
 def check_path(value: object, name: str = "path") -> str:
     """A path given as text: refuses the empty (or blank) string, which ``Path`` reads as the current folder.
 
@@ -394,13 +394,9 @@ def check_path(value: object, name: str = "path") -> str:
     ----------
     value : object
         The path.
-    name : str, default "path"
-        The parameter's name, for the error message.
+    %(check_name)s
 
-    Returns
-    -------
-    str
-        ``value``.
+    Returns: %(returns_value_str)s
 
     Raises
     ------
@@ -417,16 +413,14 @@ def check_path(value: object, name: str = "path") -> str:
 def path_arg(name: str = "path") -> Callable[[str], str]:
     """An argparse ``type`` accepting non-empty paths (see :func:`check_path`).
 
-    Parameters
-    ----------
-    name : str, default "path"
-        The name in the error message.
+    Parameters: %(arg_name)s
 
     Returns: %(returns_str_arg)s
     """
     return _arg(lambda s: check_path(s, name))
 
 
+@shared_doc
 def check_name(value: object, name: str = "name") -> str:
     r"""A reference name (recorded in signatures, listed by ``index info``): non-empty and on one line.
 
@@ -437,13 +431,9 @@ def check_name(value: object, name: str = "name") -> str:
     ----------
     value : object
         The name.
-    name : str, default "name"
-        The parameter's name, for the error message.
+    %(check_name)s
 
-    Returns
-    -------
-    str
-        ``value``.
+    Returns: %(returns_value_str)s
 
     Raises
     ------
@@ -461,10 +451,7 @@ def check_name(value: object, name: str = "name") -> str:
 def name_arg(name: str = "name") -> Callable[[str], str]:
     """An argparse ``type`` accepting reference names (see :func:`check_name`).
 
-    Parameters
-    ----------
-    name : str, default "name"
-        The name in the error message.
+    Parameters: %(arg_name)s
 
     Returns: %(returns_str_arg)s
     """

@@ -21,6 +21,7 @@ from itertools import combinations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.comparison._common import Score, model_name, require_topics, top_words
 from tealeaves.errors import ParameterError
@@ -107,6 +108,7 @@ def _signature(measure: str, topics: object, n_top: int, **extra) -> Signature:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def topic_diversity(topics: object, n_top: int = 25) -> Score:
     """Topic diversity (Dieng, Ruiz and Blei 2020): ``|union of the top-n word sets| / (n K)``.
 
@@ -114,8 +116,7 @@ def topic_diversity(topics: object, n_top: int = 25) -> Score:
 
     Parameters
     ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
+    %(ranked_topics)s
     n_top : int, default 25
         ``n``, the number of top words per topic (the paper's value).
 
@@ -137,6 +138,7 @@ def topic_diversity(topics: object, n_top: int = 25) -> Score:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def inverted_rbo(topics: object, n_top: int = 10, p: float = 0.9) -> Score:
     """Inverted RBO (Bianchi et al. 2021): ``1 - mean_{j<k} RBO_ext(n_top(j), n_top(k); p)``.
 
@@ -145,10 +147,7 @@ def inverted_rbo(topics: object, n_top: int = 10, p: float = 0.9) -> Score:
 
     Parameters
     ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    n_top : int, default 10
-        The number of top words per topic.
+    %(ranked_topics)s %(diversity_n_top)s
     p : float, default 0.9
         RBO's persistence, in ``(0, 1]``.
 
@@ -191,17 +190,13 @@ def jaccard(first: Sequence[str], second: Sequence[str]) -> float:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def mean_pairwise_jaccard(topics: object, n_top: int = 10) -> Score:
     """Mean Jaccard similarity of the top-``n`` word sets over all pairs of topics (needs two topics).
 
     Lower means more diverse.
 
-    Parameters
-    ----------
-    topics : object
-        A fitted topic model or lists of ranked words (each at least ``n_top`` long).
-    n_top : int, default 10
-        The number of top words per topic.
+    Parameters: %(ranked_topics)s %(diversity_n_top)s
 
     Returns
     -------

@@ -554,7 +554,7 @@ def we_irbo(topics: object, vectors: WordVectors, n_top: int = 10, p: float = 0.
 
     Parameters
     ----------
-    %(embedding_topics)s %(embedding_vectors)s
+    %(ranked_topics)s %(embedding_vectors)s
     n_top : int, default 10
         Top words per topic.
     p : float, default 0.9
@@ -600,7 +600,7 @@ def we_similarity(topics: object, vectors: WordVectors, n_top: int = 10, centroi
 
     Parameters
     ----------
-    %(embedding_topics)s %(embedding_vectors)s
+    %(ranked_topics)s %(embedding_vectors)s
     n_top : int, default 10
         Top words per topic.
     centroid : bool, default False

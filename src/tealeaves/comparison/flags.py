@@ -44,6 +44,7 @@ import pandas as pd
 
 from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters, warn_renamed
+from tealeaves._records import RecordDict
 from tealeaves.comparison._common import check_fraction, frame_records
 from tealeaves.comparison.significance import topic_document_mass
 from tealeaves.errors import EmptyInputError, InvalidModelError, ParameterError
@@ -55,7 +56,7 @@ FLAGS = ("low-coherence", "low-recurrence", "background", "few-documents", "mixe
 
 
 @dataclass
-class TopicFlag:
+class TopicFlag(RecordDict):
     """One flag raised on one topic: the measured ``value``, the ``threshold`` it crossed, and why.
 
     Parameters
@@ -77,16 +78,6 @@ class TopicFlag:
     value: float
     threshold: float
     explanation: str
-
-    def to_dict(self) -> dict:
-        """The flag as a dictionary of its fields.
-
-        Returns
-        -------
-        dict
-            ``topic``, ``flag``, ``value``, ``threshold`` and ``explanation``.
-        """
-        return dict(self.__dict__)
 
 
 @dataclass

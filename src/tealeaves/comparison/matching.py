@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.comparison._common import (
     N_TOP,
@@ -162,26 +163,14 @@ def _cosine_similarity(wa: np.ndarray, wb: np.ndarray) -> np.ndarray:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def similarity_matrix(a: object, b: object, metric: str = "js", n_top: int = 10, p: float = 0.9,
                       min_shared: float = 0.5) -> pd.DataFrame:
     """The ``K_a x K_b`` table of similarities between the topics of models ``a`` and ``b``.
 
     Rows are the topics of ``a``, columns those of ``b``.
 
-    Parameters
-    ----------
-    a : object
-        The first fitted model (or ranked word lists for ``jaccard`` and ``rbo``).
-    b : object
-        The second.
-    metric : str, default "js"
-        ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).
-    n_top : int, default 10
-        Top words compared by the word-list metrics.
-    p : float, default 0.9
-        RBO's persistence, in ``(0, 1]``.
-    min_shared : float, default 0.5
-        Least share of the smaller vocabulary the two must share, in ``[0, 1]``.
+    Parameters: %(match_a)s %(match_b)s %(match_metric)s %(match_n_top)s %(match_p)s %(match_min_shared)s
 
     Returns
     -------
@@ -277,6 +266,7 @@ def assign(similarity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def match_topics(a: object, b: object, metric: str = "js", n_top: int = 10, p: float = 0.9,
                  min_shared: float = 0.5) -> TopicMatching:
     """Match the topics of ``a`` and ``b`` one to one, maximising the total similarity.
@@ -284,20 +274,7 @@ def match_topics(a: object, b: object, metric: str = "js", n_top: int = 10, p: f
     See the module docstring for the metrics and the vocabulary alignment.
     With different numbers of topics ``min(K_a, K_b)`` pairs are formed.
 
-    Parameters
-    ----------
-    a : object
-        The first fitted model (or ranked word lists for ``jaccard`` and ``rbo``).
-    b : object
-        The second.
-    metric : str, default "js"
-        ``js``, ``cosine``, ``jaccard`` or ``rbo`` (see the module docstring).
-    n_top : int, default 10
-        Top words compared by the word-list metrics.
-    p : float, default 0.9
-        RBO's persistence, in ``(0, 1]``.
-    min_shared : float, default 0.5
-        Least share of the smaller vocabulary the two must share, in ``[0, 1]``.
+    Parameters: %(match_a)s %(match_b)s %(match_metric)s %(match_n_top)s %(match_p)s %(match_min_shared)s
 
     Returns
     -------

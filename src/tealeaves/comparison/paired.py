@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves.comparison.errors import IncomparableError
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, ParameterError
@@ -38,7 +40,7 @@ from tealeaves.validation import check_float, check_int, check_seed
 
 
 @dataclass
-class PairedDifference:
+class PairedDifference(RecordDict):
     """A difference ``A - B`` with its bootstrap interval ``[low, high]`` at ``level``.
 
     Parameters
@@ -82,18 +84,6 @@ class PairedDifference:
     seed: int
     signature: Signature
 
-    def to_dict(self) -> dict:
-        """The difference as a JSON-ready dictionary of its fields.
-
-        Returns
-        -------
-        dict
-            Every field, the ``signature`` as a string.
-        """
-        out = dict(self.__dict__)
-        out["signature"] = str(self.signature)
-        return out
-
 
 def _check_bootstrap(n_boot: object, level: object, seed: object) -> tuple[int, float, int]:
     return (check_int(n_boot, "n_boot", min_value=100), check_float(level, "level", min_value=0.0,
@@ -122,6 +112,7 @@ def _settings(signature: Signature) -> tuple:
     return signature.measure, tuple((k, str(v)) for k, v in signature.fields.items() if k != "model")
 
 
+@shared_doc
 def coherence_difference(a: object, b: object, n_boot: int = 10000, level: float = 0.95,
                          seed: int = 0) -> PairedDifference:
     """Difference of mean coherence ``A - B`` with a two-sample bootstrap over topics (module docstring).
@@ -137,12 +128,7 @@ def coherence_difference(a: object, b: object, n_boot: int = 10000, level: float
     b : CoherenceResult
         The coherence of model B, with the same signature (measure, reference,
         window, top-N and every other setting).
-    n_boot : int, default 10000
-        Bootstrap resamples (>= 100).
-    level : float, default 0.95
-        Coverage of the percentile interval, in ``(0, 1)``.
-    seed : int, default 0
-        Seed of ``numpy.random.default_rng``.
+    %(paired_n_boot)s %(paired_level)s %(paired_seed)s
 
     Returns
     -------
@@ -209,6 +195,7 @@ def _split_settings(result: object) -> tuple:
     return tuple((k, str(result.signature.fields.get(k))) for k in keep)
 
 
+@shared_doc
 def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_boot: int = 10000,
                           level: float = 0.95, seed: int = 0) -> PairedDifference:
     """Difference of held-out log-likelihood per word ``A - B`` with a paired bootstrap over documents.
@@ -226,12 +213,7 @@ def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_
     heldout : Corpus or numpy.ndarray
         Those words: the held-out half as a :class:`~tealeaves.corpus.Corpus`, from
         :func:`same_heldout`, or their per-document counts.
-    n_boot : int, default 10000
-        Bootstrap resamples (>= 100).
-    level : float, default 0.95
-        Coverage of the percentile interval, in ``(0, 1)``.
-    seed : int, default 0
-        Seed of ``numpy.random.default_rng``.
+    %(paired_n_boot)s %(paired_level)s %(paired_seed)s
 
     Returns
     -------
@@ -276,6 +258,7 @@ def likelihood_difference(a: object, b: object, heldout: Corpus | np.ndarray, n_
                             n_boot, seed, sig)
 
 
+@shared_doc
 def same_heldout(model_a: object, model_b: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> Corpus:
     """The held-out half both models are scored on by ``document_completion(model, test, seed, min_length)``.
@@ -290,12 +273,7 @@ def same_heldout(model_a: object, model_b: object, test: Corpus, seed: int = 0, 
         The first fitted model.
     model_b : object
         The second fitted model.
-    test : Corpus
-        The test documents.
-    seed : int, default 0
-        Seed of the split.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped.
+    %(completion_test)s %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------

@@ -34,6 +34,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.comparison._common import (
     N_TOP,
@@ -125,6 +126,7 @@ def _check_runs(runs: Sequence[object]) -> list[object]:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float | None = None,
                     n_top: int = 10, p: float = 0.9, min_shared: float = 0.5) -> StabilityResult:
     """Recurrence and matched similarity of the topics of ``runs`` (fits of one configuration).
@@ -137,18 +139,7 @@ def topic_stability(runs: Sequence[object], metric: str = "js", threshold: float
     ----------
     runs : sequence of object
         At least two fitted models with the same number of topics.
-    metric : str, default "js"
-        ``js``, ``cosine``, ``jaccard`` or ``rbo``
-        (as :func:`~tealeaves.comparison.matching.similarity_matrix`).
-    threshold : float or None, default None
-        Least matched similarity for a topic to count as recurring; None takes the
-        metric's :data:`DEFAULT_THRESHOLDS`.
-    n_top : int, default 10
-        Top words compared by the word-list metrics.
-    p : float, default 0.9
-        RBO's persistence.
-    min_shared : float, default 0.5
-        Least share of the smaller vocabulary two runs must share.
+    %(stability_metric)s %(stability_threshold)s %(stability_n_top)s %(stability_p)s %(stability_min_shared)s
 
     Returns
     -------
@@ -207,6 +198,7 @@ def _check_threshold(metric: str, threshold: object) -> float:
 
 
 @renamed_parameters({"top_n": "n_top"})
+@shared_doc
 def stability_by_k(runs_by_k: Mapping[int, Sequence[object]], metric: str = "js",
                    threshold: float | None = None, n_top: int = 10, p: float = 0.9,
                    min_shared: float = 0.5) -> pd.DataFrame:
@@ -219,18 +211,7 @@ def stability_by_k(runs_by_k: Mapping[int, Sequence[object]], metric: str = "js"
     ----------
     runs_by_k : mapping of int to sequence of object
         Each K's runs; a run with another number of topics is refused.
-    metric : str, default "js"
-        ``js``, ``cosine``, ``jaccard`` or ``rbo``
-        (as :func:`~tealeaves.comparison.matching.similarity_matrix`).
-    threshold : float or None, default None
-        Least matched similarity for a topic to count as recurring; None takes the
-        metric's :data:`DEFAULT_THRESHOLDS`.
-    n_top : int, default 10
-        Top words compared by the word-list metrics.
-    p : float, default 0.9
-        RBO's persistence.
-    min_shared : float, default 0.5
-        Least share of the smaller vocabulary two runs must share.
+    %(stability_metric)s %(stability_threshold)s %(stability_n_top)s %(stability_p)s %(stability_min_shared)s
 
     Returns
     -------

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from tealeaves._cli_args import add_examples, add_result_output, result_format
+from tealeaves._cli_args import add_result_output, result_format
+from tealeaves._cli_shared import add_command, add_command_group
 from tealeaves._output import format_table
 
 #: The public functions each command of this module calls (read by ``tests/test_naming.py``).
@@ -17,42 +18,34 @@ API = {
 
 def register(subparsers) -> None:
     """Add ``data`` and its sub-commands to the top-level parser."""
-    parser = subparsers.add_parser("data", help="list, fetch and verify the data sets (docs/data.md)")
-    sub = parser.add_subparsers(dest="data_command", metavar="ACTION")
-    add_examples(parser, ("which data sets are present, and where",
-                          "tealeaves data list"),
-                         ("download Reuters-21578, checked by SHA-256",
-                          "tealeaves data fetch reuters21578"))
-    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+    sub = add_command_group(subparsers, "data", "data_command", "ACTION",
+                            [("which data sets are present, and where", "tealeaves data list"),
+                             ("download Reuters-21578, checked by SHA-256",
+                              "tealeaves data fetch reuters21578")],
+                            help="list, fetch and verify the data sets (docs/data.md)")
 
-    lst = sub.add_parser("list", help="each data set: present or not, where, size, licence, source")
+    lst = add_command(sub, "list", _list, [("which data sets are present, and where", "tealeaves data list"),
+                                           ("the same as JSON", "tealeaves data list --format json")],
+                      help="each data set: present or not, where, size, licence, source")
     add_result_output(lst, "the table (CSV/TSV: one row per data set)")
-    add_examples(lst, ("which data sets are present, and where",
-                       "tealeaves data list"),
-                      ("the same as JSON",
-                       "tealeaves data list --format json"))
-    lst.set_defaults(func=_list)
 
-    fetch = sub.add_parser("fetch", help="download data sets into the user cache, verified by SHA-256")
+    fetch = add_command(sub, "fetch", _fetch,
+                        [("download Reuters-21578 into the user cache", "tealeaves data fetch reuters21578"),
+                         ("every data set, from a mirror",
+                          "tealeaves data fetch --all --mirror https://example.org/tealeaves-data")],
+                        help="download data sets into the user cache, verified by SHA-256")
     fetch.add_argument("names", nargs="*", metavar="NAME", help="data sets (see 'tealeaves data list')")
     fetch.add_argument("--all", action="store_true", help="every data set of the registry")
     fetch.add_argument("--mirror", default=None, metavar="URL",
                        help="read every file from URL/<path under the data root> (default: "
                             "$TEALEAVES_DATA_MIRROR, else each publisher)")
     fetch.add_argument("--quiet", action="store_true", help="no progress output")
-    add_examples(fetch, ("download Reuters-21578 into the user cache",
-                         "tealeaves data fetch reuters21578"),
-                        ("every data set, from a mirror",
-                         "tealeaves data fetch --all --mirror https://example.org/tealeaves-data"))
-    fetch.set_defaults(func=_fetch)
 
-    verify = sub.add_parser("verify", help="check the SHA-256 of every present file against the registry")
+    verify = add_command(sub, "verify", _verify,
+                         [("check the SHA-256 of every present file", "tealeaves data verify"),
+                          ("only the MUSE dictionaries", "tealeaves data verify muse")],
+                         help="check the SHA-256 of every present file against the registry")
     verify.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
-    add_examples(verify, ("check the SHA-256 of every present file",
-                          "tealeaves data verify"),
-                         ("only the MUSE dictionaries",
-                          "tealeaves data verify muse"))
-    verify.set_defaults(func=_verify)
 
 
 def _selected(names: list[str], every: bool = False) -> list:

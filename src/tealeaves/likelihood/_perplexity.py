@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import (
     EmptyInputError,
@@ -27,7 +29,7 @@ from tealeaves.signature import Signature
 
 
 @dataclass
-class LikelihoodResult:
+class LikelihoodResult(RecordDict):
     """Log-likelihood of a set of words, their count (``n_words``, the tokens scored) and the perplexity.
 
     Parameters
@@ -53,18 +55,12 @@ class LikelihoodResult:
     signature: Signature
     n_dropped_oov: int = 0
 
-    def to_dict(self) -> dict:
-        """The result as a JSON-ready dictionary.
+    _DICT_KEYS = ("log_likelihood", "perplexity", "n_words", "n_tokens_scored", "n_documents",
+                  "n_dropped_oov", "signature")
 
-        Returns
-        -------
-        dict
-            ``log_likelihood``, ``perplexity``, ``n_words`` (also as ``n_tokens_scored``),
-            ``n_documents``, ``n_dropped_oov`` and the ``signature`` as a string.
-        """
-        return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
-                "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
-                "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
+    @property
+    def n_tokens_scored(self) -> int:
+        return self.n_words
 
 
 def perplexity(log_likelihood: float, n_words: int) -> float:
@@ -242,6 +238,7 @@ def score_words(theta: np.ndarray, phi: np.ndarray, corpus: Corpus, signature: S
                             corpus.n_dropped)
 
 
+@shared_doc
 def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
     """Refuse anything but a :class:`~tealeaves.corpus.Corpus` (lists of words are not encoded silently).
 
@@ -252,10 +249,7 @@ def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
     name : str, default "test documents"
         What ``corpus`` is, for the error message.
 
-    Returns
-    -------
-    Corpus
-        ``corpus`` itself.
+    Returns: %(returns_same_corpus)s
 
     Raises
     ------
@@ -268,6 +262,7 @@ def check_corpus(corpus: object, name: str = "test documents") -> Corpus:
     return corpus
 
 
+@shared_doc
 def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test documents") -> Corpus:
     """Re-encode ``corpus`` over ``vocabulary``: words it lacks are dropped and counted in ``n_dropped``.
 
@@ -277,8 +272,7 @@ def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test docum
         The documents to re-encode.
     vocabulary : Vocabulary
         The target vocabulary (usually the model's ``vocabulary_``).
-    what : str, default "test documents"
-        What ``corpus`` is, for error messages.
+    %(scored_what)s
 
     Returns
     -------
@@ -309,6 +303,7 @@ def align_corpus(corpus: Corpus, vocabulary: Vocabulary, what: str = "test docum
     return aligned
 
 
+@shared_doc
 def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
     """Refuse a corpus with no document or no token to score, saying why when every token was dropped.
 
@@ -316,13 +311,9 @@ def require_tokens(corpus: Corpus, what: str = "test documents") -> Corpus:
     ----------
     corpus : Corpus
         The corpus to score.
-    what : str, default "test documents"
-        What ``corpus`` is, for error messages.
+    %(scored_what)s
 
-    Returns
-    -------
-    Corpus
-        ``corpus`` itself.
+    Returns: %(returns_same_corpus)s
 
     Raises
     ------

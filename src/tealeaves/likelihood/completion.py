@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError
 from tealeaves.likelihood._perplexity import (
@@ -41,7 +43,7 @@ SPLIT_NAME = "random-half"
 
 
 @dataclass
-class SplitReport:
+class SplitReport(RecordDict):
     """What :func:`split_documents` did.
 
     Parameters
@@ -76,19 +78,9 @@ class SplitReport:
     n_heldout_words: int
     n_dropped_oov: int = 0
 
-    def to_dict(self) -> dict:
-        """The report as a dictionary of its fields.
-
-        Returns
-        -------
-        dict
-            One entry per field.
-        """
-        return dict(self.__dict__)
-
 
 @dataclass
-class CompletionResult:
+class CompletionResult(RecordDict):
     """Held-out log-likelihood and perplexity of the held-out halves.
 
     Parameters
@@ -120,23 +112,13 @@ class CompletionResult:
     document_log_likelihoods: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     n_dropped_oov: int = 0
 
+    #: :meth:`to_dict`: the scalar fields and ``n_tokens_scored`` (without the per-document log-likelihoods).
+    _DICT_KEYS = ("log_likelihood", "perplexity", "n_documents_split", "n_skipped_too_short",
+                  "n_heldout_words", "n_tokens_scored", "n_dropped_oov", "signature")
+
     @property
     def n_tokens_scored(self) -> int:
         return self.n_heldout_words
-
-    def to_dict(self) -> dict:
-        """The result as a JSON-ready dictionary (without the per-document log-likelihoods).
-
-        Returns
-        -------
-        dict
-            The scalar fields, ``n_tokens_scored`` and the ``signature`` as a string.
-        """
-        return {"log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
-                "n_documents_split": self.n_documents_split,
-                "n_skipped_too_short": self.n_skipped_too_short,
-                "n_heldout_words": self.n_heldout_words, "n_tokens_scored": self.n_heldout_words,
-                "n_dropped_oov": self.n_dropped_oov, "signature": str(self.signature)}
 
 
 def _halves(corpus: Corpus, seed: int, min_length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -164,6 +146,7 @@ def _keep_tokens(corpus: Corpus, docs: np.ndarray, mask: np.ndarray) -> Corpus:
                   0, dict(corpus.metadata))
 
 
+@shared_doc
 def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple[Corpus, Corpus, SplitReport]:
     """Split every document of at least ``min_length`` tokens into two random halves.
 
@@ -175,10 +158,7 @@ def split_documents(corpus: Corpus, seed: int = 0, min_length: int = 2) -> tuple
     ----------
     corpus : Corpus
         The test documents.
-    seed : int, default 0
-        Seed of the random split, in ``[0, 2**32)``.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped (>= 2).
+    %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------
@@ -267,6 +247,7 @@ def completion_signature(model_description: str, seed: int, min_length: int = 2,
     return Signature("perplexity", fields)
 
 
+@shared_doc
 def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
                  ) -> tuple[Corpus, Corpus, SplitReport]:
     """Align ``test`` to the model's vocabulary, check it is usable and split it.
@@ -275,12 +256,7 @@ def prepare_test(model: object, test: Corpus, seed: int = 0, min_length: int = 2
     ----------
     model : object
         A fitted tealeaves model (its ``vocabulary_`` is used).
-    test : Corpus
-        The test documents.
-    seed : int, default 0
-        Seed of the split.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped.
+    %(completion_test)s %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------
@@ -331,6 +307,7 @@ def score_heldout(theta: np.ndarray, phi: np.ndarray, heldout: Corpus, report: S
                             report.n_dropped_oov)
 
 
+@shared_doc
 def document_completion(model: object, test: Corpus, seed: int = 0, min_length: int = 2) -> CompletionResult:
     """Document-completion perplexity of ``model`` on ``test`` (Wallach et al. 2009, §4).
 
@@ -345,12 +322,7 @@ def document_completion(model: object, test: Corpus, seed: int = 0, min_length: 
     ----------
     model : object
         A fitted probabilistic tealeaves model.
-    test : Corpus
-        The test documents.
-    seed : int, default 0
-        Seed of the random split, in ``[0, 2**32)``.
-    min_length : int, default 2
-        Documents with fewer tokens are skipped (>= 2).
+    %(completion_test)s %(completion_seed)s %(completion_min_length)s
 
     Returns
     -------

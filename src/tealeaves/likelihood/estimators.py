@@ -41,6 +41,8 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from tealeaves import _interrupt
+from tealeaves._docs import shared_doc
+from tealeaves._records import RecordDict
 from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError, ParameterError, TealeavesError
@@ -67,7 +69,7 @@ MINIMUM = {name: int(p.min_value) for name, p in COUNTS.items()}
 
 
 @dataclass
-class HeldOutEstimate:
+class HeldOutEstimate(RecordDict):
     """An estimate of the held-out log-likelihood of a corpus, with its Monte Carlo error.
 
     Parameters
@@ -117,6 +119,10 @@ class HeldOutEstimate:
     def n_tokens_scored(self) -> int:
         return self.n_words
 
+    #: :meth:`to_dict` without ``extra``: the scalar fields, ``n_tokens_scored`` and ``n_dropped_oov``.
+    _DICT_KEYS = ("method", "log_likelihood", "standard_error", "perplexity", "n_words", "n_tokens_scored",
+                  "n_documents", "n_dropped_oov", "signature")
+
     def to_dict(self) -> dict:
         """The estimate as a JSON-ready dictionary (without the per-document arrays).
 
@@ -126,13 +132,9 @@ class HeldOutEstimate:
             The scalar fields, ``n_tokens_scored``, ``n_dropped_oov``, ``extra`` and the
             ``signature`` as a string.
         """
-        out = {"method": self.method, "log_likelihood": self.log_likelihood,
-               "standard_error": self.standard_error, "perplexity": self.perplexity,
-               "n_words": self.n_words, "n_tokens_scored": self.n_words, "n_documents": self.n_documents,
-               "n_dropped_oov": self.n_dropped}
-        out.update(self.extra)
-        out["signature"] = str(self.signature)
-        return out
+        out = super().to_dict()
+        signature = out.pop("signature")
+        return {**out, **self.extra, "signature": signature}
 
 
 # -- parameter checks ----------------------------------------------------------
@@ -311,6 +313,7 @@ def exact_log_likelihood(words: np.ndarray, phi: np.ndarray, alpha: float | np.n
 
 
 # -- per-document estimators on arrays --------------------------------------------
+@shared_doc
 def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particles: int = 20, *,
                   resample: bool = True, weighted: bool = False, n_filters: int = 10,
                   score_from: np.ndarray | None = None, seed: int | None = 0, n_threads: int | None = None
@@ -327,14 +330,7 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     ``n_particles // n_filters`` particles each (at most one filter per particle)
     whose unbiased estimates are averaged; the standard error is over filters.
 
-    Parameters
-    ----------
-    phi : numpy.ndarray
-        The ``K x V`` topic-word probabilities.
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters of the topic proportions.
-    corpus : Corpus
-        The ``D`` documents, encoded over the topics' vocabulary.
+    Parameters: %(estimator_phi)s %(estimator_alpha)s %(estimator_corpus)s
     n_particles : int, default 20
         Particles per document (>= 1).
     resample : bool, default True
@@ -347,18 +343,9 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
     score_from : numpy.ndarray or None, default None
         Only positions ``n >= score_from[d]`` are scored (document completion);
         None scores every position.
-    seed : int or None, default 0
-        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
-        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_seed)s %(estimator_threads)s
 
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document estimates of ``log p(w_d)``.
-    se : numpy.ndarray
-        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+    Returns: %(returns_est)s %(returns_se)s
 
     Raises
     ------
@@ -374,34 +361,19 @@ def left_to_right(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_particle
                 score_from=score_from, seed=seed, n_threads=n_threads)
 
 
+@shared_doc
 def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
                         seed: int | None = 0, n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Importance sampling from the prior: ``log mean_s prod_n sum_k theta_sk phi_{k,w_n}``.
 
     ``theta_s ~ Dir(alpha)`` (Wallach et al. 2009, §4.1).
 
-    Parameters
-    ----------
-    phi : numpy.ndarray
-        The ``K x V`` topic-word probabilities.
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters of the topic proportions.
-    corpus : Corpus
-        The ``D`` documents, encoded over the topics' vocabulary.
+    Parameters: %(estimator_phi)s %(estimator_alpha)s %(estimator_corpus)s
     n_samples : int, default 1000
         Prior draws per document (>= 1).
-    seed : int or None, default 0
-        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
-        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_seed)s %(estimator_threads)s
 
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document estimates of ``log p(w_d)``.
-    se : numpy.ndarray
-        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+    Returns: %(returns_est)s %(returns_se)s
 
     Raises
     ------
@@ -412,6 +384,7 @@ def importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_sa
     return _run(_kernels.IMPORTANCE, phi, alpha, corpus, n_samples, seed=seed, n_threads=n_threads)
 
 
+@shared_doc
 def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
                   burn_in: int = 100, seed: int | None = 0, n_threads: int | None = None
                   ) -> tuple[np.ndarray, None]:
@@ -419,23 +392,12 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
 
     Returned only to demonstrate the bias Wallach et al. (2009) report; there is no standard error.
 
-    Parameters
-    ----------
-    phi : numpy.ndarray
-        The ``K x V`` topic-word probabilities.
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters of the topic proportions.
-    corpus : Corpus
-        The ``D`` documents, encoded over the topics' vocabulary.
+    Parameters: %(estimator_phi)s %(estimator_alpha)s %(estimator_corpus)s
     n_samples : int, default 1000
         Posterior Gibbs samples per document (>= 1).
     burn_in : int, default 100
         Gibbs sweeps discarded first (>= 0).
-    seed : int or None, default 0
-        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
-        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_seed)s %(estimator_threads)s
 
     Returns
     -------
@@ -444,10 +406,7 @@ def harmonic_mean(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples:
     se : None
         No standard error.
 
-    Raises
-    ------
-    ParameterError
-        If a count is not a whole number in range.
+    Raises: %(raises_bad_count)s
     """
     n_samples = _check_count("n_samples", n_samples)
     burn_in = _check_count("burn_in", burn_in)
@@ -477,6 +436,7 @@ def temperature_schedule(n_temperatures: int) -> np.ndarray:
     return np.linspace(0.0, 1.0, n_temperatures + 1) ** 4
 
 
+@shared_doc
 def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_chains: int = 20,
                                  *, n_temperatures: int = 5000, seed: int | None = 0,
                                  n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -488,35 +448,16 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
     temperatures the chains agree with the other estimators and with their standard error.
     Annealed importance sampling is Neal (2001).
 
-    Parameters
-    ----------
-    phi : numpy.ndarray
-        The ``K x V`` topic-word probabilities.
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters of the topic proportions.
-    corpus : Corpus
-        The ``D`` documents, encoded over the topics' vocabulary.
+    Parameters: %(estimator_phi)s %(estimator_alpha)s %(estimator_corpus)s
     n_chains : int, default 20
         Independent AIS chains per document (>= 1).
     n_temperatures : int, default 5000
         Annealing steps (:func:`temperature_schedule`, >= 2).
-    seed : int or None, default 0
-        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
-        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_seed)s %(estimator_threads)s
 
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document estimates of ``log p(w_d)``.
-    se : numpy.ndarray
-        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+    Returns: %(returns_est)s %(returns_se)s
 
-    Raises
-    ------
-    ParameterError
-        If a count is not a whole number in range.
+    Raises: %(raises_bad_count)s
     """
     n_chains = _check_count("n_chains", n_chains)
     n_temperatures = _check_count("n_temperatures", n_temperatures)
@@ -524,6 +465,7 @@ def annealed_importance_sampling(phi: np.ndarray, alpha: np.ndarray, corpus: Cor
                 seed=seed, n_threads=n_threads)
 
 
+@shared_doc
 def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: int = 1000, *,
                n_chains: int = 4, burn_in: int = 100, seed: int | None = 0, n_threads: int | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -535,37 +477,18 @@ def chib_style(phi: np.ndarray, alpha: np.ndarray, corpus: Corpus, n_samples: in
     Gibbs sweeps, then iterated conditional modes), so the chains are independent
     replicates and the standard error over them includes the effect of the choice of ``z*``.
 
-    Parameters
-    ----------
-    phi : numpy.ndarray
-        The ``K x V`` topic-word probabilities.
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters of the topic proportions.
-    corpus : Corpus
-        The ``D`` documents, encoded over the topics' vocabulary.
+    Parameters: %(estimator_phi)s %(estimator_alpha)s %(estimator_corpus)s
     n_samples : int, default 1000
         Gibbs states per chain (>= 1).
     n_chains : int, default 4
         Independent chains (>= 1).
     burn_in : int, default 100
         Gibbs sweeps before the search for ``z*`` (>= 0).
-    seed : int or None, default 0
-        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
-        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_seed)s %(estimator_threads)s
 
-    Returns
-    -------
-    est : numpy.ndarray
-        ``D`` per-document estimates of ``log p(w_d)``.
-    se : numpy.ndarray
-        ``D`` delta-method standard errors (NaN where they cannot be estimated).
+    Returns: %(returns_est)s %(returns_se)s
 
-    Raises
-    ------
-    ParameterError
-        If a count is not a whole number in range.
+    Raises: %(raises_bad_count)s
     """
     n_samples = _check_count("n_samples", n_samples)
     n_chains = _check_count("n_chains", n_chains)
@@ -599,6 +522,7 @@ def _summarise(method: str, est: np.ndarray, se: np.ndarray | None, n_words: int
                            corpus.n_dropped, signature, est, se, extra)
 
 
+@shared_doc
 def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-to-right",
                             n_samples: int | None = None, *, seed: int | None = 0, replicates: int = 1,
                             n_threads: int | None = None, **options) -> HeldOutEstimate:
@@ -628,8 +552,7 @@ def estimate_log_likelihood(model: object, corpus: Corpus, method: str = "left-t
         With more than 1, run the estimator that many times with independent seeds
         and report the mean of the replicates' log estimates, with the standard error
         from their spread (:func:`replicate`).
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_threads)s
     **options
         Go to the method's function (e.g. ``resample``, ``n_temperatures``,
         ``n_chains``, ``burn_in``).
@@ -720,6 +643,7 @@ def _settings(func, options: dict) -> dict:
     return {name.removeprefix("n_"): value for name, value in values.items()}
 
 
+@shared_doc
 def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20, *, resample: bool = True,
                              weighted: bool = False, seed: int | None = 0, split_seed: int = 0,
                              min_length: int = 2, n_threads: int | None = None) -> HeldOutEstimate:
@@ -734,23 +658,19 @@ def left_to_right_completion(model: object, test: Corpus, n_particles: int = 20,
     ----------
     model : object
         A fitted probabilistic tealeaves model with a Dirichlet prior.
-    test : Corpus
-        The test documents.
+    %(completion_test)s
     n_particles : int, default 20
         Particles per document (>= 1).
     resample : bool, default True
         Rejuvenate the earlier assignments before each position (see :func:`left_to_right`).
     weighted : bool, default False
         Run as a weighted sequential Monte Carlo sampler.
-    seed : int or None, default 0
-        Sampler seed (None: fresh randomness); document ``d`` draws from its own random stream
-        derived from ``(seed, d)`` (:data:`tealeaves.likelihood._kernels.RNG_SCHEME`).
+    %(estimator_seed)s
     split_seed : int, default 0
         Seed of the random halves.
     min_length : int, default 2
         Documents with fewer tokens are skipped.
-    n_threads : int or None, default None
-        Threads estimating documents in parallel (None: every core); the numbers do not depend on it.
+    %(estimator_threads)s
 
     Returns
     -------

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.sweep.results import frame_records
 
 #: The relevance slider's grid: lambda from 0 to 1 in steps of 0.01.
@@ -122,19 +123,11 @@ def word_marginal(topic_word, prevalence=None) -> np.ndarray:
     return weights @ phi
 
 
+@shared_doc
 def relevance(topic_word, p_word, topic: int, lam: float) -> np.ndarray:
     """``lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))`` for every word (Sievert and Shirley 2014).
 
-    Parameters
-    ----------
-    topic_word : array_like
-        ``K x V`` rows.
-    p_word : array_like
-        ``p(w)`` (:func:`word_marginal`).
-    topic : int
-        The topic.
-    lam : float
-        ``lambda`` in ``[0, 1]``.
+    Parameters: %(relevance_topic_word)s %(relevance_p_word)s %(relevance_topic)s %(relevance_lam)s
 
     Returns
     -------
@@ -149,19 +142,11 @@ def relevance(topic_word, p_word, topic: int, lam: float) -> np.ndarray:
     return np.where(row > 0, out, -np.inf)
 
 
+@shared_doc
 def relevance_ranking(topic_word, p_word, topic: int, lam: float, n_words: int = N_WORDS) -> list[int]:
     """The ``n_words`` most relevant word ids of ``topic`` at ``lam``, most relevant first (ties: lower id).
 
-    Parameters
-    ----------
-    topic_word : array_like
-        ``K x V`` rows.
-    p_word : array_like
-        ``p(w)``.
-    topic : int
-        The topic.
-    lam : float
-        ``lambda``.
+    Parameters: %(relevance_topic_word)s %(relevance_p_word)s %(relevance_topic)s %(relevance_lam)s
     n_words : int, default 10
         Words returned.
 
@@ -174,15 +159,11 @@ def relevance_ranking(topic_word, p_word, topic: int, lam: float, n_words: int =
     return [int(i) for i in np.lexsort((np.arange(scores.size), -scores))[:n_words]]
 
 
+@shared_doc
 def relevance_candidates(topic_word, p_word, n_words: int = N_WORDS) -> list[dict]:
     """Per topic: the words among its ``n_words`` most relevant at some lambda of :data:`LAMBDAS`.
 
-    Parameters
-    ----------
-    topic_word : array_like
-        ``K x V`` rows.
-    p_word : array_like
-        ``p(w)``.
+    Parameters: %(relevance_topic_word)s %(relevance_p_word)s
     n_words : int, default 10
         Words shown per topic.
 
@@ -219,13 +200,13 @@ def _prevalence(results, name: str, k: int):
     return rows / rows.sum()
 
 
+@shared_doc
 def model_view(results, name: str, measures: list[str], flags: dict) -> dict:
     """Everything the explorer shows for one stored model.
 
     Parameters
     ----------
-    results : SweepResults
-        The store.
+    %(report_results)s
     name : str
         The model.
     measures : list of str
@@ -316,13 +297,11 @@ def pair_view(results, name_a: str, name_b: str, measure: str | None, n_boot: in
 ALL_PAIRS_UP_TO = 8
 
 
+@shared_doc
 def model_pairs(results) -> list[tuple[str, str]]:
     """The pairs of stored models the two-model view precomputes (see :data:`ALL_PAIRS_UP_TO`).
 
-    Parameters
-    ----------
-    results : SweepResults
-        The store.
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -346,13 +325,13 @@ def model_pairs(results) -> list[tuple[str, str]]:
     return out
 
 
+@shared_doc
 def explorer_data(results, first_model: str, first_topic: int, measure: str | None) -> dict:
     """The explorer's and two-model view's data for the page (every model; the pairs of :func:`model_pairs`).
 
     Parameters
     ----------
-    results : SweepResults
-        The store.
+    %(report_results)s
     first_model : str
         The model shown when the page opens.
     first_topic : int

@@ -38,16 +38,14 @@ KCHOICE_COLUMNS = ("arun2010", "cao_juan2009", "deveaud2014", "griffiths2004", "
 LDATUNING_PANELS = {"minimize": ("arun2010", "cao_juan2009"), "maximize": ("deveaud2014", "griffiths2004")}
 
 
+@shared_doc
 def coherence_measures(results) -> list[str]:
     """The per-model measures plotted against K: every numeric measure column but the likelihood ones.
 
     The K-choice measures (:data:`KCHOICE_COLUMNS`) have their own figures
     (:func:`ldatuning_panel`, :func:`exclusivity_vs_coherence`) and are left out.
 
-    Parameters
-    ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -89,10 +87,7 @@ def measures_vs_k(results):
     Each line is the mean over seeds, with a band from the lowest to the highest seed and
     each seed's point.
 
-    Parameters
-    ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    Parameters: %(report_results)s
 
     Returns: %(returns_figure)s
 
@@ -164,9 +159,7 @@ def perplexity_vs_k(results):
     variational bound) joins them when it is on their scale; when it is more than
     :data:`OFF_SCALE` times off it gets its own panel, so it never flattens the rest.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns: %(returns_figure)s
     """
@@ -203,10 +196,8 @@ def topic_bars(results, model: str, measure: str, n_words: int = 5):
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
-    model : str
-        The stored model's name.
+    %(report_results)s
+    %(report_model)s
     measure : str
         A per-topic measure column.
     n_words : int, default 5
@@ -246,10 +237,8 @@ def pair_heatmap(results, model: str, topic: int):
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
-    model : str
-        The stored model's name.
+    %(report_results)s
+    %(report_model)s
     topic : int
         The topic's index.
 
@@ -332,9 +321,7 @@ def kchoice_table(results) -> pd.DataFrame:
     these measures depend on the vocabulary (its size bounds Arun's singular values and the
     cosines of Cao Juan).
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -381,9 +368,7 @@ def ldatuning_panel(results):
     no model has (Griffiths 2004 needs a Gibbs sampler's trace) is named in the panel as
     missing.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns: %(returns_figure)s
 

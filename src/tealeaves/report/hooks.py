@@ -38,14 +38,9 @@ WHISKER = 1.5
 def configs(results) -> pd.Series:
     """The configuration of every model (row of ``results.models``): its ``config``, else ``<engine>-K<k>``.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
-    Returns
-    -------
-    pandas.Series
-        One string per model, indexed like ``results.models``.
+    Returns: %(returns_per_model)s
     """
     models = results.models
     fallback = models["engine"].astype(str) + "-K" + models["k"].astype(int).astype(str)
@@ -58,14 +53,9 @@ def configs(results) -> pd.Series:
 def runs(results) -> pd.Series:
     """The run index of every model: its ``run``, else its ``seed``, else its order within its configuration.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
-    Returns
-    -------
-    pandas.Series
-        One integer per model, indexed like ``results.models``.
+    Returns: %(returns_per_model)s
     """
     models = results.models
     order = models.groupby(configs(results)).cumcount()
@@ -104,9 +94,7 @@ def stability_table(results) -> pd.DataFrame | None:
     :func:`tealeaves.comparison.topic_stability` on the stored topic-word rows, metric
     ``js``, recurrence threshold 0.5, for every configuration with at least two runs.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -191,9 +179,7 @@ FLAGS: Callable | None = recurrence_flags
 def topic_flag_details(results) -> dict:
     """``{(model, topic): [{"flag", "explanation"}, ...]}``: the stored flags plus those of :data:`FLAGS`.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -216,9 +202,7 @@ def topic_flag_details(results) -> dict:
 def topic_flags(results) -> dict:
     """``{(model, topic): [flag, ...]}``: the names of the flags of :func:`topic_flag_details`.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------

@@ -24,13 +24,13 @@ from tealeaves.sweep.results import frame_records
 
 
 @dataclass
+@shared_doc
 class Choice:
     """The model of the per-topic bars and the topic of the heatmap.
 
     Parameters
     ----------
-    model : str
-        The stored model's name.
+    %(report_model)s
     topic : int
         The topic's index.
     measure : str
@@ -42,13 +42,13 @@ class Choice:
     measure: str
 
 
+@shared_doc
 def choose(results, model: str | None = None, topic: int | None = None) -> Choice:
     """Default model: the best mean of the first coherence measure; default topic: its worst topic.
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    %(report_results)s
     model : str or None, default None
         The model (None: the best by the first coherence measure, ties by name).
     topic : int or None, default None
@@ -101,9 +101,7 @@ def _topic_records(results) -> list[dict]:
 def flag_summary(results) -> dict:
     """The share of topics flagged per configuration, with the rules that produced the flags.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -259,9 +257,7 @@ def topic_table(results) -> str:
     Numeric columns (``<th data-type="number">``) sort as numbers, a missing score last; the
     flags are those of ``report_data(...)["topics"]``, so JSON and HTML agree.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -475,6 +471,7 @@ def build_html(results, choice: Choice | None = None, title: str = "tealeaves sw
 
 
 @renamed_parameters({"figures_dir": "figures"})
+@shared_doc
 def write_report(results, output: str | os.PathLike, choice: Choice | None = None,
                  figures: str | os.PathLike | None = None, title: str = "tealeaves sweep report",
                  story: list[str] | None = None) -> None:
@@ -482,8 +479,7 @@ def write_report(results, output: str | os.PathLike, choice: Choice | None = Non
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.SweepResults`).
+    %(report_results)s
     output : str or os.PathLike
         The HTML file.
     choice : Choice or None, default None
@@ -510,13 +506,13 @@ def write_report(results, output: str | os.PathLike, choice: Choice | None = Non
         write_figures(results, figures, choice)
 
 
+@shared_doc
 def write_figures(results, folder: str | os.PathLike, choice: Choice | None = None) -> list:
     """Every figure of the report as ``<folder>/<name>.png`` (the folder is created if needed).
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    %(report_results)s
     folder : str or os.PathLike
         The folder.
     choice : Choice or None, default None

@@ -37,9 +37,7 @@ def _name(reference) -> str:
 def facts(results) -> list[tuple[str, str]]:
     """The settings as ``(label, text)`` pairs, hashes left out.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -82,9 +80,7 @@ def facts(results) -> list[tuple[str, str]]:
 def sources(results) -> list[tuple[str, str]]:
     """Each model's source, when the store records it (``models["source"]``).
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -125,9 +121,7 @@ def _hashes(results) -> list[tuple[str, str]]:
 def settings_html(results) -> str:
     """The settings section's body: the facts as a definition list, sources, hashes in ``<details>``.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------

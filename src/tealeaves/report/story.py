@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.report import hooks
 
 
@@ -35,13 +36,13 @@ def _series(points: list[tuple[int, float]], fmt: str) -> str:
     return ", ".join(f"{v:{fmt}} (K={k})" for k, v in points)
 
 
+@shared_doc
 def k_story(results, measure: str | None = None) -> list[str]:
     """Sentences, one per finding, from the means over seeds per K (see the module docstring).
 
     Parameters
     ----------
-    results : Results
-        A sweep's results store (:class:`~tealeaves.sweep.Results`).
+    %(report_results)s
     measure : str or None, default None
         The coherence measure (None: the first stored).
 

@@ -273,9 +273,7 @@ def _stability(table: pd.DataFrame | None, configs: list[str], label) -> tuple[S
 def junk_counts(results) -> pd.DataFrame:
     """Per configuration: flagged topics per run (mean) and their share of the topics.
 
-    Parameters
-    ----------
-    %(report_results)s
+    Parameters: %(report_results)s
 
     Returns
     -------
@@ -380,13 +378,13 @@ def _answer(results, configs: list[str], measure: str | None, level: float, labe
     return [s for s in sentences if s is not None]
 
 
+@shared_doc
 def verdict(results, measure: str | None = None, level: float = LEVEL) -> Verdict:
     """The verdict on "which K?" (per engine with several K) and "which model?" (across configurations).
 
     Parameters
     ----------
-    results : SweepResults
-        A results store (:func:`tealeaves.sweep.load_results`).
+    %(report_results)s
     measure : str or None, default None
         The coherence measure (None: the first stored).
     level : float, default 0.95

@@ -519,14 +519,11 @@ COLUMNS = ("test", "train", "topics", "bible_cnpmi", "base", "+gap", "+era", "+d
 
 @shared_doc
 def report(result: dict) -> str:
-    """Plain-text tables of a :func:`run` result.
+    """Plain-text tables of a :func:`run` result: the correlation tables, the data facts and the signature.
 
     Parameters: %(run_result)s
 
-    Returns
-    -------
-    str
-        The correlation tables, the data facts and the signature.
+    Returns: %(returns_report_text)s
     """
     lines = ["Pearson r with rich-reference CNPMI, per held-out language",
              format_table(result["rows"], COLUMNS)]
@@ -548,14 +545,11 @@ def report(result: dict) -> str:
 
 @shared_doc
 def markdown(result: dict) -> str:
-    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
+    """The tables of a :func:`run` result, with their captions, as the Markdown docs/multilingual.md shows.
 
     Parameters: %(run_result)s
 
-    Returns
-    -------
-    str
-        Markdown tables with their captions.
+    Returns: %(returns_markdown)s
     """
     cols = ["test", "bible_cnpmi", "base", "+gap", "+era", "+drift"]
     out = ["*Pearson r with the rich-reference CNPMI per held-out language (estimator trained on the "

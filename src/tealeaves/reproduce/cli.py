@@ -10,7 +10,8 @@ atomically.
 
 from __future__ import annotations
 
-from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format
+from tealeaves._cli_args import add_param, add_result_output, result_format
+from tealeaves._cli_shared import add_command, add_command_group
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves._params import SEED, SPLIT_SEED
 from tealeaves.reproduce.params import LSI_DIMENSIONS, N_COMPONENTS, N_ITER, N_RESTARTS, N_TOP
@@ -32,43 +33,42 @@ REUTERS_COLUMNS = ("k", "completion_perplexity", "sklearn_perplexity", "vocabula
 
 def register(subparsers) -> None:
     """Add ``reproduce`` and its sub-commands to the top-level parser."""
-    parser = subparsers.add_parser("reproduce", help="reproduce the article's worked examples")
-    sub = parser.add_subparsers(dest="example", metavar="EXAMPLE")
-    add_examples(parser, ("the article's five-term example: perplexity of four models",
-                          "tealeaves reproduce five-term"),
-                         ("completion against scikit-learn perplexity on Reuters, reduced for a quick look",
-                          "tealeaves reproduce reuters --quick"))
-    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+    sub = add_command_group(subparsers, "reproduce", "example", "EXAMPLE",
+                            [("the article's five-term example: perplexity of four models",
+                              "tealeaves reproduce five-term"),
+                             ("completion against scikit-learn perplexity on Reuters, reduced for a quick "
+                              "look",
+                              "tealeaves reproduce reuters --quick")],
+                            help="reproduce the article's worked examples")
 
-    five = sub.add_parser("five-term", help="perplexity of four models on the five-term example")
+    five = add_command(sub, "five-term", _five_term,
+                       [("the table of the article, 10 restarts per model", "tealeaves reproduce five-term"),
+                        ("as JSON, with more restarts",
+                         "tealeaves reproduce five-term --n-restarts 50 --format json")],
+                       help="perplexity of four models on the five-term example")
     add_param(five, N_RESTARTS, default=10)
     add_result_output(five, "the table (CSV/TSV: one row per model)")
-    add_examples(five, ("the table of the article, 10 restarts per model",
-                        "tealeaves reproduce five-term"),
-                       ("as JSON, with more restarts",
-                        "tealeaves reproduce five-term --n-restarts 50 --format json"))
-    five.set_defaults(func=_five_term)
 
-    reuters = sub.add_parser("reuters", help="LDA on Reuters: completion vs sklearn perplexity")
+    reuters = add_command(sub, "reuters", _reuters,
+                          [("the article's Reuters table at K = 5, 10, 20, 40, 80",
+                            "tealeaves reproduce reuters"),
+                           ("two K, fewer iterations, with the story as an HTML report",
+                            "tealeaves reproduce reuters -k 10 20 --quick --report reuters.html")],
+                          help="LDA on Reuters: completion vs sklearn perplexity")
     add_sweep_options(reuters)
     add_param(reuters, SPLIT_SEED, default=0, help="seed of the half split")
     reuters.add_argument("--report", default=None,
                          help="also write the article's story as an HTML report to this file")
-    add_examples(reuters, ("the article's Reuters table at K = 5, 10, 20, 40, 80",
-                           "tealeaves reproduce reuters"),
-                          ("two K, fewer iterations, with the story as an HTML report",
-                           "tealeaves reproduce reuters -k 10 20 --quick --report reuters.html"))
-    reuters.set_defaults(func=_reuters)
 
-    coh = sub.add_parser("reuters-coherence", help="mean NPMI of LDA on Reuters by K, and LSI at 20")
+    coh = add_command(sub, "reuters-coherence", _reuters_coherence,
+                      [("mean NPMI of LDA on Reuters by K, and LSI at 20 dimensions",
+                        "tealeaves reproduce reuters-coherence"),
+                       ("quick, as JSON",
+                        "tealeaves reproduce reuters-coherence -k 10 20 --quick --format json")],
+                      help="mean NPMI of LDA on Reuters by K, and LSI at 20")
     add_sweep_options(coh)
     add_param(coh, N_TOP, default=10)
     add_param(coh, LSI_DIMENSIONS, default=20)
-    add_examples(coh, ("mean NPMI of LDA on Reuters by K, and LSI at 20 dimensions",
-                       "tealeaves reproduce reuters-coherence"),
-                      ("quick, as JSON",
-                       "tealeaves reproduce reuters-coherence -k 10 20 --quick --format json"))
-    coh.set_defaults(func=_reuters_coherence)
     add_bible_vs_modern_parser(sub)
     add_hao2018_parser(sub)
 
@@ -149,7 +149,12 @@ def add_bible_vs_modern_parser(subparsers) -> None:
     """Register ``bible-vs-modern`` under ``tealeaves reproduce``."""
     from tealeaves.multilingual.names import HAO2018_LANGUAGES
 
-    p = subparsers.add_parser("bible-vs-modern", help="Bible-to-modern coherence estimator (Hao et al. 2018)")
+    p = add_command(subparsers, "bible-vs-modern", _bible_vs_modern,
+                    [("the reduced run (4 languages, one model each)",
+                      "tealeaves reproduce bible-vs-modern --quick"),
+                     ("the full run as a Markdown table",
+                      "tealeaves reproduce bible-vs-modern --format markdown")],
+                    help="Bible-to-modern coherence estimator (Hao et al. 2018)")
     p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
     p.add_argument("--languages", nargs="+", default=None,
                    help=f"at least three of {', '.join(HAO2018_LANGUAGES)} (each paired with English), "
@@ -159,11 +164,6 @@ def add_bible_vs_modern_parser(subparsers) -> None:
     add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 100 with --quick)")
     p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
     add_format_option(p, markdown=True)
-    add_examples(p, ("the reduced run (4 languages, one model each)",
-                     "tealeaves reproduce bible-vs-modern --quick"),
-                    ("the full run as a Markdown table",
-                     "tealeaves reproduce bible-vs-modern --format markdown"))
-    p.set_defaults(func=_bible_vs_modern)
 
 
 def _multilingual_config(args, config_cls):
@@ -200,8 +200,13 @@ def _bible_vs_modern(args) -> int:
 
 def add_hao2018_parser(subparsers) -> None:
     """Register ``hao2018`` under ``tealeaves reproduce`` (Figures 6, 7, 8, 10 of Hao et al. 2018)."""
-    p = subparsers.add_parser("hao2018", help="Hao et al. (2018) Figures 6, 7, 8, 10: cardinality, links, "
-                                              "classification, reference size")
+    p = add_command(subparsers, "hao2018", _hao2018,
+                    [("Figure 6 (topic cardinality), reduced",
+                      "tealeaves reproduce hao2018 --figure 6 --quick"),
+                     ("Figure 7, its plots written into a folder",
+                      "tealeaves reproduce hao2018 --figure 7 --figures figs")],
+                    help="Hao et al. (2018) Figures 6, 7, 8, 10: cardinality, links, classification, "
+                         "reference size")
     p.add_argument("--figure", type=int, choices=(6, 7, 8, 10), required=True, help="figure to reproduce")
     p.add_argument("--quick", action="store_true", help="reduced CI size (one language, small models)")
     p.add_argument("--languages", nargs="+", default=None, help="languages paired with English, each once")
@@ -214,11 +219,6 @@ def add_hao2018_parser(subparsers) -> None:
                    help="Figures 8 and 10: unit of the non-FLORES rich reference: document, sentence "
                         "(default) or N >= 1 (runs of N consecutive sentences of one document)")
     add_format_option(p, markdown=True)
-    add_examples(p, ("Figure 6 (topic cardinality), reduced",
-                     "tealeaves reproduce hao2018 --figure 6 --quick"),
-                    ("Figure 7, its plots written into a folder",
-                     "tealeaves reproduce hao2018 --figure 7 --figures figs"))
-    p.set_defaults(func=_hao2018)
 
 
 def _rich_unit_arg(text: str) -> str:

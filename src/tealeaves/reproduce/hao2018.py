@@ -544,14 +544,11 @@ PAPER = {
 
 @shared_doc
 def report(result: dict) -> str:
-    """Plain-text table of a :func:`run` result.
+    """Plain-text table of a :func:`run` result: rows, models (Figure 8), the paper's finding, signature.
 
     Parameters: %(run_result)s
 
-    Returns
-    -------
-    str
-        The rows, the models (Figure 8), the paper's finding and the signature.
+    Returns: %(returns_report_text)s
     """
     from tealeaves._output import format_table
 
@@ -609,14 +606,13 @@ def _markdown8(result: dict) -> list[str]:
 
 @shared_doc
 def markdown(result: dict) -> str:
-    """The tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
+    """The figure's tables of a :func:`run` result as the Markdown docs/multilingual.md shows.
+
+    Figure 8's tables come with their captions and Table 4.
 
     Parameters: %(run_result)s
 
-    Returns
-    -------
-    str
-        The figure's Markdown tables (Figure 8: with their captions and Table 4).
+    Returns: %(returns_markdown)s
     """
     from tealeaves._output import format_markdown
 

@@ -48,6 +48,7 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import IncompatibleStoreError, OutputError, StoreIntegrityError
 
 SCHEMA_VERSION = 2
@@ -114,13 +115,11 @@ def model_name(engine: str, k: int, seed: int) -> str:
     return f"{engine}-K{k}-s{seed}"
 
 
+@shared_doc
 def is_store(path: str | os.PathLike) -> bool:
     """Whether ``path`` is an existing file that starts like an SQLite database.
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file.
+    Parameters: %(store_file)s
 
     Returns
     -------
@@ -260,16 +259,14 @@ def read_meta(conn: sqlite3.Connection, path: Path) -> dict:
     return meta
 
 
+@shared_doc
 def read_store(path: str | os.PathLike) -> sqlite3.Connection:
     """Open an existing store for reading (its schema version checked, nothing else).
 
     Readers should use :func:`tealeaves.store.validate.read_contents`, which validates
     everything.
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The store's file.
+    Parameters: %(store_file)s
 
     Returns
     -------

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError
 from tealeaves.store.format import is_store
 
@@ -24,16 +25,14 @@ from tealeaves.store.format import is_store
 LISTED = 20
 
 
+@shared_doc
 def split_store_path(text: str | os.PathLike) -> tuple[Path, str | None]:
     """``(path, model)`` of ``"STORE#MODEL"``; ``(path, None)`` for a path without ``#MODEL``.
 
     An existing file whose name holds ``#`` is taken as it is; otherwise the text is cut at
     its last ``#`` when what comes before is an existing file.
 
-    Parameters
-    ----------
-    text : str or os.PathLike
-        A path, possibly ending in ``#MODEL``.
+    Parameters: %(store_path_text)s
 
     Returns
     -------
@@ -125,13 +124,11 @@ def load_store_model(path: str | os.PathLike, model: str | None = None):
     return FixedTopicModel(row["topic_word"], vocabulary, row["alpha"], metadata=metadata)
 
 
+@shared_doc
 def is_store_path(text: str | os.PathLike) -> bool:
     """Whether ``text`` names a results store (an SQLite file, with or without ``#MODEL``).
 
-    Parameters
-    ----------
-    text : str or os.PathLike
-        A path, possibly ending in ``#MODEL``.
+    Parameters: %(store_path_text)s
 
     Returns
     -------

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._io import loads_strict
 from tealeaves.errors import InputFormatError, StoreIntegrityError
 from tealeaves.store.format import COLUMNS, META_KEYS, REBUILD, _failure, read_store
@@ -165,13 +166,11 @@ def check_row(values: dict, topics: list, vocabulary: list, path: Path) -> None:
     _topics(topics, [model], bad)
 
 
+@shared_doc
 def read_contents(path: str | os.PathLike) -> StoreContents:
     """Read and validate the whole results store at ``path`` (see the module docstring).
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The store.
+    Parameters: %(store_file)s
 
     Returns
     -------

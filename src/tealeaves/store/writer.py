@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import tealeaves.store.format as format_module
+from tealeaves._docs import shared_doc
 from tealeaves.errors import IncompatibleStoreError, OutputError
 from tealeaves.store.format import (
     _SCHEMA,
@@ -33,6 +34,7 @@ from tealeaves.store.format import (
 from tealeaves.store.validate import check_row, read_contents
 
 
+@shared_doc
 def open_store(path: str | os.PathLike, description: dict, vocabulary: list[str] | None = None,
                preprocessing: dict | None = None) -> sqlite3.Connection:
     """Open (creating if needed) the store at ``path`` for the run described by ``description``.
@@ -43,8 +45,7 @@ def open_store(path: str | os.PathLike, description: dict, vocabulary: list[str]
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The store's file.
+    %(store_file)s
     description : dict
         What every model of the store shares (JSON-able; ``meta.sweep``).
     vocabulary : list of str, optional
@@ -128,13 +129,11 @@ def _open(path: Path, description: dict, vocabulary, preprocessing) -> tuple[sql
     return conn, not existing
 
 
+@shared_doc
 def remove_store(path: str | os.PathLike) -> None:
     """Delete a store's file and SQLite's side files (``-wal``, ``-shm``, ``-journal``), where present.
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The store's file.
+    Parameters: %(store_file)s
     """
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(OSError):
@@ -142,6 +141,7 @@ def remove_store(path: str | os.PathLike) -> None:
 
 
 @contextlib.contextmanager
+@shared_doc
 def store_run(path: str | os.PathLike, description: dict, vocabulary: list[str] | None = None,
               preprocessing: dict | None = None) -> Iterator[sqlite3.Connection]:
     """:func:`open_store` for one whole run of a writer, closed at its end.
@@ -153,8 +153,7 @@ def store_run(path: str | os.PathLike, description: dict, vocabulary: list[str] 
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The store's file.
+    %(store_file)s
     description : dict
         What every model of the store shares (see :func:`open_store`).
     vocabulary : list of str, optional

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 
-from tealeaves._cli_args import add_examples, add_output, add_param, add_result_output, result_format
+from tealeaves._cli_args import add_output, add_param, add_result_output, result_format
 from tealeaves._cli_options import add_preprocessing, read_preprocessed
+from tealeaves._cli_shared import add_command
 from tealeaves._output import add_format_option, check_output_path, dump_json, format_table
 from tealeaves._params import SEED, SPLIT_SEED
 from tealeaves._threads import N_THREADS
@@ -44,10 +45,16 @@ def register(subparsers) -> None:
     """Add ``sweep``, ``evaluate``, ``compare`` and ``report`` to the top-level parser."""
     from tealeaves.sweep.engines import ENGINES
 
-    p = subparsers.add_parser("sweep", help="fit and score topic models over K and seeds into a store",
-                              description="Fit every (K, seed) on a training split, score each model "
-                              "(completion perplexity with baselines, coherence) and store it in -o; a "
-                              "rerun resumes, refitting only models the store lacks.")
+    p = add_command(subparsers, "sweep", _sweep,
+                    [("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
+                      "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
+                     ("Gibbs LDA on 2 processes, with given test documents and two coherence measures",
+                      "tealeaves sweep train.txt --test test.txt -k 20 --engine gibbs --measures npmi,umass "
+                      "-j 2 -o results.sqlite")],
+                    help="fit and score topic models over K and seeds into a store",
+                    description="Fit every (K, seed) on a training split, score each model "
+                    "(completion perplexity with baselines, coherence) and store it in -o; a "
+                    "rerun resumes, refitting only models the store lacks.")
     p.add_argument("corpus", help="training corpus (or the whole corpus without --test): a file of "
                    "whitespace-tokenised lines, a JSON Lines file or a folder of text files")
     add_param(p, N_COMPONENTS, nargs="+", required=True, metavar="K")
@@ -63,15 +70,15 @@ def register(subparsers) -> None:
               help="threads sampling each model's chain with --engine gibbs (default 1, the exact serial "
                    "chain; more = the approximate parallel chain, recorded in each model's signature)")
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
-    add_examples(p, ("LDA at K = 10, 20, 40 with 3 seeds each on a folder of texts",
-                     "tealeaves sweep corpus/ -k 10 20 40 -o results.sqlite"),
-                    ("Gibbs LDA on 2 processes, with given test documents and two coherence measures",
-                     "tealeaves sweep train.txt --test test.txt -k 20 --engine gibbs --measures npmi,umass "
-                     "-j 2 -o results.sqlite"))
-    p.set_defaults(func=_sweep)
     _register_evaluate(subparsers)
 
-    c = subparsers.add_parser("compare", help="compare two stored models with bootstrap intervals")
+    c = add_command(subparsers, "compare", _compare,
+                    [("K=10 against K=20 of one sweep: held-out log-likelihood and mean coherence, A - B",
+                      "tealeaves compare results.sqlite --models sklearn-K10-s0 sklearn-K20-s0"),
+                     ("models of two stores, the intervals written as CSV",
+                      "tealeaves compare a.sqlite b.sqlite --models sklearn-K10-s0 gibbs-K10-s0 "
+                      "-o diff.csv")],
+                    help="compare two stored models with bootstrap intervals")
     c.add_argument("results", nargs="+", help="results store; a second store holds model B")
     c.add_argument("--models", nargs=2, required=True, metavar=("A", "B"),
                    help="model names, e.g. sklearn-K10-s0")
@@ -80,13 +87,13 @@ def register(subparsers) -> None:
     add_param(c, LEVEL, default=0.95)
     add_param(c, SEED, default=0, help="bootstrap seed")
     add_result_output(c, "the differences (CSV/TSV: one row per quantity)")
-    add_examples(c, ("K=10 against K=20 of one sweep: held-out log-likelihood and mean coherence, A - B",
-                     "tealeaves compare results.sqlite --models sklearn-K10-s0 sklearn-K20-s0"),
-                    ("models of two stores, the intervals written as CSV",
-                     "tealeaves compare a.sqlite b.sqlite --models sklearn-K10-s0 gibbs-K10-s0 -o diff.csv"))
-    c.set_defaults(func=_compare)
 
-    r = subparsers.add_parser("report", help="a self-contained HTML report of a results store")
+    r = add_command(subparsers, "report", _report,
+                    [("a self-contained HTML report of a sweep",
+                      "tealeaves report results.sqlite -o report.html"),
+                     ("every number of the report as JSON (read by `tealeaves human correlate`)",
+                      "tealeaves report results.sqlite --format json -o report.json")],
+                    help="a self-contained HTML report of a results store")
     r.add_argument("results", help="results store written by tealeaves sweep")
     add_output(r, help="report file: HTML, or JSON when it ends in .json or with --format json (JSON "
                        "without -o is printed)")
@@ -97,25 +104,32 @@ def register(subparsers) -> None:
     r.add_argument("--model", default=None,
                    help="model of the per-topic figures (default: best mean coherence)")
     add_param(r, REPORT_TOPIC, default=None)
-    add_examples(r, ("a self-contained HTML report of a sweep",
-                     "tealeaves report results.sqlite -o report.html"),
-                    ("every number of the report as JSON (read by `tealeaves human correlate`)",
-                     "tealeaves report results.sqlite --format json -o report.json"))
-    r.set_defaults(func=_report)
 
 
 def _register_evaluate(subparsers) -> None:
-    e = subparsers.add_parser("evaluate", help="score models fitted elsewhere into a results store",
-                              description="Score models fitted anywhere (gensim, tomotopy, MALLET, "
-                              "scikit-learn, BERTopic, tealeaves) exactly as sweep scores its own fits "
-                              "(completion perplexity with baselines, coherence, diversity, flags) into one "
-                              "results store; a measure a model cannot give is stored with its reason. "
-                              "NAME=PATH pairs come right after CORPUS, before any option. A model path is "
-                              "anything tealeaves.load_model reads (a saved gensim model, a tomotopy .bin, a "
-                              "MALLET --output-state file or topic-word weights, a tealeaves .npz, "
-                              "STORE#MODEL); "
-                              "a manifest is a JSON or TOML table of name -> path or list of paths, relative "
-                              "to its folder (docs/evaluate.md).")
+    e = add_command(subparsers, "evaluate", _evaluate,
+                    [("three models fitted elsewhere on train.txt, scored on test.txt into one store",
+                      "tealeaves evaluate train.txt gensim=lda.gensim tomotopy=lda.bin mallet=state.gz "
+                      "--test test.txt -o results.sqlite"),
+                     ("three runs of one configuration (stability is computed across them) and a lone model",
+                      "tealeaves evaluate train.txt nmf=nmf.npz --group lda20=a.bin,b.bin,c.bin "
+                      "--test test.txt -o results.sqlite"),
+                     ("the same from a manifest, e.g. "
+                      "{\"nmf\": \"nmf.npz\", \"lda20\": [\"a.bin\", \"b.bin\"]}",
+                      "tealeaves evaluate train.txt --manifest models.json --test test.txt "
+                      "-o results.sqlite"),
+                     ("then the report", "tealeaves report results.sqlite -o report.html")],
+                    help="score models fitted elsewhere into a results store",
+                    description="Score models fitted anywhere (gensim, tomotopy, MALLET, "
+                    "scikit-learn, BERTopic, tealeaves) exactly as sweep scores its own fits "
+                    "(completion perplexity with baselines, coherence, diversity, flags) into one "
+                    "results store; a measure a model cannot give is stored with its reason. "
+                    "NAME=PATH pairs come right after CORPUS, before any option. A model path is "
+                    "anything tealeaves.load_model reads (a saved gensim model, a tomotopy .bin, a "
+                    "MALLET --output-state file or topic-word weights, a tealeaves .npz, "
+                    "STORE#MODEL); "
+                    "a manifest is a JSON or TOML table of name -> path or list of paths, relative "
+                    "to its folder (docs/evaluate.md).")
     e.add_argument("corpus", help="the training corpus the models were fitted on (or the whole corpus "
                    "without --test): a file of whitespace-tokenised lines, a JSON Lines file or a folder")
     e.add_argument("models", nargs="*", metavar="NAME=PATH",
@@ -127,17 +141,6 @@ def _register_evaluate(subparsers) -> None:
                    help="a JSON or TOML file mapping each name to a model path or a list of paths")
     _add_scoring_options(e, "test documents the models have not seen (default: hold out --test-fraction "
                          "of CORPUS, right only when the models were fitted on the rest)")
-    add_examples(e, ("three models fitted elsewhere on train.txt, scored on test.txt into one store",
-                     "tealeaves evaluate train.txt gensim=lda.gensim tomotopy=lda.bin mallet=state.gz "
-                     "--test test.txt -o results.sqlite"),
-                    ("three runs of one configuration (stability is computed across them) and a lone model",
-                     "tealeaves evaluate train.txt nmf=nmf.npz --group lda20=a.bin,b.bin,c.bin "
-                     "--test test.txt -o results.sqlite"),
-                    ("the same from a manifest, e.g. "
-                     "{\"nmf\": \"nmf.npz\", \"lda20\": [\"a.bin\", \"b.bin\"]}",
-                     "tealeaves evaluate train.txt --manifest models.json --test test.txt -o results.sqlite"),
-                    ("then the report", "tealeaves report results.sqlite -o report.html"))
-    e.set_defaults(func=_evaluate)
 
 
 def _add_scoring_options(parser: argparse.ArgumentParser, test_help: str) -> None:
@@ -224,10 +227,15 @@ def _sweep(args: argparse.Namespace) -> int:
                  test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
                  split_seed=args.split_seed, reference=args.reference, measures=measures, n_top=args.n_top,
                  settings=settings, vectors=args.vectors, n_jobs=args.n_jobs, scheduler=args.scheduler)
+    return _print_done(args, done, "fitted", "fitted")
+
+
+def _print_done(args: argparse.Namespace, done: dict, key: str, verb: str) -> int:
+    """Print what ``sweep`` or ``evaluate`` did (``done``): as JSON, or a line naming the store to report."""
     if args.format == "json":
         print(dump_json(done))
     else:
-        print(f"{len(done['fitted'])} models fitted, {len(done['skipped'])} already stored; "
+        print(f"{len(done[key])} models {verb}, {len(done['skipped'])} already stored; "
               f"results in {done['output']} (tealeaves report {done['output']} -o report.html)")
     return 0
 
@@ -362,12 +370,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                     test_fraction=0.2 if args.test_fraction is None else args.test_fraction,
                     split_seed=args.split_seed, measures=measures, n_top=args.n_top,
                     vectors=args.vectors)
-    if args.format == "json":
-        print(dump_json(done))
-    else:
-        print(f"{len(done['evaluated'])} models scored, {len(done['skipped'])} already stored; "
-              f"results in {done['output']} (tealeaves report {done['output']} -o report.html)")
-    return 0
+    return _print_done(args, done, "evaluated", "scored")
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -272,13 +272,11 @@ def _check_same_words(result, base: dict) -> None:
                                  fix="this is a bug in tealeaves; report it")
 
 
+@shared_doc
 def not_probabilistic(model) -> str | None:
     """Why ``model`` gives no held-out likelihood (``None`` when it has topic-word probabilities).
 
-    Parameters
-    ----------
-    model : TopicModel
-        The model.
+    Parameters: %(sweep_model)s
 
     Returns
     -------
@@ -351,9 +349,7 @@ def likelihood_measures(model, data: SweepData) -> tuple[dict, dict]:
     in the reason), each with a reason in ``measures["unavailable"]``; its baselines are
     still scored.
 
-    Parameters
-    ----------
-    %(sweep_model)s %(sweep_data)s
+    Parameters: %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -493,9 +489,7 @@ def training_theta(model, data: SweepData) -> tuple:
     the tokens the model knows, ``lengths``).  The result of the last model is kept, so the
     significance, the flags and Arun 2010 infer it once.
 
-    Parameters
-    ----------
-    %(sweep_model)s %(sweep_data)s
+    Parameters: %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -560,9 +554,7 @@ def score_model(model, data: SweepData) -> dict:
     Every measure is a finite number or ``None``; each ``None`` has a reason in words in
     ``measures["unavailable"]`` (``{measure: reason}``).
 
-    Parameters
-    ----------
-    %(sweep_model)s %(sweep_data)s
+    Parameters: %(sweep_model)s %(sweep_data)s
 
     Returns
     -------
@@ -622,6 +614,7 @@ def _reasons(measures: dict, unavailable: dict) -> dict:
     return out
 
 
+@shared_doc
 def stored_topic_word(model) -> np.ndarray:
     """The ``K x V`` rows stored for a model: ``topic_word_``, else its weights normalised per topic.
 
@@ -629,10 +622,7 @@ def stored_topic_word(model) -> np.ndarray:
     weights divided by each topic's sum, so stability and the topic views can be computed;
     they are not word probabilities (its held-out likelihood is ``None`` with a reason).
 
-    Parameters
-    ----------
-    model : TopicModel
-        The model.
+    Parameters: %(sweep_model)s
 
     Returns
     -------

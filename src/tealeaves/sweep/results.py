@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError
 from tealeaves.store.validate import read_contents
 
@@ -112,13 +113,11 @@ class SweepResults:
                                  fix=f"choose one of: {listed(list(self.models['name']))}")
         return rows.iloc[0]
 
+    @shared_doc
     def heldout(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """``(log-likelihoods, word counts)`` of model ``name``'s held-out halves, one per test document.
 
-        Parameters
-        ----------
-        name : str
-            A model's name.
+        Parameters: %(store_model_name)s
 
         Returns
         -------
@@ -128,13 +127,11 @@ class SweepResults:
         self.model(name)
         return self._heldout[name]
 
+    @shared_doc
     def topic_model(self, name: str):
         """Model ``name`` as a :class:`~tealeaves.models.base.FixedTopicModel` (stored topic-word rows).
 
-        Parameters
-        ----------
-        name : str
-            A model's name.
+        Parameters: %(store_model_name)s
 
         Returns
         -------
@@ -148,15 +145,13 @@ class SweepResults:
         return FixedTopicModel(self._topic_word[name], self.vocabulary if own is None else own,
                                self._alpha.get(name), metadata={"description": name})
 
+    @shared_doc
     def topic_scores(self, name: str, measure: str) -> list[float | None]:
         """Model ``name``'s stored per-topic ``measure`` scores, topic by topic (``None``: not scored).
 
         Read from the validated store, not from :attr:`topics` (where pandas shows ``None`` as NaN).
 
-        Parameters
-        ----------
-        name : str
-            A model's name.
+        Parameters: %(store_model_name)s
         measure : str
             A per-topic score's name.
 
