@@ -33,14 +33,13 @@ from urllib.parse import urlsplit
 from tealeaves._params import naming
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.human.llm import prompts as pr
+from tealeaves.human.llm.meta import META_PREFIX, answer_dates, read_meta
 from tealeaves.human.params import N_SAMPLES, TEMPERATURE
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
 
 #: The ``platform`` of the judgments :func:`ask` writes.
 PLATFORM = "llm"
-#: Prefix of an annotator's metadata key in the judgment database's ``meta`` table.
-META_PREFIX = "llm_annotator:"
 
 
 @dataclass
@@ -371,11 +370,10 @@ def _collect(study, plan, results, client, output: Path, skipped: Counter, run: 
     counts = {"requests": len(plan), "asked": sum(r.status == "ok" and not r.cached for r in results),
               "cached": sum(bool(r.cached) for r in results), "usable": len(rows), "unusable": len(unusable),
               "failed": len(failed), "not_asked": not_asked, **stored}
-    dates = sorted(d for m in meta.values() for d in (m["first_answer"], m["last_answer"]) if d)
     fields = {"study": study.fingerprint, "model": run["model"], "host": run["host"],
               "prompts": sorted({a.question.version for a in plan}), "t": run["temperature"],
               "samples": run["n_samples"],
-              "dates": f"{dates[0][:10]}..{dates[-1][:10]}" if dates else "none"}
+              "dates": answer_dates(meta.values())}
     return AskReport(counts=counts, annotators=sorted(meta), unusable=unusable, failed=failed,
                      skipped=dict(skipped), metadata=meta, signature=Signature("llm-annotators", fields),
                      client=dict(client.stats), output=str(output))
@@ -393,48 +391,20 @@ def _store(study: Study, output: Path, rows: list[tuple], meta: dict) -> dict:
         for annotator, item_id, response in rows:
             key = hashlib.sha256(f"{PLATFORM}\x00{item_id}\x00{annotator}".encode()).hexdigest()[:32]
             counts[store.submit(annotator, item_id, response, key, platform=PLATFORM)] += 1
-        old = store.meta(META_PREFIX)
-        store.set_meta({META_PREFIX + name: json.dumps(_merge(old.get(META_PREFIX + name), m), sort_keys=True)
+        old = read_meta(store, output)
+        store.set_meta({META_PREFIX + name: json.dumps(_merge(old.get(name), m), sort_keys=True)
                         for name, m in meta.items()})
     finally:
         store.close()
     return dict(counts)
 
 
-def _merge(old: str | None, new: dict) -> dict:
+def _merge(before: dict | None, new: dict) -> dict:
     """An annotator's metadata after another run: the dates widened, unusable replies kept."""
-    if not old:
+    if not before:
         return new
-    before = json.loads(old)
     merged = {**before, **new, "unusable": {**before.get("unusable", {}), **new["unusable"]}}
     for key, pick in (("first_answer", min), ("last_answer", max)):
         known = [d for d in (before.get(key), new.get(key)) if d]
         merged[key] = pick(known) if known else None
     return merged
-
-
-def annotator_metadata(path: str | Path) -> dict[str, dict]:
-    """The metadata :func:`ask` wrote into a judgment database, per language-model annotator.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The judgment database.
-
-    Returns
-    -------
-    dict of str to dict
-        Annotator name -> its metadata (module docstring).
-
-    Raises
-    ------
-    StoreError
-        When ``path`` is not a judgment database.
-    """
-    from tealeaves.human.store import JudgmentStore
-
-    store = JudgmentStore(path, readonly=True)
-    try:
-        return {k[len(META_PREFIX):]: json.loads(v) for k, v in store.meta(META_PREFIX).items()}
-    finally:
-        store.close()
