@@ -329,6 +329,14 @@ def test_benchmark_self_test_runs_end_to_end():
     assert run.returncode == 0, run.stderr
     assert "self-test passed: 128 requests" in run.stdout
     assert run.stdout.count("| rating |") == 4 and run.stdout.count("| intrusion |") == 4
+    # a row whose estimate lies outside its percentile interval is marked, and the mark explained
+    marked = [line for line in run.stdout.splitlines() if line.startswith("|") and "]*" in line]
+    assert marked and "* the estimate lies outside its percentile interval" in run.stdout
+    for line in marked:
+        for cell in line.split("|")[4:6]:
+            if cell.strip().endswith("*"):
+                rho, low, high = map(float, re.findall(r"[+-]\d\.\d+", cell))
+                assert not low <= rho <= high
 
 
 def test_every_downstream_signature_names_the_models_and_the_dates_of_their_answers(tmp_path, reference,
@@ -351,7 +359,8 @@ def test_every_downstream_signature_names_the_models_and_the_dates_of_their_answ
                      temperature=0.7, api_key_env=None)
     host = server.url.split("//")[1].split("/")[0]
     with sqlite3.connect(store) as db:
-        meta = [json.loads(v) for (v,) in db.execute("SELECT value FROM meta WHERE key LIKE 'llm_annotator:%'")]
+        rows = db.execute("SELECT value FROM meta WHERE key LIKE 'llm_annotator:%'").fetchall()
+    meta = [json.loads(v) for (v,) in rows]
     days = sorted(d[:10] for m in meta for d in (m["first_answer"], m["last_answer"]))
     dates = f"{days[0]}..{days[-1]}"
     assert Signature.parse(str(report.signature)).fields["dates"] == dates

@@ -6,6 +6,16 @@ concordant/discordant pairs and ``T_x``/``T_y`` the pairs tied only in x / y.
 Confidence intervals are percentile intervals over ``n_boot`` resamples of
 topics with replacement; resamples in which either variable is constant
 (correlation undefined) are skipped and counted.
+
+A percentile interval need not contain the estimate.  With few topics and tied
+scores (a 0/1 intrusion accuracy) a resample repeats topics, which adds ties,
+and skipping the constant resamples keeps only some of them; the bootstrap
+distribution can then lie on one side of the estimate.  Eight topics with one
+scored 0, the one people rated lowest: rho = 1/sqrt(3) = 0.577 is the smallest
+value any defined resample gives, and the 95% interval is [0.581, 0.889].  The
+interval is what it says (the percentiles of the resampled correlations of paired
+topics); read it, with ``n_degenerate``, as a sign that the data are too few and
+too coarse for an interval to mean much.
 """
 
 from __future__ import annotations
@@ -184,7 +194,8 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
     ``topics`` (pairs of topics), ``annotators`` (each topic's responses,
     topics fixed) or ``both`` (two-stage); the last two need ``responses``
     (a :class:`~tealeaves.human.resampling.Responses` of the topics of ``x``).
-    Resamples in which a variable is constant are skipped and counted.
+    Resamples in which a variable is constant are skipped and counted.  With few topics and tied
+    scores the interval may not contain the estimate (module docstring).
 
     Parameters
     ----------
