@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -277,8 +278,9 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
         The environment variable holding the API key (sent as ``Authorization: Bearer``; never
         written anywhere); None sends no key.
     cache : str or os.PathLike, optional
-        The request cache (SQLite; default ``<output>.llm-cache.sqlite`` beside the database).
-        A rerun sends only what it lacks.
+        The request cache (SQLite; default ``<output>.llm-cache.sqlite`` beside the database; never
+        ``output`` itself).  A rerun sends only what it lacks.  A run holds ``<cache>.lock``: a second
+        run on the same cache at the same time is refused.
     timeout : float, default 60.0
         Seconds to wait for one response.
     max_retries : int, default 5
@@ -304,7 +306,9 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     EmptyInputError
         When the study has no item to ask (none, or only checks or other tasks).
     StoreError
-        When ``output`` is not a judgment database of this study.
+        When ``output`` is not a judgment database of this study (refused before any request).
+    ChatCacheError
+        When the cache is not an answer cache, or another run holds it (``<cache>.lock``).
     """
     host = endpoint_host(endpoint)
     model = _check_model(model)
@@ -320,14 +324,17 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
                               fix=f"build a study with one of the tasks {', '.join(tasks)}")
     from tealeaves.human.llm.client import ChatClient, ChatProgress
 
-    with ChatClient(endpoint, model, cache=cache or output.with_name(output.name + ".llm-cache.sqlite"),
-                    api_key_env=api_key_env, n_jobs=n_jobs, requests_per_minute=requests_per_minute,
-                    max_requests=max_requests, time_budget=time_budget, timeout=timeout,
-                    max_retries=max_retries, backoff=backoff) as client:
-        results = client.run(requests_for(plan, temperature),
-                             progress=ChatProgress(len(plan)) if progress else None)
-    return _collect(study, plan, results, client, output, skipped,
-                    {"model": model, "host": host, "temperature": temperature, "n_samples": n_samples})
+    cache = _check_cache(cache, output)
+    _check_store(study, output)
+    with _run_lock(cache):
+        with ChatClient(endpoint, model, cache=cache, api_key_env=api_key_env, n_jobs=n_jobs,
+                        requests_per_minute=requests_per_minute, max_requests=max_requests,
+                        time_budget=time_budget, timeout=timeout, max_retries=max_retries,
+                        backoff=backoff) as client:
+            results = client.run(requests_for(plan, temperature),
+                                 progress=ChatProgress(len(plan)) if progress else None)
+        return _collect(study, plan, results, client, output, skipped,
+                        {"model": model, "host": host, "temperature": temperature, "n_samples": n_samples})
 
 
 def _check_output(output) -> Path:
@@ -340,6 +347,61 @@ def _check_output(output) -> Path:
                                     fix="e.g. `output='judgments.sqlite'`; `tealeaves annotate export` "
                                         "writes it as CSV"), "output")
     return path
+
+
+def _check_cache(cache, output: Path) -> Path:
+    """The cache's path (default ``<output>.llm-cache.sqlite``); never the judgment database itself."""
+    path = output.with_name(output.name + ".llm-cache.sqlite") if cache is None else Path(cache).expanduser()
+    if path.resolve() == output.resolve():
+        raise naming(ParameterError(f"cache {str(cache)!r} is the judgment database (output) itself",
+                                    fix="give the cache its own file, or leave it out "
+                                        "(default: <output>.llm-cache.sqlite)"), "cache", "output")
+    return path
+
+
+def _check_store(study: Study, output: Path) -> None:
+    """Refuse an output that is not this study's judgment database (another study, another kind of
+    file, corrupt, damaged metadata) before any request is sent; a missing one is created later."""
+    from tealeaves.human.store import JudgmentStore, _check_db_path
+
+    if not output.exists():
+        _check_db_path(output, must_exist=False)  # a folder, or a missing parent folder
+        return
+    store = JudgmentStore(output, "NORMAL")
+    try:
+        store.bind_study(study.fingerprint, study.name)
+        read_meta(store, output)
+    finally:
+        store.close()
+
+
+@contextmanager
+def _run_lock(cache: Path) -> Iterator[None]:
+    """Hold ``<cache>.lock`` (``flock``, exclusive) for the run: a second run on the same cache is refused
+    rather than asking again what the first has not yet stored.  Without ``fcntl`` (Windows), or in a
+    folder that cannot be written (the cache reports it), no lock is taken."""
+    from tealeaves.errors import ChatCacheError
+    from tealeaves.index.streaming import _lock_file
+
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    lock = cache.with_name(cache.name + ".lock")
+    try:
+        handle = _lock_file(lock, blocking=False) if cache.parent.is_dir() and not cache.is_dir() else False
+    except OSError:
+        handle = False
+    if handle is None:  # held by another process
+        raise ChatCacheError(f"answer cache '{cache}' is in use by another run (it holds '{lock.name}')",
+                             fix="wait for that run to end, then run again: it asks only what is still "
+                                 "missing")
+    try:
+        yield
+    finally:
+        if handle:
+            handle.close()
 
 
 def _is_budget(result) -> bool:
