@@ -41,6 +41,9 @@ from tealeaves.signature import Signature
 
 #: The ``platform`` of the judgments :func:`ask` writes.
 PLATFORM = "llm"
+#: The longest piece of an unusable reply kept in the report and the database's metadata, in characters
+#: (a reply may be megabytes long; the cache keeps it whole).
+RAW_KEPT = 1000
 
 
 @dataclass
@@ -59,7 +62,8 @@ class AskReport:
         The annotators written (one per prompt version and sample).
     unusable : list of dict
         ``item_id``, ``annotator``, ``reason`` (:data:`~tealeaves.human.llm.prompts.UNUSABLE`)
-        and ``raw`` (the reply as received).
+        and ``raw`` (the reply as received, its first :data:`RAW_KEPT` characters; then
+        ``raw_length`` gives its length).
     failed : list of dict
         ``item_id``, ``annotator``, ``error``, ``attempts``.
     skipped : dict
@@ -423,9 +427,10 @@ def _collect(study, plan, results, client, output: Path, skipped: Counter, run: 
             continue
         answer = pr.parse_answer(asked.question, res.text)
         if answer.response is None:
+            kept = _kept(answer.raw)
             unusable.append({"item_id": asked.item_id, "annotator": asked.annotator, "reason": answer.reason,
-                             "raw": answer.raw})
-            meta[asked.annotator]["unusable"][asked.item_id] = {"reason": answer.reason, "raw": answer.raw}
+                             **kept})
+            meta[asked.annotator]["unusable"][asked.item_id] = {"reason": answer.reason, **kept}
         else:
             rows.append((asked.annotator, asked.item_id, answer.response))
     stored = _store(study, output, rows, meta)
@@ -439,6 +444,14 @@ def _collect(study, plan, results, client, output: Path, skipped: Counter, run: 
     return AskReport(counts=counts, annotators=sorted(meta), unusable=unusable, failed=failed,
                      skipped=dict(skipped), metadata=meta, signature=Signature("llm-annotators", fields),
                      client=dict(client.stats), output=str(output))
+
+
+def _kept(raw: str) -> dict:
+    """An unusable reply as the report and the metadata keep it: ``raw``, cut to :data:`RAW_KEPT`
+    characters, and then ``raw_length`` (the whole reply stays in the cache)."""
+    if len(raw) <= RAW_KEPT:
+        return {"raw": raw}
+    return {"raw": raw[:RAW_KEPT], "raw_length": len(raw)}
 
 
 def _store(study: Study, output: Path, rows: list[tuple], meta: dict) -> dict:

@@ -195,7 +195,7 @@ class ChatCache:
                     "SELECT request, status, text, error, raw, attempts, created FROM answers WHERE id = ?",
                     (row_id(endpoint, model, key),)).fetchone()
             return None if row is None else CachedAnswer(json.loads(row[0]), *row[1:])
-        except (sqlite3.Error, ValueError) as exc:
+        except (sqlite3.Error, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deeply
             raise ChatCacheError(f"cannot read the answer of key {key!r} from answer cache '{self.path}': "
                                  f"{exc}",
                                  fix="give a new file for the cache") from None
