@@ -381,31 +381,30 @@ def _check_store(study: Study, output: Path) -> None:
 
 @contextmanager
 def _run_lock(cache: Path) -> Iterator[None]:
-    """Hold ``<cache>.lock`` (``flock``, exclusive) for the run: a second run on the same cache is refused
-    rather than asking again what the first has not yet stored.  Without ``fcntl`` (Windows), or in a
-    folder that cannot be written (the cache reports it), no lock is taken."""
+    """Hold ``<cache>.lock`` (``flock``, exclusive, not waiting) for the run: a second run on the same
+    cache is refused rather than asking again what the first has not yet stored.  Without ``fcntl``
+    (Windows), or where the lock file cannot be made (the cache then reports its folder), no lock."""
     from tealeaves.errors import ChatCacheError
-    from tealeaves.index.streaming import _lock_file
 
     try:
-        import fcntl  # noqa: F401
+        import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
     lock = cache.with_name(cache.name + ".lock")
     try:
-        handle = _lock_file(lock, blocking=False) if cache.parent.is_dir() and not cache.is_dir() else False
+        handle = open(lock, "a+b")
     except OSError:
-        handle = False
-    if handle is None:  # held by another process
-        raise ChatCacheError(f"answer cache '{cache}' is in use by another run (it holds '{lock.name}')",
-                             fix="wait for that run to end, then run again: it asks only what is still "
-                                 "missing")
-    try:
         yield
-    finally:
-        if handle:
-            handle.close()
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ChatCacheError(f"answer cache '{cache}' is in use by another run (it holds '{lock.name}')",
+                                 fix="wait for that run to end, then run again: it asks only what is "
+                                     "still missing") from None
+        yield
 
 
 def _is_budget(result) -> bool:
