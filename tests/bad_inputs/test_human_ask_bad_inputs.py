@@ -486,11 +486,21 @@ def test_ask_two_runs_at_once_on_one_cache_and_database(sweep):
     """Two `human ask` on the same cache and database at once: the second is refused with one clean line
     while the first holds the cache; nothing is asked twice, nothing lost, nothing stored twice, and a
     third run afterwards sends nothing.  (before: both asked every item.)"""
-    with ChatServer(_answer, delay=0.1) as server:
+    import threading
+
+    gate = threading.Event()  # the first run's answers after its second wait until the second run ended
+
+    def held(body: dict) -> str:
+        if len(server.answered) >= 2:
+            gate.wait(120)
+        return _answer(body)
+
+    with ChatServer(held) as server:
         first = _spawn(server, sweep)
         _wait_for(server, 2)
         second = _spawn(server, sweep)
         out2, err2 = second.communicate(timeout=120)
+        gate.set()
         out1, err1 = first.communicate(timeout=120)
         assert first.returncode == 0, err1
         assert second.returncode == 1 and out2 == ""
