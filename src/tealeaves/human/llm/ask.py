@@ -462,12 +462,12 @@ def _store(study: Study, output: Path, rows: list[tuple], meta: dict) -> dict:
     try:
         store.bind_study(study.fingerprint, study.name)
         store.ensure_annotators(sorted(meta))
+        old = read_meta(store, output)  # first: a judgment stored (then Ctrl-C) always has its metadata
+        store.set_meta({META_PREFIX + name: json.dumps(_merge(old.get(name), m), sort_keys=True)
+                        for name, m in meta.items()})
         for annotator, item_id, response in rows:
             key = hashlib.sha256(f"{PLATFORM}\x00{item_id}\x00{annotator}".encode()).hexdigest()[:32]
             counts[store.submit(annotator, item_id, response, key, platform=PLATFORM)] += 1
-        old = read_meta(store, output)
-        store.set_meta({META_PREFIX + name: json.dumps(_merge(old.get(name), m), sort_keys=True)
-                        for name, m in meta.items()})
     finally:
         store.close()
     return dict(counts)
