@@ -9,6 +9,7 @@ into the fields ``human score`` signs with and reports (``llm``), which ``human 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from tealeaves._params import naming
@@ -98,7 +99,7 @@ def signed_llm(llm) -> dict:
     """
     if not llm:
         return {}
-    ok = isinstance(llm, dict) and set(llm) <= set(LLM_FIELDS) and all(
+    ok = isinstance(llm, Mapping) and set(llm) <= set(LLM_FIELDS) and all(
         isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
         or (isinstance(v, list) and all(isinstance(x, str) for x in v)) for v in llm.values())
     if not ok:
