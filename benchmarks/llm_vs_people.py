@@ -108,7 +108,12 @@ def correlations(study, store: Path, people: dict, npmi: dict, n_boot: int, seed
 
 
 def _cell(value: dict | None) -> str:
-    return "n/a" if value is None else f"{value['rho']:+.3f} [{value['low']:+.3f}, {value['high']:+.3f}]"
+    """``rho [low, high]``; ``*`` when the estimate lies outside its percentile interval (few topics,
+    tied scores: docs/human.md, "A percentile interval need not contain the estimate")."""
+    if value is None:
+        return "n/a"
+    outside = "*" if not value["low"] <= value["rho"] <= value["high"] else ""
+    return f"{value['rho']:+.3f} [{value['low']:+.3f}, {value['high']:+.3f}]{outside}"
 
 
 def print_table(rows: list[dict], signature: str) -> None:
@@ -118,6 +123,9 @@ def print_table(rows: list[dict], signature: str) -> None:
     for r in rows:
         cells = (r["group"], r["task"], str(r["n"]), _cell(r["llm"]), _cell(r["npmi"]))
         print("| " + " | ".join(cells) + " |")
+    if any(c.endswith("*") for r in rows for c in (_cell(r["llm"]), _cell(r["npmi"]))):
+        print("* the estimate lies outside its percentile interval: too few topics with tied scores "
+              "(docs/human.md)")
     print(signature)
 
 

@@ -21,7 +21,8 @@ from tealeaves.cli import main as cli_main
 from tealeaves.human import Study, read_results, score
 from tealeaves.human.items import rating_item
 from tealeaves.human.llm import prompts as pr
-from tealeaves.human.llm.ask import annotator_metadata, ask
+from tealeaves.human.llm.ask import ask
+from tealeaves.human.llm.meta import annotator_metadata
 
 THEMES = [["cat", "dog", "mouse", "pet", "fur", "tail", "whisker", "paw"],
           ["sun", "moon", "star", "sky", "orbit", "planet", "comet", "galaxy"],
@@ -328,3 +329,97 @@ def test_benchmark_self_test_runs_end_to_end():
     assert run.returncode == 0, run.stderr
     assert "self-test passed: 128 requests" in run.stdout
     assert run.stdout.count("| rating |") == 4 and run.stdout.count("| intrusion |") == 4
+    # a row whose estimate lies outside its percentile interval is marked, and the mark explained
+    marked = [line for line in run.stdout.splitlines() if line.startswith("|") and "]*" in line]
+    assert marked and "* the estimate lies outside its percentile interval" in run.stdout
+    for line in marked:
+        for cell in line.split("|")[4:6]:
+            if cell.strip().endswith("*"):
+                rho, low, high = map(float, re.findall(r"[+-]\d\.\d+", cell))
+                assert not low <= rho <= high
+
+
+def test_every_downstream_signature_names_the_models_and_the_dates_of_their_answers(tmp_path, reference,
+                                                                                    run_cli):
+    """Issue 23 point 4: the models, endpoint host, prompt versions, temperature and the dates of the answers
+    reach the signatures of `human score`, `human correlate`, `human compare` and `human models` (and the
+    API's), read back with ``Signature.parse``; the dates are recomputed from the database with sqlite3."""
+    import sqlite3
+
+    from tealeaves.errors import ParameterError
+    from tealeaves.human import correlate
+    from tealeaves.human.comparison import compare_measures, model_level
+    from tealeaves.signature import Signature
+
+    study = _study()
+    study_file, store, scores_file = tmp_path / "study.json", tmp_path / "j.sqlite", tmp_path / "scores.json"
+    study.save(study_file)
+    with ChatServer(Rule(reference)) as server:
+        report = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2,
+                     temperature=0.7, api_key_env=None)
+    host = server.url.split("//")[1].split("/")[0]
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT value FROM meta WHERE key LIKE 'llm_annotator:%'").fetchall()
+    meta = [json.loads(v) for (v,) in rows]
+    days = sorted(d[:10] for m in meta for d in (m["first_answer"], m["last_answer"]))
+    dates = f"{days[0]}..{days[-1]}"
+    assert Signature.parse(str(report.signature)).fields["dates"] == dates
+    configs = ",".join(f"llm:toy-model@{host}/{v}/t0.7"
+                       for v in ("stammbach2023-intrusion-v1", "stammbach2023-rating-v1"))
+    want = {"llm": configs, "llm_samples": "4", "llm_dates": dates}
+
+    def llm_of(signature: str) -> dict:
+        fields = Signature.parse(signature).fields
+        return {k: fields[k] for k in want if k in fields}
+
+    assert run_cli(["human", "score", store, "--study", study_file, "-o", scores_file]).code == 0
+    scored = json.loads(scores_file.read_text(encoding="utf-8"))
+    assert llm_of(scored["signature"]) == want
+    npmi = {str(k): topic_npmi(words) for k, (words, _) in TOPICS.items()}
+    (tmp_path / "m.csv").write_text("topic,npmi,order\n" + "".join(
+        f"{k},{v!r},{int(k) % 4}\n" for k, v in npmi.items()), encoding="utf-8")
+    common = ["--measure-scores", tmp_path / "m.csv", "--score", "mean_rating", "--n-boot", "50",
+              "--format", "json"]
+    run = run_cli(["human", "correlate", scores_file, *common])
+    assert run.code == 0, run.err
+    assert all(llm_of(o["signature"]) == want for o in json.loads(run.out))
+    run = run_cli(["human", "compare", scores_file, *common, "--measure", "npmi", "--measure", "order"])
+    assert run.code == 0, run.err
+    assert llm_of(json.loads(run.out)["signature"]) == want
+    # the API: the 'llm' entry of the score's report, passed on; nothing added without one
+    ratings = {t["topic"]: t["mean_rating"] for t in scored["topics"]}
+    api = correlate(ratings, npmi, n_boot=20, llm=scored["llm"])
+    assert llm_of(api["signature"]) == want
+    assert llm_of(correlate(ratings, npmi, n_boot=20)["signature"]) == {}
+    assert llm_of(compare_measures(ratings, npmi, {k: -v for k, v in npmi.items()}, n_boot=20,
+                                   llm=scored["llm"])["signature"]) == want
+    composite = {f"m{int(k) % 3}/{k}": v for k, v in ratings.items()}
+    levels = model_level(composite, {f"m{int(k) % 3}/{k}": v for k, v in npmi.items()},
+                         key=["model", "topic"], n_boot=20, llm=scored["llm"])
+    assert llm_of(levels["signature"]) == want
+    with pytest.raises(ParameterError, match="llm"):
+        correlate(ratings, npmi, llm={"llm": "x", "seed": 3})
+    # judgments read from a table (no database, so no metadata): the dates are unknown, never invented
+    frame = read_results(store, study).frame
+    assert score(read_results(frame, study), study)["llm"]["llm_dates"] == "unknown"
+
+
+def test_a_scores_file_with_a_tampered_llm_entry_is_refused(tmp_path, run_cli):
+    scores = {"topics": [{"topic": str(k), "mean_rating": float(k % 3)} for k in range(5)],
+              "llm": {"llm": ["llm:x@h/v/t0"], "llm_samples": 2, "llm_dates": "2026-01-01..2026-01-02",
+                      "injected": "yes"}}
+    (tmp_path / "s.json").write_text(json.dumps(scores), encoding="utf-8")
+    (tmp_path / "m.csv").write_text("topic,npmi\n" + "".join(f"{k},{k / 7}\n" for k in range(5)),
+                                    encoding="utf-8")
+    run = run_cli(["human", "correlate", tmp_path / "s.json", "--measure-scores", tmp_path / "m.csv"])
+    assert run.code == 1 and "'llm' entry" in run.err and "Traceback" not in run.err
+    del scores["llm"]["injected"]
+    (tmp_path / "s.json").write_text(json.dumps(scores), encoding="utf-8")
+    run = run_cli(["human", "correlate", tmp_path / "s.json", "--measure-scores", tmp_path / "m.csv",
+                   "--format", "json", "--n-boot", "20"])
+    assert run.code == 0, run.err
+    from tealeaves.signature import Signature
+
+    fields = Signature.parse(json.loads(run.out)[0]["signature"]).fields
+    assert (fields["llm"], fields["llm_samples"], fields["llm_dates"]) == (
+        "llm:x@h/v/t0", "2", "2026-01-01..2026-01-02")

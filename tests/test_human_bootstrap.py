@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tealeaves.human._simulation import coverage, simulate_study
-from tealeaves.human.correlation import CorrelationError, bootstrap_ci, correlate, pearson
+from tealeaves.human.correlation import CorrelationError, bootstrap_ci, correlate, pearson, spearman
 from tealeaves.human.resampling import Responses, reliability, true_score_ci
 
 
@@ -175,3 +175,25 @@ def test_a_single_response_topic_gets_the_pooled_within_variance():
     """s^2 of [1, 3] is 2 and of [5, 7, 9] is 4; the lone response gets their mean, 3, over n = 1."""
     assert Responses([[1, 3], [2], [5, 7, 9]]).noise() == pytest.approx([1.0, 3.0, 4 / 3])
     assert Responses([[1], [2], [4]]).noise() == pytest.approx([0, 0, 0])
+
+
+def test_bootstrap_percentile_interval_may_exclude_the_estimate_with_tied_scores():
+    """8 topics, a 0/1 score (one topic wrong, the one people rated lowest): Spearman's rho is
+    1/sqrt(3); a resample without that topic is constant (skipped), and one with it duplicates topics,
+    which adds ties and can only raise rho -- so the estimate is the minimum of the bootstrap
+    distribution and the 95% percentile interval lies above it (benchmarks/llm_vs_people.py's
+    self-test printed +0.577 [+0.581, +0.889]).  Not a bug: the resamples are paired as they should
+    be, as a plain scipy recomputation over the same draws shows."""
+    from scipy.stats import spearmanr
+
+    x = np.array([0.79, 0.57, 1.0, 0.84, 0.63, 0.25, 0.22, 0.28])
+    y = np.array([1.0, 1, 1, 1, 1, 1, 0, 1])
+    estimate = spearman(x, y)
+    assert estimate == pytest.approx(1 / np.sqrt(3), abs=1e-12)  # point-biserial of the ranks, by hand
+    ci = bootstrap_ci(x, y, "spearman", n_boot=200, seed=0)
+    idx = np.random.default_rng(0).integers(0, x.size, size=(200, x.size))  # bootstrap_ci's draws
+    stats = np.array([spearmanr(x[r], y[r]).statistic for r in idx if 0 < y[r].sum() < x.size])
+    assert ci["n_degenerate"] == 200 - stats.size > 0
+    assert (ci["low"], ci["high"]) == pytest.approx(tuple(np.quantile(stats, [0.025, 0.975])), abs=1e-12)
+    assert stats.min() == pytest.approx(estimate, abs=1e-12)
+    assert estimate < ci["low"] <= ci["high"]

@@ -448,6 +448,11 @@ bootstrap : {"topics", "annotators", "both"}
     "raises_option_range": """\
 ParameterError
     When an option is out of range.""",
+    "llm_signature": """\
+llm : mapping, optional
+    The language-model annotators behind the human score (the ``llm`` entry of ``tealeaves human
+    score``'s report; :func:`~tealeaves.human.tables.load_tables` reads it into ``meta["llm"]``), added to
+    the signature (:func:`~tealeaves.human.llm.meta.signed_llm`).""",
     "paired_values": """\
 x, y : numpy.ndarray
     Paired values.""",

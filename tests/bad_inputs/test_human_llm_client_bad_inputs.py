@@ -274,3 +274,25 @@ def test_client_progress_line_ended_before_the_error(tmp_path):
             pytest.raises(EndpointAuthError):
         client.run(_requests(5), progress=ChatProgress(5, stream, interval=0))
     assert stream.getvalue().endswith("ask: 2/5 done (answered 2, cached 0, failed 0, retried 0)   \n")
+def test_client_body_nested_too_deeply_fails_its_item_only(tmp_path):
+    """A 200 body of 100,000 nested arrays: that item fails as malformed JSON, the next is answered.
+    (before: json's RecursionError escaped the transport, ending the run as an internal error.)"""
+    deep = "[" * 100_000 + "]" * 100_000
+    with ChatServer(lambda body: "ok", faults={1: ("text", deep)}) as server, \
+            _client(server.url, tmp_path, n_jobs=1, max_retries=0) as client:
+        results = client.run(_requests(2))
+    assert [r.status for r in results] == ["failed", "ok"]
+    assert results[0].error.startswith("malformed JSON") and len(server.requests) == 2
+
+
+def test_client_cached_request_nested_too_deeply_is_a_cache_error(tmp_path):
+    """A cache row whose stored request was replaced by JSON nested 100,000 deep: one ChatCacheError.
+    (before: RecursionError, an internal error.)"""
+    with ChatServer(lambda body: "ok") as server:
+        with _client(server.url, tmp_path) as client:
+            client.run(_requests(1))
+        with sqlite3.connect(tmp_path / "answers.sqlite") as db:
+            db.execute("UPDATE answers SET request = ?", ("[" * 100_000 + "]" * 100_000,))
+        with _client(server.url, tmp_path) as client, pytest.raises(ChatCacheError, match="cannot read"):
+            client.run(_requests(1))
+        assert len(server.requests) == 1

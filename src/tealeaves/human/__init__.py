@@ -46,8 +46,8 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.human.export import write_long
     from tealeaves.human.items import StudyError
     from tealeaves.human.llm.ask import AskReport
-    from tealeaves.human.llm.ask import annotator_metadata
     from tealeaves.human.llm.ask import ask
+    from tealeaves.human.llm.meta import annotator_metadata
     from tealeaves.human.resampling import Responses
     from tealeaves.human.resampling import disattenuated
     from tealeaves.human.resampling import reliability

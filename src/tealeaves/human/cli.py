@@ -295,7 +295,7 @@ def _correlate(args) -> int:
     fmt = result_format(args)
     scores, measures, name, chosen, dropped, meta = _tables(args)
     opts = {"n_boot": args.n_boot, "seed": args.seed, "level": args.level, "human_name": name,
-            "bootstrap": args.bootstrap, "responses": meta["responses"].get(name)}
+            "bootstrap": args.bootstrap, "responses": meta["responses"].get(name), "llm": meta["llm"]}
     if args.by:
         out = []
         for m in chosen:
@@ -536,7 +536,7 @@ def _compare(args) -> int:
     out = compare_measures(scores[name], measures[chosen[0]], measures[chosen[1]], method=args.method,
                            names=chosen, human_name=name, n_boot=args.n_boot, seed=args.seed,
                            level=args.level, bootstrap=args.bootstrap,
-                           responses=meta["responses"].get(name))
+                           responses=meta["responses"].get(name), llm=meta["llm"])
     out["dropped_on_read"] = {"human": dropped["scores"].get(name),
                               **{m: dropped["measures"].get(m) for m in chosen}}
     from tealeaves._output import Result
@@ -591,7 +591,7 @@ def _models(args) -> int:
     group = _csv(args.group, "--group")
     out = model_level(scores[name], measure, key=key, sep=sep, group=group, per_model=args.per_model,
                       n_boot=args.n_boot, seed=args.seed, level=args.level, human_name=name,
-                      measure_name=args.measure)
+                      measure_name=args.measure, llm=meta["llm"])
     if args.plot:
         with atomic_write(args.plot, "wb", what="plot") as fh:
             model_plot(out, fh, fmt=suffix[1:])

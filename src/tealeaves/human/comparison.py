@@ -27,6 +27,7 @@ import numpy as np
 
 from tealeaves._docs import shared_doc
 from tealeaves.human.correlation import FUNCS, CorrelationError, check_options, correlate, pearson, spearman
+from tealeaves.human.llm.meta import signed_llm
 from tealeaves.signature import Signature
 
 
@@ -113,6 +114,7 @@ def compare_measures(
     level: float = 0.95,
     bootstrap: str = "topics",
     responses: Mapping | None = None,
+    llm: Mapping | None = None,
 ) -> dict:
     """Difference of two measures' correlations with the human score: paired bootstrap CI and Williams' t.
 
@@ -136,6 +138,7 @@ def compare_measures(
     %(bootstrap_n_boot)s %(bootstrap_seed)s %(bootstrap_level)s %(bootstrap_unit)s
     responses : mapping, optional
         Topic -> per-response values of the human score (for ``annotators`` and ``both``).
+    %(llm_signature)s
 
     Returns
     -------
@@ -155,6 +158,7 @@ def compare_measures(
     from tealeaves.human.resampling import draw, responses_for
 
     n_boot, seed, level, (method,), bootstrap = check_options(n_boot, seed, level, [method], bootstrap)
+    llm = signed_llm(llm)
     keys, dropped = shared(human, a, b)
     if len(keys) < 4:
         raise CorrelationError(
@@ -209,6 +213,7 @@ def compare_measures(
                     "seed": seed,
                     "ci": level,
                     "resample": bootstrap,
+                    **llm,
                 },
             )
         ),
@@ -329,7 +334,7 @@ def by_group(
         Topic -> per-response values, for the annotator-level bootstrap.
     **options
         Passed to :func:`~tealeaves.human.correlation.correlate` (``methods``, ``n_boot``,
-        ``seed``, ``level``, names, ``bootstrap``).
+        ``seed``, ``level``, names, ``bootstrap``, ``llm``).
 
     Returns
     -------
@@ -377,6 +382,7 @@ def model_level(
     level: float = 0.95,
     human_name: str = "human",
     measure_name: str = "measure",
+    llm: Mapping | None = None,
 ) -> dict:
     """Mean human score per model vs the model's measure (its mean over topics, or a per-model value).
 
@@ -413,6 +419,7 @@ def model_level(
         Name of the human score.
     measure_name : str
         Name of the measure.
+    %(llm_signature)s
 
     Returns
     -------
@@ -429,6 +436,7 @@ def model_level(
     %(raises_option_range)s
     """
     n_boot, seed, level, _, _ = check_options(n_boot, seed, level, [])
+    llm = signed_llm(llm)
     parts = [group] if isinstance(group, str) else list(group)
     rng = np.random.default_rng(seed)
     rows = []
@@ -460,6 +468,7 @@ def model_level(
                     "boot": n_boot,
                     "seed": seed,
                     "ci": level,
+                    **llm,
                 },
             )
         ),

@@ -6,6 +6,16 @@ concordant/discordant pairs and ``T_x``/``T_y`` the pairs tied only in x / y.
 Confidence intervals are percentile intervals over ``n_boot`` resamples of
 topics with replacement; resamples in which either variable is constant
 (correlation undefined) are skipped and counted.
+
+A percentile interval need not contain the estimate.  With few topics and tied
+scores (a 0/1 intrusion accuracy) a resample repeats topics, which adds ties,
+and skipping the constant resamples keeps only some of them; the bootstrap
+distribution can then lie on one side of the estimate.  Eight topics with one
+scored 0, the one people rated lowest: rho = 1/sqrt(3) = 0.577 is the smallest
+value any defined resample gives, and the 95% interval is [0.581, 0.889].  The
+interval is what it says (the percentiles of the resampled correlations of paired
+topics); read it, with ``n_degenerate``, as a sign that the data are too few and
+too coarse for an interval to mean much.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ import numpy as np
 
 from tealeaves._docs import shared_doc
 from tealeaves.errors import CorrelationError  # defined in tealeaves.errors; importable here as before
+from tealeaves.human.llm.meta import signed_llm
 from tealeaves.human.resampling import LEVELS, draw, responses_for, true_score_ci
 from tealeaves.signature import Signature
 from tealeaves.validation import check_choice, check_seed
@@ -183,7 +194,8 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, method: str, *, n_boot: int = 200
     ``topics`` (pairs of topics), ``annotators`` (each topic's responses,
     topics fixed) or ``both`` (two-stage); the last two need ``responses``
     (a :class:`~tealeaves.human.resampling.Responses` of the topics of ``x``).
-    Resamples in which a variable is constant are skipped and counted.
+    Resamples in which a variable is constant are skipped and counted.  With few topics and tied
+    scores the interval may not contain the estimate (module docstring).
 
     Parameters
     ----------
@@ -263,7 +275,8 @@ def check_options(n_boot, seed, level, methods, bootstrap="topics"):
 @shared_doc
 def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int = 2000, seed: int = 0,
               level: float = 0.95, human_name: str = "human", measure_name: str = "measure",
-              bootstrap: str = "topics", responses: Mapping | None = None) -> dict:
+              bootstrap: str = "topics", responses: Mapping | None = None,
+              llm: Mapping | None = None) -> dict:
     """Correlations of a human score with a measure over the topics they share, with bootstrap CIs.
 
     ``responses`` (``{topic: [per-response values]}``) is needed for
@@ -291,6 +304,7 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
         The level resampled (:func:`bootstrap_ci`).
     responses : mapping, optional
         Topic -> per-response values of the human score.
+    %(llm_signature)s
 
     Returns
     -------
@@ -306,6 +320,7 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
     %(raises_option_range)s
     """
     n_boot, seed, level, methods, bootstrap = check_options(n_boot, seed, level, methods, bootstrap)
+    llm = signed_llm(llm)
     keys, x, y = align(human, measure)
     if len(keys) < 3:
         raise CorrelationError(f"{human_name} and {measure_name} share {len(keys)} topics; "
@@ -314,7 +329,7 @@ def correlate(human: Mapping, measure: Mapping, *, methods=METHODS, n_boot: int 
     out = {"human": human_name, "measure": measure_name, "n_topics": len(keys),
            "signature": str(Signature("correlation", {"human": human_name, "measure": measure_name,
                                                       "boot": n_boot, "seed": seed, "ci": level,
-                                                      "resample": bootstrap}))}
+                                                      "resample": bootstrap, **llm}))}
     for method in methods:
         out[method] = {"estimate": FUNCS[method](x, y),
                        "ci": bootstrap_ci(x, y, method, n_boot=n_boot, seed=seed, level=level,
@@ -374,7 +389,7 @@ def scatter_plot(human: Mapping, measure: Mapping, path, *, human_name: str = "h
 
 
 def read_scores_meta(path) -> dict:
-    """From the JSON of ``human score -o``: ``topic_key``, ``key_sep`` and ``responses`` (else empty).
+    """From the JSON of ``human score -o``: ``topic_key``, ``key_sep``, ``responses``, ``llm`` (else empty).
 
     Parameters
     ----------
@@ -384,27 +399,29 @@ def read_scores_meta(path) -> dict:
     Returns
     -------
     dict
-        ``topic_key`` (list of str or None), ``key_sep`` (str or None) and ``responses``
-        (score -> topic -> per-response values).
+        ``topic_key`` (list of str or None), ``key_sep`` (str or None), ``responses``
+        (score -> topic -> per-response values) and ``llm`` (the language-model annotators behind
+        the scores, :func:`~tealeaves.human.llm.meta.llm_fields`; empty without any).
 
     Raises
     ------
     CorrelationError
-        When a ``.json`` file cannot be parsed, or a per-response value is not a finite number.
+        When a ``.json`` file cannot be parsed, a per-response value is not a finite number, or
+        its ``llm`` entry is not what ``human score`` writes.
     """
     import json
 
     from tealeaves._io import read_text
 
     if not str(path).lower().endswith(".json"):
-        return {"responses": {}}
+        return {"responses": {}, "llm": {}}
     try:
         raw = json.loads(read_text(path, what="topic table", utf8_only=True),
                          parse_constant=lambda name: None)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise CorrelationError(f"cannot read {path}: {exc}") from None
     if not isinstance(raw, dict):
-        return {"responses": {}}
+        return {"responses": {}, "llm": {}}
     responses = raw.get("responses") if isinstance(raw.get("responses"), dict) else {}
     clean = {}
     for name, table in responses.items():
@@ -414,7 +431,20 @@ def read_scores_meta(path) -> dict:
     key = raw.get("topic_key")
     return {"topic_key": key if isinstance(key, list) and all(isinstance(k, str) for k in key) else None,
             "key_sep": raw.get("key_sep") if isinstance(raw.get("key_sep"), str) else None,
-            "responses": clean}
+            "responses": clean, "llm": _llm_entry(path, raw.get("llm"))}
+
+
+def _llm_entry(path, llm) -> dict:
+    """The ``llm`` entry of a scores file, checked (:func:`~tealeaves.human.llm.meta.signed_llm`)."""
+    from tealeaves.errors import ParameterError
+
+    try:
+        return signed_llm(llm)
+    except ParameterError:
+        raise CorrelationError(f"{path}: its 'llm' entry is not what `tealeaves human score` writes "
+                               f"(got {llm!r:.100})",
+                               fix="score the study again with tealeaves human score -o (the file was "
+                                   "edited or damaged)") from None
 
 
 def _response_values(path, score: str, topic: str, values: list) -> list[float]:

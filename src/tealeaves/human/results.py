@@ -55,10 +55,15 @@ class JudgmentResults:
     report : dict
         The import report: ``rows_read``, ``rows_kept``, ``excluded`` (counts by reason,
         :data:`REASONS`), ``examples``, ``invalid_values`` and, where found, ``outside_scale``.
+    annotator_meta : dict
+        Annotator -> the metadata the judgment database keeps of it (the language-model annotators
+        of ``tealeaves human ask``: :func:`~tealeaves.human.llm.ask.annotator_metadata`); empty for
+        judgments read from a table.
     """
 
     frame: pd.DataFrame
     report: dict = field(default_factory=dict)
+    annotator_meta: dict = field(default_factory=dict)
 
     @property
     def annotators(self) -> list[str]:
@@ -169,7 +174,7 @@ def read_table(source, encoding: str | None = None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         return source.copy()
     path = Path(source)
-    if path.suffix.lower() in STORE_SUFFIXES:  # a judgment database (annotate serve, human import, human ask)
+    if _is_store(path):  # a judgment database (annotate serve, human import, human ask)
         return _store_rows(path)
     text = read_text(path, encoding, what="results file")
     if not text.strip():
@@ -189,6 +194,11 @@ def read_table(source, encoding: str | None = None) -> pd.DataFrame:
         raise ResultsError(f"results file {path} has the column {name!r} more than once",
                            fix="keep one column of each name")
     return frame
+
+
+def _is_store(source) -> bool:
+    """Whether ``source`` names a judgment database (by its suffix)."""
+    return not isinstance(source, pd.DataFrame) and Path(source).suffix.lower() in STORE_SUFFIXES
 
 
 def _store_rows(path: Path) -> pd.DataFrame:
@@ -318,6 +328,10 @@ def read_results(source, study: Study, columns: Mapping[str, str] | None = None,
     for c in ("confidence", "time"):
         if c in kept.columns:
             kept[c], report["invalid_values"][c] = _optional_numbers(kept[c])
+    if _is_store(source):
+        from tealeaves.human.llm.meta import annotator_metadata
+
+        return JudgmentResults(kept, report, annotator_metadata(source))
     return JudgmentResults(kept, report)
 
 

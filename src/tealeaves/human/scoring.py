@@ -25,6 +25,7 @@ from tealeaves._docs import shared_doc
 from tealeaves.errors import EmptyInputError
 from tealeaves.human import items as it
 from tealeaves.human.agreement import AgreementUndefinedError, krippendorff_alpha, split_half_reliability
+from tealeaves.human.llm.meta import llm_fields
 from tealeaves.human.params import MIN_CHECK_ACCURACY, MIN_CONFIDENCE, SCORE_SEED
 from tealeaves.human.results import JudgmentResults
 from tealeaves.human.study import Study
@@ -274,26 +275,6 @@ def _reliability(units, seed, n_splits):
         return {"undefined": str(exc)}
 
 
-def llm_fields(annotators) -> dict:
-    """Signature fields of language-model annotators (``tealeaves human ask``) among ``annotators``.
-
-    Parameters
-    ----------
-    annotators : iterable of str
-        Annotator names; those of ``llm:<model>@<host>/<prompt_version>/t<T>/s<sample>`` count.
-
-    Returns
-    -------
-    dict
-        ``{}`` without such annotators, else ``llm``: their settings without the sample
-        (``llm:<model>@<host>/<prompt_version>/t<T>``, sorted) and ``llm_samples``: how many annotators.
-    """
-    names = sorted({str(a) for a in annotators if str(a).startswith("llm:")})
-    if not names:
-        return {}
-    return {"llm": sorted({n.rsplit("/s", 1)[0] for n in names}), "llm_samples": len(names)}
-
-
 def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float = 1.0, seed: int = 0,
           n_splits: int = 200, min_confidence: float | None = None, exclude_annotators=None,
           lenient: bool = False) -> dict:
@@ -385,7 +366,8 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
     fields = {"study": study.fingerprint, "checks": min_check_accuracy, "seed": seed, "splits": n_splits}
     if min_confidence is not None:
         fields["min_conf"] = min_confidence
-    fields.update(llm_fields(frame["annotator"]))
+    llm = llm_fields(frame["annotator"], results.annotator_meta)
+    fields.update(llm)
     settings = study.settings
     return {"signature": str(Signature("human", fields)), "study": study.name,
             "n_annotators": int(frame["annotator"].nunique()), "n_judgments": int(len(frame)),
@@ -398,4 +380,4 @@ def score(results: JudgmentResults, study: Study, *, min_check_accuracy: float =
             "topic_key": settings.get("topic_key"), "key_sep": settings.get("key_sep"),
             "responses": {"model_precision": wi_values, "mean_rating": r_values,
                           "mean_multilingual_rating": ml_values, "topic_log_odds": ti_values},
-            "screening": screening, "filters": filters, "import": results.report}
+            "screening": screening, "filters": filters, "import": results.report, "llm": llm}

@@ -42,7 +42,9 @@ class ScoreTables(NamedTuple):
     dropped : dict
         Values left out on reading: ``{"scores": {...}, "measures": {...}}``, per column.
     meta : dict
-        ``key`` (topic-key parts or None), ``sep`` and ``responses`` (per-response values by score).
+        ``key`` (topic-key parts or None), ``sep``, ``responses`` (per-response values by score) and
+        ``llm`` (the language-model annotators behind the scores, for the signatures: the ``llm``
+        parameter of :func:`~tealeaves.human.correlation.correlate`).
     """
 
     #: ``{score name: {topic: value}}``: the human scores table.
@@ -55,7 +57,7 @@ class ScoreTables(NamedTuple):
     chosen: list
     #: Values left out on reading: ``{"scores": {...}, "measures": {...}}``, per column.
     dropped: dict
-    #: ``key`` (topic-key parts or None), ``sep`` and ``responses`` (per-response values by score).
+    #: ``key`` (topic-key parts or None), ``sep``, ``responses`` (per-response values by score) and ``llm``.
     meta: dict
 
 
@@ -79,7 +81,7 @@ def load_scores(scores: str | os.PathLike, *, score: str | None = None, key: Seq
     -------
     tuple
         ``(scores table, chosen score's name, values dropped on reading, meta)``; ``meta`` holds
-        ``key``, ``sep`` and ``responses``.
+        ``key``, ``sep``, ``responses`` and ``llm`` (the language-model annotators behind the scores).
 
     Raises
     ------

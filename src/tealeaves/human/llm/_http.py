@@ -233,7 +233,7 @@ class Endpoint:
         raw = self._clean(text)
         try:
             body = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             raise _ItemFailure(f"malformed JSON ({exc})", raw) from None
         try:
             content = body["choices"][0]["message"]["content"]

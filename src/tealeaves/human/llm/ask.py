@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -33,14 +34,16 @@ from urllib.parse import urlsplit
 from tealeaves._params import naming
 from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.human.llm import prompts as pr
+from tealeaves.human.llm.meta import META_PREFIX, answer_dates, read_meta
 from tealeaves.human.params import N_SAMPLES, TEMPERATURE
 from tealeaves.human.study import Study
 from tealeaves.signature import Signature
 
 #: The ``platform`` of the judgments :func:`ask` writes.
 PLATFORM = "llm"
-#: Prefix of an annotator's metadata key in the judgment database's ``meta`` table.
-META_PREFIX = "llm_annotator:"
+#: The longest piece of an unusable reply kept in the report and the database's metadata, in characters
+#: (a reply may be megabytes long; the cache keeps it whole).
+RAW_KEPT = 1000
 
 
 @dataclass
@@ -59,7 +62,8 @@ class AskReport:
         The annotators written (one per prompt version and sample).
     unusable : list of dict
         ``item_id``, ``annotator``, ``reason`` (:data:`~tealeaves.human.llm.prompts.UNUSABLE`)
-        and ``raw`` (the reply as received).
+        and ``raw`` (the reply as received, its first :data:`RAW_KEPT` characters; then
+        ``raw_length`` gives its length).
     failed : list of dict
         ``item_id``, ``annotator``, ``error``, ``attempts``.
     skipped : dict
@@ -278,8 +282,9 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
         The environment variable holding the API key (sent as ``Authorization: Bearer``; never
         written anywhere); None sends no key.
     cache : str or os.PathLike, optional
-        The request cache (SQLite; default ``<output>.llm-cache.sqlite`` beside the database).
-        A rerun sends only what it lacks.
+        The request cache (SQLite; default ``<output>.llm-cache.sqlite`` beside the database; never
+        ``output`` itself).  A rerun sends only what it lacks.  A run holds ``<cache>.lock``: a second
+        run on the same cache at the same time is refused.
     timeout : float, default 60.0
         Seconds to wait for one response.
     max_retries : int, default 5
@@ -305,7 +310,9 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     EmptyInputError
         When the study has no item to ask (none, or only checks or other tasks).
     StoreError
-        When ``output`` is not a judgment database of this study.
+        When ``output`` is not a judgment database of this study (refused before any request).
+    ChatCacheError
+        When the cache is not an answer cache, or another run holds it (``<cache>.lock``).
     """
     host = endpoint_host(endpoint)
     model = _check_model(model)
@@ -321,14 +328,17 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
                               fix=f"build a study with one of the tasks {', '.join(tasks)}")
     from tealeaves.human.llm.client import ChatClient, ChatProgress
 
-    with ChatClient(endpoint, model, cache=cache or output.with_name(output.name + ".llm-cache.sqlite"),
-                    api_key_env=api_key_env, n_jobs=n_jobs, requests_per_minute=requests_per_minute,
-                    max_requests=max_requests, time_budget=time_budget, timeout=timeout,
-                    max_retries=max_retries, backoff=backoff) as client:
-        results = client.run(requests_for(plan, temperature),
-                             progress=ChatProgress(len(plan)) if progress else None)
-    return _collect(study, plan, results, client, output, skipped,
-                    {"model": model, "host": host, "temperature": temperature, "n_samples": n_samples})
+    cache = _check_cache(cache, output)
+    _check_store(study, output)
+    with _run_lock(cache):
+        with ChatClient(endpoint, model, cache=cache, api_key_env=api_key_env, n_jobs=n_jobs,
+                        requests_per_minute=requests_per_minute, max_requests=max_requests,
+                        time_budget=time_budget, timeout=timeout, max_retries=max_retries,
+                        backoff=backoff) as client:
+            results = client.run(requests_for(plan, temperature),
+                                 progress=ChatProgress(len(plan)) if progress else None)
+        return _collect(study, plan, results, client, output, skipped,
+                        {"model": model, "host": host, "temperature": temperature, "n_samples": n_samples})
 
 
 def _check_output(output) -> Path:
@@ -341,6 +351,60 @@ def _check_output(output) -> Path:
                                     fix="e.g. `output='judgments.sqlite'`; `tealeaves annotate export` "
                                         "writes it as CSV"), "output")
     return path
+
+
+def _check_cache(cache, output: Path) -> Path:
+    """The cache's path (default ``<output>.llm-cache.sqlite``); never the judgment database itself."""
+    path = output.with_name(output.name + ".llm-cache.sqlite") if cache is None else Path(cache).expanduser()
+    if path.resolve() == output.resolve():
+        raise naming(ParameterError(f"cache {str(cache)!r} is the judgment database (output) itself",
+                                    fix="give the cache its own file, or leave it out "
+                                        "(default: <output>.llm-cache.sqlite)"), "cache", "output")
+    return path
+
+
+def _check_store(study: Study, output: Path) -> None:
+    """Refuse an output that is not this study's judgment database (another study, another kind of
+    file, corrupt, damaged metadata) before any request is sent; a missing one is created later."""
+    from tealeaves.human.store import JudgmentStore, _check_db_path
+
+    if not output.exists():
+        _check_db_path(output, must_exist=False)  # a folder, or a missing parent folder
+        return
+    store = JudgmentStore(output, "NORMAL")
+    try:
+        store.bind_study(study.fingerprint, study.name)
+        read_meta(store, output)
+    finally:
+        store.close()
+
+
+@contextmanager
+def _run_lock(cache: Path) -> Iterator[None]:
+    """Hold ``<cache>.lock`` (``flock``, exclusive, not waiting) for the run: a second run on the same
+    cache is refused rather than asking again what the first has not yet stored.  Without ``fcntl``
+    (Windows), or where the lock file cannot be made (the cache then reports its folder), no lock."""
+    from tealeaves.errors import ChatCacheError
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    lock = cache.with_name(cache.name + ".lock")
+    try:
+        handle = open(lock, "a+b")
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ChatCacheError(f"answer cache '{cache}' is in use by another run (it holds '{lock.name}')",
+                                 fix="wait for that run to end, then run again: it asks only what is "
+                                     "still missing") from None
+        yield
 
 
 def _is_budget(result) -> bool:
@@ -362,23 +426,31 @@ def _collect(study, plan, results, client, output: Path, skipped: Counter, run: 
             continue
         answer = pr.parse_answer(asked.question, res.text)
         if answer.response is None:
+            kept = _kept(answer.raw)
             unusable.append({"item_id": asked.item_id, "annotator": asked.annotator, "reason": answer.reason,
-                             "raw": answer.raw})
-            meta[asked.annotator]["unusable"][asked.item_id] = {"reason": answer.reason, "raw": answer.raw}
+                             **kept})
+            meta[asked.annotator]["unusable"][asked.item_id] = {"reason": answer.reason, **kept}
         else:
             rows.append((asked.annotator, asked.item_id, answer.response))
     stored = _store(study, output, rows, meta)
     counts = {"requests": len(plan), "asked": sum(r.status == "ok" and not r.cached for r in results),
               "cached": sum(bool(r.cached) for r in results), "usable": len(rows), "unusable": len(unusable),
               "failed": len(failed), "not_asked": not_asked, **stored}
-    dates = sorted(d for m in meta.values() for d in (m["first_answer"], m["last_answer"]) if d)
     fields = {"study": study.fingerprint, "model": run["model"], "host": run["host"],
               "prompts": sorted({a.question.version for a in plan}), "t": run["temperature"],
               "samples": run["n_samples"],
-              "dates": f"{dates[0][:10]}..{dates[-1][:10]}" if dates else "none"}
+              "dates": answer_dates(meta.values())}
     return AskReport(counts=counts, annotators=sorted(meta), unusable=unusable, failed=failed,
                      skipped=dict(skipped), metadata=meta, signature=Signature("llm-annotators", fields),
                      client=dict(client.stats), output=str(output))
+
+
+def _kept(raw: str) -> dict:
+    """An unusable reply as the report and the metadata keep it: ``raw``, cut to :data:`RAW_KEPT`
+    characters, and then ``raw_length`` (the whole reply stays in the cache)."""
+    if len(raw) <= RAW_KEPT:
+        return {"raw": raw}
+    return {"raw": raw[:RAW_KEPT], "raw_length": len(raw)}
 
 
 def _store(study: Study, output: Path, rows: list[tuple], meta: dict) -> dict:
@@ -390,51 +462,23 @@ def _store(study: Study, output: Path, rows: list[tuple], meta: dict) -> dict:
     try:
         store.bind_study(study.fingerprint, study.name)
         store.ensure_annotators(sorted(meta))
+        old = read_meta(store, output)  # first: a judgment stored (then Ctrl-C) always has its metadata
+        store.set_meta({META_PREFIX + name: json.dumps(_merge(old.get(name), m), sort_keys=True)
+                        for name, m in meta.items()})
         for annotator, item_id, response in rows:
             key = hashlib.sha256(f"{PLATFORM}\x00{item_id}\x00{annotator}".encode()).hexdigest()[:32]
             counts[store.submit(annotator, item_id, response, key, platform=PLATFORM)] += 1
-        old = store.meta(META_PREFIX)
-        store.set_meta({META_PREFIX + name: json.dumps(_merge(old.get(META_PREFIX + name), m), sort_keys=True)
-                        for name, m in meta.items()})
     finally:
         store.close()
     return dict(counts)
 
 
-def _merge(old: str | None, new: dict) -> dict:
+def _merge(before: dict | None, new: dict) -> dict:
     """An annotator's metadata after another run: the dates widened, unusable replies kept."""
-    if not old:
+    if not before:
         return new
-    before = json.loads(old)
     merged = {**before, **new, "unusable": {**before.get("unusable", {}), **new["unusable"]}}
     for key, pick in (("first_answer", min), ("last_answer", max)):
         known = [d for d in (before.get(key), new.get(key)) if d]
         merged[key] = pick(known) if known else None
     return merged
-
-
-def annotator_metadata(path: str | Path) -> dict[str, dict]:
-    """The metadata :func:`ask` wrote into a judgment database, per language-model annotator.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The judgment database.
-
-    Returns
-    -------
-    dict of str to dict
-        Annotator name -> its metadata (module docstring).
-
-    Raises
-    ------
-    StoreError
-        When ``path`` is not a judgment database.
-    """
-    from tealeaves.human.store import JudgmentStore
-
-    store = JudgmentStore(path, readonly=True)
-    try:
-        return {k[len(META_PREFIX):]: json.loads(v) for k, v in store.meta(META_PREFIX).items()}
-    finally:
-        store.close()

@@ -181,7 +181,7 @@ class ChatCache:
         try:
             with self._lock:
                 yield self._db
-        except (sqlite3.Error, ValueError) as exc:
+        except (sqlite3.Error, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deeply
             raise ChatCacheError(f"cannot {doing} answer cache '{self.path}': {exc}", fix=fix) from None
 
     def get(self, ident: tuple) -> CachedAnswer | None:

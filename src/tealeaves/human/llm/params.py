@@ -23,9 +23,10 @@ API_KEY_ENV = Param("api_key_env", "str",
                     "(never written anywhere)")
 #: Concurrent requests.
 N_JOBS = Param("n_jobs", "int", min_value=1, max_value=256, short="-j", help="concurrent requests")
-#: Requests started per minute at most (retries included).
-REQUESTS_PER_MINUTE = Param("requests_per_minute", "float", min_value=0, include_min=False,
-                            help="requests started per minute at most, retries included")
+#: Requests started per minute at most (retries included); at least 0.001 (one per 1000 minutes: a
+#: smaller rate would space the requests beyond what a clock can wait for).
+REQUESTS_PER_MINUTE = Param("requests_per_minute", "float", min_value=0.001,
+                            help="requests started per minute at most, retries included (>= 0.001)")
 #: Items asked at most in one run (retries of an item asked are not counted again).
 MAX_REQUESTS = Param("max_requests", "int", min_value=0,
                      help="items asked at most in this run; the rest are not asked")

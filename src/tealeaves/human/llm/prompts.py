@@ -19,8 +19,9 @@ version is part of the annotator's name and of every cache key, so answers to tw
   and opening, four topics each shown by its most probable words; which topic does not belong?),
   written by us in the style of the prompts above.
 
-Answers are read strictly (:func:`parse_answer`): after removing surrounding white space,
-quotes and one final full stop, the answer must be one option of the item (a word of a
+Answers are read strictly (:func:`parse_answer`): as they are (white space removed), else after
+removing surrounding quotes, Markdown emphasis and code marks (``*``, ``_``, back-quotes),
+zero-width characters and one final full stop, the answer must be one option of the item (a word of a
 word-intrusion item, up to case; the number of a topic as it was shown) or a whole number on
 the scale the prompt named.  Anything else is unusable, kept with its raw text.
 """
@@ -337,7 +338,11 @@ def _topic_question(item: Mapping, seed: int | None, sample: int) -> Question:
                     {str(n): o for n, o in enumerate(shown, 1)})
 
 
-_WRAPPERS = re.compile(r"""^[\s"'`“”‘’*]+|[\s"'`“”‘’*]+$""")
+#: What may wrap an answer: white space, quotes, Markdown's ``*``, ``_`` and back-quotes (a code fence
+#: too), and invisible zero-width characters.  A reply is first matched whole (stripped of white space
+#: only), so an option that itself begins or ends with one of them is still read.
+_WRAPPERS = re.compile(r"""^[\s"'`“”‘’*_\u200b\u200c\u200d\u2060\ufeff]+|"""
+                       r"""[\s"'`“”‘’*_\u200b\u200c\u200d\u2060\ufeff]+$""")
 
 
 def parse_answer(question: Question, text: str | None) -> Answer:
@@ -359,7 +364,7 @@ def parse_answer(question: Question, text: str | None) -> Answer:
     core = _WRAPPERS.sub("", raw)
     if not core:
         return Answer(None, "empty", raw)
-    said = [core] + ([_WRAPPERS.sub("", core[:-1])] if core.endswith(".") else [])
+    said = [raw.strip(), core] + ([_WRAPPERS.sub("", core[:-1])] if core.endswith(".") else [])
     folded: dict[str, set] = {}
     for reply, option in question.answers.items():
         folded.setdefault(reply.casefold(), set()).add(option)
