@@ -274,6 +274,8 @@ def test_client_progress_line_ended_before_the_error(tmp_path):
             pytest.raises(EndpointAuthError):
         client.run(_requests(5), progress=ChatProgress(5, stream, interval=0))
     assert stream.getvalue().endswith("ask: 2/5 done (answered 2, cached 0, failed 0, retried 0)   \n")
+
+
 def test_client_body_nested_too_deeply_fails_its_item_only(tmp_path):
     """A 200 body of 100,000 nested arrays: that item fails as malformed JSON, the next is answered.
     (before: json's RecursionError escaped the transport, ending the run as an internal error.)"""
@@ -286,13 +288,50 @@ def test_client_body_nested_too_deeply_fails_its_item_only(tmp_path):
 
 
 def test_client_cached_request_nested_too_deeply_is_a_cache_error(tmp_path):
-    """A cache row whose stored request was replaced by JSON nested 100,000 deep: one ChatCacheError.
-    (before: RecursionError, an internal error.)"""
+    """A cache row whose stored request was replaced by JSON nested 100,000 deep: one ChatCacheError
+    (its checksum no longer matches).  (before: RecursionError, an internal error.)"""
     with ChatServer(lambda body: "ok") as server:
         with _client(server.url, tmp_path) as client:
             client.run(_requests(1))
         with sqlite3.connect(tmp_path / "answers.sqlite") as db:
             db.execute("UPDATE answers SET request = ?", ("[" * 100_000 + "]" * 100_000,))
-        with _client(server.url, tmp_path) as client, pytest.raises(ChatCacheError, match="cannot read"):
+        with _client(server.url, tmp_path) as client, \
+                pytest.raises(ChatCacheError, match="changed after it was written"):
             client.run(_requests(1))
         assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("change", [
+    "UPDATE answers SET text = 'B' WHERE text = 'A'",  # one answer edited: a flipped byte reads as another
+    "UPDATE answers SET created = '2020-01-01T00:00:00Z'",
+    "UPDATE answers SET attempts = attempts + 1",
+    # two rows' answers swapped: each row is intact alone, but no longer the one its key asked for
+    "UPDATE answers SET key = CASE WHEN key LIKE '%item/0%' THEN replace(key, 'item/0', 'item/1') "
+    "ELSE replace(key, 'item/1', 'item/0') END",
+])
+def test_client_cache_row_changed_after_it_was_written_is_refused(tmp_path, change):
+    answers = iter("AB")
+    with ChatServer(lambda body: next(answers)) as server:
+        with _client(server.url, tmp_path, n_jobs=1) as client:
+            assert [r.text for r in client.run(_requests(2))] == ["A", "B"]
+        with sqlite3.connect(tmp_path / "answers.sqlite") as db:
+            db.execute(change)
+        with _client(server.url, tmp_path) as client, \
+                pytest.raises(ChatCacheError, match="changed after it was written"):
+            client.run(_requests(2))
+        assert len(server.requests) == 2  # nothing asked again, nothing read as an answer
+
+
+def test_client_cache_file_damaged_inside_is_refused_on_open(tmp_path):
+    with ChatServer(lambda body: "ok") as server:
+        with _client(server.url, tmp_path) as client:
+            client.run(_requests(50))
+    path = tmp_path / "answers.sqlite"
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")  # the header's page size
+    for start in range(page, len(data), page):  # every b-tree page header but the first page's
+        data[start:start + 8] = b"\xff" * 8
+    path.write_bytes(bytes(data))
+    with pytest.raises(ChatCacheError, match="answer cache"):
+        with _client(server.url, tmp_path) as client:
+            client.run(_requests(50))

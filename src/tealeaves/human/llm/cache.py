@@ -8,7 +8,11 @@ response text (for inspection of a malformed answer), the number of attempts and
 response was received.  A ``failed`` row is not an answer: the next run asks that item again.
 
 The row's id is the SHA-256 of the JSON text ``[endpoint, model, key]``, so the same key asked of
-another model or another server is another row.
+another model or another server is another row.  Each row also holds the SHA-256 of all its other
+fields (``digest``, :func:`row_digest`), checked whenever the row is read: a row changed after it
+was written (a flipped byte in an answer, a key swapped between rows) is refused with
+:class:`~tealeaves.errors.ChatCacheError` rather than read as an answer, and an existing file must
+pass SQLite's ``quick_check`` when it is opened.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ CREATE TABLE IF NOT EXISTS answers (
     error TEXT,
     raw TEXT,
     attempts INTEGER NOT NULL,
-    created TEXT NOT NULL);
+    created TEXT NOT NULL,
+    digest TEXT NOT NULL);
 """
 
 #: Seconds a writer waits for a lock held by another connection.
@@ -71,6 +76,23 @@ def row_id(endpoint: str, model: str, key: tuple) -> str:
     """
     text = json.dumps([endpoint, model, list(key)], ensure_ascii=False, separators=(",", ":"),
                       allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def row_digest(values: tuple) -> str:
+    """The checksum of one cache row: SHA-256 of the JSON list of its fields, ``digest`` excepted.
+
+    Parameters
+    ----------
+    values : tuple
+        ``(id, endpoint, model, key, request, status, text, error, raw, attempts, created)`` as stored.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    text = json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -149,6 +171,10 @@ class ChatCache:
         """Check an existing cache's tables, format and version; make them in a new one."""
         db = self._db
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            db.close()
+            raise ChatCacheError(f"answer cache '{self.path}' is damaged (SQLite's quick_check fails)",
+                                 fix="give a new file for the cache; its answers will be asked again")
         if tables and (not {"meta", "answers"} <= tables
                        or dict(db.execute("SELECT key, value FROM meta")).get("format") != FORMAT):
             db.close()
@@ -198,9 +224,15 @@ class ChatCache:
             The row.
         """
         with self._using("read", "give a new file for the cache") as db:
-            row = db.execute("SELECT request, status, text, error, raw, attempts, created FROM answers "
-                             "WHERE id = ?", (row_id(*ident),)).fetchone()
-            return None if row is None else CachedAnswer(json.loads(row[0]), *row[1:])
+            row = db.execute("SELECT id, endpoint, model, key, request, status, text, error, raw, attempts, "
+                             "created, digest FROM answers WHERE id = ?", (row_id(*ident),)).fetchone()
+            if row is None:
+                return None
+            if row_digest(row[:-1]) != row[-1] or row_id(*row[1:3], tuple(json.loads(row[3]))) != row[0]:
+                raise ChatCacheError(f"answer cache '{self.path}' holds a row changed after it was written "
+                                     f"(key {ident[2]!r}: its checksum does not match)",
+                                     fix="give a new file for the cache; its answers will be asked again")
+            return CachedAnswer(json.loads(row[4]), *row[5:11])
 
     def put(self, ident: tuple, answer: CachedAnswer) -> None:
         """Store (or replace) the row of one request, committed before returning.
@@ -217,9 +249,10 @@ class ChatCache:
                   json.dumps(list(key), ensure_ascii=False, allow_nan=False),
                   json.dumps(answer.request, ensure_ascii=False, allow_nan=False),
                   answer.status, answer.text, answer.error, answer.raw, answer.attempts, answer.created)
+        values += (row_digest(values),)
         with self._using("write", "free disk space or make its folder writable, then run again: the answers "
                          "stored so far are kept") as db:
-            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
 
     def counts(self) -> dict[str, int]:
         """Rows by status.
