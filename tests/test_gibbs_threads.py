@@ -14,6 +14,7 @@ import pytest
 
 from tealeaves.corpus import Corpus
 from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models import _pltm_parallel as par
 from tealeaves.models import polylingual
 from tealeaves.models.lda_gibbs import GibbsLDA
 from tealeaves.models.polylingual import PolylingualTopicModel
@@ -88,7 +89,7 @@ def test_gibbs_threads_one_thread_is_the_serial_chain(planted, sampler):
 
 def test_gibbs_threads_first_sweeps_are_serial(planted, monkeypatch):
     calls = []
-    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    monkeypatch.setattr(par, "parallel_sparse_sweep", _check_sparse(calls))
     n_iter = polylingual.SERIAL_WARMUP
     two = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
     one = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
@@ -109,7 +110,7 @@ def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
 
 
 def _check_sparse(calls):
-    real = kern.parallel_sparse_sweep
+    real = par.parallel_sparse_sweep
 
     def checked(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
                 span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
@@ -124,7 +125,7 @@ def _check_sparse(calls):
 
 
 def _check_dense(calls):
-    real = kern.parallel_gibbs_sweep
+    real = par.parallel_gibbs_sweep
 
     def checked(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest):
         real(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest)
@@ -140,7 +141,7 @@ def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, m
                                                                      n_threads):
     calls = []
     name = "parallel_sparse_sweep" if sampler == "sparse" else "parallel_gibbs_sweep"
-    monkeypatch.setattr(kern, name, (_check_sparse if sampler == "sparse" else _check_dense)(calls))
+    monkeypatch.setattr(par, name, (_check_sparse if sampler == "sparse" else _check_dense)(calls))
     n_iter = polylingual.SERIAL_WARMUP + 12  # the first sweeps are serial
     model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
                      sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
@@ -198,7 +199,7 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
     corpus = AlignedCorpus.from_texts({"en": en, "sv": sv}, [f"d{i}" for i in range(60)],
                                       {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
     calls = []
-    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    monkeypatch.setattr(par, "parallel_sparse_sweep", _check_sparse(calls))
     n_iter = polylingual.SERIAL_WARMUP + 6
     fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
             .fit(corpus) for _ in range(2)]

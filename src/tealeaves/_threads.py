@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 
 from tealeaves._params import Param
 
@@ -91,3 +92,53 @@ def numba_threads(n_threads: int) -> Iterator[int]:
         yield used
     finally:
         numba.set_num_threads(previous)
+
+
+_POOLS: dict[int, object] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(n_workers: int):
+    """The process's pool of ``n_workers`` threads for :func:`run_parts` (made once per size, kept)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _POOLS_LOCK:
+        if n_workers not in _POOLS:
+            _POOLS[n_workers] = ThreadPoolExecutor(n_workers, thread_name_prefix="tealeaves-part")
+        return _POOLS[n_workers]
+
+
+def run_parts(task: Callable[[int], object], n_parts: int) -> None:
+    """``task(0)`` to ``task(n_parts - 1)`` at once: part 0 in the calling thread, the others in a pool.
+
+    For compiled kernels that release the GIL (``nogil=True``) and each work on their own part of one
+    computation (a Gibbs chain's blocks of documents), started and joined many times a second.  Plain
+    threads rather than a numba ``prange``: numba's OpenMP layer (GNU libgomp) keeps a finished or
+    waiting thread spinning on the CPU for a while (``GOMP_SPINCOUNT``) after each parallel region,
+    and a kernel started from a new thread (:func:`tealeaves._interrupt.call`'s helper) gets a new
+    team of threads; with several regions a sweep, on a busy machine the spinning threads took the
+    cores the working ones needed (docs/models-gibbs.md).  Pool threads wait on a lock, not on the CPU.
+
+    Parameters
+    ----------
+    task : callable
+        Called with the part index; its result is ignored.
+    n_parts : int
+        How many parts (>= 1); ``n_parts - 1`` pool threads help the calling thread.
+
+    Raises
+    ------
+    Exception
+        The first exception a part raised (after every part has ended).
+    """
+    if n_parts <= 1:
+        task(0)
+        return
+    futures = [_pool(n_parts - 1).submit(task, p) for p in range(1, n_parts)]
+    try:
+        task(0)
+    finally:
+        for future in futures:
+            future.exception()  # wait for every part: they write arrays the caller owns
+    for future in futures:
+        future.result()

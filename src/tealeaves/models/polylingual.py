@@ -38,11 +38,12 @@ from scipy.special import gammaln
 
 from tealeaves import _interrupt
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
-from tealeaves._threads import numba_threads, resolve_threads
+from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models import _pltm_parallel as par
 from tealeaves.models._pltm_params import FIT_PARAMS, N_TOP, TRANSFORM_PARAMS
 from tealeaves.models.base import TopicModel, check_alpha
 from tealeaves.validation import check_choice
@@ -456,9 +457,8 @@ class PolylingualTopicModel:
                     warm[0] -= 1
                     return kern.gibbs_sweep(*args, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed)
                 n_lk_t = np.empty((P, *n_lk.shape), dtype=n_lk.dtype)
-                for r in range(SYNC_ROUNDS):
-                    _parallel(kern.parallel_gibbs_sweep, P, parts, SYNC_ROUNDS, r, *args, z, n_wk, n_lk, n_rk,
-                              alpha, beta, beta_sum, seed, n_wk_t, n_lk_t)
+                _rounds("parallel_gibbs_sweep", parts, *args, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum,
+                        seed, n_wk_t, n_lk_t)
 
             return dense_sweep, dense_counts
         word_start, packed = kern.word_lists(lay.tokens, n_wk.shape[0], K)
@@ -480,10 +480,8 @@ class PolylingualTopicModel:
                                         seed, reset, used)
             else:
                 n_lk_t = np.empty((P, *n_lk.shape), dtype=n_lk.dtype)
-                for r in range(SYNC_ROUNDS):
-                    _parallel(kern.parallel_sparse_sweep, P, parts, SYNC_ROUNDS, r, *args[1:], z, n_lk, n_rk,
-                              alpha, beta, beta_sum, span, word_start, packed, bits, seed, reset, used,
-                              packed_t, used_t, n_lk_t)
+                _rounds("parallel_sparse_sweep", parts, *args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span,
+                        word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t)
             stale[0] = True
 
         def counts():
@@ -866,13 +864,20 @@ def _partitions(lay: _Layout, n_parts: int) -> np.ndarray:
     return np.r_[0, cuts, n_seg].astype(np.int64)
 
 
-def _parallel(kernel, n_threads: int, *args) -> None:
-    """``kernel(*args, stop)`` on ``n_threads`` numba threads, ended by Ctrl-C (:func:`_interrupt.call`)."""
-    def run(*call_args):
-        with numba_threads(n_threads):  # numba's count is the calling thread's: set where the kernel runs
-            return kernel(*call_args)
+def _rounds(name: str, parts: np.ndarray, *args) -> None:
+    """A parallel sweep: ``par.<name>(parts, SYNC_ROUNDS, r, *args, stop)`` for each round, ended by Ctrl-C.
 
-    run.__name__ = kernel.__name__
+    One :func:`_interrupt.call` a sweep (its helper thread runs the rounds, each on the chain's
+    threads); the kernel is looked up at each call, so a test can wrap it.
+    """
+    def run(*call_args):
+        stop = call_args[-1]
+        for r in range(SYNC_ROUNDS):
+            if stop[0]:
+                return
+            getattr(par, name)(parts, SYNC_ROUNDS, r, *call_args)
+
+    run.__name__ = name
     _interrupt.call(run, *args)
 
 
