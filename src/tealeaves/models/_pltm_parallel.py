@@ -1,25 +1,33 @@
-"""One Gibbs chain on several threads: the approximate distributed sampler (AD-LDA) of Newman et al. 2009.
+"""One Gibbs chain on several threads: documents and words partitioned, only the topic totals shared.
 
-The segments (:mod:`tealeaves.models._pltm_kernels`'s layout) are split into ``n_threads *
-n_rounds`` blocks of whole rows, balanced by tokens (``parts``); thread ``p`` owns blocks ``p *
-n_rounds`` to ``(p + 1) * n_rounds - 1`` and a sweep is ``n_rounds`` rounds, round ``r`` sampling every
-thread's ``r``-th block.  In a round each thread copies the shared word-topic and language-topic
-counts (a snapshot), samples its block against the copy with the serial kernel (its rows of
-``n_rk`` and its tokens of ``z`` are its own), and the copies' changes (each thread's deltas) are then
-summed into the shared counts: the scheme of MALLET's ``ParallelTopicModel`` and tomotopy.  Within a
-round a thread does not see the other threads' moves, so the chain is not the serial one; it is the
-same for a given seed and thread count on any machine, whichever thread runs a block (each piece of a
-block draws from its own stream, :func:`stream_seed`).
+The scheme of Yan, Xu and Qi (2009, "Parallel inference for latent Dirichlet allocation on graphics
+processing units") that tomotopy uses (``ParallelScheme.PARTITION``): the rows (documents, with the
+linked sides of a tuple together) are split into ``P`` ranges balanced by tokens, the words into
+``P`` groups balanced by frequency, and a sweep is ``P`` phases; in phase ``j`` thread ``p`` samples
+the tokens of its rows whose words are in group ``(p + j) mod P``.  Within a phase no two threads
+touch the same word (so the same packed topic list or row of ``n_wk``) or the same row of
+``n_rk``, and every thread sees the exact word-topic and row-topic counts; only the language-topic
+totals ``n_lk`` are shared, so each thread samples against a snapshot of them plus its own changes
+(AD-LDA's rule, Newman et al. 2009, for these ``L x K`` counts alone), and the threads' changes are
+summed at the end of each phase (:func:`_merge_counts`).  The chain differs from the serial one only
+through those totals, which move by a few tokens in counts of thousands; it is the same for a given
+seed and thread count on any machine (each piece of a block draws from its own stream,
+:func:`stream_seed`).
+
+The tokens are reordered once (:func:`plan`): by row range, then word group, then segment, so that
+each block ``(p, q)`` is a run of consecutive *sub-segments* (the tokens of one segment in one word
+group) that the serial kernels sample unchanged; each thread writes its rows' topics back to the
+chain's ``z`` at the end of a sweep.
 
 The threads are plain threads (:func:`tealeaves._threads.run_parts`) running GIL-free kernels, not
 a numba ``prange``: with numba's OpenMP layer the threads that had finished their part kept spinning
-after each of a sweep's parallel regions (eight a sweep), and each thread's copy of the
-language-topic counts shared a cache line with the others' (written at every move): on 2 cores the
-parallel chain took three times the serial chain's CPU time (docs/models-gibbs.md).  Each thread's
-copy of the language-topic counts is now its own allocation, written back once at the end of its block.
+after each parallel region, and a region started from a new thread (each call's helper thread) got
+a new team of threads (docs/models-gibbs.md).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -35,19 +43,19 @@ PIECE_TOKENS = 1 << 14
 
 @numba.njit(cache=True, inline="always")
 def stream_seed(seed, thread, piece):
-    """The seed of piece ``piece`` of thread ``thread`` in the sweep seeded with ``seed`` (63 bits).
+    """The seed of piece ``piece`` of block ``thread`` in the sweep seeded with ``seed`` (63 bits).
 
     Two rounds of :func:`_mix64` over ``seed``, the thread and the piece (each added as a multiple of
     SplitMix64's increment), so the streams of a sweep are those of unrelated SplitMix64 seeds and
-    depend on the seed, the sweep (through ``seed``), the thread index and the piece only, never on
-    which pool thread runs the work.
+    depend on the seed, the sweep (through ``seed``), the block and the piece only, never on which
+    pool thread runs the work.
 
     Parameters
     ----------
     seed : int
         The sweep's seed (non-negative).
     thread, piece : int
-        The partition (0 to ``n_threads - 1``) and the piece of it, from 0.
+        The block (:func:`plan`: ``p * n_threads + q``) and the piece of it, from 0.
 
     Returns
     -------
@@ -92,125 +100,6 @@ def _copy_rows(src, dst):
 
 
 @numba.njit(cache=True, nogil=True)
-def sparse_block(p, parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
-                 beta_sum, span, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
-    """Thread ``p``'s part of a round of :func:`parallel_sparse_sweep`: copy, then sample its block.
-
-    The shared packed lists and used cells are copied into ``packed_t[p]`` and ``used_t[p]``, the
-    language-topic counts into a private array (written to ``n_lk_t[p]`` at the end), and the
-    block's pieces are sampled by :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`, each
-    from its own stream, reading the stop flag between pieces.
-
-    Parameters
-    ----------
-    p : int
-        The thread's index (0 to ``n_threads - 1``).
-    parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum
-        As in :func:`parallel_sparse_sweep` (``n_lk`` is only read).
-    span, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop
-        As in :func:`parallel_sparse_sweep` (``packed`` and ``used`` are only read; ``packed_t[p]``,
-        ``used_t[p]`` and ``n_lk_t[p]`` are written).
-    """
-    block = p * n_rounds + round_
-    _copy(packed, packed_t[p])
-    _copy(used, used_t[p])
-    own = n_lk.copy()  # a private allocation: the threads' counts share no cache line
-    bounds = _pieces(seg_start, parts[block], parts[block + 1])
-    for piece in range(len(bounds) - 1):
-        if stop_requested(stop):
-            break
-        s, e = bounds[piece], bounds[piece + 1]
-        _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, own, n_rk, alpha, beta, beta_sum,
-                       span, packed_t[p], bits, stream_seed(seed, block, piece), reset, used_t[p])
-    _copy_rows(own, n_lk_t[p])
-
-
-@numba.njit(cache=True, nogil=True)
-def dense_block(p, parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha,
-                beta, beta_sum, seed, n_wk_t, n_lk_t, stop):
-    """Thread ``p``'s part of a round of :func:`parallel_gibbs_sweep` (:func:`sparse_block`, dense sampler).
-
-    Parameters
-    ----------
-    p : int
-        The thread's index (0 to ``n_threads - 1``).
-    parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum
-        As in :func:`parallel_gibbs_sweep` (``n_wk`` and ``n_lk`` are only read).
-    seed, n_wk_t, n_lk_t, stop
-        As in :func:`parallel_gibbs_sweep` (``n_wk_t[p]`` and ``n_lk_t[p]`` are written).
-    """
-    block = p * n_rounds + round_
-    _copy_rows(n_wk, n_wk_t[p])
-    own = n_lk.copy()
-    bounds = _pieces(seg_start, parts[block], parts[block + 1])
-    for piece in range(len(bounds) - 1):
-        if stop_requested(stop):
-            break
-        s, e = bounds[piece], bounds[piece + 1]
-        _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk_t[p], own, n_rk,
-                      alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
-    _copy_rows(own, n_lk_t[p])
-
-
-@numba.njit(cache=True, nogil=True)
-def merge_word_lists(packed, used, word_start, bits, packed_t, used_t, lo, hi):
-    """Merge the threads' packed topic lists of words ``lo`` to ``hi - 1`` into the shared ones, in place.
-
-    Each word's count of topic ``k`` becomes ``n + sum_t (n_t - n)`` (``n`` its shared count before
-    the sweep, ``n_t`` thread ``t``'s after), the merge of AD-LDA's local count deltas; the list
-    keeps its topics that stay non-zero in their order, then the new ones in thread and cell
-    order, and ``used`` is updated.
-
-    Parameters
-    ----------
-    packed, used : numpy.ndarray
-        The shared packed lists (:func:`build_word_topics`) and each word's used cells (updated in place).
-    word_start, bits : numpy.ndarray, int
-        Each word's first cell (``V + 1`` offsets) and the topic bits of a cell.
-    packed_t, used_t : numpy.ndarray
-        Every thread's lists and used cells after its sweep (``n_threads x`` the shared shapes).
-    lo, hi : int
-        The words to merge.
-    """
-    n_parts = packed_t.shape[0]
-    n_topics = np.int64(1) << bits
-    mask = n_topics - 1
-    total = np.zeros(n_topics, dtype=np.int64)
-    seen = np.zeros(n_topics, dtype=np.bool_)
-    order = np.empty(n_topics, dtype=np.int64)
-    for w in range(lo, hi):
-        start = word_start[w]
-        m = 0
-        for j in range(used[w]):
-            cell = np.int64(packed[start + j])
-            k = cell & mask
-            total[k] = -(n_parts - 1) * (cell >> bits)
-            seen[k] = True
-            order[m] = k
-            m += 1
-        for t in range(n_parts):
-            for j in range(used_t[t, w]):
-                cell = np.int64(packed_t[t, start + j])
-                k = cell & mask
-                if not seen[k]:
-                    seen[k] = True
-                    total[k] = 0
-                    order[m] = k
-                    m += 1
-                total[k] += cell >> bits
-        n = 0
-        for j in range(m):
-            k = order[j]
-            if total[k] > 0:
-                packed[start + n] = (total[k] << bits) | k
-                n += 1
-            seen[k] = False
-        for j in range(n, used[w]):
-            packed[start + j] = 0
-        used[w] = n
-
-
-@numba.njit(cache=True, nogil=True)
 def _merge_counts(shared, copies, lo, hi):
     """Rows ``lo`` to ``hi - 1`` of ``shared`` become ``shared + sum_t (copies[t] - shared)``: the merge
     of the threads' count deltas (in place)."""
@@ -223,84 +112,151 @@ def _merge_counts(shared, copies, lo, hi):
             shared[i, k] = acc
 
 
-def _round(n_parts, sample, merge, n_words, n_lk, n_lk_t, stop) -> None:
-    """One round on ``n_parts`` threads: ``sample(p)``, ``merge(lo, hi)`` by blocks of words, then ``n_lk``.
+class Plan(NamedTuple):
+    """The partitioned token order of a chain on ``n_threads`` threads (:func:`plan`)."""
 
-    Nothing is merged when the stop flag was set (the sweep is dropped).
-    """
-    run_parts(sample, n_parts)
-    if stop[0]:
-        return
-    run_parts(lambda p: merge(n_words * p // n_parts, n_words * (p + 1) // n_parts), n_parts)
-    _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])
+    n_threads: int
+    perm: np.ndarray  # token order: position i of the reordered tokens is original token perm[i]
+    seg_start: np.ndarray  # the sub-segments over the reordered tokens (``S + 1`` starts)
+    seg_lang: np.ndarray
+    seg_row: np.ndarray
+    block_seg: np.ndarray  # ``P * P + 1`` sub-segment boundaries of the blocks ``p * P + q``
 
 
-def parallel_sparse_sweep(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
-                          beta_sum, span, word_start, packed, bits, seed, reset, used, packed_t, used_t,
-                          n_lk_t, stop) -> None:
-    """One round of an AD-LDA sweep (Newman, Asuncion, Smyth and Welling 2009), SparseLDA in each thread.
+def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
+    """Each word's group, ``0`` to ``n_groups - 1``, with about equal numbers of tokens per group.
 
-    Every thread samples its ``round_``-th block (:func:`sparse_block`, the module docstring) at
-    the same time, then the copies' changes are summed into the shared lists
-    (:func:`merge_word_lists`, by blocks of words on every thread) and language-topic counts.  The
-    stop flag is read between pieces (:data:`PIECE_TOKENS`); a stopped sweep leaves the counts
-    unmerged and is never used.
+    Words are dealt in decreasing frequency in a snake order (``0, 1, ..., G - 1, G - 1, ..., 0,
+    0, ...``), which balances the groups' tokens to within about one word's frequency.
 
     Parameters
     ----------
-    parts : numpy.ndarray
-        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
-    n_rounds, round_ : int
-        The rounds of a sweep, and this call's (0 to ``n_rounds - 1``).
-    seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, reset, used
-        As in :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (the shared state, updated in place).
-    word_start : numpy.ndarray
-        Each word's first cell (``V + 1`` offsets, :func:`~tealeaves.models._pltm_kernels.word_lists`).
-    seed : int
-        The sweep's seed (each thread's streams are derived from it by :func:`stream_seed`).
-    packed_t, used_t, n_lk_t : numpy.ndarray
-        Scratch for every thread's copies: ``n_threads x len(packed)``, ``n_threads x V`` and
-        ``n_threads x L x K``.
-    stop : numpy.ndarray
-        The stop flag (:func:`tealeaves._interrupt.flag`).
+    tokens : numpy.ndarray
+        Every token's (global) word id.
+    n_words, n_groups : int
+        The number of words V and of groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``V`` group numbers (int64).
     """
-    def sample(p):
-        sparse_block(p, parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
-                     beta_sum, span, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop)
-
-    def merge(lo, hi):
-        merge_word_lists(packed, used, word_start, bits, packed_t, used_t, lo, hi)
-
-    _round(len(packed_t), sample, merge, len(word_start) - 1, n_lk, n_lk_t, stop)
+    freq = np.bincount(tokens, minlength=n_words)
+    rank = np.empty(n_words, dtype=np.int64)
+    rank[np.argsort(-freq, kind="stable")] = np.arange(n_words)
+    lap, place = np.divmod(rank, n_groups)
+    return np.where(lap % 2 == 0, place, n_groups - 1 - place)
 
 
-def parallel_gibbs_sweep(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk,
-                         alpha, beta, beta_sum, seed, n_wk_t, n_lk_t, stop) -> None:
-    """One round of an AD-LDA sweep (Newman et al. 2009, :func:`parallel_sparse_sweep`), the dense sampler.
-
-    Every thread samples its block against its copy of ``n_wk`` and ``n_lk`` (:func:`dense_block`),
-    then the copies' changes are summed into the shared counts, by blocks of words on every thread.
+def plan(tokens, seg_start, seg_lang, seg_row, row_parts, n_words: int) -> Plan:
+    """The token order and blocks of a chain on ``len(row_parts) - 1`` threads (module docstring).
 
     Parameters
     ----------
-    parts : numpy.ndarray
-        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
-    n_rounds, round_ : int
-        The rounds of a sweep, and this call's.
-    tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum
-        As in :func:`~tealeaves.models._pltm_kernels.gibbs_sweep` (the shared state, updated in place).
-    seed : int
-        The sweep's seed.
-    n_wk_t, n_lk_t : numpy.ndarray
-        Scratch for every thread's copies: ``n_threads x V x K`` and ``n_threads x L x K``.
-    stop : numpy.ndarray
-        The stop flag, read between pieces of :data:`PIECE_TOKENS` tokens.
+    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
+        The segments of :mod:`tealeaves.models._pltm_kernels` (over the tokens in their own order).
+    row_parts : numpy.ndarray
+        ``P + 1`` segment boundaries of the row ranges (a row's segments in one range).
+    n_words : int
+        The number of words V.
+
+    Returns
+    -------
+    Plan
+        The permutation, the sub-segments over the reordered tokens and the blocks.
     """
-    def sample(p):
-        dense_block(p, parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk,
-                    alpha, beta, beta_sum, seed, n_wk_t, n_lk_t, stop)
+    n_parts = len(row_parts) - 1
+    n_seg = len(seg_lang)
+    seg_of = np.repeat(np.arange(n_seg), np.diff(seg_start))
+    part_of = np.searchsorted(row_parts, np.arange(n_seg), side="right") - 1
+    group = word_groups(tokens, n_words, n_parts)[tokens]
+    perm = np.lexsort((seg_of, group, part_of[seg_of])).astype(np.int64)  # stable: keeps the token order
+    seg, grp = seg_of[perm], group[perm]
+    first = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (grp[1:] != grp[:-1])]) if len(perm) else perm
+    block = part_of[seg[first]] * n_parts + grp[first]
+    block_seg = np.searchsorted(block, np.arange(n_parts * n_parts + 1)).astype(np.int64)
+    return Plan(n_parts, perm, np.r_[first, len(perm)].astype(np.int64), seg_lang[seg[first]],
+                seg_row[seg[first]], block_seg)
 
-    def merge(lo, hi):
-        _merge_counts(n_wk, n_wk_t, lo, hi)
 
-    _round(len(n_wk_t), sample, merge, n_wk.shape[0], n_lk, n_lk_t, stop)
+@numba.njit(cache=True, nogil=True)
+def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+                    seed, n_lk_t, z_out, perm, stop, dense, tokens, n_wk, span, packed, bits, reset, used):
+    """Thread ``p``'s part of phase ``phase`` of :func:`parallel_sweep`: its rows' tokens of a word group.
+
+    The block ``(p, q)``, ``q = (p + phase) mod P``, is sampled in pieces (:data:`PIECE_TOKENS`) by
+    the serial sweep (:func:`~tealeaves.models._pltm_kernels.gibbs_sweep` when ``dense``, else
+    :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`) against a private copy of ``n_lk``,
+    written to ``n_lk_t[p]`` at the end; in the last phase the thread also writes its rows' topics
+    back to ``z_out`` (the chain's own token order).
+
+    Parameters
+    ----------
+    p, phase : int
+        The thread (0 to ``P - 1``) and the phase.
+    block_seg, seg_start, seg_lang, seg_row, perm : numpy.ndarray
+        The :class:`Plan`'s arrays.
+    z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, stop, dense
+        As in :func:`parallel_sweep` (``z`` in the plan's order; ``n_lk`` only read).
+    tokens, n_wk, span, packed, bits, reset, used
+        The dense sampler's word ids (plan order) and counts, or the sparse sampler's spans (plan
+        order), packed lists, topic bits, reset and used cells (:func:`parallel_sweep`).
+    """
+    n_parts = n_lk_t.shape[0]
+    block = p * n_parts + (p + phase) % n_parts
+    own = n_lk.copy()  # a private allocation: the threads' totals share no cache line
+    bounds = _pieces(seg_start, block_seg[block], block_seg[block + 1])
+    for piece in range(len(bounds) - 1):
+        if stop_requested(stop):
+            return
+        s, e = bounds[piece], bounds[piece + 1]
+        if dense:
+            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk, own, n_rk,
+                          alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
+        else:
+            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, own, n_rk, alpha, beta,
+                           beta_sum, span, packed, bits, stream_seed(seed, block, piece), reset, used)
+    _copy_rows(own, n_lk_t[p])
+    if phase == n_parts - 1:
+        for i in range(seg_start[block_seg[p * n_parts]], seg_start[block_seg[(p + 1) * n_parts]]):
+            z_out[perm[i]] = z[i]
+
+
+def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk,
+                   span, packed, bits, reset, used, stop) -> None:
+    """One sweep on ``P`` threads: ``P`` phases of :func:`partition_block`, ``n_lk`` merged after each.
+
+    Parameters
+    ----------
+    plan_ : Plan
+        The chain's token order and blocks (:func:`plan`).
+    z : numpy.ndarray
+        Each token's topic in the plan's order (int32, updated in place).
+    n_lk, n_rk, alpha, beta, beta_sum : numpy.ndarray
+        As in :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (updated in place).
+    seed : int
+        The sweep's seed (each block's streams derive from it by :func:`stream_seed`).
+    n_lk_t : numpy.ndarray
+        Scratch for every thread's totals, ``P x L x K``.
+    z_out : numpy.ndarray
+        The topics in the chain's own token order (written at the end of the sweep).
+    dense : bool
+        Sample with the dense kernel (``tokens``, ``n_wk``) rather than the sparse one.
+    tokens, n_wk : numpy.ndarray
+        The word ids in the plan's order and the word-topic counts (dense sampler; updated in place).
+    span, packed, bits, reset, used : numpy.ndarray, numpy.ndarray, int, bool, numpy.ndarray
+        The spans in the plan's order, packed lists, topic bits, reset and used cells of
+        :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (sparse sampler; updated in place).
+    stop : numpy.ndarray
+        The stop flag (:func:`tealeaves._interrupt.flag`): a stopped sweep is unfinished, never used.
+    """
+    for phase in range(plan_.n_threads):
+        def block(p, phase=phase):
+            partition_block(p, phase, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z,
+                            n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, plan_.perm, stop, dense,
+                            tokens, n_wk, span, packed, bits, reset, used)
+
+        run_parts(block, plan_.n_threads)
+        if stop[0]:
+            return
+        _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])
