@@ -113,14 +113,26 @@ def _merge_counts(shared, copies, lo, hi):
 
 
 class Plan(NamedTuple):
-    """The partitioned token order of a chain on ``n_threads`` threads (:func:`plan`)."""
+    """The partitioned token order of a chain on ``n_threads`` threads (:func:`plan`).
+
+    Parameters
+    ----------
+    n_threads : int
+        The threads P.
+    perm : numpy.ndarray
+        The token order: position ``i`` of the reordered tokens is the chain's token ``perm[i]``.
+    seg_start, seg_lang, seg_row : numpy.ndarray
+        The sub-segments over the reordered tokens (``S + 1`` starts, languages, rows).
+    block_seg : numpy.ndarray
+        ``P * P + 1`` sub-segment boundaries of the blocks ``p * P + q`` (row range ``p``, word group ``q``).
+    """
 
     n_threads: int
-    perm: np.ndarray  # token order: position i of the reordered tokens is original token perm[i]
-    seg_start: np.ndarray  # the sub-segments over the reordered tokens (``S + 1`` starts)
+    perm: np.ndarray
+    seg_start: np.ndarray
     seg_lang: np.ndarray
     seg_row: np.ndarray
-    block_seg: np.ndarray  # ``P * P + 1`` sub-segment boundaries of the blocks ``p * P + q``
+    block_seg: np.ndarray
 
 
 def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
