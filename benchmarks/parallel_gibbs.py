@@ -5,7 +5,8 @@ For ``GibbsLDA`` on the Reuters-21578 ModApte training stories and for
 corpus), at K = 20 and 80, in one run with one seed:
 
 * token samples/s of one chain with ``n_threads=1`` (the exact serial chain) and ``n_threads=2``
-  (the approximate distributed sampler of Newman, Asuncion, Smyth and Welling 2009), and their
+  (documents and words partitioned, only the topic totals shared: Yan, Xu and Qi 2009, tomotopy's
+  partition scheme; :mod:`tealeaves.models._pltm_parallel`), and their
   ratio (the acceptance target of issue 21 is 1.7x or more on 2 cores).  Both rates are tokens x
   sweeps / **wall** seconds of the whole fit (initialisation, packing and the final likelihood
   included; no likelihood in between), so the serial and parallel figures count the same work;
