@@ -61,6 +61,42 @@ def _load_relaxed(typingctx, arr):
     return sig, codegen
 
 
+@intrinsic
+def _fetch_add_one(typingctx, arr):
+    """``arr[0] += 1`` of an ``int64`` array by an atomic read-modify-write, returning the old value."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
+        return None
+    sig = types.int64(arr)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.atomic_rmw("add", ary.data, context.get_constant(types.int64, 1), "monotonic")
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def next_item(counter):
+    """The next item of work for the calling thread: ``counter[0]``, incremented atomically.
+
+    Threads that loop ``i = next_item(counter)`` while ``i < n`` share ``n`` items dynamically:
+    each takes the next one when it finishes the last, whatever numba's schedule of the ``prange``
+    that started them (which splits a loop's iterations into equal contiguous blocks, even with
+    :func:`numba.set_parallel_chunksize`: measured with numba 0.68 and its OpenMP layer).
+
+    Parameters
+    ----------
+    counter : numpy.ndarray
+        A one-element ``int64`` array, 0 at the start, shared by the threads.
+
+    Returns
+    -------
+    int
+        The item's index.
+    """
+    return _fetch_add_one(counter)
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def stop_requested(stop):
     """Whether the stop flag ``stop`` is set (read atomically; see the module docstring).

@@ -21,8 +21,12 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from tealeaves._params import Param
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The declaration shared by every function and command that takes ``n_threads``.
 N_THREADS = Param("n_threads", "int", min_value=1,
@@ -142,3 +146,26 @@ def run_parts(task: Callable[[int], object], n_parts: int) -> None:
             future.exception()  # wait for every part: they write arrays the caller owns
     for future in futures:
         future.result()
+
+
+def longest_first(sizes) -> np.ndarray:
+    """The order in which threads should take pieces of work: largest first, ties by index.
+
+    Threads that take the next piece as they finish end together when the largest pieces go first
+    (Graham's 1969 longest-processing-time-first rule); started last, a long piece leaves one thread
+    working alone at the end (the held-out estimators' documents, whose cost grows with their
+    length, quadratically for left-to-right).
+
+    Parameters
+    ----------
+    sizes : array-like
+        Each piece's size (or cost estimate).
+
+    Returns
+    -------
+    numpy.ndarray
+        The piece indices (int64), largest first.
+    """
+    import numpy
+
+    return numpy.argsort(-numpy.asarray(sizes), kind="stable").astype(numpy.int64)
