@@ -676,12 +676,13 @@ def _kernel(method: int):
         The kernel, compiled on its first call.
     """
     @njit(cache=True, nogil=True, parallel=True)
-    def kernel(tokens, offsets, order, score_from, phi_t, alpha, size, second, third, betas, seed, stop):
+    def kernel(tokens, offsets, order, n_workers, score_from, phi_t, alpha, size, second, third, betas, seed,
+               stop):
         n_docs = offsets.shape[0] - 1
         est = np.zeros(n_docs)
         se = np.zeros(n_docs)
         counter = np.zeros(1, dtype=np.int64)
-        for _ in prange(get_num_threads()):  # one loop a thread, each taking the next document in order
+        for _ in prange(n_workers):  # one loop a thread, each taking the next document in order
             i = next_item(counter)
             while i < n_docs:
                 d = order[i]
@@ -753,8 +754,9 @@ def estimate(method, tokens, offsets, score_from, phi_t, alpha, size, second, th
     """
     code = _FILTERED if method == LEFT_TO_RIGHT and third > 0 else method
     order = longest_first(np.diff(offsets))
-    return _KERNELS[code](tokens, offsets, order, score_from, phi_t, alpha, size, second, third, betas, seed,
-                          stop)
+    # the thread count is read here: numba cannot cache a kernel that calls get_num_threads itself
+    return _KERNELS[code](tokens, offsets, order, get_num_threads(), score_from, phi_t, alpha, size, second,
+                          third, betas, seed, stop)
 
 
 def on_threads(n_threads: int):
