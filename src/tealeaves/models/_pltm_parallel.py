@@ -135,11 +135,19 @@ class Plan(NamedTuple):
     block_seg: np.ndarray
 
 
+#: Each word group is made of this many runs of consecutive word ids per thread (:func:`word_groups`).
+RUNS_PER_GROUP = 64
+
+
 def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
     """Each word's group, ``0`` to ``n_groups - 1``, with about equal numbers of tokens per group.
 
-    Words are dealt in decreasing frequency in a snake order (``0, 1, ..., G - 1, G - 1, ..., 0,
-    0, ...``), which balances the groups' tokens to within about one word's frequency.
+    The word ids are cut into ``RUNS_PER_GROUP * n_groups`` runs of consecutive ids holding about
+    equal numbers of tokens, dealt to the groups in a snake order (``0, 1, ..., G - 1, G - 1, ...,
+    0, 0, ...``).  Runs of consecutive ids, because the packed topic lists and used cells of
+    neighbouring words share cache lines: two threads writing words of one line would pass it to
+    and fro; many runs, so that each group mixes frequent and rare words even when the ids follow
+    frequency (a word's cost per token grows with its list).
 
     Parameters
     ----------
@@ -154,10 +162,11 @@ def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
         ``V`` group numbers (int64).
     """
     freq = np.bincount(tokens, minlength=n_words)
-    rank = np.empty(n_words, dtype=np.int64)
-    rank[np.argsort(-freq, kind="stable")] = np.arange(n_words)
-    lap, place = np.divmod(rank, n_groups)
-    return np.where(lap % 2 == 0, place, n_groups - 1 - place)
+    before = np.cumsum(freq) - freq  # tokens of the words with smaller ids
+    n_runs = RUNS_PER_GROUP * n_groups
+    run = before * n_runs // max(len(tokens), 1)
+    lap, place = np.divmod(run, n_groups)
+    return np.where(lap % 2 == 0, place, n_groups - 1 - place).astype(np.int64)
 
 
 def plan(tokens, seg_start, seg_lang, seg_row, row_parts, n_words: int) -> Plan:
