@@ -15,7 +15,10 @@ without resampling of earlier positions, and compares it with
 ``--threads`` times left-to-right (20 particles), importance sampling (1000 prior draws) and
 left-to-right document completion (20 particles) on all 3,019 test stories at 1 and at 2 threads
 (``n_threads``), prints the speed-up and whether the two results are exactly equal (documents draw
-from per-document random streams, so they must be); ``--quick`` does it on 300 stories:
+from per-document random streams, so they must be), with the CPU time (user + system, every
+thread) of each run and the load average, since a busy machine lowers the wall-clock speed-up but
+hardly the CPU time (2 threads should take about the CPU time of 1); ``--quick`` does it on 300
+stories:
 
     TEALEAVES_DATA=/path/to/data python benchmarks/estimators.py --threads [--quick] [--repeats 2]
 
@@ -29,6 +32,8 @@ perplexity for K = 5, 10, 20, 40, 80.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import time
 
@@ -67,6 +72,12 @@ def timed(func, *args, **kwargs) -> tuple[object, float]:
     start = time.perf_counter()
     result = func(*args, **kwargs)
     return result, time.perf_counter() - start
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far, every thread included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def stories(test, n: int):
@@ -146,15 +157,20 @@ def thread_scaling(k: int, quick: bool, repeats: int) -> None:
           "1 and 2 threads alternating")
     for label, run in THREAD_CASES.items():
         best = {1: float("inf"), 2: float("inf")}
+        cpu = {1: float("inf"), 2: float("inf")}
         results = {}
         for _ in range(repeats):
             for n in (1, 2):
+                before = cpu_seconds()
                 results[n], secs = timed(run, model, sub, n)
                 best[n] = min(best[n], secs)
+                cpu[n] = min(cpu[n], cpu_seconds() - before)
         same = identical(results[1], results[2])
         print(f"{label:40s} 1 thread {best[1]:7.2f} s   2 threads {best[2]:7.2f} s   "
               f"speed-up {best[1] / best[2]:4.2f}x   log-likelihood {results[1].log_likelihood:,.4f}   "
               f"identical: {'yes' if same else 'NO'}", flush=True)
+        print(f"{'':40s} CPU 1 thread {cpu[1]:7.2f} s   2 threads {cpu[2]:7.2f} s   "
+              f"(x{cpu[2] / cpu[1]:.2f}); load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def ranking(n: int, particles: int = 10) -> None:

@@ -1,14 +1,20 @@
-"""One Gibbs chain on 1 and 2 threads (AD-LDA, Newman et al. 2009), beside tomotopy and MALLET's figures.
+"""One Gibbs chain on 1 and 2 threads (documents and words partitioned), beside tomotopy and MALLET's figures.
 
 For ``GibbsLDA`` on the Reuters-21578 ModApte training stories and for
 ``PolylingualTopicModel`` on the English-Swedish Bible chapters (``benchmarks/pltm.py``'s
 corpus), at K = 20 and 80, in one run with one seed:
 
 * token samples/s of one chain with ``n_threads=1`` (the exact serial chain) and ``n_threads=2``
-  (the approximate distributed sampler of Newman, Asuncion, Smyth and Welling 2009), and their
+  (documents and words partitioned, only the topic totals shared: Yan, Xu and Qi 2009, tomotopy's
+  partition scheme; :mod:`tealeaves.models._pltm_parallel`), and their
   ratio (the acceptance target of issue 21 is 1.7x or more on 2 cores).  Both rates are tokens x
   sweeps / **wall** seconds of the whole fit (initialisation, packing and the final likelihood
   included; no likelihood in between), so the serial and parallel figures count the same work;
+* the figures that hold on a busy machine, where the wall-clock ratio does not: the CPU time
+  (user + system, every thread of the process) per token sample of each fit, the 2-thread fit's
+  CPU time over the serial fit's (the parallel chain's overhead: copies, merges, thread hand-offs;
+  1.0 is none), and its CPU / wall (how much of the time both threads ran: 2.0 at best on 2
+  cores; lower when other processes hold a core);
 * the final log-likelihood per token, ``log p(w, z) / N``, of the 2-thread chain beside the
   spread (min to max) of 3 serial chains (seeds ``seed``, ``seed + 1``, ``seed + 2``);
 * tomotopy's ``LDAModel`` with ``workers=1`` and ``workers=2`` on the same tokens (same K, priors
@@ -20,7 +26,7 @@ corpus), at K = 20 and 80, in one run with one seed:
   samples/s at K = 20 / 80 / 200 (issue 21).
 
 The machine's load lowers the 2-thread ratio (the second core may be busy): the load average is
-printed at the end.  ``--quick`` runs fewer sweeps (100) for a first look.
+printed with every row and at the end.  ``--quick`` runs fewer sweeps (100) for a first look.
 
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --quick
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --n-iter 300
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -45,15 +52,22 @@ from tealeaves.models.polylingual import PolylingualTopicModel  # noqa: E402
 MALLET_PLTM = {20: 14.6e6, 80: 11.9e6, 200: 9.7e6}
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far, every thread included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def fit_tealeaves(kind: str, corpus, k: int, n_threads: int, seed: int, iterations: int) -> dict:
-    """Fit one chain; its wall-time rate and final log-likelihood per token."""
+    """Fit one chain; its wall-time rate, CPU time and final log-likelihood per token."""
     settings = {"n_iter": iterations, "optimize_interval": 50, "optimize_burn_in": min(200, iterations // 2),
                 "random_state": seed, "evaluate_every": iterations, "n_threads": n_threads}
     model = GibbsLDA(k, **settings) if kind == "lda" else PolylingualTopicModel(k, **settings)
-    wall = time.perf_counter()
+    cpu, wall = cpu_seconds(), time.perf_counter()
     model.fit(corpus)
-    wall = time.perf_counter() - wall
-    return {"rate": model.n_tokens_ * iterations / wall, "wall": wall, "tokens": model.n_tokens_,
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    return {"rate": model.n_tokens_ * iterations / wall, "wall": wall, "cpu": cpu, "tokens": model.n_tokens_,
+            "cpu_ns": 1e9 * cpu / (model.n_tokens_ * iterations),
             "ll": float(model.log_likelihood_trace_[-1]) / model.n_tokens_, "threads": model.n_threads_}
 
 
@@ -78,11 +92,11 @@ def fit_tomotopy(docs: list[list[str]], k: int, workers: int, seed: int, iterati
     model.optim_interval = 50
     model.burn_in = min(200, iterations // 2)
     model.train(0, workers=workers)  # builds the state; no sweep
-    wall = time.perf_counter()
+    cpu, wall = cpu_seconds(), time.perf_counter()
     model.train(iterations, workers=workers)
-    wall = time.perf_counter() - wall
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     return {"rate": model.num_words * iterations / wall, "tokens": model.num_words, "version": tp.__version__,
-            "ll": float(model.ll_per_word)}
+            "ll": float(model.ll_per_word), "cpu": cpu, "wall": wall}
 
 
 def compare(kind: str, name: str, corpus, args) -> None:
@@ -110,6 +124,13 @@ def compare(kind: str, name: str, corpus, args) -> None:
               + (f"; tomotopy {tomo[0]['version']} w=2/w=1 {tomo[1]['rate'] / tomo[0]['rate']:.2f}x, "
                  f"{tomo[0]['tokens']:,} tokens, LL/word w=1 {tomo[0]['ll']:.4f} w=2 {tomo[1]['ll']:.4f}"
                  if tomo else ""), flush=True)
+        serial_cpu = sum(r["cpu_ns"] for r in serial) / len(serial)
+        print(f"     CPU per token sample: serial {serial_cpu:.1f} ns (mean of 3), "
+              f"2 threads {two['cpu_ns']:.1f} ns "
+              f"(x{two['cpu_ns'] / serial_cpu:.2f} of serial); CPU/wall serial "
+              f"{serial[0]['cpu'] / serial[0]['wall']:.2f}, 2 threads {two['cpu'] / two['wall']:.2f}"
+              + (f", tomotopy w=2 {tomo[1]['cpu'] / tomo[1]['wall']:.2f}" if tomo else "")
+              + f"; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def main() -> None:

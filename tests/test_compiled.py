@@ -16,7 +16,7 @@ import pytest
 
 from conftest import REPO
 from tealeaves import _interrupt
-from tealeaves._compiled import NOTICE, CompileNotice, stop_requested
+from tealeaves._compiled import NOTICE, CompileNotice, next_item, stop_requested
 
 #: Calls one small kernel (compiled when the numba cache is empty, loaded from it otherwise).
 SMALL_CALL = ("import numpy as np; from tealeaves.likelihood._kernels import log_mean_exp_se; "
@@ -209,3 +209,22 @@ def test_compiled_first_estimator_call_compiles_only_its_method_and_is_cached(tm
     assert np.allclose(first["estimates"], [3 * np.log(0.5), 2 * np.log(0.5)], rtol=0, atol=1e-12)
     again = run()
     assert again["names"] == [] and again["estimates"] == first["estimates"]
+
+
+@numba.njit(parallel=True, nogil=True)
+def _take_items(n_items, taken, counter):
+    for _ in numba.prange(numba.get_num_threads()):
+        i = next_item(counter)
+        while i < n_items:
+            taken[i] += 1
+            i = next_item(counter)
+
+
+def test_compiled_next_item_hands_out_every_item_exactly_once_across_threads():
+    from tealeaves._threads import numba_threads
+
+    taken, counter = np.zeros(10_000, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    with numba_threads(2) as used:
+        _take_items(len(taken), taken, counter)
+    assert (taken == 1).all()  # no item skipped, none taken twice
+    assert counter[0] == len(taken) + used  # each thread's final, failed take also counted

@@ -1,9 +1,10 @@
-"""One Gibbs chain on several threads (AD-LDA, Newman et al. 2009) for GibbsLDA and PolylingualTopicModel.
+"""One Gibbs chain on several threads (documents and words partitioned): GibbsLDA, PolylingualTopicModel.
 
 * ``n_threads=1`` is the serial chain: the same numbers as a plain loop over the serial kernels
   written here (``init_topics`` then one ``sparse_sweep_spans`` or ``gibbs_sweep`` per sweep);
 * the parallel chain is repeated exactly by its seed and thread count;
-* after every parallel sweep the merged counts equal the counts recomputed from the assignments;
+* after every parallel sweep the counts equal the counts recomputed from the assignments;
+* the plan's blocks cover every token once, and no two threads share a word or a row in a phase;
 * on a corpus with planted topics, 2 threads recover them as the serial chain does.
 """
 
@@ -14,6 +15,7 @@ import pytest
 
 from tealeaves.corpus import Corpus
 from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models import _pltm_parallel as par
 from tealeaves.models import polylingual
 from tealeaves.models.lda_gibbs import GibbsLDA
 from tealeaves.models.polylingual import PolylingualTopicModel
@@ -88,7 +90,7 @@ def test_gibbs_threads_one_thread_is_the_serial_chain(planted, sampler):
 
 def test_gibbs_threads_first_sweeps_are_serial(planted, monkeypatch):
     calls = []
-    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
     n_iter = polylingual.SERIAL_WARMUP
     two = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
     one = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
@@ -108,28 +110,26 @@ def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
     assert fits[0].metadata_["source"]["n_threads"] == 2
 
 
-def _check_sparse(calls):
-    real = kern.parallel_sparse_sweep
+def _checked(calls):
+    """``parallel_sweep`` that records, after each sweep, the counts and the topics in the chain's order."""
+    real = par.parallel_sweep
 
-    def checked(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
-                span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop):
-        real(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
-             span, word_start, packed, bits, seed, reset, used, packed_t, used_t, n_lk_t, stop)
-        n_wk = np.zeros((len(word_start) - 1, n_lk.shape[1]), np.int32)
-        kern.unpack_word_topics(packed, word_start, bits, n_wk)
-        words = span[:, 1]
-        calls.append((n_wk, words, z.copy(), n_lk.copy(), n_rk.copy(), used.copy(), seg_start, seg_row))
-
-    return checked
-
-
-def _check_dense(calls):
-    real = kern.parallel_gibbs_sweep
-
-    def checked(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest):
-        real(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, *rest)
-        calls.append((n_wk.copy(), tokens, z.copy(), n_lk.copy(), n_rk.copy(), (n_wk > 0).sum(axis=1),
-                      seg_start, seg_row))
+    def checked(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk, span,
+                packed, bits, reset, used, stop):
+        real(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk, span,
+             packed, bits, reset, used, stop)
+        if dense:
+            words, counts = tokens, n_wk.copy()
+        else:
+            words = span[:, 1]
+            counts = np.zeros((int(words.max()) + 1, n_lk.shape[1]), np.int32)
+            starts = np.unique(span[:, 0])  # the words' first cells, in word order (words present)
+            word_start = np.r_[starts, len(packed) - kern.CHUNK + 1]
+            ids = np.unique(words)
+            dense_lists = np.zeros((len(ids), n_lk.shape[1]), np.int32)
+            kern.unpack_word_topics(packed, word_start, bits, dense_lists)
+            counts[ids] = dense_lists
+        calls.append((counts, words, z.copy(), z_out.copy(), plan_, n_lk.copy(), n_rk.copy(), used.copy()))
 
     return checked
 
@@ -139,23 +139,50 @@ def _check_dense(calls):
 def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, monkeypatch, sampler,
                                                                      n_threads):
     calls = []
-    name = "parallel_sparse_sweep" if sampler == "sparse" else "parallel_gibbs_sweep"
-    monkeypatch.setattr(kern, name, (_check_sparse if sampler == "sparse" else _check_dense)(calls))
+    monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
     n_iter = polylingual.SERIAL_WARMUP + 12  # the first sweeps are serial
     model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
                      sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
-    assert len(calls) == 12 * polylingual.SYNC_ROUNDS  # every round of every parallel sweep checked
-    for n_wk, words, z, n_lk, n_rk, used, seg_start, seg_row in calls:
-        recount = np.zeros_like(n_wk)
+    assert len(calls) == 12  # every parallel sweep checked
+    lay = model.pltm_._lay
+    for counts, words, z, z_out, plan_, n_lk, n_rk, used in calls:
+        np.testing.assert_array_equal(words, lay.tokens[plan_.perm])
+        np.testing.assert_array_equal(z_out[plan_.perm], z)  # the chain's z follows the plan's
+        recount = np.zeros_like(counts)
         np.add.at(recount, (words, z), 1)
-        np.testing.assert_array_equal(n_wk, recount)
-        assert n_wk.sum() == len(z) == model.n_tokens_
+        np.testing.assert_array_equal(counts, recount)
+        assert counts.sum() == len(z) == model.n_tokens_
         np.testing.assert_array_equal(n_lk[0], np.bincount(z, minlength=K))
-        np.testing.assert_array_equal(used, (recount > 0).sum(axis=1))
-        rows = np.repeat(seg_row, np.diff(seg_start))
+        if sampler == "sparse":
+            np.testing.assert_array_equal(used[: len(recount)], (recount > 0).sum(axis=1))
+        rows = np.repeat(lay.seg_row, np.diff(lay.seg_start))
         row_counts = np.zeros_like(n_rk)
-        np.add.at(row_counts, (rows, z), 1)
+        np.add.at(row_counts, (rows, z_out), 1)
         np.testing.assert_array_equal(n_rk, row_counts)
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_gibbs_threads_plan_blocks_share_no_word_or_row_in_a_phase(planted, n_threads):
+    model = GibbsLDA(K, n_iter=1, random_state=0, n_threads=1).fit(planted)
+    lay = model.pltm_._lay
+    parts = polylingual._partitions(lay, n_threads)
+    plan_ = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, parts, len(planted.vocabulary))
+    assert sorted(plan_.perm) == list(range(len(lay.tokens)))  # every token once
+    words, rows = lay.tokens[plan_.perm], np.repeat(plan_.seg_row, np.diff(plan_.seg_start))
+    seg_of = np.repeat(np.arange(len(lay.seg_row)), np.diff(lay.seg_start))[plan_.perm]
+    np.testing.assert_array_equal(lay.seg_row[seg_of], rows)  # each sub-segment lies in one segment
+    tokens_of = [(plan_.seg_start[plan_.block_seg[b]], plan_.seg_start[plan_.block_seg[b + 1]])
+                 for b in range(n_threads * n_threads)]
+    for phase in range(n_threads):
+        blocks = [p * n_threads + (p + phase) % n_threads for p in range(n_threads)]
+        for a in blocks:
+            for b in blocks:
+                if a < b:
+                    wa, wb = (set(words[slice(*tokens_of[x])]) for x in (a, b))
+                    ra, rb = (set(rows[slice(*tokens_of[x])]) for x in (a, b))
+                    assert not wa & wb and not ra & rb
+    sizes = [hi - lo for lo, hi in tokens_of]
+    assert max(sizes) <= 1.5 * len(lay.tokens) / n_threads ** 2  # balanced blocks
 
 
 def _recovered(model) -> int:
@@ -198,22 +225,22 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
     corpus = AlignedCorpus.from_texts({"en": en, "sv": sv}, [f"d{i}" for i in range(60)],
                                       {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
     calls = []
-    monkeypatch.setattr(kern, "parallel_sparse_sweep", _check_sparse(calls))
+    monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
     n_iter = polylingual.SERIAL_WARMUP + 6
     fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
             .fit(corpus) for _ in range(2)]
-    assert len(calls) == 2 * 6 * polylingual.SYNC_ROUNDS
+    assert len(calls) == 2 * 6
     np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
     assert fits[0].n_threads_ == 3 and "/threads3" in fits[0].description()
     lay = fits[0]._lay
-    parts = polylingual._partitions(lay, 3 * polylingual.SYNC_ROUNDS)
+    parts = polylingual._partitions(lay, 3)
     for a, b in zip(parts[:-1], parts[1:]):
         later = lay.seg_row[b:]
         assert not np.isin(lay.seg_row[a:b], later).any()  # no row is shared by two ranges
-    for n_wk, words_, z, *_ in calls:
-        recount = np.zeros_like(n_wk)
+    for counts, words_, z, *_ in calls:
+        recount = np.zeros_like(counts)
         np.add.at(recount, (words_, z), 1)
-        np.testing.assert_array_equal(n_wk, recount)
+        np.testing.assert_array_equal(counts, recount)
 
 
 def _tuples(n: int = 40) -> list[dict]:

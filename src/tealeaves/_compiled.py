@@ -47,18 +47,53 @@ from tealeaves._progress import is_terminal
 NOTICE = "tealeaves: preparing compiled code on first use (cached for later runs) ..."
 
 
-@intrinsic
-def _load_relaxed(typingctx, arr):
-    """``arr[0]`` of a ``uint8`` array by an atomic relaxed load (LLVM ``load atomic monotonic``)."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8):
-        return None
-    sig = types.uint8(arr)
+def _first_element_intrinsic(dtype, emit):
+    """An intrinsic of a ``dtype`` array: ``emit(context, builder, pointer to arr[0])``, a ``dtype`` value."""
+    def typer(typingctx, arr):
+        if not (isinstance(arr, types.Array) and arr.dtype == dtype):
+            return None
 
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        return builder.load_atomic(ary.data, "monotonic", 1)
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(signature.args[0])(context, builder, args[0])
+            return emit(context, builder, ary.data)
 
-    return sig, codegen
+        return dtype(arr), codegen
+
+    return intrinsic(typer)
+
+
+#: ``arr[0]`` of a ``uint8`` array by an atomic relaxed load (LLVM ``load atomic monotonic``).
+_load_relaxed = _first_element_intrinsic(
+    types.uint8, lambda context, builder, ptr: builder.load_atomic(ptr, "monotonic", 1))
+
+#: ``arr[0] += 1`` of an ``int64`` array by an atomic read-modify-write (LLVM ``atomicrmw add``),
+#: returning the old value.
+_fetch_add_one = _first_element_intrinsic(
+    types.int64,
+    lambda context, builder, ptr: builder.atomic_rmw("add", ptr, context.get_constant(types.int64, 1),
+                                                     "monotonic"))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def next_item(counter):
+    """The next item of work for the calling thread: ``counter[0]``, incremented atomically.
+
+    Threads that loop ``i = next_item(counter)`` while ``i < n`` share ``n`` items dynamically:
+    each takes the next one when it finishes the last, whatever numba's schedule of the ``prange``
+    that started them (which splits a loop's iterations into equal contiguous blocks, even with
+    :func:`numba.set_parallel_chunksize`: measured with numba 0.68 and its OpenMP layer).
+
+    Parameters
+    ----------
+    counter : numpy.ndarray
+        A one-element ``int64`` array, 0 at the start, shared by the threads.
+
+    Returns
+    -------
+    int
+        The item's index.
+    """
+    return _fetch_add_one(counter)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -364,6 +364,19 @@ languages : sequence of str
     "returns_aligned_reference": """\
 AlignedReference
     The reference to count in.""",
+    # -- Gibbs sampler kernels (tealeaves.models._pltm_kernels: the layout of its module docstring)
+    "pltm_segments": """\
+tokens, seg_start, seg_lang, seg_row : numpy.ndarray
+    The segments of the module docstring: word ids (int32), starts (int64), languages and rows.""",
+    "pltm_z": """\
+z : numpy.ndarray
+    Each token's topic (int32, updated in place).""",
+    "pltm_counts": """\
+n_lk, n_rk : numpy.ndarray
+    Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.""",
+    "pltm_priors": """\
+alpha, beta, beta_sum : numpy.ndarray
+    The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.""",
     # -- Topic models (tealeaves.models and its adapters)
     "fit_corpus": """\
 corpus : Corpus

@@ -19,9 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from tealeaves._params import Param
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The declaration shared by every function and command that takes ``n_threads``.
 N_THREADS = Param("n_threads", "int", min_value=1,
@@ -91,3 +96,76 @@ def numba_threads(n_threads: int) -> Iterator[int]:
         yield used
     finally:
         numba.set_num_threads(previous)
+
+
+_POOLS: dict[int, object] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(n_workers: int):
+    """The process's pool of ``n_workers`` threads for :func:`run_parts` (made once per size, kept)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _POOLS_LOCK:
+        if n_workers not in _POOLS:
+            _POOLS[n_workers] = ThreadPoolExecutor(n_workers, thread_name_prefix="tealeaves-part")
+        return _POOLS[n_workers]
+
+
+def run_parts(task: Callable[[int], object], n_parts: int) -> None:
+    """``task(0)`` to ``task(n_parts - 1)`` at once: part 0 in the calling thread, the others in a pool.
+
+    For compiled kernels that release the GIL (``nogil=True``) and each work on their own part of one
+    computation (a Gibbs chain's blocks of documents), started and joined many times a second.  Plain
+    threads rather than a numba ``prange``: numba's OpenMP layer (GNU libgomp) keeps a finished or
+    waiting thread spinning on the CPU for a while (``GOMP_SPINCOUNT``) after each parallel region,
+    and a kernel started from a new thread (:func:`tealeaves._interrupt.call`'s helper) gets a new
+    team of threads; with several regions a sweep, on a busy machine the spinning threads took the
+    cores the working ones needed (docs/models-gibbs.md).  Pool threads wait on a lock, not on the CPU.
+
+    Parameters
+    ----------
+    task : callable
+        Called with the part index; its result is ignored.
+    n_parts : int
+        How many parts (>= 1); ``n_parts - 1`` pool threads help the calling thread.
+
+    Raises
+    ------
+    Exception
+        The first exception a part raised (after every part has ended).
+    """
+    if n_parts <= 1:
+        task(0)
+        return
+    futures = [_pool(n_parts - 1).submit(task, p) for p in range(1, n_parts)]
+    try:
+        task(0)
+    finally:
+        for future in futures:
+            future.exception()  # wait for every part: they write arrays the caller owns
+    for future in futures:
+        future.result()
+
+
+def longest_first(sizes) -> np.ndarray:
+    """The order in which threads should take pieces of work: largest first, ties by index.
+
+    Threads that take the next piece as they finish end together when the largest pieces go first
+    (Graham's 1969 longest-processing-time-first rule); started last, a long piece leaves one thread
+    working alone at the end (the held-out estimators' documents, whose cost grows with their
+    length, quadratically for left-to-right).
+
+    Parameters
+    ----------
+    sizes : array-like
+        Each piece's size (or cost estimate).
+
+    Returns
+    -------
+    numpy.ndarray
+        The piece indices (int64), largest first.
+    """
+    import numpy
+
+    return numpy.argsort(-numpy.asarray(sizes), kind="stable").astype(numpy.int64)

@@ -35,15 +35,15 @@ sampling kernels release the GIL, so chains can run in parallel threads.
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tealeaves._compiled import stop_requested  # also: the notice on a terminal while numba compiles
+from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
+from tealeaves._docs import shared_doc
+from tealeaves.models._pltm_dirichlet import digamma, learn_dirichlet, learn_symmetric_concentration  # noqa: F401
 
 
 @numba.njit(cache=True, nogil=True)
@@ -76,7 +76,25 @@ def init_topics(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, seed)
             n_rk[row, k] += 1
 
 
+@numba.njit(cache=True, inline="always")
+def _inverse_totals(n_lk, beta_sum, taken_out):
+    """``1 / (n_lk - taken_out + V_l beta_l)`` for every language and topic (an ``L x K`` array of floats)."""
+    inv = np.empty(n_lk.shape)
+    for lang in range(n_lk.shape[0]):
+        for k in range(n_lk.shape[1]):
+            inv[lang, k] = 1.0 / (n_lk[lang, k] - taken_out + beta_sum[lang])
+    return inv
+
+
+@numba.njit(cache=True, inline="always")
+def _segment(s, seg_lang, seg_row, beta, beta_sum, inv, n_lk, n_rk):
+    """Segment ``s``'s language, ``beta_l``, ``V_l beta_l``, and views of ``inv``, ``n_lk``, ``n_rk``."""
+    lang = seg_lang[s]
+    return lang, beta[lang], beta_sum[lang], inv[lang], n_lk[lang], n_rk[seg_row[s]]
+
+
 @numba.njit(cache=True, fastmath=True, nogil=True)
+@shared_doc
 def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed,
                 splitmix=False):
     """One collapsed Gibbs sweep over every token, segment by segment.
@@ -91,16 +109,10 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
 
     Parameters
     ----------
-    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
-        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
-    z : numpy.ndarray
-        Each token's topic (int32, updated in place).
+    %(pltm_segments)s %(pltm_z)s
     n_wk : numpy.ndarray
         Word-topic counts, ``V_total x K`` (updated in place).
-    n_lk, n_rk : numpy.ndarray
-        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
-    alpha, beta, beta_sum : numpy.ndarray
-        The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
+    %(pltm_counts)s %(pltm_priors)s
     seed : int
         Seed of the sweep's random draws.
     splitmix : bool, default False
@@ -110,20 +122,10 @@ def gibbs_sweep(tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha
         np.random.seed(seed)
     rng = np.uint64(seed)
     n_topics = n_wk.shape[1]
-    n_lang = n_lk.shape[0]
-    inv = np.empty((n_lang, n_topics))
-    for lang in range(n_lang):
-        for k in range(n_topics):
-            inv[lang, k] = 1.0 / (n_lk[lang, k] + beta_sum[lang])
+    inv = _inverse_totals(n_lk, beta_sum, 0)
     coef = np.empty(n_topics)
     for s in range(len(seg_lang)):
-        lang = seg_lang[s]
-        row = seg_row[s]
-        b = beta[lang]
-        bs = beta_sum[lang]
-        inv_l = inv[lang]
-        n_l = n_lk[lang]
-        n_r = n_rk[row]
+        lang, b, bs, inv_l, n_l, n_r = _segment(s, seg_lang, seg_row, beta, beta_sum, inv, n_lk, n_rk)
         for k in range(n_topics):
             coef[k] = (n_r[k] + alpha[k]) * inv_l[k]
         for i in range(seg_start[s], seg_start[s + 1]):
@@ -351,6 +353,7 @@ def used_cells(packed, word_start):
 
 
 @numba.njit(cache=True, nogil=True)
+@shared_doc
 def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
                  word_start, packed, bits, seed, reset):
     """One SparseLDA sweep (:func:`sparse_sweep_spans`) from the tokens rather than the spans.
@@ -360,14 +363,8 @@ def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, bet
 
     Parameters
     ----------
-    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
-        The segments of the module docstring: word ids (int32), starts (int64), languages and rows.
-    z : numpy.ndarray
-        Each token's topic (int32, updated in place).
-    n_lk, n_rk : numpy.ndarray
-        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
-    alpha, beta, beta_sum : numpy.ndarray
-        The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
+    %(pltm_segments)s %(pltm_z)s
+    %(pltm_counts)s %(pltm_priors)s
     word_start, packed, bits : numpy.ndarray, numpy.ndarray, int
         Each word's first cell (``V + 1`` offsets, :func:`word_lists`), the packed lists
         (:func:`build_word_topics`) and the topic bits of a cell (:func:`topic_bits`).
@@ -393,6 +390,7 @@ def sparse_sweep(tokens, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, bet
 
 
 @numba.njit(cache=True, fastmath=True, nogil=True, error_model="numpy")
+@shared_doc
 def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed,
                        bits, seed, reset, used):
     """One collapsed Gibbs sweep with the SparseLDA buckets (Yao, Mimno and McCallum 2009).
@@ -450,10 +448,7 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
         The segments of the module docstring (over ``z``): starts, languages and rows.
     z : numpy.ndarray
         Each token's topic (int32, updated in place).
-    n_lk, n_rk : numpy.ndarray
-        Language-topic (``L x K``) and row-topic (``R x K``) counts, updated in place.
-    alpha, beta, beta_sum : numpy.ndarray
-        The priors: ``alpha_k`` (``K`` values), each language's ``beta_l`` and ``V_l * beta_l``.
+    %(pltm_counts)s %(pltm_priors)s
     span : numpy.ndarray
         Each token's first cell in ``packed`` and its word, ``n_tokens x 2`` (:func:`word_spans`).
     packed, bits : numpy.ndarray, int
@@ -471,27 +466,20 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
     n_tokens = len(z)
     mask = (np.int64(1) << bits) - 1
     one = np.int64(1) << bits
-    inv = np.empty((n_lang, n_topics))  # 1 / (n_lk + V_l b_l)
-    inv_out = np.empty((n_lang, n_topics))  # 1 / (n_lk - 1 + V_l b_l): a token of topic k taken out
+    inv = _inverse_totals(n_lk, beta_sum, 0)  # 1 / (n_lk + V_l b_l)
+    inv_out = _inverse_totals(n_lk, beta_sum, 1)  # 1 / (n_lk - 1 + V_l b_l): a token of topic k taken out
     coef = np.empty((n_lang, n_topics))
     smooth = np.zeros(n_lang)
     for lang in range(n_lang):
         for k in range(n_topics):
-            inv[lang, k] = 1.0 / (n_lk[lang, k] + beta_sum[lang])
-            inv_out[lang, k] = 1.0 / (n_lk[lang, k] - 1 + beta_sum[lang])
             coef[lang, k] = alpha[k] * inv[lang, k]
             smooth[lang] += alpha[k] * beta[lang] * inv[lang, k]
     nonzero = np.empty(n_topics, dtype=np.int64)  # the row's topics with n_rk > 0, in any order
     where = np.empty(n_topics, dtype=np.int64)  # position of a topic in ``nonzero``
     for s in range(len(seg_lang)):
-        lang = seg_lang[s]
-        b = beta[lang]
-        bs = beta_sum[lang]
+        lang, b, bs, inv_l, n_l, n_r = _segment(s, seg_lang, seg_row, beta, beta_sum, inv, n_lk, n_rk)
         c_l = coef[lang]
-        inv_l = inv[lang]
         out_l = inv_out[lang]
-        n_l = n_lk[lang]
-        n_r = n_rk[seg_row[s]]
         s_mass = smooth[lang]
         r_mass = 0.0
         for k in range(n_topics):  # vectorised: a topic the row lacks adds 0 and keeps c_l[k]
@@ -666,393 +654,11 @@ def fold_in_sweep(tokens, seg_start, seg_row, z, phi_t, n_rk, alpha, seed, init)
             n_r[new] += 1
 
 
-@numba.njit(cache=True)
-def digamma(x):
-    """The digamma function (recurrence up to 6, then the asymptotic series).
-
-    ``psi(x) = psi(x + 1) - 1 / x`` raises ``x`` to at least 6, then ``psi(x) ≈ log x - 1 / (2x)
-    - sum_j B_2j / (2j x^2j)`` is summed up to ``x^-10`` (``j <= 5``).
-
-    Parameters
-    ----------
-    x : float
-        A positive argument.
-
-    Returns
-    -------
-    float
-        ``psi(x)``.
-    """
-    result = 0.0
-    while x < 6.0:
-        result -= 1.0 / x
-        x += 1.0
-    inv = 1.0 / x
-    inv2 = inv * inv
-    result += math.log(x) - 0.5 * inv - inv2 * (
-        1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132))))
-    )
-    return result
-
-
-@numba.njit(cache=True)
-def learn_dirichlet(alpha, topic_doc_hist, doc_length_hist, shape, scale, n_iter):
-    """Minka's fixed point for an asymmetric Dirichlet from count histograms, in place.
-
-    ``topic_doc_hist[k, n]`` is how many documents have ``n`` tokens in topic
-    ``k``; ``doc_length_hist[n]`` how many documents have ``n`` tokens.  The
-    digamma differences are accumulated with Wallach's recurrence
-    ``psi(a + n) - psi(a) = sum_{i<n} 1 / (a + i)``.  One round is exactly
-    MALLET's ``Dirichlet.learnParameters`` with its "Gamma prior" terms::
-
-        a_k <- a_k (S_k + shape) / (D - 1 / scale)
-
-    (``S_k = sum_n h_k[n] (psi(a_k + n) - psi(a_k))``, ``D`` the same for the
-    lengths and ``sum a``).  Its fixed point is a stationary point of the
-    Dirichlet-multinomial log-likelihood plus ``(shape + 1/scale) sum_k a_k``,
-    not the MAP of a Gamma prior.  Returns the new sum of ``alpha``.  A round whose denominator is
-    not positive (too few documents for the ``1 / scale`` term) or that would make an ``a_k``
-    non-positive or infinite ends the updates, ``alpha`` kept from the round before (the plain
-    update would go negative).  Without the
-    prior terms the update is Minka's (2000) fixed point for the Dirichlet-multinomial;
-    the recurrence is Wallach's (2008).
-
-    Parameters
-    ----------
-    alpha : numpy.ndarray
-        The ``K`` Dirichlet parameters, the starting point (updated in place).
-    topic_doc_hist, doc_length_hist : numpy.ndarray
-        The ``K x (N + 1)`` and ``N + 1`` histograms above.
-    shape, scale : float
-        MALLET's Gamma "shape" and "scale" terms (``1.00001`` and ``1.0`` in the model).
-    n_iter : int
-        The number of fixed-point rounds.
-
-    Returns
-    -------
-    float
-        The new ``sum_k alpha_k``.
-    """
-    n_topics = alpha.shape[0]
-    limits = np.full(n_topics, -1)
-    for k in range(n_topics):
-        for n in range(topic_doc_hist.shape[1]):
-            if topic_doc_hist[k, n] > 0:
-                limits[k] = n
-    alpha_sum = alpha.sum()
-    new = np.empty(n_topics)
-    for _ in range(n_iter):
-        denominator = 0.0
-        dig = 0.0
-        for n in range(1, doc_length_hist.shape[0]):
-            dig += 1.0 / (alpha_sum + n - 1)
-            denominator += doc_length_hist[n] * dig
-        denominator -= 1.0 / scale
-        if not denominator > 0.0:  # too few documents for the Gamma term: no valid update, keep alpha
-            break
-        new_sum = 0.0
-        valid = True
-        for k in range(n_topics):
-            old = alpha[k]
-            acc = 0.0
-            dig = 0.0
-            for n in range(1, limits[k] + 1):
-                dig += 1.0 / (old + n - 1)
-                acc += topic_doc_hist[k, n] * dig
-            new[k] = old * (acc + shape) / denominator
-            if not (new[k] > 0.0 and new[k] < np.inf):
-                valid = False
-            new_sum += new[k]
-        if not valid:
-            break
-        alpha[:] = new
-        alpha_sum = new_sum
-    return alpha_sum
-
-
-@numba.njit(cache=True)
-def learn_symmetric_concentration(count_hist, length_hist, n_dims, value, n_iter):
-    """Fixed point for the concentration ``V * beta`` of a symmetric Dirichlet.
-
-    ``count_hist[c]`` is the number of (word, topic) cells with count ``c``,
-    ``length_hist[n]`` the number of topics with ``n`` tokens (MALLET's
-    ``Dirichlet.learnSymmetricConcentration``).  Returns the new ``V * beta``.
-    One round is Minka's (2000) fixed point for a symmetric Dirichlet::
-
-        V beta <- beta * sum_c count_hist[c] (psi(beta + c) - psi(beta))
-                       / sum_n length_hist[n] (psi(V beta + n) - psi(V beta))
-
-    with the digamma differences accumulated by Wallach's recurrence, or taken
-    from :func:`digamma` across a gap of more than 20 lengths.
-
-    Parameters
-    ----------
-    count_hist, length_hist : numpy.ndarray
-        The histograms above (counts of 0 are ignored).
-    n_dims : int
-        The dimension V (the language's vocabulary size).
-    value : float
-        The starting ``V * beta``.
-    n_iter : int
-        The number of fixed-point rounds.
-
-    Returns
-    -------
-    float
-        The new ``V * beta``.
-    """
-    largest = 0
-    for c in range(count_hist.shape[0]):
-        if count_hist[c] > 0:
-            largest = c
-    for _ in range(n_iter):
-        param = value / n_dims
-        dig = 0.0
-        numerator = 0.0
-        for c in range(1, largest + 1):
-            dig += 1.0 / (param + c - 1)
-            numerator += count_hist[c] * dig
-        dig = 0.0
-        denominator = 0.0
-        previous = 0
-        cached = digamma(value)
-        for n in range(length_hist.shape[0]):
-            if length_hist[n] == 0:
-                continue
-            if n - previous > 20:
-                dig = digamma(value + n) - cached
-            else:
-                for i in range(previous, n):
-                    dig += 1.0 / (value + i)
-            denominator += dig * length_hist[n]
-            previous = n
-        value = param * numerator / denominator
-    return value
-
-
 # --------------------------------------------------------------------------------------------------
-# one chain on several threads: the approximate distributed sampler (AD-LDA) of Newman et al. 2009
+# one chain on several threads: tealeaves.models._pltm_parallel
 # --------------------------------------------------------------------------------------------------
 #: The serial kernels as the parallel ones call them: numba binds a kernel's globals when it compiles,
 #: so these private names keep compiled code on the real kernels when the public names are wrapped in
 #: Python (as tests/test_interrupts.py does to log the sweeps).
 _serial_sparse = sparse_sweep_spans
 _serial_dense = gibbs_sweep
-
-#: A thread samples its segments in pieces of about this many tokens, reading the stop flag between
-#: two pieces (a fraction of a millisecond each); each piece draws from its own stream (:func:`stream_seed`).
-PIECE_TOKENS = 1 << 14
-
-
-@numba.njit(cache=True, inline="always")
-def stream_seed(seed, thread, piece):
-    """The seed of piece ``piece`` of thread ``thread`` in the sweep seeded with ``seed`` (63 bits).
-
-    Two rounds of :func:`_mix64` over ``seed``, the thread and the piece (each added as a multiple of
-    SplitMix64's increment), so the streams of a sweep are those of unrelated SplitMix64 seeds and
-    depend on the seed, the sweep (through ``seed``), the thread index and the piece only, never on
-    which pool thread runs the work.
-
-    Parameters
-    ----------
-    seed : int
-        The sweep's seed (non-negative).
-    thread, piece : int
-        The partition (0 to ``n_threads - 1``) and the piece of it, from 0.
-
-    Returns
-    -------
-    int
-        A non-negative int64 seed for :func:`_splitmix64`.
-    """
-    x = _mix64(np.uint64(seed) + _GAMMA * np.uint64(thread + 1))
-    x = _mix64(x + _GAMMA * np.uint64(piece + 1))
-    return np.int64(x >> np.uint64(1))
-
-
-@numba.njit(cache=True, inline="always")
-def _piece_end(seg_start, s, end):
-    """The segment after the piece from segment ``s``: about :data:`PIECE_TOKENS` tokens, one segment or more.
-    """
-    e = s + 1
-    while e < end and seg_start[e] - seg_start[s] < PIECE_TOKENS:
-        e += 1
-    return e
-
-
-@numba.njit(cache=True, nogil=True)
-def merge_word_lists(packed, used, word_start, bits, packed_t, used_t, lo, hi):
-    """Merge the threads' packed topic lists of words ``lo`` to ``hi - 1`` into the shared ones, in place.
-
-    Each word's count of topic ``k`` becomes ``n + sum_t (n_t - n)`` (``n`` its shared count before
-    the sweep, ``n_t`` thread ``t``'s after), the merge of AD-LDA's local count deltas; the list
-    keeps its topics that stay non-zero in their order, then the new ones in thread and cell
-    order, and ``used`` is updated.
-
-    Parameters
-    ----------
-    packed, used : numpy.ndarray
-        The shared packed lists (:func:`build_word_topics`) and each word's used cells (updated in place).
-    word_start, bits : numpy.ndarray, int
-        Each word's first cell (``V + 1`` offsets) and the topic bits of a cell.
-    packed_t, used_t : numpy.ndarray
-        Every thread's lists and used cells after its sweep (``n_threads x`` the shared shapes).
-    lo, hi : int
-        The words to merge.
-    """
-    n_parts = packed_t.shape[0]
-    n_topics = np.int64(1) << bits
-    mask = n_topics - 1
-    total = np.zeros(n_topics, dtype=np.int64)
-    seen = np.zeros(n_topics, dtype=np.bool_)
-    order = np.empty(n_topics, dtype=np.int64)
-    for w in range(lo, hi):
-        start = word_start[w]
-        m = 0
-        for j in range(used[w]):
-            cell = np.int64(packed[start + j])
-            k = cell & mask
-            total[k] = -(n_parts - 1) * (cell >> bits)
-            seen[k] = True
-            order[m] = k
-            m += 1
-        for t in range(n_parts):
-            for j in range(used_t[t, w]):
-                cell = np.int64(packed_t[t, start + j])
-                k = cell & mask
-                if not seen[k]:
-                    seen[k] = True
-                    total[k] = 0
-                    order[m] = k
-                    m += 1
-                total[k] += cell >> bits
-        n = 0
-        for j in range(m):
-            k = order[j]
-            if total[k] > 0:
-                packed[start + n] = (total[k] << bits) | k
-                n += 1
-            seen[k] = False
-        for j in range(n, used[w]):
-            packed[start + j] = 0
-        used[w] = n
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def parallel_sparse_sweep(parts, n_rounds, round_, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
-                          beta_sum, span, word_start, packed, bits, seed, reset, used, packed_t, used_t,
-                          n_lk_t, stop):
-    """One round of an AD-LDA sweep (Newman, Asuncion, Smyth and Welling 2009), SparseLDA in each thread.
-
-    The segments are split into ``n_threads * n_rounds = len(parts) - 1`` blocks of whole rows
-    (``parts``, balanced by tokens); thread ``p`` owns blocks ``p * n_rounds`` to
-    ``(p + 1) * n_rounds - 1`` and samples the ``round_``-th of them in this call (a sweep is
-    ``n_rounds`` calls, so the threads' counts are merged ``n_rounds`` times a sweep).  Each
-    thread copies the shared word-topic lists and
-    language-topic counts, samples its range with :func:`sparse_sweep_spans` against its copy (its
-    rows of ``n_rk`` and its tokens of ``z`` are its own), then the copies' changes are summed into
-    the shared counts (:func:`merge_word_lists`): the approximate distributed sampler that MALLET's
-    ``ParallelTopicModel`` and tomotopy use.  Within a sweep a thread does not see the other
-    threads' moves, so the chain is not the serial one; it is the same for a given seed and thread
-    count, whichever pool threads run it (each piece of a range draws from :func:`stream_seed`).
-    The stop flag is read between pieces (:data:`PIECE_TOKENS`); a stopped sweep leaves the counts
-    unmerged and is never used.
-
-    Parameters
-    ----------
-    parts : numpy.ndarray
-        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
-    n_rounds, round_ : int
-        The rounds of a sweep, and this call's (0 to ``n_rounds - 1``).
-    seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, reset, used
-        As in :func:`sparse_sweep_spans` (the shared state, updated in place).
-    word_start : numpy.ndarray
-        Each word's first cell (``V + 1`` offsets, :func:`word_lists`).
-    seed : int
-        The sweep's seed (each thread's streams are derived from it by :func:`stream_seed`).
-    packed_t, used_t, n_lk_t : numpy.ndarray
-        Scratch for every thread's copies: ``n_threads x len(packed)``, ``n_threads x V`` and
-        ``n_threads x L x K``.
-    stop : numpy.ndarray
-        The stop flag (:func:`tealeaves._interrupt.flag`).
-    """
-    n_parts = (len(parts) - 1) // n_rounds
-    for p in numba.prange(n_parts):
-        packed_t[p, :] = packed
-        used_t[p, :] = used
-        n_lk_t[p, :, :] = n_lk
-        block = p * n_rounds + round_
-        s = parts[block]
-        piece = 0
-        while s < parts[block + 1] and not stop_requested(stop):
-            e = _piece_end(seg_start, s, parts[block + 1])
-            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_lk_t[p], n_rk, alpha, beta,
-                           beta_sum, span, packed_t[p], bits, stream_seed(seed, block, piece), reset,
-                           used_t[p])
-            s = e
-            piece += 1
-    if stop_requested(stop):
-        return
-    n_words = len(word_start) - 1
-    for p in numba.prange(n_parts):
-        merge_word_lists(packed, used, word_start, bits, packed_t, used_t, n_words * p // n_parts,
-                         n_words * (p + 1) // n_parts)
-    _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])
-
-
-@numba.njit(cache=True, nogil=True)
-def _merge_counts(shared, copies, lo, hi):
-    """Rows ``lo`` to ``hi - 1`` of ``shared`` become ``shared + sum_t (copies[t] - shared)``: the merge
-    of the threads' count deltas (in place)."""
-    n_parts = copies.shape[0]
-    for i in range(lo, hi):
-        for k in range(shared.shape[1]):
-            acc = -(n_parts - 1) * np.int64(shared[i, k])
-            for t in range(n_parts):
-                acc += copies[t, i, k]
-            shared[i, k] = acc
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def parallel_gibbs_sweep(parts, n_rounds, round_, tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk,
-                         alpha, beta, beta_sum, seed, n_wk_t, n_lk_t, stop):
-    """One round of an AD-LDA sweep (Newman et al. 2009, :func:`parallel_sparse_sweep`), the dense sampler.
-
-    Each thread copies ``n_wk`` and ``n_lk``, samples its block of rows with :func:`gibbs_sweep`
-    (SplitMix64 streams from :func:`stream_seed`), and the copies' changes are summed into the
-    shared counts, by blocks of words in parallel.
-
-    Parameters
-    ----------
-    parts : numpy.ndarray
-        ``n_threads * n_rounds + 1`` segment boundaries of the blocks.
-    n_rounds, round_ : int
-        The rounds of a sweep, and this call's.
-    tokens, seg_start, seg_lang, seg_row, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum
-        As in :func:`gibbs_sweep` (the shared state, updated in place).
-    seed : int
-        The sweep's seed.
-    n_wk_t, n_lk_t : numpy.ndarray
-        Scratch for every thread's copies: ``n_threads x V x K`` and ``n_threads x L x K``.
-    stop : numpy.ndarray
-        The stop flag, read between pieces of :data:`PIECE_TOKENS` tokens.
-    """
-    n_parts = (len(parts) - 1) // n_rounds
-    for p in numba.prange(n_parts):
-        n_wk_t[p, :, :] = n_wk
-        n_lk_t[p, :, :] = n_lk
-        block = p * n_rounds + round_
-        s = parts[block]
-        piece = 0
-        while s < parts[block + 1] and not stop_requested(stop):
-            e = _piece_end(seg_start, s, parts[block + 1])
-            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk_t[p], n_lk_t[p],
-                          n_rk, alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
-            s = e
-            piece += 1
-    if stop_requested(stop):
-        return
-    n_words = n_wk.shape[0]
-    for p in numba.prange(n_parts):
-        _merge_counts(n_wk, n_wk_t, n_words * p // n_parts, n_words * (p + 1) // n_parts)
-    _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])

@@ -11,9 +11,10 @@ The collapsed conditional is
 
     p(z_i = k | rest) ∝ (n_dk + alpha_k) (n_kw + beta) / (n_k + V beta).
 
-``n_threads`` > 1 (``None``: every core) samples one chain on several threads by the
-approximate distributed scheme of Newman, Asuncion, Smyth and Welling (2009, AD-LDA), the
-sparse sampler in each thread; ``n_threads=1`` is the exact serial chain (docs/models-gibbs.md).
+``n_threads`` > 1 (``None``: every core) samples one chain on several threads, documents and
+words partitioned so that only the topic totals are shared (Yan, Xu and Qi 2009, tomotopy's
+partition scheme), the sparse sampler in each thread; ``n_threads=1`` is the exact serial chain
+(docs/models-gibbs.md).
 
 ``transform`` is a seeded Gibbs fold-in with the topics fixed (the PLTM's
 inference with one language), not tealeaves' variational ``infer_theta``.
@@ -82,11 +83,10 @@ class GibbsLDA(TopicModel):
         Threads sampling the chains; results do not depend on it.
     n_threads : int or None, default 1
         Threads sampling each chain (``None``: every core this process may use).  1 (the default)
-        runs the exact serial chain, which is the faster one today (docs/models-gibbs.md); more
-        run AD-LDA (Newman, Asuncion, Smyth and Welling 2009): documents split
-        into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
-        topic-word and topic counts, the copies' changes merged 4 times a sweep (the first 10
-        sweeps run serially; :data:`~tealeaves.models.polylingual.SYNC_ROUNDS`,
+        runs the exact serial chain; more split the documents into ``n_threads`` ranges and the
+        words into ``n_threads`` groups, balanced by tokens, and sample a sweep in ``n_threads``
+        phases in which no two threads share a word or a document, so only the topic totals are
+        approximate within a phase (the first 10 sweeps run serially,
         :data:`~tealeaves.models.polylingual.SERIAL_WARMUP`).  The chain is
         the same for a given seed and ``n_threads`` on any machine; it differs between thread
         counts (recorded in ``n_threads_`` and the description).
@@ -265,7 +265,7 @@ class GibbsLDA(TopicModel):
         -------
         str
             ``gibbs-lda/K<K>/it<n_iter>/opt<optimize_interval>/<sampler>/seed<random_state>``, followed
-            by ``/threads<n>`` for a chain sampled on ``n`` > 1 threads (AD-LDA).
+            by ``/threads<n>`` for a chain sampled on ``n`` > 1 threads.
         """
         sampler = getattr(self, "sampler_", self.sampler)
         return (f"gibbs-lda/K{self.n_components}/it{self.n_iter}/opt{self.optimize_interval}"

@@ -38,11 +38,12 @@ from scipy.special import gammaln
 from tealeaves import _interrupt
 from tealeaves._docs import shared_doc
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
-from tealeaves._threads import numba_threads, resolve_threads
+from tealeaves._threads import resolve_threads
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
 from tealeaves.models import _pltm_kernels as kern
+from tealeaves.models import _pltm_parallel as par
 from tealeaves.models._pltm_params import FIT_PARAMS, N_TOP, TRANSFORM_PARAMS
 from tealeaves.models._polylingual_layout import _chain_seed, _Layout, _layout, _seeds
 from tealeaves.models.base import check_alpha
@@ -158,15 +159,14 @@ class PolylingualTopicModel:
         same random numbers to topics in different orders.  ``sampler_`` is the one used.
     n_threads : int or None, default 1
         Threads sampling one chain (``None``: every core this process may use).  1 (the default)
-        runs the exact serial chain, which is the faster one today (docs/polylingual.md); more
-        run the approximate distributed sampler of Newman, Asuncion, Smyth and
-        Welling (2009, AD-LDA, as MALLET's ``ParallelTopicModel`` and tomotopy): the tuples are split
-        into ``n_threads`` ranges balanced by tokens, each sampled against a private copy of the
-        word-topic and language-topic counts, merged :data:`SYNC_ROUNDS` times a sweep (the first
-        :data:`SERIAL_WARMUP` sweeps run serially).  The chain then depends on
-        the thread count (recorded in ``n_threads_`` and in :meth:`description`), not on which
-        threads run it: the same seed and ``n_threads`` repeat a fit exactly (docs/polylingual.md).
-        Hyperparameters are still optimised between sweeps.
+        runs the exact serial chain; more split the tuples into ``n_threads`` ranges and the words
+        into ``n_threads`` groups, balanced by tokens, and sample a sweep in ``n_threads`` phases in
+        which no two threads share a word or a tuple, so only the language-topic totals are
+        approximate within a phase (Yan, Xu and Qi 2009, tomotopy's partition scheme;
+        :mod:`tealeaves.models._pltm_parallel`; the first :data:`SERIAL_WARMUP` sweeps run
+        serially).  The chain then depends on the thread count (recorded in ``n_threads_`` and in
+        :meth:`description`), not on which threads run it: the same seed and ``n_threads`` repeat
+        a fit exactly (docs/polylingual.md).  Hyperparameters are still optimised between sweeps.
 
     Attributes
     ----------
@@ -380,27 +380,19 @@ class PolylingualTopicModel:
         """
         args = (lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row)
         P = getattr(self, "n_threads_", 1)  # set by fit; a sweeper built outside a fit is the serial one
-        warm = [SERIAL_WARMUP]
         if resolve_sampler(self.sampler, K) == "dense":
             def dense_counts():
                 return n_wk
 
             dense_counts.seconds = 0.0
+            def serial(z, *rest):
+                return kern.gibbs_sweep(*args, z, n_wk, *rest)
+
             if P == 1:
-                return (lambda z, *rest: kern.gibbs_sweep(*args, z, n_wk, *rest)), dense_counts
-            parts = _partitions(lay, P * SYNC_ROUNDS)
-            n_wk_t = np.empty((P, *n_wk.shape), dtype=n_wk.dtype)
-
-            def dense_sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
-                if warm[0] > 0:
-                    warm[0] -= 1
-                    return kern.gibbs_sweep(*args, z, n_wk, n_lk, n_rk, alpha, beta, beta_sum, seed)
-                n_lk_t = np.empty((P, *n_lk.shape), dtype=n_lk.dtype)
-                for r in range(SYNC_ROUNDS):
-                    _parallel(kern.parallel_gibbs_sweep, P, parts, SYNC_ROUNDS, r, *args, z, n_wk, n_lk, n_rk,
-                              alpha, beta, beta_sum, seed, n_wk_t, n_lk_t)
-
-            return dense_sweep, dense_counts
+                return serial, dense_counts
+            none = np.zeros(1, dtype=np.int32)  # the sparse sampler's arrays, unused
+            return _threaded(lay, P, serial, n_wk, True, np.zeros((1, 2), np.int32), none, 1, True, none), \
+                dense_counts
         word_start, packed = kern.word_lists(lay.tokens, n_wk.shape[0], K)
         bits = kern.topic_bits(K)
         span = kern.word_spans(lay.tokens, word_start)
@@ -408,22 +400,16 @@ class PolylingualTopicModel:
         used = kern.used_cells(packed, word_start)
         reset = bool(self._reset_coefficients)
         stale = [False]  # n_wk is behind the packed lists
-        if P > 1:
-            parts = _partitions(lay, P * SYNC_ROUNDS)
-            packed_t = np.empty((P, len(packed)), dtype=packed.dtype)
-            used_t = np.empty((P, len(used)), dtype=used.dtype)
 
-        def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
-            if P == 1 or warm[0] > 0:
-                warm[0] -= 1
-                kern.sparse_sweep_spans(*args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits,
-                                        seed, reset, used)
-            else:
-                n_lk_t = np.empty((P, *n_lk.shape), dtype=n_lk.dtype)
-                for r in range(SYNC_ROUNDS):
-                    _parallel(kern.parallel_sparse_sweep, P, parts, SYNC_ROUNDS, r, *args[1:], z, n_lk, n_rk,
-                              alpha, beta, beta_sum, span, word_start, packed, bits, seed, reset, used,
-                              packed_t, used_t, n_lk_t)
+        def serial_sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
+            kern.sparse_sweep_spans(*args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, seed,
+                                    reset, used)
+
+        chosen = serial_sweep if P == 1 else _threaded(lay, P, serial_sweep, n_wk, False, span, packed, bits,
+                                                       reset, used)
+
+        def sweep(*sweep_args):
+            chosen(*sweep_args)
             stale[0] = True
 
         def counts():
@@ -692,25 +678,18 @@ class PolylingualTopicModel:
 
 
 #: The first sweeps of a chain on several threads run serially, so that the threads start from topics
-#: the whole corpus agrees on: started from random topics, AD-LDA's threads each give the same topic
-#: number to different themes, and the chain often settles in a mode with merged topics (on a planted
-#: corpus of 20 topics, 2 threads ended 0.03 nats per token below the serial chains without these
-#: sweeps, and level with them with 10; docs/models-gibbs.md).
+#: the whole corpus agrees on.  Chosen for the earlier AD-LDA scheme, whose threads, started from
+#: random topics, each gave the same topic number to different themes (on a planted corpus of 20
+#: topics, 2 threads ended 0.03 nats per token below the serial chains without these sweeps, level
+#: with them with 10); kept for the partition scheme, where it was not measured again.
 SERIAL_WARMUP = 10
-
-#: A parallel sweep merges the threads' counts this many times: each thread's range is cut into as
-#: many blocks, and round ``r`` samples every thread's ``r``-th block, so a thread misses the others'
-#: moves for a quarter of a sweep rather than a whole one.  On the Reuters training stories (K = 20,
-#: 300 sweeps, seeds 1 and 2) 2 threads ended at -7.4600 and -7.4578 nats per token with one merge a
-#: sweep, -7.4509 and -7.4476 with 4, against -7.4319 and -7.4386 for the serial chain.
-SYNC_ROUNDS = 4
 
 
 def threads_label(model) -> str:
     """The part of a Gibbs model's description that names its thread count: ``/threads<n>``, or ``""``.
 
     The exact serial chain (``n_threads_`` = 1, or a model fitted before threads existed) keeps
-    the description it always had; an AD-LDA chain (Newman et al. 2009) names its thread count,
+    the description it always had; a chain on several threads names its thread count,
     which changes the numbers.
 
     Parameters
@@ -741,14 +720,37 @@ def _partitions(lay: _Layout, n_parts: int) -> np.ndarray:
     return np.r_[0, cuts, n_seg].astype(np.int64)
 
 
-def _parallel(kernel, n_threads: int, *args) -> None:
-    """``kernel(*args, stop)`` on ``n_threads`` numba threads, ended by Ctrl-C (:func:`_interrupt.call`)."""
-    def run(*call_args):
-        with numba_threads(n_threads):  # numba's count is the calling thread's: set where the kernel runs
-            return kernel(*call_args)
+def _threaded(lay: _Layout, n_threads: int, serial: Callable, n_wk: np.ndarray, dense: bool,
+              span: np.ndarray, packed: np.ndarray, bits: int, reset: bool, used: np.ndarray) -> Callable:
+    """A sweep ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)`` of one chain on ``n_threads`` threads.
 
-    run.__name__ = kernel.__name__
-    _interrupt.call(run, *args)
+    The first :data:`SERIAL_WARMUP` sweeps are ``serial``'s; the others are
+    :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the chain's partitioned token order
+    (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one :func:`_interrupt.call` a sweep.
+    The kernel is looked up at each call, so a test can wrap it.
+    """
+    plan = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, _partitions(lay, n_threads),
+                    n_wk.shape[0])
+    tokens = lay.tokens[plan.perm]
+    span = span[plan.perm] if not dense else span
+    state = {"warm": SERIAL_WARMUP, "z": None}  # z: the topics in the plan's order, kept between sweeps
+
+    def run(*call_args):
+        return par.parallel_sweep(*call_args)
+
+    run.__name__ = "parallel_sweep"
+
+    def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
+        if state["warm"] > 0:
+            state["warm"] -= 1
+            return serial(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
+        if state["z"] is None:
+            state["z"] = z[plan.perm]
+        n_lk_t = np.empty((n_threads, *n_lk.shape), dtype=n_lk.dtype)
+        _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z, dense,
+                        tokens, n_wk, span, packed, bits, reset, used)
+
+    return sweep
 
 
 def _add_histograms(n_rk: np.ndarray, topic_doc_hist: np.ndarray, doc_len_hist: np.ndarray) -> None:

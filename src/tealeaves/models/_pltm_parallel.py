@@ -1,0 +1,283 @@
+"""One Gibbs chain on several threads: documents and words partitioned, only the topic totals shared.
+
+The scheme of Yan, Xu and Qi (2009, "Parallel inference for latent Dirichlet allocation on graphics
+processing units") that tomotopy uses (``ParallelScheme.PARTITION``): the rows (documents, with the
+linked sides of a tuple together) are split into ``P`` ranges balanced by tokens, the words into
+``P`` groups balanced by frequency, and a sweep is ``P`` phases; in phase ``j`` thread ``p`` samples
+the tokens of its rows whose words are in group ``(p + j) mod P``.  Within a phase no two threads
+touch the same word (so the same packed topic list or row of ``n_wk``) or the same row of
+``n_rk``, and every thread sees the exact word-topic and row-topic counts; only the language-topic
+totals ``n_lk`` are shared, so each thread samples against a snapshot of them plus its own changes
+(AD-LDA's rule, Newman et al. 2009, for these ``L x K`` counts alone), and the threads' changes are
+summed at the end of each phase (:func:`_merge_counts`).  The chain differs from the serial one only
+through those totals, which move by a few tokens in counts of thousands; it is the same for a given
+seed and thread count on any machine (each piece of a block draws from its own stream,
+:func:`stream_seed`).
+
+The tokens are reordered once (:func:`plan`): by row range, then word group, then segment, so that
+each block ``(p, q)`` is a run of consecutive *sub-segments* (the tokens of one segment in one word
+group) that the serial kernels sample unchanged; each thread writes its rows' topics back to the
+chain's ``z`` at the end of a sweep.
+
+The threads are plain threads (:func:`tealeaves._threads.run_parts`) running GIL-free kernels, not
+a numba ``prange``: with numba's OpenMP layer the threads that had finished their part kept spinning
+after each parallel region, and a region started from a new thread (each call's helper thread) got
+a new team of threads (docs/models-gibbs.md).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from tealeaves._compiled import stop_requested
+from tealeaves._threads import run_parts
+from tealeaves.models._pltm_kernels import _GAMMA, _mix64, _serial_dense, _serial_sparse
+
+#: A thread samples its segments in pieces of about this many tokens, reading the stop flag between
+#: two pieces (a fraction of a millisecond each); each piece draws from its own stream (:func:`stream_seed`).
+PIECE_TOKENS = 1 << 14
+
+
+@numba.njit(cache=True, inline="always")
+def stream_seed(seed, thread, piece):
+    """The seed of piece ``piece`` of block ``thread`` in the sweep seeded with ``seed`` (63 bits).
+
+    Two rounds of :func:`_mix64` over ``seed``, the thread and the piece (each added as a multiple of
+    SplitMix64's increment), so the streams of a sweep are those of unrelated SplitMix64 seeds and
+    depend on the seed, the sweep (through ``seed``), the block and the piece only, never on which
+    pool thread runs the work.
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed (non-negative).
+    thread, piece : int
+        The block (:func:`plan`: ``p * n_threads + q``) and the piece of it, from 0.
+
+    Returns
+    -------
+    int
+        A non-negative int64 seed for :func:`_splitmix64`.
+    """
+    x = _mix64(np.uint64(seed) + _GAMMA * np.uint64(thread + 1))
+    x = _mix64(x + _GAMMA * np.uint64(piece + 1))
+    return np.int64(x >> np.uint64(1))
+
+
+@numba.njit(cache=True, nogil=True)
+def _pieces(seg_start, lo, hi):
+    """Boundaries of the pieces of segments ``lo`` to ``hi - 1``: about :data:`PIECE_TOKENS` tokens, one
+    segment or more each (``[lo, ..., hi]``; just ``[lo]`` when the range is empty)."""
+    bounds = np.empty(max(hi - lo, 0) + 1, dtype=np.int64)
+    bounds[0] = lo
+    n = 0
+    s = lo
+    while s < hi:
+        e = s + 1
+        while e < hi and seg_start[e] - seg_start[s] < PIECE_TOKENS:
+            e += 1
+        n += 1
+        bounds[n] = e
+        s = e
+    return bounds[: n + 1]
+
+
+@numba.njit(cache=True, nogil=True)
+def _copy(src, dst):
+    """``dst[:] = src`` for two 1-D arrays of the same length, as a loop (cheap to compile: ``_compiled``)."""
+    for i in range(len(src)):
+        dst[i] = src[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _copy_rows(src, dst):
+    """``dst[:] = src`` for two 2-D arrays of the same shape, row by row (:func:`_copy`)."""
+    for i in range(src.shape[0]):
+        _copy(src[i], dst[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge_counts(shared, copies, lo, hi):
+    """Rows ``lo`` to ``hi - 1`` of ``shared`` become ``shared + sum_t (copies[t] - shared)``: the merge
+    of the threads' count deltas (in place)."""
+    n_parts = copies.shape[0]
+    for i in range(lo, hi):
+        for k in range(shared.shape[1]):
+            acc = -(n_parts - 1) * np.int64(shared[i, k])
+            for t in range(n_parts):
+                acc += copies[t, i, k]
+            shared[i, k] = acc
+
+
+class Plan(NamedTuple):
+    """The partitioned token order of a chain on ``n_threads`` threads (:func:`plan`).
+
+    Parameters
+    ----------
+    n_threads : int
+        The threads P.
+    perm : numpy.ndarray
+        The token order: position ``i`` of the reordered tokens is the chain's token ``perm[i]``.
+    seg_start, seg_lang, seg_row : numpy.ndarray
+        The sub-segments over the reordered tokens (``S + 1`` starts, languages, rows).
+    block_seg : numpy.ndarray
+        ``P * P + 1`` sub-segment boundaries of the blocks ``p * P + q`` (row range ``p``, word group ``q``).
+    """
+
+    n_threads: int
+    perm: np.ndarray
+    seg_start: np.ndarray
+    seg_lang: np.ndarray
+    seg_row: np.ndarray
+    block_seg: np.ndarray
+
+
+#: Each word group is made of this many runs of consecutive word ids per thread (:func:`word_groups`).
+RUNS_PER_GROUP = 64
+
+
+def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
+    """Each word's group, ``0`` to ``n_groups - 1``, with about equal numbers of tokens per group.
+
+    The word ids are cut into ``RUNS_PER_GROUP * n_groups`` runs of consecutive ids holding about
+    equal numbers of tokens, dealt to the groups in a snake order (``0, 1, ..., G - 1, G - 1, ...,
+    0, 0, ...``).  Runs of consecutive ids, because the packed topic lists and used cells of
+    neighbouring words share cache lines: two threads writing words of one line would pass it to
+    and fro; many runs, so that each group mixes frequent and rare words even when the ids follow
+    frequency (a word's cost per token grows with its list).
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray
+        Every token's (global) word id.
+    n_words, n_groups : int
+        The number of words V and of groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``V`` group numbers (int64).
+    """
+    freq = np.bincount(tokens, minlength=n_words)
+    before = np.cumsum(freq) - freq  # tokens of the words with smaller ids
+    n_runs = RUNS_PER_GROUP * n_groups
+    run = before * n_runs // max(len(tokens), 1)
+    lap, place = np.divmod(run, n_groups)
+    return np.where(lap % 2 == 0, place, n_groups - 1 - place).astype(np.int64)
+
+
+def plan(tokens, seg_start, seg_lang, seg_row, row_parts, n_words: int) -> Plan:
+    """The token order and blocks of a chain on ``len(row_parts) - 1`` threads (module docstring).
+
+    Parameters
+    ----------
+    tokens, seg_start, seg_lang, seg_row : numpy.ndarray
+        The segments of :mod:`tealeaves.models._pltm_kernels` (over the tokens in their own order).
+    row_parts : numpy.ndarray
+        ``P + 1`` segment boundaries of the row ranges (a row's segments in one range).
+    n_words : int
+        The number of words V.
+
+    Returns
+    -------
+    Plan
+        The permutation, the sub-segments over the reordered tokens and the blocks.
+    """
+    n_parts = len(row_parts) - 1
+    n_seg = len(seg_lang)
+    seg_of = np.repeat(np.arange(n_seg), np.diff(seg_start))
+    part_of = np.searchsorted(row_parts, np.arange(n_seg), side="right") - 1
+    group = word_groups(tokens, n_words, n_parts)[tokens]
+    perm = np.lexsort((seg_of, group, part_of[seg_of])).astype(np.int64)  # stable: keeps the token order
+    seg, grp = seg_of[perm], group[perm]
+    first = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (grp[1:] != grp[:-1])]) if len(perm) else perm
+    block = part_of[seg[first]] * n_parts + grp[first]
+    block_seg = np.searchsorted(block, np.arange(n_parts * n_parts + 1)).astype(np.int64)
+    return Plan(n_parts, perm, np.r_[first, len(perm)].astype(np.int64), seg_lang[seg[first]],
+                seg_row[seg[first]], block_seg)
+
+
+@numba.njit(cache=True, nogil=True)
+def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+                    seed, n_lk_t, z_out, perm, stop, dense, tokens, n_wk, span, packed, bits, reset, used):
+    """Thread ``p``'s part of phase ``phase`` of :func:`parallel_sweep`: its rows' tokens of a word group.
+
+    The block ``(p, q)``, ``q = (p + phase) mod P``, is sampled in pieces (:data:`PIECE_TOKENS`) by
+    the serial sweep (:func:`~tealeaves.models._pltm_kernels.gibbs_sweep` when ``dense``, else
+    :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`) against a private copy of ``n_lk``,
+    written to ``n_lk_t[p]`` at the end; in the last phase the thread also writes its rows' topics
+    back to ``z_out`` (the chain's own token order).
+
+    Parameters
+    ----------
+    p, phase : int
+        The thread (0 to ``P - 1``) and the phase.
+    block_seg, seg_start, seg_lang, seg_row, perm : numpy.ndarray
+        The :class:`Plan`'s arrays.
+    z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, stop, dense
+        As in :func:`parallel_sweep` (``z`` in the plan's order; ``n_lk`` only read).
+    tokens, n_wk, span, packed, bits, reset, used
+        The dense sampler's word ids (plan order) and counts, or the sparse sampler's spans (plan
+        order), packed lists, topic bits, reset and used cells (:func:`parallel_sweep`).
+    """
+    n_parts = n_lk_t.shape[0]
+    block = p * n_parts + (p + phase) % n_parts
+    own = n_lk.copy()  # a private allocation: the threads' totals share no cache line
+    bounds = _pieces(seg_start, block_seg[block], block_seg[block + 1])
+    for piece in range(len(bounds) - 1):
+        if stop_requested(stop):
+            return
+        s, e = bounds[piece], bounds[piece + 1]
+        if dense:
+            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk, own, n_rk,
+                          alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
+        else:
+            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, own, n_rk, alpha, beta,
+                           beta_sum, span, packed, bits, stream_seed(seed, block, piece), reset, used)
+    _copy_rows(own, n_lk_t[p])
+    if phase == n_parts - 1:
+        for i in range(seg_start[block_seg[p * n_parts]], seg_start[block_seg[(p + 1) * n_parts]]):
+            z_out[perm[i]] = z[i]
+
+
+def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk,
+                   span, packed, bits, reset, used, stop) -> None:
+    """One sweep on ``P`` threads: ``P`` phases of :func:`partition_block`, ``n_lk`` merged after each.
+
+    Parameters
+    ----------
+    plan_ : Plan
+        The chain's token order and blocks (:func:`plan`).
+    z : numpy.ndarray
+        Each token's topic in the plan's order (int32, updated in place).
+    n_lk, n_rk, alpha, beta, beta_sum : numpy.ndarray
+        As in :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (updated in place).
+    seed : int
+        The sweep's seed (each block's streams derive from it by :func:`stream_seed`).
+    n_lk_t : numpy.ndarray
+        Scratch for every thread's totals, ``P x L x K``.
+    z_out : numpy.ndarray
+        The topics in the chain's own token order (written at the end of the sweep).
+    dense : bool
+        Sample with the dense kernel (``tokens``, ``n_wk``) rather than the sparse one.
+    tokens, n_wk : numpy.ndarray
+        The word ids in the plan's order and the word-topic counts (dense sampler; updated in place).
+    span, packed, bits, reset, used : numpy.ndarray, numpy.ndarray, int, bool, numpy.ndarray
+        The spans in the plan's order, packed lists, topic bits, reset and used cells of
+        :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (sparse sampler; updated in place).
+    stop : numpy.ndarray
+        The stop flag (:func:`tealeaves._interrupt.flag`): a stopped sweep is unfinished, never used.
+    """
+    for phase in range(plan_.n_threads):
+        def block(p, phase=phase):
+            partition_block(p, phase, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z,
+                            n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, plan_.perm, stop, dense,
+                            tokens, n_wk, span, packed, bits, reset, used)
+
+        run_parts(block, plan_.n_threads)
+        if stop[0]:
+            return
+        _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])
