@@ -28,7 +28,12 @@ from tealeaves.index.dask import check_scheduler
 from tealeaves.store.writer import store_run
 from tealeaves.sweep.engines import Engine, check_available, get_engine
 from tealeaves.sweep.evaluation import (  # noqa: F401 (re-exported)
-    evaluation_data, score_row, split_corpus, vectors_description, word_vectors)
+    evaluation_data,
+    score_row,
+    split_corpus,
+    vectors_description,
+    word_vectors,
+)
 from tealeaves.sweep.measures import SweepData
 from tealeaves.sweep.params import N_JOBS, N_TOP, check_n_components, check_seeds
 from tealeaves.sweep.progress import SweepProgress
