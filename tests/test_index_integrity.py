@@ -81,8 +81,7 @@ def test_oracle_fails_an_index_that_does_not_match_its_corpus(tmp_path, monkeypa
     path.write_bytes(fuzz.serialise(header, arrays))
     topics = fuzz.fixed_topics(bases["plain"])
     assert fuzz.check_file(str(path), True, topics)[0] == "refused"
-    monkeypatch.setattr(_checks, "check_arrays", lambda p, h, a: index_module.Vocabulary(
-        index_module.decode_strings(a["vocab_blob"], a["vocab_offsets"])))
+    monkeypatch.setattr(_checks, "check_postings", lambda p, h, a: _checks.decode_vocabulary(p, a))
     outcome, detail = fuzz.check_file(str(path), True, topics)
     assert outcome == "FAILED" and "differs from the index of the corpus it describes" in detail
 

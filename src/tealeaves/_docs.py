@@ -377,6 +377,20 @@ callable
     "index_word_id": """\
 word_id : int
     A word id of the index.""",
+    "index_file_path": """\
+path : str or os.PathLike
+    The index file.""",
+    "index_checked_path": """\
+path : Path
+    The index file, for messages.""",
+    "index_checked_arrays": """\
+header : mapping
+    Its checked header.
+arrays : mapping of str to numpy.ndarray
+    Its arrays, by name.""",
+    "raises_index_integrity": """\
+IndexIntegrityError
+    At the first broken invariant.""",
     "segmentation_name": """\
 name : str
     A key of :data:`SEGMENTATIONS`.""",
