@@ -388,6 +388,9 @@ header : mapping
     Its checked header.
 arrays : mapping of str to numpy.ndarray
     Its arrays, by name.""",
+    "returns_index_vocabulary": """\
+Vocabulary
+    The decoded vocabulary (its words distinct).""",
     "raises_index_integrity": """\
 IndexIntegrityError
     At the first broken invariant.""",

@@ -290,10 +290,7 @@ def decode_vocabulary(path: Path, arrays: Mapping[str, np.ndarray]) -> Vocabular
     arrays : mapping of str to numpy.ndarray
         Its arrays, by name.
 
-    Returns
-    -------
-    Vocabulary
-        The decoded vocabulary.
+    Returns: %(returns_index_vocabulary)s
 
     Raises
     ------
@@ -325,10 +322,7 @@ def check_postings(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     %(index_checked_path)s
     %(index_checked_arrays)s
 
-    Returns
-    -------
-    Vocabulary
-        The decoded vocabulary.
+    Returns: %(returns_index_vocabulary)s
 
     Raises: %(raises_index_integrity)s
     """
@@ -365,26 +359,6 @@ def check_postings(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     _check_pointer(path, pos_ptr, "pos_ptr", len(positions), "positions", min_step=1)
     _check_positions(path, lengths, post_docs, pos_ptr, positions, total)
     return vocabulary
-
-
-@shared_doc
-def check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]) -> Vocabulary:
-    """Every check of the arrays of a loaded index: :func:`check_open`, then :func:`check_postings`.
-
-    Parameters
-    ----------
-    %(index_checked_path)s
-    %(index_checked_arrays)s
-
-    Returns
-    -------
-    Vocabulary
-        The decoded vocabulary.
-
-    Raises: %(raises_index_integrity)s
-    """
-    check_open(path, header, arrays)
-    return check_postings(path, header, arrays)
 
 
 def _check_positions(path: Path, lengths: np.ndarray, post_docs: np.ndarray, pos_ptr: np.ndarray,
