@@ -383,9 +383,10 @@ path : str or os.PathLike
     "index_checked_path": """\
 path : Path
     The index file, for messages.""",
-    "index_checked_arrays": """\
+    "index_checked_header": """\
 header : mapping
-    Its checked header.
+    Its checked header.""",
+    "index_arrays": """\
 arrays : mapping of str to numpy.ndarray
     Its arrays, by name.""",
     "returns_index_vocabulary": """\

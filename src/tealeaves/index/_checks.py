@@ -269,7 +269,8 @@ def check_open(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]) ->
     Parameters
     ----------
     %(index_checked_path)s
-    %(index_checked_arrays)s
+    %(index_checked_header)s
+    %(index_arrays)s
 
     Raises: %(raises_index_integrity)s
     """
@@ -287,8 +288,7 @@ def decode_vocabulary(path: Path, arrays: Mapping[str, np.ndarray]) -> Vocabular
     Parameters
     ----------
     %(index_checked_path)s
-    arrays : mapping of str to numpy.ndarray
-        Its arrays, by name.
+    %(index_arrays)s
 
     Returns: %(returns_index_vocabulary)s
 
@@ -320,7 +320,8 @@ def check_postings(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
     Parameters
     ----------
     %(index_checked_path)s
-    %(index_checked_arrays)s
+    %(index_checked_header)s
+    %(index_arrays)s
 
     Returns: %(returns_index_vocabulary)s
 
