@@ -254,10 +254,11 @@ def open_cost(index) -> dict:
         an earlier one), ``checked_at_open`` (what this open checked), ``open_bytes`` (what it
         read), ``verified_open_bytes`` (what an open of the verified file reads: header and
         vocabulary), ``verify_bytes`` (what the first open or ``--verify`` reads), and the
-        ``n_positions`` the full check goes over (with ``n_postings``, above).
+        ``n_positions`` the full check goes over (with ``n_postings``, above); of an index not
+        opened by :meth:`ReferenceIndex.load` (just built), only ``n_positions``.
     """
-    opened = index.opened or {}
-    cost = {"verified": opened.get("verified", False), "checked_at_open": opened.get("checked_now"),
+    opened = index.opened or {}  # (a build's own index was not opened: its first open checks it whole)
+    cost = {"verified": opened.get("verified"), "checked_at_open": opened.get("checked_now"),
             "open_bytes": opened.get("open_bytes"), "verified_open_bytes": opened.get("verified_open_bytes"),
             "verify_bytes": opened.get("verify_bytes"), "n_positions": int(len(index.arrays["positions"]))}
     return {k: v for k, v in cost.items() if v is not None}
