@@ -368,7 +368,6 @@ class ReferenceIndex:
             hashed = bool(verify) and facts.get("sha256") != stored.hex()
             if hashed:
                 _check_checksum(path, fh, stored)
-                remember(key, sha256=stored.hex())
             fh.seek(PREFIX.size)
             header = _checks.parse_header(path, fh.read(hlen))
             _checks.check_header(path, header, key[1], hlen)
@@ -379,7 +378,9 @@ class ReferenceIndex:
         checked = facts.get("checks") != _checks.POSTINGS_CHECKS
         if checked:
             index.vocabulary = _checks.check_postings(path, header, arrays)
-            remember(key, checks=_checks.POSTINGS_CHECKS)
+        if hashed or checked:  # (one write of the cache file)
+            remember(key, **({"sha256": stored.hex()} if hashed else {}),
+                     **({"checks": _checks.POSTINGS_CHECKS} if checked else {}))
         index.opened = open_report(index, hlen, hashed, checked,
                                    verified=hashed or facts.get("sha256") == stored.hex())
         if inputs is not None:
