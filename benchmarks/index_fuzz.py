@@ -24,6 +24,15 @@ the bytes and the numba kernels:
   (a document lengthened with ``n_tokens`` to match, a word or document id
   renamed, a token moved to a free position, descriptive header fields).
 
+Each mutation is checked in one of three *states*, in turn, so that the verified-state cache
+(:mod:`tealeaves.index.cache`) is on the path:
+
+* ``fresh``: the mutated bytes written to a new file (never verified);
+* ``restored``: the base file written, aged, opened once by the worker (so its checksum and
+  structural checks are recorded, in the worker and in the cache file), then overwritten in
+  place with the mutated bytes and its modification time set back to what it was;
+* ``touched``: the same, its modification time left as the rewrite set it.
+
 Oracle: each mutated file, loaded in a worker subprocess, either raises
 :class:`~tealeaves.errors.IndexIntegrityError`, or loads and is exactly the
 index :func:`build_index` makes of the corpus it describes (its documents
@@ -31,11 +40,14 @@ decoded from the postings and positions, tokens no word claims left out of
 the vocabulary): the same arrays and, for a fixed set of topics, the same
 NPMI (documents; window 10 exact and gensim), UMass and C_V (exact and
 gensim) scores to 1e-12.  Any other exception, a signal, a hang (per-mutation
-timeout) or a different score is a FAILURE.
+timeout) or a different score is a FAILURE; so is a changed file that loads as
+already verified (this open checking only the header and vocabulary), and a
+control (the unchanged base, verified first) that does not.
 
 Run from the repository root::
 
     TEALEAVES_DATA=/path/to/data python benchmarks/index_fuzz.py [--n 1000] [--seed 0] [--docs N]
+        [--states fresh restored touched]
 
 It prints the counts per mutation kind and outcome and exits with status 1 on
 any failure.  ``tests/test_index_integrity.py`` runs a reduced version.
@@ -67,6 +79,10 @@ PREFIX = struct.Struct("<8sIIQ32s")
 SETTINGS = (("npmi", {}), ("npmi", {"window": 10}), ("npmi", {"window": 10, "compat": "gensim"}),
             ("umass", {}), ("c_v", {}), ("c_v", {"compat": "gensim"}))
 OUTCOMES = ("refused", "loaded-identical", "FAILED")
+#: How a mutated file reaches the loader (module docstring).
+STATES = ("fresh", "restored", "touched")
+#: What ``ReferenceIndex.load`` reports when it found the file verified (``opened["checked_now"]``).
+CACHED_OPEN = "header and vocabulary"
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,7 +507,9 @@ def _same(x, y) -> bool:
 
 
 def check_file(path: str, verify: bool, topics) -> tuple[str, str]:
-    """Load one mutated file and apply the oracle: ``(outcome, detail)``."""
+    """Load one mutated file and apply the oracle: ``(outcome, detail)``.
+
+    A file that loads has ``detail`` set to what its open checked (``ReferenceIndex.opened``)."""
     from tealeaves.errors import IndexIntegrityError
     from tealeaves.index import ARRAY_NAMES, ReferenceIndex
 
@@ -516,7 +534,7 @@ def check_file(path: str, verify: bool, topics) -> tuple[str, str]:
     for (measure, kw), g, w in zip(SETTINGS, got, want):
         if len(g) != len(w) or not all(_same(x, y) for x, y in zip(g, w)):
             return "FAILED", f"loaded, but {measure} {kw} scores {g} differ from the rebuilt index's {w}"
-    return "loaded-identical", ""
+    return "loaded-identical", ix.opened["checked_now"]
 
 
 def worker_main(topics_path: str) -> int:
@@ -530,6 +548,12 @@ def worker_main(topics_path: str) -> int:
             os.kill(os.getpid(), signal.SIGSEGV)
         if job.get("fault") == "hang":
             time.sleep(3600)
+        if job.get("prime"):  # open once, so that the file's verification is recorded
+            from tealeaves.index import ReferenceIndex
+
+            opened = ReferenceIndex.load(job["path"]).opened["checked_now"]
+            print(json.dumps({"outcome": "primed", "detail": opened}), file=answer, flush=True)
+            continue
         outcome, detail = check_file(job["path"], job["verify"], topics)
         print(json.dumps({"outcome": outcome, "detail": detail[:2000]}), file=answer, flush=True)
     return 0
@@ -547,8 +571,8 @@ class Worker:
     """
 
     def __init__(self, topics_path: Path | None = None, startup_timeout: float = 120.0,
-                 command: list[str] | None = None):
-        env = dict(os.environ)
+                 command: list[str] | None = None, env: dict | None = None):
+        env = {**os.environ, **(env or {})}
         env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
         self.command = command or [sys.executable, __file__, "--worker", str(topics_path)]
         self.env, self.startup_timeout = env, startup_timeout
@@ -594,9 +618,11 @@ class Worker:
         return {"outcome": "FAILED",
                 "detail": f"worker died ({f'signal {-code}' if code < 0 else f'exit status {code}'})"}
 
-    def run(self, path: Path, verify: bool, timeout: float, fault: str | None = None) -> tuple[str, str]:
-        """Check one file; ``fault`` ("crash" or "hang") makes the worker fail on purpose (self-test)."""
-        reply = self.request({"path": str(path), "verify": verify, "fault": fault}, timeout)
+    def run(self, path: Path, verify: bool, timeout: float, fault: str | None = None,
+            prime: bool = False) -> tuple[str, str]:
+        """Check one file; ``fault`` ("crash" or "hang") makes the worker fail on purpose (self-test);
+        ``prime`` only opens it (``("primed", what the open checked)``)."""
+        reply = self.request({"path": str(path), "verify": verify, "fault": fault, "prime": prime}, timeout)
         return reply["outcome"], reply["detail"]
 
     def close(self) -> None:
@@ -610,31 +636,64 @@ class Worker:
         self.proc = None
 
 
-def fuzz(bases: dict[str, bytes], n: int, seed: int = 0, timeout: float = 30.0, progress=None) -> list[dict]:
+def fuzz(bases: dict[str, bytes], n: int, seed: int = 0, timeout: float = 30.0, progress=None,
+         states: tuple[str, ...] = STATES) -> list[dict]:
     """Run ``n`` mutations of ``bases`` through a worker subprocess; one record per mutation.
 
-    Also runs each unmutated base as a control (kind ``original``, which must load identically).
+    Mutation ``i`` is checked in state ``states[i % len(states)]`` (:data:`STATES`); the worker
+    keeps its verified-state cache in a temporary folder.  Also runs each unmutated base as a
+    control in every state (kind ``original``, which must load identically; verified first, it
+    must load as verified).
     """
     records = []
     with tempfile.TemporaryDirectory(prefix="tealeaves-fuzz-") as tmp:
         tmp = Path(tmp)
         topics_path = tmp / "topics.json"
         topics_path.write_text(json.dumps(fixed_topics(bases[sorted(bases)[0]])), encoding="utf-8")
-        worker = Worker(topics_path)
-        controls = (("original", b, raw, "unchanged", True) for b, raw in sorted(bases.items()))
+        worker = Worker(topics_path, env={"TEALEAVES_CACHE_DIR": str(tmp / "cache"),
+                                          "TEALEAVES_VERIFY_CACHE": "1"})
+        controls = [("original", b, raw, "unchanged", True) for b, raw in sorted(bases.items())]
+        jobs = [(job, state) for job in controls for state in states]
+        jobs += [(job, states[i % len(states)]) for i, job in enumerate(mutations(bases, n, seed))]
         try:
-            for i, (kind, base, data, what, verify) in enumerate([*controls, *mutations(bases, n, seed)]):
+            for i, ((kind, base, data, what, verify), state) in enumerate(jobs):
                 path = tmp / f"m{i}.tlx"
-                path.write_bytes(data)
-                outcome, detail = worker.run(path, verify, timeout)
-                path.unlink()
-                records.append({"i": i, "kind": kind, "base": base, "what": what, "outcome": outcome,
-                                "detail": detail})
+                outcome, detail = _check_in_state(worker, path, bases[base], data, verify, state, timeout)
+                path.unlink(missing_ok=True)
+                records.append({"i": i, "kind": kind, "base": base, "what": what, "state": state,
+                                "outcome": outcome, "detail": detail})
                 if progress and (i + 1) % 100 == 0:
                     progress(f"{i + 1} files checked")
         finally:
             worker.close()
     return records
+
+
+def _check_in_state(worker: Worker, path: Path, base: bytes, data: bytes, verify: bool, state: str,
+                    timeout: float) -> tuple[str, str]:
+    """Write ``data`` at ``path`` as ``state`` says (:data:`STATES`) and check it: ``(outcome, detail)``."""
+    if state == "fresh":
+        path.write_bytes(data)
+        return worker.run(path, verify, timeout)
+    path.write_bytes(base)
+    st = path.stat()
+    aged = st.st_mtime_ns - 60 * 10**9  # (a file written in the last 2 s is never recorded as verified)
+    os.utime(path, ns=(st.st_atime_ns, aged))
+    outcome, opened = worker.run(path, True, timeout, prime=True)
+    if outcome != "primed":
+        return "FAILED", f"the base did not open: {outcome} {opened}"
+    rewrite = data is not base  # (a control is left as it was verified)
+    if rewrite:
+        with open(path, "r+b") as fh:  # in place: the same inode
+            fh.write(data)
+            fh.truncate(len(data))
+        if state == "restored":
+            os.utime(path, ns=(st.st_atime_ns, aged))
+    outcome, detail = worker.run(path, verify, timeout)
+    if outcome == "loaded-identical" and (detail == CACHED_OPEN) == rewrite:
+        return "FAILED", (f"loaded; its open checked {detail!r} although the file was "
+                          f"{'rewritten' if rewrite else 'unchanged'} since it was verified")
+    return outcome, detail
 
 
 def outcome_table(records: list[dict], outcomes, failure, key=lambda r: r["kind"],
@@ -658,8 +717,12 @@ def outcome_table(records: list[dict], outcomes, failure, key=lambda r: r["kind"
 
 def summary(records: list[dict]) -> str:
     """A table of counts per mutation kind and outcome, then every failure."""
-    return outcome_table(records, OUTCOMES,
-                         lambda r: f"FAILED #{r['i']} {r['kind']} ({r['base']}: {r['what']}): {r['detail']}")
+    table = outcome_table(records, OUTCOMES,
+                          lambda r: f"FAILED #{r['i']} {r['kind']} ({r['base']}, {r.get('state')}: "
+                                    f"{r['what']}): {r['detail']}")
+    by_state = outcome_table(records, OUTCOMES, lambda r: "", key=lambda r: r.get("state", "fresh"),
+                             label="state").split("\n")
+    return table + "\n\n" + "\n".join(line for line in by_state if line)
 
 
 def main(argv=None) -> int:
@@ -669,6 +732,8 @@ def main(argv=None) -> int:
     parser.add_argument("--docs", type=int, default=None,
                         help="index only the first N training stories (default: all 7,769)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed per mutation")
+    parser.add_argument("--states", nargs="+", choices=STATES, default=list(STATES),
+                        help="how mutated files reach the loader, in turn (default: all three)")
     parser.add_argument("--worker", metavar="TOPICS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -683,8 +748,10 @@ def main(argv=None) -> int:
           f"({len(train) if args.docs is None else min(args.docs, len(train))} Reuters training stories, "
           f"{time.perf_counter() - t0:.1f} s)", flush=True)
     t0 = time.perf_counter()
-    records = fuzz(bases, args.n, args.seed, args.timeout, progress=lambda m: print(m, flush=True))
-    print(f"{args.n} mutations (seed {args.seed}) + {len(bases)} controls in "
+    records = fuzz(bases, args.n, args.seed, args.timeout, progress=lambda m: print(m, flush=True),
+                   states=tuple(args.states))
+    print(f"{args.n} mutations (seed {args.seed}; states {', '.join(args.states)}) + "
+          f"{len(bases) * len(args.states)} controls in "
           f"{time.perf_counter() - t0:.1f} s")
     print(summary(records))
     return 1 if any(r["outcome"] == "FAILED" for r in records) else 0

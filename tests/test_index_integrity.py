@@ -3,14 +3,19 @@
 A reduced run of ``benchmarks/index_fuzz.py``: mutations of real indices of Reuters-21578 training
 stories, re-stamped so that they pass the checksum, each checked in a worker subprocess (a crash
 is an exit signal, a hang a timeout).  Every file must be refused with IndexIntegrityError or load
-and equal the index rebuilt from the corpus it describes, scores included.  The harness itself is
-tested: it must report a crash, a hang, and a loaded index that does not match its corpus.
+and equal the index rebuilt from the corpus it describes, scores included; a third of the files
+reach the loader fresh, the others after the base file was verified (and so recorded in the
+verified-state cache) and then rewritten in place, its modification time restored or not.  The
+harness itself is tested: it must report a crash, a hang, a loaded index that does not match its
+corpus, and a loader that trusts the record of a file rewritten since.
 """
 
 from __future__ import annotations
 
 import collections
 import importlib.util
+import json
+import sys
 import time
 from pathlib import Path
 
@@ -46,7 +51,15 @@ def test_reduced_fuzz_run_refuses_or_loads_identically(bases):
     for r in records:
         by_kind[r["kind"]][r["outcome"]] += 1
     assert set(by_kind) == {*fuzz.MUTATIONS, "original"}
-    assert by_kind["original"]["loaded-identical"] == 2
+    assert by_kind["original"]["loaded-identical"] == 2 * len(fuzz.STATES)
+    by_state = collections.Counter(r["state"] for r in records if r["kind"] != "original")
+    assert by_state == {state: CI_MUTATIONS // len(fuzz.STATES) + (i < CI_MUTATIONS % len(fuzz.STATES))
+                        for i, state in enumerate(fuzz.STATES)}
+    # the controls verified first opened from the record; every rewritten file was checked whole
+    for r in records:
+        if r["outcome"] == "loaded-identical":
+            cached = r["kind"] == "original" and r["state"] != "fresh"
+            assert (r["detail"] == fuzz.CACHED_OPEN) == cached, r
     assert by_kind["valid_edit"]["loaded-identical"] > 0  # a renamed word may collide: then refused
     for kind in ("flip_prefix", "flip_unstamped", "header_count", "header_shape", "header_offset",
                  "array_truncate", "array_dtype", "truncate_file"):
@@ -59,12 +72,12 @@ def test_harness_reports_a_crash_and_a_hang(tmp_path, bases):
     path.write_bytes(bases["plain"])
     topics = tmp_path / "topics.json"
     topics.write_text('[["oil", "gas"]]', encoding="utf-8")
-    worker = fuzz.Worker(topics)
+    worker = fuzz.Worker(topics, env={"TEALEAVES_CACHE_DIR": str(tmp_path / "cache")})
     try:
-        assert worker.run(path, True, 60) == ("loaded-identical", "")
+        assert worker.run(path, True, 60)[0] == "loaded-identical"
         assert worker.run(path, True, 60, fault="crash") == ("FAILED", "worker died (signal 11)")
         assert worker.run(path, True, 2, fault="hang") == ("FAILED", "hang: no answer within 2 s")
-        assert worker.run(path, True, 60) == ("loaded-identical", "")  # a fresh worker took over
+        assert worker.run(path, True, 60)[0] == "loaded-identical"  # a fresh worker took over
     finally:
         worker.close()
 
@@ -81,10 +94,31 @@ def test_oracle_fails_an_index_that_does_not_match_its_corpus(tmp_path, monkeypa
     path.write_bytes(fuzz.serialise(header, arrays))
     topics = fuzz.fixed_topics(bases["plain"])
     assert fuzz.check_file(str(path), True, topics)[0] == "refused"
-    monkeypatch.setattr(_checks, "check_arrays", lambda p, h, a: index_module.Vocabulary(
-        index_module.decode_strings(a["vocab_blob"], a["vocab_offsets"])))
+    monkeypatch.setattr(_checks, "check_postings", lambda p, h, a: _checks.decode_vocabulary(p, a))
     outcome, detail = fuzz.check_file(str(path), True, topics)
     assert outcome == "FAILED" and "differs from the index of the corpus it describes" in detail
+
+
+def test_harness_fails_a_loader_that_trusts_a_rewritten_file(tmp_path, bases):
+    """A worker whose loader takes every file as checked on record (as a cache keyed without the
+    change time would a file rewritten with its mtime restored) is caught in the ``restored`` state."""
+    topics = tmp_path / "topics.json"
+    topics.write_text(json.dumps(fuzz.fixed_topics(bases["plain"])), encoding="utf-8")
+    trusting = ("import sys; from tealeaves.index import reference, _checks; "
+                "reference.verified_facts = lambda key: {'checks': _checks.POSTINGS_CHECKS}; "
+                f"sys.path.insert(0, {str(Path(fuzz.__file__).parent)!r}); import index_fuzz; "
+                "sys.exit(index_fuzz.worker_main(sys.argv[1]))")
+    worker = fuzz.Worker(command=[sys.executable, "-c", trusting, str(topics)],
+                         env={"TEALEAVES_CACHE_DIR": str(tmp_path / "cache")})
+    kinds = ("array_set", "array_shift", "array_scale", "array_permute")
+    jobs = [job for job in fuzz.mutations(bases, 60, seed=3) if job[0] in kinds]
+    try:
+        outcomes = collections.Counter(
+            fuzz._check_in_state(worker, tmp_path / "m.tlx", bases[base], data, verify, "restored", 60)[0]
+            for _, base, data, _, verify in jobs)
+    finally:
+        worker.close()
+    assert outcomes["FAILED"] > 0, outcomes
 
 
 def test_valid_files_load_with_their_words_and_ids(tmp_path, reuters):

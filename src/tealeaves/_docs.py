@@ -584,6 +584,24 @@ str
     "index_word_id": """\
 word_id : int
     A word id of the index.""",
+    "index_file_path": """\
+path : str or os.PathLike
+    The index file.""",
+    "index_checked_path": """\
+path : Path
+    The index file, for messages.""",
+    "index_checked_header": """\
+header : mapping
+    Its checked header.""",
+    "index_arrays": """\
+arrays : mapping of str to numpy.ndarray
+    Its arrays, by name.""",
+    "returns_index_vocabulary": """\
+Vocabulary
+    The decoded vocabulary (its words distinct).""",
+    "raises_index_integrity": """\
+IndexIntegrityError
+    At the first broken invariant.""",
     "segmentation_name": """\
 name : str
     A key of :data:`SEGMENTATIONS`.""",

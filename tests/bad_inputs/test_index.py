@@ -253,14 +253,19 @@ def test_index_info_errors(tmp_path, good, cli_error, target, fragment):
     cli_error(["index", "info", "--verify", paths[target]], fragment)
 
 
-def test_index_info_verify_reports_verified(tmp_path, good, run_cli):
+def test_index_info_verify_reports_verified(tmp_path, good, run_cli, monkeypatch):
+    monkeypatch.setenv("TEALEAVES_CACHE_DIR", str(tmp_path / "cache"))
     path = _write(tmp_path, good, "good.tlx")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 60 * 10**9))  # (not written in the last 2 s)
     text = run_cli(["index", "info", "--verify", path])
     assert text.code == 0 and f"verified: {path} passed the checksum and every structural check" in text.out
     js = run_cli(["index", "info", "--verify", "--format", "json", path])
     assert js.code == 0 and json.loads(js.out)["verified"] is True
-    plain = run_cli(["index", "info", "--format", "json", path])
-    assert "verified" not in json.loads(plain.out)
+    plain = json.loads(run_cli(["index", "info", "--format", "json", path]).out)  # from the record
+    assert plain["verified"] is True and plain["checked_at_open"] == "header and vocabulary"
+    assert plain["open_bytes"] == plain["verified_open_bytes"] < plain["verify_bytes"] == len(good)
+    assert plain["n_positions"] == sum(len(d) for d in DOCS)
 
 
 def test_coherence_on_a_restamped_bad_index(tmp_path, good, cli_error):

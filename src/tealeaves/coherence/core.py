@@ -313,6 +313,7 @@ def _as_pairs(pairs, n_words: int | None = None) -> np.ndarray:
 
 def _as_ids(index, word_ids) -> np.ndarray:
     """``word_ids`` as int64 ids of words of ``index`` (0 .. its vocabulary size - 1)."""
+    index.check_unchanged()  # the file still the one its open checked (ReferenceIndex.load)
     ids = np.asarray(word_ids, dtype=np.int64).reshape(-1)
     n = len(index.arrays["word_ptr"]) - 1
     if len(ids) and (ids.min() < 0 or ids.max() >= n):
@@ -428,6 +429,7 @@ def count_crosslingual(aligned, lang_a: str, words_a: Sequence[str], lang_b: str
         The counts (``n_units``: tuples having both sides).
     """
     ia, ib = aligned.indices[lang_a], aligned.indices[lang_b]
+    ia.check_unchanged(), ib.check_unchanged()  # the files still the ones their opens checked
     mask = ia.present & ib.present
     left = [_postings_or_empty(ia, w) for w in words_a]
     right = [_postings_or_empty(ib, w) for w in words_b]

@@ -1,9 +1,13 @@
 """Integrity checks of a reference index file, run on load before any compiled kernel reads it.
 
 The compiled counting kernels do not check bounds, so :meth:`tealeaves.index.ReferenceIndex.load`
-passes the header (:func:`check_header`) and every array (:func:`check_arrays`) through these
-checks first; each failure is an :class:`~tealeaves.errors.IndexIntegrityError` naming the file,
-the inconsistency and the fix (:func:`invalid`).
+passes every file through these checks first, in two parts: at every open the header
+(:func:`check_header`) and what costs no more than the vocabulary (:func:`check_open`: the word
+strings, ``word_ptr``, the ends of the other pointers); once per file state the checks over the
+documents, postings and positions (:func:`check_postings`), their passing then recorded by
+:mod:`tealeaves.index.cache` under :data:`POSTINGS_CHECKS`.  Each failure is an
+:class:`~tealeaves.errors.IndexIntegrityError` naming the file, the inconsistency and the fix
+(:func:`invalid`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numba
 import numpy as np
 
 from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
+from tealeaves._docs import shared_doc
 from tealeaves.corpus import Vocabulary
 from tealeaves.errors import IndexIntegrityError
 from tealeaves.index.format import (
@@ -30,14 +35,18 @@ from tealeaves.index.format import (
     decode_strings,
 )
 
+#: The version of :func:`check_postings` recorded as passed in the verified-state cache (a later
+#: tealeaves that checks more records a higher one, so files verified before are checked again).
+POSTINGS_CHECKS = 1
 
+
+@shared_doc
 def invalid(path: Path, problem: str) -> IndexIntegrityError:
     """The error for an index file that fails a check: the file, the inconsistency and the fix.
 
     Parameters
     ----------
-    path : Path
-        The index file.
+    %(index_checked_path)s
     problem : str
         The inconsistency, completing "index file <path> ...".
 
@@ -97,6 +106,7 @@ def _check_segmentation(path: Path, seg: dict) -> None:
                                "long_token_letters >= 0 and long_token >= 1)")
 
 
+@shared_doc
 def check_header(path: Path, header, size: int, hlen: int) -> None:
     """Check the JSON header of a version-1 index against the format (``docs/coherence.md``).
 
@@ -108,8 +118,7 @@ def check_header(path: Path, header, size: int, hlen: int) -> None:
 
     Parameters
     ----------
-    path : Path
-        The index file, for messages.
+    %(index_checked_path)s
     header : object
         The decoded JSON header.
     size : int
@@ -117,10 +126,7 @@ def check_header(path: Path, header, size: int, hlen: int) -> None:
     hlen : int
         The header's length in bytes.
 
-    Raises
-    ------
-    IndexIntegrityError
-        At the first inconsistency.
+    Raises: %(raises_index_integrity)s
     """
     if not isinstance(header, dict):
         raise invalid(path, f"has a header that is a JSON {type(header).__name__}, not an object")
@@ -200,12 +206,17 @@ def _check_spec(path: Path, spec, name: str, start: int, size: int) -> int:
     return end
 
 
-def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: str,
-                   min_step: int = 0) -> None:
-    """``ptr`` must start at 0, end at ``total`` (the length of ``target``) and rise by >= ``min_step``."""
+def _check_ends(path: Path, ptr: np.ndarray, name: str, total: int, target: str) -> None:
+    """``ptr`` must start at 0 and end at ``total`` (the length of ``target``)."""
     if ptr[0] != 0 or ptr[-1] != total:
         raise invalid(path, f"has {name} running from {ptr[0]} to {ptr[-1]} (expected 0 to {total}, the "
                                f"length of {target})")
+
+
+def _check_pointer(path: Path, ptr: np.ndarray, name: str, total: int, target: str,
+                   min_step: int = 0) -> None:
+    """``ptr`` must start at 0, end at ``total`` (the length of ``target``) and rise by >= ``min_step``."""
+    _check_ends(path, ptr, name, total, target)
     k = _first_step_below(ptr, min_step)
     if k >= 0:
         what = "decreasing" if ptr[k + 1] < ptr[k] else "not increasing (an empty run)"
@@ -245,44 +256,78 @@ def _check_strings(path: Path, blob: np.ndarray, offsets: np.ndarray, what: str)
         raise invalid(path, f"has {what} that are not valid UTF-8 (an offset splits a character)")
 
 
-def check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
-                  ) -> Vocabulary:
-    """Check every array of a loaded index.
+@shared_doc
+def check_open(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]) -> None:
+    """The array checks of every open, in time and memory of the order of the vocabulary.
 
-    Each compiled check runs only on arrays whose bounds the checks before it established:
-    numba does not check indexing.  The invariants are those
-    :func:`tealeaves.index.build_index` guarantees: words are distinct UTF-8 strings; document
-    lengths are non-negative, zero on absent slots and sum to ``n_tokens``;
-    ``present`` is 0/1 with ``n_present`` ones; ``word_ptr`` and ``pos_ptr``
-    are pointers over ``post_docs`` and ``positions``; each word's documents
-    are strictly increasing present slots; each posting has at least one
-    position, strictly increasing and inside its document; and no two words
-    claim the same (document, position).
+    The words are UTF-8 strings (their offsets a pointer over the blob); ``word_ptr`` rises from 0
+    to the number of postings; ``pos_ptr`` runs from 0 to the number of positions and
+    ``docid_offsets`` from 0 to the length of the id blob (their ends only: the steps between
+    are :func:`check_postings`').  What the kernels read is then in bounds once
+    :func:`check_postings` has passed for this file (now or, recorded, at an earlier open).
 
     Parameters
     ----------
-    path : Path
-        The index file, for messages.
-    header : mapping
-        Its checked header.
-    arrays : mapping of str to numpy.ndarray
-        Its arrays, by name.
+    %(index_checked_path)s
+    %(index_checked_header)s
+    %(index_arrays)s
 
-    Returns
-    -------
-    Vocabulary
-        The decoded vocabulary.
+    Raises: %(raises_index_integrity)s
+    """
+    _check_strings(path, arrays["vocab_blob"], arrays["vocab_offsets"], "words")
+    _check_pointer(path, arrays["word_ptr"], "word_ptr", len(arrays["post_docs"]), "post_docs")
+    _check_ends(path, arrays["pos_ptr"], "pos_ptr", len(arrays["positions"]), "positions")
+    _check_ends(path, arrays["docid_offsets"], "document ids offsets", len(arrays["docid_blob"]),
+                "the document ids bytes")
+
+
+@shared_doc
+def decode_vocabulary(path: Path, arrays: Mapping[str, np.ndarray]) -> Vocabulary:
+    """The words of an index whose word strings passed :func:`check_open`; they must be distinct.
+
+    Parameters
+    ----------
+    %(index_checked_path)s
+    %(index_arrays)s
+
+    Returns: %(returns_index_vocabulary)s
 
     Raises
     ------
     IndexIntegrityError
-        At the first broken invariant.
+        If a word is repeated.
     """
-    _check_strings(path, arrays["vocab_blob"], arrays["vocab_offsets"], "words")
     try:
-        vocabulary = Vocabulary(decode_strings(arrays["vocab_blob"], arrays["vocab_offsets"]))
+        return Vocabulary(decode_strings(arrays["vocab_blob"], arrays["vocab_offsets"]))
     except ValueError as exc:
         raise invalid(path, f"has a repeated word ({exc})") from None
+
+
+@shared_doc
+def check_postings(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]) -> Vocabulary:
+    """The array checks over the documents, postings and positions, after :func:`check_open`.
+
+    Each compiled check runs only on arrays whose bounds the checks before it established:
+    numba does not check indexing.  The invariants are those
+    :func:`tealeaves.index.build_index` guarantees: words are distinct; document ids are UTF-8
+    strings; document lengths are non-negative, zero on absent slots and sum to ``n_tokens``;
+    ``present`` is 0/1 with ``n_present`` ones; ``pos_ptr`` is a pointer over ``positions``;
+    each word's documents are strictly increasing present slots; each posting has at least one
+    position, strictly increasing and inside its document; and no two words claim the same
+    (document, position).  They read the whole file, so :meth:`tealeaves.index.ReferenceIndex.load`
+    runs them once per file state and records their passing (:data:`POSTINGS_CHECKS`).
+
+    Parameters
+    ----------
+    %(index_checked_path)s
+    %(index_checked_header)s
+    %(index_arrays)s
+
+    Returns: %(returns_index_vocabulary)s
+
+    Raises: %(raises_index_integrity)s
+    """
+    vocabulary = decode_vocabulary(path, arrays)
     _check_strings(path, arrays["docid_blob"], arrays["docid_offsets"], "document ids")
     lengths, present = arrays["doc_lengths"], arrays["present"]
     if lengths.min() < 0 or lengths.max() > MAX_DOC_LENGTH:
@@ -306,7 +351,6 @@ def check_arrays(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]
                                f"n_tokens={header['n_tokens']}")
     word_ptr, post_docs, pos_ptr, positions = (arrays[k] for k in ("word_ptr", "post_docs", "pos_ptr",
                                                                    "positions"))
-    _check_pointer(path, word_ptr, "word_ptr", len(post_docs), "post_docs")
     if len(post_docs) and (post_docs.min() < 0 or post_docs.max() >= len(present)):
         raise invalid(path, f"has postings naming document slots {post_docs.min()} to {post_docs.max()} "
                                f"(expected 0 to {len(present) - 1})")

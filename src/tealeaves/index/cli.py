@@ -238,9 +238,35 @@ def _info(args) -> int:
     return 0
 
 
+def open_cost(index) -> dict:
+    """What opening ``index``'s file costs, for ``index info`` (one group of lines of its report).
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The index, as :meth:`ReferenceIndex.load` opened it (an index just built: not opened).
+
+    Returns
+    -------
+    dict
+        ``verified`` (its checksum and every structural check passed, at this open or recorded at
+        an earlier one), ``checked_at_open`` (what this open checked), ``open_bytes`` (what it
+        read), ``verified_open_bytes`` (what an open of the verified file reads: header and
+        vocabulary), ``verify_bytes`` (what the first open or ``--verify`` reads), and the
+        ``n_positions`` the full check goes over (with ``n_postings``, above); of an index not
+        opened by :meth:`ReferenceIndex.load` (just built), only ``n_positions``.
+    """
+    opened = index.opened or {}  # (a build's own index was not opened: its first open checks it whole)
+    cost = {"verified": opened.get("verified"), "checked_at_open": opened.get("checked_now"),
+            "open_bytes": opened.get("open_bytes"), "verified_open_bytes": opened.get("verified_open_bytes"),
+            "verify_bytes": opened.get("verify_bytes"), "n_positions": int(len(index.arrays["positions"]))}
+    return {k: v for k, v in cost.items() if v is not None}
+
+
 def _print_info(index, fmt: str, verified: bool = False) -> None:
-    """Print :meth:`ReferenceIndex.info`; ``verified`` adds the outcome of the full check."""
-    info = index.info()
+    """Print :meth:`ReferenceIndex.info` and :func:`open_cost`; ``verified`` adds the outcome of the full
+    check."""
+    info = {**index.info(), **open_cost(index)}
     if verified:
         info["verified"] = True
     if fmt == "json":
@@ -253,7 +279,7 @@ def _print_info(index, fmt: str, verified: bool = False) -> None:
         if (known := pattern_name(tok.get("token_pattern"))) is not None:
             info["tokenization"] = {**tok, "token_pattern": known}
         rows = [{"field": k, "value": v if not isinstance(v, dict) else dump_json(v).replace("\n", " ")}
-                for k, v in info.items() if k != "verified"]
+                for k, v in info.items()]
         print(format_table(escape_rows(rows)))  # the name and source come from file names
         if verified:
             print(f"verified: {escape(index.path)} passed the checksum and every structural check")

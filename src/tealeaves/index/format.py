@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.index.cache import file_key, remember_verified
 
 MAGIC = b"TLXINDEX"
@@ -295,13 +296,13 @@ class IndexWriter:
         self.tmp.unlink(missing_ok=True)
 
 
+@shared_doc
 def read_header(path: str | os.PathLike) -> dict:
     """The JSON header of an index file this process wrote (no checks: use :meth:`ReferenceIndex.load`).
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The index file.
+    %(index_file_path)s
 
     Returns
     -------

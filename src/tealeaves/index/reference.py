@@ -23,7 +23,7 @@ from tealeaves.corpus.preprocess import pattern_name
 from tealeaves.errors import IndexIntegrityError, TealeavesError
 from tealeaves.index import _checks
 from tealeaves.index._checks import invalid
-from tealeaves.index.cache import file_key, is_verified, remember_verified
+from tealeaves.index.cache import file_key, remember, verified_facts
 from tealeaves.index.format import (
     FORMAT_VERSION,
     MAGIC,
@@ -35,6 +35,11 @@ from tealeaves.index.format import (
     write_body,
 )
 from tealeaves.index.manifest import check_manifest
+
+
+def _header_count(key: str, doc: str) -> property:
+    """A read-only property: the integer ``key`` of the index header, described by ``doc``."""
+    return property(lambda self: int(self.header[key]), doc=doc)
 
 
 class ReferenceIndex:
@@ -69,6 +74,9 @@ class ReferenceIndex:
         self.path = path
         self._checksum = checksum
         self._window_totals: dict[int, int] = {}
+        #: How :meth:`load` opened the file (:func:`open_report`); ``None`` in memory.
+        self.opened: dict | None = None
+        self._key: tuple | None = None
 
     # -- basic facts --------------------------------------------------------
     @property
@@ -76,25 +84,10 @@ class ReferenceIndex:
         """The reference name recorded in signatures."""
         return str(self.header.get("name", "reference"))
 
-    @property
-    def n_documents(self) -> int:
-        """Slots of the document-id space (documents held or not)."""
-        return int(self.header["n_documents"])
-
-    @property
-    def n_present(self) -> int:
-        """Documents actually held."""
-        return int(self.header["n_present"])
-
-    @property
-    def n_tokens(self) -> int:
-        """Tokens of the held documents."""
-        return int(self.header["n_tokens"])
-
-    @property
-    def n_words(self) -> int:
-        """Words of the vocabulary."""
-        return int(self.header["n_words"])
+    n_documents = _header_count("n_documents", "Slots of the document-id space (documents held or not).")
+    n_present = _header_count("n_present", "Documents actually held.")
+    n_tokens = _header_count("n_tokens", "Tokens of the held documents.")
+    n_words = _header_count("n_words", "Words of the vocabulary.")
 
     @property
     def tokenization(self) -> dict:
@@ -132,8 +125,9 @@ class ReferenceIndex:
 
     @cached_property
     def vocabulary(self) -> Vocabulary:
-        """The index's words (decoded lazily on first use)."""
-        return Vocabulary(decode_strings(self.arrays["vocab_blob"], self.arrays["vocab_offsets"]))
+        """The index's words (decoded lazily on first use; a repeated word is an
+        :class:`~tealeaves.errors.IndexIntegrityError`)."""
+        return _checks.decode_vocabulary(self.path, self.arrays)
 
     @cached_property
     def document_ids(self) -> list[str]:
@@ -326,36 +320,40 @@ class ReferenceIndex:
         return path
 
     @classmethod
+    @shared_doc
     def load(cls, path: str | os.PathLike, verify: bool | str = True,
              inputs: Sequence[str | os.PathLike] | None = None) -> ReferenceIndex:
         """Open an index file, check it and memory-map its arrays.
 
-        The SHA-256 of the body is verified on the first use of the file
-        (``verify=True``): the verified state is then cached under the file's
-        (path, size, mtime_ns, inode) (:func:`verified_cache_file`), so later
-        loads of the unchanged file skip that full read.  ``verify="always"``
-        re-hashes regardless (``tealeaves index info --verify``);
-        ``verify=False`` skips only the hash.  The header and every array are then
-        checked structurally (:mod:`tealeaves.index._checks`) before any compiled
-        kernel can read them.  Raises :class:`~tealeaves.errors.IndexIntegrityError`
-        naming the file and the inconsistency if it is truncated, corrupted,
-        inconsistent or of an unknown format version.  With ``inputs``, the
-        index also refuses to load unless they are exactly the shards of its
+        Every open checks the prefix, the header and what costs no more than the vocabulary
+        (:func:`~tealeaves.index._checks.check_open`).  The SHA-256 of the body
+        (``verify=True``) and the checks over the documents, postings and positions
+        (:func:`~tealeaves.index._checks.check_postings`) run on the first open of the file
+        and are then recorded under the file's (path, size, mtime_ns, inode, ctime_ns)
+        (:func:`verified_cache_file`), so later opens of the unchanged file skip both full
+        reads; any change to the file changes the key and they run again.
+        ``verify="always"`` re-runs both regardless (``tealeaves index info --verify``);
+        ``verify=False`` skips only the hash.  So no compiled kernel reads an array of a file
+        that has not passed every check, and each count first confirms the file has not
+        changed since (:meth:`check_unchanged`).  Raises
+        :class:`~tealeaves.errors.IndexIntegrityError` naming the file and the inconsistency
+        if it is truncated, corrupted, inconsistent or of an unknown format version.  With
+        ``inputs``, the index also refuses to load unless they are exactly the shards of its
         manifest, unchanged (:func:`check_manifest`).
 
         Parameters
         ----------
-        path : str or os.PathLike
-            The index file.
+        %(index_file_path)s
         verify : bool or "always"
-            Verify the SHA-256 (once per unchanged file; ``"always"``: every time; ``False``: never).
+            Verify the SHA-256 (once per unchanged file; ``"always"``: every time, the
+            structural checks too; ``False``: never).
         inputs : sequence of path, optional
             Also require these to be exactly the shards of the index's manifest.
 
         Returns
         -------
         ReferenceIndex
-            The index, its arrays memory-mapped.
+            The index, its arrays memory-mapped; :attr:`opened` says what this open checked.
         """
         from tealeaves._io import existing_file
 
@@ -363,51 +361,136 @@ class ReferenceIndex:
         if not path.is_file():
             raise TealeavesError(f"index file '{path}' is not a regular file", fix="give the path of a "
                                  "file written by `tealeaves index build`")
-        size = path.stat().st_size
         with open(path, "rb") as fh:
-            prefix = fh.read(PREFIX.size)
-            if not MAGIC.startswith(prefix[:len(MAGIC)]):
-                raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
-                                          fix="give a file written by `tealeaves index build`")
-            if len(prefix) < PREFIX.size:
-                raise invalid(path, f"is truncated ({size} bytes, shorter than the {PREFIX.size}-byte "
-                                       "prefix of an index)")
-            _, version, reserved, hlen, stored = PREFIX.unpack(prefix)
-            if version != FORMAT_VERSION:
-                raise IndexIntegrityError(
-                    f"{path} has index format version {version}; this tealeaves reads version "
-                    f"{FORMAT_VERSION}", fix=REBUILD_FIX)
-            if reserved != 0:
-                raise invalid(path, f"has {reserved} in its reserved prefix field (expected 0)")
-            if hlen > size - PREFIX.size:
-                raise invalid(path, f"declares a {hlen}-byte header but holds only {size} bytes: "
-                                       "the file is truncated or corrupted")
-            key = file_key(path)
-            if verify == "always" or (verify and not is_verified(key, stored.hex())):
-                digest = hashlib.sha256()
-                for chunk in iter(lambda: fh.read(1 << 22), b""):
-                    digest.update(chunk)
-                if digest.digest() != stored:
-                    raise IndexIntegrityError(
-                        f"checksum mismatch in {path}: the file is corrupted or truncated", fix=REBUILD_FIX)
-                remember_verified(key, stored.hex())
+            key = file_key(path, fh.fileno())  # the file read through fh, even if path is replaced
+            hlen, stored = _read_prefix(path, fh, key[1])
+            facts = verified_facts(key) if verify != "always" else {}
+            hashed = bool(verify) and facts.get("sha256") != stored.hex()
+            if hashed:
+                _check_checksum(path, fh, stored)
             fh.seek(PREFIX.size)
-            raw = fh.read(hlen)
-        header = _checks.parse_header(path, raw)
-        _checks.check_header(path, header, size, hlen)
-        arrays = {}
-        for spec in header["arrays"]:
-            n = spec["shape"][0]
-            if n == 0:
-                arrays[spec["name"]] = np.zeros(0, dtype=spec["dtype"])
-            else:
-                arrays[spec["name"]] = np.asarray(np.memmap(path, mode="r", dtype=spec["dtype"],
-                                                            offset=spec["offset"], shape=(n,)))
+            header = _checks.parse_header(path, fh.read(hlen))
+            _checks.check_header(path, header, key[1], hlen)
+            arrays = _map_arrays(fh, header)
+        _checks.check_open(path, header, arrays)
         index = cls(arrays, header, stored.hex(), path)
-        index.vocabulary = _checks.check_arrays(path, header, arrays)
+        index._key = key
+        checked = facts.get("checks") != _checks.POSTINGS_CHECKS
+        if checked:
+            index.vocabulary = _checks.check_postings(path, header, arrays)
+        if hashed or checked:  # (one write of the cache file)
+            remember(key, **({"sha256": stored.hex()} if hashed else {}),
+                     **({"checks": _checks.POSTINGS_CHECKS} if checked else {}))
+        index.opened = open_report(index, hlen, hashed, checked,
+                                   verified=hashed or facts.get("sha256") == stored.hex())
         if inputs is not None:
             index.verify_inputs(inputs)
         return index
+
+    def check_unchanged(self) -> None:
+        """Refuse to read postings of a file that changed on disk since :meth:`load` opened it.
+
+        The arrays are memory maps: a write to the file in place would show through them,
+        unchecked, and a truncation would end the process on its next read.  Each count calls
+        this first (one ``stat``).  A file replaced by another (a new inode, e.g. rebuilt and
+        renamed into place) or removed is harmless: the maps keep the file that was opened.
+
+        Raises
+        ------
+        IndexIntegrityError
+            If the file opened has another size, modification or change time than at the open.
+        """
+        if self._key is None:
+            return
+        try:
+            st = os.stat(self.path)
+        except OSError:  # removed: the maps keep the file opened
+            return
+        _, size, mtime, inode, ctime = self._key
+        if st.st_ino == inode and (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != (size, mtime, ctime):
+            raise IndexIntegrityError(f"index file {self.path} changed on disk since it was opened "
+                                      f"({size} -> {st.st_size} bytes)", fix="open it again once it is no "
+                                      "longer being written; write a new index to another file and "
+                                      "rename it into place")
+
+
+def _read_prefix(path: Path, fh, size: int) -> tuple[int, bytes]:
+    """The header length and stored SHA-256 of the prefix read from ``fh``, checked."""
+    prefix = fh.read(PREFIX.size)
+    if not MAGIC.startswith(prefix[:len(MAGIC)]):
+        raise IndexIntegrityError(f"{path} is not a tealeaves reference index (bad magic bytes)",
+                                  fix="give a file written by `tealeaves index build`")
+    if len(prefix) < PREFIX.size:
+        raise invalid(path, f"is truncated ({size} bytes, shorter than the {PREFIX.size}-byte "
+                               "prefix of an index)")
+    _, version, reserved, hlen, stored = PREFIX.unpack(prefix)
+    if version != FORMAT_VERSION:
+        raise IndexIntegrityError(
+            f"{path} has index format version {version}; this tealeaves reads version "
+            f"{FORMAT_VERSION}", fix=REBUILD_FIX)
+    if reserved != 0:
+        raise invalid(path, f"has {reserved} in its reserved prefix field (expected 0)")
+    if hlen > size - PREFIX.size:
+        raise invalid(path, f"declares a {hlen}-byte header but holds only {size} bytes: "
+                               "the file is truncated or corrupted")
+    return hlen, stored
+
+
+def _check_checksum(path: Path, fh, stored: bytes) -> None:
+    """Hash the body (everything after the prefix) read from ``fh`` against the stored SHA-256."""
+    digest = hashlib.sha256()
+    fh.seek(PREFIX.size)
+    for chunk in iter(lambda: fh.read(1 << 22), b""):
+        digest.update(chunk)
+    if digest.digest() != stored:
+        raise IndexIntegrityError(f"checksum mismatch in {path}: the file is corrupted or truncated",
+                                  fix=REBUILD_FIX)
+
+
+def _map_arrays(source, header: Mapping) -> dict[str, np.ndarray]:
+    """The arrays of a checked header, memory-mapped read-only from ``source`` (a path or open file)."""
+    return {spec["name"]: (np.zeros(0, dtype=spec["dtype"]) if spec["shape"][0] == 0 else
+                           np.asarray(np.memmap(source, mode="r", dtype=spec["dtype"], offset=spec["offset"],
+                                                shape=(spec["shape"][0],))))
+            for spec in header["arrays"]}
+
+
+#: The arrays every open reads (:func:`tealeaves.index._checks.check_open`; of ``pos_ptr`` and
+#: ``docid_offsets`` only their ends).
+OPEN_ARRAYS = ("vocab_blob", "vocab_offsets", "word_ptr")
+
+
+def open_report(index: ReferenceIndex, hlen: int, hashed: bool, checked: bool, verified: bool) -> dict:
+    """What an open of ``index``'s file checked and read (:attr:`ReferenceIndex.opened`).
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The index just opened.
+    hlen : int
+        Its header's length in bytes.
+    hashed, checked : bool
+        Whether this open hashed the body, and ran the checks over the postings.
+    verified : bool
+        Whether its checksum is verified (now or on record).
+
+    Returns
+    -------
+    dict
+        ``verified`` (checksum and every check passed, now or at an earlier open), ``checked_now``
+        (``"checksum and every check"``, ``"every check"`` or ``"header and vocabulary"``),
+        ``open_bytes`` (bytes this open read, each counted once), ``verified_open_bytes`` (bytes an
+        open of the verified file reads) and ``verify_bytes`` (bytes the first open or
+        ``index info --verify`` reads: the whole file).
+    """
+    size = index.header["file_size"]
+    light = PREFIX.size + hlen + sum(int(index.arrays[n].nbytes) for n in OPEN_ARRAYS) + 32
+    heavy = PREFIX.size + hlen + sum(int(a.nbytes) for a in index.arrays.values())
+    what = ("checksum and every check" if hashed and checked else "every check" if checked
+            else "checksum, header and vocabulary" if hashed else "header and vocabulary")
+    return {"verified": verified, "checked_now": what,
+            "open_bytes": size if hashed else heavy if checked else light,
+            "verified_open_bytes": light, "verify_bytes": size}
 
 
 def open_unchecked(path: str | os.PathLike, header: Mapping | None = None,
@@ -432,11 +515,7 @@ def open_unchecked(path: str | os.PathLike, header: Mapping | None = None,
         The index, its arrays memory-mapped.
     """
     header = dict(header) if header is not None else read_header(path)
-    arrays = {spec["name"]: (np.zeros(0, dtype=spec["dtype"]) if spec["shape"][0] == 0 else
-                             np.memmap(path, mode="r", dtype=spec["dtype"], offset=spec["offset"],
-                                       shape=tuple(spec["shape"])))
-              for spec in header["arrays"]}
-    return ReferenceIndex(arrays, header, checksum, Path(path))
+    return ReferenceIndex(_map_arrays(path, header), header, checksum, Path(path))
 
 
 def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | None) -> str | None:
