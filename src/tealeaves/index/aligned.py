@@ -72,7 +72,7 @@ from tealeaves.errors import (
 )
 from tealeaves.index.build import build_index
 from tealeaves.index.manifest import manifest_entry
-from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
+from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for, merge_buffer_for
 from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.index.reference import ReferenceIndex
 from tealeaves.index.streaming import (
@@ -732,7 +732,7 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
         header["segmentation"] = checked[lang]
         files[lang] = f"{lang}.tlx"
         merge_partials(partials[lang], target / files[lang], header, sort_words=True,
-                       buffer_bytes=max(1 << 24, memory // 8))
+                       buffer_bytes=merge_buffer_for(memory), memory=memory)
     return files
 
 

@@ -194,3 +194,49 @@ def chunk_tokens_for(memory: int) -> int:
     """
     return max(1 << 16, (memory - BASELINE_BYTES) // BYTES_PER_TOKEN)
 
+
+
+#: Smallest block of output the merge writes at a time (its buffer is ``memory // 8`` or this).
+MIN_MERGE_BUFFER = 16 << 20
+
+
+def merge_buffer_for(memory: int) -> int:
+    """Output bytes the merge holds at a time under the budget ``memory``.
+
+    Parameters
+    ----------
+    memory : int
+        The budget of the build process, in bytes.
+
+    Returns
+    -------
+    int
+        ``memory // 8``, at least :data:`MIN_MERGE_BUFFER`.
+    """
+    return max(MIN_MERGE_BUFFER, memory // 8)
+
+
+def check_merge_memory(memory: int, tables: int) -> None:
+    """Refuse a merge whose word tables (``tables`` bytes,
+    :func:`~tealeaves.index.wordtable.word_table_bytes`) do not fit in the budget ``memory`` beside the
+    process's baseline and the smallest output block.
+
+    Parameters
+    ----------
+    memory : int
+        The budget of the build process, in bytes.
+    tables : int
+        Bytes of the merge's word tables.
+
+    Raises
+    ------
+    ParameterError
+        Naming the smallest budget that holds them.
+    """
+    need = BASELINE_BYTES + tables + MIN_MERGE_BUFFER
+    if need <= memory:
+        return
+    least = -(-need // (1 << 20))
+    raise naming(ParameterError(f"memory {size_text(memory)} cannot hold the merge of this build's vocabulary: "
+                                f"its word tables take {size_text(tables)}, so the build needs at least "
+                                f"{size_text(least << 20)}", fix=f"give at least {least}M"), "memory")

@@ -46,7 +46,7 @@ from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
 from tealeaves.index.build import index_arrays
 from tealeaves.index.format import FORMAT_VERSION
 from tealeaves.index.manifest import manifest_entry
-from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
+from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for, merge_buffer_for
 from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
 
@@ -651,7 +651,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,
-                               buffer_bytes=max(1 << 24, memory // 8), progress=progress)
+                               buffer_bytes=merge_buffer_for(memory), progress=progress, memory=memory)
         return index, stats
 
 
