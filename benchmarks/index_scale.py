@@ -536,7 +536,7 @@ def _gensim_build(shards: list[str]) -> dict:
     scan = Preprocessor().scan
     dictionary, n_tokens, n_pairs = Dictionary(), 0, 0
     for shard in shards:
-        for _, texts in _batches(iter_documents(shard), False):
+        for _, texts in _batches(iter_documents(shard)):
             docs = scan(texts).tokens()
             dictionary.add_documents(docs)
             for d in docs:

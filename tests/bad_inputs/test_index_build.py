@@ -303,9 +303,9 @@ def test_a_live_builds_work_folder_is_never_removed_and_a_killed_ones_is(tmp_pat
     import subprocess
     import sys
 
-    from tealeaves.index.streaming import remove_stale_workdirs
+    from tealeaves.index.workdir import remove_stale_workdirs
 
-    code = ("import sys, time; from tealeaves.index.streaming import Workdir\n"
+    code = ("import sys, time; from tealeaves.index.workdir import Workdir\n"
             "with Workdir(sys.argv[1]):\n    time.sleep(300)\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     child = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "out.tlx")], env=env)

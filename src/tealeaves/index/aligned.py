@@ -71,20 +71,13 @@ from tealeaves.errors import (
     naming,
 )
 from tealeaves.index.build import build_index
+from tealeaves.index.chunk import BuildSettings, Chunk, flush_chunk
 from tealeaves.index.manifest import manifest_entry
 from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for, merge_buffer_for
 from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.index.reference import ReferenceIndex
-from tealeaves.index.streaming import (
-    BuildSettings,
-    Chunk,
-    Workdir,
-    check_file_names,
-    flush_chunk,
-    index_header,
-    local_executor,
-    partial_path,
-)
+from tealeaves.index.streaming import check_file_names, index_header, local_executor, partial_path
+from tealeaves.index.workdir import Workdir
 from tealeaves.ingest.aligned import (
     TupleSummary,
     check_input_kind,

@@ -20,6 +20,8 @@ DEFAULT_MEMORY = 1 << 30
 BASELINE_BYTES = 300 << 20
 #: Bytes per token of a chunk while it is indexed (token ids, positions, postings, pointers, slack).
 BYTES_PER_TOKEN = 40
+#: Bytes per distinct word of a chunk's own word table (a dictionary entry and the word's string).
+CHUNK_WORD_BYTES = 160
 #: Smallest accepted budget.
 MIN_MEMORY = 400 << 20
 #: Largest budget of a local build where the system does not report its physical memory (1 TiB).
@@ -237,6 +239,6 @@ def check_merge_memory(memory: int, tables: int) -> None:
     if need <= memory:
         return
     least = -(-need // (1 << 20))
-    raise naming(ParameterError(f"memory {size_text(memory)} cannot hold the merge of this build's vocabulary: "
-                                f"its word tables take {size_text(tables)}, so the build needs at least "
-                                f"{size_text(least << 20)}", fix=f"give at least {least}M"), "memory")
+    message = (f"memory {size_text(memory)} cannot hold the merge of this build's vocabulary: its word "
+               f"tables take {size_text(tables)}, so the build needs at least {size_text(least << 20)}")
+    raise naming(ParameterError(message, fix=f"give at least {least}M"), "memory")

@@ -177,8 +177,8 @@ def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_word
                                        none64, True)
     first_part, first_local = np.empty(n_words, np.int32), np.empty(n_words, np.int32)
     out_blob, out_off = np.empty(n_bytes, np.uint8), np.zeros(n_words + 1, np.int64)
-    _interrupt.call(_merge_sorted, blobs, offs, orders, typed_maps, first_part, first_local, out_blob, out_off,
-                    False)
+    _interrupt.call(_merge_sorted, blobs, offs, orders, typed_maps, first_part, first_local, out_blob,
+                    out_off, False)
     if sort_words:
         return out_blob, out_off, maps
     order = np.lexsort((first_local, first_part))  # merged (sorted) ids by first occurrence
