@@ -198,8 +198,10 @@ class Chunk:
         self.lengths.extend(np.diff(kept[ends]).tolist())
         self.ids.extend(doc_ids)
 
-    def cost(self, token_bytes: int, word_bytes: int) -> int:
-        """The chunk's memory: ``token_bytes`` per token and ``word_bytes`` per word of its own table.
+    def full_at(self, token_bytes: int, word_bytes: int, budget: int) -> int | None:
+        """Where the chunk is full: the tokens up to the end of the first document at which its memory,
+        ``token_bytes`` a token and ``word_bytes`` a word of its own table (the words its tokens number so
+        far), reaches ``budget``; ``None`` while it has room.
 
         Parameters
         ----------
@@ -207,13 +209,24 @@ class Chunk:
             Bytes per token (while indexed).
         word_bytes : int
             Bytes per word of its local vocabulary.
+        budget : int
+            Bytes a chunk may hold.
 
         Returns
         -------
-        int
-            Bytes.
+        int or None
+            The tokens to keep (:meth:`split`), or ``None``.
         """
-        return len(self.tokens) * token_bytes + len(self.vocab) * word_bytes
+        words = len(self.vocab) if self.fixed is None else 0
+        if len(self.tokens) * token_bytes + words * word_bytes < budget:  # an upper bound: room left
+            return None
+        ends = np.cumsum(self.lengths, dtype=np.int64)
+        cost = ends * token_bytes
+        if words and len(self.tokens):  # words are numbered in order of first appearance
+            seen = np.maximum.accumulate(np.frombuffer(self.tokens, dtype=np.int32)) + 1
+            cost += np.where(ends > 0, seen[np.maximum(ends - 1, 0)], 0) * word_bytes
+        k = int(np.searchsorted(cost, budget))
+        return int(ends[k]) if k < len(ends) else None
 
     def split(self, limit: int) -> Chunk | None:
         """Cut the chunk after the first document at which it reaches ``limit`` tokens.

@@ -189,8 +189,11 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
     budget = settings.chunk_tokens * BYTES_PER_TOKEN
     for doc_ids, texts in _batches(_documents(shard, settings, stats, kind)):
         chunk.add_scan(doc_ids, tokenise(texts))
-        while chunk is not None and chunk.cost(BYTES_PER_TOKEN, CHUNK_WORD_BYTES) >= budget:
-            rest = chunk.split(min(settings.chunk_tokens, len(chunk.tokens)))  # full of tokens, or of words
+        while chunk is not None:
+            cut = chunk.full_at(BYTES_PER_TOKEN, CHUNK_WORD_BYTES, budget)  # full of tokens, or of words
+            if cut is None:
+                break
+            rest = chunk.split(cut)
             flush(chunk)
             chunk = rest
         chunk = chunk or Chunk(fixed)
