@@ -37,7 +37,7 @@ the copy's number in letters), so the vocabulary grows with the size as Wikipedi
 0.78 M distinct words at 200 M tokens and 3.9 M at 1 B (42 M documents).  Each copy's documents are
 shuffled (seeded) and dealt to :data:`N_SHARDS` JSON Lines shards, 500 at a time.  For each size it
 prints, each measured in a fresh process (peak RSS = ``VmHWM``; anonymous memory = the peak of
-``RssAnon`` sampled every 10 ms, i.e. above the mapped index file): the build (``tealeaves index
+``RssAnon`` sampled every 100 ms, i.e. above the mapped index file): the build (``tealeaves index
 build``, default ``--memory 1G``: time, tokens/s, peak RSS), the first and a second open
 (``ReferenceIndex.load``), ``tealeaves index info --verify``, and NPMI scoring of 80 topics x top 10
 and 1,000 x top 50 at document, 10-token and 110-token windows (the index already open; the kernels
@@ -252,7 +252,7 @@ def _anon_sampler():
     def run():
         while not stop.is_set():
             peak[0] = max(peak[0], _proc_status().get("RssAnon", 0.0))
-            stop.wait(0.01)
+            stop.wait(0.1)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
