@@ -383,6 +383,13 @@ name : str
     "segmentation_k": """\
 k : int
     The number of ranked words.""",
+    "build_shard_read": """\
+stats : IngestStats
+    What was read and skipped.
+manifest : dict
+    The shard's manifest entry.
+n_tokens : int, default 0
+    Tokens indexed.""",
     # -- Data sets (tealeaves.data)
     "dataset_path": """\
 path : str

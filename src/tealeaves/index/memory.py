@@ -198,30 +198,15 @@ def chunk_tokens_for(memory: int) -> int:
 
 
 
-#: Smallest block of output the merge writes at a time (its buffer is ``memory // 8`` or this).
+#: Smallest block of output the merge writes at a time (its buffer is ``memory // 8`` where that fits).
 MIN_MERGE_BUFFER = 16 << 20
 
 
-def merge_buffer_for(memory: int) -> int:
-    """Output bytes the merge holds at a time under the budget ``memory``.
-
-    Parameters
-    ----------
-    memory : int
-        The budget of the build process, in bytes.
-
-    Returns
-    -------
-    int
-        ``memory // 8``, at least :data:`MIN_MERGE_BUFFER`.
-    """
-    return max(MIN_MERGE_BUFFER, memory // 8)
-
-
-def check_merge_memory(memory: int, tables: int) -> None:
-    """Refuse a merge whose word tables (``tables`` bytes,
-    :func:`~tealeaves.index.wordtable.word_table_bytes`) do not fit in the budget ``memory`` beside the
-    process's baseline and the smallest output block.
+def check_merge_memory(memory: int, tables: int) -> int:
+    """The output the merge may hold at a time beside its word tables (``tables`` bytes,
+    :func:`~tealeaves.index.wordtable.word_table_bytes`) and the process's baseline under the budget
+    ``memory``: ``memory // 8``, less where the tables leave less room, and at least
+    :data:`MIN_MERGE_BUFFER`; refused when even that does not fit.
 
     Parameters
     ----------
@@ -230,15 +215,20 @@ def check_merge_memory(memory: int, tables: int) -> None:
     tables : int
         Bytes of the merge's word tables.
 
+    Returns
+    -------
+    int
+        Output bytes per block of the merge.
+
     Raises
     ------
     ParameterError
-        Naming the smallest budget that holds them.
+        Naming the smallest budget that holds the tables.
     """
-    need = BASELINE_BYTES + tables + MIN_MERGE_BUFFER
-    if need <= memory:
-        return
-    least = -(-need // (1 << 20))
+    room = memory - BASELINE_BYTES - tables
+    if room >= MIN_MERGE_BUFFER:
+        return max(MIN_MERGE_BUFFER, min(memory // 8, room))
+    least = -(-(memory - room + MIN_MERGE_BUFFER) // (1 << 20))
     message = (f"memory {size_text(memory)} cannot hold the merge of this build's vocabulary: its word "
                f"tables take {size_text(tables)}, so the build needs at least {size_text(least << 20)}")
     raise naming(ParameterError(message, fix=f"give at least {least}M"), "memory")

@@ -79,7 +79,7 @@ def _gather(local, final, src_wp, src_docs, src_pp, src_pos, slot_offset, dst_do
 
 
 def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapping, *,
-                   sort_words: bool, buffer_bytes: int = 1 << 27, progress=None,
+                   sort_words: bool, buffer_bytes: int | None = None, progress=None,
                    memory: int | None = None) -> ReferenceIndex:
     """Merge ``partials`` (in id-space order) into the index file ``output``; returns it (memory-mapped).
 
@@ -96,14 +96,14 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
         Descriptive header fields.
     sort_words : bool
         Sort the merged vocabulary (as a fitted Preprocessor orders it); else first appearance.
-    buffer_bytes : int
-        Output held in memory at a time.
+    buffer_bytes : int, optional
+        Output held in memory at a time (default: as ``memory`` leaves room for, or 128 MiB).
     progress : Progress, optional
         Told of the words merged.
     memory : int, optional
-        The build's budget in bytes: refuse to merge when the word tables
-        (:func:`~tealeaves.index.wordtable.word_table_bytes`) do not fit in it
-        (:func:`~tealeaves.index.memory.check_merge_memory`).
+        The build's budget in bytes: the output block is sized to the room the word tables
+        (:func:`~tealeaves.index.wordtable.word_table_bytes`) leave in it, and the merge refused when they
+        do not fit (:func:`~tealeaves.index.memory.check_merge_memory`).
 
     Returns
     -------
@@ -126,8 +126,8 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
     del tables
     local_words = {k: m for (k, _), m in zip(real, maps)}
     n_words = len(vocab_offsets) - 1
-    if memory is not None:
-        check_merge_memory(memory, word_table_bytes(n_pairs, n_words))
+    if buffer_bytes is None:
+        buffer_bytes = check_merge_memory(memory, word_table_bytes(n_pairs, n_words)) if memory else 1 << 27
     if n_words == 0:
         n_docs = sum(heads[k]["n_present"] for k, _ in real)
         raw = "token_pattern" in (header.get("tokenization") or {})  # a recipe: raw text was tokenised

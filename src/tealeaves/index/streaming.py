@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._progress import Progress as _Progress
 from tealeaves._progress import is_terminal
 from tealeaves.corpus import Preprocessor
@@ -46,7 +47,6 @@ from tealeaves.index.memory import (
     DEFAULT_MEMORY,
     check_memory,
     chunk_tokens_for,
-    merge_buffer_for,
 )
 from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.index.workdir import Workdir
@@ -78,6 +78,7 @@ def prunes(recipe: Mapping | None) -> bool:
 
 
 @dataclass
+@shared_doc
 class ShardResult:
     """A shard's partial indexes (in order), what was read and skipped, and its manifest entry.
 
@@ -85,12 +86,7 @@ class ShardResult:
     ----------
     partials : list of Partial
         The partial indexes, in order.
-    stats : IngestStats
-        What was read and skipped.
-    manifest : dict
-        The shard's manifest entry.
-    n_tokens : int, default 0
-        Tokens indexed.
+    %(build_shard_read)s
     """
 
     partials: list[Partial]
@@ -444,7 +440,7 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,
-                               buffer_bytes=merge_buffer_for(memory), progress=progress, memory=memory)
+                               progress=progress, memory=memory)
         return index, stats
 
 
