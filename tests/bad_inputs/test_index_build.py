@@ -242,9 +242,9 @@ def test_memory_argument_of_the_builders(tmp_path, small, small_tuples, memory, 
 
 
 # -- a budget too small for the build's vocabulary ---------------------------------------------------------
-#: Distinct words of :func:`many_words`: at 400 MiB the merge's word tables (24 bytes a word of each partial,
-#: 96 a merged word: 120 x 900,000 = 103 MiB) do not fit beside the baseline (300 MiB) and the smallest output
-#: block (16 MiB).
+#: Distinct words of :func:`many_words`: at 400 MiB the merge's word tables (40 bytes a word of each partial,
+#: 96 a merged word, twice the partials' 8 UTF-8 bytes a word: 152 x 900,000 = 130 MiB) do not fit beside the
+#: baseline (300 MiB) and the smallest output block (16 MiB).
 MANY_WORDS = 900_000
 
 
@@ -265,7 +265,7 @@ def _least(text: str) -> int:
 @pytest.mark.cli_subprocess
 def test_memory_too_small_for_the_vocabulary(tmp_path, cli_error, run_cli, many_words):
     # before: the merge held a dictionary of every word (about 240 bytes a word) whatever the budget
-    tables = MANY_WORDS * (24 + 96)
+    tables = MANY_WORDS * (40 + 96 + 2 * 8)
     need = -(-((300 << 20) + tables + (16 << 20)) // (1 << 20))
     result = cli_error(["index", "build", many_words, "-o", tmp_path / "out.tlx", "--memory", "400M"],
                        "--memory 400 MiB cannot hold the merge of this build's vocabulary", progress=True)
@@ -282,14 +282,14 @@ def test_memory_too_small_for_the_vocabulary_api(tmp_path, monkeypatch):
     from tealeaves.index import memory
     from tealeaves.index.streaming import build_streaming
 
-    words = [f"w{i:05d}" for i in range(40_000)]  # 4.6 MiB of word tables, beside a baseline of 380 MiB
+    words = [f"w{i:05d}" for i in range(40_000)]  # 5.6 MiB of word tables, beside a baseline of 380 MiB
     (tmp_path / "in").mkdir()
     lines = (" ".join(words[i:i + 10]) for i in range(0, 40_000, 10))
     path = _write(tmp_path / "in" / "words.txt", "\n".join(lines))
     monkeypatch.setattr(memory, "BASELINE_BYTES", 380 << 20)
     with pytest.raises(ParameterError, match="memory 400 MiB cannot hold the merge") as info:
         build_streaming([path], tmp_path / "out.tlx", memory=400 << 20)
-    assert _least(str(info.value.fix)) == -(-((396 << 20) + 40_000 * 120) // (1 << 20))
+    assert _least(str(info.value.fix)) == -(-((396 << 20) + 40_000 * (40 + 96 + 2 * 6)) // (1 << 20))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 

@@ -116,8 +116,10 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
     heads = {k: read_header(p.path) for k, p in real}
     offsets = np.concatenate([[0], np.cumsum([p.n_slots for p in partials])]).astype(np.int64)
     n_pairs = sum(heads[k]["n_words"] for k, _ in real)
+    n_bytes = sum(spec["shape"][0] for k, _ in real for spec in heads[k]["arrays"]
+                  if spec["name"] == "vocab_blob")  # the partials' words, UTF-8
     if memory is not None:
-        check_merge_memory(memory, word_table_bytes(n_pairs, 0))  # before any word table is read
+        check_merge_memory(memory, word_table_bytes(n_pairs, 0, n_bytes))  # before any word table is read
     tables = []
     for k, p in real:
         arrays = open_unchecked(p.path, heads[k]).arrays
@@ -127,7 +129,8 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
     local_words = {k: m for (k, _), m in zip(real, maps)}
     n_words = len(vocab_offsets) - 1
     if buffer_bytes is None:
-        buffer_bytes = check_merge_memory(memory, word_table_bytes(n_pairs, n_words)) if memory else 1 << 27
+        tables_bytes = word_table_bytes(n_pairs, n_words, n_bytes)
+        buffer_bytes = check_merge_memory(memory, tables_bytes) if memory else 1 << 27
     if n_words == 0:
         n_docs = sum(heads[k]["n_present"] for k, _ in real)
         raw = "token_pattern" in (header.get("tokenization") or {})  # a recipe: raw text was tokenised

@@ -22,20 +22,21 @@ from collections.abc import Sequence
 
 import numba
 import numpy as np
-from numba.typed import List as TypedList
 
 from tealeaves import _interrupt
 from tealeaves._compiled import stop_requested
 
-#: Bytes held per word of the merged vocabulary by the merge (its UTF-8 bytes (about 10), offset, document
-#: and token counts, pointers, first occurrence and first-appearance rank, with slack).
+#: Bytes held per word of the merged vocabulary by the merge (its offset, document and token counts,
+#: pointers, first occurrence and first-appearance rank, with slack; its bytes are counted apart).
 WORD_BYTES = 96
-#: Bytes held per word of each partial's vocabulary by the merge (its merged id, sorted position and order).
-PAIR_BYTES = 24
+#: Bytes held per word of each partial's vocabulary by the merge (its offset, sorted position and merged id,
+#: and the postings copy's order; its bytes are counted apart).
+PAIR_BYTES = 40
 
 
-def word_table_bytes(n_pairs: int, n_words: int) -> int:
-    """Memory the merge's word tables take: ``n_words`` merged words, ``n_pairs`` partial words.
+def word_table_bytes(n_pairs: int, n_words: int, n_bytes: int) -> int:
+    """Memory the merge's word tables take: ``n_words`` merged words, ``n_pairs`` partial words of
+    ``n_bytes`` UTF-8 bytes in all (held once, and at most once more for the merged words).
 
     Parameters
     ----------
@@ -43,21 +44,23 @@ def word_table_bytes(n_pairs: int, n_words: int) -> int:
         Words summed over the partials' vocabularies.
     n_words : int
         Distinct words of the merged vocabulary.
+    n_bytes : int
+        UTF-8 bytes of the partials' vocabularies.
 
     Returns
     -------
     int
         Bytes.
     """
-    return n_pairs * PAIR_BYTES + n_words * WORD_BYTES
+    return n_pairs * PAIR_BYTES + n_words * WORD_BYTES + 2 * n_bytes
 
 
 @numba.njit(cache=True, nogil=True)
-def _compare(a, a0, a1, b, b0, b1):
-    """-1, 0 or 1 as the bytes ``a[a0:a1]`` sort before, equal or after ``b[b0:b1]``."""
+def _compare(a, a0, a1, b0, b1):
+    """-1, 0 or 1 as the bytes ``a[a0:a1]`` sort before, equal or after ``a[b0:b1]``."""
     n = min(a1 - a0, b1 - b0)
     for j in range(n):
-        x, y = a[a0 + j], b[b0 + j]
+        x, y = a[a0 + j], a[b0 + j]
         if x != y:
             return -1 if x < y else 1
     la, lb = a1 - a0, b1 - b0
@@ -65,42 +68,42 @@ def _compare(a, a0, a1, b, b0, b1):
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge_sorted(blobs, offs, orders, maps, first_part, first_local, out_blob, out_off, count_only, stop):
-    """K-way merge of the partials' vocabularies (partial ``k``'s words in byte order are
-    ``orders[k]``); numbers each distinct word by its rank (``maps[k][local]``), records its first
-    occurrence (lowest partial, ``first_part`` / ``first_local``) and writes its bytes (``out_blob``,
-    ``out_off``), unless ``count_only``.  Returns ``(words, bytes)``; early, unfinished, on a stop."""
-    n_parts = len(blobs)
-    cur = np.zeros(n_parts, dtype=np.int64)
+def _merge_sorted(blob, offsets, base, orders, maps, first_part, first_local, out_blob, out_off, count_only,
+                  stop):
+    """K-way merge of the partials' vocabularies, concatenated: partial ``k``'s words are ``base[k]`` to
+    ``base[k + 1]`` of ``offsets`` (into ``blob``), in byte order ``base[k] + orders[base[k]:base[k + 1]]``.
+    Numbers each distinct word by its rank (``maps``), records its first occurrence (lowest partial,
+    ``first_part`` / ``first_local``) and writes its bytes (``out_blob``, ``out_off``), unless
+    ``count_only``.  Returns ``(words, bytes)``; early, unfinished, on a stop."""
+    n_parts = len(base) - 1
+    cur = base[:-1].copy()
     n, nb = 0, 0
     while True:
         if n % 4096 == 0 and stop_requested(stop):
             return n, nb
         best, b0, b1 = -1, 0, 0
         for k in range(n_parts):
-            if cur[k] < len(orders[k]):
-                lk = orders[k][cur[k]]
-                k0, k1 = offs[k][lk], offs[k][lk + 1]
-                if best < 0 or _compare(blobs[k], k0, k1, blobs[best], b0, b1) < 0:
+            if cur[k] < base[k + 1]:
+                p = base[k] + orders[cur[k]]
+                k0, k1 = offsets[p], offsets[p + 1]
+                if best < 0 or _compare(blob, k0, k1, b0, b1) < 0:
                     best, b0, b1 = k, k0, k1
         if best < 0:
             return n, nb
-        word = blobs[best]
         if not count_only:
-            for j in range(b0, b1):
-                out_blob[nb + j - b0] = word[j]
+            out_blob[nb:nb + b1 - b0] = blob[b0:b1]
             out_off[n + 1] = nb + b1 - b0
             first_part[n] = -1
         nb += b1 - b0
         for k in range(n_parts):  # every partial holding the word, in partial order
-            if cur[k] < len(orders[k]):
-                lk = orders[k][cur[k]]
-                if _compare(blobs[k], offs[k][lk], offs[k][lk + 1], word, b0, b1) == 0:
+            if cur[k] < base[k + 1]:
+                p = base[k] + orders[cur[k]]
+                if _compare(blob, offsets[p], offsets[p + 1], b0, b1) == 0:
                     if not count_only:
-                        maps[k][lk] = n
+                        maps[p] = n
                         if first_part[n] < 0:
                             first_part[n] = k
-                            first_local[n] = lk
+                            first_local[n] = p - base[k]
                     cur[k] += 1
         n += 1
 
@@ -122,7 +125,7 @@ def _gather_words(blob, offsets, order, out_blob, out_off):
 def _is_sorted(blob, offsets):
     """Whether the words ``(blob, offsets)`` are in strictly increasing byte order."""
     for i in range(len(offsets) - 2):
-        if _compare(blob, offsets[i], offsets[i + 1], blob, offsets[i + 1], offsets[i + 2]) >= 0:
+        if _compare(blob, offsets[i], offsets[i + 1], offsets[i + 1], offsets[i + 2]) >= 0:
             return False
     return True
 
@@ -147,7 +150,7 @@ def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_word
     sort_words : bool
         Number the merged words in sorted order (else in order of first appearance).
     decode : callable, optional
-        ``decode(blob, offsets)`` -> list of str (to sort a first-appearance partial's words; default
+        ``decode(blob, offsets)`` -> list of str (to sort an unsorted partial's words; default
         :func:`tealeaves.index.format.decode_strings`).
 
     Returns
@@ -161,33 +164,37 @@ def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_word
     """
     if decode is None:
         from tealeaves.index.format import decode_strings as decode
-    blobs, offs, orders, maps = TypedList(), TypedList(), TypedList(), []
-    for blob, offsets in tables:
-        blob, offsets = np.ascontiguousarray(blob, dtype=np.uint8), np.ascontiguousarray(offsets, np.int64)
-        n = len(offsets) - 1
-        blobs.append(blob)
-        offs.append(offsets)
-        orders.append(_byte_order(blob, offsets, decode))
-        maps.append(np.empty(n, dtype=np.int64))
-    if not len(blobs):
-        return np.zeros(0, np.uint8), np.zeros(1, np.int64), maps
-    typed_maps = TypedList(maps)
-    none32, none8, none64 = np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(1, np.int64)
-    n_words, n_bytes = _interrupt.call(_merge_sorted, blobs, offs, orders, typed_maps, none32, none32, none8,
-                                       none64, True)
+    sizes = [len(offsets) - 1 for _, offsets in tables]
+    base = np.zeros(len(tables) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=base[1:])
+    blob = np.empty(sum(len(b) for b, _ in tables), dtype=np.uint8)
+    offsets = np.zeros(int(base[-1]) + 1, dtype=np.int64)
+    orders = np.empty(int(base[-1]), dtype=np.int32)
+    at = 0
+    for k, (part_blob, part_offsets) in enumerate(tables):
+        part_blob, part_offsets = np.asarray(part_blob), np.asarray(part_offsets)
+        blob[at:at + len(part_blob)] = part_blob
+        offsets[base[k]:base[k + 1] + 1] = part_offsets + at
+        orders[base[k]:base[k + 1]] = _byte_order(part_blob, part_offsets, decode)
+        at += len(part_blob)
+    maps = np.empty(int(base[-1]), dtype=np.int64)
+    no32, no8, no64 = np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(1, np.int64)
+    n_words, n_bytes = _interrupt.call(_merge_sorted, blob, offsets, base, orders, maps, no32, no32, no8,
+                                       no64, True)
     first_part, first_local = np.empty(n_words, np.int32), np.empty(n_words, np.int32)
     out_blob, out_off = np.empty(n_bytes, np.uint8), np.zeros(n_words + 1, np.int64)
-    _interrupt.call(_merge_sorted, blobs, offs, orders, typed_maps, first_part, first_local, out_blob,
+    _interrupt.call(_merge_sorted, blob, offsets, base, orders, maps, first_part, first_local, out_blob,
                     out_off, False)
+    del blob, offsets, orders
+    parts = [maps[base[k]:base[k + 1]] for k in range(len(tables))]
     if sort_words:
-        return out_blob, out_off, maps
+        return out_blob, out_off, parts
     order = np.lexsort((first_local, first_part))  # merged (sorted) ids by first occurrence
     del first_part, first_local
     rank = np.empty(n_words, dtype=np.int64)
     rank[order] = np.arange(n_words, dtype=np.int64)
-    for m in maps:
-        np.take(rank, m, out=m)
+    np.take(rank, maps, out=maps)
     del rank
-    blob, offsets = np.empty(n_bytes, np.uint8), np.empty(n_words + 1, np.int64)
-    _gather_words(out_blob, out_off, order, blob, offsets)
-    return blob, offsets, maps
+    vocab_blob, vocab_offsets = np.empty(n_bytes, np.uint8), np.empty(n_words + 1, np.int64)
+    _gather_words(out_blob, out_off, order, vocab_blob, vocab_offsets)
+    return vocab_blob, vocab_offsets, parts
