@@ -391,19 +391,20 @@ def test_text_build_of_many_scripts_equals_single_pass(tmp_path, chunk_tokens):
     assert list(index.vocabulary) == sorted(single.vocabulary)
 
 
-def test_chunk_is_cut_when_its_word_table_fills_the_budget(tmp_path, monkeypatch):
-    from tealeaves.index import streaming
+def test_chunk_is_cut_when_its_word_table_fills_the_budget(tmp_path):
+    from tealeaves.index.format import read_header
+    from tealeaves.index.streaming import index_shard, plan
 
     words = [f"w{i:05d}" for i in range(3000)]  # every token a new word
     p = tmp_path / "tokens.txt"
     p.write_text("\n".join(" ".join(words[i:i + 10]) for i in range(0, 3000, 10)) + "\n", encoding="utf-8")
-    flushed = []
-    real = streaming.flush_chunk
-    monkeypatch.setattr(streaming, "flush_chunk", lambda chunk, *a: flushed.append(len(set(chunk.tokens))) or
-                        real(chunk, *a))
-    # a chunk of 1,000 tokens is 40,000 bytes (40 a token); ten new words a line are 2,000 bytes (160 a
-    # word), so 20 lines (200 tokens, 200 words) fill it
-    index, _ = build_streaming([p], tmp_path / "t.tlx", chunk_tokens=1000)
-    assert flushed == [200] * 15
-    assert list(index.vocabulary) == words
-    assert list(index.vocabulary) == words
+    settings = plan([p], None, 1 << 30, str(tmp_path))
+    assert settings.chunk_bytes == (1 << 30) - (300 << 20)  # the budget less the process's baseline
+    # 40 bytes a token and 160 a word of the chunk's own table: ten new words a line are 2,000 bytes, so
+    # 20 lines (200 tokens) fill 40,000 bytes, long before the chunk's 1,000 tokens
+    settings.chunk_tokens, settings.chunk_bytes = 1000, 40_000
+    result = index_shard(str(p), 0, settings)
+    assert [read_header(q.path)["n_words"] for q in result.partials] == [200] * 15
+    settings.chunk_bytes = None  # tokens only
+    result = index_shard(str(p), 0, settings)
+    assert [read_header(q.path)["n_tokens"] for q in result.partials] == [1000] * 3

@@ -88,6 +88,9 @@ class BuildSettings:
         Encoding of text inputs (``None``: UTF-8).
     vocabulary : list of str, optional
         Fixed by a counting pass (or a fitted Preprocessor).
+    chunk_bytes : int, optional
+        Memory a chunk may hold, its tokens and its own word table together (``None``: only
+        ``chunk_tokens`` ends a chunk).
     """
 
     recipe: dict | None  # Preprocessor.get_params(); None = pre-tokenised input
@@ -98,6 +101,7 @@ class BuildSettings:
     prefix_ids: bool = False
     encoding: str | None = None  # of text inputs (None: UTF-8)
     vocabulary: list[str] | None = None  # fixed by a counting pass (or a fitted Preprocessor)
+    chunk_bytes: int | None = None  # tokens and word table together (None: only chunk_tokens counts)
 
     def preprocessor(self) -> Preprocessor:
         """The recipe's Preprocessor (text inputs only).
@@ -198,35 +202,39 @@ class Chunk:
         self.lengths.extend(np.diff(kept[ends]).tolist())
         self.ids.extend(doc_ids)
 
-    def full_at(self, token_bytes: int, word_bytes: int, budget: int) -> int | None:
-        """Where the chunk is full: the tokens up to the end of the first document at which its memory,
-        ``token_bytes`` a token and ``word_bytes`` a word of its own table (the words its tokens number so
-        far), reaches ``budget``; ``None`` while it has room.
+    def full_at(self, limit: int, budget: int | None, token_bytes: int, word_bytes: int) -> int | None:
+        """Where the chunk is full: the tokens up to the end of the first document at which it reaches
+        ``limit`` tokens, or at which its memory, ``token_bytes`` a token and ``word_bytes`` a word of its
+        own table (the words its tokens number so far), reaches ``budget``; ``None`` while it has room.
 
         Parameters
         ----------
+        limit : int
+            Tokens per chunk.
+        budget : int or None
+            Bytes a chunk may hold (``None``: no bound but ``limit``).
         token_bytes : int
             Bytes per token (while indexed).
         word_bytes : int
             Bytes per word of its local vocabulary.
-        budget : int
-            Bytes a chunk may hold.
 
         Returns
         -------
         int or None
             The tokens to keep (:meth:`split`), or ``None``.
         """
-        words = len(self.vocab) if self.fixed is None else 0
-        if len(self.tokens) * token_bytes + words * word_bytes < budget:  # an upper bound: room left
+        words = len(self.vocab) if (self.fixed is None and budget is not None) else 0
+        n = len(self.tokens)
+        if n < limit and (not words or n * token_bytes + words * word_bytes < budget):  # room left
             return None
         ends = np.cumsum(self.lengths, dtype=np.int64)
-        cost = ends * token_bytes
-        if words and len(self.tokens):  # words are numbered in order of first appearance
+        full = ends >= limit
+        if words and n:  # words are numbered in order of first appearance
             seen = np.maximum.accumulate(np.frombuffer(self.tokens, dtype=np.int32)) + 1
-            cost += np.where(ends > 0, seen[np.maximum(ends - 1, 0)], 0) * word_bytes
-        k = int(np.searchsorted(cost, budget))
-        return int(ends[k]) if k < len(ends) else None
+            seen = np.where(ends > 0, seen[np.maximum(ends - 1, 0)], 0)  # words numbered at each end
+            full |= ends * token_bytes + seen * word_bytes >= budget
+        k = int(np.argmax(full))
+        return int(ends[k]) if full[k] else None
 
     def split(self, limit: int) -> Chunk | None:
         """Cut the chunk after the first document at which it reaches ``limit`` tokens.

@@ -42,6 +42,7 @@ from tealeaves.index.chunk import BuildSettings, Chunk, flush_chunk, scan_tokens
 from tealeaves.index.format import FORMAT_VERSION
 from tealeaves.index.manifest import manifest_entry
 from tealeaves.index.memory import (
+    BASELINE_BYTES,
     BYTES_PER_TOKEN,
     CHUNK_WORD_BYTES,
     DEFAULT_MEMORY,
@@ -182,11 +183,11 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
                                sort_words))
 
     tokenise = scan or scan_tokens  # pre-tokenised: one document of tokens per line
-    budget = settings.chunk_tokens * BYTES_PER_TOKEN
     for doc_ids, texts in _batches(_documents(shard, settings, stats, kind)):
         chunk.add_scan(doc_ids, tokenise(texts))
         while chunk is not None:
-            cut = chunk.full_at(BYTES_PER_TOKEN, CHUNK_WORD_BYTES, budget)  # full of tokens, or of words
+            cut = chunk.full_at(settings.chunk_tokens, settings.chunk_bytes, BYTES_PER_TOKEN,
+                                CHUNK_WORD_BYTES)  # full of tokens, or its tokens and words of memory
             if cut is None:
                 break
             rest = chunk.split(cut)
@@ -293,7 +294,8 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
     recipe = None if pretok else pre.get_params()
     vocabulary = list(pre.vocabulary_) if (not pretok and hasattr(pre, "vocabulary_")) else None
     settings = BuildSettings(recipe, chunk_tokens_for(memory), workdir, text_field=text_field,
-                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary, encoding=encoding)
+                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary, encoding=encoding,
+                             chunk_bytes=memory - BASELINE_BYTES)
     for p, kind in zip(inputs, kinds):  # before any shard is read
         check_tokenisation(str(p), kind, settings)
     return settings
