@@ -1,19 +1,19 @@
 """The merged vocabulary of a streamed build, from the partial indexes' own word tables.
 
 A streamed build never holds a table of every word of the corpus: each chunk numbers its own words
-(:class:`~tealeaves.index.streaming.Chunk`), its partial index stores them (UTF-8 bytes), and the
-merge (:func:`merge_word_tables`) walks the partials' vocabularies in byte order at once, in a
-compiled K-way merge over the memory-mapped partials.  Byte order of UTF-8 is code-point order, the
+(:class:`~tealeaves.index.chunk.Chunk`), its partial index stores them (UTF-8 bytes), and the
+merge (:func:`merge_word_tables`) walks the partials' vocabularies (their bytes read into one array)
+in byte order at once, in a compiled K-way merge.  Byte order of UTF-8 is code-point order, the
 order of Python's ``sorted`` over ``str``, so the merged vocabulary is exactly the one a single
 in-memory build numbers: sorted (a recipe: as a fitted :class:`~tealeaves.corpus.Preprocessor`
 orders it), or in order of first appearance (pre-tokenised input: a word's id is its rank by the
 partial, then the position in that partial, of its first occurrence, as partials number their words
 in order of first appearance).
 
-Memory: no Python object per word of the merged vocabulary; :data:`WORD_BYTES` per merged word and
-:data:`PAIR_BYTES` per word of each partial (:func:`word_table_bytes`), which the build accounts in
-its budget (:func:`tealeaves.index.memory.check_merge_memory`).  One partial's words are decoded at a
-time (pre-tokenised input: to sort them).
+Memory: no Python object per word; :data:`WORD_BYTES` per merged word, :data:`PAIR_BYTES` per word of
+each partial and the words' UTF-8 bytes twice (:func:`word_table_bytes`), which the build accounts in
+its budget (:func:`tealeaves.index.memory.check_merge_memory`).  A partial whose words are not sorted
+(pre-tokenised input numbers them by first appearance) is sorted by a compiled merge sort over its bytes.
 """
 
 from __future__ import annotations
@@ -68,44 +68,75 @@ def _compare(a, a0, a1, b0, b1):
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge_sorted(blob, offsets, base, orders, maps, first_part, first_local, out_blob, out_off, count_only,
-                  stop):
+def _merge_sorted(blob, offsets, base, orders, maps, first_part, first_local, out_blob, out_off, stop):
     """K-way merge of the partials' vocabularies, concatenated: partial ``k``'s words are ``base[k]`` to
     ``base[k + 1]`` of ``offsets`` (into ``blob``), in byte order ``base[k] + orders[base[k]:base[k + 1]]``.
     Numbers each distinct word by its rank (``maps``), records its first occurrence (lowest partial,
-    ``first_part`` / ``first_local``) and writes its bytes (``out_blob``, ``out_off``), unless
-    ``count_only``.  Returns ``(words, bytes)``; early, unfinished, on a stop."""
+    ``first_part`` / ``first_local``) and writes its bytes (``out_blob``, ``out_off``).  Returns
+    ``(words, bytes)``; early, unfinished, on a stop."""
     n_parts = len(base) - 1
     cur = base[:-1].copy()
+    ties = np.empty(n_parts, dtype=np.int64)  # the partials whose current word is the smallest
     n, nb = 0, 0
     while True:
         if n % 4096 == 0 and stop_requested(stop):
             return n, nb
-        best, b0, b1 = -1, 0, 0
+        n_ties, b0, b1 = 0, 0, 0
         for k in range(n_parts):
             if cur[k] < base[k + 1]:
                 p = base[k] + orders[cur[k]]
                 k0, k1 = offsets[p], offsets[p + 1]
-                if best < 0 or _compare(blob, k0, k1, b0, b1) < 0:
-                    best, b0, b1 = k, k0, k1
-        if best < 0:
+                c = -1 if n_ties == 0 else _compare(blob, k0, k1, b0, b1)
+                if c < 0:
+                    n_ties, b0, b1 = 0, k0, k1
+                if c <= 0:
+                    ties[n_ties] = k
+                    n_ties += 1
+        if n_ties == 0:
             return n, nb
-        if not count_only:
-            out_blob[nb:nb + b1 - b0] = blob[b0:b1]
-            out_off[n + 1] = nb + b1 - b0
-            first_part[n] = -1
+        out_blob[nb:nb + b1 - b0] = blob[b0:b1]
         nb += b1 - b0
-        for k in range(n_parts):  # every partial holding the word, in partial order
-            if cur[k] < base[k + 1]:
-                p = base[k] + orders[cur[k]]
-                if _compare(blob, offsets[p], offsets[p + 1], b0, b1) == 0:
-                    if not count_only:
-                        maps[p] = n
-                        if first_part[n] < 0:
-                            first_part[n] = k
-                            first_local[n] = p - base[k]
-                    cur[k] += 1
+        out_off[n + 1] = nb
+        first_part[n] = ties[0]  # partials are in order: the first holding the word
+        first_local[n] = orders[cur[ties[0]]]
+        for t in range(n_ties):
+            k = ties[t]
+            maps[base[k] + orders[cur[k]]] = n
+            cur[k] += 1
         n += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _sort_words(blob, offsets):
+    """The ids of the words ``(blob, offsets)`` in byte order (a stable bottom-up merge sort)."""
+    n = len(offsets) - 1
+    a = np.arange(n).astype(np.int32)
+    b = np.empty(n, dtype=np.int32)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j, o = lo, mid, lo
+            while i < mid and j < hi:
+                x, y = a[i], a[j]
+                if _compare(blob, offsets[y], offsets[y + 1], offsets[x], offsets[x + 1]) < 0:
+                    b[o] = y
+                    j += 1
+                else:
+                    b[o] = x
+                    i += 1
+                o += 1
+            while i < mid:
+                b[o] = a[i]
+                i += 1
+                o += 1
+            while j < hi:
+                b[o] = a[j]
+                j += 1
+                o += 1
+        a, b = b, a
+        width *= 2
+    return a
 
 
 @numba.njit(cache=True, nogil=True)
@@ -130,15 +161,14 @@ def _is_sorted(blob, offsets):
     return True
 
 
-def _byte_order(blob: np.ndarray, offsets: np.ndarray, decode) -> np.ndarray:
+def _byte_order(blob: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The local ids of a partial's words in sorted (code-point, i.e. UTF-8 byte) order."""
     if _is_sorted(blob, offsets):
         return np.arange(len(offsets) - 1, dtype=np.int32)
-    words = decode(blob, offsets)
-    return np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int32)
+    return _sort_words(blob, offsets)
 
 
-def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_words: bool, decode=None
+def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_words: bool
                       ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """The merged vocabulary of partial vocabularies, and each partial's word ids in it.
 
@@ -149,9 +179,6 @@ def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_word
         in id-space order, each numbering its words in order of first appearance (or sorted).
     sort_words : bool
         Number the merged words in sorted order (else in order of first appearance).
-    decode : callable, optional
-        ``decode(blob, offsets)`` -> list of str (to sort an unsorted partial's words; default
-        :func:`tealeaves.index.format.decode_strings`).
 
     Returns
     -------
@@ -162,8 +189,6 @@ def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_word
     maps : list of numpy.ndarray
         For each partial, the merged id (int64) of each of its words.
     """
-    if decode is None:
-        from tealeaves.index.format import decode_strings as decode
     sizes = [len(offsets) - 1 for _, offsets in tables]
     base = np.zeros(len(tables) + 1, dtype=np.int64)
     np.cumsum(sizes, out=base[1:])
@@ -175,16 +200,16 @@ def merge_word_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], sort_word
         part_blob, part_offsets = np.asarray(part_blob), np.asarray(part_offsets)
         blob[at:at + len(part_blob)] = part_blob
         offsets[base[k]:base[k + 1] + 1] = part_offsets + at
-        orders[base[k]:base[k + 1]] = _byte_order(part_blob, part_offsets, decode)
+        orders[base[k]:base[k + 1]] = _byte_order(part_blob, part_offsets)
         at += len(part_blob)
     maps = np.empty(int(base[-1]), dtype=np.int64)
-    no32, no8, no64 = np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(1, np.int64)
-    n_words, n_bytes = _interrupt.call(_merge_sorted, blob, offsets, base, orders, maps, no32, no32, no8,
-                                       no64, True)
-    first_part, first_local = np.empty(n_words, np.int32), np.empty(n_words, np.int32)
-    out_blob, out_off = np.empty(n_bytes, np.uint8), np.zeros(n_words + 1, np.int64)
-    _interrupt.call(_merge_sorted, blob, offsets, base, orders, maps, first_part, first_local, out_blob,
-                    out_off, False)
+    # sized for every word distinct: pages never written are never resident
+    first_part, first_local = np.empty(len(maps), np.int32), np.empty(len(maps), np.int32)
+    out_blob, out_off = np.empty(len(blob), np.uint8), np.zeros(len(maps) + 1, np.int64)
+    n_words, n_bytes = _interrupt.call(_merge_sorted, blob, offsets, base, orders, maps, first_part,
+                                       first_local, out_blob, out_off)
+    out_blob, out_off = out_blob[:n_bytes], out_off[:n_words + 1]
+    first_part, first_local = first_part[:n_words], first_local[:n_words]
     del blob, offsets, orders
     parts = [maps[base[k]:base[k + 1]] for k in range(len(tables))]
     if sort_words:
