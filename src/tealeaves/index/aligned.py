@@ -411,7 +411,7 @@ class AlignedBuild:
     encoding: str | None = None
 
     def settings(self, lang: str):
-        """The :class:`~tealeaves.index.streaming.BuildSettings` of one language's partials.
+        """The :class:`~tealeaves.index.chunk.BuildSettings` of one language's partials.
 
         Parameters
         ----------
