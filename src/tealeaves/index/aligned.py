@@ -446,7 +446,7 @@ class TupleShardResult:
         The tuple-id file.
     summary : TupleSummary
         What was read.
-    %(build_shard_read)s
+    %(build_shard_stats)s %(build_shard_manifest)s %(build_shard_n_tokens)s
     """
 
     partials: dict[str, dict[int, object]]

@@ -87,7 +87,7 @@ class ShardResult:
     ----------
     partials : list of Partial
         The partial indexes, in order.
-    %(build_shard_read)s
+    %(build_shard_stats)s %(build_shard_manifest)s %(build_shard_n_tokens)s
     """
 
     partials: list[Partial]
