@@ -31,10 +31,11 @@ Run from the repository root::
 
 **Growing references** (``--growing``; issue 25): references streamed from the real Reuters-21578
 stories and the World English Bible's verses (one document each), copied as often as the size needs;
-in every copy after the first, the rarest words of the source (:func:`_rare_words`: about 7,200 of
-them, so 3.9 words per thousand tokens) get a copy-specific spelling (the word followed by ``x`` and
-the copy's number in letters), so the vocabulary grows with the size as Wikipedia's does: about
-0.78 M distinct words at 200 M tokens and 3.9 M at 1 B (42 M documents).  Each copy's documents are
+in every copy after the first, the rarest words of the source (:func:`_rare_words`: 7,162 of the
+1.84 M tokens of a copy, so 3.9 new words per thousand tokens) get a copy-specific spelling (the word
+followed by ``x`` and the copy's number in letters), so the vocabulary grows with the size as
+Wikipedia's does: 0.82 M distinct words at 200 M tokens (5.6 M documents), about 3.9 M at 1 B (28 M
+documents).  Each copy's documents are
 shuffled (seeded) and dealt to :data:`N_SHARDS` JSON Lines shards, 500 at a time.  For each size it
 prints, each measured in a fresh process (peak RSS = ``VmHWM``; anonymous memory = the peak of
 ``RssAnon`` sampled every 100 ms, i.e. above the mapped index file): the build (``tealeaves index
