@@ -28,6 +28,24 @@ Run from the repository root::
 
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --sizes 5M 50M
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --sizes 200M --cli-only
+
+**Growing references** (``--growing``; issue 25): references streamed from the real Reuters-21578
+stories and the World English Bible's verses (one document each), copied as often as the size needs;
+in every copy after the first, the rarest words of the source (:func:`_rare_words`: 7,162 of the
+1.84 M tokens of a copy, so 3.9 new words per thousand tokens) get a copy-specific spelling (the word
+followed by ``x`` and the copy's number in letters), so the vocabulary grows with the size as
+Wikipedia's does: 0.82 M distinct words at 200 M tokens (5.6 M documents), about 3.9 M at 1 B (28 M
+documents).  Each copy's documents are
+shuffled (seeded) and dealt to :data:`N_SHARDS` JSON Lines shards, 500 at a time.  For each size it
+prints, each measured in a fresh process (peak RSS = ``VmHWM``; anonymous memory = the peak of
+``RssAnon`` sampled every 100 ms, i.e. above the mapped index file): the build (``tealeaves index
+build``, default ``--memory 1G``: time, tokens/s, peak RSS), the first and a second open
+(``ReferenceIndex.load``), ``tealeaves index info --verify``, and NPMI scoring of 80 topics x top 10
+and 1,000 x top 50 at document, 10-token and 110-token windows (the index already open; the kernels
+compiled first on two topics)::
+
+    TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 20M 200M
+    TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 1B --billion
 """
 
 from __future__ import annotations
@@ -141,6 +159,226 @@ def generate(size: int, out: Path) -> list[Path]:
     return shards
 
 
+# -- growing references (--growing) -------------------------------------------
+#: New spellings per token of a copy: 3.9 M distinct words at 1 B tokens.
+NEW_WORDS_PER_TOKEN = 3.9e-3
+#: A letters-only run (the candidates of the default token pattern, give or take combining marks).
+_WORD = r"[^\W\d_]{2,}"
+
+
+def _source_texts() -> list[str]:
+    """The non-empty Reuters-21578 stories (title and body) and World English Bible verses."""
+    from tealeaves.corpus.readers import read_lines
+    from tealeaves.corpus.reuters import read_reuters, story_text
+    from tealeaves.data import locate
+
+    stories = [story_text(s) for s in read_reuters()]
+    verses = read_lines(locate("bible/ebible/eng-engwebp.txt"))
+    return [t for t in stories + verses if t.strip()]
+
+
+def _rare_words(texts: list[str]) -> tuple[set[str], int]:
+    """``(rare, n_tokens)``: the ``NEW_WORDS_PER_TOKEN x n_tokens`` rarest words of ``texts`` (by
+    frequency, then alphabetically) under the default recipe, and its tokens per copy."""
+    from collections import Counter
+
+    from tealeaves.corpus import Preprocessor
+
+    tokens = Preprocessor().scan(texts).tokens()
+    counts = Counter(w for doc in tokens for w in doc)
+    n_tokens = sum(counts.values())
+    ranked = sorted(counts, key=lambda w: (counts[w], w))
+    return set(ranked[:round(NEW_WORDS_PER_TOKEN * n_tokens)]), n_tokens
+
+
+def _templates(texts: list[str], rare: set[str]) -> list[str]:
+    """Each text lowercased, with ``\\0`` after every rare word (where a copy's spelling goes)."""
+    import re
+
+    word = re.compile(_WORD)
+
+    def mark(m):
+        return m.group() + "\0" if m.group() in rare else m.group()
+
+    return [word.sub(mark, t.lower()) for t in texts]
+
+
+def _spelling(copy: int) -> str:
+    """The suffix of copy ``copy``'s rare words: ``x`` and the copy's number in letters (``a`` = 0)."""
+    out = ""
+    while True:
+        copy, r = divmod(copy, 26)
+        out = chr(97 + r) + out
+        if not copy:
+            return "x" + out
+
+
+def grow(size: int, out: Path) -> list[Path]:
+    """Write the ``size``-token growing reference as :data:`N_SHARDS` JSON Lines shards (cached by size;
+    streamed: one copy of the source in memory at a time)."""
+    folder = out / f"grow-{size}"
+    shards = [folder / f"shard{k:02d}.jsonl" for k in range(N_SHARDS)]
+    if (folder / "done").exists():
+        return shards
+    folder.mkdir(parents=True, exist_ok=True)
+    texts = _source_texts()
+    rare, per_copy = _rare_words(texts)
+    templates = _templates(texts, rare)
+    files = [open(s, "w", encoding="utf-8") for s in shards]
+    n, done, copy = 0, 0, 0
+    try:
+        while done < size:
+            suffix = _spelling(copy - 1) if copy else ""
+            order = np.random.default_rng(copy).permutation(len(templates))
+            for i in order.tolist():
+                text = templates[i].replace("\0", suffix)
+                files[(n // 500) % N_SHARDS].write(json.dumps({"id": f"c{copy}d{i}", "text": text}) + "\n")
+                n += 1
+            done += per_copy
+            copy += 1
+    finally:
+        for f in files:
+            f.close()
+    (folder / "done").write_text(f"{copy} copies of {per_copy} tokens, {n} documents\n")
+    return shards
+
+
+def _anon_sampler():
+    """Start a thread sampling ``RssAnon`` every 10 ms; returns ``peak()`` (MiB)."""
+    import threading
+
+    peak = [0.0]
+    stop = threading.Event()
+
+    def run():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _proc_status().get("RssAnon", 0.0))
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result() -> float:
+        stop.set()
+        thread.join()
+        return max(peak[0], _proc_status().get("RssAnon", 0.0))
+
+    return result
+
+
+def _open(path: str) -> dict:
+    """``ReferenceIndex.load(path)`` in a fresh process: seconds, peak RSS, mapped pages, peak anonymous."""
+    from tealeaves.index import ReferenceIndex
+
+    _warm()
+    ReferenceIndex.load(_warm_index(Path(path).parent))  # imports and compiled checks loaded
+    before = _proc_status()
+    peak = _anon_sampler()
+    t = time.perf_counter()
+    index = ReferenceIndex.load(path)
+    secs = time.perf_counter() - t
+    after = _proc_status()
+    return {"seconds": secs, "before": before, "after": after, "anon_peak_mib": peak(),
+            "n_tokens": index.n_tokens}
+
+
+def _score_one(path: str, n_topics: int, top: int, window: str) -> dict:
+    """NPMI of ``n_topics`` topics x top ``top`` (common words drawn by document frequency, seed 0) at
+    ``window`` on the open index, in a fresh process: seconds, peak RSS, mapped pages, peak anonymous."""
+    from tealeaves.coherence.measure import Coherence
+    from tealeaves.index import ReferenceIndex
+
+    index = ReferenceIndex.load(path)
+    rng = np.random.default_rng(0)
+    df = index.document_frequencies()
+    common = np.argsort(-df)[:5000]
+    p = df[common] / df[common].sum()
+    words = index.vocabulary
+    topics = [[words[int(i)] for i in rng.choice(common, size=top, replace=False, p=p)]
+              for _ in range(n_topics)]
+    measure = Coherence("npmi", n_top=top, window=window if window == "doc" else int(window))
+    measure.score(topics[:2], index)  # compiled kernels loaded
+    before = _proc_status()
+    peak = _anon_sampler()
+    t = time.perf_counter()
+    measure.score(topics, index)
+    secs = time.perf_counter() - t
+    return {"seconds": secs, "before": before, "after": _proc_status(), "anon_peak_mib": peak()}
+
+
+def _timed_command(cmd: list[str]) -> dict:
+    """Run ``cmd``: wall seconds, exit code and its peak RSS (``wait4``)."""
+    import os
+
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    secs = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    return {"seconds": secs, "code": proc.returncode, "rss_mib": usage.ru_maxrss / 1024,
+            "stderr": err[-2000:]}
+
+
+def _mib(d: dict, key: str) -> float:
+    return d["after"].get(key, 0.0)
+
+
+def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) -> None:
+    """The issue-25 scale run over growing references (see the module's docstring)."""
+    for size_text in sizes:
+        size = _size(size_text)
+        t = time.perf_counter()
+        shards = grow(size, out)
+        made = (shards[0].parent / "done").read_text().strip()
+        print(f"\n== growing reference {size_text} tokens: {made}; "
+              f"{sum(s.stat().st_size for s in shards) / 2**20:,.0f} MiB of JSON Lines "
+              f"(ready in {time.perf_counter() - t:.0f} s); load average {_load_average()}", flush=True)
+        index_path = out / f"grow-{size}.tlx"
+        index_path.unlink(missing_ok=True)
+        b = _timed_command([sys.executable, "-m", "tealeaves", "index", "build", *map(str, shards), "-o",
+                            str(index_path), "--memory", memory])
+        if b["code"] != 0:
+            raise SystemExit(f"build failed:\n{b['stderr']}")
+        info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
+                                          "--format", "json"], capture_output=True, text=True).stdout)
+        n_tok = info["n_tokens"]
+        print(f"build (--memory {memory}): {b['seconds']:.1f} s, {n_tok / b['seconds']:,.0f} tokens/s, "
+              f"peak RSS {b['rss_mib']:,.0f} MiB; {n_tok:,} tokens, {info['n_words']:,} words, "
+              f"{info['n_documents']:,} documents, {index_path.stat().st_size / 2**30:.2f} GiB; "
+              f"load average {_load_average()}", flush=True)
+        for which in ("first", "second"):
+            o = run_child("open", index_path, [])
+            print(f"open ({which}, ReferenceIndex.load): {o['seconds']:.2f} s, peak RSS "
+                  f"{_mib(o, 'VmHWM'):,.0f} MiB ({_mib(o, 'RssFile') - o['before']['RssFile']:,.0f} MiB "
+                  "of it "
+                  f"the index's mapped pages), anonymous peak {o['anon_peak_mib']:,.0f} MiB "
+                  f"(before the open {o['before']['RssAnon']:,.0f} MiB)", flush=True)
+        v = _timed_command([sys.executable, "-m", "tealeaves", "index", "info", str(index_path), "--verify"])
+        print(f"index info --verify: {v['seconds']:.1f} s, peak RSS {v['rss_mib']:,.0f} MiB "
+              f"(exit {v['code']})", flush=True)
+        if skip_scoring:
+            continue
+        for n_topics, top in ((80, 10), (1000, 50)):
+            for window in ("doc", "10", "110"):
+                try:
+                    s = run_child("score1", index_path, [str(n_topics), str(top), window])
+                except SystemExit as e:
+                    print(f"scoring {n_topics}x{top} window={window}: FAILED {str(e)[-300:]}", flush=True)
+                    continue
+                print(f"scoring {n_topics}x{top} window={window}: {s['seconds']:.2f} s, peak RSS "
+                      f"{_mib(s, 'VmHWM'):,.0f} MiB (mapped index pages {_mib(s, 'RssFile'):,.0f} MiB), "
+                      f"anonymous peak {s['anon_peak_mib']:,.0f} MiB (before scoring "
+                      f"{s['before']['RssAnon']:,.0f} MiB); load average {_load_average()}", flush=True)
+
+
+def _load_average() -> str:
+    import os
+
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 # -- measurements (each in a fresh process) ---------------------------------
 def child(mode: str, output: str, shards: list[str]) -> dict:
     """One measurement in this process; returns a JSON-ready dict."""
@@ -176,6 +414,10 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         return _passes(shards, int(output))
     if mode == "score":
         return _score(output)
+    if mode == "open":
+        return _open(output)
+    if mode == "score1":
+        return _score_one(output, int(shards[0]), int(shards[1]), shards[2])
     raise SystemExit(f"unknown mode {mode}")
 
 
@@ -244,12 +486,12 @@ def _passes(shards: list[str], limit: int) -> dict:
 
 
 def _proc_status() -> dict:
-    """VmHWM (peak RSS), VmRSS and RssFile (mapped file pages) of this process, MiB."""
+    """VmHWM (peak RSS), VmRSS, RssFile (mapped file pages) and RssAnon of this process, MiB."""
     out = {}
     with open("/proc/self/status") as fh:
         for line in fh:
             key, value = line.split(":", 1)
-            if key in ("VmHWM", "VmRSS", "RssFile"):
+            if key in ("VmHWM", "VmRSS", "RssFile", "RssAnon"):
                 out[key] = int(value.split()[0]) / 1024
     return out
 
@@ -295,7 +537,7 @@ def _gensim_build(shards: list[str]) -> dict:
     scan = Preprocessor().scan
     dictionary, n_tokens, n_pairs = Dictionary(), 0, 0
     for shard in shards:
-        for _, texts in _batches(iter_documents(shard), False):
+        for _, texts in _batches(iter_documents(shard)):
             docs = scan(texts).tokens()
             dictionary.add_documents(docs)
             for d in docs:
@@ -363,6 +605,10 @@ def main() -> None:
     parser.add_argument("--skip-scoring", action="store_true")
     parser.add_argument("--cli-only", action="store_true",
                         help="only the one-process `tealeaves index build` (e.g. for --sizes 200M)")
+    parser.add_argument("--growing", action="store_true",
+                        help="the issue-25 run over growing references (default size 200M)")
+    parser.add_argument("--billion", action="store_true", help="with --growing: allow sizes of 1B and more")
+    parser.add_argument("--memory", default="1G", help="with --growing: the build's --memory")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -370,6 +616,13 @@ def main() -> None:
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.growing:
+        sizes = args.sizes if args.sizes != parser.get_default("sizes") else ["200M"]
+        if any(_size(s) >= 10**9 for s in sizes) and not args.billion:
+            raise SystemExit("sizes of 1B tokens and more need --billion "
+                             "(about 15 GB of index, 8 GB of text)")
+        run_growing(sizes, out, args.memory, args.skip_scoring)
+        return
     for size_text in args.sizes:
         size = _size(size_text)
         t = time.perf_counter()

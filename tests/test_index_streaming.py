@@ -313,3 +313,100 @@ def test_cli_build_aligned(tmp_path, run_cli):
     assert aligned.present("sv").tolist() == [True, False, True]
     counts = count_crosslingual(aligned, "en", ["river", "stone"], "sv", ["älven", "stenen"])
     assert counts.n_units == 1 and counts.joint.tolist() == [1, 0, 0, 0]
+
+
+# -- the merged word table (tealeaves.index.wordtable) ----------------------------------------------------
+#: Words whose byte order tests the merge: prefixes of each other, multi-byte UTF-8 (2, 3 and 4 bytes),
+#: a NUL inside a word (a fixed-width byte string would drop it), upper case before lower case.
+HARD_WORDS = ["a", "ab", "abc", "b", "ba", "a\x00b", "A", "Zed", "é", "e", "ée", "中", "中文", "😀", "😀a",
+              "ｚ", "z", "\x7f", "ß", "ss"]
+
+
+def old_merge_vocabulary(partials: list[list[str]], sort_words: bool) -> tuple[list[str], list[list[int]]]:
+    """The merge's vocabulary as tealeaves numbered it before the word tables (a dictionary of every word,
+    in order of first appearance, then sorted if ``sort_words``), and each partial's ids in it."""
+    ids: dict[str, int] = {}
+    for words in partials:
+        for w in words:
+            ids.setdefault(w, len(ids))
+    vocab = sorted(ids) if sort_words else list(ids)
+    final = {w: i for i, w in enumerate(vocab)}
+    return vocab, [[final[w] for w in words] for words in partials]
+
+
+@pytest.mark.parametrize("sort_words", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_word_table_merge_matches_the_dictionary_merge(sort_words, seed):
+    from tealeaves.index.format import decode_strings, encode_strings
+    from tealeaves.index.wordtable import merge_word_tables
+
+    rng = np.random.default_rng(seed)
+    letters = list("abé中😀\x00")
+    pool = HARD_WORDS + ["".join(rng.choice(letters, size=rng.integers(1, 5))) for _ in range(300)]
+    pool = list(dict.fromkeys(pool))
+    partials = []
+    for _ in range(int(rng.integers(1, 9))):
+        words = list(dict.fromkeys(rng.choice(pool, size=int(rng.integers(0, 120))).tolist()))
+        partials.append(sorted(words) if sort_words else words)  # as flush_chunk numbers a chunk's words
+    blob, offsets, maps = merge_word_tables([encode_strings(w) for w in partials], sort_words)
+    vocab, expected = old_merge_vocabulary(partials, sort_words)
+    assert decode_strings(blob, offsets) == vocab
+    assert [m.tolist() for m in maps] == expected
+
+
+def test_word_table_merge_sorts_an_unsorted_partial_of_a_sorted_build():
+    from tealeaves.index.format import decode_strings, encode_strings
+    from tealeaves.index.wordtable import merge_word_tables
+
+    partials = [["b", "a", "😀"], ["c", "a"]]  # e.g. a fitted vocabulary that is not sorted
+    blob, offsets, maps = merge_word_tables([encode_strings(w) for w in partials], True)
+    assert decode_strings(blob, offsets) == ["a", "b", "c", "😀"]
+    assert [m.tolist() for m in maps] == [[1, 0, 3], [2, 0]]
+
+
+@pytest.mark.parametrize("chunk_tokens", [1, 3, 1000])
+def test_pretokenised_build_with_hard_words_equals_single_pass(tmp_path, chunk_tokens):
+    from tealeaves.corpus.readers import read_token_lines
+
+    rng = np.random.default_rng(chunk_tokens)
+    lines = [" ".join(rng.choice(HARD_WORDS, size=int(rng.integers(0, 7)))) for _ in range(60)]
+    lines[5] = "\u3000x\u00a0y\x1cz\t"  # whitespace str.split() splits at, beyond ASCII
+    p = tmp_path / "tokens.txt"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index, _ = build_streaming([p], tmp_path / "t.tlx", chunk_tokens=chunk_tokens)
+    corpus = read_token_lines(p)
+    corpus.metadata["preprocessing"] = {"tokenizer": "whitespace (pre-tokenised, one document per line)"}
+    assert_same_index(index, build_index(corpus, name="tokens"))
+    assert_same_index(ReferenceIndex.load(tmp_path / "t.tlx"), build_index(corpus, name="tokens"))
+
+
+@pytest.mark.parametrize("chunk_tokens", [5, 200])
+def test_text_build_of_many_scripts_equals_single_pass(tmp_path, chunk_tokens):
+    texts = ["Ελληνικά κείμενα και ΣΊΣΥΦΟΣ", "naïve café résumé Zürich straße", "中文 文本 中文",
+             "emoji 😀 and 😀😀 words", "Ab ab AB aB abc", "déjà vu déjà", "one two three"] * 7
+    ids = [f"d{i}" for i in range(len(texts))]
+    [path] = write_shards(tmp_path / "in", ids, texts, n=1)
+    index, _ = build_streaming([path], tmp_path / "t.tlx", chunk_tokens=chunk_tokens)
+    single = build_index(Preprocessor().fit_transform(texts, ids), name=path.stem)
+    for name in ARRAY_NAMES:
+        assert np.array_equal(np.asarray(index.arrays[name]), np.asarray(single.arrays[name])), name
+    assert list(index.vocabulary) == sorted(single.vocabulary)
+
+
+def test_chunk_is_cut_when_its_word_table_fills_the_budget(tmp_path):
+    from tealeaves.index.format import read_header
+    from tealeaves.index.streaming import index_shard, plan
+
+    words = [f"w{i:05d}" for i in range(3000)]  # every token a new word
+    p = tmp_path / "tokens.txt"
+    p.write_text("\n".join(" ".join(words[i:i + 10]) for i in range(0, 3000, 10)) + "\n", encoding="utf-8")
+    settings = plan([p], None, 1 << 30, str(tmp_path))
+    assert settings.chunk_bytes == (1 << 30) - (300 << 20)  # the budget less the process's baseline
+    # 40 bytes a token and 160 a word of the chunk's own table: ten new words a line are 2,000 bytes, so
+    # 20 lines (200 tokens) fill 40,000 bytes, long before the chunk's 1,000 tokens
+    settings.chunk_tokens, settings.chunk_bytes = 1000, 40_000
+    result = index_shard(str(p), 0, settings)
+    assert [read_header(q.path)["n_words"] for q in result.partials] == [200] * 15
+    settings.chunk_bytes = None  # tokens only
+    result = index_shard(str(p), 0, settings)
+    assert [read_header(q.path)["n_tokens"] for q in result.partials] == [1000] * 3

@@ -377,6 +377,13 @@ def test_interrupts_index_build(reuters_files, workdir):
         interrupt(argv, workdir, after_start=delay)
 
 
+def test_interrupts_index_build_while_merging_word_tables(reuters_files, workdir):
+    # the signal comes as the compiled merge of the partials' word tables starts (tealeaves.index.wordtable;
+    # minutes of the merge at a billion tokens), then the merge of the postings follows
+    argv = ["index", "build", *reuters_files["shards"], "-o", "out.tlx"]
+    interrupt(argv, workdir, after_kernel=0.0, kernel="_merge_sorted")
+
+
 @pytest.mark.parametrize("measure", ["c_v", "npmi"])
 def test_interrupts_coherence_on_a_large_index(reuters_files, workdir, measure):
     argv = ["coherence", "--reference", reuters_files["index"], "--topics", reuters_files["topics"],

@@ -608,6 +608,15 @@ name : str
     "segmentation_k": """\
 k : int
     The number of ranked words.""",
+    "build_shard_stats": """\
+stats : IngestStats
+    What was read and skipped.""",
+    "build_shard_manifest": """\
+manifest : dict
+    The shard's manifest entry.""",
+    "build_shard_n_tokens": """\
+n_tokens : int, default 0
+    Tokens indexed.""",
     # -- Data sets (tealeaves.data)
     "dataset_path": """\
 path : str

@@ -25,6 +25,7 @@ from typing import IO
 from tealeaves._docs import shared_doc
 from tealeaves.errors import (
     InputEncodingError,
+    InputFormatError,
     InputNotFoundError,
     OutputError,
     StrictJSONError,
@@ -184,6 +185,45 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
 
     return json.loads(text, parse_constant=None if allow_constants else constant,
                       object_pairs_hook=pairs if unique_keys else None)
+
+
+def check_format(doc: object, fmt: str, version: int, *, bad, subject: str, what: str, fix: str) -> dict:
+    """Refuse a decoded JSON header (of a saved file or folder) that does not declare ``"format": fmt`` and
+    ``"format_version": version``.
+
+    Parameters
+    ----------
+    doc : object
+        The decoded header.
+    fmt : str
+        The format it must declare.
+    version : int
+        The format version this tealeaves reads.
+    bad : callable
+        ``bad(message)``: the error for a header of another format (``message`` starts with ``subject``).
+    subject : str
+        What holds the header, in that message (e.g. ``"it"`` or the file's name).
+    what : str
+        The file or folder, in the message of another version (e.g. ``model 'path'``).
+    fix : str
+        The fix for another version (e.g. how to rebuild it).
+
+    Returns
+    -------
+    dict
+        ``doc``.
+
+    Raises
+    ------
+    InputFormatError
+        For another format (``bad``) or another version.
+    """
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise bad(f"{subject} does not declare format {fmt!r}")
+    if doc.get("format_version") != version:
+        raise InputFormatError(f"{what} has format version {doc.get('format_version')!r}; this tealeaves "
+                               f"reads version {version}", fix=fix)
+    return doc
 
 
 @shared_doc

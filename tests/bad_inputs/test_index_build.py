@@ -241,6 +241,58 @@ def test_memory_argument_of_the_builders(tmp_path, small, small_tuples, memory, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl", "t.jsonl"]  # no output, no work folder
 
 
+# -- a budget too small for the build's vocabulary ---------------------------------------------------------
+#: Distinct words of :func:`many_words`: at 400 MiB the merge's word tables (40 bytes a word of each partial,
+#: 96 a merged word, twice the partials' 8 UTF-8 bytes a word: 152 x 900,000 = 130 MiB) do not fit beside the
+#: baseline (300 MiB) and the smallest output block (16 MiB).
+MANY_WORDS = 900_000
+
+
+@pytest.fixture(scope="module")
+def many_words(tmp_path_factory):
+    """A token file of :data:`MANY_WORDS` distinct words, ten a line."""
+    path = tmp_path_factory.mktemp("vocab") / "words.txt"
+    words = [f"w{i:07d}" for i in range(MANY_WORDS)]
+    path.write_text("\n".join(" ".join(words[i:i + 10]) for i in range(0, MANY_WORDS, 10)) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def _least(text: str) -> int:
+    return int(re.search(r"give at least (\d+)M", text).group(1))
+
+
+@pytest.mark.cli_subprocess
+def test_memory_too_small_for_the_vocabulary(tmp_path, cli_error, run_cli, many_words):
+    # before: the merge held a dictionary of every word (about 240 bytes a word) whatever the budget
+    tables = MANY_WORDS * (40 + 96 + 2 * 8)
+    need = -(-((300 << 20) + tables + (16 << 20)) // (1 << 20))
+    result = cli_error(["index", "build", many_words, "-o", tmp_path / "out.tlx", "--memory", "400M"],
+                       "--memory 400 MiB cannot hold the merge of this build's vocabulary", progress=True)
+    assert _least(result.err) == need and f"needs at least {need} MiB" in result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no output, no work folder
+    ok = run_cli(["index", "build", many_words, "-o", tmp_path / "out.tlx", "--memory", f"{need}M"])
+    assert ok.code == 0, ok.err  # the budget the message names is enough
+    from tealeaves.index import ReferenceIndex
+
+    assert ReferenceIndex.load(tmp_path / "out.tlx").n_words == MANY_WORDS
+
+
+def test_memory_too_small_for_the_vocabulary_api(tmp_path, monkeypatch):
+    from tealeaves.index import memory
+    from tealeaves.index.streaming import build_streaming
+
+    words = [f"w{i:05d}" for i in range(40_000)]  # 5.6 MiB of word tables, beside a baseline of 380 MiB
+    (tmp_path / "in").mkdir()
+    lines = (" ".join(words[i:i + 10]) for i in range(0, 40_000, 10))
+    path = _write(tmp_path / "in" / "words.txt", "\n".join(lines))
+    monkeypatch.setattr(memory, "BASELINE_BYTES", 380 << 20)
+    with pytest.raises(ParameterError, match="memory 400 MiB cannot hold the merge") as info:
+        build_streaming([path], tmp_path / "out.tlx", memory=400 << 20)
+    assert _least(str(info.value.fix)) == -(-((396 << 20) + 40_000 * (40 + 96 + 2 * 6)) // (1 << 20))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
 # -- --name, -o ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("command", ["index build", "index build-aligned"])
 @pytest.mark.parametrize("name", ["", " ", "a\nb", "a\rb", "a\u2028b", "a\x00b"])
@@ -303,9 +355,9 @@ def test_a_live_builds_work_folder_is_never_removed_and_a_killed_ones_is(tmp_pat
     import subprocess
     import sys
 
-    from tealeaves.index.streaming import remove_stale_workdirs
+    from tealeaves.index.workdir import remove_stale_workdirs
 
-    code = ("import sys, time; from tealeaves.index.streaming import Workdir\n"
+    code = ("import sys, time; from tealeaves.index.workdir import Workdir\n"
             "with Workdir(sys.argv[1]):\n    time.sleep(300)\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     child = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "out.tlx")], env=env)

@@ -76,7 +76,7 @@ def _rehash(w_hash, n_words, cap):
 
 @numba.njit(cache=True)
 @shared_doc
-def letter_runs(codes, ends, kinds, bits, head_len):
+def letter_runs(codes, ends, kinds, bits, head_len, min_size=2):
     """Runs of ``codes`` that the letters pattern matches.
 
     A run starts at a word character (a mark never starts one, so
@@ -97,6 +97,8 @@ def letter_runs(codes, ends, kinds, bits, head_len):
         Bits per packed code point.
     head_len : int
         Code points packed into the 64-bit head.
+    min_size : int, default 2
+        Shortest run kept (the pattern's; 1 for whitespace-separated tokens).
 
     Returns
     -------
@@ -107,9 +109,9 @@ def letter_runs(codes, ends, kinds, bits, head_len):
         How long each distinct word is.
     """
     n = len(codes)
-    # matches: a text of m code points holds at most (m + 1) // 3 (two code points each, and a non-word
-    # one between two), so all texts together at most (n + len(ends)) // 3
-    limit = (n + len(ends)) // 3 + 1
+    # matches: a text of m code points holds at most (m + 1) // (min_size + 1) (min_size code points each,
+    # and a non-word one between two), so all texts together at most (n + len(ends)) // (min_size + 1)
+    limit = (n + len(ends)) // (min_size + 1) + 1
     cap = 1 << 12  # slots; doubled whenever half full, so the table stays as small as the vocabulary
     mask = np.uint64(cap - 1)
     table = np.full(cap, -1, dtype=np.int32)
@@ -148,7 +150,7 @@ def letter_runs(codes, ends, kinds, bits, head_len):
                     head |= np.uint64(c) << np.uint64(bits * (i - start))
                 i += 1
             size = i - start
-            if not letters or size < 2:
+            if not letters or size < min_size:
                 continue
             slot = h & mask
             while True:
@@ -231,17 +233,43 @@ def scan_letters(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     words : list of str
         The distinct words, by number.
     """
+    return scan_runs(texts, ASCII_CLASSES, classes, 2)
+
+
+@shared_doc
+def scan_runs(texts: list[str], ascii_kinds: np.ndarray, kinds, min_size: int
+              ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(ids, counts, words)`` of the runs :func:`letter_runs` finds in ``texts`` with the classes
+    ``ascii_kinds`` (ASCII text) or ``kinds()`` (any other).
+
+    Parameters
+    ----------
+    texts : list of str
+        The texts to scan.
+    ascii_kinds : numpy.ndarray
+        The 256 classes of ASCII text's bytes.
+    kinds : callable
+        The ``0x110000`` classes of every code point (built on first use).
+    min_size : int
+        Shortest run kept.
+
+    Returns
+    -------
+    %(returns_scan_ids)s %(returns_scan_counts)s
+    words : list of str
+        The distinct words, by number.
+    """
     joined = "".join(texts)
     if joined.isascii():
-        codes, kinds, bits, head_len, encoding = (np.frombuffer(joined.encode("ascii"), dtype=np.uint8),
-                                                  ASCII_CLASSES, 8, 8, "ascii")
-    else:  # lone surrogates (possible in a Python string) pass through as code units; they are no word
-        codes, kinds, bits, head_len, encoding = (
-            np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), classes(), 21, 3,
+        codes, table, bits, head_len, encoding = (np.frombuffer(joined.encode("ascii"), dtype=np.uint8),
+                                                  ascii_kinds, 8, 8, "ascii")
+    else:  # lone surrogates (possible in a Python string) pass through as code units
+        codes, table, bits, head_len, encoding = (
+            np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), kinds(), 21, 3,
             "utf-32-le")
     ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
-    ids, counts, starts, sizes = letter_runs(codes, ends, kinds, bits, head_len)
+    ids, counts, starts, sizes = letter_runs(codes, ends, table, bits, head_len, min_size)
     if not len(sizes):
         return ids, counts, []
     out = word_blob(codes, starts, sizes, np.empty(int(sizes.sum()) + len(sizes) - 1, dtype=codes.dtype))
-    return ids, counts, out.tobytes().decode(encoding).split(" ")
+    return ids, counts, out.tobytes().decode(encoding, "surrogatepass").split(" ")

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves import _io
+from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_parameters
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import language_code
@@ -71,20 +72,13 @@ from tealeaves.errors import (
     naming,
 )
 from tealeaves.index.build import build_index
+from tealeaves.index.chunk import BuildSettings, Chunk, flush_chunk
 from tealeaves.index.manifest import manifest_entry
 from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
 from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.index.reference import ReferenceIndex
-from tealeaves.index.streaming import (
-    BuildSettings,
-    Chunk,
-    Workdir,
-    check_file_names,
-    flush_chunk,
-    index_header,
-    local_executor,
-    partial_path,
-)
+from tealeaves.index.streaming import check_file_names, index_header, local_executor, partial_path
+from tealeaves.index.workdir import Workdir
 from tealeaves.ingest.aligned import (
     TupleSummary,
     check_input_kind,
@@ -249,13 +243,9 @@ def _read_manifest(path: Path) -> dict:
         raise _not_reference(path, f"{ALIGNED_MANIFEST} is not JSON ({exc.msg})") from None
     except RecursionError:
         raise _not_reference(path, f"{ALIGNED_MANIFEST} is nested too deeply") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != ALIGNED_FORMAT:
-        raise _not_reference(path, f"{ALIGNED_MANIFEST} does not declare format {ALIGNED_FORMAT!r}")
-    if manifest.get("format_version") != ALIGNED_FORMAT_VERSION:
-        raise InputFormatError(f"aligned reference '{path}' has format version "
-                               f"{manifest.get('format_version')!r}; this tealeaves reads version "
-                               f"{ALIGNED_FORMAT_VERSION}",
-                               fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
+    _io.check_format(manifest, ALIGNED_FORMAT, ALIGNED_FORMAT_VERSION, bad=lambda m: _not_reference(path, m),
+                     subject=ALIGNED_MANIFEST, what=f"aligned reference '{path}'",
+                     fix="rebuild it with this tealeaves' `tealeaves index build-aligned`")
     files, n = manifest.get("languages"), manifest.get("n_tuples")
     if not isinstance(files, dict) or len(files) < 2 or not isinstance(n, int) or isinstance(n, bool):
         raise _not_reference(path, f"{ALIGNED_MANIFEST} must list two or more language files and n_tuples")
@@ -421,7 +411,7 @@ class AlignedBuild:
     encoding: str | None = None
 
     def settings(self, lang: str):
-        """The :class:`~tealeaves.index.streaming.BuildSettings` of one language's partials.
+        """The :class:`~tealeaves.index.chunk.BuildSettings` of one language's partials.
 
         Parameters
         ----------
@@ -442,6 +432,7 @@ class AlignedBuild:
 
 
 @dataclass
+@shared_doc
 class TupleShardResult:
     """One shard's partial indexes per language, chunk sizes, tuple-id file, what was read, manifest entry.
 
@@ -455,12 +446,7 @@ class TupleShardResult:
         The tuple-id file.
     summary : TupleSummary
         What was read.
-    stats : IngestStats
-        What was read and skipped.
-    manifest : dict
-        The shard's manifest entry.
-    n_tokens : int, default 0
-        Tokens indexed.
+    %(build_shard_stats)s %(build_shard_manifest)s %(build_shard_n_tokens)s
     """
 
     partials: dict[str, dict[int, object]]
@@ -470,22 +456,6 @@ class TupleShardResult:
     stats: IngestStats
     manifest: dict
     n_tokens: int = 0
-
-    def language_partials(self, lang: str) -> list:
-        """The shard's partials of ``lang`` in chunk order (all-absent chunks where it has no document).
-
-        Parameters
-        ----------
-        lang : str
-            A language.
-
-        Returns
-        -------
-        list
-            One partial per chunk.
-        """
-        got = self.partials.get(lang, {})
-        return [got.get(k, Partial(None, n)) for k, n in enumerate(self.chunk_slots)]
 
 
 def index_tuple_shard(source: TupleSource, number: int, build: AlignedBuild, progress=None
@@ -720,7 +690,9 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
     where = "the aligned input" if len(sources) != 1 or wiki else f"aligned input '{sources[0].path}'"
     langs = summary.select(build.languages, where)
     summary.check(where, langs)
-    partials = {lang: [p for r in results for p in r.language_partials(lang)] for lang in langs}
+    # each language's partials in chunk order, an all-absent one for a chunk where it has no document
+    partials = {lang: [r.partials.get(lang, {}).get(k, Partial(None, n)) for r in results
+                       for k, n in enumerate(r.chunk_slots)] for lang in langs}
     checked = {lang: segmentation([p.letters for p in partials[lang]], f"the {lang} text")  # before any merge
                for lang in langs}
     files = {}
@@ -731,7 +703,7 @@ def _merge_languages(results, sources, build: AlignedBuild, target: Path, name: 
         header["segmentation"] = checked[lang]
         files[lang] = f"{lang}.tlx"
         merge_partials(partials[lang], target / files[lang], header, sort_words=True,
-                       buffer_bytes=max(1 << 24, memory // 8))
+                       memory=memory)
     return files
 
 

@@ -131,7 +131,7 @@ def index_arrays(tokens: np.ndarray, offsets: np.ndarray, words: list[str], ids:
     """Index flat token ids (``-1`` = a token outside ``words``, kept only for positions and lengths).
 
     The one indexing pass behind every build: :func:`build_index`, :func:`index_from_token_lists`
-    and each chunk of a streamed build (:func:`tealeaves.index.streaming.flush_chunk`).
+    and each chunk of a streamed build (:func:`tealeaves.index.chunk.flush_chunk`).
 
     Parameters
     ----------

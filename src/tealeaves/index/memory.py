@@ -20,6 +20,8 @@ DEFAULT_MEMORY = 1 << 30
 BASELINE_BYTES = 300 << 20
 #: Bytes per token of a chunk while it is indexed (token ids, positions, postings, pointers, slack).
 BYTES_PER_TOKEN = 40
+#: Bytes per distinct word of a chunk's own word table (a dictionary entry and the word's string).
+CHUNK_WORD_BYTES = 160
 #: Smallest accepted budget.
 MIN_MEMORY = 400 << 20
 #: Largest budget of a local build where the system does not report its physical memory (1 TiB).
@@ -194,3 +196,39 @@ def chunk_tokens_for(memory: int) -> int:
     """
     return max(1 << 16, (memory - BASELINE_BYTES) // BYTES_PER_TOKEN)
 
+
+
+#: Smallest block of output the merge writes at a time (its buffer is ``memory // 8`` where that fits).
+MIN_MERGE_BUFFER = 16 << 20
+
+
+def check_merge_memory(memory: int, tables: int) -> int:
+    """The output the merge may hold at a time beside its word tables (``tables`` bytes,
+    :func:`~tealeaves.index.wordtable.word_table_bytes`) and the process's baseline under the budget
+    ``memory``: ``memory // 8``, less where the tables leave less room, and at least
+    :data:`MIN_MERGE_BUFFER`; refused when even that does not fit.
+
+    Parameters
+    ----------
+    memory : int
+        The budget of the build process, in bytes.
+    tables : int
+        Bytes of the merge's word tables.
+
+    Returns
+    -------
+    int
+        Output bytes per block of the merge.
+
+    Raises
+    ------
+    ParameterError
+        Naming the smallest budget that holds the tables.
+    """
+    room = memory - BASELINE_BYTES - tables
+    if room >= MIN_MERGE_BUFFER:
+        return max(MIN_MERGE_BUFFER, min(memory // 8, room))
+    least = -(-(memory - room + MIN_MERGE_BUFFER) // (1 << 20))
+    message = (f"memory {size_text(memory)} cannot hold the merge of this build's vocabulary: its word "
+               f"tables take {size_text(tables)}, so the build needs at least {size_text(least << 20)}")
+    raise naming(ParameterError(message, fix=f"give at least {least}M"), "memory")

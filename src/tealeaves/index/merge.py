@@ -27,10 +27,11 @@ import numpy as np
 
 from tealeaves import _interrupt
 from tealeaves._compiled import stop_requested
-from tealeaves.corpus.preprocess import Numbering
 from tealeaves.errors import EmptyInputError
-from tealeaves.index.format import IndexWriter, decode_strings, encode_strings, read_header
+from tealeaves.index.format import IndexWriter, read_header
+from tealeaves.index.memory import check_merge_memory
 from tealeaves.index.reference import ReferenceIndex, open_unchecked
+from tealeaves.index.wordtable import merge_word_tables, word_table_bytes
 
 
 @dataclass
@@ -77,13 +78,9 @@ def _gather(local, final, src_wp, src_docs, src_pp, src_pos, slot_offset, dst_do
             pcur[fw] = p + 1
 
 
-def _words(header: Mapping, path: str) -> list[str]:
-    ix = open_unchecked(path, header)
-    return decode_strings(np.asarray(ix.arrays["vocab_blob"]), np.asarray(ix.arrays["vocab_offsets"]))
-
-
 def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapping, *,
-                   sort_words: bool, buffer_bytes: int = 1 << 27, progress=None) -> ReferenceIndex:
+                   sort_words: bool, buffer_bytes: int | None = None, progress=None,
+                   memory: int | None = None) -> ReferenceIndex:
     """Merge ``partials`` (in id-space order) into the index file ``output``; returns it (memory-mapped).
 
     ``header`` gives the descriptive fields (name, tokenization, source,
@@ -99,10 +96,14 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
         Descriptive header fields.
     sort_words : bool
         Sort the merged vocabulary (as a fitted Preprocessor orders it); else first appearance.
-    buffer_bytes : int
-        Output held in memory at a time.
+    buffer_bytes : int, optional
+        Output held in memory at a time (default: as ``memory`` leaves room for, or 128 MiB).
     progress : Progress, optional
         Told of the words merged.
+    memory : int, optional
+        The build's budget in bytes: the output block is sized to the room the word tables
+        (:func:`~tealeaves.index.wordtable.word_table_bytes`) leave in it, and the merge refused when they
+        do not fit (:func:`~tealeaves.index.memory.check_merge_memory`).
 
     Returns
     -------
@@ -114,20 +115,22 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
         raise EmptyInputError("the reference corpus has no documents; check the inputs")
     heads = {k: read_header(p.path) for k, p in real}
     offsets = np.concatenate([[0], np.cumsum([p.n_slots for p in partials])]).astype(np.int64)
-    vocab = Numbering()  # first appearance
-    local_words = {}
+    n_pairs = sum(heads[k]["n_words"] for k, _ in real)
+    n_bytes = sum(spec["shape"][0] for k, _ in real for spec in heads[k]["arrays"]
+                  if spec["name"] == "vocab_blob")  # the partials' words, UTF-8
+    if memory is not None:
+        check_merge_memory(memory, word_table_bytes(n_pairs, 0, n_bytes))  # before any word table is read
+    tables = []
     for k, p in real:
-        words = _words(heads[k], p.path)
-        local_words[k] = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
-    words = list(vocab)
-    if sort_words:
-        order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64)
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        words = [words[i] for i in order]
-        local_words = {k: rank[v] for k, v in local_words.items()}
-    del vocab
-    n_words = len(words)
+        arrays = open_unchecked(p.path, heads[k]).arrays
+        tables.append((arrays["vocab_blob"], arrays["vocab_offsets"]))
+    vocab_blob, vocab_offsets, maps = merge_word_tables(tables, sort_words)
+    del tables
+    local_words = {k: m for (k, _), m in zip(real, maps)}
+    n_words = len(vocab_offsets) - 1
+    if buffer_bytes is None:
+        tables_bytes = word_table_bytes(n_pairs, n_words, n_bytes)
+        buffer_bytes = check_merge_memory(memory, tables_bytes) if memory else 1 << 27
     if n_words == 0:
         n_docs = sum(heads[k]["n_present"] for k, _ in real)
         raw = "token_pattern" in (header.get("tokenization") or {})  # a recipe: raw text was tokenised
@@ -149,8 +152,6 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
     np.cumsum(tf, out=tok_ptr[1:])
     n_present = sum(heads[k]["n_present"] for k, _ in real)
     n_tokens = sum(heads[k]["n_tokens"] for k, _ in real)
-    vocab_blob, vocab_offsets = encode_strings(words)
-    del words
     docid_bytes = sum(h["arrays"][8]["shape"][0] for h in heads.values())
     lengths = {"vocab_blob": len(vocab_blob), "vocab_offsets": n_words + 1, "doc_lengths": int(offsets[-1]),
                "present": int(offsets[-1]), "word_ptr": n_words + 1, "post_docs": int(word_ptr[-1]),

@@ -24,30 +24,33 @@ builder (:mod:`tealeaves.index.aligned`) collects its chunks with the same :clas
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import tempfile
-import time
-from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import repeat
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves._progress import Progress as _Progress
 from tealeaves._progress import is_terminal
 from tealeaves.corpus import Preprocessor
-from tealeaves.corpus.preprocess import TEXT_FIX, Numbering, letter_counts, segmentation
+from tealeaves.corpus.preprocess import TEXT_FIX, segmentation
 from tealeaves.errors import EmptyInputError, InputFormatError, ParameterError
-from tealeaves.index.build import index_arrays
+from tealeaves.index.chunk import BuildSettings, Chunk, flush_chunk, scan_tokens
 from tealeaves.index.format import FORMAT_VERSION
 from tealeaves.index.manifest import manifest_entry
-from tealeaves.index.memory import DEFAULT_MEMORY, check_memory, chunk_tokens_for
+from tealeaves.index.memory import (
+    BASELINE_BYTES,
+    BYTES_PER_TOKEN,
+    CHUNK_WORD_BYTES,
+    DEFAULT_MEMORY,
+    check_memory,
+    chunk_tokens_for,
+)
 from tealeaves.index.merge import Partial, merge_partials
+from tealeaves.index.workdir import Workdir
 from tealeaves.ingest.sources import IngestStats, detect_kind, is_pretokenised, iter_documents
 
 #: Tokenisation recorded for pre-tokenised inputs (as the single-file build records it).
@@ -76,50 +79,7 @@ def prunes(recipe: Mapping | None) -> bool:
 
 
 @dataclass
-class BuildSettings:
-    """What every shard task needs (picklable: sent to Dask workers).
-
-    Parameters
-    ----------
-    recipe : dict or None
-        ``Preprocessor.get_params()``; ``None`` = pre-tokenised input.
-    chunk_tokens : int
-        Tokens per partial index.
-    workdir : str
-        The build's work folder.
-    text_field : str, default "text"
-        The JSON field holding a document's text.
-    id_field : str, default "id"
-        The JSON field holding a document's id.
-    prefix_ids : bool, default False
-        Prefix document ids with the shard's name.
-    encoding : str, optional
-        Encoding of text inputs (``None``: UTF-8).
-    vocabulary : list of str, optional
-        Fixed by a counting pass (or a fitted Preprocessor).
-    """
-
-    recipe: dict | None  # Preprocessor.get_params(); None = pre-tokenised input
-    chunk_tokens: int
-    workdir: str
-    text_field: str = "text"
-    id_field: str = "id"
-    prefix_ids: bool = False
-    encoding: str | None = None  # of text inputs (None: UTF-8)
-    vocabulary: list[str] | None = None  # fixed by a counting pass (or a fitted Preprocessor)
-
-    def preprocessor(self) -> Preprocessor:
-        """The recipe's Preprocessor (text inputs only).
-
-        Returns
-        -------
-        Preprocessor
-            The preprocessor of ``recipe``.
-        """
-        return Preprocessor.from_params(self.recipe)
-
-
-@dataclass
+@shared_doc
 class ShardResult:
     """A shard's partial indexes (in order), what was read and skipped, and its manifest entry.
 
@@ -127,183 +87,13 @@ class ShardResult:
     ----------
     partials : list of Partial
         The partial indexes, in order.
-    stats : IngestStats
-        What was read and skipped.
-    manifest : dict
-        The shard's manifest entry.
-    n_tokens : int, default 0
-        Tokens indexed.
+    %(build_shard_stats)s %(build_shard_manifest)s %(build_shard_n_tokens)s
     """
 
     partials: list[Partial]
     stats: IngestStats
     manifest: dict
     n_tokens: int = 0
-
-
-@dataclass
-class Chunk:
-    """Documents being collected: token ids, lengths, ids (local vocabulary unless fixed).
-
-    With a local vocabulary, ``vocab`` may also number words the chunk's tokens no longer use (those
-    of documents moved to the next chunk by :meth:`split`); :func:`flush_chunk` keeps only the words used.
-
-    Parameters
-    ----------
-    fixed : dict of str to int or None
-        The fixed vocabulary (``None``: a local one).
-    vocab : Numbering, optional
-        The local vocabulary.
-    tokens : array, optional
-        The token ids.
-    lengths : list of int, optional
-        The documents' lengths.
-    ids : list of str, optional
-        The documents' ids.
-    slots : list of int, optional
-        Aligned builds: each document's slot in the chunk's tuple range.
-    """
-
-    fixed: dict[str, int] | None
-    vocab: Numbering = field(default_factory=Numbering)
-    tokens: array = field(default_factory=lambda: array("i"))
-    lengths: list[int] = field(default_factory=list)
-    ids: list[str] = field(default_factory=list)
-    slots: list[int] | None = None  # aligned builds: each document's slot in the chunk's tuple range
-
-    def add(self, doc_id: str, words: Sequence[str], slot: int | None = None) -> None:
-        """Add one document.
-
-        With a fixed vocabulary, words outside it are dropped; otherwise every word is numbered.
-
-        Parameters
-        ----------
-        doc_id : str
-            The document's id.
-        words : sequence of str
-            Its tokens.
-        slot : int, optional
-            Aligned builds: its slot in the chunk's tuple range.
-        """
-        if self.fixed is not None:
-            get = self.fixed.get
-            ids = [i for i in map(get, words) if i is not None]
-        else:
-            ids = list(map(self.vocab.__getitem__, words))
-        self.tokens.extend(ids)
-        self.lengths.append(len(ids))
-        self.ids.append(doc_id)
-        if slot is not None:
-            if self.slots is None:
-                self.slots = []
-            self.slots.append(slot)
-
-    def add_scan(self, doc_ids: Sequence[str], scan) -> None:
-        """Add the documents of a :class:`~tealeaves.corpus.preprocess.Scan` in bulk.
-
-        Each distinct word of the scan is numbered (or, with a fixed vocabulary, looked up) and
-        checked against the stop words once, in C (``map``), and stop (or unknown) words are
-        dropped with numpy.
-
-        Parameters
-        ----------
-        doc_ids : sequence of str
-            The documents' ids.
-        scan : Scan
-            Their scanned words.
-        """
-        words, n = scan.words, len(scan.words)
-        if self.fixed is None:  # stop words get numbers too; flush_chunk keeps only the words used
-            codes = np.fromiter(map(self.vocab.__getitem__, words), dtype=np.int32, count=n)
-        else:
-            codes = np.fromiter(map(self.fixed.get, words, repeat(-1)), dtype=np.int32, count=n)
-        codes[scan.stop_mask()] = -1
-        ids = codes[scan.ids] if n else np.zeros(0, dtype=np.int32)
-        keep = ids >= 0
-        kept = np.zeros(len(ids) + 1, dtype=np.int64)
-        np.cumsum(keep, out=kept[1:])
-        ends = np.zeros(len(doc_ids) + 1, dtype=np.int64)
-        np.cumsum(scan.lengths, out=ends[1:])
-        self.tokens.frombytes(ids[keep].tobytes())
-        self.lengths.extend(np.diff(kept[ends]).tolist())
-        self.ids.extend(doc_ids)
-
-    def split(self, limit: int) -> Chunk | None:
-        """Cut the chunk after the first document at which it reaches ``limit`` tokens.
-
-        As adding documents one at a time and flushing at ``limit`` would.
-
-        Parameters
-        ----------
-        limit : int
-            Tokens per chunk.
-
-        Returns
-        -------
-        Chunk or None
-            The documents after the cut as a new chunk (``None`` if there are none).
-        """
-        ends = np.cumsum(self.lengths)
-        k = int(np.searchsorted(ends, limit))  # the first document ending at or beyond the limit
-        if k >= len(self.lengths) - 1:
-            return None
-        cut = int(ends[k])
-        rest = Chunk(self.fixed, lengths=self.lengths[k + 1:], ids=self.ids[k + 1:])
-        tail = self.tokens[cut:]
-        if self.fixed is None:  # renumber the tail's words in a fresh local vocabulary
-            words = list(self.vocab)
-            tail = array("i", map(rest.vocab.__getitem__, map(words.__getitem__, tail)))
-        rest.tokens = tail
-        del self.tokens[cut:], self.lengths[k + 1:], self.ids[k + 1:]
-        return rest
-
-
-def flush_chunk(chunk: Chunk, settings: BuildSettings, path: Path, sort_words: bool,
-                n_slots: int | None = None) -> Partial:
-    """Index one chunk (a partial index file); aligned chunks place documents at ``chunk.slots`` of
-    ``n_slots``.
-
-    Parameters
-    ----------
-    chunk : Chunk
-        The documents collected.
-    settings : BuildSettings
-        The build's settings (the fixed vocabulary, if any).
-    path : Path
-        The partial index file to write.
-    sort_words : bool
-        Number the chunk's words in sorted order.
-    n_slots : int, optional
-        Aligned builds: the slots of the chunk's tuple range.
-
-    Returns
-    -------
-    Partial
-        The partial index (``path=None`` for an aligned chunk without a document).
-    """
-    tokens = np.frombuffer(chunk.tokens, dtype=np.int32) if len(chunk.tokens) else np.zeros(0, np.int32)
-    offsets = np.zeros(len(chunk.lengths) + 1, dtype=np.int64)
-    np.cumsum(chunk.lengths, out=offsets[1:])
-    words = settings.vocabulary if chunk.fixed is not None else list(chunk.vocab)
-    counts = np.bincount(tokens, minlength=len(words))
-    if chunk.fixed is None:
-        used = np.flatnonzero(counts)
-        if len(used) < len(words) or sort_words:  # keep the words the tokens use (in order, or sorted)
-            order = sorted(used.tolist(), key=words.__getitem__) if sort_words else used.tolist()
-            rank = np.full(len(words), -1, dtype=np.int32)
-            rank[order] = np.arange(len(order), dtype=np.int32)
-            tokens = rank[tokens]
-            words = [words[i] for i in order]
-            counts = counts[order]
-    if n_slots is not None and not chunk.lengths:
-        return Partial(None, n_slots)
-    letters = letter_counts(words, counts)
-    index = index_arrays(tokens, offsets, words, chunk.ids, name="partial", doc_ids=chunk.slots,
-                         n_space=n_slots)
-    if not path.parent.is_dir():  # the build was abandoned (another shard failed): do not recreate it
-        raise EmptyInputError(f"the build's work folder {path.parent} is gone", fix="run the build again")
-    index.save(path, checksum=False)  # read back only by the merge (open_unchecked)
-    return Partial(str(path), len(chunk.lengths) if n_slots is None else n_slots, letters)
 
 
 def _documents(shard: str, settings: BuildSettings, stats: IngestStats, kind: str
@@ -339,7 +129,7 @@ def count_shard(shard: str, shard_number: int, settings: BuildSettings, progress
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()
     n = 0
-    for _, texts in _batches(_documents(shard, settings, IngestStats(), detect_kind(shard)), False):
+    for _, texts in _batches(_documents(shard, settings, IngestStats(), detect_kind(shard))):
         found = scan(texts)
         n += len(texts)
         words, n_words = found.words, len(found.words)
@@ -392,13 +182,15 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
         partials.append(flush_chunk(full, settings, partial_path(settings, shard_number, len(partials)),
                                sort_words))
 
-    for doc_ids, texts in _batches(_documents(shard, settings, stats, kind), scan is None):
-        if scan is None:  # pre-tokenised: one document of tokens per line
-            chunk.add(doc_ids[0], texts[0].split())
-        else:
-            chunk.add_scan(doc_ids, scan(texts))
-        while chunk is not None and len(chunk.tokens) >= settings.chunk_tokens:
-            rest = chunk.split(settings.chunk_tokens)
+    tokenise = scan or scan_tokens  # pre-tokenised: one document of tokens per line
+    for doc_ids, texts in _batches(_documents(shard, settings, stats, kind)):
+        chunk.add_scan(doc_ids, tokenise(texts))
+        while chunk is not None:
+            cut = chunk.full_at(settings.chunk_tokens, settings.chunk_bytes, BYTES_PER_TOKEN,
+                                CHUNK_WORD_BYTES)  # full of tokens, or its tokens and words of memory
+            if cut is None:
+                break
+            rest = chunk.split(cut)
             flush(chunk)
             chunk = rest
         chunk = chunk or Chunk(fixed)
@@ -407,10 +199,8 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
     return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
 
 
-def _batches(documents: Iterable[tuple[str, str]], single: bool
-             ) -> Iterable[tuple[list[str], list[str]]]:
-    """``(ids, texts)`` of consecutive documents, about :data:`BATCH_CHARS` characters at a time (one
-    document at a time if ``single``)."""
+def _batches(documents: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[str]]]:
+    """``(ids, texts)`` of consecutive documents, about :data:`BATCH_CHARS` characters at a time."""
     ids: list[str] = []
     texts: list[str] = []
     size = 0
@@ -418,7 +208,7 @@ def _batches(documents: Iterable[tuple[str, str]], single: bool
         ids.append(doc_id)
         texts.append(text)
         size += len(text)
-        if single or size >= BATCH_CHARS:
+        if size >= BATCH_CHARS:
             yield ids, texts
             ids, texts, size = [], [], 0
     if ids:
@@ -504,7 +294,8 @@ def plan(inputs: Sequence[str | os.PathLike], preprocessor: Preprocessor | None,
     recipe = None if pretok else pre.get_params()
     vocabulary = list(pre.vocabulary_) if (not pretok and hasattr(pre, "vocabulary_")) else None
     settings = BuildSettings(recipe, chunk_tokens_for(memory), workdir, text_field=text_field,
-                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary, encoding=encoding)
+                             prefix_ids=len(inputs) > 1, vocabulary=vocabulary, encoding=encoding,
+                             chunk_bytes=memory - BASELINE_BYTES)
     for p, kind in zip(inputs, kinds):  # before any shard is read
         check_tokenisation(str(p), kind, settings)
     return settings
@@ -651,138 +442,8 @@ def build_streaming(inputs: Sequence[str | os.PathLike], output: str | os.PathLi
         if progress is not None:
             progress.start_merge()
         index = merge_partials(partials, output, header, sort_words=settings.recipe is not None,
-                               buffer_bytes=max(1 << 24, memory // 8), progress=progress)
+                               progress=progress, memory=memory)
         return index, stats
-
-
-#: Work folders are ``.tealeaves-build-XXXX`` beside the output; each holds :data:`WORKDIR_LOCK`, locked
-#: (``flock``) by the build that owns it for as long as it runs.
-WORKDIR_PREFIX = ".tealeaves-build-"
-WORKDIR_LOCK = "owner.lock"
-#: A work folder whose lock file is still empty this many seconds after it was made is abandoned
-#: (its build died between making it and locking it; tealeaves before the lock left folders without one).
-UNLOCKED_GRACE_SECONDS = 600.0
-
-
-class Workdir:
-    """A build's work folder beside ``output``, locked by this process while the build runs.
-
-    Entering the context first removes the work folders that builds killed before their cleanup left
-    beside the same output (:func:`remove_stale_workdirs`), then makes a new one and locks its
-    :data:`WORKDIR_LOCK` (written ``pid host``); leaving removes it.  A killed build's folder stays until
-    the next build beside it starts: its lock died with its process, which is what tells it from a
-    live build's folder (never removed, on this machine or, on a shared file system, another).
-
-    Parameters
-    ----------
-    output : str or os.PathLike
-        The file or folder the build writes (the work folder goes in its parent, created if missing).
-    """
-
-    def __init__(self, output: str | os.PathLike):
-        self.parent = Path(output).resolve().parent
-        self.path: str | None = None
-        self._lock = None
-
-    def __enter__(self) -> str:
-        self.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_workdirs(self.parent)
-        self.path = tempfile.mkdtemp(prefix=WORKDIR_PREFIX, dir=self.parent)
-        try:
-            self._lock = _lock_file(Path(self.path) / WORKDIR_LOCK, blocking=True)
-            if self._lock is not None:
-                import socket
-
-                self._lock.write(f"{os.getpid()} {socket.gethostname()}\n")
-                self._lock.flush()
-        except BaseException:  # e.g. a full disk: the folder is not left behind
-            self.__exit__()
-            raise
-        return self.path
-
-    def __exit__(self, *exc) -> None:
-        remove_workdir(self.path)
-        if self._lock is not None:
-            with contextlib.suppress(OSError):  # its unwritten owner line cannot be flushed on a full disk
-                self._lock.close()
-
-
-def _lock_file(path: Path, blocking: bool):
-    """``path`` opened and ``flock``-ed exclusively (``None``: no ``fcntl`` here, or held by another)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: work folders are then only removed by their own build
-        return None
-    fh = open(path, "a+", encoding="utf-8")
-    try:
-        fcntl.flock(fh, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-    except OSError:
-        fh.close()
-        return None
-    return fh
-
-
-def remove_stale_workdirs(parent: str | os.PathLike) -> list[str]:
-    """Remove the work folders in ``parent`` whose build is no longer running; return their names.
-
-    A folder is stale when its :data:`WORKDIR_LOCK` can be locked (its owner's lock died with its process,
-    e.g. by ``kill -9``) and names its owner, or when it has no lock file or an empty one
-    :data:`UNLOCKED_GRACE_SECONDS` after it was made.  A folder whose lock is held (a live build, here or on
-    another machine of a shared file system) is never touched.
-
-    Parameters
-    ----------
-    parent : str or os.PathLike
-        The folder holding the outputs and their work folders.
-
-    Returns
-    -------
-    list of str
-        The names of the folders removed.
-    """
-    removed = []
-    try:
-        candidates = [p for p in Path(parent).iterdir() if p.name.startswith(WORKDIR_PREFIX) and p.is_dir()]
-    except OSError:
-        return removed
-    for folder in candidates:
-        lock_path = folder / WORKDIR_LOCK
-        try:
-            age = time.time() - folder.stat().st_mtime
-        except OSError:
-            continue
-        if not lock_path.exists():
-            if age > UNLOCKED_GRACE_SECONDS:
-                remove_workdir(str(folder))
-                removed.append(folder.name)
-            continue
-        lock = _lock_file(lock_path, blocking=False)
-        if lock is None:  # held: a live build
-            continue
-        try:
-            lock.seek(0)
-            owner = lock.read().strip()
-            if owner or age > UNLOCKED_GRACE_SECONDS:  # empty and young: its build is locking it now
-                shutil.rmtree(folder, ignore_errors=True)
-                removed.append(folder.name)
-        finally:
-            lock.close()
-    return removed
-
-
-def remove_workdir(workdir: str) -> None:
-    """Remove a build's work folder (retrying while abandoned shard tasks still finish a write).
-
-    Parameters
-    ----------
-    workdir : str
-        The folder.
-    """
-    for _ in range(20):
-        shutil.rmtree(workdir, ignore_errors=True)
-        if not os.path.exists(workdir):
-            return
-        time.sleep(0.25)
 
 
 def local_executor(progress=None):

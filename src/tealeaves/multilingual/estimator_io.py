@@ -288,7 +288,7 @@ def load_estimator(path: str | os.PathLike[str]):
     from sklearn.ensemble import AdaBoostRegressor
     from sklearn.linear_model import LinearRegression
 
-    from tealeaves._io import read_text
+    from tealeaves._io import check_format, read_text
     from tealeaves.multilingual.estimator import CoherenceEstimator, feature_columns
 
     try:
@@ -297,12 +297,8 @@ def load_estimator(path: str | os.PathLike[str]):
         raise _bad(path, f"not JSON ({exc.msg})") from None
     except RecursionError:
         raise _bad(path, "it is nested too deeply") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _bad(path, f"it does not declare format {FORMAT!r}")
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"estimator '{path}' has format version {doc.get('format_version')!r}; this "
-                               f"tealeaves reads version {FORMAT_VERSION}", fix="retrain it with "
-                               "`tealeaves estimator train`")
+    check_format(doc, FORMAT, FORMAT_VERSION, bad=lambda m: _bad(path, m), subject="it",
+                 what=f"estimator '{path}'", fix="retrain it with `tealeaves estimator train`")
     try:
         cols = feature_columns(tuple(doc["features"]))
         if cols != doc["columns"]:

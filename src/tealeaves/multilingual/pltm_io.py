@@ -181,6 +181,7 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         When it holds no readable ``pltm.npz`` of this format and version, or the file lacks
         a field or holds topics of the wrong shape.
     """
+    from tealeaves import _io
     from tealeaves.corpus import Vocabulary
     from tealeaves.corpus.preprocess import Preprocessor
 
@@ -199,12 +200,8 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         raise _bad(folder, f"{MODEL_FILE} is unreadable, truncated or corrupted ({exc})") from None
     except RecursionError:
         raise _bad(folder, f"the header of {MODEL_FILE} is nested too deeply") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise _bad(folder, f"{MODEL_FILE} does not declare format {FORMAT!r}")
-    if header.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"model '{folder}' has format version {header.get('format_version')!r}; this "
-                               f"tealeaves reads version {FORMAT_VERSION}",
-                               fix="refit it with `tealeaves pltm fit`")
+    _io.check_format(header, FORMAT, FORMAT_VERSION, bad=lambda m: _bad(folder, m), subject=MODEL_FILE,
+                     what=f"model '{folder}'", fix="refit it with `tealeaves pltm fit`")
     try:
         model = SavedPolylingualTopicModel(**_hyperparameters(header["hyperparameters"]))
         langs = list(header["languages"])
