@@ -149,3 +149,13 @@ def test_estimate_matches_the_plan_and_the_words_sizes(zipf):
     assert est["blocks"] > 20
     assert est["bytes"] < est["unblocked_bytes"]
     assert _blocked.estimate(ix, ids, len(pairs), "window")["blocks"] == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_named_minimum_is_exact(zipf, kind):
+    docs, ix, words, ids, pairs = zipf
+    n_pairs = 0 if kind == "subsets" else len(pairs)
+    with pytest.raises(ParameterError) as exc:
+        _blocked.plan_blocks(ix, ids, n_pairs, kind, 2048)
+    need = int(str(exc.value).split("(")[1].split(" bytes")[0].replace(",", ""))
+    assert need == _tightest(ix, ids, n_pairs, kind)

@@ -63,6 +63,10 @@ _SECONDS = {"posting": 4e-8, "position": 2e-8, "pair": 3e-7, "block": 0.02}
 PROGRESS_SECONDS = 3.0
 
 
+#: Smallest ``memory`` a count takes at all (what a count needs is checked by :func:`plan_blocks`).
+MIN_BUDGET = 1 << 10
+
+
 def check_budget(memory) -> int:
     """The ``memory`` budget of a count in bytes: ``None`` (the default, 1 GiB), a whole number of bytes
     or a size as the build's ``memory`` reads it (``"1G"``, ``"512M"``; :func:`parse_memory`).
@@ -80,10 +84,10 @@ def check_budget(memory) -> int:
     if memory is None:
         return DEFAULT_MEMORY
     if isinstance(memory, str):
-        return parse_memory(memory, local=False, minimum=1)
+        return parse_memory(memory, local=False, minimum=MIN_BUDGET)
     from tealeaves.validation import check_int
 
-    return check_int(memory, "memory", min_value=1)
+    return check_int(memory, "memory", min_value=MIN_BUDGET)
 
 
 @dataclass
@@ -195,8 +199,15 @@ def table_words(memory: int, parts: int) -> int:
 
 def _fixed_bytes(kind: str, n_words: int, n_pairs: int, most: int, parts: int) -> int:
     """The working set held whatever the blocks: pairs, words, the frequent words' tables."""
-    tables = parts * most * most if kind in ("doc", "window") else 0
-    return _PER_PAIR * n_pairs + _PER_WORD * n_words + tables + 8 * parts * n_pairs
+    return _PER_PAIR * n_pairs + _PER_WORD * n_words + _table_bytes(kind, most, parts) + 8 * parts * n_pairs
+
+
+def _table_bytes(kind: str, most: int, parts: int) -> int:
+    return parts * most * most if kind in ("doc", "window") else 0
+
+
+class _Oversize(Exception):
+    """A single document's block is over the limit."""
 
 
 @dataclass
@@ -267,40 +278,79 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory) -> Plan
     postings = int((gend - gstart).sum())
     positions = int((pos_ptr[gend] - pos_ptr[gstart]).sum()) if len(ids) else 0
     parts = parts_for(max(postings, positions))
-    most = table_words(budget, parts)
-    fixed = _fixed_bytes(kind, len(ids), n_pairs, most, parts)
+    fixed = _fixed_bytes(kind, len(ids), n_pairs, 0, parts)  # without the tables of the frequent words
+    most = table_words(max(budget - fixed, 0), parts)
     whole = int(_block_bytes(kind, postings, positions, n_docs, parts))
-    if fixed + whole <= budget:
-        return Plan([Block(0, n_docs, gstart, gend)], most, fixed + whole,
-                    _seconds(postings, positions, n_pairs, 1, kind))
-    limit = budget - fixed
+    held = fixed + _table_bytes(kind, most, parts) + whole
+    if held <= budget:
+        seconds = _seconds(postings, positions, n_pairs, 1, kind)
+        return Plan([Block(0, n_docs, gstart, gend)], most, held, seconds)
     post_docs = index.arrays["post_docs"]
-    cuts = _cuts(0, n_docs, gstart, gend, post_docs, pos_ptr, kind, parts, limit,
-                 lambda need: _too_small(budget, fixed + need, len(ids), n_pairs))
+    for tried in (most, 0):  # no tables (every pair probed) when they leave too little for a document
+        try:
+            cuts = _cuts(0, n_docs, gstart, gend, post_docs, pos_ptr, kind, parts,
+                         budget - fixed - _table_bytes(kind, tried, parts))
+            break
+        except _Oversize:
+            if tried == 0:
+                need = fixed + _largest_document(gstart, gend, post_docs, pos_ptr, n_docs, kind, parts)
+                raise _too_small(budget, need, len(ids), n_pairs) from None
+    blocks = _blocks(cuts, gstart, gend, post_docs)
+    return Plan(blocks, tried, budget, _seconds(postings, positions, n_pairs, len(blocks), kind))
+
+
+def _blocks(cuts: list[int], gstart: np.ndarray, gend: np.ndarray, post_docs) -> list[Block]:
+    """The blocks between consecutive ``cuts``, with each word's postings there."""
     blocks = []
     lo = gstart
     for d0, d1 in zip(cuts[:-1], cuts[1:]):
-        hi = gend if d1 >= n_docs else _lower_bounds(gstart, gend, post_docs, d1)
+        hi = gend if d1 == cuts[-1] else _lower_bounds(gstart, gend, post_docs, d1)
         blocks.append(Block(d0, d1, lo, hi))
         lo = hi
-    seconds = _seconds(postings, positions, n_pairs, len(blocks), kind)
-    return Plan(blocks, most, min(budget, fixed + whole), seconds)
+    return blocks
 
 
 def _too_small(budget: int, need: int, n_words: int, n_pairs: int) -> ParameterError:
-    mib = -(-need // (1 << 20))
-    return naming(ParameterError(f"memory {size_text(budget)} is below the {size_text(need)} that counting "
-                                 f"{n_words:,} words and {n_pairs:,} pairs needs with one document per block",
-                                 fix=f"give at least {mib}M"), "memory")
+    shift, unit = (20, "M") if need >= 1 << 20 else (10, "K")
+    return naming(ParameterError(f"memory {size_text(budget)} is below the {size_text(need)} "
+                                 f"({need:,} bytes) that counting {n_words:,} words and {n_pairs:,} pairs "
+                                 "needs with one document per block",
+                                 fix=f"give at least {-(-need // (1 << shift))}{unit}"), "memory")
 
 
-def _cuts(lo: int, hi: int, gstart, gend, post_docs, pos_ptr, kind: str, parts: int, limit: int,
-          refuse) -> list[int]:
+@numba.njit(cache=True, nogil=True)
+def _document_sizes(gstart, gend, post_docs, pos_ptr, lo, hi):
+    """Selected postings and positions of each document of ``lo .. hi - 1``."""
+    post = np.zeros(hi - lo, dtype=np.int64)
+    pos = np.zeros(hi - lo, dtype=np.int64)
+    for i in range(len(gstart)):
+        g, end = gstart[i], gend[i]
+        while g < end and post_docs[g] < lo:  # (a binary search would do; this runs only to refuse)
+            g += 1
+        while g < end and post_docs[g] < hi:
+            post[post_docs[g] - lo] += 1
+            pos[post_docs[g] - lo] += pos_ptr[g + 1] - pos_ptr[g]
+            g += 1
+    return post, pos
+
+
+def _largest_document(gstart, gend, post_docs, pos_ptr, n_docs: int, kind: str, parts: int) -> int:
+    """The largest working set of a block of one document (ranges of 2**20 documents at a time)."""
+    most = 0
+    for lo in range(0, n_docs, 1 << 20):
+        hi = min(n_docs, lo + (1 << 20))
+        first = _lower_bounds(gstart, gend, post_docs, lo)
+        post, pos = _document_sizes(first, gend, post_docs, pos_ptr, lo, hi)
+        most = max(most, int(_block_bytes(kind, post, pos, 1, parts).max()))
+    return most
+
+
+def _cuts(lo: int, hi: int, gstart, gend, post_docs, pos_ptr, kind: str, parts: int, limit: int) -> list[int]:
     """Document cut points ``lo = c_0 < ... < c_m = hi`` whose ranges each fit in ``limit`` bytes: the
     widest ranges of a grid of ``[lo, hi)``, a grid cell over the limit cut on a finer grid of its own
-    (a single document over it: ``refuse(its bytes)`` is raised)."""
+    (a single document over it: :class:`_Oversize`)."""
     if limit <= 0:
-        raise refuse(0)
+        raise _Oversize
     bounds = np.unique(np.linspace(lo, hi, min(hi - lo, _GRID) + 1).astype(np.int64))
     gs = _lower_bounds(gstart, gend, post_docs, lo)
     post, pos = _grid_sizes(gs, gend, post_docs, pos_ptr, bounds)
@@ -319,9 +369,9 @@ def _cuts(lo: int, hi: int, gstart, gend, post_docs, pos_ptr, kind: str, parts: 
             if cost(start, j) <= limit:
                 continue
         if bounds[j] - bounds[start] == 1:
-            raise refuse(cost(start, j))
+            raise _Oversize
         cuts.extend(_cuts(int(bounds[start]), int(bounds[j]), gstart, gend, post_docs, pos_ptr, kind, parts,
-                          limit, refuse)[1:])
+                          limit)[1:])
         start = j
     if cuts[-1] != hi:
         cuts.append(hi)
