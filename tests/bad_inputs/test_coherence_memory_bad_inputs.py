@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import DOCS, TOPICS
 
+from conftest import DOCS, TOPICS
 from tealeaves.coherence import Coherence, coherence
 from tealeaves.errors import ParameterError
 
