@@ -40,15 +40,16 @@ def test_memory_spellings_refused(cli_error, files, value, fragment):
 @pytest.mark.parametrize("window", ["doc", "10"])
 def test_memory_below_one_document_names_the_minimum(cli_error, files, window):
     ref, topics, out = files
-    run = cli_error(["coherence", "--reference", ref, "--topics", topics, "--window", window, "--memory", "1K",
-                     "-o", out], "is below the")
+    run = cli_error(["coherence", "--reference", ref, "--topics", topics, "--window", window,
+                     "--memory", "1K", "-o", out], "is below the")
     assert "--memory 1 KiB" in run.err and "needs with one document per block" in run.err
     need = int(re.search(r"\(([\d,]+) bytes\)", run.err).group(1).replace(",", ""))
     assert not out.exists()
     # the named minimum is enough, one byte less is not (the API takes bytes)
     docs = [d.split() for d in DOCS]
     win = int(window) if window != "doc" else "doc"
-    assert coherence(TOPICS, docs, window=win, memory=need).scores == coherence(TOPICS, docs, window=win).scores
+    scores = coherence(TOPICS, docs, window=win).scores
+    assert coherence(TOPICS, docs, window=win, memory=need).scores == scores
     with pytest.raises(ParameterError, match="needs with one document per block"):
         coherence(TOPICS, docs, window=win, memory=need - 1)
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from tealeaves.coherence._kernels import MAX_FREQUENT, parts_for
+from tealeaves.coherence._kernels import parts_for
+from tealeaves.coherence._kernels_frequent import MAX_FREQUENT
 from tealeaves.errors import ParameterError, naming
 from tealeaves.index.memory import DEFAULT_MEMORY, parse_memory, size_text
 

@@ -84,20 +84,22 @@ import numpy as np
 
 from tealeaves.coherence._blocked import plan_blocks, sum_blocks
 from tealeaves.coherence._kernels import (
-    MAX_FREQUENT,
-    _frequent_pair_kernel,
     _intersect_count,
     _masked_sizes,
     _pair_doc_kernel,
     _pair_unit_kernel,
-    _partition_pairs,
-    _prefix_pair_estimate,
-    _probe_work_by_last,
     _subset_kernel,
     _window_intervals,
     anchor_order,
     longest_first,
     parts_for,
+)
+from tealeaves.coherence._kernels_frequent import (
+    MAX_FREQUENT,
+    _frequent_pair_kernel,
+    _partition_pairs,
+    _prefix_pair_estimate,
+    _probe_work_by_last,
 )
 from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_keys
 from tealeaves.coherence.errors import SettingsError

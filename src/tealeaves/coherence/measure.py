@@ -632,7 +632,7 @@ def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec
     subsets = None
     if spec.needs_subsets:
         window = None if spec.window == "doc" else int(spec.window)
-        subsets, n = core.count_subsets(index, uniq, loc, window, spec.compat, memory)
+        subsets, n = core.count_subsets(index, uniq, loc, window, spec.compat, memory=memory)
     return _Counts(joint, single, n, subsets)
 
 
