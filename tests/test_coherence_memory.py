@@ -4,6 +4,7 @@ ranges of documents equal the counts of one pass and a brute-force count, whatev
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -159,3 +160,59 @@ def test_named_minimum_is_exact(zipf, kind):
         _blocked.plan_blocks(ix, ids, n_pairs, kind, 2048)
     need = int(str(exc.value).split("(")[1].split(" bytes")[0].replace(",", ""))
     assert need == _tightest(ix, ids, n_pairs, kind)
+
+
+class _Terminal:
+    """A stream that says it is a terminal and keeps what is written."""
+
+    def __init__(self, tty: bool = True):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_of_a_long_count_on_a_terminal_only(zipf, monkeypatch, tty):
+    docs, ix, words, ids, pairs = zipf
+    memory = _tightest(ix, ids, len(pairs), "window")
+    n_blocks = len(_blocked.plan_blocks(ix, ids, len(pairs), "window", memory).blocks)
+    monkeypatch.setattr(_blocked, "PROGRESS_SECONDS", 0.0)  # this count takes milliseconds
+    stream = _Terminal(tty)
+    with _blocked.progress_to(stream):
+        got = core.count_windows(ix, ids, pairs, 10, memory=memory)
+    assert np.array_equal(got.joint, core.count_windows(ix, ids, pairs, 10).joint)
+    if tty:
+        assert f"counting windows of 10 tokens: {n_blocks} block(s) of documents" in stream.text
+        assert re.search(rf"\rcounted windows of 10 tokens: {n_blocks} block\(s\) in \d+ s +\n$", stream.text)
+    else:
+        assert stream.text == ""
+    stream = _Terminal()
+    with _blocked.progress_to(stream):  # a short count (one block, estimated at milliseconds) draws nothing
+        monkeypatch.setattr(_blocked, "PROGRESS_SECONDS", 3.0)
+        core.count_windows(ix, ids, pairs, 10)
+    assert stream.text == ""
+
+
+def test_index_info_reports_what_scoring_costs(tmp_path, run_cli):
+    import json
+
+    docs = _zipf_docs(2, n_docs=50)
+    ix = index_from_token_lists(docs, name="zipf")
+    ix.save(tmp_path / "z.tlx")
+    run = run_cli(["index", "info", tmp_path / "z.tlx", "--format", "json"])
+    assert run.code == 0, run.err
+    cost = json.loads(run.out)["scoring"]
+    n_post = sum(len(set(d)) for d in docs)
+    n_pos = sum(len(d) for d in docs)
+    parts = 1  # this small index is counted on one thread
+    assert cost["window"]["every_word_bytes"] == 20 * n_post + 8 * n_pos + (1 + 5 * parts) * len(docs)
+    bitsets = min(64 * n_post, 128 << 20)
+    assert cost["doc"]["every_word_bytes"] == 8 * n_post + (24 + parts) * len(docs) + bitsets
+    assert cost["window"]["every_word_blocks_at_budget"] == 1 and cost["window"]["budget"] == 1 << 30

@@ -33,7 +33,7 @@ from tealeaves.errors import ParameterError, naming
 from tealeaves.index.memory import DEFAULT_MEMORY, parse_memory, size_text
 
 __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "plan_blocks", "progress_to",
-           "sum_blocks"]
+           "scoring_costs", "sum_blocks"]
 
 #: Bytes of a count's working set, per kind of count: per selected posting, per selected position,
 #: per document of a block and per pair (``parts`` threads each add their own scratch maps).
@@ -514,3 +514,36 @@ def sum_blocks(plan: Plan, what: str, n_pairs: int, count, n_words: int | None =
             single += got[1]
         progress.done(done)
     return joint if single is None else (joint, single)
+
+
+def scoring_costs(index, memory=None) -> dict:
+    """What counting against ``index`` costs, for ``tealeaves index info``: per kind of count, the bytes
+    of the working set per posting and position of the topic words and per document of a block
+    (:data:`BYTES`), and the working set, blocks and rough time of a count of every word of the index
+    (the most any topic set can need; pairs not included).
+
+    Parameters
+    ----------
+    index : ReferenceIndex
+        The reference.
+    memory : int or str, optional
+        The budget (:func:`check_budget`; default 1 GiB).
+
+    Returns
+    -------
+    dict
+        ``{"scoring": {"doc": {...}, "window": {...}}}``.
+    """
+    budget = check_budget(memory)
+    postings, positions = len(index.arrays["post_docs"]), len(index.arrays["positions"])
+    parts = parts_for(max(postings, positions))
+    out = {}
+    for kind in ("doc", "window"):
+        every = int(_block_bytes(kind, postings, positions, index.n_documents, parts))
+        blocks = max(1, -(-every // budget))
+        b = BYTES[kind]
+        out[kind] = {"bytes_per_posting": b["posting"], "bytes_per_position": b["position"],
+                     "bytes_per_document": b["document"] + b["document_thread"] * parts,
+                     "every_word_bytes": every, "every_word_blocks_at_budget": blocks, "budget": budget,
+                     "every_word_seconds": round(_seconds(postings, positions, 0, blocks, kind), 1)}
+    return {"scoring": out}

@@ -240,8 +240,11 @@ def _info(args) -> int:
 
 
 def _print_info(index, fmt: str, verified: bool = False) -> None:
-    """Print :meth:`ReferenceIndex.info`; ``verified`` adds the outcome of the full check."""
-    info = index.info()
+    """Print :meth:`ReferenceIndex.info` and what scoring costs; ``verified`` adds the outcome of the full
+    check."""
+    from tealeaves.coherence._blocked import scoring_costs
+
+    info = {**index.info(), **scoring_costs(index)}
     if verified:
         info["verified"] = True
     if fmt == "json":
