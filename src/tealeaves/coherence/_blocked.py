@@ -39,16 +39,17 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: per document of a block and per pair (``parts`` threads each add their own scratch maps).
 #: Windows: ``docs`` (4), ``ilo``/``ihi`` (16) per posting, ``starts``/``ends`` (8) per position
 #: (an occurrence gives at most one interval), a byte map and an ``int32`` posting map per thread per
-#: document; documents: the block's postings (8), ``cnt_a``/``cnt_b``/``cid`` (16) and at most 8 of
+#: document; documents: the block's postings (4), ``cnt_a``/``cnt_b``/``cid`` (16) and at most 8 of
 #: document bitsets per document, a byte map per thread; context windows: the selected postings'
-#: slots, documents and position ranges (32), the maps of windows; word sets: the intervals and a
-#: topic's sort keys (32 per position).  A pair holds its entry in ``pairs``, the joint counts, the
-#: anchor order and the kernels' keys, costs and outputs (about 96 bytes), a word about 96.
+#: slots, documents and position ranges (32), the maps of windows; word sets: the postings' documents,
+#: interval ranges and empty intervals (48), the intervals and a topic's sort keys (40 per position).
+#: A pair holds its entry in ``pairs``, the joint counts, the anchor order and the kernels' keys, costs
+#: and outputs (about 96 bytes), a word about 96.
 BYTES = {
-    "doc": {"posting": 8, "position": 0, "document": 24, "document_thread": 1},
+    "doc": {"posting": 4, "position": 0, "document": 24, "document_thread": 1},
     "window": {"posting": 20, "position": 8, "document": 1, "document_thread": 5},
     "context": {"posting": 32, "position": 0, "document": 0, "document_thread": 5},
-    "subsets": {"posting": 20, "position": 40, "document": 0, "document_thread": 0},
+    "subsets": {"posting": 48, "position": 40, "document": 0, "document_thread": 0},
 }
 _PER_PAIR = 96
 _PER_WORD = 96
@@ -129,6 +130,30 @@ class Block:
         ptr[0::2] = self.gstart
         ptr[1::2] = self.gend
         return 2 * np.arange(len(self.gstart), dtype=np.int64), ptr
+
+    def local_postings(self, post_docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The words' postings in the block, copied once into one array (the index's ``dtype``), with
+        document ids counted from ``d0``.
+
+        Parameters
+        ----------
+        post_docs : numpy.ndarray
+            The index's postings.
+
+        Returns
+        -------
+        ptr : numpy.ndarray
+            Word ``i``'s postings are ``docs[ptr[i]:ptr[i + 1]]``.
+        docs : numpy.ndarray
+            The document ids.
+        """
+        ptr = np.zeros(len(self.gstart) + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum(self.gend - self.gstart)
+        docs = np.empty(int(ptr[-1]), dtype=post_docs.dtype)
+        for i, (a, b) in enumerate(zip(self.gstart.tolist(), self.gend.tolist())):
+            docs[ptr[i]:ptr[i + 1]] = post_docs[a:b]
+        docs -= docs.dtype.type(self.d0)
+        return ptr, docs
 
 
 @numba.njit(cache=True, nogil=True)

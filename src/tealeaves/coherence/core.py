@@ -502,8 +502,7 @@ def _block_docs(index, block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ids, ptr = block.word_ptr()
     if block.d0 == 0 and block.d1 == index.n_documents:
         return ids, ptr, index.arrays["post_docs"]
-    docs, local = _concat([index.arrays["post_docs"][a:b] for a, b in zip(block.gstart, block.gend)])
-    docs -= block.d0
+    local, docs = block.local_postings(index.arrays["post_docs"])
     return np.arange(len(block.gstart), dtype=np.int64), local, docs
 
 
@@ -542,11 +541,8 @@ def _intervals(index, block, window: int | None, compat: str):
     arr = index.arrays
     ids, ptr = block.word_ptr()
     if window is None:
-        docs = arr["post_docs"]
-        wptr = np.zeros(len(ids) + 1, dtype=np.int64)
-        wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
-        sel = (np.concatenate([docs[ptr[i]:ptr[i + 1]] for i in ids]).astype(np.int64) - block.d0 if len(ids)
-               else np.zeros(0, dtype=np.int64))
+        wptr, sel = block.local_postings(arr["post_docs"])
+        sel = sel.astype(np.int64)
         zeros = np.zeros(len(sel), dtype=np.int64)
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
