@@ -22,12 +22,12 @@ import contextlib
 import contextvars
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
 
-from tealeaves.coherence._kernels import parts_for
+from tealeaves.coherence._kernels import _DENSE_BYTES, parts_for
 from tealeaves.coherence._kernels_frequent import MAX_FREQUENT
 from tealeaves.errors import ParameterError, naming
 from tealeaves.index.memory import DEFAULT_MEMORY, parse_memory, size_text
@@ -53,9 +53,6 @@ BYTES = {
 }
 _PER_PAIR = 96
 _PER_WORD = 96
-#: Bytes of document bitsets of the densest words in one pass of the document pair kernel
-#: (``_DENSE_BYTES`` of :mod:`tealeaves.coherence._kernels`).
-_DENSE_BYTES = 128 << 20
 #: Grid points per level when cutting the documents into blocks.
 _GRID = 256
 #: Estimated seconds per selected posting, position, pair and block (a count on one thread of this
@@ -194,13 +191,31 @@ def _grid_sizes(gstart, gend, post_docs, pos_ptr, bounds):
     return post, pos
 
 
-def _block_bytes(kind: str, postings, positions, docs, parts: int):
-    """Estimated working set of a block of ``docs`` documents holding ``postings`` and ``positions``."""
+def dense_bytes(budget: int) -> int:
+    """Bytes of document bitsets of the densest words a document count may hold within ``budget``: an
+    eighth of it, at most :data:`~tealeaves.coherence._kernels._DENSE_BYTES`.
+
+    Parameters
+    ----------
+    budget : int
+        The budget in bytes.
+
+    Returns
+    -------
+    int
+        The bytes.
+    """
+    return min(_DENSE_BYTES, budget // 8)
+
+
+def _block_bytes(kind: str, postings, positions, docs, parts: int, dense: int = _DENSE_BYTES):
+    """Estimated working set of a block of ``docs`` documents holding ``postings`` and ``positions``
+    (``dense``: the bytes of bitsets a document count may hold)."""
     b = BYTES[kind]
     total = (b["posting"] * postings + b["position"] * positions
              + (b["document"] + b["document_thread"] * parts) * docs)
     if kind == "doc":  # bitsets of the densest words: at most 64 bits per posting, the larger of 8 per
-        total = total + np.minimum(64 * postings, np.maximum(8 * docs, _DENSE_BYTES))  # document and the cap
+        total = total + np.minimum(64 * postings, np.maximum(8 * docs, dense))  # document and the cap
     return total
 
 
@@ -250,12 +265,15 @@ class Plan:
         The estimated working set above the mapped index.
     seconds : float
         The estimated time.
+    dense : int
+        The bytes of document bitsets a document count may hold (:func:`dense_bytes`).
     """
 
     blocks: list
     most: int
     bytes: int
     seconds: float
+    dense: int = _DENSE_BYTES
 
 
 def _sizes(index, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -306,23 +324,42 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory) -> Plan
     parts = parts_for(max(postings, positions))
     fixed = _fixed_bytes(kind, len(ids), n_pairs, 0, parts)  # without the tables of the frequent words
     most = table_words(max(budget - fixed, 0), parts)
-    whole = int(_block_bytes(kind, postings, positions, n_docs, parts))
+    dense = dense_bytes(budget)
+    whole = int(_block_bytes(kind, postings, positions, n_docs, parts, dense))
     held = fixed + _table_bytes(kind, most, parts) + whole
     if held <= budget:
         seconds = _seconds(postings, positions, n_pairs, 1, kind)
-        return Plan([Block(0, n_docs, gstart, gend)], most, held, seconds)
-    post_docs = index.arrays["post_docs"]
+        return Plan([Block(0, n_docs, gstart, gend)], most, held, seconds, dense)
+    sel = _Selection(gstart, gend, index.arrays["post_docs"], pos_ptr, kind, parts, dense)
     for tried in (most, 0):  # no tables (every pair probed) when they leave too little for a document
+        limit = budget - fixed - _table_bytes(kind, tried, parts)
+        grid = int(np.clip(16 * -(-whole // max(limit, 1)), _GRID, 64 * _GRID))  # cells of about 1/16 block
         try:
-            cuts = _cuts(0, n_docs, gstart, gend, post_docs, pos_ptr, kind, parts,
-                         budget - fixed - _table_bytes(kind, tried, parts))
+            cuts = _cuts(0, n_docs, sel, limit, grid)
             break
         except _Oversize:
             if tried == 0:
-                need = fixed + _largest_document(gstart, gend, post_docs, pos_ptr, n_docs, kind, parts)
-                raise _too_small(budget, need, len(ids), n_pairs) from None
-    blocks = _blocks(cuts, gstart, gend, post_docs)
-    return Plan(blocks, tried, budget, _seconds(postings, positions, n_pairs, len(blocks), kind))
+                raise _too_small(budget, _minimum(sel, n_docs, fixed), len(ids), n_pairs) from None
+    blocks = _blocks(cuts, gstart, gend, sel.post_docs)
+    return Plan(blocks, tried, budget, _seconds(postings, positions, n_pairs, len(blocks), kind), dense)
+
+
+@dataclass
+class _Selection:
+    """The selected words' postings (``gstart``, ``gend`` in ``post_docs``, positions by ``pos_ptr``)
+    and how a block of them is costed (``kind``, ``parts`` threads, ``dense`` bytes of bitsets)."""
+
+    gstart: np.ndarray
+    gend: np.ndarray
+    post_docs: np.ndarray
+    pos_ptr: np.ndarray
+    kind: str
+    parts: int
+    dense: int
+
+    def bytes(self, postings, positions, docs):
+        """:func:`_block_bytes` of blocks of these sizes."""
+        return _block_bytes(self.kind, postings, positions, docs, self.parts, self.dense)
 
 
 def _blocks(cuts: list[int], gstart: np.ndarray, gend: np.ndarray, post_docs) -> list[Block]:
@@ -360,29 +397,38 @@ def _document_sizes(gstart, gend, post_docs, pos_ptr, lo, hi):
     return post, pos
 
 
-def _largest_document(gstart, gend, post_docs, pos_ptr, n_docs: int, kind: str, parts: int) -> int:
+def _minimum(sel: _Selection, n_docs: int, fixed: int) -> int:
+    """The smallest budget that holds ``fixed`` bytes and a block of any one document (the bitsets a
+    document count may hold grow with the budget: the least fixed point)."""
+    need = fixed + _largest_document(sel, n_docs)
+    while (again := fixed + _largest_document(replace(sel, dense=dense_bytes(need)), n_docs)) > need:
+        need = again
+    return need
+
+
+def _largest_document(sel: _Selection, n_docs: int) -> int:
     """The largest working set of a block of one document (ranges of 2**20 documents at a time)."""
     most = 0
     for lo in range(0, n_docs, 1 << 20):
         hi = min(n_docs, lo + (1 << 20))
-        first = _lower_bounds(gstart, gend, post_docs, lo)
-        post, pos = _document_sizes(first, gend, post_docs, pos_ptr, lo, hi)
-        most = max(most, int(_block_bytes(kind, post, pos, 1, parts).max()))
+        first = _lower_bounds(sel.gstart, sel.gend, sel.post_docs, lo)
+        post, pos = _document_sizes(first, sel.gend, sel.post_docs, sel.pos_ptr, lo, hi)
+        most = max(most, int(sel.bytes(post, pos, 1).max()))
     return most
 
 
-def _cuts(lo: int, hi: int, gstart, gend, post_docs, pos_ptr, kind: str, parts: int, limit: int) -> list[int]:
+def _cuts(lo: int, hi: int, sel: _Selection, limit: int, grid: int = _GRID) -> list[int]:
     """Document cut points ``lo = c_0 < ... < c_m = hi`` whose ranges each fit in ``limit`` bytes: the
-    widest ranges of a grid of ``[lo, hi)``, a grid cell over the limit cut on a finer grid of its own
-    (a single document over it: :class:`_Oversize`)."""
+    widest ranges of a grid of ``grid`` cells of ``[lo, hi)``, a cell over the limit cut on a finer grid
+    of its own (a single document over it: :class:`_Oversize`)."""
     if limit <= 0:
         raise _Oversize
-    bounds = np.unique(np.linspace(lo, hi, min(hi - lo, _GRID) + 1).astype(np.int64))
-    gs = _lower_bounds(gstart, gend, post_docs, lo)
-    post, pos = _grid_sizes(gs, gend, post_docs, pos_ptr, bounds)
+    bounds = np.unique(np.linspace(lo, hi, min(hi - lo, grid) + 1).astype(np.int64))
+    gs = _lower_bounds(sel.gstart, sel.gend, sel.post_docs, lo)
+    post, pos = _grid_sizes(gs, sel.gend, sel.post_docs, sel.pos_ptr, bounds)
 
     def cost(a: int, b: int) -> int:
-        return int(_block_bytes(kind, post[b] - post[a], pos[b] - pos[a], bounds[b] - bounds[a], parts))
+        return int(sel.bytes(post[b] - post[a], pos[b] - pos[a], bounds[b] - bounds[a]))
 
     cuts = [lo]
     start = 0
@@ -396,8 +442,7 @@ def _cuts(lo: int, hi: int, gstart, gend, post_docs, pos_ptr, kind: str, parts: 
                 continue
         if bounds[j] - bounds[start] == 1:
             raise _Oversize
-        cuts.extend(_cuts(int(bounds[start]), int(bounds[j]), gstart, gend, post_docs, pos_ptr, kind, parts,
-                          limit)[1:])
+        cuts.extend(_cuts(int(bounds[start]), int(bounds[j]), sel, limit)[1:])
         start = j
     if cuts[-1] != hi:
         cuts.append(hi)

@@ -210,15 +210,15 @@ def _dense_slots(ptr, longest, threshold, cap):
 
 @ThreadedKernel
 def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
-                     n_parts, a_longest, b_longest, order, stop):
+                     n_parts, a_longest, b_longest, order, dense_bytes, stop):
     """Co-document counts of pairs ``(left i, right j)``.
 
     A pair of two *dense* words (postings longer than ``n_space / 512``; the longest, within
-    ``_DENSE_BYTES`` of bitsets) is counted by AND-ing bitsets that span only the documents
-    holding dense words of both sides (``same``: one list given twice, one set of bitsets),
-    at most ``n_space / 64`` operations; any other pair by probing the shorter posting list against a
-    scratch bitmap of the longer one, so each pair costs at most its shorter
-    postings.  Pairs are grouped by their longer ("anchor") word, visited in ``order``
+    ``dense_bytes`` of bitsets, at most :data:`_DENSE_BYTES`, but at least 64 words) is counted by
+    AND-ing bitsets that span only the documents holding dense words of both sides (``same``: one
+    list given twice, one set of bitsets), at most ``n_space / 64`` operations; any other pair by
+    probing the shorter posting list against a scratch bitmap of the longer one, so each pair costs at
+    most its shorter postings.  Pairs are grouped by their longer ("anchor") word, visited in ``order``
     (:func:`anchor_order`); groups run in parallel (one scratch bitmap per thread, each pair written
     once: results do not depend on the threads).  ``a_longest`` and ``b_longest`` list each side's
     words by decreasing postings (:func:`longest_first`).
@@ -237,10 +237,10 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
     n_blocks = (n_space + 63) // 64
     n_a = len(a_ids)
     n_b = len(b_ids)
-    # dense words: postings longer than n_space / 512, at most the _DENSE_BYTES budget of the
+    # dense words: postings longer than n_space / 512, at most the dense_bytes budget of the
     # longest ones per side (bitsets of n_space bits), which get bitsets; left ones masked
     threshold = n_blocks // 8
-    cap = max(64, _DENSE_BYTES // (8 * n_blocks))
+    cap = max(64, dense_bytes // (8 * n_blocks))
     a_slot, n_dense_a = _dense_slots(a_ptr, a_longest, threshold, cap)
     b_slot, n_dense_b = (a_slot, n_dense_a) if same else _dense_slots(b_ptr, b_longest, threshold, cap)
     # the bitsets cover only the documents a dense pair can share (compact ids): for one list, those

@@ -84,6 +84,7 @@ import numpy as np
 
 from tealeaves.coherence._blocked import plan_blocks, sum_blocks
 from tealeaves.coherence._kernels import (
+    _DENSE_BYTES,
     _intersect_count,
     _masked_sizes,
     _pair_doc_kernel,
@@ -125,11 +126,11 @@ def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> i
 
 
 def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
-               same) -> np.ndarray:
+               same, dense_bytes: int = _DENSE_BYTES) -> np.ndarray:
     """:func:`_pair_doc_kernel` on ``pairs`` of the words ``a_ids`` of postings ``a_ptr, a_docs`` and
     ``b_ids`` of ``b_ptr, b_docs``, with the orders it needs sorted by NumPy
     (:func:`~tealeaves.coherence._kernels.longest_first`,
-    :func:`~tealeaves.coherence._kernels.anchor_order`)."""
+    :func:`~tealeaves.coherence._kernels.anchor_order`), within ``dense_bytes`` of bitsets."""
     sizes_a = a_ptr[a_ids + 1] - a_ptr[a_ids]
     sizes_b = sizes_a if same else b_ptr[b_ids + 1] - b_ptr[b_ids]
     work = _pair_work(sizes_a, sizes_b, pairs)
@@ -137,7 +138,7 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     b_longest = a_longest if same else longest_first(sizes_b)
     return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
                             same, parts_for(work), a_longest, b_longest,
-                            anchor_order(sizes_a, sizes_b, pairs, len(a_ids)))
+                            anchor_order(sizes_a, sizes_b, pairs, len(a_ids)), dense_bytes)
 
 
 def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space) -> np.ndarray:
@@ -490,8 +491,8 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     pairs = _as_pairs(pairs, len(ids))
     plan = plan_blocks(index, ids, len(pairs), "doc", memory)
     ptr = index.arrays["word_ptr"]
-    joint = sum_blocks(plan, "documents", len(pairs),
-                       lambda block: _document_block(index, ids, pairs, block, frequent, plan.most))
+    joint = sum_blocks(plan, "documents", len(pairs), lambda block: _document_block(
+        index, ids, pairs, block, frequent, plan.most, plan.dense))
     sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
 
@@ -506,7 +507,7 @@ def _block_docs(index, block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.arange(len(block.gstart), dtype=np.int64), local, docs
 
 
-def _document_block(index, ids, pairs, block, frequent, most) -> np.ndarray:
+def _document_block(index, ids, pairs, block, frequent, most, dense_bytes) -> np.ndarray:
     """Joint document counts of ``pairs`` in one block of documents."""
     bids, ptr, docs = _block_docs(index, block)
     m, _ = _as_mask(None)
@@ -523,7 +524,7 @@ def _document_block(index, ids, pairs, block, frequent, most) -> np.ndarray:
                                      0, n_docs, True, fpairs, *_tables(work, len(fw)))
 
     def probe(rest):
-        return _pair_docs(bids, ptr, docs, bids, ptr, docs, rest, m, False, n_docs, True)
+        return _pair_docs(bids, ptr, docs, bids, ptr, docs, rest, m, False, n_docs, True, dense_bytes)
 
     return _split_joint(pairs, freq, rank, unit_major, probe)
 
