@@ -383,6 +383,9 @@ name : str
     "segmentation_k": """\
 k : int
     The number of ranked words.""",
+    "raises_counts_memory": """\
+ParameterError
+    When ``memory`` is below what one document's range needs (the message names the minimum).""",
     # -- Data sets (tealeaves.data)
     "dataset_path": """\
 path : str

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numba
 import numpy as np
 
-from tealeaves.coherence._kernels import _DENSE_BYTES, parts_for
+from tealeaves.coherence._kernels import _DENSE_BYTES, _lower_bound, parts_for
 from tealeaves.coherence._kernels_frequent import MAX_FREQUENT
 from tealeaves.errors import ParameterError, naming
 from tealeaves.index.memory import DEFAULT_MEMORY, parse_memory, size_text
@@ -158,14 +158,7 @@ def _lower_bounds(gstart, gend, post_docs, d):
     """Per word, the first of its postings ``gstart[i]:gend[i]`` whose document is at least ``d``."""
     out = np.empty(len(gstart), dtype=np.int64)
     for i in range(len(gstart)):
-        lo, hi = gstart[i], gend[i]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if post_docs[mid] < d:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = lo
+        out[i] = _lower_bound(post_docs, gstart[i], gend[i], d)
     return out
 
 
@@ -179,13 +172,7 @@ def _grid_sizes(gstart, gend, post_docs, pos_ptr, bounds):
     for i in range(len(gstart)):
         lo = gstart[i]
         for b in range(n_b):
-            hi = gend[i]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if post_docs[mid] < bounds[b]:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _lower_bound(post_docs, lo, gend[i], bounds[b])
             post[b] += lo - gstart[i]
             pos[b] += pos_ptr[lo] - pos_ptr[gstart[i]]
     return post, pos

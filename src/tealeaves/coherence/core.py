@@ -82,6 +82,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
 from tealeaves.coherence._blocked import plan_blocks, sum_blocks
 from tealeaves.coherence._kernels import (
     _DENSE_BYTES,
@@ -455,6 +456,7 @@ def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_maj
     return joint
 
 
+@shared_doc
 def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None = None,
                     memory: int | str | None = None) -> CooccurrenceCounts:
     """Boolean-document counts for words of one :class:`~tealeaves.index.ReferenceIndex`.
@@ -482,19 +484,21 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     CooccurrenceCounts
         ``n_units`` is the number of documents.
 
-    Raises
-    ------
-    ParameterError
-        When ``memory`` is below what one document's range needs (the message names the minimum).
+    Raises: %(raises_counts_memory)s
     """
-    ids = _as_ids(index, word_ids)
-    pairs = _as_pairs(pairs, len(ids))
-    plan = plan_blocks(index, ids, len(pairs), "doc", memory)
+    ids, pairs, plan = _planned(index, word_ids, pairs, "doc", memory)
     ptr = index.arrays["word_ptr"]
     joint = sum_blocks(plan, "documents", len(pairs), lambda block: _document_block(
         index, ids, pairs, block, frequent, plan.most, plan.dense))
     sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
+
+
+def _planned(index, word_ids, pairs, kind: str, memory):
+    """The checked word ids and pairs of a count of ``kind`` and its plan of blocks within ``memory``."""
+    ids = _as_ids(index, word_ids)
+    pairs = _as_pairs(pairs, len(ids))
+    return ids, pairs, plan_blocks(index, ids, len(pairs), kind, memory)
 
 
 def _block_docs(index, block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -593,6 +597,7 @@ def _window_units(index, window: int, compat: str) -> int:
     return index.window_total(int(window))
 
 
+@shared_doc
 def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: str = "exact",
                   frequent: int | None = None, memory: int | str | None = None) -> CooccurrenceCounts:
     """Boolean sliding-window counts (see the module docstring) for words of one index.
@@ -616,15 +621,10 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
     CooccurrenceCounts
         ``n_units`` is the number of windows.
 
-    Raises
-    ------
-    ParameterError
-        When ``memory`` is below what one document's range needs (the message names the minimum).
+    Raises: %(raises_counts_memory)s
     """
     _check_window(window, compat)
-    ids = _as_ids(index, word_ids)
-    pairs = _as_pairs(pairs, len(ids))
-    plan = plan_blocks(index, ids, len(pairs), "window", memory)
+    ids, pairs, plan = _planned(index, word_ids, pairs, "window", memory)
     joint, single = sum_blocks(plan, f"windows of {int(window)} tokens", len(pairs),
                                lambda block: _window_block(index, block, pairs, window, compat, frequent,
                                                            plan.most), len(ids))
@@ -658,6 +658,7 @@ def _window_block(index, block, pairs, window: int, compat: str, frequent,
     return _split_joint(pairs, freq, rank, unit_major, probe), single
 
 
+@shared_doc
 def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = None,
                   compat: str = "exact", memory: int | str | None = None) -> tuple[np.ndarray, int]:
     """Units holding all words of every subset of each topic's words.
@@ -687,10 +688,7 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     n_units : int
         Units counted in all.
 
-    Raises
-    ------
-    ParameterError
-        When ``memory`` is below what one document's range needs (the message names the minimum).
+    Raises: %(raises_counts_memory)s
     """
     loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
     if loc.shape[1] > MAX_SUBSET_WORDS:
@@ -711,6 +709,7 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     return counts, n_units
 
 
+@shared_doc
 def count_context(index, word_ids: Sequence[int], pairs, window: int,
                   memory: int | str | None = None) -> CooccurrenceCounts:
     """Palmetto's context-window counts (``P_cw``, C_A): see the module docstring.
@@ -733,18 +732,12 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int,
     CooccurrenceCounts
         Occurrence-pair counts (``unit`` is ``"context=<w>"``).
 
-    Raises
-    ------
-    ParameterError
-        When ``memory`` is below what one document's range needs (the message names the minimum).
+    Raises: %(raises_counts_memory)s
     """
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
-    arr = index.arrays
-    ids = _as_ids(index, word_ids)
-    ptr, pos_ptr = arr["word_ptr"], arr["pos_ptr"]
-    pairs = _as_pairs(pairs, len(ids))
-    plan = plan_blocks(index, ids, len(pairs), "context", memory)
+    ptr, pos_ptr = index.arrays["word_ptr"], index.arrays["pos_ptr"]
+    ids, pairs, plan = _planned(index, word_ids, pairs, "context", memory)
     joint = sum_blocks(plan, f"context windows of {int(window)} tokens", len(pairs),
                        lambda block: _context_block(index, block, pairs, int(window)))
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
