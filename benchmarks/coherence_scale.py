@@ -62,27 +62,50 @@ def reference(size: str):
     return ReferenceIndex.load(path, verify=False)
 
 
-def old_core(ref: str = "main"):
-    """``tealeaves.coherence.core`` at git ``ref`` (default main), imported from ``git show`` (kept under
-    benchmarks/out/)."""
+def _show(ref: str, relative: str) -> str:
+    """``src/tealeaves/<relative>`` at git ``ref`` (exits with a message when there is none)."""
     root = Path(__file__).resolve().parents[1]
     if not ref.strip():  # `git show :path` would silently read the staged file, not a commit
         sys.exit("coherence_scale: error: --against is empty (give a commit, branch or tag)")
-    shown = subprocess.run(["git", "-C", str(root), "show", f"{ref}:src/tealeaves/coherence/core.py"],
+    shown = subprocess.run(["git", "-C", str(root), "show", f"{ref}:src/tealeaves/{relative}"],
                            capture_output=True, text=True)
     if shown.returncode:
-        sys.exit(f"coherence_scale: error: no counting core at git ref {ref!r} "
+        sys.exit(f"coherence_scale: error: no {relative} at git ref {ref!r} "
                  f"({shown.stderr.strip() or 'git show failed'}; give --against a commit, branch or tag)")
-    src = shown.stdout
+    return shown.stdout
+
+
+def _import_as(name: str, src: str):
+    """``src`` imported as module ``name`` (kept under benchmarks/out/)."""
     OUT.mkdir(exist_ok=True)
-    path = OUT / "core_main.py"
+    path = OUT / f"{name}.py"
     if not path.exists() or path.read_text() != src:
         path.write_text(src)
-    spec = importlib.util.spec_from_file_location("core_main", path)
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["core_main"] = module  # dataclasses look their module up
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def old_core(ref: str = "main"):
+    """``tealeaves.coherence.core`` at git ``ref`` (default main) with that ref's kernels, imported from
+    ``git show`` (kept under benchmarks/out/); its counting functions take and ignore ``memory`` (the
+    budget of this tree's pipeline)."""
+    kernels = _import_as("kernels_main", _show(ref, "coherence/_kernels.py"))
+    del kernels
+    src = _show(ref, "coherence/core.py").replace("from tealeaves.coherence._kernels import",
+                                                  "from kernels_main import")
+    module = _import_as("core_main", src)
+    for name in ("count_documents", "count_windows", "count_context", "count_subsets"):
+        setattr(module, name, _without_memory(getattr(module, name)))
+    return module
+
+
+def _without_memory(fn):
+    def call(*args, memory=None, **kwargs):
+        return fn(*args, **kwargs)
+    return call
 
 
 def topic_sets():

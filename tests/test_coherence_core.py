@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tealeaves.coherence import _kernels, core
+from tealeaves.coherence import _kernels, _pair_tables, core
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, IndexIntegrityError
 from tealeaves.index import AlignedIndex, ReferenceIndex, build_index, index_from_token_lists
@@ -474,7 +474,7 @@ def test_pair_work_estimate_samples_every_part_of_a_repeated_corpus(long_share):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("space", [1, 63, 64, 65, 1000, 5791 ** 2, core._UNIQUE_BITMAP_MAX + 1])
+@pytest.mark.parametrize("space", [1, 63, 64, 65, 1000, 5791 ** 2, _pair_tables._UNIQUE_BITMAP_MAX + 1])
 def test_unique_keys_equal_numpy_unique(seed, space):
     """The bitmap ``unique_keys`` (and its sorting fallback for large key spaces) gives
     ``np.unique(keys, return_inverse=True)``: the sorted distinct keys and each key's position."""

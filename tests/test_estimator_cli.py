@@ -20,7 +20,9 @@ pytestmark = pytest.mark.xdist_group("bible_vs_modern")
 SOURCES = ["reproduce/bible_vs_modern.py", "models/polylingual.py", "models/_pltm_kernels.py",
            *(f"multilingual/{m}.py" for m in ("measures", "features", "estimator", "reference", "era",
                                                "drift", "dictionaries", "topics", "names")),
-           "coherence/core.py", "coherence/_kernels.py", "coherence/confirmation.py", "corpus/parallel.py",
+           "coherence/core.py", "coherence/_kernels.py", "coherence/_kernels_frequent.py",
+           "coherence/_blocked.py", "coherence/_pair_tables.py", "coherence/confirmation.py",
+           "corpus/parallel.py",
            *(f"index/{m}.py" for m in ("reference", "build", "aligned", "format", "_checks")),
            "corpus/aligned.py", "corpus/preprocess.py"]
 

@@ -617,6 +617,9 @@ manifest : dict
     "build_shard_n_tokens": """\
 n_tokens : int, default 0
     Tokens indexed.""",
+    "raises_counts_memory": """\
+ParameterError
+    When ``memory`` is below what one document's range needs (the message names the minimum).""",
     # -- Data sets (tealeaves.data)
     "dataset_path": """\
 path : str

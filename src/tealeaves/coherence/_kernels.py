@@ -1,6 +1,7 @@
 """The compiled (numba) kernels behind :mod:`tealeaves.coherence.core`, which checks every argument
 first (the kernels do not check bounds) and describes the counting methods; a :class:`ThreadedKernel`
-is compiled serial and parallel from one function (:data:`PARALLEL_MIN_WORK`)."""
+is compiled serial and parallel from one function (:data:`PARALLEL_MIN_WORK`).  The kernels of the
+frequent words' pairs are in :mod:`tealeaves.coherence._kernels_frequent`."""
 
 from __future__ import annotations
 
@@ -209,15 +210,15 @@ def _dense_slots(ptr, longest, threshold, cap):
 
 @ThreadedKernel
 def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, use_mask, n_space, same,
-                     n_parts, a_longest, b_longest, order, stop):
+                     n_parts, a_longest, b_longest, order, dense_bytes, stop):
     """Co-document counts of pairs ``(left i, right j)``.
 
     A pair of two *dense* words (postings longer than ``n_space / 512``; the longest, within
-    ``_DENSE_BYTES`` of bitsets) is counted by AND-ing bitsets that span only the documents
-    holding dense words of both sides (``same``: one list given twice, one set of bitsets),
-    at most ``n_space / 64`` operations; any other pair by probing the shorter posting list against a
-    scratch bitmap of the longer one, so each pair costs at most its shorter
-    postings.  Pairs are grouped by their longer ("anchor") word, visited in ``order``
+    ``dense_bytes`` of bitsets, at most :data:`_DENSE_BYTES`, but at least 64 words) is counted by
+    AND-ing bitsets that span only the documents holding dense words of both sides (``same``: one
+    list given twice, one set of bitsets), at most ``n_space / 64`` operations; any other pair by
+    probing the shorter posting list against a scratch bitmap of the longer one, so each pair costs at
+    most its shorter postings.  Pairs are grouped by their longer ("anchor") word, visited in ``order``
     (:func:`anchor_order`); groups run in parallel (one scratch bitmap per thread, each pair written
     once: results do not depend on the threads).  ``a_longest`` and ``b_longest`` list each side's
     words by decreasing postings (:func:`longest_first`).
@@ -236,10 +237,10 @@ def _pair_doc_kernel(a_ids, a_ptr0, a_docs, b_ids, b_ptr0, b_docs, pairs, mask, 
     n_blocks = (n_space + 63) // 64
     n_a = len(a_ids)
     n_b = len(b_ids)
-    # dense words: postings longer than n_space / 512, at most the _DENSE_BYTES budget of the
+    # dense words: postings longer than n_space / 512, at most the dense_bytes budget of the
     # longest ones per side (bitsets of n_space bits), which get bitsets; left ones masked
     threshold = n_blocks // 8
-    cap = max(64, _DENSE_BYTES // (8 * n_blocks))
+    cap = max(64, dense_bytes // (8 * n_blocks))
     a_slot, n_dense_a = _dense_slots(a_ptr, a_longest, threshold, cap)
     b_slot, n_dense_b = (a_slot, n_dense_a) if same else _dense_slots(b_ptr, b_longest, threshold, cap)
     # the bitsets cover only the documents a dense pair can share (compact ids): for one list, those
@@ -522,199 +523,6 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
     return out
 
 
-@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
-def _n_blocks(n, w, mode):
-    """Blocks of 64 window starts in a document of ``n`` tokens (see :func:`n_windows`)."""
-    starts = n + w - 1 if mode == 2 else max(1, n - w + 1)
-    return (max(starts, 1) + 63) >> 6
-
-
-@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
-def _block_bits(lo, hi):
-    """``uint64`` with bits ``lo .. hi`` (inclusive, ``0 <= lo <= hi <= 63``) set."""
-    full = np.uint64(0xFFFFFFFFFFFFFFFF)
-    return (full >> np.uint64(63 - hi)) & (full << np.uint64(lo))
-
-
-#: Most frequent words whose pairs are counted unit-major (a triangular ``F x F`` table per thread;
-#: the kernel's records hold a word as ``int16``).
-MAX_FREQUENT = 4096
-_U16_MAX = 65535
-
-
-@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
-def _tri_row(a, n):
-    """Offset such that ``_tri_row(a, n) + b`` is the slot of the pair ``(a, b)``, ``a < b < n``, in
-    the row-major upper triangle of an ``n x n`` table (``n (n - 1) / 2`` slots; row ``a`` holds
-    ``b = a + 1 .. n - 1``)."""
-    return a * n - (a * (a + 1)) // 2 - a - 1
-
-
-@ThreadedKernel
-def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mode, n_docs, doc_mode, fpairs,
-                          small, spill, stop):
-    """Units shared by each pair ``(a, b)``, ``a < b``, of ``fpairs``, among ``F`` frequent words,
-    counted unit-major into a triangular ``F x F`` table.
-
-    Word ``f``'s postings are ``glo[f]:ghi[f]`` (documents in ``docs``; window-start intervals
-    ``ilo, ihi, starts, ends`` as written by :func:`_window_intervals`).  A unit is a document
-    (``doc_mode``) or a block of 64 consecutive window starts of one; a word present in a unit is
-    the 64-bit set of its starts there.  Documents are taken in chunks: the chunk's records
-    (unit, word, bits) are made word by word, sorted by unit with a stable counting sort (so a unit
-    lists its words in increasing order), and every pair of words listed in a unit adds
-    ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
-    ``sum over units of C(words present, 2)``, with no search per pair.  The increments land at
-    random in the table, so its size sets their cost (a cache miss each once it outgrows the
-    cache): the table is the upper triangle (:func:`_tri_row`) in ``uint16``, an entry about to pass
-    65,535 moving its count into the ``int64`` triangle ``spill`` (touched only by pairs that
-    co-occur that often).  Document ranges run in parallel, each into its own zeroed rows of
-    ``small`` and ``spill`` (allocated by numpy, which asks for huge pages: a table of many MiB
-    otherwise costs a TLB miss per entry); the integer sums do not depend on the threads.
-    """
-    n_f = len(glo)
-    n_parts = len(small)
-    out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
-    total_post = 0
-    for f in range(n_f):
-        total_post += ghi[f] - glo[f]
-    chunk = max(64, min(n_docs, n_docs * 32768 // max(total_post, 1)))
-    for part in numba.prange(n_parts):
-        table = small[part]
-        big = spill[part]
-        spilled = np.zeros(n_f, dtype=np.bool_)  # rows with a spill: only their part of ``big`` is read
-        d0 = n_docs * part // n_parts
-        d1 = n_docs * (part + 1) // n_parts
-        cur = np.empty(n_f, dtype=np.int64)
-        for f in range(n_f):
-            cur[f] = _lower_bound(docs, glo[f], ghi[f], d0)
-        cap = 1 << 16
-        rec_unit = np.empty(cap, dtype=np.int32)  # units of a chunk, words (F <= 4,096): narrow
-        rec_word = np.empty(cap, dtype=np.int16)
-        rec_mask = np.empty(cap, dtype=np.uint64)
-        uptr = np.empty(chunk + 1, dtype=np.int64)
-        saved = np.empty(n_f, dtype=np.int64)  # the cursors at a chunk's start, to redo it
-        for c0 in range(d0, d1, chunk):
-            if stop_requested(stop):
-                break
-            c1 = min(d1, c0 + chunk)
-            uptr[0] = 0
-            for d in range(c0, c1):
-                uptr[d - c0 + 1] = uptr[d - c0] + (1 if doc_mode else _n_blocks(doc_len[d], w, mode))
-            n_units = uptr[c1 - c0]
-            saved[:] = cur
-            while True:  # records written at once; a chunk that outgrows them is redone (rare)
-                full = False
-                n_rec = 0
-                for f in range(n_f):
-                    g = cur[f]
-                    while g < ghi[f] and docs[g] < c1:
-                        d = docs[g]
-                        if n_rec + uptr[d - c0 + 1] - uptr[d - c0] > cap:
-                            full = True
-                            break
-                        # the posting's records: one per block of 64 starts its intervals touch (written
-                        # here, not in a function: a call per posting costs more than the records)
-                        base = uptr[d - c0]
-                        if doc_mode:
-                            rec_unit[n_rec] = base
-                            rec_word[n_rec] = f
-                            rec_mask[n_rec] = np.uint64(1)
-                            n_rec += 1
-                            g += 1
-                            continue
-                        last = -1
-                        mask = np.uint64(0)
-                        for u in range(ilo[g], ihi[g]):
-                            s, e = starts[u], ends[u]
-                            for b in range(s >> 6, (e >> 6) + 1):
-                                bits = _block_bits(max(s - 64 * b, 0), min(e - 64 * b, 63))
-                                if b == last:
-                                    mask |= bits
-                                    continue
-                                if last >= 0:
-                                    rec_unit[n_rec] = base + last
-                                    rec_word[n_rec] = f
-                                    rec_mask[n_rec] = mask
-                                    n_rec += 1
-                                last = b
-                                mask = bits
-                        rec_unit[n_rec] = base + last
-                        rec_word[n_rec] = f
-                        rec_mask[n_rec] = mask
-                        n_rec += 1
-                        g += 1
-                    cur[f] = g
-                    if full:
-                        break
-                if not full:
-                    break
-                cap *= 2
-                rec_unit = np.empty(cap, dtype=np.int32)
-                rec_word = np.empty(cap, dtype=np.int16)
-                rec_mask = np.empty(cap, dtype=np.uint64)
-                cur[:] = saved
-            # stable counting sort of the records by unit
-            first = np.zeros(n_units + 1, dtype=np.int64)
-            for r in range(n_rec):
-                first[rec_unit[r] + 1] += 1
-            for un in range(n_units):
-                first[un + 1] += first[un]
-            fill = first[:-1].copy()
-            words = np.empty(n_rec, dtype=np.int16)
-            masks = np.empty(n_rec, dtype=np.uint64)
-            for r in range(n_rec):
-                un = rec_unit[r]
-                words[fill[un]] = rec_word[r]
-                masks[fill[un]] = rec_mask[r]
-                fill[un] += 1
-            for un in range(n_units):
-                r1 = first[un + 1]
-                for r in range(first[un], r1):
-                    a = words[r]
-                    row = _tri_row(np.int64(a), n_f)
-                    m = masks[r]
-                    for q in range(r + 1, r1):
-                        slot = row + words[q]
-                        v = np.int64(table[slot]) + (1 if doc_mode else np.int64(_ctpop(m & masks[q])))
-                        if v > _U16_MAX:  # rare: only pairs co-occurring in over 65,535 units pass here
-                            big[slot] += v
-                            spilled[a] = True
-                            v = 0
-                        table[slot] = np.uint16(v)
-        for m in range(len(fpairs)):
-            slot = _tri_row(np.int64(fpairs[m, 0]), n_f) + fpairs[m, 1]
-            out[part, m] = table[slot] + (big[slot] if spilled[fpairs[m, 0]] else 0)
-    for part in range(1, n_parts):
-        for m in range(len(fpairs)):
-            out[0, m] += out[part, m]
-    return out[0]
-
-
-@numba.njit(cache=True, nogil=True)
-def _prefix_pair_estimate(glo, ghi, docs, n_docs):
-    """Estimated ``sum over documents of C(words present, 2)`` for every prefix ``0 .. F`` of the
-    words (postings ``glo[f]:ghi[f]`` in ``docs``), from 64 ranges of ``n_docs / 2048`` documents
-    (all of them in small references): the unit-major kernel's pair work.  The ranges start at the
-    fractions ``{s / golden ratio}`` of the documents, so no period of the document order (a corpus
-    of concatenated collections, or one repeated) puts every sample into the same collection."""
-    n_f = len(glo)
-    n_ranges, width = (1, n_docs) if n_docs <= 1 << 14 else (64, n_docs // 2048)
-    cnt = np.zeros(n_ranges * width, dtype=np.int64)
-    out = np.zeros(n_f + 1, dtype=np.float64)
-    for f in range(n_f):
-        inc = 0
-        for s in range(n_ranges):
-            lo = 0 if n_ranges == 1 else int((s * 0.6180339887498949) % 1.0 * (n_docs - width))
-            g = _lower_bound(docs, glo[f], ghi[f], lo)
-            while g < ghi[f] and docs[g] < lo + width:
-                c = s * width + docs[g] - lo
-                inc += cnt[c]
-                cnt[c] += 1
-                g += 1
-        out[f + 1] = out[f] + inc
-    return out * (n_docs / (n_ranges * width))
-
-
 @ThreadedKernel
 def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends, stop):
     """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
@@ -840,36 +648,3 @@ def _topic_joint(loc, slots, inverse, joint, single):
             if loc[t, i] >= 0:
                 out[t, i, i] = single[loc[t, i]]
     return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _probe_work_by_last(pairs, rank, sizes):
-    """Per rank ``r``, the probe work (shorter postings) of the pairs whose later word has rank ``r``:
-    what is left to probe once the ``r + 1`` first words are counted unit-major."""
-    out = np.zeros(len(sizes), dtype=np.float64)
-    for m in range(len(pairs)):
-        a, b = pairs[m, 0], pairs[m, 1]
-        out[max(rank[a], rank[b])] += min(sizes[a], sizes[b])
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _partition_pairs(pairs, rank, n_f):
-    """Positions of the pairs of two different words among the first ``n_f`` by ``rank`` with their
-    ranks (smaller first), and positions of the others, in one pass."""
-    n = len(pairs)
-    inside = np.empty(n, dtype=np.int64)
-    ranks = np.empty((n, 2), dtype=np.int64)
-    outside = np.empty(n, dtype=np.int64)
-    n_in = n_out = 0
-    for m in range(n):
-        ra, rb = rank[pairs[m, 0]], rank[pairs[m, 1]]
-        if ra < n_f and rb < n_f and ra != rb:
-            inside[n_in] = m
-            ranks[n_in, 0] = min(ra, rb)
-            ranks[n_in, 1] = max(ra, rb)
-            n_in += 1
-        else:
-            outside[n_out] = m
-            n_out += 1
-    return inside[:n_in], ranks[:n_in].copy(), outside[:n_out]

@@ -14,6 +14,7 @@ from tealeaves.coherence.params import (
     CONFIRMATION,
     GAMMA,
     LOG_BASE,
+    MEMORY,
     MIN_COUNT,
     N_TOP,
     PAIRS,
@@ -87,6 +88,7 @@ def _add_coherence_options(coh) -> None:
                   MIN_COUNT, ABSENT, WINDOW_KIND):
         add_param(coh, param, default=None)
     add_param(coh, PAIRS, nargs="*", default=None, metavar="TOPIC")
+    add_param(coh, MEMORY, default="1G", metavar="SIZE")
 
 
 def read_reference_corpus(path: str | Path, text_field: str = "text"):
@@ -122,6 +124,7 @@ def _as_reference(path: str):
 
 
 def _coherence(args) -> int:
+    from tealeaves.coherence._blocked import check_budget, progress_to
     from tealeaves.coherence.errors import SettingsError
     from tealeaves.coherence.measure import Coherence
     from tealeaves.errors import ParameterError
@@ -130,7 +133,7 @@ def _coherence(args) -> int:
                         confirmation=args.confirmation, aggregation=args.aggregation,
                         smoothing=args.smoothing, zero=args.zero, gamma=args.gamma, compat=args.compat,
                         log_base=args.log_base, min_count=args.min_count, absent=args.absent,
-                        window_kind=args.window_kind)
+                        window_kind=args.window_kind, memory=check_budget(args.memory))
     spec = measure.spec  # validate settings before the (possibly long) work
     del spec
     pairs = check_unique(args.pairs or [], "--pairs")
@@ -140,7 +143,10 @@ def _coherence(args) -> int:
                             fix="drop --pairs, or use --format text")
     from tealeaves.models.adapters.paths import load_path
 
-    result = measure.score(load_path(args.topics, args.topics_format), _as_reference(args.reference))
+    topics = load_path(args.topics, args.topics_format)
+    reference = _as_reference(args.reference)
+    with progress_to():  # a long count shows its blocks on a terminal
+        result = measure.score(topics, reference)
     n_topics = len(result.topics)
     bad = [t for t in pairs if t >= n_topics]
     if bad:

@@ -82,25 +82,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tealeaves._docs import shared_doc
+from tealeaves.coherence._blocked import plan_blocks, sum_blocks
 from tealeaves.coherence._kernels import (
-    MAX_FREQUENT,
-    _frequent_pair_kernel,
+    _DENSE_BYTES,
     _intersect_count,
     _masked_sizes,
     _pair_doc_kernel,
     _pair_unit_kernel,
-    _partition_pairs,
-    _prefix_pair_estimate,
-    _probe_work_by_last,
     _subset_kernel,
-    _topic_joint,
-    _topic_pair_keys,
-    _unique_keys_kernel,
     _window_intervals,
     anchor_order,
     longest_first,
     parts_for,
 )
+from tealeaves.coherence._kernels_frequent import (
+    MAX_FREQUENT,
+    _frequent_pair_kernel,
+    _partition_pairs,
+    _prefix_pair_estimate,
+    _probe_work_by_last,
+)
+from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_keys
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError
 from tealeaves.index.reference import n_windows
@@ -124,11 +127,11 @@ def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> i
 
 
 def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
-               same) -> np.ndarray:
+               same, dense_bytes: int = _DENSE_BYTES) -> np.ndarray:
     """:func:`_pair_doc_kernel` on ``pairs`` of the words ``a_ids`` of postings ``a_ptr, a_docs`` and
     ``b_ids`` of ``b_ptr, b_docs``, with the orders it needs sorted by NumPy
     (:func:`~tealeaves.coherence._kernels.longest_first`,
-    :func:`~tealeaves.coherence._kernels.anchor_order`)."""
+    :func:`~tealeaves.coherence._kernels.anchor_order`), within ``dense_bytes`` of bitsets."""
     sizes_a = a_ptr[a_ids + 1] - a_ptr[a_ids]
     sizes_b = sizes_a if same else b_ptr[b_ids + 1] - b_ptr[b_ids]
     work = _pair_work(sizes_a, sizes_b, pairs)
@@ -136,7 +139,7 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     b_longest = a_longest if same else longest_first(sizes_b)
     return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
                             same, parts_for(work), a_longest, b_longest,
-                            anchor_order(sizes_a, sizes_b, pairs, len(a_ids)))
+                            anchor_order(sizes_a, sizes_b, pairs, len(a_ids)), dense_bytes)
 
 
 def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space) -> np.ndarray:
@@ -146,86 +149,6 @@ def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space) -> np
     work = _pair_work(sizes, sizes, pairs)
     return _pair_unit_kernel(work, pairs, wptr, docs, lo, hi, x, y, context, window,
                              *_probe_maps(work, n_space, len(docs)), anchor_order(sizes, sizes, pairs, 0))
-
-
-#: Largest key space (bits of a bitmap) for which :func:`unique_keys` does not sort.
-_UNIQUE_BITMAP_MAX = 1 << 28
-
-
-def unique_keys(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(keys, return_inverse=True)`` for non-negative integer keys below ``space``: a
-    bitmap of the key space (no sort) when it has at most :data:`_UNIQUE_BITMAP_MAX` bits.
-
-    Parameters
-    ----------
-    keys : numpy.ndarray
-        Non-negative integers.
-    space : int
-        Every key is below it.
-
-    Returns
-    -------
-    distinct : numpy.ndarray
-        The distinct keys, sorted.
-    inverse : numpy.ndarray
-        The position of each key in ``distinct``.
-    """
-    keys = np.ascontiguousarray(keys, dtype=np.int64)
-    if space > _UNIQUE_BITMAP_MAX:
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        return distinct, inverse.reshape(-1)
-    return _unique_keys_kernel(keys, int(space))
-
-
-def topic_pairs(loc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct word pairs ``(lo, hi)`` of a ``topics x k`` table of local word ids (``-1`` =
-    absent), the position among them of every topic's pair, and where that pair sits in a
-    ``topics x k x k`` table (the ``inverse`` and ``slots`` of :func:`topic_joint`).
-
-    Parameters
-    ----------
-    loc : numpy.ndarray
-        ``topics x k`` local word ids, ``-1`` where a topic has no word.
-
-    Returns
-    -------
-    pairs : numpy.ndarray
-        ``(m, 2)`` distinct pairs ``(lo, hi)``.
-    inverse : numpy.ndarray
-        For every topic's pair, its row in ``pairs``.
-    slots : numpy.ndarray
-        For every topic's pair, its flat offset in a ``topics x k x k`` table.
-    """
-    loc = np.ascontiguousarray(loc, dtype=np.int64)
-    n_words = int(loc.max()) + 1 if loc.size else 0
-    keys, slots = _topic_pair_keys(loc, n_words)
-    distinct, inverse = unique_keys(keys, n_words * n_words)
-    return np.stack([distinct // max(n_words, 1), distinct % max(n_words, 1)], axis=1), inverse, slots
-
-
-def topic_joint(loc: np.ndarray, slots: np.ndarray, inverse: np.ndarray, joint: np.ndarray,
-                single: np.ndarray) -> np.ndarray:
-    """``topics x k x k`` float joint counts, diagonal = single counts, from the counts of the pairs of
-    :func:`topic_pairs` (``joint``) and of the words (``single``).
-
-    Parameters
-    ----------
-    loc : numpy.ndarray
-        ``topics x k`` local word ids, as given to :func:`topic_pairs`.
-    slots, inverse : numpy.ndarray
-        From :func:`topic_pairs`.
-    joint : numpy.ndarray
-        The count of every distinct pair.
-    single : numpy.ndarray
-        The count of every word.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``topics x k x k`` float counts.
-    """
-    return _topic_joint(np.ascontiguousarray(loc, dtype=np.int64), slots, inverse,
-                        np.asarray(joint, dtype=np.float64), np.asarray(single, dtype=np.float64))
 
 
 # --------------------------------------------------------------------------------------------
@@ -470,13 +393,14 @@ _ESTIMATE_MIN_WORK = 2_000_000
 
 
 def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: np.ndarray, docs: np.ndarray,
-                    n_docs: int, costs: tuple[float, ...],
-                    frequent: int | None) -> tuple[np.ndarray, np.ndarray]:
+                    n_docs: int, costs: tuple[float, ...], frequent: int | None,
+                    most: int = MAX_FREQUENT) -> tuple[np.ndarray, np.ndarray]:
     """The words (local ids, most postings first) whose pairs are counted unit-major, and each
     word's rank in that order.
 
     ``frequent`` forces their number; ``None`` takes the prefix ``F`` (from 0 to
-    :data:`MAX_FREQUENT`) of the words by postings that minimises the estimated time: the
+    ``most``, at most :data:`MAX_FREQUENT`, whose tables fit the memory budget) of the words by
+    postings that minimises the estimated time: the
     unit-major work of ``F`` words (:func:`_prefix_pair_estimate`, their postings, ``F x F`` tables)
     plus the probes of the pairs left (the shorter posting list of each).  Pairs of less probe work
     than :data:`_ESTIMATE_MIN_WORK` are all probed (``F = 0``) without an estimate.
@@ -486,10 +410,10 @@ def _frequent_words(sizes: np.ndarray, pairs: np.ndarray, glo: np.ndarray, ghi: 
     rank[order] = np.arange(len(sizes))
     if frequent is not None:
         f = check_int(frequent, "frequent", min_value=0, max_value=MAX_FREQUENT)
-        return order[:min(f, len(sizes))], rank
+        return order[:min(f, most, len(sizes))], rank
     if len(pairs) == 0 or _pair_work(sizes, sizes, pairs) < _ESTIMATE_MIN_WORK:
         return order[:0], rank
-    top = min(MAX_FREQUENT, len(sizes))
+    top = min(most, len(sizes))
     by_last = _probe_work_by_last(np.ascontiguousarray(pairs, dtype=np.int64), rank, sizes)
     left = by_last.sum() - np.concatenate(([0.0], np.cumsum(by_last)))
     head = order[:top]
@@ -534,7 +458,9 @@ def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_maj
     return joint
 
 
-def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None = None) -> CooccurrenceCounts:
+@shared_doc
+def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None = None,
+                    memory: int | str | None = None) -> CooccurrenceCounts:
     """Boolean-document counts for words of one :class:`~tealeaves.index.ReferenceIndex`.
 
     Pairs of the most frequent words are counted unit-major (:func:`_frequent_pair_kernel`), the
@@ -550,33 +476,63 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     pairs : array-like
         ``(m, 2)`` positions in ``word_ids`` of the pairs to count.
     frequent : int, optional
-        Force the number of frequent words counted unit-major.
+        Force the number of frequent words counted unit-major (at most what ``memory`` allows).
+    memory : int or str, optional
+        The working set's budget above the mapped index, in bytes or as ``"1G"`` (default 1 GiB): the
+        documents are counted in ranges that fit it (:mod:`tealeaves.coherence._blocked`).
 
     Returns
     -------
     CooccurrenceCounts
         ``n_units`` is the number of documents.
+
+    Raises: %(raises_counts_memory)s
     """
+    ids, pairs, plan = _planned(index, word_ids, pairs, "doc", memory)
+    ptr = index.arrays["word_ptr"]
+    joint = sum_blocks(plan, "documents", len(pairs), lambda block: _document_block(
+        index, ids, pairs, block, frequent, plan.most, plan.dense))
+    sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
+    return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
+
+
+def _planned(index, word_ids, pairs, kind: str, memory):
+    """The checked word ids and pairs of a count of ``kind`` and its plan of blocks within ``memory``."""
     ids = _as_ids(index, word_ids)
-    ptr, docs = index.arrays["word_ptr"], index.arrays["post_docs"]
     pairs = _as_pairs(pairs, len(ids))
+    return ids, pairs, plan_blocks(index, ids, len(pairs), kind, memory)
+
+
+def _block_docs(index, block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``ids, ptr, docs`` of the words' postings in ``block``: the index's own arrays for a block of
+    every document, else a copy with document ids counted from the block's first."""
+    ids, ptr = block.word_ptr()
+    if block.d0 == 0 and block.d1 == index.n_documents:
+        return ids, ptr, index.arrays["post_docs"]
+    local, docs = block.local_postings(index.arrays["post_docs"])
+    return np.arange(len(block.gstart), dtype=np.int64), local, docs
+
+
+def _document_block(index, ids, pairs, block, frequent, most, dense_bytes) -> np.ndarray:
+    """Joint document counts of ``pairs`` in one block of documents."""
+    bids, ptr, docs = _block_docs(index, block)
     m, _ = _as_mask(None)
-    glo, ghi = ptr[ids], ptr[ids + 1]
+    glo, ghi = ptr[bids], ptr[bids + 1]
     sizes = (ghi - glo).astype(np.int64)
-    n_docs = index.n_documents
-    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _COST_DOC, frequent)
+    n_docs = block.n_docs
+    doc_lengths = index.doc_lengths[block.d0:block.d1]
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, _COST_DOC, frequent, most)
 
     def unit_major(fw, fpairs):  # no intervals: one unit per document (argument types as for windows)
         work = int(sizes[fw].sum())
         z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
-        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, index.doc_lengths, 0,
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, doc_lengths, 0,
                                      0, n_docs, True, fpairs, *_tables(work, len(fw)))
 
     def probe(rest):
-        return _pair_docs(ids, ptr, docs, ids, ptr, docs, rest, m, False, n_docs, True)
+        return _pair_docs(bids, ptr, docs, bids, ptr, docs, rest, m, False, n_docs, True, dense_bytes)
 
-    joint = _split_joint(pairs, freq, rank, unit_major, probe)
-    return CooccurrenceCounts(index.n_present, sizes, pairs, joint, "doc")
+    return _split_joint(pairs, freq, rank, unit_major, probe)
 
 
 def _check_window(window: int, compat: str) -> None:
@@ -586,25 +542,25 @@ def _check_window(window: int, compat: str) -> None:
         raise SettingsError(f"window must be at least 1 token, got {window}")
 
 
-def _intervals(index, word_ids, window: int | None, compat: str):
-    """Window-start intervals of the selected words (``window=None``: one unit per document)."""
+def _intervals(index, block, window: int | None, compat: str):
+    """Window-start intervals of the selected words in ``block`` (``window=None``: one unit per
+    document), document ids counted from the block's first."""
     arr = index.arrays
-    ids = _as_ids(index, word_ids)
+    ids, ptr = block.word_ptr()
     if window is None:
-        ptr, docs = arr["word_ptr"], arr["post_docs"]
-        wptr = np.zeros(len(ids) + 1, dtype=np.int64)
-        wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
-        sel = (np.concatenate([docs[ptr[i]:ptr[i + 1]] for i in ids]).astype(np.int64) if len(ids)
-               else np.zeros(0, dtype=np.int64))
+        wptr, sel = block.local_postings(arr["post_docs"])
+        sel = sel.astype(np.int64)
         zeros = np.zeros(len(sel), dtype=np.int64)
         return (wptr, sel, np.arange(len(sel), dtype=np.int64), np.arange(1, len(sel) + 1, dtype=np.int64),
                 zeros, zeros, np.diff(wptr))
-    out = _interval_arrays(ids, arr["word_ptr"], arr["pos_ptr"])
+    out = _interval_arrays(ids, ptr, arr["pos_ptr"])
     work = len(out[-2])
-    single = _window_intervals(work, ids, arr["word_ptr"], arr["post_docs"], arr["pos_ptr"], arr["positions"],
+    single = _window_intervals(work, ids, ptr, arr["post_docs"], arr["pos_ptr"], arr["positions"],
                                arr["doc_lengths"], int(window), _MODE_CODE[compat], parts_for(work),
                                *out)
     wptr, _, docs, ilo, ihi, starts, ends = out
+    if block.d0:
+        docs -= np.int32(block.d0)
     return wptr, docs, ilo, ihi, starts, ends, single
 
 
@@ -622,14 +578,30 @@ def _interval_arrays(ids: np.ndarray, word_ptr: np.ndarray, pos_ptr: np.ndarray)
             np.empty(n_pos, dtype=np.int32))
 
 
+def _context_block(index, block, pairs, window: int) -> np.ndarray:
+    """Context-window joint counts of ``pairs`` in one block of documents."""
+    arr = index.arrays
+    pos_ptr = arr["pos_ptr"]
+    wptr = np.zeros(len(block.gstart) + 1, dtype=np.int64)
+    wptr[1:] = np.cumsum(block.gend - block.gstart)
+    ranges = [np.arange(a, b) for a, b in zip(block.gstart, block.gend)]
+    g = np.concatenate(ranges) if ranges else np.zeros(0, dtype=np.int64)
+    docs = arr["post_docs"][g].astype(np.int64) - block.d0
+    # posting r of the selection covers the index's positions[plo[r]:phi[r]] (no copy of the positions)
+    plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
+    positions = arr["positions"]
+    return _pair_units(pairs, wptr, docs, plo, phi, positions, positions, True, window, block.n_docs)
+
+
 def _window_units(index, window: int, compat: str) -> int:
     if compat == "jhlau":
         return n_windows(index.doc_lengths, window, index.present, compat)
     return index.window_total(int(window))
 
 
+@shared_doc
 def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: str = "exact",
-                  frequent: int | None = None) -> CooccurrenceCounts:
+                  frequent: int | None = None, memory: int | str | None = None) -> CooccurrenceCounts:
     """Boolean sliding-window counts (see the module docstring) for words of one index.
 
     As in :func:`count_documents`, pairs of the most frequent words are counted unit-major (units:
@@ -643,42 +615,54 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
         Window size in tokens.
     compat : str
         ``"exact"``, ``"gensim"`` or ``"jhlau"`` (the module docstring).
-    frequent : int, optional
+    frequent, memory : optional
         As in :func:`count_documents`.
 
     Returns
     -------
     CooccurrenceCounts
         ``n_units`` is the number of windows.
+
+    Raises: %(raises_counts_memory)s
     """
     _check_window(window, compat)
-    wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, word_ids, int(window), compat)
-    pairs = _as_pairs(pairs, len(wptr) - 1)
+    ids, pairs, plan = _planned(index, word_ids, pairs, "window", memory)
+    joint, single = sum_blocks(plan, f"windows of {int(window)} tokens", len(pairs),
+                               lambda block: _window_block(index, block, pairs, window, compat, frequent,
+                                                           plan.most), len(ids))
+    return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
+                              f"window={int(window)}")
+
+
+def _window_block(index, block, pairs, window: int, compat: str, frequent,
+                  most) -> tuple[np.ndarray, np.ndarray]:
+    """Joint and single window counts in one block of documents."""
+    wptr, docs, ilo, ihi, starts, ends, single = _intervals(index, block, int(window), compat)
     sizes = np.diff(wptr)
     glo, ghi = wptr[:-1], wptr[1:]
-    n_docs = index.n_documents
+    n_docs = block.n_docs
+    doc_lengths = index.doc_lengths[block.d0:block.d1]
     has = np.flatnonzero(sizes)
     n_iv = int((ihi[wptr[has + 1] - 1] - ilo[wptr[has]]).sum())  # each word's intervals are contiguous
     pair_ns = _COST_WINDOW[0] * (1 + (int(window) - 1) / 64)
     costs = (pair_ns, _COST_WINDOW[1], 1.0 + 6.5 * n_iv / max(len(docs), 1), _COST_WINDOW[3])
-    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, costs, frequent)
+    freq, rank = _frequent_words(sizes, pairs, glo, ghi, docs, n_docs, costs, frequent, most)
 
     def unit_major(fw, fpairs):
         work = int(sizes[fw].sum())
-        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, index.doc_lengths,
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, ilo, ihi, starts, ends, doc_lengths,
                                      int(window), _MODE_CODE[compat], n_docs, False, fpairs,
                                      *_tables(work, len(fw)))
 
     def probe(rest):
         return _pair_units(rest, wptr, docs, ilo, ihi, starts, ends, False, 0, n_docs)
 
-    joint = _split_joint(pairs, freq, rank, unit_major, probe)
-    return CooccurrenceCounts(_window_units(index, window, compat), single, pairs, joint,
-                              f"window={int(window)}")
+    return _split_joint(pairs, freq, rank, unit_major, probe), single
 
 
+@shared_doc
 def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = None,
-                  compat: str = "exact") -> tuple[np.ndarray, int]:
+                  compat: str = "exact", memory: int | str | None = None) -> tuple[np.ndarray, int]:
     """Units holding all words of every subset of each topic's words.
 
     ``topics`` is a ``(T, k)`` array of indices into ``word_ids`` (``-1``: no word);
@@ -696,6 +680,8 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
         Window size in tokens (``None``: documents).
     compat : str
         ``"exact"``, ``"gensim"`` or ``"jhlau"``.
+    memory : int or str, optional
+        As in :func:`count_documents`.
 
     Returns
     -------
@@ -703,6 +689,8 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
         ``(T, 2**k)`` units holding every word of each subset.
     n_units : int
         Units counted in all.
+
+    Raises: %(raises_counts_memory)s
     """
     loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
     if loc.shape[1] > MAX_SUBSET_WORDS:
@@ -713,13 +701,19 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     else:
         _check_window(window, compat)
         n_units = _window_units(index, window, compat)
-    wptr, docs, ilo, ihi, starts, ends, _ = _intervals(index, word_ids, window, compat)
-    counts = _subset_kernel(len(starts) * loc.shape[1], loc, wptr, docs, ilo, ihi, starts, ends)
+    ids = _as_ids(index, word_ids)
+    plan = plan_blocks(index, ids, 0, "subsets", memory)
+    counts = np.zeros((len(loc), 1 << loc.shape[1]), dtype=np.int64)
+    for block in plan.blocks:
+        wptr, docs, ilo, ihi, starts, ends, _ = _intervals(index, block, window, compat)
+        counts += _subset_kernel(len(starts) * loc.shape[1], loc, wptr, docs, ilo, ihi, starts, ends)
     counts[:, 0] = n_units
     return counts, n_units
 
 
-def count_context(index, word_ids: Sequence[int], pairs, window: int) -> CooccurrenceCounts:
+@shared_doc
+def count_context(index, word_ids: Sequence[int], pairs, window: int,
+                  memory: int | str | None = None) -> CooccurrenceCounts:
     """Palmetto's context-window counts (``P_cw``, C_A): see the module docstring.
 
     ``single`` is each word's number of tokens, ``joint[m]`` the occurrence pairs of
@@ -732,28 +726,22 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int) -> Cooccur
         As in :func:`count_documents`.
     window : int
         Greatest distance in tokens between the two occurrences of a pair.
+    memory : int or str, optional
+        As in :func:`count_documents`.
 
     Returns
     -------
     CooccurrenceCounts
         Occurrence-pair counts (``unit`` is ``"context=<w>"``).
+
+    Raises: %(raises_counts_memory)s
     """
     if int(window) < 1:
         raise SettingsError(f"window must be at least 1 token, got {window}")
-    arr = index.arrays
-    ids = _as_ids(index, word_ids)
-    ptr, pos_ptr = arr["word_ptr"], arr["pos_ptr"]
-    wptr = np.zeros(len(ids) + 1, dtype=np.int64)
-    wptr[1:] = np.cumsum(ptr[ids + 1] - ptr[ids])
-    blocks = [np.arange(ptr[i], ptr[i + 1]) for i in ids]
-    g = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
-    docs = arr["post_docs"][g].astype(np.int64)
-    # posting r of the selection covers the index's positions[plo[r]:phi[r]] (no copy of the positions)
-    plo, phi = pos_ptr[g].astype(np.int64), pos_ptr[g + 1].astype(np.int64)
-    positions = arr["positions"]
-    pairs = _as_pairs(pairs, len(ids))
-    joint = _pair_units(pairs, wptr, docs, plo, phi, positions, positions, True, int(window),
-                        index.n_documents)
+    ptr, pos_ptr = index.arrays["word_ptr"], index.arrays["pos_ptr"]
+    ids, pairs, plan = _planned(index, word_ids, pairs, "context", memory)
+    joint = sum_blocks(plan, f"context windows of {int(window)} tokens", len(pairs),
+                       lambda block: _context_block(index, block, pairs, int(window)))
     single = (pos_ptr[ptr[ids + 1]] - pos_ptr[ptr[ids]]).astype(np.int64)
     lengths = index.doc_lengths[index.present].astype(np.int64)
     n_units = int((lengths - int(window) + 1).sum())

@@ -296,12 +296,12 @@ def _joint_matrices(loc: np.ndarray, counts_fn) -> tuple[np.ndarray, np.ndarray,
     return joint, joint.diagonal(axis1=1, axis2=2).copy(), counts.n_units
 
 
-def _count(index: ReferenceIndex, spec: MeasureSpec, uniq: np.ndarray):
+def _count(index: ReferenceIndex, spec: MeasureSpec, uniq: np.ndarray, memory=None):
     if spec.window == "doc":
-        return lambda pairs: core.count_documents(index, uniq, pairs)
+        return lambda pairs: core.count_documents(index, uniq, pairs, memory=memory)
     if spec.window_kind == "context":
-        return lambda pairs: core.count_context(index, uniq, pairs, int(spec.window))
-    return lambda pairs: core.count_windows(index, uniq, pairs, int(spec.window), spec.compat)
+        return lambda pairs: core.count_context(index, uniq, pairs, int(spec.window), memory=memory)
+    return lambda pairs: core.count_windows(index, uniq, pairs, int(spec.window), spec.compat, memory=memory)
 
 
 @dataclass
@@ -441,18 +441,18 @@ def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSp
     return results, (mat, present)
 
 
-def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec) -> _Counts:
+def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec, memory=None) -> _Counts:
     """Every count the pipeline needs for ``topics`` (one call of the counting core per kind)."""
     loc, uniq = _word_table(index, topics)
     t_, k = loc.shape
     if not (loc >= 0).any():
         return _Counts(np.zeros((t_, k, k)), np.zeros((t_, k)), 1,
                        np.zeros((t_, 1 << k), dtype=np.int64) if spec.needs_subsets else None)
-    joint, single, n = _joint_matrices(loc, _count(index, spec, uniq))
+    joint, single, n = _joint_matrices(loc, _count(index, spec, uniq, memory))
     subsets = None
     if spec.needs_subsets:
         window = None if spec.window == "doc" else int(spec.window)
-        subsets, n = core.count_subsets(index, uniq, loc, window, spec.compat)
+        subsets, n = core.count_subsets(index, uniq, loc, window, spec.compat, memory=memory)
     return _Counts(joint, single, n, subsets)
 
 
@@ -471,7 +471,7 @@ def _check_subset_size(spec: MeasureSpec, k: int) -> None:
 @renamed_parameters({"top_n": "n_top"})
 @shared_doc
 def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec,
-                 n_top: int | tuple[int, ...] = 10) -> CoherenceResult:
+                 n_top: int | tuple[int, ...] = 10, memory: int | str | None = None) -> CoherenceResult:
     """Score ranked word lists against ``index`` with the pipeline ``spec`` (see :func:`coherence`).
 
     The coherence pipeline of Röder et al. (2015): segmentation, probability estimation,
@@ -490,6 +490,9 @@ def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSp
         The pipeline.
     n_top : int or tuple of int, default 10
         The words per topic (``top_n`` is its deprecated old name).
+    memory : int or str, optional
+        Budget of the counts' working set above the mapped index (bytes or ``"1G"``; default 1 GiB:
+        :func:`tealeaves.coherence.core.count_documents`).
 
     Returns: %(returns_coherence)s
 
@@ -506,7 +509,7 @@ def score_topics(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSp
         raise EmptyInputError(f"the reference {index.name!r} holds no tokens; "
                               "rebuild it from a non-empty corpus")
     _check_subset_size(spec, max(len(t) for t in topics))
-    counts = _count_all(index, topics, spec)
+    counts = _count_all(index, topics, spec, memory)
     if not isinstance(n_top, tuple):
         results, matrices = _score_from_counts(topics, counts, spec)
         return CoherenceResult(signature_for(spec, index, n_top), results, spec, matrices)
@@ -626,6 +629,9 @@ class Coherence:
     window_kind : str, optional
         Boolean sliding windows, or Palmetto's context windows.
         Overrides of the preset's settings; ``None`` keeps the preset's.
+    memory : int or str, optional
+        Budget of the counts' working set above the mapped index (bytes or ``"1G"``; default 1 GiB);
+        the results do not depend on it.
     """
 
     @renamed_parameters({"top_n": "n_top"})
@@ -634,7 +640,8 @@ class Coherence:
                  confirmation: str | None = None, aggregation: str | None = None,
                  smoothing: float | None = None, zero: str | None = None, gamma: float | None = None,
                  compat: str | None = None, log_base: str | None = None, min_count: int | None = None,
-                 absent: str | None = None, window_kind: str | None = None):
+                 absent: str | None = None, window_kind: str | None = None,
+                 memory: int | str | None = None):
         self.measure = measure
         self.n_top = n_top
         self.segmentation = segmentation
@@ -649,6 +656,7 @@ class Coherence:
         self.min_count = min_count
         self.absent = absent
         self.window_kind = window_kind
+        self.memory = memory
 
     @property
     def top_n(self) -> int | Sequence[int]:
@@ -695,7 +703,7 @@ class Coherence:
                                  f"averages over cardinalities up to {longest}",
                                  fix=f"give topics of at least {longest} words or smaller cardinalities")
         vocab = list(dict.fromkeys(w for t in words for w in t))
-        return score_topics(as_reference(reference, words=vocab), words, spec, n_top)
+        return score_topics(as_reference(reference, words=vocab), words, spec, n_top, self.memory)
 
 
 @renamed_parameters({"top_n": "n_top"})

@@ -49,9 +49,14 @@ _CHOICE_HELP = {
 SEGMENTATION, CONFIRMATION, AGGREGATION, ZERO, COMPAT, LOG_BASE, ABSENT, WINDOW_KIND = (
     Param(name, "choice", choices=CHOICES[name], help=text) for name, text in _CHOICE_HELP.items())
 
+#: Budget of the counts' working set above the mapped index, spelled as the build's (``1G``, ``512M``):
+#: the documents are counted in ranges that fit it (:mod:`tealeaves.coherence._blocked`).
+MEMORY = Param("memory", "str", help="memory budget of the counts above the mapped index, e.g. 512M, 4G "
+                                     "(the scores do not depend on it)")
+
 #: Every declaration, by Python name.
 PARAMS = declare(N_TOP, SMOOTHING, GAMMA, MIN_COUNT, SEGMENTATION, CONFIRMATION, AGGREGATION, ZERO, COMPAT,
-                 LOG_BASE, ABSENT, WINDOW_KIND)
+                 LOG_BASE, ABSENT, WINDOW_KIND, MEMORY)
 #: Topics whose word-pair matrices the text report prints (``--pairs``); each is a topic index, checked
 #: as ``topic`` by :meth:`~tealeaves.coherence.measure.CoherenceResult.pair_matrix`.
 PAIRS = Param("pairs", "int", min_value=0, help="also print these topics' word-pair matrices (text output)")

@@ -264,9 +264,11 @@ def open_cost(index) -> dict:
 
 
 def _print_info(index, fmt: str, verified: bool = False) -> None:
-    """Print :meth:`ReferenceIndex.info` and :func:`open_cost`; ``verified`` adds the outcome of the full
-    check."""
-    info = {**index.info(), **open_cost(index)}
+    """Print :meth:`ReferenceIndex.info`, :func:`open_cost` and what scoring costs; ``verified`` adds the
+    outcome of the full check."""
+    from tealeaves.coherence._blocked import scoring_costs
+
+    info = {**index.info(), **open_cost(index), **scoring_costs(index)}
     if verified:
         info["verified"] = True
     if fmt == "json":

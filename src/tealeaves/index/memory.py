@@ -78,7 +78,7 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def parse_memory(text: str, local: bool = True) -> int:
+def parse_memory(text: str, local: bool = True, minimum: int = MIN_MEMORY) -> int:
     """The memory budget of ``--memory`` (every command that has it): bytes from ``"1G"``, ``"512M"``,
     ``"2.5GB"``, ``"800MiB"`` or a plain number of bytes (binary units).
 
@@ -94,6 +94,8 @@ def parse_memory(text: str, local: bool = True) -> int:
         The size, as written on the command line.
     local : bool
         The build runs on this machine (in this process or on ``--n-jobs`` local workers).
+    minimum : int
+        The smallest budget (a build's :data:`MIN_MEMORY`; ``tealeaves coherence`` checks its own).
 
     Returns
     -------
@@ -110,9 +112,9 @@ def parse_memory(text: str, local: bool = True) -> int:
     if not np.isfinite(value):
         raise naming(ParameterError(f"memory {text!r} is not a size", fix="give e.g. 1G, 512M or 2.5G"),
                      "memory")
-    if value < MIN_MEMORY:
-        raise naming(ParameterError(f"memory {text!r} is below the smallest budget ({size_text(MIN_MEMORY)})",
-                                    fix="give at least 400M"), "memory")
+    if value < minimum:
+        raise naming(ParameterError(f"memory {text!r} is below the smallest budget ({size_text(minimum)})",
+                                    fix=f"give at least {max(minimum >> 20, 1)}M"), "memory")
     if local:
         check_local_budget(int(value), label=f"memory {text!r}")
     return int(value)
