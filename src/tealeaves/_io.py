@@ -18,13 +18,14 @@ import contextlib
 import errno
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
 from tealeaves._docs import shared_doc
 from tealeaves.errors import (
     InputEncodingError,
+    InputFormatError,
     InputNotFoundError,
     OutputError,
     StrictJSONError,
@@ -187,6 +188,47 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
 
 
 @shared_doc
+def check_format(doc: object, fmt: str, version: int, *, bad: Callable[[str], TealeavesError], holder: str,
+                 what: str, fix: str) -> dict:
+    """A saved file's parsed header, once it declares ``fmt`` at ``version`` (``format``, ``format_version``).
+
+    Parameters
+    ----------
+    doc : object
+        The parsed JSON header.
+    fmt : str
+        The format it must declare.
+    version : int
+        The format version this tealeaves reads.
+    bad : callable
+        ``problem -> error`` for a header that is not of the format at all.
+    holder : str
+        What holds the header, starting the problem (``"it"``, a file name).
+    what : str
+        The saved thing and its path, starting the version message (``"model 'path'"``).
+    fix : str
+        How to make one of this version.
+
+    Returns
+    -------
+    dict
+        ``doc``.
+
+    Raises
+    ------
+    TealeavesError
+        ``bad(...)`` when ``doc`` is not an object declaring ``fmt``.
+    InputFormatError
+        When it has another format version.
+    """
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise bad(f"{holder} does not declare format {fmt!r}")
+    if doc.get("format_version") != version:
+        raise InputFormatError(f"{what} has format version {doc.get('format_version')!r}; this tealeaves "
+                               f"reads version {version}", fix=fix)
+    return doc
+
+
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file", *,
               utf8_only: bool = False) -> str:
     """The whole text of ``path`` under the reading policy (module docstring).

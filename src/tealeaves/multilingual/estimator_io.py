@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves._io import check_format
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import InputFormatError, ParameterError
 
@@ -297,12 +298,8 @@ def load_estimator(path: str | os.PathLike[str]):
         raise _bad(path, f"not JSON ({exc.msg})") from None
     except RecursionError:
         raise _bad(path, "it is nested too deeply") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _bad(path, f"it does not declare format {FORMAT!r}")
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"estimator '{path}' has format version {doc.get('format_version')!r}; this "
-                               f"tealeaves reads version {FORMAT_VERSION}", fix="retrain it with "
-                               "`tealeaves estimator train`")
+    check_format(doc, FORMAT, FORMAT_VERSION, bad=lambda problem: _bad(path, problem), holder="it",
+                 what=f"estimator '{path}'", fix="retrain it with `tealeaves estimator train`")
     try:
         cols = feature_columns(tuple(doc["features"]))
         if cols != doc["columns"]:

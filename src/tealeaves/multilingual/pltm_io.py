@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from tealeaves._docs import shared_doc
+from tealeaves._io import check_format
 from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, TealeavesError
 from tealeaves.models.polylingual import PolylingualTopicModel
 
@@ -199,12 +200,8 @@ def load_pltm(folder: str | os.PathLike[str]) -> tuple[SavedPolylingualTopicMode
         raise _bad(folder, f"{MODEL_FILE} is unreadable, truncated or corrupted ({exc})") from None
     except RecursionError:
         raise _bad(folder, f"the header of {MODEL_FILE} is nested too deeply") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise _bad(folder, f"{MODEL_FILE} does not declare format {FORMAT!r}")
-    if header.get("format_version") != FORMAT_VERSION:
-        raise InputFormatError(f"model '{folder}' has format version {header.get('format_version')!r}; this "
-                               f"tealeaves reads version {FORMAT_VERSION}",
-                               fix="refit it with `tealeaves pltm fit`")
+    check_format(header, FORMAT, FORMAT_VERSION, bad=lambda problem: _bad(folder, problem), holder=MODEL_FILE,
+                 what=f"model '{folder}'", fix="refit it with `tealeaves pltm fit`")
     try:
         model = SavedPolylingualTopicModel(**_hyperparameters(header["hyperparameters"]))
         langs = list(header["languages"])
