@@ -187,7 +187,6 @@ def loads_strict(text: str, *, unique_keys: bool = False, allow_constants: bool 
                       object_pairs_hook=pairs if unique_keys else None)
 
 
-@shared_doc
 def check_format(doc: object, fmt: str, version: int, *, bad: Callable[[str], TealeavesError], holder: str,
                  what: str, fix: str) -> dict:
     """A saved file's parsed header, once it declares ``fmt`` at ``version`` (``format``, ``format_version``).
@@ -229,6 +228,7 @@ def check_format(doc: object, fmt: str, version: int, *, bad: Callable[[str], Te
     return doc
 
 
+@shared_doc
 def read_text(path: PathLike, encoding: str | None = None, what: str = "file", *,
               utf8_only: bool = False) -> str:
     """The whole text of ``path`` under the reading policy (module docstring).
