@@ -542,6 +542,16 @@ progress : callable or None, default: print to standard error
     "param_name": """\
 name : str
     The Python parameter name.""",
+    # -- Renamed parameters and attributes (tealeaves._params)
+    "renamed_old": """\
+old : str
+    The deprecated name.""",
+    "renamed_new": """\
+new : str
+    The name to use.""",
+    "renamed_where": """\
+where : str
+    The function or class the name belongs to, named in the ``FutureWarning``.""",
     # -- Command-line helpers (tealeaves._cli_options, the command modules)
     "cli_args": """\
 args : argparse.Namespace

@@ -225,17 +225,11 @@ def declare(*params: Param) -> dict[str, Param]:
 _WARNED: set = set()
 
 
+@shared_doc
 def warn_renamed(old: str, new: str, where: str) -> None:
     """Warn once per process that ``old`` is a deprecated spelling of ``new``.
 
-    Parameters
-    ----------
-    old : str
-        The deprecated name.
-    new : str
-        The name to use.
-    where : str
-        The function or class the name belongs to, named in the ``FutureWarning``.
+    Parameters: %(renamed_old)s %(renamed_new)s %(renamed_where)s
     """
     key = (where, old)
     if key in _WARNED:
@@ -243,6 +237,27 @@ def warn_renamed(old: str, new: str, where: str) -> None:
     _WARNED.add(key)
     warnings.warn(f"{where}: '{old}' is deprecated and will be removed; use '{new}'",
                   FutureWarning, stacklevel=3)
+
+
+@shared_doc
+def renamed_attribute(old: str, new: str, where: str) -> property:
+    """A read-only attribute ``old`` standing for ``new``: reading it warns once (:func:`warn_renamed`).
+
+    Parameters: %(renamed_old)s %(renamed_new)s %(renamed_where)s
+
+    Returns
+    -------
+    property
+        Assign it to ``old`` in the class body; setting it raises ``AttributeError``.
+    """
+
+    def read(self: object) -> Any:
+        warn_renamed(old, new, where)
+        return getattr(self, new)
+
+    read.__name__ = read.__qualname__ = old
+    return property(read, doc=f"Deprecated name of :attr:`{new}` (reading it warns once with a "
+                              "``FutureWarning``).")
 
 
 def renamed_parameters(renames: Mapping[str, str]) -> Callable:

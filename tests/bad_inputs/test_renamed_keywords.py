@@ -283,3 +283,31 @@ def test_check_topics_is_a_deprecated_alias_of_check_topic_ids(fresh_warnings):
         assert study.check_topics([1, "0"], 2) == study.check_topic_ids([1, "0"], 2) == [1, 0]
     messages = _future(caught)
     assert len(messages) == 1 and "'check_topics'" in messages[0] and "check_topic_ids" in messages[0]
+
+
+def _coherence_object():
+    from tealeaves.coherence.measure import Coherence
+
+    return Coherence(n_top=7)
+
+
+def _sweep_data():
+    from tealeaves.sweep.measures import SweepData
+
+    return SweepData(None, None, None, ("npmi",), 7, 0)
+
+
+@pytest.mark.parametrize("make, old, new, where", [(_coherence_object, "top_n", "n_top", "Coherence"),
+                                                   (_sweep_data, "top_n", "n_top", "SweepData")],
+                         ids=["Coherence", "SweepData"])
+def test_renamed_attribute_is_a_warning_read_only_alias(fresh_warnings, make, old, new, where):
+    obj = make()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert getattr(obj, old) == getattr(obj, new) == 7
+        assert getattr(obj, old) == 7
+    assert _future(caught) == [f"{where}: '{old}' is deprecated and will be removed; use '{new}'"]
+    assert [w.filename for w in caught] == [__file__]  # the warning points at the caller's line
+    with pytest.raises(AttributeError):
+        setattr(obj, old, 3)
+    assert getattr(obj, new) == 7

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves._docs import shared_doc
-from tealeaves._params import renamed_parameters, warn_renamed
+from tealeaves._params import renamed_attribute, renamed_parameters
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
 from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
@@ -658,11 +658,7 @@ class Coherence:
         self.window_kind = window_kind
         self.memory = memory
 
-    @property
-    def top_n(self) -> int | Sequence[int]:
-        """Deprecated name of :attr:`n_top`."""
-        warn_renamed("top_n", "n_top", "Coherence")
-        return self.n_top
+    top_n = renamed_attribute("top_n", "n_top", "Coherence")
 
     @property
     def spec(self) -> MeasureSpec:

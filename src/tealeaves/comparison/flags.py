@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from tealeaves._docs import shared_doc
-from tealeaves._params import renamed_parameters, warn_renamed
+from tealeaves._params import renamed_attribute, renamed_parameters
 from tealeaves._records import RecordDict
 from tealeaves.comparison._common import check_fraction, frame_records
 from tealeaves.comparison.significance import topic_document_mass
@@ -117,17 +117,7 @@ class FlagReport:
         """
         return [f for f in self.flags if f.topic == topic]
 
-    @property
-    def n_topics(self) -> int:
-        """Deprecated old name of :attr:`n_components` (warns once with a ``FutureWarning``).
-
-        Returns
-        -------
-        int
-            The model's number of topics.
-        """
-        warn_renamed("n_topics", "n_components", "FlagReport")
-        return self.n_components
+    n_topics = renamed_attribute("n_topics", "n_components", "FlagReport")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per topic: a boolean column per checked flag and the joined ``explanation``.

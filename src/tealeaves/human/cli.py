@@ -349,6 +349,15 @@ def _scores(args):
     return load_scores(args.scores, score=args.score, key=_csv(args.key, "--key"), key_sep=args.key_sep)
 
 
+def _add_tables(p, scores: str, measure_scores: str, **measure) -> None:
+    """The tables :func:`_tables` reads: human scores, measures, the measure(s) (a required ``--measure``
+    with ``measure``'s keywords) and the human score."""
+    p.add_argument("scores", help=scores)
+    add_param(p, MEASURE_SCORES, required=True, help=measure_scores)
+    p.add_argument("--measure", required=True, **measure)
+    p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
+
+
 def _tables(args, chosen=None):
     """Scores, measures, the human score's name, the chosen measures, dropped counts and key/responses."""
     from tealeaves.human.tables import load_tables
@@ -509,10 +518,8 @@ def _describe(args) -> int:
 
 
 def _add_compare(p) -> None:
-    p.add_argument("scores", help="human scores keyed by topic (output of `human score`, or CSV)")
-    add_param(p, MEASURE_SCORES, required=True, help="automatic measures keyed by topic")
-    p.add_argument("--measure", action="append", required=True, help="the two measures (give it twice)")
-    p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
+    _add_tables(p, "human scores keyed by topic (output of `human score`, or CSV)",
+                "automatic measures keyed by topic", action="append", help="the two measures (give it twice)")
     p.add_argument("--method", choices=("pearson", "spearman", "kendall"), default="pearson",
                    help="the correlation compared (default pearson)")
     _add_boot(p)
@@ -555,10 +562,8 @@ def _compare(args) -> int:
 
 
 def _add_models(p) -> None:
-    p.add_argument("scores", help="human scores keyed by composite topic ids (output of `human score`)")
-    add_param(p, MEASURE_SCORES, required=True, help="per-topic measures, or per-model values (--per-model)")
-    p.add_argument("--measure", required=True, help="the measure, e.g. heldout_ll")
-    p.add_argument("--score", help=f"which human score (default: the first of {', '.join(HUMAN_SCORES)})")
+    _add_tables(p, "human scores keyed by composite topic ids (output of `human score`)",
+                "per-topic measures, or per-model values (--per-model)", help="the measure, e.g. heldout_ll")
     p.add_argument("--group", default="model", help="the topic-key part(s) naming a model (default model; "
                    "dataset,model for a model per dataset)")
     p.add_argument("--per-model", action="store_true", help="the measures table has one row per model, "

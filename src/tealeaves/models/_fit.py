@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InvalidModelError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 @shared_doc
@@ -65,6 +71,27 @@ def check_transform_input(model: object, corpus: Corpus) -> None:
             f"the corpus has a {n_corpus}-word vocabulary but the model {n_model}; encode it with the "
             "model's vocabulary (tealeaves.likelihood.align_corpus)"
         )
+
+
+@shared_doc
+def transform_counts(model: object, corpus: Corpus) -> sp.csr_matrix:
+    """``corpus``'s document-term counts as float64, once :func:`check_transform_input` accepts it.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model (its ``vocabulary_`` is read).
+    %(transform_corpus)s
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The ``D x V`` counts.
+
+    Raises: %(raises_other_vocabulary)s
+    """
+    check_transform_input(model, corpus)
+    return corpus.counts.astype(np.float64)
 
 
 def describe(model: object) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus
-from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata, tealeaves_source
+from tealeaves.models._fit import check_fit_input, fit_metadata, tealeaves_source, transform_counts
 from tealeaves.models.base import TopicModel
 from tealeaves.models.params import WEIGHTING
 
@@ -110,8 +110,7 @@ class LSI(TopicModel):
 
         Raises: %(raises_other_vocabulary)s
         """
-        check_transform_input(self, corpus)
-        x = corpus.counts.astype(np.float64)
+        x = transform_counts(self, corpus)
         if self.weighting == "tfidf":
             x = self.tfidf_.transform(x)
         return np.asarray(x @ self._loadings.T)

@@ -22,7 +22,7 @@ import numpy as np
 from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError
-from tealeaves.models._fit import check_fit_input, check_transform_input, fit_metadata
+from tealeaves.models._fit import check_fit_input, fit_metadata, transform_counts
 from tealeaves.models.base import TopicModel, check_alpha, check_topic_word
 from tealeaves.models.inference_registry import (
     InferenceMethod,
@@ -130,10 +130,6 @@ class SklearnLDA(TopicModel):
         self.doc_topic_prior_ = check_alpha(estimator.doc_topic_prior_, lam.shape[0])
         return self
 
-    def _counts(self, corpus: Corpus):
-        check_transform_input(self, corpus)
-        return corpus.counts.astype(np.float64)
-
     @shared_doc
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions by scikit-learn's own variational E-step, rows normalised.
@@ -148,7 +144,7 @@ class SklearnLDA(TopicModel):
 
         Raises: %(raises_other_vocabulary)s
         """
-        return _normalised(self.estimator_.transform(self._counts(corpus)))
+        return _normalised(self.estimator_.transform(transform_counts(self, corpus)))
 
     @shared_doc
     def perplexity(self, corpus: Corpus) -> float:
@@ -164,7 +160,7 @@ class SklearnLDA(TopicModel):
         float
             ``estimator_.perplexity`` of the corpus's counts.
         """
-        return float(self.estimator_.perplexity(self._counts(corpus)))
+        return float(self.estimator_.perplexity(transform_counts(self, corpus)))
 
     def description(self) -> str:
         """A short description of the settings, for signatures.

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tealeaves._io import check_format
 from tealeaves._params import renamed_parameters
 from tealeaves.errors import InputFormatError, ParameterError
 
@@ -288,7 +289,7 @@ def load_estimator(path: str | os.PathLike[str]):
     from sklearn.ensemble import AdaBoostRegressor
     from sklearn.linear_model import LinearRegression
 
-    from tealeaves._io import check_format, read_text
+    from tealeaves._io import read_text
     from tealeaves.multilingual.estimator import CoherenceEstimator, feature_columns
 
     try:

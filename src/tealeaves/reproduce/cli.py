@@ -155,15 +155,21 @@ def add_bible_vs_modern_parser(subparsers) -> None:
                      ("the full run as a Markdown table",
                       "tealeaves reproduce bible-vs-modern --format markdown")],
                     help="Bible-to-modern coherence estimator (Hao et al. 2018)")
-    p.add_argument("--quick", action="store_true", help="reduced CI size (4 languages, one model each)")
-    p.add_argument("--languages", nargs="+", default=None,
-                   help=f"at least three of {', '.join(HAO2018_LANGUAGES)} (each paired with English), "
+    _add_config_options(p, "reduced CI size (4 languages, one model each)",
+                        f"at least three of {', '.join(HAO2018_LANGUAGES)} (each paired with English), "
                         "each once")
     p.add_argument("--rich", choices=("heldout", "all"), default="heldout",
                    help="rich reference: modern tuples not used for training (default) or all of them")
     add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 100 with --quick)")
     p.add_argument("--topics-csv", default=None, help="also write the per-topic feature table here")
     add_format_option(p, markdown=True)
+
+
+def _add_config_options(p, quick: str, languages: str) -> None:
+    """``--quick`` and ``--languages`` with their help texts: the options :func:`_multilingual_config` reads
+    besides ``--n-iter``."""
+    p.add_argument("--quick", action="store_true", help=quick)
+    p.add_argument("--languages", nargs="+", default=None, help=languages)
 
 
 def _multilingual_config(args, config_cls):
@@ -208,8 +214,8 @@ def add_hao2018_parser(subparsers) -> None:
                     help="Hao et al. (2018) Figures 6, 7, 8, 10: cardinality, links, classification, "
                          "reference size")
     p.add_argument("--figure", type=int, choices=(6, 7, 8, 10), required=True, help="figure to reproduce")
-    p.add_argument("--quick", action="store_true", help="reduced CI size (one language, small models)")
-    p.add_argument("--languages", nargs="+", default=None, help="languages paired with English, each once")
+    _add_config_options(p, "reduced CI size (one language, small models)",
+                        "languages paired with English, each once")
     add_param(p, N_ITER, default=None, help=f"{N_ITER.help} (default: 400, or 60 with --quick)")
     p.add_argument("--figures", default=None, help="also write the plot as DIR/hao2018_figN.png")
     p.add_argument("--design", choices=("links", "pooled-k"), default=None,

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tealeaves._docs import shared_doc
+from tealeaves._params import renamed_attribute
 from tealeaves.corpus import Corpus
 from tealeaves.errors import TealeavesError
 
@@ -185,13 +186,7 @@ class SweepData:
     split_seed: int
     vectors: object = None  # a tealeaves.comparison.WordVectors
 
-    @property
-    def top_n(self) -> int:
-        """Deprecated name of :attr:`n_top`."""
-        from tealeaves._params import warn_renamed
-
-        warn_renamed("top_n", "n_top", "SweepData")
-        return self.n_top
+    top_n = renamed_attribute("top_n", "n_top", "SweepData")
 
 
 def words_hash(words) -> str:
