@@ -12,12 +12,14 @@ import json
 import math
 import random
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from conftest import ChatServer
 from tealeaves.cli import main as cli_main
+from tealeaves.errors import ParameterError
 from tealeaves.human import Study, read_results, score
 from tealeaves.human.items import rating_item
 from tealeaves.human.llm import prompts as pr
@@ -430,41 +432,47 @@ def test_a_scores_file_with_a_tampered_llm_entry_is_refused(tmp_path, run_cli):
 #: and chatGPT_evaluate_topic_ratings.py (copied here independently of tealeaves' prompts module).
 PUBLISHED = {
     "stammbach2023-intrusion-nyt-v1": (
-        "You are a helpful assistant evaluating the top words of a topic model output for a given topic. Select "
-        "which word is the least related to all other words. If multiple words do not fit, choose the word that "
-        "is most out of place. \nThe topic modeling is based on The New York Times corpus. The corpus consists of "
-        "articles from 1987 to 2007. Sections from a typical paper include International, National, New York "
-        "Regional, Business, Technology, and Sports news; features on topics such as Dining, Movies, Travel, and "
-        "Fashion; there are also obituaries and opinion pieces.\nReply with a single word."),
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Select which word is the least related to all other words. If multiple "
+        "words do not fit, choose the word that is most out of place. \nThe topic modeling is "
+        "based on The New York Times corpus. The corpus consists of articles from 1987 to "
+        "2007. Sections from a typical paper include International, National, New York "
+        "Regional, Business, Technology, and Sports news; features on topics such as Dining, "
+        "Movies, Travel, and Fashion; there are also obituaries and opinion pieces.\nReply "
+        "with a single word."),
     "stammbach2023-intrusion-wikipedia-v1": (
-        "You are a helpful assistant evaluating the top words of a topic model output for a given topic. Select "
-        "which word is the least related to all other words. If multiple words do not fit, choose the word that "
-        "is most out of place.\nThe topic modeling is based on the Wikipedia corpus. Wikipedia is an online "
-        "encyclopedia covering a huge range of topics. Articles can include biographies (\"George "
-        "Washington\"), scientific phenomena (\"Solar Eclipse\"), art pieces (\"La Danse\"), music (\"Amazing "
-        "Grace\"), transportation (\"U.S. Route 131\"), sports (\"1952 winter olympics\"), historical events or "
-        "periods (\"Tang Dynasty\"), media and pop culture (\"The Simpsons Movie\"), places (\"Yosemite "
-        "National Park\"), plants and animals (\"koala\"), and warfare (\"USS Nevada (BB-36)\"), among "
-        "others.\nReply with a single word."),
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Select which word is the least related to all other words. If multiple "
+        "words do not fit, choose the word that is most out of place.\nThe topic modeling is "
+        "based on the Wikipedia corpus. Wikipedia is an online encyclopedia covering a huge "
+        "range of topics. Articles can include biographies (\"George Washington\"), scientific "
+        "phenomena (\"Solar Eclipse\"), art pieces (\"La Danse\"), music (\"Amazing Grace\"), "
+        "transportation (\"U.S. Route 131\"), sports (\"1952 winter olympics\"), historical "
+        "events or periods (\"Tang Dynasty\"), media and pop culture (\"The Simpsons Movie\"), "
+        "places (\"Yosemite National Park\"), plants and animals (\"koala\"), and warfare "
+        "(\"USS Nevada (BB-36)\"), among others.\nReply with a single word."),
     "stammbach2023-rating-nyt-v1": (
-        "You are a helpful assistant evaluating the top words of a topic model output for a given topic. Please "
-        "rate how related the following words are to each other on a scale from 1 to 3 (\"1\" = not very "
-        "related, \"2\" = moderately related, \"3\" = very related). \nThe topic modeling is based on The New "
-        "York Times corpus. The corpus consists of articles from 1987 to 2007. Sections from a typical paper "
-        "include International, National, New York Regional, Business, Technology, and Sports news; features "
-        "on topics such as Dining, Movies, Travel, and Fashion; there are also obituaries and opinion "
-        "pieces.\nReply with a single number, indicating the overall appropriateness of the topic."),
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Please rate how related the following words are to each other on a scale "
+        "from 1 to 3 (\"1\" = not very related, \"2\" = moderately related, \"3\" = very "
+        "related). \nThe topic modeling is based on The New York Times corpus. The corpus "
+        "consists of articles from 1987 to 2007. Sections from a typical paper include "
+        "International, National, New York Regional, Business, Technology, and Sports news; "
+        "features on topics such as Dining, Movies, Travel, and Fashion; there are also "
+        "obituaries and opinion pieces.\nReply with a single number, indicating the overall "
+        "appropriateness of the topic."),
     "stammbach2023-rating-wikipedia-v1": (
-        "You are a helpful assistant evaluating the top words of a topic model output for a given topic. Please "
-        "rate how related the following words are to each other on a scale from 1 to 3 (\"1\" = not very "
-        "related, \"2\" = moderately related, \"3\" = very related). \nThe topic modeling is based on the "
-        "Wikipedia corpus. Wikipedia is an online encyclopedia covering a huge range of topics. Articles can "
-        "include biographies (\"George Washington\"), scientific phenomena (\"Solar Eclipse\"), art pieces "
-        "(\"La Danse\"), music (\"Amazing Grace\"), transportation (\"U.S. Route 131\"), sports (\"1952 winter "
-        "olympics\"), historical events or periods (\"Tang Dynasty\"), media and pop culture (\"The Simpsons "
-        "Movie\"), places (\"Yosemite National Park\"), plants and animals (\"koala\"), and warfare (\"USS "
-        "Nevada (BB-36)\"), among others.\nReply with a single number, indicating the overall appropriateness "
-        "of the topic."),
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Please rate how related the following words are to each other on a scale "
+        "from 1 to 3 (\"1\" = not very related, \"2\" = moderately related, \"3\" = very "
+        "related). \nThe topic modeling is based on the Wikipedia corpus. Wikipedia is an "
+        "online encyclopedia covering a huge range of topics. Articles can include biographies "
+        "(\"George Washington\"), scientific phenomena (\"Solar Eclipse\"), art pieces (\"La "
+        "Danse\"), music (\"Amazing Grace\"), transportation (\"U.S. Route 131\"), sports "
+        "(\"1952 winter olympics\"), historical events or periods (\"Tang Dynasty\"), media "
+        "and pop culture (\"The Simpsons Movie\"), places (\"Yosemite National Park\"), plants "
+        "and animals (\"koala\"), and warfare (\"USS Nevada (BB-36)\"), among others.\nReply "
+        "with a single number, indicating the overall appropriateness of the topic."),
 }
 #: The variants the test asks: per task the standard prompt and one with a dataset description.
 VARIANTS = ("stammbach2023-intrusion-v1", "stammbach2023-intrusion-nyt-v1", "stammbach2023-rating-v1",
@@ -495,7 +503,8 @@ def test_prompt_variants_are_separate_annotators_and_never_share_an_answer(tmp_p
     study_file, store = tmp_path / "study.json", tmp_path / "j.sqlite"
     study.save(study_file)
     with ChatServer(variant_rule) as server:
-        first = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2, api_key_env=None)
+        first = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2,
+                    api_key_env=None)
         assert len(server.requests) == first.counts["asked"] == 2 * 2 * len(TOPICS)
         run = run_cli(["human", "ask", study_file, "--endpoint", server.url, "--model", "toy-model",
                        "--prompts", ",".join(VARIANTS), "--n-samples", "2", "-o", store, "--format", "json"])
@@ -503,20 +512,22 @@ def test_prompt_variants_are_separate_annotators_and_never_share_an_answer(tmp_p
         second = json.loads(run.out)
         new = server.requests[len(first.annotators) * len(TOPICS):]
         n_sent = len(server.requests)
-        again = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2, api_key_env=None,
-                    prompts=VARIANTS)
+        again = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2,
+                    api_key_env=None, prompts=VARIANTS)
         assert len(server.requests) == n_sent  # a rerun sends nothing
     host = server.url.split("//")[1].split("/")[0]
     # the standard prompts' answers come from the cache; each variant is asked anew, with its published text
     c = second["counts"]
     assert (c["requests"], c["cached"], c["asked"], c["stored"], c["duplicate"]) == (64, 32, 32, 32, 32)
-    assert [b["messages"][0]["content"] for b in new].count(PUBLISHED["stammbach2023-intrusion-nyt-v1"]) == 16
-    assert [b["messages"][0]["content"] for b in new].count(PUBLISHED["stammbach2023-rating-wikipedia-v1"]) == 16
+    sent = Counter(b["messages"][0]["content"] for b in new)
+    assert sent == {PUBLISHED["stammbach2023-intrusion-nyt-v1"]: 16,
+                    PUBLISHED["stammbach2023-rating-wikipedia-v1"]: 16}
     assert again.counts["cached"] == 64 and again.counts["asked"] == 0 and again.counts["stored"] == 0
     # a variant shows the same words in the same order as the standard prompt, for the same sample
     users = {}
     for body in server.requests:
-        users.setdefault((body["messages"][1]["content"], body["seed"]), set()).add(body["messages"][0]["content"])
+        shown = (body["messages"][1]["content"], body["seed"])
+        users.setdefault(shown, set()).add(body["messages"][0]["content"])
     assert all(len(systems) == 2 for systems in users.values())
     names = sorted(f"llm:toy-model@{host}/{v}/t0/s{s}" for v in VARIANTS for s in range(2))
     assert second["annotators"] == names == again.annotators
@@ -549,3 +560,23 @@ def test_prompt_variants_are_separate_annotators_and_never_share_an_answer(tmp_p
     meta = annotator_metadata(store)
     assert meta[f"llm:toy-model@{host}/stammbach2023-rating-wikipedia-v1/t0/s1"]["prompt_source"].startswith(
         "Stammbach")
+
+
+def test_a_variant_asks_the_same_item_in_the_same_order_with_its_own_text():
+    ti = {"id": "ti-4", "task": "topic_intrusion", "document": "d4", "title": "Oil",
+          "text": "Crude oil rose.", "options": ["3", "0", "7", "1"],
+          "option_words": {"3": ["oil"], "0": ["cat"], "7": ["sky"], "1": ["gas"]}}
+    std = pr.question(ti, seed=1, sample=2)
+    para = pr.question(ti, seed=1, sample=2, version="chang2009-topic-intrusion-paraphrase-v1")
+    assert para.version == "chang2009-topic-intrusion-paraphrase-v1" and "Not published" in \
+        pr.PROMPTS[para.version].source
+    assert para.messages[1] == std.messages[1] and para.answers == std.answers  # same topics, same numbers
+    assert para.messages[0]["content"] != std.messages[0]["content"]
+    assert "then 4 numbered topics" in para.messages[0]["content"] and "about 3 of them" in \
+        para.messages[0]["content"]
+    with pytest.raises(ParameterError, match="is a rating prompt and topic_intrusion|rating is not asked"):
+        pr.question(ti, seed=1, sample=0, version="stammbach2023-rating-v1")
+    # a rating variant maps "1".."3" onto the study's 0-2 scale like the standard prompt
+    r = pr.question(rating_item(3, ["a", "b", "c"]), seed=0, sample=0, version="stammbach2023-rating-nyt-v1")
+    assert [pr.parse_answer(r, x).response for x in ("1", "2", "3", "4")] == ["0", "1", "2", None]
+    assert pr.parse_answer(r, "4").reason == "not_on_scale"

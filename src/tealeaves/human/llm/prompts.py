@@ -63,31 +63,33 @@ _RATING_ADAPTED_SYSTEM = (
 #: The dataset descriptions of Stammbach et al.'s prompts "with dataset description", as published (the
 #: two corpora of Hoyle et al. 2021's human studies), by the name in the prompt versions.
 DATASET_DESCRIPTIONS = {
-    "nyt": ("The topic modeling is based on The New York Times corpus. The corpus consists of articles from "
-            "1987 to 2007. Sections from a typical paper include International, National, New York Regional, "
-            "Business, Technology, and Sports news; features on topics such as Dining, Movies, Travel, and "
-            "Fashion; there are also obituaries and opinion pieces."),
-    "wikipedia": ("The topic modeling is based on the Wikipedia corpus. Wikipedia is an online encyclopedia "
-                  "covering a huge range of topics. Articles can include biographies (\"George Washington\"), "
-                  "scientific phenomena (\"Solar Eclipse\"), art pieces (\"La Danse\"), music (\"Amazing "
-                  "Grace\"), transportation (\"U.S. Route 131\"), sports (\"1952 winter olympics\"), "
-                  "historical events or periods (\"Tang Dynasty\"), media and pop culture (\"The Simpsons "
-                  "Movie\"), places (\"Yosemite National Park\"), plants and animals (\"koala\"), and warfare "
-                  "(\"USS Nevada (BB-36)\"), among others."),
+    "nyt": ("The topic modeling is based on The New York Times corpus. The corpus consists of articles "
+            "from 1987 to 2007. Sections from a typical paper include International, National, New York "
+            "Regional, Business, Technology, and Sports news; features on topics such as Dining, Movies, "
+            "Travel, and Fashion; there are also obituaries and opinion pieces."),
+    "wikipedia": ("The topic modeling is based on the Wikipedia corpus. Wikipedia is an online "
+                  "encyclopedia covering a huge range of topics. Articles can include biographies "
+                  "(\"George Washington\"), scientific phenomena (\"Solar Eclipse\"), art pieces "
+                  "(\"La Danse\"), music (\"Amazing Grace\"), transportation (\"U.S. Route 131\"), "
+                  "sports (\"1952 winter olympics\"), historical events or periods (\"Tang Dynasty\"), "
+                  "media and pop culture (\"The Simpsons Movie\"), places (\"Yosemite National Park\"), "
+                  "plants and animals (\"koala\"), and warfare (\"USS Nevada (BB-36)\"), among others."),
 }
 _INTRUSION_HEAD = ("You are a helpful assistant evaluating the top words of a topic model output for a given "
-                   "topic. Select which word is the least related to all other words. If multiple words do not "
-                   "fit, choose the word that is most out of place.")
-_RATING_HEAD = ("You are a helpful assistant evaluating the top words of a topic model output for a given topic. "
-                "Please rate how related the following words are to each other on a scale from 1 to 3 (\"1\" = "
-                "not very related, \"2\" = moderately related, \"3\" = very related). ")
+                   "topic. Select which word is the least related to all other words. If multiple words do "
+                   "not fit, choose the word that is most out of place.")
+_RATING_HEAD = ("You are a helpful assistant evaluating the top words of a topic model output for a given "
+                "topic. Please rate how related the following words are to each other on a scale from 1 to "
+                "3 (\"1\" = not very related, \"2\" = moderately related, \"3\" = very related). ")
+_INTRUSION_TAIL = "\nReply with a single word."
+_RATING_TAIL = "\nReply with a single number, indicating the overall appropriateness of the topic."
 #: Their system prompts with a dataset description, character for character (the NYT intrusion prompt
 #: has a space before its first line break, the Wikipedia one none; both rating prompts have one).
 _DESCRIBED_SYSTEM = {
-    (WORD_INTRUSION, "nyt"): f"{_INTRUSION_HEAD} \n{DATASET_DESCRIPTIONS['nyt']}\nReply with a single word.",
-    (WORD_INTRUSION, "wikipedia"): f"{_INTRUSION_HEAD}\n{DATASET_DESCRIPTIONS['wikipedia']}\nReply with a single word.",
-    **{(RATING, name): f"{_RATING_HEAD}\n{text}\nReply with a single number, indicating the overall "
-                       "appropriateness of the topic." for name, text in DATASET_DESCRIPTIONS.items()},
+    (WORD_INTRUSION, "nyt"): f"{_INTRUSION_HEAD} \n{DATASET_DESCRIPTIONS['nyt']}{_INTRUSION_TAIL}",
+    (WORD_INTRUSION, "wikipedia"): f"{_INTRUSION_HEAD}\n{DATASET_DESCRIPTIONS['wikipedia']}{_INTRUSION_TAIL}",
+    **{(RATING, name): f"{_RATING_HEAD}\n{text}{_RATING_TAIL}"
+       for name, text in DATASET_DESCRIPTIONS.items()},
 }
 _TOPIC_INTRUSION_SYSTEM = (
     "You are a helpful assistant evaluating the output of a topic model. You are shown the title and the "
@@ -405,8 +407,8 @@ def _rating_question(item: Mapping, seed: int | None, sample: int, version: str)
     scale = rating_scale(_options_of(item), f"rating item {item_id!r}")
     by_value = {int(float(o)): o for o in _options_of(item)}
     if len(scale) != 3 and version != TASK_PROMPTS[RATING]:
-        raise StudyError(f"rating item {item_id!r}: the prompt {version!r} names a 1-3 scale, the study rates "
-                         f"on {len(scale)} points ({scale[0]}-{scale[-1]})",
+        raise StudyError(f"rating item {item_id!r}: the prompt {version!r} names a 1-3 scale, the study "
+                         f"rates on {len(scale)} points ({scale[0]}-{scale[-1]})",
                          fix=f"ask it with {TASK_PROMPTS[RATING]} (adapted to any scale of 2 to "
                              f"{MAX_SCALE_POINTS} points), or rate on 3 points")
     if len(scale) == 3:  # a published 1-3 prompt; its answers map onto the study's scale, low to high
