@@ -580,3 +580,14 @@ def test_a_variant_asks_the_same_item_in_the_same_order_with_its_own_text():
     r = pr.question(rating_item(3, ["a", "b", "c"]), seed=0, sample=0, version="stammbach2023-rating-nyt-v1")
     assert [pr.parse_answer(r, x).response for x in ("1", "2", "3", "4")] == ["0", "1", "2", None]
     assert pr.parse_answer(r, "4").reason == "not_on_scale"
+
+
+def test_docs_print_every_prompt_variant_in_full():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "human.md").read_text(encoding="utf-8")
+    for versions in pr.TASK_VARIANTS.values():
+        for version in versions[1:]:
+            text = pr.PROMPTS[version].system.replace("{n_in}", "{n-1}")
+            assert "\n".join("    " + line for line in text.split("\n")) in doc, version
+            assert f"`{version}`" in doc

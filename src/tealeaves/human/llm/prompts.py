@@ -1,6 +1,6 @@
 """Versioned task prompts for language models as annotators, and the strict reading of their answers.
 
-Each task has one prompt, named by a version string that changes whenever its text does; the
+Each task has a standard prompt, named by a version string that changes whenever its text does; the
 version is part of the annotator's name and of every cache key, so answers to two texts never mix.
 
 * ``stammbach2023-intrusion-v1`` (word intrusion) and ``stammbach2023-rating-v1`` (rating, on a
@@ -18,6 +18,18 @@ version is part of the annotator's name and of every cache key, so answers to tw
   Blei (2009), *Reading tea leaves*, section 3.2, set the task to people (a document's title
   and opening, four topics each shown by its most probable words; which topic does not belong?),
   written by us in the style of the prompts above.
+
+Each task also has variants (:data:`TASK_VARIANTS`; ``ask(prompts=...)`` asks several, each its own
+annotator):
+
+* ``stammbach2023-intrusion-nyt-v1``, ``stammbach2023-intrusion-wikipedia-v1``,
+  ``stammbach2023-rating-nyt-v1``, ``stammbach2023-rating-wikipedia-v1``: Stammbach et al.'s
+  prompts *with* a dataset description (the New York Times or Wikipedia corpus of Hoyle et al.
+  2021's studies), from the same files, character for character.  The description is fixed by the
+  version (never taken from the study), so a version always names one text.  The rating variants
+  name a 1-3 scale only.
+* ``chang2009-topic-intrusion-paraphrase-v1``: a second wording of the topic-intrusion task.  Not
+  published: ours.
 
 Answers are read strictly (:func:`parse_answer`): as they are (white space removed), else after
 removing surrounding quotes, Markdown emphasis and code marks (``*``, ``_``, back-quotes),
