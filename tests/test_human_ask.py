@@ -12,12 +12,14 @@ import json
 import math
 import random
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from conftest import ChatServer
 from tealeaves.cli import main as cli_main
+from tealeaves.errors import ParameterError
 from tealeaves.human import Study, read_results, score
 from tealeaves.human.items import rating_item
 from tealeaves.human.llm import prompts as pr
@@ -423,3 +425,169 @@ def test_a_scores_file_with_a_tampered_llm_entry_is_refused(tmp_path, run_cli):
     fields = Signature.parse(json.loads(run.out)[0]["signature"]).fields
     assert (fields["llm"], fields["llm_samples"], fields["llm_dates"]) == (
         "llm:x@h/v/t0", "2", "2026-01-01..2026-01-02")
+
+
+#: Stammbach et al.'s system prompts with a dataset description, as published in
+#: dominiksinsaarland/evaluating-topic-model-output, src-human-correlations/chatGPT_evaluate_intruders.py
+#: and chatGPT_evaluate_topic_ratings.py (copied here independently of tealeaves' prompts module).
+PUBLISHED = {
+    "stammbach2023-intrusion-nyt-v1": (
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Select which word is the least related to all other words. If multiple "
+        "words do not fit, choose the word that is most out of place. \nThe topic modeling is "
+        "based on The New York Times corpus. The corpus consists of articles from 1987 to "
+        "2007. Sections from a typical paper include International, National, New York "
+        "Regional, Business, Technology, and Sports news; features on topics such as Dining, "
+        "Movies, Travel, and Fashion; there are also obituaries and opinion pieces.\nReply "
+        "with a single word."),
+    "stammbach2023-intrusion-wikipedia-v1": (
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Select which word is the least related to all other words. If multiple "
+        "words do not fit, choose the word that is most out of place.\nThe topic modeling is "
+        "based on the Wikipedia corpus. Wikipedia is an online encyclopedia covering a huge "
+        "range of topics. Articles can include biographies (\"George Washington\"), scientific "
+        "phenomena (\"Solar Eclipse\"), art pieces (\"La Danse\"), music (\"Amazing Grace\"), "
+        "transportation (\"U.S. Route 131\"), sports (\"1952 winter olympics\"), historical "
+        "events or periods (\"Tang Dynasty\"), media and pop culture (\"The Simpsons Movie\"), "
+        "places (\"Yosemite National Park\"), plants and animals (\"koala\"), and warfare "
+        "(\"USS Nevada (BB-36)\"), among others.\nReply with a single word."),
+    "stammbach2023-rating-nyt-v1": (
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Please rate how related the following words are to each other on a scale "
+        "from 1 to 3 (\"1\" = not very related, \"2\" = moderately related, \"3\" = very "
+        "related). \nThe topic modeling is based on The New York Times corpus. The corpus "
+        "consists of articles from 1987 to 2007. Sections from a typical paper include "
+        "International, National, New York Regional, Business, Technology, and Sports news; "
+        "features on topics such as Dining, Movies, Travel, and Fashion; there are also "
+        "obituaries and opinion pieces.\nReply with a single number, indicating the overall "
+        "appropriateness of the topic."),
+    "stammbach2023-rating-wikipedia-v1": (
+        "You are a helpful assistant evaluating the top words of a topic model output for a "
+        "given topic. Please rate how related the following words are to each other on a scale "
+        "from 1 to 3 (\"1\" = not very related, \"2\" = moderately related, \"3\" = very "
+        "related). \nThe topic modeling is based on the Wikipedia corpus. Wikipedia is an "
+        "online encyclopedia covering a huge range of topics. Articles can include biographies "
+        "(\"George Washington\"), scientific phenomena (\"Solar Eclipse\"), art pieces (\"La "
+        "Danse\"), music (\"Amazing Grace\"), transportation (\"U.S. Route 131\"), sports "
+        "(\"1952 winter olympics\"), historical events or periods (\"Tang Dynasty\"), media "
+        "and pop culture (\"The Simpsons Movie\"), places (\"Yosemite National Park\"), plants "
+        "and animals (\"koala\"), and warfare (\"USS Nevada (BB-36)\"), among others.\nReply "
+        "with a single number, indicating the overall appropriateness of the topic."),
+}
+#: The variants the test asks: per task the standard prompt and one with a dataset description.
+VARIANTS = ("stammbach2023-intrusion-v1", "stammbach2023-intrusion-nyt-v1", "stammbach2023-rating-v1",
+            "stammbach2023-rating-wikipedia-v1")
+
+
+def variant_rule(body: dict) -> str:
+    """Answers by prompt: the standard intrusion prompt picks the word of lowest mean NPMI (the rule), the NYT
+    variant the word of highest; the standard rating prompt rates by the thresholds, the Wikipedia variant
+    one point kinder (up to 3).  Plain Python NPMI over :data:`DOCS`."""
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    if "Select which word" in system:
+        words = re.findall(r'"([^"]+)"', user)
+        pick = min if system == pr.PROMPTS["stammbach2023-intrusion-v1"].system else max
+        return pick(words, key=lambda w: mean_npmi(w, words))
+    kinder = system == PUBLISHED["stammbach2023-rating-wikipedia-v1"]
+    return str(rule_rating(topic_npmi(user.split(", ")), 1 if kinder else 0))
+
+
+def test_prompt_variants_are_separate_annotators_and_never_share_an_answer(tmp_path, run_cli):
+    """Two prompt versions per task x 2 samples = 4 annotators per task; `human score` pools them as 4
+    annotators, and scoring each alone gives what its prompt's rule implies; the requests carry each
+    variant's published text; the variants are asked anew (no answer of the standard prompt reused) and a
+    rerun sends nothing."""
+    assert {v: pr.PROMPTS[v].system for v in PUBLISHED} == PUBLISHED
+    assert set(VARIANTS) <= {v for vs in pr.TASK_VARIANTS.values() for v in vs}
+    study = _study()
+    study_file, store = tmp_path / "study.json", tmp_path / "j.sqlite"
+    study.save(study_file)
+    with ChatServer(variant_rule) as server:
+        first = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2,
+                    api_key_env=None)
+        assert len(server.requests) == first.counts["asked"] == 2 * 2 * len(TOPICS)
+        run = run_cli(["human", "ask", study_file, "--endpoint", server.url, "--model", "toy-model",
+                       "--prompts", ",".join(VARIANTS), "--n-samples", "2", "-o", store, "--format", "json"])
+        assert run.code == 0, run.err
+        second = json.loads(run.out)
+        new = server.requests[len(first.annotators) * len(TOPICS):]
+        n_sent = len(server.requests)
+        again = ask(study, endpoint=server.url, model="toy-model", output=store, n_samples=2,
+                    api_key_env=None, prompts=VARIANTS)
+        assert len(server.requests) == n_sent  # a rerun sends nothing
+    host = server.url.split("//")[1].split("/")[0]
+    # the standard prompts' answers come from the cache; each variant is asked anew, with its published text
+    c = second["counts"]
+    assert (c["requests"], c["cached"], c["asked"], c["stored"], c["duplicate"]) == (64, 32, 32, 32, 32)
+    sent = Counter(b["messages"][0]["content"] for b in new)
+    assert sent == {PUBLISHED["stammbach2023-intrusion-nyt-v1"]: 16,
+                    PUBLISHED["stammbach2023-rating-wikipedia-v1"]: 16}
+    assert again.counts["cached"] == 64 and again.counts["asked"] == 0 and again.counts["stored"] == 0
+    # a variant shows the same words in the same order as the standard prompt, for the same sample
+    users = {}
+    for body in server.requests:
+        shown = (body["messages"][1]["content"], body["seed"])
+        users.setdefault(shown, set()).add(body["messages"][0]["content"])
+    assert all(len(systems) == 2 for systems in users.values())
+    names = sorted(f"llm:toy-model@{host}/{v}/t0/s{s}" for v in VARIANTS for s in range(2))
+    assert second["annotators"] == names == again.annotators
+    # pooled: 4 annotators per task, the mean of what each prompt's rule implies
+    results = read_results(store, study)
+    pooled = score(results, study)
+    assert pooled["n_annotators"] == 8
+    low = {str(k): min(w + [i], key=lambda x: mean_npmi(x, w + [i])) == i for k, (w, i) in TOPICS.items()}
+    high = {str(k): max(w + [i], key=lambda x: mean_npmi(x, w + [i])) == i for k, (w, i) in TOPICS.items()}
+    rated = {str(k): topic_npmi(w) for k, (w, _) in TOPICS.items()}
+    topics = {t["topic"]: t for t in pooled["topics"]}
+    assert {k: t["model_precision"] for k, t in topics.items()} == pytest.approx(
+        {k: (2 * low[k] + 2 * high[k]) / 4 for k in low})
+    assert {k: t["mean_rating"] for k, t in topics.items()} == pytest.approx(
+        {k: (2 * (rule_rating(v, 0) - 1) + 2 * (rule_rating(v, 1) - 1)) / 4 for k, v in rated.items()})
+    assert sum(low.values()) != sum(high.values())  # the two prompts' annotators really differ
+    # each annotator scored alone: its own prompt's rule
+    for name in names:
+        alone = score(results, study, exclude_annotators=[n for n in names if n != name])
+        assert alone["n_annotators"] == 1
+        per_topic = {t["topic"]: t for t in alone["topics"]}
+        if "/stammbach2023-intrusion" in name:
+            expected = high if "-nyt-" in name else low
+            assert {k: t["model_precision"] for k, t in per_topic.items()} == pytest.approx(
+                {k: float(v) for k, v in expected.items()})
+        else:
+            kind = 1 if "-wikipedia-" in name else 0
+            assert {k: t["mean_rating"] for k, t in per_topic.items()} == pytest.approx(
+                {k: float(rule_rating(v, kind) - 1) for k, v in rated.items()})
+    meta = annotator_metadata(store)
+    assert meta[f"llm:toy-model@{host}/stammbach2023-rating-wikipedia-v1/t0/s1"]["prompt_source"].startswith(
+        "Stammbach")
+
+
+def test_a_variant_asks_the_same_item_in_the_same_order_with_its_own_text():
+    ti = {"id": "ti-4", "task": "topic_intrusion", "document": "d4", "title": "Oil",
+          "text": "Crude oil rose.", "options": ["3", "0", "7", "1"],
+          "option_words": {"3": ["oil"], "0": ["cat"], "7": ["sky"], "1": ["gas"]}}
+    std = pr.question(ti, seed=1, sample=2)
+    para = pr.question(ti, seed=1, sample=2, version="chang2009-topic-intrusion-paraphrase-v1")
+    assert para.version == "chang2009-topic-intrusion-paraphrase-v1" and "Not published" in \
+        pr.PROMPTS[para.version].source
+    assert para.messages[1] == std.messages[1] and para.answers == std.answers  # same topics, same numbers
+    assert para.messages[0]["content"] != std.messages[0]["content"]
+    assert "then 4 numbered topics" in para.messages[0]["content"] and "about 3 of them" in \
+        para.messages[0]["content"]
+    with pytest.raises(ParameterError, match="is a rating prompt and topic_intrusion|rating is not asked"):
+        pr.question(ti, seed=1, sample=0, version="stammbach2023-rating-v1")
+    # a rating variant maps "1".."3" onto the study's 0-2 scale like the standard prompt
+    r = pr.question(rating_item(3, ["a", "b", "c"]), seed=0, sample=0, version="stammbach2023-rating-nyt-v1")
+    assert [pr.parse_answer(r, x).response for x in ("1", "2", "3", "4")] == ["0", "1", "2", None]
+    assert pr.parse_answer(r, "4").reason == "not_on_scale"
+
+
+def test_docs_print_every_prompt_variant_in_full():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "human.md").read_text(encoding="utf-8")
+    for versions in pr.TASK_VARIANTS.values():
+        for version in versions[1:]:
+            text = pr.PROMPTS[version].system.replace("{n_in}", "{n-1}")
+            assert "\n".join("    " + line for line in text.split("\n")) in doc, version
+            assert f"`{version}`" in doc

@@ -1,5 +1,6 @@
 """Bad inputs to `tealeaves human ask`: an endpoint that is not http(s), a study without items, a rating
-scale the prompt cannot express, an unknown task, an output that is not a judgment database -- one
+scale the prompt cannot express, an unknown task, an unknown prompt version or one of a task not asked, an
+output that is not a judgment database -- one
 `tealeaves: error:` line, no traceback, nothing sent and no database written; through the API, the error
 class."""
 
@@ -29,6 +30,7 @@ def files(tmp_path):
     Study(name="r11", seed=0, settings={}, items=[_rating([str(v) for v in range(1, 12)])]).save(
         tmp_path / "eleven.json")
     Study(name="rhalf", seed=0, settings={}, items=[_rating(["0", "0.5", "1"])]).save(tmp_path / "half.json")
+    Study(name="r5", seed=0, settings={}, items=[_rating(list("12345"))]).save(tmp_path / "five.json")
     Study(name="checks", seed=0, settings={}, items=[{**WI, "id": "check-0", "check": True,
                                                       "expected": ["x"]}]).save(tmp_path / "checks.json")
     (tmp_path / "empty.json").write_text(json.dumps({"format": "tealeaves-study", "format_version": 1,
@@ -53,6 +55,12 @@ def test_ask_cli_refusals(files, cli_error):
         refuse("checks.json", "no item to ask")
         refuse("wi.json", "--tasks", server.url, "--tasks", "word_intrusion,colour")
         refuse("wi.json", "--tasks", server.url, "--tasks", "multilingual_rating")
+        refuse("wi.json", "--prompts", server.url, "--prompts", "stammbach2023-intrusion-v9")
+        refuse("wi.json", "not a prompt version", server.url, "--prompts", "stammbach2023-rating-adapted-v1")
+        refuse("wi.json", "rating is not asked", server.url, "--tasks", "word_intrusion", "--prompts",
+               "stammbach2023-intrusion-nyt-v1,stammbach2023-rating-nyt-v1")
+        refuse("wi.json", "--prompts", server.url, "--prompts", "stammbach2023-intrusion-v1,")
+        refuse("five.json", "names a 1-3 scale", server.url, "--prompts", "stammbach2023-rating-nyt-v1")
         cli_error(["human", "ask", str(files / "wi.json"), "--endpoint", server.url, "--model", "m",
                    "-o", str(files / "j.csv")], "judgment database")
         cli_error(["human", "ask", str(files / "wi.json"), "--endpoint", server.url, "--model", "m",
@@ -80,6 +88,16 @@ def test_ask_api_refusals(files):
             call(files / "wi.json", tasks=["colour"])
         with pytest.raises(ParameterError, match="model"):
             call(files / "wi.json", model="  ")
+        with pytest.raises(ParameterError, match="'nope-v1' is not a prompt version.*intrusion-nyt-v1"):
+            call(files / "wi.json", prompts=["nope-v1"])
+        with pytest.raises(ParameterError, match="rating is not asked"):
+            call(files / "wi.json", tasks=["word_intrusion"], prompts=["stammbach2023-rating-v1"])
+        with pytest.raises(ParameterError, match="listed twice"):
+            call(files / "wi.json", prompts=["stammbach2023-intrusion-v1", "stammbach2023-intrusion-v1"])
+        with pytest.raises(ParameterError, match="empty list"):
+            call(files / "wi.json", prompts=[])
+        with pytest.raises(StudyError, match="names a 1-3 scale"):
+            call(files / "five.json", prompts=["stammbach2023-rating-wikipedia-v1"])
         with pytest.raises(ParameterError, match="n_samples"):
             call(files / "wi.json", n_samples=0)
         assert server.requests == []

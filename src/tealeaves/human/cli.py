@@ -613,7 +613,7 @@ def _models(args) -> int:
 
 def _add_ask(p) -> None:
     from tealeaves.human.llm import params as llm
-    from tealeaves.human.params import N_SAMPLES, TEMPERATURE
+    from tealeaves.human.params import N_SAMPLES, PROMPTS, TEMPERATURE
 
     p.add_argument("study", help="study file (JSON, from `human build-study` or `human describe-study`)")
     add_param(p, llm.ENDPOINT, required=True)
@@ -622,6 +622,7 @@ def _add_ask(p) -> None:
                "`human import` write; created if absent)")
     p.add_argument("--tasks", help="comma-separated tasks to ask (default: word_intrusion, rating and "
                    "topic_intrusion, those the study has)")
+    add_param(p, PROMPTS)
     add_param(p, N_SAMPLES, default=1)
     add_param(p, TEMPERATURE, default=0.0)
     add_param(p, llm.N_JOBS, default=4)
@@ -638,6 +639,11 @@ def _add_ask(p) -> None:
     add_examples(p, ("ask a local llama.cpp server the study's items five times each, at temperature 0.7",
                      "tealeaves human ask study.json --endpoint http://127.0.0.1:8080/v1 --model llama-3-8b "
                      "--n-samples 5 --temperature 0.7 -o judgments.sqlite"),
+                 ("ask each rating and intrusion item with the standard prompt and the variant with the "
+                  "New York Times description, twice each (4 annotators per task)",
+                  "tealeaves human ask study.json --endpoint http://127.0.0.1:8080/v1 --model llama-3-8b "
+                  "--prompts stammbach2023-rating-v1,stammbach2023-rating-nyt-v1,stammbach2023-intrusion-v1,"
+                  "stammbach2023-intrusion-nyt-v1 --n-samples 2 -o judgments.sqlite"),
                  ("then score the model's answers like people's",
                   "tealeaves human score judgments.sqlite --study study.json"))
     p.set_defaults(func=_ask)
@@ -649,7 +655,8 @@ def _ask(args) -> int:
     from tealeaves.human.llm.ask import ask
 
     report = ask(args.study, endpoint=args.endpoint, model=args.model, output=args.output,
-                 tasks=_csv(args.tasks, "--tasks"), n_samples=args.n_samples, temperature=args.temperature,
+                 tasks=_csv(args.tasks, "--tasks"), prompts=_csv(args.prompts, "--prompts"),
+                 n_samples=args.n_samples, temperature=args.temperature,
                  n_jobs=args.n_jobs, requests_per_minute=args.requests_per_minute,
                  max_requests=args.max_requests, time_budget=args.time_budget, api_key_env=args.api_key_env,
                  cache=args.cache, timeout=args.timeout, max_retries=args.max_retries, backoff=args.backoff,

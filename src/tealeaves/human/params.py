@@ -50,3 +50,8 @@ N_SAMPLES = Param("n_samples", "int", min_value=1, max_value=100,
 #: The sampling temperature sent with every request (OpenAI's range).
 TEMPERATURE = Param("temperature", "float", min_value=0, max_value=2,
                     help="sampling temperature sent to the model, 0-2")
+#: The prompt versions to ask (:data:`~tealeaves.human.llm.prompts.TASK_VARIANTS`); each (version,
+#: sample) is its own annotator.  Checked by :func:`~tealeaves.human.llm.prompts.check_prompts`.
+PROMPTS = Param("prompts", "str",
+                help="comma-separated prompt versions to ask, each its own annotator (default: each task's "
+                "standard prompt; a task none of them belongs to keeps its standard prompt)")

@@ -8,7 +8,8 @@ ones into the judgment database ``tealeaves annotate serve`` and ``tealeaves hum
 write, so ``tealeaves human score``, agreement, ``human correlate`` and ``human compare`` treat
 the model as one more annotator.
 
-Each sample ``s = 0 .. n_samples - 1`` of an item is a separate annotator, named
+Each prompt version asked (``prompts``: the task's standard prompt by default, or several variants)
+and each sample ``s = 0 .. n_samples - 1`` of an item is a separate annotator, named
 ``llm:<model>@<host>/<prompt_version>/t<temperature>/s<s>`` (:func:`annotator_name`): its
 options (or rated words, or topics) are shown in an order seeded by the study's seed, the item
 and ``s``, and the request carries ``seed=s`` (honoured by endpoints that support seeds), so the
@@ -177,21 +178,23 @@ class _Asked:
     question: pr.Question
 
 
-def _plan(study: Study, tasks: tuple[str, ...], n_samples: int, model: str, host: str,
+def _plan(study: Study, versions: dict[str, tuple[str, ...]], n_samples: int, model: str, host: str,
           temperature: float) -> tuple[list[_Asked], Counter]:
-    """Every (item, sample) to ask, and the items left out by reason."""
+    """Every (item, prompt version, sample) to ask (``versions``: per task asked, its prompt versions),
+    and the items left out by reason."""
     skipped: Counter = Counter()
     plan: list[_Asked] = []
     for item in study.items:
-        reason = ("check" if item.get("check") else "task" if item.get("task") not in tasks
+        reason = ("check" if item.get("check") else "task" if item.get("task") not in versions
                   else "no_words" if pr.lacks_words(item) else None)
         if reason:
             skipped[reason] += 1
             continue
-        for sample in range(n_samples):
-            q = pr.question(item, seed=study.seed, sample=sample)
-            plan.append(_Asked(str(item["id"]), sample,
-                               annotator_name(model, host, q.version, temperature, sample), q))
+        for version in versions[item["task"]]:
+            for sample in range(n_samples):
+                q = pr.question(item, seed=study.seed, sample=sample, version=version)
+                plan.append(_Asked(str(item["id"]), sample,
+                                   annotator_name(model, host, q.version, temperature, sample), q))
     return plan, skipped
 
 
@@ -244,7 +247,8 @@ def _metadata(plan, results, model: str, host: str, temperature: float) -> dict:
 
 
 def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | Path,
-        tasks: Sequence[str] | None = None, n_samples: int = 1, temperature: float = 0.0,
+        tasks: Sequence[str] | None = None, prompts: Sequence[str] | None = None, n_samples: int = 1,
+        temperature: float = 0.0,
         n_jobs: int = 4, requests_per_minute: float | None = None, max_requests: int | None = None,
         time_budget: float | None = None, api_key_env: str | None = "OPENAI_API_KEY",
         cache: str | Path | None = None, timeout: float = 60.0, max_retries: int = 5, backoff: float = 1.0,
@@ -266,6 +270,10 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     tasks : sequence of str, optional
         The tasks to ask (default every task with a prompt:
         :data:`~tealeaves.human.llm.prompts.TASK_PROMPTS`).
+    prompts : sequence of str, optional
+        The prompt versions to ask (:data:`~tealeaves.human.llm.prompts.TASK_VARIANTS`): each asks
+        every item of its task, and each (version, sample) is its own annotator.  A task asked
+        without a listed version is asked with its standard prompt (the default for every task).
     n_samples : int, default 1
         Samples per item; sample ``s`` is the annotator ``.../s<s>``.
     temperature : float, default 0.0
@@ -302,11 +310,12 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     Raises
     ------
     ParameterError
-        For an endpoint that is not http(s), an empty model name, an unknown task, or a setting
-        out of range.
+        For an endpoint that is not http(s), an empty model name, an unknown task, a prompt version
+        that is unknown or of a task not asked, or a setting out of range.
     StudyError
         When a rating item's scale cannot be put in the prompt
-        (:func:`~tealeaves.human.llm.prompts.rating_scale`).
+        (:func:`~tealeaves.human.llm.prompts.rating_scale`; a variant with a dataset description
+        names a 1-3 scale only).
     EmptyInputError
         When the study has no item to ask (none, or only checks or other tasks).
     StoreError
@@ -317,11 +326,12 @@ def ask(study: Study | str | Path, *, endpoint: str, model: str, output: str | P
     host = endpoint_host(endpoint)
     model = _check_model(model)
     tasks = pr.check_tasks(tasks)
+    versions = pr.check_prompts(prompts, tasks)
     n_samples, temperature = N_SAMPLES.check(n_samples), TEMPERATURE.check(temperature)
     output = _check_output(output)
     if not isinstance(study, Study):
         study = Study.load(study)
-    plan, skipped = _plan(study, tasks, n_samples, model, host, temperature)
+    plan, skipped = _plan(study, versions, n_samples, model, host, temperature)
     if not plan:
         raise EmptyInputError(f"the study {study.name!r} has no item to ask a language model: "
                               f"{dict(skipped) or 'no items'} (checks are not asked)",
