@@ -282,6 +282,22 @@ def _open(path: str) -> dict:
             "n_tokens": index.n_tokens}
 
 
+def _topic_sampler(index):
+    """``draw(n_topics, top)``: topics of ``top`` distinct words drawn from the index's 5,000 most common
+    words by document frequency, from one generator seeded 0 (successive draws continue it)."""
+    rng = np.random.default_rng(0)
+    df = index.document_frequencies()
+    common = np.argsort(-df)[:5000]
+    p = df[common] / df[common].sum()
+    words = index.vocabulary
+
+    def draw(n_topics: int, top: int) -> list[list[str]]:
+        return [[words[int(i)] for i in rng.choice(common, size=top, replace=False, p=p)]
+                for _ in range(n_topics)]
+
+    return draw
+
+
 def _score_one(path: str, n_topics: int, top: int, window: str) -> dict:
     """NPMI of ``n_topics`` topics x top ``top`` (common words drawn by document frequency, seed 0) at
     ``window`` on the open index, in a fresh process: seconds, peak RSS, mapped pages, peak anonymous."""
@@ -289,13 +305,7 @@ def _score_one(path: str, n_topics: int, top: int, window: str) -> dict:
     from tealeaves.index import ReferenceIndex
 
     index = ReferenceIndex.load(path)
-    rng = np.random.default_rng(0)
-    df = index.document_frequencies()
-    common = np.argsort(-df)[:5000]
-    p = df[common] / df[common].sum()
-    words = index.vocabulary
-    topics = [[words[int(i)] for i in rng.choice(common, size=top, replace=False, p=p)]
-              for _ in range(n_topics)]
+    topics = _topic_sampler(index)(n_topics, top)
     measure = Coherence("npmi", n_top=top, window=window if window == "doc" else int(window))
     measure.score(topics[:2], index)  # compiled kernels loaded
     before = _proc_status()
@@ -566,15 +576,10 @@ def _score(path: str) -> dict:
     from tealeaves.index import ReferenceIndex
 
     index = ReferenceIndex.load(path)
-    rng = np.random.default_rng(0)
-    df = index.document_frequencies()
-    common = np.argsort(-df)[:5000]
-    p = df[common] / df[common].sum()
-    words = index.vocabulary
+    draw = _topic_sampler(index)
     out = {}
     for n_topics, top in ((80, 10), (1000, 50)):
-        topics = [[words[int(i)] for i in rng.choice(common, size=top, replace=False, p=p)]
-                  for _ in range(n_topics)]
+        topics = draw(n_topics, top)
         for window in ("doc", 10, 110):
             measure = Coherence("npmi", n_top=top, window=window)
             measure.score(topics[:2], index)  # compiled kernels loaded
