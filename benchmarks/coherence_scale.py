@@ -144,7 +144,7 @@ def compare(index, topics, window, repeat, cores):
     from tealeaves.coherence.presets import resolve
 
     settings = {"measure": "npmi", "window": window}
-    settings["top_n"] = len(topics[0])
+    settings["n_top"] = len(topics[0])
     spec = resolve(settings["measure"], window=window)
     saved = measure.core
     out = {}
