@@ -393,3 +393,28 @@ def test_interrupts_coherence_on_a_large_index(reuters_files, workdir, measure):
     interrupt(argv, workdir, after_kernel=0.0)  # as the first counting kernel starts
     for delay in delays([0.5, 1.0, 2.0], [1.0]):  # later: in a kernel or between two
         interrupt(argv, workdir, after_kernel=delay, in_kernel=False)
+
+
+def test_interrupt_from_ctrl_c_finds_a_keyboard_interrupt_behind_system_errors():
+    # numba's dispatcher reports a SIGINT that landed while it unpickled or ran a compiled function as
+    # "SystemError: ... returned a result with an exception set", the KeyboardInterrupt three causes down;
+    # before: `index build` ended with exit 70 ("internal error") at such a signal
+    from tealeaves import _interrupt
+
+    def interrupted():
+        try:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("_numba_unpickle returned a result with an exception set") from exc
+        except SystemError as exc:
+            raise SystemError("CPUDispatcher(f) returned a result with an exception set") from exc
+
+    def broken():
+        raise SystemError("another fault")
+
+    with pytest.raises(KeyboardInterrupt):
+        _interrupt.direct(interrupted)
+    with pytest.raises(SystemError, match="another fault"):
+        _interrupt.direct(broken)
+    assert not _interrupt.from_ctrl_c(ValueError("x")) and _interrupt.direct(lambda a, b: a + b, 2, 3) == 5

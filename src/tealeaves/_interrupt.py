@@ -100,6 +100,64 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
+def from_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` is a :class:`SystemError` that a Ctrl-C caused.
+
+    A SIGINT that lands while numba's dispatcher unpickles or runs a compiled function surfaces as
+    ``SystemError: ... returned a result with an exception set``, whose chain of causes ends in the
+    :class:`KeyboardInterrupt`.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception caught.
+
+    Returns
+    -------
+    bool
+        True when it is a ``SystemError`` with a :class:`KeyboardInterrupt` among its causes.
+    """
+    seen = 0
+    cause = exc.__cause__ if isinstance(exc, SystemError) else None
+    while cause is not None and seen < 100:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return False
+
+
+def direct(kernel: Callable[..., Any], *args: Any) -> Any:
+    """``kernel(*args)`` in the calling thread, with a Ctrl-C that lands in it raised as what it is.
+
+    A ``SystemError`` caused by a Ctrl-C (:func:`from_ctrl_c`) is re-raised as
+    :class:`KeyboardInterrupt`, so the caller's clean-up and the command line's interrupt message
+    apply.  For kernels that take a stop flag and may run long, use :func:`call`.
+
+    Parameters
+    ----------
+    kernel : callable
+        A compiled function.
+    *args
+        Its arguments.
+
+    Returns
+    -------
+    object
+        What the kernel returns.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        When Ctrl-C landed during the call.
+    """
+    try:
+        return kernel(*args)
+    except SystemError as exc:
+        if from_ctrl_c(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
 def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
     """``kernel(*args, flag())``, stopped cleanly by Ctrl-C (see the module docstring).
 

@@ -264,6 +264,10 @@ def _run(argv: list[str], debug: bool) -> int:
     except Exception as exc:  # the last line of defence: a bug, reported as one
         if debug:
             raise
+        from tealeaves._interrupt import MESSAGE, from_ctrl_c
+
+        if from_ctrl_c(exc):  # Ctrl-C inside numba's dispatcher, reported by Python as a SystemError
+            return _fail(MESSAGE, EXIT_INTERRUPT)
         return _fail(f"internal error: {type(exc).__name__}: {exc} (this is a bug in tealeaves; rerun "
                      "with --debug to see the traceback and report it)", EXIT_INTERNAL)
 

@@ -22,7 +22,10 @@ import re
 import numba
 import numpy as np
 
-from tealeaves import _compiled  # noqa: F401 - the notice on a terminal while numba compiles
+from tealeaves import (
+    _compiled,  # noqa: F401 - the notice on a terminal while numba compiles
+    _interrupt,
+)
 from tealeaves._docs import shared_doc
 from tealeaves.corpus._marks import MARKS
 
@@ -268,8 +271,9 @@ def scan_runs(texts: list[str], ascii_kinds: np.ndarray, kinds, min_size: int
             np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), kinds(), 21, 3,
             "utf-32-le")
     ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
-    ids, counts, starts, sizes = letter_runs(codes, ends, table, bits, head_len, min_size)
+    ids, counts, starts, sizes = _interrupt.direct(letter_runs, codes, ends, table, bits, head_len, min_size)
     if not len(sizes):
         return ids, counts, []
-    out = word_blob(codes, starts, sizes, np.empty(int(sizes.sum()) + len(sizes) - 1, dtype=codes.dtype))
+    out = _interrupt.direct(word_blob, codes, starts, sizes,
+                            np.empty(int(sizes.sum()) + len(sizes) - 1, dtype=codes.dtype))
     return ids, counts, out.tobytes().decode(encoding, "surrogatepass").split(" ")
