@@ -242,6 +242,9 @@ def _run(argv: list[str], debug: bool) -> int:
             raise
         from tealeaves._interrupt import MESSAGE
 
+        # a Ctrl-C during numba's compilation leaves llvmlite objects whose destructors fail at exit
+        # ("Exception ignored in OutputString.__del__"): nothing is left to report after the interrupt
+        sys.unraisablehook = lambda unraisable: None
         return _fail(MESSAGE, EXIT_INTERRUPT)
     except SystemExit:
         raise
