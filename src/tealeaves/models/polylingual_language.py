@@ -6,17 +6,12 @@ Returned by :meth:`~tealeaves.models.polylingual.PolylingualTopicModel.language_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from tealeaves._docs import shared_doc
 from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.corpus.aligned import AlignedCorpus
 from tealeaves.models.base import TopicModel
-
-if TYPE_CHECKING:
-    from tealeaves.models.polylingual import PolylingualTopicModel
 
 
 class PLTMLanguageModel(TopicModel):
@@ -35,7 +30,7 @@ class PLTMLanguageModel(TopicModel):
         One of its languages.
     """
 
-    def __init__(self, parent: PolylingualTopicModel, lang: str):
+    def __init__(self, parent: object, lang: str):  # a PolylingualTopicModel (not imported: no circle)
         self.parent = parent
         self.language = lang
         self.vocabulary_: Vocabulary = parent.vocabularies_[lang]
