@@ -34,8 +34,8 @@ from tealeaves._docs import shared_doc
 from tealeaves._optional import optional_import
 from tealeaves.corpus import Corpus
 from tealeaves.errors import InputFormatError, InputNotFoundError, InvalidModelError, UnsupportedModelError
-from tealeaves.models.adapters.arrays import AdaptedModel, shape_tag, source_metadata
-from tealeaves.validation import check_int
+from tealeaves.models.adapters.arrays import INFERENCE_CHOICES, AdaptedModel, shape_tag, source_metadata
+from tealeaves.validation import check_choice, check_int
 
 #: Models whose topics are not one flat set of K distributions.
 REFUSED = {
@@ -233,40 +233,111 @@ PROBE_SECONDS = 60.0
 LOAD_SECONDS = 5.0
 
 
-def _probe(cls: str, path: Path) -> None:
-    """Load ``path`` with ``cls`` in a child process first: a corrupt file aborts tomotopy, not tealeaves.
+def _probe(cls: str, path: Path, inference: str, native_iterations: int) -> dict | None:
+    """Load and convert ``path`` in a child process: a corrupt file aborts tomotopy there, not here.
 
     The child reports when tomotopy is imported (which may take up to :data:`PROBE_SECONDS` on a busy
     machine); the load itself then gets :data:`LOAD_SECONDS` plus one second per 20 MB, so a truncated
-    file is refused within seconds instead of after a minute of spinning.
+    file is refused within seconds instead of after a minute of spinning.  A damaged file can pass
+    tomotopy's load in one process and abort its allocator in the next (the heap differs), so with
+    ``inference="tealeaves"`` the child's arrays are used and this process never loads the file.
+
+    Returns
+    -------
+    dict or None
+        :func:`_fields` of the converted model (``inference="tealeaves"``), else None once the child
+        loaded and converted the file without dying.
     """
     import subprocess
     import sys
+    import tempfile
 
-    # the child loads the file and reads it as from_tomotopy does (every native accessor it calls: a
-    # loaded damaged file can still abort tomotopy there); a Python error it meets is the parent's to report
-    code = ("import sys, tomotopy as tp; print('ready', flush=True); "
-            "mdl = getattr(tp, sys.argv[1]).load(sys.argv[2])\n"
-            "from tealeaves.models.adapters.tomotopy import from_tomotopy\n"
-            "try:\n    from_tomotopy(mdl)\nexcept Exception:\n    pass")
     load = LOAD_SECONDS + path.stat().st_size / 20e6
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    child = subprocess.Popen([sys.executable, "-c", code, cls, str(path)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
+    with tempfile.TemporaryDirectory(prefix="tealeaves-tomotopy-") as tmp:
+        out = Path(tmp) / "converted.pickle"
+        child = subprocess.Popen([sys.executable, "-c", _CHILD, cls, str(path), str(out), inference,
+                                  str(native_iterations)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=env)
+        try:
+            _wait_ready(child, PROBE_SECONDS)
+            _, err = child.communicate(timeout=load)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} (tomotopy was still "
+                                   f"reading it after {load:.0f} s)",
+                                   fix="the file may be truncated") from None
+        if child.returncode != 0 or not out.is_file():
+            lines = [ln.strip() for ln in err.splitlines() if ln.strip() and "Warning" not in ln]
+            raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} "
+                                   f"({lines[-1] if lines else f'exit status {child.returncode}'})",
+                                   fix="the file may be truncated or written by another tomotopy version")
+        return _read_child(out)
+
+
+#: The child's program: load, convert as :func:`from_tomotopy` does (every native accessor it calls: a
+#: loaded damaged file can still abort tomotopy there), and write the outcome (:func:`convert_saved`).
+_CHILD = ("import sys, tomotopy; print('ready', flush=True)\n"
+          "from tealeaves.models.adapters.tomotopy import convert_saved\n"
+          "convert_saved(*sys.argv[1:5], int(sys.argv[5]))")
+
+
+def convert_saved(cls: str, path: str, out: str, inference: str, native_iterations: int) -> None:
+    """The probe child's work: load ``path`` with tomotopy's ``cls``, convert it, pickle the outcome.
+
+    Parameters
+    ----------
+    cls : str
+        The tomotopy class (:func:`model_class`).
+    path : str
+        The saved model.
+    out : str
+        Where the outcome is written: ``("model", fields)`` with :func:`_fields` (None for
+        ``inference="native"``, whose live model stays in the parent), or ``("error", name, what, fix)``
+        for a tealeaves error or an undecodable word.
+    inference : str
+        As in :func:`from_file`.
+    native_iterations : int
+        As in :func:`from_file`.
+
+    Returns
+    -------
+    None
+    """
+    import pickle
+
+    from tealeaves import errors
+
     try:
-        _wait_ready(child, PROBE_SECONDS)
-        _, err = child.communicate(timeout=load)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
-        raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} (tomotopy was still "
-                               f"reading it after {load:.0f} s)",
-                               fix="the file may be truncated") from None
-    if child.returncode != 0:
-        lines = [ln.strip() for ln in err.splitlines() if ln.strip() and "Warning" not in ln]
-        raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} "
-                               f"({lines[-1] if lines else f'exit status {child.returncode}'})",
-                               fix="the file may be truncated or written by another tomotopy version")
+        adapted = from_file_loaded(getattr(_tomotopy(), cls).load(path), Path(path), "tealeaves",
+                                   native_iterations)
+        outcome: tuple = ("model", _fields(adapted) if inference == "tealeaves" else None)
+    except errors.TealeavesError as exc:
+        outcome = ("error", type(exc).__name__, exc.what, exc.fix)
+    with open(out, "wb") as fh:
+        pickle.dump(outcome, fh)
+
+
+def _fields(adapted: AdaptedModel) -> dict:
+    """What rebuilds ``adapted`` in another process (the native inference is not carried over)."""
+    return {"topic_word": adapted.topic_word_, "vocabulary": list(adapted.vocabulary_),
+            "doc_topic_prior": adapted.doc_topic_prior_, "metadata": dict(adapted.metadata_),
+            "topic_word_prior": adapted.topic_word_prior_}
+
+
+def _read_child(out: Path) -> dict | None:
+    """The child's outcome: the model's fields, or its error raised here."""
+    import pickle
+
+    from tealeaves import errors
+
+    with open(out, "rb") as fh:
+        outcome = pickle.load(fh)  # written by this package's own child, never by the user
+    if outcome[0] == "error":
+        _, name, what, fix = outcome
+        raise getattr(errors, name, InputFormatError)(what, fix=fix)
+    return outcome[1]
 
 
 def _wait_ready(child, seconds: float) -> None:
@@ -317,8 +388,34 @@ def from_file(path: str | os.PathLike, *, inference: str = "tealeaves", native_i
     if cls in REFUSED:
         raise UnsupportedModelError(f"{path} holds a tomotopy {cls}, which is not supported: {REFUSED[cls]}",
                                     fix="use an LDAModel, or pass one set of topics as an array")
-    _probe(cls, path)
-    mdl = getattr(tp, cls).load(str(path))
+    native_iterations = check_int(native_iterations, "native_iterations", min_value=1)
+    check_choice(inference, "inference", INFERENCE_CHOICES)
+    fields = _probe(cls, path, inference, native_iterations)
+    if fields is not None:
+        return AdaptedModel(fields.pop("topic_word"), fields.pop("vocabulary"), fields.pop("doc_topic_prior"),
+                            **fields, inference="tealeaves")
+    return from_file_loaded(getattr(tp, cls).load(str(path)), path, inference, native_iterations)
+
+
+def from_file_loaded(mdl, path: Path, inference: str, native_iterations: int) -> AdaptedModel:
+    """:func:`from_tomotopy` on a model loaded from ``path``, with an undecodable word reported as damage.
+
+    Parameters
+    ----------
+    mdl : tomotopy.LDAModel
+        The model tomotopy loaded from ``path``.
+    path : pathlib.Path
+        Its file (recorded in the metadata).
+    inference : str
+        As in :func:`from_tomotopy`.
+    native_iterations : int
+        As in :func:`from_tomotopy`.
+
+    Returns
+    -------
+    AdaptedModel
+        As :func:`from_tomotopy`.
+    """
     try:
         return from_tomotopy(mdl, inference=inference, file=path, native_iterations=native_iterations)
     except UnicodeDecodeError as exc:  # tomotopy loads the bytes, then cannot decode a word
