@@ -61,6 +61,10 @@ InputEncodingError
     "raises_file_unreadable": """\
 TealeavesError
     If the path is a folder, cannot be read, or the encoding is unknown.""",
+    # -- Compiled kernels called under Ctrl-C handling (tealeaves._interrupt)
+    "returns_kernel": """\
+object
+    What the kernel returns.""",
     # -- Files written (tealeaves._io, tealeaves._output)
     "returns_path": """\
 Path

@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tealeaves._docs import shared_doc
+
 #: The one line the command line prints (after ``tealeaves: error: ``) when Ctrl-C ends a command.
 MESSAGE = "interrupted (Ctrl-C); nothing was left half-written"
 
@@ -126,6 +128,7 @@ def from_ctrl_c(exc: BaseException) -> bool:
     return False
 
 
+@shared_doc
 def direct(kernel: Callable[..., Any], *args: Any) -> Any:
     """``kernel(*args)`` in the calling thread, with a Ctrl-C that lands in it raised as what it is.
 
@@ -140,10 +143,7 @@ def direct(kernel: Callable[..., Any], *args: Any) -> Any:
     *args
         Its arguments.
 
-    Returns
-    -------
-    object
-        What the kernel returns.
+    Returns: %(returns_kernel)s
 
     Raises
     ------
@@ -158,6 +158,7 @@ def direct(kernel: Callable[..., Any], *args: Any) -> Any:
         raise
 
 
+@shared_doc
 def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
     """``kernel(*args, flag())``, stopped cleanly by Ctrl-C (see the module docstring).
 
@@ -176,10 +177,7 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
     short : bool, default False
         Run in the calling thread even from the main thread (Ctrl-C then waits for the kernel).
 
-    Returns
-    -------
-    object
-        What the kernel returns.
+    Returns: %(returns_kernel)s
 
     Raises
     ------

@@ -63,7 +63,7 @@ def check_scheduler(address: str | None) -> str | None:
     Raises
     ------
     ParameterError
-        When the address is not of that form.
+        When the address is not of that form or its scheme is not one of :data:`SCHEDULER_SCHEMES`.
     """
     from urllib.parse import urlsplit
 

@@ -23,7 +23,7 @@ def check_fit_input(corpus: Corpus, n_components: int, name: str) -> None:
     ----------
     %(fit_corpus)s
     n_components : int
-        The number of topics K asked for.
+        The estimator's ``n_components``, the number of topics K asked for.
     name : str
         The estimator's name for the messages (``"PLSA"``, ``"GibbsLDA"``, ...).
 
@@ -157,7 +157,7 @@ def tealeaves_source(cls: type) -> dict:
     Parameters
     ----------
     cls : type
-        The model class.
+        The model class (its ``__name__`` is recorded).
 
     Returns
     -------

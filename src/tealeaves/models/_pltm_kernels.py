@@ -164,7 +164,7 @@ def topic_bits(n_topics: int) -> int:
     Parameters
     ----------
     n_topics : int
-        The number of topics K.
+        The number of topics K (the cells hold the ids ``0`` to ``K - 1``).
 
     Returns
     -------

@@ -182,18 +182,16 @@ class GibbsLDA(TopicModel):
             state["optimize_burn_in"] = state.pop("burn_in")
         self.__dict__.update(state)
 
+    @shared_doc
     def fit(self, corpus: Corpus) -> GibbsLDA:
         """Sample ``n_chains`` chains on ``corpus`` and keep the best (see the class docstring).
 
-        Parameters
-        ----------
-        corpus : Corpus
-            The training documents.
+        Parameters: %(fit_corpus)s
 
         Returns
         -------
         GibbsLDA
-            ``self``, fitted.
+            ``self``, fitted; ``pltm_`` is the one-language model sampled.
         """
         check_fit_input(corpus, self.n_components, "GibbsLDA")
         pltm = self._sampler_model().fit(_one_language(corpus))

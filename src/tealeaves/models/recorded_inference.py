@@ -49,7 +49,7 @@ def inference_name(model: object) -> str:
     Parameters
     ----------
     model : object
-        Any tealeaves model.
+        Any tealeaves model, fitted in this process or loaded from a file.
 
     Returns
     -------

@@ -60,6 +60,9 @@ class SklearnLDA(TopicModel):
     def fit(self, corpus: Corpus) -> SklearnLDA:
         """Fit scikit-learn's LDA to the document-term counts of ``corpus``.
 
+        The estimator's ``components_`` are then rebuilt from ``topic_word_`` and the recorded row
+        totals (the module docstring), so this model and a saved and loaded copy infer alike.
+
         Parameters: %(fit_corpus)s
 
         Returns
@@ -134,13 +137,11 @@ class SklearnLDA(TopicModel):
     def transform(self, corpus: Corpus) -> np.ndarray:
         """Topic proportions by scikit-learn's own variational E-step, rows normalised.
 
+        A row scikit-learn gives as all zeros becomes uniform (``1/K``).
+
         Parameters: %(infer_corpus)s
 
-        Returns
-        -------
-        numpy.ndarray
-            ``D x K`` topic proportions; a row scikit-learn gives as all zeros
-            becomes uniform (``1/K``).
+        Returns: %(returns_doc_topic)s
 
         Raises: %(raises_other_vocabulary)s
         """

@@ -321,12 +321,14 @@ def rating_scale(options: Sequence[str], where: str = "the study") -> list[int]:
 
 
 def lacks_words(item: Mapping) -> bool:
-    """Whether ``item`` lacks what its prompt shows (a study described from released scores may).
+    """Whether ``item`` lacks what its prompt shows.
+
+    A study described from released scores may hold such items; :func:`question` refuses them.
 
     Parameters
     ----------
     item : mapping
-        A study item.
+        A study item (its ``task``, ``options``, ``words`` and ``option_words`` are read).
 
     Returns
     -------

@@ -293,11 +293,10 @@ def convert_saved(cls: str, path: str, out: str, inference: str, native_iteratio
     path : str
         The saved model.
     out : str
-        Where the outcome is written: ``("model", fields)`` with :func:`_fields` (None for
-        ``inference="native"``, whose live model stays in the parent), or ``("error", name, what, fix)``
-        for a tealeaves error or an undecodable word.
+        Where the outcome is written: ``("model", fields)`` with :func:`_fields`, or
+        ``("error", name, what, fix)`` for a tealeaves error or an undecodable word.
     inference : str
-        As in :func:`from_file`.
+        As in :func:`from_file`; for ``"native"`` the fields are None (the live model stays in the parent).
     native_iterations : int
         As in :func:`from_file`.
 
