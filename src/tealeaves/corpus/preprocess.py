@@ -65,7 +65,7 @@ def pattern_name(value: object) -> str | None:
     Parameters
     ----------
     value : object
-        A token pattern (or anything else).
+        A token pattern, or any other value.
 
     Returns
     -------
