@@ -402,8 +402,8 @@ def test_renamed_keywords_point_at_real_parameters():
 #: Options argparse converts (``type=``) without a :class:`~tealeaves._params.Param`, each for a reason
 #: (docs/naming.md, "Where the declarations live").  Keyed by option (or positional ``dest``).
 NOT_FROM_A_PARAM = {
-    "-o": "an output path checked by validation.path_arg (not empty): no bounds to share",
-    "--name": "a reference name checked by validation.name_arg (one line, no control characters)",
+    "-o": "an output path checked by validation.check_path (not empty): no bounds to share",
+    "--name": "a reference name checked by validation.check_name (one line, no control characters)",
     "model": "a positional path (perplexity MODEL)",
     "test": "a positional path (perplexity TEST)",
     "--figure": "the figure of the paper to reproduce: one of its numbers, not a parameter of a function",

@@ -588,9 +588,6 @@ include_min : bool, default True
     "arg_name": """\
 name : str
     The name in the error message.""",
-    "returns_str_arg": """\
-callable
-    ``str -> str``, raising ``argparse.ArgumentTypeError``.""",
     "returns_value_str": """\
 str
     ``value``.""",

@@ -410,17 +410,6 @@ def check_path(value: object, name: str = "path") -> str:
 
 
 @shared_doc
-def path_arg(name: str = "path") -> Callable[[str], str]:
-    """An argparse ``type`` accepting non-empty paths (see :func:`check_path`).
-
-    Parameters: %(arg_name)s
-
-    Returns: %(returns_str_arg)s
-    """
-    return _arg(lambda s: check_path(s, name))
-
-
-@shared_doc
 def check_name(value: object, name: str = "name") -> str:
     r"""A reference name (recorded in signatures, listed by ``index info``): non-empty and on one line.
 
@@ -448,14 +437,22 @@ def check_name(value: object, name: str = "name") -> str:
 
 
 @shared_doc
-def name_arg(name: str = "name") -> Callable[[str], str]:
-    """An argparse ``type`` accepting reference names (see :func:`check_name`).
+def checked_arg(check: Callable[[object, str], str], name: str) -> Callable[[str], str]:
+    """An argparse ``type`` running ``check(text, name)``, e.g. ``checked_arg(check_path, "-o")``.
 
-    Parameters: %(arg_name)s
+    Parameters
+    ----------
+    check : callable
+        :func:`check_path` or :func:`check_name` (a ``(value, name) -> str`` check raising
+        :class:`~tealeaves.errors.ParameterError`).
+    %(arg_name)s
 
-    Returns: %(returns_str_arg)s
+    Returns
+    -------
+    callable
+        ``str -> str``, raising ``argparse.ArgumentTypeError`` with ``check``'s message.
     """
-    return _arg(lambda s: check_name(s, name))
+    return _arg(lambda s: check(s, name))
 
 
 window_arg = _arg(check_window)

@@ -513,7 +513,7 @@ class AlignedCorpus:
         Parameters
         ----------
         what : str, default "aligned corpus"
-            What the corpus is, for the message.
+            What the messages call the corpus (e.g. ``"PLTM training corpus"``).
 
         Raises
         ------

@@ -36,7 +36,7 @@ class Corpus:
     Parameters
     ----------
     vocabulary : Vocabulary
-        The words the ids refer to.
+        The words: id ``i`` stands for ``vocabulary[i]``.
     tokens : numpy.ndarray
         int32 array of every document's word ids, concatenated.
     offsets : numpy.ndarray

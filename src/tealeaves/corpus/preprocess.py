@@ -65,7 +65,7 @@ def pattern_name(value: object) -> str | None:
     Parameters
     ----------
     value : object
-        A token pattern (or anything else).
+        A token pattern, or any other value.
 
     Returns
     -------
@@ -354,11 +354,7 @@ class Preprocessor:
             If the preprocessor is not fitted.
         """
         self._check_fitted()
-        corpus = Corpus.from_token_lists(
-            (self.tokenize(t) for t in texts), self.vocabulary_, ids, labels
-        )
-        corpus.metadata["preprocessing"] = self.get_params()
-        return corpus
+        return self._encode((self.tokenize(t) for t in texts), ids, labels)
 
     @shared_doc
     def fit_transform(
@@ -381,6 +377,11 @@ class Preprocessor:
         """
         docs = [self.tokenize(t) for t in texts]
         self._fit_tokens(docs)
+        return self._encode(docs, ids, labels)
+
+    def _encode(self, docs: Iterable[list[str]], ids: Sequence[str] | None, labels: Sequence | None
+                ) -> Corpus:
+        """Token lists encoded over the fitted vocabulary, ``metadata["preprocessing"]`` recorded."""
         corpus = Corpus.from_token_lists(docs, self.vocabulary_, ids, labels)
         corpus.metadata["preprocessing"] = self.get_params()
         return corpus

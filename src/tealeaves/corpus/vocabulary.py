@@ -132,10 +132,7 @@ class Vocabulary(Sequence[str]):
         EmptyInputError
             If the documents contain no tokens.
         """
-        seen: dict[str, None] = {}
-        for doc in documents:
-            for tok in doc:
-                seen.setdefault(tok, None)
+        seen = dict.fromkeys(tok for doc in documents for tok in doc)
         if not seen:
             raise EmptyInputError("cannot build a vocabulary: the documents contain no tokens")
         return cls(seen)

@@ -146,7 +146,7 @@ def human_size(n: float) -> str:
     Parameters
     ----------
     n : float
-        A number of bytes.
+        A number of bytes (a size, or a rate per second).
 
     Returns
     -------
@@ -198,6 +198,9 @@ class DownloadProgress(_Progress):
 
     def update(self, n: int) -> None:
         """Record ``n`` more bytes.
+
+        On a terminal the bar is redrawn at most every 0.1 s; otherwise a line is written every
+        ``PLAIN_EVERY`` seconds.
 
         Parameters
         ----------

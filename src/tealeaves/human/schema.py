@@ -26,7 +26,7 @@ def found(value: object) -> str:
     Parameters
     ----------
     value : object
-        The value found in the study file.
+        A value parsed from the study file (any JSON type).
 
     Returns
     -------

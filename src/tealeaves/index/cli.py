@@ -26,7 +26,7 @@ from tealeaves._cli_options import (
 )
 from tealeaves._docs import shared_doc
 from tealeaves._output import add_format_option, dump_json, format_table
-from tealeaves.validation import name_arg, path_arg
+from tealeaves.validation import check_name, check_path, checked_arg
 
 _ALIGNED = ("tealeaves.index.aligned:build_aligned_index", "tealeaves.index.dask:dask_client")
 
@@ -69,8 +69,9 @@ def register(subparsers) -> None:
     build.add_argument("inputs", nargs="+", metavar="INPUT",
                        help="shards: folders of texts, JSON Lines, Parquet, MediaWiki XML dumps, or "
                             "one-document-per-line token files; each may be gzip/bz2/xz compressed")
-    add_output(build, required=True, type=path_arg("-o"), help="index file to write (e.g. reuters.tlx)")
-    build.add_argument("--name", default=None, type=name_arg("--name"),
+    add_output(build, required=True, type=checked_arg(check_path, "-o"),
+               help="index file to write (e.g. reuters.tlx)")
+    build.add_argument("--name", default=None, type=checked_arg(check_name, "--name"),
                        help="reference name recorded in signatures (default: the first input's file name)")
     build.add_argument("--text-field", default="text", help="JSON Lines / Parquet field holding the text")
     build.add_argument("--encoding", default=None,
@@ -305,9 +306,9 @@ def _build_aligned_options(p) -> None:
                "dumps")
     p.add_argument("--languages", help="comma-separated languages to keep (default: all in the input; for "
                                        "Wikipedia: the --dump languages)")
-    add_output(p, required=True, type=path_arg("-o"),
+    add_output(p, required=True, type=checked_arg(check_path, "-o"),
                help="folder to write the reference to (an aligned reference there is replaced)")
-    p.add_argument("--name", default=None, type=name_arg("--name"),
+    p.add_argument("--name", default=None, type=checked_arg(check_name, "--name"),
                    help="reference name recorded in signatures (default: folder name)")
     p.add_argument("--encoding", default=None, help="encoding of the tuple / line files (default UTF-8)")
     add_scale_options(p)

@@ -24,7 +24,7 @@ from tealeaves.multilingual._estimator_params import ESTIMATOR_PARAMS
 from tealeaves.multilingual.measures import ZERO
 from tealeaves.multilingual.names import REFERENCES
 from tealeaves.multilingual.topics import N_TOP
-from tealeaves.validation import path_arg
+from tealeaves.validation import check_path, checked_arg
 
 #: ``pltm fit``'s document-frequency bounds: the shared declarations (:mod:`tealeaves.corpus.params`)
 #: narrowed to what the command has always taken, a share for ``--max-df`` and a count for ``--min-df``
@@ -155,7 +155,7 @@ def _register_pltm(subparsers) -> None:
     add_param(fit, N_THREADS, default=1,
               help="threads sampling each chain (default 1, the exact serial chain; more = the approximate "
                    "parallel chain of Newman et al. 2009, slower than the serial one today)")
-    add_output(fit, required=True, type=path_arg("-o"), help="model folder to write")
+    add_output(fit, required=True, type=checked_arg(check_path, "-o"), help="model folder to write")
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "
                           "stderr is a terminal)")

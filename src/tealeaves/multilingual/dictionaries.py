@@ -78,9 +78,9 @@ class BilingualDictionary:
         Parameters
         ----------
         l1 : str
-            The wanted source language.
+            The language to put as source.
         l2 : str
-            The wanted target language.
+            The language to put as target.
 
         Returns
         -------

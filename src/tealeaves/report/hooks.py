@@ -176,7 +176,7 @@ FLAGS: Callable | None = recurrence_flags
 
 
 @shared_doc
-def topic_flag_details(results) -> dict:
+def topic_flag_details(results) -> dict[tuple[str, int], list[dict]]:
     """``{(model, topic): [{"flag", "explanation"}, ...]}``: the stored flags plus those of :data:`FLAGS`.
 
     Parameters: %(report_results)s
@@ -199,7 +199,7 @@ def topic_flag_details(results) -> dict:
 
 
 @shared_doc
-def topic_flags(results) -> dict:
+def topic_flags(results) -> dict[tuple[str, int], list[str]]:
     """``{(model, topic): [flag, ...]}``: the names of the flags of :func:`topic_flag_details`.
 
     Parameters: %(report_results)s

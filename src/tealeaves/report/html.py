@@ -98,7 +98,7 @@ def _topic_records(results) -> list[dict]:
 
 
 @shared_doc
-def flag_summary(results) -> dict:
+def flag_summary(results) -> dict[str, list | dict]:
     """The share of topics flagged per configuration, with the rules that produced the flags.
 
     Parameters: %(report_results)s

@@ -308,7 +308,7 @@ class Candidate:
     Parameters
     ----------
     name : str
-        The model's name in the store.
+        The model's name in the store (``<config>-r<run>`` for a run of a group).
     config : str
         The configuration it is one run of.
     run : int
