@@ -411,3 +411,12 @@ def test_a_failure_names_the_file_and_line_of_the_import(fake_src, tmp_path):
                       "tealeaves.b.user")
     assert "tealeaves.a imports tealeaves.a.thing at " in found[circle]
     assert "tealeaves/a/__init__.py:4 (under if TYPE_CHECKING)" in found[circle]
+
+
+def test_the_architecture_document_describes_every_package():
+    """Each package of ``src/tealeaves`` has its paragraph under "What each package owns"."""
+    text = DOC.read_text(encoding="utf-8")
+    owns = text[text.index("## What each package owns"):].split("\n## ", 1)[0]
+    packages = [m for m, path in find_modules(SRC).items() if path.name == "__init__.py" and m != "tealeaves"]
+    missing = [p for p in packages if f"**`{p}`**" not in owns]
+    assert not missing, f"docs/architecture.md has no paragraph for {missing}"
