@@ -223,8 +223,34 @@ def build(root: Path) -> dict:
     return {"format": 1, "datasets": datasets}
 
 
+def dumps(registry: dict) -> str:
+    """The registry as JSON text: indented, with each entry of a data set's ``files`` on one line.
+
+    Parameters
+    ----------
+    registry : dict
+        What :func:`build` returns.
+
+    Returns
+    -------
+    str
+        The text of ``registry.json`` (one line per file keeps it short: no file in ``src`` is
+        over 800 lines).
+    """
+    entries = [f for d in registry["datasets"] for f in d["files"]]
+    marked = {**registry, "datasets": []}
+    for d in registry["datasets"]:
+        first = sum(len(e["files"]) for e in marked["datasets"])
+        marked["datasets"].append({**d, "files": [f"@@{first + i}@@" for i in range(len(d["files"]))]})
+    text = json.dumps(marked, indent=1, ensure_ascii=False)
+    for i, entry in enumerate(entries):
+        text = text.replace(f'"@@{i}@@"', json.dumps(entry, ensure_ascii=False), 1)
+    assert json.loads(text) == registry
+    return text + "\n"
+
+
 if __name__ == "__main__":
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data")
     out = Path(__file__).resolve().parent.parent / "src" / "tealeaves" / "data" / "registry.json"
-    out.write_text(json.dumps(build(root), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(dumps(build(root)), encoding="utf-8")
     print(f"wrote {out}")

@@ -3,11 +3,15 @@
 The layers are read from the table in ``docs/architecture.md`` (the one declaration; the
 document and this test cannot drift).  The graph is built with :mod:`ast` from the source:
 
-* ``import a.b`` and ``from a import b`` at module level **and inside functions** (class bodies,
-  ``try`` and ``if`` blocks included); ``if TYPE_CHECKING:`` blocks are ignored;
+* every import statement: ``import a.b`` and ``from a import b`` at module level **and inside
+  functions** (class bodies, ``try`` and ``if`` blocks included), **and in ``if TYPE_CHECKING:``
+  blocks** (a type-only import ties the two files as much as any other: a circle through one is
+  a circle, and a lower layer may not name a higher one even in an annotation);
+* so a package's lazy-export table (the ``if TYPE_CHECKING:`` block that
+  :func:`tealeaves._lazy.lazy_package` reads) is an import of each module it names by the
+  package: the package loads that module on first use of the name;
 * ``from pkg import name`` is an import of ``pkg.name`` when that is a module, of the module a
-  lazy-export table (:func:`tealeaves._lazy.lazy_package`) names for ``name``, and of ``pkg``;
-  a package's lazy table is not an import of the package itself;
+  lazy-export table names for ``name``, and of ``pkg``;
 * relative imports, and ``importlib.import_module("literal")`` calls;
 * importing ``a.b.c`` also runs the packages ``a.b`` (unless it contains the importer).
 
@@ -43,6 +47,15 @@ class Import:
     target: str
     line: int
     in_function: bool
+    type_checking: bool = False
+
+    def where(self, modules: dict[str, Path]) -> str:
+        """``src/tealeaves/x.py:12`` and how the import is made, for a failure message."""
+        path = modules[self.source].relative_to(ROOT) if modules[self.source].is_relative_to(ROOT) \
+            else modules[self.source]
+        how = [h for h, on in (("inside a function", self.in_function),
+                               ("under if TYPE_CHECKING", self.type_checking)) if on]
+        return f"{path}:{self.line}" + (f" ({', '.join(how)})" if how else "")
 
 
 @dataclass(frozen=True)
@@ -83,33 +96,53 @@ def lazy_table(module: str, tree: ast.Module) -> dict[str, str]:
     return {}
 
 
+#: The fields holding a statement's nested statements (the rest of its fields are expressions).
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 class _Collector:
-    """Collects the imports of one module (see the module docstring for what counts)."""
+    """Collects the imports of one module (see the module docstring for what counts).
 
-    def __init__(self, module: str, is_package: bool, modules: dict, lazy: dict):
-        self.module, self.modules, self.lazy = module, modules, lazy
+    It walks statements only (imports are statements), and the expressions in them only when the
+    module's text names ``import_module``: a fraction of the nodes, so the test stays fast."""
+
+    def __init__(self, module: str, is_package: bool, modules: dict, lazy: dict, calls: bool = True):
+        self.module, self.modules, self.lazy, self.calls = module, modules, lazy, calls
         self.package = module if is_package else module.rpartition(".")[0]
-        self.found: list[tuple[str, int, bool]] = []
+        self.found: list[tuple[str, int, bool, bool]] = []
 
-    def visit(self, node: ast.AST, in_function: bool = False) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for stmt in child.orelse:
-                    self._one(stmt, in_function)
-                continue
-            self._one(child, in_function)
+    def visit(self, statements: list, in_function: bool = False, type_checking: bool = False) -> None:
+        for node in statements:
+            self._one(node, in_function, type_checking)
 
-    def _one(self, node: ast.AST, in_function: bool) -> None:
+    def _one(self, node: ast.AST, in_function: bool, type_checking: bool) -> None:
         if isinstance(node, ast.Import):
-            self.found += [(alias.name, node.lineno, in_function) for alias in node.names]
+            self.found += [(a.name, node.lineno, in_function, type_checking) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            self._from(node, in_function)
-        elif isinstance(node, ast.Call) and _import_module_literal(node) is not None:
-            self.found.append((_import_module_literal(node), node.lineno, in_function))
-        nested = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        self.visit(node, nested)
+            self._from(node, in_function, type_checking)
+        elif self.calls:
+            for name, value in ast.iter_fields(node):
+                if name not in _BLOCKS:
+                    for expr in value if isinstance(value, list) else [value]:
+                        self._calls(expr, in_function, type_checking)
+        nested = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            self.visit(node.body, nested, True)
+            self.visit(node.orelse, nested, type_checking)
+            return
+        for name in _BLOCKS:
+            self.visit(getattr(node, name, ()), nested, type_checking)
 
-    def _from(self, node: ast.ImportFrom, in_function: bool) -> None:
+    def _calls(self, node: object, in_function: bool, type_checking: bool) -> None:
+        """``importlib.import_module("literal")`` calls in an expression (a lambda is a function)."""
+        if not isinstance(node, ast.AST):
+            return
+        if isinstance(node, ast.Call) and _import_module_literal(node) is not None:
+            self.found.append((_import_module_literal(node), node.lineno, in_function, type_checking))
+        for child in ast.iter_child_nodes(node):
+            self._calls(child, in_function or isinstance(node, ast.Lambda), type_checking)
+
+    def _from(self, node: ast.ImportFrom, in_function: bool, type_checking: bool) -> None:
         base = node.module or ""
         if node.level:
             package = self.package
@@ -118,12 +151,9 @@ class _Collector:
             base = f"{package}.{base}" if base else package
         for alias in node.names:
             submodule = f"{base}.{alias.name}"
-            if submodule in self.modules:
-                self.found.append((submodule, node.lineno, in_function))
-                continue
-            self.found.append((base, node.lineno, in_function))
-            if alias.name in self.lazy.get(base, {}):
-                self.found.append((self.lazy[base][alias.name], node.lineno, in_function))
+            targets = [submodule] if submodule in self.modules else [base] + (
+                [self.lazy[base][alias.name]] if alias.name in self.lazy.get(base, {}) else [])
+            self.found += [(t, node.lineno, in_function, type_checking) for t in targets]
 
 
 def _import_module_literal(node: ast.Call) -> str | None:
@@ -148,18 +178,20 @@ def _with_packages(importer: str, target: str, modules: dict) -> list[str]:
 def build_graph(src: Path = SRC, package: str = "tealeaves") -> list[Import]:
     """Every import of a module of ``package`` by another one (module docstring)."""
     modules = find_modules(src, package)
-    trees = {m: ast.parse(p.read_text(encoding="utf-8"), str(p)) for m, p in modules.items()}
+    texts = {m: p.read_text(encoding="utf-8") for m, p in modules.items()}
+    trees = {m: ast.parse(text, str(modules[m])) for m, text in texts.items()}
     lazy = {m: lazy_table(m, tree) for m, tree in trees.items()}
     edges = []
     for module, tree in trees.items():
-        collector = _Collector(module, modules[module].name == "__init__.py", modules, lazy)
-        collector.visit(tree)
-        for target, line, in_function in collector.found:
+        collector = _Collector(module, modules[module].name == "__init__.py", modules, lazy,
+                               calls="import_module" in texts[module])
+        collector.visit(tree.body)
+        for target, line, in_function, type_checking in collector.found:
             if target not in modules:
                 continue
             for t in _with_packages(module, target, modules):
                 if t != module:
-                    edges.append(Import(module, t, line, in_function))
+                    edges.append(Import(module, t, line, in_function, type_checking))
     return edges
 
 
@@ -267,30 +299,30 @@ def failures(src: Path = SRC, doc: Path = DOC) -> dict[str, str]:
     modules = find_modules(src)
     edges = build_graph(src)
     layers = read_layers(doc)
-    out = {}
-    for module in modules:
-        if layer_of(module, layers) is None:
-            out[f"no layer: {module}"] = "add it to the table in docs/architecture.md"
+    layer = {m: layer_of(m, layers) for m in modules}
+    out = {f"no layer: {m}": "add it to the table in docs/architecture.md"
+           for m in modules if layer[m] is None}
     graph = {m: set() for m in modules}
     for e in edges:
         graph[e.source].add(e.target)
     for component in strongly_connected(sorted(modules), graph):
-        path = " -> ".join(f"{e.source} (line {e.line})" for e in a_cycle(component, edges))
-        out[f"circle: {', '.join(component)}"] = f"{path} -> {component[0]}"
+        steps = "".join(f"\n       {e.source} imports {e.target} at {e.where(modules)}"
+                        for e in a_cycle(component, edges))
+        out[f"circle: {', '.join(component)}"] = f"the cycle:{steps}"
     for e in edges:
-        lower, upper = layer_of(e.source, layers), layer_of(e.target, layers)
+        lower, upper = layer[e.source], layer[e.target]
         if lower is None or upper is None:
             continue
-        where = f"line {e.line}{' (inside a function)' if e.in_function else ''}"
+        key = None
         if upper.number > lower.number:
             key = (f"upward: {e.source} (layer {lower.number}, {lower.name}) imports {e.target} "
                    f"(layer {upper.number}, {upper.name})")
-            out.setdefault(key, where)
         elif (upper.number == lower.number and not lower.sideways
               and _package(e.source, modules) != _package(e.target, modules)):
             key = (f"sideways: {e.source} imports {e.target} (both in layer {lower.number}, "
                    f"{lower.name})")
-            out.setdefault(key, where)
+        if key is not None and key not in out:
+            out[key] = e.where(modules)
     return out
 
 
@@ -341,16 +373,19 @@ def fake_src(tmp_path):
 
 
 def test_the_graph_sees_each_kind_of_import(fake_src):
-    edges = {(e.source, e.target, e.in_function) for e in build_graph(fake_src)}
+    edges = {(e.source, e.target, e.in_function, e.type_checking) for e in build_graph(fake_src)}
     assert edges == {
-        ("tealeaves.a.thing", "tealeaves.a.helper", False),       # from . import helper (a submodule)
-        ("tealeaves.a.helper", "tealeaves.errors", True),         # relative, inside a function
-        ("tealeaves.b.user", "tealeaves.a", False),               # a lazy export: the package ...
-        ("tealeaves.b.user", "tealeaves.a.thing", False),         # ... and the module its table names
-        ("tealeaves.b.user", "tealeaves.b.late", True),           # importlib.import_module("literal")
-        ("tealeaves.b.late", "tealeaves.a.helper", False),        # in a class body: at import time
-        ("tealeaves.b.late", "tealeaves.a", False),               # the package that import runs
-    }                                                             # (the TYPE_CHECKING import is not one)
+        ("tealeaves.a", "tealeaves.a.thing", False, True),         # the lazy table: the package's import
+        ("tealeaves.a.thing", "tealeaves.a.helper", False, False), # from . import helper (a submodule)
+        ("tealeaves.a.helper", "tealeaves.b.user", False, True),   # a type-only import counts ...
+        ("tealeaves.a.helper", "tealeaves.b", False, True),        # ... with the package it runs
+        ("tealeaves.a.helper", "tealeaves.errors", True, False),   # relative, inside a function
+        ("tealeaves.b.user", "tealeaves.a", False, False),         # a lazy export: the package ...
+        ("tealeaves.b.user", "tealeaves.a.thing", False, False),   # ... and the module its table names
+        ("tealeaves.b.user", "tealeaves.b.late", True, False),     # importlib.import_module("literal")
+        ("tealeaves.b.late", "tealeaves.a.helper", False, False),  # in a class body: at import time
+        ("tealeaves.b.late", "tealeaves.a", False, False),         # the package that import runs
+    }
 
 
 def test_a_circle_is_reported_with_its_path(fake_src):
@@ -361,3 +396,27 @@ def test_a_circle_is_reported_with_its_path(fake_src):
     assert component == ["tealeaves.a.helper", "tealeaves.a.thing"]
     assert [(e.source, e.target) for e in a_cycle(component, edges)] == [
         ("tealeaves.a.helper", "tealeaves.a.thing"), ("tealeaves.a.thing", "tealeaves.a.helper")]
+
+
+def test_a_failure_names_the_file_and_line_of_the_import(fake_src, tmp_path):
+    doc = tmp_path / "layers.md"
+    doc.write_text("| layer | name | modules | sideways |\n| --- | --- | --- | --- |\n"
+                   "| 0 | foundation | `tealeaves.errors` | yes |\n| 1 | low | `tealeaves.a` | yes |\n"
+                   "| 2 | high | `tealeaves.b` | yes |\n| 3 | front | `tealeaves` | yes |\n")
+    found = failures(fake_src, doc)
+    upward = "upward: tealeaves.a.helper (layer 1, low) imports tealeaves.b.user (layer 2, high)"
+    assert found[upward].endswith("tealeaves/a/helper.py:3 (under if TYPE_CHECKING)")
+    [circle] = [k for k in found if k.startswith("circle:")]     # through the type-only import
+    assert circle == ("circle: tealeaves.a, tealeaves.a.helper, tealeaves.a.thing, tealeaves.b.late, "
+                      "tealeaves.b.user")
+    assert "tealeaves.a imports tealeaves.a.thing at " in found[circle]
+    assert "tealeaves/a/__init__.py:4 (under if TYPE_CHECKING)" in found[circle]
+
+
+def test_the_architecture_document_describes_every_package():
+    """Each package of ``src/tealeaves`` has its paragraph under "What each package owns"."""
+    text = DOC.read_text(encoding="utf-8")
+    owns = text[text.index("## What each package owns"):].split("\n## ", 1)[0]
+    packages = [m for m, path in find_modules(SRC).items() if path.name == "__init__.py" and m != "tealeaves"]
+    missing = [p for p in packages if f"**`{p}`**" not in owns]
+    assert not missing, f"docs/architecture.md has no paragraph for {missing}"

@@ -28,6 +28,10 @@ def _imported_after(code: str) -> set[str]:
     "import tealeaves",
     "import tealeaves.models.adapters",
     "from tealeaves.cli import build_parser; build_parser().format_help()",
+    # ``tealeaves --help`` itself: the entry point (``python -m tealeaves``), its help text discarded
+    "import contextlib, io, runpy; sys.argv = ['tealeaves', '--help']\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+    "    runpy.run_module('tealeaves', run_name='__main__')",
 ])
 def test_start_up_imports_no_heavy_module(code):
     loaded = _imported_after(code)

@@ -11,7 +11,10 @@
 * :func:`ask` puts a study's items to a language model (an OpenAI-compatible endpoint) and stores
   its answers as an annotator's judgments (:class:`AskReport`, :func:`annotator_metadata`);
 * :func:`correlate` and :func:`compare_measures` relate human scores to automatic measures,
-  with bootstrap intervals over topics and annotators (:func:`true_score_ci`).
+  with bootstrap intervals over topics and annotators (:func:`true_score_ci`);
+* :func:`load_doc_topic`, :func:`load_documents` and :func:`load_multilingual` read a study's
+  input files, :func:`load_scores` and :func:`load_tables` (:class:`ScoreTables`) the score
+  tables, with the checks ``build_study`` and ``correlate`` apply.
 
 See ``docs/human.md``.  Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on
 first use.
@@ -44,6 +47,9 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.human.correlation import topic_records
     from tealeaves.human.export import export_items
     from tealeaves.human.export import write_long
+    from tealeaves.human.inputs import load_doc_topic
+    from tealeaves.human.inputs import load_documents
+    from tealeaves.human.inputs import load_multilingual
     from tealeaves.human.items import StudyError
     from tealeaves.human.llm.ask import AskReport
     from tealeaves.human.llm.ask import ask
@@ -69,6 +75,9 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.human.survey import describe_study
     from tealeaves.human.survey import import_survey
     from tealeaves.human.survey import save_judgments
+    from tealeaves.human.tables import ScoreTables
+    from tealeaves.human.tables import load_scores
+    from tealeaves.human.tables import load_tables
     # isort: on
 
 __getattr__, __dir__, __all__ = lazy_package(__name__)

@@ -60,7 +60,7 @@ FIELDS = {"item_id": True, "response": True, "key": True, "confidence": False, "
 ROUTES = {"judgments": "POST", "state": "GET"}
 
 
-class BadRequest(Exception):
+class _BadRequest(Exception):
     """A client error answered with ``status`` and a JSON ``{"error": ...}`` body.
 
     Parameters
@@ -142,7 +142,7 @@ class AnnotationApp:
 
         Raises
         ------
-        BadRequest
+        _BadRequest
             For a body that is not a valid judgment, or an idempotency key used for another judgment.
         StoreUnavailableError
             When it cannot be stored.
@@ -154,12 +154,12 @@ class AnnotationApp:
         except StoreUnavailableError:
             raise
         except StoreError as exc:  # an idempotency key reused for another judgment
-            raise BadRequest(HTTPStatus.BAD_REQUEST, str(exc)) from None
+            raise _BadRequest(HTTPStatus.BAD_REQUEST, str(exc)) from None
         code = HTTPStatus.CONFLICT if status == CONFLICT else HTTPStatus.OK
         return code, {"status": status, **{k: v for k, v in self.state(annotator).items() if k != "item"}}
 
     def validate(self, body: object) -> tuple[dict, str, str, float | None, float | None]:
-        """The item, response, key, confidence and time of a judgment body, or :class:`BadRequest`.
+        """The item, response, key, confidence and time of a judgment body, or :class:`_BadRequest`.
 
         Parameters
         ----------
@@ -175,32 +175,32 @@ class AnnotationApp:
 
         Raises
         ------
-        BadRequest
+        _BadRequest
             400 for a malformed body, 404 for an unknown item.
         """
         bad = HTTPStatus.BAD_REQUEST
         if not isinstance(body, dict):
-            raise BadRequest(bad, f"the body must be a JSON object, found {_kind(body)}")
+            raise _BadRequest(bad, f"the body must be a JSON object, found {_kind(body)}")
         unknown = sorted(set(body) - set(FIELDS))
         missing = [f for f, required in FIELDS.items() if required and body.get(f) is None]
         if unknown or missing:
-            raise BadRequest(bad, "a judgment is an object with item_id, response and key (and optionally "
+            raise _BadRequest(bad, "a judgment is an object with item_id, response and key (and optionally "
                              f"confidence and time); missing {missing}, unknown {unknown[:5]}")
         if not isinstance(body["item_id"], str):
-            raise BadRequest(bad, f"item_id must be a string, found {_kind(body['item_id'])}")
+            raise _BadRequest(bad, f"item_id must be a string, found {_kind(body['item_id'])}")
         item = self.study.by_id.get(body["item_id"])
         if item is None:
-            raise BadRequest(HTTPStatus.NOT_FOUND, f"unknown item {body['item_id'][:80]!r}")
+            raise _BadRequest(HTTPStatus.NOT_FOUND, f"unknown item {body['item_id'][:80]!r}")
         key = body["key"]
         if not isinstance(key, str) or not 8 <= len(key) <= 128:
-            raise BadRequest(bad, "a submission needs an idempotency key (key) of 8-128 characters")
+            raise _BadRequest(bad, "a submission needs an idempotency key (key) of 8-128 characters")
         raw = body["response"]
         if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-            raise BadRequest(bad, f"response must be a string (one of the options), found {_kind(raw)}",
+            raise _BadRequest(bad, f"response must be a string (one of the options), found {_kind(raw)}",
                              options=item["options"])
         response = normalize_response(item, raw)
         if response is None:
-            raise BadRequest(bad, f"response {str(raw)[:80]!r} is not an option", options=item["options"])
+            raise _BadRequest(bad, f"response {str(raw)[:80]!r} is not an option", options=item["options"])
         return item, response, key, _number(body, "confidence"), _number(body, "time")
 
     @shared_doc
@@ -292,13 +292,13 @@ def _number(body: dict, name: str) -> float | None:
         except OverflowError:  # an integer beyond float range
             value = math.inf
     if not number or not math.isfinite(value) or value < 0:
-        raise BadRequest(HTTPStatus.BAD_REQUEST, f"{name} must be a finite number >= 0 or null, "
+        raise _BadRequest(HTTPStatus.BAD_REQUEST, f"{name} must be a finite number >= 0 or null, "
                          f"found {repr(value)[:40] if isinstance(value, str) else str(value)[:40]}")
     return float(value)
 
 
 def parse_body(raw: bytes) -> object:
-    """Strict JSON: UTF-8, no NaN/Infinity literals; :class:`BadRequest` (400) otherwise.
+    """Strict JSON: UTF-8, no NaN/Infinity literals; :class:`_BadRequest` (400) otherwise.
 
     Parameters
     ----------
@@ -312,7 +312,7 @@ def parse_body(raw: bytes) -> object:
 
     Raises
     ------
-    BadRequest
+    _BadRequest
         400 when the body is not strict UTF-8 JSON.
     """
     try:
@@ -320,7 +320,7 @@ def parse_body(raw: bytes) -> object:
         json.dumps(body, ensure_ascii=False).encode("utf-8")  # lone surrogates (\ud800) cannot be stored
         return body
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, huge ints
-        raise BadRequest(HTTPStatus.BAD_REQUEST, f"the body must be a JSON object (UTF-8): {str(exc)[:120]}"
+        raise _BadRequest(HTTPStatus.BAD_REQUEST, f"the body must be a JSON object (UTF-8): {str(exc)[:120]}"
                          ) from None
 
 
@@ -357,7 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Run ``handler``; every outcome is an HTTP reply (client errors 4xx, storage failures 503)."""
         try:
             handler()
-        except BadRequest as exc:
+        except _BadRequest as exc:
             headers = exc.extra.pop("_headers", None)
             self._json(exc.status, {"error": exc.message, **exc.extra}, headers)
         except StoreUnavailableError as exc:
@@ -386,7 +386,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _annotator(self, token: str) -> str:
         name = self.app.store.annotator_for_token(token)
         if name is None:
-            raise BadRequest(HTTPStatus.NOT_FOUND, "unknown annotator link; ask the study lead for yours")
+            raise _BadRequest(HTTPStatus.NOT_FOUND, "unknown annotator link; ask the study lead for yours")
         return name
 
     def _get(self) -> None:
@@ -402,39 +402,39 @@ class _Handler(BaseHTTPRequestHandler):
         if route == "state":
             return self._json(200, self.app.state(self._annotator(parts[1])))
         if route == "judgments":
-            raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "use POST", _headers={"Allow": "POST"})
+            raise _BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "use POST", _headers={"Allow": "POST"})
         return self._send(404, b"Not found.", "text/plain")
 
     def _post(self) -> None:
         raw = self._body()
         route, parts = self._route()
         if route in ("healthz", "static", "page", "state"):
-            raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "use GET", _headers={"Allow": "GET, HEAD"})
+            raise _BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "use GET", _headers={"Allow": "GET, HEAD"})
         if route != "judgments":
-            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+            raise _BadRequest(HTTPStatus.NOT_FOUND, "not found")
         self._check_origin()
         name = self._annotator(parts[1])
         code, reply = self.app.submit(name, parse_body(raw))
         self._json(code, reply)
 
     def _body(self) -> bytes:
-        """The request body, or :class:`BadRequest` (400/411/413) for a missing, bad or oversized length."""
+        """The request body, or :class:`_BadRequest` (400/411/413) for a missing, bad or oversized length."""
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
-            raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length, not chunked")
+            raise _BadRequest(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length, not chunked")
         text = self.headers.get("Content-Length")
         if text is None:
             self.close_connection = True  # a body may follow that we cannot delimit
-            raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length header")
+            raise _BadRequest(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length header")
         if not text.strip().isdigit():
             self.close_connection = True
-            raise BadRequest(HTTPStatus.BAD_REQUEST, f"bad Content-Length {text[:40]!r}")
+            raise _BadRequest(HTTPStatus.BAD_REQUEST, f"bad Content-Length {text[:40]!r}")
         length = int(text)
         if length > MAX_BODY:
             self.close_connection = True
             if length <= MAX_DRAIN:
                 self.rfile.read(length)
-            raise BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            raise _BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                              f"the body has {length} bytes; at most {MAX_BODY} are accepted")
         return self.rfile.read(length)
 
@@ -453,9 +453,9 @@ class _Handler(BaseHTTPRequestHandler):
         hosts |= {urlsplit(o).netloc for o in self.allowed_origins}
         host, origin = self.headers.get("Host"), self.headers.get("Origin")
         if host not in hosts:
-            raise BadRequest(HTTPStatus.FORBIDDEN, f"Host {str(host)[:80]!r} is not this server's address")
+            raise _BadRequest(HTTPStatus.FORBIDDEN, f"Host {str(host)[:80]!r} is not this server's address")
         if origin is not None and origin.rstrip("/") not in origins:
-            raise BadRequest(HTTPStatus.FORBIDDEN, f"Origin {origin[:80]!r} may not post judgments "
+            raise _BadRequest(HTTPStatus.FORBIDDEN, f"Origin {origin[:80]!r} may not post judgments "
                              "(start the server with it among its allowed origins)")
 
     def do_GET(self):  # noqa: N802 - http.server naming
@@ -470,9 +470,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _other(self) -> None:
         route, _ = self._route()
         if not route:
-            raise BadRequest(HTTPStatus.NOT_FOUND, "not found")
+            raise _BadRequest(HTTPStatus.NOT_FOUND, "not found")
         allow = "POST" if route == "judgments" else "GET, HEAD"
-        raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, f"use {allow}", _headers={"Allow": allow})
+        raise _BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, f"use {allow}", _headers={"Allow": allow})
 
     def do_PUT(self):  # noqa: N802
         self.close_connection = True  # a body may follow that we do not read

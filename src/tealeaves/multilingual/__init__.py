@@ -1,7 +1,8 @@
 """Multilingual topics: crosslingual measures, aligned references and the coherence estimator
 (Hao, Boyd-Graber and Paul 2018).
 
-* :func:`read_topics` / :func:`validate_topics`: topics as ``{language: [[word, ...], ...]}``;
+* :func:`read_multilingual_topics` (old name :func:`read_topics`) / :func:`validate_topics`: topics
+  as ``{language: [[word, ...], ...]}``;
 * :func:`cnpmi`, :func:`inpmi`, :func:`mta`, :func:`twc`, :func:`gap_features`: the measures, each
   returning :class:`TopicScores`, over an :class:`AlignedReference` (:func:`named_reference` for the
   built-in ones, :func:`build_aligned_reference` / :func:`load_aligned_reference` for your own);
@@ -9,7 +10,8 @@
 * :func:`topic_features` and :class:`CoherenceEstimator`: the Bible-to-modern coherence estimator
   (:class:`WordEra`, :class:`MeaningDrift` features; :func:`save_estimator` / :func:`load_estimator`);
 * :func:`crosslingual_classification` on topic proportions; :func:`save_pltm` / :func:`load_pltm`
-  for a fitted :class:`~tealeaves.models.PolylingualTopicModel`.
+  for a fitted :class:`~tealeaves.models.PolylingualTopicModel` (read back as a
+  :class:`SavedPolylingualTopicModel`).
 
 See ``docs/multilingual.md``.  Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads
 on first use.
@@ -48,6 +50,7 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.multilingual.measures import mta
     from tealeaves.multilingual.measures import npmi_language
     from tealeaves.multilingual.measures import twc
+    from tealeaves.multilingual.pltm_io import SavedPolylingualTopicModel
     from tealeaves.multilingual.pltm_io import load_pltm
     from tealeaves.multilingual.pltm_io import save_pltm
     from tealeaves.multilingual.reference import AlignedReference
@@ -56,6 +59,7 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.multilingual.reference import reference_from_texts
     from tealeaves.multilingual.reference import resolve_reference
     from tealeaves.multilingual.reference import save_aligned_reference
+    from tealeaves.multilingual.topics import read_multilingual_topics
     from tealeaves.multilingual.topics import read_topics
     from tealeaves.multilingual.topics import validate_topics
     # isort: on

@@ -6,8 +6,12 @@
 * :mod:`~tealeaves.store.validate`: :func:`read_contents`, the one validated reading of a
   store that every reader goes through (:class:`~tealeaves.errors.StoreIntegrityError`
   when it is damaged);
-* :mod:`~tealeaves.store.models`: a stored model as a tealeaves model
-  (:func:`load_store_model`, ``STORE#MODEL`` paths).
+* :mod:`~tealeaves.store.models`: ``STORE#MODEL`` paths (:func:`split_store_path`,
+  :func:`is_store_path`).
+
+A stored model is read as a tealeaves model by ``tealeaves.load_model("STORE#MODEL")``
+(:func:`tealeaves.models.adapters.results_store.load_store_model`): this package imports no
+model module, so that the model loader can read stores without an import circle.
 
 Names are exported lazily (:mod:`tealeaves._lazy`): a submodule loads on first use.
 """
@@ -24,7 +28,6 @@ if TYPE_CHECKING:  # the table of exports, one line per public name (tealeaves._
     from tealeaves.store.format import model_name
     from tealeaves.store.format import read_store
     from tealeaves.store.models import is_store_path
-    from tealeaves.store.models import load_store_model
     from tealeaves.store.models import split_store_path
     from tealeaves.store.validate import StoreContents
     from tealeaves.store.validate import read_contents

@@ -1,15 +1,11 @@
-"""A model held in a results store, as a tealeaves model: ``STORE#MODEL`` wherever a model is taken.
+"""The paths that name a model held in a results store: ``STORE#MODEL`` wherever a model is taken.
 
->>> model = load_store_model("results.sqlite", "gibbs-K20-s0")  # doctest: +SKIP
->>> tealeaves.load_model("results.sqlite#gibbs-K20-s0")  # the same, as a path  # doctest: +SKIP
-
-The model is a :class:`~tealeaves.models.base.FixedTopicModel` over the stored
-``topic_word`` rows and their vocabulary (the model's own, else the store's training
-vocabulary), with the stored ``alpha`` when there is one (so held-out likelihood can be
-computed from it, by tealeaves' fold-in).  Its ``metadata_`` names the store and the model
-(``source``: ``library`` ``"tealeaves-store"``, ``file``, ``model``, ``engine``, ``config``,
-``run`` and where the model came from, ``origin``) and carries the store's
-``preprocessing`` recipe when known.
+:func:`split_store_path` cuts ``"results.sqlite#gibbs-K20-s0"`` into the store and the model's
+name, :func:`is_store_path` tells a results store from other model files (``load_model`` sniffs
+with it), and :func:`listed` names a store's models in an error message.  Such a model is read
+as a tealeaves model by :func:`tealeaves.models.adapters.results_store.load_store_model`
+(the door for every model that is not fitted in this process, :mod:`tealeaves.models.adapters`;
+this package imports no model module, so that ``load_model`` can read stores).
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ import os
 from pathlib import Path
 
 from tealeaves._docs import shared_doc
-from tealeaves.errors import ParameterError
 from tealeaves.store.format import is_store
 
 #: How many model names an error lists before counting the rest.
@@ -67,61 +62,6 @@ def listed(names: list[str]) -> str:
     shown = ", ".join(names[:LISTED])
     more = len(names) - LISTED
     return shown if more <= 0 else f"{shown}, ... (and {more} more; {len(names)} in all)"
-
-
-def load_store_model(path: str | os.PathLike, model: str | None = None):
-    """The model ``model`` of the results store at ``path`` (see the module docstring).
-
-    The store is validated first (:func:`tealeaves.store.validate.read_contents`).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The results store, or ``"STORE#MODEL"``.
-    model : str, optional
-        The model's name (e.g. ``gibbs-K20-s0``); required unless ``path`` ends in ``#MODEL``.
-
-    Returns
-    -------
-    FixedTopicModel
-        The stored model.
-
-    Raises
-    ------
-    ParameterError
-        When no model is named, the name is given twice differently, or the store holds no
-        model of that name (the error lists the names it holds).
-    StoreIntegrityError
-        When the store is damaged.
-    """
-    from tealeaves.models.base import FixedTopicModel
-    from tealeaves.store.validate import read_contents
-
-    path, named = split_store_path(path)
-    if named is not None and model is not None and named != model:
-        raise ParameterError(f"two models named for results store '{path}': {named!r} (after #) and "
-                             f"{model!r}",
-                             fix="name the model once")
-    model = model if model is not None else named
-    contents = read_contents(path)
-    names = contents.names()
-    if model is None:
-        example = f"{path}#{names[0]}" if names else f"{path}#MODEL"
-        raise ParameterError(f"'{path}' is a results store holding {len(names)} model(s); one is needed "
-                             f"(models: {listed(names)})",
-                             fix=f"add #MODEL to the path to choose one, e.g. '{example}'")
-    if model not in names:
-        raise ParameterError(f"no model named {model!r} in results store '{path}' (it holds {len(names)}: "
-                             f"{listed(names)})", fix="choose one of the models it holds")
-    row = contents.models[names.index(model)]
-    vocabulary = contents.vocabulary if row["vocabulary"] is None else row["vocabulary"]
-    metadata = {"description": model,
-                "source": {"library": "tealeaves-store", "file": str(path), "model": model,
-                           "engine": row["engine"], "config": row["config"], "run": row["run"],
-                           "origin": row["source"]}}
-    if contents.preprocessing is not None:
-        metadata["preprocessing"] = contents.preprocessing
-    return FixedTopicModel(row["topic_word"], vocabulary, row["alpha"], metadata=metadata)
 
 
 @shared_doc

@@ -34,7 +34,8 @@ from tealeaves.store.models import is_store_path
 MODEL_FORMATS = ("tealeaves", "mallet-state", "mallet-weights", "mallet-counts", "mallet-doc-topics",
                  "gensim-model", "tomotopy")
 FORMATS = MODEL_FORMATS + topic_files.TOPIC_FORMATS
-#: The format name of a results store (``STORE`` or ``STORE#MODEL``, :mod:`tealeaves.store.models`).
+#: The format name of a results store (``STORE`` or ``STORE#MODEL``, :mod:`tealeaves.store.models`,
+#: read by :mod:`tealeaves.models.adapters.results_store`).
 STORE_FORMAT = "results-store"
 GENSIM_SIBLINGS = (".state", ".expElogbeta.npy", ".id2word")
 _SNIFF_LINES = 200
@@ -51,7 +52,7 @@ def load_path(path, format: str | None = None, **options):
     """The model in the file ``path``, whatever tool wrote it (see the module docstring).
 
     A results store is read as ``"STORE#MODEL"`` or ``STORE`` with ``model="MODEL"``
-    (:func:`tealeaves.store.models.load_store_model`).  Options: ``model`` (results
+    (:func:`tealeaves.models.adapters.results_store.load_store_model`).  Options: ``model`` (results
     stores); ``encoding`` (text files and the MALLET state); ``alpha`` /
     ``topic_keys`` (the Dirichlet parameter for MALLET files that lack it:
     topic-word weights, word-topic counts); ``beta`` (makes word-topic counts
@@ -112,7 +113,7 @@ def load_path(path, format: str | None = None, **options):
 
 def _from_store(path, options: dict):
     """Model ``options["model"]`` (or the ``#MODEL`` of ``path``) of a results store."""
-    from tealeaves.store.models import load_store_model
+    from tealeaves.models.adapters.results_store import load_store_model
 
     model = options.pop("model", None)
     if options.pop("inference", "tealeaves") != "tealeaves":
