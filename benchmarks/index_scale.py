@@ -316,6 +316,108 @@ def _score_one(path: str, n_topics: int, top: int, window: str) -> dict:
     return {"seconds": secs, "before": before, "after": _proc_status(), "anon_peak_mib": peak()}
 
 
+#: Window size of the brute-force check (:func:`_brute`).
+BRUTE_WINDOW = 10
+
+
+def _brute_words(index) -> list[str]:
+    """Nine words for the brute-force check, by document-frequency rank: 30, 300, 3,000 (common: the
+    frequent-word path of the counts), 20,000, 50,000 and 200,000 (middling), and the three rarest seen
+    in at least 20 documents (the probing path)."""
+    df = index.document_frequencies()
+    order = np.argsort(-df, kind="stable")
+    ranked = [index.vocabulary[int(order[r])] for r in (30, 300, 3_000, 20_000, 50_000, 200_000)
+              if r < len(order)]
+    rare = [index.vocabulary[int(i)] for i in order[df[order] >= 20][-3:]]
+    return list(dict.fromkeys(ranked + rare))
+
+
+def _window_starts(positions: list[int], n: int, w: int) -> np.ndarray:
+    """Boolean presence over a document's window starts (``core``'s module docstring: ``n - w + 1``
+    windows, one for a shorter document), written out start by start."""
+    present = np.zeros(max(n - w + 1, 1), dtype=bool)
+    for p in positions:
+        present[max(0, p - w + 1):min(p, max(n - w, 0)) + 1] = True
+    return present
+
+
+class _Recount:
+    """Plain counts of documents and windows holding each word and each pair (:func:`_brute`)."""
+
+    def __init__(self, words: list[str], pairs: np.ndarray):
+        self.at = {w: i for i, w in enumerate(words)}
+        self.pairs = pairs.tolist()
+        self.units = {"doc": 0, "window": 0}
+        self.single = {u: np.zeros(len(words), np.int64) for u in self.units}
+        self.joint = {u: np.zeros(len(pairs), np.int64) for u in self.units}
+
+    def batch(self, scan) -> None:
+        """Count one scanned batch: stop words dropped (positions are the kept tokens'), then each
+        document holding a checked word is counted in Python."""
+        other, stop = -1, -2
+        code = np.array([stop if w in scan.stop else self.at.get(w, other) for w in scan.words] or [other],
+                        dtype=np.int64)[scan.ids]
+        doc = np.repeat(np.arange(len(scan.lengths)), scan.lengths)
+        keep = code != stop
+        code, doc = code[keep], doc[keep]
+        lengths = np.bincount(doc, minlength=len(scan.lengths))
+        self.units["doc"] += len(lengths)
+        self.units["window"] += int(np.maximum(lengths - BRUTE_WINDOW + 1, 1).sum())
+        first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        hits = np.flatnonzero(code >= 0)
+        where: dict[int, dict[int, list[int]]] = {}
+        for t, d, c in zip(hits.tolist(), doc[hits].tolist(), code[hits].tolist()):
+            where.setdefault(d, {}).setdefault(c, []).append(t - int(first[d]))
+        for d, found in where.items():
+            self._document(found, int(lengths[d]))
+
+    def _document(self, found: dict[int, list[int]], n: int) -> None:
+        starts = {i: _window_starts(ps, n, BRUTE_WINDOW) for i, ps in found.items()}
+        for i in found:
+            self.single["doc"][i] += 1
+            self.single["window"][i] += int(starts[i].sum())
+        for m, (a, b) in enumerate(self.pairs):
+            if a in found and b in found:
+                self.joint["doc"][m] += 1
+                self.joint["window"][m] += int((starts[a] & starts[b]).sum())
+
+
+def _brute(path: str, shards: list[str]) -> dict:
+    """Document and 10-token window counts of every pair of :func:`_brute_words`, by reading every shard
+    again with the build's tokeniser and counting in plain Python, against the index's counts."""
+    import itertools
+
+    from tealeaves.coherence.core import count_documents, count_windows
+    from tealeaves.corpus import Preprocessor
+    from tealeaves.index import ReferenceIndex
+    from tealeaves.index.streaming import _batches
+    from tealeaves.ingest import iter_documents
+
+    index = ReferenceIndex.load(path)
+    words = _brute_words(index)
+    ids = [index.vocabulary.index[w] for w in words]
+    pairs = np.array(list(itertools.combinations(range(len(words)), 2)), dtype=np.int64)
+    t = time.perf_counter()
+    ours = {"doc": count_documents(index, ids, pairs),
+            "window": count_windows(index, ids, pairs, BRUTE_WINDOW)}
+    counted_s = time.perf_counter() - t
+    recount = _Recount(words, pairs)
+    scan = Preprocessor().scan
+    t = time.perf_counter()
+    for shard in shards:
+        for _, texts in _batches(iter_documents(shard)):
+            recount.batch(scan(texts))
+    report = {"words": words, "pairs": len(pairs), "index_counts_s": counted_s,
+              "brute_s": time.perf_counter() - t}
+    for unit in ("doc", "window"):
+        c = ours[unit]
+        report[unit] = {"n_units": [int(c.n_units), recount.units[unit]],
+                        "single_equal": bool(np.array_equal(np.asarray(c.single), recount.single[unit])),
+                        "joint_equal": bool(np.array_equal(np.asarray(c.joint), recount.joint[unit])),
+                        "joint_nonzero": int((recount.joint[unit] > 0).sum())}
+    return report
+
+
 def _timed_command(cmd: list[str]) -> dict:
     """Run ``cmd``: wall seconds, exit code and its peak RSS (``wait4``)."""
     import os
@@ -370,6 +472,7 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) ->
               f"(exit {v['code']})", flush=True)
         if skip_scoring:
             continue
+        _print_brute(run_child("brute", index_path, shards))
         for n_topics, top in ((80, 10), (1000, 50)):
             for window in ("doc", "10", "110"):
                 try:
@@ -381,6 +484,18 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) ->
                       f"{_mib(s, 'VmHWM'):,.0f} MiB (mapped index pages {_mib(s, 'RssFile'):,.0f} MiB), "
                       f"anonymous peak {s['anon_peak_mib']:,.0f} MiB (before scoring "
                       f"{s['before']['RssAnon']:,.0f} MiB); load average {_load_average()}", flush=True)
+
+
+def _print_brute(b: dict) -> None:
+    """One line per unit: the index's counts against the brute-force recount (:func:`_brute`)."""
+    for unit in ("doc", "window"):
+        r = b[unit]
+        name = "documents" if unit == "doc" else f"{BRUTE_WINDOW}-token windows"
+        print(f"brute force, {name}: {b['pairs']} pairs of {len(b['words'])} words "
+              f"({', '.join(b['words'])}); "
+              f"units {r['n_units'][0]:,} (index) / {r['n_units'][1]:,} (recount); single counts equal: "
+              f"{r['single_equal']}; joint counts equal: {r['joint_equal']} ({r['joint_nonzero']} non-zero); "
+              f"recount {b['brute_s']:.0f} s", flush=True)
 
 
 def _load_average() -> str:
@@ -428,6 +543,8 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
         return _open(output)
     if mode == "score1":
         return _score_one(output, int(shards[0]), int(shards[1]), shards[2])
+    if mode == "brute":
+        return _brute(output, shards)
     raise SystemExit(f"unknown mode {mode}")
 
 
