@@ -65,7 +65,7 @@ N_TOPICS = 50
 
 
 def _size(text: str) -> int:
-    scale = {"K": 10**3, "M": 10**6, "G": 10**9}
+    scale = {"K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9}
     return int(float(text[:-1]) * scale[text[-1].upper()]) if text[-1].upper() in scale else int(text)
 
 
