@@ -56,8 +56,10 @@ def test_cli_errors_are_clean(files, capsys):
     out.write_bytes(bytes(raw))
     assert main(["index", "info", str(out)]) == 1
     assert "checksum mismatch in" in capsys.readouterr().err
-    assert main(["coherence", "--reference", str(ref), "--topics", str(topics), "--window", "x"]) == 1
-    assert "window" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # a value --window cannot take is a usage error
+        main(["coherence", "--reference", str(ref), "--topics", str(topics), "--window", "x"])
+    assert usage.value.code == 2
+    assert "--window must be 'doc' or a whole number of tokens >= 1" in capsys.readouterr().err
 
 
 def test_build_from_json_lines_records_the_tokenisation(tmp_path, capsys):

@@ -37,10 +37,11 @@ from tealeaves.validation import (
     check_int,
     check_path,
     check_seed,
+    check_window,
 )
 
 #: The kinds a :class:`Param` may have, and the check each runs.
-KINDS = ("int", "float", "seed", "choice", "path", "str", "bool", "count_or_share")
+KINDS = ("int", "float", "seed", "choice", "path", "str", "bool", "count_or_share", "window")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +145,8 @@ class Param:
             return check_seed(value, n)
         if self.kind == "count_or_share":  # a document frequency: an int count or a float share
             return check_count_or_share(value, n, allow_str=allow_str)
+        if self.kind == "window":  # a co-occurrence window: "doc" or a whole number of tokens
+            return check_window(value, n)
         if self.kind == "choice":
             return check_choice(value, n, self.choices)
         if self.kind == "path":

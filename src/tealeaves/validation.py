@@ -239,16 +239,18 @@ def check_window(value: object, name: str = "window") -> str | int:
     Raises
     ------
     ParameterError
-        If ``value`` is neither.
+        If ``value`` is neither (for 0, the fix points to ``"doc"``: jhlau's window 0).
     """
     if isinstance(value, str) and value.strip().lower() in ("doc", "document", "boolean_document"):
         return "doc"
     try:
         return check_int(value, name, min_value=1, allow_str=True)
     except ParameterError:
+        zero = not isinstance(value, bool) and str(value).strip() == "0"
+        fix = (f"jhlau's window 0 (the whole document) is `{name}='doc'`" if zero
+               else f"e.g. `{name}='doc'` or `{name}=10`")
         raise naming(ParameterError(f"{name} must be 'doc' or a whole number of tokens >= 1, got "
-                                    f"{_got(value)}",
-                                    fix=f"e.g. `{name}='doc'` or `{name}=10`"), name) from None
+                                    f"{_got(value)}", fix=fix), name) from None
 
 
 @shared_doc

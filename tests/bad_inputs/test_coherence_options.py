@@ -41,6 +41,9 @@ USAGE = [  # (extra options, message fragment): argparse refuses them, exit 2
     (["--segmentation", "one-two"], "invalid choice"),
     (["--compat", "palmetto"], "invalid choice"),
     (["--log-base", "3"], "invalid choice"),
+    (["--window", "0"], "jhlau's window 0 (the whole document) is --window doc"),
+    (["--window", "-3"], "--window must be 'doc' or a whole number of tokens >= 1"),
+    (["--window", "ten"], "--window must be 'doc'"),
 ]
 
 
@@ -51,9 +54,6 @@ def test_cli_usage_errors(cli_error, files, extra, fragment):
 
 
 SETTINGS = [  # (extra options, message fragment): tealeaves refuses them, exit 1
-    (["--window", "0"], "window='doc'"),  # the fix names jhlau's window 0
-    (["--window", "-3"], "window must be 'doc' or a whole number of tokens >= 1"),
-    (["--window", "ten"], "window must be 'doc'"),
     (["--measure", "nosuch"], "measure='nosuch' is not known"),
     (["--pairs", "7"], "there are 2 topics"),
     (["--pairs", "0", "0"], "lists 0 more than once"),

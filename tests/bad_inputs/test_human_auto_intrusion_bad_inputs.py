@@ -40,7 +40,7 @@ def test_auto_intrusion_cli_refusals(files, cli_error):
     cli_error(["human", "auto-intrusion", str(files / "wi.json"), "--reference", str(files / "none.tlx"),
                *out], "none.tlx")
     cli_error(["human", "auto-intrusion", str(files / "wi.json"), "--reference", str(files / "ref.tlx"),
-               "--window", "0", *out], "window")
+               "--window", "0", *out], "jhlau's window 0 (the whole document) is --window doc", code=2)
 
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tealeaves._cli_args import add_examples, add_result_output, result_format, stands_for
+from tealeaves._cli_args import add_examples, add_param, add_result_output, result_format, stands_for
 from tealeaves.coherence.params import (
     ABSENT,
     AGGREGATION,
@@ -20,6 +20,7 @@ from tealeaves.coherence.params import (
     PAIRS,
     SEGMENTATION,
     SMOOTHING,
+    WINDOW,
     WINDOW_KIND,
     ZERO,
 )
@@ -67,7 +68,6 @@ def _add_coherence_options(coh) -> None:
     Each is built from its declaration in :mod:`tealeaves.coherence.params`, which imports no
     numerical library (``tealeaves --help`` does not load the numba kernels).
     """
-    from tealeaves._cli_args import add_param
 
     coh.add_argument("--reference", required=True, help="index file (or a corpus, indexed in memory)")
     coh.add_argument("--topics", required=True, help="topics file (a topic per line, MALLET topic keys, "
@@ -82,8 +82,7 @@ def _add_coherence_options(coh) -> None:
     coh.add_argument("--measure", default="npmi",
                      help=f"preset: {', '.join(CHOICES['measure'])} (default npmi; see docs/coherence.md)")
     add_param(coh, N_TOP, type=n_top_arg, default=10, metavar="N[,N...]")
-    # checked by tealeaves.validation.check_window when the measure is resolved (exit 1, as before)
-    coh.add_argument("--window", default=None, help="'doc' or a window size in tokens (default: preset's)")
+    add_param(coh, WINDOW, default=None, help="'doc' or a window size in tokens (default: the preset's)")
     for param in (SEGMENTATION, CONFIRMATION, AGGREGATION, SMOOTHING, ZERO, GAMMA, COMPAT, LOG_BASE,
                   MIN_COUNT, ABSENT, WINDOW_KIND):
         add_param(coh, param, default=None)

@@ -30,6 +30,8 @@ CHOICES = {
 #: Top words per topic: a whole number >= 2 (a list of them is averaged, Lau and Baldwin 2016).
 N_TOP = Param("n_top", "int", min_value=2, deprecated_flags=("--top",),
               help="top words per topic; several, e.g. 5,10,15,20, give the mean over those cardinalities")
+#: A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1.
+WINDOW = Param("window", "window", help="'doc' or a window size in tokens")
 SMOOTHING = Param("smoothing", "float", min_value=0, help="pseudo-count added to joint counts (>= 0)")
 GAMMA = Param("gamma", "float", min_value=0, include_min=False,
               help="exponent of the context vectors of indirect confirmations (> 0)")

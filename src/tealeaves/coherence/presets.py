@@ -66,7 +66,6 @@ from tealeaves.coherence.params import (
     ZERO,
 )
 from tealeaves.coherence.segmentation import is_pairwise
-from tealeaves.errors import ParameterError
 from tealeaves.validation import check_float, check_int, check_window
 
 #: Segments holding a word of probability 0 (absent from the reference, or below ``min_count``): left out
@@ -231,13 +230,7 @@ def parse_window(window: str | int | None) -> str | int | None:
     """
     if window is None:
         return None
-    try:
-        return check_window(window)
-    except ParameterError as exc:
-        if not isinstance(window, bool) and str(window).strip() == "0":
-            raise ParameterError("window must be 'doc' or a whole number of tokens >= 1, got 0",
-                                 fix="jhlau's window 0 (the whole document) is window='doc'") from None
-        raise exc from None
+    return check_window(window)
 
 
 def resolve(measure: str | MeasureSpec, **overrides) -> MeasureSpec:

@@ -458,12 +458,13 @@ def _import(args) -> int:
 
 
 def _add_auto_intrusion(p) -> None:
+    from tealeaves.coherence.params import WINDOW
     from tealeaves.human.params import METHOD, N_FOLDS
 
     p.add_argument("study", help="the study file (JSON) with word-intrusion items")
     p.add_argument("--reference", required=True, help="the reference index file (`tealeaves index build`)")
     add_param(p, METHOD, default="npmi")
-    p.add_argument("--window", default="doc", help="'doc' or a sliding window size in tokens (default doc)")
+    add_param(p, WINDOW, default="doc", help="'doc' or a sliding window size in tokens")
     add_param(p, N_FOLDS, default=5)
     add_param(p, SCORE_SEED, default=0, help="seed of the ranker's folds")
     add_output(p, required=True, help="judgments in the long format (CSV), or a judgment database "
