@@ -548,6 +548,13 @@ def test_pair_document_counts_by_bitsets_and_by_probing_equal_set_intersections(
             _kernels.dense_slots(sizes_b, n_space, _kernels._DENSE_BYTES)[pairs[:, 1]] >= 0)
         assert dense.any() and not dense.all()  # both kernels counted
     # 64 words at most get bitsets when the budget is spent: the 65th longest is probed
+    # postings of two types (the bitset kernel takes both sides in one loop, so of one type)
+    a_docs, a_ptr = core._concat(left)
+    b_docs, b_ptr = core._concat(right)
+    pairs = np.array([(i, j) for i in range(len(left)) for j in range(len(right))][::5], dtype=np.int64)
+    mixed = core._pair_docs(np.arange(len(left)), a_ptr, a_docs.astype(np.int32), np.arange(len(right)),
+                            b_ptr, b_docs, pairs, np.zeros(1, bool), False, n_space, False)
+    assert mixed.tolist() == [len(set(left[i].tolist()) & set(right[j].tolist())) for i, j in pairs]
     many = postings(160)  # 80 dense words
     docs, ptr = core._concat(many)
     ids = np.arange(len(many), dtype=np.int64)

@@ -223,36 +223,28 @@ def dense_slots(sizes: np.ndarray, n_space: int, dense_bytes: int) -> np.ndarray
 
 
 @ThreadedKernel
-def _dense_doc_kernel(a_lo, a_hi, a_docs, a_slot, n_dense_a, b_lo, b_hi, b_docs, b_slot, n_dense_b, pairs,
-                      mask, use_mask, n_space, same, stop):
-    """Co-document counts of pairs ``(left i, right j)`` of two dense words (:func:`dense_slots`).
+def _dense_doc_kernel(a_lo, a_hi, a_docs, a_slot, n_dense_a, b_lo, b_hi, b_docs, b_slot, n_dense_b, left,
+                      right, mask, use_mask, n_space, same, need, stop):
+    """Co-document counts of pairs ``(left[m], right[m])`` of two dense words (:func:`dense_slots`).
 
     Word ``i`` of the left list has postings ``a_docs[a_lo[i]:a_hi[i]]`` and bitset slot ``a_slot[i]``,
     of ``n_dense_a`` (the right list likewise; ``same``: one list given twice, one set of bitsets).
     The bitsets span only the documents a pair can share (compact ids): for one list, those holding
-    two dense words (one, if a pair repeats a word); for two lists, a dense word of each; left ones
-    are masked.  A
-    pair's count is the population count of the AND of its two bitsets; pairs run in parallel, each
-    written once (results do not depend on the threads).
+    ``need`` dense words (1 if a pair repeats a word, else 2); for two lists, a dense word of each;
+    left ones are masked.  A pair's count is the population count of the AND of its two bitsets;
+    pairs run in parallel, each written once (results do not depend on the threads).  The two sides
+    run through one loop (``a_docs`` and ``b_docs`` of one type): half the code to compile.
     """
-    n_a = len(a_lo)
-    n_b = len(b_lo)
+    n_sides = 1 if same else 2
     cnt_a = filled(n_space, 0)  # (allocations as in tealeaves._compiled: compiled once for every kernel)
     cnt_b = cnt_a if same else filled(n_space, 0)
-    for i in range(n_a):
-        if a_slot[i] >= 0:
-            for k in range(a_lo[i], a_hi[i]):
-                cnt_a[a_docs[k]] += 1
-    need = 2
-    if same:
-        for m in range(len(pairs)):
-            if pairs[m, 0] == pairs[m, 1]:
-                need = 1
-    else:
-        for j in range(n_b):
-            if b_slot[j] >= 0:
-                for k in range(b_lo[j], b_hi[j]):
-                    cnt_b[b_docs[k]] += 1
+    for side in range(n_sides):  # dense words per document, each side
+        lo, hi, docs, slot, cnt = (a_lo, a_hi, a_docs, a_slot, cnt_a) if side == 0 else (
+            b_lo, b_hi, b_docs, b_slot, cnt_b)
+        for i in range(len(lo)):
+            if slot[i] >= 0:
+                for k in range(lo[i], hi[i]):
+                    cnt[docs[k]] += 1
     cid = cnt_a  # compact id + 1 of each document (0: none), written over the counts
     n_c = 0
     for d in range(n_space):
@@ -264,24 +256,20 @@ def _dense_doc_kernel(a_lo, a_hi, a_docs, a_slot, n_dense_a, b_lo, b_hi, b_docs,
     n_cblocks = (n_c + 63) // 64
     a_bits = filled(n_dense_a * n_cblocks, 0)  # 64 documents per int64, row slot * n_cblocks
     b_bits = a_bits if same else filled(n_dense_b * n_cblocks, 0)
-    for i in range(n_a):
-        if a_slot[i] >= 0:
-            for k in range(a_lo[i], a_hi[i]):
-                d = a_docs[k]
-                if cid[d] > 0 and (not use_mask or mask[d]):
-                    c = cid[d] - 1
-                    a_bits[a_slot[i] * n_cblocks + (c >> 6)] |= np.int64(1) << (c & 63)
-    for j in range(0 if same else n_b):
-        if b_slot[j] >= 0:
-            for k in range(b_lo[j], b_hi[j]):
-                d = b_docs[k]
-                if cid[d] > 0:
-                    c = cid[d] - 1
-                    b_bits[b_slot[j] * n_cblocks + (c >> 6)] |= np.int64(1) << (c & 63)
-    out = np.empty(len(pairs), dtype=np.int64)
-    for m in numba.prange(len(pairs)):
-        x = a_slot[pairs[m, 0]] * n_cblocks
-        y = b_slot[pairs[m, 1]] * n_cblocks
+    for side in range(n_sides):
+        lo, hi, docs, slot, bits = (a_lo, a_hi, a_docs, a_slot, a_bits) if side == 0 else (
+            b_lo, b_hi, b_docs, b_slot, b_bits)
+        for i in range(len(lo)):
+            if slot[i] >= 0:
+                for k in range(lo[i], hi[i]):
+                    d = docs[k]
+                    if cid[d] > 0 and (side == 1 or not use_mask or mask[d]):
+                        c = cid[d] - 1
+                        bits[slot[i] * n_cblocks + (c >> 6)] |= np.int64(1) << (c & 63)
+    out = np.empty(len(left), dtype=np.int64)
+    for m in numba.prange(len(left)):
+        x = a_slot[left[m]] * n_cblocks
+        y = b_slot[right[m]] * n_cblocks
         n = 0
         if not stop_requested(stop):
             for blk in range(n_cblocks):

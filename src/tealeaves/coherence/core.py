@@ -143,10 +143,14 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     dense = (a_slot[pairs[:, 0]] >= 0) & (b_slot[pairs[:, 1]] >= 0)
     out = np.zeros(len(pairs), dtype=np.int64)
     if dense.any():
-        some = np.ascontiguousarray(pairs[dense])
+        some = pairs[dense]
+        if b_docs.dtype != a_docs.dtype:  # (the kernel takes both sides in one loop: one type)
+            a_docs, b_docs = a_docs.astype(np.int64), b_docs.astype(np.int64)
+        need = 1 if same and (some[:, 0] == some[:, 1]).any() else 2  # documents of a pair's two words
         out[dense] = _dense_doc_kernel(_pair_work(sizes_a, sizes_b, some), a_lo, a_hi, a_docs, a_slot,
                                        int((a_slot >= 0).sum()), b_lo, b_hi, b_docs, b_slot,
-                                       int((b_slot >= 0).sum()), some, mask, use_mask, n_space, same)
+                                       int((b_slot >= 0).sum()), np.ascontiguousarray(some[:, 0]),
+                                       np.ascontiguousarray(some[:, 1]), mask, use_mask, n_space, same, need)
     if not dense.all():
         some = np.ascontiguousarray(pairs[~dense])
         work = _pair_work(sizes_a, sizes_b, some)
