@@ -473,11 +473,13 @@ def test_pair_work_estimate_samples_every_part_of_a_repeated_corpus(long_share):
     assert np.allclose(estimate[2:], exact[2:], rtol=0.25)
 
 
+@pytest.mark.parametrize("small", [0, _pair_tables._SMALL_TABLE])
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("space", [1, 63, 64, 65, 1000, 5791 ** 2, _pair_tables._UNIQUE_BITMAP_MAX + 1])
-def test_unique_keys_equal_numpy_unique(seed, space):
-    """The bitmap ``unique_keys`` (and its sorting fallback for large key spaces) gives
+def test_unique_keys_equal_numpy_unique(seed, space, small, monkeypatch):
+    """The bitmap ``unique_keys`` (and its sorting fallback for large key spaces and few keys) gives
     ``np.unique(keys, return_inverse=True)``: the sorted distinct keys and each key's position."""
+    monkeypatch.setattr(_pair_tables, "_SMALL_TABLE", small)  # 0: the bitmap kernel whatever the size
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, space, size=int(rng.integers(0, 3000)))
     if space > 64 and len(keys):
@@ -486,3 +488,81 @@ def test_unique_keys_equal_numpy_unique(seed, space):
     expected, expected_inverse = np.unique(keys, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
     assert inverse.tolist() == expected_inverse.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_topic_tables_by_numpy_equal_the_compiled_ones(seed, monkeypatch):
+    """A small table's pairs and joint counts are built by NumPy, a large one's by compiled loops
+    (``_pair_tables._SMALL_TABLE``): both give the same arrays, absent and repeated words included,
+    and the joint table holds each pair's count at both of its places, the single counts on the
+    diagonal and 0 wherever a word is absent."""
+    rng = np.random.default_rng(seed)
+    loc = rng.integers(-1, 9, size=(7, 6))
+    loc[0, :3] = [4, 4, -1]  # a repeated word and an absent one
+    joint_of = {(a, b): float(rng.integers(1, 100)) for a in range(9) for b in range(a, 9)}
+    single = np.arange(10, 19)
+
+    def tables(small):
+        monkeypatch.setattr(_pair_tables, "_SMALL_TABLE", small)
+        pairs, inverse, slots = core.topic_pairs(loc)
+        joint = np.array([joint_of[(int(a), int(b))] for a, b in pairs])
+        return pairs, inverse, slots, core.topic_joint(loc, slots, inverse, joint, single)
+
+    by_numpy, compiled = tables(1 << 30), tables(0)
+    for a, b in zip(by_numpy, compiled):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    table = by_numpy[3]
+    for t, i, j in itertools.product(range(7), range(6), range(6)):
+        a, b = sorted((int(loc[t, i]), int(loc[t, j])))
+        expected = 0.0 if a < 0 else float(single[a]) if i == j else joint_of[(a, b)]
+        assert table[t, i, j] == expected
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_pair_document_counts_by_bitsets_and_by_probing_equal_set_intersections(parallel, monkeypatch):
+    """Pairs of two dense words (more than ``n_space / 512`` postings) are counted by bitsets, the
+    others by probing (two kernels, each compiled only when it has pairs): over one list or two, with
+    a mask, with pairs that repeat a word, and with the bitsets capped at 64 words, every count is the
+    size of the intersection of the two posting sets."""
+    if parallel:
+        monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)
+    rng = np.random.default_rng(5)
+    n_space = 3000  # 47 blocks of 64 documents: a word of more than 5 postings is dense
+
+    def postings(n):
+        sizes = np.concatenate([rng.integers(1, 6, n // 2), rng.integers(6, 600, n - n // 2)])
+        return [np.sort(rng.choice(n_space, size, replace=False)).astype(np.int64) for size in sizes]
+
+    left, right = postings(90), postings(70)
+    mask = rng.random(n_space) < 0.7
+    for a, b, m in ((left, left, None), (left, right, None), (left, right, mask), (left, left, mask)):
+        pairs = np.array([(i, j) for i in range(len(a)) for j in range(len(b)) if (i + j) % 3 == 0]
+                         + [(4, 4)])
+        got = core.pair_document_counts(a, a if b is a else b, pairs, m)
+        keep = set(range(n_space)) if m is None else set(np.flatnonzero(m).tolist())
+        expected = [len(set(a[i].tolist()) & set(b[j].tolist()) & keep) for i, j in pairs]
+        assert got.tolist() == expected
+        sizes_a = np.array([len(x) for x in a])
+        sizes_b = np.array([len(x) for x in b])
+        dense = (_kernels.dense_slots(sizes_a, n_space, _kernels._DENSE_BYTES)[pairs[:, 0]] >= 0) & (
+            _kernels.dense_slots(sizes_b, n_space, _kernels._DENSE_BYTES)[pairs[:, 1]] >= 0)
+        assert dense.any() and not dense.all()  # both kernels counted
+    # 64 words at most get bitsets when the budget is spent: the 65th longest is probed
+    # postings of two types (the bitset kernel takes both sides in one loop, so of one type)
+    a_docs, a_ptr = core._concat(left)
+    b_docs, b_ptr = core._concat(right)
+    pairs = np.array([(i, j) for i in range(len(left)) for j in range(len(right))][::5], dtype=np.int64)
+    mixed = core._pair_docs(np.arange(len(left)), a_ptr, a_docs.astype(np.int32), np.arange(len(right)),
+                            b_ptr, b_docs, pairs, np.zeros(1, bool), False, n_space, False)
+    assert mixed.tolist() == [len(set(left[i].tolist()) & set(right[j].tolist())) for i, j in pairs]
+    many = postings(160)  # 80 dense words
+    docs, ptr = core._concat(many)
+    ids = np.arange(len(many), dtype=np.int64)
+    pairs = np.array(list(itertools.combinations(range(len(many)), 2))[::7], dtype=np.int64)
+    capped = core._pair_docs(ids, ptr, docs, ids, ptr, docs, pairs, np.zeros(1, bool), False, n_space, True,
+                             dense_bytes=0)
+    assert capped.tolist() == [len(set(many[i].tolist()) & set(many[j].tolist())) for i, j in pairs]
+    sizes = np.array([len(x) for x in many])
+    slots = _kernels.dense_slots(sizes, n_space, 0)
+    assert sorted(slots[slots >= 0].tolist()) == list(range(64))
+    assert sizes[slots >= 0].min() >= sizes[(slots < 0) & (sizes > 5)].max()  # the longest ones

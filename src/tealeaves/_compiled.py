@@ -28,7 +28,12 @@ check formats an error message), ``reshape`` over a second (numba 0.68 on the de
 the first three timed alone, the slice assignment from numba's compile events, ``reshape`` under a
 profiler).  Kernels therefore take orders sorted by NumPy as arguments
 (:func:`tealeaves.coherence._kernels.anchor_order`) and write binary searches, maxima and copies as
-loops; ``benchmarks/startup.py --first-call`` prints the compile time of every kernel a cold
+loops.  Each allocation compiles numba's implementation for its dtype and number of dimensions,
+once per process: ``np.empty`` one function, ``np.zeros`` three, ``np.full`` two (0.05-0.15 s each,
+0.3-0.6 s per new kind of ``np.zeros``), so the kernels of a first ``coherence`` call (the index
+build, :func:`tealeaves.coherence._kernels._dense_doc_kernel`) allocate one-dimensional ``int64``
+and ``int32`` arrays by ``np.empty`` and :func:`filled` only, and share that compiled code.
+``benchmarks/startup.py --first-call`` prints the compile time of every kernel a cold
 ``coherence`` call compiles, and ``--estimators METHOD ...`` times a cold ``perplexity`` call.
 """
 
@@ -38,6 +43,7 @@ import sys
 import threading
 
 import numba
+import numpy as np
 from numba.core import event, types
 from numba.extending import intrinsic
 
@@ -111,6 +117,29 @@ def stop_requested(stop):
         True once a stop was requested.
     """
     return _load_relaxed(stop) != 0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # typed in the kernel: no compile of its own
+def filled(n, value):
+    """``np.full(n, value)`` of ``int64``, by ``np.empty`` and a loop (see the module docstring: a
+    kernel that allocates only by ``np.empty`` and this shares their compiled code with the others).
+
+    Parameters
+    ----------
+    n : int
+        The length.
+    value : int
+        Every element.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of ``n`` times ``value``.
+    """
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = value
+    return out
 
 
 class CompileNotice(event.Listener):

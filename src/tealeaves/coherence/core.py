@@ -86,6 +86,7 @@ from tealeaves._docs import shared_doc
 from tealeaves.coherence._blocked import plan_blocks, sum_blocks
 from tealeaves.coherence._kernels import (
     _DENSE_BYTES,
+    _dense_doc_kernel,
     _intersect_count,
     _masked_sizes,
     _pair_doc_kernel,
@@ -93,7 +94,7 @@ from tealeaves.coherence._kernels import (
     _subset_kernel,
     _window_intervals,
     anchor_order,
-    longest_first,
+    dense_slots,
     parts_for,
 )
 from tealeaves.coherence._kernels_frequent import (
@@ -128,18 +129,35 @@ def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> i
 
 def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
                same, dense_bytes: int = _DENSE_BYTES) -> np.ndarray:
-    """:func:`_pair_doc_kernel` on ``pairs`` of the words ``a_ids`` of postings ``a_ptr, a_docs`` and
-    ``b_ids`` of ``b_ptr, b_docs``, with the orders it needs sorted by NumPy
-    (:func:`~tealeaves.coherence._kernels.longest_first`,
-    :func:`~tealeaves.coherence._kernels.anchor_order`), within ``dense_bytes`` of bitsets."""
-    sizes_a = a_ptr[a_ids + 1] - a_ptr[a_ids]
-    sizes_b = sizes_a if same else b_ptr[b_ids + 1] - b_ptr[b_ids]
-    work = _pair_work(sizes_a, sizes_b, pairs)
-    a_longest = longest_first(sizes_a)
-    b_longest = a_longest if same else longest_first(sizes_b)
-    return _pair_doc_kernel(work, a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
-                            same, parts_for(work), a_longest, b_longest,
-                            anchor_order(sizes_a, sizes_b, pairs, len(a_ids)), dense_bytes)
+    """Co-document counts of ``pairs`` of the words ``a_ids`` of postings ``a_ptr, a_docs`` and
+    ``b_ids`` of ``b_ptr, b_docs``: the pairs of two dense words (:func:`dense_slots`, within
+    ``dense_bytes`` of bitsets per side) by :func:`_dense_doc_kernel`, the others by
+    :func:`_pair_doc_kernel` (in the order NumPy sorted,
+    :func:`~tealeaves.coherence._kernels.anchor_order`).  Each kernel is compiled only when it has
+    pairs to count: a small job's words are all dense."""
+    a_lo, a_hi = a_ptr[a_ids], a_ptr[a_ids + 1]
+    b_lo, b_hi = (a_lo, a_hi) if same else (b_ptr[b_ids], b_ptr[b_ids + 1])
+    sizes_a, sizes_b = a_hi - a_lo, b_hi - b_lo
+    a_slot = dense_slots(sizes_a, n_space, dense_bytes)
+    b_slot = a_slot if same else dense_slots(sizes_b, n_space, dense_bytes)
+    dense = (a_slot[pairs[:, 0]] >= 0) & (b_slot[pairs[:, 1]] >= 0)
+    out = np.zeros(len(pairs), dtype=np.int64)
+    if dense.any():
+        some = pairs[dense]
+        if b_docs.dtype != a_docs.dtype:  # (the kernel takes both sides in one loop: one type)
+            a_docs, b_docs = a_docs.astype(np.int64), b_docs.astype(np.int64)
+        need = 1 if same and (some[:, 0] == some[:, 1]).any() else 2  # documents of a pair's two words
+        out[dense] = _dense_doc_kernel(_pair_work(sizes_a, sizes_b, some), a_lo, a_hi, a_docs, a_slot,
+                                       int((a_slot >= 0).sum()), b_lo, b_hi, b_docs, b_slot,
+                                       int((b_slot >= 0).sum()), np.ascontiguousarray(some[:, 0]),
+                                       np.ascontiguousarray(some[:, 1]), mask, use_mask, n_space, same, need)
+    if not dense.all():
+        some = np.ascontiguousarray(pairs[~dense])
+        work = _pair_work(sizes_a, sizes_b, some)
+        order = anchor_order(sizes_a, sizes_b, some, len(a_ids))
+        out[~dense] = _pair_doc_kernel(work, a_lo, a_hi, a_docs, b_lo, b_hi, b_docs, some, mask, use_mask,
+                                       n_space, parts_for(work), order)
+    return out
 
 
 def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space) -> np.ndarray:
@@ -464,7 +482,7 @@ def count_documents(index, word_ids: Sequence[int], pairs, frequent: int | None 
     """Boolean-document counts for words of one :class:`~tealeaves.index.ReferenceIndex`.
 
     Pairs of the most frequent words are counted unit-major (:func:`_frequent_pair_kernel`), the
-    others pair by pair (:func:`_pair_doc_kernel`); ``frequent`` forces the number of frequent
+    others pair by pair (:func:`_pair_docs`); ``frequent`` forces the number of frequent
     words (``None``: the estimated fastest).  The counts are the same whatever the split.
 
     Parameters

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from tealeaves import _interrupt
-from tealeaves._compiled import stop_requested
+from tealeaves._compiled import filled, stop_requested
 from tealeaves._version import __version__
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, InputFormatError, TealeavesError
@@ -34,9 +34,9 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words, stop):
     Reads the stop flag ``stop`` (:mod:`tealeaves._interrupt`) before each document and returns
     early, unfinished, once it is set (:func:`tealeaves._interrupt.call` then raises instead).
     """
-    tok_ptr = np.zeros(n_words + 1, dtype=np.int64)
-    df = np.zeros(n_words, dtype=np.int64)
-    last = np.full(n_words, -1, dtype=np.int64)
+    tok_ptr = filled(n_words + 1, 0)  # (no np.zeros or np.full: see tealeaves._compiled)
+    df = filled(n_words, 0)
+    last = filled(n_words, -1)
     for r in range(len(order)):
         if stop_requested(stop):
             break
@@ -51,16 +51,19 @@ def _build_kernel(tokens, offsets, order, space_ids, n_words, stop):
                 df[w] += 1
     for w in range(n_words):
         tok_ptr[w + 1] += tok_ptr[w]
-    word_ptr = np.zeros(n_words + 1, dtype=np.int64)
+    word_ptr = filled(n_words + 1, 0)
     for w in range(n_words):
         word_ptr[w + 1] = word_ptr[w] + df[w]
     n_post = word_ptr[n_words]
     positions = np.empty(tok_ptr[n_words], dtype=np.int32)
     post_docs = np.empty(n_post, dtype=np.int32)
     pos_ptr = np.empty(n_post + 1, dtype=np.int64)
-    tcur = tok_ptr[:-1].copy()
-    pcur = word_ptr[:-1].copy()
-    last[:] = -1
+    tcur = df  # the next position and posting of each word (df is no longer needed)
+    pcur = np.empty(n_words, dtype=np.int64)
+    for w in range(n_words):
+        tcur[w] = tok_ptr[w]
+        pcur[w] = word_ptr[w]
+        last[w] = -1
     for r in range(len(order)):
         if stop_requested(stop):
             break
