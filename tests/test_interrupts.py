@@ -395,6 +395,38 @@ def test_interrupts_coherence_on_a_large_index(reuters_files, workdir, measure):
         interrupt(argv, workdir, after_kernel=delay, in_kernel=False)
 
 
+#: The 50 M-token reference of ``benchmarks/coherence_scale.py`` (git-ignored; built by that script).
+SCALE_50M = REPO / "benchmarks" / "out" / "coherence_scale_50M.tlx"
+
+
+@pytest.mark.skipif(not FULL or not SCALE_50M.exists(),
+                    reason="TEALEAVES_FULL=1 and benchmarks/out/coherence_scale_50M.tlx "
+                           "(python benchmarks/coherence_scale.py --sizes 50M) needed")
+@pytest.mark.parametrize("window", ["doc", "10", "110"])
+def test_interrupts_coherence_on_the_50m_token_index(workdir, window):
+    """Issue 21's case: 1,000 topics x top 50 of the index's common words (drawn by document frequency,
+    seed 0) on the 50 M-token reference, interrupted as counting starts and at three later delays."""
+    import numpy as np
+
+    from tealeaves.index import ReferenceIndex
+
+    index = ReferenceIndex.load(SCALE_50M)
+    df = index.document_frequencies()
+    common = np.argsort(-df)[:5000]
+    rng = np.random.default_rng(0)
+    words = index.vocabulary
+    p = df[common] / df[common].sum()
+    rows = [" ".join(words[int(i)] for i in rng.choice(common, size=50, replace=False, p=p))
+            for _ in range(1000)]
+    topics = workdir / "topics50m.txt"
+    topics.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    argv = ["coherence", "--reference", SCALE_50M, "--topics", topics, "--measure", "npmi", "--n-top", "50",
+            "--window", window]
+    interrupt(argv, workdir, after_kernel=0.0)
+    for delay in (0.3, 1.0, 2.5):
+        interrupt(argv, workdir, after_kernel=delay, in_kernel=False)
+
+
 def test_interrupt_from_ctrl_c_finds_a_keyboard_interrupt_behind_system_errors():
     # numba's dispatcher reports a SIGINT that landed while it unpickled or ran a compiled function as
     # "SystemError: ... returned a result with an exception set", the KeyboardInterrupt three causes down;
