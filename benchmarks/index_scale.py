@@ -472,7 +472,6 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) ->
               f"(exit {v['code']})", flush=True)
         if skip_scoring:
             continue
-        _print_brute(run_child("brute", index_path, shards))
         for n_topics, top in ((80, 10), (1000, 50)):
             for window in ("doc", "10", "110"):
                 try:
@@ -484,6 +483,7 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) ->
                       f"{_mib(s, 'VmHWM'):,.0f} MiB (mapped index pages {_mib(s, 'RssFile'):,.0f} MiB), "
                       f"anonymous peak {s['anon_peak_mib']:,.0f} MiB (before scoring "
                       f"{s['before']['RssAnon']:,.0f} MiB); load average {_load_average()}", flush=True)
+        _print_brute(run_child("brute", index_path, shards))  # last: it reads every shard again
 
 
 def _print_brute(b: dict) -> None:

@@ -340,6 +340,26 @@ def test_tomotopy_bin_with_a_word_that_is_not_utf8_is_refused(tmp_path):
         from_file(path)
 
 
+def test_tomotopy_model_with_an_empty_word_is_refused(tmp_path):
+    """tomotopy keeps an empty token given to add_doc, and a flipped byte of a saved file can make one
+    (found by benchmarks/model_fuzz.py --seed 7: before, it loaded with '' in the vocabulary)."""
+    tp = pytest.importorskip("tomotopy")
+    from tealeaves.models.adapters.tomotopy import from_file
+
+    mdl = tp.LDAModel(k=2, seed=0)
+    for d in DOCS:
+        mdl.add_doc(d)
+    mdl.add_doc(["", *DOCS[0]])
+    mdl.train(5, workers=1)
+    empty = list(mdl.used_vocabs).index("")
+    with pytest.raises(InvalidModelError, match=f"holds an empty word: word {empty}"):
+        load_model(mdl)
+    path = tmp_path / "m.bin"
+    mdl.save(str(path))
+    with pytest.raises(InvalidModelError, match=f"empty word: .*m.bin \\(its word {empty}\\)"):
+        from_file(path)
+
+
 # -- API: BERTopic and OCTIS ----------------------------------------------------------------------------
 def test_bertopic_to_likelihood_is_refused(fake_bertopic):
     model = load_model(fake_bertopic)

@@ -97,6 +97,18 @@ def _native_transform(mdl, iterations: int):
     return transform
 
 
+def _words(mdl, file) -> list[str]:
+    """``used_vocabs``, refusing an empty word (tomotopy keeps one given to ``add_doc``; so can a damaged
+    file): it could not be written to a topics file or matched against a reference."""
+    vocab = list(mdl.used_vocabs)
+    if not all(vocab):
+        where = f"{file} (its word {vocab.index('')})" if file is not None else f"word {vocab.index('')}"
+        raise InvalidModelError(f"the tomotopy model's vocabulary holds an empty word: {where}",
+                                fix="leave empty tokens out of add_doc (if the model came from a file, the "
+                                    "file may be damaged)")
+    return vocab
+
+
 def _check_trained(mdl, name: str) -> None:
     # tomotopy crashes the interpreter (segmentation fault) when an untrained model is asked for topics
     if int(getattr(mdl, "global_step", 0)) == 0 or int(getattr(mdl, "num_words", 0)) == 0:
@@ -150,6 +162,7 @@ def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike 
         extra["topic_ids"] = [int(np.flatnonzero(np.asarray(ids) == j)[0]) for j in range(lda.k)]
         extra["converted"] = "HDPModel.convert_to_lda(topic_threshold=0)"
         mdl = lda
+    vocab = _words(mdl, file)
     phi = topic_word(mdl)
     removed = list(getattr(mdl, "removed_top_words", []) or [])
     if removed:
@@ -159,7 +172,7 @@ def from_tomotopy(mdl, *, inference: str = "tealeaves", file: str | os.PathLike 
                            file=None if file is None else str(file), **extra)
     # DMR/GDMR documents need their metadata to be inferred (tomotopy aborts without it)
     native = None if isinstance(mdl, tp.DMRModel) else _native_transform(mdl, native_iterations)
-    return AdaptedModel(phi, list(mdl.used_vocabs), _alpha(mdl), metadata=meta,
+    return AdaptedModel(phi, vocab, _alpha(mdl), metadata=meta,
                         topic_word_prior=float(mdl.eta), inference=inference, native_transform=native)
 
 
