@@ -434,13 +434,14 @@ def _tables(work: int, n_f: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _probe_maps(work: int, n_space: int, n_postings: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per thread of :func:`_pair_unit_kernel`, a zeroed byte map and a posting map over the document
-    space (numpy allocates them with huge pages: fewer page faults and TLB misses per probe).  The
-    posting map is ``int32`` when the ``n_postings`` selected postings allow it: a probe reads it at
-    random, so its size matters."""
+    """Per thread of :func:`_pair_unit_kernel`, a zeroed bitmap (``uint64`` words) and a posting map
+    over the document space (numpy allocates the posting map with huge pages: fewer page faults and
+    TLB misses per probe).  The posting map is ``int32`` when the ``n_postings`` selected postings
+    allow it: a probe reads it at random, so its size matters."""
     parts = parts_for(work)
     slot = np.int32 if n_postings < np.iinfo(np.int32).max else np.int64
-    return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=slot)
+    return (np.zeros((parts, (n_space + 63) >> 6), dtype=np.uint64),
+            np.empty((parts, n_space), dtype=slot))
 
 
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
