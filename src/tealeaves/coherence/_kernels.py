@@ -340,17 +340,38 @@ def _masked_sizes(docs, ptr, mask):
     return out
 
 
+#: Postings whose documents' lengths :func:`_word_intervals` reads at a time.
+_LENGTHS_CHUNK = 512
+
+
 @numba.njit(cache=True, nogil=True)
 def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode,
-                    docs, ilo, ihi, starts, ends):
+                    docs, ilo, ihi, starts, ends, lens):
     """Write the merged window-start intervals of every posting of word ``w_id`` from slot ``loc``
-    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word."""
+    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word.  The
+    documents' lengths are read ``len(lens)`` postings at a time into the scratch ``lens`` first: a
+    loop of nothing but those scattered reads keeps many of them in flight."""
     total = 0
-    for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
+    g_end = word_ptr[w_id + 1]
+    for c0 in range(word_ptr[w_id], g_end, len(lens)):
+        c1 = min(g_end, c0 + len(lens))
+        for g in range(c0, c1):
+            lens[g - c0] = doc_len[post_docs[g]]
+        total, loc, n_iv = _chunk_intervals(c0, c1, loc, n_iv, post_docs, pos_ptr, positions, w, mode,
+                                            docs, ilo, ihi, starts, ends, lens, total)
+    return total
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _chunk_intervals(c0, c1, loc, n_iv, post_docs, pos_ptr, positions, w, mode, docs, ilo, ihi, starts,
+                     ends, lens, total):
+    """:func:`_word_intervals` of postings ``c0 .. c1 - 1`` (their documents' lengths in ``lens``);
+    returns the windows so far and the next posting and interval slots."""
+    for g in range(c0, c1):
         d = post_docs[g]
         docs[loc] = d
         ilo[loc] = n_iv
-        n = doc_len[d]
+        n = lens[g - c0]
         last = n - w  # last window start
         if mode == 2:
             last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
@@ -401,7 +422,7 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
                 total += cur_e - cur_s + 1
         ihi[loc] = n_iv
         loc += 1
-    return total
+    return total, loc, n_iv
 
 
 @ThreadedKernel
@@ -429,11 +450,12 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
         cost[i] = (poff[i + 1] - poff[i]) + (wptr[i + 1] - wptr[i])
     cuts = _split_groups(words, words, cost, n_parts)
     for part in numba.prange(n_parts):
+        lens = np.empty(_LENGTHS_CHUNK, dtype=doc_len.dtype)
         for i in range(cuts[part], cuts[part + 1]):
             if stop_requested(stop):
                 break
             single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr,
-                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends)
+                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends, lens)
     return single
 
 
@@ -512,6 +534,10 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
         la, lb = wptr[a + 1] - wptr[a], wptr[b + 1] - wptr[b]
         key[m] = a if la >= lb else b
         cost[m] = min(la, lb)
+    for r in range(len(order)):  # a group's first pair also marks and clears its anchor's documents
+        m = order[r]
+        if r == 0 or key[m] != key[order[r - 1]]:
+            cost[m] += 2 * (wptr[key[m] + 1] - wptr[key[m]])
     cuts = _split_groups(key, order, cost, n_parts)
     for part in numba.prange(len(cuts) - 1):
         # a probe reads the small bitmap (a bit per document: it stays in a core's cache where a byte
