@@ -54,6 +54,26 @@ def test_window_counts_equal_brute_force(synthetic, w):
     assert counts.joint.tolist() == [joint[p] for p in pairs]
 
 
+@pytest.mark.parametrize("w", [1, 4, 9])
+def test_window_counts_in_documents_past_the_packed_interval_range(w):
+    """The probe kernel holds an anchor posting of one interval ending below ``_SPAN_LIMIT`` as the
+    interval itself: postings of one interval on either side of the limit (and across it) count as
+    brute force does."""
+    limit = _kernels._SPAN_LIMIT
+    long_doc = ["x"] * (limit + 40)
+    for p, word in [(3, "a"), (5, "b"), (limit - 2, "a"), (limit + 1, "b"), (limit + 20, "c"),
+                    (limit + 23, "a"), (limit + 30, "d")]:
+        long_doc[p] = word
+    docs = [long_doc, ["a", "b", "x", "c"], ["c", "d", "a"], ["b"] * 3 + ["d"]]
+    ix = index_from_token_lists(docs, name="long")
+    words = ["a", "b", "c", "d", "x"]
+    pairs = list(itertools.combinations(range(len(words)), 2))
+    counts = core.count_windows(ix, [ix.word_id(x) for x in words], pairs, w)
+    n, single, joint = _brute_windows(docs, w, words)
+    assert counts.single.tolist() == single
+    assert counts.joint.tolist() == [joint[p] for p in pairs]
+
+
 def test_document_counts_equal_brute_force(synthetic):
     docs, ix = synthetic
     words = sorted(ix.vocabulary)

@@ -37,11 +37,12 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 
 #: Bytes of a count's working set, per kind of count: per selected posting, per selected position,
 #: per document of a block and per pair (``parts`` threads each add their own scratch maps).
-#: Windows: ``docs`` (4), ``ilo``/``ihi`` (16) per posting, ``starts``/``ends`` (8) per position
-#: (an occurrence gives at most one interval), a byte map and an ``int32`` posting map per thread per
-#: document; documents: the block's postings (4), ``cnt_a``/``cnt_b``/``cid`` (16) and at most 8 of
-#: document bitsets per document, a byte map per thread; context windows: the selected postings'
-#: slots, documents and position ranges (32), the maps of windows; word sets: the postings' documents,
+#: Windows: ``docs`` (4), ``ilo``/``ihi`` (16 as ``int64``; ``int32`` below 2**31 positions) per
+#: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval), a bitmap
+#: (counted as a byte) and an ``int32`` posting map per thread per document; documents: the block's
+#: postings (4), ``cnt_a``/``cnt_b``/``cid`` (16) and at most 8 of document bitsets per document, a
+#: byte map per thread; context windows: the selected postings' slots, documents and position ranges
+#: (32), the maps of windows; word sets: the postings' documents,
 #: interval ranges and empty intervals (48), the intervals and a topic's sort keys (40 per position).
 #: A pair holds its entry in ``pairs``, the joint counts, the anchor order and the kernels' keys, costs
 #: and outputs (about 96 bytes), a word about 96.

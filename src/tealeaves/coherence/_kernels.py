@@ -346,17 +346,38 @@ def _masked_sizes(docs, ptr, mask):
     return out
 
 
+#: Postings whose documents' lengths :func:`_word_intervals` reads at a time.
+_LENGTHS_CHUNK = 512
+
+
 @numba.njit(cache=True, nogil=True)
 def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, doc_len, w, mode,
-                    docs, ilo, ihi, starts, ends):
+                    docs, ilo, ihi, starts, ends, lens):
     """Write the merged window-start intervals of every posting of word ``w_id`` from slot ``loc``
-    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word."""
+    (postings) and ``n_iv`` (intervals) on; returns the number of windows holding the word.  The
+    documents' lengths are read ``len(lens)`` postings at a time into the scratch ``lens`` first: a
+    loop of nothing but those scattered reads keeps many of them in flight."""
     total = 0
-    for g in range(word_ptr[w_id], word_ptr[w_id + 1]):
+    g_end = word_ptr[w_id + 1]
+    for c0 in range(word_ptr[w_id], g_end, len(lens)):
+        c1 = min(g_end, c0 + len(lens))
+        for g in range(c0, c1):
+            lens[g - c0] = doc_len[post_docs[g]]
+        total, loc, n_iv = _chunk_intervals(c0, c1, loc, n_iv, post_docs, pos_ptr, positions, w, mode,
+                                            docs, ilo, ihi, starts, ends, lens, total)
+    return total
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _chunk_intervals(c0, c1, loc, n_iv, post_docs, pos_ptr, positions, w, mode, docs, ilo, ihi, starts,
+                     ends, lens, total):
+    """:func:`_word_intervals` of postings ``c0 .. c1 - 1`` (their documents' lengths in ``lens``);
+    returns the windows so far and the next posting and interval slots."""
+    for g in range(c0, c1):
         d = post_docs[g]
         docs[loc] = d
         ilo[loc] = n_iv
-        n = doc_len[d]
+        n = lens[g - c0]
         last = n - w  # last window start
         if mode == 2:
             last = n - 1  # jhlau: shifted starts 0 .. n + w - 2; occurrence p -> [p, p + w - 1]
@@ -407,7 +428,7 @@ def _word_intervals(w_id, loc, n_iv, word_ptr, post_docs, pos_ptr, positions, do
                 total += cur_e - cur_s + 1
         ihi[loc] = n_iv
         loc += 1
-    return total
+    return total, loc, n_iv
 
 
 @ThreadedKernel
@@ -435,11 +456,12 @@ def _window_intervals(word_ids, word_ptr, post_docs, pos_ptr, positions, doc_len
         cost[i] = (poff[i + 1] - poff[i]) + (wptr[i + 1] - wptr[i])
     cuts = _split_groups(words, words, cost, n_parts)
     for part in numba.prange(n_parts):
+        lens = np.empty(_LENGTHS_CHUNK, dtype=doc_len.dtype)
         for i in range(cuts[part], cuts[part + 1]):
             if stop_requested(stop):
                 break
             single[i] = _word_intervals(word_ids[i], wptr[i], poff[i], word_ptr, post_docs, pos_ptr,
-                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends)
+                                        positions, doc_len, w, mode, docs, ilo, ihi, starts, ends, lens)
     return single
 
 
@@ -462,6 +484,26 @@ def _overlap(g, h, ilo, ihi, starts, ends):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _overlap_span(s, e, h, ilo, ihi, starts, ends):
+    """Window starts of ``s .. e`` that posting ``h``'s sorted, disjoint intervals also hold:
+    :func:`_overlap` of a posting of the one interval ``[s, e]``."""
+    total = 0
+    for u in range(ilo[h], ihi[h]):
+        if starts[u] > e:
+            break
+        lo = starts[u] if starts[u] > s else s
+        hi = ends[u] if ends[u] < e else e
+        if hi >= lo:
+            total += hi - lo + 1
+    return total
+
+
+#: A posting of one interval ``[s, e]`` with ``e`` below this is held in the probe kernel's posting map
+#: as ``~(s << 15 | e)`` (negative), so a shared document reads no interval of the anchor's.
+_SPAN_LIMIT = 1 << 15
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _near(g, h, plo, phi, positions, w):
     """Occurrence pairs of postings ``g`` and ``h`` at most ``w`` tokens apart (two sliding pointers)."""
     total = 0
@@ -481,12 +523,13 @@ def _near(g, h, plo, phi, positions, w):
 def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots, order, stop):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
-    intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``), or, with
+    intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``; an anchor posting of
+    one interval is held in the posting map as that interval, see :data:`_SPAN_LIMIT`), or, with
     ``context``, occurrence pairs at most ``w`` apart (``lo, hi, x`` = position ranges, positions).
     Pairs are grouped by their longer ("anchor") word, visited in ``order`` (:func:`anchor_order`);
-    groups run in parallel, one scratch map per thread (``marks[t]``, zeroed, and ``slots[t]``, over
-    the document space: see :func:`_probe_maps`), each pair written once (results do not depend on
-    the threads)."""
+    groups run in parallel, one scratch map per thread (``marks[t]``, a zeroed bitmap of the document
+    space in ``uint64`` words, and ``slots[t]``, over the document space: see :func:`_probe_maps`),
+    each pair written once (results do not depend on the threads)."""
     n_parts = len(marks)
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
@@ -497,10 +540,15 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
         la, lb = wptr[a + 1] - wptr[a], wptr[b + 1] - wptr[b]
         key[m] = a if la >= lb else b
         cost[m] = min(la, lb)
+    for r in range(len(order)):  # a group's first pair also marks and clears its anchor's documents
+        m = order[r]
+        if r == 0 or key[m] != key[order[r - 1]]:
+            cost[m] += 2 * (wptr[key[m] + 1] - wptr[key[m]])
     cuts = _split_groups(key, order, cost, n_parts)
     for part in numba.prange(len(cuts) - 1):
-        # a probe reads the small byte map; only a shared document reads the large posting map
-        # (valid where the byte map is set, so it is never cleared)
+        # a probe reads the small bitmap (a bit per document: it stays in a core's cache where a byte
+        # map of a large reference does not); only a shared document reads the large posting map
+        # (valid where the bitmap is set, so it is never cleared)
         mark = marks[part]
         slot = slots[part]
         current = -1
@@ -512,19 +560,31 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
             anchor = key[m]
             other = b if anchor == a else a
             if anchor != current:
-                if current >= 0:
+                if current >= 0:  # every set bit is the anchor's: clear its words whole
                     for g in range(wptr[current], wptr[current + 1]):
-                        mark[docs[g]] = False
+                        mark[docs[g] >> 6] = 0
                 current = anchor
                 for g in range(wptr[current], wptr[current + 1]):
-                    mark[docs[g]] = True
-                    slot[docs[g]] = g
+                    d = docs[g]
+                    mark[d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                    # an anchor posting of one short interval is held as the interval itself (read here in
+                    # order, not at random for each shared document)
+                    if not context and hi[g] - lo[g] == 1 and y[lo[g]] < _SPAN_LIMIT:
+                        slot[d] = ~((np.int64(x[lo[g]]) << 15) | np.int64(y[lo[g]]))
+                    else:
+                        slot[d] = g
             total = 0
             for h in range(wptr[other], wptr[other + 1]):
-                if not mark[docs[h]]:
+                d = docs[h]
+                if not (mark[d >> 6] >> np.uint64(d & 63)) & np.uint64(1):
                     continue
-                g = slot[docs[h]]
-                total += _near(g, h, lo, hi, x, w) if context else _overlap(g, h, lo, hi, x, y)
+                g = np.int64(slot[d])
+                if context:
+                    total += _near(g, h, lo, hi, x, w)
+                elif g < 0:
+                    total += _overlap_span((~g) >> 15, (~g) & (_SPAN_LIMIT - 1), h, lo, hi, x, y)
+                else:
+                    total += _overlap(g, h, lo, hi, x, y)
             out[m] = total
     return out
 

@@ -452,13 +452,13 @@ def _tables(work: int, n_f: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _probe_maps(work: int, n_space: int, n_postings: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per thread of :func:`_pair_unit_kernel`, a zeroed byte map and a posting map over the document
-    space (numpy allocates them with huge pages: fewer page faults and TLB misses per probe).  The
-    posting map is ``int32`` when the ``n_postings`` selected postings allow it: a probe reads it at
-    random, so its size matters."""
+    """Per thread of :func:`_pair_unit_kernel`, a zeroed bitmap (``uint64`` words) and a posting map
+    over the document space (numpy allocates the posting map with huge pages: fewer page faults and
+    TLB misses per probe).  The posting map is ``int32`` when the ``n_postings`` selected postings
+    allow it: a probe reads it at random, so its size matters."""
     parts = parts_for(work)
-    slot = np.int32 if n_postings < np.iinfo(np.int32).max else np.int64
-    return np.zeros((parts, n_space), dtype=np.bool_), np.empty((parts, n_space), dtype=slot)
+    return (np.zeros((parts, (n_space + 63) >> 6), dtype=np.uint64),
+            np.empty((parts, n_space), dtype=_slot_type(n_postings)))
 
 
 def _split_joint(pairs: np.ndarray, freq: np.ndarray, rank: np.ndarray, unit_major, probe) -> np.ndarray:
@@ -543,8 +543,8 @@ def _document_block(index, ids, pairs, block, frequent, most, dense_bytes) -> np
 
     def unit_major(fw, fpairs):  # no intervals: one unit per document (argument types as for windows)
         work = int(sizes[fw].sum())
-        z64, z32 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
-        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z64, z64, z32, z32, doc_lengths, 0,
+        z32 = np.zeros(1, dtype=np.int32)  # (as the intervals of windows: one compiled signature)
+        return _frequent_pair_kernel(work, glo[fw], ghi[fw], docs, z32, z32, z32, z32, doc_lengths, 0,
                                      0, n_docs, True, fpairs, *_tables(work, len(fw)))
 
     def probe(rest):
@@ -584,16 +584,22 @@ def _intervals(index, block, window: int | None, compat: str):
 
 def _interval_arrays(ids: np.ndarray, word_ptr: np.ndarray, pos_ptr: np.ndarray) -> tuple[np.ndarray, ...]:
     """``wptr, poff`` (first posting and first interval slot of each selected word) and the empty
-    ``docs, ilo, ihi, starts, ends`` that :func:`_window_intervals` fills.  numpy allocates them with
-    huge pages, so filling them costs far fewer page faults than arrays made inside numba."""
+    ``docs, ilo, ihi, starts, ends`` that :func:`_window_intervals` fills (``ilo``, ``ihi`` in ``int32``
+    while the interval slots allow it: half the bytes to write and to read at random).  numpy allocates
+    them with huge pages, so filling them costs far fewer page faults than arrays made inside numba."""
     wptr = np.zeros(len(ids) + 1, dtype=np.int64)
     wptr[1:] = np.cumsum(word_ptr[ids + 1] - word_ptr[ids])
     poff = np.zeros(len(ids) + 1, dtype=np.int64)
     poff[1:] = np.cumsum(pos_ptr[word_ptr[ids + 1]] - pos_ptr[word_ptr[ids]])
     n_post, n_pos = int(wptr[-1]), int(poff[-1])
-    return (wptr, poff, np.empty(n_post, dtype=np.int32), np.empty(n_post, dtype=np.int64),
-            np.empty(n_post, dtype=np.int64), np.empty(n_pos, dtype=np.int32),
-            np.empty(n_pos, dtype=np.int32))
+    slot = _slot_type(n_pos)
+    return (wptr, poff, np.empty(n_post, dtype=np.int32), np.empty(n_post, dtype=slot),
+            np.empty(n_post, dtype=slot), np.empty(n_pos, dtype=np.int32), np.empty(n_pos, dtype=np.int32))
+
+
+def _slot_type(n: int) -> type:
+    """``np.int32`` when every index of ``n`` slots fits in it, else ``np.int64``."""
+    return np.int32 if n < np.iinfo(np.int32).max else np.int64
 
 
 def _context_block(index, block, pairs, window: int) -> np.ndarray:
