@@ -232,7 +232,8 @@ def reuters_files(reuters, tmp_path_factory):
     assert main(["index", "build", str(files["big_train"]), "-o", str(files["index"])]) == 0
     frequent = train.term_frequencies().argsort()[::-1][:3000]
     topics = sorted(train.vocabulary.decode(frequent))
-    rows = [" ".join(topics[(7 * t + 13 * i) % len(topics)] for i in range(20)) for t in range(2000)]
+    # 2,000 topics of 50 words: counting runs for seconds, so a signal 2 s after it starts still finds it
+    rows = [" ".join(topics[(7 * t + 13 * i) % len(topics)] for i in range(50)) for t in range(2000)]
     files["topics"] = folder / "topics.txt"
     files["topics"].write_text("\n".join(rows) + "\n", encoding="utf-8")
     return files
@@ -389,7 +390,7 @@ def test_interrupts_index_build_while_merging_word_tables(reuters_files, workdir
 @pytest.mark.parametrize("measure", ["c_v", "npmi"])
 def test_interrupts_coherence_on_a_large_index(reuters_files, workdir, measure):
     argv = ["coherence", "--reference", reuters_files["index"], "--topics", reuters_files["topics"],
-            "--measure", measure, "--n-top", "20"]
+            "--measure", measure, "--n-top", "50"]
     interrupt(argv, workdir, after_kernel=0.0)  # as the first counting kernel starts
     for delay in delays([0.5, 1.0, 2.0], [1.0]):  # later: in a kernel or between two
         interrupt(argv, workdir, after_kernel=delay, in_kernel=False)

@@ -244,6 +244,9 @@ PROBE_SECONDS = 60.0
 #: 20 MB of file: a valid model loads in well under that; a truncated one (even of 64 bytes) makes
 #: tomotopy spin reading past its end, forever.
 LOAD_SECONDS = 5.0
+#: Seconds the probe's child may then take to convert the loaded model and write its arrays (a large
+#: K x V model on a busy machine: the load budget is for spotting a truncated file, not for this).
+CONVERT_SECONDS = 600.0
 
 
 def _probe(cls: str, path: Path, inference: str, native_iterations: int) -> dict | None:
@@ -272,14 +275,16 @@ def _probe(cls: str, path: Path, inference: str, native_iterations: int) -> dict
         child = subprocess.Popen([sys.executable, "-c", _CHILD, cls, str(path), str(out), inference,
                                   str(native_iterations)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, env=env)
+        stage = f"tomotopy was still reading it after {load:.0f} s"
         try:
-            _wait_ready(child, PROBE_SECONDS)
-            _, err = child.communicate(timeout=load)
+            _wait_ready(child, PROBE_SECONDS)  # tomotopy imported
+            _wait_ready(child, load)  # the file loaded: a truncated one never gets here
+            stage = f"its conversion took over {CONVERT_SECONDS:.0f} s"
+            _, err = child.communicate(timeout=CONVERT_SECONDS)
         except subprocess.TimeoutExpired:
             child.kill()
             child.communicate()
-            raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} (tomotopy was still "
-                                   f"reading it after {load:.0f} s)",
+            raise InputFormatError(f"{path} could not be read as a saved tomotopy {cls} ({stage})",
                                    fix="the file may be truncated") from None
         if child.returncode != 0 or not out.is_file():
             lines = [ln.strip() for ln in err.splitlines() if ln.strip() and "Warning" not in ln]
@@ -322,8 +327,9 @@ def convert_saved(cls: str, path: str, out: str, inference: str, native_iteratio
     from tealeaves import errors
 
     try:
-        adapted = from_file_loaded(getattr(_tomotopy(), cls).load(path), Path(path), "tealeaves",
-                                   native_iterations)
+        mdl = getattr(_tomotopy(), cls).load(path)
+        print("loaded", flush=True)  # the parent's load budget ends here; the conversion has its own
+        adapted = from_file_loaded(mdl, Path(path), "tealeaves", native_iterations)
         outcome: tuple = ("model", _fields(adapted) if inference == "tealeaves" else None)
     except errors.TealeavesError as exc:
         outcome = ("error", type(exc).__name__, exc.what, exc.fix)
@@ -353,17 +359,25 @@ def _read_child(out: Path) -> dict | None:
 
 
 def _wait_ready(child, seconds: float) -> None:
-    """Wait up to ``seconds`` for the probe's ``ready`` line (tomotopy imported), or for it to exit."""
+    """Wait up to ``seconds`` for the probe's next line (``ready``: tomotopy imported; ``loaded``: the
+    file loaded), or for it to exit.  The pipe is read a byte at a time, unbuffered, so a line that
+    came early is never held in a buffer while the next wait watches the pipe."""
     import select
     import subprocess
+    import time
 
-    try:
-        ready, _, _ = select.select([child.stdout], [], [], seconds)
-    except (OSError, ValueError):  # no select on pipes (Windows): the whole probe gets the load budget
-        return
-    if not ready:
-        raise subprocess.TimeoutExpired(child.args, seconds)
-    child.stdout.readline()
+    fd = child.stdout.fileno()
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0.0))
+        except (OSError, ValueError):  # no select on pipes (Windows): the whole probe gets the load budget
+            return
+        if not ready:
+            raise subprocess.TimeoutExpired(child.args, seconds)
+        byte = os.read(fd, 1)
+        if byte in (b"", b"\n"):  # the line, or the end (the child died: its exit status says how)
+            return
 
 
 @shared_doc
