@@ -124,6 +124,14 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _as_from_a_terminal() -> None:
+    """In the command's process before it starts: SIGINT at its default disposition, as a shell starts a
+    command.  A process that starts with SIGINT ignored keeps it ignored (Python then installs no
+    KeyboardInterrupt handler), and a test process can inherit that from whatever started it: a CI run
+    saw every command of this file ignore the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
               after_start: float | None = None, kernel: str | None = None, in_kernel: bool = True,
               between: float = 0.0, may_leave: tuple[str, ...] = (), group: bool = False,
@@ -146,7 +154,7 @@ def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
     trace = "--trace-sweeps" if after_kernel is not None else "--"
     proc = subprocess.Popen([sys.executable, "-c", BOOTSTRAP, str(log), trace, *map(str, argv)], cwd=folder,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=group)
+                            start_new_session=group, preexec_fn=_as_from_a_terminal)
     children: set[int] = set()
     try:
         deadline = time.monotonic() + FIRST_KERNEL_TIMEOUT
