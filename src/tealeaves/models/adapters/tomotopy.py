@@ -371,7 +371,7 @@ def _wait_ready(child, seconds: float) -> None:
     while True:
         try:
             ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0.0))
-        except (OSError, ValueError):  # no select on pipes (Windows): the whole probe gets the load budget
+        except (OSError, ValueError):  # no select on pipes (Windows): the whole probe gets CONVERT_SECONDS
             return
         if not ready:
             raise subprocess.TimeoutExpired(child.args, seconds)
