@@ -31,11 +31,26 @@ from any thread, and each ``prange`` iteration reads the flag.
 The flag is sticky: once set it stays set until the next kernel call from the main thread (a new
 request) or the next :func:`sigint_sets_flag` block, so a thread pool draining its queue after
 Ctrl-C finds it set and stops at once.
+
+**Never inside an import or numba's machinery.**  A :class:`KeyboardInterrupt` raised while a
+compiled extension module initialises (NumPy's random generators, SciPy: the command line imports
+them lazily, in its first second) can become an ``ImportError`` that the importing library catches,
+so the Ctrl-C is lost and the command runs to its end, or leave the extension half-initialised, so
+the process later dies by a signal.  Raised inside numba's dispatcher, cache or compiler (code that
+C calls back into: unpickling a cached kernel, llvmlite's object-cache callback), it crashes the
+process (SIGSEGV) or is swallowed as "Exception ignored".  The handlers here therefore look at the
+interrupted stack: when it is in such code (:func:`unsafe_to_raise`), they deliver SIGINT to the
+process again :data:`REDELIVER_AFTER` seconds later instead of raising, until it lands elsewhere.
+A Ctrl-C during a kernel's first compilation thus takes effect when the compilation ends (seconds,
+once: compiled kernels are cached).  A :class:`KeyboardInterrupt` that a finaliser swallows anyway
+(``__del__``, a weak-reference callback) is delivered again the same way (:func:`sigint_sets_flag`).
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,6 +60,9 @@ from tealeaves._docs import shared_doc
 
 #: The one line the command line prints (after ``tealeaves: error: ``) when Ctrl-C ends a command.
 MESSAGE = "interrupted (Ctrl-C); nothing was left half-written"
+
+#: Seconds after which a SIGINT that landed inside an import is delivered to the process again.
+REDELIVER_AFTER = 0.02
 
 _FLAG = None
 
@@ -226,13 +244,96 @@ def _join_uninterrupted(thread: threading.Thread) -> None:
             pass
 
 
+def unsafe_to_raise(frame: Any) -> bool:
+    """Whether an exception must not be raised in ``frame``: an import or numba's machinery runs.
+
+    Parameters
+    ----------
+    frame : frame or None
+        The frame a signal handler received.
+
+    Returns
+    -------
+    bool
+        True when a frame of ``importlib._bootstrap`` (or ``_bootstrap_external``), numba or llvmlite
+        is on the stack (see the module docstring).
+    """
+    roots = tuple(os.path.dirname(module.__file__) + os.sep for name in ("numba", "llvmlite")
+                  if (module := sys.modules.get(name)) is not None and getattr(module, "__file__", None))
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib._bootstrap") or name.startswith(roots):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def redeliver(signum: int = signal.SIGINT) -> None:
+    """Send ``signum`` to this process again :data:`REDELIVER_AFTER` seconds from now (a daemon timer).
+
+    Parameters
+    ----------
+    signum : int, default SIGINT
+        The signal.
+    """
+    timer = threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    timer.start()
+
+
+def deferred(signum: int, frame: Any) -> bool:
+    """In a signal handler: when raising is unsafe (:func:`unsafe_to_raise`), send ``signum`` again shortly.
+
+    The handler that receives the signal again decides again (see the module docstring).
+
+    Parameters
+    ----------
+    signum : int
+        The signal received.
+    frame : frame or None
+        The interrupted frame.
+
+    Returns
+    -------
+    bool
+        True when the signal was deferred (the handler must then do nothing more).
+    """
+    if not unsafe_to_raise(frame):
+        return False
+    redeliver(signum)
+    return True
+
+
+def raise_when_safe(signum: int, frame: Any) -> None:
+    """SIGINT handler: Python's (raise :class:`KeyboardInterrupt`), deferred where that is unsafe.
+
+    Installed by ``python -m tealeaves`` before it imports the command line.
+
+    Parameters
+    ----------
+    signum : int
+        The signal received.
+    frame : frame or None
+        The interrupted frame.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Unless raising is unsafe (:func:`unsafe_to_raise`).
+    """
+    if not deferred(signum, frame):
+        signal.default_int_handler(signum, frame)
+
+
 @contextmanager
 def sigint_sets_flag() -> Iterator[None]:
     """Within the block, SIGINT sets the stop flag, then runs the handler that was installed before.
 
     Installed only from the main thread (the only one Python lets set handlers) and only over a
     Python-level handler (Python's default raises :class:`KeyboardInterrupt`); an ignored SIGINT
-    (``nohup``, a background job) stays ignored.  The flag is cleared on entry.
+    (``nohup``, a background job) stays ignored.  The flag is cleared on entry.  A SIGINT that
+    lands where raising is unsafe is delivered again later (:func:`deferred`), and so is one that a
+    finaliser swallowed (the block's ``sys.unraisablehook`` sees it).
 
     Yields
     ------
@@ -247,15 +348,28 @@ def sigint_sets_flag() -> Iterator[None]:
     clear()
 
     def handler(signum, frame):
+        if deferred(signum, frame):
+            return
         request()
         previous(signum, frame)
 
     handler._sets_stop_flag = True
+    hook = sys.unraisablehook
+
+    def unraisable(info: Any) -> None:  # a KeyboardInterrupt raised in a finaliser is swallowed there
+        if isinstance(info.exc_value, KeyboardInterrupt):
+            redeliver()
+        else:
+            hook(info)
+
     signal.signal(signal.SIGINT, handler)
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        if sys.unraisablehook is unraisable:
+            sys.unraisablehook = hook
 
 
 @contextmanager
