@@ -15,9 +15,9 @@ import inspect
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_attribute, renamed_parameters
@@ -39,6 +39,9 @@ from tealeaves.errors import EmptyInputError, ParameterError
 from tealeaves.index import ReferenceIndex, build_index, index_from_token_lists
 from tealeaves.signature import Signature
 from tealeaves.validation import first_duplicate
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,9 +277,10 @@ def _word_table(index: ReferenceIndex, topics: list[list[str]]):
     df = index.arrays["word_ptr"]
     k = max(len(t) for t in topics)
     lengths = np.array([len(t) for t in topics])
-    # one hash pass; no NA sentinel, so no word is ever mapped to code -1 (which would index the last word)
-    codes, words = pd.factorize(pd.Index([w for t in topics for w in t], dtype=object), use_na_sentinel=False)
-    found = np.array([vocab.get(w, -1) for w in words], dtype=np.int64)  # each distinct word once
+    distinct: dict[str, int] = {}  # each distinct word's code, in order of first appearance (one hash pass)
+    codes = np.fromiter((distinct.setdefault(w, len(distinct)) for t in topics for w in t), dtype=np.int64,
+                        count=int(lengths.sum()))
+    found = np.array([vocab.get(w, -1) for w in distinct], dtype=np.int64)  # each distinct word once
     known = found >= 0
     found[known] = np.where(df[found[known] + 1] > df[found[known]], found[known], -1)  # no postings: missing
     ids = np.full((len(topics), k), -1, dtype=np.int64)

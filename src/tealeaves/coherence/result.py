@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from tealeaves._docs import shared_doc
 from tealeaves._output import format_table
 from tealeaves.coherence.presets import MeasureSpec
 from tealeaves.signature import Signature
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -151,6 +154,8 @@ class CoherenceResult:
         mat, valid = self._matrices
         keep = np.flatnonzero(valid[topic])
         names = [self.topics[topic].words[i] for i in keep]
+        import pandas as pd  # only here: the coherence command never needs pandas (0.3-0.6 s to import)
+
         return pd.DataFrame(mat[topic][np.ix_(keep, keep)], index=names, columns=names)
 
     def to_dict(self) -> dict:
