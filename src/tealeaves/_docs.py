@@ -62,6 +62,11 @@ InputEncodingError
 TealeavesError
     If the path is a folder, cannot be read, or the encoding is unknown.""",
     # -- Compiled kernels called under Ctrl-C handling (tealeaves._interrupt)
+    "signal_handler_args": """\
+signum : int
+    The signal received.
+frame : frame or None
+    The interrupted frame.""",
     "returns_kernel": """\
 object
     What the kernel returns.""",

@@ -281,6 +281,7 @@ def redeliver(signum: int = signal.SIGINT) -> None:
     timer.start()
 
 
+@shared_doc
 def deferred(signum: int, frame: Any) -> bool:
     """In a signal handler: when raising is unsafe (:func:`unsafe_to_raise`), send ``signum`` again shortly.
 
@@ -288,10 +289,7 @@ def deferred(signum: int, frame: Any) -> bool:
 
     Parameters
     ----------
-    signum : int
-        The signal received.
-    frame : frame or None
-        The interrupted frame.
+    %(signal_handler_args)s
 
     Returns
     -------
@@ -304,6 +302,7 @@ def deferred(signum: int, frame: Any) -> bool:
     return True
 
 
+@shared_doc
 def raise_when_safe(signum: int, frame: Any) -> None:
     """SIGINT handler: Python's (raise :class:`KeyboardInterrupt`), deferred where that is unsafe.
 
@@ -311,10 +310,7 @@ def raise_when_safe(signum: int, frame: Any) -> None:
 
     Parameters
     ----------
-    signum : int
-        The signal received.
-    frame : frame or None
-        The interrupted frame.
+    %(signal_handler_args)s
 
     Raises
     ------
