@@ -62,9 +62,10 @@ InputEncodingError
 TealeavesError
     If the path is a folder, cannot be read, or the encoding is unknown.""",
     # -- Compiled kernels called under Ctrl-C handling (tealeaves._interrupt)
-    "signal_handler_args": """\
+    "signal_signum": """\
 signum : int
-    The signal received.
+    The signal received.""",
+    "signal_frame": """\
 frame : frame or None
     The interrupted frame.""",
     "returns_kernel": """\

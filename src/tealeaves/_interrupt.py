@@ -289,7 +289,7 @@ def deferred(signum: int, frame: Any) -> bool:
 
     Parameters
     ----------
-    %(signal_handler_args)s
+    %(signal_signum)s %(signal_frame)s
 
     Returns
     -------
@@ -310,7 +310,7 @@ def raise_when_safe(signum: int, frame: Any) -> None:
 
     Parameters
     ----------
-    %(signal_handler_args)s
+    %(signal_signum)s %(signal_frame)s
 
     Raises
     ------
