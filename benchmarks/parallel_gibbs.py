@@ -28,6 +28,11 @@ corpus), at K = 20 and 80, in one run with one seed:
 The machine's load lowers the 2-thread ratio (the second core may be busy): the load average is
 printed with every row and at the end.  ``--quick`` runs fewer sweeps (100) for a first look.
 
+``--marginal`` also prints each chain's rate *in the sweeps alone*, as tomotopy's figure is (its
+state is built before the timed ``train``): one more fit of each thread count with four times the
+sweeps, and the extra sweeps' tokens over the extra wall time, so that initialisation, packing and
+the final likelihood cancel out.
+
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --quick
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --n-iter 300
 """
@@ -124,6 +129,16 @@ def compare(kind: str, name: str, corpus, args) -> None:
               + (f"; tomotopy {tomo[0]['version']} w=2/w=1 {tomo[1]['rate'] / tomo[0]['rate']:.2f}x, "
                  f"{tomo[0]['tokens']:,} tokens, LL/word w=1 {tomo[0]['ll']:.4f} w=2 {tomo[1]['ll']:.4f}"
                  if tomo else ""), flush=True)
+        if args.marginal:
+            rates = {}
+            for n_threads, short in ((1, serial[0]), (2, two)):
+                long = fit_tealeaves(kind, corpus, k, n_threads, args.seed, 4 * args.iterations)
+                rates[n_threads] = short["tokens"] * 3 * args.iterations / (long["wall"] - short["wall"])
+            print(f"     in the sweeps alone ({args.iterations} vs {4 * args.iterations} sweeps): 1 thread "
+                  f"{rates[1] / 1e6:.2f}M, 2 threads {rates[2] / 1e6:.2f}M, {rates[2] / rates[1]:.2f}x; "
+                  "fixed part "
+                  f"{serial[0]['wall'] - serial[0]['tokens'] * args.iterations / rates[1]:.2f} s / "
+                  f"{two['wall'] - two['tokens'] * args.iterations / rates[2]:.2f} s", flush=True)
         serial_cpu = sum(r["cpu_ns"] for r in serial) / len(serial)
         print(f"     CPU per token sample: serial {serial_cpu:.1f} ns (mean of 3), "
               f"2 threads {two['cpu_ns']:.1f} ns "
@@ -138,6 +153,8 @@ def main() -> None:
     parser.add_argument("--n-iter", dest="iterations", type=int, default=300,
                         help="sweeps per fit (default 300)")
     parser.add_argument("--quick", action="store_true", help="100 sweeps per fit")
+    parser.add_argument("--marginal", action="store_true",
+                        help="also the rate in the sweeps alone (one more fit a thread count, 4x the sweeps)")
     parser.add_argument("-k", "--n-components", dest="topics", type=int, nargs="+", default=[20, 80])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-tomotopy", dest="tomotopy", action="store_false", help="skip tomotopy")

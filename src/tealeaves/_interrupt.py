@@ -61,7 +61,7 @@ from tealeaves._docs import shared_doc
 #: The one line the command line prints (after ``tealeaves: error: ``) when Ctrl-C ends a command.
 MESSAGE = "interrupted (Ctrl-C); nothing was left half-written"
 
-#: Seconds after which a SIGINT that landed inside an import is delivered to the process again.
+#: Seconds after which a SIGINT that landed where raising is unsafe is delivered to the process again.
 REDELIVER_AFTER = 0.02
 
 _FLAG = None
