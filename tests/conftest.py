@@ -12,6 +12,7 @@ import json
 import math
 import os
 import pickle
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,17 @@ os.environ["TEALEAVES_NO_FETCH"] = "1"
 
 #: Set TEALEAVES_FULL=1 to run slow reproductions at full size instead of the reduced CI size.
 FULL = os.environ.get("TEALEAVES_FULL") == "1"
+
+#: The one line a command interrupted by Ctrl-C ends with (test_interrupts.py, test_interrupt_deferral.py).
+INTERRUPT_MESSAGE = "tealeaves: error: interrupted (Ctrl-C); nothing was left half-written"
+
+
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` of a command that a test will interrupt: SIGINT at its default disposition, as a
+    shell starts a command.  A process that starts with SIGINT ignored keeps it ignored (Python then
+    installs no KeyboardInterrupt handler), and a test process can inherit that from whatever started
+    it: a CI run saw every command of tests/test_interrupts.py ignore the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def disk_cached(name: str, build: Callable[[], T]) -> T:

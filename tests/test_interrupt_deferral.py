@@ -24,9 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FULL, REPO
-
-MESSAGE = "tealeaves: error: interrupted (Ctrl-C); nothing was left half-written"
+from conftest import FULL, INTERRUPT_MESSAGE, REPO, as_from_a_terminal
 
 HEADER = """
 import signal, sys, time
@@ -41,7 +39,7 @@ def _run(script: str, folder: Path, *, delay: float = 0.3) -> str:
     env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{folder}"}
     proc = subprocess.Popen([sys.executable, "-c", HEADER + textwrap.dedent(script)], cwd=folder, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=as_from_a_terminal)
     try:
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(delay)
@@ -130,14 +128,14 @@ def test_ctrl_c_in_the_first_seconds_of_index_build_always_ends_cleanly(tmp_path
         proc = subprocess.Popen([sys.executable, "-m", "tealeaves", "index", "build", *map(str, shards),
                                  "-o", f"out{run}.tlx"], cwd=tmp_path, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                preexec_fn=as_from_a_terminal)
         time.sleep(delay)
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
         if finished:
             pytest.fail(f"the build ended within {delay:.2f} s: give it more work")
-        if proc.returncode != 130 or err.strip().splitlines()[-1:] != [MESSAGE] or out:
+        if proc.returncode != 130 or err.strip().splitlines()[-1:] != [INTERRUPT_MESSAGE] or out:
             failures.append((round(delay, 3), proc.returncode, err[-500:]))
     assert not failures
     assert not list(tmp_path.glob("out*")) and not list(tmp_path.glob(".out*"))

@@ -35,11 +35,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FULL, REPO, require_data
+from conftest import FULL, INTERRUPT_MESSAGE, REPO, as_from_a_terminal, require_data
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("interrupts")]
 
-MESSAGE = "tealeaves: error: interrupted (Ctrl-C); nothing was left half-written"
 
 #: Seconds a running kernel may take, after SIGINT, to return (about a second; the machine may be busy).
 STOP_WITHIN = 2.0
@@ -124,14 +123,6 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _as_from_a_terminal() -> None:
-    """In the command's process before it starts: SIGINT at its default disposition, as a shell starts a
-    command.  A process that starts with SIGINT ignored keeps it ignored (Python then installs no
-    KeyboardInterrupt handler), and a test process can inherit that from whatever started it: a CI run
-    saw every command of this file ignore the signal."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
               after_start: float | None = None, kernel: str | None = None, in_kernel: bool = True,
               between: float = 0.0, may_leave: tuple[str, ...] = (), group: bool = False,
@@ -154,7 +145,7 @@ def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
     trace = "--trace-sweeps" if after_kernel is not None else "--"
     proc = subprocess.Popen([sys.executable, "-c", BOOTSTRAP, str(log), trace, *map(str, argv)], cwd=folder,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=group, preexec_fn=_as_from_a_terminal)
+                            start_new_session=group, preexec_fn=as_from_a_terminal)
     children: set[int] = set()
     try:
         deadline = time.monotonic() + FIRST_KERNEL_TIMEOUT
@@ -190,8 +181,8 @@ def interrupt(argv: list, folder: Path, *, after_kernel: float | None = None,
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
     lines = err.splitlines()
-    assert lines[-1] == MESSAGE, err
-    assert [x for x in lines if x.startswith("tealeaves: error:")] == [MESSAGE], err
+    assert lines[-1] == INTERRUPT_MESSAGE, err
+    assert [x for x in lines if x.startswith("tealeaves: error:")] == [INTERRUPT_MESSAGE], err
     assert out == "", out
     if after_kernel is not None and in_kernel:
         running = [(name, end) for name, start, end in _kernel_calls(log) if start <= sent <= end + between]
