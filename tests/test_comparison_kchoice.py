@@ -71,6 +71,17 @@ def test_arun2010_of_two_identical_topics_is_infinite():
     assert arun2010(model, [[0.5, 0.5]], [4]).value == math.inf
 
 
+def test_arun2010_rank_is_judged_up_to_rounding():
+    # the third topic is the mean of the first two: rank 2 in exact arithmetic, whatever tiny last
+    # singular value LAPACK returns (0 or ~1e-17 by build); a real, small difference stays finite
+    a, b = np.array([0.6, 0.3, 0.1, 0.0]), np.array([0.1, 0.2, 0.3, 0.4])
+    theta, lengths = [[0.4, 0.3, 0.3]], [10]
+    assert arun2010(model_of([a, b, (a + b) / 2]), theta, lengths).value == math.inf
+    c = (a + b) / 2 + np.array([1e-6, -1e-6, 0.0, 0.0])
+    value = arun2010(model_of([a, b, c]), theta, lengths).value
+    assert math.isfinite(value) and value > 1.0
+
+
 def jsd2(x, y):
     """Jensen-Shannon divergence in bits of the (unnormalised) restrictions x and y."""
     total = 0.0

@@ -110,7 +110,10 @@ def arun2010(model: object, theta: object, doc_lengths: object) -> Score:
 
     A model whose topic-word matrix has rank below ``K`` (two identical topics) has a zero
     singular value and an infinite divergence: the value is ``inf`` (documented), as the
-    formula gives.
+    formula gives.  Rank is judged as ``numpy.linalg.matrix_rank`` judges it: a singular value
+    at most ``s_max max(K, V) eps`` is rounding error and counts as zero.  (LAPACK returns such a
+    matrix's last singular value as 0 or as about 1e-17 depending on the build, which would
+    make tmtoolkit's value a machine-dependent finite number near 19.)
 
     Parameters
     ----------
@@ -151,7 +154,7 @@ def arun2010(model: object, theta: object, doc_lengths: object) -> Score:
         raise InvalidModelError(f"theta must be a D x K array, got shape {theta.shape}")
     theta = check_proportions(theta, theta.shape[0], k)
     lengths = _doc_lengths(doc_lengths, theta.shape[0])
-    cm1 = np.linalg.svd(phi, compute_uv=False)
+    cm1 = _singular_values(phi)
     cm1 = cm1 / cm1.sum()
     cm2 = -np.sort(-(lengths @ theta))
     if cm2[-1] <= 0:
@@ -161,6 +164,26 @@ def arun2010(model: object, theta: object, doc_lengths: object) -> Score:
     value = float(rel_entr(cm1, cm2).sum() + rel_entr(cm2, cm1).sum())
     sig = _signature("arun2010", model, docs=theta.shape[0])
     return Score("arun2010", value, sig, details={"cm1": cm1.tolist(), "cm2": cm2.tolist()})
+
+
+def _singular_values(matrix: np.ndarray) -> np.ndarray:
+    """The singular values of ``matrix``, descending, those within rounding of zero set to 0.
+
+    Parameters
+    ----------
+    matrix : numpy.ndarray
+        A ``K x V`` matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``K`` values; one at most ``s_max max(K, V) eps`` (the tolerance of
+        ``numpy.linalg.matrix_rank``, after Press et al., *Numerical Recipes*, 2nd ed., §2.6)
+        is exactly 0.
+    """
+    values = np.linalg.svd(matrix, compute_uv=False)
+    tolerance = values.max(initial=0.0) * max(matrix.shape) * np.finfo(np.float64).eps
+    return np.where(values > tolerance, values, 0.0)
 
 
 def _top_indices(row: np.ndarray, n: int) -> np.ndarray:
