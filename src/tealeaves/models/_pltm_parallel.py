@@ -27,6 +27,7 @@ a new team of threads (docs/models-gibbs.md).
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numba
@@ -100,16 +101,16 @@ def _copy_rows(src, dst):
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge_counts(shared, copies, lo, hi):
-    """Rows ``lo`` to ``hi - 1`` of ``shared`` become ``shared + sum_t (copies[t] - shared)``: the merge
-    of the threads' count deltas (in place)."""
+def _merge_counts(base, copies):
+    """``base`` becomes ``base + sum_t (copies[t] - base)``: the merge of the threads' count deltas
+    (in place; exact, in integers, so every thread that merges the same copies gets the same totals)."""
     n_parts = copies.shape[0]
-    for i in range(lo, hi):
-        for k in range(shared.shape[1]):
-            acc = -(n_parts - 1) * np.int64(shared[i, k])
+    for i in range(base.shape[0]):
+        for k in range(base.shape[1]):
+            acc = -(n_parts - 1) * np.int64(base[i, k])
             for t in range(n_parts):
                 acc += copies[t, i, k]
-            shared[i, k] = acc
+            base[i, k] = acc
 
 
 class Plan(NamedTuple):
@@ -207,9 +208,9 @@ def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, 
 
     The block ``(p, q)``, ``q = (p + phase) mod P``, is sampled in pieces (:data:`PIECE_TOKENS`) by
     the serial sweep (:func:`~tealeaves.models._pltm_kernels.gibbs_sweep` when ``dense``, else
-    :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`) against a private copy of ``n_lk``,
-    written to ``n_lk_t[p]`` at the end; in the last phase the thread also writes its rows' topics
-    back to ``z_out`` (the chain's own token order).
+    :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`) against a private copy of ``n_lk``
+    (the totals merged after the previous phase), written to ``n_lk_t[p]`` at the end; in the last
+    phase the thread also writes its rows' topics back to ``z_out`` (the chain's own token order).
 
     Parameters
     ----------
@@ -218,7 +219,8 @@ def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, 
     block_seg, seg_start, seg_lang, seg_row, perm : numpy.ndarray
         The :class:`Plan`'s arrays.
     z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, stop, dense
-        As in :func:`parallel_sweep` (``z`` in the plan's order; ``n_lk`` only read).
+        As in :func:`parallel_sweep` (``z`` in the plan's order; ``n_lk`` the thread's merged totals,
+        only read; ``n_lk_t`` this phase's half of the scratch).
     tokens, n_wk, span, packed, bits, reset, used
         The dense sampler's word ids (plan order) and counts, or the sparse sampler's spans (plan
         order), packed lists, topic bits, reset and used cells (:func:`parallel_sweep`).
@@ -245,7 +247,15 @@ def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, 
 
 def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk,
                    span, packed, bits, reset, used, stop) -> None:
-    """One sweep on ``P`` threads: ``P`` phases of :func:`partition_block`, ``n_lk`` merged after each.
+    """One sweep on ``P`` threads: ``P`` phases of :func:`partition_block`, the totals merged after each.
+
+    Each thread runs its ``P`` blocks in one task, with a barrier after each phase; after a barrier
+    every thread merges the phase's ``P`` copies of the totals into its own (:func:`_merge_counts`,
+    exact integers, so all threads hold the same totals), and the copies alternate between two halves
+    of ``n_lk_t``, so a thread that starts the next phase early never overwrites copies another
+    thread is still merging.  One task a sweep instead of one a phase, and no merge by one thread
+    while the others wait: the chain, a function of the blocks' streams and the merged totals only,
+    is the same.
 
     Parameters
     ----------
@@ -258,7 +268,7 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_
     seed : int
         The sweep's seed (each block's streams derive from it by :func:`stream_seed`).
     n_lk_t : numpy.ndarray
-        Scratch for every thread's totals, ``P x L x K``.
+        Scratch for every thread's totals, ``2 x P x L x K``.
     z_out : numpy.ndarray
         The topics in the chain's own token order (written at the end of the sweep).
     dense : bool
@@ -271,13 +281,28 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_
     stop : numpy.ndarray
         The stop flag (:func:`tealeaves._interrupt.flag`): a stopped sweep is unfinished, never used.
     """
-    for phase in range(plan_.n_threads):
-        def block(p, phase=phase):
-            partition_block(p, phase, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z,
-                            n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, plan_.perm, stop, dense,
-                            tokens, n_wk, span, packed, bits, reset, used)
+    n_parts = plan_.n_threads
+    barrier = threading.Barrier(n_parts)
 
-        run_parts(block, plan_.n_threads)
-        if stop[0]:
+    def thread(p):
+        totals = n_lk.copy()  # n_lk is written only after the last barrier (below), by thread 0
+        try:
+            for phase in range(n_parts):
+                copies = n_lk_t[phase % 2]
+                partition_block(p, phase, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row,
+                                z, totals, n_rk, alpha, beta, beta_sum, seed, copies, z_out, plan_.perm, stop,
+                                dense, tokens, n_wk, span, packed, bits, reset, used)
+                if stop[0]:
+                    barrier.abort()
+                    return
+                barrier.wait()
+                _merge_counts(totals, copies)
+        except threading.BrokenBarrierError:  # another thread stopped or failed: its reason is reported
             return
-        _merge_counts(n_lk, n_lk_t, 0, n_lk.shape[0])
+        except BaseException:
+            barrier.abort()
+            raise
+        if p == 0:
+            _copy_rows(totals, n_lk)
+
+    run_parts(thread, n_parts)

@@ -746,7 +746,7 @@ def _threaded(lay: _Layout, n_threads: int, serial: Callable, n_wk: np.ndarray, 
             return serial(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
         if state["z"] is None:
             state["z"] = z[plan.perm]
-        n_lk_t = np.empty((n_threads, *n_lk.shape), dtype=n_lk.dtype)
+        n_lk_t = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
         _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z, dense,
                         tokens, n_wk, span, packed, bits, reset, used)
 
