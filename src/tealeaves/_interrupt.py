@@ -23,8 +23,8 @@ second and the command end with exit status 130:
 Why not a flag set from a C-level signal handler, or kernels run in chunks from Python?  A C
 handler would replace Python's (no :class:`KeyboardInterrupt` any more) and cannot safely touch
 Python objects; chunks would need every kernel's random stream and running totals to survive
-between calls.  The flag costs one relaxed atomic load per unit of work, and the helper thread
-a hand-off to one kept thread per call.  numba's threading layers are unaffected: a
+between calls.  The flag costs one relaxed atomic load per unit of work, and the helper thread one
+hand-off per call to a thread kept for the process.  numba's threading layers are unaffected: a
 ``parallel=True`` kernel started from the helper thread runs its ``prange`` on numba's pool as
 from any thread, and each ``prange`` iteration reads the flag.
 
