@@ -118,37 +118,6 @@ def test_compiled_call_raises_keyboard_interrupt_when_stopped_from_another_threa
     assert _interrupt.call(_spin, 10) == 10  # a new call from the main thread starts with the flag cleared
 
 
-def test_compiled_call_runs_every_kernel_in_one_kept_helper_thread():
-    # one thread for the process, not one per call (a Gibbs chain calls a kernel every sweep)
-    threads = []  # the Thread objects themselves: a thread id may be reused once a thread has ended
-
-    def which(stop):
-        threads.append(threading.current_thread())
-        return len(threads)
-
-    assert [_interrupt.call(which) for _ in range(3)] == [1, 2, 3]
-    assert all(t is threads[0] for t in threads) and threads[0].name == "tealeaves-kernel"
-    assert threading.current_thread() is threading.main_thread()
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
-def test_compiled_call_in_a_forked_child_starts_its_own_helper():
-    # a child forked after a call has no copy of the parent's helper thread: without a new one,
-    # its first call would wait forever (sweeps and chains run in forked worker processes)
-    script = (
-        "import os, sys\n"
-        "from tealeaves import _interrupt\n"
-        "assert _interrupt.call(lambda stop: 1) == 1\n"
-        "pid = os.fork()\n"
-        "if pid == 0:\n"
-        "    os._exit(0 if _interrupt.call(lambda stop: 2) == 2 else 1)\n"
-        "_, status = os.waitpid(pid, 0)\n"
-        "sys.exit(os.waitstatus_to_exitcode(status))\n")
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    done = subprocess.run([sys.executable, "-c", script], env=env, timeout=60, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-
-
 #: Records in ``names`` the name of every function numba compiles (kernels and the library functions
 #: they call); the scripts below start with it.
 RECORD_COMPILES = r"""

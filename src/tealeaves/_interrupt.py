@@ -23,8 +23,8 @@ second and the command end with exit status 130:
 Why not a flag set from a C-level signal handler, or kernels run in chunks from Python?  A C
 handler would replace Python's (no :class:`KeyboardInterrupt` any more) and cannot safely touch
 Python objects; chunks would need every kernel's random stream and running totals to survive
-between calls.  The flag costs one relaxed atomic load per unit of work, and the helper thread one
-hand-off per call to a thread kept for the process.  numba's threading layers are unaffected: a
+between calls.  The flag costs one relaxed atomic load per unit of work, and the helper thread
+one thread start per call (about 0.1 ms).  numba's threading layers are unaffected: a
 ``parallel=True`` kernel started from the helper thread runs its ``prange`` on numba's pool as
 from any thread, and each ``prange`` iteration reads the flag.
 
@@ -219,15 +219,14 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
-    done = None
+    helper = threading.Thread(target=target, name="tealeaves-kernel", daemon=True)
+    helper.start()
     try:
-        done = _helper().submit(target)
-        while not done.wait(0.25):
-            pass
+        while helper.is_alive():
+            helper.join(0.25)
     except KeyboardInterrupt:
         stop[0] = 1
-        if done is not None:
-            _wait_uninterrupted(done)
+        _join_uninterrupted(helper)
         raise
     if "error" in box:
         raise box["error"]
@@ -236,61 +235,11 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
     return box["result"]
 
 
-class _Helper:
-    """The kept thread that runs :func:`call`'s kernels: one thread for the process, started once.
-
-    A thread started per call cost a thread start (about 0.1 ms) and, worse, arrived on a core the
-    scheduler had not balanced yet: a Gibbs chain on two threads calls a kernel every sweep (about
-    10 ms), and its first phase waited 0.2-0.4 ms for the new thread's core.  A ``parallel=True``
-    kernel also keeps its team of numba threads when started from the same thread.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._work: list[tuple[Callable[[], None], threading.Event]] = []
-        self._ready = threading.Condition(self._lock)
-        thread = threading.Thread(target=self._serve, name="tealeaves-kernel", daemon=True)
-        thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            with self._ready:
-                while not self._work:
-                    self._ready.wait()
-                task, finished = self._work.pop(0)
-            try:
-                task()
-            finally:
-                finished.set()
-
-    def submit(self, task: Callable[[], None]) -> threading.Event:
-        """Run ``task`` in the helper thread; the event is set when it has returned."""
-        finished = threading.Event()
-        with self._ready:
-            self._work.append((task, finished))
-            self._ready.notify()
-        return finished
-
-
-_HELPER: list[_Helper] = []
-
-
-def _helper() -> _Helper:
-    """This process's :class:`_Helper`, started at the first call (and again in a forked child)."""
-    if not _HELPER:
-        _HELPER.append(_Helper())
-    return _HELPER[0]
-
-
-if hasattr(os, "register_at_fork"):  # a forked child has no copy of the parent's helper thread
-    os.register_at_fork(after_in_child=_HELPER.clear)
-
-
-def _wait_uninterrupted(finished: threading.Event) -> None:
-    """Wait for a kernel to return, through further Ctrl-C (it still reads arrays we own)."""
-    while not finished.is_set():
+def _join_uninterrupted(thread: threading.Thread) -> None:
+    """Wait for ``thread`` to end, through further Ctrl-C (the kernel still reads arrays we own)."""
+    while thread.is_alive():
         try:
-            finished.wait(0.25)
+            thread.join(0.25)
         except KeyboardInterrupt:
             pass
 

@@ -21,8 +21,8 @@ chain's ``z`` at the end of a sweep.
 
 The threads are plain threads (:func:`tealeaves._threads.run_parts`) running GIL-free kernels, not
 a numba ``prange``: with numba's OpenMP layer the threads that had finished their part kept spinning
-after each parallel region, and a region started from a new thread (each call had its own helper
-thread then) got a new team of threads (docs/models-gibbs.md).
+after each parallel region, and a region started from a new thread (each call's helper thread) got
+a new team of threads (docs/models-gibbs.md).
 """
 
 from __future__ import annotations
