@@ -207,6 +207,8 @@ def main() -> None:
     parser.add_argument("--no-tomotopy", dest="tomotopy", action="store_false", help="skip tomotopy")
     parser.add_argument("--corpus", choices=["reuters", "bible", "both"], default="both")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.quick:
         args.iterations = 100
     load = os.getloadavg()
