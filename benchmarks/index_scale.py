@@ -42,7 +42,10 @@ prints, each measured in a fresh process (peak RSS = ``VmHWM``; anonymous memory
 build``, default ``--memory 1G``: time, tokens/s, peak RSS), the first and a second open
 (``ReferenceIndex.load``), ``tealeaves index info --verify``, and NPMI scoring of 80 topics x top 10
 and 1,000 x top 50 at document, 10-token and 110-token windows (the index already open; the kernels
-compiled first on two topics)::
+compiled first on two topics; a set of at most 1,000 topic words is scored twice in that process, so
+the second time shows the cost with the index's pages in memory; ``--reuse-index`` measures an index
+already built at that size, ``--skip-verify`` leaves out the verify pass, ``--topic-sets 1000x50``
+scores only that set)::
 
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 20M 200M
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 1B --billion
@@ -311,11 +314,19 @@ def _score_one(path: str, n_topics: int, top: int, window: str) -> dict:
     before = _proc_status()
     peak = _anon_sampler()
     t = time.perf_counter()
-    measure.score(topics, index)
+    first = measure.score(topics, index)
     secs = time.perf_counter() - t
-    return {"seconds": secs, "before": before, "after": _proc_status(), "anon_peak_mib": peak()}
+    out = {"seconds": secs, "before": before}
+    if n_topics * top <= AGAIN_WORDS:  # the sets with a time target: again, the index's pages in memory
+        t = time.perf_counter()
+        again = measure.score(topics, index)
+        out["warm_seconds"] = time.perf_counter() - t
+        out["same"] = [a.score for a in first.topics] == [b.score for b in again.topics]
+    return {**out, "after": _proc_status(), "anon_peak_mib": peak()}
 
 
+#: Topic sets of at most this many topic words are scored a second time in the same process.
+AGAIN_WORDS = 1_000
 #: Window size of the brute-force check (:func:`_brute`).
 BRUTE_WINDOW = 10
 
@@ -437,7 +448,8 @@ def _mib(d: dict, key: str) -> float:
     return d["after"].get(key, 0.0)
 
 
-def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) -> None:
+def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, reuse: bool = False,
+                skip_verify: bool = False, topic_sets=((80, 10), (1000, 50))) -> None:
     """The issue-25 scale run over growing references (see the module's docstring)."""
     for size_text in sizes:
         size = _size(size_text)
@@ -448,18 +460,10 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) ->
               f"{sum(s.stat().st_size for s in shards) / 2**20:,.0f} MiB of JSON Lines "
               f"(ready in {time.perf_counter() - t:.0f} s); load average {_load_average()}", flush=True)
         index_path = out / f"grow-{size}.tlx"
-        index_path.unlink(missing_ok=True)
-        b = _timed_command([sys.executable, "-m", "tealeaves", "index", "build", *map(str, shards), "-o",
-                            str(index_path), "--memory", memory])
-        if b["code"] != 0:
-            raise SystemExit(f"build failed:\n{b['stderr']}")
-        info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
-                                          "--format", "json"], capture_output=True, text=True).stdout)
-        n_tok = info["n_tokens"]
-        print(f"build (--memory {memory}): {b['seconds']:.1f} s, {n_tok / b['seconds']:,.0f} tokens/s, "
-              f"peak RSS {b['rss_mib']:,.0f} MiB; {n_tok:,} tokens, {info['n_words']:,} words, "
-              f"{info['n_documents']:,} documents, {index_path.stat().st_size / 2**30:.2f} GiB; "
-              f"load average {_load_average()}", flush=True)
+        if reuse and index_path.exists():
+            _print_existing(index_path)
+        else:
+            _build_growing(index_path, shards, memory)
         for which in ("first", "second"):
             o = run_child("open", index_path, [])
             print(f"open ({which}, ReferenceIndex.load): {o['seconds']:.2f} s, peak RSS "
@@ -467,23 +471,52 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool) ->
                   "of it "
                   f"the index's mapped pages), anonymous peak {o['anon_peak_mib']:,.0f} MiB "
                   f"(before the open {o['before']['RssAnon']:,.0f} MiB)", flush=True)
-        v = _timed_command([sys.executable, "-m", "tealeaves", "index", "info", str(index_path), "--verify"])
-        print(f"index info --verify: {v['seconds']:.1f} s, peak RSS {v['rss_mib']:,.0f} MiB "
-              f"(exit {v['code']})", flush=True)
+        if not skip_verify:
+            v = _timed_command([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
+                                "--verify"])
+            print(f"index info --verify: {v['seconds']:.1f} s, peak RSS {v['rss_mib']:,.0f} MiB "
+                  f"(exit {v['code']})", flush=True)
         if skip_scoring:
             continue
-        for n_topics, top in ((80, 10), (1000, 50)):
+        for n_topics, top in topic_sets:
             for window in ("doc", "10", "110"):
                 try:
                     s = run_child("score1", index_path, [str(n_topics), str(top), window])
                 except SystemExit as e:
                     print(f"scoring {n_topics}x{top} window={window}: FAILED {str(e)[-300:]}", flush=True)
                     continue
-                print(f"scoring {n_topics}x{top} window={window}: {s['seconds']:.2f} s, peak RSS "
+                again = (f" (again in the same process: {s['warm_seconds']:.2f} s, same scores: {s['same']})"
+                         if "warm_seconds" in s else "")
+                print(f"scoring {n_topics}x{top} window={window}: {s['seconds']:.2f} s{again}, peak RSS "
                       f"{_mib(s, 'VmHWM'):,.0f} MiB (mapped index pages {_mib(s, 'RssFile'):,.0f} MiB), "
                       f"anonymous peak {s['anon_peak_mib']:,.0f} MiB (before scoring "
                       f"{s['before']['RssAnon']:,.0f} MiB); load average {_load_average()}", flush=True)
         _print_brute(run_child("brute", index_path, shards))  # last: it reads every shard again
+
+
+def _build_growing(index_path: Path, shards: list[Path], memory: str) -> None:
+    """``tealeaves index build`` of the growing reference, timed (peak RSS by ``wait4``)."""
+    index_path.unlink(missing_ok=True)
+    b = _timed_command([sys.executable, "-m", "tealeaves", "index", "build", *map(str, shards), "-o",
+                        str(index_path), "--memory", memory])
+    if b["code"] != 0:
+        raise SystemExit(f"build failed:\n{b['stderr']}")
+    info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
+                                      "--format", "json"], capture_output=True, text=True).stdout)
+    n_tok = info["n_tokens"]
+    print(f"build (--memory {memory}): {b['seconds']:.1f} s, {n_tok / b['seconds']:,.0f} tokens/s, "
+          f"peak RSS {b['rss_mib']:,.0f} MiB; {n_tok:,} tokens, {info['n_words']:,} words, "
+          f"{info['n_documents']:,} documents, {index_path.stat().st_size / 2**30:.2f} GiB; "
+          f"load average {_load_average()}", flush=True)
+
+
+def _print_existing(index_path: Path) -> None:
+    """The kept index of ``--reuse-index`` (not rebuilt: no build figures)."""
+    info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
+                                      "--format", "json"], capture_output=True, text=True).stdout)
+    print(f"build: skipped (--reuse-index: {index_path} kept); {info['n_tokens']:,} tokens, "
+          f"{info['n_words']:,} words, {info['n_documents']:,} documents, "
+          f"{index_path.stat().st_size / 2**30:.2f} GiB", flush=True)
 
 
 def _print_brute(b: dict) -> None:
@@ -731,6 +764,11 @@ def main() -> None:
                         help="the issue-25 run over growing references (default size 200M)")
     parser.add_argument("--billion", action="store_true", help="with --growing: allow sizes of 1B and more")
     parser.add_argument("--memory", default="1G", help="with --growing: the build's --memory")
+    parser.add_argument("--skip-verify", action="store_true", help="with --growing: no `index info --verify`")
+    parser.add_argument("--topic-sets", nargs="+", default=["80x10", "1000x50"],
+                        help="with --growing: the topic sets scored (TOPICSxTOP)")
+    parser.add_argument("--reuse-index", action="store_true",
+                        help="with --growing: measure an index already built at that size (no build)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -743,7 +781,8 @@ def main() -> None:
         if any(_size(s) >= 10**9 for s in sizes) and not args.billion:
             raise SystemExit("sizes of 1B tokens and more need --billion "
                              "(about 15 GB of index, 8 GB of text)")
-        run_growing(sizes, out, args.memory, args.skip_scoring)
+        sets = [tuple(int(x) for x in t.split("x")) for t in args.topic_sets]
+        run_growing(sizes, out, args.memory, args.skip_scoring, args.reuse_index, args.skip_verify, sets)
         return
     for size_text in args.sizes:
         size = _size(size_text)
