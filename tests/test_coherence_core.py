@@ -586,3 +586,25 @@ def test_pair_document_counts_by_bitsets_and_by_probing_equal_set_intersections(
     slots = _kernels.dense_slots(sizes, n_space, 0)
     assert sorted(slots[slots >= 0].tolist()) == list(range(64))
     assert sizes[slots >= 0].min() >= sizes[(slots < 0) & (sizes > 5)].max()  # the longest ones
+
+
+@pytest.mark.parametrize("n_words", [255, 256, 257, 300])
+def test_pair_document_counts_of_a_document_holding_hundreds_of_dense_words(n_words):
+    """The bitset kernel counts the dense words of each document in a byte that stops at 2 (all it
+    reads is "at least 1" and "at least 2"), so a document holding 256 or more dense words (where a
+    byte that wrapped round would read 0 or 1) still takes part: every count is the size of the
+    intersection of the two posting sets, over one list and over two."""
+    rng = np.random.default_rng(n_words)
+    n_space = 3000  # a word of more than 5 postings is dense
+
+    def postings():
+        return [np.unique(np.r_[0, rng.choice(np.arange(1, n_space), 12, replace=False)]).astype(np.int64)
+                for _ in range(n_words)]  # every word in document 0, and 12 others
+
+    left, right = postings(), postings()
+    pairs = np.array(list(itertools.combinations(range(n_words), 2)), dtype=np.int64)
+    for a, b in ((left, left), (left, right)):
+        got = core.pair_document_counts(a, b, pairs)
+        expected = [len(set(a[i].tolist()) & set(b[j].tolist())) for i, j in pairs]
+        assert got.tolist() == expected
+        assert min(expected) >= 1  # document 0 is shared by every pair

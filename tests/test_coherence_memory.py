@@ -214,5 +214,5 @@ def test_index_info_reports_what_scoring_costs(tmp_path, run_cli):
     parts = 1  # this small index is counted on one thread
     assert cost["window"]["every_word_bytes"] == 20 * n_post + 8 * n_pos + (1 + 5 * parts) * len(docs)
     bitsets = min(64 * n_post, 128 << 20)
-    assert cost["doc"]["every_word_bytes"] == 4 * n_post + (24 + parts) * len(docs) + bitsets
+    assert cost["doc"]["every_word_bytes"] == 4 * n_post + (14 + parts) * len(docs) + bitsets
     assert cost["window"]["every_word_blocks_at_budget"] == 1 and cost["window"]["budget"] == 1 << 30

@@ -40,14 +40,14 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: Windows: ``docs`` (4), ``ilo``/``ihi`` (16 as ``int64``; ``int32`` below 2**31 positions) per
 #: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval), a bitmap
 #: (counted as a byte) and an ``int32`` posting map per thread per document; documents: the block's
-#: postings (4), ``cnt_a``/``cnt_b``/``cid`` (16) and at most 8 of document bitsets per document, a
-#: byte map per thread; context windows: the selected postings' slots, documents and position ranges
+#: postings (4), ``cnt_a``/``cnt_b`` (a byte each), ``cid`` (4) and at most 8 of document bitsets per
+#: document, a bitmap per thread (counted as a byte); context windows: the selected postings' slots, documents and position ranges
 #: (32), the maps of windows; word sets: the postings' documents,
 #: interval ranges and empty intervals (48), the intervals and a topic's sort keys (40 per position).
 #: A pair holds its entry in ``pairs``, the joint counts, the anchor order and the kernels' keys, costs
 #: and outputs (about 96 bytes), a word about 96.
 BYTES = {
-    "doc": {"posting": 4, "position": 0, "document": 24, "document_thread": 1},
+    "doc": {"posting": 4, "position": 0, "document": 14, "document_thread": 1},
     "window": {"posting": 20, "position": 8, "document": 1, "document_thread": 5},
     "context": {"posting": 32, "position": 0, "document": 0, "document_thread": 5},
     "subsets": {"posting": 48, "position": 40, "document": 0, "document_thread": 0},
