@@ -44,8 +44,8 @@ build``, default ``--memory 1G``: time, tokens/s, peak RSS), the first and a sec
 and 1,000 x top 50 at document, 10-token and 110-token windows (the index already open; the kernels
 compiled first on two topics; a set of at most 1,000 topic words is scored twice in that process, so
 the second time shows the cost with the index's pages in memory; ``--reuse-index`` measures an index
-already built at that size, ``--skip-verify`` leaves out the verify pass, ``--topic-sets 1000x50``
-scores only that set)::
+already built at that size, ``--skip-verify`` and ``--skip-brute`` leave out the verify pass and
+the recount, ``--topic-sets 1000x50`` scores only that set)::
 
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 20M 200M
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 1B --billion
@@ -449,7 +449,8 @@ def _mib(d: dict, key: str) -> float:
 
 
 def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, reuse: bool = False,
-                skip_verify: bool = False, topic_sets=((80, 10), (1000, 50))) -> None:
+                skip_verify: bool = False, topic_sets=((80, 10), (1000, 50)),
+                skip_brute: bool = False) -> None:
     """The issue-25 scale run over growing references (see the module's docstring)."""
     for size_text in sizes:
         size = _size(size_text)
@@ -491,7 +492,8 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, re
                       f"{_mib(s, 'VmHWM'):,.0f} MiB (mapped index pages {_mib(s, 'RssFile'):,.0f} MiB), "
                       f"anonymous peak {s['anon_peak_mib']:,.0f} MiB (before scoring "
                       f"{s['before']['RssAnon']:,.0f} MiB); load average {_load_average()}", flush=True)
-        _print_brute(run_child("brute", index_path, shards))  # last: it reads every shard again
+        if not skip_brute:
+            _print_brute(run_child("brute", index_path, shards))  # last: it reads every shard again
 
 
 def _build_growing(index_path: Path, shards: list[Path], memory: str) -> None:
@@ -765,6 +767,7 @@ def main() -> None:
     parser.add_argument("--billion", action="store_true", help="with --growing: allow sizes of 1B and more")
     parser.add_argument("--memory", default="1G", help="with --growing: the build's --memory")
     parser.add_argument("--skip-verify", action="store_true", help="with --growing: no `index info --verify`")
+    parser.add_argument("--skip-brute", action="store_true", help="with --growing: no brute-force recount")
     parser.add_argument("--topic-sets", nargs="+", default=["80x10", "1000x50"],
                         help="with --growing: the topic sets scored (TOPICSxTOP)")
     parser.add_argument("--reuse-index", action="store_true",
@@ -782,7 +785,8 @@ def main() -> None:
             raise SystemExit("sizes of 1B tokens and more need --billion "
                              "(about 15 GB of index, 8 GB of text)")
         sets = [tuple(int(x) for x in t.split("x")) for t in args.topic_sets]
-        run_growing(sizes, out, args.memory, args.skip_scoring, args.reuse_index, args.skip_verify, sets)
+        run_growing(sizes, out, args.memory, args.skip_scoring, args.reuse_index, args.skip_verify, sets,
+                    args.skip_brute)
         return
     for size_text in args.sizes:
         size = _size(size_text)
