@@ -496,6 +496,12 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, re
             _print_brute(run_child("brute", index_path, shards))  # last: it reads every shard again
 
 
+def _index_info(index_path: Path) -> dict:
+    """``tealeaves index info PATH --format json``, parsed."""
+    return json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
+                                      "--format", "json"], capture_output=True, text=True).stdout)
+
+
 def _build_growing(index_path: Path, shards: list[Path], memory: str) -> None:
     """``tealeaves index build`` of the growing reference, timed (peak RSS by ``wait4``)."""
     index_path.unlink(missing_ok=True)
@@ -503,8 +509,7 @@ def _build_growing(index_path: Path, shards: list[Path], memory: str) -> None:
                         str(index_path), "--memory", memory])
     if b["code"] != 0:
         raise SystemExit(f"build failed:\n{b['stderr']}")
-    info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
-                                      "--format", "json"], capture_output=True, text=True).stdout)
+    info = _index_info(index_path)
     n_tok = info["n_tokens"]
     print(f"build (--memory {memory}): {b['seconds']:.1f} s, {n_tok / b['seconds']:,.0f} tokens/s, "
           f"peak RSS {b['rss_mib']:,.0f} MiB; {n_tok:,} tokens, {info['n_words']:,} words, "
@@ -514,8 +519,7 @@ def _build_growing(index_path: Path, shards: list[Path], memory: str) -> None:
 
 def _print_existing(index_path: Path) -> None:
     """The kept index of ``--reuse-index`` (not rebuilt: no build figures)."""
-    info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
-                                      "--format", "json"], capture_output=True, text=True).stdout)
+    info = _index_info(index_path)
     print(f"build: skipped (--reuse-index: {index_path} kept); {info['n_tokens']:,} tokens, "
           f"{info['n_words']:,} words, {info['n_documents']:,} documents, "
           f"{index_path.stat().st_size / 2**30:.2f} GiB", flush=True)
@@ -797,8 +801,7 @@ def main() -> None:
               f"(ready in {time.perf_counter() - t:.0f} s)", flush=True)
         index_path = out / f"ref-{size}.tlx"
         cli = run_child("cli", index_path, shards)
-        info = json.loads(subprocess.run([sys.executable, "-m", "tealeaves", "index", "info", str(index_path),
-                                          "--format", "json"], capture_output=True, text=True).stdout)
+        info = _index_info(index_path)
         n_tok = info["n_tokens"]
         print(f"index build (1 process): {cli['seconds']:.1f} s, {n_tok / cli['seconds']:,.0f} tokens/s, "
               f"peak RSS {cli['rss_mib']:,.0f} MiB, "
