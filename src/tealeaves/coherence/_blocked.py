@@ -41,8 +41,8 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval), a bitmap
 #: (counted as a byte) and an ``int32`` posting map per thread per document; documents: the block's
 #: postings (4), ``cnt_a``/``cnt_b`` (a byte each), ``cid`` (4) and at most 8 of document bitsets per
-#: document, a bitmap per thread (counted as a byte); context windows: the selected postings' slots, documents and position ranges
-#: (32), the maps of windows; word sets: the postings' documents,
+#: document, a bitmap per thread (counted as a byte); context windows: the selected postings' slots,
+#: documents and position ranges (32), the maps of windows; word sets: the postings' documents,
 #: interval ranges and empty intervals (48), the intervals and a topic's sort keys (40 per position).
 #: A pair holds its entry in ``pairs``, the joint counts, the anchor order and the kernels' keys, costs
 #: and outputs (about 96 bytes), a word about 96.
