@@ -54,6 +54,7 @@ the recount, ``--topic-sets 1000x50`` scores only that set)::
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import resource
 import subprocess
@@ -332,12 +333,12 @@ BRUTE_WINDOW = 10
 
 
 def _brute_words(index) -> list[str]:
-    """Nine words for the brute-force check, by document-frequency rank: 30, 300, 3,000 (common: the
-    frequent-word path of the counts), 20,000, 50,000 and 200,000 (middling), and the three rarest seen
-    in at least 20 documents (the probing path)."""
+    """Eleven words for the brute-force check, by document-frequency rank: 30, 100, 300, 1,000, 3,000
+    (common: the frequent-word path of the counts, and pairs that share many units), 20,000, 50,000 and
+    200,000 (middling), and the three rarest seen in at least 20 documents (the probing path)."""
     df = index.document_frequencies()
     order = np.argsort(-df, kind="stable")
-    ranked = [index.vocabulary[int(order[r])] for r in (30, 300, 3_000, 20_000, 50_000, 200_000)
+    ranked = [index.vocabulary[int(order[r])] for r in (30, 100, 300, 1_000, 3_000, 20_000, 50_000, 200_000)
               if r < len(order)]
     rare = [index.vocabulary[int(i)] for i in order[df[order] >= 20][-3:]]
     return list(dict.fromkeys(ranked + rare))
@@ -357,7 +358,7 @@ class _Recount:
 
     def __init__(self, words: list[str], pairs: np.ndarray):
         self.at = {w: i for i, w in enumerate(words)}
-        self.pairs = pairs.tolist()
+        self.pairs = {(int(a), int(b)): m for m, (a, b) in enumerate(pairs.tolist())}
         self.units = {"doc": 0, "window": 0}
         self.single = {u: np.zeros(len(words), np.int64) for u in self.units}
         self.joint = {u: np.zeros(len(pairs), np.int64) for u in self.units}
@@ -387,8 +388,9 @@ class _Recount:
         for i in found:
             self.single["doc"][i] += 1
             self.single["window"][i] += int(starts[i].sum())
-        for m, (a, b) in enumerate(self.pairs):
-            if a in found and b in found:
+        for a, b in itertools.combinations(sorted(found), 2):  # the pairs present, not every pair
+            m = self.pairs.get((a, b))
+            if m is not None:
                 self.joint["doc"][m] += 1
                 self.joint["window"][m] += int((starts[a] & starts[b]).sum())
 
@@ -396,8 +398,6 @@ class _Recount:
 def _brute(path: str, shards: list[str]) -> dict:
     """Document and 10-token window counts of every pair of :func:`_brute_words`, by reading every shard
     again with the build's tokeniser and counting in plain Python, against the index's counts."""
-    import itertools
-
     from tealeaves.coherence.core import count_documents, count_windows
     from tealeaves.corpus import Preprocessor
     from tealeaves.index import ReferenceIndex
@@ -477,9 +477,7 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, re
                                 "--verify"])
             print(f"index info --verify: {v['seconds']:.1f} s, peak RSS {v['rss_mib']:,.0f} MiB "
                   f"(exit {v['code']})", flush=True)
-        if skip_scoring:
-            continue
-        for n_topics, top in topic_sets:
+        for n_topics, top in () if skip_scoring else topic_sets:
             for window in ("doc", "10", "110"):
                 try:
                     s = run_child("score1", index_path, [str(n_topics), str(top), window])
@@ -771,7 +769,8 @@ def main() -> None:
     parser.add_argument("--billion", action="store_true", help="with --growing: allow sizes of 1B and more")
     parser.add_argument("--memory", default="1G", help="with --growing: the build's --memory")
     parser.add_argument("--skip-verify", action="store_true", help="with --growing: no `index info --verify`")
-    parser.add_argument("--skip-brute", action="store_true", help="with --growing: no brute-force recount")
+    parser.add_argument("--skip-brute", action="store_true",
+                        help="with --growing: no brute-force recount (--skip-scoring leaves it in)")
     parser.add_argument("--topic-sets", nargs="+", default=["80x10", "1000x50"],
                         help="with --growing: the topic sets scored (TOPICSxTOP)")
     parser.add_argument("--reuse-index", action="store_true",
