@@ -117,11 +117,23 @@ def _mark_anchor(bits, key, n_a, a_docs, a_lo, a_hi, b_docs, b_lo, b_hi, value):
 
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
 def _mark(bits, d, value):
-    """Set bit ``d`` of the bitmap ``bits`` (``uint64`` words), or (``value`` false) clear its word."""
+    """Set bit ``d`` of the bitmap ``bits`` (:func:`_set_bit`), or (``value`` false) clear its word."""
     if value:
-        bits[d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+        _set_bit(bits, d)
     else:
         bits[d >> 6] = 0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _set_bit(bits, d):
+    """Set bit ``d`` of the bitmap ``bits`` (``uint64`` words, bit ``d & 63`` of word ``d >> 6``)."""
+    bits[d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _has_bit(bits, d):
+    """Whether bit ``d`` of the bitmap ``bits`` (as :func:`_set_bit` writes it) is set."""
+    return (bits[d >> 6] >> np.uint64(d & 63)) & np.uint64(1) != 0
 
 
 def longest_first(sizes: np.ndarray) -> np.ndarray:
@@ -346,12 +358,12 @@ def _pair_doc_kernel(a_lo, a_hi, a_docs, b_lo, b_hi, b_docs, pairs, mask, use_ma
             if current < n_a:  # probe the right word's postings
                 for k in range(b_lo[j], b_hi[j]):
                     d = b_docs[k]
-                    if (scratch[d >> 6] >> np.uint64(d & 63)) & np.uint64(1) and (not use_mask or mask[d]):
+                    if _has_bit(scratch, d) and (not use_mask or mask[d]):
                         n += 1
             else:
                 for k in range(a_lo[i], a_hi[i]):
                     d = a_docs[k]
-                    if (scratch[d >> 6] >> np.uint64(d & 63)) & np.uint64(1) and (not use_mask or mask[d]):
+                    if _has_bit(scratch, d) and (not use_mask or mask[d]):
                         n += 1
             out[m] = n
     return out
@@ -585,11 +597,11 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
             if anchor != current:
                 if current >= 0:  # every set bit is the anchor's: clear its words whole
                     for g in range(wptr[current], wptr[current + 1]):
-                        mark[docs[g] >> 6] = 0
+                        _mark(mark, docs[g], False)
                 current = anchor
                 for g in range(wptr[current], wptr[current + 1]):
                     d = docs[g]
-                    mark[d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                    _set_bit(mark, d)
                     # an anchor posting of one short interval is held as the interval itself (read here in
                     # order, not at random for each shared document)
                     if not context and hi[g] - lo[g] == 1 and y[lo[g]] < _SPAN_LIMIT:
@@ -599,7 +611,7 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
             total = 0
             for h in range(wptr[other], wptr[other + 1]):
                 d = docs[h]
-                if not (mark[d >> 6] >> np.uint64(d & 63)) & np.uint64(1):
+                if not _has_bit(mark, d):
                     continue
                 g = np.int64(slot[d])
                 if context:
@@ -676,8 +688,7 @@ def _unique_keys_kernel(keys, space):
     n_words = (space + 63) >> 6
     bits = np.zeros(n_words, dtype=np.uint64)
     for m in range(len(keys)):  # (an index loop: an array iterator costs more to compile)
-        k = keys[m]
-        bits[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+        _set_bit(bits, keys[m])
     before = np.empty(n_words + 1, dtype=np.int64)
     before[0] = 0
     for i in range(n_words):
