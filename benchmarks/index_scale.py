@@ -462,7 +462,8 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, re
               f"(ready in {time.perf_counter() - t:.0f} s); load average {_load_average()}", flush=True)
         index_path = out / f"grow-{size}.tlx"
         if reuse and index_path.exists():
-            _print_existing(index_path)
+            print(f"build: skipped (--reuse-index: {index_path} kept); {_index_summary(index_path)}",
+                  flush=True)
         else:
             _build_growing(index_path, shards, memory)
         for which in ("first", "second"):
@@ -507,20 +508,17 @@ def _build_growing(index_path: Path, shards: list[Path], memory: str) -> None:
                         str(index_path), "--memory", memory])
     if b["code"] != 0:
         raise SystemExit(f"build failed:\n{b['stderr']}")
-    info = _index_info(index_path)
-    n_tok = info["n_tokens"]
+    n_tok = _index_info(index_path)["n_tokens"]
     print(f"build (--memory {memory}): {b['seconds']:.1f} s, {n_tok / b['seconds']:,.0f} tokens/s, "
-          f"peak RSS {b['rss_mib']:,.0f} MiB; {n_tok:,} tokens, {info['n_words']:,} words, "
-          f"{info['n_documents']:,} documents, {index_path.stat().st_size / 2**30:.2f} GiB; "
+          f"peak RSS {b['rss_mib']:,.0f} MiB; {_index_summary(index_path)}; "
           f"load average {_load_average()}", flush=True)
 
 
-def _print_existing(index_path: Path) -> None:
-    """The kept index of ``--reuse-index`` (not rebuilt: no build figures)."""
+def _index_summary(index_path: Path) -> str:
+    """Tokens, words, documents and size of the index file."""
     info = _index_info(index_path)
-    print(f"build: skipped (--reuse-index: {index_path} kept); {info['n_tokens']:,} tokens, "
-          f"{info['n_words']:,} words, {info['n_documents']:,} documents, "
-          f"{index_path.stat().st_size / 2**30:.2f} GiB", flush=True)
+    return (f"{info['n_tokens']:,} tokens, {info['n_words']:,} words, {info['n_documents']:,} documents, "
+            f"{index_path.stat().st_size / 2**30:.2f} GiB")
 
 
 def _print_brute(b: dict) -> None:
@@ -748,6 +746,15 @@ def _stored_checksum(path: Path) -> bytes:
         return fh.read(56)[24:56]
 
 
+def _topic_set(text: str) -> tuple[int, int]:
+    """``--topic-sets`` value ``TOPICSxTOP`` (``80x10``) as ``(topics, top)``."""
+    topics, _, top = text.partition("x")
+    if not (topics.isdigit() and top.isdigit() and int(topics) > 0 and int(top) > 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not TOPICSxTOP with at least 1 topic of 2 words "
+                                         "(e.g. 80x10)")
+    return int(topics), int(top)
+
+
 def run_child(mode: str, output: str, shards) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, str(output), *map(str, shards)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -771,7 +778,7 @@ def main() -> None:
     parser.add_argument("--skip-verify", action="store_true", help="with --growing: no `index info --verify`")
     parser.add_argument("--skip-brute", action="store_true",
                         help="with --growing: no brute-force recount (--skip-scoring leaves it in)")
-    parser.add_argument("--topic-sets", nargs="+", default=["80x10", "1000x50"],
+    parser.add_argument("--topic-sets", nargs="+", type=_topic_set, default=[(80, 10), (1000, 50)],
                         help="with --growing: the topic sets scored (TOPICSxTOP)")
     parser.add_argument("--reuse-index", action="store_true",
                         help="with --growing: measure an index already built at that size (no build)")
@@ -787,9 +794,8 @@ def main() -> None:
         if any(_size(s) >= 10**9 for s in sizes) and not args.billion:
             raise SystemExit("sizes of 1B tokens and more need --billion "
                              "(about 15 GB of index, 8 GB of text)")
-        sets = [tuple(int(x) for x in t.split("x")) for t in args.topic_sets]
-        run_growing(sizes, out, args.memory, args.skip_scoring, args.reuse_index, args.skip_verify, sets,
-                    args.skip_brute)
+        run_growing(sizes, out, args.memory, args.skip_scoring, reuse=args.reuse_index,
+                    skip_verify=args.skip_verify, topic_sets=args.topic_sets, skip_brute=args.skip_brute)
         return
     for size_text in args.sizes:
         size = _size(size_text)
