@@ -88,14 +88,13 @@ def test_gibbs_threads_one_thread_is_the_serial_chain(planted, sampler):
     assert model.n_threads_ == 1 and "threads" not in model.description()
 
 
-def test_gibbs_threads_first_sweeps_are_serial(planted, monkeypatch):
+def test_gibbs_threads_every_sweep_is_parallel_from_the_first(planted, monkeypatch):
     calls = []
     monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
-    n_iter = polylingual.SERIAL_WARMUP
-    two = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
-    one = GibbsLDA(20, n_iter=n_iter, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
-    assert calls == []
-    np.testing.assert_array_equal(two.topic_word_, one.topic_word_)
+    two = GibbsLDA(20, n_iter=3, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
+    one = GibbsLDA(20, n_iter=3, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
+    assert len(calls) == 3
+    assert not np.array_equal(two.topic_word_, one.topic_word_)  # no serial sweeps shared with one thread
 
 
 @pytest.mark.parametrize("sampler", ["sparse", "dense"])
@@ -111,12 +110,12 @@ def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
 
 
 def _checked(calls):
-    """``parallel_sweep`` that records, after each sweep, the counts and the topics in the chain's order."""
+    """``parallel_sweep`` recording, after each sweep, the counts and topics (also in the chain's order)."""
     real = par.parallel_sweep
 
-    def checked(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk, span,
+    def checked(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk, span,
                 packed, bits, reset, used, stop):
-        real(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z_out, dense, tokens, n_wk, span,
+        real(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk, span,
              packed, bits, reset, used, stop)
         if dense:
             words, counts = tokens, n_wk.copy()
@@ -129,7 +128,9 @@ def _checked(calls):
             dense_lists = np.zeros((len(ids), n_lk.shape[1]), np.int32)
             kern.unpack_word_topics(packed, word_start, bits, dense_lists)
             counts[ids] = dense_lists
-        calls.append((counts, words, z.copy(), z_out.copy(), plan_, n_lk.copy(), n_rk.copy(), used.copy()))
+        z_out = np.full(len(z), -1, np.int32)
+        par.chain_order(plan_, z, z_out)  # the chain's order, as sweep.finish writes it at the end
+        calls.append((counts, words, z.copy(), z_out, plan_, n_lk.copy(), n_rk.copy(), used.copy()))
 
     return checked
 
@@ -140,7 +141,7 @@ def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, m
                                                                      n_threads):
     calls = []
     monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
-    n_iter = polylingual.SERIAL_WARMUP + 12  # the first sweeps are serial
+    n_iter = 12
     model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
                      sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
     assert len(calls) == 12  # every parallel sweep checked
@@ -161,6 +162,25 @@ def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, m
         np.testing.assert_array_equal(n_rk, row_counts)
 
 
+@pytest.mark.parametrize("sampler", ["sparse", "dense"])
+def test_gibbs_threads_chain_ends_with_its_topics_in_its_own_order(planted, monkeypatch, sampler):
+    kept = []
+    real = PolylingualTopicModel._store
+    monkeypatch.setattr(PolylingualTopicModel, "_store", lambda self, res, lay, sizes: (
+        kept.append((res, lay)), real(self, res, lay, sizes)))
+    GibbsLDA(K, n_iter=5, optimize_interval=0, sampler=sampler, random_state=2,
+             n_threads=3).fit(planted)
+    (res, lay), = kept
+    z = res["z"]
+    recount = np.zeros_like(res["n_wk"])
+    np.add.at(recount, (lay.tokens, z), 1)
+    np.testing.assert_array_equal(res["n_wk"], recount)
+    rows = np.repeat(lay.seg_row, np.diff(lay.seg_start))
+    row_counts = np.zeros_like(res["n_rk"])
+    np.add.at(row_counts, (rows, z), 1)
+    np.testing.assert_array_equal(res["n_rk"], row_counts)
+
+
 @pytest.mark.parametrize("n_threads", [2, 3])
 def test_gibbs_threads_plan_blocks_share_no_word_or_row_in_a_phase(planted, n_threads):
     model = GibbsLDA(K, n_iter=1, random_state=0, n_threads=1).fit(planted)
@@ -174,7 +194,7 @@ def test_gibbs_threads_plan_blocks_share_no_word_or_row_in_a_phase(planted, n_th
     tokens_of = [(plan_.seg_start[plan_.block_seg[b]], plan_.seg_start[plan_.block_seg[b + 1]])
                  for b in range(n_threads * n_threads)]
     for phase in range(n_threads):
-        blocks = [p * n_threads + (p + phase) % n_threads for p in range(n_threads)]
+        blocks = [((p - phase) % n_threads) * n_threads + p for p in range(n_threads)]  # thread p: group p
         for a in blocks:
             for b in blocks:
                 if a < b:
@@ -226,7 +246,7 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
                                       {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
     calls = []
     monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
-    n_iter = polylingual.SERIAL_WARMUP + 6
+    n_iter = 6
     fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
             .fit(corpus) for _ in range(2)]
     assert len(calls) == 2 * 6

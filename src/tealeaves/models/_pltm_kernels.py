@@ -605,6 +605,36 @@ def sparse_sweep_spans(seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta,
                 c_l[k] = alpha[k] * inv_l[k]
 
 
+@numba.njit(cache=True, nogil=True)
+def add_histograms(n_rk, topic_doc_hist, doc_len_hist):
+    """Add the row-topic counts to MALLET's histograms, in one pass over ``n_rk``.
+
+    ``topic_doc_hist[k, n]`` counts the rows with ``n_rk[r, k] == n`` (``n >= 1``) and
+    ``doc_len_hist[n]`` the rows of ``n`` tokens, the statistics of the fixed-point update of
+    ``alpha`` (Minka 2000; MALLET's ``learnParameters``).  Counts at or above the histograms' width
+    are left out (a width of the longest row plus one holds them all).
+
+    Parameters
+    ----------
+    n_rk : numpy.ndarray
+        Row-topic counts, rows x K.
+    topic_doc_hist : numpy.ndarray
+        ``K x width`` int64 histogram (updated in place).
+    doc_len_hist : numpy.ndarray
+        ``width`` int64 histogram of row lengths (updated in place).
+    """
+    width = doc_len_hist.shape[0]
+    for r in range(n_rk.shape[0]):
+        total = 0
+        for k in range(n_rk.shape[1]):
+            n = n_rk[r, k]
+            total += n
+            if 0 < n < width:
+                topic_doc_hist[k, n] += 1
+        if total < width:
+            doc_len_hist[total] += 1
+
+
 @numba.njit(cache=True, fastmath=True)
 def fold_in_sweep(tokens, seg_start, seg_row, z, phi_t, n_rk, alpha, seed, init):
     """One Gibbs sweep for new documents with the topics fixed.

@@ -86,8 +86,7 @@ class GibbsLDA(TopicModel):
         runs the exact serial chain; more split the documents into ``n_threads`` ranges and the
         words into ``n_threads`` groups, balanced by tokens, and sample a sweep in ``n_threads``
         phases in which no two threads share a word or a document, so only the topic totals are
-        approximate within a phase (the first 10 sweeps run serially,
-        :data:`~tealeaves.models.polylingual.SERIAL_WARMUP`).  The chain is
+        approximate within a phase.  The chain is
         the same for a given seed and ``n_threads`` on any machine; it differs between thread
         counts (recorded in ``n_threads_`` and the description).
 

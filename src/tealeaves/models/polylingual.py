@@ -163,10 +163,10 @@ class PolylingualTopicModel:
         into ``n_threads`` groups, balanced by tokens, and sample a sweep in ``n_threads`` phases in
         which no two threads share a word or a tuple, so only the language-topic totals are
         approximate within a phase (Yan, Xu and Qi 2009, tomotopy's partition scheme;
-        :mod:`tealeaves.models._pltm_parallel`; the first :data:`SERIAL_WARMUP` sweeps run
-        serially).  The chain then depends on the thread count (recorded in ``n_threads_`` and in
-        :meth:`description`), not on which threads run it: the same seed and ``n_threads`` repeat
-        a fit exactly (docs/polylingual.md).  Hyperparameters are still optimised between sweeps.
+        :mod:`tealeaves.models._pltm_parallel`).  The chain then depends on the thread count
+        (recorded in ``n_threads_`` and in :meth:`description`), not on which threads run it: the
+        same seed and ``n_threads`` repeat a fit exactly (docs/polylingual.md).  Hyperparameters
+        are still optimised between sweeps.
 
     Attributes
     ----------
@@ -362,6 +362,7 @@ class PolylingualTopicModel:
             if callback is not None:
                 callback(SweepDone(chain, it, int(self.n_iter), int(self.n_chains), len(lay.tokens),
                                    seconds + counts.seconds))
+        sweep.finish(z)
         return {
             "z": z, "n_wk": counts(), "n_lk": n_lk, "n_rk": n_rk, "alpha": alpha.copy(), "beta": beta.copy(),
             "trace": np.array(trace), "trace_it": np.array(trace_it), "log_likelihood": trace[-1],
@@ -370,6 +371,9 @@ class PolylingualTopicModel:
 
     def _sweeper(self, lay: _Layout, n_wk: np.ndarray, K: int):
         """The chosen kernel as ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)``, and ``counts()``.
+
+        ``sweep.finish(z)`` brings the chain's ``z`` up to date once the sweeps are over (a chain on
+        several threads keeps its topics in another order in between).
 
         ``counts()`` returns the current word-topic counts ``n_wk``.  The sparse
         kernel keeps them as MALLET-style packed topic lists of every word (with
@@ -389,9 +393,10 @@ class PolylingualTopicModel:
                 return kern.gibbs_sweep(*args, z, n_wk, *rest)
 
             if P == 1:
+                serial.finish = _in_place
                 return serial, dense_counts
             none = np.zeros(1, dtype=np.int32)  # the sparse sampler's arrays, unused
-            return _threaded(lay, P, serial, n_wk, True, np.zeros((1, 2), np.int32), none, 1, True, none), \
+            return _threaded(lay, P, n_wk, True, np.zeros((1, 2), np.int32), none, 1, True, none), \
                 dense_counts
         word_start, packed = kern.word_lists(lay.tokens, n_wk.shape[0], K)
         bits = kern.topic_bits(K)
@@ -405,12 +410,14 @@ class PolylingualTopicModel:
             kern.sparse_sweep_spans(*args[1:], z, n_lk, n_rk, alpha, beta, beta_sum, span, packed, bits, seed,
                                     reset, used)
 
-        chosen = serial_sweep if P == 1 else _threaded(lay, P, serial_sweep, n_wk, False, span, packed, bits,
+        chosen = serial_sweep if P == 1 else _threaded(lay, P, n_wk, False, span, packed, bits,
                                                        reset, used)
 
         def sweep(*sweep_args):
             chosen(*sweep_args)
             stale[0] = True
+
+        sweep.finish = getattr(chosen, "finish", _in_place)
 
         def counts():
             if stale[0]:
@@ -677,14 +684,6 @@ class PolylingualTopicModel:
         )
 
 
-#: The first sweeps of a chain on several threads run serially, so that the threads start from topics
-#: the whole corpus agrees on.  Chosen for the earlier AD-LDA scheme, whose threads, started from
-#: random topics, each gave the same topic number to different themes (on a planted corpus of 20
-#: topics, 2 threads ended 0.03 nats per token below the serial chains without these sweeps, level
-#: with them with 10); kept for the partition scheme, where it was not measured again.
-SERIAL_WARMUP = 10
-
-
 def threads_label(model) -> str:
     """The part of a Gibbs model's description that names its thread count: ``/threads<n>``, or ``""``.
 
@@ -706,6 +705,10 @@ def threads_label(model) -> str:
     return f"/threads{n}" if n > 1 else ""
 
 
+def _in_place(z: np.ndarray) -> None:
+    """A serial chain's ``sweep.finish``: its sweeps write the chain's ``z`` themselves."""
+
+
 def _partitions(lay: _Layout, n_parts: int) -> np.ndarray:
     """``n_parts + 1`` segment boundaries of ranges of whole rows with about equal numbers of tokens.
 
@@ -720,20 +723,24 @@ def _partitions(lay: _Layout, n_parts: int) -> np.ndarray:
     return np.r_[0, cuts, n_seg].astype(np.int64)
 
 
-def _threaded(lay: _Layout, n_threads: int, serial: Callable, n_wk: np.ndarray, dense: bool,
+def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
               span: np.ndarray, packed: np.ndarray, bits: int, reset: bool, used: np.ndarray) -> Callable:
     """A sweep ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)`` of one chain on ``n_threads`` threads.
 
-    The first :data:`SERIAL_WARMUP` sweeps are ``serial``'s; the others are
-    :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the chain's partitioned token order
-    (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one :func:`_interrupt.call` a sweep.
-    The kernel is looked up at each call, so a test can wrap it.
+    Every sweep, from the first, is :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the
+    chain's partitioned token order (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one
+    :func:`_interrupt.call` a sweep.  (Earlier versions ran the first 10 sweeps serially, a remedy
+    for the AD-LDA scheme's threads labelling topics differently; the partition scheme's word-topic
+    counts are exact, and without those sweeps 2 and 3 threads recovered the planted topics in 40 fits
+    of 40, with final log-likelihoods level with the serial chains': docs/models-gibbs.md.)
+    The kernel is looked up at each call, so a test can wrap it.  The parallel sweeps keep the topics
+    in the plan's order; ``sweep.finish(z)`` writes them to the chain's ``z`` at the end.
     """
     plan = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, _partitions(lay, n_threads),
                     n_wk.shape[0])
     tokens = lay.tokens[plan.perm]
     span = span[plan.perm] if not dense else span
-    state = {"warm": SERIAL_WARMUP, "z": None}  # z: the topics in the plan's order, kept between sweeps
+    state = {"z": None}  # the topics in the plan's order, kept between sweeps
 
     def run(*call_args):
         return par.parallel_sweep(*call_args)
@@ -741,25 +748,26 @@ def _threaded(lay: _Layout, n_threads: int, serial: Callable, n_wk: np.ndarray, 
     run.__name__ = "parallel_sweep"
 
     def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
-        if state["warm"] > 0:
-            state["warm"] -= 1
-            return serial(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
         if state["z"] is None:
             state["z"] = z[plan.perm]
         n_lk_t = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
-        _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, z, dense,
+        _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense,
                         tokens, n_wk, span, packed, bits, reset, used)
 
+    def finish(z):
+        if state["z"] is not None:
+            par.chain_order(plan, state["z"], z)
+
+    sweep.finish = finish
     return sweep
 
 
 def _add_histograms(n_rk: np.ndarray, topic_doc_hist: np.ndarray, doc_len_hist: np.ndarray) -> None:
-    """Accumulate MALLET's document-topic and document-length histograms from the row counts."""
-    K, width = topic_doc_hist.shape
-    for k in range(K):
-        col = n_rk[:, k]
-        topic_doc_hist[k] += np.bincount(col[col > 0], minlength=width)[:width]
-    doc_len_hist += np.bincount(n_rk.sum(axis=1), minlength=width)[:width]
+    """Accumulate MALLET's document-topic and document-length histograms from the row counts
+    (:func:`~tealeaves.models._pltm_kernels.add_histograms`: one compiled pass, where a pass of
+    ``bincount`` per topic took 3.4 ms at K = 80 on the Reuters stories, a fifth of a 2-thread sweep,
+    every ``sample_interval`` sweeps)."""
+    kern.add_histograms(n_rk, topic_doc_hist, doc_len_hist)
 
 
 def _log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes) -> float:
