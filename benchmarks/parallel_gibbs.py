@@ -163,14 +163,14 @@ def marginal(kind: str, corpus, k: int, docs, args) -> None:
           flush=True)
 
 
-def load(kind: str):
+def load_kind(kind: str):
     """The benchmark's corpus: the Reuters training stories (``lda``) or the Bible chapters (``pltm``)."""
     return load_reuters_modapte()[0] if kind == "lda" else load_corpus()
 
 
 def child(kind: str, k: int, iterations: int, seed: int) -> None:
     """``--child``: load, warm up, say ``ready``, wait for ``go`` on stdin, fit serially, print the rate."""
-    corpus = load(kind)
+    corpus = load_kind(kind)
     small = corpus.subset(range(200)) if kind == "lda" else corpus
     fit_tealeaves(kind, small, k, 1, seed, 2)  # compiled kernels loaded
     print("ready", flush=True)
@@ -273,12 +273,12 @@ def main() -> None:
     load = os.getloadavg()
     print(f"cores available: {len(os.sched_getaffinity(0))}; load average at start {load}")
     if args.corpus in ("reuters", "both"):
-        train = load("lda")
+        train = load_kind("lda")
         for n_threads in (1, 2):  # compile outside the timings
             GibbsLDA(20, n_iter=2, n_threads=n_threads).fit(train.subset(range(200)))
         compare("lda", "GibbsLDA, Reuters-21578 ModApte training stories", train, args)
     if args.corpus in ("bible", "both"):
-        bible = load("pltm")
+        bible = load_kind("pltm")
         compare("pltm", "PolylingualTopicModel, English-Swedish Bible chapters", bible, args)
     print(f"\nload average (1, 5, 15 min) at the end: {os.getloadavg()} on {os.cpu_count()} CPUs")
     print("MALLET was not run (it cannot be installed here); its column quotes issue 21's one-thread figures "
