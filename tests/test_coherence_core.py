@@ -531,6 +531,14 @@ def test_topic_tables_by_numpy_equal_the_compiled_ones(seed, monkeypatch):
     by_numpy, compiled = tables(1 << 30), tables(0)
     for a, b in zip(by_numpy, compiled):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+    # the compiled table walks the pairs in topic_pairs' order; pairs given in another order are
+    # placed by their slots all the same
+    _, inverse, slots, _ = compiled
+    joint = np.array([joint_of[(int(a), int(b))] for a, b in compiled[0]])
+    shuffled = rng.permutation(len(slots))
+    monkeypatch.setattr(_pair_tables, "_SMALL_TABLE", 0)
+    placed = core.topic_joint(loc, slots[shuffled], inverse[shuffled], joint, single)
+    assert np.array_equal(placed, compiled[3])
     table = by_numpy[3]
     for t, i, j in itertools.product(range(7), range(6), range(6)):
         a, b = sorted((int(loc[t, i]), int(loc[t, j])))
