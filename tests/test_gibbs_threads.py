@@ -194,7 +194,7 @@ def test_gibbs_threads_plan_blocks_share_no_word_or_row_in_a_phase(planted, n_th
     tokens_of = [(plan_.seg_start[plan_.block_seg[b]], plan_.seg_start[plan_.block_seg[b + 1]])
                  for b in range(n_threads * n_threads)]
     for phase in range(n_threads):
-        blocks = [((p - phase) % n_threads) * n_threads + p for p in range(n_threads)]  # thread p: group p
+        blocks = [par.block_of(p, phase, n_threads) for p in range(n_threads)]  # the kernel's own mapping
         for a in blocks:
             for b in blocks:
                 if a < b:

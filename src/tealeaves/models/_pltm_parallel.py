@@ -55,6 +55,24 @@ PIECE_TOKENS = 1 << 18
 
 
 @numba.njit(cache=True, inline="always")
+def block_of(p, phase, n_parts):
+    """The block ``r * n_parts + p`` that thread ``p`` samples in phase ``phase``: its word group ``p``
+    in row range ``r = (p - phase) mod n_parts`` (the module docstring).
+
+    Parameters
+    ----------
+    p, phase, n_parts : int
+        The thread (its word group), the phase and the thread count P.
+
+    Returns
+    -------
+    int
+        The block's index in :class:`Plan`'s ``block_seg``.
+    """
+    return ((p - phase) % n_parts) * n_parts + p
+
+
+@numba.njit(cache=True, inline="always")
 def stream_seed(seed, thread, piece):
     """The seed of piece ``piece`` of block ``thread`` in the sweep seeded with ``seed`` (63 bits).
 
@@ -237,7 +255,7 @@ def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, 
         order), packed lists, topic bits, reset and used cells (:func:`parallel_sweep`).
     """
     n_parts = n_lk_t.shape[0]
-    block = ((p - phase) % n_parts) * n_parts + p
+    block = block_of(p, phase, n_parts)
     own = n_lk.copy()  # a private allocation: the threads' totals share no cache line
     bounds = _pieces(seg_start, block_seg[block], block_seg[block + 1])
     for piece in range(len(bounds) - 1):

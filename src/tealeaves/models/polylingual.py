@@ -355,7 +355,7 @@ class PolylingualTopicModel:
             sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds[it])
             seconds += clock() - t0
             if self.optimize_interval and it >= self.optimize_burn_in and it % self.sample_interval == 0:
-                _add_histograms(n_rk, topic_doc_hist, doc_len_hist)
+                kern.add_histograms(n_rk, topic_doc_hist, doc_len_hist)
             if it % max(int(self.evaluate_every), 1) == 0 or it == int(self.n_iter):
                 trace.append(_log_likelihood(counts(), n_lk, n_rk, alpha, beta, sizes))
                 trace_it.append(it)
@@ -760,14 +760,6 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
 
     sweep.finish = finish
     return sweep
-
-
-def _add_histograms(n_rk: np.ndarray, topic_doc_hist: np.ndarray, doc_len_hist: np.ndarray) -> None:
-    """Accumulate MALLET's document-topic and document-length histograms from the row counts
-    (:func:`~tealeaves.models._pltm_kernels.add_histograms`: one compiled pass, where a pass of
-    ``bincount`` per topic took 3.4 ms at K = 80 on the Reuters stories, a fifth of a 2-thread sweep,
-    every ``sample_interval`` sweeps)."""
-    kern.add_histograms(n_rk, topic_doc_hist, doc_len_hist)
 
 
 def _log_likelihood(n_wk, n_lk, n_rk, alpha, beta, sizes) -> float:
