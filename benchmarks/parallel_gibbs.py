@@ -42,6 +42,14 @@ others (steal time: 5-35 % of the time in ``vmstat`` during one session's runs),
 the 2-thread chain varied by 40 %; ``--repeat N`` (default 3) alternates N such tries per thread
 count, and tomotopy's, and reports the best and the median, with the steal share.
 
+``--paired`` measures both rates in one chain, at the same moments: a 2-thread fit whose sweeps
+alternate between the exact serial kernel (over the chain's own token order, as ``n_threads=1``
+runs it) and the 2-thread sweep (with everything a sweep of ``n_threads=2`` pays: the hand-off to
+the threads, the barriers, the merges).  The chain moves on from either kind of sweep, so both see
+the same state and, sweep by sweep, the same machine; slow drifts of the host's load, which move
+separate fits' rates by 10-40 % on this machine, cancel in the ratio.  It prints the median time of
+each kind and the median of the ratios of neighbouring sweeps.
+
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --quick
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --n-iter 300
 """
@@ -58,8 +66,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
+
 from pltm import load_corpus  # noqa: E402 - benchmarks/pltm.py's Bible corpus
 from tealeaves.corpus.reuters import load_reuters_modapte  # noqa: E402
+from tealeaves.models import _pltm_kernels as kern  # noqa: E402
+from tealeaves.models import polylingual  # noqa: E402
 from tealeaves.models.lda_gibbs import GibbsLDA  # noqa: E402
 from tealeaves.models.polylingual import PolylingualTopicModel  # noqa: E402
 
@@ -206,6 +218,55 @@ def side_by_side(kind: str, k: int, args) -> None:
           flush=True)
 
 
+def _alternating(times: dict):
+    """A stand-in for ``polylingual._threaded`` whose sweeps alternate 2 threads and 1 (``--paired``)."""
+    real = polylingual._threaded
+
+    def threaded(lay, n_threads, n_wk, dense, span, packed, bits, reset, used):
+        sweep = real(lay, n_threads, n_wk, dense, span, packed, bits, reset, used)
+        count = [0]
+
+        def alternating(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
+            count[0] += 1
+            if count[0] % 2 or sweep.plan_topics() is None:
+                start = time.perf_counter()
+                sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
+                times[2].append(time.perf_counter() - start)
+                return
+            sweep.finish(z)  # the chain's own order, as the serial chain keeps it
+            start = time.perf_counter()
+            kern.sparse_sweep_spans(lay.seg_start, lay.seg_lang, lay.seg_row, z, n_lk, n_rk, alpha, beta,
+                                    beta_sum, span, packed, bits, seed, reset, used)
+            times[1].append(time.perf_counter() - start)
+            sweep.plan_topics()[:] = z[sweep.plan.perm]
+
+        alternating.finish = sweep.finish
+        return alternating
+
+    return threaded
+
+
+def paired(kind: str, corpus, k: int, args) -> None:
+    """Print both rates measured in one chain whose sweeps alternate (``--paired``, module docstring)."""
+    times: dict = {1: [], 2: []}
+    real = polylingual._threaded
+    polylingual._threaded = _alternating(times)
+    try:
+        fit = fit_tealeaves(kind, corpus, k, 2, args.seed, 2 * args.iterations)
+    finally:
+        polylingual._threaded = real
+    skip = 10  # the first sweeps of a chain move many tokens: both kinds slower
+    one, two = (np.array(times[n][skip:]) for n in (1, 2))
+    n = min(len(one), len(two))
+    ratios = one[:n] / two[:n]
+    rate1, rate2 = fit["tokens"] / np.median(one), fit["tokens"] / np.median(two)
+    verdict = "met" if rate2 / rate1 >= 1.7 else "NOT met"
+    print(f"     paired, one chain ({len(one)} serial and {len(two)} 2-thread sweeps alternating): "
+          f"1 thread {rate1 / 1e6:.2f}M, 2 threads {rate2 / 1e6:.2f}M (medians), {rate2 / rate1:.2f}x "
+          f"(target 1.7x: {verdict}); neighbouring sweeps' ratio: median {np.median(ratios):.2f}x, "
+          f"quartiles {np.percentile(ratios, 25):.2f}-{np.percentile(ratios, 75):.2f}x", flush=True)
+
+
 def compare(kind: str, name: str, corpus, args) -> None:
     """Print one corpus's table."""
     docs = tomotopy_docs(kind, corpus)
@@ -235,6 +296,8 @@ def compare(kind: str, name: str, corpus, args) -> None:
             marginal(kind, corpus, k, docs, args)
         if args.side_by_side:
             side_by_side(kind, k, args)
+        if args.paired:
+            paired(kind, corpus, k, args)
         serial_cpu = sum(r["cpu_ns"] for r in serial) / len(serial)
         print(f"     CPU per token sample: serial {serial_cpu:.1f} ns (mean of 3), "
               f"2 threads {two['cpu_ns']:.1f} ns "
@@ -260,6 +323,8 @@ def main() -> None:
     parser.add_argument("--corpus", choices=["reuters", "bible", "both"], default="both")
     parser.add_argument("--side-by-side", action="store_true",
                         help="also the serial rate in two processes at once (the machine's own limit)")
+    parser.add_argument("--paired", action="store_true",
+                        help="also both rates in one chain whose sweeps alternate between 1 and 2 threads")
     parser.add_argument("--child", nargs=4, metavar=("KIND", "K", "SWEEPS", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -16,7 +16,17 @@ import pytest
 
 from conftest import REPO
 from tealeaves import _interrupt
-from tealeaves._compiled import NOTICE, CompileNotice, next_item, stop_requested
+from tealeaves._compiled import (
+    ABORTED,
+    ARRIVED,
+    GENERATION,
+    NOTICE,
+    CompileNotice,
+    barrier_wait,
+    new_barrier,
+    next_item,
+    stop_requested,
+)
 
 #: Calls one small kernel (compiled when the numba cache is empty, loaded from it otherwise).
 SMALL_CALL = ("import numpy as np; from tealeaves.likelihood._kernels import log_mean_exp_se; "
@@ -116,6 +126,72 @@ def test_compiled_call_raises_keyboard_interrupt_when_stopped_from_another_threa
     with pytest.raises(KeyboardInterrupt):
         _interrupt.call(_spin, limit)
     assert _interrupt.call(_spin, 10) == 10  # a new call from the main thread starts with the flag cleared
+
+
+def test_compiled_call_reuses_a_kept_helper_and_survives_an_interrupted_call():
+    helper = _interrupt.Helper()
+    try:
+        names = []
+        for n in (5, 7):
+            assert _interrupt.call(lambda limit, stop: names.append(threading.current_thread().ident)
+                                   or _spin(limit, stop), n, helper=helper) == n
+        assert len(set(names)) == 1 and names[0] != threading.get_ident()  # one thread, not the caller's
+        threading.Timer(0.2, _interrupt.request).start()
+        with pytest.raises(KeyboardInterrupt):
+            _interrupt.call(_spin, 10**15, helper=helper)
+        assert _interrupt.call(_spin, 10, helper=helper) == 10  # the same helper serves the next call
+        with pytest.raises(ZeroDivisionError):  # an error in the kernel reaches the caller
+            _interrupt.call(lambda stop: 1 // 0, helper=helper)
+        assert _interrupt.call(_spin, 3, helper=helper) == 3
+    finally:
+        helper.close()
+
+
+@numba.njit(nogil=True)
+def _rounds(sync, n_parts, seen, p, n_rounds):
+    """Each round, thread ``p`` writes its slot, waits at the barrier, and checks every slot of the round
+    (``seen[p]`` counts the rounds whose slots were all written), then waits again."""
+    for r in range(1, n_rounds + 1):
+        seen[n_parts + p] = r
+        if not barrier_wait(sync, n_parts):
+            return
+        complete = True
+        for q in range(n_parts):
+            complete &= seen[n_parts + q] == r
+        seen[p] += complete
+        if not barrier_wait(sync, n_parts):
+            return
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 7])
+def test_compiled_barrier_lets_no_thread_through_before_all_arrive(n_parts):
+    # 7 threads on 2 cores: the waiting threads must yield and sleep, not spin forever
+    sync, seen = new_barrier(), np.zeros(2 * n_parts, dtype=np.int64)
+    n_rounds = 300
+    threads = [threading.Thread(target=_rounds, args=(sync, n_parts, seen, p, n_rounds))
+               for p in range(n_parts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads)
+    np.testing.assert_array_equal(seen[:n_parts], n_rounds)  # every round, every slot seen by every thread
+    assert sync[ARRIVED] == 0 and sync[GENERATION] == 2 * n_rounds
+
+
+def test_compiled_barrier_abort_releases_the_waiting_threads():
+    sync, seen = new_barrier(), np.zeros(6, dtype=np.int64)
+    threads = [threading.Thread(target=_rounds, args=(sync, 3, seen, p, 5))
+               for p in range(2)]  # the third never comes
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    assert all(t.is_alive() for t in threads)  # waiting for the third
+    sync[ABORTED] = 1
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads)
+    np.testing.assert_array_equal(seen[:3], 0)
 
 
 #: Records in ``names`` the name of every function numba compiles (kernels and the library functions

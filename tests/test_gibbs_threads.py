@@ -185,8 +185,7 @@ def test_gibbs_threads_chain_ends_with_its_topics_in_its_own_order(planted, monk
 def test_gibbs_threads_plan_blocks_share_no_word_or_row_in_a_phase(planted, n_threads):
     model = GibbsLDA(K, n_iter=1, random_state=0, n_threads=1).fit(planted)
     lay = model.pltm_._lay
-    parts = polylingual._partitions(lay, n_threads)
-    plan_ = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, parts, len(planted.vocabulary))
+    plan_ = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, n_threads, len(planted.vocabulary))
     assert sorted(plan_.perm) == list(range(len(lay.tokens)))  # every token once
     words, rows = lay.tokens[plan_.perm], np.repeat(plan_.seg_row, np.diff(plan_.seg_start))
     seg_of = np.repeat(np.arange(len(lay.seg_row)), np.diff(lay.seg_start))[plan_.perm]
@@ -253,10 +252,11 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
     np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
     assert fits[0].n_threads_ == 3 and "/threads3" in fits[0].description()
     lay = fits[0]._lay
-    parts = polylingual._partitions(lay, 3)
-    for a, b in zip(parts[:-1], parts[1:]):
-        later = lay.seg_row[b:]
-        assert not np.isin(lay.seg_row[a:b], later).any()  # no row is shared by two ranges
+    parts = par.row_parts(lay.seg_start, lay.seg_row, 3)
+    assert (np.bincount(lay.seg_row) == 2).sum() >= 20  # rows with two linked sides ...
+    for row in np.unique(lay.seg_row):
+        assert len(set(parts[lay.seg_row == row])) == 1  # ... in one range
+    assert set(parts) == {0, 1, 2}
     for counts, words_, z, *_ in calls:
         recount = np.zeros_like(counts)
         np.add.at(recount, (words_, z), 1)
@@ -317,3 +317,25 @@ def test_gibbs_threads_sweep_passes_only_a_given_thread_count():
     assert settings(3, n_threads=4) == {"n_threads": 4}
     assert settings(3, given={"n_threads": 5, "n_iter": 9}) == {"n_threads": 5, "n_iter": 9}
     assert settings(4, engine="sklearn", given={"max_iter": 3}) == {"max_iter": 3}
+
+
+def test_gibbs_threads_row_ranges_and_word_groups_mix_the_whole_order():
+    rng = np.random.default_rng(3)
+    row_tokens = np.r_[rng.integers(5, 50, 500), rng.integers(200, 400, 500)]  # long rows come last
+    seg_start = np.r_[0, np.cumsum(row_tokens)]
+    parts = par.row_parts(seg_start, np.arange(len(row_tokens)), 2)
+    totals = np.bincount(parts, weights=row_tokens)
+    assert abs(totals[0] - totals[1]) <= 0.01 * row_tokens.sum()  # balanced by tokens ...
+    for half in (slice(0, 500), slice(500, 1000)):  # ... with rows of both halves in each range
+        assert set(parts[half]) == {0, 1}
+    # words: the sparse sampler's cost grows with the topic list (up to K topics), so a few very
+    # frequent words weigh more than their tokens; each group gets about the same cost
+    freq = np.r_[np.full(8, 5000), rng.integers(1, 30, 4000)]
+    tokens = np.repeat(np.arange(len(freq)), freq)
+    groups = par.word_groups(tokens, len(freq), 2, list_topics=80)
+    cost = freq * (par.FIXED_COST + -(-np.minimum(freq, 80) // kern.CHUNK))
+    by_group = np.bincount(groups, weights=cost)
+    assert abs(by_group[0] - by_group[1]) <= cost.max()
+    dense = par.word_groups(tokens, len(freq), 2)  # the dense sampler: every token costs K
+    by_tokens = np.bincount(dense, weights=freq)
+    assert abs(by_tokens[0] - by_tokens[1]) <= freq.max()

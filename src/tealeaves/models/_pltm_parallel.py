@@ -3,7 +3,8 @@
 The scheme of Yan, Xu and Qi (2009, "Parallel inference for latent Dirichlet allocation on graphics
 processing units") that tomotopy uses (``ParallelScheme.PARTITION``): the rows (documents, with the
 linked sides of a tuple together) are split into ``P`` ranges balanced by tokens, the words into
-``P`` groups balanced by frequency, and a sweep is ``P`` phases; block ``(r, q)`` (row range ``r``,
+``P`` groups balanced by frequency (each range and group many runs of consecutive ids:
+:func:`snake_groups`), and a sweep is ``P`` phases; block ``(r, q)`` (row range ``r``,
 word group ``q``) is sampled in phase ``(q - r) mod P``, by thread ``q``: each thread keeps one word
 group and the row ranges pass from thread to thread.  Within a phase no two threads
 touch the same word (so the same packed topic list or row of ``n_wk``) or the same row of
@@ -34,15 +35,14 @@ a new team of threads (docs/models-gibbs.md).
 
 from __future__ import annotations
 
-import threading
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from tealeaves._compiled import stop_requested
+from tealeaves._compiled import ABORTED, barrier_wait, new_barrier, stop_requested
 from tealeaves._threads import run_parts
-from tealeaves.models._pltm_kernels import _GAMMA, _mix64, _serial_dense, _serial_sparse
+from tealeaves.models._pltm_kernels import _GAMMA, CHUNK, _mix64, _serial_dense, _serial_sparse
 
 #: A thread samples its segments in pieces of about this many tokens, reading the stop flag between
 #: two pieces (5-10 ms each); each piece draws from its own stream (:func:`stream_seed`).  Each piece is
@@ -166,19 +166,57 @@ class Plan(NamedTuple):
     block_seg: np.ndarray
 
 
-#: Each word group is made of this many runs of consecutive word ids per thread (:func:`word_groups`).
+#: The cost of a sparse sampler's token beside that of one chunk of its word's topic list (the
+#: vectorised pass reads :data:`~tealeaves.models._pltm_kernels.CHUNK` cells at a time): its draw,
+#: loads and book-keeping (:func:`word_groups`).
+FIXED_COST = 5
+
+#: Each word group and each row range is made of this many runs of consecutive ids per thread
+#: (:func:`snake_groups`).
 RUNS_PER_GROUP = 64
 
 
-def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
-    """Each word's group, ``0`` to ``n_groups - 1``, with about equal numbers of tokens per group.
+def snake_groups(sizes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Each item's group, ``0`` to ``n_groups - 1``, with about equal total sizes per group.
 
-    The word ids are cut into ``RUNS_PER_GROUP * n_groups`` runs of consecutive ids holding about
-    equal numbers of tokens, dealt to the groups in a snake order (``0, 1, ..., G - 1, G - 1, ...,
-    0, 0, ...``).  Runs of consecutive ids, because the packed topic lists and used cells of
-    neighbouring words share cache lines: two threads writing words of one line would pass it to
-    and fro; many runs, so that each group mixes frequent and rare words even when the ids follow
-    frequency (a word's cost per token grows with its list).
+    The items, in their order, are cut into ``RUNS_PER_GROUP * n_groups`` runs of consecutive items
+    of about equal total size, dealt to the groups in a snake order (``0, 1, ..., G - 1, G - 1,
+    ..., 0, 0, ...``); an item goes to the run in which its middle lies (so that an item larger
+    than others moves the cut as often forward as back).  Runs of consecutive items,
+    because the data of neighbouring items (a word's packed topic list and used cells, a row's
+    counts) share cache lines: two threads writing items of one line would pass it to and fro;
+    many runs, so that each group mixes items from every part of the order, whose cost per token
+    differs (a word's grows with its list when ids follow frequency; rows' with their topics when
+    the documents come in an order, by date or by source).
+
+    Parameters
+    ----------
+    sizes : numpy.ndarray
+        Each item's size (tokens).
+    n_groups : int
+        The number of groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        One group number per item (int64).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    middle = 2 * np.cumsum(sizes) - sizes  # twice the position of each item's middle
+    n_runs = RUNS_PER_GROUP * n_groups
+    run = middle * n_runs // max(2 * int(sizes.sum()), 1)
+    lap, place = np.divmod(run, n_groups)
+    return np.where(lap % 2 == 0, place, n_groups - 1 - place).astype(np.int64)
+
+
+def word_groups(tokens: np.ndarray, n_words: int, n_groups: int, list_topics: int = 0) -> np.ndarray:
+    """Each word's group, with about equal sampling cost per group (:func:`snake_groups` of the ids).
+
+    A word's cost is its tokens times their cost: the same for every token with the dense sampler
+    (``list_topics`` 0); with the sparse one, :data:`FIXED_COST` plus one per :data:`CHUNK` cells of
+    the word's topic list, which holds at most ``min(tokens, K)`` topics.  Balanced by tokens alone,
+    the groups' sweeps differed by up to 5% on the Reuters training stories at K = 80 (8 of the 10
+    commonest words fell in one group), and the other thread waited at every barrier.
 
     Parameters
     ----------
@@ -186,42 +224,71 @@ def word_groups(tokens: np.ndarray, n_words: int, n_groups: int) -> np.ndarray:
         Every token's (global) word id.
     n_words, n_groups : int
         The number of words V and of groups.
+    list_topics : int, default 0
+        The sparse sampler's K (0: the dense sampler).
 
     Returns
     -------
     numpy.ndarray
         ``V`` group numbers (int64).
     """
-    freq = np.bincount(tokens, minlength=n_words)
-    before = np.cumsum(freq) - freq  # tokens of the words with smaller ids
-    n_runs = RUNS_PER_GROUP * n_groups
-    run = before * n_runs // max(len(tokens), 1)
-    lap, place = np.divmod(run, n_groups)
-    return np.where(lap % 2 == 0, place, n_groups - 1 - place).astype(np.int64)
+    freq = np.bincount(tokens, minlength=n_words).astype(np.int64)
+    if list_topics > 0:
+        freq = freq * (FIXED_COST + -(-np.minimum(freq, list_topics) // CHUNK))
+    return snake_groups(freq, n_groups)
 
 
-def plan(tokens, seg_start, seg_lang, seg_row, row_parts, n_words: int) -> Plan:
-    """The token order and blocks of a chain on ``len(row_parts) - 1`` threads (module docstring).
+def row_parts(seg_start: np.ndarray, seg_row: np.ndarray, n_parts: int) -> np.ndarray:
+    """Each segment's row range, with about equal numbers of tokens per range (:func:`snake_groups` of
+    the rows); a row's segments (the linked sides of a tuple) are all in its range.
+
+    Before, the ranges were ``P`` contiguous runs of rows.  On the Reuters training stories (in
+    date order) the two halves cost different times per token, so at each phase's barrier one thread
+    waited for the other: 0.7-1.0 ms a sweep of 11-14 ms (GibbsLDA, K = 20 and 80, 2 threads,
+    cycle counts read in the kernel).
+
+    Parameters
+    ----------
+    seg_start, seg_row : numpy.ndarray
+        The segments' starts (``S + 1``) and rows.
+    n_parts : int
+        The threads P.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``S`` range numbers (int64).
+    """
+    if len(seg_row) == 0:
+        return np.zeros(0, dtype=np.int64)
+    row_tokens = np.bincount(seg_row, weights=np.diff(seg_start), minlength=int(seg_row.max()) + 1)
+    return snake_groups(row_tokens.astype(np.int64), n_parts)[seg_row]
+
+
+def plan(tokens, seg_start, seg_lang, seg_row, n_parts: int, n_words: int, list_topics: int = 0) -> Plan:
+    """The token order and blocks of a chain on ``n_parts`` threads (module docstring).
 
     Parameters
     ----------
     tokens, seg_start, seg_lang, seg_row : numpy.ndarray
         The segments of :mod:`tealeaves.models._pltm_kernels` (over the tokens in their own order).
-    row_parts : numpy.ndarray
-        ``P + 1`` segment boundaries of the row ranges (a row's segments in one range).
+    n_parts : int
+        The threads P: the rows are split into ``P`` ranges (:func:`row_parts`), the words into ``P``
+        groups (:func:`word_groups`).
     n_words : int
         The number of words V.
+    list_topics : int, default 0
+        The sparse sampler's K, or 0 for the dense sampler (:func:`word_groups`).
 
     Returns
     -------
     Plan
         The permutation, the sub-segments over the reordered tokens and the blocks.
     """
-    n_parts = len(row_parts) - 1
     n_seg = len(seg_lang)
     seg_of = np.repeat(np.arange(n_seg), np.diff(seg_start))
-    part_of = np.searchsorted(row_parts, np.arange(n_seg), side="right") - 1
-    group = word_groups(tokens, n_words, n_parts)[tokens]
+    part_of = row_parts(seg_start, seg_row, n_parts)
+    group = word_groups(tokens, n_words, n_parts, list_topics)[tokens]
     perm = np.lexsort((seg_of, group, part_of[seg_of])).astype(np.int64)  # stable: keeps the token order
     seg, grp = seg_of[perm], group[perm]
     first = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (grp[1:] != grp[:-1])]) if len(perm) else perm
@@ -286,17 +353,53 @@ def chain_order(plan_: Plan, z: np.ndarray, z_out: np.ndarray) -> None:
     z_out[plan_.perm] = z
 
 
+@numba.njit(cache=True, nogil=True)
+def sweep_part(p, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, seed,
+               n_lk_t, sync, stop, dense, tokens, n_wk, span, packed, bits, reset, used):
+    """Thread ``p``'s whole part of a sweep: its ``P`` blocks, a barrier and a merge after each.
+
+    After the barrier of a phase every thread merges that phase's ``P`` copies of the totals into
+    its own (:func:`_merge_counts`: exact integers, so all threads hold the same totals); the copies
+    alternate between the two halves of ``n_lk_t``, so a thread that starts the next phase early never
+    overwrites copies another thread is still merging.  Thread 0 writes the totals to ``n_lk`` after
+    the last barrier (every thread copied ``n_lk`` before its first).  A stopped sweep still passes
+    every barrier (its blocks return at once), so no thread waits for one that left.
+
+    Parameters
+    ----------
+    p : int
+        The thread, which is also its word group.
+    block_seg, seg_start, seg_lang, seg_row : numpy.ndarray
+        The :class:`Plan`'s arrays.
+    z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, stop, dense
+        As in :func:`parallel_sweep`.
+    tokens, n_wk, span, packed, bits, reset, used
+        As in :func:`parallel_sweep`.
+    sync : numpy.ndarray
+        The threads' barrier (:func:`tealeaves._compiled.new_barrier`).
+    """
+    n_parts = n_lk_t.shape[1]
+    totals = n_lk.copy()
+    for phase in range(n_parts):
+        copies = n_lk_t[phase % 2]
+        partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, totals, n_rk, alpha, beta,
+                        beta_sum, seed, copies, stop, dense, tokens, n_wk, span, packed, bits, reset, used)
+        if not barrier_wait(sync, n_parts):
+            return
+        _merge_counts(totals, copies)
+    if p == 0:
+        _copy_rows(totals, n_lk)
+
+
 def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk,
                    span, packed, bits, reset, used, stop) -> None:
-    """One sweep on ``P`` threads: ``P`` phases of :func:`partition_block`, the totals merged after each.
+    """One sweep on ``P`` threads: each runs :func:`sweep_part`, its ``P`` blocks with a barrier after each.
 
-    Each thread runs its ``P`` blocks in one task, with a barrier after each phase; after a barrier
-    every thread merges the phase's ``P`` copies of the totals into its own (:func:`_merge_counts`,
-    exact integers, so all threads hold the same totals), and the copies alternate between two halves
-    of ``n_lk_t``, so a thread that starts the next phase early never overwrites copies another
-    thread is still merging.  One task a sweep instead of one a phase, and no merge by one thread
-    while the others wait: the chain, a function of the blocks' streams and the merged totals only,
-    is the same.
+    One compiled call per thread and sweep; the barriers between the phases are compiled too
+    (:func:`tealeaves._compiled.barrier_wait`).  With Python's barrier and one call per phase, the
+    hand-over between two phases took 0.04-0.09 ms and each call's dispatch of 23 arguments as much
+    again (GibbsLDA, Reuters, K = 20, 2 threads, a sweep of 9-11 ms); the chain, a function of the
+    blocks' streams and the merged totals only, is the same.
 
     Parameters
     ----------
@@ -322,27 +425,15 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, de
         The stop flag (:func:`tealeaves._interrupt.flag`): a stopped sweep is unfinished, never used.
     """
     n_parts = plan_.n_threads
-    barrier = threading.Barrier(n_parts)
+    sync = new_barrier()
 
     def thread(p):
-        totals = n_lk.copy()  # n_lk is written only after the last barrier (below), by thread 0
         try:
-            for phase in range(n_parts):
-                copies = n_lk_t[phase % 2]
-                partition_block(p, phase, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row,
-                                z, totals, n_rk, alpha, beta, beta_sum, seed, copies, stop, dense, tokens,
-                                n_wk, span, packed, bits, reset, used)
-                if stop[0]:
-                    barrier.abort()
-                    return
-                barrier.wait()
-                _merge_counts(totals, copies)
-        except threading.BrokenBarrierError:  # another thread stopped or failed: its reason is reported
-            return
-        except BaseException:
-            barrier.abort()
+            sweep_part(p, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z, n_lk, n_rk,
+                       alpha, beta, beta_sum, seed, n_lk_t, sync, stop, dense, tokens, n_wk, span, packed,
+                       bits, reset, used)
+        except BaseException:  # never reached the kernel's barriers: release the threads waiting there
+            sync[ABORTED] = 1
             raise
-        if p == 0:
-            _copy_rows(totals, n_lk)
 
     run_parts(thread, n_parts)

@@ -27,7 +27,9 @@ with its own ``theta`` (Hao et al. 2018, Figure 7).
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
@@ -709,38 +711,25 @@ def _in_place(z: np.ndarray) -> None:
     """A serial chain's ``sweep.finish``: its sweeps write the chain's ``z`` themselves."""
 
 
-def _partitions(lay: _Layout, n_parts: int) -> np.ndarray:
-    """``n_parts + 1`` segment boundaries of ranges of whole rows with about equal numbers of tokens.
-
-    A row's segments (the linked sides of a tuple) are consecutive, so a range that starts where a
-    row starts owns its rows: threads never share a row of ``n_rk`` (some ranges may be empty).
-    """
-    n_seg = len(lay.seg_row)
-    first = np.flatnonzero(np.r_[True, lay.seg_row[1:] != lay.seg_row[:-1]]) if n_seg else []
-    candidates = np.r_[first, n_seg].astype(np.int64)
-    targets = len(lay.tokens) * np.arange(1, n_parts) / n_parts
-    cuts = candidates[np.searchsorted(lay.seg_start[candidates], targets)]
-    return np.r_[0, cuts, n_seg].astype(np.int64)
-
-
 def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
               span: np.ndarray, packed: np.ndarray, bits: int, reset: bool, used: np.ndarray) -> Callable:
     """A sweep ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)`` of one chain on ``n_threads`` threads.
 
     Every sweep, from the first, is :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the
     chain's partitioned token order (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one
-    :func:`_interrupt.call` a sweep.  (Earlier versions ran the first 10 sweeps serially, a remedy
+    :func:`_interrupt.call` a sweep, all in one helper thread kept for the chain
+    (:class:`~tealeaves._interrupt.Helper`).  (Earlier versions ran the first 10 sweeps serially, a remedy
     for the AD-LDA scheme's threads labelling topics differently; the partition scheme's word-topic
     counts are exact, and without those sweeps 2 and 3 threads recovered the planted topics in 40 fits
     of 40, with final log-likelihoods level with the serial chains': docs/models-gibbs.md.)
     The kernel is looked up at each call, so a test can wrap it.  The parallel sweeps keep the topics
     in the plan's order; ``sweep.finish(z)`` writes them to the chain's ``z`` at the end.
     """
-    plan = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, _partitions(lay, n_threads),
-                    n_wk.shape[0])
+    plan = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, n_threads, n_wk.shape[0],
+                    0 if dense else n_wk.shape[1])
     tokens = lay.tokens[plan.perm]
     span = span[plan.perm] if not dense else span
-    state = {"z": None}  # the topics in the plan's order, kept between sweeps
+    state = {"z": None, "helper": None}  # the topics in the plan's order, kept between sweeps
 
     def run(*call_args):
         return par.parallel_sweep(*call_args)
@@ -750,15 +739,20 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
     def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
         if state["z"] is None:
             state["z"] = z[plan.perm]
-        n_lk_t = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
-        _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense,
-                        tokens, n_wk, span, packed, bits, reset, used)
+            state["n_lk_t"] = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
+            if threading.current_thread() is threading.main_thread():  # elsewhere call runs in place
+                state["helper"] = _interrupt.Helper()
+                weakref.finalize(sweep, state["helper"].close)
+        _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, state["n_lk_t"],
+                        dense, tokens, n_wk, span, packed, bits, reset, used, helper=state["helper"])
 
     def finish(z):
         if state["z"] is not None:
             par.chain_order(plan, state["z"], z)
 
     sweep.finish = finish
+    sweep.plan = plan  # with plan_topics, what benchmarks/parallel_gibbs.py --paired reads
+    sweep.plan_topics = lambda: state["z"]
     return sweep
 
 
