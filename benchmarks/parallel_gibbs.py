@@ -42,13 +42,14 @@ others (steal time: 5-35 % of the time in ``vmstat`` during one session's runs),
 the 2-thread chain varied by 40 %; ``--repeat N`` (default 3) alternates N such tries per thread
 count, and tomotopy's, and reports the best and the median, with the steal share.
 
-``--paired`` measures both rates in one chain, at the same moments: a 2-thread fit whose sweeps
-alternate between the exact serial kernel (over the chain's own token order, as ``n_threads=1``
-runs it) and the 2-thread sweep (with everything a sweep of ``n_threads=2`` pays: the hand-off to
-the threads, the barriers, the merges).  The chain moves on from either kind of sweep, so both see
-the same state and, sweep by sweep, the same machine; slow drifts of the host's load, which move
-separate fits' rates by 10-40 % on this machine, cancel in the ratio.  It prints the median time of
-each kind and the median of the ratios of neighbouring sweeps.
+``--paired`` measures both rates in one chain, at nearly the same moments: a 2-thread fit whose
+sweeps alternate, in runs of :data:`PAIRED_RUN`, between the exact serial kernel (over the chain's
+own token order, as ``n_threads=1`` runs it) and the 2-thread sweep (with everything a sweep of
+``n_threads=2`` pays: the hand-off to the threads, the barriers, the merges).  The chain moves on
+from either kind of sweep, so both see the same state, and slow drifts of the host's load, which
+move separate fits' rates by 10-40 % on this machine, reach both alike.  The first sweep of each run
+is not timed: it moves the counts from one core's cache to the other's (alternating single sweeps,
+the 2-thread sweeps at K = 80 took 1.6 times as long as in a run of their own).
 
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --quick
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --n-iter 300
@@ -74,6 +75,9 @@ from tealeaves.models import _pltm_kernels as kern  # noqa: E402
 from tealeaves.models import polylingual  # noqa: E402
 from tealeaves.models.lda_gibbs import GibbsLDA  # noqa: E402
 from tealeaves.models.polylingual import PolylingualTopicModel  # noqa: E402
+
+#: ``--paired``: sweeps of one kind in a row (the first of each not timed).
+PAIRED_RUN = 10
 
 #: MALLET 2.1.1 PolylingualTopicModel, one thread, the same English-Swedish Bible tokens (issue 21).
 MALLET_PLTM = {20: 14.6e6, 80: 11.9e6, 200: 9.7e6}
@@ -219,7 +223,7 @@ def side_by_side(kind: str, k: int, args) -> None:
 
 
 def _alternating(times: dict):
-    """A stand-in for ``polylingual._threaded`` whose sweeps alternate 2 threads and 1 (``--paired``)."""
+    """A stand-in for ``polylingual._threaded``: runs of 2-thread and serial sweeps (``--paired``)."""
     real = polylingual._threaded
 
     def threaded(lay, n_threads, n_wk, dense, span, packed, bits, reset, used):
@@ -227,44 +231,49 @@ def _alternating(times: dict):
         count = [0]
 
         def alternating(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
+            run, place = divmod(count[0], PAIRED_RUN)
             count[0] += 1
-            if count[0] % 2 or sweep.plan_topics() is None:
-                start = time.perf_counter()
-                sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
-                times[2].append(time.perf_counter() - start)
-                return
-            sweep.finish(z)  # the chain's own order, as the serial chain keeps it
+            serial = run % 2 == 1
+            if serial and place == 0:
+                sweep.finish(z)  # the chain's own order, as the serial chain keeps it
             start = time.perf_counter()
-            kern.sparse_sweep_spans(lay.seg_start, lay.seg_lang, lay.seg_row, z, n_lk, n_rk, alpha, beta,
-                                    beta_sum, span, packed, bits, seed, reset, used)
-            times[1].append(time.perf_counter() - start)
-            sweep.plan_topics()[:] = z[sweep.plan.perm]
+            if serial:
+                kern.sparse_sweep_spans(lay.seg_start, lay.seg_lang, lay.seg_row, z, n_lk, n_rk, alpha, beta,
+                                        beta_sum, span, packed, bits, seed, reset, used)
+            else:
+                sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
+            if place > 0:
+                times[1 if serial else 2].append(time.perf_counter() - start)
+            if serial and place == PAIRED_RUN - 1:
+                sweep.plan_topics()[:] = z[sweep.plan.perm]
 
-        alternating.finish = sweep.finish
+        def finish(z):
+            if ((count[0] - 1) // PAIRED_RUN) % 2 == 0:  # the last sweep was parallel: z is behind
+                sweep.finish(z)
+
+        alternating.finish = finish
         return alternating
 
     return threaded
 
 
 def paired(kind: str, corpus, k: int, args) -> None:
-    """Print both rates measured in one chain whose sweeps alternate (``--paired``, module docstring)."""
+    """Print both rates measured in one chain whose sweeps alternate in runs (``--paired``)."""
     times: dict = {1: [], 2: []}
     real = polylingual._threaded
     polylingual._threaded = _alternating(times)
     try:
-        fit = fit_tealeaves(kind, corpus, k, 2, args.seed, 2 * args.iterations)
+        fit = fit_tealeaves(kind, corpus, k, 2, args.seed, 4 * PAIRED_RUN * max(1, args.iterations // 20))
     finally:
         polylingual._threaded = real
-    skip = 10  # the first sweeps of a chain move many tokens: both kinds slower
-    one, two = (np.array(times[n][skip:]) for n in (1, 2))
-    n = min(len(one), len(two))
-    ratios = one[:n] / two[:n]
+    one, two = (np.array(times[n][PAIRED_RUN - 1:]) for n in (1, 2))  # from the second run of each kind
     rate1, rate2 = fit["tokens"] / np.median(one), fit["tokens"] / np.median(two)
     verdict = "met" if rate2 / rate1 >= 1.7 else "NOT met"
-    print(f"     paired, one chain ({len(one)} serial and {len(two)} 2-thread sweeps alternating): "
-          f"1 thread {rate1 / 1e6:.2f}M, 2 threads {rate2 / 1e6:.2f}M (medians), {rate2 / rate1:.2f}x "
-          f"(target 1.7x: {verdict}); neighbouring sweeps' ratio: median {np.median(ratios):.2f}x, "
-          f"quartiles {np.percentile(ratios, 25):.2f}-{np.percentile(ratios, 75):.2f}x", flush=True)
+    print(f"     paired, one chain ({len(one)} serial and {len(two)} 2-thread sweeps timed, in alternating "
+          f"runs of {PAIRED_RUN}): 1 thread {rate1 / 1e6:.2f}M, 2 threads {rate2 / 1e6:.2f}M (medians), "
+          f"{rate2 / rate1:.2f}x (target 1.7x: {verdict}); quartiles of the sweep times: serial "
+          f"{np.percentile(one, 25) * 1e3:.1f}-{np.percentile(one, 75) * 1e3:.1f} ms, 2 threads "
+          f"{np.percentile(two, 25) * 1e3:.1f}-{np.percentile(two, 75) * 1e3:.1f} ms", flush=True)
 
 
 def compare(kind: str, name: str, corpus, args) -> None:
