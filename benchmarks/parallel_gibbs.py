@@ -259,6 +259,9 @@ def _alternating(times: dict):
 
 def paired(kind: str, corpus, k: int, args) -> None:
     """Print both rates measured in one chain whose sweeps alternate in runs (``--paired``)."""
+    if polylingual.resolve_sampler("auto", k) != "sparse":  # the stand-in runs the sparse kernel
+        print(f"     paired: not measured at K = {k} (the dense sampler)", flush=True)
+        return
     times: dict = {1: [], 2: []}
     real = polylingual._threaded
     polylingual._threaded = _alternating(times)

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -114,9 +116,9 @@ def _checked(calls):
     real = par.parallel_sweep
 
     def checked(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk, span,
-                packed, bits, reset, used, stop):
+                packed, bits, reset, used, stop, pool=None):
         real(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk, span,
-             packed, bits, reset, used, stop)
+             packed, bits, reset, used, stop, pool=pool)
         if dense:
             words, counts = tokens, n_wk.copy()
         else:
@@ -339,3 +341,39 @@ def test_gibbs_threads_row_ranges_and_word_groups_mix_the_whole_order():
     dense = par.word_groups(tokens, len(freq), 2)  # the dense sampler: every token costs K
     by_tokens = np.bincount(dense, weights=freq)
     assert abs(by_tokens[0] - by_tokens[1]) <= freq.max()
+
+
+def test_gibbs_threads_chains_in_threads_each_on_three_threads_do_not_wait_for_each_other(planted):
+    # two chains sampled at once (n_jobs) on 3 threads each: with one pool shared by the process, each
+    # chain's first parts could hold its 2 workers while waiting at a barrier for parts queued
+    # behind the other chain's
+    fits = []
+    worker = threading.Thread(target=lambda: fits.append(
+        GibbsLDA(K, n_iter=20, n_chains=2, n_jobs=2, random_state=3, n_threads=3).fit(planted)), daemon=True)
+    worker.start()
+    worker.join(300)
+    assert not worker.is_alive(), "the two chains waited for each other"
+    assert fits[0].n_threads_ == 3 and np.isfinite(fits[0].topic_word_).all()
+
+
+def test_gibbs_threads_stopped_sweep_leaves_the_totals_as_they_were(planted):
+    model = GibbsLDA(K, n_iter=1, random_state=0, n_threads=1).fit(planted)
+    lay = model.pltm_._lay
+    n_words = len(planted.vocabulary)
+    plan_ = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, 2, n_words)
+    rng = np.random.default_rng(0)
+    z = rng.integers(0, K, len(lay.tokens)).astype(np.int32)
+    tokens = lay.tokens[plan_.perm]
+    n_wk = np.zeros((n_words, K), np.int32)
+    np.add.at(n_wk, (tokens, z), 1)
+    rows = np.repeat(plan_.seg_row, np.diff(plan_.seg_start))
+    n_rk = np.zeros((lay.n_rows, K), np.int32)
+    np.add.at(n_rk, (rows, z), 1)
+    n_lk = np.bincount(z, minlength=K).astype(np.int32)[None, :]
+    before = n_lk.copy()
+    stop = np.ones(1, np.uint8)  # stopped before the first piece
+    none = np.zeros(1, np.int32)
+    priors = (np.full(K, 0.1), np.array([0.01]), np.array([0.01 * n_words]))
+    par.parallel_sweep(plan_, z, n_lk, n_rk, *priors, 1, np.empty((2, 2, 1, K), np.int32), True, tokens, n_wk,
+                       np.zeros((1, 2), np.int32), none, 1, True, none, stop)
+    np.testing.assert_array_equal(n_lk, before)  # no unfinished copies merged into the chain's totals

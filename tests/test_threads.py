@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from tealeaves._threads import longest_first, run_parts
+from tealeaves._threads import longest_first, part_pool, run_parts
 
 
 def test_threads_longest_first_worked_example():
@@ -24,8 +24,10 @@ def test_threads_run_parts_runs_every_part_once_part_zero_in_the_caller(n_parts)
         with lock:
             seen.append((p, threading.current_thread() is threading.main_thread()))
 
-    run_parts(task, n_parts)
+    pool = part_pool(n_parts)
+    run_parts(task, n_parts, pool)
     assert sorted(p for p, _ in seen) == list(range(n_parts))
+    assert (pool is None) == (n_parts == 1)
     assert [main for p, main in seen if p == 0] == [True]
 
 
@@ -37,6 +39,6 @@ def test_threads_run_parts_waits_for_every_part_then_raises():
             raise ValueError("part 1")
         done.append(p)
 
-    with pytest.raises(ValueError, match="part 1"):
-        run_parts(task, 3)
+    with pytest.raises(ValueError, match="part 1"), part_pool(3) as pool:
+        run_parts(task, 3, pool)
     assert sorted(done) == [0, 2]

@@ -207,8 +207,8 @@ def barrier_wait(sync, n_parts):
     the processor's pause hint, 0.27 ms on the development machine: most waits end there, without a
     system call), then yields its core (:data:`YIELDS` times, about 1 ms), then sleeps
     :data:`SLEEP_US` microseconds a time, so more threads than cores, or a loaded machine, still
-    make progress (7 threads on 2 cores: 0.76 ms a barrier; 2 threads on 2 cores arriving
-    together: 0.2 microseconds).  A Python barrier
+    make progress on POSIX systems (elsewhere it only spins): 7 threads on 2 cores, 0.76 ms a
+    barrier; 2 threads on 2 cores arriving together, 0.2 microseconds.  A Python barrier
     (:class:`threading.Barrier`) costs a lock hand-over and the GIL per thread.  ``sync[ABORTED]``
     set (by a thread that failed before its kernel started) releases every waiter at once.
 

@@ -178,59 +178,76 @@ def direct(kernel: Callable[..., Any], *args: Any) -> Any:
         raise
 
 
+class Job:
+    """One kernel call handed to a :class:`Helper`: the call, whether the helper took it, its outcome.
+
+    Each call has its own, so an outcome can never be read by a later call; ``done`` is a state
+    (an :class:`threading.Event`), not a message, so a Ctrl-C while the caller reads it loses nothing.
+
+    Parameters
+    ----------
+    kernel : callable
+        The kernel.
+    args : tuple
+        All its arguments.
+    """
+
+    def __init__(self, kernel: Callable[..., Any], args: tuple) -> None:
+        self.call: tuple | None = (kernel, args)
+        self.taken = False
+        self.done = threading.Event()
+        self.outcome: tuple[str, Any] | None = None
+
+
 class Helper:
     """A thread that runs the kernels :func:`call` hands it, one at a time, until closed.
 
     :func:`call` starts one for each call unless it is given one; a caller making many calls a
     second (a Gibbs chain on several threads: one call a sweep) keeps one for all of them.  A thread
     started for each sweep cost 0.1-0.2 ms a sweep (the start, and the new thread's first steps were
-    slower than a kept thread's; GibbsLDA, Reuters, K = 20, 2 threads, a sweep of 10 ms).
+    slower than a kept thread's; GibbsLDA, Reuters, K = 20, 2 threads, a sweep of 10 ms).  A helper
+    belongs to the process that made it: after a ``fork`` the child has no such thread, and
+    :func:`call` starts one of its own there.
     """
 
     def __init__(self) -> None:
+        self.pid = os.getpid()
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._finished = threading.Event()  # a state, not a message: a Ctrl-C while reading loses nothing
-        self._outcome: tuple[str, Any] | None = None
         self._thread = threading.Thread(target=self._serve, name="tealeaves-kernel", daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
         while (job := self._jobs.get()) is not None:
-            kernel, args = job
+            job.taken = True
+            kernel, args = job.call
+            job.call = None  # the arrays are the caller's: held no longer than the call
             try:
-                outcome = ("result", kernel(*args))
+                job.outcome = ("result", kernel(*args))
             except BaseException as exc:  # handed to the caller's thread
-                outcome = ("error", exc)
-            self._outcome = outcome
-            self._finished.set()
+                job.outcome = ("error", exc)
+            del kernel, args
+            job.done.set()
+            del job
 
-    def submit(self, kernel: Callable[..., Any], args: tuple) -> None:
-        """Start ``kernel(*args)`` in the helper thread.
+    def submit(self, job: Job) -> None:
+        """Hand ``job`` to the helper thread (it runs the jobs in the order they came).
 
         Parameters
         ----------
-        kernel : callable
-            The kernel.
-        args : tuple
-            All its arguments.
+        job : Job
+            The call.
         """
-        self._finished.clear()
-        self._jobs.put((kernel, args))
+        self._jobs.put(job)
 
-    def outcome(self, timeout: float | None = None) -> tuple[str, Any] | None:
-        """The submitted kernel's ``("result", value)`` or ``("error", exception)``, once it returns.
-
-        Parameters
-        ----------
-        timeout : float or None
-            Seconds to wait at most (``None``: until it returns).
+    def idle(self) -> bool:
+        """Whether no job waits in the queue (the one running, if any, excepted).
 
         Returns
         -------
-        tuple or None
-            The outcome, or ``None`` when the kernel is still running after ``timeout``.
+        bool
+            True when the queue is empty.
         """
-        return self._outcome if self._finished.wait(timeout) else None
+        return self._jobs.empty()
 
     def close(self) -> None:
         """End the thread once the kernel it runs (if any) has returned."""
@@ -257,7 +274,8 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False, helper: He
         Run in the calling thread even from the main thread (Ctrl-C then waits for the kernel).
     helper : Helper or None
         The helper thread to run it in (kept by a caller that calls many times a second); by
-        default one is started for this call.
+        default, or when ``helper`` belongs to another process (a ``fork``'s parent), one is
+        started for this call.
 
     Returns: %(returns_kernel)s
 
@@ -275,19 +293,20 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False, helper: He
         if stop[0]:
             raise KeyboardInterrupt
         return result
-    runner = Helper() if helper is None else helper
-    runner.submit(kernel, (*args, stop))
+    runner = helper if helper is not None and helper.pid == os.getpid() else Helper()
+    job = Job(kernel, (*args, stop))
     try:
-        while (outcome := runner.outcome(0.25)) is None:
+        runner.submit(job)
+        while not job.done.wait(0.25):
             pass
     except KeyboardInterrupt:
         stop[0] = 1
-        _wait_uninterrupted(runner)
+        _wait_uninterrupted(job, runner)
         raise
     finally:
-        if helper is None:
+        if runner is not helper:
             runner.close()
-    what, value = outcome
+    what, value = job.outcome
     if what == "error":
         raise value
     if stop[0]:  # set by the handler of sigint_sets_flag as the kernel returned
@@ -295,11 +314,20 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False, helper: He
     return value
 
 
-def _wait_uninterrupted(helper: Helper) -> None:
-    """Wait for ``helper``'s kernel to return, through further Ctrl-C (it still reads arrays we own)."""
+def _wait_uninterrupted(job: Job, helper: Helper) -> None:
+    """Wait for ``job``'s kernel to return, through further Ctrl-C (it still reads arrays we own).
+
+    A Ctrl-C can land before ``job`` was handed over: then the helper never takes it.  Not taken and
+    no job queued, twice 0.25 s apart (the helper marks a job taken microseconds after it leaves the
+    queue), it was never handed over, and there is nothing to wait for.
+    """
+    unseen = 0
     while True:
         try:
-            if helper.outcome(0.25) is not None:
+            if job.done.wait(0.25):
+                return
+            unseen = unseen + 1 if not job.taken and helper.idle() else 0
+            if unseen >= 2:
                 return
         except KeyboardInterrupt:
             pass

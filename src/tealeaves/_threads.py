@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -98,22 +97,31 @@ def numba_threads(n_threads: int) -> Iterator[int]:
         numba.set_num_threads(previous)
 
 
-_POOLS: dict[int, object] = {}
-_POOLS_LOCK = threading.Lock()
+def part_pool(n_parts: int):
+    """A pool of ``n_parts - 1`` threads of its own, for one caller's :func:`run_parts`.
 
+    Parts that wait for one another (at a barrier) need workers that run nothing else: in a pool
+    shared by two callers (two chains sampled at once by ``n_jobs`` threads, each on ``n_threads``
+    threads), each caller's first parts could take the workers and wait for ever for its other
+    parts, queued behind the other caller's.
 
-def _pool(n_workers: int):
-    """The process's pool of ``n_workers`` threads for :func:`run_parts` (made once per size, kept)."""
+    Parameters
+    ----------
+    n_parts : int
+        The parts of each :func:`run_parts` call (>= 1).
+
+    Returns
+    -------
+    concurrent.futures.ThreadPoolExecutor or None
+        ``None`` for one part (it runs in the calling thread).
+    """
     from concurrent.futures import ThreadPoolExecutor
 
-    with _POOLS_LOCK:
-        if n_workers not in _POOLS:
-            _POOLS[n_workers] = ThreadPoolExecutor(n_workers, thread_name_prefix="tealeaves-part")
-        return _POOLS[n_workers]
+    return ThreadPoolExecutor(n_parts - 1, thread_name_prefix="tealeaves-part") if n_parts > 1 else None
 
 
-def run_parts(task: Callable[[int], object], n_parts: int) -> None:
-    """``task(0)`` to ``task(n_parts - 1)`` at once: part 0 in the calling thread, the others in a pool.
+def run_parts(task: Callable[[int], object], n_parts: int, pool) -> None:
+    """``task(0)`` to ``task(n_parts - 1)`` at once: part 0 in the calling thread, the others in ``pool``.
 
     For compiled kernels that release the GIL (``nogil=True``) and each work on their own part of one
     computation (a Gibbs chain's blocks of documents), started and joined many times a second.  Plain
@@ -129,6 +137,8 @@ def run_parts(task: Callable[[int], object], n_parts: int) -> None:
         Called with the part index; its result is ignored.
     n_parts : int
         How many parts (>= 1); ``n_parts - 1`` pool threads help the calling thread.
+    pool : concurrent.futures.ThreadPoolExecutor or None
+        The caller's own pool (:func:`part_pool`); unused for one part.
 
     Raises
     ------
@@ -138,7 +148,7 @@ def run_parts(task: Callable[[int], object], n_parts: int) -> None:
     if n_parts <= 1:
         task(0)
         return
-    futures = [_pool(n_parts - 1).submit(task, p) for p in range(1, n_parts)]
+    futures = [pool.submit(task, p) for p in range(1, n_parts)]
     try:
         task(0)
     finally:

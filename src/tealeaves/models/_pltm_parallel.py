@@ -3,8 +3,8 @@
 The scheme of Yan, Xu and Qi (2009, "Parallel inference for latent Dirichlet allocation on graphics
 processing units") that tomotopy uses (``ParallelScheme.PARTITION``): the rows (documents, with the
 linked sides of a tuple together) are split into ``P`` ranges balanced by tokens, the words into
-``P`` groups balanced by frequency (each range and group many runs of consecutive ids:
-:func:`snake_groups`), and a sweep is ``P`` phases; block ``(r, q)`` (row range ``r``,
+``P`` groups balanced by sampling cost (each range and group many runs of consecutive ids from the
+whole order: :func:`snake_groups`), and a sweep is ``P`` phases; block ``(r, q)`` (row range ``r``,
 word group ``q``) is sampled in phase ``(q - r) mod P``, by thread ``q``: each thread keeps one word
 group and the row ranges pass from thread to thread.  Within a phase no two threads
 touch the same word (so the same packed topic list or row of ``n_wk``) or the same row of
@@ -41,7 +41,7 @@ import numba
 import numpy as np
 
 from tealeaves._compiled import ABORTED, barrier_wait, new_barrier, stop_requested
-from tealeaves._threads import run_parts
+from tealeaves._threads import part_pool, run_parts
 from tealeaves.models._pltm_kernels import _GAMMA, CHUNK, _mix64, _serial_dense, _serial_sparse
 
 #: A thread samples its segments in pieces of about this many tokens, reading the stop flag between
@@ -389,12 +389,12 @@ def sweep_part(p, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha,
         if not barrier_wait(sync, n_parts):
             return
         _merge_counts(totals, copies)
-    if p == 0:
+    if p == 0 and not stop_requested(stop):  # a stopped block left no copy: its totals are unfinished
         _copy_rows(totals, n_lk)
 
 
 def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk,
-                   span, packed, bits, reset, used, stop) -> None:
+                   span, packed, bits, reset, used, stop, pool=None) -> None:
     """One sweep on ``P`` threads: each runs :func:`sweep_part`, its ``P`` blocks with a barrier after each.
 
     One compiled call per thread and sweep; the barriers between the phases are compiled too
@@ -425,6 +425,9 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, de
         :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (sparse sampler; updated in place).
     stop : numpy.ndarray
         The stop flag (:func:`tealeaves._interrupt.flag`): a stopped sweep is unfinished, never used.
+    pool : concurrent.futures.ThreadPoolExecutor or None
+        The chain's own pool of ``P - 1`` threads (:func:`tealeaves._threads.part_pool`); by default
+        one is made for this sweep.
     """
     n_parts = plan_.n_threads
     sync = new_barrier()
@@ -434,8 +437,12 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, de
             sweep_part(p, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z, n_lk, n_rk,
                        alpha, beta, beta_sum, seed, n_lk_t, sync, stop, dense, tokens, n_wk, span, packed,
                        bits, reset, used)
-        except BaseException:  # never reached the kernel's barriers: release the threads waiting there
+        except BaseException:  # the kernel failed or never started: release the threads waiting for it
             sync[ABORTED] = 1
             raise
 
-    run_parts(thread, n_parts)
+    if pool is None:
+        with part_pool(n_parts) as own:
+            run_parts(thread, n_parts, own)
+    else:
+        run_parts(thread, n_parts, pool)

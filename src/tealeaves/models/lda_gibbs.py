@@ -84,7 +84,8 @@ class GibbsLDA(TopicModel):
     n_threads : int or None, default 1
         Threads sampling each chain (``None``: every core this process may use).  1 (the default)
         runs the exact serial chain; more split the documents into ``n_threads`` ranges and the
-        words into ``n_threads`` groups, balanced by tokens, and sample a sweep in ``n_threads``
+        words into ``n_threads`` groups (balanced by tokens and by sampling cost), and sample a
+        sweep in ``n_threads``
         phases in which no two threads share a word or a document, so only the topic totals are
         approximate within a phase.  The chain is
         the same for a given seed and ``n_threads`` on any machine; it differs between thread

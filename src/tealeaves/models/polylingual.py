@@ -40,7 +40,7 @@ from scipy.special import gammaln
 from tealeaves import _interrupt
 from tealeaves._docs import shared_doc
 from tealeaves._params import check_params, renamed_parameters, warn_renamed
-from tealeaves._threads import resolve_threads
+from tealeaves._threads import part_pool, resolve_threads
 from tealeaves.corpus import Corpus
 from tealeaves.corpus.aligned import AlignedCorpus, LanguageMismatchError, language_code
 from tealeaves.errors import EmptyInputError, InvalidModelError, TealeavesError
@@ -162,8 +162,9 @@ class PolylingualTopicModel:
     n_threads : int or None, default 1
         Threads sampling one chain (``None``: every core this process may use).  1 (the default)
         runs the exact serial chain; more split the tuples into ``n_threads`` ranges and the words
-        into ``n_threads`` groups, balanced by tokens, and sample a sweep in ``n_threads`` phases in
-        which no two threads share a word or a tuple, so only the language-topic totals are
+        into ``n_threads`` groups (balanced by tokens and by sampling cost), and sample a sweep in
+        ``n_threads`` phases in which no two threads share a word or a tuple, so only the
+        language-topic totals are
         approximate within a phase (Yan, Xu and Qi 2009, tomotopy's partition scheme;
         :mod:`tealeaves.models._pltm_parallel`).  The chain then depends on the thread count
         (recorded in ``n_threads_`` and in :meth:`description`), not on which threads run it: the
@@ -718,7 +719,8 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
     Every sweep, from the first, is :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the
     chain's partitioned token order (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one
     :func:`_interrupt.call` a sweep, all in one helper thread kept for the chain
-    (:class:`~tealeaves._interrupt.Helper`).  (Earlier versions ran the first 10 sweeps serially, a remedy
+    (:class:`~tealeaves._interrupt.Helper`), and the other parts in a pool of the chain's own
+    (:func:`~tealeaves._threads.part_pool`).  (Earlier versions ran the first 10 sweeps serially, a remedy
     for the AD-LDA scheme's threads labelling topics differently; the partition scheme's word-topic
     counts are exact, and without those sweeps 2 and 3 threads recovered the planted topics in 40 fits
     of 40, with final log-likelihoods level with the serial chains': docs/models-gibbs.md.)
@@ -732,7 +734,7 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
     state = {"z": None, "helper": None}  # the topics in the plan's order, kept between sweeps
 
     def run(*call_args):
-        return par.parallel_sweep(*call_args)
+        return par.parallel_sweep(*call_args, pool=state["pool"])
 
     run.__name__ = "parallel_sweep"
 
@@ -740,6 +742,8 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
         if state["z"] is None:
             state["z"] = z[plan.perm]
             state["n_lk_t"] = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
+            state["pool"] = part_pool(n_threads)  # the chain's own: chains in threads (n_jobs) share none
+            weakref.finalize(sweep, state["pool"].shutdown, wait=False)
             if threading.current_thread() is threading.main_thread():  # elsewhere call runs in place
                 state["helper"] = _interrupt.Helper()
                 weakref.finalize(sweep, state["helper"].close)
