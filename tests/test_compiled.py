@@ -128,52 +128,6 @@ def test_compiled_call_raises_keyboard_interrupt_when_stopped_from_another_threa
     assert _interrupt.call(_spin, 10) == 10  # a new call from the main thread starts with the flag cleared
 
 
-def test_compiled_call_reuses_a_kept_helper_and_survives_an_interrupted_call():
-    helper = _interrupt.Helper()
-    try:
-        names = []
-        for n in (5, 7):
-            assert _interrupt.call(lambda limit, stop: names.append(threading.current_thread().ident)
-                                   or _spin(limit, stop), n, helper=helper) == n
-        assert len(set(names)) == 1 and names[0] != threading.get_ident()  # one thread, not the caller's
-        threading.Timer(0.2, _interrupt.request).start()
-        with pytest.raises(KeyboardInterrupt):
-            _interrupt.call(_spin, 10**15, helper=helper)
-        assert _interrupt.call(_spin, 10, helper=helper) == 10  # the same helper serves the next call
-        with pytest.raises(ZeroDivisionError):  # an error in the kernel reaches the caller
-            _interrupt.call(lambda stop: 1 // 0, helper=helper)
-        assert _interrupt.call(_spin, 3, helper=helper) == 3
-    finally:
-        helper.close()
-
-
-def test_compiled_wait_uninterrupted_returns_for_a_job_never_handed_over_and_waits_for_a_running_one():
-    helper = _interrupt.Helper()
-    try:
-        lost = _interrupt.Job(_spin, (10, _interrupt.flag()))  # as if Ctrl-C landed before submit
-        start = time.monotonic()
-        _interrupt._wait_uninterrupted(lost, helper)
-        assert 0.4 < time.monotonic() - start < 5
-        stop = np.zeros(1, dtype=np.uint8)
-        running = _interrupt.Job(_spin, (10**15, stop))
-        helper.submit(running)
-        threading.Timer(0.8, lambda: stop.__setitem__(0, 1)).start()
-        _interrupt._wait_uninterrupted(running, helper)  # not fooled by the empty queue: the job was taken
-        assert running.done.is_set() and running.outcome[0] == "result" and running.call is None
-    finally:
-        helper.close()
-
-
-def test_compiled_call_after_fork_starts_its_own_helper():
-    helper = _interrupt.Helper()
-    try:
-        helper.pid = -1  # as in a forked child: the parent's helper thread does not exist there
-        assert _interrupt.call(_spin, 4, helper=helper) == 4
-        assert helper.idle()  # nothing was handed to it
-    finally:
-        helper.close()
-
-
 @numba.njit(nogil=True)
 def _rounds(sync, n_parts, seen, p, n_rounds):
     """Each round, thread ``p`` writes its slot, waits at the barrier, and checks every slot of the round

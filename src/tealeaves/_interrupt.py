@@ -24,8 +24,7 @@ Why not a flag set from a C-level signal handler, or kernels run in chunks from 
 handler would replace Python's (no :class:`KeyboardInterrupt` any more) and cannot safely touch
 Python objects; chunks would need every kernel's random stream and running totals to survive
 between calls.  The flag costs one relaxed atomic load per unit of work, and the helper thread
-one thread start per call (about 0.1 ms; none for a caller that keeps a :class:`Helper`, as a
-Gibbs chain on several threads does for its sweeps).  numba's threading layers are unaffected: a
+one thread start per call (about 0.1 ms).  numba's threading layers are unaffected: a
 ``parallel=True`` kernel started from the helper thread runs its ``prange`` on numba's pool as
 from any thread, and each ``prange`` iteration reads the flag.
 
@@ -50,7 +49,6 @@ once: compiled kernels are cached).  A :class:`KeyboardInterrupt` that a finalis
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import sys
 import threading
@@ -178,84 +176,8 @@ def direct(kernel: Callable[..., Any], *args: Any) -> Any:
         raise
 
 
-class Job:
-    """One kernel call handed to a :class:`Helper`: the call, whether the helper took it, its outcome.
-
-    Each call has its own, so an outcome can never be read by a later call; ``done`` is a state
-    (an :class:`threading.Event`), not a message, so a Ctrl-C while the caller reads it loses nothing.
-
-    Parameters
-    ----------
-    kernel : callable
-        The kernel.
-    args : tuple
-        All its arguments.
-    """
-
-    def __init__(self, kernel: Callable[..., Any], args: tuple) -> None:
-        self.call: tuple | None = (kernel, args)
-        self.taken = False
-        self.done = threading.Event()
-        self.outcome: tuple[str, Any] | None = None
-
-
-class Helper:
-    """A thread that runs the kernels :func:`call` hands it, one at a time, until closed.
-
-    :func:`call` starts one for each call unless it is given one; a caller making many calls a
-    second (a Gibbs chain on several threads: one call a sweep) keeps one for all of them.  A thread
-    started for each sweep cost 0.1-0.2 ms a sweep (the start, and the new thread's first steps were
-    slower than a kept thread's; GibbsLDA, Reuters, K = 20, 2 threads, a sweep of 10 ms).  A helper
-    belongs to the process that made it: after a ``fork`` the child has no such thread, and
-    :func:`call` starts one of its own there.
-    """
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._serve, name="tealeaves-kernel", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            job.taken = True
-            kernel, args = job.call
-            job.call = None  # the arrays are the caller's: held no longer than the call
-            try:
-                job.outcome = ("result", kernel(*args))
-            except BaseException as exc:  # handed to the caller's thread
-                job.outcome = ("error", exc)
-            del kernel, args
-            job.done.set()
-            del job
-
-    def submit(self, job: Job) -> None:
-        """Hand ``job`` to the helper thread (it runs the jobs in the order they came).
-
-        Parameters
-        ----------
-        job : Job
-            The call.
-        """
-        self._jobs.put(job)
-
-    def idle(self) -> bool:
-        """Whether no job waits in the queue (the one running, if any, excepted).
-
-        Returns
-        -------
-        bool
-            True when the queue is empty.
-        """
-        return self._jobs.empty()
-
-    def close(self) -> None:
-        """End the thread once the kernel it runs (if any) has returned."""
-        self._jobs.put(None)
-
-
 @shared_doc
-def call(kernel: Callable[..., Any], *args: Any, short: bool = False, helper: Helper | None = None) -> Any:
+def call(kernel: Callable[..., Any], *args: Any, short: bool = False) -> Any:
     """``kernel(*args, flag())``, stopped cleanly by Ctrl-C (see the module docstring).
 
     From the main thread the flag is cleared (a new request) and the kernel runs in a helper
@@ -272,10 +194,6 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False, helper: He
         Its other arguments.
     short : bool, default False
         Run in the calling thread even from the main thread (Ctrl-C then waits for the kernel).
-    helper : Helper or None
-        The helper thread to run it in (kept by a caller that calls many times a second); by
-        default, or when ``helper`` belongs to another process (a ``fork``'s parent), one is
-        started for this call.
 
     Returns: %(returns_kernel)s
 
@@ -293,42 +211,35 @@ def call(kernel: Callable[..., Any], *args: Any, short: bool = False, helper: He
         if stop[0]:
             raise KeyboardInterrupt
         return result
-    runner = helper if helper is not None and helper.pid == os.getpid() else Helper()
-    job = Job(kernel, (*args, stop))
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = kernel(*args, stop)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    helper = threading.Thread(target=target, name="tealeaves-kernel", daemon=True)
+    helper.start()
     try:
-        runner.submit(job)
-        while not job.done.wait(0.25):
-            pass
+        while helper.is_alive():
+            helper.join(0.25)
     except KeyboardInterrupt:
         stop[0] = 1
-        _wait_uninterrupted(job, runner)
+        _join_uninterrupted(helper)
         raise
-    finally:
-        if runner is not helper:
-            runner.close()
-    what, value = job.outcome
-    if what == "error":
-        raise value
+    if "error" in box:
+        raise box["error"]
     if stop[0]:  # set by the handler of sigint_sets_flag as the kernel returned
         raise KeyboardInterrupt
-    return value
+    return box["result"]
 
 
-def _wait_uninterrupted(job: Job, helper: Helper) -> None:
-    """Wait for ``job``'s kernel to return, through further Ctrl-C (it still reads arrays we own).
-
-    A Ctrl-C can land before ``job`` was handed over: then the helper never takes it.  Not taken and
-    no job queued, twice 0.25 s apart (the helper marks a job taken microseconds after it leaves the
-    queue), it was never handed over, and there is nothing to wait for.
-    """
-    unseen = 0
-    while True:
+def _join_uninterrupted(thread: threading.Thread) -> None:
+    """Wait for ``thread`` to end, through further Ctrl-C (the kernel still reads arrays we own)."""
+    while thread.is_alive():
         try:
-            if job.done.wait(0.25):
-                return
-            unseen = unseen + 1 if not job.taken and helper.idle() else 0
-            if unseen >= 2:
-                return
+            thread.join(0.25)
         except KeyboardInterrupt:
             pass
 

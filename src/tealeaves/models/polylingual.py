@@ -27,7 +27,6 @@ with its own ``theta`` (Hao et al. 2018, Figure 7).
 
 from __future__ import annotations
 
-import threading
 import time
 import weakref
 from collections.abc import Callable
@@ -718,12 +717,12 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
 
     Every sweep, from the first, is :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the
     chain's partitioned token order (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one
-    :func:`_interrupt.call` a sweep, all in one helper thread kept for the chain
-    (:class:`~tealeaves._interrupt.Helper`), and the other parts in a pool of the chain's own
-    (:func:`~tealeaves._threads.part_pool`).  (Earlier versions ran the first 10 sweeps serially, a remedy
-    for the AD-LDA scheme's threads labelling topics differently; the partition scheme's word-topic
-    counts are exact, and without those sweeps 2 and 3 threads recovered the planted topics in 40 fits
-    of 40, with final log-likelihoods level with the serial chains': docs/models-gibbs.md.)
+    :func:`_interrupt.call` a sweep (part 0 in its helper thread), the other parts in a pool of
+    the chain's own (:func:`~tealeaves._threads.part_pool`).  (Earlier versions ran the first 10
+    sweeps serially, a remedy for the AD-LDA scheme's threads labelling topics differently; the
+    partition scheme's word-topic counts are exact, and without those sweeps 2 and 3 threads
+    recovered the planted topics in 40 fits of 40, with final log-likelihoods level with the serial
+    chains': docs/models-gibbs.md.)
     The kernel is looked up at each call, so a test can wrap it.  The parallel sweeps keep the topics
     in the plan's order; ``sweep.finish(z)`` writes them to the chain's ``z`` at the end.
     """
@@ -731,7 +730,7 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
                     0 if dense else n_wk.shape[1])
     tokens = lay.tokens[plan.perm]
     span = span[plan.perm] if not dense else span
-    state = {"z": None, "helper": None}  # the topics in the plan's order, kept between sweeps
+    state = {"z": None}  # the topics in the plan's order, kept between sweeps
 
     def run(*call_args):
         return par.parallel_sweep(*call_args, pool=state["pool"])
@@ -744,11 +743,8 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
             state["n_lk_t"] = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
             state["pool"] = part_pool(n_threads)  # the chain's own: chains in threads (n_jobs) share none
             weakref.finalize(sweep, state["pool"].shutdown, wait=False)
-            if threading.current_thread() is threading.main_thread():  # elsewhere call runs in place
-                state["helper"] = _interrupt.Helper()
-                weakref.finalize(sweep, state["helper"].close)
         _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, state["n_lk_t"],
-                        dense, tokens, n_wk, span, packed, bits, reset, used, helper=state["helper"])
+                        dense, tokens, n_wk, span, packed, bits, reset, used)
 
     def finish(z):
         if state["z"] is not None:
