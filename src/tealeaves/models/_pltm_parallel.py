@@ -441,8 +441,9 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, de
             sync[ABORTED] = 1
             raise
 
-    if pool is None:
-        with part_pool(n_parts) as own:
-            run_parts(thread, n_parts, own)
-    else:
-        run_parts(thread, n_parts, pool)
+    own = part_pool(n_parts) if pool is None else None  # None for one part: it runs in this thread
+    try:
+        run_parts(thread, n_parts, pool if pool is not None else own)
+    finally:
+        if own is not None:
+            own.shutdown()
