@@ -44,12 +44,14 @@ count, and tomotopy's, and reports the best and the median, with the steal share
 
 ``--paired`` measures both rates in one chain, at nearly the same moments: a 2-thread fit whose
 sweeps alternate, in runs of :data:`PAIRED_RUN`, between the exact serial kernel (over the chain's
-own token order, as ``n_threads=1`` runs it) and the 2-thread sweep (with everything a sweep of
-``n_threads=2`` pays: the hand-off to the threads, the barriers, the merges).  The chain moves on
-from either kind of sweep, so both see the same state, and slow drifts of the host's load, which
-move separate fits' rates by 10-40 % on this machine, reach both alike.  The first sweep of each run
-is not timed: it moves the counts from one core's cache to the other's (alternating single sweeps,
-the 2-thread sweeps at K = 80 took 1.6 times as long as in a run of their own).
+own token order, as ``n_threads=1`` runs it) and the 2-thread sampler (with everything ``n_threads=2``
+pays: the hand-off to the threads, their waits for each other; its sweeps in the calls the fit makes,
+up to the next event of the fit).  The chain moves on from either kind of sweep, so both see the same
+state, and slow drifts of the host's load, which move separate fits' rates by 10-40 % on this
+machine, reach both alike.  The first sweep of each run is not timed: it moves the counts from one
+core's cache to the other's (alternating single sweeps, the 2-thread sweeps at K = 80 took 1.6 times
+as long as in a run of their own); the threads' views of the totals start afresh at each run of
+2-thread sweeps (the serial sweeps changed the totals).
 
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --quick
     TEALEAVES_DATA=/path/to/data python benchmarks/parallel_gibbs.py --n-iter 300
@@ -230,28 +232,44 @@ def _alternating(times: dict):
         sweep = real(lay, n_threads, n_wk, dense, span, packed, bits, reset, used)
         count = [0]
 
-        def alternating(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
-            run, place = divmod(count[0], PAIRED_RUN)
-            count[0] += 1
-            serial = run % 2 == 1
-            if serial and place == 0:
-                sweep.finish(z)  # the chain's own order, as the serial chain keeps it
+        def run_of(serial, z, n_lk, n_rk, alpha, beta, beta_sum, seeds):
+            """Sweeps of one kind; the seconds of each."""
             start = time.perf_counter()
-            if serial:
+            if not serial:
+                sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds)  # in one call, as a fit makes them
+                return [(time.perf_counter() - start) / len(seeds)] * len(seeds)
+            seconds = []
+            for seed in seeds:
                 kern.sparse_sweep_spans(lay.seg_start, lay.seg_lang, lay.seg_row, z, n_lk, n_rk, alpha, beta,
                                         beta_sum, span, packed, bits, seed, reset, used)
-            else:
-                sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)
-            if place > 0:
-                times[1 if serial else 2].append(time.perf_counter() - start)
-            if serial and place == PAIRED_RUN - 1:
-                sweep.plan_topics()[:] = z[sweep.plan.perm]
+                seconds.append(time.perf_counter() - start)
+                start = time.perf_counter()
+            return seconds
+
+        def alternating(z, n_lk, n_rk, alpha, beta, beta_sum, seeds):
+            seeds = np.atleast_1d(seeds)
+            while len(seeds):
+                run, place = divmod(count[0], PAIRED_RUN)
+                serial = run % 2 == 1
+                if place == 0 and serial:
+                    sweep.finish(z)  # the chain's own order, as the serial chain keeps it
+                elif place == 0 and run > 0:
+                    sweep.restart(n_lk)  # serial sweeps changed the totals the threads keep views of
+                n = 1 if place == 0 else min(len(seeds), PAIRED_RUN - place)  # the first of a run alone
+                seconds = run_of(serial, z, n_lk, n_rk, alpha, beta, beta_sum, seeds[:n])
+                if place > 0:
+                    times[1 if serial else 2].extend(seconds)
+                count[0] += n
+                seeds = seeds[n:]
+                if serial and place + n == PAIRED_RUN:
+                    sweep.plan_topics()[:] = z[sweep.plan.perm]
 
         def finish(z):
             if ((count[0] - 1) // PAIRED_RUN) % 2 == 0:  # the last sweep was parallel: z is behind
                 sweep.finish(z)
 
         alternating.finish = finish
+        alternating.batches = True
         return alternating
 
     return threaded

@@ -92,10 +92,10 @@ def test_gibbs_threads_one_thread_is_the_serial_chain(planted, sampler):
 
 def test_gibbs_threads_every_sweep_is_parallel_from_the_first(planted, monkeypatch):
     calls = []
-    monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
+    monkeypatch.setattr(par, "parallel_sweeps", _checked(calls))
     two = GibbsLDA(20, n_iter=3, optimize_interval=0, random_state=4, n_threads=2).fit(planted)
     one = GibbsLDA(20, n_iter=3, optimize_interval=0, random_state=4, n_threads=1).fit(planted)
-    assert len(calls) == 3
+    assert [call[-1] for call in calls] == [3]  # the three sweeps in one call
     assert not np.array_equal(two.topic_word_, one.topic_word_)  # no serial sweeps shared with one thread
 
 
@@ -103,6 +103,9 @@ def test_gibbs_threads_every_sweep_is_parallel_from_the_first(planted, monkeypat
 def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
     fits = [GibbsLDA(K, n_iter=20, sampler=sampler, random_state=5, n_threads=2).fit(planted)
             for _ in range(2)]
+    more = [GibbsLDA(K, n_iter=20, sampler=sampler, random_state=5, n_threads=5).fit(planted)
+            for _ in range(2)]  # 5 threads on 2 cores: the threads run far ahead of and behind each other
+    np.testing.assert_array_equal(more[0].topic_word_, more[1].topic_word_)
     np.testing.assert_array_equal(fits[0].topic_word_, fits[1].topic_word_)
     np.testing.assert_array_equal(fits[0].log_likelihood_trace_, fits[1].log_likelihood_trace_)
     serial = GibbsLDA(K, n_iter=20, sampler=sampler, random_state=5, n_threads=1).fit(planted)
@@ -111,13 +114,29 @@ def test_gibbs_threads_same_seed_and_threads_repeat_the_chain(planted, sampler):
     assert fits[0].metadata_["source"]["n_threads"] == 2
 
 
-def _checked(calls):
-    """``parallel_sweep`` recording, after each sweep, the counts and topics (also in the chain's order)."""
-    real = par.parallel_sweep
+@pytest.mark.parametrize("n_threads", [2, 5])
+def test_gibbs_threads_chain_is_the_same_however_its_sweeps_are_split_into_calls(planted, monkeypatch,
+                                                                               n_threads):
+    # the threads' views of the totals carry over from call to call, so evaluating the likelihood
+    # after every sweep (one sweep a call) leaves the chain as it is in calls of several sweeps
+    calls = []
+    monkeypatch.setattr(par, "parallel_sweeps", _checked(calls))
+    fits = [GibbsLDA(K, n_iter=23, optimize_interval=0, random_state=6, n_threads=n_threads,
+                     evaluate_every=every).fit(planted) for every in (1, 23)]
+    assert [call[-1] for call in calls] == [1] * 23 + [10, 10, 3]
+    np.testing.assert_array_equal(fits[0].topic_word_, fits[1].topic_word_)
+    np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
+    assert fits[0].log_likelihood_trace_[-1] == fits[1].log_likelihood_trace_[-1]
 
-    def checked(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk, span,
+
+def _checked(calls):
+    """``parallel_sweeps`` recording, after each call, the counts and topics (also in the chain's order)
+    and the number of sweeps."""
+    real = par.parallel_sweeps
+
+    def checked(plan_, state, seeds, z, n_lk, n_rk, alpha, beta, beta_sum, dense, tokens, n_wk, span,
                 packed, bits, reset, used, stop, pool=None):
-        real(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk, span,
+        real(plan_, state, seeds, z, n_lk, n_rk, alpha, beta, beta_sum, dense, tokens, n_wk, span,
              packed, bits, reset, used, stop, pool=pool)
         if dense:
             words, counts = tokens, n_wk.copy()
@@ -132,7 +151,8 @@ def _checked(calls):
             counts[ids] = dense_lists
         z_out = np.full(len(z), -1, np.int32)
         par.chain_order(plan_, z, z_out)  # the chain's order, as sweep.finish writes it at the end
-        calls.append((counts, words, z.copy(), z_out, plan_, n_lk.copy(), n_rk.copy(), used.copy()))
+        calls.append((counts, words, z.copy(), z_out, plan_, n_lk.copy(), n_rk.copy(), used.copy(),
+                      len(seeds)))
 
     return checked
 
@@ -142,13 +162,15 @@ def _checked(calls):
 def test_gibbs_threads_counts_match_the_assignments_after_every_sweep(planted, monkeypatch, sampler,
                                                                      n_threads):
     calls = []
-    monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
-    n_iter = 12
-    model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=4, sample_interval=1,
+    monkeypatch.setattr(par, "parallel_sweeps", _checked(calls))
+    n_iter = 24
+    model = GibbsLDA(K, n_iter=n_iter, optimize_interval=5, optimize_burn_in=12, sample_interval=1,
                      sampler=sampler, random_state=1, n_threads=n_threads).fit(planted)
-    assert len(calls) == 12  # every parallel sweep checked
+    # the burn-in in calls of several sweeps (up to the likelihood every 10 and the first histogram at
+    # 12), then one sweep a call: every call checked, and so every sweep after the burn-in
+    assert [call[-1] for call in calls] == [10, 2] + [1] * 12
     lay = model.pltm_._lay
-    for counts, words, z, z_out, plan_, n_lk, n_rk, used in calls:
+    for counts, words, z, z_out, plan_, n_lk, n_rk, used, _ in calls:
         np.testing.assert_array_equal(words, lay.tokens[plan_.perm])
         np.testing.assert_array_equal(z_out[plan_.perm], z)  # the chain's z follows the plan's
         recount = np.zeros_like(counts)
@@ -184,26 +206,32 @@ def test_gibbs_threads_chain_ends_with_its_topics_in_its_own_order(planted, monk
 
 
 @pytest.mark.parametrize("n_threads", [2, 3])
-def test_gibbs_threads_plan_blocks_share_no_word_or_row_in_a_phase(planted, n_threads):
+def test_gibbs_threads_plan_blocks_share_no_word_or_row_at_once(planted, n_threads):
     model = GibbsLDA(K, n_iter=1, random_state=0, n_threads=1).fit(planted)
     lay = model.pltm_._lay
     plan_ = par.plan(lay.tokens, lay.seg_start, lay.seg_lang, lay.seg_row, n_threads, len(planted.vocabulary))
+    n_ranges = n_threads * par.RANGES_PER_THREAD
+    assert len(plan_.block_seg) == n_ranges * n_threads + 1
     assert sorted(plan_.perm) == list(range(len(lay.tokens)))  # every token once
     words, rows = lay.tokens[plan_.perm], np.repeat(plan_.seg_row, np.diff(plan_.seg_start))
     seg_of = np.repeat(np.arange(len(lay.seg_row)), np.diff(lay.seg_start))[plan_.perm]
     np.testing.assert_array_equal(lay.seg_row[seg_of], rows)  # each sub-segment lies in one segment
-    tokens_of = [(plan_.seg_start[plan_.block_seg[b]], plan_.seg_start[plan_.block_seg[b + 1]])
-                 for b in range(n_threads * n_threads)]
-    for phase in range(n_threads):
-        blocks = [par.block_of(p, phase, n_threads) for p in range(n_threads)]  # the kernel's own mapping
-        for a in blocks:
-            for b in blocks:
-                if a < b:
-                    wa, wb = (set(words[slice(*tokens_of[x])]) for x in (a, b))
-                    ra, rb = (set(rows[slice(*tokens_of[x])]) for x in (a, b))
-                    assert not wa & wb and not ra & rb
-    sizes = [hi - lo for lo, hi in tokens_of]
-    assert max(sizes) <= 1.5 * len(lay.tokens) / n_threads ** 2  # balanced blocks
+    tokens_of = [slice(plan_.seg_start[plan_.block_seg[b]], plan_.seg_start[plan_.block_seg[b + 1]])
+                 for b in range(n_ranges * n_threads)]
+    word_sets = [set(words[x]) for x in tokens_of]
+    row_sets = [set(rows[x]) for x in tokens_of]
+    for a in range(n_ranges * n_threads):
+        for b in range(a + 1, n_ranges * n_threads):
+            if a % n_threads != b % n_threads:  # two word groups: no word in both
+                assert not word_sets[a] & word_sets[b]
+            if a // n_threads != b // n_threads:  # two row ranges: no row in both
+                assert not row_sets[a] & row_sets[b]
+    for step in range(n_ranges):  # each thread walks every range once a sweep, the threads apart
+        ranges = [par.range_of(q, step, n_ranges, n_threads) for q in range(n_threads)]  # the kernel's own
+        assert len(set(ranges)) == n_threads
+    assert {par.range_of(0, step, n_ranges, n_threads) for step in range(n_ranges)} == set(range(n_ranges))
+    sizes = np.array([x.stop - x.start for x in tokens_of])
+    assert sizes.max() <= 1.6 * len(lay.tokens) / (n_ranges * n_threads)  # balanced blocks
 
 
 def _recovered(model) -> int:
@@ -246,11 +274,11 @@ def test_gibbs_threads_polylingual_linked_sides_stay_on_one_thread(monkeypatch):
     corpus = AlignedCorpus.from_texts({"en": en, "sv": sv}, [f"d{i}" for i in range(60)],
                                       {x: default_preprocessor(x, max_df=1.0) for x in ("en", "sv")})
     calls = []
-    monkeypatch.setattr(par, "parallel_sweep", _checked(calls))
+    monkeypatch.setattr(par, "parallel_sweeps", _checked(calls))
     n_iter = 6
-    fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5)
-            .fit(corpus) for _ in range(2)]
-    assert len(calls) == 2 * 6
+    fits = [PolylingualTopicModel(20, n_iter=n_iter, random_state=1, n_threads=3, link_fraction=0.5,
+                                  evaluate_every=1).fit(corpus) for _ in range(2)]
+    assert [call[-1] for call in calls] == [1] * 2 * 6
     np.testing.assert_array_equal(fits[0].doc_topic_, fits[1].doc_topic_)
     assert fits[0].n_threads_ == 3 and "/threads3" in fits[0].description()
     lay = fits[0]._lay
@@ -374,6 +402,6 @@ def test_gibbs_threads_stopped_sweep_leaves_the_totals_as_they_were(planted):
     stop = np.ones(1, np.uint8)  # stopped before the first piece
     none = np.zeros(1, np.int32)
     priors = (np.full(K, 0.1), np.array([0.01]), np.array([0.01 * n_words]))
-    par.parallel_sweep(plan_, z, n_lk, n_rk, *priors, 1, np.empty((2, 2, 1, K), np.int32), True, tokens, n_wk,
-                       np.zeros((1, 2), np.int32), none, 1, True, none, stop)
+    par.parallel_sweeps(plan_, par.pipeline(n_lk, 2), np.array([1, 2]), z, n_lk, n_rk, *priors, True, tokens,
+                        n_wk, np.zeros((1, 2), np.int32), none, 1, True, none, stop)
     np.testing.assert_array_equal(n_lk, before)  # no unfinished copies merged into the chain's totals

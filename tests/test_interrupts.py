@@ -316,7 +316,7 @@ def test_interrupts_pltm_fit_on_two_threads(bible_jsonl, workdir, delay):
     # one chain on 2 threads: the stop flag is read inside the parallel sweep
     interrupt(["pltm", "fit", bible_jsonl, "-k", "50", "--n-chains", "1", "--n-iter", "100000",
                "--n-threads", "2", "-o", "model", "--quiet"], workdir, after_kernel=delay,
-              kernel="parallel_sweep", between=1.0)
+              kernel="parallel_sweeps", between=1.0)
 
 
 @pytest.mark.parametrize("delay", delays([0.5, 2.0, 4.0], [1.0]))
@@ -324,7 +324,7 @@ def test_interrupts_sweep_gibbs_on_two_threads(reuters_files, workdir, delay):
     interrupt(["sweep", reuters_files["train"], "-k", "20", "--seeds", "1", "--engine", "gibbs",
                "--n-threads", "2", "--settings", '{"n_iter": 100000}', "-o", "store.sqlite"], workdir,
               after_kernel=delay,
-              kernel="parallel_sweep", between=1.0, may_leave=("store.sqlite",))
+              kernel="parallel_sweeps", between=1.0, may_leave=("store.sqlite",))
     store = workdir / "store.sqlite"
     if store.exists():  # created at the start: a valid database holding no half-fitted model
         with sqlite3.connect(store) as conn:

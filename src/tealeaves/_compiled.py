@@ -344,3 +344,48 @@ class CompileNotice(event.Listener):
 #: The process's listener (registered once, when this module is first imported).
 NOTICE_LISTENER = CompileNotice()
 event.register("numba:compile", NOTICE_LISTENER)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def post(words, index, value):
+    """Store ``value`` in ``words[index]`` with release order: what the thread wrote before is seen
+    by a thread that reads the word (:func:`wait_at_least`).
+
+    Parameters
+    ----------
+    words : numpy.ndarray
+        Shared ``int64`` words.
+    index, value : int
+        The word and its new value.
+    """
+    _store_release(words, index, value)
+
+
+@numba.njit(cache=True, nogil=True)
+def wait_at_least(words, index, value, sync, stop):
+    """Wait until ``words[index] >= value`` (acquire), spinning, yielding and sleeping as
+    :func:`barrier_wait` does.
+
+    Parameters
+    ----------
+    words : numpy.ndarray
+        Shared ``int64`` words another thread advances with :func:`post`.
+    index, value : int
+        The word and the value waited for.
+    sync : numpy.ndarray
+        A barrier's array (:func:`new_barrier`) whose ``ABORTED`` word ends the wait.
+    stop : numpy.ndarray
+        The stop flag (:func:`stop_requested`), which ends it too.
+
+    Returns
+    -------
+    bool
+        True when the word reached ``value``; False when the wait was aborted or stopped.
+    """
+    spins = 0
+    while _load_acquire(words, index) < value:
+        if _load_acquire(sync, ABORTED) != 0 or stop_requested(stop):
+            return False
+        _pause(spins)
+        spins += 1
+    return True

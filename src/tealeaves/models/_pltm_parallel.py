@@ -1,25 +1,34 @@
 """One Gibbs chain on several threads: documents and words partitioned, only the topic totals shared.
 
-The scheme of Yan, Xu and Qi (2009, "Parallel inference for latent Dirichlet allocation on graphics
-processing units") that tomotopy uses (``ParallelScheme.PARTITION``): the rows (documents, with the
-linked sides of a tuple together) are split into ``P`` ranges balanced by tokens, the words into
-``P`` groups balanced by sampling cost (each range and group many runs of consecutive ids from the
-whole order: :func:`snake_groups`), and a sweep is ``P`` phases; block ``(r, q)`` (row range ``r``,
-word group ``q``) is sampled in phase ``(q - r) mod P``, by thread ``q``: each thread keeps one word
-group and the row ranges pass from thread to thread.  Within a phase no two threads
-touch the same word (so the same packed topic list or row of ``n_wk``) or the same row of
-``n_rk``, and every thread sees the exact word-topic and row-topic counts; only the language-topic
-totals ``n_lk`` are shared, so each thread samples against a snapshot of them plus its own changes
-(AD-LDA's rule, Newman et al. 2009, for these ``L x K`` counts alone), and the threads' changes are
-summed at the end of each phase (:func:`_merge_counts`).  The chain differs from the serial one only
-through those totals, which move by a few tokens in counts of thousands; it is the same for a given
-seed and thread count on any machine (each piece of a block draws from its own stream,
-:func:`stream_seed`), and it does not depend on which thread samples a block.
+The partition scheme of Yan, Xu and Qi (2009, "Parallel inference for latent Dirichlet allocation on
+graphics processing units") that tomotopy uses (``ParallelScheme.PARTITION``), its blocks walked
+in a ring: the rows (documents, with the linked sides of a tuple together) are split into
+``R = P * S`` ranges balanced by tokens (``S`` = :data:`RANGES_PER_THREAD`), the words into ``P``
+groups balanced by sampling cost (each range and group many runs of consecutive ids from the whole
+order: :func:`snake_groups`).  Thread ``q`` keeps word group ``q`` and samples, in each sweep, block
+``(r, q)`` of every range ``r``, range ``(s + q S) mod R`` at its step ``s`` (:func:`range_of`): the
+threads walk the ranges in a ring, ``S`` steps apart.  No two threads touch the same word (so the
+same packed topic list or row of ``n_wk``); a range's blocks are sampled one after another in a fixed
+order each sweep, a thread waiting only for the threads before it on that range (:func:`_wait_turn`,
+point to point), so no two touch the same row of ``n_rk`` at once, every thread sees the exact
+word-topic and row-topic counts, and a thread may run up to ``S - 1`` blocks ahead of another
+(where a barrier after each of ``P`` phases made the faster thread wait for the slower at every
+phase: 0.45-0.9 ms of a 5 ms phase on average, GibbsLDA, Reuters, K = 20).
+
+Only the language-topic totals ``n_lk`` are shared: each thread samples against its own view of
+them (AD-LDA's rule, Newman et al. 2009, for these ``L x K`` counts alone): its own changes at once,
+the others' up to the end of the previous sweep from its step ``(P - 1) S`` on, by which every other
+thread has finished that sweep (:func:`_take_others`).  The views are exact integers, a function of
+the blocks alone, so the chain differs from the serial one only through those totals, which lag by
+a sweep's moves at most in counts of thousands; it is the same for a given seed and thread count on
+any machine (each piece of a block draws from its own stream, :func:`stream_seed`), does not depend
+on which thread samples a block, and does not depend on how its sweeps are split into calls of
+:func:`parallel_sweeps` (the views carry over in a :class:`Pipeline`).
 
 Why the words stay and the rows move: a token's word is looked up at random in the packed topic
 lists, its row is read in order, so the lists are the data worth keeping in one core's cache.  Giving
-each thread a row range instead (the words passing from thread to thread) is the same chain, and
-took 1.5-4% longer a sweep (GibbsLDA, Reuters, K = 20 and 80, 2 threads, interleaved).
+each thread a row range instead (the words passing from thread to thread) took 1.5-4% longer a
+sweep (GibbsLDA, Reuters, K = 20 and 80, 2 threads, interleaved).
 
 The tokens are reordered once (:func:`plan`): by row range, then word group, then segment, so that
 each block ``(r, q)`` is a run of consecutive *sub-segments* (the tokens of one segment in one word
@@ -40,7 +49,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from tealeaves._compiled import ABORTED, barrier_wait, new_barrier, stop_requested
+from tealeaves._compiled import ABORTED, barrier_wait, new_barrier, post, stop_requested, wait_at_least
 from tealeaves._threads import part_pool, run_parts
 from tealeaves.models._pltm_kernels import _GAMMA, CHUNK, _mix64, _serial_dense, _serial_sparse
 
@@ -55,21 +64,25 @@ PIECE_TOKENS = 1 << 18
 
 
 @numba.njit(cache=True, inline="always")
-def block_of(p, phase, n_parts):
-    """The block ``r * n_parts + p`` that thread ``p`` samples in phase ``phase``: its word group ``p``
-    in row range ``r = (p - phase) mod n_parts`` (the module docstring).
+def range_of(q, step, n_ranges, n_parts):
+    """The row range that thread ``q`` samples at step ``step`` of a sweep (the module docstring).
+
+    Thread ``q`` starts a sweep at range ``q * S`` (``S = n_ranges / n_parts``) and walks the ranges
+    in a ring, so the threads are ``S`` steps apart.
 
     Parameters
     ----------
-    p, phase, n_parts : int
-        The thread (its word group), the phase and the thread count P.
+    q, step : int
+        The thread (its word group, 0 to ``P - 1``) and the step (0 to ``n_ranges - 1``).
+    n_ranges, n_parts : int
+        The row ranges ``R`` (a multiple of P) and the threads P.
 
     Returns
     -------
     int
-        The block's index in :class:`Plan`'s ``block_seg``.
+        The row range; the block is ``range * n_parts + q`` in :class:`Plan`'s ``block_seg``.
     """
-    return ((p - phase) % n_parts) * n_parts + p
+    return (step + q * (n_ranges // n_parts)) % n_ranges
 
 
 @numba.njit(cache=True, inline="always")
@@ -130,19 +143,6 @@ def _copy_rows(src, dst):
         _copy(src[i], dst[i])
 
 
-@numba.njit(cache=True, nogil=True)
-def _merge_counts(base, copies):
-    """``base`` becomes ``base + sum_t (copies[t] - base)``: the merge of the threads' count deltas
-    (in place; exact, in integers, so every thread that merges the same copies gets the same totals)."""
-    n_parts = copies.shape[0]
-    for i in range(base.shape[0]):
-        for k in range(base.shape[1]):
-            acc = -(n_parts - 1) * np.int64(base[i, k])
-            for t in range(n_parts):
-                acc += copies[t, i, k]
-            base[i, k] = acc
-
-
 class Plan(NamedTuple):
     """The partitioned token order of a chain on ``n_threads`` threads (:func:`plan`).
 
@@ -155,7 +155,8 @@ class Plan(NamedTuple):
     seg_start, seg_lang, seg_row : numpy.ndarray
         The sub-segments over the reordered tokens (``S + 1`` starts, languages, rows).
     block_seg : numpy.ndarray
-        ``P * P + 1`` sub-segment boundaries of the blocks ``r * P + q`` (row range ``r``, word group ``q``).
+        ``R * P + 1`` sub-segment boundaries of the blocks ``r * P + q`` (row range ``r`` of ``R``,
+        word group ``q``).
     """
 
     n_threads: int
@@ -170,6 +171,10 @@ class Plan(NamedTuple):
 #: vectorised pass reads :data:`~tealeaves.models._pltm_kernels.CHUNK` cells at a time): its draw,
 #: loads and book-keeping (:func:`word_groups`).
 FIXED_COST = 5
+
+#: The row ranges per thread, ``S``: a thread may run up to ``S - 1`` blocks ahead of another
+#: (module docstring).
+RANGES_PER_THREAD = 4
 
 #: Each word group and each row range is made of this many runs of consecutive ids per thread
 #: (:func:`snake_groups`).
@@ -203,7 +208,7 @@ def snake_groups(sizes: np.ndarray, n_groups: int) -> np.ndarray:
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     middle = 2 * np.cumsum(sizes) - sizes  # twice the position of each item's middle
-    n_runs = RUNS_PER_GROUP * n_groups
+    n_runs = max(min(RUNS_PER_GROUP * n_groups, len(sizes)), 1)  # more runs than items: empty groups
     run = middle * n_runs // max(2 * int(sizes.sum()), 1)
     lap, place = np.divmod(run, n_groups)
     return np.where(lap % 2 == 0, place, n_groups - 1 - place).astype(np.int64)
@@ -275,8 +280,8 @@ def plan(tokens, seg_start, seg_lang, seg_row, n_parts: int, n_words: int, list_
     tokens, seg_start, seg_lang, seg_row : numpy.ndarray
         The segments of :mod:`tealeaves.models._pltm_kernels` (over the tokens in their own order).
     n_parts : int
-        The threads P: the rows are split into ``P`` ranges (:func:`row_parts`), the words into ``P``
-        groups (:func:`word_groups`).
+        The threads P: the rows are split into ``R = P *`` :data:`RANGES_PER_THREAD` ranges
+        (:func:`row_parts`), the words into ``P`` groups (:func:`word_groups`).
     n_words : int
         The number of words V.
     list_topics : int, default 0
@@ -289,55 +294,53 @@ def plan(tokens, seg_start, seg_lang, seg_row, n_parts: int, n_words: int, list_
     """
     n_seg = len(seg_lang)
     seg_of = np.repeat(np.arange(n_seg), np.diff(seg_start))
-    part_of = row_parts(seg_start, seg_row, n_parts)
+    n_ranges = n_parts * RANGES_PER_THREAD
+    part_of = row_parts(seg_start, seg_row, n_ranges)
     group = word_groups(tokens, n_words, n_parts, list_topics)[tokens]
     perm = np.lexsort((seg_of, group, part_of[seg_of])).astype(np.int64)  # stable: keeps the token order
     seg, grp = seg_of[perm], group[perm]
     first = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (grp[1:] != grp[:-1])]) if len(perm) else perm
     block = part_of[seg[first]] * n_parts + grp[first]
-    block_seg = np.searchsorted(block, np.arange(n_parts * n_parts + 1)).astype(np.int64)
+    block_seg = np.searchsorted(block, np.arange(n_ranges * n_parts + 1)).astype(np.int64)
     return Plan(n_parts, perm, np.r_[first, len(perm)].astype(np.int64), seg_lang[seg[first]],
                 seg_row[seg[first]], block_seg)
 
 
 @numba.njit(cache=True, nogil=True)
-def partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
-                    seed, n_lk_t, stop, dense, tokens, n_wk, span, packed, bits, reset, used):
-    """Thread ``p``'s part of phase ``phase`` of :func:`parallel_sweep`: its word group in a row range.
+def sample_block(block, seed, block_seg, seg_start, seg_lang, seg_row, z, totals, n_rk, alpha, beta, beta_sum,
+                 stop, dense, tokens, n_wk, span, packed, bits, reset, used):
+    """Sample block ``block`` (row range ``r``, word group ``q``: ``r * P + q``) against ``totals``.
 
-    The block ``(r, p)``, ``r = (p - phase) mod P``, is sampled in pieces (:data:`PIECE_TOKENS`) by
-    the serial sweep (:func:`~tealeaves.models._pltm_kernels.gibbs_sweep` when ``dense``, else
-    :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`) against a private copy of ``n_lk``
-    (the totals merged after the previous phase), written to ``n_lk_t[p]`` at the end.
+    The block is sampled in pieces (:data:`PIECE_TOKENS`) by the serial sweep
+    (:func:`~tealeaves.models._pltm_kernels.gibbs_sweep` when ``dense``, else
+    :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans`), each piece from its own stream
+    (:func:`stream_seed`); ``totals`` is the sampling thread's view of ``n_lk`` and takes its moves.
 
     Parameters
     ----------
-    p, phase : int
-        The thread, which is also its word group (0 to ``P - 1``), and the phase.
+    block : int
+        The block's index in the plan's ``block_seg``.
+    seed : int
+        The sweep's seed.
     block_seg, seg_start, seg_lang, seg_row : numpy.ndarray
         The :class:`Plan`'s arrays.
-    z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, stop, dense
-        As in :func:`parallel_sweep` (``n_lk`` the thread's merged totals, only read; ``n_lk_t`` this
-        phase's half of the scratch).
+    z, totals, n_rk, alpha, beta, beta_sum, stop, dense
+        As in :func:`parallel_sweeps` (``totals`` the thread's ``L x K`` view, updated in place).
     tokens, n_wk, span, packed, bits, reset, used
         The dense sampler's word ids (plan order) and counts, or the sparse sampler's spans (plan
-        order), packed lists, topic bits, reset and used cells (:func:`parallel_sweep`).
+        order), packed lists, topic bits, reset and used cells (:func:`parallel_sweeps`).
     """
-    n_parts = n_lk_t.shape[0]
-    block = block_of(p, phase, n_parts)
-    own = n_lk.copy()  # a private allocation: the threads' totals share no cache line
     bounds = _pieces(seg_start, block_seg[block], block_seg[block + 1])
     for piece in range(len(bounds) - 1):
         if stop_requested(stop):
             return
         s, e = bounds[piece], bounds[piece + 1]
         if dense:
-            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk, own, n_rk,
+            _serial_dense(tokens, seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, n_wk, totals, n_rk,
                           alpha, beta, beta_sum, stream_seed(seed, block, piece), True)
         else:
-            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, own, n_rk, alpha, beta,
+            _serial_sparse(seg_start[s : e + 1], seg_lang[s:e], seg_row[s:e], z, totals, n_rk, alpha, beta,
                            beta_sum, span, packed, bits, stream_seed(seed, block, piece), reset, used)
-    _copy_rows(own, n_lk_t[p])
 
 
 def chain_order(plan_: Plan, z: np.ndarray, z_out: np.ndarray) -> None:
@@ -355,67 +358,185 @@ def chain_order(plan_: Plan, z: np.ndarray, z_out: np.ndarray) -> None:
     z_out[plan_.perm] = z
 
 
-@numba.njit(cache=True, nogil=True)
-def sweep_part(p, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum, seed,
-               n_lk_t, sync, stop, dense, tokens, n_wk, span, packed, bits, reset, used):
-    """Thread ``p``'s whole part of a sweep: its ``P`` blocks, a barrier and a merge after each.
 
-    After the barrier of a phase every thread merges that phase's ``P`` copies of the totals into
-    its own (:func:`_merge_counts`: exact integers, so all threads hold the same totals); the copies
-    alternate between the two halves of ``n_lk_t``, so a thread that starts the next phase early never
-    overwrites copies another thread is still merging.  Thread 0 writes the totals to ``n_lk`` after
-    the last barrier (every thread copied ``n_lk`` before its first).  A stopped sweep still passes
-    every barrier (its blocks return at once), so no thread waits for one that left.
+
+class Pipeline(NamedTuple):
+    """What the threads of a chain keep between calls of :func:`parallel_sweeps` (:func:`pipeline`).
 
     Parameters
     ----------
-    p : int
+    base : numpy.ndarray
+        The totals ``n_lk`` when the state was made (``L x K``, int64).
+    views : numpy.ndarray
+        Each thread's totals, ``P x L x K`` (the dtype of ``n_lk``).
+    seen : numpy.ndarray
+        The other threads' changes each thread has taken into its view, ``P x L x K`` (int64).
+    shared : numpy.ndarray
+        Each thread's own changes since ``base`` at the end of the last two sweeps, ``2 x P x L x K``
+        (int64; sweep ``g`` in slot ``g % 2``).
+    progress : numpy.ndarray
+        Each thread's finished blocks in the current call, one word every 64 bytes (``8 P``, int64).
+    sweeps : numpy.ndarray
+        The sweeps done so far (one int64).
+    """
+
+    base: np.ndarray
+    views: np.ndarray
+    seen: np.ndarray
+    shared: np.ndarray
+    progress: np.ndarray
+    sweeps: np.ndarray
+
+
+def pipeline(n_lk: np.ndarray, n_parts: int) -> Pipeline:
+    """A fresh :class:`Pipeline` for a chain whose totals are ``n_lk`` now, on ``n_parts`` threads.
+
+    Parameters
+    ----------
+    n_lk : numpy.ndarray
+        The chain's totals (``L x K``).
+    n_parts : int
+        The threads P.
+
+    Returns
+    -------
+    Pipeline
+        Every view equal to ``n_lk``, no changes seen or shared, no sweep done.
+    """
+    return Pipeline(n_lk.astype(np.int64), np.repeat(n_lk[None], n_parts, axis=0),
+                    np.zeros((n_parts, *n_lk.shape), np.int64), np.zeros((2, n_parts, *n_lk.shape), np.int64),
+                    np.zeros(8 * n_parts, np.int64), np.zeros(1, np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _wait_turn(q, t, step, row_range, n_ranges, n_parts, progress, sync, stop):
+    """Wait until thread ``q`` may sample range ``row_range`` at step ``step`` of the call's sweep ``t``.
+
+    Every other thread ``q'`` samples that range at its own step ``s'`` (:func:`range_of`); the
+    range's blocks are sampled in the order of those steps, so ``q`` waits until ``q'`` has finished
+    its step ``s'`` of this sweep (``s' < step``) or of the previous one (``s' > step``).
+
+    Returns
+    -------
+    bool
+        False when the call was aborted (a thread failed) or stopped.
+    """
+    per = n_ranges // n_parts
+    for other in range(n_parts):
+        if other == q:
+            continue
+        theirs = (row_range - other * per) % n_ranges
+        need = t * n_ranges + theirs + 1 - (n_ranges if theirs > step else 0)
+        if not wait_at_least(progress, 8 * other, need, sync, stop):
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _take_others(q, sweep, view, seen, shared):
+    """Add to thread ``q``'s ``view`` the other threads' changes up to the end of sweep ``sweep - 1``
+    that it has not seen yet (``seen``, updated).  Exact integers, so the views are the same on every run."""
+    if sweep == 0:
+        return
+    slot = (sweep - 1) % 2
+    for i in range(view.shape[0]):
+        for k in range(view.shape[1]):
+            total = np.int64(0)
+            for other in range(shared.shape[1]):
+                if other != q:
+                    total += shared[slot, other, i, k]
+            view[i, k] += total - seen[i, k]
+            seen[i, k] = total
+
+
+@numba.njit(cache=True, nogil=True)
+def sweeps_part(q, seeds, block_seg, seg_start, seg_lang, seg_row, z, n_lk, n_rk, alpha, beta, beta_sum,
+                base, views, seen_all, shared, progress, first, sync, stop, dense, tokens, n_wk, span, packed,
+                bits, reset, used):
+    """Thread ``q``'s part of ``len(seeds)`` sweeps: its word group in every row range, in its ring order.
+
+    At each step the thread waits for the range's earlier blocks (:func:`_wait_turn`), samples its
+    block against its own view of the totals (:func:`sample_block`) and counts the step done in
+    ``progress`` (release); at step ``(P - 1) S`` of sweep ``g``, when every other thread has
+    finished sweep ``g - 1``, it takes their changes to the end of that sweep into its view
+    (:func:`_take_others`); at the end of each sweep it shares its own.  After the last sweep a
+    barrier, and thread 0 writes the exact totals, ``base`` plus every thread's changes, to ``n_lk``
+    (not when stopped: a stopped block left its changes unfinished).
+
+    Parameters
+    ----------
+    q : int
         The thread, which is also its word group.
+    seeds : numpy.ndarray
+        The sweeps' seeds.
     block_seg, seg_start, seg_lang, seg_row : numpy.ndarray
         The :class:`Plan`'s arrays.
-    z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, stop, dense
-        As in :func:`parallel_sweep`.
-    tokens, n_wk, span, packed, bits, reset, used
-        As in :func:`parallel_sweep`.
+    z, n_lk, n_rk, alpha, beta, beta_sum, stop, dense, tokens, n_wk, span, packed, bits, reset, used
+        As in :func:`parallel_sweeps`.
+    base, views, seen_all, shared, progress
+        The :class:`Pipeline`'s arrays.
+    first : int
+        The chain's sweeps before this call (:class:`Pipeline`'s ``sweeps``).
     sync : numpy.ndarray
-        The threads' barrier (:func:`tealeaves._compiled.new_barrier`).
+        The final barrier (:func:`tealeaves._compiled.new_barrier`).
     """
-    n_parts = n_lk_t.shape[1]
-    totals = n_lk.copy()
-    for phase in range(n_parts):
-        copies = n_lk_t[phase % 2]
-        partition_block(p, phase, block_seg, seg_start, seg_lang, seg_row, z, totals, n_rk, alpha, beta,
-                        beta_sum, seed, copies, stop, dense, tokens, n_wk, span, packed, bits, reset, used)
-        if not barrier_wait(sync, n_parts):
-            return
-        _merge_counts(totals, copies)
-    if p == 0 and not stop_requested(stop):  # a stopped block left no copy: its totals are unfinished
-        _copy_rows(totals, n_lk)
+    n_parts = views.shape[0]
+    n_ranges = (len(block_seg) - 1) // n_parts
+    view = views[q].copy()  # private allocations: the threads' totals share no cache line
+    seen = seen_all[q].copy()
+    for t in range(len(seeds)):
+        sweep = first + t
+        for step in range(n_ranges):
+            row_range = range_of(q, step, n_ranges, n_parts)
+            if not _wait_turn(q, t, step, row_range, n_ranges, n_parts, progress, sync, stop):
+                break
+            if step == (n_parts - 1) * (n_ranges // n_parts):
+                _take_others(q, sweep, view, seen, shared)
+            sample_block(row_range * n_parts + q, seeds[t], block_seg, seg_start, seg_lang, seg_row, z,
+                         view, n_rk, alpha, beta, beta_sum, stop, dense, tokens, n_wk, span, packed, bits,
+                         reset, used)
+            if step == n_ranges - 1:
+                own = shared[sweep % 2, q]
+                for i in range(view.shape[0]):
+                    for k in range(view.shape[1]):
+                        own[i, k] = view[i, k] - base[i, k] - seen[i, k]
+            post(progress, 8 * q, t * n_ranges + step + 1)
+    _copy_rows(view, views[q])
+    _copy_rows(seen, seen_all[q])
+    if not barrier_wait(sync, n_parts) or q != 0 or stop_requested(stop):
+        return
+    last = (first + len(seeds) - 1) % 2
+    for i in range(n_lk.shape[0]):
+        for k in range(n_lk.shape[1]):
+            total = base[i, k]
+            for other in range(n_parts):
+                total += shared[last, other, i, k]
+            n_lk[i, k] = total
 
 
-def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, dense, tokens, n_wk,
-                   span, packed, bits, reset, used, stop, pool=None) -> None:
-    """One sweep on ``P`` threads: each runs :func:`sweep_part`, its ``P`` blocks with a barrier after each.
+def parallel_sweeps(plan_, state, seeds, z, n_lk, n_rk, alpha, beta, beta_sum, dense, tokens, n_wk, span,
+                    packed, bits, reset, used, stop, pool=None) -> None:
+    """``len(seeds)`` sweeps on ``P`` threads: each runs :func:`sweeps_part`.
 
-    One compiled call per thread and sweep; the barriers between the phases are compiled too
-    (:func:`tealeaves._compiled.barrier_wait`).  With Python's barrier and one call per phase, the
-    hand-over between two phases took 0.04-0.09 ms and each call's dispatch of 23 arguments as much
-    again (GibbsLDA, Reuters, K = 20, 2 threads, a sweep of 9-11 ms); the chain, a function of the
-    blocks' streams and the merged totals only, is the same.
+    One compiled call per thread for all the sweeps; the threads wait for one another only where a
+    row range passes from one to the next (point to point, :func:`_wait_turn`), and all together once
+    at the end.  The chain is the same however its sweeps are split into calls (the views carry over
+    in ``state``), so it does not depend on when the fit stops to evaluate or optimise.
 
     Parameters
     ----------
     plan_ : Plan
         The chain's token order and blocks (:func:`plan`).
+    state : Pipeline
+        The threads' views (:func:`pipeline`; updated).
+    seeds : numpy.ndarray
+        The sweeps' seeds (each block's streams derive from its sweep's by :func:`stream_seed`).
     z : numpy.ndarray
         Each token's topic in the plan's order (int32, updated in place; :func:`chain_order` gives the
         chain's order).
     n_lk, n_rk, alpha, beta, beta_sum : numpy.ndarray
-        As in :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (updated in place).
-    seed : int
-        The sweep's seed (each block's streams derive from it by :func:`stream_seed`).
-    n_lk_t : numpy.ndarray
-        Scratch for every thread's totals, ``2 x P x L x K``.
+        As in :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (updated in place; ``n_lk``
+        is written at the end, the exact totals, and read by no thread).
     dense : bool
         Sample with the dense kernel (``tokens``, ``n_wk``) rather than the sparse one.
     tokens, n_wk : numpy.ndarray
@@ -424,19 +545,23 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, de
         The spans in the plan's order, packed lists, topic bits, reset and used cells of
         :func:`~tealeaves.models._pltm_kernels.sparse_sweep_spans` (sparse sampler; updated in place).
     stop : numpy.ndarray
-        The stop flag (:func:`tealeaves._interrupt.flag`): a stopped sweep is unfinished, never used.
+        The stop flag (:func:`tealeaves._interrupt.flag`): stopped sweeps are unfinished, never used.
     pool : concurrent.futures.ThreadPoolExecutor or None
         The chain's own pool of ``P - 1`` threads (:func:`tealeaves._threads.part_pool`); by default
-        one is made for this sweep.
+        one is made for this call.
     """
     n_parts = plan_.n_threads
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64).reshape(-1)
     sync = new_barrier()
+    state.progress[:] = 0
+    first = int(state.sweeps[0])
 
-    def thread(p):
+    def thread(q):
         try:
-            sweep_part(p, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z, n_lk, n_rk,
-                       alpha, beta, beta_sum, seed, n_lk_t, sync, stop, dense, tokens, n_wk, span, packed,
-                       bits, reset, used)
+            sweeps_part(q, seeds, plan_.block_seg, plan_.seg_start, plan_.seg_lang, plan_.seg_row, z, n_lk,
+                        n_rk, alpha, beta, beta_sum, state.base, state.views, state.seen, state.shared,
+                        state.progress, first, sync, stop, dense, tokens, n_wk, span, packed, bits, reset,
+                        used)
         except BaseException:  # the kernel failed or never started: release the threads waiting for it
             sync[ABORTED] = 1
             raise
@@ -447,3 +572,4 @@ def parallel_sweep(plan_, z, n_lk, n_rk, alpha, beta, beta_sum, seed, n_lk_t, de
     finally:
         if own is not None:
             own.shutdown()
+    state.sweeps[0] += len(seeds)

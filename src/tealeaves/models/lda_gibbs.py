@@ -83,13 +83,13 @@ class GibbsLDA(TopicModel):
         Threads sampling the chains; results do not depend on it.
     n_threads : int or None, default 1
         Threads sampling each chain (``None``: every core this process may use).  1 (the default)
-        runs the exact serial chain; more split the documents into ``n_threads`` ranges and the
-        words into ``n_threads`` groups (balanced by tokens and by sampling cost), and sample a
-        sweep in ``n_threads``
-        phases in which no two threads share a word or a document, so only the topic totals are
-        approximate within a phase.  The chain is
-        the same for a given seed and ``n_threads`` on any machine; it differs between thread
-        counts (recorded in ``n_threads_`` and the description).
+        runs the exact serial chain; more split the documents into ``4 n_threads`` ranges and the
+        words into ``n_threads`` groups (balanced by tokens and by sampling cost); each thread
+        keeps a word group and walks the ranges, and no two threads share a word or, at once, a
+        document, so only the topic totals are approximate (each thread sees the others' changes
+        up to the previous sweep).  The chain is the same for a given seed and ``n_threads`` on
+        any machine; it differs between thread counts (recorded in ``n_threads_`` and the
+        description).
 
     Attributes
     ----------

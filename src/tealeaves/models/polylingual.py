@@ -58,6 +58,11 @@ SAMPLERS = ("auto", "sparse", "dense")
 #: on the Bible and on Reuters (benchmarks/pltm.py, benchmarks/lda_gibbs.py) and far faster above.
 SPARSE_FROM_K = 20
 
+#: A chain on several threads samples up to this many sweeps in one call when nothing reads its state
+#: in between (:meth:`PolylingualTopicModel._batch_end`): a call's hand-off to the threads and their
+#: final wait cost 0.3-0.4 ms (GibbsLDA, Reuters, K = 20, a 2-thread sweep of about 10 ms).
+MAX_BATCH = 10
+
 
 def resolve_sampler(sampler: str, n_components: int) -> str:
     """The sampler ``auto`` stands for at ``n_components`` topics (others are returned unchanged).
@@ -160,11 +165,11 @@ class PolylingualTopicModel:
         same random numbers to topics in different orders.  ``sampler_`` is the one used.
     n_threads : int or None, default 1
         Threads sampling one chain (``None``: every core this process may use).  1 (the default)
-        runs the exact serial chain; more split the tuples into ``n_threads`` ranges and the words
-        into ``n_threads`` groups (balanced by tokens and by sampling cost), and sample a sweep in
-        ``n_threads`` phases in which no two threads share a word or a tuple, so only the
-        language-topic totals are
-        approximate within a phase (Yan, Xu and Qi 2009, tomotopy's partition scheme;
+        runs the exact serial chain; more split the tuples into ``4 n_threads`` ranges and the
+        words into ``n_threads`` groups (balanced by tokens and by sampling cost); each thread
+        keeps a word group and walks the ranges, and no two threads share a word or, at once, a
+        tuple, so only the language-topic totals are approximate (each thread sees the others'
+        changes up to the previous sweep; Yan, Xu and Qi 2009, tomotopy's partition scheme;
         :mod:`tealeaves.models._pltm_parallel`).  The chain then depends on the thread count
         (recorded in ``n_threads_`` and in :meth:`description`), not on which threads run it: the
         same seed and ``n_threads`` repeat a fit exactly (docs/polylingual.md).  Hyperparameters
@@ -326,8 +331,9 @@ class PolylingualTopicModel:
 
     def _run_chain(self, lay: _Layout, sizes: np.ndarray, K: int, chain: int,
                    callback: Callable[[SweepDone], None] | None = None) -> dict:
-        """Sample one chain (one kernel call per sweep, ``callback`` after each); returns its counts,
-        hyperparameters and likelihood trace."""
+        """Sample one chain (one kernel call per sweep, or per :meth:`_batch_end`'s run of sweeps on
+        several threads; ``callback`` after each sweep); returns its counts, hyperparameters and
+        likelihood trace."""
         L = len(sizes)
         seeds = _seeds(_chain_seed(self.random_state, chain), int(self.n_iter) + 1)
         z = np.zeros(len(lay.tokens), dtype=np.int32)
@@ -346,24 +352,30 @@ class PolylingualTopicModel:
         seconds = 0.0
         sweep, counts = self._sweeper(lay, n_wk, K)
         clock = time.thread_time if self.n_threads_ == 1 else time.perf_counter  # parallel: wall time
-        for it in range(1, int(self.n_iter) + 1):
+        batches = getattr(sweep, "batches", False)
+        it = 1
+        while it <= int(self.n_iter):
             _interrupt.check()  # a chain in a pool thread stops on Ctrl-C (the main thread's raises itself)
             if self._optimize_now(it) and doc_len_hist.sum() > 0:  # skip until a histogram sample exists
                 kern.learn_dirichlet(alpha, topic_doc_hist, doc_len_hist, 1.00001, 1.0, 200)
                 self._optimize_betas(counts(), n_lk, sizes, beta, beta_sum)
                 topic_doc_hist[:] = 0
                 doc_len_hist[:] = 0
+            last = self._batch_end(it) if batches else it
             t0 = clock()
-            sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds[it])
-            seconds += clock() - t0
-            if self.optimize_interval and it >= self.optimize_burn_in and it % self.sample_interval == 0:
-                kern.add_histograms(n_rk, topic_doc_hist, doc_len_hist)
-            if it % max(int(self.evaluate_every), 1) == 0 or it == int(self.n_iter):
-                trace.append(_log_likelihood(counts(), n_lk, n_rk, alpha, beta, sizes))
-                trace_it.append(it)
-            if callback is not None:
-                callback(SweepDone(chain, it, int(self.n_iter), int(self.n_chains), len(lay.tokens),
-                                   seconds + counts.seconds))
+            sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds[it : last + 1] if batches else seeds[it])
+            each = (clock() - t0) / (last - it + 1)
+            for done in range(it, last + 1):  # only the last of a batch can have an event after it
+                seconds += each
+                if self._histogram_now(done):
+                    kern.add_histograms(n_rk, topic_doc_hist, doc_len_hist)
+                if done % max(int(self.evaluate_every), 1) == 0 or done == int(self.n_iter):
+                    trace.append(_log_likelihood(counts(), n_lk, n_rk, alpha, beta, sizes))
+                    trace_it.append(done)
+                if callback is not None:
+                    callback(SweepDone(chain, done, int(self.n_iter), int(self.n_chains), len(lay.tokens),
+                                       seconds + counts.seconds))
+            it = last + 1
         sweep.finish(z)
         return {
             "z": z, "n_wk": counts(), "n_lk": n_lk, "n_rk": n_rk, "alpha": alpha.copy(), "beta": beta.copy(),
@@ -420,6 +432,7 @@ class PolylingualTopicModel:
             stale[0] = True
 
         sweep.finish = getattr(chosen, "finish", _in_place)
+        sweep.batches = getattr(chosen, "batches", False)
 
         def counts():
             if stale[0]:
@@ -431,6 +444,20 @@ class PolylingualTopicModel:
 
         counts.seconds = 0.0
         return sweep, counts
+
+    def _histogram_now(self, it: int) -> bool:
+        """Whether the document-topic histograms are collected after sweep ``it`` (MALLET's schedule)."""
+        return bool(self.optimize_interval) and it >= self.optimize_burn_in and it % self.sample_interval == 0
+
+    def _batch_end(self, it: int) -> int:
+        """The last sweep of a call of the threaded sampler that starts at sweep ``it``: at most
+        :data:`MAX_BATCH` sweeps, ending where something reads the state (histograms, likelihood,
+        optimisation) or at ``n_iter``."""
+        last = it
+        while (last < int(self.n_iter) and last - it + 1 < MAX_BATCH and not self._histogram_now(last)
+               and last % max(int(self.evaluate_every), 1) != 0 and not self._optimize_now(last + 1)):
+            last += 1
+        return last
 
     def _optimize_now(self, it: int) -> bool:
         """MALLET's schedule: after the burn-in, every ``optimize_interval`` sweeps."""
@@ -730,27 +757,32 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
                     0 if dense else n_wk.shape[1])
     tokens = lay.tokens[plan.perm]
     span = span[plan.perm] if not dense else span
-    state = {"z": None}  # the topics in the plan's order, kept between sweeps
+    state = {"z": None}  # the topics in the plan's order and the threads' views, kept between calls
 
     def run(*call_args):
-        return par.parallel_sweep(*call_args, pool=state["pool"])
+        return par.parallel_sweeps(*call_args, pool=state["pool"])
 
-    run.__name__ = "parallel_sweep"
+    run.__name__ = "parallel_sweeps"
 
-    def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed):
+    def sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds):
         if state["z"] is None:
             state["z"] = z[plan.perm]
-            state["n_lk_t"] = np.empty((2, n_threads, *n_lk.shape), dtype=n_lk.dtype)
+            state["views"] = par.pipeline(n_lk, n_threads)
             state["pool"] = part_pool(n_threads)  # the chain's own: chains in threads (n_jobs) share none
             weakref.finalize(sweep, state["pool"].shutdown, wait=False)
-        _interrupt.call(run, plan, state["z"], n_lk, n_rk, alpha, beta, beta_sum, seed, state["n_lk_t"],
+        _interrupt.call(run, plan, state["views"], seeds, state["z"], n_lk, n_rk, alpha, beta, beta_sum,
                         dense, tokens, n_wk, span, packed, bits, reset, used)
 
     def finish(z):
         if state["z"] is not None:
             par.chain_order(plan, state["z"], z)
 
+    def restart(n_lk):  # the chain's state was changed outside these sweeps (benchmarks/parallel_gibbs.py)
+        state["views"] = par.pipeline(n_lk, n_threads)
+
     sweep.finish = finish
+    sweep.batches = True  # takes an array of seeds: several sweeps in one call
+    sweep.restart = restart
     sweep.plan = plan  # with plan_topics, what benchmarks/parallel_gibbs.py --paired reads
     sweep.plan_topics = lambda: state["z"]
     return sweep
