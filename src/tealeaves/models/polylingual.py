@@ -740,12 +740,15 @@ def _in_place(z: np.ndarray) -> None:
 
 def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
               span: np.ndarray, packed: np.ndarray, bits: int, reset: bool, used: np.ndarray) -> Callable:
-    """A sweep ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seed)`` of one chain on ``n_threads`` threads.
+    """Sweeps ``sweep(z, n_lk, n_rk, alpha, beta, beta_sum, seeds)`` of one chain on ``n_threads`` threads,
+    one per seed in ``seeds``.
 
-    Every sweep, from the first, is :func:`~tealeaves.models._pltm_parallel.parallel_sweep` over the
-    chain's partitioned token order (:func:`~tealeaves.models._pltm_parallel.plan`, made here), one
-    :func:`_interrupt.call` a sweep (part 0 in its helper thread), the other parts in a pool of
-    the chain's own (:func:`~tealeaves._threads.part_pool`).  (Earlier versions ran the first 10
+    Every sweep, from the first, is parallel: :func:`~tealeaves.models._pltm_parallel.parallel_sweeps`
+    over the chain's partitioned token order (:func:`~tealeaves.models._pltm_parallel.plan`, made here),
+    one :func:`_interrupt.call` a call (part 0 in its helper thread), the other parts in a pool of
+    the chain's own (:func:`~tealeaves._threads.part_pool`); the threads' views of the totals
+    (:func:`~tealeaves.models._pltm_parallel.pipeline`) carry over between calls, and
+    ``sweep.restart(n_lk)`` starts them afresh when the totals were changed by other means.  (Earlier versions ran the first 10
     sweeps serially, a remedy for the AD-LDA scheme's threads labelling topics differently; the
     partition scheme's word-topic counts are exact, and without those sweeps 2 and 3 threads
     recovered the planted topics in 40 fits of 40, with final log-likelihoods level with the serial
