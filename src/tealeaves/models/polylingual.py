@@ -369,7 +369,7 @@ class PolylingualTopicModel:
                 seconds += each
                 if self._histogram_now(done):
                     kern.add_histograms(n_rk, topic_doc_hist, doc_len_hist)
-                if done % max(int(self.evaluate_every), 1) == 0 or done == int(self.n_iter):
+                if self._evaluate_now(done):
                     trace.append(_log_likelihood(counts(), n_lk, n_rk, alpha, beta, sizes))
                     trace_it.append(done)
                 if callback is not None:
@@ -449,13 +449,17 @@ class PolylingualTopicModel:
         """Whether the document-topic histograms are collected after sweep ``it`` (MALLET's schedule)."""
         return bool(self.optimize_interval) and it >= self.optimize_burn_in and it % self.sample_interval == 0
 
+    def _evaluate_now(self, it: int) -> bool:
+        """Whether the log-likelihood is recorded after sweep ``it`` (every ``evaluate_every``; the last)."""
+        return it % max(int(self.evaluate_every), 1) == 0 or it == int(self.n_iter)
+
     def _batch_end(self, it: int) -> int:
         """The last sweep of a call of the threaded sampler that starts at sweep ``it``: at most
         :data:`MAX_BATCH` sweeps, ending where something reads the state (histograms, likelihood,
         optimisation) or at ``n_iter``."""
         last = it
         while (last < int(self.n_iter) and last - it + 1 < MAX_BATCH and not self._histogram_now(last)
-               and last % max(int(self.evaluate_every), 1) != 0 and not self._optimize_now(last + 1)):
+               and not self._evaluate_now(last) and not self._optimize_now(last + 1)):
             last += 1
         return last
 
@@ -748,11 +752,11 @@ def _threaded(lay: _Layout, n_threads: int, n_wk: np.ndarray, dense: bool,
     one :func:`_interrupt.call` a call (part 0 in its helper thread), the other parts in a pool of
     the chain's own (:func:`~tealeaves._threads.part_pool`); the threads' views of the totals
     (:func:`~tealeaves.models._pltm_parallel.pipeline`) carry over between calls, and
-    ``sweep.restart(n_lk)`` starts them afresh when the totals were changed by other means.  (Earlier versions ran the first 10
-    sweeps serially, a remedy for the AD-LDA scheme's threads labelling topics differently; the
-    partition scheme's word-topic counts are exact, and without those sweeps 2 and 3 threads
-    recovered the planted topics in 40 fits of 40, with final log-likelihoods level with the serial
-    chains': docs/models-gibbs.md.)
+    ``sweep.restart(n_lk)`` starts them afresh when the totals were changed by other means.
+    (Earlier versions ran the first 10 sweeps serially, a remedy for the AD-LDA scheme's threads
+    labelling topics differently; the partition scheme's word-topic counts are exact, and without
+    those sweeps 2 and 3 threads recovered the planted topics in 40 fits of 40, with final
+    log-likelihoods level with the serial chains': docs/models-gibbs.md.)
     The kernel is looked up at each call, so a test can wrap it.  The parallel sweeps keep the topics
     in the plan's order; ``sweep.finish(z)`` writes them to the chain's ``z`` at the end.
     """
