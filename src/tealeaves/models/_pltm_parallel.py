@@ -297,7 +297,9 @@ def plan(tokens, seg_start, seg_lang, seg_row, n_parts: int, n_words: int, list_
     n_ranges = n_parts * RANGES_PER_THREAD
     part_of = row_parts(seg_start, seg_row, n_ranges)
     group = word_groups(tokens, n_words, n_parts, list_topics)[tokens]
-    perm = np.lexsort((seg_of, group, part_of[seg_of])).astype(np.int64)  # stable: keeps the token order
+    key = part_of[seg_of].astype(np.int64) * n_parts + group  # the block; in a block the token order, so the
+    key = key.astype(np.int16 if n_ranges * n_parts <= np.iinfo(np.int16).max else np.int64)  # segments' too
+    perm = np.argsort(key, kind="stable").astype(np.int64)  # a radix sort for 16-bit keys
     seg, grp = seg_of[perm], group[perm]
     first = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (grp[1:] != grp[:-1])]) if len(perm) else perm
     block = part_of[seg[first]] * n_parts + grp[first]

@@ -32,38 +32,46 @@ def _layout(
 
     Linked tuples share one row of document-topic counts; each side of an
     unlinked tuple gets its own row.  Tuples with no tokens get a row (its
-    ``theta`` is the prior mean) but no segment.
+    ``theta`` is the prior mean) but no segment.  Built with array operations
+    over the corpora's flat token arrays (a loop over the tuples had taken
+    30-50 ms of a 1 s fit: Reuters, 7,769 stories).
+
+    Parameters
+    ----------
+    corpus : AlignedCorpus
+        The tuples.
+    languages : sequence of str
+        The model's languages, in its order (``offsets`` and the segments' languages follow it).
+    offsets : numpy.ndarray
+        Each language's first word id in the joint vocabulary.
+    linked : numpy.ndarray
+        Whether each tuple's sides share one row (bool, one per tuple).
+
+    Returns
+    -------
+    _Layout
+        The tokens (joint word ids) and the segments' starts, languages, rows and tuples.
     """
-    pieces, starts, langs, rows, tuples = [], [0], [], [], []
-    row = 0
-    docs = {lang: corpus.corpora[lang] for lang in languages}
-    for t in range(len(corpus)):
-        first = row
-        for li, lang in enumerate(languages):
-            toks = docs[lang].document(t)
-            if len(toks) == 0:
-                continue
-            pieces.append(toks.astype(np.int32) + np.int32(offsets[li]))
-            starts.append(starts[-1] + len(toks))
-            langs.append(li)
-            tuples.append(t)
-            if linked[t]:
-                rows.append(first)
-                row = first + 1
-            else:
-                rows.append(row)
-                row += 1
-        if row == first:
-            row += 1  # an empty tuple keeps a row of its own
-    tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
-    return _Layout(
-        tokens.astype(np.int32),
-        np.asarray(starts, dtype=np.int64),
-        np.asarray(langs, dtype=np.int32),
-        np.asarray(rows, dtype=np.int32),
-        np.asarray(tuples, dtype=np.int64),
-        row,
-    )
+    docs = [corpus.corpora[lang] for lang in languages]  # at least one: a model has a language
+    lengths = np.stack([np.diff(d.offsets) for d in docs], axis=1)  # tuples x languages
+    sides = lengths > 0
+    per_tuple = sides.sum(axis=1)
+    linked = np.asarray(linked, dtype=bool)
+    tuple_rows = np.where(linked | (per_tuple == 0), 1, per_tuple)
+    first_row = np.cumsum(tuple_rows) - tuple_rows
+    seg_tuple, seg_lang = np.nonzero(sides)  # row-major: tuple, then language
+    rank = (np.cumsum(sides, axis=1) - 1)[seg_tuple, seg_lang]
+    seg_row = first_row[seg_tuple] + np.where(linked[seg_tuple], 0, rank)
+    seg_len = lengths[seg_tuple, seg_lang]
+    seg_start = np.zeros(len(seg_len) + 1, dtype=np.int64)
+    np.cumsum(seg_len, out=seg_start[1:])
+    flat = np.concatenate([d.tokens.astype(np.int32) + np.int32(off)
+                           for d, off in zip(docs, offsets[: len(docs)], strict=True)])  # joint ids
+    source = np.cumsum([0] + [len(d.tokens) for d in docs])[seg_lang] + np.stack(
+        [d.offsets[:-1] for d in docs], axis=1)[seg_tuple, seg_lang]  # each segment's first token in ``flat``
+    tokens = flat[np.repeat(source - seg_start[:-1], seg_len) + np.arange(seg_start[-1])]
+    return _Layout(tokens.astype(np.int32), seg_start, seg_lang.astype(np.int32), seg_row.astype(np.int32),
+                   seg_tuple.astype(np.int64), int(tuple_rows.sum()))
 
 
 def _chain_seed(random_state: int | None, chain: int) -> np.random.SeedSequence:

@@ -503,12 +503,8 @@ class PolylingualTopicModel:
         pools its sides; a tuple without tokens gets the prior mean.
         """
         counts = np.zeros((n_tuples, n_rk.shape[1]))
-        seen = np.zeros(n_rk.shape[0], dtype=bool)
-        for s in range(len(lay.seg_row)):
-            r = lay.seg_row[s]
-            if not seen[r]:
-                counts[lay.seg_tuple[s]] += n_rk[r]
-                seen[r] = True
+        rows, first = np.unique(lay.seg_row, return_index=True)  # each row once, with a segment's tuple
+        np.add.at(counts, lay.seg_tuple[first], n_rk[rows])  # integer counts: exact in any order
         theta = counts + self.alpha_
         return theta / theta.sum(axis=1, keepdims=True)
 
