@@ -98,8 +98,9 @@ def _write_model(path, weights, alpha, metadata: dict) -> None:
     ("--seed", "1e3", "seed must be a whole number"),
     ("--split-seed", "abc", "seed must be a whole number"),
     ("--method", "magic", "invalid choice: 'magic'"),
-    ("--n-threads", "0", "--n-threads must be a whole number >= 1, got 0"),
-    ("--n-threads", "-2", "--n-threads must be a whole number >= 1, got -2"),
+    ("--n-threads", "0", "--n-threads must be a whole number >= 1 and <= 256, got 0"),
+    ("--n-threads", "-2", "--n-threads must be a whole number >= 1 and <= 256, got -2"),
+    ("--n-threads", "257", "--n-threads must be a whole number >= 1 and <= 256, got 257"),
     ("--n-threads", "1.5", "--n-threads must be a whole number >= 1"),
     ("--n-threads", "all", "--n-threads must be a whole number >= 1"),
 ])

@@ -103,11 +103,15 @@ def check_alpha(alpha: float | np.ndarray | None, n_components: int) -> np.ndarr
     Raises
     ------
     InvalidModelError
-        When a value is not positive and finite.
+        When a value is not positive and finite, or ``alpha`` is neither one number nor ``K`` of them.
     """
     if alpha is None:
         return None
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_components,)).copy()
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.ndim > 1 or a.size not in (1, n_components):
+        raise InvalidModelError(f"doc_topic_prior_ (alpha) must be one number or {n_components} values, one "
+                                f"per topic (K = {n_components}); got an array of shape {a.shape}")
+    a = np.broadcast_to(a.reshape(-1), (n_components,)).copy()
     if not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise InvalidModelError(f"doc_topic_prior_ (alpha) must be positive and finite, got {a[:5]}")
     return a
