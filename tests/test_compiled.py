@@ -210,7 +210,8 @@ def test_compiled_first_coherence_call_compiles_only_what_it_needs(tmp_path):
     # The first call after an install compiles every kernel it uses (seconds each): a small job must
     # compile only serial kernels, none of the F estimate's (every pair is probed below
     # core._ESTIMATE_MIN_WORK), only the bitset kernel of the pair counts (every word of a small
-    # reference is dense), none of the topic tables' (NumPy builds a small one), no numba sort or
+    # reference is dense), not the topic-major kernel (core.topic_major_cheaper), none of the topic
+    # tables' (NumPy builds a small one), no numba sort or
     # binary search (numba's argsort alone took 2-3 s to compile; NumPy sorts instead), and allocate
     # only by np.empty (np.zeros and np.full compile two or three functions per kind of array).
     import json
@@ -225,7 +226,7 @@ def test_compiled_first_coherence_call_compiles_only_what_it_needs(tmp_path):
     names = out["names"]
     assert "_dense_doc_kernel_serial" in names  # the call did compile (the cache was empty)
     parallel = {"_dense_doc_kernel", "_pair_unit_kernel", "_window_intervals", "_frequent_pair_kernel",
-                "_subset_kernel"}
+                "_subset_kernel", "_topic_document_kernel"}
     assert not parallel & set(names)
     assert not {"_prefix_pair_estimate", "_probe_work_by_last", "_partition_pairs"} & set(names)
     assert not {"_pair_doc_kernel_serial", "_topic_pair_keys", "_unique_keys_kernel",

@@ -29,6 +29,7 @@ import numpy as np
 
 from tealeaves.coherence._kernels import _DENSE_BYTES, _lower_bound, parts_for
 from tealeaves.coherence._kernels_frequent import MAX_FREQUENT
+from tealeaves.coherence._kernels_topics import TOPIC_BLOCK
 from tealeaves.errors import ParameterError, naming
 from tealeaves.index.memory import DEFAULT_MEMORY, parse_memory, size_text
 
@@ -362,11 +363,69 @@ def _blocks(cuts: list[int], gstart: np.ndarray, gend: np.ndarray, post_docs) ->
 
 
 def _too_small(budget: int, need: int, n_words: int, n_pairs: int) -> ParameterError:
+    return _below(budget, need, f"counting {n_words:,} words and {n_pairs:,} pairs needs with one document "
+                                "per block")
+
+
+def _below(budget: int, need: int, what: str) -> ParameterError:
     shift, unit = (20, "M") if need >= 1 << 20 else (10, "K")
     return naming(ParameterError(f"memory {size_text(budget)} is below the {size_text(need)} "
-                                 f"({need:,} bytes) that counting {n_words:,} words and {n_pairs:,} pairs "
-                                 "needs with one document per block",
+                                 f"({need:,} bytes) that {what}",
                                  fix=f"give at least {-(-need // (1 << shift))}{unit}"), "memory")
+
+
+def topic_major_bytes(k: int, block: int = TOPIC_BLOCK, parts: int | None = None) -> int:
+    """Working set of counting topics of ``k`` words topic by topic, beside the mapped index and the
+    counts (:func:`tealeaves.coherence.core.count_topic_documents`): each part's word set per document
+    of a block of ``block`` documents, its documents by set and its cursors.
+
+    Parameters
+    ----------
+    k : int
+        Words per topic.
+    block : int
+        Documents per block.
+    parts : int, optional
+        Parts run at once (default: numba's threads).
+
+    Returns
+    -------
+    int
+        Bytes.
+    """
+    parts = numba.get_num_threads() if parts is None else parts
+    return parts * (2 * block + (1 << k) * 8 + 8 * k)
+
+
+def topic_block(memory, k: int, parts: int) -> int:
+    """The largest block of documents (a power of two, :data:`TOPIC_BLOCK` at most, 64 at least) whose
+    :func:`topic_major_bytes` fits ``memory`` (:func:`check_budget`).
+
+    Parameters
+    ----------
+    memory : int or str or None
+        The budget.
+    k, parts : int
+        As in :func:`topic_major_bytes`.
+
+    Returns
+    -------
+    int
+        Documents per block.
+
+    Raises
+    ------
+    ParameterError
+        When not even blocks of 64 documents fit, naming the bytes they need.
+    """
+    budget = check_budget(memory)
+    block = TOPIC_BLOCK
+    while block > 64 and topic_major_bytes(k, block, parts) > budget:
+        block //= 2
+    need = topic_major_bytes(k, block, parts)
+    if need > budget:
+        raise _below(budget, need, f"counting topics of {k} words topic by topic needs")
+    return block
 
 
 @numba.njit(cache=True, nogil=True)

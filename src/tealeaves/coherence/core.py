@@ -47,6 +47,16 @@ Word sets
     segmentations (one-any, any-any; one-set/one-all with direct confirmations)
     need these.
 
+Topic by topic, documents
+    ``count_topic_documents`` counts the documents holding each set of one
+    topic's words (so each pair and each word of it) from the topic's postings
+    alone: per block of documents, each word's postings set its bit in a
+    document's ``uint16``, and each document is then counted once by its set
+    (:mod:`tealeaves.coherence._kernels_topics`).  Its work is the sum over
+    topics of their words' postings, where the pair kernels count each distinct
+    pair once; :func:`topic_major_cheaper` chooses.  Word sets of documents are
+    counted this way.
+
 Context windows (Palmetto's ``P_cw``, used by C_A)
     ``count_context`` counts, for each pair, the occurrence pairs of the two
     words at most ``w`` tokens apart in one document; a word's count is its
@@ -83,7 +93,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tealeaves._docs import shared_doc
-from tealeaves.coherence._blocked import plan_blocks, sum_blocks
+from tealeaves.coherence._blocked import check_budget, plan_blocks, sum_blocks, topic_block, topic_major_bytes
 from tealeaves.coherence._kernels import (
     _DENSE_BYTES,
     _dense_doc_kernel,
@@ -104,14 +114,16 @@ from tealeaves.coherence._kernels_frequent import (
     _prefix_pair_estimate,
     _probe_work_by_last,
 )
+from tealeaves.coherence._kernels_topics import TOPIC_MAX_WORDS, _topic_document_kernel
 from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_keys
 from tealeaves.coherence.errors import SettingsError
-from tealeaves.errors import EmptyInputError
+from tealeaves.errors import EmptyInputError, IndexIntegrityError
 from tealeaves.index.reference import n_windows
 from tealeaves.validation import check_int
 
 __all__ = ["COMPAT_MODES", "MAX_FREQUENT", "MAX_SUBSET_WORDS", "CooccurrenceCounts", "count_context",
-           "count_crosslingual", "count_documents", "count_subsets", "count_windows", "document_counts",
+           "count_crosslingual", "count_documents", "count_subsets", "count_topic_documents", "count_windows",
+           "document_counts", "topic_major_cheaper",
            "intersect_count", "n_windows", "pair_document_counts", "topic_joint", "topic_pairs",
            "unique_keys"]
 
@@ -720,11 +732,11 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     if loc.shape[1] > MAX_SUBSET_WORDS:
         raise SettingsError(f"word-set counts need 2**k subsets per topic; k={loc.shape[1]} is more than "
                             f"{MAX_SUBSET_WORDS}", fix=f"score at most {MAX_SUBSET_WORDS} words per topic")
-    if window is None:
-        n_units = index.n_present
-    else:
-        _check_window(window, compat)
-        n_units = _window_units(index, window, compat)
+    if window is None:  # topic by topic: its counts and a few KiB per thread
+        _, counts, n_units = count_topic_documents(index, word_ids, loc, True, memory)
+        return counts, n_units
+    _check_window(window, compat)
+    n_units = _window_units(index, window, compat)
     ids = _as_ids(index, word_ids)
     plan = plan_blocks(index, ids, 0, "subsets", memory)
     counts = np.zeros((len(loc), 1 << loc.shape[1]), dtype=np.int64)
@@ -733,6 +745,132 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
         counts += _subset_kernel(len(starts) * loc.shape[1], loc, wptr, docs, ilo, ihi, starts, ends)
     counts[:, 0] = n_units
     return counts, n_units
+
+
+#: :func:`topic_major_cheaper`'s bound: topic-major document counts are chosen when the topics' words'
+#: postings, summed topic by topic, are at most this many times those of the distinct words.  Measured
+#: (2 threads, 10 words a topic drawn from the 5,000 commonest by document frequency, so that topics
+#: share words; ``benchmarks/coherence_scale.py`` and ``index_scale.py``'s references): the ratio at
+#: which both ways took the same time was 6-8 at 50 M tokens, about 10 at 200 M and 13 at 1 B; 80
+#: such topics have a ratio of 2.4-3, 80 LDA topics of the Reuters stories 2.1 (topic-major 4 times
+#: faster at 50 M tokens).
+TOPIC_MAJOR_MAX_REPEAT = 6
+
+
+def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | str | None = None) -> bool:
+    """Whether :func:`count_topic_documents` should count these topics' document pairs, rather than
+    :func:`count_documents` each distinct pair once.
+
+    Topic by topic, a word's postings are read once for every topic that has it; the pair kernels read
+    each distinct word's postings once but pay per pair and per document shared.  Topic-major is chosen
+    for topics of at most :data:`~tealeaves.coherence._kernels_topics.TOPIC_MAX_WORDS` words whose
+    postings summed topic by topic are at most :data:`TOPIC_MAJOR_MAX_REPEAT` times the distinct words',
+    when ``memory`` holds its tables (:func:`~tealeaves.coherence._blocked.topic_major_bytes`), and
+    when those postings reach :data:`_ESTIMATE_MIN_WORK`: below it either way takes milliseconds, and
+    a small job's first call need not compile the topic-major kernel too (1.3 s of CPU: a first
+    ``coherence`` call on the Reuters stories took 3.9 s against 2.7 s).
+
+    Parameters
+    ----------
+    index, word_ids
+        As in :func:`count_documents`.
+    topics : array-like
+        ``(T, k)`` positions in ``word_ids`` (``-1``: no word).
+    memory : int or str, optional
+        As in :func:`count_documents`.
+
+    Returns
+    -------
+    bool
+        True to count topic by topic.
+    """
+    loc = np.asarray(topics, dtype=np.int64).reshape(len(topics), -1)
+    present = loc[loc >= 0]
+    if (loc.shape[1] > TOPIC_MAX_WORDS or len(present) == 0
+            or topic_major_bytes(loc.shape[1]) > check_budget(memory)):
+        return False
+    ptr = index.arrays["word_ptr"]
+    ids = np.asarray(word_ids, dtype=np.int64)
+    sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
+    repeated = int(sizes[present].sum())
+    return _ESTIMATE_MIN_WORK <= repeated <= TOPIC_MAJOR_MAX_REPEAT * int(sizes[np.unique(present)].sum())
+
+
+def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool = False,
+                          memory: int | str | None = None) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """Documents holding each pair (and each set) of each topic's words, counted topic by topic.
+
+    The documents are read in blocks of :data:`~tealeaves.coherence._kernels_topics.TOPIC_BLOCK`,
+    each topic's words' postings marking a ``uint16`` set of words per document, each document then
+    counted once by its set (:func:`~tealeaves.coherence._kernels_topics._topic_document_kernel`): work
+    in proportion to the sum over topics of their words' postings, memory a few KiB per thread
+    beside the counts.  The counts equal :func:`count_documents`'s (pairs) and the sweep of window
+    intervals' (sets).
+
+    Parameters
+    ----------
+    index, word_ids
+        As in :func:`count_documents`.
+    topics : array-like
+        ``(T, k)`` positions in ``word_ids`` (``-1``: no word), ``k`` at most
+        :data:`~tealeaves.coherence._kernels_topics.TOPIC_MAX_WORDS`.
+    subsets : bool, default False
+        Also count the documents holding every word of each subset of a topic's words.
+    memory : int or str, optional
+        As in :func:`count_documents`: it must hold each thread's tables beside the counts
+        (:func:`~tealeaves.coherence._blocked.topic_major_bytes`: about 40 KiB a thread for 10 words,
+        less with blocks of fewer documents, down to 64).
+
+    Returns
+    -------
+    joint : numpy.ndarray
+        ``(T, k, k)`` documents holding topic words ``a`` and ``b`` (symmetric; the diagonal: each
+        word's documents; 0 where a position has no word).
+    sets : numpy.ndarray or None
+        ``(T, 2**k)`` documents holding every word of each subset (``sets[t, 0]`` = all documents),
+        with ``subsets``.
+    n_units : int
+        The documents of the reference (:attr:`~tealeaves.index.ReferenceIndex.n_present`).
+
+    Raises
+    ------
+    SettingsError
+        When a topic has more than ``TOPIC_MAX_WORDS`` positions or a word id is not the index's.
+    IndexIntegrityError
+        When a posting read lies before the block of documents being counted or past the last
+        document (a damaged index that was not verified; postings out of order within a block give the
+        same counts).
+    """
+    loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
+    if loc.shape[1] > TOPIC_MAX_WORDS:
+        raise SettingsError(f"topic-major document counts take at most {TOPIC_MAX_WORDS} words per topic, "
+                            f"got {loc.shape[1]}", fix="count the pairs with count_documents")
+    check_budget(memory)
+    ids = _as_ids(index, word_ids)
+    if len(loc) and (loc.min() < -1 or loc.max() >= len(ids)):
+        raise SettingsError(f"topic positions must be -1 or index word_ids (0..{len(ids) - 1})")
+    ptr = index.arrays["word_ptr"]
+    wlo, whi = ptr[ids].astype(np.int64), ptr[ids + 1].astype(np.int64)
+    present = loc >= 0
+    work = int((whi - wlo)[loc[present]].sum())
+    parts, k = parts_for(work), loc.shape[1]
+    block = topic_block(memory, k, parts)
+    joint = np.zeros((len(loc), k, k), dtype=np.int64)
+    sets = np.zeros((len(loc) if subsets else 0, 1 << k), dtype=np.int64)
+    damaged = np.zeros(parts, dtype=np.bool_)
+    scratch = (np.zeros((parts, block), dtype=np.uint16), np.empty((parts, 1 << k), dtype=np.int64),
+               np.empty((parts, k), dtype=np.int64))  # each part's word sets, documents by set, cursors
+    _topic_document_kernel(work, loc, wlo, whi, index.arrays["post_docs"], int(index.n_documents), block,
+                           *scratch, joint, sets, damaged)
+    if damaged.any():
+        raise IndexIntegrityError(f"the postings of the reference {index.name!r} are out of order or past "
+                                  "its documents",
+                                  fix="rebuild the index, or open it with verification "
+                                      "(ReferenceIndex.load's verify=True)")
+    joint = joint + np.triu(joint, 1).transpose(0, 2, 1)
+    if subsets:
+        sets[:, 0] = index.n_present
+    return joint, (sets if subsets else None), int(index.n_present)
 
 
 @shared_doc

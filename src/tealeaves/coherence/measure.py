@@ -453,6 +453,10 @@ def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec
     if not (loc >= 0).any():
         return _Counts(np.zeros((t_, k, k)), np.zeros((t_, k)), 1,
                        np.zeros((t_, 1 << k), dtype=np.int64) if spec.needs_subsets else None)
+    if spec.window == "doc" and core.topic_major_cheaper(index, uniq, loc, memory):
+        joint, subsets, n = core.count_topic_documents(index, uniq, loc, spec.needs_subsets, memory)
+        joint = joint.astype(np.float64)
+        return _Counts(joint, joint.diagonal(axis1=1, axis2=2).copy(), n, subsets)
     joint, single, n = _joint_matrices(loc, _count(index, spec, uniq, memory))
     subsets = None
     if spec.needs_subsets:
