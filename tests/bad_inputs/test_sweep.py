@@ -200,7 +200,8 @@ def test_an_empty_corpus_file_is_refused(files, cli_error):
 
 
 @pytest.mark.parametrize("extra, fragment, code", [
-    (["--engine", "gibbs", "--n-threads", "0"], "--n-threads must be a whole number >= 1 and <= 256, got 0", 2),
+    (["--engine", "gibbs", "--n-threads", "0"], "--n-threads must be a whole number >= 1 and <= 256, got 0",
+     2),
     (["--engine", "gibbs", "--n-threads", "1.5"], "--n-threads must be a whole number >= 1", 2),
     (["--engine", "gibbs", "--n-threads", "two"], "--n-threads must be a whole number >= 1", 2),
     (["--n-threads", "2"], "--n-threads applies to --engine gibbs only", 1),
