@@ -148,8 +148,8 @@ def test_topic_document_counts_take_postings_in_any_order_within_a_block():
 
 @pytest.mark.parametrize("topics, message", [
     (np.zeros((1, TOPIC_MAX_WORDS + 1), dtype=int), "at most 12 words per topic"),
-    ([[0, 3]], "topic positions must be -1 or index word_ids"),
-    ([[0, -2]], "topic positions must be -1 or index word_ids"),
+    ([[0, 3]], "topic positions must be -1 or positions in word_ids"),
+    ([[0, -2]], "topic positions must be -1 or positions in word_ids"),
 ])
 def test_topic_document_counts_bad_topics_refused(topics, message):
     ix = index_from_token_lists([["a", "b"], ["b", "c"]])

@@ -27,11 +27,12 @@ TOPIC_MAX_WORDS = 12
 
 
 @numba.njit(cache=True, nogil=True)
-def _block_sets(t, b0, block, topic_loc, wlo, whi, cur, docs, sets, hist):
-    """Add to ``hist`` the documents ``b0 .. b0 + block - 1`` by the set of topic ``t``'s words they
-    hold (``hist[0]`` takes junk), moving each word's cursor ``cur`` past them; False when a posting
-    lies before ``b0`` (postings out of order across blocks: a damaged index)."""
-    b1 = b0 + block
+def _block_sets(t, b0, block, n_docs, topic_loc, wlo, whi, cur, docs, sets, hist):
+    """Add to ``hist`` the documents ``b0 .. b0 + block - 1`` (below ``n_docs``) by the set of topic
+    ``t``'s words they hold (``hist[0]`` takes junk), moving each word's cursor ``cur`` past them; False
+    when a posting lies before ``b0`` (postings out of order across blocks: a damaged index).  A posting
+    at or past ``n_docs`` is left unread, which the caller finds."""
+    b1 = min(b0 + block, n_docs)
     ok = True
     for i in range(topic_loc.shape[1]):  # each document's set of words, as bits
         w = topic_loc[t, i]
@@ -100,7 +101,7 @@ def _one_topic(t, topic_loc, wlo, whi, docs, n_docs, block, sets, hist, cur):
         cur[i] = wlo[topic_loc[t, i]] if topic_loc[t, i] >= 0 else 0
     ok = True
     for b0 in range(0, n_docs, block):
-        ok &= _block_sets(t, b0, block, topic_loc, wlo, whi, cur, docs, sets, hist)
+        ok &= _block_sets(t, b0, block, n_docs, topic_loc, wlo, whi, cur, docs, sets, hist)
     for i in range(k):
         if topic_loc[t, i] >= 0 and cur[i] != whi[topic_loc[t, i]]:
             ok = False  # postings at or past n_docs

@@ -264,10 +264,47 @@ def _as_pairs(pairs, n_words: int | None = None) -> np.ndarray:
     return arr
 
 
+def _whole_numbers(values, what: str, fix: str) -> np.ndarray:
+    """``values`` as an int64 array, refusing what is not an array of whole numbers (booleans, fractions,
+    NaN, text, ragged lists, integers past int64) rather than letting NumPy truncate or wrap them."""
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # ragged
+        raise SettingsError(f"{what} must be a rectangular array of whole numbers", fix=fix) from None
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    whole = arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and bool(np.isfinite(arr).all())
+                                       and bool((arr == np.round(arr)).all()))
+    if not whole or (arr.dtype.kind in "uf" and (arr.max() > np.iinfo(np.int64).max)):
+        shown = f" holding {arr.reshape(-1)[:3].tolist()}" if arr.dtype.kind in "iuf" else ""
+        raise SettingsError(f"{what} must be whole numbers, got an array of {arr.dtype}{shown}", fix=fix)
+    return arr.astype(np.int64)
+
+
+def _topic_positions(topics, n_words: int) -> np.ndarray:
+    """``topics`` as a contiguous ``(T, k)`` int64 array of positions in ``word_ids`` (``-1``: no word);
+    a 1-D array is one position per topic.
+
+    Raises
+    ------
+    SettingsError
+        When ``topics`` is not whole numbers from -1 to ``n_words - 1``.
+    """
+    fix = "give topics as a (T, k) array of positions in word_ids, -1 for no word"
+    arr = _whole_numbers(topics, "topic positions", fix)
+    if arr.ndim < 2:  # one position per topic (a bare number: one topic of one word)
+        arr = arr.reshape(-1, 1)
+    loc = np.ascontiguousarray(arr.reshape(arr.shape[0], int(np.prod(arr.shape[1:]))))
+    if loc.size and (loc.min() < -1 or loc.max() >= n_words):
+        raise SettingsError(f"topic positions must be -1 or positions in word_ids (0..{n_words - 1}), got "
+                            f"{int(loc[(loc < -1) | (loc >= n_words)][0])}", fix=fix)
+    return loc
+
+
 def _as_ids(index, word_ids) -> np.ndarray:
     """``word_ids`` as int64 ids of words of ``index`` (0 .. its vocabulary size - 1)."""
     index.check_unchanged()  # the file still the one its open checked (ReferenceIndex.load)
-    ids = np.asarray(word_ids, dtype=np.int64).reshape(-1)
+    ids = _whole_numbers(word_ids, "word ids", "map words to ids with the index's vocabulary").reshape(-1)
     n = len(index.arrays["word_ptr"]) - 1
     if len(ids) and (ids.min() < 0 or ids.max() >= n):
         bad = ids[(ids < 0) | (ids >= n)][0]
@@ -728,7 +765,7 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
 
     Raises: %(raises_counts_memory)s
     """
-    loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
+    loc = _topic_positions(topics, len(_as_ids(index, word_ids)))
     if loc.shape[1] > MAX_SUBSET_WORDS:
         raise SettingsError(f"word-set counts need 2**k subsets per topic; k={loc.shape[1]} is more than "
                             f"{MAX_SUBSET_WORDS}", fix=f"score at most {MAX_SUBSET_WORDS} words per topic")
@@ -784,13 +821,13 @@ def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | st
     bool
         True to count topic by topic.
     """
-    loc = np.asarray(topics, dtype=np.int64).reshape(len(topics), -1)
+    ids = _as_ids(index, word_ids)
+    loc = _topic_positions(topics, len(ids))
     present = loc[loc >= 0]
     if (loc.shape[1] > TOPIC_MAX_WORDS or len(present) == 0
             or topic_major_bytes(loc.shape[1]) > check_budget(memory)):
         return False
     ptr = index.arrays["word_ptr"]
-    ids = np.asarray(word_ids, dtype=np.int64)
     sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     repeated = int(sizes[present].sum())
     return _ESTIMATE_MIN_WORK <= repeated <= TOPIC_MAJOR_MAX_REPEAT * int(sizes[np.unique(present)].sum())
@@ -841,14 +878,12 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
         document (a damaged index that was not verified; postings out of order within a block give the
         same counts).
     """
-    loc = np.ascontiguousarray(np.asarray(topics, dtype=np.int64).reshape(len(topics), -1))
+    check_budget(memory)
+    ids = _as_ids(index, word_ids)
+    loc = _topic_positions(topics, len(ids))
     if loc.shape[1] > TOPIC_MAX_WORDS:
         raise SettingsError(f"topic-major document counts take at most {TOPIC_MAX_WORDS} words per topic, "
                             f"got {loc.shape[1]}", fix="count the pairs with count_documents")
-    check_budget(memory)
-    ids = _as_ids(index, word_ids)
-    if len(loc) and (loc.min() < -1 or loc.max() >= len(ids)):
-        raise SettingsError(f"topic positions must be -1 or index word_ids (0..{len(ids) - 1})")
     ptr = index.arrays["word_ptr"]
     wlo, whi = ptr[ids].astype(np.int64), ptr[ids + 1].astype(np.int64)
     present = loc >= 0
