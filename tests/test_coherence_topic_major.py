@@ -15,6 +15,7 @@ from tealeaves.coherence._kernels_topics import TOPIC_BLOCK, TOPIC_MAX_WORDS
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import IndexIntegrityError
 from tealeaves.index import ReferenceIndex, index_from_token_lists
+from test_coherence_core import _indexed
 
 _WORDS = list("abcdefghij")
 
@@ -41,11 +42,7 @@ def _topics(draw_rows, n_words):
        width=st.integers(1, 6))
 def test_topic_document_counts_equal_enumeration_on_random_corpora(docs, rows, width):
     """Absent words (-1), words repeated in a topic and empty documents included."""
-    if not any(docs):
-        docs = docs + [["a"]]
-    ix = index_from_token_lists(docs)
-    words = sorted(ix.vocabulary)
-    ids = [ix.word_id(x) for x in words]
+    docs, ix, words, ids, _ = _indexed(docs)
     topics = _topics([(row * width)[:width] for row in rows], len(words))
     joint, sets, n_units = core.count_topic_documents(ix, ids, topics, subsets=True)
     assert n_units == len(docs)
