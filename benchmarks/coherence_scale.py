@@ -101,7 +101,23 @@ def old_core(ref: str = "main"):
         setattr(module, name, _without_memory(getattr(module, name)))
     if not hasattr(module, "topic_major_cheaper"):  # a core from before topic-major document counts
         module.topic_major_cheaper = lambda *args: False  # counted every pair with the pair kernels
+    if not hasattr(module, "count_topic_windows"):  # a core from before topic-major window sets
+        module.count_topic_windows = _pairs_then_sets(module)
     return module
+
+
+def _pairs_then_sets(module):
+    """``count_topic_windows`` of a core that had none: the pairs with its ``count_windows``, then the
+    word sets with its ``count_subsets`` (what the pipeline did before)."""
+    from tealeaves.coherence import measure
+
+    def count(index, uniq, loc, window, compat, memory=None):
+        joint, _, _ = measure._joint_matrices(
+            loc, lambda pairs: module.count_windows(index, uniq, pairs, window, compat))
+        sets, n = module.count_subsets(index, uniq, loc, window, compat)
+        return joint, sets, n
+
+    return count
 
 
 def _without_memory(fn):
@@ -139,15 +155,16 @@ def _time(fn, repeat):
     return (statistics.median(wall), statistics.median(cpu)), out
 
 
-def compare(index, topics, window, repeat, cores):
+def compare(index, topics, window, repeat, cores, segmentation=None):
     """Median (wall, CPU) seconds of scoring ``topics`` with each core; the largest count and score
     differences."""
     from tealeaves.coherence import measure
     from tealeaves.coherence.presets import resolve
 
-    settings = {"measure": "npmi", "window": window}
+    extra = {"segmentation": segmentation} if segmentation else {}
+    settings = {"measure": "npmi", "window": window, **extra}
     settings["n_top"] = len(topics[0])
-    spec = resolve(settings["measure"], window=window)
+    spec = resolve(settings["measure"], window=window, **extra)
     saved = measure.core
     out = {}
     try:
@@ -160,7 +177,8 @@ def compare(index, topics, window, repeat, cores):
         measure.core = saved
     (s_old, r_old, c_old), (s_new, r_new, c_new) = out["main"], out["new"]
     d_counts = max(float(np.max(np.abs(c_old.joint - c_new.joint))),
-                   float(np.max(np.abs(c_old.single - c_new.single))), abs(c_old.n - c_new.n))
+                   float(np.max(np.abs(c_old.single - c_new.single))), abs(c_old.n - c_new.n),
+                   0 if c_new.subsets is None else float(np.max(np.abs(c_old.subsets - c_new.subsets))))
     a = np.array([np.nan if s is None else s for s in r_old.scores])
     b = np.array([np.nan if s is None else s for s in r_new.scores])
     same_none = bool(np.array_equal(np.isnan(a), np.isnan(b)))
@@ -175,6 +193,9 @@ def main(argv=None) -> int:
     parser.add_argument("--windows", nargs="+", default=[str(w) for w in WINDOWS])
     parser.add_argument("--against", default="main",
                         help="git ref whose counting core is timed beside this tree's (default main)")
+    parser.add_argument("--segmentation", default=None,
+                        help="NPMI's segmentation (default one-one); a set segmentation such as one-set "
+                             "counts word sets (80 x 10 only: 2**k sets per topic)")
     args = parser.parse_args(argv)
 
     from tealeaves.coherence import core
@@ -187,8 +208,11 @@ def main(argv=None) -> int:
         index = reference(size)
         print(f"\n== {size}: {index.n_present} documents, {index.n_tokens} tokens", flush=True)
         for label, topics in sets:
+            if args.segmentation and len(topics[0]) > 12:
+                continue
             for window in windows:
-                s_old, s_new, d_counts, d_scores = compare(index, topics, window, args.repeat, cores)
+                s_old, s_new, d_counts, d_scores = compare(index, topics, window, args.repeat, cores,
+                                                           args.segmentation)
                 print(f"{size:>4} {label:<15} window={window!s:<4} "
                       f"main {s_old[0] * 1000:9.1f} ms (CPU {s_old[1] * 1000:9.1f})  "
                       f"new {s_new[0] * 1000:9.1f} ms (CPU {s_new[1] * 1000:9.1f})  "

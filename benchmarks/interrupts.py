@@ -180,8 +180,7 @@ def main() -> None:
         topics = [list(words) for words in model.top_words(10)] if hasattr(model, "top_words") else [
             [train.vocabulary[int(w)] for w in np.argsort(row)[::-1][:10]] for row in model.topic_word_]
         topics = (topics * 4)[:80]
-        names = ("_pair_doc_kernel", "_window_intervals", "_pair_unit_kernel", "_frequent_pair_kernel",
-                 "_subset_kernel")
+        names = ("_pair_doc_kernel", "_window_intervals", "_pair_unit_kernel", "_frequent_pair_kernel")
         coh_new = types.SimpleNamespace(**{n: getattr(core, n) for n in names})  # (kernels of two modules)
 
         def patched(module):

@@ -97,15 +97,40 @@ def test_blocked_frequent_words_count_the_same(zipf):
         assert np.array_equal(got.joint, want.joint)
 
 
+def _tightest_call(count) -> int:
+    """The smallest budget (bytes) ``count(memory)`` accepts."""
+    lo, hi = 1 << 10, 1 << 30
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            count(mid)
+            hi = mid
+        except ParameterError:
+            lo = mid + 1
+    return lo
+
+
 def test_blocked_subset_counts_equal_one_pass(zipf):
     docs, ix, words, ids, pairs = zipf
     topics = np.arange(48).reshape(6, 8)
-    memory = _tightest(ix, ids, 0, "subsets")
     for window in (None, 10):
+        memory = _tightest_call(lambda m, w=window: core.count_subsets(ix, ids, topics, w, memory=m))
         one, n = core.count_subsets(ix, ids, topics, window)
         blocked, n_blocked = core.count_subsets(ix, ids, topics, window, memory=memory)
         assert n == n_blocked
         assert np.array_equal(one, blocked)
+    # at the tightest budget for windows, the intervals come in many blocks of documents
+    reserve = _blocked.topic_major_bytes(8, 64, 1, windows=True)
+    assert len(_blocked.plan_blocks(ix, ids, 0, "subsets", memory, reserve=reserve).blocks) > 10
+
+
+def test_subset_counts_of_windows_below_their_minimum_name_it(zipf):
+    docs, ix, words, ids, pairs = zipf
+    topics = np.arange(48).reshape(6, 8)
+    memory = _tightest_call(lambda m: core.count_subsets(ix, ids, topics, 10, memory=m))
+    with pytest.raises(ParameterError) as err:
+        core.count_subsets(ix, ids, topics, 10, memory=memory - 1)
+    assert f"({memory:,} bytes)" in str(err.value)
 
 
 @_property

@@ -1,5 +1,6 @@
-"""Document counts topic by topic (``core.count_topic_documents``): equal to enumeration of the
-documents, to the pair kernels' counts and on any number of threads; a damaged index refused."""
+"""Counts topic by topic: documents (``core.count_topic_documents``) and windows
+(``core.count_topic_windows``), equal to enumeration of the documents or windows, to the pair kernels'
+counts and on any number of threads; a damaged index refused."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tealeaves.coherence._kernels_topics import TOPIC_BLOCK, TOPIC_MAX_WORDS
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import IndexIntegrityError
 from tealeaves.index import ReferenceIndex, index_from_token_lists
-from test_coherence_core import _indexed
+from test_coherence_core import _exact_windows, _indexed, _jhlau_windows
 
 _WORDS = list("abcdefghij")
 
@@ -220,3 +221,88 @@ def test_small_jobs_count_pair_by_pair():
         assert not core.topic_major_cheaper(ix, ids, shared)
     finally:
         core._ESTIMATE_MIN_WORK = core_min
+
+
+_ENUMERATED_WINDOWS = {"exact": _exact_windows, "jhlau": _jhlau_windows}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=st.lists(st.lists(st.sampled_from(_WORDS), max_size=160), min_size=1, max_size=8),
+       rows=st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=6), min_size=1, max_size=3),
+       width=st.integers(1, 6), w=st.sampled_from([1, 2, 5, 10, 70, 110]),
+       compat=st.sampled_from(["exact", "jhlau"]))
+def test_topic_window_counts_equal_enumeration_on_random_corpora(docs, rows, width, w, compat):
+    """Absent words (-1), words repeated in a topic, empty documents and documents of several blocks of
+    64 window starts included; both ways of placing windows."""
+    docs, ix, words, ids, _ = _indexed(docs)
+    topics = _topics([(row * width)[:width] for row in rows], len(words))
+    joint, sets, n_units = core.count_topic_windows(ix, ids, topics, w, compat)
+    windows = _ENUMERATED_WINDOWS[compat](docs, w)
+    assert n_units == len(windows)
+    for t, row in enumerate(topics):
+        expected_joint, expected_sets = _enumerated(windows, words, row)
+        assert joint[t].tolist() == expected_joint.tolist()
+        assert sets[t].tolist() == expected_sets.tolist()
+
+
+@pytest.mark.parametrize("compat", ["exact", "gensim", "jhlau"])
+def test_topic_window_counts_equal_the_pair_kernels_across_many_blocks(compat, monkeypatch):
+    """Blocks of 64 documents (so each word's cursor crosses many), and the pairs also counted by
+    ``count_windows`` (probes and the unit-major kernel), for every way of placing windows."""
+    monkeypatch.setattr(core, "TOPIC_WINDOW_BLOCK", 64)
+    rng = np.random.default_rng(4)
+    docs = [[f"w{x}" for x in rng.integers(0, 25, size=rng.integers(0, 90))] for _ in range(1500)]
+    docs, ix, words, ids, _ = _indexed(docs)
+    topics = np.array([rng.choice(len(ids), size=7, replace=False) for _ in range(9)])
+    pairs = list(itertools.combinations(range(len(ids)), 2))
+    for w in (3, 10, 40):
+        joint, sets, n_units = core.count_topic_windows(ix, ids, topics, w, compat)
+        counts = core.count_windows(ix, ids, pairs, w, compat)
+        by_pair = dict(zip(pairs, counts.joint.tolist()))
+        assert n_units == counts.n_units
+        for t, row in enumerate(topics):
+            for a, b in itertools.product(range(7), repeat=2):
+                x, y = sorted((row[a], row[b]))
+                assert joint[t, a, b] == (counts.single[x] if x == y else by_pair[(x, y)])
+                assert sets[t, (1 << a) | (1 << b)] == joint[t, a, b]
+
+
+@pytest.mark.parametrize("w", [4, 110])
+def test_topic_window_counts_do_not_depend_on_the_number_of_threads(w, monkeypatch):
+    import numba
+
+    monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # the parallel kernel even on this small corpus
+    rng = np.random.default_rng(6)
+    docs = [[f"w{x}" for x in rng.integers(0, 30, size=rng.integers(0, 60))] for _ in range(2000)]
+    docs, ix, words, ids, _ = _indexed(docs)
+    topics = np.array([rng.choice(len(ids), size=8, replace=False) for _ in range(7)])
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        one = core.count_topic_windows(ix, ids, topics, w)
+    finally:
+        numba.set_num_threads(before)
+    many = core.count_topic_windows(ix, ids, topics, w)
+    assert np.array_equal(one[0], many[0]) and np.array_equal(one[1], many[1])
+
+
+def test_topic_window_counts_of_postings_out_of_order_across_blocks_refused(monkeypatch):
+    """A word's postings reversed (an index that was never verified): across blocks of 64 documents the
+    kernel meets a posting before its block and refuses the counts."""
+    monkeypatch.setattr(core, "TOPIC_WINDOW_BLOCK", 64)
+    ix = index_from_token_lists([["a", "b"], ["b", "c"], ["a", "c"], ["a", "b", "c"]] * 50)
+    ids = [ix.word_id(x) for x in "abc"]
+    with pytest.raises(IndexIntegrityError, match="out of order"):
+        core.count_topic_windows(_damaged(ix, "a", lambda p: p[::-1]), ids, [[0, 1, 2]], 2)
+
+
+@pytest.mark.parametrize("topics, window, compat, message", [
+    (np.zeros((1, core.MAX_SUBSET_WORDS + 1), dtype=int), 10, "exact", "k=13 is more than 12"),
+    ([[0, 3]], 10, "exact", "topic positions must be -1 or positions in word_ids"),
+    ([[0, 1]], 0, "exact", "window must be at least 1 token"),
+    ([[0, 1]], 10, "palmetto", "compat='palmetto' is not known"),
+])
+def test_topic_window_counts_bad_settings_refused(topics, window, compat, message):
+    ix = index_from_token_lists([["a", "b"], ["b", "c"]])
+    with pytest.raises(SettingsError, match=message):
+        core.count_topic_windows(ix, [ix.word_id("a"), ix.word_id("b")], topics, window, compat)

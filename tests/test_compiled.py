@@ -226,7 +226,7 @@ def test_compiled_first_coherence_call_compiles_only_what_it_needs(tmp_path):
     names = out["names"]
     assert "_dense_doc_kernel_serial" in names  # the call did compile (the cache was empty)
     parallel = {"_dense_doc_kernel", "_pair_unit_kernel", "_window_intervals", "_frequent_pair_kernel",
-                "_subset_kernel", "_topic_document_kernel"}
+                "_topic_window_kernel", "_topic_document_kernel"}
     assert not parallel & set(names)
     assert not {"_prefix_pair_estimate", "_probe_work_by_last", "_partition_pairs"} & set(names)
     assert not {"_pair_doc_kernel_serial", "_topic_pair_keys", "_unique_keys_kernel",

@@ -398,20 +398,24 @@ def test_interrupts_coherence_on_a_large_index(reuters_files, workdir, measure):
         interrupt(argv, workdir, after_kernel=delay, in_kernel=False)
 
 
-def test_interrupts_coherence_counting_topic_by_topic(reuters, reuters_files, workdir):
-    # word sets of documents are counted topic by topic (core.count_topic_documents): 30,000 topics of 8
-    # of the 300 commonest words, a word-set measure, so that counting lasts seconds
+@pytest.mark.parametrize("window, measure, kernel", [("doc", "umass", "_topic_document_kernel"),
+                                                     ("10", "npmi", "_topic_window_kernel")])
+def test_interrupts_coherence_counting_topic_by_topic(reuters, reuters_files, workdir, window, measure,
+                                                      kernel):
+    # word sets of documents and of windows are counted topic by topic (core.count_topic_documents,
+    # core.count_topic_windows): 30,000 topics of 8 of the 300 commonest words, a word-set measure, so
+    # that counting lasts seconds
     train = reuters[0]
     common = sorted(train.vocabulary.decode(train.term_frequencies().argsort()[::-1][:300]))
     rows = [" ".join(common[(7 * t + 11 * i + t // 300) % len(common)] for i in range(8))
             for t in range(30000)]
     topics = workdir / "topics8.txt"
     topics.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    argv = ["coherence", "--reference", reuters_files["index"], "--topics", topics, "--measure", "umass",
-            "--segmentation", "one-set", "--n-top", "8", "--window", "doc"]
-    interrupt(argv, workdir, after_kernel=0.0, kernel="_topic_document_kernel")
+    argv = ["coherence", "--reference", reuters_files["index"], "--topics", topics, "--measure", measure,
+            "--segmentation", "one-set", "--n-top", "8", "--window", window]
+    interrupt(argv, workdir, after_kernel=0.0, kernel=kernel)
     for delay in delays([0.3, 1.0], [0.5]):
-        interrupt(argv, workdir, after_kernel=delay, kernel="_topic_document_kernel", in_kernel=False)
+        interrupt(argv, workdir, after_kernel=delay, kernel=kernel, in_kernel=False)
 
 
 #: The 50 M-token reference of ``benchmarks/coherence_scale.py`` (git-ignored; built by that script).

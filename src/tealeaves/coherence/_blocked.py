@@ -43,15 +43,15 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: (counted as a byte) and an ``int32`` posting map per thread per document; documents: the block's
 #: postings (4), ``cnt_a``/``cnt_b`` (a byte each), ``cid`` (4) and at most 8 of document bitsets per
 #: document, a bitmap per thread (counted as a byte); context windows: the selected postings' slots,
-#: documents and position ranges (32), the maps of windows; word sets: the postings' documents,
-#: interval ranges and empty intervals (48), the intervals and a topic's sort keys (40 per position).
+#: documents and position ranges (32), the maps of windows; word sets of windows: the intervals, as for
+#: windows (each thread's tables of :func:`topic_major_bytes` are reserved beside them).
 #: A pair holds its entry in ``pairs``, the joint counts, the anchor order and the kernels' keys, costs
 #: and outputs (about 96 bytes), a word about 96.
 BYTES = {
     "doc": {"posting": 4, "position": 0, "document": 14, "document_thread": 1},
     "window": {"posting": 20, "position": 8, "document": 1, "document_thread": 5},
     "context": {"posting": 32, "position": 0, "document": 0, "document_thread": 5},
-    "subsets": {"posting": 48, "position": 40, "document": 0, "document_thread": 0},
+    "subsets": {"posting": 20, "position": 8, "document": 0, "document_thread": 0},
 }
 _PER_PAIR = 96
 _PER_WORD = 96
@@ -277,7 +277,7 @@ def _seconds(postings: int, positions: int, n_pairs: int, n_blocks: int, kind: s
             + s["block"] * n_blocks)
 
 
-def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory) -> Plan:
+def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory, reserve: int = 0) -> Plan:
     """The blocks of documents a count of ``n_pairs`` pairs of the words ``ids`` runs in, within
     ``memory`` bytes above the mapped index.
 
@@ -293,6 +293,8 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory) -> Plan
         ``"doc"``, ``"window"``, ``"context"`` or ``"subsets"`` (:data:`BYTES`).
     memory : int or str or None
         The budget (:func:`check_budget`).
+    reserve : int, default 0
+        Bytes of the budget kept for the count's own tables beside the blocks (its threads' scratch).
 
     Returns
     -------
@@ -311,7 +313,7 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory) -> Plan
     postings = int((gend - gstart).sum())
     positions = int((pos_ptr[gend] - pos_ptr[gstart]).sum()) if len(ids) else 0
     parts = parts_for(max(postings, positions))
-    fixed = _fixed_bytes(kind, len(ids), n_pairs, 0, parts)  # without the tables of the frequent words
+    fixed = reserve + _fixed_bytes(kind, len(ids), n_pairs, 0, parts)  # without the frequent words' tables
     most = table_words(max(budget - fixed, 0), parts)
     dense = dense_bytes(budget)
     whole = int(_block_bytes(kind, postings, positions, n_docs, parts, dense))
@@ -374,10 +376,12 @@ def _below(budget: int, need: int, what: str) -> ParameterError:
                                  fix=f"give at least {-(-need // (1 << shift))}{unit}"), "memory")
 
 
-def topic_major_bytes(k: int, block: int = TOPIC_BLOCK, parts: int | None = None) -> int:
+def topic_major_bytes(k: int, block: int = TOPIC_BLOCK, parts: int | None = None,
+                      windows: bool = False) -> int:
     """Working set of counting topics of ``k`` words topic by topic, beside the mapped index and the
-    counts (:func:`tealeaves.coherence.core.count_topic_documents`): each part's word set per document
-    of a block of ``block`` documents, its documents by set and its cursors.
+    counts (:func:`tealeaves.coherence.core.count_topic_documents`, ``count_topic_windows``): each
+    part's word set per document of a block of ``block`` documents, its units by set and its cursors;
+    for windows also each word's posting per document and the sweep's edges.
 
     Parameters
     ----------
@@ -387,6 +391,10 @@ def topic_major_bytes(k: int, block: int = TOPIC_BLOCK, parts: int | None = None
         Documents per block.
     parts : int, optional
         Parts run at once (default: numba's threads).
+    windows : bool, default False
+        Counting windows (``_topic_window_kernel``) rather than documents: each part also keeps each
+        word's posting per document and the sweep's edges (and no table of sets: they go straight
+        into the counts).
 
     Returns
     -------
@@ -394,6 +402,8 @@ def topic_major_bytes(k: int, block: int = TOPIC_BLOCK, parts: int | None = None
         Bytes.
     """
     parts = numba.get_num_threads() if parts is None else parts
+    if windows:
+        return parts * (2 * block + 8 * k * block + 8 * k + 32 * k)
     return parts * (2 * block + (1 << k) * 8 + 8 * k)
 
 
@@ -405,7 +415,7 @@ def topic_block(memory, k: int, parts: int) -> int:
     ----------
     memory : int or str or None
         The budget.
-    k, parts : int
+    k, parts
         As in :func:`topic_major_bytes`.
 
     Returns

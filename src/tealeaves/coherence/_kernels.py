@@ -624,63 +624,6 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
     return out
 
 
-@ThreadedKernel
-def _subset_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends, stop):
-    """Units holding every word of each subset of each topic's words (bit ``i`` = position ``i``).
-
-    Each word's window starts form disjoint, non-touching intervals per document, so
-    entering/leaving toggles its bit; a sweep over the sorted interval boundaries adds the
-    length of every stretch to the count of its exact word set, and a superset sum turns
-    "exactly this set" into "at least this set".  Entry 0 is left 0 (callers set the total).
-    Topics run in parallel, each writing its own row.
-    """
-    n_t, k = topic_loc.shape
-    out = np.zeros((n_t, 1 << k), dtype=np.int64)
-    for t in numba.prange(n_t):
-        if stop_requested(stop):
-            continue
-        n_ev = 0
-        top = 0
-        for i in range(k):
-            w = topic_loc[t, i]
-            if w >= 0:
-                for g in range(wptr[w], wptr[w + 1]):
-                    n_ev += 2 * (ihi[g] - ilo[g])
-                    for u in range(ilo[g], ihi[g]):
-                        if ends[u] + 2 > top:
-                            top = ends[u] + 2
-        key = np.empty(n_ev, dtype=np.int64)
-        bit = np.empty(n_ev, dtype=np.int64)
-        m = 0
-        for i in range(k):
-            w = topic_loc[t, i]
-            if w < 0:
-                continue
-            for g in range(wptr[w], wptr[w + 1]):
-                d = docs[g]
-                for u in range(ilo[g], ihi[g]):
-                    key[m] = d * top + starts[u]
-                    bit[m] = 1 << i
-                    key[m + 1] = d * top + ends[u] + 1
-                    bit[m + 1] = 1 << i
-                    m += 2
-        order = np.argsort(key, kind="mergesort")
-        sig = 0
-        prev = -1
-        for r in range(n_ev):
-            e = order[r]
-            if sig != 0:
-                out[t, sig] += key[e] - prev  # a stretch never crosses documents: sig is 0 there
-            sig ^= bit[e]
-            prev = key[e]
-        for b in range(k):
-            step = 1 << b
-            for mask in range(1 << k):
-                if not mask & step:
-                    out[t, mask] += out[t, mask | step]
-    return out
-
-
 @numba.njit(cache=True, nogil=True)
 def _unique_keys_kernel(keys, space):
     """Sorted distinct values of ``keys`` (all in ``[0, space)``) and each key's position among them,

@@ -138,3 +138,132 @@ def _topic_document_kernel(topic_loc, wlo, whi, docs, n_docs, block, sets, hist,
             _pairs_of_sets(hist[part], k, pairs[t])
             if len(supersets):
                 _supersets(hist[part], k, supersets[t])
+
+
+#: Documents per block of :func:`_topic_window_kernel`: beside each document's ``uint16`` word set it
+#: keeps each topic word's posting per document (``8 k`` bytes a document: 320 KiB for 10 words, within
+#: a core's second-level cache).
+TOPIC_WINDOW_BLOCK = 1 << 12
+
+_NO_EDGE = np.iinfo(np.int64).max
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
+def _sweep_document(s, d, k, gpost, ilo, ihi, starts, ends, exact, u, u_end, inside, ws):
+    """Add to ``exact`` the window starts of one document by the exact set of topic words holding them,
+    for the words of the set ``s`` (two or more), word ``i``'s intervals being those of its posting
+    ``gpost[i, d]``.  Each word's intervals are sorted, disjoint and not touching, so its bit toggles
+    at each start and one past each end: a merge of the words' edges (``u``, ``u_end``, ``inside``,
+    ``ws``: scratch of ``k``)."""
+    m = 0
+    for i in range(k):
+        if s >> i & 1:
+            g = gpost[i, d]
+            ws[m] = i
+            u[m] = ilo[g]
+            u_end[m] = ihi[g]
+            inside[m] = 0
+            m += 1
+    mask = 0
+    prev = 0
+    while True:
+        pos = _NO_EDGE
+        for j in range(m):
+            if u[j] < u_end[j]:
+                e = np.int64(ends[u[j]]) + 1 if inside[j] else np.int64(starts[u[j]])
+                if e < pos:
+                    pos = e
+        if pos == _NO_EDGE:
+            return
+        if mask != 0:
+            exact[mask] += pos - prev
+        for j in range(m):
+            if u[j] < u_end[j]:
+                if inside[j]:
+                    if np.int64(ends[u[j]]) + 1 == pos:
+                        inside[j] = 0
+                        u[j] += 1
+                        mask ^= 1 << ws[j]
+                elif np.int64(starts[u[j]]) == pos:
+                    inside[j] = 1
+                    mask ^= 1 << ws[j]
+        prev = pos
+
+
+@numba.njit(cache=True, nogil=True)
+def _window_block_sets(t, b0, b1, topic_loc, wptr, docs, ilo, ihi, starts, ends, cur, sets, gpost, exact,
+                       edges):
+    """Documents ``b0 .. b1 - 1`` of topic ``t``: each document's set of the topic's words, then every
+    document holding two or more of them swept (:func:`_sweep_document`) into ``exact``, moving the
+    cursors ``cur`` past them; False when a posting lies before ``b0`` (a damaged index)."""
+    k = topic_loc.shape[1]
+    ok = True
+    for i in range(k):
+        w = topic_loc[t, i]
+        if w < 0:
+            continue
+        bit = np.uint16(1 << i)
+        g = cur[i]
+        while g < wptr[w + 1] and docs[g] < b1:
+            d = docs[g] - b0
+            if d >= 0:
+                sets[d] |= bit
+                gpost[i, d] = g
+            else:
+                ok = False
+            g += 1
+    for i in range(k):
+        w = topic_loc[t, i]
+        if w < 0:
+            continue
+        g = cur[i]
+        while g < wptr[w + 1] and docs[g] < b1:
+            d = docs[g] - b0
+            if d >= 0 and sets[d] != 0:
+                s = np.int64(sets[d])
+                if s & (s - 1):
+                    _sweep_document(s, d, k, gpost, ilo, ihi, starts, ends, exact, edges[0], edges[1],
+                                    edges[2], edges[3])
+                sets[d] = 0
+            g += 1
+        cur[i] = g
+    return ok
+
+
+@ThreadedKernel
+def _topic_window_kernel(topic_loc, wptr, docs, ilo, ihi, starts, ends, n_docs, block, sets, gpost, cur,
+                         edges, exact, damaged, stop):
+    """Window starts holding exactly each set of two or more of each topic's words, topic by topic.
+
+    The intervals of window starts are those of :func:`tealeaves.coherence._kernels._window_intervals`
+    (word ``w``'s postings ``wptr[w]:wptr[w + 1]``, documents ``docs`` below ``n_docs``, posting ``g``'s
+    intervals ``ilo[g]:ihi[g]`` of ``starts``/``ends``).  Documents are taken in blocks of ``block``: a
+    topic's words' postings in the block mark each document's ``uint16`` set of them (``sets``) and its
+    posting per word (``gpost``); then only the documents holding two or more are swept, edge by edge
+    (:func:`_sweep_document`).  So the work is the topic's postings, read twice, and the intervals of
+    the documents where its words meet (a word's windows alone are its windows less these, which the
+    caller works out).  The ``P`` parts run in parallel, part ``p`` taking topics ``p, p + P, ...``, each
+    with its own rows of the scratch arrays (allocated by the caller): ``sets`` (``P x block``, zero),
+    ``gpost`` (``P x k x block``), ``cur`` (``P x k``), ``edges`` (``P x 4 x k``).
+
+    Adds to ``exact[t, m]`` (``m`` of two or more words) the window starts holding exactly the words of
+    ``m`` of topic ``t``; ``damaged[p]``: whether part ``p`` read a posting out of order across blocks or
+    past ``n_docs`` (the counts are then not to be used).
+    """
+    n_parts = len(sets)
+    k = topic_loc.shape[1]
+    for part in numba.prange(n_parts):
+        c = cur[part]
+        for t in range(part, len(topic_loc), n_parts):
+            if stop_requested(stop):
+                break
+            for i in range(k):
+                c[i] = wptr[topic_loc[t, i]] if topic_loc[t, i] >= 0 else 0
+            for b0 in range(0, n_docs, block):
+                if not _window_block_sets(t, b0, min(b0 + block, n_docs), topic_loc, wptr, docs, ilo, ihi,
+                                          starts, ends, c, sets[part], gpost[part], exact[t], edges[part]):
+                    damaged[part] = True
+            for i in range(k):
+                w = topic_loc[t, i]
+                if w >= 0 and c[i] != wptr[w + 1]:
+                    damaged[part] = True  # postings at or past n_docs

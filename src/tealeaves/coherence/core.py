@@ -42,10 +42,10 @@ Boolean sliding windows of size ``w``
 
 Word sets
     ``count_subsets`` gives, for every topic, the number of units holding *all*
-    words of each subset of its words (bit ``i`` = topic position ``i``): one
-    sweep over the same window intervals per topic, then a superset sum.  Set
-    segmentations (one-any, any-any; one-set/one-all with direct confirmations)
-    need these.
+    words of each subset of its words (bit ``i`` = topic position ``i``): the
+    units by the exact set of the topic's words they hold, counted topic by
+    topic (below), then a superset sum.  Set segmentations (one-any, any-any;
+    one-set/one-all with direct confirmations) need these.
 
 Topic by topic, documents
     ``count_topic_documents`` counts the documents holding each set of one
@@ -56,6 +56,13 @@ Topic by topic, documents
     topics of their words' postings, where the pair kernels count each distinct
     pair once; :func:`topic_major_cheaper` chooses.  Word sets of documents are
     counted this way.
+
+Topic by topic, windows
+    ``count_topic_windows`` does the same for windows from the window intervals:
+    per block of documents, each document's set of the topic's words; only the
+    documents holding two or more of them are swept edge by edge over their
+    words' intervals, and a word's windows alone are its windows less the
+    others'.  Word sets of windows are counted this way.
 
 Context windows (Palmetto's ``P_cw``, used by C_A)
     ``count_context`` counts, for each pair, the occurrence pairs of the two
@@ -101,7 +108,6 @@ from tealeaves.coherence._kernels import (
     _masked_sizes,
     _pair_doc_kernel,
     _pair_unit_kernel,
-    _subset_kernel,
     _window_intervals,
     anchor_order,
     dense_slots,
@@ -114,15 +120,23 @@ from tealeaves.coherence._kernels_frequent import (
     _prefix_pair_estimate,
     _probe_work_by_last,
 )
-from tealeaves.coherence._kernels_topics import TOPIC_MAX_WORDS, _topic_document_kernel
+from tealeaves.coherence._kernels_topics import (
+    TOPIC_MAX_WORDS,
+    TOPIC_WINDOW_BLOCK,
+    _pairs_of_sets,
+    _supersets,
+    _topic_document_kernel,
+    _topic_window_kernel,
+)
 from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_keys
 from tealeaves.coherence.errors import SettingsError
-from tealeaves.errors import EmptyInputError, IndexIntegrityError
+from tealeaves.errors import EmptyInputError, IndexIntegrityError, ParameterError
 from tealeaves.index.reference import n_windows
 from tealeaves.validation import check_int
 
 __all__ = ["COMPAT_MODES", "MAX_FREQUENT", "MAX_SUBSET_WORDS", "CooccurrenceCounts", "count_context",
-           "count_crosslingual", "count_documents", "count_subsets", "count_topic_documents", "count_windows",
+           "count_crosslingual", "count_documents", "count_subsets", "count_topic_documents",
+           "count_topic_windows", "count_windows",
            "document_counts", "topic_major_cheaper",
            "intersect_count", "n_windows", "pair_document_counts", "topic_joint", "topic_pairs",
            "unique_keys"]
@@ -772,15 +786,7 @@ def count_subsets(index, word_ids: Sequence[int], topics, window: int | None = N
     if window is None:  # topic by topic: its counts and a few KiB per thread
         _, counts, n_units = count_topic_documents(index, word_ids, loc, True, memory)
         return counts, n_units
-    _check_window(window, compat)
-    n_units = _window_units(index, window, compat)
-    ids = _as_ids(index, word_ids)
-    plan = plan_blocks(index, ids, 0, "subsets", memory)
-    counts = np.zeros((len(loc), 1 << loc.shape[1]), dtype=np.int64)
-    for block in plan.blocks:
-        wptr, docs, ilo, ihi, starts, ends, _ = _intervals(index, block, window, compat)
-        counts += _subset_kernel(len(starts) * loc.shape[1], loc, wptr, docs, ilo, ihi, starts, ends)
-    counts[:, 0] = n_units
+    _, counts, n_units = count_topic_windows(index, word_ids, loc, window, compat, memory)
     return counts, n_units
 
 
@@ -831,6 +837,14 @@ def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | st
     sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
     repeated = int(sizes[present].sum())
     return _ESTIMATE_MIN_WORK <= repeated <= TOPIC_MAJOR_MAX_REPEAT * int(sizes[np.unique(present)].sum())
+
+
+def _damaged_postings(index) -> IndexIntegrityError:
+    """The error of a topic-major count that read postings out of order or past the documents."""
+    return IndexIntegrityError(f"the postings of the reference {index.name!r} are out of order or past its "
+                               "documents",
+                               fix="rebuild the index, or open it with verification "
+                                   "(ReferenceIndex.load's verify=True)")
 
 
 def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool = False,
@@ -898,14 +912,123 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     _topic_document_kernel(work, loc, wlo, whi, index.arrays["post_docs"], int(index.n_documents), block,
                            *scratch, joint, sets, damaged)
     if damaged.any():
-        raise IndexIntegrityError(f"the postings of the reference {index.name!r} are out of order or past "
-                                  "its documents",
-                                  fix="rebuild the index, or open it with verification "
-                                      "(ReferenceIndex.load's verify=True)")
+        raise _damaged_postings(index)
     joint = joint + np.triu(joint, 1).transpose(0, 2, 1)
     if subsets:
         sets[:, 0] = index.n_present
     return joint, (sets if subsets else None), int(index.n_present)
+
+
+def count_topic_windows(index, word_ids: Sequence[int], topics, window: int, compat: str = "exact",
+                        memory: int | str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Windows holding each pair and each set of each topic's words, counted topic by topic.
+
+    The window intervals of the topics' words (:func:`count_windows`'s) are made per block of documents
+    that fits ``memory``; then, per topic and per block of
+    :data:`~tealeaves.coherence._kernels_topics.TOPIC_WINDOW_BLOCK` documents, each document's set of
+    the topic's words is marked, and only the documents holding two or more of them are swept edge by
+    edge (:func:`~tealeaves.coherence._kernels_topics._topic_window_kernel`).  The work is the sum over
+    topics of their words' postings plus the intervals where they meet.  The pairs' counts equal
+    :func:`count_windows`'s, which counts pairs faster (each distinct pair once, 64 window starts at a
+    time); this count is the one for word sets.
+
+    Parameters
+    ----------
+    index, word_ids
+        As in :func:`count_documents`.
+    topics : array-like
+        ``(T, k)`` positions in ``word_ids`` (``-1``: no word), ``k`` at most :data:`MAX_SUBSET_WORDS`.
+    window : int
+        Window size in tokens.
+    compat : str
+        ``"exact"``, ``"gensim"`` or ``"jhlau"`` (the module docstring).
+    memory : int or str, optional
+        As in :func:`count_documents`: it holds the intervals and each thread's tables
+        (:func:`~tealeaves.coherence._blocked.topic_major_bytes` with ``windows=True``: about 330 KiB a
+        thread for 10 words).
+
+    Returns
+    -------
+    joint : numpy.ndarray
+        ``(T, k, k)`` windows holding topic words ``a`` and ``b`` (symmetric; the diagonal: each word's
+        windows; 0 where a position has no word).
+    sets : numpy.ndarray
+        ``(T, 2**k)`` windows holding every word of each subset (``sets[t, 0]`` = all windows).
+    n_units : int
+        The windows of the reference.
+
+    Raises
+    ------
+    SettingsError
+        When a topic has more than ``MAX_SUBSET_WORDS`` positions, the window or ``compat`` is not
+        valid, or a word id is not the index's.
+    IndexIntegrityError
+        When a posting read lies before the block being counted or past the last document.
+    """
+    _check_window(window, compat)
+    budget = check_budget(memory)
+    ids = _as_ids(index, word_ids)
+    loc = _topic_positions(topics, len(ids))
+    k = loc.shape[1]
+    if k > MAX_SUBSET_WORDS:
+        raise SettingsError(f"word-set counts need 2**k subsets per topic; k={k} is more than "
+                            f"{MAX_SUBSET_WORDS}", fix=f"score at most {MAX_SUBSET_WORDS} words per topic")
+    ptr = index.arrays["word_ptr"]
+    work = int((ptr[ids + 1] - ptr[ids])[loc[loc >= 0]].sum())
+    parts = parts_for(work)
+    block, plan = _window_topic_plan(index, ids, k, parts, budget)
+    exact = np.zeros((len(loc), 1 << k), dtype=np.int64)
+    single = np.zeros(len(ids), dtype=np.int64)
+    damaged = np.zeros(parts, dtype=np.bool_)
+    scratch = (np.zeros((parts, block), dtype=np.uint16), np.empty((parts, k, block), dtype=np.int64),
+               np.empty((parts, k), dtype=np.int64), np.empty((parts, 4, k), dtype=np.int64))  # word sets,
+    # postings, cursors, edges
+    for blk in plan.blocks:
+        wptr, docs, ilo, ihi, starts, ends, blk_single = _intervals(index, blk, int(window), compat)
+        single += blk_single
+        _topic_window_kernel(work, loc, wptr, docs, ilo, ihi, starts, ends, int(blk.n_docs), block, *scratch,
+                             exact, damaged)
+    if damaged.any():
+        raise _damaged_postings(index)
+    return _from_exact_sets(loc, single, exact, _window_units(index, window, compat))
+
+
+def _window_topic_plan(index, ids: np.ndarray, k: int, parts: int, budget: int):
+    """``(block, plan)`` of :func:`count_topic_windows`: the largest block of documents whose tables
+    (:func:`~tealeaves.coherence._blocked.topic_major_bytes`) leave room for the intervals of at least
+    one document at a time (:func:`~tealeaves.coherence._blocked.plan_blocks` raises, naming the minimum
+    with blocks of 64, when none does)."""
+    block = TOPIC_WINDOW_BLOCK
+    while True:
+        try:
+            return block, plan_blocks(index, ids, 0, "subsets", budget,
+                                      reserve=topic_major_bytes(k, block, parts, windows=True))
+        except ParameterError:
+            if block <= 64:
+                raise
+            block //= 2
+
+
+def _from_exact_sets(loc: np.ndarray, single: np.ndarray, exact: np.ndarray,
+                     n_units: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(joint, sets, n_units)`` of :func:`count_topic_windows` from the units holding exactly each set
+    of two or more of a topic's words (``exact``, ``T x 2**k``): a word's units alone are its units
+    (``single``) less those of its larger sets."""
+    t_, k = loc.shape
+    masks = np.arange(1 << k)
+    for i in range(k):
+        bit = 1 << i
+        larger = (masks & bit).astype(bool) & (masks != bit)
+        here = loc[:, i] >= 0
+        exact[here, bit] = single[loc[here, i]] - exact[here][:, larger].sum(axis=1)
+    joint = np.zeros((t_, k, k), dtype=np.int64)
+    sets = np.empty_like(exact)
+    for t in range(t_):
+        _pairs_of_sets(exact[t], k, joint[t])
+        _supersets(exact[t], k, sets[t])
+    joint = joint + np.triu(joint, 1).transpose(0, 2, 1)
+    sets[:, 0] = n_units
+    return joint, sets, n_units
 
 
 @shared_doc

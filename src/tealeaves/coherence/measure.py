@@ -446,6 +446,12 @@ def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSp
     return results, (mat, present)
 
 
+def _topic_counts(joint: np.ndarray, subsets: np.ndarray | None, n: int) -> _Counts:
+    """:class:`_Counts` of a topic-by-topic count (``joint``: ``T x k x k``, words on the diagonal)."""
+    joint = joint.astype(np.float64)
+    return _Counts(joint, joint.diagonal(axis1=1, axis2=2).copy(), n, subsets)
+
+
 def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec, memory=None) -> _Counts:
     """Every count the pipeline needs for ``topics`` (one call of the counting core per kind)."""
     loc, uniq = _word_table(index, topics)
@@ -454,9 +460,10 @@ def _count_all(index: ReferenceIndex, topics: list[list[str]], spec: MeasureSpec
         return _Counts(np.zeros((t_, k, k)), np.zeros((t_, k)), 1,
                        np.zeros((t_, 1 << k), dtype=np.int64) if spec.needs_subsets else None)
     if spec.window == "doc" and core.topic_major_cheaper(index, uniq, loc, memory):
-        joint, subsets, n = core.count_topic_documents(index, uniq, loc, spec.needs_subsets, memory)
-        joint = joint.astype(np.float64)
-        return _Counts(joint, joint.diagonal(axis1=1, axis2=2).copy(), n, subsets)
+        return _topic_counts(*core.count_topic_documents(index, uniq, loc, spec.needs_subsets, memory))
+    if spec.needs_subsets and spec.window != "doc" and spec.window_kind == "sliding":  # pairs from the sets
+        return _topic_counts(*core.count_topic_windows(index, uniq, loc, int(spec.window), spec.compat,
+                                                       memory))
     joint, single, n = _joint_matrices(loc, _count(index, spec, uniq, memory))
     subsets = None
     if spec.needs_subsets:
