@@ -104,14 +104,15 @@ def test_topic_document_counts_do_not_depend_on_the_number_of_threads(subsets, m
 
 
 def _damaged(ix, word, change):
-    """``ix`` with ``word``'s postings changed by ``change`` (an index that was never verified)."""
+    """``ix`` with ``word``'s postings changed by ``change``, marked as checked (to reach the kernel's own
+    checks: arrays given by hand are checked before any count, test_index_load)."""
     arrays = dict(ix.arrays)
     post = arrays["post_docs"].copy()
     ptr = arrays["word_ptr"]
     w = ix.word_id(word)
     post[ptr[w]:ptr[w + 1]] = change(post[ptr[w]:ptr[w + 1]].copy())
     arrays["post_docs"] = post
-    return ReferenceIndex(arrays, ix.header)
+    return ReferenceIndex(arrays, ix.header, checked=True)
 
 
 def _small_index():

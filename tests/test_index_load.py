@@ -90,3 +90,58 @@ def test_position_clash_found_by_the_bitmap_and_by_sorting(tmp_path, monkeypatch
     bad = ReferenceIndex(arrays, index.header).save(tmp_path / "bad.tlx")
     with pytest.raises(IndexIntegrityError, match="two words at the same position"):
         ReferenceIndex.load(bad)
+
+
+def _by_hand(index, **changes):
+    """An index made from ``index``'s arrays (copies, changed by ``changes``: name -> function of the
+    array) and header (``header=`` a function of it), as a user would make one."""
+    arrays = {k: v.copy() for k, v in index.arrays.items()}
+    header = dict(index.header)
+    for name, change in changes.items():
+        if name == "header":
+            header = change(header)
+        else:
+            arrays[name] = change(arrays[name])
+    return ReferenceIndex(arrays, header)
+
+
+def _set_at(a, at, value):
+    a[at] = value
+    return a
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"post_docs": lambda a: _set_at(a, -1, 10**6)}, "postings naming document slots"),
+    ({"post_docs": lambda a: _set_at(a, 0, -1)}, "postings naming document slots"),
+    ({"post_docs": lambda a: a[::-1].copy()}, "documents of a word"),
+    ({"positions": lambda a: _set_at(a, 0, 10**6)}, "position"),
+    ({"post_docs": lambda a: a.astype(np.int64)}, "'post_docs' as 1-dimensional int64"),
+    ({"word_ptr": lambda a: a.reshape(1, -1)}, "'word_ptr' as 2-dimensional"),
+    ({"header": lambda h: {**h, "n_documents": h["n_documents"] + 1}}, "n_documents="),
+    ({"header": lambda h: {**h, "n_words": "3"}}, "n_words='3'"),
+    ({"header": lambda h: {k: v for k, v in h.items() if k != "n_tokens"}}, "n_tokens=None"),
+])
+def test_index_made_by_hand_checked_before_its_first_count(change, message):
+    """numba does not check indexing: arrays given by hand pass the checks a file's open runs before any
+    kernel reads them, once (ReferenceIndex.check_readable), so a posting past the documents is an error,
+    not a read out of bounds."""
+    from tealeaves.coherence import core
+
+    index = index_from_token_lists([["a", "b"], ["b", "c"], ["a", "c"], ["a", "b", "c"]] * 3)
+    bad = _by_hand(index, **change)
+    with pytest.raises(IndexIntegrityError, match=message):
+        core.count_documents(bad, [0, 1, 2], [(0, 1), (1, 2)])
+    with pytest.raises(IndexIntegrityError, match="<in memory: "):
+        core.count_windows(bad, [0, 1, 2], [(0, 1)], 3)
+
+
+def test_index_made_by_hand_from_good_arrays_counts_as_the_original():
+    from tealeaves.coherence import core
+
+    index = index_from_token_lists([["a", "b"], ["b", "c"], ["a", "c"], ["a", "b", "c"]] * 3)
+    same = _by_hand(index)
+    assert not same._checked
+    a = core.count_windows(same, [0, 1, 2], [(0, 1), (1, 2)], 2)
+    assert same._checked  # once
+    b = core.count_windows(index, [0, 1, 2], [(0, 1), (1, 2)], 2)
+    assert a.joint.tolist() == b.joint.tolist() and a.single.tolist() == b.single.tolist()

@@ -317,7 +317,7 @@ def _topic_positions(topics, n_words: int) -> np.ndarray:
 
 def _as_ids(index, word_ids) -> np.ndarray:
     """``word_ids`` as int64 ids of words of ``index`` (0 .. its vocabulary size - 1)."""
-    index.check_unchanged()  # the file still the one its open checked (ReferenceIndex.load)
+    index.check_readable()  # checked arrays; the file still the one its open checked
     ids = _whole_numbers(word_ids, "word ids", "map words to ids with the index's vocabulary").reshape(-1)
     n = len(index.arrays["word_ptr"]) - 1
     if len(ids) and (ids.min() < 0 or ids.max() >= n):
@@ -433,7 +433,7 @@ def count_crosslingual(aligned, lang_a: str, words_a: Sequence[str], lang_b: str
         The counts (``n_units``: tuples having both sides).
     """
     ia, ib = aligned.indices[lang_a], aligned.indices[lang_b]
-    ia.check_unchanged(), ib.check_unchanged()  # the files still the ones their opens checked
+    ia.check_readable(), ib.check_readable()  # checked arrays; the files still the ones their opens checked
     mask = ia.present & ib.present
     left = [_postings_or_empty(ia, w) for w in words_a]
     right = [_postings_or_empty(ib, w) for w in words_b]

@@ -304,6 +304,42 @@ def decode_vocabulary(path: Path, arrays: Mapping[str, np.ndarray]) -> Vocabular
 
 
 @shared_doc
+def check_in_memory(name: str, header: Mapping, arrays: Mapping[str, np.ndarray]) -> None:
+    """The checks of a file's open and postings (:func:`check_open`, :func:`check_postings`) for an index
+    made in memory from arrays and a header tealeaves did not write itself (``ReferenceIndex(arrays,
+    header)``), after checking what a file's header and layout would have: every array of
+    :data:`~tealeaves.index.format.ARRAY_NAMES`, one-dimensional, of its file dtype, and the header's
+    counts whole numbers matching the arrays.
+
+    Parameters
+    ----------
+    name : str
+        The index's name, for the messages.
+    %(index_checked_header)s
+    %(index_arrays)s
+
+    Raises: %(raises_index_integrity)s
+    """
+    where = Path(f"<in memory: {name}>")
+    for key, dtype in ARRAY_DTYPES.items():
+        a = arrays.get(key)
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype != np.dtype(dtype):
+            got = (f"{a.ndim}-dimensional {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__)
+            raise invalid(where, f"has {key!r} as {got} (expected a one-dimensional {np.dtype(dtype)} array)")
+    sizes = {"n_documents": len(arrays["present"]), "n_words": len(arrays["word_ptr"]) - 1}
+    for key in ("n_documents", "n_present", "n_tokens", "n_words"):
+        value = header.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_COUNT:
+            raise invalid(where, f"has {key}={value!r} in its header (expected a whole number from 0)")
+        if key in sizes and value != sizes[key]:
+            raise invalid(where, f"has {key}={value} in its header but {sizes[key]} in its arrays")
+    if len(arrays["doc_lengths"]) != len(arrays["present"]):
+        raise invalid(where, "has doc_lengths and present of different lengths")
+    check_open(where, header, arrays)
+    check_postings(where, header, arrays)
+
+
+@shared_doc
 def check_postings(path: Path, header: Mapping, arrays: Mapping[str, np.ndarray]) -> Vocabulary:
     """The array checks over the documents, postings and positions, after :func:`check_open`.
 

@@ -192,7 +192,7 @@ def index_arrays(tokens: np.ndarray, offsets: np.ndarray, words: list[str], ids:
               "n_documents": n_space, "n_present": n_docs, "n_tokens": int(offsets[-1]),
               "n_words": len(words), "tokenization": dict(tokenization or {}), "source": source,
               "created_by": f"tealeaves-{__version__}"}
-    return ReferenceIndex(arrays, header)
+    return ReferenceIndex(arrays, header, checked=True)  # (built here: every invariant holds)
 
 
 def index_from_token_lists(documents: Iterable[Sequence[str]], *, name: str = "reference",

@@ -59,6 +59,9 @@ class ReferenceIndex:
         SHA-256 (hex) of the serialised body, when known.
     path : Path, optional
         The file it was read from (``None`` in memory).
+    checked : bool, default False
+        The arrays are known to pass the index checks (tealeaves' own builders and :meth:`load` say
+        so); otherwise the first count checks them (:meth:`check_readable`).
 
     Attributes
     ----------
@@ -68,11 +71,13 @@ class ReferenceIndex:
     """
 
     def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping, checksum: str | None = None,
-                 path: Path | None = None):
+                 path: Path | None = None, checked: bool = False):
         self.arrays = dict(arrays)
         self.header = dict(header)
         self.path = path
         self._checksum = checksum
+        #: Whether the arrays passed the checks over the postings (:meth:`check_readable`).
+        self._checked = checked
         self._window_totals: dict[int, int] = {}
         #: How :meth:`load` opened the file (:func:`open_report`); ``None`` in memory.
         self.opened: dict | None = None
@@ -373,7 +378,7 @@ class ReferenceIndex:
             _checks.check_header(path, header, key[1], hlen)
             arrays = _map_arrays(fh, header)
         _checks.check_open(path, header, arrays)
-        index = cls(arrays, header, stored.hex(), path)
+        index = cls(arrays, header, stored.hex(), path, checked=True)  # (the postings: now or cached)
         index._key = key
         checked = facts.get("checks") != _checks.POSTINGS_CHECKS
         if checked:
@@ -386,6 +391,23 @@ class ReferenceIndex:
         if inputs is not None:
             index.verify_inputs(inputs)
         return index
+
+    def check_readable(self) -> None:
+        """What every count calls before a compiled kernel reads the arrays: an index made from arrays
+        and a header by hand is checked as a file's open and postings are, once
+        (:func:`tealeaves.index._checks.check_in_memory`; numba does not check indexing, so a posting
+        past the documents would otherwise be read out of bounds); a file must not have changed since
+        :meth:`load` opened it (:meth:`check_unchanged`).
+
+        Raises
+        ------
+        IndexIntegrityError
+            If the arrays fail a check, or the file changed on disk.
+        """
+        if not self._checked:
+            _checks.check_in_memory(self.name, self.header, self.arrays)
+            self._checked = True
+        self.check_unchanged()
 
     def check_unchanged(self) -> None:
         """Refuse to read postings of a file that changed on disk since :meth:`load` opened it.
@@ -515,7 +537,7 @@ def open_unchecked(path: str | os.PathLike, header: Mapping | None = None,
         The index, its arrays memory-mapped.
     """
     header = dict(header) if header is not None else read_header(path)
-    return ReferenceIndex(_map_arrays(path, header), header, checksum, Path(path))
+    return ReferenceIndex(_map_arrays(path, header), header, checksum, Path(path), checked=True)
 
 
 def tokenization_mismatch(index: ReferenceIndex, model_preprocessing: Mapping | None) -> str | None:
