@@ -300,7 +300,7 @@ def test_topic_window_counts_of_postings_out_of_order_across_blocks_refused(monk
 @pytest.mark.parametrize("topics, window, compat, message", [
     (np.zeros((1, core.MAX_SUBSET_WORDS + 1), dtype=int), 10, "exact", "k=13 is more than 12"),
     ([[0, 3]], 10, "exact", "topic positions must be -1 or positions in word_ids"),
-    ([[0, 1]], 0, "exact", "window must be at least 1 token"),
+    ([[0, 1]], 0, "exact", "window must be a whole number of tokens from 1"),
     ([[0, 1]], 10, "palmetto", "compat='palmetto' is not known"),
 ])
 def test_topic_window_counts_bad_settings_refused(topics, window, compat, message):

@@ -220,9 +220,16 @@ def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
     return value  # type: ignore[return-value]
 
 
+#: Largest sliding or context window, in tokens (a window past any document's length counts as a whole
+#: document; the counting kernels hold window starts of a document, which jhlau's windows shift by the
+#: window, as 32-bit integers).
+MAX_WINDOW = 2**30
+
+
 @shared_doc
 def check_window(value: object, name: str = "window") -> str | int:
-    """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens >= 1.
+    """A co-occurrence window: ``"doc"`` (whole documents) or a whole number of tokens from 1 to
+    :data:`MAX_WINDOW`.
 
     Parameters
     ----------
@@ -244,13 +251,13 @@ def check_window(value: object, name: str = "window") -> str | int:
     if isinstance(value, str) and value.strip().lower() in ("doc", "document", "boolean_document"):
         return "doc"
     try:
-        return check_int(value, name, min_value=1, allow_str=True)
+        return check_int(value, name, min_value=1, max_value=MAX_WINDOW, allow_str=True)
     except ParameterError:
         zero = not isinstance(value, bool) and str(value).strip() == "0"
         fix = (f"jhlau's window 0 (the whole document) is `{name}='doc'`" if zero
                else f"e.g. `{name}='doc'` or `{name}=10`")
-        raise naming(ParameterError(f"{name} must be 'doc' or a whole number of tokens >= 1, got "
-                                    f"{_got(value)}", fix=fix), name) from None
+        raise naming(ParameterError(f"{name} must be 'doc' or a whole number of tokens from 1 to "
+                                    f"{MAX_WINDOW:,}, got {_got(value)}", fix=fix), name) from None
 
 
 @shared_doc

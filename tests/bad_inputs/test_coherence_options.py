@@ -42,7 +42,7 @@ USAGE = [  # (extra options, message fragment): argparse refuses them, exit 2
     (["--compat", "palmetto"], "invalid choice"),
     (["--log-base", "3"], "invalid choice"),
     (["--window", "0"], "jhlau's window 0 (the whole document) is --window doc"),
-    (["--window", "-3"], "--window must be 'doc' or a whole number of tokens >= 1"),
+    (["--window", "-3"], "--window must be 'doc' or a whole number of tokens from 1 to 1,073,741,824"),
     (["--window", "ten"], "--window must be 'doc'"),
 ]
 

@@ -132,7 +132,7 @@ from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_ke
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError, IndexIntegrityError, ParameterError
 from tealeaves.index.reference import n_windows
-from tealeaves.validation import check_int
+from tealeaves.validation import MAX_WINDOW, check_int
 
 __all__ = ["COMPAT_MODES", "MAX_FREQUENT", "MAX_SUBSET_WORDS", "CooccurrenceCounts", "count_context",
            "count_crosslingual", "count_documents", "count_subsets", "count_topic_documents",
@@ -616,11 +616,29 @@ def _document_block(index, ids, pairs, block, frequent, most, dense_bytes) -> np
     return _split_joint(pairs, freq, rank, unit_major, probe)
 
 
-def _check_window(window: int, compat: str) -> None:
+#: Most window starts a document may have (the kernels hold a start as a 32-bit integer).
+_MAX_STARTS = 2**31 - 1
+
+
+def _check_window(window, compat: str, index=None) -> int:
+    """``window`` as an int: a whole number of tokens from 1 to ``MAX_WINDOW``; with ``index`` and
+    ``compat="jhlau"`` (whose windows start up to ``window - 1`` tokens before a document), its longest
+    document's starts must fit :data:`_MAX_STARTS`."""
     if compat not in COMPAT_MODES:
         raise SettingsError(f"compat={compat!r} is not known; use one of {COMPAT_MODES}")
-    if int(window) < 1:
-        raise SettingsError(f"window must be at least 1 token, got {window}")
+    if isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer)) \
+            or not 1 <= window <= MAX_WINDOW:
+        raise SettingsError(f"window must be a whole number of tokens from 1 to {MAX_WINDOW:,}, got "
+                            f"{window!r}", fix="e.g. window=10 (whole documents: count_documents)")
+    window = int(window)
+    if compat == "jhlau" and index is not None and len(index.doc_lengths):
+        longest = int(index.doc_lengths.max())
+        if longest + window - 1 > _MAX_STARTS:
+            raise SettingsError(f"jhlau windows of {window:,} tokens over the reference's longest document "
+                                f"({longest:,} tokens) start at {longest + window - 1:,} places, more than "
+                                f"the {_MAX_STARTS:,} a count holds",
+                                fix="use a smaller window, or compat='exact'")
+    return window
 
 
 def _intervals(index, block, window: int | None, compat: str):
@@ -712,7 +730,7 @@ def count_windows(index, word_ids: Sequence[int], pairs, window: int, compat: st
 
     Raises: %(raises_counts_memory)s
     """
-    _check_window(window, compat)
+    window = _check_window(window, compat, index)
     ids, pairs, plan = _planned(index, word_ids, pairs, "window", memory)
     joint, single = sum_blocks(plan, f"windows of {int(window)} tokens", len(pairs),
                                lambda block: _window_block(index, block, pairs, window, compat, frequent,
@@ -965,7 +983,7 @@ def count_topic_windows(index, word_ids: Sequence[int], topics, window: int, com
     IndexIntegrityError
         When a posting read lies before the block being counted or past the last document.
     """
-    _check_window(window, compat)
+    window = _check_window(window, compat, index)
     budget = check_budget(memory)
     ids = _as_ids(index, word_ids)
     loc = _topic_positions(topics, len(ids))
@@ -1056,8 +1074,7 @@ def count_context(index, word_ids: Sequence[int], pairs, window: int,
 
     Raises: %(raises_counts_memory)s
     """
-    if int(window) < 1:
-        raise SettingsError(f"window must be at least 1 token, got {window}")
+    window = _check_window(window, "exact")
     ptr, pos_ptr = index.arrays["word_ptr"], index.arrays["pos_ptr"]
     ids, pairs, plan = _planned(index, word_ids, pairs, "context", memory)
     joint = sum_blocks(plan, f"context windows of {int(window)} tokens", len(pairs),

@@ -66,7 +66,7 @@ from tealeaves.coherence.params import (
     ZERO,
 )
 from tealeaves.coherence.segmentation import is_pairwise
-from tealeaves.validation import check_float, check_int, check_window
+from tealeaves.validation import MAX_WINDOW, check_float, check_int, check_window
 
 #: Segments holding a word of probability 0 (absent from the reference, or below ``min_count``): left out
 #: (``skip``), or kept with the measure's value at probability 0 (``zero``, jhlau and Palmetto).
@@ -153,9 +153,9 @@ class MeasureSpec:
         for param in (CONFIRMATION, AGGREGATION, ZERO, COMPAT, LOG_BASE, ABSENT, WINDOW_KIND):
             _choice(getattr(self, param.name), param)
         if self.window != "doc" and (isinstance(self.window, bool) or not isinstance(self.window, int)
-                                     or self.window < 1):
-            raise SettingsError(f"window={self.window!r} must be 'doc' or a positive number of tokens",
-                                fix="e.g. window='doc' or window=10")
+                                     or not 1 <= self.window <= MAX_WINDOW):
+            raise SettingsError(f"window={self.window!r} must be 'doc' or a whole number of tokens from 1 to "
+                                f"{MAX_WINDOW:,}", fix="e.g. window='doc' or window=10")
         GAMMA.check(self.gamma)
         SMOOTHING.check(self.smoothing)
         MIN_COUNT.check(self.min_count)
