@@ -59,7 +59,8 @@ def test_cli_errors_are_clean(files, capsys):
     with pytest.raises(SystemExit) as usage:  # a value --window cannot take is a usage error
         main(["coherence", "--reference", str(ref), "--topics", str(topics), "--window", "x"])
     assert usage.value.code == 2
-    assert "--window must be 'doc' or a whole number of tokens from 1 to 1,073,741,824" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--window must be 'doc' or a whole number of tokens from 1 to 1,073,741,824" in err
 
 
 def test_build_from_json_lines_records_the_tokenisation(tmp_path, capsys):

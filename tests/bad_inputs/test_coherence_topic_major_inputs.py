@@ -623,6 +623,28 @@ def _python(script, tmp_path, env=None, popen=False):
                           preexec_fn=pin)
 
 
+def _at_once(script: str, tmp_path) -> str:
+    """Run ``script`` in two processes on one core that start counting together (each writes the file
+    named by ``READY`` once it is ready, then waits for ``tmp_path / "go"``); both must succeed and print
+    the same: returns that output."""
+    runs = [_python(script, tmp_path, env={"READY": str(tmp_path / f"ready{i}")}, popen=True)
+            for i in range(2)]
+    try:
+        deadline = time.monotonic() + 120
+        while not all((tmp_path / f"ready{i}").exists() for i in range(2)):
+            assert time.monotonic() < deadline and all(r.poll() is None for r in runs), "a process stopped"
+            time.sleep(0.01)
+        (tmp_path / "go").touch()
+        outs = [r.communicate(timeout=120) for r in runs]
+    finally:
+        for r in runs:
+            if r.poll() is None:
+                r.kill()
+    assert [r.returncode for r in runs] == [0, 0], [o[1][-500:] for o in outs]
+    assert outs[0][0] == outs[1][0]
+    return outs[0][0]
+
+
 def test_topic_major_two_processes_counting_the_same_index(tmp_path):
     """Two processes count the same index file topic by topic at the same moment (each waits for the other
     to be ready): identical counts, equal to a recount of the postings in this process."""
@@ -652,24 +674,10 @@ def test_topic_major_two_processes_counting_the_same_index(tmp_path):
         joint, sets, n = core.count_topic_documents(ix, ids, topics, subsets=True)
         print(n, hashlib.sha256(joint.tobytes() + sets.tobytes()).hexdigest(), flush=True)
     """)
-    runs = [_python(script, tmp_path, env={"READY": str(tmp_path / f"ready{i}")}, popen=True)
-            for i in range(2)]
-    try:
-        deadline = time.monotonic() + 120
-        while not all((tmp_path / f"ready{i}").exists() for i in range(2)):
-            assert time.monotonic() < deadline and all(r.poll() is None for r in runs), "a process stopped"
-            time.sleep(0.01)
-        (tmp_path / "go").touch()
-        outs = [r.communicate(timeout=120) for r in runs]
-    finally:
-        for r in runs:
-            if r.poll() is None:
-                r.kill()
-    assert [r.returncode for r in runs] == [0, 0], [o[1][-500:] for o in outs]
-    assert outs[0][0] == outs[1][0]
+    out = _at_once(script, tmp_path)
     import hashlib
 
     ix = ReferenceIndex.load(path)
     ids = [ix.word_id(w) for w in sorted(ix.vocabulary)]
     joint, sets, n = _by_postings(ix, ids, topics, subsets=True)
-    assert outs[0][0].split() == [str(n), hashlib.sha256(joint.tobytes() + sets.tobytes()).hexdigest()]
+    assert out.split() == [str(n), hashlib.sha256(joint.tobytes() + sets.tobytes()).hexdigest()]

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 import pytest
+from test_coherence_topic_major_inputs import _at_once
 
 from conftest import REPO
 from tealeaves.coherence import core
@@ -791,26 +792,12 @@ def test_topic_windows_two_processes_counting_the_same_index(tmp_path):
         joint, sets, n = core.count_topic_windows(ix, ids, topics, 10)
         print(n, hashlib.sha256(joint.tobytes() + sets.tobytes()).hexdigest(), flush=True)
     """)
-    runs = [_python(script, tmp_path, env={"READY": str(tmp_path / f"ready{i}")}, popen=True)
-            for i in range(2)]
-    try:
-        deadline = time.monotonic() + 120
-        while not all((tmp_path / f"ready{i}").exists() for i in range(2)):
-            assert time.monotonic() < deadline and all(r.poll() is None for r in runs), "a process stopped"
-            time.sleep(0.01)
-        (tmp_path / "go").touch()
-        outs = [r.communicate(timeout=120) for r in runs]
-    finally:
-        for r in runs:
-            if r.poll() is None:
-                r.kill()
-    assert [r.returncode for r in runs] == [0, 0], [o[1][-500:] for o in outs]
-    assert outs[0][0] == outs[1][0]
+    out = _at_once(script, tmp_path)
     ix = ReferenceIndex.load(path)
     words = sorted(ix.vocabulary)
     ids = [ix.word_id(w) for w in words]
     # the pairs of the first topics recounted by the pair kernels, the sets by the sweep
     joint, sets, n = core.count_topic_windows(ix, ids, topics, 10)
-    assert outs[0][0].split() == [str(n), hashlib.sha256(joint.tobytes() + sets.tobytes()).hexdigest()]
+    assert out.split() == [str(n), hashlib.sha256(joint.tobytes() + sets.tobytes()).hexdigest()]
     ej, es, en = _by_postings(ix, ids, topics[:20], 10)
     assert (n, joint[:20].tolist(), sets[:20].tolist()) == (en, ej.tolist(), es.tolist())

@@ -952,14 +952,10 @@ def count_topic_windows(index, word_ids: Sequence[int], topics, window: int, com
 
     Parameters
     ----------
-    index, word_ids
-        As in :func:`count_documents`.
-    topics : array-like
-        ``(T, k)`` positions in ``word_ids`` (``-1``: no word), ``k`` at most :data:`MAX_SUBSET_WORDS`.
+    index, word_ids, topics, compat
+        As in :func:`count_subsets`.
     window : int
         Window size in tokens.
-    compat : str
-        ``"exact"``, ``"gensim"`` or ``"jhlau"`` (the module docstring).
     memory : int or str, optional
         As in :func:`count_documents`: it holds the intervals and each thread's tables
         (:func:`~tealeaves.coherence._blocked.topic_major_bytes` with ``windows=True``: about 330 KiB a
