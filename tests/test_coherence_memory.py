@@ -241,3 +241,14 @@ def test_index_info_reports_what_scoring_costs(tmp_path, run_cli):
     bitsets = min(64 * n_post, 128 << 20)
     assert cost["doc"]["every_word_bytes"] == 4 * n_post + (14 + parts) * len(docs) + bitsets
     assert cost["window"]["every_word_blocks_at_budget"] == 1 and cost["window"]["budget"] == 1 << 30
+
+
+@pytest.mark.parametrize("text, minimum, advice", [("1", 1 << 10, "1K"), ("100", 1 << 20, "1M"),
+                                                   ("1M", 1 << 30, "1G"), ("2K", 3000, "3K")])
+def test_memory_below_the_smallest_budget_advises_it_in_its_unit(text, minimum, advice):
+    """The advice names the smallest budget rounded up in its own unit (a coherence count's 1 KiB had been
+    advised as "1M")."""
+    from tealeaves.index.memory import parse_memory
+
+    with pytest.raises(ParameterError, match=rf"below the smallest budget .*\(give at least {advice}\)$"):
+        parse_memory(text, minimum=minimum)

@@ -114,7 +114,7 @@ def parse_memory(text: str, local: bool = True, minimum: int = MIN_MEMORY) -> in
                      "memory")
     if value < minimum:
         raise naming(ParameterError(f"memory {text!r} is below the smallest budget ({size_text(minimum)})",
-                                    fix=f"give at least {max(minimum >> 20, 1)}M"), "memory")
+                                    fix=f"give at least {_at_least(minimum)}"), "memory")
     if local:
         check_local_budget(int(value), label=f"memory {text!r}")
     return int(value)
@@ -234,3 +234,11 @@ def check_merge_memory(memory: int, tables: int) -> int:
     message = (f"memory {size_text(memory)} cannot hold the merge of this build's vocabulary: its word "
                f"tables take {size_text(tables)}, so the build needs at least {size_text(least << 20)}")
     raise naming(ParameterError(message, fix=f"give at least {least}M"), "memory")
+
+
+def _at_least(n: int) -> str:
+    """``n`` bytes rounded up to the unit a user would type: ``"1K"``, ``"64M"``, ``"2G"``."""
+    for shift, unit in ((30, "G"), (20, "M"), (10, "K")):
+        if n >= 1 << shift:
+            return f"{-(-n // (1 << shift))}{unit}"
+    return f"{max(n, 1)}"
