@@ -938,7 +938,7 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
 
 
 def count_topic_windows(index, word_ids: Sequence[int], topics, window: int, compat: str = "exact",
-                        memory: int | str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+                        memory: int | str | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Windows holding each pair and each set of each topic's words, counted topic by topic.
 
     The window intervals of the topics' words (:func:`count_windows`'s) are made per block of documents
