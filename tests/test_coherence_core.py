@@ -457,6 +457,27 @@ def test_unit_major_counts_past_the_uint16_table_range(threads, monkeypatch):
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("w", [2, 10, 24, 25, 64])
+def test_unit_major_narrow_table_spills_exactly(w, monkeypatch):
+    """Windows up to ``NARROW_TABLE_WINDOW`` tokens count unit-major in a ``uint8`` table whose
+    entries spill into ``int64`` past 255: in one 30,000-token document of 6 word types every pair
+    shares thousands of blocks of 64 starts, with increments up to the window.  The counts equal the
+    pair-by-pair kernel's (no table) and the ``uint16`` table's, for windows either side of the limit."""
+    monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)
+    rng = np.random.default_rng(11)
+    words = [f"w{i}" for i in range(6)]
+    ix = index_from_token_lists([[words[i] for i in rng.integers(0, 6, 30_000)]])
+    ids = [ix.word_id(x) for x in words]
+    pairs = list(itertools.combinations(range(len(ids)), 2))
+    assert core._tables(10**7, 6, w)[0].dtype == (np.uint8 if w <= core.NARROW_TABLE_WINDOW else np.uint16)
+    narrow = core.count_windows(ix, ids, pairs, w, frequent=6).joint
+    probed = core.count_windows(ix, ids, pairs, w, frequent=0).joint
+    monkeypatch.setattr(core, "NARROW_TABLE_WINDOW", 0)
+    wide = core.count_windows(ix, ids, pairs, w, frequent=6).joint
+    assert narrow.min() > 255  # every entry passed the uint8 range
+    assert narrow.tolist() == probed.tolist() == wide.tolist()
+
+
 @pytest.mark.parametrize("w", [None, 10])
 def test_unit_major_chunk_that_outgrows_its_record_buffer_is_redone_exactly(w):
     """One 200,000-token document of 40 word types makes one chunk of over 65,536 records (the kernel's

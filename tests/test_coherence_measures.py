@@ -18,7 +18,7 @@ from tealeaves.coherence import (
     index_from_token_lists,
     score_counts,
 )
-from tealeaves.coherence.confirmation import confirm
+from tealeaves.coherence.confirmation import LOGARITHMIC, SYMMETRIC, confirm
 from tealeaves.corpus import Corpus
 from tealeaves.errors import EmptyInputError, IndexIntegrityError
 from tealeaves.signature import Signature
@@ -189,6 +189,45 @@ def test_zero_policies():
         coherence(topic, docs, measure="npmi", confirmation="pmi", zero="limit")
     # UMass's +1 smoothing never meets a zero
     assert coherence(topic, docs, measure="umass").topics[0].score == pytest.approx(math.log(1 / 2))
+
+
+@pytest.mark.parametrize("zero", ["limit", "epsilon", "zero"])
+def test_symmetric_confirmations_are_symmetric_bit_for_bit(zero):
+    """Every measure listed as symmetric gives the same bits for ``(W*, W')`` as for ``(W', W*)``, zeros
+    and words in every unit included: what lets the pair matrix be confirmed on one triangle."""
+    rng = np.random.default_rng(5)
+    n = 1000
+    p_a, p_b = rng.integers(0, n + 1, 4000) / n, rng.integers(0, n + 1, 4000) / n
+    p_ab = np.minimum(p_a, p_b) * rng.integers(0, 3, 4000) / 2  # a third never together
+    for name in SYMMETRIC:
+        if zero == "limit" and name in LOGARITHMIC:
+            keep = p_ab > 0  # these raise before confirming a pair that never co-occurs
+            ab, a, b = p_ab[keep], p_a[keep], p_b[keep]
+        else:
+            ab, a, b = p_ab, p_a, p_b
+        assert confirm(name, ab, a, b, zero).tobytes() == confirm(name, ab, b, a, zero).tobytes(), name
+    assert not set(SYMMETRIC) & {"log-conditional", "difference", "fitelson", "likelihood", "log-likelihood"}
+
+
+@pytest.mark.parametrize("window", ["doc", 10])
+def test_pair_matrix_of_one_triangle_equals_the_whole_confirmation(window):
+    """The confirmation of every ordered pair of every topic, made on the upper triangle and mirrored for
+    a symmetric measure, has the bits of the measure applied to the whole ``topics x k x k`` counts."""
+    from tealeaves.coherence import measure
+    from tealeaves.coherence.presets import resolve
+
+    docs = [[f"w{x}" for x in np.random.default_rng(d).integers(0, 30, 40)] for d in range(300)]
+    index = index_from_token_lists(docs)
+    rng = np.random.default_rng(1)
+    topics = [[f"w{x}" for x in rng.choice(30, 8, replace=False)] for _ in range(50)]
+    for name in SYMMETRIC + ("log-conditional", "fitelson"):
+        spec = resolve("npmi", window=window, confirmation=name, zero="epsilon")
+        counts = measure._count_all(index, topics, spec)
+        assert np.array_equal(counts.joint, counts.joint.transpose(0, 2, 1))
+        p_ab, p = (counts.joint + spec.smoothing) / counts.n, counts.single / counts.n
+        whole = confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
+        got = measure._confirm_matrix(name, spec, counts.joint, counts.single, counts.n)
+        assert got.tobytes() == whole.tobytes(), name
 
 
 def test_window_larger_than_every_document_equals_document_counts():

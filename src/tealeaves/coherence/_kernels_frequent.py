@@ -28,7 +28,6 @@ def _block_bits(lo, hi):
 #: Most frequent words whose pairs are counted unit-major (a triangular ``F x F`` table per thread;
 #: the kernel's records hold a word as ``int16``).
 MAX_FREQUENT = 4096
-_U16_MAX = 65535
 
 
 @numba.njit(cache=True, nogil=True, inline="always")  # no call: no array reference counting
@@ -54,14 +53,16 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
     ``popcount(bits_a & bits_b)`` (1 in ``doc_mode``).  The cost is the postings plus
     ``sum over units of C(words present, 2)``, with no search per pair.  The increments land at
     random in the table, so its size sets their cost (a cache miss each once it outgrows the
-    cache): the table is the upper triangle (:func:`_tri_row`) in ``uint16``, an entry about to pass
-    65,535 moving its count into the ``int64`` triangle ``spill`` (touched only by pairs that
-    co-occur that often).  Document ranges run in parallel, each into its own zeroed rows of
+    cache): the table is the upper triangle (:func:`_tri_row`) in ``uint16`` (``uint8`` for short
+    windows: :func:`tealeaves.coherence.core._tables`), an entry about to pass its dtype's largest value
+    moving its count into the ``int64`` triangle ``spill`` (touched only by pairs that co-occur that
+    often).  Document ranges run in parallel, each into its own zeroed rows of
     ``small`` and ``spill`` (allocated by numpy, which asks for huge pages: a table of many MiB
     otherwise costs a TLB miss per entry); the integer sums do not depend on the threads.
     """
     n_f = len(glo)
     n_parts = len(small)
+    limit = np.int64(np.iinfo(small.dtype).max)  # an entry's most before it spills
     out = np.zeros((n_parts, len(fpairs)), dtype=np.int64)
     total_post = 0
     for f in range(n_f):
@@ -163,13 +164,14 @@ def _frequent_pair_kernel(glo, ghi, docs, ilo, ihi, starts, ends, doc_len, w, mo
                     row = _tri_row(np.int64(a), n_f)
                     m = masks[r]
                     for q in range(r + 1, r1):
+                        inc = 1 if doc_mode else np.int64(_ctpop(m & masks[q]))
                         slot = row + words[q]
-                        v = np.int64(table[slot]) + (1 if doc_mode else np.int64(_ctpop(m & masks[q])))
-                        if v > _U16_MAX:  # rare: only pairs co-occurring in over 65,535 units pass here
+                        v = np.int64(table[slot]) + inc
+                        if v > limit:  # rare: only pairs co-occurring in many units pass here
                             big[slot] += v
                             spilled[a] = True
                             v = 0
-                        table[slot] = np.uint16(v)
+                        table[slot] = v
         for m in range(len(fpairs)):
             slot = _tri_row(np.int64(fpairs[m, 0]), n_f) + fpairs[m, 1]
             out[part, m] = table[slot] + (big[slot] if spilled[fpairs[m, 0]] else 0)

@@ -62,6 +62,9 @@ LOGARITHMIC = ("log-conditional", "pmi", "log-ratio", "log-jaccard")
 RATIOS = ("ratio", "pmi", "log-ratio", "npmi", "log-conditional", "likelihood", "log-likelihood")
 DIRECT = ("log-conditional", "pmi", "log-ratio", "npmi", "difference", "ratio", "fitelson", "jaccard",
           "log-jaccard", "likelihood", "log-likelihood")
+#: Measures whose formula (and zero handling) is symmetric in ``p_a`` and ``p_b``: their value for
+#: ``(W*, W')`` is their value for ``(W', W*)``, bit for bit (IEEE sums and products commute).
+SYMMETRIC = ("npmi", "pmi", "log-ratio", "ratio", "jaccard", "log-jaccard")
 #: Measures with a logarithm (``log_base`` applies).
 WITH_LOG = LOGARITHMIC + ("log-likelihood",)
 INDIRECT = ("cosine", "dice", "indirect-jaccard")

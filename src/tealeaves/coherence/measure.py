@@ -23,7 +23,7 @@ from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_attribute, renamed_parameters
 from tealeaves.coherence import core
 from tealeaves.coherence.aggregation import aggregate
-from tealeaves.coherence.confirmation import LOGARITHMIC, confirm, similarity
+from tealeaves.coherence.confirmation import LOGARITHMIC, SYMMETRIC, confirm, similarity
 from tealeaves.coherence.core import topic_joint, topic_pairs
 from tealeaves.coherence.errors import SettingsError, TopicError, ZeroCooccurrenceError
 from tealeaves.coherence.params import N_TOP
@@ -340,10 +340,21 @@ class _Counts:
 
 def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.ndarray,
                     n: int) -> np.ndarray:
-    """Confirmation ``name`` of every ordered word pair (row W', column W*) of every topic."""
+    """Confirmation ``name`` of every ordered word pair (row W', column W*) of every topic.
+
+    ``joint`` is symmetric (a count of units holding both words), so a measure of
+    :data:`~tealeaves.coherence.confirmation.SYMMETRIC` is computed on the upper triangle and
+    mirrored: the same values, in half the time (for 1,000 topics of 50 words, 2.5 M entries)."""
     p_ab = (joint + spec.smoothing) / n
     p = single / n
-    return confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
+    if name not in SYMMETRIC:
+        return confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
+    i, j = np.triu_indices(p.shape[1])
+    upper = confirm(name, p_ab[:, i, j], p[:, i], p[:, j], spec.zero, spec.log_base)
+    out = np.empty_like(p_ab)
+    out[:, i, j] = upper
+    out[:, j, i] = upper
+    return out
 
 
 def _power(x: np.ndarray, gamma: float) -> np.ndarray:
