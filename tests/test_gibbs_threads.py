@@ -328,22 +328,33 @@ def test_gibbs_threads_saved_gibbs_lda_keeps_the_thread_count(planted, tmp_path)
     assert loaded.metadata_["description"].endswith("/threads2")
 
 
-def test_gibbs_threads_default_is_the_serial_chain():
+def test_gibbs_threads_default_is_every_core(planted, monkeypatch):
+    """``n_threads=None`` (the default, issue 21) resolves to the cores this process may use."""
+    import tealeaves._threads as threads
     from tealeaves.models import GibbsLDA
     from tealeaves.models.polylingual import PolylingualTopicModel
 
-    assert GibbsLDA(3).n_threads == 1 and PolylingualTopicModel(3).n_threads == 1
+    assert GibbsLDA(3).n_threads is None and PolylingualTopicModel(3).n_threads is None
+    monkeypatch.setattr(threads, "available_cores", lambda: 2)
+    assert threads.resolve_threads(None) == 2
+    model = GibbsLDA(K, n_iter=15, random_state=0).fit(planted)
+    assert model.n_threads_ == 2 and model.metadata_["description"].endswith("/threads2")
 
 
-def test_gibbs_threads_sweep_passes_only_a_given_thread_count():
+def test_gibbs_threads_sweep_divides_the_cores_among_processes(monkeypatch):
     import argparse
 
+    import tealeaves._threads as threads
     from tealeaves.sweep.cli import _with_threads
+
+    monkeypatch.setattr(threads, "available_cores", lambda: 8)
 
     def settings(n_jobs, n_threads=None, given=None, engine="gibbs"):
         return _with_threads(argparse.Namespace(engine=engine, n_jobs=n_jobs, n_threads=n_threads), given)
 
-    assert settings(1) is None and settings(3) is None  # GibbsLDA's default: the serial chain
+    assert settings(1) is None  # every core for the one process: GibbsLDA's default
+    assert settings(3) == {"n_threads": 2}
+    assert settings(16) == {"n_threads": 1}
     assert settings(3, n_threads=4) == {"n_threads": 4}
     assert settings(3, given={"n_threads": 5, "n_iter": 9}) == {"n_threads": 5, "n_iter": 9}
     assert settings(4, engine="sklearn", given={"max_iter": 3}) == {"max_iter": 3}

@@ -11,7 +11,7 @@ The collapsed conditional is
 
     p(z_i = k | rest) ∝ (n_dk + alpha_k) (n_kw + beta) / (n_k + V beta).
 
-``n_threads`` > 1 (``None``: every core) samples one chain on several threads, documents and
+``n_threads`` > 1 (the default ``None``: every core) samples one chain on several threads, documents and
 words partitioned so that only the topic totals are shared (Yan, Xu and Qi 2009, tomotopy's
 partition scheme), the sparse sampler in each thread; ``n_threads=1`` is the exact serial chain
 (docs/models-gibbs.md).
@@ -81,8 +81,8 @@ class GibbsLDA(TopicModel):
         Integer seed; the same seed repeats a fit exactly.
     n_jobs : int, default 1
         Threads sampling the chains; results do not depend on it.
-    n_threads : int or None, default 1
-        Threads sampling each chain (``None``: every core this process may use).  1 (the default)
+    n_threads : int or None, default None
+        Threads sampling each chain (``None``, the default: every core this process may use).  1
         runs the exact serial chain; more split the documents into ``4 n_threads`` ranges and the
         words into ``n_threads`` groups (balanced by tokens and by sampling cost); each thread
         keeps a word group and walks the ranges, and no two threads share a word or, at once, a
@@ -136,7 +136,7 @@ class GibbsLDA(TopicModel):
         evaluate_every: int = 10,
         random_state: int | None = 0,
         n_jobs: int = 1,
-        n_threads: int | None = 1,
+        n_threads: int | None = None,
     ):
         self.n_components = n_components
         self.n_iter = n_iter

@@ -164,8 +164,8 @@ class PolylingualTopicModel:
         ``SPARSE_FROM_K`` = 20 topics, where it is the faster one; dense below).  Both sample the
         same conditional exactly; for a given seed they give different chains, since they map the
         same random numbers to topics in different orders.  ``sampler_`` is the one used.
-    n_threads : int or None, default 1
-        Threads sampling one chain (``None``: every core this process may use).  1 (the default)
+    n_threads : int or None, default None
+        Threads sampling one chain (``None``, the default: every core this process may use).  1
         runs the exact serial chain; more split the tuples into ``4 n_threads`` ranges and the
         words into ``n_threads`` groups (balanced by tokens and by sampling cost); each thread
         keeps a word group and walks the ranges, and no two threads share a word or, at once, a
@@ -221,7 +221,7 @@ class PolylingualTopicModel:
         random_state: int | None = 0,
         n_jobs: int = 1,
         sampler: str = "auto",
-        n_threads: int | None = 1,
+        n_threads: int | None = None,
     ):
         self.n_components = n_components
         self.alpha = alpha

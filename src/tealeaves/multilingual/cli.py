@@ -152,9 +152,10 @@ def _register_pltm(subparsers) -> None:
     add_param(fit, PLTM_MIN_DF, default=1)
     add_param(fit, pltm["random_state"], default=0, metavar="SEED")
     add_param(fit, pltm["n_jobs"], default=1)
-    add_param(fit, N_THREADS, default=1,
-              help="threads sampling each chain, 1 to 256 (default 1, the exact serial chain; more = one "
-                   "chain with documents and words partitioned over the threads, recorded in the model)")
+    add_param(fit, N_THREADS, default=None,
+              help="threads sampling each chain, 1 to 256 (default: every core; 1 = the exact serial chain; "
+                   "more = one chain with documents and words partitioned over the threads, recorded in "
+                   "the model)")
     add_output(fit, required=True, type=checked_arg(check_path, "-o"), help="model folder to write")
     fit.add_argument("--quiet", action="store_true",
                      help="no stage messages or per-sweep progress on stderr (progress is shown only when "

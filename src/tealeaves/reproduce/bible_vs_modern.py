@@ -273,7 +273,8 @@ def train_topics(train: AlignedCorpus, lang: str, config: Config) -> list[tuple[
     for st in model_settings(config):
         model = PolylingualTopicModel(n_components=st["n_topics"], n_iter=config.n_iter,
                                       link_fraction=st["link_fraction"], random_state=st["seed"],
-                                      optimize_burn_in=min(200, config.n_iter // 2)).fit(train)
+                                      optimize_burn_in=min(200, config.n_iter // 2),
+                                      n_threads=1).fit(train)  # the serial chain: the same on any machine
         out.append((st, {x: model.top_words(x, config.cardinality) for x in ("en", lang)}))
     return out
 

@@ -216,7 +216,8 @@ class _Pair:
         if k not in self._models:
             self._models[k] = PolylingualTopicModel(
                 n_components=n_topics or c.n_topics, n_iter=c.n_iter, link_fraction=link, random_state=seed,
-                optimize_burn_in=min(200, c.n_iter // 2)).fit(self.train if corpus is None else corpus)
+                optimize_burn_in=min(200, c.n_iter // 2),
+                n_threads=1).fit(self.train if corpus is None else corpus)  # serial: the same anywhere
         return self._models[k]
 
     def topics(self, model, c: int) -> dict:

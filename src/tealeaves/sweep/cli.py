@@ -67,8 +67,9 @@ def register(subparsers) -> None:
     _add_scoring_options(p, "test documents (default: hold out --test-fraction of CORPUS)")
     add_param(p, N_JOBS, default=1)
     add_param(p, N_THREADS, default=None,
-              help="threads sampling each model's chain with --engine gibbs (default 1, the exact serial "
-                   "chain; more = the approximate parallel chain, recorded in each model's signature)")
+              help="threads sampling each model's chain with --engine gibbs (default: every core with -j 1, "
+                   "else the cores divided among the -j processes, at least 1; 1 = the exact serial chain; "
+                   "recorded in each model's signature)")
     p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler to fit on")
     _register_evaluate(subparsers)
 
@@ -203,8 +204,9 @@ def _scoring_inputs(args: argparse.Namespace) -> tuple:
 
 
 def _with_threads(args: argparse.Namespace, settings: dict | None) -> dict | None:
-    """The engine settings with the Gibbs chain's ``n_threads`` from ``--n-threads`` (GibbsLDA's
-    default, 1, when it is not given)."""
+    """The engine settings with the Gibbs chain's ``n_threads``: ``--n-threads``, or (with ``-j`` > 1
+    processes and none given) the cores divided among the processes, so that they do not
+    oversubscribe the machine; with neither, GibbsLDA's default (every core)."""
     from tealeaves.errors import ParameterError
 
     if args.engine != "gibbs":
@@ -215,6 +217,10 @@ def _with_threads(args: argparse.Namespace, settings: dict | None) -> dict | Non
     merged = dict(settings or {})
     if args.n_threads is not None:
         merged["n_threads"] = args.n_threads
+    elif args.n_jobs > 1:
+        from tealeaves._threads import available_cores
+
+        merged.setdefault("n_threads", max(1, available_cores() // args.n_jobs))
     return merged or settings
 
 
