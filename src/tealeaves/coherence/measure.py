@@ -344,7 +344,7 @@ def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.
 
     ``joint`` is symmetric (a count of units holding both words), so a measure of
     :data:`~tealeaves.coherence.confirmation.SYMMETRIC` is computed on the upper triangle and
-    mirrored: the same values, in half the time (for 1,000 topics of 50 words, 2.5 M entries)."""
+    mirrored: the same values (for 1,000 topics of 50 words, 2.5 M entries: 95 -> 70 ms)."""
     p_ab = (joint + spec.smoothing) / n
     p = single / n
     if name not in SYMMETRIC:
