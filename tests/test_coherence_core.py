@@ -457,6 +457,29 @@ def test_unit_major_counts_past_the_uint16_table_range(threads, monkeypatch):
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("masked", [False, True])
+def test_dense_pairs_by_numpy_equal_the_compiled_kernel_and_brute_force(seed, masked, monkeypatch):
+    """A small job's pairs of dense words are counted by NumPy (``core._NUMPY_DENSE_MAX``), so that its
+    first call compiles no pair kernel: the counts equal the compiled kernel's and a count of sets, for
+    one list (a word paired with itself included) and two lists, with and without a mask."""
+    rng = np.random.default_rng(seed)
+    n_space = 300
+    left = [np.unique(rng.integers(0, n_space, rng.integers(40, 200))) for _ in range(8)]
+    right = [np.unique(rng.integers(0, n_space, rng.integers(40, 200))) for _ in range(6)]
+    mask = rng.random(n_space) < 0.6 if masked else None
+    keep = set(range(n_space)) if mask is None else set(np.flatnonzero(mask).tolist())
+    cases = [(left, left, [(i, j) for i in range(8) for j in range(i, 8)]),
+             (left, right, [(i, j) for i in range(8) for j in range(6)])]
+    for a, b, pairs in cases:
+        expected = [len(set(a[i].tolist()) & set(b[j].tolist()) & keep) for i, j in pairs]
+        counts = {}
+        for limit in (0, 1 << 40):  # 0: every dense pair to the compiled kernel
+            monkeypatch.setattr(core, "_NUMPY_DENSE_MAX", limit)
+            counts[limit] = core.pair_document_counts(a, b, pairs, mask=mask).tolist()
+        assert counts[0] == counts[1 << 40] == expected
+
+
 @pytest.mark.parametrize("w", [2, 10, 24, 25, 64])
 def test_unit_major_narrow_table_spills_exactly(w, monkeypatch):
     """Windows up to ``NARROW_TABLE_WINDOW`` tokens count unit-major in a ``uint8`` table whose

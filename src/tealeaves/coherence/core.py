@@ -153,6 +153,53 @@ def _pair_work(sizes_a: np.ndarray, sizes_b: np.ndarray, pairs: np.ndarray) -> i
     return int(np.minimum(sizes_a[pairs[:, 0]], sizes_b[pairs[:, 1]]).sum()) if len(pairs) else 0
 
 
+#: Pairs x documents up to which the pairs of dense words are counted by NumPy
+#: (:func:`_dense_pairs_numpy`: one byte per document and pair, a few milliseconds), not by
+#: :func:`_dense_doc_kernel`, whose compilation took 1.0 s of the 3.1 s first call after an install
+#: (``benchmarks/startup.py --first-call``: 20 topics on the Reuters training stories, 900 pairs x
+#: 7,769 documents, 7 M).
+_NUMPY_DENSE_MAX = 1 << 23
+
+
+def _dense_pairs_numpy(a_lo, a_hi, a_docs, b_lo, b_hi, b_docs, left, right, mask, use_mask,
+                       n_space: int) -> np.ndarray:
+    """The counts of :func:`_dense_doc_kernel` for a small job, by NumPy: the documents holding both
+    words of each pair ``(left[m], right[m])`` (and in ``mask`` when ``use_mask``).
+
+    Parameters
+    ----------
+    a_lo, a_hi, a_docs, b_lo, b_hi, b_docs : numpy.ndarray
+        Postings of the left and right words, as for :func:`_dense_doc_kernel`.
+    left, right : numpy.ndarray
+        The pairs' words.
+    mask : numpy.ndarray
+        Documents that count (read when ``use_mask``).
+    use_mask : bool
+        Whether ``mask`` applies.
+    n_space : int
+        Documents of the id space.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` count of each pair.
+    """
+    def rows(words, lo, hi, docs):
+        out = np.zeros((len(words), n_space), dtype=np.bool_)
+        for r, w in enumerate(words.tolist()):
+            out[r, docs[lo[w]:hi[w]]] = True
+        return out
+
+    words_a, row_a = np.unique(left, return_inverse=True)
+    words_b, row_b = np.unique(right, return_inverse=True)
+    held_a = rows(words_a, a_lo, a_hi, a_docs)
+    if use_mask:  # documents past the mask's end do not count
+        held_a[:, len(mask):] = False
+        held_a[:, :len(mask)] &= mask[None, :n_space]
+    both = held_a[row_a.reshape(-1)] & rows(words_b, b_lo, b_hi, b_docs)[row_b.reshape(-1)]
+    return np.count_nonzero(both, axis=1).astype(np.int64)
+
+
 def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask, n_space,
                same, dense_bytes: int = _DENSE_BYTES) -> np.ndarray:
     """Co-document counts of ``pairs`` of the words ``a_ids`` of postings ``a_ptr, a_docs`` and
@@ -160,7 +207,8 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     ``dense_bytes`` of bitsets per side) by :func:`_dense_doc_kernel`, the others by
     :func:`_pair_doc_kernel` (in the order NumPy sorted,
     :func:`~tealeaves.coherence._kernels.anchor_order`).  Each kernel is compiled only when it has
-    pairs to count: a small job's words are all dense."""
+    pairs to count: a small job's words are all dense, and up to :data:`_NUMPY_DENSE_MAX` pairs x
+    documents NumPy counts them (:func:`_dense_pairs_numpy`), so a small first call compiles neither."""
     a_lo, a_hi = a_ptr[a_ids], a_ptr[a_ids + 1]
     b_lo, b_hi = (a_lo, a_hi) if same else (b_ptr[b_ids], b_ptr[b_ids + 1])
     sizes_a, sizes_b = a_hi - a_lo, b_hi - b_lo
@@ -168,7 +216,11 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     b_slot = a_slot if same else dense_slots(sizes_b, n_space, dense_bytes)
     dense = (a_slot[pairs[:, 0]] >= 0) & (b_slot[pairs[:, 1]] >= 0)
     out = np.zeros(len(pairs), dtype=np.int64)
-    if dense.any():
+    if dense.any() and dense.sum() * n_space <= _NUMPY_DENSE_MAX:
+        some = pairs[dense]
+        out[dense] = _dense_pairs_numpy(a_lo, a_hi, a_docs, b_lo, b_hi, b_docs, some[:, 0], some[:, 1], mask,
+                                        use_mask, n_space)
+    elif dense.any():
         some = pairs[dense]
         if b_docs.dtype != a_docs.dtype:  # (the kernel takes both sides in one loop: one type)
             a_docs, b_docs = a_docs.astype(np.int64), b_docs.astype(np.int64)
