@@ -216,12 +216,11 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     b_slot = a_slot if same else dense_slots(sizes_b, n_space, dense_bytes)
     dense = (a_slot[pairs[:, 0]] >= 0) & (b_slot[pairs[:, 1]] >= 0)
     out = np.zeros(len(pairs), dtype=np.int64)
-    if dense.any() and dense.sum() * n_space <= _NUMPY_DENSE_MAX:
-        some = pairs[dense]
+    some = pairs[dense]
+    if len(some) and len(some) * n_space <= _NUMPY_DENSE_MAX:
         out[dense] = _dense_pairs_numpy(a_lo, a_hi, a_docs, b_lo, b_hi, b_docs, some[:, 0], some[:, 1], mask,
                                         use_mask, n_space)
-    elif dense.any():
-        some = pairs[dense]
+    elif len(some):
         if b_docs.dtype != a_docs.dtype:  # (the kernel takes both sides in one loop: one type)
             a_docs, b_docs = a_docs.astype(np.int64), b_docs.astype(np.int64)
         need = 1 if same and (some[:, 0] == some[:, 1]).any() else 2  # documents of a pair's two words
