@@ -277,3 +277,46 @@ def test_cosine_gamma_never_gives_nan():
         assert res.topics[0].score == pytest.approx(np.mean(cos), abs=1e-12)
     with pytest.raises(ValueError, match="gamma"):
         coherence(topic, docs, measure="c_v", gamma=0)
+
+
+@pytest.mark.parametrize("preset, settings", [
+    ("npmi", {"window": 10}), ("npmi", {"zero": "epsilon"}), ("umass", {}), ("c_v", {}),
+    ("npmi", {"segmentation": "one-set", "window": 5}), ("uci", {"aggregation": "median"}),
+])
+def test_scoring_in_parts_on_threads_equals_one_part_bit_for_bit(monkeypatch, preset, settings):
+    """A large call's confirmations and aggregations, split by topics among threads, give the bits of one
+    part: scores, pair matrices and presence, with topics of several lengths and absent words."""
+    import numba
+
+    from tealeaves.coherence import measure
+
+    docs = [[f"w{x}" for x in np.random.default_rng(d).integers(0, 40, 30)] for d in range(200)]
+    rng = np.random.default_rng(3)
+    topics = [[f"w{x}" for x in rng.choice(45, int(rng.integers(3, 9)), replace=False)] for _ in range(61)]
+    index = index_from_token_lists(docs)
+    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1 << 40)
+    one = coherence(topics, index, measure=preset, **settings)
+    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1)
+    numba.set_num_threads(2)
+    assert len(measure._score_parts(len(topics), 8)) == 2
+    parts = coherence(topics, index, measure=preset, **settings)
+    assert [t.score for t in parts.topics] == [t.score for t in one.topics]
+    assert [t.missing for t in parts.topics] == [t.missing for t in one.topics]
+    for a, b in zip(parts._matrices, one._matrices):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_scoring_in_parts_names_the_first_never_cooccurring_pair_by_its_topic(monkeypatch):
+    """Under ``zero="limit"`` a call split among threads refuses the same segment as one part, numbered
+    among all the topics (the failing topic is in the second part)."""
+    import numba
+
+    from tealeaves.coherence import measure
+    from tealeaves.coherence.errors import ZeroCooccurrenceError
+
+    docs = [["a", "b", "c"], ["a", "b"], ["c", "d"], ["d", "e"], ["a", "e", "b"]] * 5
+    topics = [["a", "b"]] * 7 + [["a", "d"], ["b", "d"]]
+    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1)
+    numba.set_num_threads(2)
+    with pytest.raises(ZeroCooccurrenceError, match=r"'a' and 'd' \(topic 7\)"):
+        coherence(topics, docs, measure="uci", window="doc", zero="limit")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tealeaves import _threads
 from tealeaves._docs import shared_doc
 from tealeaves._params import renamed_attribute, renamed_parameters
 from tealeaves.coherence import core
@@ -323,6 +324,11 @@ class _Counts:
         sub = None if self.subsets is None else self.subsets[:, : 1 << k]
         return _Counts(self.joint[:, :k, :k], self.single[:, :k], self.n, sub)
 
+    def rows(self, rows: slice) -> _Counts:
+        """The counts of the topics ``rows`` (views)."""
+        sub = None if self.subsets is None else self.subsets[rows]
+        return _Counts(self.joint[rows], self.single[rows], self.n, sub)
+
     def thresholded(self, min_count: int) -> _Counts:
         """Counts below ``min_count`` taken as 0 (Palmetto's minimum frequency)."""
         if not min_count:
@@ -339,19 +345,22 @@ class _Counts:
 
 
 def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.ndarray,
-                    n: int) -> np.ndarray:
+                    n: int, out: np.ndarray | None = None) -> np.ndarray:
     """Confirmation ``name`` of every ordered word pair (row W', column W*) of every topic.
 
     ``joint`` is symmetric (a count of units holding both words), so a measure of
     :data:`~tealeaves.coherence.confirmation.SYMMETRIC` is computed on the upper triangle and
-    mirrored: the same values (for 1,000 topics of 50 words, 2.5 M entries: 95 -> 70 ms)."""
+    mirrored: the same values (for 1,000 topics of 50 words, 2.5 M entries: 95 -> 70 ms).  The
+    values are written into ``out`` when it is given (``topics x k x k`` floats)."""
     p_ab = (joint + spec.smoothing) / n
     p = single / n
+    if out is None:
+        out = np.empty_like(p_ab)
     if name not in SYMMETRIC:
-        return confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
+        out[...] = confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
+        return out
     i, j = np.triu_indices(p.shape[1])
     upper = confirm(name, p_ab[:, i, j], p[:, i], p[:, j], spec.zero, spec.log_base)
-    out = np.empty_like(p_ab)
     out[:, i, j] = upper
     out[:, j, i] = upper
     return out
@@ -416,8 +425,9 @@ def _segments(spec: MeasureSpec, k: int, pmask: np.ndarray):
     return a, b, touches
 
 
-def _score_group(spec, counts: _Counts, mat, present, topics, idx) -> np.ndarray:
-    """Scores of topics ``idx``, which all have the same number of words."""
+def _score_group(spec, counts: _Counts, mat, present, topics, idx, first: int = 0) -> np.ndarray:
+    """Scores of topics ``idx``, which all have the same number of words (``first``: the number of the
+    first of ``topics`` among the caller's, for the messages)."""
     k = len(topics[idx[0]])
     rows = slice(None) if len(idx) == len(topics) else idx  # every topic: views, not copies of T x k x k
     sub = _Counts(counts.joint[rows][:, :k, :k], counts.single[rows][:, :k], counts.n,
@@ -430,24 +440,57 @@ def _score_group(spec, counts: _Counts, mat, present, topics, idx) -> np.ndarray
     seg_valid = np.ones_like(touches) if spec.absent == "zero" else ~touches
     if spec.direct:
         values, _ = _direct_values(spec, sub, mat[rows][:, :k, :k], a, b)
-        _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx)
+        _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx + first)
     else:
         values = _vector_values(spec.confirmation, mat[rows][:, :k, :k], pres, a, b, spec.gamma)
     return aggregate(values, seg_valid, spec.aggregation)
 
 
+#: Pair-matrix entries (``topics x k x k``) from which a call's confirmations and aggregations are split
+#: by topics among numba's threads (:func:`_score_parts`).  NumPy releases the GIL in its element-wise
+#: loops and gathers, and every topic's score is computed from its own rows alone, so the scores are
+#: the same bits whatever the split.  (1,000 topics of 50 words, 2.5 M entries: see docs/coherence.md.)
+_THREADED_SCORING_ENTRIES = 1 << 20
+
+
+def _score_parts(n_topics: int, k: int) -> list[slice]:
+    """The topics of each thread's part of the scoring: one part below
+    :data:`_THREADED_SCORING_ENTRIES` entries, else one per numba thread (ranges of equal size)."""
+    import numba  # (loaded already by the counting core)
+
+    parts = numba.get_num_threads() if n_topics * k * k >= _THREADED_SCORING_ENTRIES else 1
+    parts = max(1, min(parts, n_topics))
+    cuts = [n_topics * p // parts for p in range(parts + 1)]
+    return [slice(cuts[p], cuts[p + 1]) for p in range(parts)]
+
+
 def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSpec):
-    """Confirmation, aggregation and pair matrices from the counts of ``topics``."""
+    """Confirmation, aggregation and pair matrices from the counts of ``topics`` (in parts of the topics on
+    several threads for a large call: :func:`_score_parts`)."""
     counts = counts.thresholded(spec.min_count)
     k = counts.single.shape[1]
     lengths = np.array([len(t) for t in topics])
     present = (counts.single > 0) & (np.arange(k)[None, :] < lengths[:, None])
-    mat = _confirm_matrix(spec.confirmation if spec.direct else "npmi", spec, counts.joint, counts.single,
-                          counts.n)
+    mat = np.empty(counts.joint.shape)
     scores = np.full(len(topics), np.nan)
-    for length in np.unique(lengths):
-        idx = np.flatnonzero(lengths == length)
-        scores[idx] = _score_group(spec, counts, mat, present, topics, idx)
+    parts = _score_parts(len(topics), k)
+
+    def part(p: int) -> None:
+        rows = parts[p]
+        sub = counts.rows(rows)
+        _confirm_matrix(spec.confirmation if spec.direct else "npmi", spec, sub.joint, sub.single, sub.n,
+                        out=mat[rows])
+        for length in np.unique(lengths[rows]):
+            idx = np.flatnonzero(lengths[rows] == length)
+            scores[rows.start + idx] = _score_group(spec, sub, mat[rows], present[rows], topics[rows], idx,
+                                                    rows.start)
+
+    pool = _threads.part_pool(len(parts))
+    try:
+        _threads.run_parts(part, len(parts), pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     enough = present.sum(axis=1) >= 2 if spec.absent == "skip" else np.ones(len(topics), dtype=bool)
     ok = (enough & np.isfinite(scores)).tolist()  # Python lists: a thousand topics' scores in milliseconds
     values, seen = scores.tolist(), present.tolist()
