@@ -660,3 +660,37 @@ def test_pair_document_counts_of_a_document_holding_hundreds_of_dense_words(n_wo
         expected = [len(set(a[i].tolist()) & set(b[j].tolist())) for i, j in pairs]
         assert got.tolist() == expected
         assert min(expected) >= 1  # document 0 is shared by every pair
+
+
+@pytest.mark.parametrize("compat", ["exact", "gensim", "jhlau"])
+@pytest.mark.parametrize("w", [1, 2, 3, 7])
+def test_one_window_bitmap_marks_the_documents_of_one_window_start(compat, w):
+    """Bit ``d`` of :func:`core._one_window_bitmap` is set exactly when document ``d`` has one window
+    start (:func:`tealeaves.index.reference.n_windows` of that document alone), over several words."""
+    from tealeaves.index.reference import n_windows
+
+    lengths = np.random.default_rng(w).integers(0, 2 * w + 2, 200)
+    bits = core._one_window_bitmap(lengths, w, compat)
+    assert bits.dtype == np.uint64 and len(bits) == 4
+    got = [bool(_kernels._has_bit(bits, d)) for d in range(len(lengths))]
+    assert got == [n_windows(np.array([n]), w, compat=compat) == 1 for n in lengths]
+    assert not any(_kernels._has_bit(bits, d) for d in range(len(lengths), 256))
+
+
+@pytest.mark.parametrize("w", [1, 3, 6])
+def test_window_probes_of_one_window_documents_equal_brute_force(w):
+    """The probe kernel adds 1 for a shared document of one window start without reading its intervals:
+    documents of ``w - 1``, ``w`` and ``w + 1`` tokens (and of 1 token for jhlau's ``w = 1``), every pair
+    probed, in every compat mode, equal brute-force windows (gensim's: its accumulator's rule, which
+    keeps a short document whole)."""
+    rng = np.random.default_rng(w)
+    lengths = [max(0, w + int(d)) for d in rng.integers(-1, 2, 150)] + [1, 0, w]
+    docs = [[f"w{x}" for x in rng.integers(0, 5, n)] for n in lengths]
+    docs, ix, words, ids, pairs = _indexed(docs)
+    for compat, windows in (("exact", _exact_windows(docs, w)), ("jhlau", _jhlau_windows(docs, w))):
+        counts = core.count_windows(ix, ids, pairs, w, compat=compat, frequent=0)
+        assert counts.n_units == len(windows)
+        _check(counts, windows, words, pairs)
+    gensim = core.count_windows(ix, ids, pairs, w, compat="gensim", frequent=0)
+    assert gensim.joint.tolist() == core.count_windows(ix, ids, pairs, w, compat="gensim",
+                                                       frequent=len(ids)).joint.tolist()

@@ -237,7 +237,9 @@ def test_index_info_reports_what_scoring_costs(tmp_path, run_cli):
     n_post = sum(len(set(d)) for d in docs)
     n_pos = sum(len(d) for d in docs)
     parts = 1  # this small index is counted on one thread
-    assert cost["window"]["every_word_bytes"] == 20 * n_post + 8 * n_pos + (1 + 5 * parts) * len(docs)
+    # per document: a byte, the bitmap of one-window documents (counted as a byte), and per thread a bitmap
+    # (a byte) and a posting map (4)
+    assert cost["window"]["every_word_bytes"] == 20 * n_post + 8 * n_pos + (2 + 5 * parts) * len(docs)
     bitsets = min(64 * n_post, 128 << 20)
     assert cost["doc"]["every_word_bytes"] == 4 * n_post + (14 + parts) * len(docs) + bitsets
     assert cost["window"]["every_word_blocks_at_budget"] == 1 and cost["window"]["budget"] == 1 << 30

@@ -39,8 +39,9 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: Bytes of a count's working set, per kind of count: per selected posting, per selected position,
 #: per document of a block and per pair (``parts`` threads each add their own scratch maps).
 #: Windows: ``docs`` (4), ``ilo``/``ihi`` (16 as ``int64``; ``int32`` below 2**31 positions) per
-#: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval), a bitmap
-#: (counted as a byte) and an ``int32`` posting map per thread per document; documents: the block's
+#: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval), the bitmap
+#: of the documents of one window start (counted as a byte, beside a byte per document), a bitmap (counted
+#: as a byte) and an ``int32`` posting map per thread per document; documents: the block's
 #: postings (4), ``cnt_a``/``cnt_b`` (a byte each), ``cid`` (4) and at most 8 of document bitsets per
 #: document, a bitmap per thread (counted as a byte); context windows: the selected postings' slots,
 #: documents and position ranges (32), the maps of windows; word sets of windows: the intervals, as for
@@ -49,7 +50,7 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: and outputs (about 96 bytes), a word about 96.
 BYTES = {
     "doc": {"posting": 4, "position": 0, "document": 14, "document_thread": 1},
-    "window": {"posting": 20, "position": 8, "document": 1, "document_thread": 5},
+    "window": {"posting": 20, "position": 8, "document": 2, "document_thread": 5},
     "context": {"posting": 32, "position": 0, "document": 0, "document_thread": 5},
     "subsets": {"posting": 20, "position": 8, "document": 0, "document_thread": 0},
 }

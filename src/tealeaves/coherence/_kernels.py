@@ -555,7 +555,7 @@ def _near(g, h, plo, phi, positions, w):
 
 
 @ThreadedKernel
-def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots, order, stop):
+def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, one, marks, slots, order, stop):
     """Units shared by each pair: the shorter word's documents are probed against a scratch map
     (document -> posting) of the longer word's, then each shared document is counted: windows by
     intersecting the interval lists (``lo, hi, x, y`` = ``ilo, ihi, starts, ends``; an anchor posting of
@@ -564,7 +564,10 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
     Pairs are grouped by their longer ("anchor") word, visited in ``order`` (:func:`anchor_order`);
     groups run in parallel, one scratch map per thread (``marks[t]``, a zeroed bitmap of the document
     space in ``uint64`` words, and ``slots[t]``, over the document space: see :func:`_probe_maps`),
-    each pair written once (results do not depend on the threads)."""
+    each pair written once (results do not depend on the threads).  For windows, ``one`` is the bitmap
+    of the documents of a single window start (:func:`tealeaves.coherence.core._one_window_bitmap`): two
+    words present in one share its window, so such a shared document adds 1 without reading the
+    posting map or an interval, and the anchor's postings there write no entry of the map."""
     n_parts = len(marks)
     n_pairs = len(pairs)
     out = np.zeros(n_pairs, dtype=np.int64)
@@ -602,6 +605,8 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
                 for g in range(wptr[current], wptr[current + 1]):
                     d = docs[g]
                     _set_bit(mark, d)
+                    if not context and _has_bit(one, d):  # its window is counted without the map
+                        continue
                     # an anchor posting of one short interval is held as the interval itself (read here in
                     # order, not at random for each shared document)
                     if not context and hi[g] - lo[g] == 1 and y[lo[g]] < _SPAN_LIMIT:
@@ -612,6 +617,9 @@ def _pair_unit_kernel(pairs, wptr, docs, lo, hi, x, y, context, w, marks, slots,
             for h in range(wptr[other], wptr[other + 1]):
                 d = docs[h]
                 if not _has_bit(mark, d):
+                    continue
+                if not context and _has_bit(one, d):
+                    total += 1
                     continue
                 g = np.int64(slot[d])
                 if context:

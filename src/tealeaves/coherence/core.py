@@ -237,13 +237,45 @@ def _pair_docs(a_ids, a_ptr, a_docs, b_ids, b_ptr, b_docs, pairs, mask, use_mask
     return out
 
 
-def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space) -> np.ndarray:
+def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space,
+                one: np.ndarray | None = None) -> np.ndarray:
     """:func:`_pair_unit_kernel` on ``pairs`` (its per-thread maps from :func:`_probe_maps`, its
-    anchor order from :func:`~tealeaves.coherence._kernels.anchor_order`)."""
+    anchor order from :func:`~tealeaves.coherence._kernels.anchor_order`; for windows, ``one`` is
+    :func:`_one_window_bitmap` of the documents)."""
     sizes = np.diff(wptr)
     work = _pair_work(sizes, sizes, pairs)
-    return _pair_unit_kernel(work, pairs, wptr, docs, lo, hi, x, y, context, window,
+    one = np.zeros(1, dtype=np.uint64) if one is None else one
+    return _pair_unit_kernel(work, pairs, wptr, docs, lo, hi, x, y, context, window, one,
                              *_probe_maps(work, n_space, len(docs)), anchor_order(sizes, sizes, pairs, 0))
+
+
+def _one_window_bitmap(doc_lengths: np.ndarray, window: int, compat: str) -> np.ndarray:
+    """Bitmap (``uint64`` words, bit ``d & 63`` of word ``d >> 6``) of the documents that have a single
+    window start: ``n <= window`` tokens (``compat="jhlau"``: ``n + window - 1 == 1`` starts).
+
+    Every word present in such a document is present in its one window (see the module docstring), so
+    two words present there share exactly one window.
+
+    Parameters
+    ----------
+    doc_lengths : numpy.ndarray
+        Tokens of each document.
+    window : int
+        Window size in tokens.
+    compat : str
+        ``"exact"``, ``"gensim"`` or ``"jhlau"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``ceil(len(doc_lengths) / 64)`` ``uint64`` words.
+    """
+    n = np.asarray(doc_lengths, dtype=np.int64)
+    one = n + window - 1 == 1 if compat == "jhlau" else n <= window
+    packed = np.packbits(one, bitorder="little")
+    words = np.zeros(((len(one) + 63) >> 6) * 8, dtype=np.uint8)
+    words[:len(packed)] = packed
+    return words.view("<u8").astype(np.uint64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -822,7 +854,8 @@ def _window_block(index, block, pairs, window: int, compat: str, frequent,
                                      *_tables(work, len(fw), int(window)))
 
     def probe(rest):
-        return _pair_units(rest, wptr, docs, ilo, ihi, starts, ends, False, 0, n_docs)
+        return _pair_units(rest, wptr, docs, ilo, ihi, starts, ends, False, 0, n_docs,
+                           _one_window_bitmap(doc_lengths, int(window), compat))
 
     return _split_joint(pairs, freq, rank, unit_major, probe), single
 
