@@ -279,6 +279,16 @@ def test_cosine_gamma_never_gives_nan():
         coherence(topic, docs, measure="c_v", gamma=0)
 
 
+def _in_two_parts(monkeypatch):
+    """Score every call in two parts of the topics, on two threads (whatever numba's thread count)."""
+    import functools
+
+    from tealeaves.coherence import measure
+
+    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1)
+    monkeypatch.setattr(measure, "_score_parts", functools.partial(measure._score_parts, threads=2))
+
+
 @pytest.mark.parametrize("preset, settings", [
     ("npmi", {"window": 10}), ("npmi", {"zero": "epsilon"}), ("umass", {}), ("c_v", {}),
     ("npmi", {"segmentation": "one-set", "window": 5}), ("uci", {"aggregation": "median"}),
@@ -286,19 +296,16 @@ def test_cosine_gamma_never_gives_nan():
 def test_scoring_in_parts_on_threads_equals_one_part_bit_for_bit(monkeypatch, preset, settings):
     """A large call's confirmations and aggregations, split by topics among threads, give the bits of one
     part: scores, pair matrices and presence, with topics of several lengths and absent words."""
-    import numba
-
     from tealeaves.coherence import measure
 
     docs = [[f"w{x}" for x in np.random.default_rng(d).integers(0, 40, 30)] for d in range(200)]
     rng = np.random.default_rng(3)
     topics = [[f"w{x}" for x in rng.choice(45, int(rng.integers(3, 9)), replace=False)] for _ in range(61)]
     index = index_from_token_lists(docs)
-    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1 << 40)
     one = coherence(topics, index, measure=preset, **settings)
-    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1)
-    numba.set_num_threads(2)
-    assert len(measure._score_parts(len(topics), 8)) == 2
+    assert len(measure._score_parts(len(topics), 8)) == 1
+    _in_two_parts(monkeypatch)
+    assert [(p.start, p.stop) for p in measure._score_parts(len(topics), 8)] == [(0, 30), (30, 61)]
     parts = coherence(topics, index, measure=preset, **settings)
     assert [t.score for t in parts.topics] == [t.score for t in one.topics]
     assert [t.missing for t in parts.topics] == [t.missing for t in one.topics]
@@ -306,17 +313,22 @@ def test_scoring_in_parts_on_threads_equals_one_part_bit_for_bit(monkeypatch, pr
         assert a.tobytes() == b.tobytes()
 
 
-def test_scoring_in_parts_names_the_first_never_cooccurring_pair_by_its_topic(monkeypatch):
-    """Under ``zero="limit"`` a call split among threads refuses the same segment as one part, numbered
-    among all the topics (the failing topic is in the second part)."""
-    import numba
-
-    from tealeaves.coherence import measure
+@pytest.mark.parametrize("topics, named", [
+    ([["a", "b"]] * 7 + [["a", "d"], ["b", "d"]], "'a' and 'd' (topic 7)"),  # the error in the second part
+    ([["a", "b", "d"]] + [["a", "b"]] * 7 + [["a", "d"]], "'a' and 'd' (topic 8)"),  # shorter topics first
+    ([["a", "d"]] + [["a", "b"]] * 7 + [["b", "d"]], "'a' and 'd' (topic 0)"),
+])
+def test_scoring_in_parts_refuses_the_segment_one_part_refuses(monkeypatch, topics, named):
+    """Under ``zero="limit"`` a call split among threads refuses the same never co-occurring segment as
+    one part (the shortest failing topics first, the lowest number among them), numbered among all the
+    topics."""
     from tealeaves.coherence.errors import ZeroCooccurrenceError
 
     docs = [["a", "b", "c"], ["a", "b"], ["c", "d"], ["d", "e"], ["a", "e", "b"]] * 5
-    topics = [["a", "b"]] * 7 + [["a", "d"], ["b", "d"]]
-    monkeypatch.setattr(measure, "_THREADED_SCORING_ENTRIES", 1)
-    numba.set_num_threads(2)
-    with pytest.raises(ZeroCooccurrenceError, match=r"'a' and 'd' \(topic 7\)"):
+    with pytest.raises(ZeroCooccurrenceError) as one:
         coherence(topics, docs, measure="uci", window="doc", zero="limit")
+    assert named in str(one.value)
+    _in_two_parts(monkeypatch)
+    with pytest.raises(ZeroCooccurrenceError) as parts:
+        coherence(topics, docs, measure="uci", window="doc", zero="limit")
+    assert str(parts.value) == str(one.value)

@@ -39,9 +39,10 @@ __all__ = ["BYTES", "Block", "CountingProgress", "check_budget", "estimate", "pl
 #: Bytes of a count's working set, per kind of count: per selected posting, per selected position,
 #: per document of a block and per pair (``parts`` threads each add their own scratch maps).
 #: Windows: ``docs`` (4), ``ilo``/``ihi`` (16 as ``int64``; ``int32`` below 2**31 positions) per
-#: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval), the bitmap
-#: of the documents of one window start (counted as a byte, beside a byte per document), a bitmap (counted
-#: as a byte) and an ``int32`` posting map per thread per document; documents: the block's
+#: posting, ``starts``/``ends`` (8) per position (an occurrence gives at most one interval); per document
+#: 2 (a byte of margin, as the first version of this table had, and the bitmap of the documents of one
+#: window start, counted as a byte) and per thread 5 (the probes' bitmap, counted as a byte, and their
+#: ``int32`` posting map); documents: the block's
 #: postings (4), ``cnt_a``/``cnt_b`` (a byte each), ``cid`` (4) and at most 8 of document bitsets per
 #: document, a bitmap per thread (counted as a byte); context windows: the selected postings' slots,
 #: documents and position ranges (32), the maps of windows; word sets of windows: the intervals, as for

@@ -244,7 +244,7 @@ def _pair_units(pairs, wptr, docs, lo, hi, x, y, context, window, n_space,
     :func:`_one_window_bitmap` of the documents)."""
     sizes = np.diff(wptr)
     work = _pair_work(sizes, sizes, pairs)
-    one = np.zeros(1, dtype=np.uint64) if one is None else one
+    one = np.zeros((n_space + 63) >> 6, dtype=np.uint64) if one is None else one
     return _pair_unit_kernel(work, pairs, wptr, docs, lo, hi, x, y, context, window, one,
                              *_probe_maps(work, n_space, len(docs)), anchor_order(sizes, sizes, pairs, 0))
 
@@ -270,8 +270,8 @@ def _one_window_bitmap(doc_lengths: np.ndarray, window: int, compat: str) -> np.
     numpy.ndarray
         ``ceil(len(doc_lengths) / 64)`` ``uint64`` words.
     """
-    n = np.asarray(doc_lengths, dtype=np.int64)
-    one = n + window - 1 == 1 if compat == "jhlau" else n <= window
+    n = np.asarray(doc_lengths)
+    one = n == 2 - window if compat == "jhlau" else n <= window  # jhlau: n + window - 1 == 1
     packed = np.packbits(one, bitorder="little")
     words = np.zeros(((len(one) + 63) >> 6) * 8, dtype=np.uint8)
     words[:len(packed)] = packed

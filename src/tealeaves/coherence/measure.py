@@ -350,15 +350,38 @@ def _confirm_matrix(name: str, spec: MeasureSpec, joint: np.ndarray, single: np.
 
     ``joint`` is symmetric (a count of units holding both words), so a measure of
     :data:`~tealeaves.coherence.confirmation.SYMMETRIC` is computed on the upper triangle and
-    mirrored: the same values (for 1,000 topics of 50 words, 2.5 M entries: 95 -> 70 ms).  The
-    values are written into ``out`` when it is given (``topics x k x k`` floats)."""
+    mirrored: the same values (for 1,000 topics of 50 words, 2.5 M entries: 95 -> 70 ms).
+
+    Parameters
+    ----------
+    name : str
+        The direct confirmation (:func:`~tealeaves.coherence.confirmation.confirm`).
+    spec : MeasureSpec
+        The pipeline (its smoothing, zero policy and logarithm base).
+    joint : numpy.ndarray
+        ``topics x k x k`` unit counts (diagonal: each word's).
+    single : numpy.ndarray
+        ``topics x k`` unit counts of the words.
+    n : int
+        Units in all.
+    out : numpy.ndarray, optional
+        ``topics x k x k`` floats to write the values into (a new array when not given).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``topics x k x k`` confirmations (``out`` when given).
+    """
     p_ab = (joint + spec.smoothing) / n
     p = single / n
+    if name not in SYMMETRIC:
+        values = confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
+        if out is None:
+            return values
+        out[...] = values
+        return out
     if out is None:
         out = np.empty_like(p_ab)
-    if name not in SYMMETRIC:
-        out[...] = confirm(name, p_ab, p[:, :, None], p[:, None, :], spec.zero, spec.log_base)
-        return out
     i, j = np.triu_indices(p.shape[1])
     upper = confirm(name, p_ab[:, i, j], p[:, i], p[:, j], spec.zero, spec.log_base)
     out[:, i, j] = upper
@@ -425,9 +448,9 @@ def _segments(spec: MeasureSpec, k: int, pmask: np.ndarray):
     return a, b, touches
 
 
-def _score_group(spec, counts: _Counts, mat, present, topics, idx, first: int = 0) -> np.ndarray:
-    """Scores of topics ``idx``, which all have the same number of words (``first``: the number of the
-    first of ``topics`` among the caller's, for the messages)."""
+def _score_group(spec, counts: _Counts, mat, present, topics, idx, topic_offset: int = 0) -> np.ndarray:
+    """Scores of topics ``idx``, which all have the same number of words (``topic_offset``: the number
+    of the first of ``topics`` among the caller's, for the messages)."""
     k = len(topics[idx[0]])
     rows = slice(None) if len(idx) == len(topics) else idx  # every topic: views, not copies of T x k x k
     sub = _Counts(counts.joint[rows][:, :k, :k], counts.single[rows][:, :k], counts.n,
@@ -440,25 +463,44 @@ def _score_group(spec, counts: _Counts, mat, present, topics, idx, first: int = 
     seg_valid = np.ones_like(touches) if spec.absent == "zero" else ~touches
     if spec.direct:
         values, _ = _direct_values(spec, sub, mat[rows][:, :k, :k], a, b)
-        _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx + first)
+        _check_zero(spec, values, seg_valid, a, b, [topics[t] for t in idx], idx + topic_offset)
     else:
         values = _vector_values(spec.confirmation, mat[rows][:, :k, :k], pres, a, b, spec.gamma)
     return aggregate(values, seg_valid, spec.aggregation)
 
 
 #: Pair-matrix entries (``topics x k x k``) from which a call's confirmations and aggregations are split
-#: by topics among numba's threads (:func:`_score_parts`).  NumPy releases the GIL in its element-wise
-#: loops and gathers, and every topic's score is computed from its own rows alone, so the scores are
-#: the same bits whatever the split.  (1,000 topics of 50 words, 2.5 M entries: see docs/coherence.md.)
+#: by topics among threads (:func:`_score_parts`): a pool of Python threads, as many as numba's.  NumPy
+#: releases the GIL in its element-wise loops, reductions and gathers, which are nearly all of the work
+#: of the pairwise measures (not of the per-topic Python loops of the indirect ones, such as C_V, nor of
+#: the median); every topic's score is computed from its own rows alone, so the scores are the same bits
+#: whatever the split (1,000 topics of 50 words, 2.5 M entries: see docs/coherence.md).
 _THREADED_SCORING_ENTRIES = 1 << 20
 
 
-def _score_parts(n_topics: int, k: int) -> list[slice]:
-    """The topics of each thread's part of the scoring: one part below
-    :data:`_THREADED_SCORING_ENTRIES` entries, else one per numba thread (ranges of equal size)."""
-    import numba  # (loaded already by the counting core)
+def _score_parts(n_topics: int, k: int, threads: int | None = None) -> list[slice]:
+    """The topics of each thread's part of the scoring (ranges of equal size).
 
-    parts = numba.get_num_threads() if n_topics * k * k >= _THREADED_SCORING_ENTRIES else 1
+    Parameters
+    ----------
+    n_topics : int
+        Topics scored.
+    k : int
+        Words of the longest topic.
+    threads : int, optional
+        Threads to split among (default: numba's thread count); one part below
+        :data:`_THREADED_SCORING_ENTRIES` entries whatever it is.
+
+    Returns
+    -------
+    list of slice
+        One range of topics per part, in order, covering every topic.
+    """
+    if threads is None:
+        import numba  # (loaded already by the counting core)
+
+        threads = numba.get_num_threads()
+    parts = threads if n_topics * k * k >= _THREADED_SCORING_ENTRIES else 1
     parts = max(1, min(parts, n_topics))
     cuts = [n_topics * p // parts for p in range(parts + 1)]
     return [slice(cuts[p], cuts[p + 1]) for p in range(parts)]
@@ -466,7 +508,11 @@ def _score_parts(n_topics: int, k: int) -> list[slice]:
 
 def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSpec):
     """Confirmation, aggregation and pair matrices from the counts of ``topics`` (in parts of the topics on
-    several threads for a large call: :func:`_score_parts`)."""
+    several threads for a large call: :func:`_score_parts`).
+
+    Topics are scored by groups of one length, shortest first; under ``zero="limit"`` the error raised is
+    that of the first never co-occurring segment in that order (the shortest failing topics, the lowest
+    number among them), whatever the parts."""
     counts = counts.thresholded(spec.min_count)
     k = counts.single.shape[1]
     lengths = np.array([len(t) for t in topics])
@@ -474,6 +520,7 @@ def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSp
     mat = np.empty(counts.joint.shape)
     scores = np.full(len(topics), np.nan)
     parts = _score_parts(len(topics), k)
+    refused: list[tuple[int, int, ZeroCooccurrenceError]] = []
 
     def part(p: int) -> None:
         rows = parts[p]
@@ -482,8 +529,12 @@ def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSp
                         out=mat[rows])
         for length in np.unique(lengths[rows]):
             idx = np.flatnonzero(lengths[rows] == length)
-            scores[rows.start + idx] = _score_group(spec, sub, mat[rows], present[rows], topics[rows], idx,
-                                                    rows.start)
+            try:
+                scores[rows.start + idx] = _score_group(spec, sub, mat[rows], present[rows], topics[rows],
+                                                        idx, rows.start)
+            except ZeroCooccurrenceError as err:  # the part's first in the order of one part
+                refused.append((int(length), err.topic, err))
+                return
 
     pool = _threads.part_pool(len(parts))
     try:
@@ -491,6 +542,8 @@ def _score_from_counts(topics: list[list[str]], counts: _Counts, spec: MeasureSp
     finally:
         if pool is not None:
             pool.shutdown()
+    if refused:
+        raise min(refused, key=lambda r: r[:2])[2]
     enough = present.sum(axis=1) >= 2 if spec.absent == "skip" else np.ones(len(topics), dtype=bool)
     ok = (enough & np.isfinite(scores)).tolist()  # Python lists: a thousand topics' scores in milliseconds
     values, seen = scores.tolist(), present.tolist()
@@ -656,9 +709,11 @@ def _check_zero(spec, values, seg_valid, a, b, topics, idx) -> None:
         words = topics[t]
         first = " ".join(w for i, w in enumerate(words) if a[s] >> i & 1)
         second = " ".join(w for i, w in enumerate(words) if bs >> i & 1)
-        raise ZeroCooccurrenceError(
+        err = ZeroCooccurrenceError(
             f"{spec.confirmation} of {first!r} and {second!r} (topic {idx[t]}), which never co-occur, is "
             "-inf; choose zero='epsilon' (gensim's 1e-12), zero='zero', or a smoothing count")
+        err.topic = int(idx[t])  # which topic, for a call scored in parts (_score_from_counts)
+        raise err
 
 
 class Coherence:
