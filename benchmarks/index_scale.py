@@ -45,7 +45,9 @@ and 1,000 x top 50 at document, 10-token and 110-token windows (the index alread
 compiled first on two topics; a set of at most 1,000 topic words is scored twice in that process, so
 the second time shows the cost with the index's pages in memory; ``--reuse-index`` measures an index
 already built at that size, ``--skip-verify`` and ``--skip-brute`` leave out the verify pass and
-the recount, ``--topic-sets 1000x50`` scores only that set)::
+the recount, ``--topic-sets 1000x50`` scores only that set, and ``80x10lda`` the 80 topics of the
+reproduction's scikit-learn LDA of the Reuters stories, top 10: a model's topics, where the drawn
+ones are common words weighted by document frequency)::
 
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 20M 200M
     TEALEAVES_DATA=/work/shared/data python benchmarks/index_scale.py --growing --sizes 1B --billion
@@ -302,14 +304,24 @@ def _topic_sampler(index):
     return draw
 
 
-def _score_one(path: str, n_topics: int, top: int, window: str) -> dict:
-    """NPMI of ``n_topics`` topics x top ``top`` (common words drawn by document frequency, seed 0) at
-    ``window`` on the open index, in a fresh process: seconds, peak RSS, mapped pages, peak anonymous."""
+def _lda_topics(n_topics: int, top: int) -> list[list[str]]:
+    """The top ``top`` words of each topic of the reproduction's scikit-learn LDA with ``n_topics``
+    topics of the Reuters training stories (fitted once, then read from its cache): a model's topics,
+    which share fewer and rarer words than the drawn ones."""
+    from tealeaves.reproduce.reuters import fit_reuters_models
+
+    return fit_reuters_models([n_topics], progress=None)[n_topics].top_words(top)
+
+
+def _score_one(path: str, n_topics: int, top: int, window: str, kind: str = "drawn") -> dict:
+    """NPMI of ``n_topics`` topics x top ``top`` at ``window`` on the open index, in a fresh process:
+    seconds, peak RSS, mapped pages, peak anonymous.  The topics are common words drawn by document
+    frequency (seed 0), or with ``kind="lda"`` an LDA model's of the Reuters stories (:func:`_lda_topics`)."""
     from tealeaves.coherence.measure import Coherence
     from tealeaves.index import ReferenceIndex
 
     index = ReferenceIndex.load(path)
-    topics = _topic_sampler(index)(n_topics, top)
+    topics = _lda_topics(n_topics, top) if kind == "lda" else _topic_sampler(index)(n_topics, top)
     measure = Coherence("npmi", n_top=top, window=window if window == "doc" else int(window))
     measure.score(topics[:2], index)  # compiled kernels loaded
     before = _proc_status()
@@ -449,7 +461,7 @@ def _mib(d: dict, key: str) -> float:
 
 
 def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, reuse: bool = False,
-                skip_verify: bool = False, topic_sets=((80, 10), (1000, 50)),
+                skip_verify: bool = False, topic_sets=((80, 10, "drawn"), (1000, 50, "drawn")),
                 skip_brute: bool = False) -> None:
     """The issue-25 scale run over growing references (see the module's docstring)."""
     for size_text in sizes:
@@ -478,16 +490,17 @@ def run_growing(sizes: list[str], out: Path, memory: str, skip_scoring: bool, re
                                 "--verify"])
             print(f"index info --verify: {v['seconds']:.1f} s, peak RSS {v['rss_mib']:,.0f} MiB "
                   f"(exit {v['code']})", flush=True)
-        for n_topics, top in () if skip_scoring else topic_sets:
+        for n_topics, top, kind in () if skip_scoring else topic_sets:
+            name = f"{n_topics}x{top}{' LDA' if kind == 'lda' else ''}"
             for window in ("doc", "10", "110"):
                 try:
-                    s = run_child("score1", index_path, [str(n_topics), str(top), window])
+                    s = run_child("score1", index_path, [str(n_topics), str(top), window, kind])
                 except SystemExit as e:
-                    print(f"scoring {n_topics}x{top} window={window}: FAILED {str(e)[-300:]}", flush=True)
+                    print(f"scoring {name} window={window}: FAILED {str(e)[-300:]}", flush=True)
                     continue
                 again = (f" (again in the same process: {s['warm_seconds']:.2f} s, same scores: {s['same']})"
                          if "warm_seconds" in s else "")
-                print(f"scoring {n_topics}x{top} window={window}: {s['seconds']:.2f} s{again}, peak RSS "
+                print(f"scoring {name} window={window}: {s['seconds']:.2f} s{again}, peak RSS "
                       f"{_mib(s, 'VmHWM'):,.0f} MiB (mapped index pages {_mib(s, 'RssFile'):,.0f} MiB), "
                       f"anonymous peak {s['anon_peak_mib']:,.0f} MiB (before scoring "
                       f"{s['before']['RssAnon']:,.0f} MiB); load average {_load_average()}", flush=True)
@@ -577,7 +590,7 @@ def child(mode: str, output: str, shards: list[str]) -> dict:
     if mode == "open":
         return _open(output)
     if mode == "score1":
-        return _score_one(output, int(shards[0]), int(shards[1]), shards[2])
+        return _score_one(output, int(shards[0]), int(shards[1]), *shards[2:])
     if mode == "brute":
         return _brute(output, shards)
     raise SystemExit(f"unknown mode {mode}")
@@ -746,13 +759,15 @@ def _stored_checksum(path: Path) -> bytes:
         return fh.read(56)[24:56]
 
 
-def _topic_set(text: str) -> tuple[int, int]:
-    """``--topic-sets`` value ``TOPICSxTOP`` (``80x10``) as ``(topics, top)``."""
-    topics, _, top = text.partition("x")
-    if not (topics.isdigit() and top.isdigit() and int(topics) > 0 and int(top) > 1):
-        raise argparse.ArgumentTypeError(f"{text!r} is not TOPICSxTOP with at least 1 topic of 2 words "
-                                         "(e.g. 80x10)")
-    return int(topics), int(top)
+def _topic_set(text: str) -> tuple[int, int, str]:
+    """``--topic-sets`` value ``TOPICSxTOP`` (``80x10``: drawn words) or ``TOPICSxTOPlda`` (``80x10lda``:
+    an LDA model's topics of the Reuters stories) as ``(topics, top, kind)``."""
+    kind = "lda" if text.endswith("lda") else "drawn"
+    topics, _, top = text.removesuffix("lda").partition("x")
+    if not (topics.isdigit() and top.isdigit() and int(topics) > (kind == "lda") and int(top) > 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not TOPICSxTOP or TOPICSxTOPlda with at least 1 topic "
+                                         "(2 for an LDA model) of 2 words (e.g. 80x10, 80x10lda)")
+    return int(topics), int(top), kind
 
 
 def run_child(mode: str, output: str, shards) -> dict:
@@ -778,8 +793,10 @@ def main() -> None:
     parser.add_argument("--skip-verify", action="store_true", help="with --growing: no `index info --verify`")
     parser.add_argument("--skip-brute", action="store_true",
                         help="with --growing: no brute-force recount (--skip-scoring leaves it in)")
-    parser.add_argument("--topic-sets", nargs="+", type=_topic_set, default=[(80, 10), (1000, 50)],
-                        help="with --growing: the topic sets scored (TOPICSxTOP)")
+    parser.add_argument("--topic-sets", nargs="+", type=_topic_set,
+                        default=[(80, 10, "drawn"), (1000, 50, "drawn")],
+                        help="with --growing: the topic sets scored (TOPICSxTOP: common words drawn by "
+                             "document frequency; TOPICSxTOPlda: an LDA's of the Reuters stories)")
     parser.add_argument("--reuse-index", action="store_true",
                         help="with --growing: measure an index already built at that size (no build)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
