@@ -254,3 +254,32 @@ def test_memory_below_the_smallest_budget_advises_it_in_its_unit(text, minimum, 
 
     with pytest.raises(ParameterError, match=rf"below the smallest budget .*\(give at least {advice}\)$"):
         parse_memory(text, minimum=minimum)
+
+
+@pytest.mark.parametrize("memory", [None, "tightest"])
+def test_window_counts_of_a_large_reference_run_in_blocks_of_capped_documents(zipf, monkeypatch, memory):
+    """A sliding-window count over more than ``2 * WINDOW_BLOCK_DOCS`` documents runs in blocks of at most
+    ``WINDOW_BLOCK_DOCS`` (with the budget's own cuts kept when it forces smaller ones); the counts equal
+    one pass's and a brute-force count.  A reference of at most twice the cap, and document counts, are
+    not cut for it."""
+    docs, ix, words, ids, pairs = zipf
+    one = core.count_windows(ix, ids, pairs, 10)
+    budget = _tightest(ix, ids, len(pairs), "window") if memory else None
+    natural = [(b.d0, b.d1) for b in _blocked.plan_blocks(ix, ids, len(pairs), "window", budget).blocks]
+    monkeypatch.setattr(_blocked, "WINDOW_BLOCK_DOCS", ix.n_documents // 2)  # at most twice: no cut
+    assert [(b.d0, b.d1) for b in _blocked.plan_blocks(ix, ids, len(pairs), "window", budget).blocks] \
+        == natural
+    monkeypatch.setattr(_blocked, "WINDOW_BLOCK_DOCS", 7)
+    plan = _blocked.plan_blocks(ix, ids, len(pairs), "window", budget)
+    cuts = [(b.d0, b.d1) for b in plan.blocks]
+    assert cuts[0][0] == 0 and cuts[-1][1] == ix.n_documents
+    assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
+    assert max(d1 - d0 for d0, d1 in cuts) <= 7 and len(cuts) >= ix.n_documents // 7
+    assert {d for c in natural for d in c} <= {d for c in cuts for d in c}  # the budget's cuts kept
+    assert len(_blocked.plan_blocks(ix, ids, len(pairs), "doc", None).blocks) == 1
+    capped = core.count_windows(ix, ids, pairs, 10, memory=budget)
+    assert capped.n_units == one.n_units
+    assert np.array_equal(capped.single, one.single) and np.array_equal(capped.joint, one.joint)
+    for m in range(0, len(pairs), 97):
+        a, b = pairs[m]
+        assert capped.joint[m] == _brute(docs, 10, words[a], words[b])

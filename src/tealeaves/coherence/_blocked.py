@@ -66,6 +66,15 @@ _SECONDS = {"posting": 4e-8, "position": 2e-8, "pair": 3e-7, "block": 0.02}
 PROGRESS_SECONDS = 3.0
 
 
+#: Most documents in a block of a sliding-window count over more than twice as many, whatever the
+#: budget: the probes read their per-thread maps of a block's documents (an ``int32`` posting map and a
+#: bitmap) and its window intervals at random, so blocks of many documents miss the caches.  Measured
+#: (docs/coherence.md, fifth round): on the 1 B-token reference (28 M documents), 80 x 10 topics at 10
+#: and 110 tokens took 9.2-18.6 s in the budget's blocks of about 4 M documents and 7.0-11.3 s in blocks
+#: of about 1 M; on the 50 M-token reference (1.75 M documents) two blocks took 1.1-1.5x the time of one,
+#: so a reference of at most ``2 * WINDOW_BLOCK_DOCS`` documents is not cut for this.
+WINDOW_BLOCK_DOCS = 1 << 20
+
 #: Smallest ``memory`` a count takes at all (what a count needs is checked by :func:`plan_blocks`).
 MIN_BUDGET = 1 << 10
 
@@ -320,9 +329,13 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory, reserve
     dense = dense_bytes(budget)
     whole = int(_block_bytes(kind, postings, positions, n_docs, parts, dense))
     held = fixed + _table_bytes(kind, most, parts) + whole
-    if held <= budget:
+    capped = kind == "window" and n_docs > 2 * WINDOW_BLOCK_DOCS
+    if held <= budget and not capped:
         seconds = _seconds(postings, positions, n_pairs, 1, kind)
         return Plan([Block(0, n_docs, gstart, gend)], most, held, seconds, dense)
+    if held <= budget:  # it fits, but in blocks of at most WINDOW_BLOCK_DOCS documents
+        blocks = _blocks(_capped([0, n_docs]), gstart, gend, index.arrays["post_docs"])
+        return Plan(blocks, most, held, _seconds(postings, positions, n_pairs, len(blocks), kind), dense)
     sel = _Selection(gstart, gend, index.arrays["post_docs"], pos_ptr, kind, parts, dense)
     for tried in (most, 0):  # no tables (every pair probed) when they leave too little for a document
         limit = budget - fixed - _table_bytes(kind, tried, parts)
@@ -333,8 +346,29 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory, reserve
         except _Oversize:
             if tried == 0:
                 raise _too_small(budget, _minimum(sel, n_docs, fixed), len(ids), n_pairs) from None
-    blocks = _blocks(cuts, gstart, gend, sel.post_docs)
+    blocks = _blocks(_capped(cuts) if capped else cuts, gstart, gend, sel.post_docs)
     return Plan(blocks, tried, budget, _seconds(postings, positions, n_pairs, len(blocks), kind), dense)
+
+
+def _capped(cuts: list[int]) -> list[int]:
+    """``cuts`` with every block of more than :data:`WINDOW_BLOCK_DOCS` documents cut into equal blocks
+    of at most that many.
+
+    Parameters
+    ----------
+    cuts : list of int
+        Increasing document numbers, the first and last the range's ends.
+
+    Returns
+    -------
+    list of int
+        The same ends, with cuts added.
+    """
+    out = [cuts[0]]
+    for d0, d1 in zip(cuts[:-1], cuts[1:]):
+        n = -(-(d1 - d0) // WINDOW_BLOCK_DOCS)
+        out.extend(d0 + (d1 - d0) * i // n for i in range(1, n + 1))
+    return out
 
 
 @dataclass
