@@ -220,7 +220,15 @@ class TopicError(TealeavesError):
 
 
 class ZeroCooccurrenceError(TealeavesError):
-    """An unbounded confirmation measure met a pair of words that never co-occur under ``zero="limit"``."""
+    """An unbounded confirmation measure met a pair of words that never co-occur under ``zero="limit"``.
+
+    Attributes
+    ----------
+    topic : int or None
+        The number of the topic of that pair, when the scoring pipeline raised it.
+    """
+
+    topic: int | None = None
 
 
 # --------------------------------------------------------------------------- comparison and sweeps

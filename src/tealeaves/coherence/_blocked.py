@@ -330,24 +330,22 @@ def plan_blocks(index, ids: np.ndarray, n_pairs: int, kind: str, memory, reserve
     whole = int(_block_bytes(kind, postings, positions, n_docs, parts, dense))
     held = fixed + _table_bytes(kind, most, parts) + whole
     capped = kind == "window" and n_docs > 2 * WINDOW_BLOCK_DOCS
-    if held <= budget and not capped:
-        seconds = _seconds(postings, positions, n_pairs, 1, kind)
-        return Plan([Block(0, n_docs, gstart, gend)], most, held, seconds, dense)
-    if held <= budget:  # it fits, but in blocks of at most WINDOW_BLOCK_DOCS documents
-        blocks = _blocks(_capped([0, n_docs]), gstart, gend, index.arrays["post_docs"])
-        return Plan(blocks, most, held, _seconds(postings, positions, n_pairs, len(blocks), kind), dense)
-    sel = _Selection(gstart, gend, index.arrays["post_docs"], pos_ptr, kind, parts, dense)
-    for tried in (most, 0):  # no tables (every pair probed) when they leave too little for a document
-        limit = budget - fixed - _table_bytes(kind, tried, parts)
-        grid = int(np.clip(16 * -(-whole // max(limit, 1)), _GRID, 64 * _GRID))  # cells of about 1/16 block
-        try:
-            cuts = _cuts(0, n_docs, sel, limit, grid)
-            break
-        except _Oversize:
-            if tried == 0:
-                raise _too_small(budget, _minimum(sel, n_docs, fixed), len(ids), n_pairs) from None
-    blocks = _blocks(_capped(cuts) if capped else cuts, gstart, gend, sel.post_docs)
-    return Plan(blocks, tried, budget, _seconds(postings, positions, n_pairs, len(blocks), kind), dense)
+    if held <= budget:  # it fits: one block, or blocks of at most WINDOW_BLOCK_DOCS documents
+        cuts, tried = [0, n_docs], most
+    else:
+        sel = _Selection(gstart, gend, index.arrays["post_docs"], pos_ptr, kind, parts, dense)
+        for tried in (most, 0):  # no tables (every pair probed) when they leave too little for a document
+            limit = budget - fixed - _table_bytes(kind, tried, parts)
+            grid = int(np.clip(16 * -(-whole // max(limit, 1)), _GRID, 64 * _GRID))  # cells of ~1/16 block
+            try:
+                cuts = _cuts(0, n_docs, sel, limit, grid)
+                break
+            except _Oversize:
+                if tried == 0:
+                    raise _too_small(budget, _minimum(sel, n_docs, fixed), len(ids), n_pairs) from None
+        held = budget
+    blocks = _blocks(_capped(cuts) if capped else cuts, gstart, gend, index.arrays["post_docs"])
+    return Plan(blocks, tried, held, _seconds(postings, positions, n_pairs, len(blocks), kind), dense)
 
 
 def _capped(cuts: list[int]) -> list[int]:
