@@ -182,7 +182,8 @@ def test_topic_document_counts_budget_below_the_minimum_named():
     ix = _small_index()
     with pytest.raises(ParameterError, match=r"memory 1 KiB is below the .* that counting topics of 10 words "
                                              r"topic by topic needs \(give at least \d+K\)"):
-        core.count_topic_documents(ix, [ix.word_id(x) for x in "abc"], [[0, 1, 2] + [-1] * 7], memory=1024)
+        core.count_topic_documents(ix, [ix.word_id(x) for x in "abc"], [[0, 1, 2] + [-1] * 7], memory=1024,
+                                   method="sets")
 
 
 def test_coherence_scores_equal_topic_major_or_pair_by_pair(monkeypatch):

@@ -420,6 +420,73 @@ def test_interrupts_coherence_counting_topic_by_topic(reuters, reuters_files, wo
         interrupt(argv, workdir, after_kernel=delay, kernel=kernel, in_kernel=False)
 
 
+#: Counts, from bitmaps, the pairs of 50,000 topics of 10 of 300 words over 400,000 documents of 12
+#: tokens (about 2 s on two threads), logging each kernel call as :data:`BOOTSTRAP` does; exits 130 on
+#: the interrupt.  No command line reaches this kernel for seconds on a reference CI can build: its work
+#: is ``documents / 64`` per pair, so it needs topics of frequent words by the tens of thousands.
+BITMAP_SCRIPT = r"""
+import sys, time
+
+import numpy as np
+
+log = open(sys.argv[1], "a", buffering=1)
+from tealeaves import _interrupt
+
+_call = _interrupt.call
+
+
+def traced(kernel, *args, **kwargs):
+    name = getattr(kernel, "__name__", "kernel")
+    log.write(f"start {name} {time.time()!r}\n")
+    try:
+        return _call(kernel, *args, **kwargs)
+    finally:
+        log.write(f"end {name} {time.time()!r}\n")
+
+
+_interrupt.call = traced
+from tealeaves.coherence import core
+from tealeaves.index import index_from_token_lists
+
+rng = np.random.default_rng(0)
+words = np.array([f"w{i}" for i in range(300)])
+ix = index_from_token_lists(words[rng.integers(0, 300, size=(400_000, 12))].tolist())
+topics = np.array([rng.choice(300, 10, replace=False) for _ in range(50_000)])
+try:
+    core.count_topic_documents(ix, [ix.word_id(w) for w in words], topics, method="bitmaps")
+except KeyboardInterrupt:
+    sys.exit(130)
+print("finished")
+"""
+
+
+@pytest.mark.parametrize("delay", delays([0.0, 0.3, 1.0], [0.0, 0.5]))
+def test_interrupts_topic_pairs_from_bitmaps(workdir, delay):
+    """SIGINT while ``_topic_bitmap_kernel`` runs: ``count_topic_documents`` raises KeyboardInterrupt
+    within :data:`STOP_WITHIN` seconds (the kernel reads the stop flag per block and per topic)."""
+    log = workdir / f"kernels-{time.monotonic_ns()}.log"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.Popen([sys.executable, "-c", BITMAP_SCRIPT, str(log)], cwd=workdir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_kernel(proc, log, "_topic_bitmap_kernel")
+        time.sleep(delay)
+        assert proc.poll() is None, "the count ended before the signal: give it more work"
+        sent, sent_at = time.monotonic(), time.time()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", (proc.returncode, out, err)
+    calls = [c for c in _kernel_calls(log) if c[0] == "_topic_bitmap_kernel"]
+    assert len(calls) == 1 and calls[0][2] >= sent_at, calls  # still running at the signal
+    assert took < STOP_WITHIN, took
+
+
 #: The 50 M-token reference of ``benchmarks/coherence_scale.py`` (git-ignored; built by that script).
 SCALE_50M = REPO / "benchmarks" / "out" / "coherence_scale_50M.tlx"
 

@@ -339,7 +339,10 @@ def test_topic_major_budget_below_blocks_of_64_refused(edged, k):
     with pytest.raises(ParameterError, match=rf"memory .* is below the .* \({need:,} bytes\) that counting "
                                              rf"topics of {k} words topic by topic needs "
                                              rf"\(give at least {-(-need // 1024)}K\)"):
-        core.count_topic_documents(ix, ids, topics, memory=memory)
+        core.count_topic_documents(ix, ids, topics, memory=memory, method="sets")
+    # by default the pairs are counted from bitmaps where they fit the budget (here they do)
+    expected = core.count_topic_documents(ix, ids, topics)[0]
+    assert np.array_equal(core.count_topic_documents(ix, ids, topics, memory=memory)[0], expected)
     assert core.count_topic_documents(ix, ids, topics, memory=need)[0].shape == (1, k, k)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from tealeaves.coherence._kernels import _DENSE_BYTES, _lower_bound, parts_for
 from tealeaves.coherence._kernels_frequent import MAX_FREQUENT
-from tealeaves.coherence._kernels_topics import TOPIC_BLOCK
+from tealeaves.coherence._kernels_topics import BITMAP_BLOCK, TOPIC_BLOCK
 from tealeaves.errors import ParameterError, naming
 from tealeaves.index.memory import DEFAULT_MEMORY, parse_memory, size_text
 
@@ -439,6 +439,80 @@ def topic_major_bytes(k: int, block: int = TOPIC_BLOCK, parts: int | None = None
     if windows:
         return parts * (2 * block + 8 * k * block + 8 * k + 32 * k)
     return parts * (2 * block + (1 << k) * 8 + 8 * k)
+
+
+#: Fewest documents per block of the bitmap count (:func:`topic_bitmap_block`): below it the word-set
+#: kernel, which needs a few KiB, counts instead.
+MIN_BITMAP_BLOCK = 1 << 12
+
+
+def topic_bitmap_bytes(n_words: int, n_topics: int, k: int, block: int, parts: int) -> int:
+    """Working set of counting topics' pairs from bitmaps
+    (:func:`~tealeaves.coherence._kernels_topics._topic_bitmap_kernel`) beside the mapped index and the
+    counts: each part's bitmap of each word over a block of documents, its cursors and word counts, and
+    its own pair counts (summed after).
+
+    Parameters
+    ----------
+    n_words : int
+        Distinct words of the topics.
+    n_topics, k : int
+        Topics and words per topic.
+    block : int
+        Documents per block.
+    parts : int
+        Parts run at once.
+
+    Returns
+    -------
+    int
+        Bytes.
+    """
+    return parts * (n_words * (8 * (-(-block // 64)) + 24) + 8 * n_topics * k * k)
+
+
+def topic_bitmap_block(memory, n_words: int, n_topics: int, k: int, parts: int, n_docs: int,
+                       required: bool = False) -> int | None:
+    """Documents per block of the bitmap count: blocks of one size (a multiple of 64, at most
+    :data:`~tealeaves.coherence._kernels_topics.BITMAP_BLOCK`), a multiple of ``parts`` of them so the
+    parts get equal runs, the fewest whose :func:`topic_bitmap_bytes` fits ``memory``.
+
+    Parameters
+    ----------
+    memory : int or str or None
+        The budget (:func:`check_budget`).
+    n_words, n_topics, k, parts
+        As in :func:`topic_bitmap_bytes`.
+    n_docs : int
+        Documents of the reference.
+    required : bool, default False
+        Raise, rather than return None, when nothing fits.
+
+    Returns
+    -------
+    int or None
+        Documents per block; None when not even blocks of :data:`MIN_BITMAP_BLOCK` documents fit.
+
+    Raises
+    ------
+    ParameterError
+        With ``required``, when not even blocks of :data:`MIN_BITMAP_BLOCK` documents fit, naming the
+        bytes they need.
+    """
+    budget = check_budget(memory)
+    n_blocks = parts * max(1, -(-n_docs // (BITMAP_BLOCK * parts)))
+    block = 64 * max(1, -(-n_docs // (64 * n_blocks)))
+    while topic_bitmap_bytes(n_words, n_topics, k, block, parts) > budget:
+        n_blocks *= 2
+        smaller = 64 * max(1, -(-n_docs // (64 * n_blocks)))
+        if smaller < MIN_BITMAP_BLOCK or smaller == block:
+            if required:
+                raise _below(budget, topic_bitmap_bytes(n_words, n_topics, k, block, parts),
+                             f"counting the pairs of {n_topics:,} topics from bitmaps of {n_words:,} words "
+                             "needs")
+            return None
+        block = smaller
+    return block
 
 
 def topic_block(memory, k: int, parts: int) -> int:

@@ -100,7 +100,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tealeaves._docs import shared_doc
-from tealeaves.coherence._blocked import check_budget, plan_blocks, sum_blocks, topic_block, topic_major_bytes
+from tealeaves.coherence._blocked import (
+    check_budget,
+    plan_blocks,
+    sum_blocks,
+    topic_bitmap_block,
+    topic_block,
+    topic_major_bytes,
+)
 from tealeaves.coherence._kernels import (
     _DENSE_BYTES,
     _dense_doc_kernel,
@@ -125,6 +132,7 @@ from tealeaves.coherence._kernels_topics import (
     TOPIC_WINDOW_BLOCK,
     _pairs_of_sets,
     _supersets,
+    _topic_bitmap_kernel,
     _topic_document_kernel,
     _topic_window_kernel,
 )
@@ -132,7 +140,7 @@ from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_ke
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError, IndexIntegrityError, ParameterError
 from tealeaves.index.reference import n_windows
-from tealeaves.validation import MAX_WINDOW, check_int
+from tealeaves.validation import MAX_WINDOW, check_choice, check_int
 
 __all__ = ["COMPAT_MODES", "MAX_FREQUENT", "MAX_SUBSET_WORDS", "CooccurrenceCounts", "count_context",
            "count_crosslingual", "count_documents", "count_subsets", "count_topic_documents",
@@ -960,16 +968,105 @@ def _damaged_postings(index) -> IndexIntegrityError:
                                    "(ReferenceIndex.load's verify=True)")
 
 
+#: The ways :func:`count_topic_documents` counts.
+TOPIC_METHODS = ("sets", "bitmaps")
+
+#: Estimated CPU nanoseconds, for the choice between the two ways of :func:`count_topic_documents`:
+#: the word sets, per posting of a topic's word (each read twice); the bitmaps, per distinct word's
+#: posting (set once), per 64-document word of each distinct word's bitmap (zeroed and counted), and
+#: per 64-document word of each pair of each topic (ANDed and counted).  Fitted to serial timings on
+#: the 1 B-token reference of ``benchmarks/index_scale.py`` (80 x 10 topics drawn from the commonest
+#: words, and the Reuters LDA topics): 3.8 ns; 2.4, 0.37 and 0.36 ns.  They only steer the speed.
+_COST_TOPIC_SETS = 3.8
+_COST_TOPIC_BITMAPS = (2.4, 0.37, 0.36)
+
+
+def _bitmaps_cheaper(topic_postings: int, word_postings: int, n_words: int, n_pairs: int,
+                     n_docs: int) -> bool:
+    """Whether bitmaps should count topics' pairs rather than word sets (:func:`count_topic_documents`).
+
+    Parameters
+    ----------
+    topic_postings : int
+        The postings of each topic's words, summed over topics (the word sets' work).
+    word_postings : int
+        The postings of the distinct words.
+    n_words : int
+        Distinct words.
+    n_pairs : int
+        Pairs of present words, summed over topics.
+    n_docs : int
+        Documents of the reference.
+
+    Returns
+    -------
+    bool
+        True when the estimate of the bitmaps (:data:`_COST_TOPIC_BITMAPS`) is below that of the sets
+        (:data:`_COST_TOPIC_SETS`).
+    """
+    per_post, per_row_word, per_pair_word = _COST_TOPIC_BITMAPS
+    words = -(-n_docs // 64)
+    bitmaps = per_post * word_postings + (per_row_word * n_words + per_pair_word * n_pairs) * words
+    return bitmaps < _COST_TOPIC_SETS * topic_postings
+
+
+def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray, topic_postings: int,
+                        memory, force: bool) -> np.ndarray | None:
+    """The ``(T, k, k)`` document counts of :func:`count_topic_documents` from bitmaps, or None when they
+    are estimated dearer than the word sets or do not fit ``memory`` (unless ``force``)."""
+    present = loc >= 0
+    used, inverse = np.unique(loc[present], return_inverse=True)
+    local = np.full(loc.shape, -1, dtype=np.int64)
+    local[present] = inverse
+    n_docs, (n_topics, k) = int(index.n_documents), loc.shape
+    m = present.sum(axis=1)
+    n_pairs = int((m * (m - 1) // 2).sum())
+    w_lo, w_hi = wlo[used], whi[used]
+    word_postings = int((w_hi - w_lo).sum())
+    if not force and not _bitmaps_cheaper(topic_postings, word_postings, len(used), n_pairs, n_docs):
+        return None
+    work = word_postings + n_pairs * (-(-n_docs // 64))
+    parts = parts_for(work)
+    block = topic_bitmap_block(memory, len(used), n_topics, k, parts, n_docs, required=force)
+    if block is None:
+        return None
+    begin, cur = np.empty((parts, len(used)), dtype=np.int64), np.empty((parts, len(used)), dtype=np.int64)
+    single = np.zeros((parts, len(used)), dtype=np.int64)
+    pairs = np.zeros((parts, n_topics, k, k), dtype=np.int64)
+    damaged = np.zeros(parts, dtype=np.bool_)
+    _topic_bitmap_kernel(work, local, w_lo, w_hi, index.arrays["post_docs"], n_docs, block, begin, cur,
+                         np.empty((parts, len(used), block // 64), dtype=np.uint64), single, pairs, damaged)
+    if damaged.any() or (cur[:-1] != begin[1:]).any() or (cur[-1] != w_hi).any():
+        raise _damaged_postings(index)
+    joint = pairs[0]  # the parts summed in place: no second array of the counts' size
+    for part in pairs[1:]:
+        joint += part
+    upper, lower = np.triu_indices(k, 1)
+    joint[:, lower, upper] = joint[:, upper, lower]
+    t, a = np.nonzero(present)
+    joint[t, a, a] = single.sum(axis=0)[local[t, a]]
+    return joint
+
+
 def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool = False,
-                          memory: int | str | None = None) -> tuple[np.ndarray, np.ndarray | None, int]:
+                          memory: int | str | None = None,
+                          method: str | None = None) -> tuple[np.ndarray, np.ndarray | None, int]:
     """Documents holding each pair (and each set) of each topic's words, counted topic by topic.
 
-    The documents are read in blocks of :data:`~tealeaves.coherence._kernels_topics.TOPIC_BLOCK`,
-    each topic's words' postings marking a ``uint16`` set of words per document, each document then
-    counted once by its set (:func:`~tealeaves.coherence._kernels_topics._topic_document_kernel`): work
-    in proportion to the sum over topics of their words' postings, memory a few KiB per thread
-    beside the counts.  The counts equal :func:`count_documents`'s (pairs) and the sweep of window
-    intervals' (sets).
+    Two ways, with the same counts (equal to :func:`count_documents`'s for pairs and to the sweep of
+    window intervals' for sets):
+
+    - ``"sets"``: the documents are read in blocks of
+      :data:`~tealeaves.coherence._kernels_topics.TOPIC_BLOCK`, each topic's words' postings marking a
+      ``uint16`` set of words per document, each document then counted once by its set
+      (:func:`~tealeaves.coherence._kernels_topics._topic_document_kernel`): work in proportion to the
+      sum over topics of their words' postings, memory a few KiB per thread beside the counts.
+    - ``"bitmaps"`` (pairs only): per block of up to
+      :data:`~tealeaves.coherence._kernels_topics.BITMAP_BLOCK` documents, a bitmap of each distinct
+      word's documents, then each pair of each topic as the population count of the AND of two
+      (:func:`~tealeaves.coherence._kernels_topics._topic_bitmap_kernel`): work in proportion to the
+      distinct words' postings plus ``documents / 64`` per pair of words of each topic, memory
+      :func:`~tealeaves.coherence._blocked.topic_bitmap_bytes`.  Cheaper when the words are frequent.
 
     Parameters
     ----------
@@ -983,7 +1080,10 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     memory : int or str, optional
         As in :func:`count_documents`: it must hold each thread's tables beside the counts
         (:func:`~tealeaves.coherence._blocked.topic_major_bytes`: about 40 KiB a thread for 10 words,
-        less with blocks of fewer documents, down to 64).
+        less with blocks of fewer documents, down to 64); bitmaps are used only when theirs fit.
+    method : {"sets", "bitmaps"}, optional
+        Force one way.  Default: ``"sets"`` with ``subsets``, else whichever
+        :func:`_bitmaps_cheaper` estimates cheaper.
 
     Returns
     -------
@@ -999,13 +1099,22 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     Raises
     ------
     SettingsError
-        When a topic has more than ``TOPIC_MAX_WORDS`` positions or a word id is not the index's.
+        When a topic has more than ``TOPIC_MAX_WORDS`` positions, a word id is not the index's, or
+        ``method="bitmaps"`` is asked with ``subsets``.
+    ParameterError
+        When ``method`` is not one of the two, or ``method="bitmaps"`` is forced and ``memory`` cannot
+        hold bitmaps of :data:`~tealeaves.coherence._blocked.MIN_BITMAP_BLOCK` documents.
     IndexIntegrityError
         When a posting read lies before the block of documents being counted or past the last
         document (a damaged index that was not verified; postings out of order within a block give the
         same counts).
     """
     check_budget(memory)
+    if method is not None:
+        method = check_choice(method if isinstance(method, str) else repr(method), "method", TOPIC_METHODS)
+    if subsets and method == "bitmaps":
+        raise SettingsError("method='bitmaps' counts pairs of words only, not the sets subsets=True asks",
+                            fix="leave method unset, or use method='sets'")
     ids = _as_ids(index, word_ids)
     loc = _topic_positions(topics, len(ids))
     if loc.shape[1] > TOPIC_MAX_WORDS:
@@ -1015,6 +1124,10 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     wlo, whi = ptr[ids].astype(np.int64), ptr[ids + 1].astype(np.int64)
     present = loc >= 0
     work = int((whi - wlo)[loc[present]].sum())
+    if not subsets and method != "sets":
+        joint = _topic_bitmap_count(index, loc, wlo, whi, work, memory, method == "bitmaps")
+        if joint is not None:
+            return joint, None, int(index.n_present)
     parts, k = parts_for(work), loc.shape[1]
     block = topic_block(memory, k, parts)
     joint = np.zeros((len(loc), k, k), dtype=np.int64)

@@ -1,0 +1,220 @@
+"""Topics' pairs counted from bitmaps of blocks of documents (``core.count_topic_documents`` with
+``method="bitmaps"``, :func:`tealeaves.coherence._kernels_topics._topic_bitmap_kernel`): equal to
+enumeration, to the word sets and to the pair kernels, across blocks, parts and threads; a damaged
+index refused; the budget, the method and the choice between the two ways."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tealeaves.coherence import _blocked, _kernels, core
+from tealeaves.coherence._kernels_topics import BITMAP_BLOCK
+from tealeaves.coherence.errors import SettingsError
+from tealeaves.errors import IndexIntegrityError, ParameterError
+from tealeaves.index import index_from_token_lists
+from test_coherence_core import _indexed
+from test_coherence_topic_major import _WORDS, _damaged, _enumerated, _topics
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=st.lists(st.lists(st.sampled_from(_WORDS), max_size=25), min_size=1, max_size=15),
+       rows=st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=6), min_size=1, max_size=4),
+       width=st.integers(1, 6))
+def test_topic_pairs_from_bitmaps_equal_enumeration_on_random_corpora(docs, rows, width):
+    """Absent words (-1), words repeated in a topic and empty documents included."""
+    docs, ix, words, ids, _ = _indexed(docs)
+    topics = _topics([(row * width)[:width] for row in rows], len(words))
+    joint, sets, n_units = core.count_topic_documents(ix, ids, topics, method="bitmaps")
+    assert sets is None and n_units == len(docs)
+    for t, row in enumerate(topics):
+        assert joint[t].tolist() == _enumerated(docs, words, row)[0].tolist()
+
+
+def _corpus(seed: int, n_docs: int, n_words: int = 30, longest: int = 8):
+    """Documents of words drawn by Zipf's law (some in most documents, some in few), their index, the
+    sorted words and their ids."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(n_words)]
+    p = 1 / np.arange(1, n_words + 1)
+    docs = [list(rng.choice(vocab, size=rng.integers(0, longest), p=p / p.sum())) for _ in range(n_docs)]
+    ix = index_from_token_lists(docs)
+    words = sorted(ix.vocabulary)
+    return rng, docs, ix, words, [ix.word_id(x) for x in words]
+
+
+def _pair_table(ix, ids) -> np.ndarray:
+    """Every pair's documents by ``count_documents`` (probes), the diagonal each word's."""
+    pairs = list(itertools.combinations(range(len(ids)), 2))
+    counts = core.count_documents(ix, ids, pairs, frequent=0)
+    table = np.zeros((len(ids), len(ids)), dtype=np.int64)
+    for (a, b), c in zip(pairs, counts.joint):
+        table[a, b] = table[b, a] = c
+    table[np.arange(len(ids)), np.arange(len(ids))] = counts.single
+    return table
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_topic_pairs_from_bitmaps_across_blocks_and_parts_equal_sets_and_pair_kernels(parts, monkeypatch):
+    """Blocks of 64 documents (2,011 documents: 32 blocks, the last of 27), taken by 1, 2 or 3 parts, each
+    starting its words by a binary search: the counts equal the word sets' and the probes'."""
+    rng, docs, ix, words, ids = _corpus(3, 2011)
+    topics = np.array([rng.choice(len(words), size=10, replace=False) for _ in range(12)])
+    topics[3, 4:] = -1
+    monkeypatch.setattr(_blocked, "BITMAP_BLOCK", 64)
+    monkeypatch.setattr(core, "parts_for", lambda work: parts)
+    assert _blocked.topic_bitmap_block(None, len(words), 12, 10, parts, len(docs)) == 64
+    joint, _, n_units = core.count_topic_documents(ix, ids, topics, method="bitmaps")
+    assert np.array_equal(joint, core.count_topic_documents(ix, ids, topics, method="sets")[0])
+    table = _pair_table(ix, ids)
+    for t, row in enumerate(topics):
+        here = row >= 0
+        assert joint[t][np.ix_(here, here)].tolist() == table[np.ix_(row[here], row[here])].tolist()
+        assert not joint[t][~here].any() and not joint[t][:, ~here].any()
+    assert n_units == len(docs)
+
+
+def test_topic_pairs_from_bitmaps_do_not_depend_on_the_number_of_threads(monkeypatch):
+    import numba
+
+    monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # the parallel kernel even on this small corpus
+    monkeypatch.setattr(_blocked, "BITMAP_BLOCK", 256)
+    rng, _, ix, words, ids = _corpus(5, 3000, 25, 20)
+    topics = np.array([rng.choice(len(ids), size=8, replace=False) for _ in range(9)])
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = core.count_topic_documents(ix, ids, topics, method="bitmaps")[0]
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one, core.count_topic_documents(ix, ids, topics, method="bitmaps")[0])
+    assert np.array_equal(one, core.count_topic_documents(ix, ids, topics, method="sets")[0])
+
+
+def _reversed_halves(p: np.ndarray) -> np.ndarray:
+    """The second half of the postings before the first: out of order across blocks."""
+    half = len(p) // 2
+    return np.concatenate([p[half:], p[:half]])
+
+
+@pytest.mark.parametrize("parts", [1, 2])
+@pytest.mark.parametrize("change", [lambda p: np.concatenate([[-1], p[1:]]),
+                                    lambda p: np.concatenate([p[:-1], [10**6]]),
+                                    lambda p: np.concatenate([p[:-1], [2011]]),
+                                    _reversed_halves],
+                         ids=["negative document", "document far past the last",
+                              "document just past the last", "out of order across blocks"])
+def test_topic_pairs_from_bitmaps_of_a_damaged_index_refused(change, parts, monkeypatch):
+    """A posting outside the documents, or postings out of order across blocks, give an error, not counts
+    (a posting read by no part, or by two, is found by the cursors each part leaves)."""
+    _, _, ix, words, ids = _corpus(3, 2011)
+    monkeypatch.setattr(_blocked, "BITMAP_BLOCK", 64)
+    monkeypatch.setattr(core, "parts_for", lambda work: parts)
+    damaged = _damaged(ix, "w0", change)
+    with pytest.raises(IndexIntegrityError, match="out of order or past its documents"):
+        core.count_topic_documents(damaged, ids, [list(range(10))], method="bitmaps")
+
+
+def test_topic_pairs_from_bitmaps_take_postings_in_any_order_within_a_block():
+    """One block: the order of its postings does not change the counts, as with the word sets."""
+    _, _, ix, words, ids = _corpus(4, 500)
+    shuffled = _damaged(ix, "w1", lambda p: p[::-1])
+    assert np.array_equal(core.count_topic_documents(shuffled, ids, [list(range(10))], method="bitmaps")[0],
+                          core.count_topic_documents(ix, ids, [list(range(10))], method="sets")[0])
+
+
+def test_topic_bitmap_block_fits_the_budget_in_equal_runs_of_blocks():
+    """Blocks of one size, a multiple of 64, a multiple of the parts in number, at most BITMAP_BLOCK
+    documents; halved until the working set fits; None (or, required, the minimum named) below
+    MIN_BITMAP_BLOCK documents."""
+    from tealeaves.coherence._blocked import MIN_BITMAP_BLOCK, topic_bitmap_block, topic_bitmap_bytes
+
+    n_docs = 28_231_000
+    block = topic_bitmap_block(None, 619, 80, 10, 2, n_docs)
+    n_blocks = -(-n_docs // block)
+    assert block % 64 == 0 and block <= BITMAP_BLOCK and n_blocks % 2 == 0
+    assert block == 64 * -(-n_docs // (64 * n_blocks)) and n_blocks == 2 * -(-n_docs // (2 * BITMAP_BLOCK))
+    assert topic_bitmap_bytes(619, 80, 10, block, 2) <= _blocked.check_budget(None)
+    memory = topic_bitmap_bytes(619, 80, 10, block // 2, 2)  # fits blocks of half the size at most
+    small = topic_bitmap_block(memory, 619, 80, 10, 2, n_docs)
+    assert small <= block // 2 + 64 and topic_bitmap_bytes(619, 80, 10, small, 2) <= memory
+    assert topic_bitmap_block(None, 5, 1, 3, 2, 10) == 64  # a small reference: one block of 64 a part
+    tiny = topic_bitmap_bytes(619, 80, 10, MIN_BITMAP_BLOCK, 2) - 1  # every block tried is larger
+    assert topic_bitmap_block(tiny, 619, 80, 10, 2, n_docs) is None
+    with pytest.raises(ParameterError, match=r"memory .* is below the .* that counting the pairs of 80 "
+                                             r"topics from bitmaps of 619 words needs "
+                                             r"\(give at least \d+[KM]\)"):
+        topic_bitmap_block(tiny, 619, 80, 10, 2, n_docs, required=True)
+
+
+def test_topic_pairs_fall_back_to_word_sets_under_a_small_budget(monkeypatch):
+    """A budget that holds the word sets' tables but not the bitmaps' pair counts of 400 topics (320 KB):
+    the default counts by word sets (same counts); bitmaps forced name the minimum."""
+    rng, _, ix, words, ids = _corpus(6, 20_000)
+    topics = np.array([rng.choice(len(words), size=10, replace=False) for _ in range(400)])
+    monkeypatch.setattr(core, "_bitmaps_cheaper", lambda *args: True)
+    called = []
+    real = core._topic_bitmap_kernel
+    monkeypatch.setattr(core, "_topic_bitmap_kernel", lambda *a: called.append(1) or real(*a))
+    full = core.count_topic_documents(ix, ids, topics)
+    assert called
+    small = 100 << 10
+    called.clear()
+    assert np.array_equal(core.count_topic_documents(ix, ids, topics, memory=small)[0], full[0])
+    assert not called
+    with pytest.raises(ParameterError, match="pairs of 400 topics from bitmaps of 30 words needs"):
+        core.count_topic_documents(ix, ids, topics, memory=small, method="bitmaps")
+
+
+@pytest.mark.parametrize("method", ["pairs", "", "Bitmaps", 3, None.__class__, np.array(["sets"])],
+                         ids=["other word", "empty", "capitalised", "number", "type", "array"])
+def test_topic_document_counts_unknown_method_refused(method):
+    ix = index_from_token_lists([["a", "b"], ["b", "c"]])
+    with pytest.raises(ParameterError, match="method must be one of sets, bitmaps"):
+        core.count_topic_documents(ix, [ix.word_id("a"), ix.word_id("b")], [[0, 1]], method=method)
+
+
+def test_topic_document_counts_bitmaps_with_subsets_refused():
+    ix = index_from_token_lists([["a", "b"], ["b", "c"]])
+    with pytest.raises(SettingsError, match="counts pairs of words only"):
+        core.count_topic_documents(ix, [ix.word_id("a"), ix.word_id("b")], [[0, 1]], subsets=True,
+                                   method="bitmaps")
+
+
+def test_topic_document_counts_choose_bitmaps_for_frequent_words(monkeypatch):
+    """By the estimate (core._bitmaps_cheaper): words in most documents are counted from bitmaps, rare
+    words by word sets; subsets always by word sets."""
+    used = []
+    for name in ("_topic_bitmap_kernel", "_topic_document_kernel"):
+        real = getattr(core, name)
+        monkeypatch.setattr(core, name, lambda *a, _real=real, _name=name: used.append(_name) or _real(*a))
+    rng = np.random.default_rng(7)
+    dense = index_from_token_lists([list(rng.choice(list("abcdefghij"), size=8)) for _ in range(5000)])
+    ids = [dense.word_id(x) for x in "abcdefghij"]
+    core.count_topic_documents(dense, ids, [list(range(10))] * 3)
+    core.count_topic_documents(dense, ids, [list(range(10))] * 3, subsets=True)
+    rare = index_from_token_lists([[f"w{i}", f"w{i + 1}"] for i in range(0, 20000, 2)])
+    ids = [rare.word_id(f"w{i}") for i in range(10)]
+    core.count_topic_documents(rare, ids, [list(range(10))])
+    assert used == ["_topic_bitmap_kernel", "_topic_document_kernel", "_topic_document_kernel"]
+
+
+def test_coherence_scores_equal_from_bitmaps_or_word_sets(monkeypatch):
+    """The choice between the two ways of counting topic by topic does not change a score."""
+    from tealeaves.coherence import coherence
+
+    rng = np.random.default_rng(9)
+    docs = [[f"w{x}" for x in rng.integers(0, 40, size=rng.integers(0, 15))] for _ in range(800)]
+    topics = [[f"w{x}" for x in rng.choice(40, size=8, replace=False)] for _ in range(6)]
+    monkeypatch.setattr(core, "_ESTIMATE_MIN_WORK", 0)  # topic-major even for this small reference
+    for measure in ("npmi", "umass", "uci"):
+        scores = []
+        for cheaper in (True, False):
+            with monkeypatch.context() as patch:
+                patch.setattr(core, "_bitmaps_cheaper", lambda *args, _c=cheaper: _c)
+                scores.append(coherence(topics, docs, measure=measure, window="doc").scores)
+        assert scores[0] == scores[1]
