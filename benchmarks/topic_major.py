@@ -2,11 +2,12 @@
 
 For each reference and topic set it prints the topics' words' postings summed topic by topic
 ("repeated") and over the distinct words, and the median of 3 timed calls (after one untimed) of
-``core.count_topic_documents`` (topic-major, :mod:`tealeaves.coherence._kernels_topics`) and of
-``core.count_documents`` over the topics' distinct pairs (the pair kernels: probes, bitsets and the
-unit-major kernel of the frequent words), whether the counts are equal, and which one
-``core.topic_major_cheaper`` chooses.  The choice's bound, ``core.TOPIC_MAJOR_MAX_REPEAT``, was set
-from these figures.
+``core.count_topic_documents`` (topic-major, :mod:`tealeaves.coherence._kernels_topics`) by word sets
+and by bitmaps, and of ``core.count_documents`` over the topics' distinct pairs (the pair kernels:
+probes, bitsets and the unit-major kernel of the frequent words), whether the counts are equal, which
+way ``core.topic_major_cheaper`` chooses, and which of the two topic-major ones
+``core._bitmaps_cheaper`` chooses.  The choice's bound, ``core.TOPIC_MAJOR_MAX_REPEAT``, was set from
+these figures (before the bitmaps).
 
 Topic sets: ``80x10 LDA`` (``benchmarks/coherence_scale.py``'s 80 LDA topics of the Reuters stories,
 only with ``--lda``) and ``Nx10``: N topics of 10 distinct words drawn from the reference's 5,000
@@ -68,13 +69,23 @@ def compare(index, name: str, topics) -> None:
     ptr = index.arrays["word_ptr"]
     sizes = (ptr[uniq + 1] - ptr[uniq]).astype(np.int64)
     repeated, distinct = int(sizes[loc[loc >= 0]].sum()), int(sizes.sum())
-    t_topic, (joint, _, _) = median_seconds(lambda: core.count_topic_documents(index, uniq, loc))
+    def topic_major(method):
+        return median_seconds(lambda: core.count_topic_documents(index, uniq, loc, method=method))
+
+    t_sets, (joint, _, _) = topic_major("sets")
+    t_bits, (bits, _, _) = topic_major("bitmaps")
     t_pair, counts = median_seconds(lambda: core.count_documents(index, uniq, pairs))
     chosen = "topic-major" if core.topic_major_cheaper(index, uniq, loc) else "pairs"
+    present = loc >= 0
+    m = present.sum(axis=1)
+    n_docs = int(index.n_documents)
+    way = "bitmaps" if core._bitmaps_cheaper(repeated, distinct, len(uniq), int((m * (m - 1) // 2).sum()),
+                                              n_docs) else "sets"
+    equal = same_counts(index, uniq, loc, pairs, joint, counts) and np.array_equal(joint, bits)
     print(f"{name:>12}  postings {repeated / 1e6:8.1f} M repeated / {distinct / 1e6:7.1f} M distinct "
-          f"(x{repeated / max(distinct, 1):4.1f}), {len(pairs):6,} pairs  topic-major {t_topic:7.3f} s  "
-          f"pair by pair {t_pair:7.3f} s  equal: {same_counts(index, uniq, loc, pairs, joint, counts)}  "
-          f"chosen: {chosen}", flush=True)
+          f"(x{repeated / max(distinct, 1):4.1f}), {len(pairs):6,} pairs  word sets {t_sets:7.3f} s  "
+          f"bitmaps {t_bits:7.3f} s  pair by pair {t_pair:7.3f} s  equal: {equal}  "
+          f"chosen: {chosen} ({way})", flush=True)
 
 
 def main(argv=None) -> int:

@@ -383,7 +383,14 @@ def test_topic_major_cheaper_on_its_bounds(small, monkeypatch):
     monkeypatch.setattr(core, "_ESTIMATE_MIN_WORK", work + 1)
     assert not core.topic_major_cheaper(ix, ids, topics)
     monkeypatch.setattr(core, "_ESTIMATE_MIN_WORK", 0)
-    assert not core.topic_major_cheaper(ix, ids, np.vstack([topics, [[0, 1, 2]]]))  # 7x the distinct words
+    seven = np.vstack([topics, [[0, 1, 2]]])  # 7x the distinct words: topic-major only from bitmaps that
+    bound = core._COST_TOPIC_SETS * core.TOPIC_MAJOR_MAX_REPEAT * int(sizes[:3].sum())  # beat the pairs
+    monkeypatch.setattr(core, "_bitmap_ns", lambda *args: bound)
+    assert not core.topic_major_cheaper(ix, ids, seven)
+    monkeypatch.setattr(core, "_bitmap_ns", lambda *args: bound - 1)
+    assert core.topic_major_cheaper(ix, ids, seven)
+    monkeypatch.setattr(core, "topic_bitmap_block", lambda *args: None)  # but do not fit the budget
+    assert not core.topic_major_cheaper(ix, ids, seven)
     full = topic_major_bytes(3)
     assert core.topic_major_cheaper(ix, ids, topics, memory=full)
     assert not core.topic_major_cheaper(ix, ids, topics, memory=full - 1)

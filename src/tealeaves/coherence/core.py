@@ -55,7 +55,10 @@ Topic by topic, documents
     (:mod:`tealeaves.coherence._kernels_topics`).  Its work is the sum over
     topics of their words' postings, where the pair kernels count each distinct
     pair once; :func:`topic_major_cheaper` chooses.  Word sets of documents are
-    counted this way.
+    counted this way.  Pairs alone may instead be counted from bitmaps: per
+    block of documents a bitmap of each distinct word, and each pair of each
+    topic the population count of an AND (``documents / 64`` words a pair,
+    cheaper for frequent words; :func:`_bitmaps_cheaper` chooses).
 
 Topic by topic, windows
     ``count_topic_windows`` does the same for windows from the window intervals:
@@ -932,7 +935,11 @@ def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | st
     when ``memory`` holds its tables (:func:`~tealeaves.coherence._blocked.topic_major_bytes`), and
     when those postings reach :data:`_ESTIMATE_MIN_WORK`: below it either way takes milliseconds, and
     a small job's first call need not compile the topic-major kernel too (1.3 s of CPU: a first
-    ``coherence`` call on the Reuters stories took 3.9 s against 2.7 s).
+    ``coherence`` call on the Reuters stories took 3.9 s against 2.7 s).  Past that bound, where the
+    pair kernels took about as long as the word sets (so about ``_COST_TOPIC_SETS x
+    TOPIC_MAJOR_MAX_REPEAT`` ns per distinct posting), topic-major is still chosen when the pairs
+    counted from bitmaps are estimated cheaper than that (:func:`_bitmap_ns`) and fit ``memory``:
+    many topics of frequent words, each pair ``documents / 64`` words of work.
 
     Parameters
     ----------
@@ -956,8 +963,23 @@ def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | st
         return False
     ptr = index.arrays["word_ptr"]
     sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
-    repeated = int(sizes[present].sum())
-    return _ESTIMATE_MIN_WORK <= repeated <= TOPIC_MAJOR_MAX_REPEAT * int(sizes[np.unique(present)].sum())
+    repeated, distinct = int(sizes[present].sum()), int(sizes[np.unique(present)].sum())
+    if repeated < _ESTIMATE_MIN_WORK:
+        return False
+    if repeated <= TOPIC_MAJOR_MAX_REPEAT * distinct:
+        return True
+    # at the bound the pair kernels took as long as the word sets: bitmaps cheaper than that count too
+    n_words, n_pairs, n_docs = len(np.unique(present)), _present_pairs(loc), int(index.n_documents)
+    if _bitmap_ns(distinct, n_words, n_pairs, n_docs) >= _COST_TOPIC_SETS * TOPIC_MAJOR_MAX_REPEAT * distinct:
+        return False
+    parts = parts_for(distinct + n_pairs * -(-n_docs // 64))
+    return topic_bitmap_block(memory, n_words, len(loc), loc.shape[1], parts, n_docs) is not None
+
+
+def _present_pairs(loc: np.ndarray) -> int:
+    """Pairs of present words (``loc >= 0``), summed over the topics (rows)."""
+    m = (loc >= 0).sum(axis=1)
+    return int((m * (m - 1) // 2).sum())
 
 
 def _damaged_postings(index) -> IndexIntegrityError:
@@ -1004,10 +1026,20 @@ def _bitmaps_cheaper(topic_postings: int, word_postings: int, n_words: int, n_pa
         True when the estimate of the bitmaps (:data:`_COST_TOPIC_BITMAPS`) is below that of the sets
         (:data:`_COST_TOPIC_SETS`).
     """
+    return _bitmap_ns(word_postings, n_words, n_pairs, n_docs) < _COST_TOPIC_SETS * topic_postings
+
+
+def _bitmap_ns(word_postings: int, n_words: int, n_pairs: int, n_docs: int) -> float:
+    """Estimated CPU nanoseconds of counting pairs from bitmaps (:data:`_COST_TOPIC_BITMAPS`; the
+    parameters as in :func:`_bitmaps_cheaper`).
+
+    Returns
+    -------
+    float
+        Nanoseconds.
+    """
     per_post, per_row_word, per_pair_word = _COST_TOPIC_BITMAPS
-    words = -(-n_docs // 64)
-    bitmaps = per_post * word_postings + (per_row_word * n_words + per_pair_word * n_pairs) * words
-    return bitmaps < _COST_TOPIC_SETS * topic_postings
+    return per_post * word_postings + (per_row_word * n_words + per_pair_word * n_pairs) * -(-n_docs // 64)
 
 
 def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray, topic_postings: int,
@@ -1019,8 +1051,7 @@ def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray
     local = np.full(loc.shape, -1, dtype=np.int64)
     local[present] = inverse
     n_docs, (n_topics, k) = int(index.n_documents), loc.shape
-    m = present.sum(axis=1)
-    n_pairs = int((m * (m - 1) // 2).sum())
+    n_pairs = _present_pairs(loc)
     w_lo, w_hi = wlo[used], whi[used]
     word_postings = int((w_hi - w_lo).sum())
     if not force and not _bitmaps_cheaper(topic_postings, word_postings, len(used), n_pairs, n_docs):
