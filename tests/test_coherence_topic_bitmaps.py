@@ -218,3 +218,35 @@ def test_coherence_scores_equal_from_bitmaps_or_word_sets(monkeypatch):
                 patch.setattr(core, "_bitmaps_cheaper", lambda *args, _c=cheaper: _c)
                 scores.append(coherence(topics, docs, measure=measure, window="doc").scores)
         assert scores[0] == scores[1]
+
+
+def test_topic_pairs_from_bitmaps_where_the_word_sets_do_not_fit(monkeypatch):
+    """A budget below the word sets' smallest tables but above the bitmaps' need: the default counts
+    from bitmaps, whatever the estimate; below both, the word sets' minimum is named."""
+    from tealeaves.coherence._blocked import topic_bitmap_bytes, topic_major_bytes
+
+    _, _, ix, words, ids = _corpus(11, 300)
+    topics = [list(range(10))]
+    monkeypatch.setattr(core, "_bitmaps_cheaper", lambda *args: False)  # the estimate prefers word sets
+    need_sets, need_bits = topic_major_bytes(10, 64, 1), topic_bitmap_bytes(10, 1, 10, 320, 1)
+    assert need_bits < need_sets
+    expected = core.count_topic_documents(ix, ids, topics, method="sets")[0]
+    assert np.array_equal(core.count_topic_documents(ix, ids, topics, memory=need_sets - 1)[0], expected)
+    with pytest.raises(ParameterError, match="that counting topics of 10 words topic by topic needs"):
+        core.count_topic_documents(ix, ids, topics, memory=max(1024, need_bits - 1))
+
+
+@pytest.mark.parametrize("value, expected", [(True, True), (False, False), (np.True_, True),
+                                             (np.bool_(0), False), (np.array(True), True)])
+def test_check_bool_takes_booleans(value, expected):
+    from tealeaves.validation import check_bool
+
+    assert check_bool(value, "flag") is expected
+
+
+@pytest.mark.parametrize("value", [1, 0, "False", "", None, 1.0, np.array([True]), np.int64(1), [True]])
+def test_check_bool_refuses_what_is_not_a_boolean(value):
+    from tealeaves.validation import check_bool
+
+    with pytest.raises(ParameterError, match="flag must be True or False; got "):
+        check_bool(value, "flag")

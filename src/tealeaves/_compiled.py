@@ -39,10 +39,12 @@ and ``int32`` arrays by ``np.empty`` and :func:`filled` only, and share that com
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
 import threading
+from collections.abc import Iterator
 
 import numba
 import numpy as np
@@ -298,6 +300,33 @@ def filled(n, value):
     for i in range(n):
         out[i] = value
     return out
+
+
+#: Held while a ``parallel=True`` kernel runs on numba's ``workqueue`` threading layer (its fallback where
+#: neither OpenMP nor TBB loads), which aborts the process ("Concurrent access has been detected") when
+#: two Python threads run parallel kernels at once: there they take turns.
+_WORKQUEUE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def parallel_turn() -> Iterator[None]:
+    """Context of one call of a ``parallel=True`` kernel: on the ``workqueue`` layer (or before any
+    parallel kernel has run, when numba has not chosen its layer yet) the calls of concurrent Python
+    threads take turns through :data:`_WORKQUEUE_LOCK`; on OpenMP and TBB they run at once.
+
+    Yields
+    ------
+    None
+    """
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel kernel has run in this process: the layer is chosen at the first
+        layer = None
+    if layer in (None, "workqueue"):
+        with _WORKQUEUE_LOCK:
+            yield
+    else:
+        yield
 
 
 class CompileNotice(event.Listener):

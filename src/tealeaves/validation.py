@@ -196,6 +196,32 @@ def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -
 
 
 @shared_doc
+def check_bool(value: object, name: str) -> bool:
+    """Return ``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's too); otherwise refuse it
+    (a string such as ``"False"`` or an array would otherwise read as true, or as ambiguous).
+
+    Parameters
+    ----------
+    %(check_value)s %(check_name)s
+
+    Returns
+    -------
+    bool
+        ``value``.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a boolean.
+    """
+    dtype = getattr(value, "dtype", None)  # a NumPy boolean scalar (or 0-d array)
+    numpy_bool = getattr(value, "shape", None) == () and getattr(dtype, "kind", "") == "b"
+    if not (isinstance(value, bool) or numpy_bool):
+        raise ParameterError(f"{name} must be True or False; got {_got(value)}")
+    return bool(value)
+
+
+@shared_doc
 def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
     """Return ``value`` if it is one of ``choices``; otherwise list them.
 

@@ -474,8 +474,10 @@ def topic_bitmap_bytes(n_words: int, n_topics: int, k: int, block: int, parts: i
 def topic_bitmap_block(memory, n_words: int, n_topics: int, k: int, parts: int, n_docs: int,
                        required: bool = False) -> int | None:
     """Documents per block of the bitmap count: blocks of one size (a multiple of 64, at most
-    :data:`~tealeaves.coherence._kernels_topics.BITMAP_BLOCK`), a multiple of ``parts`` of them so the
-    parts get equal runs, the fewest whose :func:`topic_bitmap_bytes` fits ``memory``.
+    :data:`~tealeaves.coherence._kernels_topics.BITMAP_BLOCK`), planned a multiple of ``parts`` in
+    number so the parts get equal runs (a reference of fewer than ``64 x parts`` documents has fewer
+    blocks than parts, and a part may get none), the fewest whose :func:`topic_bitmap_bytes` fits
+    ``memory``.
 
     Parameters
     ----------
@@ -508,8 +510,8 @@ def topic_bitmap_block(memory, n_words: int, n_topics: int, k: int, parts: int, 
         if smaller < MIN_BITMAP_BLOCK or smaller == block:
             if required:
                 raise _below(budget, topic_bitmap_bytes(n_words, n_topics, k, block, parts),
-                             f"counting the pairs of {n_topics:,} topics from bitmaps of {n_words:,} words "
-                             "needs")
+                             f"counting the pairs of {n_topics:,} topic{'' if n_topics == 1 else 's'} from "
+                             f"bitmaps of {n_words:,} word{'' if n_words == 1 else 's'} needs")
             return None
         block = smaller
     return block

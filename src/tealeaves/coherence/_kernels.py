@@ -13,7 +13,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from tealeaves import _interrupt
-from tealeaves._compiled import filled, stop_requested
+from tealeaves._compiled import filled, parallel_turn, stop_requested
 
 #: Work (postings or positions visited) below which a kernel runs on one thread: starting the
 #: other threads costs more than they save, most of all on a machine busy with other jobs.
@@ -48,8 +48,10 @@ class ThreadedKernel:
     def __call__(self, work: int, *args):
         parallel = work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1
         # work below PARALLEL_MIN_WORK takes milliseconds: run in place, no thread start
-        return _interrupt.call(self.parallel if parallel else self.serial, *args,
-                               short=work < PARALLEL_MIN_WORK)
+        if not parallel:
+            return _interrupt.call(self.serial, *args, short=work < PARALLEL_MIN_WORK)
+        with parallel_turn():
+            return _interrupt.call(self.parallel, *args)
 
 
 

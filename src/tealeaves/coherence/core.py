@@ -143,7 +143,7 @@ from tealeaves.coherence._pair_tables import topic_joint, topic_pairs, unique_ke
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import EmptyInputError, IndexIntegrityError, ParameterError
 from tealeaves.index.reference import n_windows
-from tealeaves.validation import MAX_WINDOW, check_choice, check_int
+from tealeaves.validation import MAX_WINDOW, check_bool, check_choice, check_int
 
 __all__ = ["COMPAT_MODES", "MAX_FREQUENT", "MAX_SUBSET_WORDS", "CooccurrenceCounts", "count_context",
            "count_crosslingual", "count_documents", "count_subsets", "count_topic_documents",
@@ -1043,9 +1043,13 @@ def _bitmap_ns(word_postings: int, n_words: int, n_pairs: int, n_docs: int) -> f
 
 
 def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray, topic_postings: int,
-                        memory, force: bool) -> np.ndarray | None:
-    """The ``(T, k, k)`` document counts of :func:`count_topic_documents` from bitmaps, or None when they
-    are estimated dearer than the word sets or do not fit ``memory`` (unless ``force``)."""
+                        memory, mode: str) -> np.ndarray | None:
+    """The ``(T, k, k)`` document counts of :func:`count_topic_documents` from bitmaps, or None.
+
+    ``mode``: ``"auto"`` (None when estimated dearer than the word sets, :func:`_bitmaps_cheaper`, or
+    when they do not fit ``memory``), ``"fit"`` (no estimate; None when they do not fit) or ``"force"``
+    (no estimate; a :class:`~tealeaves.errors.ParameterError` naming the minimum when they do not fit).
+    """
     present = loc >= 0
     used, inverse = np.unique(loc[present], return_inverse=True)
     local = np.full(loc.shape, -1, dtype=np.int64)
@@ -1054,11 +1058,11 @@ def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray
     n_pairs = _present_pairs(loc)
     w_lo, w_hi = wlo[used], whi[used]
     word_postings = int((w_hi - w_lo).sum())
-    if not force and not _bitmaps_cheaper(topic_postings, word_postings, len(used), n_pairs, n_docs):
+    if mode == "auto" and not _bitmaps_cheaper(topic_postings, word_postings, len(used), n_pairs, n_docs):
         return None
     work = word_postings + n_pairs * (-(-n_docs // 64))
     parts = parts_for(work)
-    block = topic_bitmap_block(memory, len(used), n_topics, k, parts, n_docs, required=force)
+    block = topic_bitmap_block(memory, len(used), n_topics, k, parts, n_docs, required=mode == "force")
     if block is None:
         return None
     begin, cur = np.empty((parts, len(used)), dtype=np.int64), np.empty((parts, len(used)), dtype=np.int64)
@@ -1140,7 +1144,8 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
         document (a damaged index that was not verified; postings out of order within a block give the
         same counts).
     """
-    check_budget(memory)
+    budget = check_budget(memory)
+    subsets = check_bool(subsets, "subsets")
     if method is not None:
         method = check_choice(method if isinstance(method, str) else repr(method), "method", TOPIC_METHODS)
     if subsets and method == "bitmaps":
@@ -1155,11 +1160,13 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     wlo, whi = ptr[ids].astype(np.int64), ptr[ids + 1].astype(np.int64)
     present = loc >= 0
     work = int((whi - wlo)[loc[present]].sum())
+    parts, k = parts_for(work), loc.shape[1]
     if not subsets and method != "sets":
-        joint = _topic_bitmap_count(index, loc, wlo, whi, work, memory, method == "bitmaps")
+        sets_fit = topic_major_bytes(k, 64, parts) <= budget  # if not, the bitmaps may still fit
+        mode = "force" if method == "bitmaps" else "auto" if sets_fit else "fit"
+        joint = _topic_bitmap_count(index, loc, wlo, whi, work, memory, mode)
         if joint is not None:
             return joint, None, int(index.n_present)
-    parts, k = parts_for(work), loc.shape[1]
     block = topic_block(memory, k, parts)
     joint = np.zeros((len(loc), k, k), dtype=np.int64)
     sets = np.zeros((len(loc) if subsets else 0, 1 << k), dtype=np.int64)

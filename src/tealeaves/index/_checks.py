@@ -152,10 +152,7 @@ def check_header(path: Path, header, size: int, hlen: int) -> None:
     if header["file_size"] != size:
         raise invalid(path, f"is {size} bytes but its header says {header['file_size']}: the file is "
                                "truncated or corrupted")
-    if not 1 <= header["n_present"] <= header["n_documents"]:
-        raise invalid(path, f"holds n_present={header['n_present']} documents in an id space of "
-                               f"n_documents={header['n_documents']} (expected 1 <= n_present "
-                               "<= n_documents)")
+    _check_present_count(path, header)
     specs = header.get("arrays")
     if not isinstance(specs, list) or len(specs) != len(ARRAY_NAMES):
         raise invalid(path, f"lists {len(specs) if isinstance(specs, list) else 'no'} arrays in its "
@@ -304,6 +301,14 @@ def decode_vocabulary(path: Path, arrays: Mapping[str, np.ndarray]) -> Vocabular
 
 
 @shared_doc
+def _check_present_count(path: Path, header: Mapping) -> None:
+    """Refuse a header whose present documents are not from 1 to ``n_documents`` (an index of no
+    document scores nothing, and its checks of lengths would have no values to bound)."""
+    if not 1 <= header["n_present"] <= header["n_documents"]:
+        raise invalid(path, f"holds n_present={header['n_present']} documents in an id space of "
+                            f"n_documents={header['n_documents']} (expected 1 <= n_present <= n_documents)")
+
+
 def check_in_memory(name: str, header: Mapping, arrays: Mapping[str, np.ndarray]) -> None:
     """The checks of a file's open and postings (:func:`check_open`, :func:`check_postings`) for an index
     made in memory from arrays and a header tealeaves did not write itself (``ReferenceIndex(arrays,
@@ -335,6 +340,7 @@ def check_in_memory(name: str, header: Mapping, arrays: Mapping[str, np.ndarray]
             raise invalid(where, f"has {key}={value} in its header but {sizes[key]} in its arrays")
     if len(arrays["doc_lengths"]) != len(arrays["present"]):
         raise invalid(where, "has doc_lengths and present of different lengths")
+    _check_present_count(where, header)
     check_open(where, header, arrays)
     check_postings(where, header, arrays)
 

@@ -36,7 +36,7 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from tealeaves._compiled import next_item, stop_requested
+from tealeaves._compiled import next_item, parallel_turn, stop_requested
 from tealeaves._threads import longest_first
 
 #: The random streams of :func:`estimate`, recorded in signatures (``rng=``): one xoshiro256**
@@ -783,7 +783,7 @@ def on_threads(n_threads: int):
     from tealeaves._threads import numba_threads
 
     def run(*args):
-        with numba_threads(n_threads):
+        with parallel_turn(), numba_threads(n_threads):
             return estimate(*args)
 
     run.__name__ = "estimate"
