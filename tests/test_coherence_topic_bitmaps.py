@@ -1,7 +1,8 @@
 """Topics' pairs counted from bitmaps of blocks of documents (``core.count_topic_documents`` with
-``method="bitmaps"``, :func:`tealeaves.coherence._kernels_topics._topic_bitmap_kernel`): equal to
-enumeration, to the word sets and to the pair kernels, across blocks, parts and threads; a damaged
-index refused; the budget, the method and the choice between the two ways."""
+``method="bitmaps"``, :func:`tealeaves.coherence._kernels_topics._topic_bitmap_kernel`): equal to the
+word sets and to the pair kernels across blocks, parts and threads (and to enumeration on random
+corpora: ``test_coherence_topic_major``'s property test); a damaged index refused; the budget, the
+method and the choice between the two ways."""
 
 from __future__ import annotations
 
@@ -9,30 +10,13 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from tealeaves.coherence import _blocked, _kernels, core
 from tealeaves.coherence._kernels_topics import BITMAP_BLOCK
 from tealeaves.coherence.errors import SettingsError
 from tealeaves.errors import IndexIntegrityError, ParameterError
 from tealeaves.index import index_from_token_lists
-from test_coherence_core import _indexed
-from test_coherence_topic_major import _WORDS, _damaged, _enumerated, _topics
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(docs=st.lists(st.lists(st.sampled_from(_WORDS), max_size=25), min_size=1, max_size=15),
-       rows=st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=6), min_size=1, max_size=4),
-       width=st.integers(1, 6))
-def test_topic_pairs_from_bitmaps_equal_enumeration_on_random_corpora(docs, rows, width):
-    """Absent words (-1), words repeated in a topic and empty documents included."""
-    docs, ix, words, ids, _ = _indexed(docs)
-    topics = _topics([(row * width)[:width] for row in rows], len(words))
-    joint, sets, n_units = core.count_topic_documents(ix, ids, topics, method="bitmaps")
-    assert sets is None and n_units == len(docs)
-    for t, row in enumerate(topics):
-        assert joint[t].tolist() == _enumerated(docs, words, row)[0].tolist()
+from test_coherence_topic_major import _damaged
 
 
 def _corpus(seed: int, n_docs: int, n_words: int = 30, longest: int = 8):

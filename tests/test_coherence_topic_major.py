@@ -42,7 +42,8 @@ def _topics(draw_rows, n_words):
        rows=st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=6), min_size=1, max_size=4),
        width=st.integers(1, 6))
 def test_topic_document_counts_equal_enumeration_on_random_corpora(docs, rows, width):
-    """Absent words (-1), words repeated in a topic and empty documents included."""
+    """Absent words (-1), words repeated in a topic and empty documents included; the pairs also from
+    bitmaps."""
     docs, ix, words, ids, _ = _indexed(docs)
     topics = _topics([(row * width)[:width] for row in rows], len(words))
     joint, sets, n_units = core.count_topic_documents(ix, ids, topics, subsets=True)
@@ -51,6 +52,8 @@ def test_topic_document_counts_equal_enumeration_on_random_corpora(docs, rows, w
         expected_joint, expected_sets = _enumerated(docs, words, row)
         assert joint[t].tolist() == expected_joint.tolist()
         assert sets[t].tolist() == expected_sets.tolist()
+    bits, no_sets, _ = core.count_topic_documents(ix, ids, topics, method="bitmaps")  # pairs from bitmaps
+    assert no_sets is None and np.array_equal(bits, joint)
 
 
 def test_topic_document_counts_equal_the_pair_kernels_across_many_blocks():
