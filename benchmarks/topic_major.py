@@ -76,11 +76,8 @@ def compare(index, name: str, topics) -> None:
     t_bits, (bits, _, _) = topic_major("bitmaps")
     t_pair, counts = median_seconds(lambda: core.count_documents(index, uniq, pairs))
     chosen = "topic-major" if core.topic_major_cheaper(index, uniq, loc) else "pairs"
-    present = loc >= 0
-    m = present.sum(axis=1)
-    n_docs = int(index.n_documents)
-    way = "bitmaps" if core._bitmaps_cheaper(repeated, distinct, len(uniq), int((m * (m - 1) // 2).sum()),
-                                              n_docs) else "sets"
+    way = "bitmaps" if core._bitmaps_cheaper(repeated, distinct, len(uniq), core._present_pairs(loc),
+                                              int(index.n_documents)) else "sets"  # by the estimate alone
     equal = same_counts(index, uniq, loc, pairs, joint, counts) and np.array_equal(joint, bits)
     print(f"{name:>12}  postings {repeated / 1e6:8.1f} M repeated / {distinct / 1e6:7.1f} M distinct "
           f"(x{repeated / max(distinct, 1):4.1f}), {len(pairs):6,} pairs  word sets {t_sets:7.3f} s  "

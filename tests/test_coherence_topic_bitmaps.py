@@ -135,25 +135,6 @@ def test_topic_bitmap_block_fits_the_budget_in_equal_runs_of_blocks():
         topic_bitmap_block(tiny, 619, 80, 10, 2, n_docs, required=True)
 
 
-def test_topic_pairs_fall_back_to_word_sets_under_a_small_budget(monkeypatch):
-    """A budget that holds the word sets' tables but not the bitmaps' pair counts of 400 topics (320 KB):
-    the default counts by word sets (same counts); bitmaps forced name the minimum."""
-    rng, _, ix, words, ids = _corpus(6, 20_000)
-    topics = np.array([rng.choice(len(words), size=10, replace=False) for _ in range(400)])
-    monkeypatch.setattr(core, "_bitmaps_cheaper", lambda *args: True)
-    called = []
-    real = core._topic_bitmap_kernel
-    monkeypatch.setattr(core, "_topic_bitmap_kernel", lambda *a: called.append(1) or real(*a))
-    full = core.count_topic_documents(ix, ids, topics)
-    assert called
-    small = 100 << 10
-    called.clear()
-    assert np.array_equal(core.count_topic_documents(ix, ids, topics, memory=small)[0], full[0])
-    assert not called
-    with pytest.raises(ParameterError, match="pairs of 400 topics from bitmaps of 30 words needs"):
-        core.count_topic_documents(ix, ids, topics, memory=small, method="bitmaps")
-
-
 @pytest.mark.parametrize("method", ["pairs", "", "Bitmaps", 3, None.__class__, np.array(["sets"])],
                          ids=["other word", "empty", "capitalised", "number", "type", "array"])
 def test_topic_document_counts_unknown_method_refused(method):
@@ -195,12 +176,17 @@ def test_coherence_scores_equal_from_bitmaps_or_word_sets(monkeypatch):
     docs = [[f"w{x}" for x in rng.integers(0, 40, size=rng.integers(0, 15))] for _ in range(800)]
     topics = [[f"w{x}" for x in rng.choice(40, size=8, replace=False)] for _ in range(6)]
     monkeypatch.setattr(core, "_ESTIMATE_MIN_WORK", 0)  # topic-major even for this small reference
+    ran = []
+    real = core._topic_bitmap_kernel
+    monkeypatch.setattr(core, "_topic_bitmap_kernel", lambda *a: ran.append(1) or real(*a))
     for measure in ("npmi", "umass", "uci"):
         scores = []
         for cheaper in (True, False):
+            ran.clear()
             with monkeypatch.context() as patch:
                 patch.setattr(core, "_bitmaps_cheaper", lambda *args, _c=cheaper: _c)
                 scores.append(coherence(topics, docs, measure=measure, window="doc").scores)
+            assert bool(ran) == cheaper
         assert scores[0] == scores[1]
 
 
@@ -221,16 +207,29 @@ def test_topic_pairs_from_bitmaps_where_the_word_sets_do_not_fit(monkeypatch):
 
 
 @pytest.mark.parametrize("value, expected", [(True, True), (False, False), (np.True_, True),
-                                             (np.bool_(0), False), (np.array(True), True)])
+                                             (np.bool_(0), False)])
 def test_check_bool_takes_booleans(value, expected):
     from tealeaves.validation import check_bool
 
     assert check_bool(value, "flag") is expected
 
 
-@pytest.mark.parametrize("value", [1, 0, "False", "", None, 1.0, np.array([True]), np.int64(1), [True]])
+@pytest.mark.parametrize("value", [1, 0, "False", "", None, 1.0, np.array([True]), np.array(True),
+                                   np.int64(1), [True]])
 def test_check_bool_refuses_what_is_not_a_boolean(value):
     from tealeaves.validation import check_bool
 
-    with pytest.raises(ParameterError, match="flag must be True or False; got "):
+    with pytest.raises(ParameterError, match="flag must be True or False, got "):
         check_bool(value, "flag")
+
+
+def test_topic_bitmap_block_tries_the_smallest_blocks_a_halving_passes_over():
+    """At 28.2 M documents the halving goes from 7,936 to 3,968 documents; a budget that holds blocks of
+    4,096 (MIN_BITMAP_BLOCK) but not 7,936 gets blocks of 4,096, and the minimum named is theirs."""
+    from tealeaves.coherence._blocked import MIN_BITMAP_BLOCK, topic_bitmap_block, topic_bitmap_bytes
+
+    n_docs, need = 28_231_000, topic_bitmap_bytes(619, 80, 10, MIN_BITMAP_BLOCK, 2)
+    assert topic_bitmap_bytes(619, 80, 10, 7936, 2) > need
+    assert topic_bitmap_block(need, 619, 80, 10, 2, n_docs) == MIN_BITMAP_BLOCK
+    with pytest.raises(ParameterError, match=rf"\({need:,} bytes\) that counting the pairs of 80 topics"):
+        topic_bitmap_block(need - 1, 619, 80, 10, 2, n_docs, required=True)

@@ -69,7 +69,7 @@ def test_topic_document_counts_equal_the_pair_kernels_across_many_blocks():
     words = sorted(ix.vocabulary)
     ids = [ix.word_id(x) for x in words]
     topics = np.array([rng.choice(len(words), size=10, replace=False) for _ in range(12)])
-    joint, _, n_units = core.count_topic_documents(ix, ids, topics)
+    joint, _, n_units = core.count_topic_documents(ix, ids, topics, method="sets")
     pairs = [(a, b) for a, b in itertools.combinations(range(len(words)), 2)]
     for frequent in (0, 30):
         counts = core.count_documents(ix, ids, pairs, frequent=frequent)
@@ -98,10 +98,10 @@ def test_topic_document_counts_do_not_depend_on_the_number_of_threads(subsets, m
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = core.count_topic_documents(ix, ids, topics, subsets=subsets)
+        one = core.count_topic_documents(ix, ids, topics, subsets=subsets, method="sets")
     finally:
         numba.set_num_threads(before)
-    many = core.count_topic_documents(ix, ids, topics, subsets=subsets)
+    many = core.count_topic_documents(ix, ids, topics, subsets=subsets, method="sets")
     assert np.array_equal(one[0], many[0])
     assert (one[1] is None) == (not subsets) and (not subsets or np.array_equal(one[1], many[1]))
 
@@ -128,14 +128,15 @@ def _set(values, at, value):
     return values
 
 
+@pytest.mark.parametrize("method", ["sets", "bitmaps"])
 @pytest.mark.parametrize("change", [lambda p: _set(p, 0, -1), lambda p: _set(p, -1, 10**6)],
                          ids=["negative document", "document past the last"])
-def test_topic_document_counts_of_a_damaged_index_refused(change):
-    """A posting outside the documents gives an error, not counts."""
+def test_topic_document_counts_of_a_damaged_index_refused(change, method):
+    """A posting outside the documents gives an error, not counts, either way."""
     ix = _small_index()
     ids = [ix.word_id(x) for x in "abc"]
     with pytest.raises(IndexIntegrityError, match="out of order"):
-        core.count_topic_documents(_damaged(ix, "a", change), ids, [[0, 1, 2]])
+        core.count_topic_documents(_damaged(ix, "a", change), ids, [[0, 1, 2]], method=method)
 
 
 def test_topic_document_counts_take_postings_in_any_order_within_a_block():

@@ -314,6 +314,10 @@ def parallel_turn() -> Iterator[None]:
     parallel kernel has run, when numba has not chosen its layer yet) the calls of concurrent Python
     threads take turns through :data:`_WORKQUEUE_LOCK`; on OpenMP and TBB they run at once.
 
+    Take it once per kernel call, around the call and nothing else: the lock is not reentrant, so a
+    call inside the context that took it again would wait for itself (a compiled kernel cannot call
+    back into Python, so a kernel's own work never does).
+
     Yields
     ------
     None

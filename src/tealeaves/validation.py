@@ -197,8 +197,9 @@ def check_count_or_share(value: object, name: str, *, allow_str: bool = False) -
 
 @shared_doc
 def check_bool(value: object, name: str) -> bool:
-    """Return ``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's too); otherwise refuse it
-    (a string such as ``"False"`` or an array would otherwise read as true, or as ambiguous).
+    """Return ``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's boolean scalars too); otherwise
+    refuse it (a string such as ``"False"``, ``0`` or an array would otherwise read as true, false or
+    ambiguous).
 
     Parameters
     ----------
@@ -214,10 +215,9 @@ def check_bool(value: object, name: str) -> bool:
     ParameterError
         If ``value`` is not a boolean.
     """
-    dtype = getattr(value, "dtype", None)  # a NumPy boolean scalar (or 0-d array)
-    numpy_bool = getattr(value, "shape", None) == () and getattr(dtype, "kind", "") == "b"
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
     if not (isinstance(value, bool) or numpy_bool):
-        raise ParameterError(f"{name} must be True or False; got {_got(value)}")
+        raise ParameterError(f"{name} must be True or False, got {_got(value)}")
     return bool(value)
 
 

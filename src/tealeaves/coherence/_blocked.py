@@ -475,9 +475,10 @@ def topic_bitmap_block(memory, n_words: int, n_topics: int, k: int, parts: int, 
                        required: bool = False) -> int | None:
     """Documents per block of the bitmap count: blocks of one size (a multiple of 64, at most
     :data:`~tealeaves.coherence._kernels_topics.BITMAP_BLOCK`), planned a multiple of ``parts`` in
-    number so the parts get equal runs (a reference of fewer than ``64 x parts`` documents has fewer
-    blocks than parts, and a part may get none), the fewest whose :func:`topic_bitmap_bytes` fits
-    ``memory``.
+    number so the parts get about equal runs (rounding the block up to 64 documents may leave fewer
+    blocks, and on a small reference fewer blocks than parts: a part may get none), the fewest whose
+    :func:`topic_bitmap_bytes` fits ``memory``; failing those, blocks of :data:`MIN_BITMAP_BLOCK`
+    documents.
 
     Parameters
     ----------
@@ -493,13 +494,13 @@ def topic_bitmap_block(memory, n_words: int, n_topics: int, k: int, parts: int, 
     Returns
     -------
     int or None
-        Documents per block; None when not even blocks of :data:`MIN_BITMAP_BLOCK` documents fit.
+        Documents per block; None when not even blocks of :data:`MIN_BITMAP_BLOCK` documents (or the
+        reference's, if fewer) fit.
 
     Raises
     ------
     ParameterError
-        With ``required``, when not even blocks of :data:`MIN_BITMAP_BLOCK` documents fit, naming the
-        bytes they need.
+        With ``required``, when not even those fit, naming the bytes they need.
     """
     budget = check_budget(memory)
     n_blocks = parts * max(1, -(-n_docs // (BITMAP_BLOCK * parts)))
@@ -507,7 +508,9 @@ def topic_bitmap_block(memory, n_words: int, n_topics: int, k: int, parts: int, 
     while topic_bitmap_bytes(n_words, n_topics, k, block, parts) > budget:
         n_blocks *= 2
         smaller = 64 * max(1, -(-n_docs // (64 * n_blocks)))
-        if smaller < MIN_BITMAP_BLOCK or smaller == block:
+        if smaller < MIN_BITMAP_BLOCK:  # the smallest blocks last (a step may have passed over them)
+            smaller = MIN_BITMAP_BLOCK
+        if smaller >= block:
             if required:
                 raise _below(budget, topic_bitmap_bytes(n_words, n_topics, k, block, parts),
                              f"counting the pairs of {n_topics:,} topic{'' if n_topics == 1 else 's'} from "

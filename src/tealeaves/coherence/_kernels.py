@@ -29,7 +29,9 @@ class ThreadedKernel:
     function's last parameter is the stop flag: the call goes through
     :func:`tealeaves._interrupt.call`, which passes it, so Ctrl-C stops the kernel at its next check
     (each ``prange`` iteration reads the flag between rows of its work); work below
-    :data:`PARALLEL_MIN_WORK` (milliseconds) runs in the calling thread.
+    :data:`PARALLEL_MIN_WORK` (milliseconds) runs in the calling thread.  A parallel call is made
+    within :func:`tealeaves._compiled.parallel_turn` (concurrent Python threads take turns on numba's
+    ``workqueue`` layer, which would otherwise abort).
 
     Parameters
     ----------

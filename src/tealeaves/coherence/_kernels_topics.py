@@ -281,14 +281,17 @@ BITMAP_CHUNK = 1024
 
 
 @numba.njit(cache=True, nogil=True)
-def _word_bitmaps(b0, b1, wlo, whi, docs, cur, bits, single):
+def _word_bitmaps(b0, b1, wlo, whi, docs, cur, bits, single, stop):
     """Row ``i`` of ``bits``: the bitmap of word ``i``'s documents among ``b0 .. b1 - 1`` (bit ``d & 63``
     of word ``d >> 6``, ``d`` counted from ``b0``; zeroed first), from its postings ``docs[cur[i]:whi[i]]``
     up to the first at or past ``b1``, which ``cur[i]`` moves to; adds each row's documents to
-    ``single[i]``.  False when a posting lies before ``b0`` (postings out of order: a damaged index)."""
+    ``single[i]``.  False when a posting lies before ``b0`` (postings out of order: a damaged index).
+    Returns early, unfinished, once the stop flag ``stop`` is set (read per word)."""
     n_words = (b1 - b0 + 63) >> 6
     ok = True
     for i in range(len(wlo)):
+        if stop_requested(stop):
+            break
         row = bits[i]
         for x in range(n_words):
             row[x] = 0
@@ -353,7 +356,7 @@ def _topic_bitmap_kernel(topic_loc, wlo, whi, docs, n_docs, block, begin, cur, b
     document (a binary search; ``wlo`` for part 0), and leaves ``cur[p, i]`` at the first at or past its
     last block's end.  On a sound index ``cur[p] == begin[p + 1]`` and ``cur[P - 1] == whi``: the
     caller checks that, and with ``damaged[p]`` (a posting before its block), that each posting was
-    read once, in its own block.
+    read once, in its own block.  The stop flag is read per block, per word of a block and per topic.
 
     Adds to ``pairs[p, t, a, b]`` (``a < b``; zero on entry) part ``p``'s documents holding words ``a``
     and ``b`` of topic ``t``, and to ``single[p, i]`` its documents holding word ``i``.
@@ -372,7 +375,7 @@ def _topic_bitmap_kernel(topic_loc, wlo, whi, docs, n_docs, block, begin, cur, b
                 break
             b0 = blk * block
             b1 = min(b0 + block, n_docs)
-            if not _word_bitmaps(b0, b1, wlo, whi, docs, c, bits[part], single[part]):
+            if not _word_bitmaps(b0, b1, wlo, whi, docs, c, bits[part], single[part], stop):
                 damaged[part] = True
             for t in range(len(topic_loc)):
                 if stop_requested(stop):

@@ -972,8 +972,20 @@ def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | st
     n_words, n_pairs, n_docs = len(np.unique(present)), _present_pairs(loc), int(index.n_documents)
     if _bitmap_ns(distinct, n_words, n_pairs, n_docs) >= _COST_TOPIC_SETS * TOPIC_MAJOR_MAX_REPEAT * distinct:
         return False
-    parts = parts_for(distinct + n_pairs * -(-n_docs // 64))
+    parts = parts_for(_bitmap_work(distinct, n_words, n_pairs, n_docs))
     return topic_bitmap_block(memory, n_words, len(loc), loc.shape[1], parts, n_docs) is not None
+
+
+def _bitmap_work(word_postings: int, n_words: int, n_pairs: int, n_docs: int) -> int:
+    """The work of counting pairs from bitmaps, for :func:`parts_for`: each distinct word's postings,
+    and ``documents / 64`` words for each word's bitmap (zeroed, counted) and each pair (ANDed).
+
+    Returns
+    -------
+    int
+        Units of work (postings and 64-document words).
+    """
+    return word_postings + (n_words + n_pairs) * -(-n_docs // 64)
 
 
 def _present_pairs(loc: np.ndarray) -> int:
@@ -1060,7 +1072,7 @@ def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray
     word_postings = int((w_hi - w_lo).sum())
     if mode == "auto" and not _bitmaps_cheaper(topic_postings, word_postings, len(used), n_pairs, n_docs):
         return None
-    work = word_postings + n_pairs * (-(-n_docs // 64))
+    work = _bitmap_work(word_postings, len(used), n_pairs, n_docs)
     parts = parts_for(work)
     block = topic_bitmap_block(memory, len(used), n_topics, k, parts, n_docs, required=mode == "force")
     if block is None:
@@ -1073,9 +1085,11 @@ def _topic_bitmap_count(index, loc: np.ndarray, wlo: np.ndarray, whi: np.ndarray
                          np.empty((parts, len(used), block // 64), dtype=np.uint64), single, pairs, damaged)
     if damaged.any() or (cur[:-1] != begin[1:]).any() or (cur[-1] != w_hi).any():
         raise _damaged_postings(index)
-    joint = pairs[0]  # the parts summed in place: no second array of the counts' size
+    joint = pairs[0]  # the parts summed in place, then copied out (the returned array holds one)
     for part in pairs[1:]:
         joint += part
+    if parts > 1:
+        joint = joint.copy()
     upper, lower = np.triu_indices(k, 1)
     joint[:, lower, upper] = joint[:, upper, lower]
     t, a = np.nonzero(present)
@@ -1118,7 +1132,8 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
         less with blocks of fewer documents, down to 64); bitmaps are used only when theirs fit.
     method : {"sets", "bitmaps"}, optional
         Force one way.  Default: ``"sets"`` with ``subsets``, else whichever
-        :func:`_bitmaps_cheaper` estimates cheaper.
+        :func:`_bitmaps_cheaper` estimates cheaper, and the bitmaps when the word sets' smallest
+        tables do not fit ``memory`` but the bitmaps do.
 
     Returns
     -------
@@ -1137,8 +1152,9 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
         When a topic has more than ``TOPIC_MAX_WORDS`` positions, a word id is not the index's, or
         ``method="bitmaps"`` is asked with ``subsets``.
     ParameterError
-        When ``method`` is not one of the two, or ``method="bitmaps"`` is forced and ``memory`` cannot
-        hold bitmaps of :data:`~tealeaves.coherence._blocked.MIN_BITMAP_BLOCK` documents.
+        When ``method`` is not one of the two, ``subsets`` is not a boolean, or ``method="bitmaps"``
+        is forced and ``memory`` cannot hold bitmaps of
+        :data:`~tealeaves.coherence._blocked.MIN_BITMAP_BLOCK` documents.
     IndexIntegrityError
         When a posting read lies before the block of documents being counted or past the last
         document (a damaged index that was not verified; postings out of order within a block give the
@@ -1146,8 +1162,11 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     """
     budget = check_budget(memory)
     subsets = check_bool(subsets, "subsets")
+    if method is not None and not isinstance(method, str):
+        raise ParameterError(f"method must be one of {', '.join(TOPIC_METHODS)}, got {method!r} "
+                             f"({type(method).__name__})")
     if method is not None:
-        method = check_choice(method if isinstance(method, str) else repr(method), "method", TOPIC_METHODS)
+        method = check_choice(method, "method", TOPIC_METHODS)
     if subsets and method == "bitmaps":
         raise SettingsError("method='bitmaps' counts pairs of words only, not the sets subsets=True asks",
                             fix="leave method unset, or use method='sets'")

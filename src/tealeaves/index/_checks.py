@@ -300,7 +300,6 @@ def decode_vocabulary(path: Path, arrays: Mapping[str, np.ndarray]) -> Vocabular
         raise invalid(path, f"has a repeated word ({exc})") from None
 
 
-@shared_doc
 def _check_present_count(path: Path, header: Mapping) -> None:
     """Refuse a header whose present documents are not from 1 to ``n_documents`` (an index of no
     document scores nothing, and its checks of lengths would have no values to bound)."""
@@ -309,6 +308,7 @@ def _check_present_count(path: Path, header: Mapping) -> None:
                             f"n_documents={header['n_documents']} (expected 1 <= n_present <= n_documents)")
 
 
+@shared_doc
 def check_in_memory(name: str, header: Mapping, arrays: Mapping[str, np.ndarray]) -> None:
     """The checks of a file's open and postings (:func:`check_open`, :func:`check_postings`) for an index
     made in memory from arrays and a header tealeaves did not write itself (``ReferenceIndex(arrays,

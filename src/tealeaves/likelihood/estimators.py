@@ -53,7 +53,7 @@ from tealeaves.likelihood.params import PARAMS as COUNTS
 from tealeaves.models._fit import describe
 from tealeaves.models.base import check_alpha, check_topic_word
 from tealeaves.signature import Signature
-from tealeaves.validation import check_int
+from tealeaves.validation import check_bool, check_int
 
 #: Estimators of the whole-document likelihood, by CLI name.
 METHODS = ("left-to-right", "is", "hm", "ais", "chib")
@@ -183,10 +183,9 @@ def _check_count(name: str, value: object) -> int:
 
 
 def _check_flag(name: str, value: object) -> bool:
-    """A switch: exactly ``True`` or ``False`` (``"no"`` or ``0`` would silently mean something else)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
-    return bool(value)
+    """A switch: exactly ``True`` or ``False`` (:func:`tealeaves.validation.check_bool`; the name first, as
+    :func:`_check_count` takes it)."""
+    return check_bool(value, name)
 
 
 def check_sampler_seed(seed: object) -> int | None:
