@@ -168,44 +168,6 @@ def test_topic_document_counts_choose_bitmaps_for_frequent_words(monkeypatch):
     assert used == ["_topic_bitmap_kernel", "_topic_document_kernel", "_topic_document_kernel"]
 
 
-def test_coherence_scores_equal_from_bitmaps_or_word_sets(monkeypatch):
-    """The choice between the two ways of counting topic by topic does not change a score."""
-    from tealeaves.coherence import coherence
-
-    rng = np.random.default_rng(9)
-    docs = [[f"w{x}" for x in rng.integers(0, 40, size=rng.integers(0, 15))] for _ in range(800)]
-    topics = [[f"w{x}" for x in rng.choice(40, size=8, replace=False)] for _ in range(6)]
-    monkeypatch.setattr(core, "_ESTIMATE_MIN_WORK", 0)  # topic-major even for this small reference
-    ran = []
-    real = core._topic_bitmap_kernel
-    monkeypatch.setattr(core, "_topic_bitmap_kernel", lambda *a: ran.append(1) or real(*a))
-    for measure in ("npmi", "umass", "uci"):
-        scores = []
-        for cheaper in (True, False):
-            ran.clear()
-            with monkeypatch.context() as patch:
-                patch.setattr(core, "_bitmaps_cheaper", lambda *args, _c=cheaper: _c)
-                scores.append(coherence(topics, docs, measure=measure, window="doc").scores)
-            assert bool(ran) == cheaper
-        assert scores[0] == scores[1]
-
-
-def test_topic_pairs_from_bitmaps_where_the_word_sets_do_not_fit(monkeypatch):
-    """A budget below the word sets' smallest tables but above the bitmaps' need: the default counts
-    from bitmaps, whatever the estimate; below both, the word sets' minimum is named."""
-    from tealeaves.coherence._blocked import topic_bitmap_bytes, topic_major_bytes
-
-    _, _, ix, words, ids = _corpus(11, 300)
-    topics = [list(range(10))]
-    monkeypatch.setattr(core, "_bitmaps_cheaper", lambda *args: False)  # the estimate prefers word sets
-    need_sets, need_bits = topic_major_bytes(10, 64, 1), topic_bitmap_bytes(10, 1, 10, 320, 1)
-    assert need_bits < need_sets
-    expected = core.count_topic_documents(ix, ids, topics, method="sets")[0]
-    assert np.array_equal(core.count_topic_documents(ix, ids, topics, memory=need_sets - 1)[0], expected)
-    with pytest.raises(ParameterError, match="that counting topics of 10 words topic by topic needs"):
-        core.count_topic_documents(ix, ids, topics, memory=max(1024, need_bits - 1))
-
-
 @pytest.mark.parametrize("value, expected", [(True, True), (False, False), (np.True_, True),
                                              (np.bool_(0), False)])
 def test_check_bool_takes_booleans(value, expected):

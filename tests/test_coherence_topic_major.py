@@ -190,20 +190,25 @@ def test_topic_document_counts_budget_below_the_minimum_named():
                                    method="sets")
 
 
-def test_coherence_scores_equal_topic_major_or_pair_by_pair(monkeypatch):
-    """The measure's choice of counting (core.topic_major_cheaper) does not change a score."""
+@pytest.mark.parametrize("bitmaps", [True, False])
+def test_coherence_scores_equal_topic_major_or_pair_by_pair(bitmaps, monkeypatch):
+    """The measure's choice of counting (core.topic_major_cheaper; topic by topic, the word sets or the
+    bitmaps, core._bitmaps_cheaper) does not change a score."""
     from tealeaves.coherence import coherence
 
     rng = np.random.default_rng(9)
     docs = [[f"w{x}" for x in rng.integers(0, 40, size=rng.integers(0, 15))] for _ in range(800)]
     topics = [[f"w{x}" for x in rng.choice(40, size=8, replace=False)] for _ in range(6)]
     monkeypatch.setattr(core, "_ESTIMATE_MIN_WORK", 0)  # topic-major even for this small reference
+    monkeypatch.setattr(core, "_bitmaps_cheaper", lambda *args: bitmaps)
     used = []
-    real = core.count_topic_documents
-    monkeypatch.setattr(core, "count_topic_documents", lambda *a, **k: used.append(1) or real(*a, **k))
+    for name in ("_topic_bitmap_kernel", "_topic_document_kernel"):
+        real = getattr(core, name)
+        monkeypatch.setattr(core, name, lambda *a, _real=real, _name=name: used.append(_name) or _real(*a))
     for measure in ("npmi", "umass", "uci"):
+        used.clear()
         chosen = coherence(topics, docs, measure=measure, window="doc").scores
-        assert used, "the topics share few words: counted topic by topic"
+        assert used == ["_topic_bitmap_kernel" if bitmaps else "_topic_document_kernel"], used
         with monkeypatch.context() as patch:
             patch.setattr(core, "topic_major_cheaper", lambda *args: False)
             pairwise = coherence(topics, docs, measure=measure, window="doc").scores

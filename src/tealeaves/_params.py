@@ -31,6 +31,7 @@ from typing import Any
 from tealeaves._docs import shared_doc
 from tealeaves.errors import ParameterError, naming  # noqa: F401 -- naming: its home was here
 from tealeaves.validation import (
+    check_bool,
     check_choice,
     check_count_or_share,
     check_float,
@@ -152,9 +153,7 @@ class Param:
         if self.kind == "path":
             return check_path(value, n)
         if self.kind == "bool":
-            if not isinstance(value, bool):
-                raise ParameterError(f"{n} must be True or False, got {value!r}")
-            return value
+            return check_bool(value, n)
         if not isinstance(value, str) or not value:
             raise ParameterError(f"{n} must be a non-empty string, got {value!r}")
         return value

@@ -171,7 +171,9 @@ def longest_first(sizes) -> np.ndarray:
     Threads that take the next piece as they finish end together when the largest pieces go first
     (Graham's 1969 longest-processing-time-first rule); started last, a long piece leaves one thread
     working alone at the end (the held-out estimators' documents, whose cost grows with their
-    length, quadratically for left-to-right).
+    length, quadratically for left-to-right).  The coherence kernels take their words in this order
+    too (:func:`tealeaves.coherence._kernels.dense_slots`).  Sorted by NumPy, so no kernel compiles a
+    sort (numba's argsort alone takes seconds to compile on first use).
 
     Parameters
     ----------
@@ -185,4 +187,7 @@ def longest_first(sizes) -> np.ndarray:
     """
     import numpy
 
-    return numpy.argsort(-numpy.asarray(sizes), kind="stable").astype(numpy.int64)
+    values = numpy.asarray(sizes)
+    if values.dtype.kind != "f":
+        values = values.astype(numpy.int64)  # unsigned sizes would wrap when negated
+    return numpy.argsort(-values, kind="stable").astype(numpy.int64, copy=False)

@@ -14,6 +14,7 @@ from numba.extending import intrinsic
 
 from tealeaves import _interrupt
 from tealeaves._compiled import filled, parallel_turn, stop_requested
+from tealeaves._threads import longest_first
 
 #: Work (postings or positions visited) below which a kernel runs on one thread: starting the
 #: other threads costs more than they save, most of all on a machine busy with other jobs.
@@ -140,29 +141,12 @@ def _has_bit(bits, d):
     return (bits[d >> 6] >> np.uint64(d & 63)) & np.uint64(1) != 0
 
 
-def longest_first(sizes: np.ndarray) -> np.ndarray:
-    """Positions of ``sizes`` from the largest to the smallest (ties in order): which words of a
-    side :func:`dense_slots` gives bitsets.  Sorted by NumPy, so no kernel compiles a sort
-    (numba's argsort alone takes seconds to compile on first use).
-
-    Parameters
-    ----------
-    sizes : numpy.ndarray
-        Postings of each word.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``int64`` positions, longest first.
-    """
-    return np.argsort(-np.asarray(sizes, dtype=np.int64), kind="stable")
-
-
 def anchor_order(left_sizes: np.ndarray, right_sizes: np.ndarray, pairs: np.ndarray,
                  n_left: int) -> np.ndarray:
     """The pairs grouped by their anchor, the longer side (the left word ``i``, else the right word
-    ``j``, keyed ``n_left + j``), as the pair kernels visit them (see :func:`longest_first` for why
-    NumPy sorts; its sort of 870,000 keys also took 18 ms of CPU against 85 ms for numba's).
+    ``j``, keyed ``n_left + j``), as the pair kernels visit them (sorted by NumPy, as
+    :func:`tealeaves._threads.longest_first` says why; its sort of 870,000 keys also took 18 ms of CPU
+    against 85 ms for numba's).
 
     Parameters
     ----------
@@ -223,7 +207,8 @@ _DENSE_BYTES = 128 << 20
 def dense_slots(sizes: np.ndarray, n_space: int, dense_bytes: int) -> np.ndarray:
     """Bitset slot of each word of a side (``-1``: probed instead): the words with more than
     ``n_space / 512`` postings, at most the longest that fit ``dense_bytes`` of bitsets of ``n_space``
-    bits (but at least 64), slots ``0, 1, ...`` from the longest (:func:`longest_first`).
+    bits (but at least 64), slots ``0, 1, ...`` from the longest
+    (:func:`tealeaves._threads.longest_first`).
 
     Parameters
     ----------

@@ -28,7 +28,7 @@ from tealeaves.corpus import Corpus, Vocabulary
 from tealeaves.errors import InvalidModelError, ParameterError, UnsupportedModelError
 from tealeaves.models._fit import check_transform_input
 from tealeaves.models.base import FixedTopicModel, check_topic_word
-from tealeaves.validation import check_choice
+from tealeaves.validation import check_bool, check_choice
 
 #: The documented values of ``inference=``.
 INFERENCE_CHOICES = ("tealeaves", "native")
@@ -366,8 +366,7 @@ def from_arrays(topic_word: object, *, vocabulary: object = None, alpha: float |
         If the matrix is not a non-empty numeric 2-d array, a row is not a
         distribution (``probabilistic=True``) or the vocabulary does not fit it.
     """
-    if not isinstance(probabilistic, bool):
-        raise ParameterError(f"probabilistic must be True or False, got {probabilistic!r}")
+    probabilistic = check_bool(probabilistic, "probabilistic")
     if hasattr(topic_word, "toarray"):
         topic_word = topic_word.toarray()
     try:
