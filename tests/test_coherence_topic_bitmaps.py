@@ -195,3 +195,13 @@ def test_topic_bitmap_block_tries_the_smallest_blocks_a_halving_passes_over():
     assert topic_bitmap_block(need, 619, 80, 10, 2, n_docs) == MIN_BITMAP_BLOCK
     with pytest.raises(ParameterError, match=rf"\({need:,} bytes\) that counting the pairs of 80 topics"):
         topic_bitmap_block(need - 1, 619, 80, 10, 2, n_docs, required=True)
+
+
+@pytest.mark.parametrize("value", [np.array(["sets"]), np.array(["sets", "bitmaps"]), ["sets"], b"sets", 3])
+def test_check_choice_refuses_arrays_and_other_types(value):
+    """A one-element array equal to a choice used to pass (NumPy compares element by element), and a
+    longer one raised NumPy's ambiguous-truth error; both are refused with the choices listed."""
+    from tealeaves.validation import check_choice
+
+    with pytest.raises(ParameterError, match="method must be one of sets, bitmaps; got "):
+        check_choice(value, "method", ("sets", "bitmaps"))

@@ -22,7 +22,7 @@ import math
 import numbers
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
 from tealeaves._docs import shared_doc
@@ -239,9 +239,10 @@ def check_choice(value: object, name: str, choices: Sequence[T]) -> T:
     Raises
     ------
     ParameterError
-        Listing the choices, if ``value`` is not one of them.
+        Listing the choices, if ``value`` is not one of them (an array among them: NumPy would compare it
+        element by element, and a one-element array equal to a choice would pass).
     """
-    if value not in choices:
+    if not isinstance(value, Hashable) or value not in choices:
         raise ParameterError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
     return value  # type: ignore[return-value]
 

@@ -963,13 +963,14 @@ def topic_major_cheaper(index, word_ids: Sequence[int], topics, memory: int | st
         return False
     ptr = index.arrays["word_ptr"]
     sizes = (ptr[ids + 1] - ptr[ids]).astype(np.int64)
-    repeated, distinct = int(sizes[present].sum()), int(sizes[np.unique(present)].sum())
+    words = np.unique(present)
+    repeated, distinct = int(sizes[present].sum()), int(sizes[words].sum())
     if repeated < _ESTIMATE_MIN_WORK:
         return False
     if repeated <= TOPIC_MAJOR_MAX_REPEAT * distinct:
         return True
     # at the bound the pair kernels took as long as the word sets: bitmaps cheaper than that count too
-    n_words, n_pairs, n_docs = len(np.unique(present)), _present_pairs(loc), int(index.n_documents)
+    n_words, n_pairs, n_docs = len(words), _present_pairs(loc), int(index.n_documents)
     if _bitmap_ns(distinct, n_words, n_pairs, n_docs) >= _COST_TOPIC_SETS * TOPIC_MAJOR_MAX_REPEAT * distinct:
         return False
     parts = parts_for(_bitmap_work(distinct, n_words, n_pairs, n_docs))
@@ -1162,9 +1163,6 @@ def count_topic_documents(index, word_ids: Sequence[int], topics, subsets: bool 
     """
     budget = check_budget(memory)
     subsets = check_bool(subsets, "subsets")
-    if method is not None and not isinstance(method, str):
-        raise ParameterError(f"method must be one of {', '.join(TOPIC_METHODS)}, got {method!r} "
-                             f"({type(method).__name__})")
     if method is not None:
         method = check_choice(method, "method", TOPIC_METHODS)
     if subsets and method == "bitmaps":
