@@ -487,6 +487,47 @@ def test_interrupts_topic_pairs_from_bitmaps(workdir, delay):
     assert took < STOP_WITHIN, took
 
 
+#: ``find_words`` over 1 GiB of words (a thousand of 1 MiB): the table of a vocabulary seconds long to hash.
+FIND_WORDS_SCRIPT = BITMAP_SCRIPT.split("from tealeaves.coherence import core")[0] + r"""
+from tealeaves.index.wordtable import find_words
+
+blob = np.full(1 << 30, 97, dtype=np.uint8)
+offsets = np.arange(0, len(blob) + 1, 1 << 20, dtype=np.int64)
+try:
+    find_words(blob, offsets, ["b", "a" * 10])
+except KeyboardInterrupt:
+    sys.exit(130)
+print("finished")
+"""
+
+
+@pytest.mark.parametrize("delay", delays([0.0, 0.3, 0.8], [0.0, 0.5]))
+def test_interrupts_word_lookup_in_a_word_table(workdir, delay):
+    """SIGINT while ``_find_words`` hashes a word table: ``find_words`` raises KeyboardInterrupt within
+    :data:`STOP_WITHIN` seconds (the kernel reads the stop flag every MiB of words)."""
+    log = workdir / f"kernels-{time.monotonic_ns()}.log"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.Popen([sys.executable, "-c", FIND_WORDS_SCRIPT, str(log)], cwd=workdir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_kernel(proc, log, "_find_words")
+        time.sleep(delay)
+        assert proc.poll() is None, "the lookup ended before the signal: give it more work"
+        sent, sent_at = time.monotonic(), time.time()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", (proc.returncode, out, err)
+    calls = [c for c in _kernel_calls(log) if c[0] == "_find_words"]
+    assert len(calls) == 1 and calls[0][2] >= sent_at, calls  # still running at the signal
+    assert took < STOP_WITHIN, took
+
+
 #: The 50 M-token reference of ``benchmarks/coherence_scale.py`` (git-ignored; built by that script).
 SCALE_50M = REPO / "benchmarks" / "out" / "coherence_scale_50M.tlx"
 

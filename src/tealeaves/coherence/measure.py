@@ -274,14 +274,13 @@ def _extra_fields(spec: MeasureSpec) -> dict[str, object]:
 
 def _word_table(index: ReferenceIndex, topics: list[list[str]]):
     """Local ids (``-1`` = missing) of every topic position and the distinct index ids."""
-    vocab = index.vocabulary.index
     df = index.arrays["word_ptr"]
     k = max(len(t) for t in topics)
     lengths = np.array([len(t) for t in topics])
     distinct: dict[str, int] = {}  # each distinct word's code, in order of first appearance (one hash pass)
     codes = np.fromiter((distinct.setdefault(w, len(distinct)) for t in topics for w in t), dtype=np.int64,
                         count=int(lengths.sum()))
-    found = np.array([vocab.get(w, -1) for w in distinct], dtype=np.int64)  # each distinct word once
+    found = index.word_ids(list(distinct))  # each distinct word once, the vocabulary not decoded
     known = found >= 0
     found[known] = np.where(df[found[known] + 1] > df[found[known]], found[known], -1)  # no postings: missing
     ids = np.full((len(topics), k), -1, dtype=np.int64)
