@@ -29,7 +29,7 @@ from tealeaves import _interrupt
 from tealeaves._compiled import stop_requested
 from tealeaves.errors import EmptyInputError
 from tealeaves.index.format import IndexWriter, read_header
-from tealeaves.index.memory import check_merge_memory
+from tealeaves.index.memory import check_merge_memory, release_freed_memory
 from tealeaves.index.reference import ReferenceIndex, open_unchecked
 from tealeaves.index.wordtable import merge_word_tables, word_table_bytes
 
@@ -120,6 +120,7 @@ def merge_partials(partials: Sequence[Partial], output: str | Path, header: Mapp
                   if spec["name"] == "vocab_blob")  # the partials' words, UTF-8
     if memory is not None:
         check_merge_memory(memory, word_table_bytes(n_pairs, 0, n_bytes))  # before any word table is read
+    release_freed_memory()  # what the chunks freed does not stay beside the word tables
     tables = []
     for k, p in real:
         arrays = open_unchecked(p.path, heads[k]).arrays

@@ -48,6 +48,7 @@ from tealeaves.index.memory import (
     DEFAULT_MEMORY,
     check_memory,
     chunk_tokens_for,
+    release_freed_memory,
 )
 from tealeaves.index.merge import Partial, merge_partials
 from tealeaves.index.workdir import Workdir
@@ -181,6 +182,7 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
             progress.tokens(len(full.tokens))
         partials.append(flush_chunk(full, settings, partial_path(settings, shard_number, len(partials)),
                                sort_words))
+        release_freed_memory()  # the chunk's arrays are freed: their memory leaves the process
 
     tokenise = scan or scan_tokens  # pre-tokenised: one document of tokens per line
     for doc_ids, texts in _batches(_documents(shard, settings, stats, kind)):
