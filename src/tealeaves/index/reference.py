@@ -176,13 +176,22 @@ class ReferenceIndex:
         Raises
         ------
         ParameterError
-            If a word is not a string.
+            If ``words`` is one string or not a sequence, or a word is not a string.
         """
-        words = list(words)
-        for w in words:
+        if isinstance(words, (str, bytes)):  # its characters are no words
+            raise ParameterError(f"words must be a sequence of words; got one string {words[:40]!r}",
+                                 fix="give a list of words, e.g. [word]")
+        try:
+            words = list(words)
+        except TypeError:
+            raise ParameterError(f"words must be a sequence of words; got {type(words).__name__}",
+                                 fix="give a list of words") from None
+        for k, w in enumerate(words):
             if not isinstance(w, str):
                 raise ParameterError(f"words must be strings; got {type(w).__name__} {w!r}",
                                      fix="give the words as str")
+            if type(w) is not str:  # a subclass (numpy.str_...): its characters, whatever it overrides
+                words[k] = str.__str__(w)
         if "vocabulary" in self.__dict__:  # decoded already: its dictionary
             index = self.vocabulary.index
             return np.array([index.get(w, -1) for w in words], dtype=np.int64)
