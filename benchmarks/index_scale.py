@@ -96,8 +96,9 @@ pid = os.fork()
 if pid == 0:
     try:
         os.execvp(sys.argv[2], sys.argv[2:])
-    finally:
-        os._exit(127)
+    except OSError as exc:
+        sys.stderr.write(f"cannot run {sys.argv[2]}: {exc}\n")
+    os._exit(127)
 _, status, usage = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as fh:
     fh.write(f"{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
@@ -477,7 +478,10 @@ def _timed_command(cmd: list[str]) -> dict:
         proc = subprocess.run([sys.executable, "-c", _LAUNCHER, str(report), *cmd], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE)
         secs = time.perf_counter() - t
-        maxrss, code = map(int, report.read_text().split()) if report.exists() else (0, proc.returncode)
+        if not report.exists():
+            raise SystemExit(f"the launcher of {cmd[:3]} ended with {proc.returncode} and no report:\n"
+                             f"{proc.stderr.decode(errors='replace')[-2000:]}")
+        maxrss, code = map(int, report.read_text().split())
     return {"seconds": secs, "code": code, "rss_mib": maxrss / 1024,
             "stderr": proc.stderr.decode(errors="replace")[-2000:]}
 

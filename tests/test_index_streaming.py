@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -438,7 +439,8 @@ print(freed, anon())
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator and /proc")
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+                    reason="glibc's allocator and /proc")
 def test_release_freed_memory_gives_back_the_heap_a_chunk_freed():
     """The memory a build's chunk frees inside glibc's heap stays in the process until it is trimmed:
     512 MiB of freed 16 MiB blocks held between live ones leave with ``release_freed_memory``."""

@@ -160,7 +160,11 @@ def check_header(path: Path, header, size: int, hlen: int) -> None:
     end = PREFIX.size + hlen
     for spec, name in zip(specs, ARRAY_NAMES):
         end = _check_spec(path, spec, name, end, size)
-    lengths = {spec["name"]: spec["shape"][0] for spec in specs}
+    _check_lengths(path, header, {spec["name"]: spec["shape"][0] for spec in specs})
+
+
+def _check_lengths(path: Path, header: Mapping, lengths: Mapping[str, int]) -> None:
+    """Each array's length (``lengths``) is the one the header's counts imply."""
     expected = {"vocab_offsets": header["n_words"] + 1, "word_ptr": header["n_words"] + 1,
                 "doc_lengths": header["n_documents"], "present": header["n_documents"],
                 "pos_ptr": lengths["post_docs"] + 1, "docid_offsets": header["n_present"] + 1}
@@ -338,8 +342,7 @@ def check_in_memory(name: str, header: Mapping, arrays: Mapping[str, np.ndarray]
             raise invalid(where, f"has {key}={value!r} in its header (expected a whole number from 0)")
         if key in sizes and value != sizes[key]:
             raise invalid(where, f"has {key}={value} in its header but {sizes[key]} in its arrays")
-    if len(arrays["doc_lengths"]) != len(arrays["present"]):
-        raise invalid(where, "has doc_lengths and present of different lengths")
+    _check_lengths(where, header, {key: len(arrays[key]) for key in ARRAY_DTYPES})
     _check_present_count(where, header)
     check_open(where, header, arrays)
     check_postings(where, header, arrays)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import platform
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -187,11 +189,15 @@ def check_memory(memory: object, local: bool = True) -> int:
 
 @functools.cache
 def _malloc_trim():
-    """glibc's ``malloc_trim``, or ``None`` where the C library is not glibc (macOS, musl)."""
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
+    """glibc's ``malloc_trim``, or ``None`` where the C library is not glibc (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
         return None
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
 
 
 def release_freed_memory() -> None:
@@ -202,7 +208,7 @@ def release_freed_memory() -> None:
     is freed (up to 32 MiB on 64-bit systems), so after the first chunk most of a chunk's arrays come
     from the heap and stay in the process once freed: the memory a build had at the peak of its
     largest chunk would stay beside the merge's word tables. A build calls this after each chunk and
-    before its merge; each call costs milliseconds.
+    before its merge.
     """
     trim = _malloc_trim()
     if trim is not None:

@@ -182,7 +182,6 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
             progress.tokens(len(full.tokens))
         partials.append(flush_chunk(full, settings, partial_path(settings, shard_number, len(partials)),
                                sort_words))
-        release_freed_memory()  # the chunk's arrays are freed: their memory leaves the process
 
     tokenise = scan or scan_tokens  # pre-tokenised: one document of tokens per line
     for doc_ids, texts in _batches(_documents(shard, settings, stats, kind)):
@@ -195,9 +194,12 @@ def index_shard(shard: str, shard_number: int, settings: BuildSettings, progress
             rest = chunk.split(cut)
             flush(chunk)
             chunk = rest
+            release_freed_memory()  # the flushed chunk is dropped: what it freed leaves the process
         chunk = chunk or Chunk(fixed)
     if chunk.lengths:
         flush(chunk)
+        chunk = None
+        release_freed_memory()
     return ShardResult(partials, stats, manifest_entry(shard), n_tokens)
 
 
