@@ -416,6 +416,7 @@ def test_chunk_is_cut_when_its_word_table_fills_the_budget(tmp_path):
 
 
 RETAINED_SCRIPT = r"""
+import ctypes
 import sys
 from pathlib import Path
 
@@ -428,8 +429,9 @@ def anon():
     return int(Path("/proc/self/status").read_text().split("RssAnon:")[1].split()[0]) >> 10
 
 
-first = np.ones(24 << 17)  # 24 MiB freed: glibc serves later blocks of up to 24 MiB from its heap
-del first
+libc = ctypes.CDLL(None)
+assert libc.mallopt(-3, 32 << 20) == 1  # M_MMAP_THRESHOLD: blocks under 32 MiB from the heap, as
+assert libc.mallopt(-1, 1 << 30) == 1  # once one is freed; M_TRIM_THRESHOLD: free() leaves the top
 pairs = [(np.ones(16 << 17), np.ones(1 << 17)) for _ in range(32)]  # 16 MiB blocks between 1 MiB ones
 kept = [small for _, small in pairs]
 del pairs
