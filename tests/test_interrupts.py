@@ -426,11 +426,9 @@ def test_interrupts_coherence_counting_topic_by_topic(reuters, reuters_files, wo
         interrupt(argv, workdir, after_kernel=delay, kernel=kernel, in_kernel=False)
 
 
-#: Counts, from bitmaps, the pairs of 50,000 topics of 10 of 300 words over 400,000 documents of 12
-#: tokens (about 2 s on two threads), logging each kernel call as :data:`BOOTSTRAP` does; exits 130 on
-#: the interrupt.  No command line reaches this kernel for seconds on a reference CI can build: its work
-#: is ``documents / 64`` per pair, so it needs topics of frequent words by the tens of thousands.
-BITMAP_SCRIPT = r"""
+#: The start of a script that logs each kernel call made through ``_interrupt.call`` as
+#: :data:`BOOTSTRAP` does, for the scripts below (each exits 130 on the interrupt).
+TRACED_CALLS = r"""
 import sys, time
 
 import numpy as np
@@ -451,6 +449,13 @@ def traced(kernel, *args, **kwargs):
 
 
 _interrupt.call = traced
+"""
+
+#: Counts, from bitmaps, the pairs of 50,000 topics of 10 of 300 words over 400,000 documents of 12
+#: tokens (about 2 s on two threads).  No command line reaches this kernel for seconds on a reference CI
+#: can build: its work is ``documents / 64`` per pair, so it needs topics of frequent words by the tens
+#: of thousands.
+BITMAP_SCRIPT = TRACED_CALLS + r"""
 from tealeaves.coherence import core
 from tealeaves.index import index_from_token_lists
 
@@ -465,36 +470,8 @@ except KeyboardInterrupt:
 print("finished")
 """
 
-
-@pytest.mark.parametrize("delay", delays([0.0, 0.3, 1.0], [0.0, 0.5]))
-def test_interrupts_topic_pairs_from_bitmaps(workdir, delay):
-    """SIGINT while ``_topic_bitmap_kernel`` runs: ``count_topic_documents`` raises KeyboardInterrupt
-    within :data:`STOP_WITHIN` seconds (the kernel reads the stop flag per block and per topic)."""
-    log = workdir / f"kernels-{time.monotonic_ns()}.log"
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    proc = subprocess.Popen([sys.executable, "-c", BITMAP_SCRIPT, str(log)], cwd=workdir, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        _wait_for_kernel(proc, log, "_topic_bitmap_kernel")
-        time.sleep(delay)
-        assert proc.poll() is None, "the count ended before the signal: give it more work"
-        sent, sent_at = time.monotonic(), time.time()
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=120)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and out == "", (proc.returncode, out, err)
-    calls = [c for c in _kernel_calls(log) if c[0] == "_topic_bitmap_kernel"]
-    assert len(calls) == 1 and calls[0][2] >= sent_at, calls  # still running at the signal
-    assert took < STOP_WITHIN, took
-
-
 #: ``find_words`` over 1 GiB of words (a thousand of 1 MiB): the table of a vocabulary seconds long to hash.
-FIND_WORDS_SCRIPT = BITMAP_SCRIPT.split("from tealeaves.coherence import core")[0] + r"""
+FIND_WORDS_SCRIPT = TRACED_CALLS + r"""
 from tealeaves.index.wordtable import find_words
 
 blob = np.full(1 << 30, 97, dtype=np.uint8)
@@ -507,18 +484,18 @@ print("finished")
 """
 
 
-@pytest.mark.parametrize("delay", delays([0.0, 0.3, 0.8], [0.0, 0.5]))
-def test_interrupts_word_lookup_in_a_word_table(workdir, delay):
-    """SIGINT while ``_find_words`` hashes a word table: ``find_words`` raises KeyboardInterrupt within
-    :data:`STOP_WITHIN` seconds (the kernel reads the stop flag every MiB of words)."""
+def _interrupt_script(workdir: Path, script: str, kernel: str, delay: float) -> None:
+    """Run ``script`` (:data:`TRACED_CALLS` first), send SIGINT ``delay`` seconds into its call of
+    ``kernel``: it must exit 130 with nothing printed, within :data:`STOP_WITHIN` seconds, the kernel
+    still running at the signal."""
     log = workdir / f"kernels-{time.monotonic_ns()}.log"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    proc = subprocess.Popen([sys.executable, "-c", FIND_WORDS_SCRIPT, str(log)], cwd=workdir, env=env,
+    proc = subprocess.Popen([sys.executable, "-c", script, str(log)], cwd=workdir, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for_kernel(proc, log, "_find_words")
+        _wait_for_kernel(proc, log, kernel)
         time.sleep(delay)
-        assert proc.poll() is None, "the lookup ended before the signal: give it more work"
+        assert proc.poll() is None, f"{kernel} ended before the signal: give it more work"
         sent, sent_at = time.monotonic(), time.time()
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=120)
@@ -529,9 +506,23 @@ def test_interrupts_word_lookup_in_a_word_table(workdir, delay):
             proc.wait()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and out == "", (proc.returncode, out, err)
-    calls = [c for c in _kernel_calls(log) if c[0] == "_find_words"]
+    calls = [c for c in _kernel_calls(log) if c[0] == kernel]
     assert len(calls) == 1 and calls[0][2] >= sent_at, calls  # still running at the signal
     assert took < STOP_WITHIN, took
+
+
+@pytest.mark.parametrize("delay", delays([0.0, 0.3, 1.0], [0.0, 0.5]))
+def test_interrupts_topic_pairs_from_bitmaps(workdir, delay):
+    """SIGINT while ``_topic_bitmap_kernel`` runs: ``count_topic_documents`` raises KeyboardInterrupt
+    within :data:`STOP_WITHIN` seconds (the kernel reads the stop flag per block and per topic)."""
+    _interrupt_script(workdir, BITMAP_SCRIPT, "_topic_bitmap_kernel", delay)
+
+
+@pytest.mark.parametrize("delay", delays([0.0, 0.3, 0.8], [0.0, 0.5]))
+def test_interrupts_word_lookup_in_a_word_table(workdir, delay):
+    """SIGINT while ``_find_words`` hashes a word table: ``find_words`` raises KeyboardInterrupt within
+    :data:`STOP_WITHIN` seconds (the kernel reads the stop flag every MiB of words)."""
+    _interrupt_script(workdir, FIND_WORDS_SCRIPT, "_find_words", delay)
 
 
 #: The 50 M-token reference of ``benchmarks/coherence_scale.py`` (git-ignored; built by that script).
